@@ -1,0 +1,368 @@
+//! `BareMetalHost` (metal3.io/v1alpha1): spec and status, field for field as BMO defines them.
+
+use crate::enums::*;
+use crate::hardware::HardwareDetails;
+use crate::meta::{Extra, ObjectMeta};
+use serde::{Deserialize, Serialize};
+
+pub const API_VERSION: &str = "metal3.io/v1alpha1";
+pub const KIND: &str = "BareMetalHost";
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BareMetalHost {
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: BareMetalHostSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<BareMetalHostStatus>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BareMetalHostSpec {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bmc: Option<BmcDetails>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raid: Option<RaidConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware: Option<FirmwareConfig>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hardware_profile: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_device_hints: Option<RootDeviceHints>,
+    #[serde(default, skip_serializing_if = "BootMode::is_unset")]
+    pub boot_mode: BootMode,
+    #[serde(default, rename = "bootMACAddress", skip_serializing_if = "String::is_empty")]
+    pub boot_mac_address: String,
+    /// Required by the CRD: the desired power state.
+    pub online: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consumer_ref: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<Image>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_data: Option<SecretReference>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub preprovisioning_network_data_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_data: Option<SecretReference>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_data: Option<SecretReference>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub externally_provisioned: bool,
+    #[serde(default, skip_serializing_if = "AutomatedCleaningMode::is_unset")]
+    pub automated_cleaning_mode: AutomatedCleaningMode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_deploy: Option<CustomDeploy>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub architecture: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub disable_power_off: bool,
+    #[serde(default, skip_serializing_if = "InspectionMode::is_unset")]
+    pub inspection_mode: InspectionMode,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network_interfaces: Vec<NetworkInterface>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BmcDetails {
+    #[serde(default)]
+    pub address: String,
+    #[serde(default)]
+    pub credentials_name: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub disable_certificate_verification: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RootDeviceHints {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub device_name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hctl: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub model: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub vendor: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub serial_number: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_size_gigabytes: i64,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub wwn: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub wwn_with_extension: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub wwn_vendor_extension: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotational: Option<bool>,
+}
+
+fn is_zero(v: &i64) -> bool {
+    *v == 0
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RaidConfig {
+    /// `None` leaves hardware RAID alone; `Some([])` clears it.
+    #[serde(default, rename = "hardwareRAIDVolumes", skip_serializing_if = "Option::is_none")]
+    pub hardware_raid_volumes: Option<Vec<HardwareRaidVolume>>,
+    #[serde(default, rename = "softwareRAIDVolumes", skip_serializing_if = "Option::is_none")]
+    pub software_raid_volumes: Option<Vec<SoftwareRaidVolume>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HardwareRaidVolume {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_gibibytes: Option<i64>,
+    #[serde(default)]
+    pub level: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotational: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number_of_physical_disks: Option<i64>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub controller: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub physical_disks: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SoftwareRaidVolume {
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub root_volume: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_gibibytes: Option<i64>,
+    #[serde(default)]
+    pub level: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub physical_disks: Vec<RootDeviceHints>,
+}
+
+/// Deprecated; the webhook rejects it. Kept so that such files still load and validate reports it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FirmwareConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub virtualization_enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simultaneous_multithreading_enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sriov_enabled: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Image {
+    /// Always written, even when empty, as BMO does (`status.provisioning.image.url: ""`).
+    #[serde(default)]
+    pub url: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub checksum: String,
+    #[serde(default, skip_serializing_if = "ChecksumType::is_unset")]
+    pub checksum_type: ChecksumType,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub format: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oci_auth_secret_name: Option<String>,
+}
+
+impl Image {
+    pub fn is_live_iso(&self) -> bool {
+        self.format == "live-iso"
+    }
+
+    pub fn is_oci(&self) -> bool {
+        self.url.len() >= 6 && self.url[..6].eq_ignore_ascii_case("oci://")
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomDeploy {
+    #[serde(default)]
+    pub method: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretReference {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkInterface {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub mac_address: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BareMetalHostStatus {
+    #[serde(default)]
+    pub operational_status: OperationalStatus,
+    #[serde(default, skip_serializing_if = "ErrorType::is_none")]
+    pub error_type: ErrorType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_updated: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hardware_profile: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<HardwareDetails>,
+    #[serde(default)]
+    pub provisioning: ProvisionStatus,
+    #[serde(default, skip_serializing_if = "CredentialsStatus::is_empty")]
+    pub good_credentials: CredentialsStatus,
+    #[serde(default, skip_serializing_if = "CredentialsStatus::is_empty")]
+    pub tried_credentials: CredentialsStatus,
+    #[serde(default)]
+    pub error_message: String,
+    #[serde(default)]
+    pub powered_on: bool,
+    #[serde(default, skip_serializing_if = "OperationHistory::is_empty")]
+    pub operation_history: OperationHistory,
+    #[serde(default)]
+    pub error_count: i64,
+    #[serde(default)]
+    pub provisioning_fail_count: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_attempted_image: Option<Image>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProvisionStatus {
+    #[serde(default)]
+    pub state: ProvisioningState,
+    #[serde(default, rename = "ID")]
+    pub id: String,
+    #[serde(default)]
+    pub image: Image,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_device_hints: Option<RootDeviceHints>,
+    #[serde(default, skip_serializing_if = "BootMode::is_unset")]
+    pub boot_mode: BootMode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raid: Option<RaidConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware: Option<FirmwareConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_deploy: Option<CustomDeploy>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CredentialsStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<SecretReference>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub credentials_version: String,
+}
+
+impl CredentialsStatus {
+    pub fn is_empty(&self) -> bool {
+        self.credentials.is_none() && self.credentials_version.is_empty()
+    }
+
+    /// BMO's `CredentialsStatus.Match`: same secret name, namespace and version.
+    pub fn matches(&self, namespace: &str, name: &str, version: &str) -> bool {
+        match &self.credentials {
+            Some(r) => r.name == name && r.namespace == namespace && self.credentials_version == version,
+            None => false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationMetric {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+}
+
+impl OperationMetric {
+    pub fn is_empty(&self) -> bool {
+        self.start.is_none() && self.end.is_none()
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationHistory {
+    #[serde(default, skip_serializing_if = "OperationMetric::is_empty")]
+    pub register: OperationMetric,
+    #[serde(default, skip_serializing_if = "OperationMetric::is_empty")]
+    pub inspect: OperationMetric,
+    #[serde(default, skip_serializing_if = "OperationMetric::is_empty")]
+    pub provision: OperationMetric,
+    #[serde(default, skip_serializing_if = "OperationMetric::is_empty")]
+    pub deprovision: OperationMetric,
+}
+
+impl OperationHistory {
+    pub fn is_empty(&self) -> bool {
+        self.register.is_empty()
+            && self.inspect.is_empty()
+            && self.provision.is_empty()
+            && self.deprovision.is_empty()
+    }
+}
+
+/// metav1.Condition.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub observed_generation: i64,
+    #[serde(default)]
+    pub last_transition_time: String,
+    #[serde(default)]
+    pub reason: String,
+    #[serde(default)]
+    pub message: String,
+}

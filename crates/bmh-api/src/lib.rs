@@ -1,0 +1,19 @@
+//! metal3.io/v1alpha1 BareMetalHost and the objects around it, as serde types.
+//!
+//! This crate has no CLI dependencies so that out-of-tree provisioner plugins can depend on it.
+//! Unknown fields are kept (`extra`) so a read-write round trip loses nothing.
+
+pub mod annotations;
+pub mod enums;
+pub mod hardware;
+pub mod host;
+pub mod meta;
+pub mod predicates;
+pub mod secret;
+mod string_enum;
+
+pub use enums::*;
+pub use hardware::*;
+pub use host::*;
+pub use meta::*;
+pub use secret::Secret;

@@ -1,0 +1,78 @@
+//! BMO's helper predicates on a host (`baremetalhost_types.go:956-1108`), same semantics.
+
+use crate::annotations;
+use crate::enums::{BootMode, InspectionMode};
+use crate::host::BareMetalHost;
+
+impl BareMetalHost {
+    /// spec.bootMode, or UEFI when empty.
+    pub fn boot_mode(&self) -> BootMode {
+        if self.spec.boot_mode.is_unset() {
+            BootMode::Uefi
+        } else {
+            self.spec.boot_mode.clone()
+        }
+    }
+
+    /// An address or a credentials name is set.
+    pub fn has_bmc_details(&self) -> bool {
+        self.spec
+            .bmc
+            .as_ref()
+            .is_some_and(|b| !b.address.is_empty() || !b.credentials_name.is_empty())
+    }
+
+    pub fn bmc_address(&self) -> &str {
+        self.spec.bmc.as_ref().map(|b| b.address.as_str()).unwrap_or("")
+    }
+
+    pub fn credentials_name(&self) -> &str {
+        self.spec.bmc.as_ref().map(|b| b.credentials_name.as_str()).unwrap_or("")
+    }
+
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.metadata.annotations.get(key).map(String::as_str)
+    }
+
+    /// inspectionMode `disabled`, or the legacy annotation `inspect.metal3.io: disabled`.
+    pub fn inspection_disabled(&self) -> bool {
+        self.spec.inspection_mode == InspectionMode::Disabled
+            || self.annotation(annotations::INSPECT) == Some(annotations::INSPECT_DISABLED_VALUE)
+    }
+
+    fn status_image_url(&self) -> &str {
+        self.status.as_ref().map(|s| s.provisioning.image.url.as_str()).unwrap_or("")
+    }
+
+    /// spec.image has a URL and nothing has been provisioned yet.
+    pub fn has_new_image(&self) -> bool {
+        self.spec.image.as_ref().is_some_and(|i| !i.url.is_empty()) && self.status_image_url().is_empty()
+    }
+
+    /// spec.customDeploy.method is set and differs from the one applied.
+    pub fn has_new_custom_deploy(&self) -> bool {
+        let Some(method) = self.spec.custom_deploy.as_ref().map(|c| c.method.as_str()) else {
+            return false;
+        };
+        if method.is_empty() {
+            return false;
+        }
+        match self.status.as_ref().and_then(|s| s.provisioning.custom_deploy.as_ref()) {
+            None => true,
+            Some(applied) => applied.method != method,
+        }
+    }
+
+    pub fn needs_provisioning(&self) -> bool {
+        self.spec.online && (self.has_new_image() || self.has_new_custom_deploy())
+    }
+
+    /// Not externally provisioned, and an image or custom deploy has been applied.
+    pub fn was_provisioned(&self) -> bool {
+        if self.spec.externally_provisioned {
+            return false;
+        }
+        !self.status_image_url().is_empty()
+            || self.status.as_ref().is_some_and(|s| s.provisioning.custom_deploy.is_some())
+    }
+}

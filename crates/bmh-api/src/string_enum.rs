@@ -1,0 +1,63 @@
+//! String-valued enumerations that keep values they don't know.
+//!
+//! Kubernetes stores these as plain strings; BMO tolerates unknown values in some places
+//! (e.g. an unknown provisioning state reaches the state machine, which reports it), and the
+//! validator reports the rest. So parsing never fails on an unknown value: it lands in `Other`.
+
+/// Declares an enum whose variants map to fixed strings, plus `Other(String)`.
+#[macro_export]
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+            /// A value this version does not know.
+            Other(String),
+        }
+
+        impl $name {
+            /// Every known value, in declaration order.
+            pub const KNOWN: &'static [&'static str] = &[$($text),+];
+
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(Self::$variant => $text,)+
+                    Self::Other(s) => s,
+                }
+            }
+
+            pub fn is_known(&self) -> bool {
+                !matches!(self, Self::Other(_))
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                match s {
+                    $($text => Self::$variant,)+
+                    other => Self::Other(other.to_string()),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                Ok(Self::from(s.as_str()))
+            }
+        }
+    };
+}

@@ -1,0 +1,29 @@
+use serde::{Deserialize, Serialize};
+
+/// Errors a provisioner returns (BMO's sentinel errors plus "anything else").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum ProvisionerError {
+    /// The backend can't be used yet; the caller retries after 30 s without touching the host.
+    #[error("provisioner is not ready{}", detail(.0))]
+    NotReady(String),
+    /// The backend does not know the host (no ID, or gone).
+    #[error("host not registered")]
+    NeedsRegistration,
+    #[error("no suitable Preprovisioning image available")]
+    NeedsPreprovisioningImage,
+    #[error("node is busy")]
+    NodeIsBusy,
+    /// Any other (transient or unexpected) error.
+    #[error("{0}")]
+    Other(String),
+}
+
+fn detail(s: &str) -> String {
+    if s.is_empty() { String::new() } else { format!(": {s}") }
+}
+
+impl ProvisionerError {
+    pub fn other(msg: impl std::fmt::Display) -> Self {
+        Self::Other(msg.to_string())
+    }
+}

@@ -1,0 +1,1 @@
+//! bmhctl: metal3 baremetal-operator's BareMetalHost behaviour without Kubernetes.
