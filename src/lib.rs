@@ -1,1 +1,13 @@
 //! bmhctl: metal3 baremetal-operator's BareMetalHost behaviour without Kubernetes.
+//!
+//! The layers, each depending only on those below it: `cmd` (what the user types) → `runner`
+//! (scheduling, concurrency, progress) → `machine` (BMO's state machine, pure) → the provisioner
+//! trait (`bmhctl-plugin-sdk`) and `files` (every byte on disk).
+
+pub mod clock;
+pub mod error;
+pub mod files;
+pub mod machine;
+pub mod objects;
+pub mod provisioners;
+pub mod record;

@@ -15,5 +15,7 @@ pub const INSPECT_DISABLED_VALUE: &str = "disabled";
 /// Whether `key` is a reboot annotation: exactly `reboot.metal3.io` or `reboot.metal3.io/<suffix>`.
 pub fn is_reboot_annotation(key: &str) -> bool {
     key == REBOOT_PREFIX
-        || key.strip_prefix(REBOOT_PREFIX).is_some_and(|rest| rest.starts_with('/'))
+        || key
+            .strip_prefix(REBOOT_PREFIX)
+            .is_some_and(|rest| rest.starts_with('/'))
 }

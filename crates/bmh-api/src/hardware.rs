@@ -102,7 +102,11 @@ pub struct Lldp {
     pub switch_id: String,
     #[serde(default, rename = "portID", skip_serializing_if = "String::is_empty")]
     pub port_id: String,
-    #[serde(default, rename = "switchSystemName", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        rename = "switchSystemName",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub switch_system_name: String,
 }
 

@@ -45,7 +45,11 @@ pub struct BareMetalHostSpec {
     pub root_device_hints: Option<RootDeviceHints>,
     #[serde(default, skip_serializing_if = "BootMode::is_unset")]
     pub boot_mode: BootMode,
-    #[serde(default, rename = "bootMACAddress", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        rename = "bootMACAddress",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub boot_mac_address: String,
     /// Required by the CRD: the desired power state.
     pub online: bool,
@@ -127,9 +131,17 @@ fn is_zero(v: &i64) -> bool {
 #[serde(rename_all = "camelCase")]
 pub struct RaidConfig {
     /// `None` leaves hardware RAID alone; `Some([])` clears it.
-    #[serde(default, rename = "hardwareRAIDVolumes", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "hardwareRAIDVolumes",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub hardware_raid_volumes: Option<Vec<HardwareRaidVolume>>,
-    #[serde(default, rename = "softwareRAIDVolumes", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "softwareRAIDVolumes",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub software_raid_volumes: Option<Vec<SoftwareRaidVolume>>,
 }
 
@@ -307,7 +319,9 @@ impl CredentialsStatus {
     /// BMO's `CredentialsStatus.Match`: same secret name, namespace and version.
     pub fn matches(&self, namespace: &str, name: &str, version: &str) -> bool {
         match &self.credentials {
-            Some(r) => r.name == name && r.namespace == namespace && self.credentials_version == version,
+            Some(r) => {
+                r.name == name && r.namespace == namespace && self.credentials_version == version
+            }
             None => false,
         }
     }

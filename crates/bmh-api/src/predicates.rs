@@ -23,11 +23,19 @@ impl BareMetalHost {
     }
 
     pub fn bmc_address(&self) -> &str {
-        self.spec.bmc.as_ref().map(|b| b.address.as_str()).unwrap_or("")
+        self.spec
+            .bmc
+            .as_ref()
+            .map(|b| b.address.as_str())
+            .unwrap_or("")
     }
 
     pub fn credentials_name(&self) -> &str {
-        self.spec.bmc.as_ref().map(|b| b.credentials_name.as_str()).unwrap_or("")
+        self.spec
+            .bmc
+            .as_ref()
+            .map(|b| b.credentials_name.as_str())
+            .unwrap_or("")
     }
 
     pub fn annotation(&self, key: &str) -> Option<&str> {
@@ -41,12 +49,16 @@ impl BareMetalHost {
     }
 
     fn status_image_url(&self) -> &str {
-        self.status.as_ref().map(|s| s.provisioning.image.url.as_str()).unwrap_or("")
+        self.status
+            .as_ref()
+            .map(|s| s.provisioning.image.url.as_str())
+            .unwrap_or("")
     }
 
     /// spec.image has a URL and nothing has been provisioned yet.
     pub fn has_new_image(&self) -> bool {
-        self.spec.image.as_ref().is_some_and(|i| !i.url.is_empty()) && self.status_image_url().is_empty()
+        self.spec.image.as_ref().is_some_and(|i| !i.url.is_empty())
+            && self.status_image_url().is_empty()
     }
 
     /// spec.customDeploy.method is set and differs from the one applied.
@@ -57,7 +69,11 @@ impl BareMetalHost {
         if method.is_empty() {
             return false;
         }
-        match self.status.as_ref().and_then(|s| s.provisioning.custom_deploy.as_ref()) {
+        match self
+            .status
+            .as_ref()
+            .and_then(|s| s.provisioning.custom_deploy.as_ref())
+        {
             None => true,
             Some(applied) => applied.method != method,
         }
@@ -73,6 +89,9 @@ impl BareMetalHost {
             return false;
         }
         !self.status_image_url().is_empty()
-            || self.status.as_ref().is_some_and(|s| s.provisioning.custom_deploy.is_some())
+            || self
+                .status
+                .as_ref()
+                .is_some_and(|s| s.provisioning.custom_deploy.is_some())
     }
 }

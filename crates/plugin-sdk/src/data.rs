@@ -29,11 +29,19 @@ impl OpResult {
 
     /// Still working; come back after `after`.
     pub fn in_progress(after: Duration) -> Self {
-        Self { dirty: true, requeue_after: after, error_message: String::new() }
+        Self {
+            dirty: true,
+            requeue_after: after,
+            error_message: String::new(),
+        }
     }
 
     pub fn failed(message: impl Into<String>) -> Self {
-        Self { dirty: false, requeue_after: Duration::ZERO, error_message: message.into() }
+        Self {
+            dirty: false,
+            requeue_after: Duration::ZERO,
+            error_message: message.into(),
+        }
     }
 }
 

@@ -19,7 +19,11 @@ pub enum ProvisionerError {
 }
 
 fn detail(s: &str) -> String {
-    if s.is_empty() { String::new() } else { format!(": {s}") }
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!(": {s}")
+    }
 }
 
 impl ProvisionerError {

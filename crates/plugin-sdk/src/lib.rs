@@ -52,7 +52,9 @@ pub trait Provisioner: Send {
     ) -> Result<(OpResult, String), ProvisionerError>;
 
     /// `None` when no preprovisioning image needs building.
-    fn preprovisioning_image_formats(&mut self) -> Result<Option<Vec<ImageFormat>>, ProvisionerError>;
+    fn preprovisioning_image_formats(
+        &mut self,
+    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError>;
 
     /// Returns (result, started, details): `started` when a new inspection was just launched,
     /// details when it finished.
@@ -67,7 +69,11 @@ pub trait Provisioner: Send {
     /// A cheap read of the power state.
     fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError>;
 
-    fn adopt(&mut self, data: &AdoptData, restart_on_failure: bool) -> Result<OpResult, ProvisionerError>;
+    fn adopt(
+        &mut self,
+        data: &AdoptData,
+        restart_on_failure: bool,
+    ) -> Result<OpResult, ProvisionerError>;
 
     /// Returns (result, started).
     fn prepare(
@@ -85,7 +91,11 @@ pub trait Provisioner: Send {
         restart_on_failure: bool,
     ) -> Result<(OpResult, bool), ProvisionerError>;
 
-    fn provision(&mut self, data: &ProvisionData, force_reboot: bool) -> Result<OpResult, ProvisionerError>;
+    fn provision(
+        &mut self,
+        data: &ProvisionData,
+        force_reboot: bool,
+    ) -> Result<OpResult, ProvisionerError>;
 
     fn deprovision(
         &mut self,
@@ -110,9 +120,13 @@ pub trait Provisioner: Send {
     /// Whether a (de)provisioning slot is free for this host.
     fn has_capacity(&mut self) -> Result<bool, ProvisionerError>;
 
-    fn get_firmware_settings(&mut self, include_schema: bool) -> Result<FirmwareSettings, ProvisionerError>;
+    fn get_firmware_settings(
+        &mut self,
+        include_schema: bool,
+    ) -> Result<FirmwareSettings, ProvisionerError>;
 
-    fn get_firmware_components(&mut self) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError>;
+    fn get_firmware_components(&mut self)
+    -> Result<Vec<FirmwareComponentStatus>, ProvisionerError>;
 
     fn add_bmc_event_subscription(
         &mut self,
@@ -120,7 +134,10 @@ pub trait Provisioner: Send {
         http_headers: &[std::collections::BTreeMap<String, String>],
     ) -> Result<OpResult, ProvisionerError>;
 
-    fn remove_bmc_event_subscription(&mut self, subscription: &serde_json::Value) -> Result<OpResult, ProvisionerError>;
+    fn remove_bmc_event_subscription(
+        &mut self,
+        subscription: &serde_json::Value,
+    ) -> Result<OpResult, ProvisionerError>;
 
     fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError>;
 

@@ -1,0 +1,1478 @@
+//! Byte-preserving editing of multi-document YAML files.
+//!
+//! [`YamlFile`] keeps the original text untouched and indexes each document once with
+//! `saphyr_parser` events (whose spans give character positions). Edits are stored as byte
+//! ranges of the original text plus replacement text, so [`YamlFile::render`] is a single
+//! linear copy and every byte outside the edited ranges is preserved exactly.
+//!
+//! Only two kinds of edits exist:
+//! * the top-level `status` entry of a document (replaced, inserted or removed), and
+//! * entries of `metadata.annotations` (removed).
+
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+
+/// 1-based line/column of a syntax problem or a located node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextPos {
+    pub line: usize,
+    pub column: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum YamlFileError {
+    #[error("{line}:{column}: {message}")]
+    Syntax {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// The document's root is not a block mapping (e.g. a flow mapping `{...}` or JSON), so we can't splice.
+    #[error("document {doc} is not a block mapping; cannot write its status")]
+    NotBlockMapping { doc: usize },
+}
+
+/// One path step for `locate`.
+pub enum PathSeg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// A multi-document YAML file with pending edits.
+///
+/// The original text is kept verbatim; each document is a contiguous byte range of it
+/// (the ranges cover the whole file in order), and edits are recorded per document as
+/// replacements of byte ranges of the original text.
+pub struct YamlFile {
+    text: String,
+    docs: Vec<Doc>,
+}
+
+/// What the root node of a document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RootKind {
+    /// Empty document, scalar, sequence, alias.
+    Other,
+    FlowMapping,
+    BlockMapping,
+}
+
+#[derive(Debug)]
+struct Doc {
+    /// Byte range of the document in the original text (starts at a line start).
+    start: usize,
+    end: usize,
+    /// 1-based line of `start`.
+    start_line: usize,
+    /// 1-based line where the root node starts.
+    content_line: usize,
+    root: RootKind,
+    /// Column (in characters) of the root mapping's first key.
+    indent: usize,
+    crlf: bool,
+    /// Byte range of the existing `status` entry, or an empty range at the insertion point.
+    status_range: (usize, usize),
+    status_exists: bool,
+    /// Whether `status_range.0` is at the start of its line (only indentation before the key).
+    status_at_line_start: bool,
+    /// Replacement text for `status_range`; `None` = original text.
+    status_edit: Option<String>,
+    annotations: Option<Annotations>,
+}
+
+#[derive(Debug, Default)]
+struct Annotations {
+    /// Byte range of the whole `annotations: ...` entry in `metadata` (block metadata only).
+    entry: Option<(usize, usize)>,
+    /// Original source text of the `annotations` key, e.g. `annotations` or `"annotations"`.
+    key_text: String,
+    key_col: usize,
+    entry_at_line_start: bool,
+    /// For a flow mapping value: byte range from `{` to after `}`.
+    flow: Option<(usize, usize)>,
+    entries: Vec<AnnEntry>,
+    removed: Vec<bool>,
+    /// Edits derived from `removed`, sorted and non-overlapping.
+    edits: Vec<(usize, usize, String)>,
+}
+
+#[derive(Debug)]
+struct AnnEntry {
+    key: Option<String>,
+    key_start: usize,
+    value_end: usize,
+    /// Whole-lines range for a block mapping entry.
+    block_range: (usize, usize),
+}
+
+/// Converts the parser's character indices into byte offsets.
+struct CharMap {
+    ascii: bool,
+    /// Byte offset of every `STEP`-th character.
+    checkpoints: Vec<usize>,
+}
+
+const STEP: usize = 64;
+
+impl CharMap {
+    fn new(text: &str) -> CharMap {
+        if text.is_ascii() {
+            return CharMap {
+                ascii: true,
+                checkpoints: Vec::new(),
+            };
+        }
+        let mut checkpoints = Vec::with_capacity(text.len() / STEP + 2);
+        for (n, (b, _)) in text.char_indices().enumerate() {
+            if n % STEP == 0 {
+                checkpoints.push(b);
+            }
+        }
+        let nchars = text.chars().count();
+        if nchars.is_multiple_of(STEP) {
+            checkpoints.push(text.len());
+        }
+        CharMap {
+            ascii: false,
+            checkpoints,
+        }
+    }
+
+    fn byte(&self, text: &str, ci: usize) -> usize {
+        if self.ascii {
+            return ci.min(text.len());
+        }
+        let Some(&base) = self.checkpoints.get(ci / STEP) else {
+            return text.len();
+        };
+        let bytes = text.as_bytes();
+        let mut b = base;
+        for _ in 0..ci % STEP {
+            if b >= bytes.len() {
+                return bytes.len();
+            }
+            b += utf8_width(bytes[b]);
+        }
+        b.min(bytes.len())
+    }
+}
+
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    }
+}
+
+/// Role of a mapping in the parts of the tree we index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Root,
+    Metadata,
+    Annotations,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeyKind {
+    Status,
+    Metadata,
+    Annotations,
+    Other,
+}
+
+struct OpenEntry {
+    kind: KeyKind,
+    key: Option<String>,
+    key_start: usize,
+    key_end: usize,
+    key_col: usize,
+}
+
+struct Frame {
+    is_map: bool,
+    flow: bool,
+    role: Role,
+    expect_key: bool,
+    value_role: Role,
+    start: usize,
+    cur: Option<OpenEntry>,
+    first_key_col: Option<usize>,
+}
+
+/// Small helpers on the original text.
+struct Text<'a> {
+    s: &'a str,
+    b: &'a [u8],
+}
+
+impl Text<'_> {
+    /// Byte offset of the start of the line containing `p`.
+    fn line_start(&self, p: usize) -> usize {
+        let p = p.min(self.b.len());
+        match self.b[..p].iter().rposition(|&c| c == b'\n') {
+            Some(i) => i + 1,
+            None => 0,
+        }
+    }
+
+    /// Whether only spaces/tabs precede `p` on its line.
+    fn at_line_start(&self, p: usize) -> bool {
+        let ls = self.line_start(p);
+        self.b[ls..p].iter().all(|&c| c == b' ' || c == b'\t')
+    }
+
+    /// The position after the end of the line containing the end of content `p` (after its
+    /// newline), or `p` itself if it is already at a line start.
+    fn eol_after(&self, p: usize) -> usize {
+        if p == 0 || self.b[p - 1] == b'\n' {
+            return p;
+        }
+        match self.b[p..].iter().position(|&c| c == b'\n') {
+            Some(i) => p + i + 1,
+            None => self.b.len(),
+        }
+    }
+
+    /// Move `p` (a line start or the end of the text) upwards over blank lines and comment
+    /// lines indented at most `col`, but not below `floor`.
+    fn pullback(&self, mut p: usize, floor: usize, col: usize) -> usize {
+        while p > floor {
+            let q = if self.b[p - 1] == b'\n' {
+                self.line_start(p - 1)
+            } else {
+                self.line_start(p)
+            };
+            if q < floor {
+                break;
+            }
+            let line = &self.s[q..p];
+            let trimmed = line.trim_start_matches([' ', '\t']);
+            let rest = trimmed.trim_end_matches(['\r', '\n']);
+            let indent = line.len() - trimmed.len();
+            if rest.is_empty() || (rest.starts_with('#') && indent <= col) {
+                p = q;
+            } else {
+                break;
+            }
+        }
+        p.max(floor)
+    }
+
+    /// Byte range of a block mapping entry whose key starts at `key_start` (column `key_col`),
+    /// whose value's content ends at `content_end`, and whose next sibling (or the mapping end)
+    /// starts at `next`. Trailing blank lines and shallow comments are left outside.
+    fn entry_range(
+        &self,
+        key_start: usize,
+        key_col: usize,
+        content_end: usize,
+        next: usize,
+    ) -> (usize, usize) {
+        let start = if self.at_line_start(key_start) {
+            self.line_start(key_start)
+        } else {
+            key_start
+        };
+        let floor = self.eol_after(content_end);
+        let end = self.pullback(self.line_start(next), floor, key_col);
+        (start, end.max(floor))
+    }
+}
+
+fn syntax_error(e: &ScanError) -> YamlFileError {
+    YamlFileError::Syntax {
+        line: e.marker().line(),
+        column: e.marker().col() + 1,
+        message: e.info().to_string(),
+    }
+}
+
+impl YamlFile {
+    /// Split into documents and index each one.
+    ///
+    /// Documents are counted exactly as the YAML parser reports them: every `---` starts a
+    /// document (a leading `---` does not create an empty document before it), and content
+    /// after a `...` without a `---` starts one too. A trailing `---` with nothing after it
+    /// therefore counts as an (empty, null) document, whereas comments after the last
+    /// document's content or after a `...` belong to that document. A file without any
+    /// document content at all (empty, or only comments/whitespace) counts as one empty
+    /// document. Note that `serde_saphyr::from_multiple` skips null documents, so its indices
+    /// can differ; deserialize each [`document_text`](Self::document_text) instead.
+    ///
+    /// The documents' texts are contiguous and cover the whole file: a document starts at
+    /// the start of the file, right after the line of the previous document's `...`, or at
+    /// the line of its own `---`; comments directly before a `---` belong to the previous
+    /// document.
+    pub fn parse(text: String) -> Result<YamlFile, YamlFileError> {
+        let docs = index(&text)?;
+        Ok(YamlFile { text, docs })
+    }
+
+    /// Number of documents (never 0).
+    #[allow(clippy::len_without_is_empty)]
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// The original text of document `doc` (including its `---`/`...` markers and comments).
+    pub fn document_text(&self, doc: usize) -> &str {
+        let d = &self.docs[doc];
+        &self.text[d.start..d.end]
+    }
+
+    /// 1-based line in the file where the document's root node starts (after any `---`,
+    /// directives and comments). Lines reported by a parser of [`document_text`](Self::document_text)
+    /// are relative to the document text's first line, which is not necessarily this line;
+    /// use [`locate`](Self::locate) to map a path to a file position.
+    pub fn document_start_line(&self, doc: usize) -> usize {
+        self.docs[doc].content_line
+    }
+
+    /// Replace, insert (`Some`) or remove (`None`) the document's top-level `status` entry.
+    ///
+    /// The new entry is `status:` at the document's top-level key column, followed by the
+    /// lines of `status_yaml` indented 2 more spaces (a single-line flow value such as `{}`
+    /// stays on the key's line; an empty `status_yaml` is written as `status: {}`).
+    /// An existing entry is replaced in place: the range starts at its key's line and ends
+    /// after the line of its value's last content, including comments inside it and any
+    /// following comment lines indented deeper than the top-level keys; blank lines and
+    /// shallower comments after it stay. A missing entry is inserted after the line of the
+    /// document's last content (and any deeper-indented comment lines after it), i.e. before
+    /// trailing top-level comments, blank lines, `...` and the next `---`.
+    pub fn set_status(
+        &mut self,
+        doc: usize,
+        status_yaml: Option<&str>,
+    ) -> Result<(), YamlFileError> {
+        let d = &self.docs[doc];
+        if d.root != RootKind::BlockMapping {
+            return Err(YamlFileError::NotBlockMapping { doc });
+        }
+        let Some(yaml) = status_yaml else {
+            self.docs[doc].status_edit = if d.status_exists {
+                Some(String::new())
+            } else {
+                None
+            };
+            return Ok(());
+        };
+        let nl = if d.crlf { "\r\n" } else { "\n" };
+        let mut out = String::with_capacity(yaml.len() + yaml.len() / 8 + 16);
+        let (p, _) = d.status_range;
+        if p > 0
+            && self.text.as_bytes()[p - 1] != b'\n'
+            && (!d.status_exists || d.status_at_line_start)
+        {
+            // Inserting at the end of a file whose last line has no newline.
+            out.push_str(nl);
+        }
+        if d.status_at_line_start {
+            push_spaces(&mut out, d.indent);
+        }
+        out.push_str("status:");
+        let lines: Vec<&str> = yaml
+            .lines()
+            .enumerate()
+            .filter(|&(i, l)| !(i == 0 && l.trim_end() == "---"))
+            .map(|(_, l)| l)
+            .collect();
+        let lines: &[&str] = {
+            let mut n = lines.len();
+            while n > 0 && lines[n - 1].trim().is_empty() {
+                n -= 1;
+            }
+            &lines[..n]
+        };
+        let first = lines.first().map(|l| l.trim()).unwrap_or("");
+        if lines.is_empty() {
+            out.push_str(" {}");
+            out.push_str(nl);
+        } else if lines.len() == 1 && (first.starts_with('{') || first.starts_with('[')) {
+            out.push(' ');
+            out.push_str(first);
+            out.push_str(nl);
+        } else {
+            out.push_str(nl);
+            for line in lines {
+                if !line.is_empty() {
+                    push_spaces(&mut out, d.indent + 2);
+                    out.push_str(line);
+                }
+                out.push_str(nl);
+            }
+        }
+        self.docs[doc].status_edit = Some(out);
+        Ok(())
+    }
+
+    /// Remove entries whose key is in `keys` from the document's `metadata.annotations`
+    /// mapping (block or flow). Removing every entry leaves `annotations: {}`. Returns whether
+    /// anything (newly) was removed. Documents without such a mapping give `Ok(false)`.
+    pub fn remove_annotations(&mut self, doc: usize, keys: &[&str]) -> Result<bool, YamlFileError> {
+        let text = &self.text;
+        let d = &mut self.docs[doc];
+        let Some(ann) = d.annotations.as_mut() else {
+            return Ok(false);
+        };
+        let mut changed = false;
+        for (i, e) in ann.entries.iter().enumerate() {
+            if !ann.removed[i] && e.key.as_deref().is_some_and(|k| keys.contains(&k)) {
+                ann.removed[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return Ok(false);
+        }
+        let nl = if d.crlf { "\r\n" } else { "\n" };
+        let all = ann.removed.iter().all(|&r| r);
+        let mut edits = Vec::new();
+        if let Some((fs, fe)) = ann.flow {
+            if all {
+                edits.push((fs, fe, "{}".to_string()));
+            } else {
+                let n = ann.entries.len();
+                // Trailing run of removed entries: cut from the end of the last kept value.
+                let mut tail = n;
+                while tail > 0 && ann.removed[tail - 1] {
+                    tail -= 1;
+                }
+                for i in 0..tail {
+                    if ann.removed[i] {
+                        edits.push((
+                            ann.entries[i].key_start,
+                            ann.entries[i + 1].key_start,
+                            String::new(),
+                        ));
+                    }
+                }
+                if tail < n {
+                    edits.push((
+                        ann.entries[tail - 1].value_end,
+                        ann.entries[n - 1].value_end,
+                        String::new(),
+                    ));
+                }
+            }
+        } else if all {
+            let Some((s, e)) = ann.entry else {
+                return Ok(false);
+            };
+            let mut rep = String::new();
+            if ann.entry_at_line_start {
+                push_spaces(&mut rep, ann.key_col);
+            }
+            rep.push_str(&ann.key_text);
+            rep.push_str(": {}");
+            if e > 0 && text.as_bytes()[e - 1] == b'\n' {
+                rep.push_str(nl);
+            }
+            edits.push((s, e, rep));
+        } else {
+            for (i, e) in ann.entries.iter().enumerate() {
+                if ann.removed[i] {
+                    edits.push((e.block_range.0, e.block_range.1, String::new()));
+                }
+            }
+        }
+        ann.edits = edits;
+        Ok(true)
+    }
+
+    /// The whole file with all edits applied.
+    pub fn render(&self) -> String {
+        let mut out = String::with_capacity(self.text.len() + self.text.len() / 16 + 64);
+        let mut edits: Vec<(usize, usize, &str)> = Vec::new();
+        for d in &self.docs {
+            edits.clear();
+            if let Some(s) = &d.status_edit {
+                edits.push((d.status_range.0, d.status_range.1, s));
+            }
+            if let Some(a) = &d.annotations {
+                edits.extend(a.edits.iter().map(|(s, e, r)| (*s, *e, r.as_str())));
+            }
+            if edits.is_empty() {
+                out.push_str(&self.text[d.start..d.end]);
+                continue;
+            }
+            edits.sort_by_key(|&(s, e, _)| (s, e));
+            let mut pos = d.start;
+            for &(s, e, r) in &edits {
+                let s = s.max(pos);
+                out.push_str(&self.text[pos..s]);
+                out.push_str(r);
+                pos = e.max(s);
+            }
+            out.push_str(&self.text[pos..d.end]);
+        }
+        out
+    }
+
+    /// Position (1-based, in the file) of the node at `path` in the original text of document
+    /// `doc`, or of the deepest existing prefix's node. `None` if the document has no content
+    /// or cannot be parsed on its own.
+    pub fn locate(&self, doc: usize, path: &[PathSeg]) -> Option<TextPos> {
+        let d = self.docs.get(doc)?;
+        let text = &self.text[d.start..d.end];
+        let mut parser = Parser::new_from_str(text);
+        let mut events: Vec<(Event, Span)> = Vec::new();
+        let mut depth = 0usize;
+        while let Some(r) = parser.next_event() {
+            let (ev, sp) = r.ok()?;
+            match ev {
+                Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => continue,
+                Event::StreamEnd | Event::DocumentEnd => break,
+                Event::MappingStart(..) | Event::SequenceStart(..) => depth += 1,
+                Event::MappingEnd | Event::SequenceEnd => depth -= 1,
+                _ => {}
+            }
+            events.push((ev, sp));
+            if depth == 0 {
+                break;
+            }
+        }
+        if events.is_empty() {
+            return None;
+        }
+        let i = navigate(&events, 0, path);
+        let m = events[i].1.start;
+        Some(TextPos {
+            line: d.start_line + m.line() - 1,
+            column: m.col() + 1,
+        })
+    }
+}
+
+fn push_spaces(out: &mut String, n: usize) {
+    for _ in 0..n {
+        out.push(' ');
+    }
+}
+
+/// Index just past the node starting at `i`.
+fn skip_node(events: &[(Event, Span)], i: usize) -> usize {
+    match events.get(i) {
+        Some((Event::MappingStart(..) | Event::SequenceStart(..), _)) => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < events.len() {
+                match events[j].0 {
+                    Event::MappingStart(..) | Event::SequenceStart(..) => depth += 1,
+                    Event::MappingEnd | Event::SequenceEnd => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return j + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            j
+        }
+        _ => i + 1,
+    }
+}
+
+/// Index of the node at `path` below the node at `i` (or of the deepest existing prefix).
+fn navigate(events: &[(Event, Span)], i: usize, path: &[PathSeg]) -> usize {
+    let Some((seg, rest)) = path.split_first() else {
+        return i;
+    };
+    match (&events[i].0, seg) {
+        (Event::MappingStart(..), PathSeg::Key(k)) => {
+            let mut j = i + 1;
+            while j < events.len() && !matches!(events[j].0, Event::MappingEnd) {
+                let v = skip_node(events, j);
+                if v >= events.len() {
+                    break;
+                }
+                if let Event::Scalar(key, ..) = &events[j].0
+                    && key == k
+                {
+                    return navigate(events, v, rest);
+                }
+                j = skip_node(events, v);
+            }
+            i
+        }
+        (Event::SequenceStart(..), PathSeg::Index(n)) => {
+            let mut j = i + 1;
+            let mut idx = 0;
+            while j < events.len() && !matches!(events[j].0, Event::SequenceEnd) {
+                if idx == *n {
+                    return navigate(events, j, rest);
+                }
+                j = skip_node(events, j);
+                idx += 1;
+            }
+            i
+        }
+        _ => i,
+    }
+}
+
+/// Per-document indexing state.
+struct DocState {
+    doc: Doc,
+    stack: Vec<Frame>,
+    /// Byte offset of the end of the most recent content (scalar, alias, flow end).
+    last_end: usize,
+    root_seen: bool,
+}
+
+fn new_doc(start: usize, start_line: usize) -> Doc {
+    Doc {
+        start,
+        end: start,
+        start_line,
+        content_line: start_line,
+        root: RootKind::Other,
+        indent: 0,
+        crlf: false,
+        status_range: (0, 0),
+        status_exists: false,
+        status_at_line_start: true,
+        status_edit: None,
+        annotations: None,
+    }
+}
+
+fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
+    let cm = CharMap::new(text);
+    let t = Text {
+        s: text,
+        b: text.as_bytes(),
+    };
+    let mut docs: Vec<Doc> = Vec::new();
+    let mut state: Option<DocState> = None;
+    // Where the next document starts if the previous one ended with `...`.
+    let mut after_explicit_end: Option<usize> = None;
+    let mut line_count_pos = 0usize;
+    let mut line_count = 1usize;
+    let mut count_lines_to = |p: usize| -> usize {
+        line_count += t.b[line_count_pos..p]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count();
+        line_count_pos = p;
+        line_count
+    };
+
+    let mut parser = Parser::new_from_str(text);
+    while let Some(r) = parser.next_event() {
+        let (ev, sp) = r.map_err(|e| syntax_error(&e))?;
+        let sb = cm.byte(text, sp.start.index());
+        let eb = if sp.end.index() == sp.start.index() {
+            sb
+        } else {
+            cm.byte(text, sp.end.index())
+        };
+        match ev {
+            Event::StreamStart | Event::Nothing => {}
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                let start = if docs.is_empty() {
+                    0
+                } else {
+                    after_explicit_end.unwrap_or_else(|| t.line_start(sb))
+                };
+                if let Some(prev) = docs.last_mut() {
+                    prev.end = start;
+                }
+                after_explicit_end = None;
+                let line = count_lines_to(start);
+                state = Some(DocState {
+                    doc: new_doc(start, line),
+                    stack: Vec::new(),
+                    last_end: sb,
+                    root_seen: false,
+                });
+            }
+            Event::DocumentEnd => {
+                if let Some(st) = state.take() {
+                    let mut doc = st.doc;
+                    if t.b[sb..eb].starts_with(b"...") {
+                        after_explicit_end = Some(t.eol_after(eb));
+                    }
+                    doc.end = text.len();
+                    docs.push(doc);
+                }
+            }
+            ev => {
+                if let Some(st) = state.as_mut() {
+                    node_event(&t, st, ev, sp.start.line(), sp.start.col(), sb, eb);
+                }
+            }
+        }
+    }
+    if docs.is_empty() {
+        docs.push(new_doc(0, 1));
+    }
+    if let Some(last) = docs.last_mut() {
+        last.end = text.len();
+    }
+    // Line endings per document.
+    let file_crlf =
+        t.b.iter()
+            .position(|&c| c == b'\n')
+            .is_some_and(|i| i > 0 && t.b[i - 1] == b'\r');
+    for d in &mut docs {
+        let region = &t.b[d.start..d.end];
+        d.crlf = match region.iter().position(|&c| c == b'\n') {
+            Some(i) => i > 0 && region[i - 1] == b'\r',
+            None => file_crlf,
+        };
+    }
+    Ok(docs)
+}
+
+fn node_event(
+    t: &Text,
+    st: &mut DocState,
+    ev: Event,
+    line: usize,
+    col: usize,
+    sb: usize,
+    eb: usize,
+) {
+    let is_start = matches!(
+        ev,
+        Event::Scalar(..) | Event::Alias(..) | Event::MappingStart(..) | Event::SequenceStart(..)
+    );
+    let mut role = Role::Other;
+    if is_start {
+        if !st.root_seen {
+            st.root_seen = true;
+            st.doc.content_line = line;
+            if matches!(ev, Event::MappingStart(..)) {
+                role = Role::Root;
+                st.doc.root = if eb > sb {
+                    RootKind::FlowMapping
+                } else {
+                    RootKind::BlockMapping
+                };
+            }
+        } else if let Some(top) = st.stack.last_mut()
+            && top.is_map
+        {
+            if top.expect_key {
+                // A key starts: close the previous entry.
+                if top.role != Role::Other {
+                    let key = match &ev {
+                        Event::Scalar(k, ..) => Some(k.as_ref()),
+                        _ => None,
+                    };
+                    let kind = match (top.role, key) {
+                        (Role::Root, Some("status")) => KeyKind::Status,
+                        (Role::Root, Some("metadata")) => KeyKind::Metadata,
+                        (Role::Metadata, Some("annotations")) => KeyKind::Annotations,
+                        _ => KeyKind::Other,
+                    };
+                    let owned = if top.role == Role::Annotations {
+                        key.map(str::to_string)
+                    } else {
+                        None
+                    };
+                    if let Some(prev) = top.cur.take() {
+                        let (flow, role) = (top.flow, top.role);
+                        close_entry(t, &mut st.doc, role, flow, prev, st.last_end, sb);
+                    }
+                    let top = st.stack.last_mut().unwrap();
+                    if top.first_key_col.is_none() {
+                        top.first_key_col = Some(col);
+                    }
+                    top.cur = Some(OpenEntry {
+                        kind,
+                        key: owned,
+                        key_start: sb,
+                        key_end: eb,
+                        key_col: col,
+                    });
+                    top.value_role = match kind {
+                        KeyKind::Metadata => Role::Metadata,
+                        KeyKind::Annotations => Role::Annotations,
+                        _ => Role::Other,
+                    };
+                } else {
+                    top.value_role = Role::Other;
+                }
+            } else if matches!(ev, Event::MappingStart(..)) {
+                role = top.value_role;
+            }
+        }
+    }
+    match ev {
+        Event::Scalar(_, style, ..) => {
+            if eb > sb {
+                let end = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    && t.at_line_start(eb)
+                {
+                    t.line_start(eb)
+                } else {
+                    eb
+                };
+                st.last_end = st.last_end.max(end);
+            }
+            complete(st);
+        }
+        Event::Alias(_) => {
+            st.last_end = st.last_end.max(eb);
+            complete(st);
+        }
+        Event::MappingStart(..) | Event::SequenceStart(..) => {
+            let is_map = matches!(ev, Event::MappingStart(..));
+            let flow = eb > sb;
+            if flow {
+                st.last_end = st.last_end.max(eb);
+            }
+            let mut role = if is_map { role } else { Role::Other };
+            if role == Role::Annotations {
+                if st.doc.annotations.is_none() {
+                    st.doc.annotations = Some(Annotations::default());
+                } else {
+                    // A duplicate `annotations` mapping: only the first one is indexed.
+                    role = Role::Other;
+                }
+            }
+            st.stack.push(Frame {
+                is_map,
+                flow,
+                role,
+                expect_key: true,
+                value_role: Role::Other,
+                start: sb,
+                cur: None,
+                first_key_col: None,
+            });
+        }
+        Event::MappingEnd | Event::SequenceEnd => {
+            let Some(mut frame) = st.stack.pop() else {
+                return;
+            };
+            if frame.role != Role::Other {
+                if let Some(prev) = frame.cur.take() {
+                    close_entry(
+                        t,
+                        &mut st.doc,
+                        frame.role,
+                        frame.flow,
+                        prev,
+                        st.last_end,
+                        sb,
+                    );
+                }
+                match frame.role {
+                    Role::Root if !frame.flow => {
+                        st.doc.indent = frame.first_key_col.unwrap_or(0);
+                        if !st.doc.status_exists {
+                            let floor = t.eol_after(st.last_end);
+                            let p = t.pullback(t.line_start(sb), floor, st.doc.indent);
+                            st.doc.status_range = (p, p);
+                            st.doc.status_at_line_start = true;
+                        }
+                    }
+                    Role::Annotations => {
+                        if let Some(a) = st.doc.annotations.as_mut()
+                            && frame.flow
+                            && a.flow.is_none()
+                        {
+                            a.flow = Some((frame.start, eb));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if eb > sb {
+                st.last_end = st.last_end.max(eb);
+            }
+            complete(st);
+        }
+        _ => {}
+    }
+}
+
+/// A node finished: toggle key/value expectation of the enclosing mapping.
+fn complete(st: &mut DocState) {
+    if let Some(top) = st.stack.last_mut()
+        && top.is_map
+    {
+        top.expect_key = !top.expect_key;
+    }
+}
+
+fn close_entry(
+    t: &Text,
+    doc: &mut Doc,
+    role: Role,
+    flow: bool,
+    e: OpenEntry,
+    content_end: usize,
+    next: usize,
+) {
+    let content_end = content_end.max(e.key_end);
+    match (role, e.kind) {
+        (Role::Root, KeyKind::Status) if !flow && !doc.status_exists => {
+            doc.status_exists = true;
+            doc.status_at_line_start = t.at_line_start(e.key_start);
+            doc.status_range = t.entry_range(e.key_start, e.key_col, content_end, next);
+        }
+        (Role::Metadata, KeyKind::Annotations) => {
+            if let Some(a) = doc.annotations.as_mut()
+                && a.entry.is_none()
+                && !flow
+            {
+                a.entry = Some(t.entry_range(e.key_start, e.key_col, content_end, next));
+                a.key_text = t.s[e.key_start..e.key_end].to_string();
+                a.key_col = e.key_col;
+                a.entry_at_line_start = t.at_line_start(e.key_start);
+            }
+        }
+        (Role::Annotations, _) => {
+            if let Some(a) = doc.annotations.as_mut() {
+                let block_range = if flow {
+                    (e.key_start, content_end)
+                } else {
+                    t.entry_range(e.key_start, e.key_col, content_end, next)
+                };
+                a.entries.push(AnnEntry {
+                    key: e.key,
+                    key_start: e.key_start,
+                    value_end: content_end,
+                    block_range,
+                });
+                a.removed.push(false);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn vals(s: &str) -> Vec<Value> {
+        serde_saphyr::from_multiple::<Value>(s)
+            .unwrap_or_else(|e| panic!("re-parse failed: {e}\n---\n{s}"))
+    }
+
+    fn parse(s: &str) -> YamlFile {
+        YamlFile::parse(s.to_string()).unwrap()
+    }
+
+    /// Assert `out` equals `orig` except that `orig[a..b]` became some other text.
+    fn only_changed(orig: &str, out: &str, a: usize, b: usize) {
+        assert!(out.starts_with(&orig[..a]), "prefix changed:\n{out}");
+        assert!(out.ends_with(&orig[b..]), "suffix changed:\n{out}");
+    }
+
+    const TRICKY: &[&str] = &[
+        "# only a comment\n",
+        "",
+        "a: 1",
+        "---\n",
+        "a: 1\n---\n",
+        "# head\n---\n# c1\napiVersion: v1 # trailing\nkind: Secret\n# mid\ndata:\n  k: dmFsdWU=  # c\n# tail\n---\n# second\nb: [1, 2]\n...\n# after end\n",
+        "a: 1\r\nb:\r\n  - x\r\n  - y\r\n# c\r\n---\r\nc: |\r\n  line1\r\n  line2\r\n",
+        "base: &b\n  x: 1\nuse: *b\nmerge:\n  <<: *b\n  y: 2\n",
+        "lit: |\n  a\n   b\n\n  # not a comment\nfold: >-\n  folded\n  text\n\nkeep: |+\n  kept\n\n\nnext: 1\n",
+        "description: \"Ünïcödé – host\"\nname: ñandú\nspec:\n  x: \"日本語\"\n",
+        "a: 1\n...\n---\nb: 2\n...\n%YAML 1.2\n---\nc: 3\n",
+        "---\na: 1\n",
+        "  a: 1\n  b:\n    c: 2\n",
+        "\"status\": {}\n'metadata': {name: x}\n",
+        "{\"a\": 1, \"b\": [1, 2]}\n",
+        "- 1\n- 2\n",
+    ];
+
+    #[test]
+    fn no_edits_round_trip() {
+        for t in TRICKY {
+            let f = parse(t);
+            assert_eq!(f.render(), *t);
+            let joined: String = (0..f.len()).map(|i| f.document_text(i)).collect();
+            assert_eq!(joined, *t);
+        }
+    }
+
+    #[test]
+    fn document_counting() {
+        assert_eq!(parse("").len(), 1);
+        assert_eq!(parse("# c\n").len(), 1);
+        assert_eq!(parse("a: 1\n").len(), 1);
+        assert_eq!(parse("---\na: 1\n").len(), 1);
+        assert_eq!(parse("a: 1\n---\n").len(), 2);
+        assert_eq!(parse("a: 1\n---\nb: 2\n").len(), 2);
+        assert_eq!(parse("a: 1\n...\nb: 2\n").len(), 2);
+        assert_eq!(parse("a: 1\n...\n# c\n").len(), 1);
+        let f = parse("# head\n---\n# c\na: 1\n# before second\n---\nb: 2\n");
+        assert_eq!(
+            f.document_text(0),
+            "# head\n---\n# c\na: 1\n# before second\n"
+        );
+        assert_eq!(f.document_text(1), "---\nb: 2\n");
+        assert_eq!(f.document_start_line(0), 4);
+        assert_eq!(f.document_start_line(1), 7);
+        let f = parse("a: 1\n...\n%YAML 1.2\n---\nb: 2\n");
+        assert_eq!(f.document_text(1), "%YAML 1.2\n---\nb: 2\n");
+        for i in 0..f.len() {
+            serde_saphyr::from_str::<Value>(f.document_text(i)).unwrap();
+        }
+    }
+
+    #[test]
+    fn insert_status_before_later_document() {
+        let t = "apiVersion: v1\nkind: BareMetalHost\nspec:\n  online: true\n# comment about host 2\n---\nkind: Other\nspec: {}\n";
+        let mut f = parse(t);
+        f.set_status(0, Some("provisioning:\n  state: ready\nlist:\n- a\n- b\n"))
+            .unwrap();
+        let out = f.render();
+        let second = f.document_text(1);
+        assert!(out.ends_with(&format!("# comment about host 2\n{second}")));
+        assert_eq!(
+            out,
+            "apiVersion: v1\nkind: BareMetalHost\nspec:\n  online: true\nstatus:\n  provisioning:\n    state: ready\n  list:\n  - a\n  - b\n# comment about host 2\n---\nkind: Other\nspec: {}\n"
+        );
+        let v = vals(&out);
+        assert_eq!(
+            v[0]["status"],
+            json!({"provisioning": {"state": "ready"}, "list": ["a", "b"]})
+        );
+        assert_eq!(v[1], vals(t)[1]);
+        // Removing it again restores the original bytes.
+        f.set_status(0, None).unwrap();
+        assert_eq!(f.render(), t);
+    }
+
+    #[test]
+    fn replace_block_status_in_middle_document() {
+        let t = "a: 1\nstatus:\n  x: 1\n---\n# doc 2\nmetadata:\n  name: h2\nstatus:\n  # inside\n  old: true\n  list:\n  - 1\n  - 2\n    # deeper trailing comment\n# top-level comment\nspec:\n  online: false\n---\nc: 3\nstatus: {y: 2}\n";
+        let mut f = parse(t);
+        f.set_status(1, Some("new: value\n")).unwrap();
+        let out = f.render();
+        let a = t.find("status:\n  # inside").unwrap();
+        let b = t.find("# top-level comment").unwrap();
+        only_changed(t, &out, a, b);
+        assert_eq!(
+            &out[a..out.len() - (t.len() - b)],
+            "status:\n  new: value\n"
+        );
+        let (vo, vn) = (vals(t), vals(&out));
+        assert_eq!(vn[0], vo[0]);
+        assert_eq!(vn[2], vo[2]);
+        let mut exp = vo[1].clone();
+        exp["status"] = json!({"new": "value"});
+        assert_eq!(vn[1], exp);
+    }
+
+    #[test]
+    fn replace_empty_null_and_flow_status() {
+        for (t, old) in [
+            (
+                "metadata:\n  name: x\nstatus: {}\nspec:\n  a: 1\n",
+                "status: {}\n",
+            ),
+            (
+                "metadata:\n  name: x\nstatus:\nspec:\n  a: 1\n",
+                "status:\n",
+            ),
+            (
+                "metadata:\n  name: x\nstatus: {a: 1, b: [x,\n   y]}  # c\nspec:\n  a: 1\n",
+                "status: {a: 1, b: [x,\n   y]}  # c\n",
+            ),
+            (
+                "metadata:\n  name: x\nstatus: ~\nspec:\n  a: 1\n",
+                "status: ~\n",
+            ),
+            (
+                "metadata:\n  name: x\n\"status\":\n  a: |\n    text\n\n  b: 2\nspec:\n  a: 1\n",
+                "\"status\":\n  a: |\n    text\n\n  b: 2\n",
+            ),
+        ] {
+            let mut f = parse(t);
+            f.set_status(0, Some("state: ok\n")).unwrap();
+            let out = f.render();
+            assert_eq!(out, t.replace(old, "status:\n  state: ok\n"), "for {t:?}");
+            let v = vals(&out);
+            assert_eq!(v[0]["status"], json!({"state": "ok"}));
+            assert_eq!(v[0]["spec"], json!({"a": 1}));
+            assert_eq!(v[0]["metadata"], json!({"name": "x"}));
+        }
+    }
+
+    #[test]
+    fn remove_status() {
+        let t = "metadata:\n  name: x\nstatus:\n  a: 1\n  b:\n  - 2\nspec:\n  a: 1\n---\nstatus: {a: 1}\nz: 1\n";
+        let mut f = parse(t);
+        f.set_status(0, None).unwrap();
+        f.set_status(1, None).unwrap();
+        let out = f.render();
+        assert_eq!(out, "metadata:\n  name: x\nspec:\n  a: 1\n---\nz: 1\n");
+        let v = vals(&out);
+        assert_eq!(
+            v,
+            vec![
+                json!({"metadata": {"name": "x"}, "spec": {"a": 1}}),
+                json!({"z": 1})
+            ]
+        );
+    }
+
+    #[test]
+    fn crlf_and_no_final_newline() {
+        let t = "a: 1\r\nb:\r\n  c: 2";
+        let mut f = parse(t);
+        f.set_status(0, Some("x: 1\ny:\n- 1\n")).unwrap();
+        let out = f.render();
+        assert_eq!(
+            out,
+            "a: 1\r\nb:\r\n  c: 2\r\nstatus:\r\n  x: 1\r\n  y:\r\n  - 1\r\n"
+        );
+        assert_eq!(vals(&out)[0]["status"], json!({"x": 1, "y": [1]}));
+        f.set_status(0, None).unwrap();
+        assert_eq!(f.render(), t);
+    }
+
+    #[test]
+    fn indented_document_and_trailing_comments() {
+        let t = "---\n  # leading\n  a: 1\n  b:\n    c: 2\n    # inner tail\n\n# outer tail\n...\n";
+        let mut f = parse(t);
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        let out = f.render();
+        assert_eq!(
+            out,
+            "---\n  # leading\n  a: 1\n  b:\n    c: 2\n    # inner tail\n  status:\n    s: 1\n\n# outer tail\n...\n"
+        );
+        assert_eq!(
+            vals(&out)[0],
+            json!({"a": 1, "b": {"c": 2}, "status": {"s": 1}})
+        );
+    }
+
+    #[test]
+    fn non_ascii_offsets() {
+        let t =
+            "description: \"Ünïcödé – host\"\nstatus:\n  note: \"日本語\"\nspec:\n  name: ñandú\n";
+        let mut f = parse(t);
+        f.set_status(0, Some("ok: true\n")).unwrap();
+        let out = f.render();
+        assert_eq!(
+            out,
+            "description: \"Ünïcödé – host\"\nstatus:\n  ok: true\nspec:\n  name: ñandú\n"
+        );
+        assert_eq!(
+            f.locate(0, &[PathSeg::Key("spec"), PathSeg::Key("name")]),
+            Some(TextPos { line: 5, column: 9 })
+        );
+    }
+
+    const ANN: &str = "apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: h\n  annotations:\n    keep.me/one: |\n      multi\n      line\n    baremetalhost.metal3.io/status: '{\"a\": 1,\n      \"b\": 2}'\n    \"reboot.metal3.io\": \"\"\n    other: plain\n      continued\n  labels:\n    x: z\nspec:\n  online: true\n";
+
+    #[test]
+    fn remove_one_annotation_among_several() {
+        let mut f = parse(ANN);
+        assert!(
+            f.remove_annotations(0, &["baremetalhost.metal3.io/status", "not-there"])
+                .unwrap()
+        );
+        let out = f.render();
+        assert_eq!(
+            out,
+            ANN.replace(
+                "    baremetalhost.metal3.io/status: '{\"a\": 1,\n      \"b\": 2}'\n",
+                ""
+            )
+        );
+        let v = vals(&out);
+        assert_eq!(
+            v[0]["metadata"]["annotations"],
+            json!({"keep.me/one": "multi\nline\n", "reboot.metal3.io": "", "other": "plain continued"})
+        );
+        assert!(f.remove_annotations(0, &["reboot.metal3.io"]).unwrap());
+        assert!(!f.remove_annotations(0, &["reboot.metal3.io"]).unwrap());
+        let v = vals(&f.render());
+        assert_eq!(
+            v[0]["metadata"]["annotations"],
+            json!({"keep.me/one": "multi\nline\n", "other": "plain continued"})
+        );
+        assert_eq!(v[0]["metadata"]["labels"], json!({"x": "z"}));
+        assert_eq!(v[0]["spec"], json!({"online": true}));
+    }
+
+    #[test]
+    fn remove_all_annotations() {
+        let mut f = parse(ANN);
+        assert!(
+            f.remove_annotations(
+                0,
+                &[
+                    "keep.me/one",
+                    "baremetalhost.metal3.io/status",
+                    "reboot.metal3.io",
+                    "other"
+                ]
+            )
+            .unwrap()
+        );
+        let out = f.render();
+        assert!(
+            out.contains("  name: h\n  annotations: {}\n  labels:\n"),
+            "{out}"
+        );
+        let v = vals(&out);
+        assert_eq!(
+            v[0]["metadata"],
+            json!({"name": "h", "annotations": {}, "labels": {"x": "z"}})
+        );
+
+        let t = "metadata:\n  annotations:\n    reboot.metal3.io: \"\"\nstatus:\n  a: 1\n";
+        let mut f = parse(t);
+        assert!(f.remove_annotations(0, &["reboot.metal3.io"]).unwrap());
+        f.set_status(0, Some("b: 2\n")).unwrap();
+        let out = f.render();
+        assert_eq!(out, "metadata:\n  annotations: {}\nstatus:\n  b: 2\n");
+        assert_eq!(
+            vals(&out)[0],
+            json!({"metadata": {"annotations": {}}, "status": {"b": 2}})
+        );
+        // No annotations at all.
+        let mut f = parse("metadata:\n  name: x\n");
+        assert!(!f.remove_annotations(0, &["a"]).unwrap());
+    }
+
+    #[test]
+    fn remove_flow_annotations() {
+        let t = "metadata: {name: x, annotations: {a: 1, \"b\": 2, c: 3}}\nspec: 1\n";
+        for (keys, exp) in [
+            (&["a"][..], json!({"b": 2, "c": 3})),
+            (&["b"][..], json!({"a": 1, "c": 3})),
+            (&["c"][..], json!({"a": 1, "b": 2})),
+            (&["b", "c"][..], json!({"a": 1})),
+            (&["a", "b", "c"][..], json!({})),
+        ] {
+            let mut f = parse(t);
+            assert!(f.remove_annotations(0, keys).unwrap());
+            let out = f.render();
+            assert_eq!(vals(&out)[0]["metadata"]["annotations"], exp, "{out}");
+        }
+    }
+
+    #[test]
+    fn flow_root_is_not_block_mapping() {
+        let mut f = parse("{\"metadata\": {\"name\": \"x\"}}\n");
+        assert!(matches!(
+            f.set_status(0, Some("a: 1\n")),
+            Err(YamlFileError::NotBlockMapping { doc: 0 })
+        ));
+        let mut f = parse("a: 1\n---\n- x\n");
+        assert!(matches!(
+            f.set_status(1, None),
+            Err(YamlFileError::NotBlockMapping { doc: 1 })
+        ));
+        let mut f = parse("a: 1\n---\n");
+        assert!(matches!(
+            f.set_status(1, Some("a: 1\n")),
+            Err(YamlFileError::NotBlockMapping { doc: 1 })
+        ));
+    }
+
+    #[test]
+    fn syntax_error_position() {
+        let err = YamlFile::parse("a: 1\nb: [1, 2\nc: 3\n".to_string())
+            .err()
+            .unwrap();
+        match err {
+            YamlFileError::Syntax { line, column, .. } => {
+                assert!(line >= 2 && column >= 1, "{line}:{column}")
+            }
+            e => panic!("{e:?}"),
+        }
+        let err = YamlFile::parse("a: 1\n  b: 2\n".to_string()).err().unwrap();
+        let YamlFileError::Syntax {
+            line,
+            column,
+            message,
+        } = err
+        else {
+            panic!()
+        };
+        assert_eq!((line, column), (2, 4), "{message}");
+    }
+
+    #[test]
+    fn locate_paths() {
+        let t = "first: 1\n---\n# c\nspec:\n  online: true\n  list:\n  - a\n  - b: 1\n  -   c\n  flow: {x: [1, 2]}\n";
+        let f = parse(t);
+        let pos = |p: &[PathSeg]| f.locate(1, p).unwrap();
+        assert_eq!(
+            pos(&[PathSeg::Key("spec"), PathSeg::Key("online")]),
+            TextPos {
+                line: 5,
+                column: 11
+            }
+        );
+        assert_eq!(
+            pos(&[
+                PathSeg::Key("spec"),
+                PathSeg::Key("list"),
+                PathSeg::Index(2)
+            ]),
+            TextPos { line: 9, column: 7 }
+        );
+        assert_eq!(
+            pos(&[
+                PathSeg::Key("spec"),
+                PathSeg::Key("list"),
+                PathSeg::Index(1),
+                PathSeg::Key("b")
+            ]),
+            TextPos { line: 8, column: 8 }
+        );
+        assert_eq!(
+            pos(&[
+                PathSeg::Key("spec"),
+                PathSeg::Key("flow"),
+                PathSeg::Key("x"),
+                PathSeg::Index(1)
+            ]),
+            TextPos {
+                line: 10,
+                column: 17
+            }
+        );
+        // Missing tail: deepest existing prefix (a block list node is reported at its first item).
+        assert_eq!(
+            pos(&[
+                PathSeg::Key("spec"),
+                PathSeg::Key("list"),
+                PathSeg::Index(7)
+            ]),
+            TextPos { line: 7, column: 5 }
+        );
+        assert_eq!(pos(&[PathSeg::Key("nope")]), TextPos { line: 4, column: 1 });
+        assert_eq!(
+            f.locate(0, &[PathSeg::Key("first")]),
+            Some(TextPos { line: 1, column: 8 })
+        );
+    }
+
+    #[test]
+    fn edits_on_tricky_files_reparse() {
+        for t in TRICKY {
+            let mut f = parse(t);
+            let orig = vals(t);
+            let mut any = false;
+            for d in 0..f.len() {
+                if f.set_status(d, Some("x: 1\n")).is_ok() {
+                    any = true;
+                }
+            }
+            let out = f.render();
+            let new = vals(&out);
+            assert_eq!(orig.len(), new.len(), "{t:?}\n{out}");
+            for (o, n) in orig.iter().zip(&new) {
+                if let (Value::Object(o), Value::Object(n)) = (o, n)
+                    && any
+                {
+                    let mut o = o.clone();
+                    o.remove("status");
+                    let mut n = n.clone();
+                    assert_eq!(n.remove("status"), Some(json!({"x": 1})), "{out}");
+                    assert_eq!(o, n);
+                } else {
+                    assert_eq!(o, n);
+                }
+            }
+            for d in 0..f.len() {
+                let _ = f.set_status(d, None);
+            }
+            let out = f.render();
+            for (o, n) in orig.iter().zip(&vals(&out)) {
+                let mut o = o.clone();
+                if let Value::Object(m) = &mut o {
+                    m.remove("status");
+                }
+                assert_eq!(&o, n, "{out}");
+            }
+        }
+    }
+
+    #[test]
+    fn edge_cases() {
+        // Block scalar status at EOF without a final newline.
+        let mut f = parse("a: 1\nstatus: |\n  text\n  more");
+        f.set_status(0, Some("b: 2\n")).unwrap();
+        assert_eq!(f.render(), "a: 1\nstatus:\n  b: 2\n");
+        // Null items in a block sequence go with the removed status.
+        let mut f = parse("status:\n  - a\n  -\nb: 1\n");
+        f.set_status(0, None).unwrap();
+        assert_eq!(f.render(), "b: 1\n");
+        // Status before `...` and comments of the next document.
+        let t = "a: 1\nstatus:\n  x: 1\n...\n# c\n---\nb: 1\n";
+        let mut f = parse(t);
+        f.set_status(0, None).unwrap();
+        assert_eq!(f.render(), "a: 1\n...\n# c\n---\nb: 1\n");
+        f.set_status(0, Some("y: 2\n")).unwrap();
+        assert_eq!(
+            vals(&f.render()),
+            vec![json!({"a": 1, "status": {"y": 2}}), json!({"b": 1})]
+        );
+        // Single-line flow status stays on the key's line; empty text means `{}`.
+        let mut f = parse("a: 1\n");
+        f.set_status(0, Some("{}\n")).unwrap();
+        assert_eq!(f.render(), "a: 1\nstatus: {}\n");
+        f.set_status(0, Some("")).unwrap();
+        assert_eq!(f.render(), "a: 1\nstatus: {}\n");
+        // A block scalar annotation followed by a comment line.
+        let t =
+            "metadata:\n  annotations:\n    a: x\n    b: |\n      t\n\n    # comment\nspec: 1\n";
+        let mut f = parse(t);
+        assert!(f.remove_annotations(0, &["b"]).unwrap());
+        assert_eq!(
+            f.render(),
+            "metadata:\n  annotations:\n    a: x\n    # comment\nspec: 1\n"
+        );
+        assert_eq!(
+            vals(&f.render())[0],
+            json!({"metadata": {"annotations": {"a": "x"}}, "spec": 1})
+        );
+    }
+
+    #[test]
+    #[ignore]
+    fn perf_10000_documents() {
+        let mut t = String::new();
+        for i in 0..10_000 {
+            t.push_str(&format!(
+                "---\n# host {i}\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: host-{i}\n  annotations:\n    a.b/c: 'x'\n    baremetalhost.metal3.io/status: |\n      {{\"a\": {i}}}\nspec:\n  online: true\n  description: \"Ünïcödé – host\"\n  bmc:\n    address: ipmi://10.0.0.{}\n    credentialsName: bmc-{i}\n"
+                ,i % 250));
+            for j in 0..60 {
+                t.push_str(&format!(
+                    "  extra{j}: \"some value number {j} for padding the document\"\n"
+                ));
+            }
+            t.push_str("status:\n  operationalStatus: OK\n  provisioning:\n    state: available\n");
+        }
+        eprintln!("size: {} MB", t.len() / 1_000_000);
+        let start = std::time::Instant::now();
+        let mut f = YamlFile::parse(t.clone()).unwrap();
+        let parsed = start.elapsed();
+        assert_eq!(f.len(), 10_000);
+        for d in (0..10_000).step_by(3) {
+            f.set_status(d, Some("operationalStatus: discovered\n"))
+                .unwrap();
+            f.remove_annotations(d, &["baremetalhost.metal3.io/status"])
+                .unwrap();
+        }
+        let s2 = std::time::Instant::now();
+        let out = f.render();
+        let rendered = s2.elapsed();
+        eprintln!("parse {parsed:?}, render {rendered:?}");
+        assert!(out.len() < t.len());
+        assert!(parsed.as_secs_f64() < 1.0);
+    }
+}

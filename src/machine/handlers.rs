@@ -1,0 +1,592 @@
+//! One handler per provisioning state (`host_state_machine.go:388-661` and the `action*`
+//! functions of `baremetalhost_controller.go` they call).
+
+use super::{Action, DELETE_RETRY_COUNT, Pass, delays};
+use bmh_api::{ErrorType, Image, ObjectKey, ProvisioningState as S, SecretReference, annotations};
+use bmhctl_plugin_sdk::{
+    AdoptData, HostConfigData, InspectData, PrepareData, ProvisionData, Provisioner,
+    ProvisionerError,
+};
+use std::time::Duration;
+
+impl Pass<'_, '_> {
+    pub(super) fn handle_state(&mut self, prov: &mut dyn Provisioner, state: &S) -> Action {
+        match state {
+            S::None => self.handle_none(),
+            S::Unmanaged => self.handle_unmanaged(),
+            S::Registering => self.handle_registering(),
+            S::Inspecting => self.handle_inspecting(prov),
+            S::ExternallyProvisioned => self.handle_externally_provisioned(prov),
+            S::MatchProfile => {
+                self.next_state = S::Preparing;
+                self.status_mut().error_count = 0;
+                Action::Complete
+            }
+            S::Preparing => self.handle_preparing(prov),
+            S::Available | S::Ready => self.handle_available(prov),
+            S::Provisioning => self.handle_provisioning(prov),
+            S::Provisioned => self.handle_provisioned(prov),
+            S::Deprovisioning => self.handle_deprovisioning(prov),
+            S::PoweringOffBeforeDelete => self.handle_powering_off_before_delete(prov),
+            S::Deleting => self.handle_deleting(prov),
+            S::Other(s) => Action::error(format!("no handler found for state \"{s}\"")),
+        }
+    }
+
+    fn handle_none(&mut self) -> Action {
+        if self.rec.host.has_bmc_details() {
+            self.next_state = S::Registering;
+        } else {
+            self.event("Discovered", "Discovered host with no BMC details");
+            self.status_mut().operational_status = bmh_api::OperationalStatus::Discovered;
+            self.next_state = S::Unmanaged;
+        }
+        Action::Complete
+    }
+
+    fn handle_unmanaged(&mut self) -> Action {
+        if self.rec.host.has_bmc_details() {
+            self.next_state = S::Registering;
+            return Action::Complete;
+        }
+        self.steady = true;
+        Action::Continue(delays::UNMANAGED_RETRY)
+    }
+
+    /// Reached only when registration fully succeeded in this pass.
+    fn handle_registering(&mut self) -> Action {
+        self.next_state = if self.rec.host.spec.externally_provisioned {
+            S::ExternallyProvisioned
+        } else if self.rec.host.inspection_disabled() {
+            S::Preparing
+        } else {
+            S::Inspecting
+        };
+        self.status_mut().error_count = 0;
+        Action::Complete
+    }
+
+    /// Whether any reboot annotation asks for `"force": true`.
+    fn force_reboot_requested(&self) -> bool {
+        self.rec.host.metadata.annotations.iter().any(|(k, v)| {
+            annotations::is_reboot_annotation(k)
+                && serde_json::from_str::<super::power::RebootArgs>(v).is_ok_and(|a| a.force)
+        })
+    }
+
+    fn handle_inspecting(&mut self, prov: &mut dyn Provisioner) -> Action {
+        if self.rec.host.inspection_disabled() {
+            self.event("InspectionSkipped", "disabled by user");
+            self.next_state = S::Preparing;
+            self.status_mut().error_count = 0;
+            return Action::Complete;
+        }
+        let refresh = self
+            .annotation(annotations::INSPECT)
+            .is_some_and(|v| v != annotations::INSPECT_DISABLED_VALUE);
+        let force_reboot = self.force_reboot_requested();
+        let data = InspectData {
+            boot_mode: self.status().provisioning.boot_mode.clone(),
+            cpu_architecture: self.cpu_architecture(),
+            inspection_mode: self.rec.host.spec.inspection_mode.clone(),
+        };
+        let restart = *self.error_type() == ErrorType::InspectionError;
+        let (res, started, details) =
+            match prov.inspect_hardware(&data, restart, refresh, force_reboot) {
+                Ok(r) => r,
+                Err(e) => return Action::error(format!("hardware inspection failed: {e}")),
+            };
+        if !res.error_message.is_empty() {
+            return self.record_action_failure(ErrorType::InspectionError, &res.error_message);
+        }
+        if started {
+            let mut removed = false;
+            if refresh {
+                removed |= self.remove_annotation(annotations::INSPECT);
+            }
+            removed |= self.remove_annotation(annotations::REBOOT_PREFIX);
+            if removed {
+                return Action::Continue(Duration::ZERO);
+            }
+        }
+        let Some(details) = details.filter(|_| !res.dirty) else {
+            let changed = self.clear_error();
+            return Action::continue_or_update(changed, res.requeue_after);
+        };
+        self.clear_error();
+        self.status_mut().hardware = Some(details.clone());
+        if !self.rec.being_deleted() {
+            let host = &self.rec.host;
+            self.rec.book.hardware_data = Some(bmh_api::HardwareData {
+                api_version: bmh_api::API_VERSION.into(),
+                kind: "HardwareData".into(),
+                metadata: bmh_api::ObjectMeta {
+                    name: host.metadata.name.clone(),
+                    namespace: host.metadata.namespace_or_default().to_string(),
+                    finalizers: vec![annotations::HARDWARE_DATA_FINALIZER.into()],
+                    ..Default::default()
+                },
+                spec: bmh_api::HardwareDataSpec {
+                    hardware: Some(details),
+                },
+                extra: Default::default(),
+            });
+            self.bookkeeping_changed = true;
+        }
+        self.next_state = S::Preparing;
+        self.status_mut().error_count = 0;
+        Action::Complete
+    }
+
+    fn handle_preparing(&mut self, prov: &mut dyn Provisioner) -> Action {
+        let (mut settings_dirty, desired) = match self.desired_provisioning_settings() {
+            Ok(r) => r,
+            Err(e) => return Action::error(e),
+        };
+        let restart = *self.error_type() == ErrorType::PreparationError;
+        let mut data = PrepareData {
+            target_raid_config: desired.raid.clone(),
+            actual_raid_config: self.status().provisioning.raid.clone(),
+            root_device_hints: desired.root_device_hints.clone(),
+            ..Default::default()
+        };
+        if restart {
+            // Assume RAID is broken after a failure and apply it again.
+            data.actual_raid_config = None;
+            settings_dirty = true;
+        }
+        let (res, started) = match prov.prepare(&data, settings_dirty, restart) {
+            Ok(r) => r,
+            Err(e) => return Action::error(format!("error preparing host: {e}")),
+        };
+        if !res.error_message.is_empty() {
+            if settings_dirty {
+                self.clear_provisioning_settings();
+            }
+            return self.record_action_failure(ErrorType::PreparationError, &res.error_message);
+        }
+        let mut dirty = false;
+        if settings_dirty && started {
+            self.save_provisioning_settings(desired);
+            dirty = true;
+        }
+        if started && self.clear_error() {
+            dirty = true;
+        }
+        if res.dirty {
+            return Action::continue_or_update(dirty, res.requeue_after);
+        }
+        self.next_state = S::Available;
+        self.status_mut().error_count = 0;
+        Action::Complete
+    }
+
+    fn handle_available(&mut self, prov: &mut dyn Provisioner) -> Action {
+        if self.rec.host.spec.externally_provisioned {
+            self.clear_provisioning_settings();
+            self.next_state = S::ExternallyProvisioned;
+            return Action::Complete;
+        }
+        if self
+            .annotation(annotations::INSPECT)
+            .is_some_and(|v| v != annotations::INSPECT_DISABLED_VALUE)
+        {
+            self.next_state = S::Inspecting;
+            return Action::Complete;
+        }
+        match self.desired_provisioning_settings() {
+            Err(e) => return Action::error(e),
+            Ok((true, _)) => {
+                self.next_state = S::Preparing;
+                return Action::Complete;
+            }
+            Ok((false, _)) => {}
+        }
+        let has_image_url = self
+            .rec
+            .host
+            .spec
+            .image
+            .as_ref()
+            .is_some_and(|i| !i.url.is_empty());
+        if !has_image_url && self.status().provisioning_fail_count > 0 {
+            let st = self.status_mut();
+            st.provisioning_fail_count = 0;
+            st.last_attempted_image = None;
+        }
+        self.manage_available(prov)
+    }
+
+    /// BMO's `actionManageAvailable`.
+    fn manage_available(&mut self, prov: &mut dyn Provisioner) -> Action {
+        if !self.rec.host.needs_provisioning() {
+            return self.manage_host_power(prov);
+        }
+        if self.rec.host.spec.image != self.status().last_attempted_image {
+            self.status_mut().provisioning_fail_count = 0;
+        }
+        let limit = self.m.config.max_provisioning_retries;
+        let failures = self.status().provisioning_fail_count;
+        if limit > 0 && failures >= limit {
+            let msg = format!(
+                "provisioning failed {failures} times, retry limit ({limit}) reached; change image or reset provisioningFailCount to retry"
+            );
+            return self.record_action_failure(ErrorType::ProvisioningError, &msg);
+        }
+        self.clear_error();
+        self.next_state = S::Provisioning;
+        Action::Complete
+    }
+
+    /// BMO's `provisioningCancelled`: only URLs and custom deploy methods count.
+    fn provisioning_cancelled(&self) -> bool {
+        let spec = &self.rec.host.spec;
+        let status = &self.status().provisioning;
+        let status_url = status.image.url.as_str();
+        let status_method = status
+            .custom_deploy
+            .as_ref()
+            .map(|c| c.method.as_str())
+            .filter(|m| !m.is_empty());
+        if let Some(method) = spec
+            .custom_deploy
+            .as_ref()
+            .map(|c| c.method.as_str())
+            .filter(|m| !m.is_empty())
+        {
+            let method_changed = status_method.is_some_and(|m| m != method);
+            let image_changed =
+                !status_url.is_empty() && spec.image.as_ref().is_none_or(|i| i.url != status_url);
+            return method_changed || image_changed;
+        }
+        if status_method.is_some() {
+            return true;
+        }
+        match &spec.image {
+            None => true,
+            Some(i) if i.url.is_empty() => true,
+            Some(_) if status_url.is_empty() => false,
+            Some(i) => i.url != status_url,
+        }
+    }
+
+    fn handle_provisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
+        if !self.error_type().is_none() || self.provisioning_cancelled() {
+            if !self.error_type().is_none() {
+                self.status_mut().provisioning_fail_count += 1;
+            }
+            self.next_state = S::Deprovisioning;
+            return Action::Complete;
+        }
+        if let Some(image) = self.rec.host.spec.image.clone() {
+            self.status_mut().last_attempted_image = Some(image);
+        }
+        let action = self.action_provisioning(prov);
+        if action == Action::Complete {
+            self.next_state = S::Provisioned;
+            let st = self.status_mut();
+            st.error_count = 0;
+            st.provisioning_fail_count = 0;
+        }
+        action
+    }
+
+    fn action_provisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
+        let force_reboot = self.force_reboot_requested();
+        let spec = self.rec.host.spec.clone();
+        let image = spec.image.clone().unwrap_or_default();
+        let mut image_pull_secret = String::new();
+        if image.is_oci()
+            && let Some(name) = image
+                .oci_auth_secret_name
+                .as_deref()
+                .filter(|n| !n.is_empty())
+        {
+            match self.secret_value(name, &[".dockerconfigjson"]) {
+                Ok(v) => image_pull_secret = v,
+                Err(e) => return self.record_action_failure(ErrorType::ProvisioningError, &e),
+            }
+        }
+        let host_config = match self.host_config_data() {
+            Ok(c) => c,
+            Err(e) => return Action::error(format!("failed to provision: {e}")),
+        };
+        let data = ProvisionData {
+            image: image.clone(),
+            host_config,
+            boot_mode: self.status().provisioning.boot_mode.clone(),
+            hardware_profile: self.hardware_profile_name(),
+            root_device_hints: self.status().provisioning.root_device_hints.clone(),
+            custom_deploy: spec.custom_deploy.clone(),
+            image_pull_secret,
+        };
+        let res = match prov.provision(&data, force_reboot) {
+            Ok(r) => r,
+            Err(e) => return Action::error(format!("failed to provision: {e}")),
+        };
+        if !res.error_message.is_empty() {
+            return self.record_action_failure(ErrorType::ProvisioningError, &res.error_message);
+        }
+        if self.remove_annotation(annotations::REBOOT_PREFIX) {
+            return Action::Continue(Duration::ZERO);
+        }
+        if res.dirty {
+            let changed = self.clear_error();
+            return Action::continue_or_update(changed, res.requeue_after);
+        }
+        let st = self.status_mut();
+        if let Some(image) = spec.image
+            && st.provisioning.image != image
+        {
+            st.provisioning.image = image;
+        }
+        if let Some(cd) = spec.custom_deploy
+            && st.provisioning.custom_deploy.as_ref() != Some(&cd)
+        {
+            st.provisioning.custom_deploy = Some(cd);
+        }
+        Action::Complete
+    }
+
+    /// A value of a Secret in the host's namespace: the first of `keys` present.
+    fn secret_value(&self, name: &str, keys: &[&str]) -> Result<String, String> {
+        let key = ObjectKey::new(self.rec.host.metadata.namespace_or_default(), name);
+        let secret = self
+            .m
+            .objects
+            .secret(&key)
+            .ok_or_else(|| format!("secret {key} does not exist"))?;
+        Ok(keys
+            .iter()
+            .find_map(|k| secret.get_str(k))
+            .unwrap_or_default())
+    }
+
+    fn reference_value(&self, r: &SecretReference, key: &str) -> Result<String, String> {
+        let ns = if r.namespace.is_empty() {
+            self.rec.host.metadata.namespace_or_default()
+        } else {
+            &r.namespace
+        };
+        let object = ObjectKey::new(ns, &r.name);
+        let secret = self
+            .m
+            .objects
+            .secret(&object)
+            .ok_or_else(|| format!("secret {object} does not exist"))?;
+        Ok(secret
+            .get_str(key)
+            .or_else(|| secret.get_str("value"))
+            .unwrap_or_default())
+    }
+
+    /// User data, network data and meta data for the config drive (`host_config_data.go`).
+    fn host_config_data(&self) -> Result<HostConfigData, String> {
+        let spec = &self.rec.host.spec;
+        let mut c = HostConfigData::default();
+        if let Some(r) = &spec.user_data {
+            c.user_data = self.reference_value(r, "userData")?;
+        }
+        if let Some(r) = &spec.network_data {
+            c.network_data = self.reference_value(r, "networkData")?;
+        } else if !spec.preprovisioning_network_data_name.is_empty() {
+            c.network_data = self.secret_value(
+                &spec.preprovisioning_network_data_name,
+                &["networkData", "value"],
+            )?;
+        }
+        if let Some(r) = &spec.meta_data {
+            c.meta_data = self.reference_value(r, "metaData")?;
+        }
+        Ok(c)
+    }
+
+    fn handle_provisioned(&mut self, prov: &mut dyn Provisioner) -> Action {
+        if self.provisioning_cancelled() {
+            self.next_state = S::Deprovisioning;
+            return Action::Complete;
+        }
+        self.manage_steady_state(prov)
+    }
+
+    fn handle_externally_provisioned(&mut self, prov: &mut dyn Provisioner) -> Action {
+        if self.rec.host.spec.externally_provisioned {
+            return self.manage_steady_state(prov);
+        }
+        let spec = self.rec.host.spec.clone();
+        let st = self.status_mut();
+        if let Some(image) = spec.image.filter(|i| !i.url.is_empty()) {
+            st.provisioning.image = image;
+        }
+        if let Some(cd) = spec.custom_deploy {
+            st.provisioning.custom_deploy = Some(cd);
+        }
+        self.next_state = S::Provisioned;
+        Action::Complete
+    }
+
+    /// BMO's `actionManageSteadyState`: adopt, then manage power.
+    pub(super) fn manage_steady_state(&mut self, prov: &mut dyn Provisioner) -> Action {
+        let restart = *self.error_type() == ErrorType::ProvisionedRegistrationError;
+        let data = AdoptData {
+            state: self.state().clone(),
+        };
+        let res = match prov.adopt(&data, restart) {
+            Ok(r) => r,
+            Err(e) => return Action::error(e.to_string()),
+        };
+        if !res.error_message.is_empty() {
+            return self.record_action_failure(
+                ErrorType::ProvisionedRegistrationError,
+                &res.error_message,
+            );
+        }
+        if res.dirty {
+            let changed = self.clear_error();
+            return Action::continue_or_update(changed, res.requeue_after);
+        }
+        self.manage_host_power(prov)
+    }
+
+    fn handle_deprovisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
+        let action = self.action_deprovisioning(prov);
+        let deleting = self.rec.being_deleted();
+        match &action {
+            Action::Complete => {
+                self.next_state = if deleting {
+                    S::PoweringOffBeforeDelete
+                } else {
+                    S::Available
+                };
+                self.status_mut().error_count = 0;
+                action
+            }
+            Action::Failed { error_count } if deleting && *error_count > DELETE_RETRY_COUNT => {
+                tracing::warn!(host = %self.rec.host.metadata.name, "giving up on deprovisioning after {error_count} failures");
+                self.next_state = S::PoweringOffBeforeDelete;
+                Action::Complete
+            }
+            Action::Error(e) if deleting && e.needs_registration && !self.have_creds => {
+                self.next_state = S::Deleting;
+                Action::Complete
+            }
+            _ => action,
+        }
+    }
+
+    fn action_deprovisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
+        let p = &self.status().provisioning;
+        if !p.image.url.is_empty() || p.custom_deploy.is_some() {
+            let restart = *self.error_type() == ErrorType::ProvisionedRegistrationError;
+            let data = AdoptData {
+                state: self.state().clone(),
+            };
+            match prov.adopt(&data, restart) {
+                Err(e) => return prov_error_action(e, ""),
+                Ok(res) if !res.error_message.is_empty() => {
+                    return self.record_action_failure(
+                        ErrorType::ProvisionedRegistrationError,
+                        &res.error_message,
+                    );
+                }
+                Ok(res) if res.dirty => {
+                    let changed = self.clear_error();
+                    return Action::continue_or_update(changed, res.requeue_after);
+                }
+                Ok(_) => {}
+            }
+        }
+        let restart = *self.error_type() == ErrorType::ProvisioningError;
+        let mode = self.rec.host.spec.automated_cleaning_mode.clone();
+        let res = match prov.deprovision(restart, mode) {
+            Ok(r) => r,
+            Err(e) => return prov_error_action(e, "failed to deprovision: "),
+        };
+        if !res.error_message.is_empty() {
+            return self.record_action_failure(ErrorType::ProvisioningError, &res.error_message);
+        }
+        if res.dirty {
+            let changed = self.clear_error();
+            return Action::continue_or_update(changed, res.requeue_after);
+        }
+        if self.remove_annotation(annotations::REBOOT_PREFIX) {
+            return Action::Continue(Duration::ZERO);
+        }
+        let st = self.status_mut();
+        st.provisioning.image = Image::default();
+        st.provisioning.custom_deploy = None;
+        self.clear_provisioning_settings();
+        Action::Complete
+    }
+
+    fn handle_powering_off_before_delete(&mut self, prov: &mut dyn Provisioner) -> Action {
+        let action = if self.rec.host.spec.disable_power_off {
+            Action::Complete
+        } else {
+            self.action_power_off_before_deleting(prov)
+        };
+        match &action {
+            Action::Complete => {
+                self.next_state = S::Deleting;
+                let st = self.status_mut();
+                st.error_count = 0;
+                st.powered_on = false;
+                action
+            }
+            Action::Failed { error_count } if *error_count > DELETE_RETRY_COUNT => {
+                self.next_state = S::Deleting;
+                Action::Complete
+            }
+            Action::Error(e) if e.needs_registration && !self.have_creds => {
+                self.next_state = S::Deleting;
+                Action::Complete
+            }
+            _ => action,
+        }
+    }
+
+    fn action_power_off_before_deleting(&mut self, prov: &mut dyn Provisioner) -> Action {
+        let force = *self.error_type() == ErrorType::PowerManagementError;
+        let mode = self.rec.host.spec.automated_cleaning_mode.clone();
+        let res = match prov.power_off(bmh_api::RebootMode::Hard, force, mode) {
+            Ok(r) => r,
+            Err(e) => return prov_error_action(e, "failed to power off before deleting node: "),
+        };
+        if !res.error_message.is_empty() {
+            return self.record_action_failure(ErrorType::PowerManagementError, &res.error_message);
+        }
+        if res.dirty {
+            let changed = self.clear_error();
+            return Action::continue_or_update(changed, res.requeue_after);
+        }
+        Action::Complete
+    }
+
+    fn handle_deleting(&mut self, prov: &mut dyn Provisioner) -> Action {
+        if !self.rec.has_host_finalizer() {
+            return Action::DeleteComplete;
+        }
+        let res = match prov.delete() {
+            Ok(r) => r,
+            Err(e) => return prov_error_action(e, "failed to delete: "),
+        };
+        if res.dirty {
+            return Action::Continue(res.requeue_after);
+        }
+        // Releasing the Secrets' finalizers has nothing to do without Kubernetes.
+        self.rec
+            .book
+            .finalizers
+            .retain(|f| f != annotations::HOST_FINALIZER);
+        self.bookkeeping_changed = true;
+        Action::DeleteComplete
+    }
+}
+
+/// A provisioner error as an `Action::Error`, keeping whether it means "not registered".
+fn prov_error_action(e: ProvisionerError, prefix: &str) -> Action {
+    Action::Error(super::PassError {
+        needs_registration: e == ProvisionerError::NeedsRegistration,
+        message: format!("{prefix}{e}"),
+    })
+}

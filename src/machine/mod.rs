@@ -1,0 +1,727 @@
+//! BMO's BareMetalHost state machine, one pass at a time.
+//!
+//! A pass ([`Machine::reconcile`]) is BMO's `Reconcile` for one host: the pre-steps of
+//! `baremetalhost_controller.go` (pause, host data, hardware details, finalizer, credentials,
+//! provisioner creation), then `ReconcileState` of `host_state_machine.go` (the delayed, delete,
+//! detach and registration checks, then the state's handler), then conditions. It is pure: it
+//! sees the provisioner trait, a clock, the companion objects, and the host record it is handed,
+//! and returns what to persist and when to come back ([`PassOutcome`]). The runner owns time,
+//! concurrency and the disk.
+
+mod action;
+pub mod backoff;
+mod conditions;
+mod credentials;
+mod handlers;
+mod power;
+mod register;
+mod settings;
+
+pub use action::{Action, PassError};
+pub use conditions::condition_types;
+pub use settings::profile_root_device_hints;
+
+use crate::clock::{Clock, format_time};
+use crate::objects::{ObjectSource, ResolvedSecret};
+use crate::record::HostRecord;
+use bmh_api::{
+    BareMetalHostStatus, ErrorType, HardwareDetails, OperationalStatus, ProvisioningState as S,
+    annotations,
+};
+use bmhctl_plugin_sdk::{
+    Event, EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory,
+};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// BMO's fixed delays (`baremetalhost_controller.go:56-60`, `:1757`).
+pub mod delays {
+    use std::time::Duration;
+    pub const HOST_ERROR_RETRY: Duration = Duration::from_secs(10);
+    pub const UNMANAGED_RETRY: Duration = Duration::from_secs(600);
+    pub const PREPROV_IMAGE_RETRY: Duration = Duration::from_secs(300);
+    pub const PROVISIONER_NOT_READY_RETRY: Duration = Duration::from_secs(30);
+    pub const SUB_RESOURCE_NOT_READY_RETRY: Duration = Duration::from_secs(60);
+    pub const POWER_POLL: Duration = Duration::from_secs(60);
+    pub const DETACHED_POLL: Duration = Duration::from_secs(600);
+}
+
+/// Give up on deprovisioning or powering off during deletion after this many errors.
+const DELETE_RETRY_COUNT: i64 = 3;
+
+/// Settings of the state machine (BMO's manager flags).
+#[derive(Debug, Clone)]
+pub struct MachineConfig {
+    /// `--max-provisioning-retries`: 0 = unlimited.
+    pub max_provisioning_retries: i64,
+    /// The architecture reported when neither spec nor inspection knows it (BMO uses its own).
+    pub default_architecture: String,
+}
+
+impl Default for MachineConfig {
+    fn default() -> Self {
+        Self {
+            max_provisioning_retries: 5,
+            default_architecture: std::env::consts::ARCH.to_string(),
+        }
+    }
+}
+
+/// When the host wants its next pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Requeue {
+    /// After this much BMO time (zero = at once).
+    After(Duration),
+    /// The pass failed with an error: retry with the per-host error backoff.
+    ErrorBackoff,
+    /// Only when something changes (a paused host, a permanent credentials error, a finished delete).
+    Never,
+}
+
+/// What one pass decided, for the runner to act on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PassOutcome {
+    pub requeue: Requeue,
+    /// The status was changed in a way BMO saves: persist it.
+    pub save_status: bool,
+    /// Bookkeeping (finalizers, architecture, HardwareData, provisioner state) changed: persist it.
+    pub bookkeeping_changed: bool,
+    /// Annotations BMO consumed and removed from the object this pass.
+    pub removed_annotations: Vec<String>,
+    /// Events of the pass, provisioner events first as they happened.
+    pub events: Vec<Event>,
+    /// The pass error, as BMO's controller would log it.
+    pub error: Option<String>,
+    /// The delete path finished: the object is gone.
+    pub deleted: bool,
+    /// A stable state's handler found nothing to do (the steady power poll, the unmanaged poll).
+    pub steady: bool,
+    /// The host is paused; nothing was done.
+    pub paused: bool,
+}
+
+impl PassOutcome {
+    fn new(requeue: Requeue) -> Self {
+        Self {
+            requeue,
+            save_status: false,
+            bookkeeping_changed: false,
+            removed_annotations: Vec::new(),
+            events: Vec::new(),
+            error: None,
+            deleted: false,
+            steady: false,
+            paused: false,
+        }
+    }
+}
+
+/// The state machine with what it talks to.
+pub struct Machine<'a> {
+    pub factory: &'a dyn ProvisionerFactory,
+    pub objects: &'a dyn ObjectSource,
+    pub clock: &'a dyn Clock,
+    pub config: &'a MachineConfig,
+}
+
+/// Everything one pass works on.
+pub(crate) struct Pass<'m, 'r> {
+    m: &'m Machine<'m>,
+    rec: &'r mut HostRecord,
+    rng: &'r mut fastrand::Rng,
+    now: String,
+    /// Events the controller itself emits: published only if the pass does not fail.
+    events: Vec<Event>,
+    /// Events the provisioner published: already out.
+    prov_events: Arc<Mutex<Vec<Event>>>,
+    removed_annotations: Vec<String>,
+    bookkeeping_changed: bool,
+    next_state: S,
+    have_creds: bool,
+    creds_secret: Option<Arc<ResolvedSecret>>,
+    steady: bool,
+}
+
+impl Machine<'_> {
+    /// One pass over one host. The record is updated in place; status changes are only kept
+    /// when the outcome says to save them.
+    pub fn reconcile(&self, rec: &mut HostRecord, rng: &mut fastrand::Rng) -> PassOutcome {
+        let before = rec.host.status.clone();
+        let prov_events = Arc::new(Mutex::new(Vec::new()));
+        let mut pass = Pass {
+            m: self,
+            now: format_time(self.clock.now()),
+            rec,
+            rng,
+            events: Vec::new(),
+            prov_events: prov_events.clone(),
+            removed_annotations: Vec::new(),
+            bookkeeping_changed: false,
+            next_state: S::None,
+            have_creds: false,
+            creds_secret: None,
+            steady: false,
+        };
+        let mut out = pass.run();
+        out.bookkeeping_changed |= pass.bookkeeping_changed;
+        out.removed_annotations = std::mem::take(&mut pass.removed_annotations);
+        out.steady = pass.steady;
+        let mut events = std::mem::take(&mut *prov_events.lock().unwrap());
+        if out.error.is_none() {
+            events.append(&mut pass.events);
+        }
+        out.events = events;
+        if out.save_status {
+            pass.status_mut().last_updated = Some(pass.now.clone());
+        } else {
+            // BMO discards in-memory status changes that are not saved.
+            pass.rec.host.status = before;
+        }
+        out
+    }
+}
+
+/// Either the pass ends here with this outcome, or it goes on.
+type Step = Option<PassOutcome>;
+
+impl Pass<'_, '_> {
+    fn run(&mut self) -> PassOutcome {
+        // Step 2: paused hosts are left alone entirely (BMO does not requeue them).
+        if self
+            .rec
+            .host
+            .metadata
+            .annotations
+            .contains_key(annotations::PAUSED)
+        {
+            let mut out = PassOutcome::new(Requeue::Never);
+            out.paused = true;
+            return out;
+        }
+        if let Some(out) = self.reconcile_host_data() {
+            return out;
+        }
+        if let Some(out) = self.update_hardware_details() {
+            return out;
+        }
+        // Step 5: the finalizer, before anything else is done.
+        if !self.rec.being_deleted() && !self.rec.has_host_finalizer() {
+            self.rec
+                .book
+                .finalizers
+                .push(annotations::HOST_FINALIZER.to_string());
+            self.bookkeeping_changed = true;
+            return PassOutcome::new(Requeue::After(Duration::ZERO));
+        }
+        if let Some(out) = self.resolve_credentials() {
+            return out;
+        }
+        let mut prov = match self.new_provisioner() {
+            Ok(p) => p,
+            Err(ProvisionerError::NotReady(_)) => {
+                return PassOutcome::new(Requeue::After(delays::PROVISIONER_NOT_READY_RETRY));
+            }
+            Err(e) => return self.error_outcome(format!("failed to create provisioner: {e}")),
+        };
+        let initial = self.state().clone();
+        let action = self.reconcile_state(prov.as_mut());
+        if let Some(state) = prov.persistent_state()
+            && self.rec.book.provisioner_state.as_ref() != Some(&state)
+        {
+            self.rec.book.provisioner_state = Some(state);
+            self.bookkeeping_changed = true;
+        }
+        let (requeue, dirty, deleted) = match &action {
+            Action::Error(e) => {
+                return self.error_outcome(format!("action \"{initial}\" failed: {}", e.message));
+            }
+            Action::Continue(d) | Action::Update(d) => (Requeue::After(*d), action.dirty(), false),
+            Action::Complete => (Requeue::After(Duration::ZERO), true, false),
+            Action::Delayed => (
+                Requeue::After(backoff::backoff(1, self.rng.f64())),
+                true,
+                false,
+            ),
+            Action::Failed { error_count } => (
+                Requeue::After(backoff::backoff(*error_count, self.rng.f64())),
+                true,
+                false,
+            ),
+            Action::DeleteComplete => (Requeue::Never, false, true),
+        };
+        let conditions_changed = !deleted && self.compute_conditions(prov.as_mut());
+        let mut out = PassOutcome::new(requeue);
+        out.save_status = (dirty || conditions_changed) && !deleted;
+        out.deleted = deleted;
+        out
+    }
+
+    fn error_outcome(&mut self, message: String) -> PassOutcome {
+        let mut out = PassOutcome::new(Requeue::ErrorBackoff);
+        out.error = Some(message);
+        out
+    }
+
+    fn new_provisioner(&mut self) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        let host = &self.rec.host;
+        let (username, password) = match &self.creds_secret {
+            Some(s) if self.have_creds => (
+                s.get_str("username").unwrap_or_default().trim().to_string(),
+                s.get_str("password").unwrap_or_default().trim().to_string(),
+            ),
+            _ => (String::new(), String::new()),
+        };
+        let bmc = host.spec.bmc.clone().unwrap_or_default();
+        let data = HostData {
+            key: bmh_api::ObjectKey::new(host.metadata.namespace_or_default(), &host.metadata.name),
+            uid: self.rec.book.uid.clone(),
+            labels: host.metadata.labels.clone(),
+            annotations: host.metadata.annotations.clone(),
+            bmc_address: bmc.address,
+            bmc_credentials: bmhctl_plugin_sdk::BmcCredentials { username, password },
+            disable_certificate_verification: bmc.disable_certificate_verification,
+            boot_mac_address: host.spec.boot_mac_address.clone(),
+            provisioner_id: self.status().provisioning.id.clone(),
+            provisioner_state: self.rec.book.provisioner_state.clone(),
+        };
+        let sink_events = self.prov_events.clone();
+        let sink: EventSink = Arc::new(move |e| sink_events.lock().unwrap().push(e));
+        self.m.factory.new_provisioner(data, sink)
+    }
+
+    // ----- small accessors --------------------------------------------------------------
+
+    pub(crate) fn status(&self) -> &BareMetalHostStatus {
+        self.rec.status()
+    }
+
+    pub(crate) fn status_mut(&mut self) -> &mut BareMetalHostStatus {
+        self.rec.host.status.get_or_insert_with(Default::default)
+    }
+
+    pub(crate) fn state(&self) -> &S {
+        &self.status().provisioning.state
+    }
+
+    pub(crate) fn event(&mut self, reason: &str, message: impl Into<String>) {
+        self.events.push(Event {
+            reason: reason.to_string(),
+            message: message.into(),
+        });
+    }
+
+    pub(crate) fn annotation(&self, key: &str) -> Option<&str> {
+        self.rec.host.annotation(key)
+    }
+
+    /// A meta update: remove an annotation BMO consumes.
+    pub(crate) fn remove_annotation(&mut self, key: &str) -> bool {
+        if self.rec.host.metadata.annotations.remove(key).is_some() {
+            self.removed_annotations.push(key.to_string());
+            true
+        } else {
+            false
+        }
+    }
+
+    // ----- error bookkeeping (action_result.go / controller helpers) --------------------
+
+    /// BMO's `clearErrorWithStatus`: returns whether anything changed. errorCount stays.
+    pub(crate) fn clear_error_with_status(&mut self, op: OperationalStatus) -> bool {
+        let st = self.status_mut();
+        let mut changed = false;
+        if st.operational_status != op {
+            st.operational_status = op;
+            changed = true;
+        }
+        if !st.error_type.is_none() {
+            st.error_type = ErrorType::None;
+            changed = true;
+        }
+        if !st.error_message.is_empty() {
+            st.error_message.clear();
+            changed = true;
+        }
+        changed
+    }
+
+    pub(crate) fn clear_error(&mut self) -> bool {
+        self.clear_error_with_status(OperationalStatus::Ok)
+    }
+
+    /// BMO's `setErrorMessage`: opStatus error, type, message, errorCount + 1.
+    pub(crate) fn set_error_message(&mut self, error_type: ErrorType, message: &str) {
+        let st = self.status_mut();
+        st.operational_status = OperationalStatus::Error;
+        st.error_type = error_type;
+        st.error_message = message.to_string();
+        st.error_count += 1;
+    }
+
+    /// BMO's `recordActionFailure`.
+    pub(crate) fn record_action_failure(&mut self, error_type: ErrorType, message: &str) -> Action {
+        let reason = event_reason(&error_type);
+        self.set_error_message(error_type, message);
+        self.event(reason, message);
+        Action::Failed {
+            error_count: self.status().error_count,
+        }
+    }
+
+    /// BMO's `recordActionDelayed`.
+    pub(crate) fn record_action_delayed(&mut self) -> Action {
+        self.status_mut().operational_status = OperationalStatus::Delayed;
+        Action::Delayed
+    }
+
+    pub(crate) fn error_type(&self) -> &ErrorType {
+        &self.status().error_type
+    }
+
+    // ----- ReconcileState (host_state_machine.go:178-212) ------------------------------
+
+    fn reconcile_state(&mut self, prov: &mut dyn Provisioner) -> Action {
+        let initial = self.state().clone();
+        self.next_state = initial.clone();
+        let action = self.reconcile_state_checks(prov, &initial);
+        self.update_host_state_from(prov, &initial, action)
+    }
+
+    fn reconcile_state_checks(&mut self, prov: &mut dyn Provisioner, initial: &S) -> Action {
+        if let Some(a) = self.check_delayed_host(prov) {
+            return a;
+        }
+        if self.check_initiate_delete() {
+            return Action::Complete;
+        }
+        if let Some(a) = self.check_detached_host(prov) {
+            return a;
+        }
+        if let Some(a) = self.ensure_registered(prov) {
+            return a;
+        }
+        self.handle_state(prov, initial)
+    }
+
+    /// Applies `next_state` after the pass; transitions into inspecting, provisioning and
+    /// deprovisioning wait for capacity.
+    fn update_host_state_from(
+        &mut self,
+        prov: &mut dyn Provisioner,
+        initial: &S,
+        action: Action,
+    ) -> Action {
+        if self.next_state == *initial {
+            return action;
+        }
+        let next = self.next_state.clone();
+        if matches!(next, S::Inspecting | S::Provisioning | S::Deprovisioning)
+            && let Some(a) = self.ensure_capacity(prov)
+        {
+            return a;
+        }
+        self.end_operation(initial);
+        self.start_operation(&next);
+        let boot_mode = self.rec.host.boot_mode();
+        let st = self.status_mut();
+        st.provisioning.state = next.clone();
+        if matches!(next, S::Registering | S::Inspecting | S::Provisioning) {
+            st.provisioning.boot_mode = boot_mode;
+        }
+        action
+    }
+
+    /// `None` when there is capacity; otherwise the action that waits for it.
+    fn ensure_capacity(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
+        match prov.has_capacity() {
+            Err(e) => Some(Action::error(format!(
+                "failed to determine current provisioner capacity: {e}"
+            ))),
+            Ok(false) => Some(self.record_action_delayed()),
+            Ok(true) => None,
+        }
+    }
+
+    fn check_delayed_host(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
+        if self.status().operational_status == OperationalStatus::Delayed {
+            if let Some(a) = self.ensure_capacity(prov) {
+                return Some(a);
+            }
+            self.clear_error();
+            return Some(Action::Update(Duration::ZERO));
+        }
+        if matches!(
+            self.state(),
+            S::Inspecting | S::Provisioning | S::Deprovisioning
+        ) {
+            return self.ensure_capacity(prov);
+        }
+        None
+    }
+
+    /// Starts the delete path when the host carries a deletion mark.
+    fn check_initiate_delete(&mut self) -> bool {
+        if !self.rec.being_deleted() {
+            return false;
+        }
+        let detached_annotation = self.annotation(annotations::DETACHED).map(str::to_string);
+        if self.next_state != S::Deleting
+            && (self.status().operational_status == OperationalStatus::Detached
+                || detached_annotation.is_some())
+        {
+            if delay_delete_for_detached_host(
+                self.status().operational_status.clone(),
+                detached_annotation.as_deref(),
+            ) {
+                return false;
+            }
+            self.next_state = S::Deleting;
+            return true;
+        }
+        let give_up = *self.error_type() == ErrorType::RegistrationError
+            && self.status().error_count > DELETE_RETRY_COUNT;
+        match self.state() {
+            S::Registering | S::Unmanaged | S::None => {
+                self.next_state = S::Deleting;
+                true
+            }
+            S::Provisioning | S::Provisioned => {
+                self.next_state = S::Deprovisioning;
+                true
+            }
+            S::Deprovisioning | S::PoweringOffBeforeDelete => {
+                if give_up {
+                    self.next_state = S::Deleting;
+                    true
+                } else {
+                    false
+                }
+            }
+            S::Deleting => false,
+            _ => {
+                self.next_state = S::PoweringOffBeforeDelete;
+                true
+            }
+        }
+    }
+
+    // ----- operation history (host_state_machine.go:64-86) ------------------------------
+
+    fn operation_metric(&mut self, state: &S) -> Option<&mut bmh_api::OperationMetric> {
+        let h = &mut self.status_mut().operation_history;
+        match state {
+            S::Registering => Some(&mut h.register),
+            S::Inspecting => Some(&mut h.inspect),
+            S::Provisioning => Some(&mut h.provision),
+            S::Deprovisioning => Some(&mut h.deprovision),
+            _ => None,
+        }
+    }
+
+    /// Starts the metric unless it is running; returns whether anything changed.
+    pub(crate) fn start_operation(&mut self, state: &S) -> bool {
+        let now = self.now.clone();
+        match self.operation_metric(state) {
+            Some(m) if m.start.is_none() || m.end.is_some() => {
+                m.start = Some(now);
+                m.end = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Ends the metric if it is running; returns whether anything changed.
+    pub(crate) fn end_operation(&mut self, state: &S) -> bool {
+        let now = self.now.clone();
+        match self.operation_metric(state) {
+            Some(m) if m.start.is_some() && m.end.is_none() => {
+                m.end = Some(now);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    // ----- reconcileHostData and updateHardwareDetails (controller :2697-2775, :299-345) --
+
+    fn reconcile_host_data(&mut self) -> Step {
+        let immediate = || PassOutcome::new(Requeue::After(Duration::ZERO));
+        if self.rec.being_deleted()
+            && let Some(hd) = self.rec.book.hardware_data.as_mut()
+            && let Some(i) = hd
+                .metadata
+                .finalizers
+                .iter()
+                .position(|f| f == annotations::HARDWARE_DATA_FINALIZER)
+        {
+            hd.metadata.finalizers.remove(i);
+            self.bookkeeping_changed = true;
+        }
+        let status_annotation = self.annotation(annotations::STATUS).map(str::to_string);
+        if self.status().last_updated.is_none()
+            && let Some(text) = status_annotation.as_deref()
+            && let Ok(mut restored) = serde_json::from_str::<BareMetalHostStatus>(text)
+        {
+            if let Some(details) = self.hardware_data_details() {
+                restored.hardware = Some(details);
+            }
+            if restored.last_updated.is_none() {
+                restored.last_updated = Some(self.now.clone());
+            }
+            self.rec.host.status = Some(restored);
+            let mut out = immediate();
+            out.save_status = true;
+            return Some(out);
+        }
+        if status_annotation.is_some() {
+            self.remove_annotation(annotations::STATUS);
+            return Some(immediate());
+        }
+        if self.rec.architecture().is_empty()
+            && let Some(arch) = self
+                .hardware_data_details()
+                .and_then(|d| d.cpu)
+                .map(|c| c.arch)
+            && !arch.is_empty()
+        {
+            self.rec.book.architecture = arch;
+            self.bookkeeping_changed = true;
+            return Some(immediate());
+        }
+        None
+    }
+
+    fn hardware_data_details(&self) -> Option<HardwareDetails> {
+        self.rec
+            .book
+            .hardware_data
+            .as_ref()
+            .and_then(|hd| hd.spec.hardware.clone())
+    }
+
+    fn update_hardware_details(&mut self) -> Step {
+        let mut updated = false;
+        if self.status().hardware.is_none() || self.rec.host.inspection_disabled() {
+            let details = match self.hardware_data_details() {
+                Some(d) => Some(d),
+                None => match self.annotation(annotations::HARDWARE_DETAILS) {
+                    Some(text) => match parse_hardware_details_strict(text) {
+                        Ok(d) => Some(d),
+                        Err(e) => {
+                            return Some(self.error_outcome(format!(
+                                "could not update hardware details: error parsing HardwareDetails from annotation: {e}"
+                            )));
+                        }
+                    },
+                    None => None,
+                },
+            };
+            if let Some(d) = details
+                && self.status().hardware.as_ref() != Some(&d)
+            {
+                self.status_mut().hardware = Some(d);
+                self.event(
+                    "UpdateHardwareDetails",
+                    "Set HardwareDetails from annotation",
+                );
+                updated = true;
+            }
+        }
+        if self.remove_annotation(annotations::HARDWARE_DETAILS) && !updated {
+            self.event("RemoveAnnotation", "HardwareDetails annotation ignored, status already set and inspection is not disabled");
+        }
+        if updated {
+            let mut out = PassOutcome::new(Requeue::After(Duration::ZERO));
+            out.save_status = true;
+            return Some(out);
+        }
+        None
+    }
+}
+
+/// The annotation's JSON must decode into HardwareDetails with no unknown fields.
+pub fn parse_hardware_details_strict(text: &str) -> Result<HardwareDetails, String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let details: HardwareDetails =
+        serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    let round_trip = serde_json::to_value(&details).map_err(|e| e.to_string())?;
+    if let Some(field) = first_unknown_field(&value, &round_trip, "") {
+        return Err(format!("json: unknown field \"{field}\""));
+    }
+    Ok(details)
+}
+
+/// The first key present in `given` but absent from `known` (a typed round trip of `given`).
+fn first_unknown_field(
+    given: &serde_json::Value,
+    known: &serde_json::Value,
+    path: &str,
+) -> Option<String> {
+    use serde_json::Value;
+    match (given, known) {
+        (Value::Object(g), Value::Object(k)) => g.iter().find_map(|(key, gv)| match k.get(key) {
+            None if !gv.is_null() && !is_empty_json(gv) => Some(key.clone()),
+            None => None,
+            Some(kv) => first_unknown_field(gv, kv, &format!("{path}{key}.")),
+        }),
+        (Value::Array(g), Value::Array(k)) => g
+            .iter()
+            .zip(k.iter())
+            .find_map(|(gv, kv)| first_unknown_field(gv, kv, path)),
+        _ => None,
+    }
+}
+
+/// Values our serializer omits (empty strings, zeros, false, empty lists) are not unknown.
+fn is_empty_json(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => s.is_empty(),
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::Bool(b) => !b,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Null => true,
+    }
+}
+
+/// BMO's `delayDeleteForDetachedHost` (`annotations.go:38-53`).
+fn delay_delete_for_detached_host(op: OperationalStatus, annotation: Option<&str>) -> bool {
+    match annotation {
+        None => op == OperationalStatus::Detached,
+        Some("") => false,
+        Some(text) => match serde_json::from_str::<DetachedArgs>(text) {
+            Ok(args) => args.delete_action.as_deref() == Some("delay"),
+            Err(_) => false,
+        },
+    }
+}
+
+/// The JSON value of the detached annotation.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DetachedArgs {
+    #[serde(default)]
+    pub delete_action: Option<String>,
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// The event reason of a failure type: its words in CamelCase.
+fn event_reason(t: &ErrorType) -> &'static str {
+    match t {
+        ErrorType::ProvisionedRegistrationError => "ProvisionedRegistrationError",
+        ErrorType::RegistrationError => "RegistrationError",
+        ErrorType::InspectionError => "InspectionError",
+        ErrorType::PreparationError => "PreparationError",
+        ErrorType::ProvisioningError => "ProvisioningError",
+        ErrorType::PowerManagementError => "PowerManagementError",
+        ErrorType::DetachError => "DetachError",
+        ErrorType::ServicingError => "ServicingError",
+        ErrorType::None | ErrorType::Other(_) => "Error",
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,174 @@
+//! Power in the stable states: BMO's `manageHostPower` and reboot annotations
+//! (`baremetalhost_controller.go:436-458, 1681-1823`).
+
+use super::{Action, Pass, delays};
+use bmh_api::{ErrorType, OperationalStatus, ProvisioningState as S, RebootMode, annotations};
+use bmhctl_plugin_sdk::{Provisioner, ServicingData};
+use std::time::Duration;
+
+/// The JSON value of a reboot annotation.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct RebootArgs {
+    #[serde(default)]
+    pub mode: Option<String>,
+    #[serde(default)]
+    pub force: bool,
+}
+
+const SOFT_POWER_OFF_FAILED_PREFIX: &str =
+    "Continuing with hard poweroff after soft poweroff fails. More details: ";
+
+impl Pass<'_, '_> {
+    /// BMO's `hasRebootAnnotation`: whether a reboot is asked for, and in which mode.
+    fn reboot_requested(&mut self, expect_force: bool) -> (bool, RebootMode) {
+        let mut requested = false;
+        let mut mode = RebootMode::Soft;
+        let mut invalid = Vec::new();
+        for (key, value) in &self.rec.host.metadata.annotations {
+            if !annotations::is_reboot_annotation(key) {
+                continue;
+            }
+            let args = if value.is_empty() {
+                RebootArgs::default()
+            } else {
+                match serde_json::from_str::<RebootArgs>(value) {
+                    Ok(a) => a,
+                    Err(_) => {
+                        invalid.push(key.clone());
+                        RebootArgs::default()
+                    }
+                }
+            };
+            if expect_force && !args.force {
+                continue;
+            }
+            requested = true;
+            if args.mode.as_deref() == Some("hard") {
+                mode = RebootMode::Hard;
+            }
+        }
+        for key in invalid {
+            self.event(
+                "InvalidAnnotationValue",
+                format!("could not parse reboot annotation {key}; using soft reboot"),
+            );
+        }
+        (requested, mode)
+    }
+
+    pub(super) fn manage_host_power(&mut self, prov: &mut dyn Provisioner) -> Action {
+        let hw = match prov.update_hardware_state() {
+            Ok(h) => h,
+            Err(e) => return Action::error(format!("failed to update the host power status: {e}")),
+        };
+        if let Some(on) = hw.powered_on
+            && on != self.status().powered_on
+        {
+            self.status_mut().powered_on = on;
+            if self.status().operational_status == OperationalStatus::Error
+                && *self.error_type() == ErrorType::PowerManagementError
+            {
+                self.clear_error();
+            }
+            return Action::Update(Duration::ZERO);
+        }
+        let mut desired = self.rec.host.spec.online;
+        let provisioned = matches!(self.state(), S::Provisioned | S::ExternallyProvisioned);
+        let powered_on = self.status().powered_on;
+
+        // Data images (3.9.4) are not supported yet: nothing to attach.
+        if !powered_on && self.remove_annotation(annotations::REBOOT_PREFIX) {
+            // The "off" half of a one-shot reboot is done.
+            return Action::Continue(Duration::ZERO);
+        }
+        if ((provisioned && !powered_on && desired)
+            || self.status().operational_status == OperationalStatus::Servicing
+            || *self.error_type() == ErrorType::ServicingError)
+            && let Some(a) = self.service_if_needed(prov)
+        {
+            return a;
+        }
+        let (reboot, mut mode) = self.reboot_requested(!provisioned);
+        if reboot {
+            desired = false;
+        }
+        if powered_on == desired {
+            self.steady = true;
+            return Action::Continue(delays::POWER_POLL);
+        }
+        let force = *self.error_type() == ErrorType::PowerManagementError;
+        let result = if desired {
+            prov.power_on(force)
+        } else {
+            if self.status().error_count > 0 {
+                mode = RebootMode::Hard;
+            }
+            prov.power_off(
+                mode.clone(),
+                force,
+                self.rec.host.spec.automated_cleaning_mode.clone(),
+            )
+        };
+        let res = match result {
+            Ok(r) => r,
+            Err(e) => return Action::error(format!("failed to change power state: {e}")),
+        };
+        if self.rec.host.spec.disable_power_off
+            && self.remove_annotation(annotations::REBOOT_PREFIX)
+        {
+            // PowerOff rebooted the host instead: the reboot is done.
+            return Action::Continue(Duration::ZERO);
+        }
+        if !res.error_message.is_empty() {
+            let mut message = res.error_message.clone();
+            if !desired
+                && mode == RebootMode::Soft
+                && *self.error_type() != ErrorType::PowerManagementError
+            {
+                message = format!("{SOFT_POWER_OFF_FAILED_PREFIX}{message}");
+            }
+            return self.record_action_failure(ErrorType::PowerManagementError, &message);
+        }
+        if res.dirty {
+            let changed = self.clear_error();
+            return Action::continue_or_update(changed, res.requeue_after);
+        }
+        // The provisioner had nothing to do: trust spec.online (BMO's quirk 9: not `desired`).
+        let online = self.rec.host.spec.online;
+        let st = self.status_mut();
+        st.powered_on = online;
+        st.error_count = 0;
+        Action::Update(delays::POWER_POLL)
+    }
+
+    /// BMO's `doServiceIfNeeded` without firmware objects: there is never a change to apply, so
+    /// this only finishes a servicing operation already under way (e.g. imported from a cluster).
+    fn service_if_needed(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
+        let servicing = self.status().operational_status == OperationalStatus::Servicing;
+        let servicing_error = *self.error_type() == ErrorType::ServicingError;
+        if !servicing && !servicing_error {
+            return None;
+        }
+        if !servicing {
+            self.status_mut().operational_status = OperationalStatus::Servicing;
+            return Some(Action::Update(Duration::ZERO));
+        }
+        let (res, _started) = match prov.service(&ServicingData::default(), false, servicing_error)
+        {
+            Ok(r) => r,
+            Err(e) => return Some(Action::error(format!("error servicing host: {e}"))),
+        };
+        if !res.error_message.is_empty() {
+            self.status_mut().provisioning.firmware = None;
+            return Some(self.record_action_failure(ErrorType::ServicingError, &res.error_message));
+        }
+        let changed = self.clear_error_with_status(OperationalStatus::Servicing);
+        if res.dirty {
+            return Some(Action::continue_or_update(changed, res.requeue_after));
+        }
+        if self.clear_error() {
+            return Some(Action::Update(delays::SUB_RESOURCE_NOT_READY_RETRY));
+        }
+        None
+    }
+}

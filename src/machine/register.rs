@@ -1,0 +1,298 @@
+//! Registration and detach: `ensureRegistered`/`registerHost` and `checkDetachedHost`/`detachHost`
+//! (`host_state_machine.go:300-386`, `baremetalhost_controller.go:673-698, 893-1080`).
+
+use super::{Action, DetachedArgs, Pass, delays};
+use bmh_api::{
+    AutomatedCleaningMode, CredentialsStatus, ErrorType, InspectionMode, ObjectKey,
+    OperationalStatus, ProvisioningState as S, SecretReference, annotations,
+};
+use bmhctl_plugin_sdk::{ManagementAccessData, Provisioner, ProvisionerError};
+use std::time::Duration;
+
+impl Pass<'_, '_> {
+    pub(super) fn check_detached_host(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
+        if let Some(value) = self.annotation(annotations::DETACHED).map(str::to_string) {
+            match self.state() {
+                S::Provisioned | S::ExternallyProvisioned | S::Ready | S::Available => {
+                    return Some(self.detach_host(prov, false));
+                }
+                S::Deleting => {}
+                _ => {
+                    let args = parse_detached_args(&value);
+                    if args.force {
+                        return Some(self.detach_host(prov, true));
+                    }
+                    // Not stable yet: the normal flow goes on until it is.
+                }
+            }
+        }
+        if *self.error_type() == ErrorType::DetachError {
+            self.clear_error();
+            self.status_mut().error_count = 0;
+            return Some(Action::Update(Duration::ZERO));
+        }
+        if self.status().operational_status == OperationalStatus::Detached {
+            let op = if self.error_type().is_none() {
+                OperationalStatus::Ok
+            } else {
+                OperationalStatus::Error
+            };
+            self.status_mut().operational_status = op;
+            return Some(Action::Update(Duration::ZERO));
+        }
+        None
+    }
+
+    fn detach_host(&mut self, prov: &mut dyn Provisioner, force: bool) -> Action {
+        let res = match prov.detach(force) {
+            Ok(r) => r,
+            Err(e) => return Action::error(format!("failed to detach: {e}")),
+        };
+        if !res.error_message.is_empty() {
+            return self.record_action_failure(ErrorType::DetachError, &res.error_message);
+        }
+        let had_detach_error = *self.error_type() == ErrorType::DetachError;
+        if res.dirty {
+            let cleared = had_detach_error && self.clear_error();
+            return Action::continue_or_update(cleared, res.requeue_after);
+        }
+        if had_detach_error {
+            self.clear_error();
+            self.status_mut().error_count = 0;
+        }
+        let changed = self.status().operational_status != OperationalStatus::Detached;
+        self.status_mut().operational_status = OperationalStatus::Detached;
+        // A detached host is polled slowly; Detach is called again each time.
+        Action::continue_or_update(changed || had_detach_error, delays::DETACHED_POLL)
+    }
+
+    pub(super) fn ensure_registered(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
+        if !self.have_creds {
+            return None;
+        }
+        let state = self.next_state.clone();
+        match state {
+            S::None | S::Unmanaged | S::MatchProfile | S::Deleting => return None,
+            S::Registering => {}
+            _ => {
+                if *self.error_type() == ErrorType::RegistrationError
+                    || !self.good_credentials_match()
+                {
+                    // Retrying registration: restart its operation metric.
+                    self.start_operation(&S::Registering);
+                }
+            }
+        }
+        let mut r = self.register_host(prov);
+        let completed = matches!(r, Some(Action::Complete));
+        if (r.is_none() || completed)
+            && state != S::Registering
+            && self.end_operation(&S::Registering)
+        {
+            r = Some(Action::Update(Duration::ZERO));
+        }
+        if completed {
+            // Saved, back at once; the state's handler runs on the next pass.
+            r = Some(Action::Update(Duration::ZERO));
+        }
+        r
+    }
+
+    fn secret_reference(&self) -> Option<(ObjectKey, String)> {
+        self.creds_secret
+            .as_ref()
+            .map(|s| (s.key.clone(), s.version.clone()))
+    }
+
+    fn good_credentials_match(&self) -> bool {
+        match self.secret_reference() {
+            Some((k, v)) => self
+                .status()
+                .good_credentials
+                .matches(&k.namespace, &k.name, &v),
+            None => false,
+        }
+    }
+
+    fn credentials_status(&self) -> CredentialsStatus {
+        let (key, version) = self.secret_reference().unwrap_or_default();
+        CredentialsStatus {
+            credentials: Some(SecretReference {
+                name: key.name,
+                namespace: key.namespace,
+            }),
+            credentials_version: version,
+        }
+    }
+
+    fn register_host(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
+        let mut dirty = false;
+        let (key, version) = self.secret_reference().unwrap_or_default();
+        let creds_changed =
+            !self
+                .status()
+                .tried_credentials
+                .matches(&key.namespace, &key.name, &version);
+        if creds_changed {
+            self.status_mut().tried_credentials = self.credentials_status();
+            dirty = true;
+        }
+
+        let formats = match prov.preprovisioning_image_formats() {
+            Ok(f) => f,
+            Err(e) => return Some(Action::error(e.to_string())),
+        };
+        let state = self.state().clone();
+        let spec = &self.rec.host.spec;
+        let no_image_needed = matches!(
+            state,
+            S::Registering | S::Deleting | S::PoweringOffBeforeDelete
+        ) || (matches!(state, S::Provisioned | S::ExternallyProvisioned)
+            && self.status().operational_status != OperationalStatus::Servicing)
+            || (state == S::Deprovisioning
+                && spec.automated_cleaning_mode == AutomatedCleaningMode::Disabled)
+            || (state == S::Inspecting && spec.inspection_mode == InspectionMode::Fast);
+        let formats = if no_image_needed { None } else { formats };
+        // bmhctl builds no preprovisioning images: a provisioner that wants one with no acceptable
+        // format fails as in BMO; one that lists formats registers without an image.
+        if formats.as_ref().is_some_and(Vec::is_empty) {
+            return Some(self.record_action_failure(
+                ErrorType::RegistrationError,
+                "no acceptable formats for preprovisioning image",
+            ));
+        }
+
+        let network_data = self.preprovisioning_network_data();
+        let data = self.management_access_data(network_data);
+        let restart = *self.error_type() == ErrorType::RegistrationError;
+        let (res, prov_id) = match prov.register(&data, creds_changed, restart) {
+            Ok(r) => r,
+            Err(ProvisionerError::NeedsPreprovisioningImage) if formats.is_some() => {
+                return Some(Action::continue_or_update(
+                    dirty,
+                    delays::PREPROV_IMAGE_RETRY,
+                ));
+            }
+            Err(e) => return Some(Action::error(format!("failed to validate BMC access: {e}"))),
+        };
+        if !res.error_message.is_empty() {
+            return Some(
+                self.record_action_failure(ErrorType::RegistrationError, &res.error_message),
+            );
+        }
+        if !prov_id.is_empty() && self.status().provisioning.id != prov_id {
+            self.status_mut().provisioning.id = prov_id;
+            if *self.state() == S::Preparing {
+                self.clear_provisioning_settings();
+            }
+            dirty = true;
+        }
+        if res.dirty {
+            dirty |= self.clear_error();
+            return Some(Action::continue_or_update(dirty, res.requeue_after));
+        }
+
+        match self.match_profile() {
+            Err(e) => return Some(self.record_action_failure(ErrorType::RegistrationError, &e)),
+            Ok(true) => return Some(Action::Update(Duration::ZERO)),
+            Ok(false) => {}
+        }
+
+        // Firmware components decide whether HostFirmwareComponents would be created; errors are
+        // only logged, as in BMO.
+        if let Err(e) = prov.get_firmware_components() {
+            tracing::debug!(host = %self.rec.host.metadata.name, "firmware components: {e}");
+        }
+
+        let mut validated = false;
+        if !self.good_credentials_match() {
+            self.status_mut().good_credentials = self.credentials_status();
+            self.event("BMCAccessValidated", "Verified access to BMC");
+            dirty = true;
+            validated = true;
+        }
+        if *self.error_type() == ErrorType::RegistrationError || validated {
+            // BMO overwrites `dirty` here (quirk 4). Kept: the change is still saved, by the
+            // registering handler's transition or by the register metric ending in other states.
+            dirty = self.clear_error();
+        }
+        dirty.then_some(Action::Complete)
+    }
+
+    fn management_access_data(&self, preprovisioning_network_data: String) -> ManagementAccessData {
+        let host = &self.rec.host;
+        let status = self.status();
+        let state = status.provisioning.state.clone();
+        let in_deploy_state = matches!(state, S::Provisioning | S::ExternallyProvisioned);
+        let current_image = if !status.provisioning.image.url.is_empty() {
+            Some(status.provisioning.image.clone())
+        } else if in_deploy_state {
+            host.spec.image.clone()
+        } else {
+            None
+        };
+        let has_custom_deploy = status
+            .provisioning
+            .custom_deploy
+            .as_ref()
+            .is_some_and(|c| !c.method.is_empty())
+            || (in_deploy_state
+                && host
+                    .spec
+                    .custom_deploy
+                    .as_ref()
+                    .is_some_and(|c| !c.method.is_empty()));
+        ManagementAccessData {
+            boot_mode: status.provisioning.boot_mode.clone(),
+            automated_cleaning_mode: host.spec.automated_cleaning_mode.clone(),
+            state,
+            operational_status: status.operational_status.clone(),
+            current_image,
+            preprovisioning_image: None,
+            preprovisioning_network_data,
+            has_custom_deploy,
+            disable_power_off: host.spec.disable_power_off,
+            cpu_architecture: self.cpu_architecture(),
+            hardware_data: self.rec.book.hardware_data.clone(),
+            disable_inspection: host.inspection_disabled(),
+            inspection_mode: host.spec.inspection_mode.clone(),
+        }
+    }
+
+    /// spec.architecture (or the one learnt from HardwareData), else inspection's, else our own.
+    pub(crate) fn cpu_architecture(&self) -> String {
+        let arch = self.rec.architecture();
+        if !arch.is_empty() {
+            return arch.to_string();
+        }
+        if let Some(cpu) = self.status().hardware.as_ref().and_then(|h| h.cpu.as_ref())
+            && !cpu.arch.is_empty()
+        {
+            return cpu.arch.clone();
+        }
+        self.m.config.default_architecture.clone()
+    }
+
+    /// The ramdisk's network data from `spec.preprovisioningNetworkDataName` (key `networkData`,
+    /// else `value`). A missing Secret gives none, as BMO only logs that outside deletion.
+    fn preprovisioning_network_data(&self) -> String {
+        let name = &self.rec.host.spec.preprovisioning_network_data_name;
+        if name.is_empty() {
+            return String::new();
+        }
+        let key = ObjectKey::new(self.rec.host.metadata.namespace_or_default(), name);
+        self.m
+            .objects
+            .secret(&key)
+            .and_then(|s| s.get_str("networkData").or_else(|| s.get_str("value")))
+            .unwrap_or_default()
+    }
+}
+
+/// The detached annotation's arguments; an unparsable value counts as none.
+pub(crate) fn parse_detached_args(value: &str) -> DetachedArgs {
+    if value.is_empty() {
+        return DetachedArgs::default();
+    }
+    serde_json::from_str(value).unwrap_or_default()
+}

@@ -1,0 +1,146 @@
+//! Hardware profiles, root device hints and RAID: what "preparing" applies
+//! (`profile.go`, `baremetalhost_controller.go:1082-1113, 1236-1280, 1491-1498, 2073-2121`).
+
+use super::Pass;
+use bmh_api::{RaidConfig, RootDeviceHints};
+
+/// The root device hint of a hardware profile; `None` for an unknown profile name.
+pub fn profile_root_device_hints(profile: &str) -> Option<RootDeviceHints> {
+    let device = |name: &str| RootDeviceHints {
+        device_name: name.into(),
+        ..Default::default()
+    };
+    let hctl = |h: &str| RootDeviceHints {
+        hctl: h.into(),
+        ..Default::default()
+    };
+    Some(match profile {
+        "unknown" => device("/dev/sda"),
+        "libvirt" => device("/dev/vda"),
+        "dell" => hctl("0:0:0:0"),
+        "dell-raid" => hctl("0:2:0:0"),
+        "openstack" => device("/dev/vdb"),
+        "empty" => RootDeviceHints::default(),
+        _ => return None,
+    })
+}
+
+/// Root device hints and RAID the spec asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ProvisioningSettings {
+    pub root_device_hints: Option<RootDeviceHints>,
+    pub raid: Option<RaidConfig>,
+}
+
+fn raid_is_empty(raid: &Option<RaidConfig>) -> bool {
+    match raid {
+        None => true,
+        Some(r) => {
+            r.hardware_raid_volumes.as_ref().is_none_or(Vec::is_empty)
+                && r.software_raid_volumes.as_ref().is_none_or(Vec::is_empty)
+        }
+    }
+}
+
+impl Pass<'_, '_> {
+    /// The profile BMO matches: status, then spec, then `libvirt` for libvirt BMCs, else `unknown`.
+    pub(crate) fn hardware_profile_name(&self) -> String {
+        let status = &self.status().hardware_profile;
+        if !status.is_empty() {
+            return status.clone();
+        }
+        if !self.rec.host.spec.hardware_profile.is_empty() {
+            return self.rec.host.spec.hardware_profile.clone();
+        }
+        if self.rec.host.bmc_address().starts_with("libvirt") {
+            return "libvirt".into();
+        }
+        "unknown".into()
+    }
+
+    /// The hints to apply: none with a software RAID root volume, else the spec's, else the profile's.
+    pub(crate) fn desired_root_device_hints(&self) -> Result<Option<RootDeviceHints>, String> {
+        let spec = &self.rec.host.spec;
+        let software_root = spec
+            .raid
+            .as_ref()
+            .and_then(|r| r.software_raid_volumes.as_ref())
+            .is_some_and(|v| v.iter().any(|vol| vol.root_volume));
+        if software_root {
+            return Ok(None);
+        }
+        if let Some(h) = &spec.root_device_hints {
+            return Ok(Some(h.clone()));
+        }
+        let profile = self.hardware_profile_name();
+        profile_root_device_hints(&profile)
+            .map(Some)
+            .ok_or_else(|| format!("no hardware profile named \"{profile}\""))
+    }
+
+    /// What `saveHostProvisioningSettings` would write (`getHostProvisioningSettings`): the desired
+    /// settings, and whether they differ from what status says is applied.
+    pub(crate) fn desired_provisioning_settings(
+        &self,
+    ) -> Result<(bool, ProvisioningSettings), String> {
+        let status = &self.status().provisioning;
+        let hints = self.desired_root_device_hints()?;
+        let spec_raid = &self.rec.host.spec.raid;
+        let raid = if raid_is_empty(spec_raid) {
+            status.raid.as_ref().map(|current| RaidConfig {
+                hardware_raid_volumes: current
+                    .hardware_raid_volumes
+                    .clone()
+                    .filter(|v| !v.is_empty()),
+                software_raid_volumes: Some(Vec::new()),
+            })
+        } else {
+            spec_raid.clone()
+        };
+        let dirty = hints != status.root_device_hints || raid != status.raid;
+        Ok((
+            dirty,
+            ProvisioningSettings {
+                root_device_hints: hints,
+                raid,
+            },
+        ))
+    }
+
+    pub(crate) fn save_provisioning_settings(&mut self, s: ProvisioningSettings) {
+        let p = &mut self.status_mut().provisioning;
+        p.root_device_hints = s.root_device_hints;
+        p.raid = s.raid;
+    }
+
+    /// BMO's `clearHostProvisioningSettings`: forces the next `available` to prepare again.
+    pub(crate) fn clear_provisioning_settings(&mut self) {
+        let p = &mut self.status_mut().provisioning;
+        p.root_device_hints = None;
+        if let Some(r) = p.raid.as_mut() {
+            r.software_raid_volumes = None;
+        }
+        p.firmware = None;
+    }
+
+    /// BMO's `matchProfile`: records the profile and its root device hints; returns whether
+    /// anything changed.
+    pub(crate) fn match_profile(&mut self) -> Result<bool, String> {
+        let name = self.hardware_profile_name();
+        if profile_root_device_hints(&name).is_none() {
+            return Err(format!("no hardware profile named \"{name}\""));
+        }
+        let mut changed = false;
+        if self.status().hardware_profile != name {
+            self.status_mut().hardware_profile = name.clone();
+            self.event("ProfileSet", format!("Hardware profile set: {name}"));
+            changed = true;
+        }
+        let hints = self.desired_root_device_hints()?;
+        if self.status().provisioning.root_device_hints != hints {
+            self.status_mut().provisioning.root_device_hints = hints;
+            changed = true;
+        }
+        Ok(changed)
+    }
+}

@@ -1,0 +1,1225 @@
+//! The `fixture` provisioner: BMO's `pkg/provisioner/fixture/fixture.go`, a fake backend whose
+//! operations finish after a fixed number of calls and which reports canned hardware.
+//!
+//! It behaves call for call as section 5 of the state-machine spec describes, with these
+//! deliberate bmhctl differences:
+//!
+//! * **State is per host, not shared.** BMO's binary hands one `Fixture` to every host, so power
+//!   state, `inspectionStarted`, `adopted`, `image` and `Deleted` leak between hosts. Here all the
+//!   mutable state lives in a [`FixtureState`] that is read from [`HostData::provisioner_state`]
+//!   (`None` → the default state) when the provisioner is created and handed back by
+//!   [`Provisioner::persistent_state`], so the caller persists it next to the host and the next
+//!   pass (or the next bmhctl run) continues where this one stopped.
+//! * **Knobs come from the host.** Tests and users tune the fixture by giving an initial
+//!   `provisioner_state`, e.g.
+//!   `{"validateError":"boom","becomeReadyCounter":5,"health":"Critical","powerFailed":true,"disablePowerOff":true}`,
+//!   or by annotating the host (see [`ANNOTATION_PREFIX`] and the `ANNOTATION_*` constants).
+//!   Annotations are read at every provisioner creation and applied over the stored state.
+//! * **`BecomeReadyCounter` is counted per process.** `new_provisioner` returning `NotReady`
+//!   produces no provisioner whose state could be persisted, so the [`Fixture`] factory keeps the
+//!   remaining count of each host in memory, seeded from the host's state (after annotations) the
+//!   first time it sees the host. A new bmhctl process starts counting again from the stored value.
+//!   Once the counter lets a provisioner through, the provisioner's state carries the in-process
+//!   value (normally 0), so persisting it ends the countdown for later runs too — unless the
+//!   `become-ready-counter` annotation is still present, which re-seeds every new process.
+//! * **`PoweredOn` is an `Option<bool>`.** `None` means "never changed" and behaves exactly like
+//!   Go's zero value `false`: it is reported as `Some(false)` (off) by `update_hardware_state`,
+//!   so the fixture, like BMO's, never reports an unknown power state.
+//! * `get_health` returns the `health` field; there is no "nil state" case since every
+//!   provisioner has a state.
+
+use bmh_api::{
+    AutomatedCleaningMode, Cpu, CustomDeploy, HardwareDetails, Image, Lldp, Nic, ObjectKey,
+    RebootMode, Storage,
+};
+use bmhctl_plugin_sdk::{
+    AdoptData, Event, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
+    HostConfigData, HostData, ImageFormat, InspectData, ManagementAccessData, OpResult,
+    PrepareData, ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ServicingData,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The name the fixture is selected by (`--provisioner fixture`).
+pub const NAME: &str = "fixture";
+
+/// Requeue delay of `adopt` (BMO `shortRetryDelay`).
+pub const SHORT_RETRY_DELAY: Duration = Duration::from_secs(3);
+/// Requeue delay of `provision` and `deprovision` (BMO `longRetryDelay`).
+pub const LONG_RETRY_DELAY: Duration = Duration::from_secs(10);
+/// Requeue delay after an inspection was started (BMO `inspectionRequeueDelay`).
+pub const INSPECTION_REQUEUE_DELAY: Duration = Duration::from_secs(2);
+/// Requeue delay after a new registration (BMO `DefaultRequeueSecs`).
+pub const DEFAULT_REQUEUE: Duration = Duration::from_secs(5);
+
+/// The provisioner ID every newly registered host gets (BMO gives all hosts the same one).
+pub const TEMPORARY_FAKE_ID: &str = "temporary-fake-id";
+
+/// Size of each canned disk in TiB (BMO `DefaultSizeBytes`).
+const DEFAULT_SIZE_TIB: i64 = 93;
+/// BMO `DefaultGB`: the multiplier between binary units.
+const DEFAULT_GB: i64 = 1024;
+/// BMO `DefaultClockMegahertz` (in GHz, despite its name).
+const DEFAULT_CLOCK_GHZ: f64 = 3.0;
+/// BMO `DefaultRAMMebibytes` (in GiB, despite its name).
+const DEFAULT_RAM_GIB: i64 = 128;
+
+/// Prefix of the host annotations that tune the fixture.
+pub const ANNOTATION_PREFIX: &str = "fixture.bmhctl.metal3.io/";
+/// Sets `validateError`: `register` fails with this message. An empty value clears it.
+pub const ANNOTATION_VALIDATE_ERROR: &str = "fixture.bmhctl.metal3.io/validate-error";
+/// Sets `becomeReadyCounter` (an integer): the first N−1 provisioner creations are `NotReady`.
+pub const ANNOTATION_BECOME_READY_COUNTER: &str = "fixture.bmhctl.metal3.io/become-ready-counter";
+/// Sets `health` (`OK`, `Warning`, `Critical`, or empty).
+pub const ANNOTATION_HEALTH: &str = "fixture.bmhctl.metal3.io/health";
+/// Sets `powerFailed` (`true`/`false`): what `has_power_failure` answers.
+pub const ANNOTATION_POWER_FAILED: &str = "fixture.bmhctl.metal3.io/power-failed";
+/// Sets `disablePowerOff` (`true`/`false`): `power_off` only records `rebootCalled`.
+pub const ANNOTATION_DISABLE_POWER_OFF: &str = "fixture.bmhctl.metal3.io/disable-power-off";
+
+/// BMO's `HostFirmwareSettingsMock`: what `get_firmware_settings` returns.
+pub type FirmwareSettingsMock = FirmwareSettings;
+
+/// BMO's `HostFirmwareComponentsMock`: what `get_firmware_components` returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FirmwareComponentsMock {
+    #[serde(default)]
+    pub components: Vec<FirmwareComponentStatus>,
+}
+
+/// Everything the fixture remembers about one host (BMO's `Fixture` struct, minus the sharing).
+///
+/// Serialised as camelCase JSON; every field is optional so a partial document (a set of knobs)
+/// is a valid state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FixtureState {
+    /// Knob: N > 0 makes the first N−1 provisioner creations fail with `NotReady`.
+    #[serde(default)]
+    pub become_ready_counter: i64,
+    /// Set by the first `delete` or `detach`.
+    #[serde(default)]
+    pub deleted: bool,
+    /// Knob: `power_off` sets `reboot_called` instead of powering off.
+    #[serde(default)]
+    pub disable_power_off: bool,
+    /// The simulated power state; `None` (never changed) counts as off.
+    #[serde(default)]
+    pub powered_on: Option<bool>,
+    /// Set by `power_off` when `disable_power_off` is set.
+    #[serde(default)]
+    pub reboot_called: bool,
+    /// Knob: what `has_power_failure` answers.
+    #[serde(default)]
+    pub power_failed: bool,
+    /// Knob: what `get_health` answers.
+    #[serde(default)]
+    pub health: String,
+    /// Set by the first `adopt`.
+    #[serde(default)]
+    pub adopted: bool,
+    /// The image provisioned last (empty URL: none).
+    #[serde(default)]
+    pub image: Image,
+    /// Set by the first `inspect_hardware`, never reset.
+    #[serde(default)]
+    pub inspection_started: bool,
+    /// Knob: `register` fails with this message when non-empty.
+    #[serde(default)]
+    pub validate_error: String,
+    /// The custom deploy provisioned last.
+    #[serde(default)]
+    pub custom_deploy: Option<CustomDeploy>,
+    /// Knob: what `get_firmware_settings` returns.
+    #[serde(default)]
+    pub host_firmware_settings: FirmwareSettingsMock,
+    /// Knob: what `get_firmware_components` returns.
+    #[serde(default)]
+    pub host_firmware_components: FirmwareComponentsMock,
+}
+
+impl FixtureState {
+    /// The state stored in `host.provisioner_state`, or the default state when there is none.
+    pub fn from_host(host: &HostData) -> Result<Self, ProvisionerError> {
+        match &host.provisioner_state {
+            None | Some(serde_json::Value::Null) => Ok(Self::default()),
+            Some(v) => Self::deserialize(v).map_err(|e| {
+                ProvisionerError::Other(format!("invalid fixture provisioner state: {e}"))
+            }),
+        }
+    }
+
+    /// Applies the `fixture.bmhctl.metal3.io/*` annotations over this state. Unknown keys under
+    /// the prefix are ignored; a malformed value is an error.
+    pub fn apply_annotations(
+        &mut self,
+        annotations: &BTreeMap<String, String>,
+    ) -> Result<(), ProvisionerError> {
+        fn parse_bool(key: &str, v: &str) -> Result<bool, ProvisionerError> {
+            match v.trim() {
+                "true" | "True" | "TRUE" => Ok(true),
+                "false" | "False" | "FALSE" | "" => Ok(false),
+                other => Err(ProvisionerError::Other(format!(
+                    "annotation {key}: expected true or false, got {other:?}"
+                ))),
+            }
+        }
+        for (key, value) in annotations {
+            match key.as_str() {
+                ANNOTATION_VALIDATE_ERROR => self.validate_error = value.clone(),
+                ANNOTATION_HEALTH => self.health = value.trim().to_string(),
+                ANNOTATION_POWER_FAILED => self.power_failed = parse_bool(key, value)?,
+                ANNOTATION_DISABLE_POWER_OFF => self.disable_power_off = parse_bool(key, value)?,
+                ANNOTATION_BECOME_READY_COUNTER => {
+                    self.become_ready_counter = value.trim().parse().map_err(|_| {
+                        ProvisionerError::Other(format!(
+                            "annotation {key}: expected an integer, got {value:?}"
+                        ))
+                    })?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the simulated host is powered on (`None` counts as off).
+    pub fn is_powered_on(&self) -> bool {
+        self.powered_on.unwrap_or(false)
+    }
+}
+
+/// The hardware every fixture inspection reports (BMO `fixture.go:190-236`).
+pub fn canned_hardware_details() -> HardwareDetails {
+    let disk = |name: &str| Storage {
+        name: name.to_string(),
+        rotational: false,
+        size_bytes: DEFAULT_SIZE_TIB * DEFAULT_GB * DEFAULT_GB * DEFAULT_GB * DEFAULT_GB,
+        model: "Dell CFJ61".to_string(),
+        ..Storage::default()
+    };
+    let nic = |name: &str, model: &str, mac: &str, ip: &str, pxe: bool, lldp: [&str; 3]| Nic {
+        name: name.to_string(),
+        model: model.to_string(),
+        mac: mac.to_string(),
+        ip: ip.to_string(),
+        speed_gbps: 1,
+        pxe,
+        lldp: Some(Lldp {
+            switch_id: lldp[0].to_string(),
+            port_id: lldp[1].to_string(),
+            switch_system_name: lldp[2].to_string(),
+        }),
+        ..Nic::default()
+    };
+    HardwareDetails {
+        ram_mebibytes: DEFAULT_RAM_GIB * DEFAULT_GB,
+        nics: vec![
+            nic(
+                "nic-1",
+                "virt-io",
+                "ab:cd:12:34:56:78",
+                "192.168.100.1",
+                true,
+                ["aa:bb:cc:dd:ee:ff", "Ethernet1/1", "switch01.example.com"],
+            ),
+            nic(
+                "nic-2",
+                "e1000",
+                "12:34:56:78:ab:cd",
+                "192.168.100.2",
+                false,
+                ["ff:ee:dd:cc:bb:aa", "Ethernet1/2", "switch02.example.com"],
+            ),
+        ],
+        storage: vec![disk("disk-1 (boot)"), disk("disk-2")],
+        cpu: Some(Cpu {
+            arch: "x86_64".to_string(),
+            model: "FancyPants CPU".to_string(),
+            clock_megahertz: DEFAULT_CLOCK_GHZ * 1000.0,
+            flags: ["fpu", "hypervisor", "sse", "vmx"]
+                .map(String::from)
+                .to_vec(),
+            count: 1,
+        }),
+        ..HardwareDetails::default()
+    }
+}
+
+/// A trivial [`HostConfigData`] for tests (BMO `NewHostConfigData`).
+pub fn new_host_config_data(
+    user_data: impl Into<String>,
+    network_data: impl Into<String>,
+    meta_data: impl Into<String>,
+) -> HostConfigData {
+    HostConfigData {
+        user_data: user_data.into(),
+        network_data: network_data.into(),
+        meta_data: meta_data.into(),
+    }
+}
+
+/// The fixture factory. One is shared by all hosts of a process; it holds no host state except
+/// the per-host `BecomeReadyCounter` countdown (see the module docs).
+/// Clones share that countdown.
+#[derive(Debug, Clone, Default)]
+pub struct Fixture {
+    ready_counters: Arc<Mutex<HashMap<ObjectKey, i64>>>,
+}
+
+impl Fixture {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The remaining `BecomeReadyCounter` of a host this process has seen, if any.
+    pub fn remaining_counter(&self, key: &ObjectKey) -> Option<i64> {
+        self.ready_counters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .copied()
+    }
+}
+
+impl ProvisionerFactory for Fixture {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        Ok(Box::new(self.new_fixture_provisioner(host, events)?))
+    }
+}
+
+impl Fixture {
+    /// [`ProvisionerFactory::new_provisioner`] with the concrete type, for tests and embedders.
+    pub fn new_fixture_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<FixtureProvisioner, ProvisionerError> {
+        let mut state = FixtureState::from_host(&host)?;
+        state.apply_annotations(&host.annotations)?;
+
+        {
+            let mut counters = self
+                .ready_counters
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let counter = counters
+                .entry(host.key.clone())
+                .or_insert(state.become_ready_counter);
+            if *counter > 0 {
+                *counter -= 1;
+                if *counter != 0 {
+                    return Err(ProvisionerError::NotReady(String::new()));
+                }
+            }
+            state.become_ready_counter = *counter;
+        }
+
+        Ok(FixtureProvisioner {
+            key: host.key,
+            prov_id: host.provisioner_id,
+            events,
+            state,
+        })
+    }
+}
+
+/// One host's fixture provisioner for one pass.
+pub struct FixtureProvisioner {
+    key: ObjectKey,
+    prov_id: String,
+    events: EventSink,
+    state: FixtureState,
+}
+
+impl std::fmt::Debug for FixtureProvisioner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FixtureProvisioner")
+            .field("host", &self.key)
+            .field("prov_id", &self.prov_id)
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FixtureProvisioner {
+    /// The state as it is now (what `persistent_state` will return).
+    pub fn state(&self) -> &FixtureState {
+        &self.state
+    }
+
+    /// The provisioner ID as this provisioner knows it (set by the first `register`).
+    pub fn provisioner_id(&self) -> &str {
+        &self.prov_id
+    }
+
+    fn publish(&self, reason: &str, message: &str) {
+        (self.events)(Event {
+            reason: reason.to_string(),
+            message: message.to_string(),
+        });
+    }
+}
+
+impl Provisioner for FixtureProvisioner {
+    fn register(
+        &mut self,
+        _data: &ManagementAccessData,
+        _credentials_changed: bool,
+        _restart_on_failure: bool,
+    ) -> Result<(OpResult, String), ProvisionerError> {
+        if !self.state.validate_error.is_empty() {
+            return Ok((
+                OpResult::failed(self.state.validate_error.clone()),
+                String::new(),
+            ));
+        }
+        if self.prov_id.is_empty() {
+            self.prov_id = TEMPORARY_FAKE_ID.to_string();
+            self.publish("Registered", "Registered new host");
+            return Ok((OpResult::in_progress(DEFAULT_REQUEUE), self.prov_id.clone()));
+        }
+        Ok((OpResult::done(), self.prov_id.clone()))
+    }
+
+    fn preprovisioning_image_formats(
+        &mut self,
+    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
+        Ok(None)
+    }
+
+    fn inspect_hardware(
+        &mut self,
+        _data: &InspectData,
+        _restart_on_failure: bool,
+        _refresh: bool,
+        _force_reboot: bool,
+    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        if !self.state.inspection_started {
+            self.state.inspection_started = true;
+            return Ok((OpResult::in_progress(INSPECTION_REQUEUE_DELAY), true, None));
+        }
+        self.publish("InspectionComplete", "Hardware inspection completed");
+        Ok((OpResult::done(), false, Some(canned_hardware_details())))
+    }
+
+    fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
+        Ok(HardwareState {
+            powered_on: Some(self.state.is_powered_on()),
+        })
+    }
+
+    fn adopt(
+        &mut self,
+        _data: &AdoptData,
+        _restart_on_failure: bool,
+    ) -> Result<OpResult, ProvisionerError> {
+        if !self.state.adopted {
+            self.state.adopted = true;
+            return Ok(OpResult::in_progress(SHORT_RETRY_DELAY));
+        }
+        Ok(OpResult::done())
+    }
+
+    fn prepare(
+        &mut self,
+        _data: &PrepareData,
+        unprepared: bool,
+        _restart_on_failure: bool,
+    ) -> Result<(OpResult, bool), ProvisionerError> {
+        Ok((OpResult::done(), unprepared))
+    }
+
+    fn service(
+        &mut self,
+        _data: &ServicingData,
+        unprepared: bool,
+        _restart_on_failure: bool,
+    ) -> Result<(OpResult, bool), ProvisionerError> {
+        let result = OpResult {
+            dirty: unprepared,
+            ..OpResult::done()
+        };
+        Ok((result, unprepared))
+    }
+
+    fn provision(
+        &mut self,
+        data: &ProvisionData,
+        _force_reboot: bool,
+    ) -> Result<OpResult, ProvisionerError> {
+        if let Some(custom_deploy) = &data.custom_deploy
+            && self.state.custom_deploy.is_none()
+        {
+            self.state.custom_deploy = Some(custom_deploy.clone());
+            self.publish(
+                "ProvisioningComplete",
+                "Custom deploy provisioning completed",
+            );
+            return Ok(OpResult::in_progress(LONG_RETRY_DELAY));
+        }
+        if !data.image.url.is_empty() && self.state.image.url.is_empty() {
+            self.state.image = data.image.clone();
+            self.publish("ProvisioningComplete", "Image provisioning completed");
+            return Ok(OpResult::in_progress(LONG_RETRY_DELAY));
+        }
+        Ok(OpResult::done())
+    }
+
+    fn deprovision(
+        &mut self,
+        _restart_on_failure: bool,
+        _automated_cleaning_mode: AutomatedCleaningMode,
+    ) -> Result<OpResult, ProvisionerError> {
+        if !self.state.image.url.is_empty() {
+            self.state.image = Image::default();
+            self.publish("DeprovisionStarted", "Image deprovisioning started");
+            return Ok(OpResult::in_progress(LONG_RETRY_DELAY));
+        }
+        if self.state.custom_deploy.is_some() {
+            self.state.custom_deploy = None;
+            self.publish("DeprovisionStarted", "Custom deploy deprovisioning started");
+            return Ok(OpResult::in_progress(LONG_RETRY_DELAY));
+        }
+        self.publish("DeprovisionComplete", "Image deprovisioning completed");
+        Ok(OpResult {
+            requeue_after: LONG_RETRY_DELAY,
+            ..OpResult::done()
+        })
+    }
+
+    fn delete(&mut self) -> Result<OpResult, ProvisionerError> {
+        if !self.state.deleted {
+            self.state.deleted = true;
+            return Ok(OpResult::in_progress(Duration::ZERO));
+        }
+        Ok(OpResult::done())
+    }
+
+    fn detach(&mut self, _force: bool) -> Result<OpResult, ProvisionerError> {
+        self.delete()
+    }
+
+    fn power_on(&mut self, _force: bool) -> Result<OpResult, ProvisionerError> {
+        if !self.state.is_powered_on() {
+            self.state.powered_on = Some(true);
+            self.publish("PowerOn", "Host powered on");
+            return Ok(OpResult::in_progress(Duration::ZERO));
+        }
+        Ok(OpResult::done())
+    }
+
+    fn power_off(
+        &mut self,
+        _mode: RebootMode,
+        _force: bool,
+        _automated_cleaning_mode: AutomatedCleaningMode,
+    ) -> Result<OpResult, ProvisionerError> {
+        if self.state.disable_power_off {
+            self.state.reboot_called = true;
+            return Ok(OpResult::in_progress(Duration::ZERO));
+        }
+        if self.state.is_powered_on() {
+            self.state.powered_on = Some(false);
+            self.publish("PowerOff", "Host powered off");
+            return Ok(OpResult::in_progress(Duration::ZERO));
+        }
+        Ok(OpResult::done())
+    }
+
+    fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
+        Ok(true)
+    }
+
+    fn get_firmware_settings(
+        &mut self,
+        _include_schema: bool,
+    ) -> Result<FirmwareSettings, ProvisionerError> {
+        Ok(self.state.host_firmware_settings.clone())
+    }
+
+    fn get_firmware_components(
+        &mut self,
+    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
+        Ok(self.state.host_firmware_components.components.clone())
+    }
+
+    fn add_bmc_event_subscription(
+        &mut self,
+        _subscription: &serde_json::Value,
+        _http_headers: &[BTreeMap<String, String>],
+    ) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+
+    fn remove_bmc_event_subscription(
+        &mut self,
+        _subscription: &serde_json::Value,
+    ) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+
+    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+        Ok(false)
+    }
+
+    fn attach_data_image(&mut self, _url: &str) -> Result<(), ProvisionerError> {
+        Ok(())
+    }
+
+    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+        Ok(())
+    }
+
+    fn has_power_failure(&mut self) -> bool {
+        self.state.power_failed
+    }
+
+    fn get_health(&mut self) -> String {
+        self.state.health.clone()
+    }
+
+    fn persistent_state(&self) -> Option<serde_json::Value> {
+        // Serialising plain data with string keys cannot fail.
+        serde_json::to_value(&self.state).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    type Events = Arc<Mutex<Vec<Event>>>;
+
+    fn recorder() -> (EventSink, Events) {
+        let events: Events = Arc::default();
+        let recorder = events.clone();
+        let sink: EventSink = Arc::new(move |e| recorder.lock().unwrap().push(e));
+        (sink, events)
+    }
+
+    fn host(state: Option<serde_json::Value>) -> HostData {
+        HostData {
+            key: ObjectKey::new("default", "host-0"),
+            provisioner_state: state,
+            ..HostData::default()
+        }
+    }
+
+    fn prov(fixture: &Fixture, host: HostData) -> (FixtureProvisioner, Events) {
+        let (sink, events) = recorder();
+        (
+            fixture
+                .new_fixture_provisioner(host, sink)
+                .expect("provisioner"),
+            events,
+        )
+    }
+
+    fn reasons(events: &Events) -> Vec<(String, String)> {
+        events
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|e| (e.reason.clone(), e.message.clone()))
+            .collect()
+    }
+
+    fn ev(reason: &str, message: &str) -> (String, String) {
+        (reason.to_string(), message.to_string())
+    }
+
+    fn image(url: &str) -> Image {
+        Image {
+            url: url.to_string(),
+            checksum: "sum".to_string(),
+            ..Image::default()
+        }
+    }
+
+    fn in_progress(after: Duration) -> OpResult {
+        OpResult::in_progress(after)
+    }
+
+    #[test]
+    fn register_first_call_assigns_temporary_id_then_is_empty() {
+        let f = Fixture::new();
+        let (mut p, events) = prov(&f, host(None));
+        let data = ManagementAccessData::default();
+        let (r, id) = p.register(&data, false, false).unwrap();
+        assert_eq!(r, in_progress(DEFAULT_REQUEUE));
+        assert_eq!(r.requeue_after, Duration::from_secs(5));
+        assert_eq!(id, "temporary-fake-id");
+        assert_eq!(
+            reasons(&events),
+            vec![ev("Registered", "Registered new host")]
+        );
+
+        // Same provisioner: the ID is now known.
+        let (r, id) = p.register(&data, false, false).unwrap();
+        assert_eq!(r, OpResult::done());
+        assert_eq!(id, "temporary-fake-id");
+        assert_eq!(events.lock().unwrap().len(), 1);
+
+        // A new provisioner for a host that already has an ID.
+        let mut h = host(p.persistent_state());
+        h.provisioner_id = TEMPORARY_FAKE_ID.to_string();
+        let (mut p2, events2) = prov(&f, h);
+        let (r, _) = p2.register(&data, true, false).unwrap();
+        assert_eq!(r, OpResult::done());
+        assert!(events2.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn register_with_validate_error_fails() {
+        let f = Fixture::new();
+        let (mut p, events) = prov(&f, host(Some(json!({"validateError": "boom"}))));
+        let (r, _) = p
+            .register(&ManagementAccessData::default(), false, false)
+            .unwrap();
+        assert_eq!(r, OpResult::failed("boom"));
+        assert!(!r.dirty);
+        assert!(events.lock().unwrap().is_empty());
+        assert_eq!(p.provisioner_id(), "");
+    }
+
+    #[test]
+    fn validate_error_from_annotation() {
+        let f = Fixture::new();
+        let mut h = host(None);
+        h.annotations.insert(
+            ANNOTATION_VALIDATE_ERROR.to_string(),
+            "bad creds".to_string(),
+        );
+        let (mut p, _) = prov(&f, h);
+        let (r, _) = p
+            .register(&ManagementAccessData::default(), false, false)
+            .unwrap();
+        assert_eq!(r.error_message, "bad creds");
+    }
+
+    #[test]
+    fn annotation_knobs_apply_over_state() {
+        let f = Fixture::new();
+        let mut h = host(Some(json!({"health": "OK", "powerFailed": true})));
+        for (k, v) in [
+            (ANNOTATION_HEALTH, "Critical"),
+            (ANNOTATION_POWER_FAILED, "false"),
+            (ANNOTATION_DISABLE_POWER_OFF, "true"),
+            (ANNOTATION_BECOME_READY_COUNTER, "1"),
+            ("fixture.bmhctl.metal3.io/unknown", "whatever"),
+        ] {
+            h.annotations.insert(k.to_string(), v.to_string());
+        }
+        let (mut p, _) = prov(&f, h);
+        assert_eq!(p.get_health(), "Critical");
+        assert!(!p.has_power_failure());
+        assert!(p.state().disable_power_off);
+        assert_eq!(p.state().become_ready_counter, 0);
+    }
+
+    #[test]
+    fn malformed_knobs_are_errors() {
+        let f = Fixture::new();
+        let mut h = host(None);
+        h.annotations
+            .insert(ANNOTATION_POWER_FAILED.to_string(), "maybe".to_string());
+        let (sink, _) = recorder();
+        assert!(matches!(
+            f.new_provisioner(h, sink),
+            Err(ProvisionerError::Other(_))
+        ));
+
+        let mut h = host(None);
+        h.annotations
+            .insert(ANNOTATION_BECOME_READY_COUNTER.to_string(), "x".to_string());
+        let (sink, _) = recorder();
+        assert!(matches!(
+            f.new_provisioner(h, sink),
+            Err(ProvisionerError::Other(_))
+        ));
+
+        let (sink, _) = recorder();
+        let bad = host(Some(json!({"deleted": "yes"})));
+        assert!(matches!(
+            f.new_provisioner(bad, sink),
+            Err(ProvisionerError::Other(_))
+        ));
+    }
+
+    #[test]
+    fn inspection_starts_then_completes_with_canned_details() {
+        let f = Fixture::new();
+        let (mut p, events) = prov(&f, host(None));
+        let data = InspectData::default();
+        let (r, started, details) = p.inspect_hardware(&data, false, false, false).unwrap();
+        assert_eq!(r, in_progress(Duration::from_secs(2)));
+        assert!(started);
+        assert!(details.is_none());
+        assert!(events.lock().unwrap().is_empty());
+
+        let (r, started, details) = p.inspect_hardware(&data, false, false, false).unwrap();
+        assert_eq!(r, OpResult::done());
+        assert!(!started);
+        assert_eq!(details, Some(canned_hardware_details()));
+        assert_eq!(
+            reasons(&events),
+            vec![ev("InspectionComplete", "Hardware inspection completed")]
+        );
+
+        // The flag is never reset: a re-inspection finishes at once.
+        let (r, started, details) = p.inspect_hardware(&data, true, true, true).unwrap();
+        assert!(!r.dirty && !started && details.is_some());
+    }
+
+    #[test]
+    fn canned_details_match_spec() {
+        let d = canned_hardware_details();
+        assert_eq!(d.ram_mebibytes, 131072);
+        assert_eq!(d.nics.len(), 2);
+        let n1 = &d.nics[0];
+        assert_eq!(
+            (
+                n1.name.as_str(),
+                n1.model.as_str(),
+                n1.mac.as_str(),
+                n1.ip.as_str()
+            ),
+            ("nic-1", "virt-io", "ab:cd:12:34:56:78", "192.168.100.1")
+        );
+        assert_eq!((n1.speed_gbps, n1.pxe), (1, true));
+        let l1 = n1.lldp.as_ref().unwrap();
+        assert_eq!(
+            (
+                l1.switch_id.as_str(),
+                l1.port_id.as_str(),
+                l1.switch_system_name.as_str()
+            ),
+            ("aa:bb:cc:dd:ee:ff", "Ethernet1/1", "switch01.example.com")
+        );
+        let n2 = &d.nics[1];
+        assert_eq!(
+            (
+                n2.name.as_str(),
+                n2.model.as_str(),
+                n2.mac.as_str(),
+                n2.ip.as_str()
+            ),
+            ("nic-2", "e1000", "12:34:56:78:ab:cd", "192.168.100.2")
+        );
+        assert_eq!((n2.speed_gbps, n2.pxe), (1, false));
+        let l2 = n2.lldp.as_ref().unwrap();
+        assert_eq!(
+            (
+                l2.switch_id.as_str(),
+                l2.port_id.as_str(),
+                l2.switch_system_name.as_str()
+            ),
+            ("ff:ee:dd:cc:bb:aa", "Ethernet1/2", "switch02.example.com")
+        );
+        let names: Vec<&str> = d.storage.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["disk-1 (boot)", "disk-2"]);
+        for s in &d.storage {
+            assert!(!s.rotational);
+            assert_eq!(s.size_bytes, 93 * 1024_i64.pow(4));
+            assert_eq!(s.model, "Dell CFJ61");
+        }
+        let cpu = d.cpu.unwrap();
+        assert_eq!(
+            (cpu.arch.as_str(), cpu.model.as_str()),
+            ("x86_64", "FancyPants CPU")
+        );
+        assert_eq!(cpu.clock_megahertz, 3000.0);
+        assert_eq!(cpu.flags, ["fpu", "hypervisor", "sse", "vmx"]);
+        assert_eq!(cpu.count, 1);
+    }
+
+    #[test]
+    fn prepare_and_service_report_unprepared_as_started() {
+        let f = Fixture::new();
+        let (mut p, _) = prov(&f, host(None));
+        assert_eq!(
+            p.prepare(&PrepareData::default(), true, false).unwrap(),
+            (OpResult::done(), true)
+        );
+        assert_eq!(
+            p.prepare(&PrepareData::default(), false, false).unwrap(),
+            (OpResult::done(), false)
+        );
+        assert_eq!(
+            p.service(&ServicingData::default(), true, false).unwrap(),
+            (in_progress(Duration::ZERO), true)
+        );
+        assert_eq!(
+            p.service(&ServicingData::default(), false, false).unwrap(),
+            (OpResult::done(), false)
+        );
+    }
+
+    #[test]
+    fn adopt_is_dirty_once() {
+        let f = Fixture::new();
+        let (mut p, _) = prov(&f, host(None));
+        let data = AdoptData::default();
+        assert_eq!(
+            p.adopt(&data, false).unwrap(),
+            in_progress(Duration::from_secs(3))
+        );
+        assert_eq!(p.adopt(&data, false).unwrap(), OpResult::done());
+        assert!(p.state().adopted);
+    }
+
+    #[test]
+    fn provision_image_takes_two_calls() {
+        let f = Fixture::new();
+        let (mut p, events) = prov(&f, host(None));
+        let data = ProvisionData {
+            image: image("http://example.com/img.qcow2"),
+            ..ProvisionData::default()
+        };
+        assert_eq!(
+            p.provision(&data, false).unwrap(),
+            in_progress(Duration::from_secs(10))
+        );
+        assert_eq!(p.state().image, data.image);
+        assert_eq!(
+            reasons(&events),
+            vec![ev("ProvisioningComplete", "Image provisioning completed")]
+        );
+        assert_eq!(p.provision(&data, false).unwrap(), OpResult::done());
+        assert_eq!(events.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn provision_custom_deploy_takes_two_calls() {
+        let f = Fixture::new();
+        let (mut p, events) = prov(&f, host(None));
+        let data = ProvisionData {
+            custom_deploy: Some(CustomDeploy {
+                method: "install_great_stuff".to_string(),
+            }),
+            ..ProvisionData::default()
+        };
+        assert_eq!(
+            p.provision(&data, false).unwrap(),
+            in_progress(LONG_RETRY_DELAY)
+        );
+        assert_eq!(p.state().custom_deploy, data.custom_deploy);
+        assert_eq!(
+            reasons(&events),
+            vec![ev(
+                "ProvisioningComplete",
+                "Custom deploy provisioning completed"
+            )]
+        );
+        assert_eq!(p.provision(&data, false).unwrap(), OpResult::done());
+        assert!(p.state().image.url.is_empty());
+    }
+
+    #[test]
+    fn provision_without_image_or_custom_deploy_is_done() {
+        let f = Fixture::new();
+        let (mut p, events) = prov(&f, host(None));
+        assert_eq!(
+            p.provision(&ProvisionData::default(), false).unwrap(),
+            OpResult::done()
+        );
+        assert!(events.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn deprovision_takes_two_calls() {
+        let f = Fixture::new();
+        let (mut p, events) = prov(&f, host(Some(json!({"image": {"url": "http://x/img"}}))));
+        let mode = AutomatedCleaningMode::default();
+        assert_eq!(
+            p.deprovision(false, mode.clone()).unwrap(),
+            in_progress(LONG_RETRY_DELAY)
+        );
+        assert!(p.state().image.url.is_empty());
+        let r = p.deprovision(false, mode).unwrap();
+        assert!(!r.dirty);
+        assert_eq!(r.requeue_after, Duration::from_secs(10));
+        let got: Vec<String> = reasons(&events).into_iter().map(|(r, _)| r).collect();
+        assert_eq!(got, ["DeprovisionStarted", "DeprovisionComplete"]);
+    }
+
+    #[test]
+    fn deprovision_takes_three_calls_with_image_and_custom_deploy() {
+        let f = Fixture::new();
+        let (mut p, events) = prov(&f, host(None));
+        let data = ProvisionData {
+            image: image("http://x/img"),
+            custom_deploy: Some(CustomDeploy {
+                method: "m".to_string(),
+            }),
+            ..ProvisionData::default()
+        };
+        // Custom deploy first, then the image: both stored.
+        assert!(p.provision(&data, false).unwrap().dirty);
+        assert!(p.provision(&data, false).unwrap().dirty);
+        assert_eq!(p.provision(&data, false).unwrap(), OpResult::done());
+        events.lock().unwrap().clear();
+
+        let mode = AutomatedCleaningMode::default();
+        assert!(p.deprovision(false, mode.clone()).unwrap().dirty);
+        assert!(p.state().image.url.is_empty() && p.state().custom_deploy.is_some());
+        assert!(p.deprovision(false, mode.clone()).unwrap().dirty);
+        assert!(p.state().custom_deploy.is_none());
+        let r = p.deprovision(false, mode).unwrap();
+        assert!(!r.dirty);
+        assert_eq!(r.requeue_after, LONG_RETRY_DELAY);
+        let got: Vec<String> = reasons(&events).into_iter().map(|(r, _)| r).collect();
+        assert_eq!(
+            got,
+            [
+                "DeprovisionStarted",
+                "DeprovisionStarted",
+                "DeprovisionComplete"
+            ]
+        );
+    }
+
+    #[test]
+    fn delete_and_detach_share_deleted_flag() {
+        let f = Fixture::new();
+        let (mut p, _) = prov(&f, host(None));
+        assert_eq!(p.delete().unwrap(), in_progress(Duration::ZERO));
+        assert!(p.state().deleted);
+        assert_eq!(p.delete().unwrap(), OpResult::done());
+        assert_eq!(p.detach(false).unwrap(), OpResult::done());
+
+        let (mut p, _) = prov(&f, host(None));
+        assert_eq!(p.detach(true).unwrap(), in_progress(Duration::ZERO));
+        assert_eq!(p.delete().unwrap(), OpResult::done());
+    }
+
+    #[test]
+    fn power_on_and_off() {
+        let f = Fixture::new();
+        let (mut p, events) = prov(&f, host(None));
+        let mode = AutomatedCleaningMode::default();
+        assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(false));
+        // Already off.
+        assert_eq!(
+            p.power_off(RebootMode::default(), false, mode.clone())
+                .unwrap(),
+            OpResult::done()
+        );
+
+        assert_eq!(p.power_on(false).unwrap(), in_progress(Duration::ZERO));
+        assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(true));
+        assert_eq!(p.power_on(false).unwrap(), OpResult::done());
+
+        assert_eq!(
+            p.power_off(RebootMode::default(), true, mode.clone())
+                .unwrap(),
+            in_progress(Duration::ZERO)
+        );
+        assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(false));
+        assert_eq!(
+            p.power_off(RebootMode::default(), false, mode).unwrap(),
+            OpResult::done()
+        );
+        assert!(!p.state().reboot_called);
+        assert_eq!(
+            reasons(&events),
+            vec![
+                ev("PowerOn", "Host powered on"),
+                ev("PowerOff", "Host powered off")
+            ]
+        );
+    }
+
+    #[test]
+    fn disable_power_off_records_reboot() {
+        let f = Fixture::new();
+        let (mut p, events) = prov(
+            &f,
+            host(Some(json!({"disablePowerOff": true, "poweredOn": true}))),
+        );
+        let r = p
+            .power_off(
+                RebootMode::default(),
+                false,
+                AutomatedCleaningMode::default(),
+            )
+            .unwrap();
+        assert_eq!(r, in_progress(Duration::ZERO));
+        assert!(p.state().reboot_called);
+        assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(true));
+        assert!(events.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn become_ready_counter_counts_down_per_host() {
+        let f = Fixture::new();
+        let state = json!({"becomeReadyCounter": 5});
+        for i in 0..4 {
+            let (sink, _) = recorder();
+            let r = f.new_provisioner(host(Some(state.clone())), sink);
+            assert!(
+                matches!(r, Err(ProvisionerError::NotReady(ref m)) if m.is_empty()),
+                "call {i} should be not ready"
+            );
+        }
+        assert_eq!(
+            f.remaining_counter(&ObjectKey::new("default", "host-0")),
+            Some(1)
+        );
+
+        // Another host has its own counter.
+        let mut other = host(Some(state.clone()));
+        other.key = ObjectKey::new("default", "host-1");
+        let (sink, _) = recorder();
+        assert!(matches!(
+            f.new_provisioner(other, sink),
+            Err(ProvisionerError::NotReady(_))
+        ));
+
+        let (p, _) = prov(&f, host(Some(state.clone())));
+        assert_eq!(p.state().become_ready_counter, 0);
+        assert_eq!(
+            p.persistent_state().unwrap()["becomeReadyCounter"],
+            json!(0)
+        );
+        // Stays ready.
+        let (_p, _) = prov(&f, host(Some(state)));
+
+        // A fresh factory (new process) without a persisted countdown starts again...
+        let f2 = Fixture::new();
+        let (sink, _) = recorder();
+        let r = f2.new_provisioner(host(Some(json!({"becomeReadyCounter": 2}))), sink);
+        assert!(matches!(r, Err(ProvisionerError::NotReady(_))));
+        // ...and a persisted 0 means ready at once.
+        let (_p, _) = prov(&Fixture::new(), host(p.persistent_state()));
+    }
+
+    #[test]
+    fn become_ready_counter_of_one_is_ready_at_once() {
+        let f = Fixture::new();
+        let (p, _) = prov(&f, host(Some(json!({"becomeReadyCounter": 1}))));
+        assert_eq!(p.state().become_ready_counter, 0);
+    }
+
+    #[test]
+    fn state_round_trips_through_persistent_state() {
+        let f = Fixture::new();
+        let (mut p, _) = prov(&f, host(None));
+        let data = InspectData::default();
+        let (_, started, _) = p.inspect_hardware(&data, false, false, false).unwrap();
+        assert!(started);
+        p.power_on(false).unwrap();
+        p.adopt(&AdoptData::default(), false).unwrap();
+        let saved = p.persistent_state().unwrap();
+        assert_eq!(saved["inspectionStarted"], json!(true));
+        assert_eq!(saved["poweredOn"], json!(true));
+        assert_eq!(saved["adopted"], json!(true));
+
+        // Through a text round trip, as the caller stores it.
+        let text = serde_json::to_string(&saved).unwrap();
+        let (mut p2, events) = prov(
+            &Fixture::new(),
+            host(Some(serde_json::from_str(&text).unwrap())),
+        );
+        assert_eq!(p2.state(), p.state());
+        let (r, started, details) = p2.inspect_hardware(&data, false, false, false).unwrap();
+        assert!(!r.dirty && !started && details.is_some());
+        assert_eq!(reasons(&events)[0].0, "InspectionComplete");
+        assert_eq!(p2.update_hardware_state().unwrap().powered_on, Some(true));
+        assert_eq!(
+            p2.adopt(&AdoptData::default(), false).unwrap(),
+            OpResult::done()
+        );
+    }
+
+    #[test]
+    fn default_state_serialises_every_field_camel_case() {
+        let v = serde_json::to_value(FixtureState::default()).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        for k in [
+            "becomeReadyCounter",
+            "deleted",
+            "disablePowerOff",
+            "poweredOn",
+            "rebootCalled",
+            "powerFailed",
+            "health",
+            "adopted",
+            "image",
+            "inspectionStarted",
+            "validateError",
+            "customDeploy",
+            "hostFirmwareSettings",
+            "hostFirmwareComponents",
+        ] {
+            assert!(keys.contains(&k), "missing {k} in {keys:?}");
+        }
+        let back: FixtureState = serde_json::from_value(v).unwrap();
+        assert_eq!(back, FixtureState::default());
+        let empty: FixtureState = serde_json::from_value(json!({})).unwrap();
+        assert_eq!(empty, FixtureState::default());
+        let (p, _) = prov(&Fixture::new(), host(Some(serde_json::Value::Null)));
+        assert_eq!(p.state(), &FixtureState::default());
+    }
+
+    #[test]
+    fn knobs_and_mocks() {
+        let f = Fixture::new();
+        let (mut p, _) = prov(
+            &f,
+            host(Some(json!({
+                "health": "Critical",
+                "powerFailed": true,
+                "hostFirmwareSettings": {"settings": {"ProcVirtualization": "Enabled"}, "schema": {}},
+                "hostFirmwareComponents": {"components": [{
+                    "component": "bios", "initialVersion": "1", "currentVersion": "2",
+                    "lastVersionFlashed": "2", "updatedAt": "2024-01-01T00:00:00Z"
+                }]}
+            }))),
+        );
+        assert_eq!(p.get_health(), "Critical");
+        assert!(p.has_power_failure());
+        assert!(p.has_capacity().unwrap());
+        assert_eq!(p.preprovisioning_image_formats().unwrap(), None);
+        let fs = p.get_firmware_settings(true).unwrap();
+        assert_eq!(fs.settings["ProcVirtualization"], "Enabled");
+        let fc = p.get_firmware_components().unwrap();
+        assert_eq!(fc.len(), 1);
+        assert_eq!(fc[0].current_version, "2");
+        assert_eq!(
+            p.add_bmc_event_subscription(&json!({}), &[]).unwrap(),
+            OpResult::done()
+        );
+        assert_eq!(
+            p.remove_bmc_event_subscription(&json!({})).unwrap(),
+            OpResult::done()
+        );
+        assert!(!p.get_data_image_status().unwrap());
+        p.attach_data_image("http://x/iso").unwrap();
+        p.detach_data_image().unwrap();
+
+        let (mut q, _) = prov(&f, host(None));
+        assert_eq!(q.get_health(), "");
+        assert!(!q.has_power_failure());
+    }
+
+    #[test]
+    fn provisioner_is_send() {
+        fn assert_send<T: Send>() {}
+        assert_send::<FixtureProvisioner>();
+        assert_send::<Box<dyn Provisioner>>();
+        fn assert_factory<T: ProvisionerFactory>() {}
+        assert_factory::<Fixture>();
+        assert_eq!(NAME, "fixture");
+        let _ = new_host_config_data("u", "n", "m");
+    }
+}

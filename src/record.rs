@@ -1,0 +1,86 @@
+//! A host as the state machine sees it: the user's BareMetalHost plus bmhctl's own bookkeeping.
+//!
+//! In Kubernetes the API server keeps finalizers, uid, generation and the deletion timestamp in
+//! the object's metadata, and HardwareData as an object of its own. A user's YAML file must only
+//! ever gain a `status:` block, so bmhctl keeps all of that in a [`Bookkeeping`] record stored
+//! beside the file (the sidecar) or beside the object in the local store.
+
+use bmh_api::{BareMetalHost, BareMetalHostStatus, HardwareData, annotations};
+use serde::{Deserialize, Serialize};
+
+/// bmhctl's per-host bookkeeping: what Kubernetes would hold for BMO.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Bookkeeping {
+    /// Generated once; plays `metadata.uid` (Ironic's `instance_uuid`, the config drive's `uuid`).
+    #[serde(default)]
+    pub uid: String,
+    /// Plays `metadata.generation`: bumped whenever the spec changes.
+    #[serde(default)]
+    pub generation: i64,
+    /// A hash of the spec the generation was computed for.
+    #[serde(default)]
+    pub spec_hash: String,
+    /// The spec as last seen, which update rules compare against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_snapshot: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub finalizers: Vec<String>,
+    /// Plays `metadata.deletionTimestamp`: set by `bmhctl delete`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_requested: Option<String>,
+    /// Plays BMO's write of `spec.architecture` from HardwareData.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub architecture: String,
+    /// Plays the HardwareData object of the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware_data: Option<HardwareData>,
+    /// What the provisioner asked to keep for this host between passes (the fixture's state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioner_state: Option<serde_json::Value>,
+}
+
+impl Bookkeeping {
+    pub fn has_finalizer(&self, name: &str) -> bool {
+        self.finalizers.iter().any(|f| f == name)
+    }
+
+    pub fn is_deleting(&self) -> bool {
+        self.deletion_requested.is_some()
+    }
+}
+
+/// One host: the object from the user's file (or the store) and its bookkeeping.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostRecord {
+    pub host: BareMetalHost,
+    pub book: Bookkeeping,
+}
+
+impl HostRecord {
+    pub fn status(&self) -> &BareMetalHostStatus {
+        static EMPTY: std::sync::OnceLock<BareMetalHostStatus> = std::sync::OnceLock::new();
+        self.host
+            .status
+            .as_ref()
+            .unwrap_or_else(|| EMPTY.get_or_init(Default::default))
+    }
+
+    /// The architecture BMO would see in `spec.architecture`.
+    pub fn architecture(&self) -> &str {
+        if self.host.spec.architecture.is_empty() {
+            &self.book.architecture
+        } else {
+            &self.host.spec.architecture
+        }
+    }
+
+    /// Whether a `bmhctl delete` has marked the host and its finalizer still holds it.
+    pub fn being_deleted(&self) -> bool {
+        self.book.is_deleting()
+    }
+
+    pub fn has_host_finalizer(&self) -> bool {
+        self.book.has_finalizer(annotations::HOST_FINALIZER)
+    }
+}
