@@ -5,9 +5,12 @@
 //! trait (`bmhctl-plugin-sdk`) and `files` (every byte on disk).
 
 pub mod clock;
+pub mod cmd;
 pub mod error;
 pub mod files;
 pub mod machine;
 pub mod objects;
 pub mod provisioners;
 pub mod record;
+pub mod runner;
+pub mod selector;

@@ -1,1 +1,3 @@
-fn main() {}
+fn main() {
+    std::process::exit(bmhctl::cmd::run(std::env::args_os()));
+}

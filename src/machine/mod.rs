@@ -88,7 +88,8 @@ pub struct PassOutcome {
     pub bookkeeping_changed: bool,
     /// Annotations BMO consumed and removed from the object this pass.
     pub removed_annotations: Vec<String>,
-    /// Events of the pass, provisioner events first as they happened.
+    /// Events of the pass (the controller's and the provisioner's, in the order they were
+    /// queued); none when the pass failed, as BMO publishes its queue only after a good pass.
     pub events: Vec<Event>,
     /// The pass error, as BMO's controller would log it.
     pub error: Option<String>,
@@ -130,10 +131,9 @@ pub(crate) struct Pass<'m, 'r> {
     rec: &'r mut HostRecord,
     rng: &'r mut fastrand::Rng,
     now: String,
-    /// Events the controller itself emits: published only if the pass does not fail.
-    events: Vec<Event>,
-    /// Events the provisioner published: already out.
-    prov_events: Arc<Mutex<Vec<Event>>>,
+    /// BMO's `info.events`: what the controller and the provisioner (through its publisher)
+    /// queued this pass; published only if the pass does not fail.
+    events: Arc<Mutex<Vec<Event>>>,
     removed_annotations: Vec<String>,
     bookkeeping_changed: bool,
     next_state: S,
@@ -147,14 +147,13 @@ impl Machine<'_> {
     /// when the outcome says to save them.
     pub fn reconcile(&self, rec: &mut HostRecord, rng: &mut fastrand::Rng) -> PassOutcome {
         let before = rec.host.status.clone();
-        let prov_events = Arc::new(Mutex::new(Vec::new()));
+        let events = Arc::new(Mutex::new(Vec::new()));
         let mut pass = Pass {
             m: self,
             now: format_time(self.clock.now()),
             rec,
             rng,
-            events: Vec::new(),
-            prov_events: prov_events.clone(),
+            events: events.clone(),
             removed_annotations: Vec::new(),
             bookkeeping_changed: false,
             next_state: S::None,
@@ -166,11 +165,10 @@ impl Machine<'_> {
         out.bookkeeping_changed |= pass.bookkeeping_changed;
         out.removed_annotations = std::mem::take(&mut pass.removed_annotations);
         out.steady = pass.steady;
-        let mut events = std::mem::take(&mut *prov_events.lock().unwrap());
+        let events = std::mem::take(&mut *events.lock().unwrap());
         if out.error.is_none() {
-            events.append(&mut pass.events);
+            out.events = events;
         }
-        out.events = events;
         if out.save_status {
             pass.status_mut().last_updated = Some(pass.now.clone());
         } else {
@@ -284,7 +282,7 @@ impl Pass<'_, '_> {
             provisioner_id: self.status().provisioning.id.clone(),
             provisioner_state: self.rec.book.provisioner_state.clone(),
         };
-        let sink_events = self.prov_events.clone();
+        let sink_events = self.events.clone();
         let sink: EventSink = Arc::new(move |e| sink_events.lock().unwrap().push(e));
         self.m.factory.new_provisioner(data, sink)
     }
@@ -304,7 +302,7 @@ impl Pass<'_, '_> {
     }
 
     pub(crate) fn event(&mut self, reason: &str, message: impl Into<String>) {
-        self.events.push(Event {
+        self.events.lock().unwrap().push(Event {
             reason: reason.to_string(),
             message: message.into(),
         });

@@ -180,6 +180,7 @@ pub struct HardwareState {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SettingSchema {
     pub attribute_type: String,
     #[serde(default)]

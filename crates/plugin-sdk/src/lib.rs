@@ -156,3 +156,6 @@ pub trait Provisioner: Send {
         None
     }
 }
+
+/// The version of the C ABI between bmhctl and its provisioner plugins.
+pub const ABI_VERSION: u32 = 1;

@@ -1,0 +1,192 @@
+//! The command line: one module per subcommand, one error type, one exit code.
+
+mod get;
+mod output;
+mod provision;
+mod version;
+
+use crate::error::{Error, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Drive BareMetalHosts through metal3's state machine against Ironic, without Kubernetes.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bmhctl",
+    version,
+    about,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// More detail: events and pass errors (-v), debug logs (-vv).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// Only errors and the final result.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Drive every selected host to its goal and write its status back into its file.
+    ///
+    /// The goal is `provisioned` for a host with an image (or custom deploy) and `online: true`,
+    /// `externally provisioned` when asked, `unmanaged` without BMC details, else `available`.
+    Provision(ProvisionArgs),
+    /// Remove what provisioning did: BMO's deprovision path back to `available`.
+    Deprovision(TeardownArgs),
+    /// Run BMO's delete path to its end: the provisioner forgets the host and its status is removed.
+    Delete(TeardownArgs),
+    /// Show hosts and their status.
+    Get(get::GetArgs),
+    /// Print the version of bmhctl and of its plugin interface.
+    Version,
+}
+
+/// Options shared by every command that runs the state machine.
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    /// The provisioner: `fixture` (built in) or a plugin NAME loaded from
+    /// $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so.
+    #[arg(
+        long,
+        env = "BMHCTL_PROVISIONER",
+        default_value = "ironic",
+        value_name = "NAME"
+    )]
+    pub provisioner: String,
+    /// Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h).
+    #[arg(long, default_value = "60m", value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Duration,
+    /// Passes run at once (default: the CPU count, at least 2 and at most 8).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: Option<u32>,
+    /// Provisioning attempts per image before a host gives up (0 = unlimited).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub max_provisioning_retries: u32,
+    /// Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y)).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Result format printed when all hosts stopped.
+    #[arg(short, long, value_enum, default_value_t = ResultFormat::Table)]
+    pub output: ResultFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ProvisionArgs {
+    /// Only this host (NAME or NAMESPACE/NAME); may be repeated.
+    #[arg(long = "host", value_name = "NAME")]
+    pub hosts: Vec<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// YAML files, or directories of them, holding BareMetalHosts and their BMC Secrets.
+    #[arg(required = true, value_name = "FILE|DIR")]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TeardownArgs {
+    /// YAML files, or directories of them, holding the hosts and their BMC Secrets.
+    #[arg(
+        short = 'f',
+        long = "filename",
+        required = true,
+        value_name = "FILE|DIR"
+    )]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Only these hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
+    #[arg(value_name = "HOST")]
+    pub hosts: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResultFormat {
+    Table,
+    Json,
+}
+
+fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
+    humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 90s, 45m, 2h)"))
+}
+
+/// Runs bmhctl with these arguments; returns the process exit code.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    init_logging(&cli);
+    match dispatch(cli) {
+        Ok(()) => 0,
+        Err(e) => {
+            if !matches!(e, Error::Unfinished(_)) {
+                eprintln!("error: {e}");
+            }
+            e.exit_code()
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<()> {
+    let verbosity = Verbosity {
+        verbose: cli.verbose,
+        quiet: cli.quiet,
+    };
+    match cli.command {
+        Command::Provision(a) => provision::provision(a, verbosity),
+        Command::Deprovision(a) => {
+            provision::teardown(a, provision::Teardown::Deprovision, verbosity)
+        }
+        Command::Delete(a) => provision::teardown(a, provision::Teardown::Delete, verbosity),
+        Command::Get(a) => get::get(a),
+        Command::Version => {
+            version::print();
+            Ok(())
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Verbosity {
+    pub verbose: u8,
+    pub quiet: bool,
+}
+
+fn init_logging(cli: &Cli) {
+    use tracing_subscriber::EnvFilter;
+    let level = match (cli.quiet, cli.verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, _) => "debug",
+    };
+    let filter = EnvFilter::try_from_env("BMHCTL_LOG").unwrap_or_else(|_| EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .try_init();
+}
+
+/// Wraps a setting read from the environment in a usage error naming it.
+pub(crate) fn env_setting<T: std::str::FromStr>(name: &str) -> Result<Option<T>> {
+    match std::env::var(name) {
+        Ok(v) if !v.is_empty() => v.parse().map(Some).map_err(|_| {
+            Error::Usage(format!(
+                "invalid value {v:?} for environment variable {name}"
+            ))
+        }),
+        _ => Ok(None),
+    }
+}

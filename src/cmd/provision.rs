@@ -1,0 +1,189 @@
+//! `bmhctl provision`, `bmhctl deprovision -f` and `bmhctl delete -f`: load the files, drive the
+//! selected hosts with the runner, write status back, print the result.
+
+use super::output;
+use super::{ProvisionArgs, RunArgs, TeardownArgs, Verbosity, env_setting};
+use crate::clock::{Clock, SystemClock, format_time};
+use crate::error::{Error, Result};
+use crate::files::backend::FileBackend;
+use crate::files::inventory::{self, Inventory, LoadMode};
+use crate::objects::ObjectSource;
+use crate::runner::{
+    self, Goal, HostJob, HostResult, Progress, ProgressMode, RunnerConfig, Services,
+};
+use crate::selector::Selector;
+use bmh_api::ProvisioningState as S;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Teardown {
+    Deprovision,
+    Delete,
+}
+
+pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
+    let factory = crate::provisioners::resolve(&args.run.provisioner)?;
+    let inv = inventory::load(&args.paths, LoadMode::Write)?;
+    inventory::check_secret_references(&inv)?;
+    let selected = select(&inv, &args.hosts, args.run.selector.as_deref())?;
+    let jobs = selected
+        .into_iter()
+        .map(|i| {
+            let record = inv.hosts[i].record.clone();
+            let goal = Goal::for_provision(&record);
+            (i, HostJob { record, goal })
+        })
+        .collect();
+    drive(inv, jobs, factory, &args.run, verbosity)
+}
+
+pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Result<()> {
+    let factory = crate::provisioners::resolve(&args.run.provisioner)?;
+    let inv = inventory::load(&args.paths, LoadMode::Write)?;
+    inventory::check_secret_references(&inv)?;
+    let selected = select(&inv, &args.hosts, args.run.selector.as_deref())?;
+    let now = format_time(SystemClock.now());
+    let mut jobs = Vec::new();
+    for i in selected {
+        let mut record = inv.hosts[i].record.clone();
+        let goal = match what {
+            Teardown::Deprovision => {
+                // BMO deprovisions when the image goes from the spec. The user's spec is not
+                // ours to edit, so the image is masked for this run only.
+                record.host.spec.image = None;
+                record.host.spec.custom_deploy = None;
+                Goal::State(S::Available)
+            }
+            Teardown::Delete => {
+                if record.book.deletion_requested.is_none() {
+                    record.book.deletion_requested = Some(now.clone());
+                }
+                Goal::Deleted
+            }
+        };
+        jobs.push((i, HostJob { record, goal }));
+    }
+    drive(inv, jobs, factory, &args.run, verbosity)
+}
+
+/// Indices of the hosts the user selected, in file order.
+fn select(inv: &Inventory, names: &[String], selector: Option<&str>) -> Result<Vec<usize>> {
+    let selector = selector
+        .map(Selector::parse)
+        .transpose()
+        .map_err(Error::Usage)?;
+    let mut unmatched: Vec<&String> = names.iter().collect();
+    let mut picked = Vec::new();
+    for (i, h) in inv.hosts.iter().enumerate() {
+        let meta = &h.record.host.metadata;
+        let full = format!("{}/{}", meta.namespace_or_default(), meta.name);
+        let by_name = names.is_empty() || names.iter().any(|n| *n == meta.name || *n == full);
+        unmatched.retain(|n| **n != meta.name && **n != full);
+        let by_label = selector.as_ref().is_none_or(|s| s.matches(&meta.labels));
+        if by_name && by_label {
+            picked.push(i);
+        }
+    }
+    if !unmatched.is_empty() {
+        let list: Vec<&str> = unmatched.iter().map(|s| s.as_str()).collect();
+        return Err(Error::Usage(format!(
+            "no BareMetalHost named {} in the given files",
+            list.join(", ")
+        )));
+    }
+    if picked.is_empty() {
+        return Err(Error::Usage(
+            "no BareMetalHost matches the selection".into(),
+        ));
+    }
+    Ok(picked)
+}
+
+fn runner_config(run: &RunArgs) -> Result<RunnerConfig> {
+    let mut config = RunnerConfig {
+        timeout: run.timeout,
+        time_scale: env_setting::<f64>("BMHCTL_TIME_SCALE")?.unwrap_or(1.0),
+        seed: env_setting::<u64>("BMHCTL_SEED")?,
+        ..RunnerConfig::default()
+    };
+    if !(config.time_scale >= 0.0 && config.time_scale.is_finite()) {
+        return Err(Error::Usage(
+            "BMHCTL_TIME_SCALE must be a number >= 0".into(),
+        ));
+    }
+    if let Some(n) = run.concurrency {
+        config.concurrency = n as usize;
+    } else if let Some(n) = env_setting::<usize>("BMO_CONCURRENCY")?.filter(|n| *n > 0) {
+        config.concurrency = n;
+    }
+    config.machine.max_provisioning_retries = i64::from(run.max_provisioning_retries);
+    Ok(config)
+}
+
+fn drive(
+    inv: Inventory,
+    jobs: Vec<(usize, HostJob)>,
+    factory: Arc<dyn bmhctl_plugin_sdk::ProvisionerFactory>,
+    run: &RunArgs,
+    verbosity: Verbosity,
+) -> Result<()> {
+    let config = runner_config(run)?;
+    let mode = if verbosity.quiet || run.output == super::ResultFormat::Json {
+        ProgressMode::Quiet
+    } else {
+        ProgressMode::Auto
+    };
+    let progress = Progress::new(mode, verbosity.verbose > 0, jobs.len());
+    let (entries, jobs): (Vec<usize>, Vec<HostJob>) = jobs.into_iter().unzip();
+    let objects: Arc<dyn ObjectSource> = Arc::new(inv.secrets.clone());
+    let backend = Arc::new(FileBackend::new(inv, &entries));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(config.concurrency + 4)
+        .build()
+        .map_err(|e| Error::Other(e.into()))?;
+    let results = runtime.block_on(async {
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            wait_for_signal().await;
+            let _ = stop_tx.send(true);
+        });
+        let services = Services {
+            factory,
+            objects,
+            clock: Arc::new(SystemClock),
+            backend,
+        };
+        runner::run(jobs, services, config, progress, stop_rx).await
+    })?;
+    report(&results, run.output)
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+fn report(results: &[HostResult], format: super::ResultFormat) -> Result<()> {
+    match format {
+        super::ResultFormat::Table => println!("{}", output::result_table(results)),
+        super::ResultFormat::Json => println!("{}", output::result_json(results)),
+    }
+    let failed = results.iter().filter(|r| !r.reached).count();
+    if failed > 0 {
+        return Err(Error::Unfinished(format!(
+            "{failed} of {} hosts did not reach their goal",
+            results.len()
+        )));
+    }
+    Ok(())
+}

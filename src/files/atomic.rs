@@ -1,0 +1,180 @@
+//! Crash-safe replacement of a file's content.
+//!
+//! [`write_atomic`] writes a temporary file in the same directory, flushes it to disk and
+//! renames it over the target, so readers (and a crash) see either the old or the new
+//! content, never a mix. What this means for the replaced file:
+//!
+//! * its permission bits are kept (a new file gets `0644`); its owner and group are kept when
+//!   the process may set them (i.e. when running as the owner or as root), best effort;
+//! * it gets a new inode: hard links to the old file keep the old content;
+//! * a symlink at `path` itself would be replaced by a regular file. bmhctl therefore resolves
+//!   the user's path once when loading ([`std::fs::canonicalize`]) and writes the link's
+//!   target, so a symlinked host file stays a symlink and the file it points to gets the
+//!   change. This is deliberate: the user's link is part of their setup (e.g. a checkout
+//!   elsewhere), and the target is the file they mean.
+//!
+//! The temporary file is never left behind: it is removed on every error path.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Mode of a file that did not exist before.
+const NEW_FILE_MODE: u32 = 0o644;
+
+/// Removes the temporary file unless disarmed.
+struct TempGuard {
+    path: Option<PathBuf>,
+}
+
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        if let Some(p) = self.path.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// Replace the content of `path` with `bytes` atomically (see the module docs).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?
+        .to_string_lossy()
+        .into_owned();
+    let old = match std::fs::metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+
+    let (mut file, tmp) = create_temp(dir, &name)?;
+    let mut guard = TempGuard {
+        path: Some(tmp.clone()),
+    };
+    file.write_all(bytes)?;
+    set_metadata(&file, old.as_ref())?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path)?;
+    guard.path = None;
+    sync_dir(dir)
+}
+
+/// Create a new, uniquely named temporary file next to the target (`O_CREAT|O_EXCL`).
+fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
+    let pid = std::process::id();
+    let mut last = None;
+    for _ in 0..16 {
+        let tmp = dir.join(format!(".{name}.{pid}.{:016x}.tmp", fastrand::u64(..)));
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        match opts.open(&tmp) {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("cannot create a temporary file")))
+}
+
+#[cfg(unix)]
+fn set_metadata(file: &File, old: Option<&std::fs::Metadata>) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mode = old.map_or(NEW_FILE_MODE, |m| m.mode() & 0o7777);
+    if let Some(m) = old {
+        let ours = file.metadata()?;
+        if ours.uid() != m.uid() || ours.gid() != m.gid() {
+            // Best effort: only root (or the owner, for the group) may do this.
+            let _ = std::os::unix::fs::fchown(file, Some(m.uid()), Some(m.gid()));
+        }
+    }
+    // After chown, which may clear set-id bits.
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_metadata(file: &File, old: Option<&std::fs::Metadata>) -> io::Result<()> {
+    if let Some(m) = old {
+        file.set_permissions(m.permissions())?;
+    }
+    Ok(())
+}
+
+/// Make the rename durable.
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn mode(p: &Path) -> u32 {
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[test]
+    fn new_file_gets_0644() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("new.yaml");
+        write_atomic(&p, b"a: 1\n").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"a: 1\n");
+        assert_eq!(mode(&p), 0o644);
+        assert_eq!(names(dir.path()), ["new.yaml"]);
+    }
+
+    #[test]
+    fn keeps_mode_of_replaced_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("hosts.yaml");
+        std::fs::write(&p, "old\n").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        write_atomic(&p, b"new\n").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"new\n");
+        assert_eq!(mode(&p), 0o600);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&p, b"newer\n").unwrap();
+        assert_eq!(mode(&p), 0o640);
+        assert_eq!(names(dir.path()), ["hosts.yaml"]);
+    }
+
+    #[test]
+    fn no_temp_file_left_on_error() {
+        let dir = tempfile::tempdir().unwrap();
+        // Renaming a file over a non-empty directory fails after the temp file was written.
+        let target = dir.path().join("busy");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("x"), "x").unwrap();
+        assert!(write_atomic(&target, b"data").is_err());
+        assert_eq!(names(dir.path()), ["busy"]);
+        // Missing directory: nothing created anywhere.
+        assert!(write_atomic(&dir.path().join("nope/f.yaml"), b"data").is_err());
+        assert_eq!(names(dir.path()), ["busy"]);
+    }
+}

@@ -1,0 +1,85 @@
+//! The runner's persistence for hosts that live in the user's files: one commit group per file.
+
+use crate::error::Result;
+use crate::files::inventory::{HostFile, Inventory};
+use crate::record::HostRecord;
+use crate::runner::{Backend, Staged};
+use bmh_api::ObjectKey;
+use std::sync::Mutex;
+
+struct Group {
+    file: HostFile,
+    /// Bumped on every stage; the commit that follows makes it durable.
+    staged: u64,
+}
+
+/// Stages status, annotation removals and bookkeeping into the host's file and commits each
+/// file as a whole.
+pub struct FileBackend {
+    groups: Vec<Mutex<Group>>,
+    /// For each runner host: (group, document, key).
+    hosts: Vec<(usize, usize, ObjectKey)>,
+}
+
+impl FileBackend {
+    /// `entries[i]` is the inventory host index of runner host `i`.
+    pub fn new(inv: Inventory, entries: &[usize]) -> Self {
+        let hosts = entries
+            .iter()
+            .map(|&e| {
+                let h = &inv.hosts[e];
+                let m = &h.record.host.metadata;
+                (
+                    h.file,
+                    h.doc,
+                    ObjectKey::new(m.namespace_or_default(), &m.name),
+                )
+            })
+            .collect();
+        let groups = inv
+            .files
+            .into_iter()
+            .map(|file| Mutex::new(Group { file, staged: 0 }))
+            .collect();
+        Self { groups, hosts }
+    }
+}
+
+impl Backend for FileBackend {
+    fn groups(&self) -> usize {
+        self.groups.len()
+    }
+
+    fn group_of(&self, host: usize) -> usize {
+        self.hosts[host].0
+    }
+
+    fn stage(&self, host: usize, record: &HostRecord, staged: &Staged) -> Result<u64> {
+        let (group, doc, key) = &self.hosts[host];
+        let mut g = self.groups[*group].lock().expect("file group lock");
+        if let Some(status) = staged.status {
+            g.file.stage_status(*doc, status)?;
+        }
+        if !staged.removed_annotations.is_empty() {
+            let keys: Vec<&str> = staged
+                .removed_annotations
+                .iter()
+                .map(String::as_str)
+                .collect();
+            g.file.stage_removed_annotations(*doc, &keys)?;
+        }
+        if let Some(book) = staged.bookkeeping {
+            g.file.stage_bookkeeping(key, book)?;
+        }
+        let _ = record;
+        g.staged += 1;
+        Ok(g.staged)
+    }
+
+    fn commit(&self, group: usize) -> Result<u64> {
+        let mut g = self.groups[group].lock().expect("file group lock");
+        let ticket = g.staged;
+        g.file.commit()?;
+        Ok(ticket)
+    }
+}

@@ -1,0 +1,259 @@
+//! bmhctl's hidden bookkeeping beside a host file.
+//!
+//! The sidecar of `dir/hosts.yaml` is `dir/.bmhctl/hosts.yaml.state.json`:
+//!
+//! ```json
+//! {"version": 1, "file": "hosts.yaml", "hosts": {"default/host-0": { ...Bookkeeping... }}}
+//! ```
+//!
+//! It holds what Kubernetes would keep in the object's metadata for BMO (uid, generation,
+//! finalizers, ...; see [`Bookkeeping`]), keyed by `namespace/name`. `dir/hosts.yaml` is the
+//! resolved path of the user's file (symlinks followed), so every link to one file shares one
+//! sidecar. A missing sidecar is an empty one; one that can't be read or parsed is bad input
+//! whose message says it may be deleted to start over.
+
+use crate::error::Error;
+use crate::files::atomic::write_atomic;
+use crate::record::Bookkeeping;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The hidden directory beside a host file holding its sidecar and lock.
+pub const STATE_DIR: &str = ".bmhctl";
+
+/// The sidecar format version written and understood.
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct SidecarFile {
+    version: u32,
+    #[serde(default)]
+    file: String,
+    #[serde(default)]
+    hosts: BTreeMap<String, Bookkeeping>,
+}
+
+/// The sidecar of one host file: the entries as on disk and as they should be.
+#[derive(Debug)]
+pub struct Sidecar {
+    path: PathBuf,
+    file_name: String,
+    exists: bool,
+    on_disk: BTreeMap<String, Bookkeeping>,
+    entries: BTreeMap<String, Bookkeeping>,
+    /// When set, only these keys are saved (the hosts currently in the file).
+    keep: Option<BTreeSet<String>>,
+}
+
+impl Sidecar {
+    /// Path of the sidecar of `file` (which should be the resolved path of the host file).
+    pub fn path_for(file: &Path) -> PathBuf {
+        let dir = file.parent().unwrap_or(Path::new(""));
+        dir.join(STATE_DIR)
+            .join(format!("{}.state.json", file_name(file)))
+    }
+
+    /// Read the sidecar of `file`; a missing one is empty.
+    pub fn load(file: &Path) -> Result<Sidecar, Error> {
+        let path = Self::path_for(file);
+        let mut sc = Sidecar {
+            file_name: file_name(file),
+            path,
+            exists: false,
+            on_disk: BTreeMap::new(),
+            entries: BTreeMap::new(),
+            keep: None,
+        };
+        let bytes = match std::fs::read(&sc.path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(sc),
+            Err(e) => return Err(sc.corrupt(&e.to_string())),
+        };
+        let parsed: SidecarFile =
+            serde_json::from_slice(&bytes).map_err(|e| sc.corrupt(&e.to_string()))?;
+        if parsed.version != VERSION {
+            return Err(sc.corrupt(&format!(
+                "unsupported version {} (this bmhctl understands {VERSION})",
+                parsed.version
+            )));
+        }
+        sc.exists = true;
+        sc.entries = parsed.hosts.clone();
+        sc.on_disk = parsed.hosts;
+        Ok(sc)
+    }
+
+    fn corrupt(&self, why: &str) -> Error {
+        Error::BadInput(format!(
+            "{}: cannot read bmhctl's bookkeeping for {}: {why}; the file may be deleted to \
+             start over (its hosts then get new uids and generations)",
+            self.path.display(),
+            self.file_name
+        ))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The entry of `key` (`namespace/name`) as it will be saved.
+    pub fn get(&self, key: &str) -> Option<&Bookkeeping> {
+        self.entries.get(key)
+    }
+
+    /// Set (`Some`) or remove (`None`) the entry of `key`.
+    pub fn set(&mut self, key: &str, book: Option<&Bookkeeping>) {
+        match book {
+            Some(b) => {
+                if self.entries.get(key) != Some(b) {
+                    self.entries.insert(key.to_string(), b.clone());
+                }
+            }
+            None => {
+                self.entries.remove(key);
+            }
+        }
+    }
+
+    /// Save only entries whose key is in `keys` (the hosts in the file); others are dropped
+    /// on the next save.
+    pub fn keep_only(&mut self, keys: BTreeSet<String>) {
+        self.keep = Some(keys);
+    }
+
+    fn to_save(&self) -> BTreeMap<&String, &Bookkeeping> {
+        self.entries
+            .iter()
+            .filter(|(k, _)| self.keep.as_ref().is_none_or(|keep| keep.contains(*k)))
+            .collect()
+    }
+
+    /// Whether [`save`](Self::save) would write anything.
+    pub fn is_dirty(&self) -> bool {
+        let want = self.to_save();
+        if !self.exists {
+            return !want.is_empty();
+        }
+        want.len() != self.on_disk.len()
+            || want
+                .iter()
+                .zip(&self.on_disk)
+                .any(|((k1, v1), (k2, v2))| *k1 != k2 || *v1 != v2)
+    }
+
+    /// Write the sidecar atomically if it changed; returns whether it was written. Creates
+    /// the `.bmhctl` directory if needed.
+    pub fn save(&mut self) -> Result<bool, Error> {
+        if !self.is_dirty() {
+            return Ok(false);
+        }
+        let hosts: BTreeMap<String, Bookkeeping> = self
+            .to_save()
+            .into_iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let doc = SidecarFile {
+            version: VERSION,
+            file: self.file_name.clone(),
+            hosts,
+        };
+        let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|e| Error::Other(e.into()))?;
+        bytes.push(b'\n');
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        write_atomic(&self.path, &bytes).map_err(|e| Error::io(&self.path, e))?;
+        self.exists = true;
+        self.entries = doc.hosts.clone();
+        self.on_disk = doc.hosts;
+        Ok(true)
+    }
+}
+
+fn file_name(file: &Path) -> String {
+    file.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn book(uid: &str, generation: i64) -> Bookkeeping {
+        Bookkeeping {
+            uid: uid.into(),
+            generation,
+            spec_hash: "abc".into(),
+            spec_snapshot: Some(serde_json::json!({"online": true})),
+            finalizers: vec!["baremetalhost.metal3.io".into()],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hosts.yaml");
+        let mut sc = Sidecar::load(&file).unwrap();
+        assert_eq!(sc.path(), dir.path().join(".bmhctl/hosts.yaml.state.json"));
+        assert!(!sc.is_dirty());
+        assert!(!sc.save().unwrap());
+        assert!(!dir.path().join(".bmhctl").exists());
+
+        sc.set("default/host-0", Some(&book("u0", 1)));
+        sc.set("ns/host-1", Some(&book("u1", 3)));
+        assert!(sc.is_dirty());
+        assert!(sc.save().unwrap());
+        assert!(!sc.is_dirty());
+
+        let text = std::fs::read_to_string(sc.path()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["version"], 1);
+        assert_eq!(v["file"], "hosts.yaml");
+        assert_eq!(v["hosts"]["ns/host-1"]["generation"], 3);
+        assert_eq!(v["hosts"]["default/host-0"]["uid"], "u0");
+
+        let mut again = Sidecar::load(&file).unwrap();
+        assert_eq!(again.get("default/host-0"), Some(&book("u0", 1)));
+        assert_eq!(again.get("ns/host-1"), Some(&book("u1", 3)));
+        assert!(!again.is_dirty());
+        // Setting the same value is not a change.
+        again.set("ns/host-1", Some(&book("u1", 3)));
+        assert!(!again.is_dirty());
+        // Entries of hosts no longer in the file are dropped on save.
+        again.keep_only(["ns/host-1".to_string()].into());
+        assert!(again.is_dirty());
+        assert!(again.save().unwrap());
+        let last = Sidecar::load(&file).unwrap();
+        assert_eq!(last.get("default/host-0"), None);
+        assert_eq!(last.get("ns/host-1"), Some(&book("u1", 3)));
+        // Removing an entry.
+        let mut sc = Sidecar::load(&file).unwrap();
+        sc.set("ns/host-1", None);
+        assert!(sc.save().unwrap());
+        assert!(Sidecar::load(&file).unwrap().get("ns/host-1").is_none());
+    }
+
+    #[test]
+    fn corrupt_sidecar_is_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hosts.yaml");
+        let path = Sidecar::path_for(&file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        for content in ["{not json", "{\"version\": 7, \"hosts\": {}}"] {
+            std::fs::write(&path, content).unwrap();
+            let err = Sidecar::load(&file).unwrap_err();
+            let Error::BadInput(msg) = err else {
+                panic!("{err:?}")
+            };
+            assert!(
+                msg.starts_with(&format!("{}: cannot read", path.display())),
+                "{msg}"
+            );
+            assert!(msg.contains("may be deleted to start over"), "{msg}");
+        }
+    }
+}

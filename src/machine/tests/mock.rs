@@ -1,0 +1,336 @@
+//! A scriptable provisioner for behaviours the fixture can't produce (failures, no capacity,
+//! unknown power state, transient errors).
+//!
+//! Every method answers from its script queue first; once the queue is empty it falls back to a
+//! simple, always-succeeding behaviour (power changes take one dirty call, like the fixture's).
+//! Operations are logged in [`MockState::calls`] so tests can assert what was (not) called.
+
+use crate::provisioners::fixture::canned_hardware_details;
+use bmh_api::{AutomatedCleaningMode, HardwareDetails, RebootMode};
+use bmhctl_plugin_sdk::{
+    AdoptData, Event, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
+    HostData, ImageFormat, InspectData, ManagementAccessData, OpResult, PrepareData, ProvisionData,
+    Provisioner, ProvisionerError, ProvisionerFactory, ServicingData,
+};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub type Reply<T> = Result<T, ProvisionerError>;
+
+/// Queued answers, consumed one per call.
+#[derive(Default)]
+pub struct Script {
+    pub new_provisioner: VecDeque<Reply<()>>,
+    pub register: VecDeque<Reply<(OpResult, String)>>,
+    pub inspect: VecDeque<Reply<(OpResult, bool, Option<HardwareDetails>)>>,
+    pub hardware_state: VecDeque<Reply<HardwareState>>,
+    pub adopt: VecDeque<Reply<OpResult>>,
+    pub prepare: VecDeque<Reply<(OpResult, bool)>>,
+    pub provision: VecDeque<Reply<OpResult>>,
+    pub deprovision: VecDeque<Reply<OpResult>>,
+    pub delete: VecDeque<Reply<OpResult>>,
+    pub detach: VecDeque<Reply<OpResult>>,
+    pub power_on: VecDeque<Reply<OpResult>>,
+    pub power_off: VecDeque<Reply<OpResult>>,
+    pub has_capacity: VecDeque<Reply<bool>>,
+}
+
+/// What the mock knows and records; shared by the factory and every provisioner it creates.
+pub struct MockState {
+    pub script: Script,
+    /// The operations called, in order, e.g. `power_off(mode=soft, force=false)`.
+    pub calls: Vec<String>,
+    /// Every `HostData` the factory was given.
+    pub created: Vec<HostData>,
+    /// The simulated power state `update_hardware_state` reports (`None` = unknown).
+    pub powered_on: Option<bool>,
+    /// The ID `register` hands out to a host without one.
+    pub new_id: String,
+    pub health: String,
+    pub power_failure: bool,
+    /// When set, a script-less `deprovision` keeps failing with this message.
+    pub always_fail_deprovision: Option<String>,
+    /// When set, every logged operation also publishes an event `MockCall` (its name).
+    pub publish_calls: bool,
+}
+
+impl Default for MockState {
+    fn default() -> Self {
+        Self {
+            script: Script::default(),
+            calls: Vec::new(),
+            created: Vec::new(),
+            powered_on: Some(false),
+            new_id: "mock-id".into(),
+            health: String::new(),
+            power_failure: false,
+            always_fail_deprovision: None,
+            publish_calls: false,
+        }
+    }
+}
+
+/// The factory; clones share the state.
+#[derive(Clone, Default)]
+pub struct Mock(pub Arc<Mutex<MockState>>);
+
+impl Mock {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Edits the mock's state (scripts, knobs).
+    pub fn with(&self, f: impl FnOnce(&mut MockState)) -> &Self {
+        f(&mut self.0.lock().unwrap());
+        self
+    }
+
+    pub fn calls(&self) -> Vec<String> {
+        self.0.lock().unwrap().calls.clone()
+    }
+
+    /// The calls made since the last `take_calls`.
+    pub fn take_calls(&self) -> Vec<String> {
+        std::mem::take(&mut self.0.lock().unwrap().calls)
+    }
+
+    pub fn called(&self, prefix: &str) -> bool {
+        self.calls().iter().any(|c| c.starts_with(prefix))
+    }
+
+    pub fn created(&self) -> Vec<HostData> {
+        self.0.lock().unwrap().created.clone()
+    }
+}
+
+impl ProvisionerFactory for Mock {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        let mut st = self.0.lock().unwrap();
+        st.created.push(host.clone());
+        if let Some(r) = st.script.new_provisioner.pop_front() {
+            r?;
+        }
+        Ok(Box::new(MockProvisioner {
+            state: self.0.clone(),
+            prov_id: host.provisioner_id,
+            events,
+        }))
+    }
+}
+
+pub struct MockProvisioner {
+    state: Arc<Mutex<MockState>>,
+    prov_id: String,
+    events: EventSink,
+}
+
+impl MockProvisioner {
+    /// Logs the call and returns the scripted reply, if any.
+    fn call<T>(
+        &self,
+        name: String,
+        queue: impl FnOnce(&mut Script) -> &mut VecDeque<Reply<T>>,
+    ) -> Option<Reply<T>> {
+        let mut st = self.state.lock().unwrap();
+        if st.publish_calls {
+            (self.events)(Event {
+                reason: "MockCall".into(),
+                message: name.clone(),
+            });
+        }
+        st.calls.push(name);
+        queue(&mut st.script).pop_front()
+    }
+
+    fn set_power(&self, on: bool) -> Reply<OpResult> {
+        let mut st = self.state.lock().unwrap();
+        if st.powered_on == Some(on) {
+            return Ok(OpResult::done());
+        }
+        st.powered_on = Some(on);
+        Ok(OpResult::in_progress(Duration::ZERO))
+    }
+}
+
+impl Provisioner for MockProvisioner {
+    fn register(
+        &mut self,
+        _data: &ManagementAccessData,
+        credentials_changed: bool,
+        restart_on_failure: bool,
+    ) -> Reply<(OpResult, String)> {
+        let name = format!(
+            "register(credentials_changed={credentials_changed}, restart={restart_on_failure})"
+        );
+        if let Some(r) = self.call(name, |s| &mut s.register) {
+            return r;
+        }
+        if self.prov_id.is_empty() {
+            self.prov_id = self.state.lock().unwrap().new_id.clone();
+        }
+        Ok((OpResult::done(), self.prov_id.clone()))
+    }
+
+    fn preprovisioning_image_formats(&mut self) -> Reply<Option<Vec<ImageFormat>>> {
+        Ok(None)
+    }
+
+    fn inspect_hardware(
+        &mut self,
+        _data: &InspectData,
+        restart_on_failure: bool,
+        refresh: bool,
+        force_reboot: bool,
+    ) -> Reply<(OpResult, bool, Option<HardwareDetails>)> {
+        let name = format!(
+            "inspect_hardware(restart={restart_on_failure}, refresh={refresh}, force_reboot={force_reboot})"
+        );
+        self.call(name, |s| &mut s.inspect)
+            .unwrap_or_else(|| Ok((OpResult::done(), false, Some(canned_hardware_details()))))
+    }
+
+    fn update_hardware_state(&mut self) -> Reply<HardwareState> {
+        let mut st = self.state.lock().unwrap();
+        if let Some(r) = st.script.hardware_state.pop_front() {
+            return r;
+        }
+        Ok(HardwareState {
+            powered_on: st.powered_on,
+        })
+    }
+
+    fn adopt(&mut self, _data: &AdoptData, restart_on_failure: bool) -> Reply<OpResult> {
+        self.call(format!("adopt(restart={restart_on_failure})"), |s| {
+            &mut s.adopt
+        })
+        .unwrap_or_else(|| Ok(OpResult::done()))
+    }
+
+    fn prepare(
+        &mut self,
+        _data: &PrepareData,
+        unprepared: bool,
+        restart_on_failure: bool,
+    ) -> Reply<(OpResult, bool)> {
+        let name = format!("prepare(unprepared={unprepared}, restart={restart_on_failure})");
+        self.call(name, |s| &mut s.prepare)
+            .unwrap_or_else(|| Ok((OpResult::done(), unprepared)))
+    }
+
+    fn service(
+        &mut self,
+        _data: &ServicingData,
+        unprepared: bool,
+        _restart_on_failure: bool,
+    ) -> Reply<(OpResult, bool)> {
+        self.state.lock().unwrap().calls.push("service".into());
+        Ok((OpResult::done(), unprepared))
+    }
+
+    fn provision(&mut self, data: &ProvisionData, force_reboot: bool) -> Reply<OpResult> {
+        let name = format!(
+            "provision(url={}, force_reboot={force_reboot})",
+            data.image.url
+        );
+        self.call(name, |s| &mut s.provision)
+            .unwrap_or_else(|| Ok(OpResult::done()))
+    }
+
+    fn deprovision(
+        &mut self,
+        restart_on_failure: bool,
+        _automated_cleaning_mode: AutomatedCleaningMode,
+    ) -> Reply<OpResult> {
+        let name = format!("deprovision(restart={restart_on_failure})");
+        if let Some(r) = self.call(name, |s| &mut s.deprovision) {
+            return r;
+        }
+        match self.state.lock().unwrap().always_fail_deprovision.clone() {
+            Some(msg) => Ok(OpResult::failed(msg)),
+            None => Ok(OpResult::done()),
+        }
+    }
+
+    fn delete(&mut self) -> Reply<OpResult> {
+        self.call("delete".into(), |s| &mut s.delete)
+            .unwrap_or_else(|| Ok(OpResult::done()))
+    }
+
+    fn detach(&mut self, force: bool) -> Reply<OpResult> {
+        self.call(format!("detach(force={force})"), |s| &mut s.detach)
+            .unwrap_or_else(|| Ok(OpResult::done()))
+    }
+
+    fn power_on(&mut self, force: bool) -> Reply<OpResult> {
+        match self.call(format!("power_on(force={force})"), |s| &mut s.power_on) {
+            Some(r) => r,
+            None => self.set_power(true),
+        }
+    }
+
+    fn power_off(
+        &mut self,
+        mode: RebootMode,
+        force: bool,
+        _automated_cleaning_mode: AutomatedCleaningMode,
+    ) -> Reply<OpResult> {
+        let name = format!("power_off(mode={mode}, force={force})");
+        match self.call(name, |s| &mut s.power_off) {
+            Some(r) => r,
+            None => self.set_power(false),
+        }
+    }
+
+    fn has_capacity(&mut self) -> Reply<bool> {
+        let mut st = self.state.lock().unwrap();
+        st.script.has_capacity.pop_front().unwrap_or(Ok(true))
+    }
+
+    fn get_firmware_settings(&mut self, _include_schema: bool) -> Reply<FirmwareSettings> {
+        Ok(FirmwareSettings::default())
+    }
+
+    fn get_firmware_components(&mut self) -> Reply<Vec<FirmwareComponentStatus>> {
+        Ok(Vec::new())
+    }
+
+    fn add_bmc_event_subscription(
+        &mut self,
+        _subscription: &serde_json::Value,
+        _http_headers: &[BTreeMap<String, String>],
+    ) -> Reply<OpResult> {
+        Ok(OpResult::done())
+    }
+
+    fn remove_bmc_event_subscription(
+        &mut self,
+        _subscription: &serde_json::Value,
+    ) -> Reply<OpResult> {
+        Ok(OpResult::done())
+    }
+
+    fn get_data_image_status(&mut self) -> Reply<bool> {
+        Ok(false)
+    }
+
+    fn attach_data_image(&mut self, _url: &str) -> Reply<()> {
+        Ok(())
+    }
+
+    fn detach_data_image(&mut self) -> Reply<()> {
+        Ok(())
+    }
+
+    fn has_power_failure(&mut self) -> bool {
+        self.state.lock().unwrap().power_failure
+    }
+
+    fn get_health(&mut self) -> String {
+        self.state.lock().unwrap().health.clone()
+    }
+}

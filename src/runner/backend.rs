@@ -1,0 +1,46 @@
+//! Where the runner persists what passes change: the seam between scheduling and storage.
+
+use crate::error::Result;
+use crate::machine::PassOutcome;
+use crate::record::{Bookkeeping, HostRecord};
+use bmh_api::BareMetalHostStatus;
+
+/// What one pass asks to persist. `Some(None)` removes (the status block, the bookkeeping).
+#[derive(Debug, Default)]
+pub struct Staged<'a> {
+    pub status: Option<Option<&'a BareMetalHostStatus>>,
+    pub bookkeeping: Option<Option<&'a Bookkeeping>>,
+    pub removed_annotations: &'a [String],
+}
+
+impl<'a> Staged<'a> {
+    /// `None` when the pass changed nothing that is persisted.
+    pub fn from_outcome(out: &'a PassOutcome, rec: &'a HostRecord) -> Option<Self> {
+        if out.deleted {
+            return Some(Staged {
+                status: Some(None),
+                bookkeeping: Some(None),
+                removed_annotations: &out.removed_annotations,
+            });
+        }
+        let staged = Staged {
+            status: out.save_status.then_some(rec.host.status.as_ref()),
+            bookkeeping: out.bookkeeping_changed.then_some(Some(&rec.book)),
+            removed_annotations: &out.removed_annotations,
+        };
+        (staged.status.is_some()
+            || staged.bookkeeping.is_some()
+            || !staged.removed_annotations.is_empty())
+        .then_some(staged)
+    }
+}
+
+/// Persistence grouped into commit groups (a user's file; later a store object).
+pub trait Backend: Send + Sync {
+    fn groups(&self) -> usize;
+    fn group_of(&self, host: usize) -> usize;
+    /// Stages a pass's changes in memory; returns the group's ticket that makes them durable.
+    fn stage(&self, host: usize, record: &HostRecord, staged: &Staged) -> Result<u64>;
+    /// Writes everything staged in the group; returns the highest ticket now on disk.
+    fn commit(&self, group: usize) -> Result<u64>;
+}

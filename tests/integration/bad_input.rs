@@ -1,0 +1,98 @@
+use crate::lab::{Lab, host, secret};
+
+fn assert_untouched(lab: &Lab, name: &str, text: &str) {
+    assert_eq!(lab.read(name), text, "{name} must be left as it was");
+    assert!(
+        !lab.path(".bmhctl/hosts.yaml.state.json").exists(),
+        "no sidecar may be written"
+    );
+}
+
+#[test]
+fn malformed_yaml_names_file_line_and_column() {
+    let text = format!(
+        "{}---\n{}  image: [unclosed\n",
+        secret("bmc-secret"),
+        host("h0", "")
+    );
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let run = lab
+        .run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
+        .expect_code(2);
+    assert!(run.stderr.contains("hosts.yaml:"), "{}", run.stderr);
+    assert_untouched(&lab, "hosts.yaml", &text);
+}
+
+#[test]
+fn a_missing_secret_is_bad_input_naming_host_and_field() {
+    let text = host("h0", "");
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let run = lab
+        .run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
+        .expect_code(2);
+    assert!(run.stderr.contains("hosts.yaml:"), "{}", run.stderr);
+    assert!(run.stderr.contains("h0"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("spec.bmc.credentialsName"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("bmc-secret"), "{}", run.stderr);
+    assert_untouched(&lab, "hosts.yaml", &text);
+}
+
+#[test]
+fn a_field_of_the_wrong_type_names_file_host_and_field() {
+    let text = format!(
+        "{}---\n{}",
+        secret("bmc-secret"),
+        host("h0", "").replace("online: true", "online: \"yes\"")
+    );
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let run = lab
+        .run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
+        .expect_code(2);
+    assert!(run.stderr.contains("hosts.yaml:"), "{}", run.stderr);
+    assert!(run.stderr.contains("h0"), "{}", run.stderr);
+    assert!(run.stderr.contains("spec.online"), "{}", run.stderr);
+    assert_untouched(&lab, "hosts.yaml", &text);
+}
+
+#[test]
+fn a_bad_provisioner_name_is_refused_before_anything_is_read() {
+    let lab = Lab::new();
+    for name in ["Foo", "../x", "a/b"] {
+        let run = lab
+            .run(&["provision", "--provisioner", name, "missing.yaml"])
+            .expect_code(2);
+        assert!(
+            run.stderr.contains("^[a-z0-9][a-z0-9-]*$"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn passwords_never_appear_in_output_or_status() {
+    let secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc-secret\nstringData:\n  username: admin\n  password: hunter2-Sekret\n";
+    let text = format!("{secret}---\n{}", host("h0", ""));
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let run = lab
+        .run(&[
+            "provision",
+            "--provisioner",
+            "fixture",
+            "-vv",
+            "-o",
+            "json",
+            "hosts.yaml",
+        ])
+        .expect_code(0);
+    let written = lab.read("hosts.yaml");
+    let status = &written[text.len()..];
+    let sidecar = std::fs::read_to_string(lab.path(".bmhctl/hosts.yaml.state.json")).unwrap();
+    for out in [&run.stdout, &run.stderr, &status.to_string(), &sidecar] {
+        assert!(!out.contains("hunter2"), "{out}");
+    }
+}

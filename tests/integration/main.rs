@@ -1,0 +1,6 @@
+//! End-to-end tests of the real `bmhctl` binary on real files (one test binary, as ripgrep does).
+
+mod lab;
+
+mod bad_input;
+mod provision;

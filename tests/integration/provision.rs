@@ -1,0 +1,174 @@
+use crate::lab::{Lab, host, secret, without_status};
+
+const IMAGE: &str = "image:\n  url: http://images.example/os.qcow2\n  checksum: abc123";
+
+fn hosts_file() -> String {
+    format!(
+        "# The lab's hosts. This comment must survive.\n---\n{}---\n# provisioned: has an image\n{}---\n{}---\n{}",
+        secret("bmc-secret"),
+        host("worker-0", IMAGE),
+        host(
+            "spare-0",
+            "# no image: stays available\nexternallyProvisioned: false"
+        ),
+        host("legacy-0", "externallyProvisioned: true"),
+    )
+}
+
+#[test]
+fn provision_reaches_every_goal_and_keeps_the_rest_of_the_file() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    let run = lab
+        .run(&[
+            "provision",
+            "--provisioner",
+            "fixture",
+            "-o",
+            "json",
+            "hosts.yaml",
+        ])
+        .expect_code(0);
+    let json = run.json();
+    let states: Vec<(String, String)> = json["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["name"].as_str().unwrap().to_string(),
+                h["state"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("worker-0".to_string(), "provisioned".to_string()),
+            ("spare-0".into(), "available".into()),
+            ("legacy-0".into(), "externally provisioned".into()),
+        ]
+    );
+    let after = lab.read("hosts.yaml");
+    assert_eq!(
+        without_status(&after),
+        hosts_file(),
+        "only status blocks may change"
+    );
+    assert_eq!(after.matches("\nstatus:\n").count(), 3);
+    assert!(after.contains("    state: provisioned\n"), "{after}");
+}
+
+#[test]
+fn a_second_run_on_a_stable_file_changes_nothing() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    lab.run(&["provision", "--provisioner", "fixture", "-q", "hosts.yaml"])
+        .expect_code(0);
+    let before = lab.read("hosts.yaml");
+    let sidecar = lab.path(".bmhctl/hosts.yaml.state.json");
+    let sidecar_before = std::fs::read(&sidecar).unwrap();
+    let mtime = std::fs::metadata(lab.path("hosts.yaml"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    lab.run(&["provision", "--provisioner", "fixture", "-q", "hosts.yaml"])
+        .expect_code(0);
+    assert_eq!(lab.read("hosts.yaml"), before);
+    assert_eq!(std::fs::read(&sidecar).unwrap(), sidecar_before);
+    assert_eq!(
+        std::fs::metadata(lab.path("hosts.yaml"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        mtime
+    );
+}
+
+#[test]
+fn a_host_that_fails_registration_exits_1_and_the_table_says_why() {
+    let failing = host("broken-0", "").replace(
+        "metadata:\n  name: broken-0\n",
+        "metadata:\n  name: broken-0\n  annotations:\n    fixture.bmhctl.metal3.io/validate-error: BMC said no\n",
+    );
+    let lab = Lab::new().file(
+        "hosts.yaml",
+        &format!("{}---\n{}", secret("bmc-secret"), failing),
+    );
+    let run = lab
+        .run(&[
+            "provision",
+            "--provisioner",
+            "fixture",
+            "--timeout",
+            "10m",
+            "hosts.yaml",
+        ])
+        .expect_code(1);
+    assert!(run.stdout.contains("broken-0"), "{}", run.stdout);
+    assert!(run.stdout.contains("BMC said no"), "{}", run.stdout);
+    assert!(run.stdout.contains("registration error"), "{}", run.stdout);
+}
+
+#[test]
+fn deprovision_then_delete_tears_down_what_provision_did() {
+    let lab = Lab::new().file(
+        "hosts.yaml",
+        &format!("{}---\n{}", secret("bmc-secret"), host("worker-0", IMAGE)),
+    );
+    lab.run(&["provision", "--provisioner", "fixture", "-q", "hosts.yaml"])
+        .expect_code(0);
+    let run = lab
+        .run(&[
+            "deprovision",
+            "--provisioner",
+            "fixture",
+            "-o",
+            "json",
+            "-f",
+            "hosts.yaml",
+        ])
+        .expect_code(0);
+    assert_eq!(run.json()["hosts"][0]["state"], "available");
+    assert!(lab.read("hosts.yaml").contains("    state: available\n"));
+    let run = lab
+        .run(&[
+            "delete",
+            "--provisioner",
+            "fixture",
+            "-o",
+            "json",
+            "-f",
+            "hosts.yaml",
+        ])
+        .expect_code(0);
+    assert_eq!(run.json()["hosts"][0]["deleted"], true);
+    let after = lab.read("hosts.yaml");
+    assert!(!after.contains("status:"), "{after}");
+    assert_eq!(
+        after,
+        format!("{}---\n{}", secret("bmc-secret"), host("worker-0", IMAGE))
+    );
+}
+
+#[test]
+fn get_shows_the_status_written_by_provision() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    lab.run(&["provision", "--provisioner", "fixture", "-q", "hosts.yaml"])
+        .expect_code(0);
+    let run = lab.run(&["get", "-f", "hosts.yaml"]).expect_code(0);
+    assert!(run.stdout.contains("worker-0"), "{}", run.stdout);
+    assert!(run.stdout.contains("provisioned"), "{}", run.stdout);
+    let run = lab
+        .run(&["get", "-f", ".", "-o", "json", "worker-0"])
+        .expect_code(0);
+    assert_eq!(
+        run.json()["items"][0]["status"]["provisioning"]["state"],
+        "provisioned"
+    );
+}
+
+#[test]
+fn version_names_the_plugin_interface() {
+    let run = Lab::new().run(&["version"]).expect_code(0);
+    assert!(run.stdout.contains("plugin ABI 1"), "{}", run.stdout);
+    assert!(run.stdout.contains("plugin SDK"), "{}", run.stdout);
+}
