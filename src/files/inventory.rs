@@ -110,11 +110,18 @@ pub struct HostFile {
     real_path: PathBuf,
     yaml: YamlFile,
     /// SHA-256 of the bytes last read from or written to `real_path`.
-    disk_hash: [u8; 32],
+    /// What we last wrote to `real_path`; `None` while it still holds what was parsed.
+    disk_text: Option<String>,
+    /// The file's metadata when we last read or wrote it: a cheap check that nobody else
+    /// wrote it since (the content is compared only when this differs).
+    disk_stamp: Option<Stamp>,
     sidecar: Sidecar,
     lock: Option<FileLock>,
-    /// Documents with staged edits.
+    /// Documents whose text differs from the text parsed at load (edits are kept as an overlay
+    /// on that text, so rendering never needs a re-parse).
     edited: BTreeSet<usize>,
+    /// Something was staged since the last commit.
+    pending: bool,
     /// The hosts of this file, by `namespace/name`.
     host_keys: BTreeSet<String>,
 }
@@ -433,14 +440,17 @@ fn load_collecting(paths: &[PathBuf], mode: LoadMode) -> Result<(Inventory, Vec<
                 record: HostRecord { host: *host, book },
             });
         }
+        let disk_stamp = Stamp::of(&pf.real);
         inv.files.push(HostFile {
             path: pf.label,
             real_path: pf.real,
             yaml,
-            disk_hash: pf.hash,
+            disk_text: None,
+            disk_stamp,
             sidecar,
             lock: pf.lock,
             edited: BTreeSet::new(),
+            pending: false,
             host_keys,
         });
     }
@@ -739,8 +749,32 @@ fn is_block_mapping(doc_text: &str) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Writing
 
-fn sha(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
+/// Size, modification time and inode of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: std::time::SystemTime,
+    ino: u64,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            len: m.len(),
+            modified: m.modified().ok()?,
+            ino: m.ino(),
+        })
+    }
+}
+
+impl HostFile {
+    fn disk_text(&self) -> &str {
+        self.disk_text
+            .as_deref()
+            .unwrap_or_else(|| self.yaml.source_text())
+    }
 }
 
 impl HostFile {
@@ -790,6 +824,7 @@ impl HostFile {
             .set_status(doc, text.as_deref())
             .map_err(|e| self.edit_error(doc, e))?;
         self.edited.insert(doc);
+        self.pending = true;
         Ok(())
     }
 
@@ -811,6 +846,7 @@ impl HostFile {
             .map_err(|e| self.edit_error(doc, e))?;
         if removed {
             self.edited.insert(doc);
+            self.pending = true;
         }
         Ok(removed)
     }
@@ -846,8 +882,7 @@ impl HostFile {
 
     /// Whether [`commit`](Self::commit) would write anything.
     pub fn has_changes(&self) -> bool {
-        self.sidecar.is_dirty()
-            || (!self.edited.is_empty() && sha(self.yaml.render().as_bytes()) != self.disk_hash)
+        self.sidecar.is_dirty() || (self.pending && self.yaml.render() != self.disk_text())
     }
 
     /// Write what was staged: the sidecar first, then the file (only if its bytes changed),
@@ -856,13 +891,13 @@ impl HostFile {
     /// wrote (someone edited it meanwhile).
     pub fn commit(&mut self) -> Result<CommitStats, Error> {
         let sidecar_dirty = self.sidecar.is_dirty();
-        let rendered = if self.edited.is_empty() {
+        let rendered = if !self.pending {
             None
         } else {
-            Some(self.yaml.render()).filter(|r| sha(r.as_bytes()) != self.disk_hash)
+            Some(self.yaml.render()).filter(|r| r != self.disk_text())
         };
         if !sidecar_dirty && rendered.is_none() {
-            self.edited.clear();
+            self.pending = false;
             return Ok(CommitStats::default());
         }
         if self.lock.is_none() {
@@ -872,9 +907,15 @@ impl HostFile {
             )));
         }
         let shown = self.path.display();
-        match std::fs::read(&self.real_path) {
-            Ok(bytes) if sha(&bytes) == self.disk_hash => {}
-            Ok(_) => {
+        let unchanged = |f: &Self| -> std::io::Result<bool> {
+            if f.disk_stamp.is_some() && Stamp::of(&f.real_path) == f.disk_stamp {
+                return Ok(true);
+            }
+            Ok(std::fs::read(&f.real_path)? == f.disk_text().as_bytes())
+        };
+        match unchanged(self) {
+            Ok(true) => {}
+            Ok(false) => {
                 return Err(Error::Conflict(format!(
                     "{shown} changed on disk since bmhctl read it; not overwriting"
                 )));
@@ -886,35 +927,17 @@ impl HostFile {
             }
             Err(e) => return Err(Error::io(&self.path, e)),
         }
-        // Our own edits must leave a file we can read back, with the same documents.
-        let reparsed = match &rendered {
-            Some(r) => match YamlFile::parse(r.clone()) {
-                Ok(y) if y.len() == self.yaml.len() => Some(y),
-                Ok(_) => {
-                    return Err(Error::Other(anyhow::anyhow!(
-                        "{shown}: internal error: the edited file has a different number of \
-                         documents; not writing"
-                    )));
-                }
-                Err(e) => {
-                    return Err(Error::Other(anyhow::anyhow!(
-                        "{shown}: internal error: the edited file does not parse ({e}); not writing"
-                    )));
-                }
-            },
-            None => None,
-        };
         let mut stats = CommitStats::default();
         if sidecar_dirty {
             stats.sidecar_written = self.sidecar.save()?;
         }
-        if let (Some(r), Some(y)) = (rendered, reparsed) {
+        if let Some(r) = rendered {
             write_atomic(&self.real_path, r.as_bytes()).map_err(|e| Error::io(&self.path, e))?;
-            self.disk_hash = sha(r.as_bytes());
-            self.yaml = y;
+            self.disk_stamp = Stamp::of(&self.real_path);
+            self.disk_text = Some(r);
             stats.file_written = true;
         }
-        self.edited.clear();
+        self.pending = false;
         Ok(stats)
     }
 

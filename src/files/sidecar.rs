@@ -40,10 +40,13 @@ pub struct Sidecar {
     path: PathBuf,
     file_name: String,
     exists: bool,
-    on_disk: BTreeMap<String, Bookkeeping>,
     entries: BTreeMap<String, Bookkeeping>,
-    /// When set, only these keys are saved (the hosts currently in the file).
-    keep: Option<BTreeSet<String>>,
+    /// Each entry's JSON, kept up to date as entries change, so that a save is a
+    /// concatenation rather than a serialization of every host.
+    encoded: BTreeMap<String, String>,
+    /// The entries differ from what is on disk. Tracked on every change rather than found by
+    /// comparing, which would cost a deep comparison of every entry at each commit.
+    dirty: bool,
 }
 
 impl Sidecar {
@@ -61,9 +64,9 @@ impl Sidecar {
             file_name: file_name(file),
             path,
             exists: false,
-            on_disk: BTreeMap::new(),
             entries: BTreeMap::new(),
-            keep: None,
+            encoded: BTreeMap::new(),
+            dirty: false,
         };
         let bytes = match std::fs::read(&sc.path) {
             Ok(b) => b,
@@ -79,8 +82,12 @@ impl Sidecar {
             )));
         }
         sc.exists = true;
-        sc.entries = parsed.hosts.clone();
-        sc.on_disk = parsed.hosts;
+        sc.encoded = parsed
+            .hosts
+            .iter()
+            .map(|(k, b)| (k.clone(), encode(b)))
+            .collect();
+        sc.entries = parsed.hosts;
         Ok(sc)
     }
 
@@ -108,38 +115,33 @@ impl Sidecar {
             Some(b) => {
                 if self.entries.get(key) != Some(b) {
                     self.entries.insert(key.to_string(), b.clone());
+                    self.encoded.insert(key.to_string(), encode(b));
+                    self.dirty = true;
                 }
             }
             None => {
-                self.entries.remove(key);
+                self.encoded.remove(key);
+                if self.entries.remove(key).is_some() {
+                    self.dirty = true;
+                }
             }
         }
     }
 
-    /// Save only entries whose key is in `keys` (the hosts in the file); others are dropped
-    /// on the next save.
+    /// Keep only entries whose key is in `keys` (the hosts in the file); the others are
+    /// dropped on the next save.
     pub fn keep_only(&mut self, keys: BTreeSet<String>) {
-        self.keep = Some(keys);
-    }
-
-    fn to_save(&self) -> BTreeMap<&String, &Bookkeeping> {
-        self.entries
-            .iter()
-            .filter(|(k, _)| self.keep.as_ref().is_none_or(|keep| keep.contains(*k)))
-            .collect()
+        let before = self.entries.len();
+        self.entries.retain(|k, _| keys.contains(k));
+        self.encoded.retain(|k, _| keys.contains(k));
+        if self.entries.len() != before {
+            self.dirty = true;
+        }
     }
 
     /// Whether [`save`](Self::save) would write anything.
     pub fn is_dirty(&self) -> bool {
-        let want = self.to_save();
-        if !self.exists {
-            return !want.is_empty();
-        }
-        want.len() != self.on_disk.len()
-            || want
-                .iter()
-                .zip(&self.on_disk)
-                .any(|((k1, v1), (k2, v2))| *k1 != k2 || *v1 != v2)
+        self.dirty
     }
 
     /// Write the sidecar atomically if it changed; returns whether it was written. Creates
@@ -148,27 +150,36 @@ impl Sidecar {
         if !self.is_dirty() {
             return Ok(false);
         }
-        let hosts: BTreeMap<String, Bookkeeping> = self
-            .to_save()
-            .into_iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let doc = SidecarFile {
-            version: VERSION,
-            file: self.file_name.clone(),
-            hosts,
-        };
-        let mut bytes = serde_json::to_vec_pretty(&doc).map_err(|e| Error::Other(e.into()))?;
-        bytes.push(b'\n');
+        let mut bytes =
+            Vec::with_capacity(self.encoded.values().map(|e| e.len() + 64).sum::<usize>() + 64);
+        let header = serde_json::json!({"version": VERSION, "file": self.file_name});
+        let header = header.to_string();
+        // `{"file":..,"version":1` + `,"hosts":{...}}`
+        bytes.extend_from_slice(&header.as_bytes()[..header.len() - 1]);
+        bytes.extend_from_slice(b",\"hosts\":{");
+        for (n, (key, json)) in self.encoded.iter().enumerate() {
+            if n > 0 {
+                bytes.push(b',');
+            }
+            bytes.push(b'\n');
+            bytes.extend_from_slice(serde_json::to_string(key).expect("a string").as_bytes());
+            bytes.push(b':');
+            bytes.extend_from_slice(json.as_bytes());
+        }
+        bytes.extend_from_slice(b"}}\n");
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
         write_atomic(&self.path, &bytes).map_err(|e| Error::io(&self.path, e))?;
         self.exists = true;
-        self.entries = doc.hosts.clone();
-        self.on_disk = doc.hosts;
+        self.dirty = false;
         Ok(true)
     }
+}
+
+/// One entry's JSON.
+fn encode(book: &Bookkeeping) -> String {
+    serde_json::to_string(book).expect("bookkeeping serializes")
 }
 
 fn file_name(file: &Path) -> String {

@@ -482,6 +482,11 @@ impl YamlFile {
     }
 
     /// The whole file with all edits applied.
+    /// The text the file was parsed from.
+    pub fn source_text(&self) -> &str {
+        &self.text
+    }
+
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(self.text.len() + self.text.len() / 16 + 64);
         let mut edits: Vec<(usize, usize, &str)> = Vec::new();

@@ -219,7 +219,12 @@ pub async fn run(
             });
         }
 
-        let next_due = due.peek().map(|Reverse((at, _))| *at);
+        // A due host only wakes the loop when there is room to run it; otherwise a finished
+        // pass will.
+        let next_due = due
+            .peek()
+            .map(|Reverse((at, _))| *at)
+            .filter(|_| in_flight < config.concurrency && !interrupted && fatal.is_none());
         tracing::trace!(
             in_flight,
             remaining,
@@ -427,6 +432,9 @@ struct GroupState {
     committing: Option<u64>,
     committed: u64,
     last_start: Option<Instant>,
+    /// How long the last commit took: the next waits a multiple of it, so that commits of a
+    /// big file never hold it most of the time.
+    last_duration: Duration,
     /// (ticket, host, due) of hosts parked until their save is on disk.
     parked: Vec<(u64, usize, Instant)>,
 }
@@ -463,7 +471,10 @@ impl GroupCommits {
         if g.committing.is_some() || g.staged <= g.committed {
             return None;
         }
-        Some(g.last_start.map_or(self.epoch, |t| t + self.interval))
+        Some(
+            g.last_start
+                .map_or(self.epoch, |t| t + self.interval.max(g.last_duration * 4)),
+        )
     }
 
     fn next_ready_at(&self) -> Option<Instant> {
@@ -495,6 +506,9 @@ impl GroupCommits {
     fn finished(&mut self, group: usize, ticket: u64) -> Vec<(usize, Instant)> {
         let g = &mut self.groups[group];
         let started_at = g.committing.take().unwrap_or(0);
+        if let Some(t) = g.last_start {
+            g.last_duration = t.elapsed();
+        }
         // A failed commit (ticket 0) releases nobody; what it held is staged again.
         g.committed = g.committed.max(ticket);
         if ticket == 0 {
