@@ -51,6 +51,20 @@ impl Lab {
         std::fs::read_to_string(self.path(name)).expect("read test file")
     }
 
+    /// Starts bmhctl in the lab directory with BMO's real delays (time scale 1).
+    pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+            .current_dir(self.dir.path())
+            .env("BMHCTL_TIME_SCALE", "1")
+            .env("BMHCTL_SEED", "1")
+            .env_remove("BMHCTL_PROVISIONER")
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start bmhctl")
+    }
+
     /// Runs bmhctl in the lab directory with zero delays and a fixed seed.
     pub fn run(&self, args: &[&str]) -> Run {
         let out = Command::cargo_bin("bmhctl")

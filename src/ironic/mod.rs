@@ -1,0 +1,6 @@
+//! The Ironic provisioner: a thin typed client of Ironic's REST API and BMO's Ironic
+//! provisioner on top of it.
+//!
+//! Compiled only with the `ironic` cargo feature, by the `ironic-provisioner` plugin crate; the
+//! bmhctl binary never calls it directly and reaches it only by loading
+//! `ironic-provisioner.so`. Filled by the Ironic issue.
