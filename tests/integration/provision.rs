@@ -175,27 +175,42 @@ fn version_names_the_plugin_interface() {
 
 #[test]
 fn ctrl_c_saves_what_is_pending_and_exits_130() {
-    let lab = Lab::new().file("hosts.yaml", &format!("{}---\n{}", secret("bmc-secret"), host("worker-0", IMAGE)));
+    let lab = Lab::new().file(
+        "hosts.yaml",
+        &format!("{}---\n{}", secret("bmc-secret"), host("worker-0", IMAGE)),
+    );
     let child = lab.spawn(&["provision", "--provisioner", "fixture", "hosts.yaml"]);
     // The fixture's registration waits 5 s: by then the host is saved in `registering`.
     std::thread::sleep(std::time::Duration::from_millis(2500));
-    let killed = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(killed.success());
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let after = lab.read("hosts.yaml");
     assert!(after.contains("    state: registering\n"), "{after}");
     assert!(after.contains("    ID: temporary-fake-id\n"), "{after}");
     // A second run resumes where the first stopped.
-    lab.run(&["provision", "--provisioner", "fixture", "-q", "hosts.yaml"]).expect_code(0);
+    lab.run(&["provision", "--provisioner", "fixture", "-q", "hosts.yaml"])
+        .expect_code(0);
     assert!(lab.read("hosts.yaml").contains("    state: provisioned\n"));
 }
 
 #[test]
 fn get_prints_yaml_that_reads_back() {
     let lab = Lab::new().file("hosts.yaml", &hosts_file());
-    lab.run(&["provision", "--provisioner", "fixture", "-q", "hosts.yaml"]).expect_code(0);
-    let run = lab.run(&["get", "-f", "hosts.yaml", "-o", "yaml"]).expect_code(0);
+    lab.run(&["provision", "--provisioner", "fixture", "-q", "hosts.yaml"])
+        .expect_code(0);
+    let run = lab
+        .run(&["get", "-f", "hosts.yaml", "-o", "yaml"])
+        .expect_code(0);
     let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&run.stdout).unwrap();
     assert_eq!(docs.len(), 3, "{}", run.stdout);
     assert_eq!(docs[0]["status"]["provisioning"]["state"], "provisioned");
@@ -204,10 +219,39 @@ fn get_prints_yaml_that_reads_back() {
 #[test]
 fn label_selectors_and_host_names_pick_the_hosts() {
     let lab = Lab::new().file("hosts.yaml", &hosts_file());
-    let run = lab.run(&["provision", "--provisioner", "fixture", "-o", "json", "--host", "spare-0", "hosts.yaml"]).expect_code(0);
+    let run = lab
+        .run(&[
+            "provision",
+            "--provisioner",
+            "fixture",
+            "-o",
+            "json",
+            "--host",
+            "spare-0",
+            "hosts.yaml",
+        ])
+        .expect_code(0);
     assert_eq!(run.json()["hosts"].as_array().unwrap().len(), 1);
-    let run = lab.run(&["provision", "--provisioner", "fixture", "--host", "nope", "hosts.yaml"]).expect_code(2);
+    let run = lab
+        .run(&[
+            "provision",
+            "--provisioner",
+            "fixture",
+            "--host",
+            "nope",
+            "hosts.yaml",
+        ])
+        .expect_code(2);
     assert!(run.stderr.contains("nope"), "{}", run.stderr);
-    let run = lab.run(&["provision", "--provisioner", "fixture", "-l", "x in (", "hosts.yaml"]).expect_code(2);
+    let run = lab
+        .run(&[
+            "provision",
+            "--provisioner",
+            "fixture",
+            "-l",
+            "x in (",
+            "hosts.yaml",
+        ])
+        .expect_code(2);
     assert!(run.stderr.contains("selector"), "{}", run.stderr);
 }
