@@ -2,6 +2,7 @@
 //! `$PROVISIONER_PLUGIN_DIR/<name>-provisioner.so`.
 
 pub mod fixture;
+pub mod loader;
 
 use crate::error::{Error, Result};
 use bmhctl_plugin_sdk::ProvisionerFactory;
@@ -44,15 +45,46 @@ pub fn resolve(name: &str) -> Result<Arc<dyn ProvisionerFactory>> {
         return Ok(Arc::new(fixture::Fixture::new()));
     }
     let path = plugin_path(name);
-    if !path.exists() {
-        return Err(Error::Other(anyhow::anyhow!(
-            "cannot load provisioner plugin {name:?}: failed to open plugin {}: no such file \
-             (set PROVISIONER_PLUGIN_DIR, or use --provisioner fixture)",
-            path.display()
-        )));
-    }
-    Err(Error::Other(anyhow::anyhow!(
-        "cannot load provisioner plugin {name:?} from {}: the plugin loader is not built yet; use --provisioner fixture",
-        path.display()
-    )))
+    load(name, &path).map_err(|e| {
+        let hint = if path.exists() {
+            ""
+        } else {
+            " (set PROVISIONER_PLUGIN_DIR, or use --provisioner fixture)"
+        };
+        Error::Other(anyhow::anyhow!(
+            "cannot load provisioner plugin {name:?}: {e}{hint}"
+        ))
+    })
+}
+
+/// The namespace handed to plugins (BMO's `ProvisionerNamespace`): `$POD_NAMESPACE`, else `default`.
+pub fn default_namespace() -> String {
+    std::env::var("POD_NAMESPACE")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "default".to_string())
+}
+
+/// Opens the plugin `name` at `path` (every check of the loader), runs its host configure and
+/// creates its factory.
+pub fn load(name: &str, path: &std::path::Path) -> Result<Arc<dyn ProvisionerFactory>, String> {
+    let plugin = loader::open(path, Some(name))?;
+    let namespace = default_namespace();
+    let requirements = plugin.host_configure(&bmhctl_plugin_sdk::abi::HostConfigureInput {
+        features: Vec::new(),
+        default_namespace: namespace.clone(),
+    })?;
+    tracing::debug!(
+        plugin = name,
+        path = %path.display(),
+        sdk = plugin.sdk_version(),
+        ?requirements,
+        "provisioner plugin loaded"
+    );
+    let factory = plugin.new_factory(bmhctl_plugin_sdk::abi::PluginConfig {
+        name: name.to_string(),
+        features: Vec::new(),
+        default_namespace: namespace,
+    })?;
+    Ok(Arc::new(factory))
 }

@@ -67,12 +67,18 @@ impl Lab {
 
     /// Runs bmhctl in the lab directory with zero delays and a fixed seed.
     pub fn run(&self, args: &[&str]) -> Run {
+        self.run_env(args, &[])
+    }
+
+    /// [`Lab::run`] with extra environment variables (set after the defaults, so they win).
+    pub fn run_env(&self, args: &[&str], envs: &[(&str, &str)]) -> Run {
         let out = Command::cargo_bin("bmhctl")
             .expect("bmhctl binary")
             .current_dir(self.dir.path())
             .env("BMHCTL_TIME_SCALE", "0")
             .env("BMHCTL_SEED", "1")
             .env_remove("BMHCTL_PROVISIONER")
+            .envs(envs.iter().copied())
             .args(args)
             .output()
             .expect("run bmhctl");

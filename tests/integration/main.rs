@@ -3,4 +3,5 @@
 mod lab;
 
 mod bad_input;
+mod plugins;
 mod provision;

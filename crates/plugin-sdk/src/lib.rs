@@ -5,11 +5,16 @@
 //! caller runs them off its async threads. Every type here is serde-serialisable because plugins
 //! receive and return them as JSON across the C ABI.
 
+pub mod abi;
+pub mod abi_plugin;
 mod data;
 mod error;
 
+pub use abi_plugin::{Logger, ObjectReader, PluginContext};
 pub use data::*;
 pub use error::ProvisionerError;
+/// Re-exported so plugins need no direct dependency on it.
+pub use serde_json;
 
 use bmh_api::{AutomatedCleaningMode, HardwareDetails, RebootMode};
 use std::sync::Arc;

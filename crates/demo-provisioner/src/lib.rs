@@ -1,0 +1,412 @@
+//! BMO's demo provisioner (`pkg/provisioner/demo`), as the bmhctl plugin `demo`.
+//!
+//! Stateless: what it does depends only on the host's name (section 6 of the state-machine spec).
+//! Hosts named after a [`DemoHost`] stop in, or fail at, a given state; every other host takes the
+//! default path to `available` or `provisioned`.
+//!
+//! Built as `libdemo_provisioner.so`; bmhctl loads it as `$PROVISIONER_PLUGIN_DIR/demo-provisioner.so`.
+
+use bmh_api::{AutomatedCleaningMode, Cpu, HardwareDetails, Nic, RebootMode, Storage};
+use bmhctl_plugin_sdk::{
+    AdoptData, Event, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
+    HostData, ImageFormat, InspectData, ManagementAccessData, OpResult, PluginContext, PrepareData,
+    ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ServicingData,
+};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// The plugin name.
+pub const NAME: &str = "demo";
+
+/// `Register` fails with "failed to register new host".
+pub const REGISTRATION_ERROR_HOST: &str = "demo-registration-error";
+/// `Register` never finishes.
+pub const REGISTERING_HOST: &str = "demo-registering";
+/// Default path, ends `available`.
+pub const AVAILABLE_HOST: &str = "demo-available";
+/// `InspectHardware` never finishes.
+pub const INSPECTING_HOST: &str = "demo-inspecting";
+/// `Prepare`/`Service` fail.
+pub const PREPARING_ERROR_HOST: &str = "demo-preparing-error";
+/// `Prepare`/`Service` never finish.
+pub const PREPARING_HOST: &str = "demo-preparing";
+/// `Provision` fails with "validation failed".
+pub const VALIDATION_ERROR_HOST: &str = "demo-validation-error";
+/// `Provision` never finishes.
+pub const PROVISIONING_HOST: &str = "demo-provisioning";
+/// Default path, ends `provisioned`.
+pub const PROVISIONED_HOST: &str = "demo-provisioned";
+
+/// How long the demo asks to wait while it pretends to work.
+pub const DEMO_REQUEUE: Duration = Duration::from_secs(5);
+
+/// The demo factory (BMO's `demo.Demo`).
+#[derive(Debug, Clone, Default)]
+pub struct Demo;
+
+impl Demo {
+    /// The plugin's factory constructor.
+    pub fn new(_ctx: PluginContext) -> Result<Self, ProvisionerError> {
+        Ok(Demo)
+    }
+}
+
+impl ProvisionerFactory for Demo {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        Ok(Box::new(DemoProvisioner::new(host, events)))
+    }
+}
+
+/// One host's demo provisioner.
+pub struct DemoProvisioner {
+    name: String,
+    prov_id: String,
+    events: EventSink,
+}
+
+impl DemoProvisioner {
+    pub fn new(host: HostData, events: EventSink) -> Self {
+        Self {
+            name: host.key.name,
+            prov_id: host.provisioner_id,
+            events,
+        }
+    }
+
+    fn publish(&self, reason: &str, message: &str) {
+        (self.events)(Event {
+            reason: reason.to_string(),
+            message: message.to_string(),
+        });
+    }
+}
+
+/// The hardware every demo inspection reports.
+pub fn demo_hardware_details() -> HardwareDetails {
+    let disk = |name: &str| Storage {
+        name: name.to_string(),
+        rotational: false,
+        size_bytes: 93 * 1024 * 1024 * 1024 * 1024,
+        model: "Dell CFJ61".to_string(),
+        ..Storage::default()
+    };
+    let nic = |name: &str, model: &str, mac: &str, ip: &str, pxe: bool| Nic {
+        name: name.to_string(),
+        model: model.to_string(),
+        mac: mac.to_string(),
+        ip: ip.to_string(),
+        speed_gbps: 1,
+        pxe,
+        ..Nic::default()
+    };
+    HardwareDetails {
+        ram_mebibytes: 128 * 1024,
+        nics: vec![
+            nic(
+                "nic-1",
+                "virt-io",
+                "ab:cd:12:34:56:78",
+                "192.168.100.1",
+                true,
+            ),
+            nic(
+                "nic-2",
+                "e1000",
+                "12:34:56:78:ab:cd",
+                "192.168.100.2",
+                false,
+            ),
+        ],
+        storage: vec![disk("disk-1 (boot)"), disk("disk-2")],
+        cpu: Some(Cpu {
+            arch: "x86_64".to_string(),
+            model: "Core 2 Duo".to_string(),
+            clock_megahertz: 3000.0,
+            flags: ["lm", "hypervisor", "vmx"].map(String::from).to_vec(),
+            count: 1,
+        }),
+        ..HardwareDetails::default()
+    }
+}
+
+impl Provisioner for DemoProvisioner {
+    fn register(
+        &mut self,
+        _data: &ManagementAccessData,
+        _credentials_changed: bool,
+        _restart_on_failure: bool,
+    ) -> Result<(OpResult, String), ProvisionerError> {
+        match self.name.as_str() {
+            REGISTRATION_ERROR_HOST => Ok((
+                OpResult::failed("failed to register new host"),
+                self.prov_id.clone(),
+            )),
+            REGISTERING_HOST => Ok((OpResult::in_progress(DEMO_REQUEUE), self.prov_id.clone())),
+            _ if self.prov_id.is_empty() => {
+                self.prov_id = self.name.clone();
+                Ok((OpResult::in_progress(Duration::ZERO), self.prov_id.clone()))
+            }
+            _ => Ok((OpResult::done(), self.prov_id.clone())),
+        }
+    }
+
+    fn preprovisioning_image_formats(
+        &mut self,
+    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
+        Ok(None)
+    }
+
+    fn inspect_hardware(
+        &mut self,
+        _data: &InspectData,
+        _restart_on_failure: bool,
+        _refresh: bool,
+        _force_reboot: bool,
+    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        if self.name == INSPECTING_HOST {
+            return Ok((OpResult::in_progress(DEMO_REQUEUE), true, None));
+        }
+        self.publish("InspectionComplete", "Hardware inspection completed");
+        Ok((OpResult::done(), true, Some(demo_hardware_details())))
+    }
+
+    fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
+        Ok(HardwareState { powered_on: None })
+    }
+
+    fn adopt(
+        &mut self,
+        _data: &AdoptData,
+        _restart_on_failure: bool,
+    ) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+
+    fn prepare(
+        &mut self,
+        _data: &PrepareData,
+        unprepared: bool,
+        _restart_on_failure: bool,
+    ) -> Result<(OpResult, bool), ProvisionerError> {
+        match self.name.as_str() {
+            PREPARING_ERROR_HOST => Ok((OpResult::failed("preparing failed"), false)),
+            PREPARING_HOST => Ok((OpResult::in_progress(DEMO_REQUEUE), unprepared)),
+            _ => Ok((OpResult::done(), true)),
+        }
+    }
+
+    fn service(
+        &mut self,
+        _data: &ServicingData,
+        unprepared: bool,
+        _restart_on_failure: bool,
+    ) -> Result<(OpResult, bool), ProvisionerError> {
+        match self.name.as_str() {
+            PREPARING_ERROR_HOST => Ok((OpResult::failed("servicing failed"), false)),
+            PREPARING_HOST => Ok((OpResult::in_progress(DEMO_REQUEUE), unprepared)),
+            _ => Ok((OpResult::done(), true)),
+        }
+    }
+
+    fn provision(
+        &mut self,
+        _data: &ProvisionData,
+        _force_reboot: bool,
+    ) -> Result<OpResult, ProvisionerError> {
+        match self.name.as_str() {
+            VALIDATION_ERROR_HOST => Ok(OpResult::failed("validation failed")),
+            PROVISIONING_HOST => Ok(OpResult::in_progress(DEMO_REQUEUE)),
+            _ => Ok(OpResult::done()),
+        }
+    }
+
+    fn deprovision(
+        &mut self,
+        _restart_on_failure: bool,
+        _automated_cleaning_mode: AutomatedCleaningMode,
+    ) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+
+    fn delete(&mut self) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+
+    fn detach(&mut self, _force: bool) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+
+    fn power_on(&mut self, _force: bool) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+
+    fn power_off(
+        &mut self,
+        _mode: RebootMode,
+        _force: bool,
+        _automated_cleaning_mode: AutomatedCleaningMode,
+    ) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+
+    fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
+        Ok(true)
+    }
+
+    fn get_firmware_settings(
+        &mut self,
+        _include_schema: bool,
+    ) -> Result<FirmwareSettings, ProvisionerError> {
+        Ok(FirmwareSettings::default())
+    }
+
+    fn get_firmware_components(
+        &mut self,
+    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
+        Ok(Vec::new())
+    }
+
+    fn add_bmc_event_subscription(
+        &mut self,
+        _subscription: &bmhctl_plugin_sdk::serde_json::Value,
+        _http_headers: &[BTreeMap<String, String>],
+    ) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+
+    fn remove_bmc_event_subscription(
+        &mut self,
+        _subscription: &bmhctl_plugin_sdk::serde_json::Value,
+    ) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+
+    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+        Ok(false)
+    }
+
+    fn attach_data_image(&mut self, _url: &str) -> Result<(), ProvisionerError> {
+        Ok(())
+    }
+
+    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+        Ok(())
+    }
+
+    fn has_power_failure(&mut self) -> bool {
+        false
+    }
+
+    fn get_health(&mut self) -> String {
+        String::new()
+    }
+}
+
+bmhctl_plugin_sdk::export_plugin!(name = "demo", factory = Demo::new);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    fn prov(name: &str, prov_id: &str) -> (DemoProvisioner, Arc<Mutex<Vec<Event>>>) {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let sink_events = events.clone();
+        let sink: EventSink = Arc::new(move |e| sink_events.lock().unwrap().push(e));
+        let host = HostData {
+            key: bmh_api::ObjectKey::new("default", name),
+            provisioner_id: prov_id.to_string(),
+            ..HostData::default()
+        };
+        (DemoProvisioner::new(host, sink), events)
+    }
+
+    #[test]
+    fn default_register_uses_the_host_name_as_id() {
+        let (mut p, _) = prov("worker-0", "");
+        let data = ManagementAccessData::default();
+        let (r, id) = p.register(&data, false, false).unwrap();
+        assert_eq!(
+            (r, id.as_str()),
+            (OpResult::in_progress(Duration::ZERO), "worker-0")
+        );
+        let (r, id) = p.register(&data, false, false).unwrap();
+        assert_eq!((r, id.as_str()), (OpResult::done(), "worker-0"));
+    }
+
+    #[test]
+    fn named_hosts() {
+        let data = ManagementAccessData::default();
+        let (mut p, _) = prov(REGISTRATION_ERROR_HOST, "");
+        assert_eq!(
+            p.register(&data, false, false).unwrap().0.error_message,
+            "failed to register new host"
+        );
+        let (mut p, _) = prov(REGISTERING_HOST, "");
+        assert!(p.register(&data, false, false).unwrap().0.dirty);
+        let (mut p, _) = prov(INSPECTING_HOST, "x");
+        let (r, started, details) = p
+            .inspect_hardware(&InspectData::default(), false, false, false)
+            .unwrap();
+        assert!(r.dirty && started && details.is_none());
+        let (mut p, _) = prov(PREPARING_ERROR_HOST, "x");
+        assert_eq!(
+            p.prepare(&PrepareData::default(), true, false)
+                .unwrap()
+                .0
+                .error_message,
+            "preparing failed"
+        );
+        assert_eq!(
+            p.service(&ServicingData::default(), true, false)
+                .unwrap()
+                .0
+                .error_message,
+            "servicing failed"
+        );
+        let (mut p, _) = prov(PREPARING_HOST, "x");
+        assert_eq!(
+            p.prepare(&PrepareData::default(), true, false).unwrap(),
+            (OpResult::in_progress(DEMO_REQUEUE), true)
+        );
+        let (mut p, _) = prov(VALIDATION_ERROR_HOST, "x");
+        assert_eq!(
+            p.provision(&ProvisionData::default(), false)
+                .unwrap()
+                .error_message,
+            "validation failed"
+        );
+        let (mut p, _) = prov(PROVISIONING_HOST, "x");
+        assert!(p.provision(&ProvisionData::default(), false).unwrap().dirty);
+    }
+
+    #[test]
+    fn default_inspection_reports_canned_details_and_an_event() {
+        let (mut p, events) = prov(AVAILABLE_HOST, "x");
+        let (r, started, details) = p
+            .inspect_hardware(&InspectData::default(), false, false, false)
+            .unwrap();
+        assert!(!r.dirty && started);
+        let d = details.unwrap();
+        assert_eq!(d.ram_mebibytes, 131072);
+        assert_eq!(d.cpu.unwrap().model, "Core 2 Duo");
+        assert!(d.nics.iter().all(|n| n.lldp.is_none()));
+        assert_eq!(events.lock().unwrap()[0].reason, "InspectionComplete");
+        assert_eq!(p.update_hardware_state().unwrap().powered_on, None);
+    }
+
+    #[test]
+    fn declaration() {
+        assert_eq!(
+            BMHCTL_PROVISIONER_PLUGIN.abi_version,
+            bmhctl_plugin_sdk::ABI_VERSION
+        );
+        let name = unsafe { std::ffi::CStr::from_ptr(BMHCTL_PROVISIONER_PLUGIN.name) };
+        assert_eq!(name.to_str().unwrap(), NAME);
+        assert!(BMHCTL_PROVISIONER_PLUGIN.host_configure.is_none());
+    }
+}

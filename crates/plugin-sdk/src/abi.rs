@@ -1,0 +1,408 @@
+//! The C ABI between bmhctl and a provisioner plugin (ABI version [`ABI_VERSION`](crate::ABI_VERSION)).
+//!
+//! A plugin is a `cdylib` that exports one symbol, [`DECLARATION_SYMBOL`], a `static`
+//! [`PluginDeclaration`]. Everything else crosses the boundary as UTF-8 JSON of the serde types of
+//! this crate, so host and plugin may be built by different compilers (or the plugin written in C).
+//!
+//! The contract, for ABI version 1:
+//!
+//! * `abi_version` is the first field of the declaration, in every ABI version: the host reads it
+//!   first and reads nothing else unless it equals its own.
+//! * `sdk_version` and `name` are NUL-terminated UTF-8 strings that live as long as the library.
+//! * [`CreateFactoryFn`]: the host passes a JSON [`PluginConfig`] and its [`HostCallbacks`]
+//!   (copied by the plugin; they stay valid for the life of the process). It returns an opaque
+//!   factory handle, or null and a JSON [`ProvisionerError`](crate::ProvisionerError) in
+//!   `error_out`. A factory is never destroyed.
+//! * [`HostConfigureFn`] (optional, null when absent): JSON [`HostConfigureInput`] in, status
+//!   [`STATUS_OK`] and a JSON [`HostRequirements`] out, or another status and a JSON
+//!   `ProvisionerError`.
+//! * [`CallFn`]: a JSON [`Request`] for a factory handle; status [`STATUS_OK`] with a JSON
+//!   [`Response`], or another status with a UTF-8 message (the request could not be handled at
+//!   all). May be called from several threads at once, for different provisioners.
+//! * Every buffer the plugin fills (`PluginBuffer`) is allocated by the plugin and handed back to
+//!   its [`FreeBufferFn`] by the host once read.
+//! * Panics never cross the boundary, in either direction: the plugin turns them into errors.
+//! * The host never unloads a plugin library.
+
+use crate::{
+    AdoptData, Event, HostData, InspectData, ManagementAccessData, PrepareData, ProvisionData,
+    ProvisionerError, ServicingData,
+};
+use bmh_api::{AutomatedCleaningMode, RebootMode};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::ffi::{c_char, c_void};
+
+/// The name of the one symbol a plugin exports.
+pub const DECLARATION_SYMBOL: &str = "BMHCTL_PROVISIONER_PLUGIN";
+
+/// [`DECLARATION_SYMBOL`], NUL-terminated, for `dlsym`.
+pub const DECLARATION_SYMBOL_NUL: &[u8] = b"BMHCTL_PROVISIONER_PLUGIN\0";
+
+/// [`SDK_VERSION`](crate::SDK_VERSION), NUL-terminated, for [`PluginDeclaration::sdk_version`].
+pub const SDK_VERSION_NUL: &std::ffi::CStr = match std::ffi::CStr::from_bytes_with_nul(
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes(),
+) {
+    Ok(s) => s,
+    Err(_) => panic!("SDK version contains a NUL byte"),
+};
+
+/// The call succeeded (the output buffer holds the documented JSON).
+pub const STATUS_OK: i32 = 0;
+/// The call failed (the output buffer holds an error).
+pub const STATUS_ERROR: i32 = 1;
+
+/// Host features a plugin may ask about (BMO's `HostFeature`).
+pub const FEATURE_PREPROVISIONING_IMAGE: &str = "PreprovisioningImage";
+
+/// A byte buffer allocated by the plugin; the host frees it with [`PluginDeclaration::free_buffer`].
+#[repr(C)]
+#[derive(Debug)]
+pub struct PluginBuffer {
+    pub ptr: *mut u8,
+    pub len: usize,
+}
+
+impl PluginBuffer {
+    pub const fn empty() -> Self {
+        Self {
+            ptr: std::ptr::null_mut(),
+            len: 0,
+        }
+    }
+
+    /// Leaks `bytes` into a buffer (plugin side); [`free_buffer`] takes it back.
+    pub fn from_vec(bytes: Vec<u8>) -> Self {
+        let boxed = bytes.into_boxed_slice();
+        let len = boxed.len();
+        let ptr = Box::into_raw(boxed) as *mut u8;
+        Self { ptr, len }
+    }
+
+    /// The bytes of the buffer (host side).
+    ///
+    /// # Safety
+    /// `ptr`/`len` must describe a live allocation (or `ptr` be null).
+    pub unsafe fn as_slice(&self) -> &[u8] {
+        if self.ptr.is_null() {
+            &[]
+        } else {
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+}
+
+/// Frees a buffer made by [`PluginBuffer::from_vec`] in the same library (plugin side).
+///
+/// # Safety
+/// `ptr`/`len` must come from `PluginBuffer::from_vec` of this library, and be freed once.
+pub unsafe fn free_buffer(ptr: *mut u8, len: usize) {
+    if !ptr.is_null() {
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) });
+    }
+}
+
+/// A host callback that receives JSON (a [`LogRecord`] or an [`EventRecord`]).
+pub type JsonFn = unsafe extern "C" fn(ctx: *mut c_void, json: *const u8, len: usize);
+
+/// Appends bytes to a caller-owned output (`out`); used to return data without sharing allocators.
+pub type WriteFn = unsafe extern "C" fn(out: *mut c_void, data: *const u8, len: usize);
+
+/// Reads an object: JSON [`ObjectRequest`] in; the host calls `write(out, ..)` with the object's
+/// JSON (or `null` when there is none) and returns [`STATUS_OK`], or writes a UTF-8 message and
+/// returns another status.
+pub type ReadObjectFn = unsafe extern "C" fn(
+    ctx: *mut c_void,
+    request: *const u8,
+    len: usize,
+    out: *mut c_void,
+    write: WriteFn,
+) -> i32;
+
+/// What the host offers the plugin. Every callback is thread-safe and may be called during a
+/// call or from a plugin's own threads; null entries mean "not offered".
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct HostCallbacks {
+    pub ctx: *mut c_void,
+    pub log: Option<JsonFn>,
+    pub event: Option<JsonFn>,
+    pub read_object: Option<ReadObjectFn>,
+}
+
+// SAFETY: the ABI requires the host's callbacks and their context to be thread-safe.
+unsafe impl Send for HostCallbacks {}
+unsafe impl Sync for HostCallbacks {}
+
+pub type CreateFactoryFn = unsafe extern "C" fn(
+    config: *const u8,
+    len: usize,
+    callbacks: *const HostCallbacks,
+    error_out: *mut PluginBuffer,
+) -> *mut c_void;
+
+pub type HostConfigureFn =
+    unsafe extern "C" fn(input: *const u8, len: usize, out: *mut PluginBuffer) -> i32;
+
+pub type CallFn = unsafe extern "C" fn(
+    factory: *mut c_void,
+    request: *const u8,
+    len: usize,
+    out: *mut PluginBuffer,
+) -> i32;
+
+pub type FreeBufferFn = unsafe extern "C" fn(ptr: *mut u8, len: usize);
+
+/// The one exported symbol of a plugin. Keep `abi_version` first in every ABI version.
+#[repr(C)]
+#[derive(Debug)]
+pub struct PluginDeclaration {
+    pub abi_version: u32,
+    pub sdk_version: *const c_char,
+    pub name: *const c_char,
+    pub create_factory: CreateFactoryFn,
+    pub host_configure: Option<HostConfigureFn>,
+    pub call: CallFn,
+    pub free_buffer: FreeBufferFn,
+}
+
+// SAFETY: the declaration is immutable and its pointers point at static, immutable strings.
+unsafe impl Sync for PluginDeclaration {}
+
+/// What the host hands to the factory constructor (BMO's `PluginConfig`, minus the Kubernetes
+/// clients: objects are read through [`HostCallbacks::read_object`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginConfig {
+    /// The plugin's name; the plugin's logger is named after it.
+    pub name: String,
+    /// Host features (e.g. [`FEATURE_PREPROVISIONING_IMAGE`]).
+    #[serde(default)]
+    pub features: Vec<String>,
+    /// The namespace the provisioner works in (BMO's `ProvisionerNamespace`).
+    #[serde(default)]
+    pub default_namespace: String,
+}
+
+impl PluginConfig {
+    pub fn has_feature(&self, feature: &str) -> bool {
+        self.features.iter().any(|f| f == feature)
+    }
+}
+
+/// What the host hands to the optional host-configure step.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostConfigureInput {
+    #[serde(default)]
+    pub features: Vec<String>,
+    #[serde(default)]
+    pub default_namespace: String,
+}
+
+/// An object kind, e.g. `ironic.metal3.io/v1alpha1` `Ironic`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectKind {
+    pub api_version: String,
+    pub kind: String,
+}
+
+/// What host configure asks of the host (BMO's `HostRequirements`): extra object kinds the store
+/// must accept and load, and the namespace to scope them to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostRequirements {
+    #[serde(default)]
+    pub object_kinds: Vec<ObjectKind>,
+    #[serde(default)]
+    pub namespace: Option<String>,
+}
+
+/// An object read through [`HostCallbacks::read_object`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectRequest {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+/// A log line sent through [`HostCallbacks::log`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogRecord {
+    pub level: LogLevel,
+    /// The logger's name (the plugin's name, or a child of it).
+    pub logger: String,
+    pub message: String,
+}
+
+/// An event sent through [`HostCallbacks::event`] by the provisioner with handle `provisioner`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventRecord {
+    pub provisioner: u64,
+    pub event: Event,
+}
+
+/// A call through [`CallFn`].
+// Short-lived messages, made once per call: boxing the big variants would buy nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// `ProvisionerFactory::new_provisioner`; the host picks the handle `id` (unique per factory),
+    /// and the plugin's events for it carry that id. Answer: `null`.
+    NewProvisioner { id: u64, host: HostData },
+    /// A [`Provisioner`](crate::Provisioner) method of the provisioner `id`.
+    Call { id: u64, call: ProvisionerCall },
+    /// The host is done with provisioner `id`. Answer: `null`.
+    DropProvisioner { id: u64 },
+}
+
+/// One [`Provisioner`](crate::Provisioner) method and its arguments; the answer is the method's
+/// `Ok` value as JSON (tuples as arrays).
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum ProvisionerCall {
+    Register {
+        data: ManagementAccessData,
+        credentials_changed: bool,
+        restart_on_failure: bool,
+    },
+    PreprovisioningImageFormats,
+    InspectHardware {
+        data: InspectData,
+        restart_on_failure: bool,
+        refresh: bool,
+        force_reboot: bool,
+    },
+    UpdateHardwareState,
+    Adopt {
+        data: AdoptData,
+        restart_on_failure: bool,
+    },
+    Prepare {
+        data: PrepareData,
+        unprepared: bool,
+        restart_on_failure: bool,
+    },
+    Service {
+        data: ServicingData,
+        unprepared: bool,
+        restart_on_failure: bool,
+    },
+    Provision {
+        data: ProvisionData,
+        force_reboot: bool,
+    },
+    Deprovision {
+        restart_on_failure: bool,
+        automated_cleaning_mode: AutomatedCleaningMode,
+    },
+    Delete,
+    Detach {
+        force: bool,
+    },
+    PowerOn {
+        force: bool,
+    },
+    PowerOff {
+        mode: RebootMode,
+        force: bool,
+        automated_cleaning_mode: AutomatedCleaningMode,
+    },
+    HasCapacity,
+    GetFirmwareSettings {
+        include_schema: bool,
+    },
+    GetFirmwareComponents,
+    AddBmcEventSubscription {
+        subscription: serde_json::Value,
+        http_headers: Vec<BTreeMap<String, String>>,
+    },
+    RemoveBmcEventSubscription {
+        subscription: serde_json::Value,
+    },
+    GetDataImageStatus,
+    AttachDataImage {
+        url: String,
+    },
+    DetachDataImage,
+    HasPowerFailure,
+    GetHealth,
+    PersistentState,
+}
+
+/// The answer to a [`Request`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    Ok(serde_json::Value),
+    Err(ProvisionerError),
+}
+
+/// `major.minor` of an SDK version (`"0.1.0"` → `(0, 1)`), `None` when it is not one.
+pub fn parse_major_minor(version: &str) -> Option<(u64, u64)> {
+    let mut parts = version.split(['.', '-', '+']);
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// Whether a plugin built with SDK `plugin` can be loaded by a host with SDK `host`: the same
+/// major version and a plugin minor version not above the host's.
+pub fn sdk_compatible(plugin: &str, host: &str) -> bool {
+    match (parse_major_minor(plugin), parse_major_minor(host)) {
+        (Some((pmaj, pmin)), Some((hmaj, hmin))) => pmaj == hmaj && pmin <= hmin,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sdk_compatibility() {
+        assert!(sdk_compatible("0.1.0", "0.1.0"));
+        assert!(sdk_compatible("0.1.9", "0.1.0"));
+        assert!(sdk_compatible("1.0.0", "1.3.2"));
+        assert!(!sdk_compatible("1.4.0", "1.3.2"));
+        assert!(!sdk_compatible("2.0.0", "1.3.2"));
+        assert!(!sdk_compatible("x", "1.3.2"));
+        assert_eq!(parse_major_minor("1.2.3-rc.1"), Some((1, 2)));
+    }
+
+    #[test]
+    fn requests_round_trip() {
+        let r = Request::Call {
+            id: 7,
+            call: ProvisionerCall::PowerOff {
+                mode: RebootMode::default(),
+                force: true,
+                automated_cleaning_mode: AutomatedCleaningMode::default(),
+            },
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains(r#""op":"call""#), "{text}");
+        assert!(text.contains(r#""method":"power_off""#), "{text}");
+        assert_eq!(serde_json::from_str::<Request>(&text).unwrap(), r);
+        let resp = Response::Err(ProvisionerError::NodeIsBusy);
+        let text = serde_json::to_string(&resp).unwrap();
+        assert_eq!(serde_json::from_str::<Response>(&text).unwrap(), resp);
+    }
+
+    #[test]
+    fn sdk_version_is_nul_terminated() {
+        assert_eq!(SDK_VERSION_NUL.to_str().unwrap(), crate::SDK_VERSION);
+    }
+}

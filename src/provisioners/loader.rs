@@ -1,0 +1,698 @@
+//! The provisioner plugin loader: opens `<name>-provisioner.so`, checks its declaration, and
+//! wraps its factory as a [`ProvisionerFactory`] that forwards every call through the C ABI
+//! (see `bmhctl_plugin_sdk::abi`).
+//!
+//! Checks, in order, before anything of the plugin is called: the file opens; it exports the
+//! declaration symbol; its ABI version equals ours; its SDK version is compatible (same major,
+//! minor not above ours); its name is the expected one. A loaded library is never unloaded.
+
+use bmh_api::{AutomatedCleaningMode, HardwareDetails, RebootMode};
+use bmhctl_plugin_sdk::abi::{
+    self, EventRecord, HostCallbacks, HostConfigureInput, HostRequirements, LogLevel, LogRecord,
+    PluginBuffer, PluginConfig, PluginDeclaration, ProvisionerCall, Request, Response, STATUS_OK,
+};
+use bmhctl_plugin_sdk::{
+    ABI_VERSION, AdoptData, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
+    HostData, ImageFormat, InspectData, ManagementAccessData, OpResult, PrepareData, ProvisionData,
+    Provisioner, ProvisionerError, ProvisionerFactory, SDK_VERSION, ServicingData,
+};
+use serde::de::DeserializeOwned;
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::{CStr, c_char, c_void};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A plugin whose declaration passed every check.
+#[derive(Debug, Clone)]
+pub struct LoadedPlugin {
+    path: PathBuf,
+    name: String,
+    sdk_version: String,
+    decl: &'static PluginDeclaration,
+}
+
+impl LoadedPlugin {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The name the plugin reports.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The plugin SDK version the plugin was built with.
+    pub fn sdk_version(&self) -> &str {
+        &self.sdk_version
+    }
+
+    pub fn abi_version(&self) -> u32 {
+        self.decl.abi_version
+    }
+
+    pub fn has_host_configure(&self) -> bool {
+        self.decl.host_configure.is_some()
+    }
+
+    /// Runs the plugin's optional host-configure step; a plugin without one has no requirements.
+    pub fn host_configure(&self, input: &HostConfigureInput) -> Result<HostRequirements, String> {
+        let Some(f) = self.decl.host_configure else {
+            return Ok(HostRequirements::default());
+        };
+        let bytes = serde_json::to_vec(input).map_err(|e| e.to_string())?;
+        let mut out = PluginBuffer::empty();
+        // SAFETY: the declaration passed the ABI check; the arguments follow the ABI.
+        let status = unsafe { f(bytes.as_ptr(), bytes.len(), &mut out) };
+        let answer = take_buffer(self.decl, out);
+        let result = if status == STATUS_OK {
+            serde_json::from_slice(&answer).map_err(|e| format!("invalid answer: {e}"))
+        } else {
+            Err(error_text(&answer))
+        };
+        result.map_err(|e| format!("plugin {}: host configure failed: {e}", self.path.display()))
+    }
+
+    /// Creates the plugin's factory (BMO's `NewProvisionerFactory`).
+    pub fn new_factory(&self, config: PluginConfig) -> Result<PluginFactory, String> {
+        let host: &'static HostState = Box::leak(Box::new(HostState {
+            plugin: self.name.clone(),
+            sinks: Mutex::new(HashMap::new()),
+        }));
+        // Leaked with the host state: the plugin may keep them for the life of the process.
+        let callbacks: &'static HostCallbacks = Box::leak(Box::new(HostCallbacks {
+            ctx: host as *const HostState as *mut c_void,
+            log: Some(host_log),
+            event: Some(host_event),
+            read_object: Some(host_read_object),
+        }));
+        let bytes = serde_json::to_vec(&config).map_err(|e| e.to_string())?;
+        let mut error = PluginBuffer::empty();
+        // SAFETY: the declaration passed the ABI check; the arguments follow the ABI.
+        let handle = unsafe {
+            (self.decl.create_factory)(bytes.as_ptr(), bytes.len(), callbacks, &mut error)
+        };
+        let error = take_buffer(self.decl, error);
+        if handle.is_null() {
+            return Err(format!(
+                "cannot initialize provisioner plugin {}: {}",
+                self.path.display(),
+                error_text(&error)
+            ));
+        }
+        Ok(PluginFactory {
+            shared: Arc::new(Shared {
+                name: self.name.clone(),
+                decl: self.decl,
+                handle: Handle(handle),
+                host,
+                next_id: AtomicU64::new(1),
+            }),
+        })
+    }
+}
+
+/// Opens the plugin at `path` and checks its declaration; with `expected_name`, its name too.
+/// Nothing of the plugin is called. The library stays loaded for the life of the process.
+pub fn open(path: &Path, expected_name: Option<&str>) -> Result<LoadedPlugin, String> {
+    let shown = path.display();
+    // SAFETY: loading a library runs its initialisers; that is what loading a plugin means.
+    let lib = unsafe { libloading::Library::new(path) }
+        .map_err(|e| format!("failed to open plugin {shown}: {e}"))?;
+    let lib: &'static libloading::Library = Box::leak(Box::new(lib));
+    // SAFETY: the symbol is the address of the declaration; it is only read after the checks.
+    let decl: *const PluginDeclaration = unsafe {
+        lib.get::<*const PluginDeclaration>(abi::DECLARATION_SYMBOL_NUL)
+            .map(|s| *s)
+    }
+    .map_err(|e| format!("plugin {shown} is not a bmhctl provisioner plugin: {e}"))?;
+    if decl.is_null() {
+        return Err(format!(
+            "plugin {shown} is not a bmhctl provisioner plugin: {} is null",
+            abi::DECLARATION_SYMBOL
+        ));
+    }
+    // SAFETY: every ABI version starts the declaration with its `u32` ABI version.
+    let abi_version = unsafe { std::ptr::read(decl as *const u32) };
+    if abi_version != ABI_VERSION {
+        return Err(format!(
+            "plugin {shown} has plugin ABI {abi_version}, bmhctl needs {ABI_VERSION}"
+        ));
+    }
+    // SAFETY: the ABI version matches, so the layout is ours; the library is never unloaded.
+    let decl: &'static PluginDeclaration = unsafe { &*decl };
+    check_declaration(path, decl, expected_name)
+}
+
+/// The checks after the ABI version: SDK version and name.
+pub fn check_declaration(
+    path: &Path,
+    decl: &'static PluginDeclaration,
+    expected_name: Option<&str>,
+) -> Result<LoadedPlugin, String> {
+    let shown = path.display();
+    // SAFETY: the ABI says both are NUL-terminated strings living as long as the library.
+    let sdk_version = unsafe { c_string(decl.sdk_version) }
+        .ok_or_else(|| format!("plugin {shown} has no valid plugin SDK version"))?;
+    if !abi::sdk_compatible(&sdk_version, SDK_VERSION) {
+        return Err(format!(
+            "plugin {shown} was built with plugin SDK {sdk_version}, bmhctl has plugin SDK \
+             {SDK_VERSION} (a plugin needs the same major version and a minor version not above bmhctl's)"
+        ));
+    }
+    // SAFETY: as above.
+    let name = unsafe { c_string(decl.name) }
+        .ok_or_else(|| format!("plugin {shown} has no valid plugin name"))?;
+    if let Some(want) = expected_name
+        && name != want
+    {
+        return Err(format!(
+            "plugin {shown}: plugin name is {name:?}, expected {want:?}"
+        ));
+    }
+    Ok(LoadedPlugin {
+        path: path.to_path_buf(),
+        name,
+        sdk_version,
+        decl,
+    })
+}
+
+unsafe fn c_string(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the caller guarantees a NUL-terminated string.
+    unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .ok()
+        .map(str::to_string)
+}
+
+/// Copies a plugin buffer and hands it back to the plugin to free.
+fn take_buffer(decl: &PluginDeclaration, buf: PluginBuffer) -> Vec<u8> {
+    if buf.ptr.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: the plugin filled the buffer; it is freed once, by the plugin.
+    unsafe {
+        let bytes = buf.as_slice().to_vec();
+        (decl.free_buffer)(buf.ptr, buf.len);
+        bytes
+    }
+}
+
+/// An error buffer: a JSON `ProvisionerError`, or plain text.
+fn error_text(bytes: &[u8]) -> String {
+    match serde_json::from_slice::<ProvisionerError>(bytes) {
+        Ok(e) => e.to_string(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+// ----- host callbacks -----------------------------------------------------------------------
+
+/// What the host callbacks of one factory see (leaked: the plugin may call back at any time).
+struct HostState {
+    plugin: String,
+    sinks: Mutex<HashMap<u64, EventSink>>,
+}
+
+unsafe fn state<'a>(ctx: *mut c_void) -> Option<&'a HostState> {
+    // SAFETY: `ctx` is the leaked `HostState` handed over with the callbacks.
+    unsafe { (ctx as *const HostState).as_ref() }
+}
+
+unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    if ptr.is_null() {
+        &[]
+    } else {
+        // SAFETY: the plugin passes a valid buffer for the duration of the callback.
+        unsafe { std::slice::from_raw_parts(ptr, len) }
+    }
+}
+
+unsafe extern "C" fn host_log(ctx: *mut c_void, json: *const u8, len: usize) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: per the ABI.
+        let (Some(host), data) = (unsafe { state(ctx) }, unsafe { bytes(json, len) }) else {
+            return;
+        };
+        let Ok(r) = serde_json::from_slice::<LogRecord>(data) else {
+            return;
+        };
+        let (plugin, logger, message) = (&host.plugin, &r.logger, &r.message);
+        match r.level {
+            LogLevel::Error => tracing::error!(plugin, logger, "{message}"),
+            LogLevel::Warn => tracing::warn!(plugin, logger, "{message}"),
+            LogLevel::Info => tracing::info!(plugin, logger, "{message}"),
+            LogLevel::Debug => tracing::debug!(plugin, logger, "{message}"),
+            LogLevel::Trace => tracing::trace!(plugin, logger, "{message}"),
+        }
+    }));
+}
+
+unsafe extern "C" fn host_event(ctx: *mut c_void, json: *const u8, len: usize) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: per the ABI.
+        let (Some(host), data) = (unsafe { state(ctx) }, unsafe { bytes(json, len) }) else {
+            return;
+        };
+        let Ok(r) = serde_json::from_slice::<EventRecord>(data) else {
+            tracing::warn!(plugin = host.plugin, "plugin sent an invalid event");
+            return;
+        };
+        let sink = host
+            .sinks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&r.provisioner)
+            .cloned();
+        match sink {
+            Some(sink) => sink(r.event),
+            None => tracing::debug!(
+                plugin = host.plugin,
+                provisioner = r.provisioner,
+                "event for an unknown provisioner dropped"
+            ),
+        }
+    }));
+}
+
+/// Object reads are not wired to the store yet: every object is absent.
+unsafe extern "C" fn host_read_object(
+    _ctx: *mut c_void,
+    _request: *const u8,
+    _len: usize,
+    out: *mut c_void,
+    write: abi::WriteFn,
+) -> i32 {
+    let answer = b"null";
+    // SAFETY: per the ABI, `write(out, ..)` copies the bytes.
+    unsafe { write(out, answer.as_ptr(), answer.len()) };
+    STATUS_OK
+}
+
+// ----- the factory --------------------------------------------------------------------------
+
+struct Handle(*mut c_void);
+
+// SAFETY: the ABI requires a factory handle to be usable from any thread.
+unsafe impl Send for Handle {}
+unsafe impl Sync for Handle {}
+
+struct Shared {
+    name: String,
+    decl: &'static PluginDeclaration,
+    handle: Handle,
+    host: &'static HostState,
+    next_id: AtomicU64,
+}
+
+impl Shared {
+    fn request(&self, request: &Request) -> Result<serde_json::Value, ProvisionerError> {
+        let bytes = serde_json::to_vec(request).map_err(ProvisionerError::other)?;
+        let mut out = PluginBuffer::empty();
+        // SAFETY: the handle came from this declaration's `create_factory`; arguments per the ABI.
+        let status =
+            unsafe { (self.decl.call)(self.handle.0, bytes.as_ptr(), bytes.len(), &mut out) };
+        let answer = take_buffer(self.decl, out);
+        if status != STATUS_OK {
+            return Err(ProvisionerError::Other(format!(
+                "provisioner plugin {:?}: {}",
+                self.name,
+                String::from_utf8_lossy(&answer)
+            )));
+        }
+        match serde_json::from_slice::<Response>(&answer) {
+            Ok(Response::Ok(v)) => Ok(v),
+            Ok(Response::Err(e)) => Err(e),
+            Err(e) => Err(ProvisionerError::Other(format!(
+                "provisioner plugin {:?} sent an invalid answer: {e}",
+                self.name
+            ))),
+        }
+    }
+
+    fn call<T: DeserializeOwned>(
+        &self,
+        id: u64,
+        call: ProvisionerCall,
+    ) -> Result<T, ProvisionerError> {
+        let value = self.request(&Request::Call { id, call })?;
+        serde_json::from_value(value).map_err(|e| {
+            ProvisionerError::Other(format!(
+                "provisioner plugin {:?} sent an invalid answer: {e}",
+                self.name
+            ))
+        })
+    }
+
+    fn sinks(&self) -> std::sync::MutexGuard<'_, HashMap<u64, EventSink>> {
+        self.host.sinks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A plugin's factory, seen from bmhctl: every call goes through the plugin's `call` entry point.
+/// Calls block; the runner makes them on blocking threads.
+#[derive(Clone)]
+pub struct PluginFactory {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for PluginFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PluginFactory")
+            .field("plugin", &self.shared.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ProvisionerFactory for PluginFactory {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        self.shared.sinks().insert(id, events);
+        match self.shared.request(&Request::NewProvisioner { id, host }) {
+            Ok(_) => Ok(Box::new(PluginProvisioner {
+                shared: self.shared.clone(),
+                id,
+            })),
+            Err(e) => {
+                self.shared.sinks().remove(&id);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// One provisioner living in the plugin, by handle id; dropping it drops the plugin's one.
+pub struct PluginProvisioner {
+    shared: Arc<Shared>,
+    id: u64,
+}
+
+impl Drop for PluginProvisioner {
+    fn drop(&mut self) {
+        if let Err(e) = self
+            .shared
+            .request(&Request::DropProvisioner { id: self.id })
+        {
+            tracing::warn!(
+                plugin = self.shared.name,
+                "dropping a provisioner failed: {e}"
+            );
+        }
+        self.shared.sinks().remove(&self.id);
+    }
+}
+
+impl PluginProvisioner {
+    fn call<T: DeserializeOwned>(&self, call: ProvisionerCall) -> Result<T, ProvisionerError> {
+        self.shared.call(self.id, call)
+    }
+}
+
+impl Provisioner for PluginProvisioner {
+    fn register(
+        &mut self,
+        data: &ManagementAccessData,
+        credentials_changed: bool,
+        restart_on_failure: bool,
+    ) -> Result<(OpResult, String), ProvisionerError> {
+        self.call(ProvisionerCall::Register {
+            data: data.clone(),
+            credentials_changed,
+            restart_on_failure,
+        })
+    }
+
+    fn preprovisioning_image_formats(
+        &mut self,
+    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
+        self.call(ProvisionerCall::PreprovisioningImageFormats)
+    }
+
+    fn inspect_hardware(
+        &mut self,
+        data: &InspectData,
+        restart_on_failure: bool,
+        refresh: bool,
+        force_reboot: bool,
+    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        self.call(ProvisionerCall::InspectHardware {
+            data: data.clone(),
+            restart_on_failure,
+            refresh,
+            force_reboot,
+        })
+    }
+
+    fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
+        self.call(ProvisionerCall::UpdateHardwareState)
+    }
+
+    fn adopt(
+        &mut self,
+        data: &AdoptData,
+        restart_on_failure: bool,
+    ) -> Result<OpResult, ProvisionerError> {
+        self.call(ProvisionerCall::Adopt {
+            data: data.clone(),
+            restart_on_failure,
+        })
+    }
+
+    fn prepare(
+        &mut self,
+        data: &PrepareData,
+        unprepared: bool,
+        restart_on_failure: bool,
+    ) -> Result<(OpResult, bool), ProvisionerError> {
+        self.call(ProvisionerCall::Prepare {
+            data: data.clone(),
+            unprepared,
+            restart_on_failure,
+        })
+    }
+
+    fn service(
+        &mut self,
+        data: &ServicingData,
+        unprepared: bool,
+        restart_on_failure: bool,
+    ) -> Result<(OpResult, bool), ProvisionerError> {
+        self.call(ProvisionerCall::Service {
+            data: data.clone(),
+            unprepared,
+            restart_on_failure,
+        })
+    }
+
+    fn provision(
+        &mut self,
+        data: &ProvisionData,
+        force_reboot: bool,
+    ) -> Result<OpResult, ProvisionerError> {
+        self.call(ProvisionerCall::Provision {
+            data: data.clone(),
+            force_reboot,
+        })
+    }
+
+    fn deprovision(
+        &mut self,
+        restart_on_failure: bool,
+        automated_cleaning_mode: AutomatedCleaningMode,
+    ) -> Result<OpResult, ProvisionerError> {
+        self.call(ProvisionerCall::Deprovision {
+            restart_on_failure,
+            automated_cleaning_mode,
+        })
+    }
+
+    fn delete(&mut self) -> Result<OpResult, ProvisionerError> {
+        self.call(ProvisionerCall::Delete)
+    }
+
+    fn detach(&mut self, force: bool) -> Result<OpResult, ProvisionerError> {
+        self.call(ProvisionerCall::Detach { force })
+    }
+
+    fn power_on(&mut self, force: bool) -> Result<OpResult, ProvisionerError> {
+        self.call(ProvisionerCall::PowerOn { force })
+    }
+
+    fn power_off(
+        &mut self,
+        mode: RebootMode,
+        force: bool,
+        automated_cleaning_mode: AutomatedCleaningMode,
+    ) -> Result<OpResult, ProvisionerError> {
+        self.call(ProvisionerCall::PowerOff {
+            mode,
+            force,
+            automated_cleaning_mode,
+        })
+    }
+
+    fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
+        self.call(ProvisionerCall::HasCapacity)
+    }
+
+    fn get_firmware_settings(
+        &mut self,
+        include_schema: bool,
+    ) -> Result<FirmwareSettings, ProvisionerError> {
+        self.call(ProvisionerCall::GetFirmwareSettings { include_schema })
+    }
+
+    fn get_firmware_components(
+        &mut self,
+    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
+        self.call(ProvisionerCall::GetFirmwareComponents)
+    }
+
+    fn add_bmc_event_subscription(
+        &mut self,
+        subscription: &serde_json::Value,
+        http_headers: &[BTreeMap<String, String>],
+    ) -> Result<OpResult, ProvisionerError> {
+        self.call(ProvisionerCall::AddBmcEventSubscription {
+            subscription: subscription.clone(),
+            http_headers: http_headers.to_vec(),
+        })
+    }
+
+    fn remove_bmc_event_subscription(
+        &mut self,
+        subscription: &serde_json::Value,
+    ) -> Result<OpResult, ProvisionerError> {
+        self.call(ProvisionerCall::RemoveBmcEventSubscription {
+            subscription: subscription.clone(),
+        })
+    }
+
+    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+        self.call(ProvisionerCall::GetDataImageStatus)
+    }
+
+    fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
+        self.call(ProvisionerCall::AttachDataImage {
+            url: url.to_string(),
+        })
+    }
+
+    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+        self.call(ProvisionerCall::DetachDataImage)
+    }
+
+    fn has_power_failure(&mut self) -> bool {
+        self.call(ProvisionerCall::HasPowerFailure)
+            .unwrap_or_else(|e| {
+                tracing::warn!(plugin = self.shared.name, "has_power_failure failed: {e}");
+                false
+            })
+    }
+
+    fn get_health(&mut self) -> String {
+        self.call(ProvisionerCall::GetHealth).unwrap_or_else(|e| {
+            tracing::warn!(plugin = self.shared.name, "get_health failed: {e}");
+            String::new()
+        })
+    }
+
+    fn persistent_state(&self) -> Option<serde_json::Value> {
+        self.call(ProvisionerCall::PersistentState)
+            .unwrap_or_else(|e| {
+                tracing::warn!(plugin = self.shared.name, "persistent_state failed: {e}");
+                None
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    unsafe extern "C" fn no_factory(
+        _: *const u8,
+        _: usize,
+        _: *const HostCallbacks,
+        _: *mut PluginBuffer,
+    ) -> *mut c_void {
+        std::ptr::null_mut()
+    }
+    unsafe extern "C" fn no_call(
+        _: *mut c_void,
+        _: *const u8,
+        _: usize,
+        _: *mut PluginBuffer,
+    ) -> i32 {
+        1
+    }
+    unsafe extern "C" fn no_free(_: *mut u8, _: usize) {}
+
+    const fn decl(sdk: &'static CStr, name: &'static CStr) -> PluginDeclaration {
+        PluginDeclaration {
+            abi_version: ABI_VERSION,
+            sdk_version: sdk.as_ptr(),
+            name: name.as_ptr(),
+            create_factory: no_factory,
+            host_configure: None,
+            call: no_call,
+            free_buffer: no_free,
+        }
+    }
+
+    static NEWER_MAJOR: PluginDeclaration = decl(c"99.0.0", c"demo");
+    static NEWER_MINOR: PluginDeclaration = decl(c"0.99.0", c"demo");
+    static SAME: PluginDeclaration = decl(abi::SDK_VERSION_NUL, c"demo");
+
+    #[test]
+    fn sdk_mismatch_names_both_versions() {
+        let path = Path::new("/p/demo-provisioner.so");
+        for d in [&NEWER_MAJOR, &NEWER_MINOR] {
+            let err = check_declaration(path, d, Some("demo")).unwrap_err();
+            let got = unsafe { c_string(d.sdk_version) }.unwrap();
+            assert!(
+                err.starts_with("plugin /p/demo-provisioner.so was built with plugin SDK ")
+                    && err.contains(&got)
+                    && err.contains(&format!("bmhctl has plugin SDK {SDK_VERSION}")),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn name_is_checked_after_the_sdk_version() {
+        let path = Path::new("/p/foo-provisioner.so");
+        let err = check_declaration(path, &SAME, Some("foo")).unwrap_err();
+        assert_eq!(
+            err,
+            "plugin /p/foo-provisioner.so: plugin name is \"demo\", expected \"foo\""
+        );
+        let ok = check_declaration(path, &SAME, None).unwrap();
+        assert_eq!((ok.name(), ok.sdk_version()), ("demo", SDK_VERSION));
+        assert!(!ok.has_host_configure());
+        // A factory that fails reports the plugin's error.
+        let err = ok.new_factory(PluginConfig::default()).unwrap_err();
+        assert!(
+            err.starts_with("cannot initialize provisioner plugin /p/foo-provisioner.so"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_missing_file_fails_to_open() {
+        let err = open(Path::new("/nonexistent/x-provisioner.so"), Some("x")).unwrap_err();
+        assert!(
+            err.starts_with("failed to open plugin /nonexistent/x-provisioner.so: "),
+            "{err}"
+        );
+    }
+}
