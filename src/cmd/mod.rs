@@ -2,6 +2,7 @@
 
 mod get;
 mod output;
+mod plugin;
 mod provision;
 mod version;
 
@@ -44,8 +45,19 @@ pub enum Command {
     Delete(TeardownArgs),
     /// Show hosts and their status.
     Get(get::GetArgs),
+    /// Inspect provisioner plugins.
+    #[command(subcommand)]
+    Plugin(plugin::PluginCommand),
     /// Print the version of bmhctl and of its plugin interface.
     Version,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    #[command(hide = true)]
+    Man,
 }
 
 /// Options shared by every command that runs the state machine.
@@ -150,9 +162,21 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Delete(a) => provision::teardown(a, provision::Teardown::Delete, verbosity),
         Command::Get(a) => get::get(a),
+        Command::Plugin(c) => plugin::run(c),
         Command::Version => {
             version::print();
             Ok(())
+        }
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "bmhctl", &mut std::io::stdout());
+            Ok(())
+        }
+        Command::Man => {
+            use clap::CommandFactory;
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut std::io::stdout())
+                .map_err(|e| Error::io("stdout", e))
         }
     }
 }

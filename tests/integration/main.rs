@@ -3,5 +3,6 @@
 mod lab;
 
 mod bad_input;
+mod completions;
 mod plugins;
 mod provision;

@@ -325,3 +325,48 @@ fn a_plugin_that_panics_in_a_call_fails_that_host_only() {
         "{p:#}"
     );
 }
+
+#[test]
+fn plugin_check_reports_a_good_plugin_and_refuses_a_wrong_name() {
+    let lab = Lab::new();
+    let path = stage(&lab, "demo-provisioner", "demo");
+    let path = path.to_str().unwrap();
+    let run = lab.run(&["plugin", "check", path, "demo"]).expect_code(0);
+    assert!(run.stdout.contains("plugin check PASSED"), "{}", run.stdout);
+    assert!(run.stdout.contains("plugin ABI      1"), "{}", run.stdout);
+    let run = lab.run(&["plugin", "check", path, "bar"]).expect_code(1);
+    assert_stderr(&run, "plugin name is \"demo\", expected \"bar\"");
+}
+
+#[test]
+fn plugin_list_shows_the_plugins_of_the_directory() {
+    let lab = Lab::new();
+    stage(&lab, "demo-provisioner", "demo");
+    stage(&lab, "demo-provisioner", "foo");
+    let dir = plugin_dir(&lab);
+    let run = lab
+        .run_env(&["plugin", "list"], &[("PROVISIONER_PLUGIN_DIR", &dir)])
+        .expect_code(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("fixture") && l.contains("built in")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("demo-provisioner.so") && l.contains(" ok")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("foo-provisioner.so") && l.contains("expected \"foo\"")),
+        "{}",
+        run.stdout
+    );
+}

@@ -1,0 +1,133 @@
+//! `bmhctl plugin check PATH NAME` and `bmhctl plugin list`.
+
+use crate::error::{Error, Result};
+use crate::provisioners::{self, loader};
+use bmhctl_plugin_sdk::abi::{HostConfigureInput, PluginConfig};
+use bmhctl_plugin_sdk::{HostData, ProvisionerFactory};
+use clap::Subcommand;
+use comfy_table::{Table, presets::NOTHING};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// Open a plugin as the loader does, run its host configure and factory, and report.
+    Check {
+        /// The plugin file (any name; the loader itself needs NAME-provisioner.so).
+        path: PathBuf,
+        /// The name the plugin must report.
+        name: String,
+    },
+    /// The plugins in the plugin directory, with their names and versions.
+    List,
+}
+
+pub fn run(cmd: PluginCommand) -> Result<()> {
+    match cmd {
+        PluginCommand::Check { path, name } => check(&path, &name),
+        PluginCommand::List => list(),
+    }
+}
+
+fn fail(e: String) -> Error {
+    Error::Other(anyhow::anyhow!("plugin check FAILED: {e}"))
+}
+
+fn check(path: &std::path::Path, name: &str) -> Result<()> {
+    if !provisioners::valid_name(name) {
+        return Err(Error::Usage(format!(
+            "invalid provisioner name {name:?}: provisioner name must match ^[a-z0-9][a-z0-9-]*$"
+        )));
+    }
+    let plugin = loader::open(path, Some(name)).map_err(fail)?;
+    println!("plugin          {}", path.display());
+    println!("name            {}", plugin.name());
+    println!(
+        "plugin ABI      {} (bmhctl {})",
+        plugin.abi_version(),
+        bmhctl_plugin_sdk::ABI_VERSION
+    );
+    println!(
+        "plugin SDK      {} (bmhctl {})",
+        plugin.sdk_version(),
+        bmhctl_plugin_sdk::SDK_VERSION
+    );
+    let namespace = provisioners::default_namespace();
+    let input = HostConfigureInput {
+        features: Vec::new(),
+        default_namespace: namespace.clone(),
+    };
+    let requirements = plugin.host_configure(&input).map_err(fail)?;
+    if plugin.has_host_configure() {
+        let kinds: Vec<String> = requirements
+            .object_kinds
+            .iter()
+            .map(|k| format!("{} {}", k.api_version, k.kind))
+            .collect();
+        println!(
+            "host configure  ok (object kinds: {}; namespace: {})",
+            if kinds.is_empty() {
+                "none".into()
+            } else {
+                kinds.join(", ")
+            },
+            requirements.namespace.as_deref().unwrap_or("any")
+        );
+    } else {
+        println!("host configure  none");
+    }
+    let config = PluginConfig {
+        name: name.to_string(),
+        features: Vec::new(),
+        default_namespace: namespace,
+    };
+    let factory = plugin.new_factory(config).map_err(fail)?;
+    println!("factory         ok");
+    let host = HostData {
+        key: bmh_api::ObjectKey::new("default", "plugin-check"),
+        ..Default::default()
+    };
+    let mut prov = factory
+        .new_provisioner(host, Arc::new(|_| {}))
+        .map_err(|e| fail(e.to_string()))?;
+    let health = prov.get_health();
+    println!("provisioner     ok (health: {:?})", health);
+    println!("plugin check PASSED");
+    Ok(())
+}
+
+fn list() -> Result<()> {
+    let dir = provisioners::plugin_dir();
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    t.set_header(["NAME", "ABI", "SDK", "FILE", "STATUS"]);
+    t.add_row(["fixture", "-", "-", "(built in)", "ok"]);
+    let mut entries: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::io(&dir, e)),
+    };
+    entries.sort();
+    for path in entries {
+        let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+            continue;
+        };
+        let Some(name) = file.strip_suffix("-provisioner.so") else {
+            continue;
+        };
+        let row = match loader::open(&path, Some(name)) {
+            Ok(p) => [
+                p.name().to_string(),
+                p.abi_version().to_string(),
+                p.sdk_version().to_string(),
+                file.into(),
+                "ok".into(),
+            ],
+            Err(e) => [name.to_string(), "?".into(), "?".into(), file.into(), e],
+        };
+        t.add_row(row);
+    }
+    println!("plugin directory: {}", dir.display());
+    println!("{t}");
+    Ok(())
+}
