@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The main job: build bmhctl, then provision a copy of hosts.example.yaml with progress and a
-# final table. The copy (and its status) is left in ./example-run/ for `bmhctl get`.
+# The main job: build bmhctl and its plugins (staged in target/release/plugins/), then provision
+# a copy of hosts.example.yaml with progress and a final table. The copy (and its status) is left
+# in ./example-run/ for `bmhctl get`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --release --locked
+./scripts/stage-plugins.sh release
+./target/release/bmhctl plugin list
 mkdir -p example-run
 cp hosts.example.yaml example-run/hosts.yaml
 rm -rf example-run/.bmhctl

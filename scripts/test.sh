@@ -6,3 +6,9 @@ cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+
+# The out-of-tree plugin example is a crate of its own: check it as its authors would.
+example=examples/out-of-tree-plugin/Cargo.toml
+cargo fmt --manifest-path "$example" -- --check
+cargo clippy --manifest-path "$example" --all-targets --locked --target-dir target/out-of-tree -- -D warnings
+cargo test --manifest-path "$example" --locked --target-dir target/out-of-tree

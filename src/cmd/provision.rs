@@ -22,8 +22,8 @@ pub enum Teardown {
 }
 
 pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
-    let factory = crate::provisioners::resolve(&args.run.provisioner)?;
-    let inv = inventory::load(&args.paths, LoadMode::Write)?;
+    let provisioner = crate::provisioners::resolve(&args.run.provisioner)?;
+    let inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &args.hosts, args.run.selector.as_deref())?;
     let jobs = selected
@@ -34,12 +34,12 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
             (i, HostJob { record, goal })
         })
         .collect();
-    drive(inv, jobs, factory, &args.run, verbosity)
+    drive(inv, jobs, provisioner, &args.run, verbosity)
 }
 
 pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Result<()> {
-    let factory = crate::provisioners::resolve(&args.run.provisioner)?;
-    let inv = inventory::load(&args.paths, LoadMode::Write)?;
+    let provisioner = crate::provisioners::resolve(&args.run.provisioner)?;
+    let inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &args.hosts, args.run.selector.as_deref())?;
     let now = format_time(SystemClock.now());
@@ -63,7 +63,7 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
         };
         jobs.push((i, HostJob { record, goal }));
     }
-    drive(inv, jobs, factory, &args.run, verbosity)
+    drive(inv, jobs, provisioner, &args.run, verbosity)
 }
 
 /// Indices of the hosts the user selected, in file order.
@@ -123,7 +123,7 @@ fn runner_config(run: &RunArgs) -> Result<RunnerConfig> {
 fn drive(
     inv: Inventory,
     jobs: Vec<(usize, HostJob)>,
-    factory: Arc<dyn bmhctl_plugin_sdk::ProvisionerFactory>,
+    provisioner: crate::provisioners::Resolved,
     run: &RunArgs,
     verbosity: Verbosity,
 ) -> Result<()> {
@@ -135,7 +135,10 @@ fn drive(
     };
     let progress = Progress::new(mode, verbosity.verbose > 0, jobs.len());
     let (entries, jobs): (Vec<usize>, Vec<HostJob>) = jobs.into_iter().unzip();
-    let objects: Arc<dyn ObjectSource> = Arc::new(inv.secrets.clone());
+    let objects: Arc<dyn ObjectSource> = Arc::new(inv.objects.clone());
+    // The plugin was created before the files were read: it sees their objects from now on.
+    provisioner.set_objects(objects.clone());
+    let factory = provisioner.factory;
     let backend = Arc::new(FileBackend::new(inv, &entries));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

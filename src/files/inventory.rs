@@ -12,7 +12,12 @@
 //! * `metal3.io/v1alpha1` `BareMetalHost`: a host ([`HostEntry`]);
 //! * `v1` `Secret`: decoded into a [`ResolvedSecret`] (`data` base64-decoded, `stringData`
 //!   merged over it);
-//! * anything else is kept untouched and noted in [`Inventory::other_documents`].
+//! * anything else is kept untouched and noted, with its JSON value, in
+//!   [`Inventory::other_documents`]. Documents of the extra kinds a provisioner plugin asked for
+//!   ([`LoadOptions`], from its host-configure step) in its namespace (all namespaces when it
+//!   named none) also go into [`Inventory::objects`], where the plugin can read them; two such
+//!   documents with the same kind, namespace and name are an error. Documents of other kinds
+//!   are ignored.
 //!
 //! Every problem is [`Error::BadInput`] naming `file:line:column`, the object and the field;
 //! all problems of all files are reported together, one per line. Only files holding at least
@@ -29,7 +34,7 @@ use crate::files::atomic::write_atomic;
 use crate::files::lock::FileLock;
 use crate::files::sidecar::Sidecar;
 use crate::files::yaml_file::{PathSeg, TextPos, YamlFile, YamlFileError};
-use crate::objects::{ResolvedSecret, SecretMap};
+use crate::objects::{ObjectMap, ResolvedSecret, TypedKey};
 use crate::record::{Bookkeeping, HostRecord};
 use base64::Engine as _;
 use bmh_api::{
@@ -51,6 +56,33 @@ pub enum LoadMode {
     ReadOnly,
 }
 
+/// What the loader accepts besides hosts and Secrets: a provisioner plugin's requirements
+/// (see `bmhctl_plugin_sdk::abi::HostRequirements`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Object kinds kept in [`Inventory::objects`] (matched on `apiVersion` and `kind`).
+    pub extra_kinds: Vec<bmhctl_plugin_sdk::abi::ObjectKind>,
+    /// Only documents of the extra kinds in this namespace are kept; `None`: every namespace.
+    pub namespace: Option<String>,
+}
+
+impl LoadOptions {
+    fn accepts_kind(&self, api_version: &str, kind: &str) -> bool {
+        self.extra_kinds
+            .iter()
+            .any(|k| k.api_version == api_version && k.kind == kind)
+    }
+
+    /// Whether `doc` is kept as an object: one of the extra kinds, in the namespace.
+    fn accepts(&self, doc: &OtherDocument) -> bool {
+        self.accepts_kind(&doc.api_version, &doc.kind)
+            && self
+                .namespace
+                .as_deref()
+                .is_none_or(|ns| ns == doc.namespace)
+    }
+}
+
 /// Everything the given paths hold.
 #[derive(Debug, Default)]
 pub struct Inventory {
@@ -58,9 +90,10 @@ pub struct Inventory {
     pub files: Vec<HostFile>,
     /// All hosts, in file and document order.
     pub hosts: Vec<HostEntry>,
-    /// All Secrets of all files.
-    pub secrets: SecretMap,
-    /// Documents that are neither a BareMetalHost nor a Secret (kept untouched).
+    /// All Secrets of all files, and the documents of the extra kinds of [`LoadOptions`].
+    pub objects: ObjectMap,
+    /// Documents that are neither a BareMetalHost nor a Secret (kept untouched), whether or not
+    /// they went into [`Inventory::objects`].
     pub other_documents: Vec<OtherDocument>,
 }
 
@@ -85,7 +118,11 @@ pub struct OtherDocument {
     pub api_version: String,
     /// Empty when the document is not a mapping.
     pub kind: String,
+    /// `metadata.namespace`, defaulted to `default`.
+    pub namespace: String,
     pub name: String,
+    /// The document as JSON, as written.
+    pub value: Value,
 }
 
 /// What [`HostFile::commit`] wrote.
@@ -172,14 +209,23 @@ impl Inventory {
 /// Secret references are not checked; call [`check_secret_references`] too (or use
 /// [`load_checked`], which reports both kinds of problem together).
 pub fn load(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
-    let (inv, errors) = load_collecting(paths, mode)?;
+    load_with(paths, mode, &LoadOptions::default())
+}
+
+/// [`load`], also keeping the documents `options` asks for in [`Inventory::objects`].
+pub fn load_with(
+    paths: &[PathBuf],
+    mode: LoadMode,
+    options: &LoadOptions,
+) -> Result<Inventory, Error> {
+    let (inv, errors) = load_collecting(paths, mode, options)?;
     bad_input(errors)?;
     Ok(inv)
 }
 
 /// [`load`] and [`check_secret_references`], all problems reported together.
 pub fn load_checked(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
-    let (inv, mut errors) = load_collecting(paths, mode)?;
+    let (inv, mut errors) = load_collecting(paths, mode, &LoadOptions::default())?;
     errors.extend(secret_reference_errors(&inv));
     bad_input(errors)?;
     Ok(inv)
@@ -238,7 +284,7 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<String> {
         }
         let file = &inv.files[h.file];
         for (path, key) in refs {
-            if inv.secrets.0.contains_key(&key) {
+            if inv.objects.contains_secret(&key) {
                 continue;
             }
             let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
@@ -351,7 +397,11 @@ impl ParsedFile {
     }
 }
 
-fn load_collecting(paths: &[PathBuf], mode: LoadMode) -> Result<(Inventory, Vec<String>), Error> {
+fn load_collecting(
+    paths: &[PathBuf],
+    mode: LoadMode,
+    options: &LoadOptions,
+) -> Result<(Inventory, Vec<String>), Error> {
     let mut errors = Vec::new();
     let mut seen = HashSet::new();
     let mut parsed = Vec::new();
@@ -381,7 +431,11 @@ fn load_collecting(paths: &[PathBuf], mode: LoadMode) -> Result<(Inventory, Vec<
     // Duplicates, across all files.
     let mut host_at: HashMap<ObjectKey, String> = HashMap::new();
     let mut secret_at: HashMap<ObjectKey, String> = HashMap::new();
-    for pf in &mut parsed {
+    // Kept objects of the extra kinds, by kind (whatever the version) and key.
+    let mut object_at: HashMap<(String, ObjectKey), String> = HashMap::new();
+    // Which of the other documents are kept as objects (the first of duplicates only).
+    let mut kept: HashSet<(usize, usize)> = HashSet::new();
+    for (file, pf) in parsed.iter_mut().enumerate() {
         errors.append(&mut pf.errors);
         let Some(yaml) = &pf.yaml else { continue };
         for item in &pf.items {
@@ -400,9 +454,45 @@ fn load_collecting(paths: &[PathBuf], mode: LoadMode) -> Result<(Inventory, Vec<
                 seen.insert(key.clone(), here);
             }
         }
+        for item in &pf.items {
+            let Item::Other(o) = item else { continue };
+            if !options.accepts(o) {
+                continue;
+            }
+            let key = ObjectKey::new(&o.namespace, &o.name);
+            if o.name.is_empty() {
+                let pos = position(yaml, o.doc, &[PathSeg::Key("metadata")]);
+                errors.push(format!(
+                    "{}:{}:{}: {} without metadata.name",
+                    pf.label.display(),
+                    pos.line,
+                    pos.column,
+                    o.kind
+                ));
+                continue;
+            }
+            let pos = position(
+                yaml,
+                o.doc,
+                &[PathSeg::Key("metadata"), PathSeg::Key("name")],
+            );
+            let here = format!("{}:{}:{}", pf.label.display(), pos.line, pos.column);
+            match object_at.entry((o.kind.clone(), key)) {
+                std::collections::hash_map::Entry::Occupied(first) => errors.push(format!(
+                    "{here}: {} {}: defined more than once (first at {})",
+                    o.kind,
+                    first.key().1,
+                    first.get()
+                )),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(here);
+                    kept.insert((file, o.doc));
+                }
+            }
+        }
     }
 
-    for pf in parsed {
+    for (file_index, pf) in parsed.into_iter().enumerate() {
         let Some(yaml) = pf.yaml else { continue };
         let has_hosts = pf.items.iter().any(|i| matches!(i, Item::Host { .. }));
         let mut hosts = Vec::new();
@@ -411,9 +501,21 @@ fn load_collecting(paths: &[PathBuf], mode: LoadMode) -> Result<(Inventory, Vec<
                 Item::Host { doc, key, host } => hosts.push((doc, key, host)),
                 Item::Secret {
                     secret: Some(s), ..
-                } => inv.secrets.insert(s),
+                } => inv.objects.insert_secret(s),
                 Item::Secret { .. } => {}
-                Item::Other(o) => inv.other_documents.push(o),
+                Item::Other(o) => {
+                    if kept.contains(&(file_index, o.doc)) {
+                        inv.objects.insert_object(
+                            TypedKey::new(
+                                &o.api_version,
+                                &o.kind,
+                                ObjectKey::new(&o.namespace, &o.name),
+                            ),
+                            with_namespace(&o.value, &o.namespace),
+                        );
+                    }
+                    inv.other_documents.push(o);
+                }
             }
         }
         if !has_hosts {
@@ -662,12 +764,27 @@ fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode) -> Parsed
                 doc,
                 api_version: api_version.to_string(),
                 kind: kind.to_string(),
+                namespace: key.namespace.clone(),
                 name: name.to_string(),
+                value: value.clone(),
             })),
         }
     }
     pf.yaml = Some(yaml);
     pf
+}
+
+/// `value` with `metadata.namespace` filled in when absent (as an API server answers it).
+fn with_namespace(value: &Value, namespace: &str) -> Value {
+    let mut value = value.clone();
+    if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut)
+        && meta
+            .get("namespace")
+            .is_none_or(|n| n.as_str().is_some_and(str::is_empty) || n.is_null())
+    {
+        meta.insert("namespace".into(), Value::String(namespace.to_string()));
+    }
+    value
 }
 
 /// `data` (base64, ASCII whitespace ignored, as a YAML folded scalar may add it) with
@@ -1076,9 +1193,8 @@ stringData: {userData: \"#cloud-config\\n\"}
         );
 
         let s = inv
-            .secrets
-            .0
-            .get(&ObjectKey::new("default", "host-0-bmc"))
+            .objects
+            .get_secret(&ObjectKey::new("default", "host-0-bmc"))
             .unwrap();
         assert_eq!(s.get_str("username").unwrap(), "admin");
         assert_eq!(
@@ -1087,14 +1203,16 @@ stringData: {userData: \"#cloud-config\\n\"}
             "stringData wins"
         );
         let s = inv
-            .secrets
-            .0
-            .get(&ObjectKey::new("lab", "host-1-bmc"))
+            .objects
+            .get_secret(&ObjectKey::new("lab", "host-1-bmc"))
             .unwrap();
         assert_eq!(s.get_str("password").unwrap(), "calvin");
-        let s = inv.secrets.0.get(&ObjectKey::new("lab", "ud")).unwrap();
+        let s = inv
+            .objects
+            .get_secret(&ObjectKey::new("lab", "ud"))
+            .unwrap();
         assert_eq!(s.get_str("userData").unwrap(), "#cloud-config\n");
-        assert_eq!(inv.secrets.0.len(), 3);
+        assert_eq!(inv.objects.secret_count(), 3);
 
         assert_eq!(
             inv.other_documents,
@@ -1103,9 +1221,18 @@ stringData: {userData: \"#cloud-config\\n\"}
                 doc: 2,
                 api_version: "v1".into(),
                 kind: "ConfigMap".into(),
+                namespace: "default".into(),
                 name: "cm".into(),
+                value: serde_json::json!({
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": "cm"},
+                    "data": {"a": "b"},
+                }),
             }]
         );
+        // No extra kinds asked for: nothing but Secrets offered.
+        assert_eq!(inv.objects.object_keys().count(), 0);
         // Read-only: no lock, no sidecar, nothing created.
         assert!(!d.join(".bmhctl/hosts.yaml.lock").exists());
         assert!(!sidecar_of(&d.join("hosts.yaml")).exists());
@@ -1573,6 +1700,123 @@ stringData: {userData: \"#cloud-config\\n\"}
             "{msg}"
         );
         assert_eq!(std::fs::read_to_string(&sc).unwrap(), "garbage");
+    }
+
+    const WIDGETS: &str = "apiVersion: example.bmhctl.metal3.io/v1alpha1
+kind: Widget
+metadata:
+  name: w
+spec:
+  colour: blue
+---
+apiVersion: example.bmhctl.metal3.io/v1alpha1
+kind: Widget
+metadata:
+  name: w
+  namespace: elsewhere
+spec:
+  colour: red
+---
+apiVersion: example.bmhctl.metal3.io/v1alpha1
+kind: Gadget
+metadata:
+  name: g
+---
+apiVersion: example.bmhctl.metal3.io/v1alpha1
+kind: Gadget
+metadata:
+  name: g
+";
+
+    fn widget_options(namespace: Option<&str>) -> LoadOptions {
+        LoadOptions {
+            extra_kinds: vec![bmhctl_plugin_sdk::abi::ObjectKind {
+                api_version: "example.bmhctl.metal3.io/v1alpha1".into(),
+                kind: "Widget".into(),
+            }],
+            namespace: namespace.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn extra_kinds_are_kept_as_objects_in_their_namespace() {
+        use crate::objects::ObjectSource;
+        let dir = tempfile::tempdir().unwrap();
+        let h = write(dir.path(), "hosts.yaml", HOSTS);
+        let w = write(dir.path(), "widgets.yaml", WIDGETS);
+        let paths = [h, w];
+        let api = "example.bmhctl.metal3.io/v1alpha1";
+
+        // Every namespace.
+        let inv = load_with(&paths, LoadMode::ReadOnly, &widget_options(None)).unwrap();
+        let keys: Vec<String> = inv.objects.object_keys().map(|k| k.to_string()).collect();
+        assert_eq!(
+            keys,
+            [
+                format!("{api} Widget default/w"),
+                format!("{api} Widget elsewhere/w"),
+            ]
+        );
+        let blue = inv
+            .objects
+            .object(api, "Widget", &ObjectKey::new("default", "w"))
+            .unwrap();
+        assert_eq!(blue["spec"]["colour"], "blue");
+        // The namespace is filled in, as an API server would.
+        assert_eq!(blue["metadata"]["namespace"], "default");
+        // Gadgets (duplicated, but not asked for) and the ConfigMap stay ignored.
+        assert_eq!(inv.other_documents.len(), 5);
+        assert_eq!(
+            inv.objects
+                .object(api, "Gadget", &ObjectKey::new("default", "g")),
+            None
+        );
+        // Secrets are still Secrets.
+        assert!(
+            inv.objects
+                .object("v1", "Secret", &ObjectKey::new("default", "host-0-bmc"))
+                .is_none(),
+            "no Secrets file given"
+        );
+
+        // One namespace only.
+        let inv = load_with(
+            &paths,
+            LoadMode::ReadOnly,
+            &widget_options(Some("elsewhere")),
+        )
+        .unwrap();
+        let keys: Vec<String> = inv.objects.object_keys().map(|k| k.to_string()).collect();
+        assert_eq!(keys, [format!("{api} Widget elsewhere/w")]);
+    }
+
+    #[test]
+    fn duplicate_extra_kind_objects_name_both_places() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = write(dir.path(), "a.yaml", WIDGETS);
+        let b = write(
+            dir.path(),
+            "b.yaml",
+            "apiVersion: example.bmhctl.metal3.io/v1alpha1\nkind: Widget\nmetadata:\n  name: w\n---\napiVersion: example.bmhctl.metal3.io/v1alpha1\nkind: Widget\nmetadata:\n  namespace: x\n",
+        );
+        let paths = [a.clone(), b.clone()];
+        let Err(Error::BadInput(msg)) =
+            load_with(&paths, LoadMode::ReadOnly, &widget_options(None))
+        else {
+            panic!("loaded")
+        };
+        assert_eq!(
+            msg,
+            format!(
+                "{b}:4:9: Widget default/w: defined more than once (first at {a}:4:9)\n\
+                 {b}:9:3: Widget without metadata.name",
+                a = a.display(),
+                b = b.display()
+            )
+        );
+        // Out of the namespace, or without the extra kind: no problem.
+        load_with(&paths, LoadMode::ReadOnly, &widget_options(Some("other"))).unwrap();
+        load(&paths, LoadMode::ReadOnly).unwrap();
     }
 
     #[test]

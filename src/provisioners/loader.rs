@@ -6,10 +6,12 @@
 //! declaration symbol; its ABI version equals ours; its SDK version is compatible (same major,
 //! minor not above ours); its name is the expected one. A loaded library is never unloaded.
 
-use bmh_api::{AutomatedCleaningMode, HardwareDetails, RebootMode};
+use crate::objects::ObjectSource;
+use bmh_api::{AutomatedCleaningMode, HardwareDetails, ObjectKey, RebootMode};
 use bmhctl_plugin_sdk::abi::{
     self, EventRecord, HostCallbacks, HostConfigureInput, HostRequirements, LogLevel, LogRecord,
-    PluginBuffer, PluginConfig, PluginDeclaration, ProvisionerCall, Request, Response, STATUS_OK,
+    ObjectRequest, PluginBuffer, PluginConfig, PluginDeclaration, ProvisionerCall, Request,
+    Response, STATUS_ERROR, STATUS_OK,
 };
 use bmhctl_plugin_sdk::{
     ABI_VERSION, AdoptData, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
@@ -22,7 +24,7 @@ use std::ffi::{CStr, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// A plugin whose declaration passed every check.
 #[derive(Debug, Clone)]
@@ -78,7 +80,9 @@ impl LoadedPlugin {
     pub fn new_factory(&self, config: PluginConfig) -> Result<PluginFactory, String> {
         let host: &'static HostState = Box::leak(Box::new(HostState {
             plugin: self.name.clone(),
+            default_namespace: config.default_namespace.clone(),
             sinks: Mutex::new(HashMap::new()),
+            objects: RwLock::new(None),
         }));
         // Leaked with the host state: the plugin may keep them for the life of the process.
         let callbacks: &'static HostCallbacks = Box::leak(Box::new(HostCallbacks {
@@ -216,7 +220,42 @@ fn error_text(bytes: &[u8]) -> String {
 /// What the host callbacks of one factory see (leaked: the plugin may call back at any time).
 struct HostState {
     plugin: String,
+    /// Requests without a namespace read from this one.
+    default_namespace: String,
     sinks: Mutex<HashMap<u64, EventSink>>,
+    /// Where `read_object` reads; `None` until [`PluginFactory::set_objects`] (the factory is
+    /// created before the files are loaded), and every object is absent meanwhile.
+    objects: RwLock<Option<Arc<dyn ObjectSource>>>,
+}
+
+impl HostState {
+    /// The answer to one `read_object` request: the object's JSON, or `null` when absent.
+    fn read_object(&self, request: &[u8]) -> Result<Vec<u8>, String> {
+        let r: ObjectRequest =
+            serde_json::from_slice(request).map_err(|e| format!("invalid object request: {e}"))?;
+        let namespace = if r.namespace.is_empty() {
+            self.default_namespace.as_str()
+        } else {
+            r.namespace.as_str()
+        };
+        let key = ObjectKey::new(namespace, &r.name);
+        let source = self
+            .objects
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let object = source.and_then(|s| s.object(&r.api_version, &r.kind, &key));
+        tracing::trace!(
+            plugin = self.plugin,
+            api_version = r.api_version,
+            kind = r.kind,
+            %key,
+            found = object.is_some(),
+            "plugin read an object"
+        );
+        serde_json::to_vec(&object.unwrap_or(serde_json::Value::Null))
+            .map_err(|e| format!("cannot encode the object: {e}"))
+    }
 }
 
 unsafe fn state<'a>(ctx: *mut c_void) -> Option<&'a HostState> {
@@ -280,18 +319,39 @@ unsafe extern "C" fn host_event(ctx: *mut c_void, json: *const u8, len: usize) {
     }));
 }
 
-/// Object reads are not wired to the store yet: every object is absent.
+/// Reads an object from the source attached with [`PluginFactory::set_objects`]: its JSON, or
+/// `null` when there is none (or no source yet). A bad request, or a panic while answering, is
+/// an error status with a message; nothing unwinds into the plugin.
 unsafe extern "C" fn host_read_object(
-    _ctx: *mut c_void,
-    _request: *const u8,
-    _len: usize,
+    ctx: *mut c_void,
+    request: *const u8,
+    len: usize,
     out: *mut c_void,
     write: abi::WriteFn,
 ) -> i32 {
-    let answer = b"null";
-    // SAFETY: per the ABI, `write(out, ..)` copies the bytes.
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: per the ABI.
+        let (Some(host), data) = (unsafe { state(ctx) }, unsafe { bytes(request, len) }) else {
+            return Err("no host state".to_string());
+        };
+        host.read_object(data)
+    }));
+    let (status, answer) = match result {
+        Ok(Ok(answer)) => (STATUS_OK, answer),
+        Ok(Err(message)) => (STATUS_ERROR, message.into_bytes()),
+        Err(payload) => (
+            STATUS_ERROR,
+            format!(
+                "bmhctl failed reading the object: {}",
+                bmhctl_plugin_sdk::abi_plugin::panic_message(payload.as_ref())
+            )
+            .into_bytes(),
+        ),
+    };
+    // SAFETY: per the ABI, `write(out, ..)` copies the bytes; it is the plugin's own function,
+    // which must not unwind (`extern "C"` aborts if it does).
     unsafe { write(out, answer.as_ptr(), answer.len()) };
-    STATUS_OK
+    status
 }
 
 // ----- the factory --------------------------------------------------------------------------
@@ -366,6 +426,18 @@ impl std::fmt::Debug for PluginFactory {
         f.debug_struct("PluginFactory")
             .field("plugin", &self.shared.name)
             .finish_non_exhaustive()
+    }
+}
+
+impl PluginFactory {
+    /// Attaches (or replaces) the objects the plugin reads through its `read_object` callback.
+    pub fn set_objects(&self, objects: Arc<dyn ObjectSource>) {
+        *self
+            .shared
+            .host
+            .objects
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = Some(objects);
     }
 }
 
@@ -685,6 +757,77 @@ mod tests {
             err.starts_with("cannot initialize provisioner plugin /p/foo-provisioner.so"),
             "{err}"
         );
+    }
+
+    unsafe extern "C" fn append(out: *mut c_void, data: *const u8, len: usize) {
+        let out = unsafe { &mut *(out as *mut Vec<u8>) };
+        out.extend_from_slice(unsafe { std::slice::from_raw_parts(data, len) });
+    }
+
+    fn read(host: &HostState, request: &[u8]) -> (i32, String) {
+        let mut out: Vec<u8> = Vec::new();
+        let status = unsafe {
+            host_read_object(
+                host as *const HostState as *mut c_void,
+                request.as_ptr(),
+                request.len(),
+                &mut out as *mut Vec<u8> as *mut c_void,
+                append,
+            )
+        };
+        (status, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn read_object_answers_from_the_attached_source() {
+        use crate::objects::{ObjectMap, ResolvedSecret, TypedKey};
+        let host = HostState {
+            plugin: "t".into(),
+            default_namespace: "lab".into(),
+            sinks: Mutex::new(HashMap::new()),
+            objects: RwLock::new(None),
+        };
+        let widget = br#"{"apiVersion":"example.bmhctl.metal3.io/v1alpha1","kind":"Widget","namespace":"","name":"w"}"#;
+        // No source attached yet: absent.
+        assert_eq!(read(&host, widget), (STATUS_OK, "null".into()));
+
+        let mut map = ObjectMap::default();
+        map.insert_object(
+            TypedKey::new(
+                "example.bmhctl.metal3.io/v1alpha1",
+                "Widget",
+                ObjectKey::new("lab", "w"),
+            ),
+            serde_json::json!({"spec": {"colour": "blue"}}),
+        );
+        let mut data = BTreeMap::new();
+        data.insert("username".to_string(), b"admin".to_vec());
+        map.insert_secret(ResolvedSecret::new(ObjectKey::new("lab", "bmc"), data));
+        *host.objects.write().unwrap() = Some(Arc::new(map));
+
+        // An empty namespace is the plugin's default namespace.
+        assert_eq!(
+            read(&host, widget),
+            (STATUS_OK, r#"{"spec":{"colour":"blue"}}"#.into())
+        );
+        let (status, text) = read(
+            &host,
+            br#"{"apiVersion":"v1","kind":"Secret","namespace":"lab","name":"bmc"}"#,
+        );
+        assert_eq!(status, STATUS_OK);
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["data"]["username"], "YWRtaW4=");
+        assert_eq!(v["metadata"]["namespace"], "lab");
+        assert_eq!(
+            read(
+                &host,
+                br#"{"apiVersion":"v1","kind":"Secret","namespace":"other","name":"bmc"}"#
+            ),
+            (STATUS_OK, "null".into())
+        );
+        let (status, text) = read(&host, b"{not json");
+        assert_eq!(status, STATUS_ERROR);
+        assert!(text.starts_with("invalid object request: "), "{text}");
     }
 
     #[test]

@@ -5,7 +5,10 @@ pub mod fixture;
 pub mod loader;
 
 use crate::error::{Error, Result};
+use crate::files::inventory::LoadOptions;
+use crate::objects::ObjectSource;
 use bmhctl_plugin_sdk::ProvisionerFactory;
+use bmhctl_plugin_sdk::abi::HostRequirements;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -34,15 +37,63 @@ pub fn plugin_path(name: &str) -> PathBuf {
     plugin_dir().join(format!("{name}-provisioner.so"))
 }
 
-/// The factory of the provisioner called `name`.
-pub fn resolve(name: &str) -> Result<Arc<dyn ProvisionerFactory>> {
+/// A provisioner ready to use: its factory, what the file loader must accept for it (the
+/// requirements of a plugin's host-configure step), and where the objects it reads are attached
+/// once the files are loaded.
+pub struct Resolved {
+    pub factory: Arc<dyn ProvisionerFactory>,
+    /// Pass to [`crate::files::inventory::load_with`].
+    pub load_options: LoadOptions,
+    plugin: Option<loader::PluginFactory>,
+}
+
+impl std::fmt::Debug for Resolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resolved")
+            .field("load_options", &self.load_options)
+            .field("plugin", &self.plugin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Resolved {
+    /// A built-in provisioner: it asks nothing of the loader and reads no objects through a
+    /// plugin callback.
+    pub fn built_in(factory: Arc<dyn ProvisionerFactory>) -> Self {
+        Self {
+            factory,
+            load_options: LoadOptions::default(),
+            plugin: None,
+        }
+    }
+
+    /// Gives a plugin read access to `objects` (its `read_object` callback answers from them);
+    /// until then every object is absent. Does nothing for a built-in provisioner.
+    pub fn set_objects(&self, objects: Arc<dyn ObjectSource>) {
+        if let Some(p) = &self.plugin {
+            p.set_objects(objects);
+        }
+    }
+}
+
+/// What the file loader must accept for a plugin with these requirements: its extra object kinds,
+/// scoped to its namespace.
+pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
+    LoadOptions {
+        extra_kinds: requirements.object_kinds.clone(),
+        namespace: requirements.namespace.clone().filter(|ns| !ns.is_empty()),
+    }
+}
+
+/// The provisioner called `name`.
+pub fn resolve(name: &str) -> Result<Resolved> {
     if !valid_name(name) {
         return Err(Error::Usage(format!(
             "invalid provisioner name {name:?}: provisioner name must match ^[a-z0-9][a-z0-9-]*$"
         )));
     }
     if name == fixture::NAME {
-        return Ok(Arc::new(fixture::Fixture::new()));
+        return Ok(Resolved::built_in(Arc::new(fixture::Fixture::new())));
     }
     let path = plugin_path(name);
     load(name, &path).map_err(|e| {
@@ -65,9 +116,9 @@ pub fn default_namespace() -> String {
         .unwrap_or_else(|| "default".to_string())
 }
 
-/// Opens the plugin `name` at `path` (every check of the loader), runs its host configure and
-/// creates its factory.
-pub fn load(name: &str, path: &std::path::Path) -> Result<Arc<dyn ProvisionerFactory>, String> {
+/// Opens the plugin `name` at `path` (every check of the loader), runs its host configure (whose
+/// requirements become the [`Resolved::load_options`]) and creates its factory.
+pub fn load(name: &str, path: &std::path::Path) -> Result<Resolved, String> {
     let plugin = loader::open(path, Some(name))?;
     let namespace = default_namespace();
     let requirements = plugin.host_configure(&bmhctl_plugin_sdk::abi::HostConfigureInput {
@@ -86,5 +137,9 @@ pub fn load(name: &str, path: &std::path::Path) -> Result<Arc<dyn ProvisionerFac
         features: Vec::new(),
         default_namespace: namespace,
     })?;
-    Ok(Arc::new(factory))
+    Ok(Resolved {
+        factory: Arc::new(factory.clone()),
+        load_options: load_options(&requirements),
+        plugin: Some(factory),
+    })
 }

@@ -4,5 +4,6 @@ mod lab;
 
 mod bad_input;
 mod completions;
+mod out_of_tree;
 mod plugins;
 mod provision;

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 const IMAGE: &str = "image:\n  url: http://images.example/os.qcow2\n  checksum: abc123";
 
 /// The built plugin libraries, by package name (`demo-provisioner`, `test-plugin-abi-mismatch`,
-/// `test-plugin-panicky`). Built once per test run with the cargo that runs the tests.
+/// `test-plugin-panicky`, `test-plugin-reader`). Built once per test run with the cargo that runs the tests.
 fn built() -> &'static HashMap<String, PathBuf> {
     static BUILT: OnceLock<HashMap<String, PathBuf>> = OnceLock::new();
     BUILT.get_or_init(|| {
@@ -25,6 +25,8 @@ fn built() -> &'static HashMap<String, PathBuf> {
                 "test-plugin-abi-mismatch",
                 "-p",
                 "test-plugin-panicky",
+                "-p",
+                "test-plugin-reader",
             ])
             .output()
             .expect("run cargo build for the plugins");
@@ -54,6 +56,7 @@ fn built() -> &'static HashMap<String, PathBuf> {
             "demo-provisioner",
             "test-plugin-abi-mismatch",
             "test-plugin-panicky",
+            "test-plugin-reader",
         ] {
             assert!(libs.contains_key(want), "no .so built for {want}: {libs:?}");
         }
@@ -369,4 +372,88 @@ fn plugin_list_shows_the_plugins_of_the_directory() {
         "{}",
         run.stdout
     );
+}
+
+/// A Widget (the kind the `reader` test plugin declares in its host configure).
+fn widget(name: &str, namespace: &str, colour: &str, secret: &str) -> String {
+    format!(
+        "apiVersion: example.bmhctl.metal3.io/v1alpha1\nkind: Widget\nmetadata:\n  name: {name}\n  namespace: {namespace}\nspec:\n  colour: {colour}\n  secretName: {secret}\n"
+    )
+}
+
+#[test]
+fn a_plugin_reads_the_objects_of_its_declared_kinds_and_secrets() {
+    let mut text = hosts(&[("w-0", ""), ("w-1", ""), ("w-2", "")]);
+    for doc in [
+        // Read by w-0, with the host's BMC Secret.
+        widget("w-0", "default", "blue", "bmc-secret"),
+        // Outside the plugin's namespace: not offered, so w-1 finds none.
+        widget("w-1", "elsewhere", "red", "bmc-secret"),
+        // Names a Secret that does not exist.
+        widget("w-2", "default", "green", "no-such-secret"),
+        // An unknown kind, duplicated: ignored (and never offered).
+        "apiVersion: example.bmhctl.metal3.io/v1alpha1\nkind: Gadget\nmetadata:\n  name: g\n"
+            .to_string(),
+        "apiVersion: example.bmhctl.metal3.io/v1alpha1\nkind: Gadget\nmetadata:\n  name: g\n"
+            .to_string(),
+    ] {
+        text.push_str("---\n");
+        text.push_str(&doc);
+    }
+    let lab = Lab::new().file("hosts.yaml", &text);
+    stage(&lab, "test-plugin-reader", "reader");
+    let dir = plugin_dir(&lab);
+    let run = lab
+        .run_env(
+            &[
+                "provision",
+                "--provisioner=reader",
+                "-o",
+                "json",
+                "--timeout",
+                "5m",
+                "hosts.yaml",
+            ],
+            &[
+                ("PROVISIONER_PLUGIN_DIR", &dir),
+                ("POD_NAMESPACE", "default"),
+            ],
+        )
+        .expect_code(1);
+    let r = results(&run);
+    let message = |name: &str| {
+        let h = &r[name];
+        assert_eq!(h["errorType"], "registration error", "{name}: {h:#}");
+        h["errorMessage"].as_str().unwrap().to_string()
+    };
+    assert_eq!(message("w-0"), "widget colour=blue; secret user=admin");
+    assert_eq!(message("w-1"), "widget none; secret none");
+    assert_eq!(message("w-2"), "widget colour=green; secret none");
+}
+
+#[test]
+fn duplicate_objects_of_a_declared_kind_are_bad_input() {
+    let mut text = hosts(&[("w-0", "")]);
+    for _ in 0..2 {
+        text.push_str("---\n");
+        text.push_str(&widget("w-0", "default", "blue", "bmc-secret"));
+    }
+    let lab = Lab::new().file("hosts.yaml", &text);
+    stage(&lab, "test-plugin-reader", "reader");
+    let dir = plugin_dir(&lab);
+    let run = lab
+        .run_env(
+            &["provision", "--provisioner=reader", "hosts.yaml"],
+            &[
+                ("PROVISIONER_PLUGIN_DIR", &dir),
+                ("POD_NAMESPACE", "default"),
+            ],
+        )
+        .expect_code(2);
+    assert_stderr(
+        &run,
+        "hosts.yaml:31:9: Widget default/w-0: defined more than once (first at hosts.yaml:22:9)",
+    );
+    // Nothing was written.
+    assert_eq!(lab.read("hosts.yaml"), text);
 }

@@ -210,18 +210,24 @@ pub struct ObjectKind {
 /// must accept and load, and the namespace to scope them to.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostRequirements {
+    /// Documents of these kinds in the user's files are kept and answered by `read_object`
+    /// (documents of other unknown kinds are ignored).
     #[serde(default)]
     pub object_kinds: Vec<ObjectKind>,
+    /// Only objects of `object_kinds` in this namespace are kept; `None` (or empty): every
+    /// namespace. Secrets are never scoped.
     #[serde(default)]
     pub namespace: Option<String>,
 }
 
-/// An object read through [`HostCallbacks::read_object`].
+/// An object read through [`HostCallbacks::read_object`]. A `v1` `Secret` is answered as
+/// `{apiVersion, kind, metadata: {name, namespace}, data}` with every value base64-encoded.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectRequest {
     pub api_version: String,
     pub kind: String,
+    /// Empty: the plugin's default namespace.
     pub namespace: String,
     pub name: String,
 }

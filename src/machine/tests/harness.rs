@@ -4,7 +4,7 @@
 use super::mock::Mock;
 use crate::clock::{Clock, ManualClock, format_time};
 use crate::machine::{Machine, MachineConfig, PassOutcome, Requeue, backoff};
-use crate::objects::{ResolvedSecret, SecretMap};
+use crate::objects::{ObjectMap, ResolvedSecret};
 use crate::provisioners::fixture::{Fixture, FixtureState, TEMPORARY_FAKE_ID};
 use crate::record::HostRecord;
 use bmh_api::{
@@ -42,7 +42,7 @@ enum Backend {
 
 pub struct HostTest {
     pub rec: HostRecord,
-    pub secrets: SecretMap,
+    pub secrets: ObjectMap,
     pub clock: ManualClock,
     pub config: MachineConfig,
     backend: Backend,
@@ -67,7 +67,7 @@ impl HostTest {
         };
         Self {
             rec,
-            secrets: SecretMap::default(),
+            secrets: ObjectMap::default(),
             clock: ManualClock::default(),
             config,
             backend: Backend::Fixture(Fixture::new()),
@@ -188,7 +188,7 @@ impl HostTest {
         data.insert("username".to_string(), username.as_bytes().to_vec());
         data.insert("password".to_string(), password.as_bytes().to_vec());
         self.secrets
-            .insert(ResolvedSecret::new(ObjectKey::new(NAMESPACE, name), data));
+            .insert_secret(ResolvedSecret::new(ObjectKey::new(NAMESPACE, name), data));
     }
 
     pub fn set_annotation(&mut self, key: &str, value: &str) {
@@ -221,8 +221,7 @@ impl HostTest {
         let key = ObjectKey::new(NAMESPACE, self.rec.host.credentials_name());
         let version = self
             .secrets
-            .0
-            .get(&key)
+            .get_secret(&key)
             .map(|s| s.version.clone())
             .unwrap_or_default();
         CredentialsStatus {

@@ -1,0 +1,207 @@
+//! A test plugin named `reader`: its host-configure step declares the kind
+//! `example.bmhctl.metal3.io/v1alpha1` `Widget` (scoped to the default namespace), and its
+//! `register` reads, through the host, the Widget named after the host and the Secret that
+//! Widget names in `spec.secretName`, then fails registration with a message stating what it
+//! found, e.g. `widget colour=blue; secret user=admin` (`widget none; secret none` when absent).
+//! Every other call finishes at once.
+
+use base64::Engine as _;
+use bmh_api::{AutomatedCleaningMode, HardwareDetails, ObjectKey, RebootMode};
+use bmhctl_plugin_sdk::abi::{HostConfigureInput, HostRequirements, ObjectKind, ObjectRequest};
+use bmhctl_plugin_sdk::serde_json::Value;
+use bmhctl_plugin_sdk::{
+    AdoptData, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState, HostData,
+    ImageFormat, InspectData, ManagementAccessData, ObjectReader, OpResult, PluginContext,
+    PrepareData, ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ServicingData,
+};
+use std::collections::BTreeMap;
+
+pub const API_VERSION: &str = "example.bmhctl.metal3.io/v1alpha1";
+pub const KIND: &str = "Widget";
+
+pub struct Reader {
+    objects: ObjectReader,
+}
+
+impl Reader {
+    pub fn new(ctx: PluginContext) -> Result<Self, ProvisionerError> {
+        Ok(Self {
+            objects: ctx.objects(),
+        })
+    }
+}
+
+pub fn host_configure(input: HostConfigureInput) -> Result<HostRequirements, ProvisionerError> {
+    Ok(HostRequirements {
+        object_kinds: vec![ObjectKind {
+            api_version: API_VERSION.into(),
+            kind: KIND.into(),
+        }],
+        namespace: Some(input.default_namespace),
+    })
+}
+
+impl ProvisionerFactory for Reader {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        _events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        Ok(Box::new(P {
+            objects: self.objects.clone(),
+            key: host.key,
+        }))
+    }
+}
+
+struct P {
+    objects: ObjectReader,
+    key: ObjectKey,
+}
+
+impl P {
+    /// What the host answers for this host's Widget and the Secret it names.
+    fn findings(&self) -> Result<String, ProvisionerError> {
+        let widget = self.objects.read(&ObjectRequest {
+            api_version: API_VERSION.into(),
+            kind: KIND.into(),
+            namespace: self.key.namespace.clone(),
+            name: self.key.name.clone(),
+        })?;
+        let Some(widget) = widget else {
+            return Ok("widget none; secret none".into());
+        };
+        let colour = widget["spec"]["colour"].as_str().unwrap_or("?");
+        let secret = match widget["spec"]["secretName"].as_str() {
+            Some(name) => self.objects.read_secret(&self.key.namespace, name)?,
+            None => None,
+        };
+        let user = secret.map(|s| {
+            let encoded = s["data"]["username"].as_str().unwrap_or_default();
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .unwrap_or_default();
+            String::from_utf8_lossy(&decoded).into_owned()
+        });
+        Ok(match user {
+            Some(user) => format!("widget colour={colour}; secret user={user}"),
+            None => format!("widget colour={colour}; secret none"),
+        })
+    }
+}
+
+impl Provisioner for P {
+    fn register(
+        &mut self,
+        _: &ManagementAccessData,
+        _: bool,
+        _: bool,
+    ) -> Result<(OpResult, String), ProvisionerError> {
+        Ok((OpResult::failed(self.findings()?), String::new()))
+    }
+    fn preprovisioning_image_formats(
+        &mut self,
+    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
+        Ok(None)
+    }
+    fn inspect_hardware(
+        &mut self,
+        _: &InspectData,
+        _: bool,
+        _: bool,
+        _: bool,
+    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        Ok((OpResult::done(), true, Some(HardwareDetails::default())))
+    }
+    fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
+        Ok(HardwareState { powered_on: None })
+    }
+    fn adopt(&mut self, _: &AdoptData, _: bool) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+    fn prepare(
+        &mut self,
+        _: &PrepareData,
+        _: bool,
+        _: bool,
+    ) -> Result<(OpResult, bool), ProvisionerError> {
+        Ok((OpResult::done(), true))
+    }
+    fn service(
+        &mut self,
+        _: &ServicingData,
+        _: bool,
+        _: bool,
+    ) -> Result<(OpResult, bool), ProvisionerError> {
+        Ok((OpResult::done(), true))
+    }
+    fn provision(&mut self, _: &ProvisionData, _: bool) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+    fn deprovision(
+        &mut self,
+        _: bool,
+        _: AutomatedCleaningMode,
+    ) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+    fn delete(&mut self) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+    fn detach(&mut self, _: bool) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+    fn power_on(&mut self, _: bool) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+    fn power_off(
+        &mut self,
+        _: RebootMode,
+        _: bool,
+        _: AutomatedCleaningMode,
+    ) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+    fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
+        Ok(true)
+    }
+    fn get_firmware_settings(&mut self, _: bool) -> Result<FirmwareSettings, ProvisionerError> {
+        Ok(FirmwareSettings::default())
+    }
+    fn get_firmware_components(
+        &mut self,
+    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
+        Ok(Vec::new())
+    }
+    fn add_bmc_event_subscription(
+        &mut self,
+        _: &Value,
+        _: &[BTreeMap<String, String>],
+    ) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+    fn remove_bmc_event_subscription(&mut self, _: &Value) -> Result<OpResult, ProvisionerError> {
+        Ok(OpResult::done())
+    }
+    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+        Ok(false)
+    }
+    fn attach_data_image(&mut self, _: &str) -> Result<(), ProvisionerError> {
+        Ok(())
+    }
+    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+        Ok(())
+    }
+    fn has_power_failure(&mut self) -> bool {
+        false
+    }
+    fn get_health(&mut self) -> String {
+        String::new()
+    }
+}
+
+bmhctl_plugin_sdk::export_plugin!(
+    name = "reader",
+    factory = Reader::new,
+    host_configure = host_configure,
+);
