@@ -39,10 +39,21 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
 
 pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Result<()> {
     let provisioner = crate::provisioners::resolve(&args.run.provisioner)?;
-    let inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
+    let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &args.hosts, args.run.selector.as_deref())?;
     let now = format_time(SystemClock.now());
+    if what == Teardown::Delete {
+        // The deletion mark is on disk before the first pass, so a delete that is killed
+        // half-way goes on deleting (not provisioning again) when bmhctl runs next.
+        for &i in &selected {
+            let key = inv.hosts[i].key.clone();
+            let mut book = inv.hosts[i].record.book.clone();
+            book.deletion_requested.get_or_insert_with(|| now.clone());
+            inv.file_of(i).stage_bookkeeping(&key, Some(&book))?;
+        }
+        inv.commit_all()?;
+    }
     let mut jobs = Vec::new();
     for i in selected {
         let mut record = inv.hosts[i].record.clone();

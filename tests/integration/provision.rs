@@ -255,3 +255,33 @@ fn label_selectors_and_host_names_pick_the_hosts() {
         .expect_code(2);
     assert!(run.stderr.contains("selector"), "{}", run.stderr);
 }
+
+#[test]
+fn an_interrupted_delete_leaves_its_mark_and_the_next_run_finishes_it() {
+    let text = format!("{}---\n{}", secret("bmc-secret"), host("worker-0", IMAGE));
+    let lab = Lab::new().file("hosts.yaml", &text);
+    lab.run(&["provision", "--provisioner", "fixture", "-q", "hosts.yaml"])
+        .expect_code(0);
+    // The fixture's deprovisioning waits 10 s: interrupt the delete while it does.
+    let child = lab.spawn(&["delete", "--provisioner", "fixture", "-f", "hosts.yaml"]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
+    let sidecar = std::fs::read_to_string(lab.path(".bmhctl/hosts.yaml.state.json")).unwrap();
+    assert!(sidecar.contains("deletionRequested"), "{sidecar}");
+    // Even `provision` now carries the delete through, as BMO can't cancel a deletion.
+    let run = lab.run(&[
+        "provision",
+        "--provisioner",
+        "fixture",
+        "-o",
+        "json",
+        "hosts.yaml",
+    ]);
+    assert_eq!(run.json()["hosts"][0]["deleted"], true, "{}", run.stdout);
+    assert_eq!(lab.read("hosts.yaml"), text);
+}
