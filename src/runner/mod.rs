@@ -267,7 +267,7 @@ pub async fn run(
                         }
                     }
                     Decision::Stop { reached, reason, deleted } => {
-                        let record = slot.record.clone().unwrap();
+                        let record = slot.record.take().expect("the host just finished a pass");
                         progress.host_finished(host, &record, reached, &reason);
                         slot.done = Some(HostResult {
                             record,
