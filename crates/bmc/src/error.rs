@@ -1,0 +1,174 @@
+//! Errors of this crate. Texts that baremetal-operator shows its users are kept word for word
+//! (including their capitalisation and the "detail"/"details" inconsistency) so that messages
+//! look the same whether a host is handled by BMO or by bmhctl.
+
+use std::fmt;
+
+/// What the generic URL parser (Go `net/url` semantics) found wrong with an address.
+///
+/// The `Display` texts are the ones Go prints; the variants let callers and tests tell the
+/// problems apart without matching on text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlErrorKind {
+    /// The address starts with `:` (an empty scheme).
+    MissingScheme,
+    /// A byte below 0x20 or 0x7f.
+    ControlCharacter,
+    /// No scheme, and the text before the first `/` contains a `:` (e.g. `[fe80::1]`).
+    ColonInFirstPathSegment,
+    /// The part before `@` holds characters not allowed in userinfo (e.g. `[@]host`).
+    InvalidUserinfo,
+    /// `[` opened an IPv6 literal that no `]` closes.
+    MissingBracket,
+    /// What follows the host is not `:` and digits; holds the offending text (with its colon).
+    InvalidPort(String),
+    /// The bracketed text is not an IPv6 address; holds that text.
+    InvalidIpv6(String),
+    /// A `%` not followed by two hex digits, or (in a host) escaping an ASCII byte.
+    InvalidEscape(String),
+    /// A character that may not appear in a host name.
+    InvalidHostCharacter(String),
+}
+
+impl fmt::Display for UrlErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UrlErrorKind::MissingScheme => f.write_str("missing protocol scheme"),
+            UrlErrorKind::ControlCharacter => {
+                f.write_str("net/url: invalid control character in URL")
+            }
+            UrlErrorKind::ColonInFirstPathSegment => {
+                f.write_str("first path segment in URL cannot contain colon")
+            }
+            UrlErrorKind::InvalidUserinfo => f.write_str("net/url: invalid userinfo"),
+            UrlErrorKind::MissingBracket => f.write_str("missing ']' in host"),
+            UrlErrorKind::InvalidPort(p) => write!(f, "invalid port {} after host", quote(p)),
+            UrlErrorKind::InvalidIpv6(h) => {
+                write!(f, "invalid host: {} is not a valid IPv6 address", quote(h))
+            }
+            UrlErrorKind::InvalidEscape(e) => write!(f, "invalid URL escape {}", quote(e)),
+            UrlErrorKind::InvalidHostCharacter(c) => {
+                write!(f, "invalid character {} in host name", quote(c))
+            }
+        }
+    }
+}
+
+/// A failed generic parse: the text that was parsed (after BMO's rewrites, without fragment)
+/// and what was wrong with it. Displays like Go's `*url.Error`: `parse "<url>": <problem>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlError {
+    pub url: String,
+    pub kind: UrlErrorKind,
+}
+
+impl fmt::Display for UrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "parse {}: {}", quote(&self.url), self.kind)
+    }
+}
+
+impl std::error::Error for UrlError {}
+
+/// Every error this crate returns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BmcError {
+    /// BMO: `missing BMC address`.
+    #[error("missing BMC address")]
+    MissingAddress,
+
+    /// The address could not be parsed at all (BMO wraps Go's parser error).
+    #[error("failed to parse BMC address information: {0}")]
+    Parse(UrlError),
+
+    /// The host part is neither an IP address nor a valid DNS name (BMO's wording).
+    ///
+    /// `cause` is set when BMO's `host:port` fallback took the whole address as the host
+    /// because the URL parser refused it for another reason than a `host:port` shape; that
+    /// reason is appended in parentheses, since the host shown is then the whole address.
+    #[error(
+        "failed to parse BMC address information: BMC address hostname/IP : [{hostname}] is invalid{}",
+        cause.as_ref().map(|c| format!(" ({c})")).unwrap_or_default()
+    )]
+    InvalidHostname {
+        hostname: String,
+        cause: Option<UrlError>,
+    },
+
+    /// The scheme is not registered (BMO's `UnknownBMCTypeError`).
+    #[error("Unknown BMC type '{bmc_type}' for address {address}")]
+    UnknownType { bmc_type: String, address: String },
+
+    /// A `fake-hardware://<id>` address (bmhctl's extension) that is not of that exact form.
+    #[error("invalid fake-hardware address {address}: {problem}; expected fake-hardware://<id>")]
+    FakeHardware { address: String, problem: String },
+
+    /// BMO: the credentials Secret has an empty `username`.
+    #[error(
+        "Validation error with BMC credentials: Missing BMC connection detail 'username' in credentials"
+    )]
+    MissingUsername,
+
+    /// BMO: the credentials Secret has an empty `password`.
+    #[error(
+        "Validation error with BMC credentials: Missing BMC connection details 'password' in credentials"
+    )]
+    MissingPassword,
+
+    /// BMO: `spec.bootMode: UEFISecureBoot` on a driver without secure boot.
+    #[error("BMC driver {bmc_type} does not support secure boot")]
+    SecureBootUnsupported { bmc_type: String },
+
+    /// BMO (webhook): hardware RAID volumes on a driver whose RAID interface is `no-raid`.
+    #[error("BMC driver {bmc_type} does not support configuring RAID")]
+    RaidUnsupported { bmc_type: String },
+
+    /// BMO: the driver needs a boot MAC (or inspection is disabled) and none is given.
+    #[error("BMC driver {bmc_type} requires a BootMACAddress value")]
+    BootMacRequired { bmc_type: String },
+
+    /// BMO: `inspectionMode: fast` on a driver without out-of-band inspection.
+    #[error("BMC driver {bmc_type} does not support fast (out-of-band) inspection")]
+    FastInspectionUnsupported { bmc_type: String },
+
+    /// BMO: the driver needs a provisioning network but `PROVISIONING_NETWORK_DISABLED` is set.
+    #[error("BMC driver {bmc_type} requires a provisioning network")]
+    ProvisioningNetworkRequired { bmc_type: String },
+}
+
+impl BmcError {
+    /// True for the errors that come from reading the address itself (as opposed to
+    /// credentials or capability checks).
+    pub fn is_address_error(&self) -> bool {
+        matches!(
+            self,
+            BmcError::MissingAddress
+                | BmcError::Parse(_)
+                | BmcError::InvalidHostname { .. }
+                | BmcError::UnknownType { .. }
+                | BmcError::FakeHardware { .. }
+        )
+    }
+}
+
+/// Quote like Go's `%q` does for the texts that appear in these messages: backslash, double
+/// quote and control characters escaped, everything else as is.
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

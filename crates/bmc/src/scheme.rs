@@ -1,0 +1,297 @@
+//! The registry: every BMC type BMO knows at HEAD (spec §4.2), plus bmhctl's `fake-hardware`.
+
+/// A registered BMC scheme family (the name without a `+http`/`+https` suffix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scheme {
+    Ipmi,
+    Libvirt,
+    Redfish,
+    Ilo5Redfish,
+    IdracRedfish,
+    RedfishVirtualMedia,
+    Ilo5VirtualMedia,
+    IdracVirtualMedia,
+    RedfishUefiHttp,
+    /// bmhctl's extension, not BMO's: Ironic's `fake-hardware` type.
+    FakeHardware,
+}
+
+/// Which `driver_info` keys a scheme fills in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriverInfoStyle {
+    /// `ipmi_address`, `ipmi_port`, `ipmi_username`, `ipmi_password`, `ipmi_priv_level`.
+    Ipmi,
+    /// `redfish_address`, `redfish_system_id`, `redfish_username`, `redfish_password`.
+    /// `always_system_id`: send `redfish_system_id` even when the path names no system.
+    Redfish { always_system_id: bool },
+    /// Nothing: Ironic's fake interfaces need no access details.
+    None,
+}
+
+/// Everything that follows from the scheme alone. `None` interfaces are left out of the node
+/// create body, so Ironic uses the hardware type's default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchemeProfile {
+    pub scheme: Scheme,
+    /// The registered name (lower case).
+    pub name: &'static str,
+    /// Whether `<name>+http` and `<name>+https` are registered too.
+    pub suffix_variants: bool,
+    /// Not a BMO scheme: bmhctl's own extension (an export for a metal3 cluster refuses it).
+    pub extension: bool,
+    /// Ironic hardware type (`driver` field).
+    pub driver: &'static str,
+    pub boot_interface: &'static str,
+    pub bios_interface: Option<&'static str>,
+    /// BMO leaves the deploy interface to the provisioner (image format, custom deploy);
+    /// `Some` means the scheme fixes it and the provisioner must not choose another.
+    pub deploy_interface: Option<&'static str>,
+    pub firmware_interface: Option<&'static str>,
+    pub management_interface: Option<&'static str>,
+    pub power_interface: Option<&'static str>,
+    /// Always set; `no-raid` means no hardware RAID.
+    pub raid_interface: &'static str,
+    pub vendor_interface: Option<&'static str>,
+    /// The inspect interface for `inspectionMode: fast`; `None` = no out-of-band inspection.
+    pub oob_inspect_interface: Option<&'static str>,
+    /// Inspect interface otherwise (BMO: always `agent`).
+    pub default_inspect_interface: &'static str,
+    /// The driver itself needs a boot MAC (independently of inspection being disabled).
+    pub needs_mac: bool,
+    pub supports_secure_boot: bool,
+    /// Boots a preprovisioning image in ISO format (virtual media, UEFI HTTP boot); such
+    /// hosts are exempt from `PROVISIONING_LIMIT`.
+    pub supports_iso_preprovisioning_image: bool,
+    pub requires_provisioning_network: bool,
+    pub driver_info: DriverInfoStyle,
+}
+
+const IPXE: &str = "ipxe";
+const NO_RAID: &str = "no-raid";
+const REDFISH: &str = "redfish";
+const IDRAC: &str = "idrac";
+const IDRAC_REDFISH: &str = "idrac-redfish";
+const AGENT: &str = "agent";
+const FAKE: &str = "fake";
+
+const IPMI_BASE: SchemeProfile = SchemeProfile {
+    scheme: Scheme::Ipmi,
+    name: "ipmi",
+    suffix_variants: false,
+    extension: false,
+    driver: "ipmi",
+    boot_interface: IPXE,
+    bios_interface: None,
+    deploy_interface: None,
+    firmware_interface: None,
+    management_interface: None,
+    power_interface: None,
+    raid_interface: NO_RAID,
+    vendor_interface: None,
+    oob_inspect_interface: None,
+    default_inspect_interface: AGENT,
+    needs_mac: false,
+    supports_secure_boot: false,
+    supports_iso_preprovisioning_image: false,
+    requires_provisioning_network: true,
+    driver_info: DriverInfoStyle::Ipmi,
+};
+
+const REDFISH_BASE: SchemeProfile = SchemeProfile {
+    scheme: Scheme::Redfish,
+    name: "redfish",
+    suffix_variants: true,
+    extension: false,
+    driver: REDFISH,
+    boot_interface: IPXE,
+    bios_interface: None,
+    deploy_interface: None,
+    firmware_interface: Some(REDFISH),
+    management_interface: None,
+    power_interface: None,
+    raid_interface: REDFISH,
+    vendor_interface: None,
+    oob_inspect_interface: Some(REDFISH),
+    default_inspect_interface: AGENT,
+    needs_mac: false,
+    supports_secure_boot: true,
+    supports_iso_preprovisioning_image: false,
+    requires_provisioning_network: true,
+    driver_info: DriverInfoStyle::Redfish {
+        always_system_id: false,
+    },
+};
+
+const IDRAC_BASE: SchemeProfile = SchemeProfile {
+    scheme: Scheme::IdracRedfish,
+    name: "idrac-redfish",
+    driver: IDRAC,
+    bios_interface: Some(IDRAC_REDFISH),
+    management_interface: Some(IDRAC_REDFISH),
+    power_interface: Some(IDRAC_REDFISH),
+    raid_interface: IDRAC_REDFISH,
+    vendor_interface: Some(IDRAC_REDFISH),
+    ..REDFISH_BASE
+};
+
+/// The registry, in the order the spec lists it.
+pub const PROFILES: [SchemeProfile; 10] = [
+    IPMI_BASE,
+    SchemeProfile {
+        scheme: Scheme::Libvirt,
+        name: "libvirt",
+        needs_mac: true,
+        ..IPMI_BASE
+    },
+    REDFISH_BASE,
+    SchemeProfile {
+        scheme: Scheme::Ilo5Redfish,
+        name: "ilo5-redfish",
+        ..REDFISH_BASE
+    },
+    IDRAC_BASE,
+    SchemeProfile {
+        scheme: Scheme::RedfishVirtualMedia,
+        name: "redfish-virtualmedia",
+        boot_interface: "redfish-virtual-media",
+        supports_iso_preprovisioning_image: true,
+        requires_provisioning_network: false,
+        ..REDFISH_BASE
+    },
+    SchemeProfile {
+        scheme: Scheme::Ilo5VirtualMedia,
+        name: "ilo5-virtualmedia",
+        boot_interface: "redfish-virtual-media",
+        supports_iso_preprovisioning_image: true,
+        requires_provisioning_network: false,
+        ..REDFISH_BASE
+    },
+    SchemeProfile {
+        scheme: Scheme::IdracVirtualMedia,
+        name: "idrac-virtualmedia",
+        boot_interface: "idrac-redfish-virtual-media",
+        supports_iso_preprovisioning_image: true,
+        requires_provisioning_network: false,
+        ..IDRAC_BASE
+    },
+    SchemeProfile {
+        scheme: Scheme::RedfishUefiHttp,
+        name: "redfish-uefihttp",
+        boot_interface: "redfish-https",
+        supports_iso_preprovisioning_image: true,
+        requires_provisioning_network: false,
+        driver_info: DriverInfoStyle::Redfish {
+            always_system_id: true,
+        },
+        ..REDFISH_BASE
+    },
+    SchemeProfile {
+        scheme: Scheme::FakeHardware,
+        name: "fake-hardware",
+        suffix_variants: false,
+        extension: true,
+        driver: "fake-hardware",
+        boot_interface: FAKE,
+        bios_interface: Some(FAKE),
+        deploy_interface: Some(FAKE),
+        firmware_interface: Some(FAKE),
+        management_interface: Some(FAKE),
+        power_interface: Some(FAKE),
+        raid_interface: FAKE,
+        vendor_interface: Some(FAKE),
+        oob_inspect_interface: Some(FAKE),
+        default_inspect_interface: FAKE,
+        needs_mac: false,
+        // Ironic accepts the secure-boot capability; the fake interfaces simply do nothing.
+        supports_secure_boot: true,
+        // Counted against PROVISIONING_LIMIT like any non-ISO driver.
+        supports_iso_preprovisioning_image: false,
+        requires_provisioning_network: false,
+        driver_info: DriverInfoStyle::None,
+    },
+];
+
+impl Scheme {
+    /// Every scheme family, BMO's first, then the extension.
+    pub const ALL: [Scheme; 10] = [
+        Scheme::Ipmi,
+        Scheme::Libvirt,
+        Scheme::Redfish,
+        Scheme::Ilo5Redfish,
+        Scheme::IdracRedfish,
+        Scheme::RedfishVirtualMedia,
+        Scheme::Ilo5VirtualMedia,
+        Scheme::IdracVirtualMedia,
+        Scheme::RedfishUefiHttp,
+        Scheme::FakeHardware,
+    ];
+
+    pub fn profile(self) -> &'static SchemeProfile {
+        &PROFILES[self as usize]
+    }
+
+    pub fn name(self) -> &'static str {
+        self.profile().name
+    }
+}
+
+/// The `+http`/`+https` suffix of a Redfish-family scheme: the URL scheme of `redfish_address`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transport {
+    /// No suffix: `https`.
+    Default,
+    Http,
+    Https,
+}
+
+impl Transport {
+    pub fn url_scheme(self) -> &'static str {
+        match self {
+            Transport::Http => "http",
+            Transport::Default | Transport::Https => "https",
+        }
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Transport::Default => "",
+            Transport::Http => "+http",
+            Transport::Https => "+https",
+        }
+    }
+}
+
+/// Look a (lower-cased) BMC type up in the registry.
+pub fn lookup(bmc_type: &str) -> Option<(Scheme, Transport)> {
+    PROFILES.iter().find_map(|p| {
+        let rest = bmc_type.strip_prefix(p.name)?;
+        match rest {
+            "" => Some((p.scheme, Transport::Default)),
+            "+http" if p.suffix_variants => Some((p.scheme, Transport::Http)),
+            "+https" if p.suffix_variants => Some((p.scheme, Transport::Https)),
+            _ => None,
+        }
+    })
+}
+
+/// Every registered type name, suffix variants included (BMO's 23, then `fake-hardware`).
+pub fn registered_types() -> Vec<String> {
+    let mut names = Vec::new();
+    for p in &PROFILES {
+        names.push(p.name.to_owned());
+        if p.suffix_variants {
+            for t in [Transport::Http, Transport::Https] {
+                names.push(format!("{}{}", p.name, t.suffix()));
+            }
+        }
+    }
+    names
+}
+
+/// BMO's capacity rule (spec §3.12): an Ironic node in a busy state counts against
+/// `PROVISIONING_LIMIT` unless its boot interface is a virtual-media one. `redfish-https`
+/// (UEFI HTTP boot) and `fake` nodes count, although `redfish-uefihttp` hosts themselves are
+/// never held back.
+pub fn boot_interface_counts_as_busy(boot_interface: &str) -> bool {
+    !boot_interface.contains("virtual-media")
+}
