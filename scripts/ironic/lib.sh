@@ -1,0 +1,76 @@
+# shellcheck shell=bash
+# Sourced by the scripts in scripts/ironic/: paths and small helpers.
+# Not meant to be run on its own.
+#
+# Everything the lab creates lives under one state directory:
+#   $BMHCTL_LAB_DIR (default <repo>/.state/ironic)
+#     .venv-ironic/  .venv-sushy/     the two Python venvs (install.sh)
+#     ironic-PORT/                    config, SQLite DB, logs, pid files of one Ironic
+#     sushy-PORT/                     config, state, logs of one Redfish emulator
+#     pg-PORT/                        a private PostgreSQL cluster (start-postgres.sh)
+
+LAB_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LAB_REPO=$(cd "$LAB_SCRIPTS/../.." && pwd)
+LAB_DIR=${BMHCTL_LAB_DIR:-$LAB_REPO/.state/ironic}
+case $LAB_DIR in /*) ;; *) LAB_DIR=$PWD/$LAB_DIR ;; esac
+# shellcheck disable=SC2034 # used by the scripts that source this file
+IRONIC_VENV=$LAB_DIR/.venv-ironic
+# shellcheck disable=SC2034
+SUSHY_VENV=$LAB_DIR/.venv-sushy
+
+log() { echo "[${LAB_TAG:-lab}] $*" >&2; }
+die() { log "$*"; exit 1; }
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# owns PIDFILE MARKER: true when the pid in PIDFILE is alive and its command
+# line contains MARKER (a path inside our state dir). Guards every kill
+# against a stale pid file whose number was reused by someone else.
+owns() {
+  local pid
+  [[ -f $1 ]] || return 1
+  pid=$(<"$1")
+  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$2"
+}
+
+# stop_pid PIDFILE MARKER SECONDS: SIGTERM, wait, then SIGKILL the process
+# group (each service is started with setsid, so its pid is its pgid).
+stop_pid() {
+  local pidfile=$1 marker=$2 secs=$3 pid i
+  if ! owns "$pidfile" "$marker"; then rm -f "$pidfile"; return 1; fi
+  pid=$(<"$pidfile")
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < secs * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "pid $pid still alive after ${secs}s: SIGKILL to its process group"
+    kill -KILL -- "-$pid" 2>/dev/null || true
+  fi
+  # children (Ironic's worker) left in the group once the leader is gone
+  sleep 0.1
+  pkill -KILL -g "$pid" 2>/dev/null || true
+  rm -f "$pidfile"
+  return 0
+}
+
+# pinned VENV-NAME PACKAGE: the version of PACKAGE in requirements-NAME.txt
+pinned() {
+  sed -n "s/^$2==\(.*\)$/\1/p" "$LAB_SCRIPTS/requirements-$1.txt"
+}
+
+# wait_http URL SECONDS PID [curl args...]: poll until URL answers 2xx.
+# Fails early when PID dies.
+wait_http() {
+  local url=$1 secs=$2 pid=$3 deadline
+  shift 3
+  deadline=$(($(date +%s) + secs))
+  until curl -fsS -o /dev/null --max-time 2 "$@" "$url" 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || return 1
+    (($(date +%s) < deadline)) || return 2
+    sleep 0.1
+  done
+}

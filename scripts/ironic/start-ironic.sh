@@ -1,0 +1,285 @@
+#!/usr/bin/env bash
+# Start a standalone OpenStack Ironic on 127.0.0.1 for labs and tests: one
+# all-in-one process (API + conductor, no RPC bus, no Keystone, no DHCP),
+# SQLite by default. Prints the endpoint (http://127.0.0.1:PORT) on stdout.
+#
+# usage: scripts/ironic/start-ironic.sh [PORT]        (default 6385)
+#
+# Idempotent: installs the venv if needed, writes the config, creates or
+# upgrades the database, starts Ironic in the background, waits until GET /
+# answers. When the same configuration is already running it returns at once.
+# A change of configuration (auth, DB, ...) restarts it.
+# Exits non-zero, with the tail of the log, when Ironic does not come up.
+#
+# Also started: a static web server on 127.0.0.1:PORT+1 serving the
+# directory Ironic publishes virtual-media ISOs into, plus a tiny ISO to use
+# as the deploy ISO or a live-iso image:
+#   http://127.0.0.1:PORT+1/images/fake-boot.iso
+#
+# Written for bmhctl, in STATE=$BMHCTL_LAB_DIR/ironic-PORT:
+#   bmhctl.env     IRONIC_ENDPOINT, DEPLOY_ISO_URL, METAL3_AUTH_ROOT_DIR (KEY=VALUE)
+#   auth/ironic/   username and password files (http_basic only), as BMO reads them
+#   ironic.log     Ironic's log;  ironic.conf  the generated config
+#
+# Environment (all optional):
+#   IRONIC_AUTH=noauth         noauth | http_basic
+#   IRONIC_USER=admin IRONIC_PASSWORD=password     credentials for http_basic
+#   IRONIC_DB=sqlite           sqlite | an SQLAlchemy URL, e.g. the one printed
+#                              by start-postgres.sh
+#   IRONIC_FRESH=0             1 = stop, wipe the database and logs, start anew
+#   IRONIC_AUTOMATED_CLEAN=true        [conductor]automated_clean
+#   IRONIC_DEBUG=0             1 = debug logging
+#   IRONIC_EXTRA_CONF=FILE     appended to ironic.conf (e.g. a [fake] section
+#                              with power_delay / deploy_delay)
+#   IRONIC_READY_TIMEOUT=120   seconds to wait for GET /
+#   BMHCTL_LAB_DIR             state dir (default <repo>/.state/ironic)
+set -euo pipefail
+LAB_TAG=start-ironic
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PORT=${1:-6385}
+[[ $PORT =~ ^[0-9]+$ ]] || die "usage: $0 [PORT]"
+HTTP_PORT=$((PORT + 1))
+AUTH=${IRONIC_AUTH:-noauth}
+USER_=${IRONIC_USER:-admin}
+PASS_=${IRONIC_PASSWORD:-password}
+DB=${IRONIC_DB:-sqlite}
+STATE=$LAB_DIR/ironic-$PORT
+URL=http://127.0.0.1:$PORT
+IMG_URL=http://127.0.0.1:$HTTP_PORT
+case $AUTH in noauth | http_basic) ;; *) die "IRONIC_AUTH must be noauth or http_basic" ;; esac
+
+"$LAB_SCRIPTS/install.sh" ironic
+PY=$IRONIC_VENV/bin/python
+VERSION=$(pinned ironic ironic)
+
+ironic_up() { owns "$STATE/ironic.pid" "$STATE/ironic.conf" && curl -fsS -o /dev/null --max-time 5 "$URL/"; }
+images_up() { owns "$STATE/http.pid" "$STATE/httpboot"; }
+
+# --- configuration -----------------------------------------------------------
+HW=fake-hardware,redfish
+POWER=fake,redfish
+MGMT=fake,redfish
+VENDOR=fake,redfish,no-vendor
+if command -v ipmitool >/dev/null 2>&1; then
+  HW+=,ipmi POWER+=,ipmitool MGMT+=,ipmitool VENDOR+=,ipmitool
+else
+  # with ipmi enabled and no ipmitool binary the conductor crash-loops
+  NO_IPMI="no ipmitool on PATH: the ipmi hardware type is left out (apt-get install ipmitool)"
+fi
+if [[ $DB == sqlite ]]; then DB_URL=sqlite:///$STATE/ironic.sqlite; else DB_URL=$DB; fi
+
+conf() {
+  cat <<EOF
+# Written by scripts/ironic/start-ironic.sh on every start: do not edit.
+[DEFAULT]
+host = bmhctl-lab
+auth_strategy = $AUTH
+http_basic_auth_user_file = $STATE/htpasswd
+# API and conductor in one process
+rpc_transport = none
+debug = $([[ ${IRONIC_DEBUG:-0} == 1 ]] && echo true || echo false)
+use_stderr = false
+log_file = $STATE/ironic.log
+minimum_memory_warning_only = true
+enabled_hardware_types = $HW
+enabled_power_interfaces = $POWER
+enabled_management_interfaces = $MGMT
+enabled_vendor_interfaces = $VENDOR
+enabled_boot_interfaces = fake,redfish-virtual-media,redfish-https,ipxe
+enabled_deploy_interfaces = fake,ramdisk,direct,custom-agent
+enabled_inspect_interfaces = fake,redfish,agent,no-inspect
+enabled_bios_interfaces = fake,redfish,no-bios
+enabled_raid_interfaces = fake,redfish,agent,no-raid
+enabled_firmware_interfaces = fake,redfish,no-firmware
+enabled_console_interfaces = fake,no-console
+enabled_rescue_interfaces = fake,no-rescue
+enabled_storage_interfaces = fake,noop
+enabled_network_interfaces = noop
+default_network_interface = noop
+
+[api]
+host_ip = 127.0.0.1
+port = $PORT
+
+[database]
+connection = $DB_URL
+
+[dhcp]
+dhcp_provider = none
+
+[conductor]
+automated_clean = ${IRONIC_AUTOMATED_CLEAN:-true}
+check_provision_state_interval = 10
+sync_power_state_interval = 60
+# trust the BMC after an emulator restart instead of re-applying the DB's state
+force_power_state_during_sync = false
+power_state_change_timeout = 30
+deploy_callback_timeout = 300
+graceful_shutdown_timeout = 10
+
+[deploy]
+http_url = $IMG_URL
+http_root = $STATE/httpboot
+
+[pxe]
+tftp_root = $STATE/tftpboot
+tftp_master_path = $STATE/tftpboot/master_images
+images_path = $STATE/images
+instance_master_path = $STATE/master_images
+
+[service_catalog]
+# no Keystone catalog: where a ramdisk would call back
+endpoint_override = $URL
+
+[redfish]
+# an emulator on loopback either answers or is down: fail fast
+connection_attempts = 2
+connection_retry_interval = 1
+
+[oslo_concurrency]
+lock_path = $STATE/locks
+EOF
+  if [[ -n ${IRONIC_EXTRA_CONF:-} ]]; then
+    echo "# --- $IRONIC_EXTRA_CONF"
+    cat "$IRONIC_EXTRA_CONF"
+  fi
+}
+NEW_CONF=$(conf)
+# what decides whether a running Ironic can be reused (credentials included)
+FINGERPRINT=$(printf '%s\n%s\n%s\n%s\n' "$VERSION" "$NEW_CONF" "$USER_" "$PASS_" | sha256sum | cut -d' ' -f1)
+
+if [[ ${IRONIC_FRESH:-0} != 1 ]] && ironic_up && images_up &&
+  [[ $(cat "$STATE/fingerprint" 2>/dev/null) == "$FINGERPRINT" ]]; then
+  log "already running (pid $(<"$STATE/ironic.pid"))"
+  echo "$URL"
+  exit 0
+fi
+
+# stop what runs with another config (or everything, for a fresh start)
+if owns "$STATE/ironic.pid" "$STATE/ironic.conf" || images_up; then
+  "$LAB_SCRIPTS/stop-ironic.sh" "$PORT" >&2
+fi
+if curl -s -o /dev/null --max-time 2 "$URL/"; then
+  die "port $PORT is in use by another program"
+fi
+
+if [[ ${IRONIC_FRESH:-0} == 1 ]]; then
+  log "IRONIC_FRESH=1: wiping $STATE"
+  rm -rf "$STATE"
+  if [[ $DB != sqlite ]]; then
+    # a server database: drop every table (Ironic's and alembic's)
+    "$PY" - "$DB_URL" <<'EOF'
+import sys, sqlalchemy as sa
+engine = sa.create_engine(sys.argv[1])
+meta = sa.MetaData()
+meta.reflect(engine)
+meta.drop_all(engine)
+EOF
+  fi
+fi
+mkdir -p "$STATE"/{locks,httpboot/images,tftpboot/master_images,images,master_images}
+printf '%s\n' "$NEW_CONF" >"$STATE/ironic.conf"
+rm -rf "$STATE/auth"
+if [[ $AUTH == http_basic ]]; then
+  # Ironic accepts only bcrypt entries in its htpasswd file
+  "$PY" - "$USER_" "$PASS_" >"$STATE/htpasswd" <<'EOF'
+import sys, bcrypt
+user, password = sys.argv[1:]
+print(f"{user}:{bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=5)).decode()}")
+EOF
+  # the files BMO (and bmhctl) read under METAL3_AUTH_ROOT_DIR
+  mkdir -p "$STATE/auth/ironic"
+  printf '%s' "$USER_" >"$STATE/auth/ironic/username"
+  printf '%s' "$PASS_" >"$STATE/auth/ironic/password"
+fi
+
+# --- database ----------------------------------------------------------------
+# Each ironic-dbsync call costs about 4 s of imports: skip it when the stamp
+# says this database is already at this Ironic version.
+STAMP="$VERSION $DB_URL"
+if [[ $(cat "$STATE/db.stamp" 2>/dev/null) != "$STAMP" ]]; then
+  t0=$(now)
+  has_schema=$("$PY" - "$DB_URL" <<'EOF'
+import sys, sqlalchemy as sa
+print(int(sa.inspect(sa.create_engine(sys.argv[1])).has_table("alembic_version")))
+EOF
+  )
+  # create_schema fails on an existing schema; upgrade works on both but
+  # replays every migration on an empty database (slow)
+  if [[ $has_schema == 1 ]]; then step=upgrade; else step=create_schema; fi
+  if ! "$IRONIC_VENV/bin/ironic-dbsync" --config-file "$STATE/ironic.conf" $step \
+    >>"$STATE/dbsync.log" 2>&1; then
+    tail -n 20 "$STATE/dbsync.log" >&2
+    die "ironic-dbsync $step failed (log: $STATE/dbsync.log)"
+  fi
+  if [[ $DB == sqlite && $step == create_schema ]]; then
+    # Ironic means to put SQLite in WAL mode but its hook never fires; WAL
+    # (persistent in the file) lets readers run while the conductor writes
+    "$PY" -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA journal_mode=WAL")' \
+      "$STATE/ironic.sqlite"
+  fi
+  echo "$STAMP" >"$STATE/db.stamp"
+  log "database: $step in $(since "$t0")s"
+fi
+
+# --- image web server ----------------------------------------------------------
+if [[ ! -s $STATE/httpboot/images/fake-boot.iso ]]; then
+  "$PY" - "$STATE/httpboot/images/fake-boot.iso" <<'EOF'
+import io, sys, pycdlib
+iso = pycdlib.PyCdlib()
+iso.new(interchange_level=3, joliet=3, vol_ident="BMHCTL_LAB")
+data = b"stand-in boot image of the bmhctl Ironic lab\n"
+iso.add_fp(io.BytesIO(data), len(data), "/README.;1", joliet_path="/README")
+iso.write(sys.argv[1])
+iso.close()
+EOF
+fi
+setsid "$PY" -m http.server --bind 127.0.0.1 --directory "$STATE/httpboot" "$HTTP_PORT" \
+  >>"$STATE/http.log" 2>&1 </dev/null &
+echo $! >"$STATE/http.pid"
+
+# --- Ironic --------------------------------------------------------------------
+[[ -z ${NO_IPMI:-} ]] || log "$NO_IPMI"
+touch "$STATE/ironic.log"
+mark=$(wc -l <"$STATE/ironic.log")
+t0=$(now)
+setsid "$IRONIC_VENV/bin/ironic" --config-file "$STATE/ironic.conf" \
+  >>"$STATE/stdout.log" 2>&1 </dev/null &
+PID=$!
+echo $PID >"$STATE/ironic.pid"
+
+fail() {
+  log "$1; end of the logs:"
+  tail -n 15 "$STATE/stdout.log" >&2 || true
+  tail -n +"$((mark + 1))" "$STATE/ironic.log" | grep -E "ERROR|CRITICAL" | tail -n 15 >&2 || true
+  tail -n 5 "$STATE/ironic.log" >&2 || true
+  "$LAB_SCRIPTS/stop-ironic.sh" "$PORT" >&2 || true
+  exit 1
+}
+deadline=$(($(date +%s) + ${IRONIC_READY_TIMEOUT:-120}))
+until curl -fsS -o /dev/null --max-time 2 "$URL/" 2>/dev/null; do
+  kill -0 "$PID" 2>/dev/null || fail "Ironic exited during start-up"
+  # the master survives a worker that dies at start and forks it again forever
+  if tail -n +"$((mark + 1))" "$STATE/ironic.log" | grep -q "exited with status"; then
+    fail "Ironic's worker keeps dying"
+  fi
+  (($(date +%s) < deadline)) || fail "Ironic did not answer within ${IRONIC_READY_TIMEOUT:-120}s"
+  sleep 0.1
+done
+ready=$(since "$t0")
+images_up && curl -fsS -o /dev/null --max-time 5 "$IMG_URL/images/fake-boot.iso" ||
+  fail "the image server on 127.0.0.1:$HTTP_PORT does not answer (port taken? see $STATE/http.log)"
+echo "$FINGERPRINT" >"$STATE/fingerprint"
+
+{
+  echo "IRONIC_ENDPOINT=$URL/v1/"
+  echo "DEPLOY_ISO_URL=$IMG_URL/images/fake-boot.iso"
+  # an absent <root>/ironic means noauth, as in BMO
+  echo "METAL3_AUTH_ROOT_DIR=$STATE/auth"
+} >"$STATE/bmhctl.env"
+
+log "ready in ${ready}s: pid $PID, auth $AUTH, $([[ $DB == sqlite ]] && echo SQLite || echo "$DB_URL"), state $STATE"
+log "images: $IMG_URL/images/fake-boot.iso; for bmhctl: set -a; . $STATE/bmhctl.env; set +a"
+echo "$URL"
