@@ -8,11 +8,10 @@
 
 use bmh_api::{AutomatedCleaningMode, Cpu, HardwareDetails, Nic, RebootMode, Storage};
 use bmhctl_plugin_sdk::{
-    AdoptData, Event, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
-    HostData, ImageFormat, InspectData, ManagementAccessData, OpResult, PluginContext, PrepareData,
-    ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ServicingData,
+    AdoptData, Event, EventSink, HardwareState, HostData, InspectData, ManagementAccessData,
+    OpResult, PluginContext, PrepareData, ProvisionData, Provisioner, ProvisionerError,
+    ProvisionerFactory, ServicingData,
 };
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The plugin name.
@@ -154,12 +153,6 @@ impl Provisioner for DemoProvisioner {
         }
     }
 
-    fn preprovisioning_image_formats(
-        &mut self,
-    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
-        Ok(None)
-    }
-
     fn inspect_hardware(
         &mut self,
         _data: &InspectData,
@@ -255,54 +248,6 @@ impl Provisioner for DemoProvisioner {
 
     fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
         Ok(true)
-    }
-
-    fn get_firmware_settings(
-        &mut self,
-        _include_schema: bool,
-    ) -> Result<FirmwareSettings, ProvisionerError> {
-        Ok(FirmwareSettings::default())
-    }
-
-    fn get_firmware_components(
-        &mut self,
-    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
-        Ok(Vec::new())
-    }
-
-    fn add_bmc_event_subscription(
-        &mut self,
-        _subscription: &bmhctl_plugin_sdk::serde_json::Value,
-        _http_headers: &[BTreeMap<String, String>],
-    ) -> Result<OpResult, ProvisionerError> {
-        Ok(OpResult::done())
-    }
-
-    fn remove_bmc_event_subscription(
-        &mut self,
-        _subscription: &bmhctl_plugin_sdk::serde_json::Value,
-    ) -> Result<OpResult, ProvisionerError> {
-        Ok(OpResult::done())
-    }
-
-    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
-        Ok(false)
-    }
-
-    fn attach_data_image(&mut self, _url: &str) -> Result<(), ProvisionerError> {
-        Ok(())
-    }
-
-    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
-        Ok(())
-    }
-
-    fn has_power_failure(&mut self) -> bool {
-        false
-    }
-
-    fn get_health(&mut self) -> String {
-        String::new()
     }
 }
 

@@ -59,7 +59,9 @@ pub trait Provisioner: Send {
     /// `None` when no preprovisioning image needs building.
     fn preprovisioning_image_formats(
         &mut self,
-    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError>;
+    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
+        Ok(None)
+    }
 
     /// Returns (result, started, details): `started` when a new inspection was just launched,
     /// details when it finished.
@@ -128,32 +130,58 @@ pub trait Provisioner: Send {
     fn get_firmware_settings(
         &mut self,
         include_schema: bool,
-    ) -> Result<FirmwareSettings, ProvisionerError>;
+    ) -> Result<FirmwareSettings, ProvisionerError> {
+        let _ = include_schema;
+        Ok(FirmwareSettings::default())
+    }
 
-    fn get_firmware_components(&mut self)
-    -> Result<Vec<FirmwareComponentStatus>, ProvisionerError>;
+    fn get_firmware_components(
+        &mut self,
+    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
+        Ok(Vec::new())
+    }
 
+    /// Subscribes to the BMC's events; nothing to do by default.
     fn add_bmc_event_subscription(
         &mut self,
         subscription: &serde_json::Value,
         http_headers: &[std::collections::BTreeMap<String, String>],
-    ) -> Result<OpResult, ProvisionerError>;
+    ) -> Result<OpResult, ProvisionerError> {
+        let _ = (subscription, http_headers);
+        Ok(OpResult::done())
+    }
 
     fn remove_bmc_event_subscription(
         &mut self,
         subscription: &serde_json::Value,
-    ) -> Result<OpResult, ProvisionerError>;
+    ) -> Result<OpResult, ProvisionerError> {
+        let _ = subscription;
+        Ok(OpResult::done())
+    }
 
-    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError>;
+    /// Whether a data image is attached; never by default.
+    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+        Ok(false)
+    }
 
-    fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError>;
+    fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
+        let _ = url;
+        Ok(())
+    }
 
-    fn detach_data_image(&mut self) -> Result<(), ProvisionerError>;
+    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+        Ok(())
+    }
 
-    fn has_power_failure(&mut self) -> bool;
+    /// Whether the BMC reports a power failure; no by default.
+    fn has_power_failure(&mut self) -> bool {
+        false
+    }
 
-    /// `OK`, `Warning`, `Critical`, or empty when unknown.
-    fn get_health(&mut self) -> String;
+    /// `OK`, `Warning`, `Critical`, or empty when unknown (the default).
+    fn get_health(&mut self) -> String {
+        String::new()
+    }
 
     /// State the caller must persist for this host and hand back in [`HostData::provisioner_state`]
     /// on the next pass. Stateless provisioners (and those whose state lives in their backend) return `None`.

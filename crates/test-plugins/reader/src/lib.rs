@@ -8,13 +8,11 @@
 use base64::Engine as _;
 use bmh_api::{AutomatedCleaningMode, HardwareDetails, ObjectKey, RebootMode};
 use bmhctl_plugin_sdk::abi::{HostConfigureInput, HostRequirements, ObjectKind, ObjectRequest};
-use bmhctl_plugin_sdk::serde_json::Value;
 use bmhctl_plugin_sdk::{
-    AdoptData, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState, HostData,
-    ImageFormat, InspectData, ManagementAccessData, ObjectReader, OpResult, PluginContext,
-    PrepareData, ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ServicingData,
+    AdoptData, EventSink, HardwareState, HostData, InspectData, ManagementAccessData, ObjectReader,
+    OpResult, PluginContext, PrepareData, ProvisionData, Provisioner, ProvisionerError,
+    ProvisionerFactory, ServicingData,
 };
-use std::collections::BTreeMap;
 
 pub const API_VERSION: &str = "example.bmhctl.metal3.io/v1alpha1";
 pub const KIND: &str = "Widget";
@@ -99,11 +97,6 @@ impl Provisioner for P {
     ) -> Result<(OpResult, String), ProvisionerError> {
         Ok((OpResult::failed(self.findings()?), String::new()))
     }
-    fn preprovisioning_image_formats(
-        &mut self,
-    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
-        Ok(None)
-    }
     fn inspect_hardware(
         &mut self,
         _: &InspectData,
@@ -164,39 +157,6 @@ impl Provisioner for P {
     }
     fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
         Ok(true)
-    }
-    fn get_firmware_settings(&mut self, _: bool) -> Result<FirmwareSettings, ProvisionerError> {
-        Ok(FirmwareSettings::default())
-    }
-    fn get_firmware_components(
-        &mut self,
-    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
-        Ok(Vec::new())
-    }
-    fn add_bmc_event_subscription(
-        &mut self,
-        _: &Value,
-        _: &[BTreeMap<String, String>],
-    ) -> Result<OpResult, ProvisionerError> {
-        Ok(OpResult::done())
-    }
-    fn remove_bmc_event_subscription(&mut self, _: &Value) -> Result<OpResult, ProvisionerError> {
-        Ok(OpResult::done())
-    }
-    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
-        Ok(false)
-    }
-    fn attach_data_image(&mut self, _: &str) -> Result<(), ProvisionerError> {
-        Ok(())
-    }
-    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
-        Ok(())
-    }
-    fn has_power_failure(&mut self) -> bool {
-        false
-    }
-    fn get_health(&mut self) -> String {
-        String::new()
     }
 }
 
