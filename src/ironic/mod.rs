@@ -4,3 +4,16 @@
 //! Compiled only with the `ironic` cargo feature, by the `ironic-provisioner` plugin crate; the
 //! bmhctl binary never calls it directly and reaches it only by loading
 //! `ironic-provisioner.so`. Filled by the Ironic issue.
+
+pub mod api;
+pub mod client;
+pub mod types;
+
+#[cfg(test)]
+mod tests;
+
+pub use api::{CAPACITY_FIELDS, PORT_FIELDS, PortQuery};
+pub use client::{ApiVersion, Auth, IronicClient, IronicConfig, IronicError, IronicErrorKind};
+pub use types::{
+    Driver, Node, NodeInventory, NodePatch, PatchOp, Port, ProvisionStateRequest, Section,
+};

@@ -1,0 +1,314 @@
+//! Typed calls of the Ironic REST API used by the provisioner (spec 2.7). Each returns the
+//! decoded answer or an [`IronicError`] whose kind tells 404/409/400 apart.
+
+use reqwest::Method;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::client::{IronicClient, IronicError, IronicErrorKind};
+use super::types::{
+    Driver, InterfaceValidation, Node, NodeInventory, NodePatch, Port, ProvisionStateRequest,
+};
+
+/// Fields BMO lists nodes with for the capacity count.
+pub const CAPACITY_FIELDS: &[&str] = &["uuid", "name", "provision_state", "boot_interface"];
+/// Fields BMO lists ports with.
+pub const PORT_FIELDS: &[&str] = &["node_uuid", "uuid", "address"];
+
+/// Filter of `GET /v1/ports`.
+#[derive(Debug, Clone, Default)]
+pub struct PortQuery<'a> {
+    pub address: Option<&'a str>,
+    pub node_uuid: Option<&'a str>,
+}
+
+fn to_value<T: Serialize>(v: &T) -> Result<Value, IronicError> {
+    serde_json::to_value(v).map_err(|e| {
+        IronicError::new(
+            IronicErrorKind::Decode,
+            format!("cannot encode request body: {e}"),
+        )
+    })
+}
+
+fn seg(s: &str) -> String {
+    // node idents are UUIDs or names (RFC 3986 unreserved characters); encode the rest
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+impl IronicClient {
+    fn get_json<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, &str)],
+    ) -> Result<T, IronicError> {
+        self.request(Method::GET, path, query, None, &[200])?.json()
+    }
+
+    /// Follow Ironic's top-level `next` links, collecting `key` arrays.
+    fn list_all<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, &str)],
+        key: &str,
+    ) -> Result<Vec<T>, IronicError> {
+        let mut url = self.url(path)?;
+        if !query.is_empty() {
+            url.query_pairs_mut().extend_pairs(query);
+        }
+        let mut out = Vec::new();
+        // guard against a server looping on the same marker
+        for _ in 0..10_000 {
+            let page: Value = self
+                .request_url(Method::GET, url.clone(), None, &[200])?
+                .json()?;
+            let items = page.get(key).cloned().unwrap_or(Value::Array(vec![]));
+            let items: Vec<T> = serde_json::from_value(items).map_err(|e| {
+                IronicError::new(
+                    IronicErrorKind::Decode,
+                    format!("invalid {key} list from Ironic: {e}"),
+                )
+            })?;
+            let empty = items.is_empty();
+            out.extend(items);
+            let Some(next) = page
+                .get("next")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+            else {
+                break;
+            };
+            if empty {
+                break;
+            }
+            // Ironic builds `next` from its own idea of its public URL; keep our endpoint and
+            // take only the query (limit, marker, fields…) from it.
+            let next = reqwest::Url::parse(next)
+                .or_else(|_| self.url(next))
+                .map_err(|e| {
+                    IronicError::new(
+                        IronicErrorKind::Decode,
+                        format!("invalid next link {next:?}: {e}"),
+                    )
+                })?;
+            let mut u = self.url(path)?;
+            u.set_query(next.query());
+            if u == url {
+                break;
+            }
+            url = u;
+        }
+        Ok(out)
+    }
+
+    /// `GET /v1/nodes/{uuid-or-name}`.
+    pub fn get_node(&self, ident: &str) -> Result<Node, IronicError> {
+        self.get_json(&format!("nodes/{}", seg(ident)), &[])
+    }
+
+    /// `GET /v1/nodes?fields=…`, all pages. Empty `fields` lists full nodes.
+    pub fn list_nodes(&self, fields: &[&str]) -> Result<Vec<Node>, IronicError> {
+        let f = fields.join(",");
+        let q: Vec<(&str, &str)> = if fields.is_empty() {
+            vec![]
+        } else {
+            vec![("fields", &f)]
+        };
+        self.list_all("nodes", &q, "nodes")
+    }
+
+    /// `POST /v1/nodes` (201).
+    pub fn create_node<B: Serialize>(&self, body: &B) -> Result<Node, IronicError> {
+        let body = to_value(body)?;
+        self.request(Method::POST, "nodes", &[], Some(&body), &[201])?
+            .json()
+    }
+
+    /// `PATCH /v1/nodes/{uuid}` with a JSON-patch list (200). Returns the updated node. An empty
+    /// patch sends nothing and returns `None`.
+    pub fn patch_node(&self, uuid: &str, patch: &NodePatch) -> Result<Option<Node>, IronicError> {
+        if patch.is_empty() {
+            return Ok(None);
+        }
+        let body = patch.to_json();
+        self.request(
+            Method::PATCH,
+            &format!("nodes/{}", seg(uuid)),
+            &[],
+            Some(&body),
+            &[200],
+        )?
+        .json()
+        .map(Some)
+    }
+
+    /// `DELETE /v1/nodes/{uuid}` (202/204).
+    pub fn delete_node(&self, uuid: &str) -> Result<(), IronicError> {
+        self.request(
+            Method::DELETE,
+            &format!("nodes/{}", seg(uuid)),
+            &[],
+            None,
+            &[202, 204],
+        )
+        .map(drop)
+    }
+
+    /// `PUT /v1/nodes/{uuid}/states/provision` (202).
+    pub fn set_provision_state(
+        &self,
+        uuid: &str,
+        req: &ProvisionStateRequest,
+    ) -> Result<(), IronicError> {
+        let body = to_value(req)?;
+        self.request(
+            Method::PUT,
+            &format!("nodes/{}/states/provision", seg(uuid)),
+            &[],
+            Some(&body),
+            &[202],
+        )
+        .map(drop)
+    }
+
+    /// `PUT /v1/nodes/{uuid}/states/power` (202). `timeout` (seconds) is sent when given (BMO
+    /// sends 180 with `soft power off`).
+    pub fn set_power_state(
+        &self,
+        uuid: &str,
+        target: &str,
+        timeout: Option<u32>,
+    ) -> Result<(), IronicError> {
+        let mut body = json!({ "target": target });
+        if let Some(t) = timeout {
+            body["timeout"] = json!(t);
+        }
+        self.request(
+            Method::PUT,
+            &format!("nodes/{}/states/power", seg(uuid)),
+            &[],
+            Some(&body),
+            &[202],
+        )
+        .map(drop)
+    }
+
+    /// `PUT /v1/nodes/{uuid}/states/raid` (204).
+    pub fn set_raid_config(&self, uuid: &str, logical_disks: &[Value]) -> Result<(), IronicError> {
+        let body = json!({ "logical_disks": logical_disks });
+        self.request(
+            Method::PUT,
+            &format!("nodes/{}/states/raid", seg(uuid)),
+            &[],
+            Some(&body),
+            &[202, 204],
+        )
+        .map(drop)
+    }
+
+    /// `PUT /v1/nodes/{uuid}/maintenance` (202), `reason` omitted when empty.
+    pub fn set_maintenance(&self, uuid: &str, reason: &str) -> Result<(), IronicError> {
+        let body = if reason.is_empty() {
+            json!({})
+        } else {
+            json!({ "reason": reason })
+        };
+        self.request(
+            Method::PUT,
+            &format!("nodes/{}/maintenance", seg(uuid)),
+            &[],
+            Some(&body),
+            &[202],
+        )
+        .map(drop)
+    }
+
+    /// `DELETE /v1/nodes/{uuid}/maintenance` (202).
+    pub fn unset_maintenance(&self, uuid: &str) -> Result<(), IronicError> {
+        self.request(
+            Method::DELETE,
+            &format!("nodes/{}/maintenance", seg(uuid)),
+            &[],
+            None,
+            &[202],
+        )
+        .map(drop)
+    }
+
+    /// `GET /v1/nodes/{uuid}/validate`: interface name → result.
+    pub fn validate_node(
+        &self,
+        uuid: &str,
+    ) -> Result<std::collections::BTreeMap<String, InterfaceValidation>, IronicError> {
+        self.get_json(&format!("nodes/{}/validate", seg(uuid)), &[])
+    }
+
+    /// `GET /v1/nodes/{uuid}/inventory` (404 when no inspection data).
+    pub fn get_inventory(&self, uuid: &str) -> Result<NodeInventory, IronicError> {
+        self.get_json(&format!("nodes/{}/inventory", seg(uuid)), &[])
+    }
+
+    /// `GET /v1/ports?address=…|node_uuid=…&fields=node_uuid,uuid,address`, all pages.
+    pub fn list_ports(&self, q: &PortQuery<'_>) -> Result<Vec<Port>, IronicError> {
+        let fields = PORT_FIELDS.join(",");
+        let mut query: Vec<(&str, &str)> = Vec::new();
+        if let Some(a) = q.address {
+            query.push(("address", a));
+        }
+        if let Some(n) = q.node_uuid {
+            query.push(("node_uuid", n));
+        }
+        query.push(("fields", &fields));
+        self.list_all("ports", &query, "ports")
+    }
+
+    /// `POST /v1/ports` (201).
+    pub fn create_port(
+        &self,
+        node_uuid: &str,
+        address: &str,
+        pxe_enabled: bool,
+    ) -> Result<Port, IronicError> {
+        let body =
+            json!({ "node_uuid": node_uuid, "address": address, "pxe_enabled": pxe_enabled });
+        self.request(Method::POST, "ports", &[], Some(&body), &[201])?
+            .json()
+    }
+
+    /// `GET /v1/drivers`, uncached.
+    pub fn list_drivers(&self) -> Result<Vec<Driver>, IronicError> {
+        self.list_all("drivers", &[], "drivers")
+    }
+
+    /// The drivers, fetched once per client (see [`IronicClient::reset_cache`]).
+    pub fn drivers(&self) -> Result<Vec<Driver>, IronicError> {
+        let mut guard = self.drivers_cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = &*guard {
+            return Ok(d.clone());
+        }
+        let d = self.list_drivers()?;
+        *guard = Some(d.clone());
+        Ok(d)
+    }
+
+    /// BMO's readiness probe (spec 1.6): version discovery, then at least one driver.
+    pub fn check_ready(&self) -> Result<(), IronicError> {
+        self.api_version()?;
+        if self.drivers()?.is_empty() {
+            return Err(IronicError::new(
+                IronicErrorKind::Http,
+                "ironic has no drivers loaded yet",
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,779 @@
+//! The HTTP side of the Ironic client: configuration (endpoint, auth, TLS, timeouts), microversion
+//! negotiation, request headers, retries of idempotent requests, error bodies and request counting.
+//!
+//! Behaviour follows `bmo-ironic-and-bmc.md` section 1 (BMO's `clients/` package); the code is
+//! our own.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use base64::Engine as _;
+use reqwest::Method;
+use reqwest::Url;
+use reqwest::blocking::{Client, RequestBuilder};
+use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
+
+/// BMO's minimum Ironic API microversion (spec 1.5): 1.89.
+pub const MIN_MICROVERSION: u32 = 89;
+
+/// BMO's ladder of preferred microversions, highest first (spec 1.5). The chosen version is the
+/// highest entry not above the server's maximum; `latest` is never sent.
+pub const MICROVERSION_LADDER: &[u32] = &[110, 109, 95, 93, 89];
+
+/// Default whole-request timeout (`IRONIC_CLIENT_TIMEOUT`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Idle pooled connections are dropped after this long, below Ironic's (eventlet/WSGI) 10 s
+/// keep-alive, so that a request never goes out on a connection the server is closing.
+pub const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// Default root of the credential files (`METAL3_AUTH_ROOT_DIR`).
+pub const DEFAULT_AUTH_ROOT: &str = "/opt/metal3/auth";
+/// Default CA bundle (`IRONIC_CACERT_FILE`).
+pub const DEFAULT_CACERT_FILE: &str = "/opt/metal3/certs/ca/tls.crt";
+/// Default client certificate (`IRONIC_CLIENT_CERT_FILE`).
+pub const DEFAULT_CLIENT_CERT_FILE: &str = "/opt/metal3/certs/client/tls.crt";
+/// Default client private key (`IRONIC_CLIENT_PRIVATE_KEY_FILE`).
+pub const DEFAULT_CLIENT_KEY_FILE: &str = "/opt/metal3/certs/client/tls.key";
+
+/// Attempts for an idempotent request (GET/PUT/DELETE) failing with a connection error.
+const IDEMPOTENT_ATTEMPTS: u32 = 3;
+
+/// What went wrong talking to Ironic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IronicErrorKind {
+    /// Bad configuration (endpoint, credentials, TLS files, timeout).
+    Config,
+    /// The server's API version is unusable (below 1.89, unparsable discovery document).
+    Version,
+    /// The request never got an HTTP answer (connection refused/reset, TLS, timeout).
+    Transport,
+    /// 409 Conflict: node locked by a conductor or a transition in progress; retry soon.
+    Conflict,
+    /// 404 Not Found.
+    NotFound,
+    /// 400 Bad Request.
+    BadRequest,
+    /// Any other unexpected HTTP status.
+    Http,
+    /// A successful answer that could not be decoded.
+    Decode,
+}
+
+/// An error from the Ironic client, with a readable message (Ironic's `faultstring` when the
+/// server sent one).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct IronicError {
+    pub kind: IronicErrorKind,
+    /// The HTTP status when the server answered.
+    pub status: Option<u16>,
+    pub message: String,
+}
+
+impl IronicError {
+    pub fn new(kind: IronicErrorKind, message: impl Into<String>) -> Self {
+        IronicError {
+            kind,
+            status: None,
+            message: message.into(),
+        }
+    }
+
+    fn config(message: impl Into<String>) -> Self {
+        Self::new(IronicErrorKind::Config, message)
+    }
+
+    /// 409: the provisioner retries soon instead of failing.
+    pub fn is_conflict(&self) -> bool {
+        self.kind == IronicErrorKind::Conflict
+    }
+
+    pub fn is_not_found(&self) -> bool {
+        self.kind == IronicErrorKind::NotFound
+    }
+
+    pub fn is_bad_request(&self) -> bool {
+        self.kind == IronicErrorKind::BadRequest
+    }
+
+    /// Build the error for an unexpected HTTP answer, reading Ironic's error body.
+    pub fn from_response(method: &Method, url: &str, status: u16, body: &[u8]) -> Self {
+        let kind = match status {
+            409 => IronicErrorKind::Conflict,
+            404 => IronicErrorKind::NotFound,
+            400 => IronicErrorKind::BadRequest,
+            _ => IronicErrorKind::Http,
+        };
+        let detail = error_body_message(body);
+        let reason = reqwest::StatusCode::from_u16(status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("");
+        let path = url_path_for_message(url);
+        let message = match detail {
+            Some(d) => format!("{method} {path}: {status} {reason}: {d}"),
+            None => format!("{method} {path}: {status} {reason}"),
+        };
+        IronicError {
+            kind,
+            status: Some(status),
+            message,
+        }
+    }
+}
+
+fn url_path_for_message(url: &str) -> String {
+    match Url::parse(url) {
+        Ok(u) => match u.query() {
+            Some(q) => format!("{}?{}", u.path(), q),
+            None => u.path().to_string(),
+        },
+        Err(_) => url.to_string(),
+    }
+}
+
+/// Turn an Ironic error body into a readable message.
+///
+/// Ironic answers `{"error_message": "<string>"}` where the string is itself usually a JSON
+/// document `{"faultstring": …, "faultcode": …, "debuginfo": …}`; the `faultstring` is the
+/// message. Older or proxied answers may carry an object instead of a string, or plain text.
+pub fn error_body_message(body: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Some(truncate(text, 500));
+    };
+    fn from_fault(v: &serde_json::Value) -> Option<String> {
+        match v {
+            serde_json::Value::String(s) => match serde_json::from_str::<serde_json::Value>(s) {
+                Ok(inner @ serde_json::Value::Object(_)) => from_fault(&inner),
+                _ => Some(s.trim().to_string()),
+            },
+            serde_json::Value::Object(map) => {
+                if let Some(fs) = map.get("faultstring").and_then(|f| f.as_str()) {
+                    return Some(fs.trim().to_string());
+                }
+                if let Some(em) = map.get("error_message") {
+                    return from_fault(em);
+                }
+                // keystone/wsgi style {"error": {"message": …}} or {"message": …}
+                if let Some(m) = map.get("message").and_then(|m| m.as_str()) {
+                    return Some(m.trim().to_string());
+                }
+                if let Some(e) = map.get("error") {
+                    return from_fault(e);
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+    from_fault(&value).or_else(|| Some(truncate(text, 500)))
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// How requests authenticate (spec 1.2). Keystone is not supported.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Auth {
+    None,
+    HttpBasic { username: String, password: String },
+}
+
+impl std::fmt::Debug for Auth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Auth::None => write!(f, "noauth"),
+            Auth::HttpBasic { username, .. } => write!(f, "http_basic(user={username})"),
+        }
+    }
+}
+
+impl Auth {
+    fn header(&self) -> Option<HeaderValue> {
+        match self {
+            Auth::None => None,
+            Auth::HttpBasic { username, password } => {
+                let token = base64::engine::general_purpose::STANDARD
+                    .encode(format!("{username}:{password}"));
+                let mut v = HeaderValue::from_str(&format!("Basic {token}")).ok()?;
+                v.set_sensitive(true);
+                Some(v)
+            }
+        }
+    }
+
+    /// Read BMO's credential files: `<root>/ironic/{username,password}` if `<root>/ironic`
+    /// exists, else no auth.
+    pub fn from_auth_root(root: &Path) -> Result<Auth, IronicError> {
+        let dir = root.join("ironic");
+        match std::fs::metadata(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Auth::None),
+            Err(e) => {
+                return Err(IronicError::config(format!(
+                    "cannot access Ironic credentials directory {}: {e}",
+                    dir.display()
+                )));
+            }
+            Ok(_) => {}
+        }
+        let read = |name: &str| -> Result<String, IronicError> {
+            let p = dir.join(name);
+            std::fs::read_to_string(&p)
+                .map(|s| s.trim().to_string())
+                .map_err(|e| IronicError::config(format!("cannot read {}: {e}", p.display())))
+        };
+        let username = read("username")?;
+        if username.is_empty() {
+            return Err(IronicError::config("empty HTTP Basic Auth username"));
+        }
+        let password = read("password")?;
+        if password.is_empty() {
+            return Err(IronicError::config("empty HTTP Basic Auth password"));
+        }
+        Ok(Auth::HttpBasic { username, password })
+    }
+}
+
+/// Everything needed to build an [`IronicClient`].
+#[derive(Debug, Clone)]
+pub struct IronicConfig {
+    /// The versioned API root, always ending in `/v1/`, without userinfo.
+    pub endpoint: Url,
+    pub auth: Auth,
+    /// CA bundle; when set it is the only trust root.
+    pub ca_file: Option<PathBuf>,
+    /// Client certificate and key for mTLS (both needed).
+    pub client_cert: Option<(PathBuf, PathBuf)>,
+    pub insecure: bool,
+    pub timeout: Duration,
+}
+
+impl IronicConfig {
+    /// Configuration for `endpoint` with no auth, no TLS files, default timeout.
+    pub fn new(endpoint: &str) -> Result<IronicConfig, IronicError> {
+        let (endpoint, auth) = normalize_endpoint(endpoint)?;
+        Ok(IronicConfig {
+            endpoint,
+            auth: auth.unwrap_or(Auth::None),
+            ca_file: None,
+            client_cert: None,
+            insecure: false,
+            timeout: DEFAULT_TIMEOUT,
+        })
+    }
+
+    /// Configuration from the process environment, as BMO reads it (spec 1.1-1.3).
+    pub fn from_env() -> Result<IronicConfig, IronicError> {
+        Self::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// Configuration from an environment lookup function (tests pass a map).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<IronicConfig, IronicError> {
+        let get = |k: &str| get(k).filter(|v| !v.trim().is_empty());
+        let raw = get("IRONIC_ENDPOINT")
+            .ok_or_else(|| IronicError::config("IRONIC_ENDPOINT is not set"))?;
+        let (endpoint, url_auth) = normalize_endpoint(&raw)?;
+        let auth = match url_auth {
+            Some(a) => a,
+            None => {
+                let root = get("METAL3_AUTH_ROOT_DIR").unwrap_or_else(|| DEFAULT_AUTH_ROOT.into());
+                Auth::from_auth_root(Path::new(&root))?
+            }
+        };
+        let existing = |var: &str, default: &str| -> Option<PathBuf> {
+            let p = PathBuf::from(get(var).unwrap_or_else(|| default.to_string()));
+            p.exists().then_some(p)
+        };
+        let ca_file = existing("IRONIC_CACERT_FILE", DEFAULT_CACERT_FILE);
+        let cert = existing("IRONIC_CLIENT_CERT_FILE", DEFAULT_CLIENT_CERT_FILE);
+        let key = existing("IRONIC_CLIENT_PRIVATE_KEY_FILE", DEFAULT_CLIENT_KEY_FILE);
+        let client_cert = cert.zip(key);
+        let insecure =
+            get("IRONIC_INSECURE").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        let timeout = match get("IRONIC_CLIENT_TIMEOUT") {
+            None => DEFAULT_TIMEOUT,
+            Some(v) => {
+                let d = parse_go_duration(v.trim()).map_err(|e| {
+                    IronicError::config(format!("invalid IRONIC_CLIENT_TIMEOUT {v:?}: {e}"))
+                })?;
+                if d.is_zero() {
+                    return Err(IronicError::config(
+                        "invalid IRONIC_CLIENT_TIMEOUT: must be greater than zero",
+                    ));
+                }
+                d
+            }
+        };
+        Ok(IronicConfig {
+            endpoint,
+            auth,
+            ca_file,
+            client_cert,
+            insecure,
+            timeout,
+        })
+    }
+}
+
+/// Normalise an Ironic endpoint so it ends in `/v1/`, and take userinfo out of it as HTTP basic
+/// credentials (spec 1.1, 1.2).
+pub fn normalize_endpoint(raw: &str) -> Result<(Url, Option<Auth>), IronicError> {
+    let mut url = Url::parse(raw.trim())
+        .map_err(|e| IronicError::config(format!("invalid Ironic endpoint {raw:?}: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(IronicError::config(format!(
+            "invalid Ironic endpoint {raw:?}: scheme must be http or https"
+        )));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(IronicError::config(format!(
+            "invalid Ironic endpoint {raw:?}: no host"
+        )));
+    }
+    let auth = if url.username().is_empty() {
+        None
+    } else {
+        let username = percent_decode(url.username());
+        let password = url.password().map(percent_decode).unwrap_or_default();
+        if password.is_empty() {
+            return Err(IronicError::config(
+                "no password supplied for HTTP Basic Auth",
+            ));
+        }
+        Some(Auth::HttpBasic { username, password })
+    };
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.set_query(None);
+    url.set_fragment(None);
+    let path = url.path().trim_end_matches('/').to_string();
+    let path = if path.ends_with("/v1") {
+        format!("{path}/")
+    } else {
+        format!("{path}/v1/")
+    };
+    url.set_path(&path);
+    Ok((url, auth))
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Parse a Go duration (`30s`, `1m30s`, `1.5s`, `500ms`, `0`).
+pub fn parse_go_duration(s: &str) -> Result<Duration, String> {
+    if s == "0" {
+        return Ok(Duration::ZERO);
+    }
+    if s.is_empty() {
+        return Err("empty duration".into());
+    }
+    let mut rest = s;
+    let mut total = 0f64;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if num_len == 0 {
+            return Err(format!("expected a number at {rest:?}"));
+        }
+        let n: f64 = rest[..num_len]
+            .parse()
+            .map_err(|_| format!("bad number {:?}", &rest[..num_len]))?;
+        rest = &rest[num_len..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let secs = match &rest[..unit_len] {
+            "ns" => 1e-9,
+            "us" | "µs" | "μs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            "" => return Err("missing unit (use e.g. 30s)".into()),
+            u => return Err(format!("unknown unit {u:?}")),
+        };
+        rest = &rest[unit_len..];
+        total += n * secs;
+    }
+    Ok(Duration::from_secs_f64(total))
+}
+
+/// The negotiated API version and the features it unlocks (spec 1.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiVersion {
+    /// The microversion sent on every request (`1.<minor>`).
+    pub minor: u32,
+    /// The server's maximum microversion (`major`, `minor`).
+    pub server_max: (u32, u32),
+}
+
+impl ApiVersion {
+    /// Pick BMO's version for a server whose maximum is `major.minor`.
+    pub fn choose(major: u32, minor: u32) -> Result<ApiVersion, IronicError> {
+        if major != 1 || minor < MIN_MICROVERSION {
+            return Err(IronicError::new(
+                IronicErrorKind::Version,
+                format!(
+                    "ironic API 1.{MIN_MICROVERSION} or newer is required, got {major}.{minor}"
+                ),
+            ));
+        }
+        let chosen = MICROVERSION_LADDER
+            .iter()
+            .copied()
+            .find(|v| *v <= minor)
+            .unwrap_or(MIN_MICROVERSION);
+        Ok(ApiVersion {
+            minor: chosen,
+            server_max: (major, minor),
+        })
+    }
+
+    /// `"1.<minor>"`.
+    pub fn header_value(&self) -> String {
+        format!("1.{}", self.minor)
+    }
+
+    /// `abort` is allowed from `wait call-back` (1.110).
+    pub fn has_deployment_abort(&self) -> bool {
+        self.minor >= 110
+    }
+    /// Node `health` field (1.109).
+    pub fn has_health_api(&self) -> bool {
+        self.minor >= 109
+    }
+    /// Node `disable_power_off` (1.95).
+    pub fn has_disable_power_off(&self) -> bool {
+        self.minor >= 95
+    }
+    /// `GET /v1/nodes/{id}/vmedia` (1.93).
+    pub fn has_virtual_media_get_api(&self) -> bool {
+        self.minor >= 93
+    }
+}
+
+/// A raw successful answer.
+#[derive(Debug)]
+pub struct RawResponse {
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
+impl RawResponse {
+    pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, IronicError> {
+        serde_json::from_slice(&self.body).map_err(|e| {
+            IronicError::new(
+                IronicErrorKind::Decode,
+                format!("invalid response from Ironic: {e}"),
+            )
+        })
+    }
+}
+
+/// A thin, synchronous client of Ironic's REST API. Cheap to share (`&self` everywhere); use it
+/// from blocking threads only.
+pub struct IronicClient {
+    http: Client,
+    endpoint: Url,
+    auth: Option<HeaderValue>,
+    version: Mutex<Option<ApiVersion>>,
+    requests: AtomicU64,
+    pub(crate) drivers_cache: Mutex<Option<Vec<super::types::Driver>>>,
+}
+
+impl std::fmt::Debug for IronicClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IronicClient")
+            .field("endpoint", &self.endpoint.as_str())
+            .field(
+                "version",
+                &*self.version.lock().unwrap_or_else(|e| e.into_inner()),
+            )
+            .field("requests", &self.request_count())
+            .finish()
+    }
+}
+
+impl IronicClient {
+    /// A client from the process environment (`IRONIC_ENDPOINT` and friends).
+    pub fn from_env() -> Result<IronicClient, IronicError> {
+        Self::new(IronicConfig::from_env()?)
+    }
+
+    pub fn new(config: IronicConfig) -> Result<IronicClient, IronicError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        let mut builder = Client::builder()
+            .default_headers(headers)
+            .user_agent(concat!("bmhctl/", env!("CARGO_PKG_VERSION")))
+            .timeout(config.timeout)
+            .connect_timeout(Duration::from_secs(30))
+            .tcp_keepalive(Duration::from_secs(30))
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT);
+        if let Some(ca) = &config.ca_file {
+            let pem = std::fs::read(ca).map_err(|e| {
+                IronicError::config(format!("cannot read CA bundle {}: {e}", ca.display()))
+            })?;
+            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+                IronicError::config(format!("invalid CA bundle {}: {e}", ca.display()))
+            })?;
+            if certs.is_empty() {
+                return Err(IronicError::config(format!(
+                    "CA bundle {} holds no certificate",
+                    ca.display()
+                )));
+            }
+            builder = builder.tls_built_in_root_certs(false);
+            for c in certs {
+                builder = builder.add_root_certificate(c);
+            }
+        }
+        if let Some((cert, key)) = &config.client_cert {
+            let mut pem = std::fs::read(cert).map_err(|e| {
+                IronicError::config(format!(
+                    "cannot read client certificate {}: {e}",
+                    cert.display()
+                ))
+            })?;
+            pem.push(b'\n');
+            pem.extend(std::fs::read(key).map_err(|e| {
+                IronicError::config(format!("cannot read client key {}: {e}", key.display()))
+            })?);
+            let id = reqwest::Identity::from_pem(&pem)
+                .map_err(|e| IronicError::config(format!("invalid client certificate/key: {e}")))?;
+            builder = builder.identity(id);
+        }
+        if config.insecure {
+            builder = builder.danger_accept_invalid_certs(true);
+        }
+        let http = builder
+            .build()
+            .map_err(|e| IronicError::config(format!("cannot build HTTP client: {e}")))?;
+        Ok(IronicClient {
+            http,
+            endpoint: config.endpoint,
+            auth: config.auth.header(),
+            version: Mutex::new(None),
+            requests: AtomicU64::new(0),
+            drivers_cache: Mutex::new(None),
+        })
+    }
+
+    /// The versioned API root (ends in `/v1/`).
+    pub fn endpoint(&self) -> &Url {
+        &self.endpoint
+    }
+
+    /// HTTP requests sent so far (every attempt, version discovery included).
+    pub fn request_count(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// The negotiated API version, discovering it on first use (`GET /v1/`, no auth header).
+    /// A failure is not cached: the next call tries again.
+    pub fn api_version(&self) -> Result<ApiVersion, IronicError> {
+        let mut guard = self.version.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = *guard {
+            return Ok(v);
+        }
+        let v = self.discover_version()?;
+        *guard = Some(v);
+        Ok(v)
+    }
+
+    /// Forget the negotiated version (e.g. after Ironic was replaced behind the endpoint).
+    pub fn reset_cache(&self) {
+        *self.version.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.drivers_cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    fn discover_version(&self) -> Result<ApiVersion, IronicError> {
+        let url = self.endpoint.as_str().to_string();
+        let rb = self.http.get(&url);
+        let resp = self.send(&Method::GET, &url, rb)?;
+        if !matches!(resp.status, 200 | 300) {
+            return Err(IronicError::from_response(
+                &Method::GET,
+                &url,
+                resp.status,
+                &resp.body,
+            ));
+        }
+        let doc: serde_json::Value = resp.json()?;
+        let version = doc
+            .pointer("/version/version")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| {
+                IronicError::new(
+                    IronicErrorKind::Version,
+                    format!("no version.version in Ironic's version document at {url}"),
+                )
+            })?;
+        let (major, minor) = parse_microversion(version).ok_or_else(|| {
+            IronicError::new(
+                IronicErrorKind::Version,
+                format!("cannot parse Ironic API version {version:?}"),
+            )
+        })?;
+        ApiVersion::choose(major, minor)
+    }
+
+    /// URL for a path relative to the endpoint (`nodes/<id>/states/provision`).
+    pub fn url(&self, path: &str) -> Result<Url, IronicError> {
+        self.endpoint
+            .join(path.trim_start_matches('/'))
+            .map_err(|e| IronicError::config(format!("invalid request path {path:?}: {e}")))
+    }
+
+    /// Send a request and check the status against `expect`. `path` is relative to the endpoint;
+    /// `query` is appended. Negotiates the version first.
+    pub fn request(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, &str)],
+        body: Option<&serde_json::Value>,
+        expect: &[u16],
+    ) -> Result<RawResponse, IronicError> {
+        let mut url = self.url(path)?;
+        if !query.is_empty() {
+            url.query_pairs_mut().extend_pairs(query);
+        }
+        self.request_url(method, url, body, expect)
+    }
+
+    /// Like [`IronicClient::request`] with a complete URL.
+    pub fn request_url(
+        &self,
+        method: Method,
+        url: Url,
+        body: Option<&serde_json::Value>,
+        expect: &[u16],
+    ) -> Result<RawResponse, IronicError> {
+        let version = self.api_version()?.header_value();
+        let url_s = url.to_string();
+        let mut rb = self
+            .http
+            .request(method.clone(), url)
+            .header("X-OpenStack-Ironic-API-Version", &version)
+            .header("OpenStack-API-Version", format!("baremetal {version}"));
+        if let Some(auth) = &self.auth {
+            rb = rb.header(AUTHORIZATION, auth.clone());
+        }
+        if let Some(b) = body {
+            rb = rb.json(b);
+        }
+        let resp = self.send(&method, &url_s, rb)?;
+        if expect.contains(&resp.status) {
+            Ok(resp)
+        } else {
+            Err(IronicError::from_response(
+                &method,
+                &url_s,
+                resp.status,
+                &resp.body,
+            ))
+        }
+    }
+
+    /// Send with counting, and retries of idempotent methods on connection errors.
+    fn send(
+        &self,
+        method: &Method,
+        url: &str,
+        rb: RequestBuilder,
+    ) -> Result<RawResponse, IronicError> {
+        let idempotent = matches!(
+            *method,
+            Method::GET | Method::PUT | Method::DELETE | Method::HEAD
+        );
+        let attempts = if idempotent { IDEMPOTENT_ATTEMPTS } else { 1 };
+        let mut last_err = None;
+        for attempt in 0..attempts {
+            let Some(this) = rb.try_clone() else {
+                // a streaming body cannot be cloned: send once
+                self.requests.fetch_add(1, Ordering::Relaxed);
+                return read_response(method, url, rb.send());
+            };
+            if attempt > 0 {
+                std::thread::sleep(Duration::from_millis(100 * u64::from(attempt)));
+                tracing::debug!(%method, url, attempt, "retrying Ironic request after connection error");
+            }
+            self.requests.fetch_add(1, Ordering::Relaxed);
+            match this.send() {
+                Err(e) if retryable(&e) && attempt + 1 < attempts => last_err = Some(e),
+                other => return read_response(method, url, other),
+            }
+        }
+        read_response(method, url, Err(last_err.expect("at least one attempt")))
+    }
+}
+
+/// A connection-level failure where the request surely or probably did not reach the
+/// application: refused/reset connections, or a pooled connection closed under us. Timeouts are
+/// not retried (the request may be running).
+fn retryable(e: &reqwest::Error) -> bool {
+    !e.is_timeout() && (e.is_connect() || e.is_request())
+}
+
+fn read_response(
+    method: &Method,
+    url: &str,
+    r: reqwest::Result<reqwest::blocking::Response>,
+) -> Result<RawResponse, IronicError> {
+    let path = url_path_for_message(url);
+    let transport = |e: reqwest::Error| {
+        let mut msg = format!("{method} {path}: {e}");
+        let mut src = std::error::Error::source(&e);
+        while let Some(s) = src {
+            msg.push_str(&format!(": {s}"));
+            src = s.source();
+        }
+        IronicError::new(IronicErrorKind::Transport, msg)
+    };
+    let resp = r.map_err(transport)?;
+    let status = resp.status().as_u16();
+    let body = resp.bytes().map_err(transport)?.to_vec();
+    Ok(RawResponse { status, body })
+}
+
+/// Parse `"1.89"` into `(1, 89)`.
+pub fn parse_microversion(s: &str) -> Option<(u32, u32)> {
+    let (a, b) = s.trim().split_once('.')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
