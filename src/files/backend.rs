@@ -2,7 +2,6 @@
 
 use crate::error::Result;
 use crate::files::inventory::{HostFile, Inventory};
-use crate::record::HostRecord;
 use crate::runner::{Backend, Staged};
 use bmh_api::ObjectKey;
 use std::sync::Mutex;
@@ -54,7 +53,7 @@ impl Backend for FileBackend {
         self.hosts[host].0
     }
 
-    fn stage(&self, host: usize, record: &HostRecord, staged: &Staged) -> Result<u64> {
+    fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
         let (group, doc, key) = &self.hosts[host];
         let mut g = self.groups[*group].lock().expect("file group lock");
         if let Some(status) = staged.status {
@@ -71,7 +70,6 @@ impl Backend for FileBackend {
         if let Some(book) = staged.bookkeeping {
             g.file.stage_bookkeeping(key, book)?;
         }
-        let _ = record;
         g.staged += 1;
         Ok(g.staged)
     }

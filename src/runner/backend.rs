@@ -40,7 +40,7 @@ pub trait Backend: Send + Sync {
     fn groups(&self) -> usize;
     fn group_of(&self, host: usize) -> usize;
     /// Stages a pass's changes in memory; returns the group's ticket that makes them durable.
-    fn stage(&self, host: usize, record: &HostRecord, staged: &Staged) -> Result<u64>;
+    fn stage(&self, host: usize, staged: &Staged) -> Result<u64>;
     /// Writes everything staged in the group; returns the highest ticket now on disk.
     fn commit(&self, group: usize) -> Result<u64>;
 }

@@ -192,7 +192,7 @@ pub async fn run(
                     let outcome = machine.reconcile(&mut record, &mut rng);
                     let staged = Staged::from_outcome(&outcome, &record);
                     let (stage_error, staged_ticket) = match staged {
-                        Some(s) => match backend.stage(host, &record, &s) {
+                        Some(s) => match backend.stage(host, &s) {
                             Ok(t) => (None, Some(t)),
                             Err(e) => (Some(e), None),
                         },
