@@ -3,10 +3,11 @@
 //!
 //! Compiled only with the `ironic` cargo feature, by the `ironic-provisioner` plugin crate; the
 //! bmhctl binary never calls it directly and reaches it only by loading
-//! `ironic-provisioner.so`. Filled by the Ironic issue.
+//! `ironic-provisioner.so`.
 
 pub mod api;
 pub mod client;
+pub mod convert;
 pub mod types;
 
 #[cfg(test)]
