@@ -1,4 +1,4 @@
-//! Read-only access to the objects a host refers to (its Secrets, later firmware objects) and to
+//! Read-only access to the objects a host refers to (its Secrets, its HostUpdatePolicy) and to
 //! the objects provisioner plugins ask for (the kinds their host-configure step declared),
 //! whether they come from the files of one invocation or from the local store.
 

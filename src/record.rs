@@ -5,7 +5,10 @@
 //! ever gain a `status:` block, so bmhctl keeps all of that in a [`Bookkeeping`] record stored
 //! beside the file (the sidecar) or beside the object in the local store.
 
-use bmh_api::{BareMetalHost, BareMetalHostStatus, HardwareData, annotations};
+use bmh_api::{
+    BareMetalHost, BareMetalHostStatus, FirmwareSchema, HardwareData, HostFirmwareComponents,
+    HostFirmwareSettings, annotations,
+};
 use serde::{Deserialize, Serialize};
 
 /// bmhctl's per-host bookkeeping: what Kubernetes would hold for BMO.
@@ -38,6 +41,43 @@ pub struct Bookkeeping {
     /// What the provisioner asked to keep for this host between passes (the fixture's state).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provisioner_state: Option<serde_json::Value>,
+    /// What Kubernetes would keep for the host's HostFirmwareSettings and HostFirmwareComponents.
+    #[serde(default, skip_serializing_if = "FirmwareBook::is_empty")]
+    pub firmware: FirmwareBook,
+}
+
+/// The bookkeeping of a host's firmware objects: their generations, the FirmwareSchema of its
+/// settings, and whether their status must be read again from the provisioner.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FirmwareBook {
+    /// Plays the HostFirmwareSettings' `metadata.generation` (0: no such document).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub settings_generation: i64,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub settings_spec_hash: String,
+    /// Plays the HostFirmwareComponents' `metadata.generation` (0: no such document).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub components_generation: i64,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub components_spec_hash: String,
+    /// Plays the FirmwareSchema object the settings' `status.schema` names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<FirmwareSchema>,
+    /// Firmware changes were handed to the provisioner: read the firmware status again before
+    /// deciding whether anything is left to apply.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refresh_pending: bool,
+}
+
+fn is_zero(v: &i64) -> bool {
+    *v == 0
+}
+
+impl FirmwareBook {
+    pub fn is_empty(&self) -> bool {
+        *self == FirmwareBook::default()
+    }
 }
 
 impl Bookkeeping {
@@ -55,6 +95,11 @@ impl Bookkeeping {
 pub struct HostRecord {
     pub host: BareMetalHost,
     pub book: Bookkeeping,
+    /// The host's HostFirmwareSettings (same namespace and name), if the files hold one; its
+    /// `metadata.generation` is the bookkeeping's.
+    pub firmware_settings: Option<HostFirmwareSettings>,
+    /// The host's HostFirmwareComponents, likewise.
+    pub firmware_components: Option<HostFirmwareComponents>,
 }
 
 impl HostRecord {

@@ -1,4 +1,5 @@
 //! The runner's persistence for hosts that live in the user's files: one commit group per file.
+//! A host's firmware objects are in its file, so they share its group.
 
 use crate::error::Result;
 use crate::files::inventory::{HostFile, Inventory};
@@ -18,6 +19,9 @@ pub struct FileBackend {
     groups: Vec<Mutex<Group>>,
     /// For each runner host: (group, document, key).
     hosts: Vec<(usize, usize, ObjectKey)>,
+    /// For each runner host: the documents of its HostFirmwareSettings and
+    /// HostFirmwareComponents (same group).
+    firmware_docs: Vec<(Option<usize>, Option<usize>)>,
 }
 
 impl FileBackend {
@@ -35,12 +39,23 @@ impl FileBackend {
                 )
             })
             .collect();
+        let firmware_docs = entries
+            .iter()
+            .map(|&e| {
+                let h = &inv.hosts[e];
+                (h.firmware_settings_doc, h.firmware_components_doc)
+            })
+            .collect();
         let groups = inv
             .files
             .into_iter()
             .map(|file| Mutex::new(Group { file, staged: 0 }))
             .collect();
-        Self { groups, hosts }
+        Self {
+            groups,
+            hosts,
+            firmware_docs,
+        }
     }
 }
 
@@ -58,6 +73,13 @@ impl Backend for FileBackend {
         let mut g = self.groups[*group].lock().expect("file group lock");
         if let Some(status) = staged.status {
             g.file.stage_status(*doc, status)?;
+        }
+        let (settings_doc, components_doc) = self.firmware_docs[host];
+        if let (Some(d), Some(status)) = (settings_doc, staged.firmware_settings_status) {
+            g.file.stage_status(d, status)?;
+        }
+        if let (Some(d), Some(status)) = (components_doc, staged.firmware_components_status) {
+            g.file.stage_status(d, status)?;
         }
         if !staged.removed_annotations.is_empty() {
             let keys: Vec<&str> = staged

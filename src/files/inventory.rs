@@ -12,6 +12,11 @@
 //! * `metal3.io/v1alpha1` `BareMetalHost`: a host ([`HostEntry`]);
 //! * `v1` `Secret`: decoded into a [`ResolvedSecret`] (`data` base64-decoded, `stringData`
 //!   merged over it);
+//! * `metal3.io/v1alpha1` `HostFirmwareSettings` and `HostFirmwareComponents`: the firmware
+//!   objects of the host of the same namespace and name, which must be in the same file (bmhctl
+//!   writes their `status:` back like the host's); one without such a host is an error;
+//! * `metal3.io/v1alpha1` `HostUpdatePolicy`: kept in [`Inventory::objects`] (the state machine
+//!   reads it) and in [`Inventory::other_documents`];
 //! * anything else is kept untouched and noted, with its JSON value, in
 //!   [`Inventory::other_documents`]. Documents of the extra kinds a provisioner plugin asked for
 //!   ([`LoadOptions`], from its host-configure step) in its namespace (all namespaces when it
@@ -38,8 +43,12 @@ use crate::objects::{ObjectMap, ResolvedSecret, TypedKey};
 use crate::record::{Bookkeeping, HostRecord};
 use base64::Engine as _;
 use bmh_api::{
-    BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, DEFAULT_NAMESPACE, ObjectKey,
+    BareMetalHost, BareMetalHostSpec, DEFAULT_NAMESPACE, HOST_FIRMWARE_COMPONENTS_KIND,
+    HOST_FIRMWARE_SETTINGS_KIND, HOST_UPDATE_POLICY_KIND, HostFirmwareComponents,
+    HostFirmwareSettings, ObjectKey,
 };
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -73,13 +82,17 @@ impl LoadOptions {
             .any(|k| k.api_version == api_version && k.kind == kind)
     }
 
-    /// Whether `doc` is kept as an object: one of the extra kinds, in the namespace.
+    /// Whether a document of this kind in this namespace is kept for the plugin.
+    fn accepts_in(&self, api_version: &str, kind: &str, namespace: &str) -> bool {
+        self.accepts_kind(api_version, kind)
+            && self.namespace.as_deref().is_none_or(|ns| ns == namespace)
+    }
+
+    /// Whether `doc` is kept as an object: one of the extra kinds, in the namespace, or a
+    /// HostUpdatePolicy (which the state machine reads).
     fn accepts(&self, doc: &OtherDocument) -> bool {
-        self.accepts_kind(&doc.api_version, &doc.kind)
-            && self
-                .namespace
-                .as_deref()
-                .is_none_or(|ns| ns == doc.namespace)
+        (doc.api_version == bmh_api::API_VERSION && doc.kind == HOST_UPDATE_POLICY_KIND)
+            || self.accepts_in(&doc.api_version, &doc.kind, &doc.namespace)
     }
 }
 
@@ -92,8 +105,9 @@ pub struct Inventory {
     pub hosts: Vec<HostEntry>,
     /// All Secrets of all files, and the documents of the extra kinds of [`LoadOptions`].
     pub objects: ObjectMap,
-    /// Documents that are neither a BareMetalHost nor a Secret (kept untouched), whether or not
-    /// they went into [`Inventory::objects`].
+    /// Documents that are neither a BareMetalHost, a Secret, nor a host's HostFirmwareSettings or
+    /// HostFirmwareComponents (kept untouched), whether or not they went into
+    /// [`Inventory::objects`].
     pub other_documents: Vec<OtherDocument>,
 }
 
@@ -107,6 +121,10 @@ pub struct HostEntry {
     /// `namespace/name`, the namespace defaulted.
     pub key: ObjectKey,
     pub record: HostRecord,
+    /// Document index of the host's HostFirmwareSettings in the same file, if any.
+    pub firmware_settings_doc: Option<usize>,
+    /// Document index of the host's HostFirmwareComponents in the same file, if any.
+    pub firmware_components_doc: Option<usize>,
 }
 
 /// A document bmhctl does not handle.
@@ -362,8 +380,69 @@ pub fn bookkeeping_at_load(
     book
 }
 
+/// SHA-256 (hex) of the canonical JSON of any spec.
+fn value_hash<T: Serialize>(spec: &T) -> String {
+    let value = serde_json::to_value(spec).unwrap_or(Value::Null);
+    let canonical = serde_json::to_string(&sorted(&value)).unwrap_or_default();
+    hex(&Sha256::digest(canonical.as_bytes()))
+}
+
+/// Sets the generations of the host's firmware objects in `book.firmware` (as
+/// [`bookkeeping_at_load`] does for the host: 1 for a new object, bumped when its spec changed)
+/// and copies them into the objects' `metadata.generation`. An object that is gone loses its
+/// bookkeeping (and, for the settings, its schema).
+pub fn firmware_at_load(
+    book: &mut Bookkeeping,
+    settings: Option<&mut HostFirmwareSettings>,
+    components: Option<&mut HostFirmwareComponents>,
+) {
+    fn track(generation: &mut i64, hash: &mut String, spec_hash: Option<String>) {
+        match spec_hash {
+            None => {
+                *generation = 0;
+                hash.clear();
+            }
+            Some(h) => {
+                if *generation < 1 || hash.is_empty() {
+                    *generation = 1;
+                } else if *hash != h {
+                    *generation += 1;
+                }
+                *hash = h;
+            }
+        }
+    }
+    let fw = &mut book.firmware;
+    track(
+        &mut fw.settings_generation,
+        &mut fw.settings_spec_hash,
+        settings.as_ref().map(|s| value_hash(&s.spec)),
+    );
+    match settings {
+        Some(s) => s.metadata.generation = fw.settings_generation,
+        None => fw.schema = None,
+    }
+    track(
+        &mut fw.components_generation,
+        &mut fw.components_spec_hash,
+        components.as_ref().map(|c| value_hash(&c.spec)),
+    );
+    if let Some(c) = components {
+        c.metadata.generation = fw.components_generation;
+    }
+    if fw.settings_generation == 0 && fw.components_generation == 0 {
+        fw.refresh_pending = false;
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Loading
+
+/// A HostFirmwareSettings or HostFirmwareComponents document, typed.
+enum FirmwareObject {
+    Settings(Box<HostFirmwareSettings>),
+    Components(Box<HostFirmwareComponents>),
+}
 
 enum Item {
     /// `host` is `None` when the document could not be typed (an error was recorded).
@@ -376,6 +455,14 @@ enum Item {
         doc: usize,
         key: ObjectKey,
         secret: Option<ResolvedSecret>,
+    },
+    /// `object` is `None` when the document could not be typed (an error was recorded).
+    Firmware {
+        doc: usize,
+        key: ObjectKey,
+        kind: &'static str,
+        value: Value,
+        object: Option<FirmwareObject>,
     },
     Other(OtherDocument),
 }
@@ -431,6 +518,10 @@ fn load_collecting(
     // Duplicates, across all files.
     let mut host_at: HashMap<ObjectKey, String> = HashMap::new();
     let mut secret_at: HashMap<ObjectKey, String> = HashMap::new();
+    let mut settings_at: HashMap<ObjectKey, String> = HashMap::new();
+    let mut components_at: HashMap<ObjectKey, String> = HashMap::new();
+    // The file (index into `parsed`) of each host.
+    let mut host_file: HashMap<ObjectKey, usize> = HashMap::new();
     // Kept objects of the extra kinds, by kind (whatever the version) and key.
     let mut object_at: HashMap<(String, ObjectKey), String> = HashMap::new();
     // Which of the other documents are kept as objects (the first of duplicates only).
@@ -440,8 +531,18 @@ fn load_collecting(
         let Some(yaml) = &pf.yaml else { continue };
         for item in &pf.items {
             let (doc, key, what, seen) = match item {
-                Item::Host { doc, key, .. } => (*doc, key, "BareMetalHost", &mut host_at),
+                Item::Host { doc, key, .. } => {
+                    host_file.entry(key.clone()).or_insert(file);
+                    (*doc, key, "BareMetalHost", &mut host_at)
+                }
                 Item::Secret { doc, key, .. } => (*doc, key, "Secret", &mut secret_at),
+                Item::Firmware { doc, key, kind, .. } => {
+                    if *kind == HOST_FIRMWARE_SETTINGS_KIND {
+                        (*doc, key, *kind, &mut settings_at)
+                    } else {
+                        (*doc, key, *kind, &mut components_at)
+                    }
+                }
                 Item::Other(_) => continue,
             };
             let pos = position(yaml, doc, &[PathSeg::Key("metadata"), PathSeg::Key("name")]);
@@ -492,13 +593,59 @@ fn load_collecting(
         }
     }
 
+    // Every firmware object belongs to a host in its own file.
+    for (file, pf) in parsed.iter().enumerate() {
+        let Some(yaml) = &pf.yaml else { continue };
+        for item in &pf.items {
+            let Item::Firmware { doc, key, kind, .. } = item else {
+                continue;
+            };
+            let pos = position(
+                yaml,
+                *doc,
+                &[PathSeg::Key("metadata"), PathSeg::Key("name")],
+            );
+            let here = format!("{}:{}:{}", pf.label.display(), pos.line, pos.column);
+            match host_file.get(key) {
+                Some(f) if *f == file => {}
+                Some(f) => errors.push(format!(
+                    "{here}: {kind} {key}: metadata.name: must be in the same file as \
+                     BareMetalHost {key} (which is in {})",
+                    parsed[*f].label.display()
+                )),
+                None => errors.push(format!(
+                    "{here}: {kind} {key}: metadata.name: no BareMetalHost {key} in the given \
+                     files (a {kind} belongs to the BareMetalHost of the same namespace and name)"
+                )),
+            }
+        }
+    }
+
     for (file_index, pf) in parsed.into_iter().enumerate() {
         let Some(yaml) = pf.yaml else { continue };
         let has_hosts = pf.items.iter().any(|i| matches!(i, Item::Host { .. }));
         let mut hosts = Vec::new();
+        let mut firmware: HashMap<ObjectKey, Vec<(usize, FirmwareObject)>> = HashMap::new();
         for item in pf.items {
             match item {
                 Item::Host { doc, key, host } => hosts.push((doc, key, host)),
+                Item::Firmware {
+                    doc,
+                    key,
+                    kind,
+                    value,
+                    object,
+                } => {
+                    if options.accepts_in(bmh_api::API_VERSION, kind, &key.namespace) {
+                        inv.objects.insert_object(
+                            TypedKey::new(bmh_api::API_VERSION, kind, key.clone()),
+                            with_namespace(&value, &key.namespace),
+                        );
+                    }
+                    if let Some(o) = object {
+                        firmware.entry(key).or_default().push((doc, o));
+                    }
+                }
                 Item::Secret {
                     secret: Some(s), ..
                 } => inv.objects.insert_secret(s),
@@ -534,12 +681,35 @@ fn load_collecting(
         let file = inv.files.len();
         for (doc, key, host) in hosts {
             let Some(host) = host else { continue };
-            let book = bookkeeping_at_load(sidecar.get(&key.to_string()), &host.spec);
+            let mut book = bookkeeping_at_load(sidecar.get(&key.to_string()), &host.spec);
+            let (mut settings, mut components) = (None, None);
+            let (mut settings_doc, mut components_doc) = (None, None);
+            for (d, o) in firmware.remove(&key).unwrap_or_default() {
+                match o {
+                    FirmwareObject::Settings(s) if settings.is_none() => {
+                        settings = Some(*s);
+                        settings_doc = Some(d);
+                    }
+                    FirmwareObject::Components(c) if components.is_none() => {
+                        components = Some(*c);
+                        components_doc = Some(d);
+                    }
+                    _ => {}
+                }
+            }
+            firmware_at_load(&mut book, settings.as_mut(), components.as_mut());
             inv.hosts.push(HostEntry {
                 file,
                 doc,
                 key,
-                record: HostRecord { host: *host, book },
+                record: HostRecord {
+                    host: *host,
+                    book,
+                    firmware_settings: settings,
+                    firmware_components: components,
+                },
+                firmware_settings_doc: settings_doc,
+                firmware_components_doc: components_doc,
             });
         }
         let disk_stamp = Stamp::of(&pf.real);
@@ -736,6 +906,43 @@ fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode) -> Parsed
                 }
                 pf.items.push(Item::Host { doc, key, host });
             }
+            (bmh_api::host::API_VERSION, HOST_FIRMWARE_SETTINGS_KIND)
+            | (bmh_api::host::API_VERSION, HOST_FIRMWARE_COMPONENTS_KIND) => {
+                let kind = if kind == HOST_FIRMWARE_SETTINGS_KIND {
+                    HOST_FIRMWARE_SETTINGS_KIND
+                } else {
+                    HOST_FIRMWARE_COMPONENTS_KIND
+                };
+                if name.is_empty() {
+                    pf.errors.push(format!(
+                        "{}: {kind} without metadata.name",
+                        at(&[PathSeg::Key("metadata")])
+                    ));
+                    continue;
+                }
+                let object = if kind == HOST_FIRMWARE_SETTINGS_KIND {
+                    typed::<HostFirmwareSettings>(&value, kind, &key, &at, &mut pf.errors)
+                        .map(|o| FirmwareObject::Settings(Box::new(o)))
+                } else {
+                    typed::<HostFirmwareComponents>(&value, kind, &key, &at, &mut pf.errors)
+                        .map(|o| FirmwareObject::Components(Box::new(o)))
+                };
+                if object.is_some() && mode == LoadMode::Write && !is_block_mapping(text) {
+                    pf.errors.push(format!(
+                        "{}: {kind} {key}: not a block-style YAML mapping (JSON or a flow \
+                         mapping `{{...}}`); bmhctl can only write the status of objects \
+                         written in block style",
+                        at(&[])
+                    ));
+                }
+                pf.items.push(Item::Firmware {
+                    doc,
+                    key,
+                    kind,
+                    value,
+                    object,
+                });
+            }
             ("v1", "Secret") => {
                 if name.is_empty() {
                     pf.errors.push(format!(
@@ -772,6 +979,30 @@ fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode) -> Parsed
     }
     pf.yaml = Some(yaml);
     pf
+}
+
+/// `value` as a `T`; a problem is recorded as `file:line:column: KIND key: field: error`.
+fn typed<T: DeserializeOwned>(
+    value: &Value,
+    kind: &str,
+    key: &ObjectKey,
+    at: &dyn Fn(&[PathSeg]) -> String,
+    errors: &mut Vec<String>,
+) -> Option<T> {
+    match serde_path_to_error::deserialize::<_, T>(value) {
+        Ok(o) => Some(o),
+        Err(e) => {
+            let path = e.path().to_string();
+            let segs = path_segs(e.path());
+            let field = if segs.is_empty() {
+                String::new()
+            } else {
+                format!("{path}: ")
+            };
+            errors.push(format!("{}: {kind} {key}: {field}{}", at(&segs), e.inner()));
+            None
+        }
+    }
 }
 
 /// `value` with `metadata.namespace` filled in when absent (as an API server answers it).
@@ -921,13 +1152,15 @@ impl HostFile {
 
     /// Set (`Some`) or remove (`None`) the document's `status`. A status equal to the one in
     /// the file is not an edit, so the user's formatting of an unchanged status is kept.
-    pub fn stage_status(
-        &mut self,
-        doc: usize,
-        status: Option<&BareMetalHostStatus>,
-    ) -> Result<(), Error> {
+    ///
+    /// Works for any object's status (a host's, a HostFirmwareSettings', ...); `T` is the
+    /// status type the document's `status:` is compared as.
+    pub fn stage_status<T>(&mut self, doc: usize, status: Option<&T>) -> Result<(), Error>
+    where
+        T: Serialize + DeserializeOwned + PartialEq + Clone,
+    {
         if !self.edited.contains(&doc)
-            && self.status_in_file(doc).as_ref() == Some(&status.cloned())
+            && self.status_in_file::<T>(doc).as_ref() == Some(&status.cloned())
         {
             return Ok(());
         }
@@ -946,7 +1179,7 @@ impl HostFile {
     }
 
     /// The status of `doc` as the file has it: `Some(None)` = no status, `None` = unreadable.
-    fn status_in_file(&self, doc: usize) -> Option<Option<BareMetalHostStatus>> {
+    fn status_in_file<T: DeserializeOwned>(&self, doc: usize) -> Option<Option<T>> {
         let v: Value = serde_saphyr::from_str(self.yaml.document_text(doc)).ok()?;
         match v.get("status") {
             None | Some(Value::Null) => Some(None),
@@ -1067,6 +1300,7 @@ impl HostFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bmh_api::BareMetalHostStatus;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
     const HOSTS: &str = "# two hosts and a ConfigMap
@@ -1469,7 +1703,9 @@ stringData: {userData: \"#cloud-config\\n\"}
 
         // Removing the status again restores the original bytes.
         let mut inv = load(&paths, LoadMode::Write).unwrap();
-        inv.files[0].stage_status(0, None).unwrap();
+        inv.files[0]
+            .stage_status::<BareMetalHostStatus>(0, None)
+            .unwrap();
         let stats = inv.commit_all().unwrap();
         assert!(stats.file_written && !stats.sidecar_written);
         assert_eq!(std::fs::read_to_string(&p).unwrap(), HOSTS);
@@ -1817,6 +2053,199 @@ metadata:
         // Out of the namespace, or without the extra kind: no problem.
         load_with(&paths, LoadMode::ReadOnly, &widget_options(Some("other"))).unwrap();
         load(&paths, LoadMode::ReadOnly).unwrap();
+    }
+
+    const FIRMWARE: &str = "apiVersion: metal3.io/v1alpha1
+kind: HostFirmwareSettings
+metadata:
+  name: host-0
+spec:
+  settings:
+    ProcVirtualization: Disabled # off for the benchmark
+    NetworkBootRetryCount: 7
+---
+# updates
+apiVersion: metal3.io/v1alpha1
+kind: HostFirmwareComponents
+metadata:
+  name: host-1
+  namespace: lab
+spec:
+  updates:
+  - component: bmc
+    url: http://fw.example/bmc.bin
+";
+
+    #[test]
+    fn firmware_objects_load_with_their_host_and_their_status_is_written_back() {
+        use bmh_api::{HostFirmwareComponentsStatus, HostFirmwareSettingsStatus, IntOrString};
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("{HOSTS}---\n{FIRMWARE}");
+        let p = write(dir.path(), "hosts.yaml", &text);
+        let paths = [p.clone()];
+        let mut inv = load(&paths, LoadMode::Write).unwrap();
+        let h0 = &inv.hosts[0];
+        assert_eq!(
+            (h0.firmware_settings_doc, h0.firmware_components_doc),
+            (Some(3), None)
+        );
+        let hfs = h0.record.firmware_settings.clone().unwrap();
+        assert_eq!(
+            hfs.spec.settings["NetworkBootRetryCount"],
+            IntOrString::Int(7)
+        );
+        assert_eq!(hfs.metadata.generation, 1);
+        assert_eq!(h0.record.book.firmware.settings_generation, 1);
+        assert_eq!(h0.record.book.firmware.components_generation, 0);
+        let h1 = &inv.hosts[1];
+        assert_eq!(
+            (h1.firmware_settings_doc, h1.firmware_components_doc),
+            (None, Some(4))
+        );
+        let hfc = h1.record.firmware_components.clone().unwrap();
+        assert_eq!(hfc.spec.updates[0].component, "bmc");
+        assert_eq!(hfc.metadata.generation, 1);
+        // Not "other" documents, and not offered to plugins that did not ask for them.
+        assert_eq!(inv.other_documents.len(), 1);
+        assert_eq!(inv.objects.object_keys().count(), 0);
+
+        let hfs_status: HostFirmwareSettingsStatus = serde_json::from_value(serde_json::json!({
+            "schema": {"name": "schema-01234567", "namespace": "default"},
+            "settings": {"ProcVirtualization": "Enabled", "NetworkBootRetryCount": "7"},
+            "lastUpdated": "2024-01-01T00:00:00Z",
+            "conditions": [{"type": "ChangeDetected", "status": "True", "observedGeneration": 1,
+                            "lastTransitionTime": "2024-01-01T00:00:00Z", "reason": "Success",
+                            "message": ""}],
+        }))
+        .unwrap();
+        let hfc_status: HostFirmwareComponentsStatus = serde_json::from_value(serde_json::json!({
+            "components": [{"component": "bmc", "initialVersion": "1"}],
+        }))
+        .unwrap();
+        let books: Vec<_> = inv
+            .hosts
+            .iter()
+            .map(|h| (h.key.clone(), h.record.book.clone()))
+            .collect();
+        let f = &mut inv.files[0];
+        f.stage_status(3, Some(&hfs_status)).unwrap();
+        f.stage_status(4, Some(&hfc_status)).unwrap();
+        for (k, b) in &books {
+            f.stage_bookkeeping(k, Some(b)).unwrap();
+        }
+        assert!(f.commit().unwrap().file_written);
+        drop(inv);
+        let after = std::fs::read_to_string(&p).unwrap();
+        // Every byte but the two status blocks is kept.
+        assert!(
+            after.contains("    NetworkBootRetryCount: 7\nstatus:\n  schema:\n    namespace: default\n    name: schema-01234567\n  settings:\n"),
+            "{after}"
+        );
+        assert!(after.contains("    ProcVirtualization: Disabled # off for the benchmark\n"));
+        assert!(
+            after.ends_with("    url: http://fw.example/bmc.bin\nstatus:\n  components:\n  - component: bmc\n    initialVersion: \"1\"\n"),
+            "{after}"
+        );
+        let stripped: String = {
+            let mut out = String::new();
+            let mut skipping = false;
+            for line in after.split_inclusive('\n') {
+                if line.starts_with("status:") {
+                    skipping = true;
+                    continue;
+                }
+                if skipping && line.starts_with(' ') {
+                    continue;
+                }
+                skipping = false;
+                out.push_str(line);
+            }
+            out
+        };
+        assert_eq!(stripped, text);
+
+        // Loaded again: the statuses are read; staging them again writes nothing.
+        let mut inv = load(&paths, LoadMode::Write).unwrap();
+        let rec = &inv.hosts[0].record;
+        assert_eq!(
+            rec.firmware_settings.as_ref().unwrap().status,
+            Some(hfs_status.clone())
+        );
+        assert_eq!(rec.book.firmware.settings_generation, 1);
+        let f = &mut inv.files[0];
+        f.stage_status(3, Some(&hfs_status)).unwrap();
+        f.stage_status(4, Some(&hfc_status)).unwrap();
+        assert!(!f.has_changes());
+        assert_eq!(f.commit().unwrap(), CommitStats::default());
+        drop(inv);
+
+        // A spec change bumps the generation of that object only.
+        std::fs::write(
+            &p,
+            after.replace("NetworkBootRetryCount: 7", "NetworkBootRetryCount: 8"),
+        )
+        .unwrap();
+        let inv = load(&paths, LoadMode::ReadOnly).unwrap();
+        let rec = &inv.hosts[0].record;
+        assert_eq!(rec.book.firmware.settings_generation, 2);
+        assert_eq!(
+            rec.firmware_settings.as_ref().unwrap().metadata.generation,
+            2
+        );
+        assert_eq!(inv.hosts[1].record.book.firmware.components_generation, 1);
+    }
+
+    #[test]
+    fn firmware_objects_are_offered_to_plugins_that_ask_for_them() {
+        use crate::objects::ObjectSource;
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "hosts.yaml", &format!("{HOSTS}---\n{FIRMWARE}"));
+        let options = LoadOptions {
+            extra_kinds: vec![bmhctl_plugin_sdk::abi::ObjectKind {
+                api_version: "metal3.io/v1alpha1".into(),
+                kind: "HostFirmwareSettings".into(),
+            }],
+            namespace: None,
+        };
+        let inv = load_with(&[p], LoadMode::ReadOnly, &options).unwrap();
+        let v = inv
+            .objects
+            .object(
+                "metal3.io/v1alpha1",
+                "HostFirmwareSettings",
+                &ObjectKey::new("default", "host-0"),
+            )
+            .unwrap();
+        assert_eq!(v["spec"]["settings"]["NetworkBootRetryCount"], 7);
+        assert_eq!(v["metadata"]["namespace"], "default");
+    }
+
+    #[test]
+    fn firmware_objects_without_their_host_are_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = write(dir.path(), "a.yaml", HOSTS);
+        let s = write(dir.path(), "s.yaml", SECRETS);
+        let b = write(
+            dir.path(),
+            "b.yaml",
+            "apiVersion: metal3.io/v1alpha1\nkind: HostFirmwareSettings\nmetadata:\n  name: host-0\nspec:\n  settings: {}\n---\napiVersion: metal3.io/v1alpha1\nkind: HostFirmwareComponents\nmetadata:\n  name: ghost\nspec:\n  updates: []\n---\napiVersion: metal3.io/v1alpha1\nkind: HostFirmwareSettings\nmetadata:\n  name: host-0\nspec:\n  settings:\n    A: true\n---\napiVersion: metal3.io/v1alpha1\nkind: HostFirmwareComponents\nmetadata:\n  namespace: lab\n",
+        );
+        let msg = bad_input(&[a.clone(), b.clone(), s]);
+        assert_eq!(
+            msg,
+            format!(
+                "{b}:21:8: HostFirmwareSettings default/host-0: spec.settings.A: invalid type: boolean `true`, expected an integer or a string\n\
+                 {b}:26:3: HostFirmwareComponents without metadata.name\n\
+                 {b}:18:9: HostFirmwareSettings default/host-0: defined more than once (first at {b}:4:9)\n\
+                 {b}:4:9: HostFirmwareSettings default/host-0: metadata.name: must be in the same file as BareMetalHost default/host-0 (which is in {a})\n\
+                 {b}:11:9: HostFirmwareComponents default/ghost: metadata.name: no BareMetalHost default/ghost in the given files (a HostFirmwareComponents belongs to the BareMetalHost of the same namespace and name)\n\
+                 {b}:18:9: HostFirmwareSettings default/host-0: metadata.name: must be in the same file as BareMetalHost default/host-0 (which is in {a})",
+                a = a.display(),
+                b = b.display()
+            )
+        );
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), HOSTS);
+        assert!(!sidecar_of(&a).exists());
     }
 
     #[test]

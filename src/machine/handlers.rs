@@ -155,7 +155,20 @@ impl Pass<'_, '_> {
             data.actual_raid_config = None;
             settings_dirty = true;
         }
-        let (res, started) = match prov.prepare(&data, settings_dirty, restart) {
+        // Firmware objects that are not ready yet: wait for them.
+        let firmware = match self.firmware_changes(true, true) {
+            Ok(f) => f,
+            Err(_) => return Action::Continue(delays::SUB_RESOURCE_NOT_READY_RETRY),
+        };
+        let firmware_dirty = firmware.settings_dirty || firmware.components_dirty;
+        data.target_firmware_settings = firmware.target_settings;
+        data.actual_firmware_settings = firmware.actual_settings;
+        data.target_firmware_components = firmware.target_components;
+        let result = prov.prepare(&data, settings_dirty || firmware_dirty, restart);
+        if firmware_dirty && result.is_ok() {
+            self.firmware_refresh_needed();
+        }
+        let (res, started) = match result {
             Ok(r) => r,
             Err(e) => return Action::error(format!("error preparing host: {e}")),
         };
@@ -163,7 +176,16 @@ impl Pass<'_, '_> {
             if settings_dirty {
                 self.clear_provisioning_settings();
             }
+            if firmware.components_dirty {
+                self.clear_firmware_component_updates();
+            }
             return self.record_action_failure(ErrorType::PreparationError, &res.error_message);
+        }
+        if firmware.components_dirty
+            && started
+            && let Err(e) = self.save_firmware_components(prov)
+        {
+            return Action::error(format!("could not save the host firmware components: {e}"));
         }
         let mut dirty = false;
         if settings_dirty && started {
@@ -201,6 +223,16 @@ impl Pass<'_, '_> {
                 return Action::Complete;
             }
             Ok((false, _)) => {}
+        }
+        // Firmware settings, then firmware components, waiting to be applied.
+        match self.firmware_changes(true, true) {
+            Err(super::firmware::FirmwareError::Settings(e))
+            | Err(super::firmware::FirmwareError::Components(e)) => return Action::error(e),
+            Ok(f) if f.settings_dirty || f.components_dirty => {
+                self.next_state = S::Preparing;
+                return Action::Complete;
+            }
+            Ok(_) => {}
         }
         let has_image_url = self
             .rec

@@ -12,6 +12,7 @@ mod action;
 pub mod backoff;
 mod conditions;
 mod credentials;
+mod firmware;
 mod handlers;
 mod power;
 mod register;
@@ -19,6 +20,7 @@ mod settings;
 
 pub use action::{Action, PassError};
 pub use conditions::condition_types;
+pub use firmware::{schema_name, updates_difference};
 pub use settings::profile_root_device_hints;
 
 use crate::clock::{Clock, format_time};
@@ -86,6 +88,9 @@ pub struct PassOutcome {
     pub save_status: bool,
     /// Bookkeeping (finalizers, architecture, HardwareData, provisioner state) changed: persist it.
     pub bookkeeping_changed: bool,
+    /// The status of the host's HostFirmwareSettings or HostFirmwareComponents changed: persist
+    /// it (whatever the pass's outcome, as BMO writes these objects' status at once).
+    pub firmware_changed: bool,
     /// Annotations BMO consumed and removed from the object this pass.
     pub removed_annotations: Vec<String>,
     /// Events of the pass (the controller's and the provisioner's, in the order they were
@@ -107,6 +112,7 @@ impl PassOutcome {
             requeue,
             save_status: false,
             bookkeeping_changed: false,
+            firmware_changed: false,
             removed_annotations: Vec::new(),
             events: Vec::new(),
             error: None,
@@ -136,6 +142,8 @@ pub(crate) struct Pass<'m, 'r> {
     events: Arc<Mutex<Vec<Event>>>,
     removed_annotations: Vec<String>,
     bookkeeping_changed: bool,
+    /// The status of a firmware object changed.
+    firmware_changed: bool,
     next_state: S,
     have_creds: bool,
     creds_secret: Option<Arc<ResolvedSecret>>,
@@ -156,6 +164,7 @@ impl Machine<'_> {
             events: events.clone(),
             removed_annotations: Vec::new(),
             bookkeeping_changed: false,
+            firmware_changed: false,
             next_state: S::None,
             have_creds: false,
             creds_secret: None,
@@ -163,6 +172,7 @@ impl Machine<'_> {
         };
         let mut out = pass.run();
         out.bookkeeping_changed |= pass.bookkeeping_changed;
+        out.firmware_changed |= pass.firmware_changed;
         out.removed_annotations = std::mem::take(&mut pass.removed_annotations);
         out.steady = pass.steady;
         let events = std::mem::take(&mut *events.lock().unwrap());
@@ -398,6 +408,7 @@ impl Pass<'_, '_> {
         if let Some(a) = self.ensure_registered(prov) {
             return a;
         }
+        self.reconcile_firmware(prov, initial);
         self.handle_state(prov, initial)
     }
 

@@ -1,6 +1,7 @@
 //! Power in the stable states: BMO's `manageHostPower` and reboot annotations
 //! (`baremetalhost_controller.go:436-458, 1681-1823`).
 
+use super::firmware::FirmwareError;
 use super::{Action, Pass, delays};
 use bmh_api::{ErrorType, OperationalStatus, ProvisioningState as S, RebootMode, annotations};
 use bmhctl_plugin_sdk::{Provisioner, ServicingData};
@@ -141,30 +142,70 @@ impl Pass<'_, '_> {
         Action::Update(delays::POWER_POLL)
     }
 
-    /// BMO's `doServiceIfNeeded` without firmware objects: there is never a change to apply, so
-    /// this only finishes a servicing operation already under way (e.g. imported from a cluster).
+    /// BMO's `doServiceIfNeeded`: applies the firmware objects' changes to a provisioned host
+    /// that is about to be powered on, as far as its HostUpdatePolicy allows (`onReboot`), and
+    /// follows a servicing operation under way to its end.
     fn service_if_needed(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
+        let (settings_allowed, updates_allowed) = self.live_firmware_changes_allowed();
+        let firmware = match self.firmware_changes(settings_allowed, updates_allowed) {
+            Ok(f) => f,
+            Err(FirmwareError::Settings(e)) => {
+                return Some(Action::error(format!(
+                    "could not determine updated settings: {e}"
+                )));
+            }
+            Err(FirmwareError::Components(e)) => {
+                return Some(Action::error(format!(
+                    "could not determine firmware components: {e}"
+                )));
+            }
+        };
+        let has_changes = firmware.settings_dirty || firmware.components_dirty;
         let servicing = self.status().operational_status == OperationalStatus::Servicing;
         let servicing_error = *self.error_type() == ErrorType::ServicingError;
-        if !servicing && !servicing_error {
+        if !has_changes && !servicing && !servicing_error {
             return None;
         }
         if !servicing {
+            // Yield once before asking the provisioner.
             self.status_mut().operational_status = OperationalStatus::Servicing;
             return Some(Action::Update(Duration::ZERO));
         }
-        let (res, _started) = match prov.service(&ServicingData::default(), false, servicing_error)
-        {
+        let data = ServicingData {
+            has_firmware_spec: self.has_firmware_spec(settings_allowed, updates_allowed),
+            target_firmware_settings: firmware.target_settings,
+            actual_firmware_settings: firmware.actual_settings,
+            target_firmware_components: firmware.target_components,
+        };
+        let result = prov.service(&data, has_changes, servicing_error);
+        if has_changes && result.is_ok() {
+            self.firmware_refresh_needed();
+        }
+        let (res, started) = match result {
             Ok(r) => r,
             Err(e) => return Some(Action::error(format!("error servicing host: {e}"))),
         };
         if !res.error_message.is_empty() {
             self.status_mut().provisioning.firmware = None;
+            if firmware.components_dirty {
+                self.clear_firmware_component_updates();
+            }
             return Some(self.record_action_failure(ErrorType::ServicingError, &res.error_message));
         }
         let changed = self.clear_error_with_status(OperationalStatus::Servicing);
+        if firmware.components_dirty
+            && started
+            && let Err(e) = self.save_firmware_components(prov)
+        {
+            return Some(Action::error(format!(
+                "could not save the host firmware components: {e}"
+            )));
+        }
+        if changed {
+            return Some(Action::Update(res.requeue_after));
+        }
         if res.dirty {
-            return Some(Action::continue_or_update(changed, res.requeue_after));
+            return Some(Action::Continue(res.requeue_after));
         }
         if self.clear_error() {
             return Some(Action::Update(delays::SUB_RESOURCE_NOT_READY_RETRY));

@@ -6,6 +6,7 @@
 //! the record (`book.provisioner_state`) as bmhctl does. Behaviours the fixture can't produce use
 //! the scriptable [`mock::Mock`].
 
+mod firmware;
 mod harness;
 mod mock;
 

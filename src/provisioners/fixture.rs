@@ -27,6 +27,14 @@
 //!   so the fixture, like BMO's, never reports an unknown power state.
 //! * `get_health` returns the `health` field; there is no "nil state" case since every
 //!   provisioner has a state.
+//! * **Firmware is canned, and changes stick.** BMO's fixture reports no firmware settings or
+//!   components unless a test sets them. Here a host starts with [`canned_firmware_settings`]
+//!   and [`canned_firmware_components`] (the knobs still replace them), and `prepare` and
+//!   `service` apply what they are given when `unprepared`: target settings are stored as the
+//!   current ones, and each firmware update sets its component's current and last flashed
+//!   version to the update URL's file name without extension (a new component starts with that
+//!   as its initial version too). So HostFirmwareSettings and HostFirmwareComponents can be
+//!   driven to completion end to end.
 
 use bmh_api::{
     AutomatedCleaningMode, Cpu, CustomDeploy, HardwareDetails, Image, Lldp, Nic, ObjectKey,
@@ -90,11 +98,103 @@ pub struct FirmwareComponentsMock {
     pub components: Vec<FirmwareComponentStatus>,
 }
 
+/// The BIOS settings (with their schema) every fixture host starts with.
+pub fn canned_firmware_settings() -> FirmwareSettings {
+    use bmhctl_plugin_sdk::SettingSchema;
+    let enumeration = |values: &[&str]| SettingSchema {
+        attribute_type: "Enumeration".into(),
+        allowable_values: values.iter().map(|v| v.to_string()).collect(),
+        ..Default::default()
+    };
+    let on_off = || enumeration(&["Enabled", "Disabled"]);
+    let mut settings = BTreeMap::new();
+    let mut schema = BTreeMap::new();
+    for (name, value, s) in [
+        ("AdminPassword", "", {
+            SettingSchema {
+                attribute_type: "Password".into(),
+                ..Default::default()
+            }
+        }),
+        ("AssetTag", "", {
+            SettingSchema {
+                attribute_type: "String".into(),
+                min_length: Some(0),
+                max_length: Some(16),
+                ..Default::default()
+            }
+        }),
+        ("BootMode", "Uefi", enumeration(&["Bios", "Uefi"])),
+        ("LogicalProc", "Enabled", on_off()),
+        ("NetworkBootRetryCount", "3", {
+            SettingSchema {
+                attribute_type: "Integer".into(),
+                lower_bound: Some(0),
+                upper_bound: Some(20),
+                ..Default::default()
+            }
+        }),
+        ("ProcVirtualization", "Enabled", on_off()),
+        ("SerialNumber", "FIXTURE-0001", {
+            SettingSchema {
+                attribute_type: "String".into(),
+                read_only: Some(true),
+                unique: Some(true),
+                ..Default::default()
+            }
+        }),
+        ("SriovGlobalEnable", "Disabled", on_off()),
+    ] {
+        settings.insert(name.to_string(), value.to_string());
+        schema.insert(name.to_string(), s);
+    }
+    FirmwareSettings { settings, schema }
+}
+
+/// The firmware components every fixture host starts with.
+pub fn canned_firmware_components() -> FirmwareComponentsMock {
+    let c = |component: &str, version: &str| FirmwareComponentStatus {
+        component: component.into(),
+        initial_version: version.into(),
+        current_version: version.into(),
+        last_version_flashed: String::new(),
+        updated_at: String::new(),
+    };
+    FirmwareComponentsMock {
+        components: vec![c("bios", "1.0.0"), c("bmc", "2.0.0")],
+    }
+}
+
+fn is_canned_settings(s: &FirmwareSettings) -> bool {
+    static CANNED: std::sync::OnceLock<FirmwareSettings> = std::sync::OnceLock::new();
+    s == CANNED.get_or_init(canned_firmware_settings)
+}
+
+fn is_canned_components(c: &FirmwareComponentsMock) -> bool {
+    static CANNED: std::sync::OnceLock<FirmwareComponentsMock> = std::sync::OnceLock::new();
+    c == CANNED.get_or_init(canned_firmware_components)
+}
+
+/// The version a firmware image at `url` installs, as the fixture sees it: the URL's last path
+/// segment without its extension.
+fn version_of(url: &str) -> String {
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    let file = path
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or_default();
+    match file.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem.to_string(),
+        _ => file.to_string(),
+    }
+}
+
 /// Everything the fixture remembers about one host (BMO's `Fixture` struct, minus the sharing).
 ///
 /// Serialised as camelCase JSON; every field is optional so a partial document (a set of knobs)
-/// is a valid state.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// is a valid state. The firmware fields are left out while they hold the canned values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FixtureState {
     /// Knob: N > 0 makes the first N−1 provisioner creations fail with `NotReady`.
@@ -133,12 +233,39 @@ pub struct FixtureState {
     /// The custom deploy provisioned last.
     #[serde(default)]
     pub custom_deploy: Option<CustomDeploy>,
-    /// Knob: what `get_firmware_settings` returns.
-    #[serde(default)]
+    /// Knob: what `get_firmware_settings` returns (changed by `prepare` and `service`).
+    #[serde(
+        default = "canned_firmware_settings",
+        skip_serializing_if = "is_canned_settings"
+    )]
     pub host_firmware_settings: FirmwareSettingsMock,
-    /// Knob: what `get_firmware_components` returns.
-    #[serde(default)]
+    /// Knob: what `get_firmware_components` returns (changed by `prepare` and `service`).
+    #[serde(
+        default = "canned_firmware_components",
+        skip_serializing_if = "is_canned_components"
+    )]
     pub host_firmware_components: FirmwareComponentsMock,
+}
+
+impl Default for FixtureState {
+    fn default() -> Self {
+        Self {
+            become_ready_counter: 0,
+            deleted: false,
+            disable_power_off: false,
+            powered_on: None,
+            reboot_called: false,
+            power_failed: false,
+            health: String::new(),
+            adopted: false,
+            image: Image::default(),
+            inspection_started: false,
+            validate_error: String::new(),
+            custom_deploy: None,
+            host_firmware_settings: canned_firmware_settings(),
+            host_firmware_components: canned_firmware_components(),
+        }
+    }
 }
 
 impl FixtureState {
@@ -184,6 +311,41 @@ impl FixtureState {
             }
         }
         Ok(())
+    }
+
+    /// What a prepare or servicing step with these changes leaves behind: the target settings
+    /// become the current ones, and each updated component reports the update's version.
+    pub fn apply_firmware(
+        &mut self,
+        settings: &bmhctl_plugin_sdk::DesiredSettings,
+        updates: &[bmhctl_plugin_sdk::FirmwareUpdate],
+    ) {
+        for (name, value) in settings {
+            let text = match value {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            self.host_firmware_settings
+                .settings
+                .insert(name.clone(), text);
+        }
+        for u in updates {
+            let version = version_of(&u.url);
+            let components = &mut self.host_firmware_components.components;
+            match components.iter_mut().find(|c| c.component == u.component) {
+                Some(c) => {
+                    c.current_version = version.clone();
+                    c.last_version_flashed = version;
+                }
+                None => components.push(FirmwareComponentStatus {
+                    component: u.component.clone(),
+                    initial_version: version.clone(),
+                    current_version: version.clone(),
+                    last_version_flashed: version,
+                    updated_at: String::new(),
+                }),
+            }
+        }
     }
 
     /// Whether the simulated host is powered on (`None` counts as off).
@@ -430,19 +592,31 @@ impl Provisioner for FixtureProvisioner {
 
     fn prepare(
         &mut self,
-        _data: &PrepareData,
+        data: &PrepareData,
         unprepared: bool,
         _restart_on_failure: bool,
     ) -> Result<(OpResult, bool), ProvisionerError> {
+        if unprepared {
+            self.state.apply_firmware(
+                &data.target_firmware_settings,
+                &data.target_firmware_components,
+            );
+        }
         Ok((OpResult::done(), unprepared))
     }
 
     fn service(
         &mut self,
-        _data: &ServicingData,
+        data: &ServicingData,
         unprepared: bool,
         _restart_on_failure: bool,
     ) -> Result<(OpResult, bool), ProvisionerError> {
+        if unprepared {
+            self.state.apply_firmware(
+                &data.target_firmware_settings,
+                &data.target_firmware_components,
+            );
+        }
         let result = OpResult {
             dirty: unprepared,
             ..OpResult::done()
@@ -865,6 +1039,72 @@ mod tests {
     }
 
     #[test]
+    fn firmware_is_canned_and_prepare_and_service_apply_changes() {
+        let f = Fixture::new();
+        let (mut p, _) = prov(&f, host(None));
+        let fs = p.get_firmware_settings(true).unwrap();
+        assert_eq!(fs, canned_firmware_settings());
+        assert_eq!(fs.settings["ProcVirtualization"], "Enabled");
+        assert_eq!(fs.schema["BootMode"].allowable_values, ["Bios", "Uefi"]);
+        assert_eq!(
+            p.get_firmware_components()
+                .unwrap()
+                .iter()
+                .map(|c| (c.component.as_str(), c.current_version.as_str()))
+                .collect::<Vec<_>>(),
+            [("bios", "1.0.0"), ("bmc", "2.0.0")]
+        );
+        let mut data = PrepareData::default();
+        data.target_firmware_settings
+            .insert("ProcVirtualization".into(), json!("Disabled"));
+        data.target_firmware_settings
+            .insert("NetworkBootRetryCount".into(), json!(7));
+        data.target_firmware_components = vec![
+            bmhctl_plugin_sdk::FirmwareUpdate {
+                component: "bmc".into(),
+                url: "http://fw.example/bmc-2.1.0.bin".into(),
+            },
+            bmhctl_plugin_sdk::FirmwareUpdate {
+                component: "nic:eth0".into(),
+                url: "http://fw.example/nic/eth0-7.1?x=1".into(),
+            },
+        ];
+        // Not unprepared: nothing is applied.
+        p.prepare(&data, false, false).unwrap();
+        assert_eq!(
+            p.get_firmware_settings(false).unwrap(),
+            canned_firmware_settings()
+        );
+        p.prepare(&data, true, false).unwrap();
+        let fs = p.get_firmware_settings(false).unwrap();
+        assert_eq!(fs.settings["ProcVirtualization"], "Disabled");
+        assert_eq!(fs.settings["NetworkBootRetryCount"], "7");
+        let fc = p.get_firmware_components().unwrap();
+        assert_eq!(fc[1].component, "bmc");
+        assert_eq!(fc[1].initial_version, "2.0.0");
+        assert_eq!(fc[1].current_version, "bmc-2.1.0");
+        assert_eq!(fc[1].last_version_flashed, "bmc-2.1.0");
+        assert_eq!(fc[2].component, "nic:eth0");
+        assert_eq!(fc[2].initial_version, "eth0-7");
+        // Servicing applies too, and the state (with its changes) is persisted.
+        let sd = ServicingData {
+            target_firmware_settings: [("BootMode".to_string(), json!("Bios"))].into(),
+            ..Default::default()
+        };
+        p.service(&sd, true, false).unwrap();
+        let state = p.persistent_state().unwrap();
+        assert_eq!(
+            state["hostFirmwareSettings"]["settings"]["BootMode"],
+            "Bios"
+        );
+        let (mut q, _) = prov(&f, host(Some(state)));
+        assert_eq!(
+            q.get_firmware_settings(false).unwrap().settings["BootMode"],
+            "Bios"
+        );
+    }
+
+    #[test]
     fn adopt_is_dirty_once() {
         let f = Fixture::new();
         let (mut p, _) = prov(&f, host(None));
@@ -1158,11 +1398,17 @@ mod tests {
             "inspectionStarted",
             "validateError",
             "customDeploy",
-            "hostFirmwareSettings",
-            "hostFirmwareComponents",
         ] {
             assert!(keys.contains(&k), "missing {k} in {keys:?}");
         }
+        // The canned firmware is left out; anything else is written.
+        assert!(!keys.contains(&"hostFirmwareSettings"), "{keys:?}");
+        assert!(!keys.contains(&"hostFirmwareComponents"), "{keys:?}");
+        let mut changed = FixtureState::default();
+        changed.host_firmware_components.components.clear();
+        let v2 = serde_json::to_value(&changed).unwrap();
+        assert_eq!(v2["hostFirmwareComponents"], json!({"components": []}));
+        assert_eq!(serde_json::from_value::<FixtureState>(v2).unwrap(), changed);
         let back: FixtureState = serde_json::from_value(v).unwrap();
         assert_eq!(back, FixtureState::default());
         let empty: FixtureState = serde_json::from_value(json!({})).unwrap();

@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::machine::PassOutcome;
 use crate::record::{Bookkeeping, HostRecord};
-use bmh_api::BareMetalHostStatus;
+use bmh_api::{BareMetalHostStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus};
 
 /// What one pass asks to persist. `Some(None)` removes (the status block, the bookkeeping).
 #[derive(Debug, Default)]
@@ -11,6 +11,10 @@ pub struct Staged<'a> {
     pub status: Option<Option<&'a BareMetalHostStatus>>,
     pub bookkeeping: Option<Option<&'a Bookkeeping>>,
     pub removed_annotations: &'a [String],
+    /// The status of the host's HostFirmwareSettings (ignored when it has none).
+    pub firmware_settings_status: Option<Option<&'a HostFirmwareSettingsStatus>>,
+    /// The status of the host's HostFirmwareComponents (ignored when it has none).
+    pub firmware_components_status: Option<Option<&'a HostFirmwareComponentsStatus>>,
 }
 
 impl<'a> Staged<'a> {
@@ -21,15 +25,31 @@ impl<'a> Staged<'a> {
                 status: Some(None),
                 bookkeeping: Some(None),
                 removed_annotations: &out.removed_annotations,
+                // The firmware objects go with their host (BMO's owner references).
+                firmware_settings_status: Some(None),
+                firmware_components_status: Some(None),
             });
         }
+        let firmware = out.firmware_changed;
         let staged = Staged {
             status: out.save_status.then_some(rec.host.status.as_ref()),
-            bookkeeping: out.bookkeeping_changed.then_some(Some(&rec.book)),
+            bookkeeping: (out.bookkeeping_changed || firmware).then_some(Some(&rec.book)),
             removed_annotations: &out.removed_annotations,
+            firmware_settings_status: rec
+                .firmware_settings
+                .as_ref()
+                .filter(|_| firmware)
+                .map(|s| s.status.as_ref()),
+            firmware_components_status: rec
+                .firmware_components
+                .as_ref()
+                .filter(|_| firmware)
+                .map(|c| c.status.as_ref()),
         };
         (staged.status.is_some()
             || staged.bookkeeping.is_some()
+            || staged.firmware_settings_status.is_some()
+            || staged.firmware_components_status.is_some()
             || !staged.removed_annotations.is_empty())
         .then_some(staged)
     }

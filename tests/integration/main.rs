@@ -4,6 +4,7 @@ mod lab;
 
 mod bad_input;
 mod completions;
+mod firmware;
 mod out_of_tree;
 mod plugins;
 mod provision;

@@ -5,6 +5,7 @@
 
 pub mod annotations;
 pub mod enums;
+pub mod firmware;
 pub mod hardware;
 pub mod host;
 pub mod meta;
@@ -13,6 +14,7 @@ pub mod secret;
 mod string_enum;
 
 pub use enums::*;
+pub use firmware::*;
 pub use hardware::*;
 pub use host::*;
 pub use meta::*;

@@ -8,8 +8,10 @@ use crate::objects::{ObjectMap, ResolvedSecret};
 use crate::provisioners::fixture::{Fixture, FixtureState, TEMPORARY_FAKE_ID};
 use crate::record::HostRecord;
 use bmh_api::{
-    BareMetalHostStatus, BmcDetails, CredentialsStatus, Image, ObjectKey, OperationalStatus,
-    ProvisioningState as S, RootDeviceHints, SecretReference, annotations,
+    BareMetalHostStatus, BmcDetails, CredentialsStatus, HostFirmwareComponents,
+    HostFirmwareComponentsStatus, HostFirmwareSettings, HostFirmwareSettingsStatus, Image,
+    ObjectKey, OperationalStatus, ProvisioningState as S, RootDeviceHints, SecretReference,
+    annotations,
 };
 use bmhctl_plugin_sdk::{Event, ProvisionerFactory};
 use std::collections::BTreeMap;
@@ -139,6 +141,55 @@ impl HostTest {
         self
     }
 
+    /// Gives the host a HostFirmwareSettings with these `spec.settings` (generation 1).
+    pub fn firmware_settings(mut self, settings: serde_json::Value) -> Self {
+        let mut hfs: HostFirmwareSettings = serde_json::from_value(serde_json::json!({
+            "apiVersion": bmh_api::API_VERSION,
+            "kind": bmh_api::HOST_FIRMWARE_SETTINGS_KIND,
+            "metadata": {"name": self.rec.host.metadata.name},
+            "spec": {"settings": settings},
+        }))
+        .expect("HostFirmwareSettings");
+        hfs.metadata.generation = 1;
+        self.rec.book.firmware.settings_generation = 1;
+        self.rec.firmware_settings = Some(hfs);
+        self
+    }
+
+    /// Gives the host a HostFirmwareComponents with these `spec.updates` (generation 1).
+    pub fn firmware_components(mut self, updates: serde_json::Value) -> Self {
+        let mut hfc: HostFirmwareComponents = serde_json::from_value(serde_json::json!({
+            "apiVersion": bmh_api::API_VERSION,
+            "kind": bmh_api::HOST_FIRMWARE_COMPONENTS_KIND,
+            "metadata": {"name": self.rec.host.metadata.name},
+            "spec": {"updates": updates},
+        }))
+        .expect("HostFirmwareComponents");
+        hfc.metadata.generation = 1;
+        self.rec.book.firmware.components_generation = 1;
+        self.rec.firmware_components = Some(hfc);
+        self
+    }
+
+    /// A HostUpdatePolicy for the host (`onReboot` or `onPreparing` for each).
+    pub fn update_policy(mut self, settings: &str, updates: &str) -> Self {
+        let key = ObjectKey::new(NAMESPACE, &self.rec.host.metadata.name);
+        self.secrets.insert_object(
+            crate::objects::TypedKey::new(
+                bmh_api::API_VERSION,
+                bmh_api::HOST_UPDATE_POLICY_KIND,
+                key.clone(),
+            ),
+            serde_json::json!({
+                "apiVersion": bmh_api::API_VERSION,
+                "kind": bmh_api::HOST_UPDATE_POLICY_KIND,
+                "metadata": {"name": key.name, "namespace": key.namespace},
+                "spec": {"firmwareSettings": settings, "firmwareUpdates": updates},
+            }),
+        );
+        self
+    }
+
     pub fn max_provisioning_retries(mut self, n: i64) -> Self {
         self.config.max_provisioning_retries = n;
         self
@@ -210,6 +261,34 @@ impl HostTest {
     pub fn edit_spec(&mut self, f: impl FnOnce(&mut bmh_api::BareMetalHostSpec)) {
         f(&mut self.rec.host.spec);
         self.rec.book.generation += 1;
+    }
+
+    /// Changes the HostFirmwareSettings' spec, bumping its generation as a new load would.
+    pub fn edit_firmware_settings(&mut self, f: impl FnOnce(&mut HostFirmwareSettings)) {
+        let hfs = self.rec.firmware_settings.as_mut().expect("no HFS");
+        f(hfs);
+        hfs.metadata.generation += 1;
+        self.rec.book.firmware.settings_generation = hfs.metadata.generation;
+    }
+
+    /// Changes the HostFirmwareComponents' spec, bumping its generation.
+    pub fn edit_firmware_components(&mut self, f: impl FnOnce(&mut HostFirmwareComponents)) {
+        let hfc = self.rec.firmware_components.as_mut().expect("no HFC");
+        f(hfc);
+        hfc.metadata.generation += 1;
+        self.rec.book.firmware.components_generation = hfc.metadata.generation;
+    }
+
+    /// The HostFirmwareSettings' status.
+    pub fn hfs(&self) -> HostFirmwareSettingsStatus {
+        let hfs = self.rec.firmware_settings.as_ref().expect("no HFS");
+        hfs.status.clone().unwrap_or_default()
+    }
+
+    /// The HostFirmwareComponents' status.
+    pub fn hfc(&self) -> HostFirmwareComponentsStatus {
+        let hfc = self.rec.firmware_components.as_ref().expect("no HFC");
+        hfc.status.clone().unwrap_or_default()
     }
 
     /// `bmhctl delete`: the deletion mark.

@@ -53,6 +53,15 @@ pub struct MockState {
     pub always_fail_deprovision: Option<String>,
     /// When set, every logged operation also publishes an event `MockCall` (its name).
     pub publish_calls: bool,
+    /// What `get_firmware_settings` reports (logged as a call).
+    pub firmware_settings: FirmwareSettings,
+    /// What `get_firmware_components` reports (not logged: registration reads it every pass).
+    pub firmware_components: Vec<FirmwareComponentStatus>,
+    /// When set, both firmware reads fail with this error.
+    pub firmware_error: Option<ProvisionerError>,
+    /// The data of every `prepare` and `service` call, in order.
+    pub prepared: Vec<PrepareData>,
+    pub serviced: Vec<ServicingData>,
 }
 
 impl Default for MockState {
@@ -67,6 +76,11 @@ impl Default for MockState {
             power_failure: false,
             always_fail_deprovision: None,
             publish_calls: false,
+            firmware_settings: FirmwareSettings::default(),
+            firmware_components: Vec::new(),
+            firmware_error: None,
+            prepared: Vec::new(),
+            serviced: Vec::new(),
         }
     }
 }
@@ -213,10 +227,11 @@ impl Provisioner for MockProvisioner {
 
     fn prepare(
         &mut self,
-        _data: &PrepareData,
+        data: &PrepareData,
         unprepared: bool,
         restart_on_failure: bool,
     ) -> Reply<(OpResult, bool)> {
+        self.state.lock().unwrap().prepared.push(data.clone());
         let name = format!("prepare(unprepared={unprepared}, restart={restart_on_failure})");
         self.call(name, |s| &mut s.prepare)
             .unwrap_or_else(|| Ok((OpResult::done(), unprepared)))
@@ -224,11 +239,13 @@ impl Provisioner for MockProvisioner {
 
     fn service(
         &mut self,
-        _data: &ServicingData,
+        data: &ServicingData,
         unprepared: bool,
         _restart_on_failure: bool,
     ) -> Reply<(OpResult, bool)> {
-        self.state.lock().unwrap().calls.push("service".into());
+        let mut st = self.state.lock().unwrap();
+        st.calls.push("service".into());
+        st.serviced.push(data.clone());
         Ok((OpResult::done(), unprepared))
     }
 
@@ -291,12 +308,24 @@ impl Provisioner for MockProvisioner {
         st.script.has_capacity.pop_front().unwrap_or(Ok(true))
     }
 
-    fn get_firmware_settings(&mut self, _include_schema: bool) -> Reply<FirmwareSettings> {
-        Ok(FirmwareSettings::default())
+    fn get_firmware_settings(&mut self, include_schema: bool) -> Reply<FirmwareSettings> {
+        let mut st = self.state.lock().unwrap();
+        st.calls.push(format!(
+            "get_firmware_settings(include_schema={include_schema})"
+        ));
+        match &st.firmware_error {
+            Some(e) => Err(e.clone()),
+            None => Ok(st.firmware_settings.clone()),
+        }
     }
 
     fn get_firmware_components(&mut self) -> Reply<Vec<FirmwareComponentStatus>> {
-        Ok(Vec::new())
+        // Not logged: every registration check reads the components (as BMO does).
+        let st = self.state.lock().unwrap();
+        match &st.firmware_error {
+            Some(e) => Err(e.clone()),
+            None => Ok(st.firmware_components.clone()),
+        }
     }
 
     fn add_bmc_event_subscription(

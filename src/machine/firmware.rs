@@ -1,0 +1,690 @@
+//! A host's HostFirmwareSettings (HFS) and HostFirmwareComponents (HFC).
+//!
+//! Two sides, as in BMO:
+//! * what BMO's own HFS and HFC controllers do (`hostfirmwaresettings_controller.go`,
+//!   `hostfirmwarecomponents_controller.go`): read the current settings, their schema and the
+//!   firmware components from the provisioner, write them into the objects' status with the
+//!   conditions `ChangeDetected` and `Valid`. bmhctl has no controllers running beside the state
+//!   machine, so [`Pass::reconcile_firmware`] does this within the host's pass, only when the
+//!   status is stale (never computed, or the spec changed since) or when firmware changes were
+//!   handed to the provisioner on an earlier pass;
+//! * what the BareMetalHost controller does with them (`getHostFirmwareSettings`,
+//!   `getHostFirmwareComponents`, `getUpdatesDifference`, `saveHostFirmwareComponents`): decide
+//!   from the conditions whether there is something to apply in `preparing` or when servicing.
+
+use super::Pass;
+use crate::record::HostRecord;
+use bmh_api::firmware_conditions::{CHANGE_DETECTED, VALID};
+use bmh_api::{
+    Condition, FIRMWARE_SCHEMA_KIND, FirmwareComponentStatus, FirmwareSchema, FirmwareSchemaSpec,
+    FirmwareUpdate, HOST_UPDATE_POLICY_KIND, HostUpdatePolicy, ObjectKey, ObjectMeta,
+    ProvisioningState as S, SchemaReference, SettingSchema, UPDATE_POLICY_ON_REBOOT,
+};
+use bmhctl_plugin_sdk::{ActualSettings, DesiredSettings, Provisioner};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+
+const TRUE: &str = "True";
+const FALSE: &str = "False";
+/// The HFS controller's condition reasons.
+const REASON_SUCCESS: &str = "Success";
+const REASON_CONFIGURATION_ERROR: &str = "ConfigurationError";
+/// The HFC controller's condition reasons.
+const REASON_VALID_COMPONENT: &str = "OK";
+const REASON_INVALID_COMPONENT: &str = "InvalidComponent";
+
+/// The name BMO gives the FirmwareSchema of a provisioner's schema: `schema-` and the first 8
+/// hex digits of a SHA-256 over the sorted names, types, allowed values, bounds, lengths and
+/// read-only flags (so that hosts of one vendor and model share a schema).
+pub fn schema_name(schema: &BTreeMap<String, bmhctl_plugin_sdk::SettingSchema>) -> String {
+    let mut keys: Vec<String> = Vec::new();
+    for (name, s) in schema {
+        keys.push(name.clone());
+        keys.push(s.attribute_type.clone());
+        keys.extend(s.allowable_values.iter().cloned());
+        for n in [s.lower_bound, s.upper_bound, s.min_length, s.max_length]
+            .into_iter()
+            .flatten()
+        {
+            keys.push(n.to_string());
+        }
+        if let Some(ro) = s.read_only {
+            keys.push(ro.to_string());
+        }
+    }
+    keys.sort();
+    let text = format!("[{}]", keys.join(" "));
+    let digest = Sha256::digest(text.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("schema-{}", &hex[..8])
+}
+
+/// BMO's `meta.SetStatusCondition`: updates the condition of this type (the transition time
+/// moves only when the status flips) or adds it; returns whether anything changed.
+fn set_condition(
+    conditions: &mut Vec<Condition>,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+    generation: i64,
+    now: &str,
+) -> bool {
+    match conditions.iter_mut().find(|c| c.type_ == type_) {
+        Some(c) => {
+            let mut changed = false;
+            if c.status != status {
+                c.status = status.into();
+                c.last_transition_time = now.into();
+                changed = true;
+            }
+            if c.reason != reason {
+                c.reason = reason.into();
+                changed = true;
+            }
+            if c.message != message {
+                c.message = message.into();
+                changed = true;
+            }
+            if c.observed_generation != generation {
+                c.observed_generation = generation;
+                changed = true;
+            }
+            changed
+        }
+        None => {
+            conditions.push(Condition {
+                type_: type_.into(),
+                status: status.into(),
+                observed_generation: generation,
+                last_transition_time: now.into(),
+                reason: reason.into(),
+                message: message.into(),
+            });
+            true
+        }
+    }
+}
+
+/// BMO's `hostObjectHasChanges`: (changed, valid), or an error when the conditions were
+/// computed for another generation of the object.
+fn has_changes(conditions: &[Condition], generation: i64) -> Result<(bool, bool), String> {
+    let Some(changed) = conditions.iter().find(|c| c.type_ == CHANGE_DETECTED) else {
+        return Ok((false, false));
+    };
+    if changed.observed_generation != generation {
+        return Err(format!(
+            "generation {generation} != observed generation {}",
+            changed.observed_generation
+        ));
+    }
+    if !conditions
+        .iter()
+        .any(|c| c.type_ == VALID && c.status == TRUE)
+    {
+        return Ok((false, false));
+    }
+    Ok((changed.status == TRUE, true))
+}
+
+/// Whether an object's conditions were not computed for its current generation.
+fn stale(conditions: &[Condition], generation: i64) -> bool {
+    conditions
+        .iter()
+        .find(|c| c.type_ == CHANGE_DETECTED)
+        .is_none_or(|c| c.observed_generation != generation)
+}
+
+/// BMO's `getUpdatesDifference`: the updates of the spec whose component is not in the status
+/// updates, or is there with another URL.
+pub fn updates_difference(
+    spec: &[FirmwareUpdate],
+    status: &[FirmwareUpdate],
+) -> Vec<FirmwareUpdate> {
+    spec.iter()
+        .filter(|u| {
+            !status
+                .iter()
+                .any(|s| s.component == u.component && s.url == u.url)
+        })
+        .cloned()
+        .collect()
+}
+
+fn to_sdk_updates(updates: Vec<FirmwareUpdate>) -> Vec<bmhctl_plugin_sdk::FirmwareUpdate> {
+    updates
+        .into_iter()
+        .map(|u| bmhctl_plugin_sdk::FirmwareUpdate {
+            component: u.component,
+            url: u.url,
+        })
+        .collect()
+}
+
+fn from_sdk_components(
+    components: Vec<bmhctl_plugin_sdk::FirmwareComponentStatus>,
+) -> Vec<FirmwareComponentStatus> {
+    components
+        .into_iter()
+        .map(|c| FirmwareComponentStatus {
+            component: c.component,
+            initial_version: c.initial_version,
+            current_version: c.current_version,
+            last_version_flashed: c.last_version_flashed,
+            updated_at: Some(c.updated_at).filter(|t| !t.is_empty()),
+        })
+        .collect()
+}
+
+fn from_sdk_schema(s: &bmhctl_plugin_sdk::SettingSchema) -> SettingSchema {
+    SettingSchema {
+        attribute_type: s.attribute_type.clone(),
+        allowable_values: s.allowable_values.clone(),
+        lower_bound: s.lower_bound,
+        upper_bound: s.upper_bound,
+        min_length: s.min_length,
+        max_length: s.max_length,
+        read_only: s.read_only,
+        unique: s.unique,
+    }
+}
+
+/// What the firmware objects ask a prepare or servicing step to apply.
+#[derive(Debug, Default)]
+pub(crate) struct FirmwareChanges {
+    pub settings_dirty: bool,
+    pub components_dirty: bool,
+    pub target_settings: DesiredSettings,
+    pub actual_settings: ActualSettings,
+    pub target_components: Vec<bmhctl_plugin_sdk::FirmwareUpdate>,
+}
+
+impl HostRecord {
+    fn firmware_key(&self) -> ObjectKey {
+        let m = &self.host.metadata;
+        ObjectKey::new(m.namespace_or_default(), &m.name)
+    }
+}
+
+impl Pass<'_, '_> {
+    /// bmhctl's stand-in for BMO's HFS and HFC controllers, run before the state's handler of a
+    /// registered host: refreshes the firmware objects' status from the provisioner when it is
+    /// stale or a refresh is pending. Nothing happens (and nothing is asked of the provisioner)
+    /// on a pass where neither holds.
+    pub(super) fn reconcile_firmware(&mut self, prov: &mut dyn Provisioner, state: &S) {
+        if self.rec.firmware_settings.is_none() && self.rec.firmware_components.is_none() {
+            return;
+        }
+        // BMO's `skipReconcileSubresource`, plus: no node to ask before registration, and
+        // nothing left to ask on the way out.
+        if matches!(
+            state,
+            S::None | S::Unmanaged | S::PoweringOffBeforeDelete | S::Deleting
+        ) || self.rec.being_deleted()
+            || self.status().provisioning.id.is_empty()
+        {
+            return;
+        }
+        let pending = self.rec.book.firmware.refresh_pending;
+        let mut ok = true;
+        if let Some(hfs) = &self.rec.firmware_settings {
+            let conditions = hfs.status.as_ref().map_or(&[][..], |s| &s.conditions);
+            if pending || stale(conditions, hfs.metadata.generation) {
+                ok &= self.refresh_firmware_settings(prov);
+            }
+        }
+        if let Some(hfc) = &self.rec.firmware_components {
+            let conditions = hfc.status.as_ref().map_or(&[][..], |s| &s.conditions);
+            if pending || stale(conditions, hfc.metadata.generation) {
+                ok &= self.refresh_firmware_components(prov);
+            }
+        }
+        if pending && ok {
+            self.rec.book.firmware.refresh_pending = false;
+            self.bookkeeping_changed = true;
+        }
+    }
+
+    /// Marks that firmware changes went to the provisioner: their status is read again on the
+    /// next pass.
+    pub(super) fn firmware_refresh_needed(&mut self) {
+        if !self.rec.book.firmware.refresh_pending {
+            self.rec.book.firmware.refresh_pending = true;
+            self.bookkeeping_changed = true;
+        }
+    }
+
+    /// The HFS controller's reconcile: settings and schema from the provisioner, the spec
+    /// validated against them. Returns false when the provisioner could not answer.
+    fn refresh_firmware_settings(&mut self, prov: &mut dyn Provisioner) -> bool {
+        let current = match prov.get_firmware_settings(true) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::info!(host = %self.rec.host.metadata.name, "could not read the firmware settings: {e}");
+                return false;
+            }
+        };
+        let key = self.rec.firmware_key();
+        let name = schema_name(&current.schema);
+        let schema = match &self.rec.book.firmware.schema {
+            Some(s) if s.metadata.name == name && s.metadata.namespace == key.namespace => {
+                s.clone()
+            }
+            _ => {
+                let vendor = self
+                    .status()
+                    .hardware
+                    .as_ref()
+                    .and_then(|h| h.system_vendor.clone())
+                    .unwrap_or_default();
+                FirmwareSchema {
+                    api_version: bmh_api::API_VERSION.into(),
+                    kind: FIRMWARE_SCHEMA_KIND.into(),
+                    metadata: ObjectMeta {
+                        name: name.clone(),
+                        namespace: key.namespace.clone(),
+                        ..Default::default()
+                    },
+                    spec: FirmwareSchemaSpec {
+                        hardware_vendor: vendor.manufacturer,
+                        hardware_model: vendor.product_name,
+                        schema: current
+                            .schema
+                            .iter()
+                            .filter(|(n, s)| {
+                                !n.contains("Password") && s.attribute_type != "Password"
+                            })
+                            .map(|(n, s)| (n.clone(), from_sdk_schema(s)))
+                            .collect(),
+                    },
+                }
+            }
+        };
+        if self.rec.book.firmware.schema.as_ref() != Some(&schema) {
+            self.rec.book.firmware.schema = Some(schema.clone());
+            self.bookkeeping_changed = true;
+        }
+
+        let now = self.now.clone();
+        let hfs = self
+            .rec
+            .firmware_settings
+            .as_ref()
+            .expect("called with settings");
+        let generation = hfs.metadata.generation;
+        let old = hfs.status.clone().unwrap_or_default();
+        let mut new = old.clone();
+        new.firmware_schema = Some(SchemaReference {
+            namespace: key.namespace.clone(),
+            name,
+        });
+        new.settings = current
+            .settings
+            .into_iter()
+            .filter(|(k, _)| !k.contains("Password"))
+            .collect();
+        let mut dirty = new.firmware_schema != old.firmware_schema || new.settings != old.settings;
+        let mismatch = hfs
+            .spec
+            .settings
+            .iter()
+            .any(|(k, v)| new.settings.get(k) != Some(&v.as_string()));
+        let mut events = Vec::new();
+        let c = &mut new.conditions;
+        if mismatch {
+            dirty |= set_condition(
+                c,
+                CHANGE_DETECTED,
+                TRUE,
+                REASON_SUCCESS,
+                "",
+                generation,
+                &now,
+            );
+            let mut errors = Vec::new();
+            for (name, value) in &hfs.spec.settings {
+                if name.contains("Password") {
+                    errors.push("cannot set Password field".to_string());
+                } else if !new.settings.contains_key(name) {
+                    errors.push(format!("setting {name} is not in the Status field"));
+                } else if let Err(e) = schema.validate_setting(name, value) {
+                    errors.push(e);
+                }
+            }
+            if errors.is_empty() {
+                dirty |= set_condition(c, VALID, TRUE, REASON_SUCCESS, "", generation, &now);
+            } else {
+                if !new.settings.is_empty() {
+                    events.extend(errors.iter().map(|e| format!("Invalid BIOS setting: {e}")));
+                }
+                dirty |= set_condition(
+                    c,
+                    VALID,
+                    FALSE,
+                    REASON_CONFIGURATION_ERROR,
+                    "Invalid BIOS setting",
+                    generation,
+                    &now,
+                );
+            }
+        } else {
+            dirty |= set_condition(c, VALID, TRUE, REASON_SUCCESS, "", generation, &now);
+            dirty |= set_condition(
+                c,
+                CHANGE_DETECTED,
+                FALSE,
+                REASON_SUCCESS,
+                "",
+                generation,
+                &now,
+            );
+        }
+        for e in events {
+            self.event("ValidationFailed", e);
+        }
+        if dirty {
+            new.last_updated = Some(now);
+            if let Some(hfs) = self.rec.firmware_settings.as_mut() {
+                hfs.status = Some(new);
+            }
+            self.firmware_changed = true;
+        }
+        true
+    }
+
+    /// The HFC controller's reconcile: components from the provisioner, `ChangeDetected` when
+    /// the spec's updates are not the status'. Returns false when the provisioner could not
+    /// answer.
+    fn refresh_firmware_components(&mut self, prov: &mut dyn Provisioner) -> bool {
+        let components = match prov.get_firmware_components() {
+            Ok(c) => from_sdk_components(c),
+            Err(e) => {
+                tracing::info!(host = %self.rec.host.metadata.name, "could not read the firmware components: {e}");
+                return false;
+            }
+        };
+        let now = self.now.clone();
+        let hfc = self
+            .rec
+            .firmware_components
+            .as_ref()
+            .expect("called with components");
+        let generation = hfc.metadata.generation;
+        let old = hfc.status.clone().unwrap_or_default();
+        let mismatch = old.updates != hfc.spec.updates;
+        let mut new = old.clone();
+        let mut dirty = old.components != components;
+        new.components = components;
+        let c = &mut new.conditions;
+        let mut event = None;
+        let r = REASON_VALID_COMPONENT;
+        if mismatch {
+            dirty |= set_condition(c, CHANGE_DETECTED, TRUE, r, "", generation, &now);
+            match hfc.validate() {
+                Err(e) => {
+                    let message = format!("Invalid Firmware Components: {e}");
+                    event = Some(message.clone());
+                    dirty |= set_condition(
+                        c,
+                        VALID,
+                        FALSE,
+                        REASON_INVALID_COMPONENT,
+                        &message,
+                        generation,
+                        &now,
+                    );
+                }
+                Ok(()) => dirty |= set_condition(c, VALID, TRUE, r, "", generation, &now),
+            }
+        } else {
+            dirty |= set_condition(c, VALID, TRUE, r, "", generation, &now);
+            dirty |= set_condition(c, CHANGE_DETECTED, FALSE, r, "", generation, &now);
+        }
+        if let Some(e) = event {
+            self.event("ValidationFailed", e);
+        }
+        if dirty {
+            new.last_updated = Some(now);
+            if let Some(hfc) = self.rec.firmware_components.as_mut() {
+                hfc.status = Some(new);
+            }
+            self.firmware_changed = true;
+        }
+        true
+    }
+
+    /// BMO's `getHostFirmwareSettings`: whether valid settings changes wait to be applied.
+    fn firmware_settings_dirty(&self) -> Result<bool, String> {
+        let Some(hfs) = &self.rec.firmware_settings else {
+            return Ok(false);
+        };
+        let status = hfs.status.clone().unwrap_or_default();
+        let (changed, valid) = has_changes(&status.conditions, hfs.metadata.generation)
+            .map_err(|e| format!("hostFirmwareSettings not ready yet: {e}"))?;
+        if !valid || !changed {
+            return Ok(false);
+        }
+        if status.settings.is_empty() {
+            return Err("host firmware status settings not available".into());
+        }
+        Ok(true)
+    }
+
+    /// BMO's `getHostFirmwareComponents`: whether valid updates wait to be applied.
+    fn firmware_components_dirty(&self) -> Result<bool, String> {
+        let Some(hfc) = &self.rec.firmware_components else {
+            return Ok(false);
+        };
+        let conditions = hfc.status.as_ref().map_or(&[][..], |s| &s.conditions);
+        let (changed, valid) = has_changes(conditions, hfc.metadata.generation)
+            .map_err(|e| format!("hostFirmwareComponents not ready yet: {e}"))?;
+        Ok(valid && changed)
+    }
+
+    /// Whether the HFS and HFC have changes to apply (errors carry BMO's messages), with what
+    /// a prepare or servicing step is to be given: both settings maps when the settings are
+    /// dirty, the updates not yet applied when the components are.
+    pub(super) fn firmware_changes(
+        &self,
+        settings: bool,
+        components: bool,
+    ) -> Result<FirmwareChanges, FirmwareError> {
+        let mut ch = FirmwareChanges::default();
+        if settings {
+            ch.settings_dirty = self
+                .firmware_settings_dirty()
+                .map_err(FirmwareError::Settings)?;
+            if ch.settings_dirty
+                && let Some(hfs) = &self.rec.firmware_settings
+            {
+                ch.actual_settings = hfs.status.clone().unwrap_or_default().settings;
+                ch.target_settings = hfs
+                    .spec
+                    .settings
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.as_json()))
+                    .collect();
+            }
+        }
+        if components {
+            ch.components_dirty = self
+                .firmware_components_dirty()
+                .map_err(FirmwareError::Components)?;
+            if ch.components_dirty
+                && let Some(hfc) = &self.rec.firmware_components
+            {
+                let done = hfc
+                    .status
+                    .as_ref()
+                    .map(|s| s.updates.as_slice())
+                    .unwrap_or_default();
+                ch.target_components = to_sdk_updates(updates_difference(&hfc.spec.updates, done));
+            }
+        }
+        Ok(ch)
+    }
+
+    /// Whether the host has settings (or updates) in its firmware objects' specs at all.
+    pub(super) fn has_firmware_spec(&self, settings: bool, components: bool) -> bool {
+        (settings
+            && self
+                .rec
+                .firmware_settings
+                .as_ref()
+                .is_some_and(|s| !s.spec.settings.is_empty()))
+            || (components
+                && self
+                    .rec
+                    .firmware_components
+                    .as_ref()
+                    .is_some_and(|c| !c.spec.updates.is_empty()))
+    }
+
+    /// BMO's `saveHostFirmwareComponents`, once the provisioner started the updates: the spec's
+    /// updates become the status', and the components are read again.
+    pub(super) fn save_firmware_components(
+        &mut self,
+        prov: &mut dyn Provisioner,
+    ) -> Result<(), String> {
+        let Some(hfc) = &self.rec.firmware_components else {
+            return Ok(());
+        };
+        let status = hfc.status.clone().unwrap_or_default();
+        if status.updates == hfc.spec.updates {
+            return Ok(());
+        }
+        let components = prov
+            .get_firmware_components()
+            .map_err(|e| e.to_string())
+            .map(from_sdk_components)?;
+        let updates = hfc.spec.updates.clone();
+        let hfc = self
+            .rec
+            .firmware_components
+            .as_mut()
+            .expect("checked above");
+        let st = hfc.status.get_or_insert_with(Default::default);
+        st.updates = updates;
+        st.components = components;
+        self.firmware_changed = true;
+        Ok(())
+    }
+
+    /// After a failed prepare or servicing: forget which updates were handed over, so they are
+    /// all tried again.
+    pub(super) fn clear_firmware_component_updates(&mut self) {
+        if let Some(st) = self
+            .rec
+            .firmware_components
+            .as_mut()
+            .and_then(|c| c.status.as_mut())
+            && !st.updates.is_empty()
+        {
+            st.updates.clear();
+            self.firmware_changed = true;
+        }
+    }
+
+    /// The host's HostUpdatePolicy: whether firmware settings, and firmware updates, may be
+    /// applied to a provisioned host when it next powers on (`onReboot`). Without a policy,
+    /// neither.
+    pub(super) fn live_firmware_changes_allowed(&self) -> (bool, bool) {
+        let key = self.rec.firmware_key();
+        let Some(policy) = self
+            .m
+            .objects
+            .object(bmh_api::API_VERSION, HOST_UPDATE_POLICY_KIND, &key)
+            .and_then(|v| serde_json::from_value::<HostUpdatePolicy>(v).ok())
+        else {
+            return (false, false);
+        };
+        (
+            policy.spec.firmware_settings == UPDATE_POLICY_ON_REBOOT,
+            policy.spec.firmware_updates == UPDATE_POLICY_ON_REBOOT,
+        )
+    }
+}
+
+/// Which firmware object could not be judged, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FirmwareError {
+    Settings(String),
+    Components(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn update(c: &str, u: &str) -> FirmwareUpdate {
+        FirmwareUpdate {
+            component: c.into(),
+            url: u.into(),
+        }
+    }
+
+    #[test]
+    fn updates_difference_keeps_new_components_and_changed_urls() {
+        let spec = [
+            update("bmc", "u1"),
+            update("bios", "u2"),
+            update("nic:a", "u3"),
+        ];
+        let status = [update("bmc", "u1"), update("bios", "old")];
+        assert_eq!(
+            updates_difference(&spec, &status),
+            [update("bios", "u2"), update("nic:a", "u3")]
+        );
+        assert_eq!(updates_difference(&spec, &[]), spec);
+    }
+
+    #[test]
+    fn schema_names_depend_on_content_only() {
+        let mut a = BTreeMap::new();
+        a.insert(
+            "X".to_string(),
+            bmhctl_plugin_sdk::SettingSchema {
+                attribute_type: "Integer".into(),
+                lower_bound: Some(1),
+                ..Default::default()
+            },
+        );
+        let n = schema_name(&a);
+        assert!(n.starts_with("schema-") && n.len() == 15, "{n}");
+        // "[1 Integer X]"
+        let expect: String = Sha256::digest(b"[1 Integer X]")
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(n, format!("schema-{}", &expect[..8]));
+        a.get_mut("X").unwrap().lower_bound = Some(2);
+        assert_ne!(schema_name(&a), n);
+    }
+
+    #[test]
+    fn has_changes_follows_the_conditions() {
+        let cond = |t: &str, s: &str, g: i64| Condition {
+            type_: t.into(),
+            status: s.into(),
+            observed_generation: g,
+            ..Default::default()
+        };
+        assert_eq!(has_changes(&[], 1), Ok((false, false)));
+        assert_eq!(
+            has_changes(&[cond(CHANGE_DETECTED, TRUE, 1)], 2),
+            Err("generation 2 != observed generation 1".into())
+        );
+        assert_eq!(
+            has_changes(&[cond(CHANGE_DETECTED, TRUE, 1), cond(VALID, FALSE, 1)], 1),
+            Ok((false, false))
+        );
+        assert_eq!(
+            has_changes(&[cond(CHANGE_DETECTED, TRUE, 1), cond(VALID, TRUE, 1)], 1),
+            Ok((true, true))
+        );
+        assert_eq!(
+            has_changes(&[cond(CHANGE_DETECTED, FALSE, 1), cond(VALID, TRUE, 1)], 1),
+            Ok((false, true))
+        );
+    }
+}
