@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 # lib<P with - replaced by _>.so; it is staged as <plugin name>-provisioner.so.
 PLUGINS=(
     "demo-provisioner demo"
-    # "ironic-provisioner ironic"   # once crates/ironic-provisioner exists
+    "ironic-provisioner ironic"
 )
 
 profile="${1:-debug}"

@@ -284,6 +284,75 @@ impl IronicClient {
             .json()
     }
 
+    /// `GET /v1/nodes/{uuid}/bios`, or `?detail=true` with the attribute schema.
+    pub fn get_bios(&self, uuid: &str, detail: bool) -> Result<Vec<Value>, IronicError> {
+        let q: &[(&str, &str)] = if detail { &[("detail", "true")] } else { &[] };
+        let doc: Value = self.get_json(&format!("nodes/{}/bios", seg(uuid)), q)?;
+        Ok(array_of(&doc, "bios"))
+    }
+
+    /// `GET /v1/nodes/{uuid}/firmware`.
+    pub fn get_firmware(&self, uuid: &str) -> Result<Vec<Value>, IronicError> {
+        let doc: Value = self.get_json(&format!("nodes/{}/firmware", seg(uuid)), &[])?;
+        Ok(array_of(&doc, "firmware"))
+    }
+
+    /// `GET /v1/nodes/{uuid}/vmedia` (1.93): the attached virtual media.
+    pub fn get_vmedia(&self, uuid: &str) -> Result<Vec<Value>, IronicError> {
+        let doc: Value = self.get_json(&format!("nodes/{}/vmedia", seg(uuid)), &[])?;
+        Ok(match doc {
+            Value::Array(items) => items,
+            other => array_of(&other, "vmedia"),
+        })
+    }
+
+    /// `POST /v1/nodes/{uuid}/vmedia` with a CD-ROM image (204).
+    pub fn attach_vmedia(&self, uuid: &str, image_url: &str) -> Result<(), IronicError> {
+        let body = json!({ "device_type": "cdrom", "image_url": image_url });
+        self.request(
+            Method::POST,
+            &format!("nodes/{}/vmedia", seg(uuid)),
+            &[],
+            Some(&body),
+            &[200, 202, 204],
+        )
+        .map(drop)
+    }
+
+    /// `DELETE /v1/nodes/{uuid}/vmedia?device_types=cdrom` (204).
+    pub fn detach_vmedia(&self, uuid: &str) -> Result<(), IronicError> {
+        self.request(
+            Method::DELETE,
+            &format!("nodes/{}/vmedia", seg(uuid)),
+            &[("device_types", "cdrom")],
+            None,
+            &[200, 202, 204],
+        )
+        .map(drop)
+    }
+
+    /// `POST /v1/nodes/{uuid}/vendor_passthru?method=<method>` with a JSON body.
+    pub fn vendor_passthru(
+        &self,
+        uuid: &str,
+        method: &str,
+        http_method: Method,
+        body: &Value,
+    ) -> Result<Value, IronicError> {
+        let resp = self.request(
+            http_method,
+            &format!("nodes/{}/vendor_passthru", seg(uuid)),
+            &[("method", method)],
+            Some(body),
+            &[200, 202, 204],
+        )?;
+        if resp.body.is_empty() {
+            Ok(Value::Null)
+        } else {
+            resp.json()
+        }
+    }
+
     /// `GET /v1/drivers`, uncached.
     pub fn list_drivers(&self) -> Result<Vec<Driver>, IronicError> {
         self.list_all("drivers", &[], "drivers")
@@ -311,4 +380,11 @@ impl IronicClient {
         }
         Ok(())
     }
+}
+
+fn array_of(doc: &Value, key: &str) -> Vec<Value> {
+    doc.get(key)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
 }

@@ -258,6 +258,8 @@ pub struct IronicConfig {
     pub auth: Auth,
     /// CA bundle; when set it is the only trust root.
     pub ca_file: Option<PathBuf>,
+    /// A CA bundle given as bytes (from a Secret); wins over `ca_file`.
+    pub ca_pem: Option<Vec<u8>>,
     /// Client certificate and key for mTLS (both needed).
     pub client_cert: Option<(PathBuf, PathBuf)>,
     pub insecure: bool,
@@ -272,6 +274,7 @@ impl IronicConfig {
             endpoint,
             auth: auth.unwrap_or(Auth::None),
             ca_file: None,
+            ca_pem: None,
             client_cert: None,
             insecure: false,
             timeout: DEFAULT_TIMEOUT,
@@ -324,6 +327,7 @@ impl IronicConfig {
             endpoint,
             auth,
             ca_file,
+            ca_pem: None,
             client_cert,
             insecure,
             timeout,
@@ -545,11 +549,18 @@ impl IronicClient {
             .connect_timeout(Duration::from_secs(30))
             .tcp_keepalive(Duration::from_secs(30))
             .pool_idle_timeout(POOL_IDLE_TIMEOUT);
-        if let Some(ca) = &config.ca_file {
-            let pem = std::fs::read(ca).map_err(|e| {
-                IronicError::config(format!("cannot read CA bundle {}: {e}", ca.display()))
-            })?;
-            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+        let ca = match (&config.ca_pem, &config.ca_file) {
+            (Some(pem), _) => Some((pem.clone(), PathBuf::from("<secret>"))),
+            (None, Some(ca)) => Some((
+                std::fs::read(ca).map_err(|e| {
+                    IronicError::config(format!("cannot read CA bundle {}: {e}", ca.display()))
+                })?,
+                ca.clone(),
+            )),
+            (None, None) => None,
+        };
+        if let Some((pem, ca)) = &ca {
+            let certs = reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
                 IronicError::config(format!("invalid CA bundle {}: {e}", ca.display()))
             })?;
             if certs.is_empty() {

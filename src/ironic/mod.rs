@@ -8,6 +8,8 @@
 pub mod api;
 pub mod client;
 pub mod convert;
+pub mod plugin;
+pub mod provisioner;
 pub mod types;
 
 #[cfg(test)]

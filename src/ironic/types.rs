@@ -42,9 +42,14 @@ pub struct Node {
     #[serde(deserialize_with = "null_default")]
     pub extra: Map<String, Value>,
     pub automated_clean: Option<bool>,
+    /// Network data Ironic injects into the ramdisk (1.66).
+    #[serde(deserialize_with = "null_default")]
+    pub network_data: Value,
     #[serde(deserialize_with = "null_default")]
     pub disable_power_off: bool,
     pub health: Option<String>,
+    /// Set by Ironic when an inspection finished (even a fake one that stored nothing).
+    pub inspection_finished_at: Option<String>,
     pub boot_interface: Option<String>,
     pub deploy_interface: Option<String>,
     pub inspect_interface: Option<String>,

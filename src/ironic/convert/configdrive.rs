@@ -1,7 +1,7 @@
 //! The config drive in Ironic's JSON form (spec 3.7).
 
 use bmhctl_plugin_sdk::HostConfigData;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Who the host is, for the default meta data.
 #[derive(Debug, Clone, Default)]
@@ -11,6 +11,41 @@ pub struct HostIdentity<'a> {
     pub name: &'a str,
 }
 
+/// The meta data every config drive starts from; a meta data secret is merged over it.
+pub fn default_meta_data(host: &HostIdentity<'_>) -> Map<String, Value> {
+    let mut meta = Map::new();
+    let mut put = |key: &str, value: &str| {
+        meta.insert(key.to_string(), Value::String(value.to_string()));
+    };
+    put("uuid", host.uid);
+    put("metal3-namespace", host.namespace);
+    put("metal3-name", host.name);
+    put("local-hostname", host.name);
+    put("local_hostname", host.name);
+    put("name", host.name);
+    meta
+}
+
+/// Parses a YAML (or JSON) document that must be a mapping. `None` for a null document (e.g.
+/// only comments), which BMO's decoder also accepts.
+fn parse_yaml_mapping(text: &str) -> Result<Option<Map<String, Value>>, String> {
+    match serde_saphyr::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(Some(map)),
+        Ok(Value::Null) => Ok(None),
+        Ok(other) => Err(format!(
+            "expected a mapping, found {}",
+            match other {
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::String(_) => "a string",
+                _ => "a sequence",
+            }
+        )),
+        // One line: the source snippet would only repeat the secret's text.
+        Err(e) => Err(e.without_snippet().to_string()),
+    }
+}
+
 /// `{}` for a live ISO; else `{"meta_data": …, "network_data"?: …, "user_data"?: …}`.
 /// Errors are the transient error texts of the spec.
 pub fn config_drive(
@@ -18,6 +53,269 @@ pub fn config_drive(
     data: &HostConfigData,
     live_iso: bool,
 ) -> Result<Value, String> {
-    let _ = (host, data, live_iso);
-    todo!()
+    // Some hardware cannot attach a second virtual medium next to the ISO, so no drive.
+    if live_iso {
+        return Ok(Value::Object(Map::new()));
+    }
+
+    // Network data is decoded before meta data, so its error wins when both are broken.
+    let network_data = if data.network_data.is_empty() {
+        None
+    } else {
+        parse_yaml_mapping(&data.network_data)
+            .map_err(|e| format!("failed to unmarshal network_data.json from secret: {e}"))?
+    };
+
+    let mut meta_data = default_meta_data(host);
+    if !data.meta_data.is_empty() {
+        let overrides = parse_yaml_mapping(&data.meta_data)
+            .map_err(|e| format!("failed to unmarshal metadata from secret: {e}"))?;
+        // A null document keeps the defaults (BMO's decoder would drop the whole meta data).
+        meta_data.extend(overrides.into_iter().flatten());
+    }
+
+    let mut drive = Map::new();
+    drive.insert("meta_data".into(), Value::Object(meta_data));
+    // An empty mapping is left out too, as Ironic's Go client does.
+    if let Some(network_data) = network_data.filter(|m| !m.is_empty()) {
+        drive.insert("network_data".into(), Value::Object(network_data));
+    }
+    if !data.user_data.is_empty() {
+        drive.insert("user_data".into(), Value::String(data.user_data.clone()));
+    }
+    Ok(Value::Object(drive))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const HOST: HostIdentity<'static> = HostIdentity {
+        uid: "33ce8659-7400-4c68-9535-d10766f07a58",
+        namespace: "myns",
+        name: "myhost",
+    };
+
+    fn data(user: &str, network: &str, meta: &str) -> HostConfigData {
+        HostConfigData {
+            user_data: user.into(),
+            network_data: network.into(),
+            meta_data: meta.into(),
+        }
+    }
+
+    fn default_meta() -> Value {
+        json!({
+            "uuid": "33ce8659-7400-4c68-9535-d10766f07a58",
+            "metal3-namespace": "myns",
+            "metal3-name": "myhost",
+            "local-hostname": "myhost",
+            "local_hostname": "myhost",
+            "name": "myhost",
+        })
+    }
+
+    fn meta_with(extra: Value) -> Value {
+        let mut meta = default_meta();
+        if let (Value::Object(m), Value::Object(e)) = (&mut meta, extra) {
+            m.extend(e);
+        }
+        meta
+    }
+
+    /// BMO's `TestEmpty` cases for `getConfigDrive`.
+    #[test]
+    fn bmo_cases() {
+        let cases = [
+            (
+                "default",
+                data("", "", ""),
+                false,
+                json!({"meta_data": default_meta()}),
+            ),
+            (
+                "everything",
+                data("testUserData", "test: NetworkData", "test: Meta"),
+                false,
+                json!({
+                    "meta_data": meta_with(json!({"test": "Meta"})),
+                    "network_data": {"test": "NetworkData"},
+                    "user_data": "testUserData",
+                }),
+            ),
+            (
+                "only network data",
+                data("", "test: NetworkData", ""),
+                false,
+                json!({"meta_data": default_meta(), "network_data": {"test": "NetworkData"}}),
+            ),
+            (
+                "only user data",
+                data("testUserData", "", ""),
+                false,
+                json!({"meta_data": default_meta(), "user_data": "testUserData"}),
+            ),
+            (
+                "only meta data",
+                data("", "", "test: Meta"),
+                false,
+                json!({"meta_data": meta_with(json!({"test": "Meta"}))}),
+            ),
+            ("live ISO", data("", "", ""), true, json!({})),
+        ];
+        for (name, host_data, live_iso, expected) in cases {
+            assert_eq!(
+                config_drive(&HOST, &host_data, live_iso),
+                Ok(expected),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn live_iso_ignores_all_data_even_broken_data() {
+        let broken = data("#cloud-config", "[not: a mapping", "- a list");
+        assert_eq!(config_drive(&HOST, &broken, true), Ok(json!({})));
+    }
+
+    #[test]
+    fn meta_data_secret_overrides_defaults() {
+        let meta = "name: other\nlocal-hostname: other.example.com\npublic_keys:\n  default: ssh-ed25519 AAAA\n";
+        let drive = config_drive(&HOST, &data("", "", meta), false).expect("valid");
+        assert_eq!(
+            drive["meta_data"],
+            meta_with(json!({
+                "name": "other",
+                "local-hostname": "other.example.com",
+                "public_keys": {"default": "ssh-ed25519 AAAA"},
+            }))
+        );
+    }
+
+    #[test]
+    fn user_data_is_passed_verbatim() {
+        let user = "#cloud-config\nusers:\n  - name: core\n";
+        let drive = config_drive(&HOST, &data(user, "", ""), false).expect("valid");
+        assert_eq!(drive["user_data"], json!(user));
+    }
+
+    #[test]
+    fn network_data_as_json_text() {
+        // Secrets often hold network_data.json itself; JSON is YAML.
+        let network = r#"{"links": [{"id": "eth0", "type": "phy", "ethernet_mac_address": "00:11:22:33:44:55", "mtu": 1500}],
+            "networks": [{"id": "n0", "link": "eth0", "type": "ipv4_dhcp"}], "services": []}"#;
+        let drive = config_drive(&HOST, &data("", network, ""), false).expect("valid");
+        assert_eq!(
+            drive["network_data"],
+            json!({
+                "links": [{"id": "eth0", "type": "phy", "ethernet_mac_address": "00:11:22:33:44:55", "mtu": 1500}],
+                "networks": [{"id": "n0", "link": "eth0", "type": "ipv4_dhcp"}],
+                "services": [],
+            })
+        );
+    }
+
+    #[test]
+    fn network_data_as_yaml_keeps_scalar_types() {
+        let network =
+            "links:\n- id: eth0\n  mtu: 9000\n  enabled: true\n  mac: \"00:11:22:33:44:55\"\n";
+        let drive = config_drive(&HOST, &data("", network, ""), false).expect("valid");
+        assert_eq!(
+            drive["network_data"],
+            json!({"links": [{"id": "eth0", "mtu": 9000, "enabled": true, "mac": "00:11:22:33:44:55"}]})
+        );
+    }
+
+    #[test]
+    fn null_or_empty_documents_add_nothing() {
+        // Comment-only or `{}` network data is left out; such meta data keeps the defaults.
+        for text in ["# nothing here\n", "null", "~", "{}"] {
+            let drive = config_drive(&HOST, &data("", text, text), false).expect("valid");
+            assert_eq!(drive, json!({"meta_data": default_meta()}), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn network_data_errors() {
+        for text in ["- a\n- b\n", "just a string", "42", "{unclosed: [1, 2"] {
+            let err = config_drive(&HOST, &data("", text, ""), false).expect_err(text);
+            assert!(
+                err.starts_with("failed to unmarshal network_data.json from secret: "),
+                "{text:?}: {err}"
+            );
+            assert!(
+                err.len() > "failed to unmarshal network_data.json from secret: ".len(),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn parse_errors_are_one_line_with_a_position() {
+        let err = config_drive(&HOST, &data("", "{unclosed: [1, 2", ""), false).expect_err("bad");
+        assert!(!err.contains('\n'), "{err}");
+        assert!(err.contains("line 1"), "{err}");
+        let err = config_drive(&HOST, &data("", "", "a: 1\na: 2\n"), false).expect_err("dup");
+        assert!(
+            err.starts_with("failed to unmarshal metadata from secret: "),
+            "{err}"
+        );
+        assert!(err.contains("duplicate"), "{err}");
+        assert!(!err.contains('\n'), "{err}");
+    }
+
+    #[test]
+    fn shape_errors_name_what_was_found() {
+        let err = config_drive(&HOST, &data("", "- a", ""), false).expect_err("list");
+        assert_eq!(
+            err,
+            "failed to unmarshal network_data.json from secret: expected a mapping, found a sequence"
+        );
+        let err = config_drive(&HOST, &data("", "", "hello"), false).expect_err("string");
+        assert_eq!(
+            err,
+            "failed to unmarshal metadata from secret: expected a mapping, found a string"
+        );
+    }
+
+    #[test]
+    fn yaml_scalars_in_meta_data() {
+        // Non-string keys become strings; YAML 1.1 booleans are read as Go's YAML library does.
+        let drive =
+            config_drive(&HOST, &data("", "", "1: one\nflag: yes\ncount: 3\n"), false).expect("ok");
+        assert_eq!(drive["meta_data"]["1"], json!("one"));
+        assert_eq!(drive["meta_data"]["flag"], json!(true));
+        assert_eq!(drive["meta_data"]["count"], json!(3));
+    }
+
+    #[test]
+    fn meta_data_errors() {
+        for text in ["- a\n- b\n", "true", "{unclosed: [1, 2"] {
+            let err = config_drive(&HOST, &data("", "", text), false).expect_err(text);
+            assert!(
+                err.starts_with("failed to unmarshal metadata from secret: "),
+                "{text:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn network_data_error_comes_first() {
+        let err = config_drive(&HOST, &data("", "- x", "- y"), false).expect_err("two errors");
+        assert!(err.starts_with("failed to unmarshal network_data.json from secret: "));
+    }
+
+    #[test]
+    fn empty_identity_still_writes_every_default_key() {
+        let drive = config_drive(&HostIdentity::default(), &HostConfigData::default(), false)
+            .expect("valid");
+        assert_eq!(
+            drive,
+            json!({"meta_data": {
+                "uuid": "", "metal3-namespace": "", "metal3-name": "",
+                "local-hostname": "", "local_hostname": "", "name": "",
+            }})
+        );
+    }
 }

@@ -1,0 +1,133 @@
+//! The plugin entry points of `ironic-provisioner.so`: where the factory gets its settings.
+//!
+//! Ironic is found as BMO finds it: `IRONIC_ENDPOINT` and friends from the environment, or,
+//! when `IRONIC_NAME` is set, an `ironic.metal3.io/v1alpha1` `Ironic` document from the user's
+//! files (namespace `IRONIC_NAMESPACE`, else the default one). A file has no Service to resolve,
+//! so that document names its endpoint in the annotation `bmhctl.metal3.io/endpoint`; HTTP basic
+//! credentials come from the Secret `spec.apiCredentialsName` (keys `username`, `password`) and
+//! a CA bundle from the Secret `spec.tls.certificateName` (key `ca.crt`, else `tls.crt`).
+
+use super::client::{Auth, IronicClient, IronicConfig};
+use super::provisioner::{IronicFactory, ProvisionerConfig};
+use base64::Engine;
+use bmhctl_plugin_sdk::abi::{
+    FEATURE_PREPROVISIONING_IMAGE, HostConfigureInput, HostRequirements, ObjectKind, ObjectRequest,
+};
+use bmhctl_plugin_sdk::{PluginContext, ProvisionerError};
+use serde_json::Value;
+
+pub const IRONIC_API_VERSION: &str = "ironic.metal3.io/v1alpha1";
+pub const IRONIC_KIND: &str = "Ironic";
+/// Where an `Ironic` document in a file gives its endpoint.
+pub const ENDPOINT_ANNOTATION: &str = "bmhctl.metal3.io/endpoint";
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Host configure: with `IRONIC_NAME`, ask the host to load `Ironic` documents.
+pub fn host_configure(input: HostConfigureInput) -> Result<HostRequirements, ProvisionerError> {
+    if env("IRONIC_NAME").is_none() {
+        return Ok(HostRequirements::default());
+    }
+    Ok(HostRequirements {
+        object_kinds: vec![ObjectKind {
+            api_version: IRONIC_API_VERSION.into(),
+            kind: IRONIC_KIND.into(),
+        }],
+        namespace: Some(env("IRONIC_NAMESPACE").unwrap_or(input.default_namespace)),
+    })
+}
+
+/// The factory: client settings, provisioner settings, readiness checked lazily per pass.
+pub fn factory(ctx: PluginContext) -> Result<IronicFactory, ProvisionerError> {
+    let config = match env("IRONIC_NAME") {
+        Some(name) => config_from_object(&ctx, &name)?,
+        None => IronicConfig::from_env().map_err(|e| ProvisionerError::Other(e.to_string()))?,
+    };
+    let client = IronicClient::new(config).map_err(|e| ProvisionerError::Other(e.to_string()))?;
+    let prov = ProvisionerConfig::from_env(ctx.has_feature(FEATURE_PREPROVISIONING_IMAGE))
+        .map_err(ProvisionerError::Other)?;
+    ctx.logger().info(format!(
+        "using Ironic at {} (PROVISIONING_LIMIT={})",
+        client.endpoint(),
+        prov.provisioning_limit
+    ));
+    Ok(IronicFactory::new(client, prov))
+}
+
+fn config_from_object(ctx: &PluginContext, name: &str) -> Result<IronicConfig, ProvisionerError> {
+    let namespace = env("IRONIC_NAMESPACE").unwrap_or_else(|| ctx.default_namespace().to_string());
+    let what = format!("{IRONIC_KIND} {namespace}/{name}");
+    let obj = ctx
+        .objects()
+        .read(&ObjectRequest {
+            api_version: IRONIC_API_VERSION.into(),
+            kind: IRONIC_KIND.into(),
+            namespace: namespace.clone(),
+            name: name.into(),
+        })?
+        .ok_or_else(|| {
+            ProvisionerError::Other(format!(
+                "IRONIC_NAME is set but no {what} document was found in the given files"
+            ))
+        })?;
+    let endpoint = obj
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(ENDPOINT_ANNOTATION))
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            ProvisionerError::Other(format!(
+                "{what}: metadata.annotations.{ENDPOINT_ANNOTATION} must give the Ironic endpoint"
+            ))
+        })?;
+    let mut config =
+        IronicConfig::new(endpoint).map_err(|e| ProvisionerError::Other(format!("{what}: {e}")))?;
+    let secret_value = |secret: &str, keys: &[&str]| -> Result<Option<String>, ProvisionerError> {
+        let s = ctx
+            .objects()
+            .read_secret(&namespace, secret)?
+            .ok_or_else(|| {
+                ProvisionerError::Other(format!("{what}: Secret {namespace}/{secret} not found"))
+            })?;
+        for k in keys {
+            if let Some(v) = s.pointer(&format!("/data/{k}")).and_then(Value::as_str) {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(v)
+                    .map_err(|e| {
+                        ProvisionerError::Other(format!(
+                            "{what}: Secret {namespace}/{secret} key {k} is not base64: {e}"
+                        ))
+                    })?;
+                return Ok(Some(String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+        Ok(None)
+    };
+    if let Some(secret) = obj
+        .pointer("/spec/apiCredentialsName")
+        .and_then(Value::as_str)
+    {
+        let user = secret_value(secret, &["username"])?.unwrap_or_default();
+        let pass = secret_value(secret, &["password"])?.unwrap_or_default();
+        if user.trim().is_empty() || pass.trim().is_empty() {
+            return Err(ProvisionerError::Other(format!(
+                "{what}: Secret {namespace}/{secret} needs non-empty username and password"
+            )));
+        }
+        config.auth = Auth::HttpBasic {
+            username: user.trim().to_string(),
+            password: pass.trim().to_string(),
+        };
+    }
+    if let Some(secret) = obj
+        .pointer("/spec/tls/certificateName")
+        .and_then(Value::as_str)
+    {
+        config.ca_pem = secret_value(secret, &["ca.crt", "tls.crt"])?.map(String::into_bytes);
+    }
+    if env("IRONIC_INSECURE").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+        config.insecure = true;
+    }
+    Ok(config)
+}

@@ -1,0 +1,101 @@
+//! The Ironic provisioner's settings, read from the environment variables BMO reads (spec
+//! `bmo-state-machine.md` 8.2).
+
+/// Settings beyond the client's (the client reads its own: endpoint, auth, TLS, timeout).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProvisionerConfig {
+    pub deploy_kernel_url: String,
+    pub deploy_ramdisk_url: String,
+    pub deploy_iso_url: String,
+    /// `PROVISIONING_LIMIT`: busy non-virtual-media nodes allowed at once.
+    pub provisioning_limit: usize,
+    /// `LIVE_ISO_FORCE_PERSISTENT_BOOT_DEVICE`.
+    pub live_iso_force_persistent_boot_device: String,
+    /// `DIRECT_DEPLOY_FORCE_PERSISTENT_BOOT_DEVICE`.
+    pub direct_deploy_force_persistent_boot_device: String,
+    /// `IRONIC_EXTERNAL_URL_V6`.
+    pub external_url_v6: String,
+    /// `PROVISIONING_NETWORK_DISABLED`.
+    pub provisioning_network_disabled: bool,
+    /// A preprovisioning image builder is configured (the host's feature flag).
+    pub have_preprov_image_builder: bool,
+}
+
+pub const DEFAULT_PROVISIONING_LIMIT: usize = 20;
+
+impl Default for ProvisionerConfig {
+    fn default() -> Self {
+        ProvisionerConfig {
+            deploy_kernel_url: String::new(),
+            deploy_ramdisk_url: String::new(),
+            deploy_iso_url: String::new(),
+            provisioning_limit: DEFAULT_PROVISIONING_LIMIT,
+            live_iso_force_persistent_boot_device: "Default".into(),
+            direct_deploy_force_persistent_boot_device: "Default".into(),
+            external_url_v6: String::new(),
+            provisioning_network_disabled: false,
+            have_preprov_image_builder: false,
+        }
+    }
+}
+
+/// `PROVISIONING_LIMIT`'s value, with BMO's message for a non-integer.
+pub fn parse_provisioning_limit(raw: Option<&str>) -> Result<usize, String> {
+    match raw {
+        None | Some("") => Ok(DEFAULT_PROVISIONING_LIMIT),
+        Some(v) => v
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| format!("invalid value set for variable PROVISIONING_LIMIT={v}")),
+    }
+}
+
+fn persistent_boot_device(name: &str, raw: Option<String>) -> Result<String, String> {
+    match raw.as_deref() {
+        None | Some("") => Ok("Default".into()),
+        Some(v @ ("Default" | "Always" | "Never")) => Ok(v.to_string()),
+        Some(v) => Err(format!(
+            "invalid value for variable {name}={v}, must be one of Default, Always, Never"
+        )),
+    }
+}
+
+impl ProvisionerConfig {
+    /// From the process environment.
+    pub fn from_env(have_preprov_image_builder: bool) -> Result<Self, String> {
+        Self::from_lookup(|k| std::env::var(k).ok(), have_preprov_image_builder)
+    }
+
+    pub fn from_lookup(
+        get: impl Fn(&str) -> Option<String>,
+        have_preprov_image_builder: bool,
+    ) -> Result<Self, String> {
+        let text = |k: &str| get(k).unwrap_or_default().trim().to_string();
+        let kernel = text("DEPLOY_KERNEL_URL");
+        let ramdisk = text("DEPLOY_RAMDISK_URL");
+        if !ramdisk.is_empty() && kernel.is_empty() {
+            return Err("DEPLOY_RAMDISK_URL requires DEPLOY_KERNEL_URL to be set also".into());
+        }
+        if !have_preprov_image_builder && kernel.is_empty() != ramdisk.is_empty() {
+            return Err("DEPLOY_KERNEL_URL and DEPLOY_RAMDISK_URL can only be set together".into());
+        }
+        Ok(ProvisionerConfig {
+            deploy_kernel_url: kernel,
+            deploy_ramdisk_url: ramdisk,
+            deploy_iso_url: text("DEPLOY_ISO_URL"),
+            provisioning_limit: parse_provisioning_limit(get("PROVISIONING_LIMIT").as_deref())?,
+            live_iso_force_persistent_boot_device: persistent_boot_device(
+                "LIVE_ISO_FORCE_PERSISTENT_BOOT_DEVICE",
+                get("LIVE_ISO_FORCE_PERSISTENT_BOOT_DEVICE"),
+            )?,
+            direct_deploy_force_persistent_boot_device: persistent_boot_device(
+                "DIRECT_DEPLOY_FORCE_PERSISTENT_BOOT_DEVICE",
+                get("DIRECT_DEPLOY_FORCE_PERSISTENT_BOOT_DEVICE"),
+            )?,
+            external_url_v6: text("IRONIC_EXTERNAL_URL_V6"),
+            provisioning_network_disabled: text("PROVISIONING_NETWORK_DISABLED")
+                .eq_ignore_ascii_case("true"),
+            have_preprov_image_builder,
+        })
+    }
+}

@@ -1,0 +1,174 @@
+//! Firmware reads (3.13), data images, BMC event subscriptions (3.14).
+
+use super::{IronicProvisioner, Outcome, transient};
+use bmhctl_plugin_sdk::{
+    FirmwareComponentStatus, FirmwareSettings, OpResult, ProvisionerError, SettingSchema,
+};
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+fn text(v: &Value, key: &str) -> String {
+    match v.get(key) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+impl IronicProvisioner {
+    fn require_node_id(&self) -> Result<String, ProvisionerError> {
+        if self.node_id.is_empty() {
+            Err(ProvisionerError::NeedsRegistration)
+        } else {
+            Ok(self.node_id.clone())
+        }
+    }
+
+    pub(super) fn do_get_firmware_settings(
+        &mut self,
+        include_schema: bool,
+    ) -> Result<FirmwareSettings, ProvisionerError> {
+        let id = self.require_node_id()?;
+        let items = self
+            .seen(self.client().get_bios(&id, include_schema))
+            .map_err(|e| {
+                ProvisionerError::Other(format!("could not get BIOS settings for node {id}: {e}"))
+            })?;
+        let mut out = FirmwareSettings::default();
+        for item in items {
+            let name = text(&item, "name");
+            if name.is_empty() {
+                continue;
+            }
+            out.settings.insert(name.clone(), text(&item, "value"));
+            if include_schema {
+                let int = |k: &str| item.get(k).and_then(Value::as_i64);
+                let flag = |k: &str| item.get(k).and_then(Value::as_bool);
+                out.schema.insert(
+                    name,
+                    SettingSchema {
+                        attribute_type: text(&item, "attribute_type"),
+                        allowable_values: item
+                            .get("allowable_values")
+                            .and_then(Value::as_array)
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(|v| v.as_str().map(String::from))
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                        lower_bound: int("lower_bound"),
+                        upper_bound: int("upper_bound"),
+                        min_length: int("min_length"),
+                        max_length: int("max_length"),
+                        read_only: flag("read_only"),
+                        unique: flag("unique"),
+                    },
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    pub(super) fn do_get_firmware_components(
+        &mut self,
+    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
+        let id = self.require_node_id()?;
+        let items = self.seen(self.client().get_firmware(&id)).map_err(|e| {
+            ProvisionerError::Other(format!(
+                "could not get firmware components for node {id}: {e}"
+            ))
+        })?;
+        Ok(items
+            .iter()
+            .map(|c| FirmwareComponentStatus {
+                component: text(c, "component"),
+                initial_version: text(c, "initial_version"),
+                current_version: text(c, "current_version"),
+                last_version_flashed: text(c, "last_version_flashed"),
+                updated_at: text(c, "updated_at"),
+            })
+            .filter(|c| {
+                c.component == "bios" || c.component == "bmc" || c.component.starts_with("nic:")
+            })
+            .collect())
+    }
+
+    pub(super) fn do_get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+        let version = self
+            .seen(self.client().api_version())
+            .map_err(|e| ProvisionerError::Other(e.to_string()))?;
+        if !version.has_virtual_media_get_api() {
+            return transient(format!(
+                "ironic version={}.{} doesn't support Virtual Media Get API, needs version>=1.93",
+                version.server_max.0, version.server_max.1
+            ));
+        }
+        let node = self.get_node()?;
+        if node.reservation.as_deref().is_some_and(|r| !r.is_empty()) {
+            return Err(ProvisionerError::NodeIsBusy);
+        }
+        let media = self
+            .seen(self.client().get_vmedia(&node.uuid))
+            .map_err(|e| ProvisionerError::Other(format!("failed to get virtual media: {e}")))?;
+        Ok(media
+            .iter()
+            .any(|m| m.get("inserted").and_then(Value::as_bool) == Some(true)))
+    }
+
+    pub(super) fn do_attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
+        let id = self.require_node_id()?;
+        self.seen(self.client().attach_vmedia(&id, url))
+            .map_err(|e| ProvisionerError::Other(format!("failed to attach data image: {e}")))
+    }
+
+    pub(super) fn do_detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+        let id = self.require_node_id()?;
+        self.seen(self.client().detach_vmedia(&id))
+            .map_err(|e| ProvisionerError::Other(format!("failed to detach data image: {e}")))
+    }
+
+    pub(super) fn do_add_bmc_event_subscription(
+        &mut self,
+        subscription: &Value,
+        http_headers: &[BTreeMap<String, String>],
+    ) -> Outcome {
+        let id = self.require_node_id()?;
+        let spec = subscription.get("spec").unwrap_or(subscription);
+        let body = json!({
+            "Destination": text(spec, "destination"),
+            "Context": text(spec, "context"),
+            "HttpHeaders": http_headers,
+        });
+        match self.seen(self.client().vendor_passthru(
+            &id,
+            "create_subscription",
+            Method::POST,
+            &body,
+        )) {
+            Ok(_) => Ok(OpResult::done()),
+            Err(e) => transient(format!("failed to create subscription: {e}")),
+        }
+    }
+
+    pub(super) fn do_remove_bmc_event_subscription(&mut self, subscription: &Value) -> Outcome {
+        let id = self.require_node_id()?;
+        let sub_id = subscription
+            .pointer("/status/subscriptionID")
+            .or_else(|| subscription.get("id"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let body = json!({ "id": sub_id });
+        match self.seen(self.client().vendor_passthru(
+            &id,
+            "delete_subscription",
+            Method::DELETE,
+            &body,
+        )) {
+            Ok(_) => Ok(OpResult::done()),
+            Err(e) if e.is_not_found() => Ok(OpResult::done()),
+            Err(e) => transient(format!("failed to delete subscription: {e}")),
+        }
+    }
+}

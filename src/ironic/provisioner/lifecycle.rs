@@ -1,0 +1,893 @@
+//! Inspect (3.3), prepare (3.5), service (3.6), provision (3.7), adopt (3.8), deprovision
+//! (3.9), delete and detach (3.10).
+
+use super::{IronicProvisioner, LONG_DELAY, Outcome, SHORT_DELAY, requeue, transient};
+use crate::ironic::convert::capabilities::{instance_capabilities, merge_boot_mode_capabilities};
+use crate::ironic::convert::configdrive::{HostIdentity, config_drive};
+use crate::ironic::convert::devicehints::root_device_hints;
+use crate::ironic::convert::inventory::hardware_details;
+use crate::ironic::convert::raid;
+use crate::ironic::convert::steps::{bios_step, firmware_step};
+use crate::ironic::types::{Node, NodePatch, ProvisionStateRequest, Section, state};
+use bmh_api::ProvisioningState;
+use bmh_api::{AutomatedCleaningMode, ChecksumType, HardwareDetails, Image, InspectionMode};
+use bmhctl_plugin_sdk::{
+    AdoptData, InspectData, OpResult, PrepareData, ProvisionData, ProvisionerError, ServicingData,
+};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+type WithStarted = Result<(OpResult, bool), ProvisionerError>;
+
+impl IronicProvisioner {
+    // ---------------------------------------------------------------- inspection (3.3)
+
+    pub(super) fn do_inspect(
+        &mut self,
+        data: &InspectData,
+        mut restart_on_failure: bool,
+        mut refresh: bool,
+        force_reboot: bool,
+    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        let node = self.get_node()?;
+        let fast = data.inspection_mode == InspectionMode::Fast;
+        if node.provision_state == state::INSPECT_FAIL && node.last_error_str().contains("aborted")
+        {
+            // bmhctl (or BMO) aborted it: start over
+            refresh = true;
+            restart_on_failure = true;
+        }
+        let none = |r: Outcome| r.map(|r| (r, false, None));
+        match node.provision_state.as_str() {
+            state::AVAILABLE => none(self.change_state(&node, "manage")),
+            state::INSPECT_WAIT if force_reboot => {
+                let (r, started) =
+                    self.change_provision_state(&node, ProvisionStateRequest::new("abort"));
+                r.map(|r| (r, started, None))
+            }
+            state::INSPECTING | state::INSPECT_WAIT => {
+                let delay = if fast { SHORT_DELAY } else { LONG_DELAY };
+                Ok((requeue(delay), false, None))
+            }
+            state::INSPECT_FAIL => {
+                if restart_on_failure {
+                    self.start_inspection(&node, data)
+                } else {
+                    let msg = match node.last_error_str() {
+                        "" => "Inspection failed",
+                        e => e,
+                    };
+                    Ok((OpResult::failed(msg), false, None))
+                }
+            }
+            state::MANAGEABLE => {
+                if refresh {
+                    return self.start_inspection(&node, data);
+                }
+                let fake = self.bmc().is_ok_and(|b| b.is_extension());
+                let inspected = node.inspection_finished_at.is_some();
+                if fake && inspected {
+                    // Ironic's fake inspection stores no inventory: canned details, no GET.
+                    let details = canned_details(&node, &self.host.boot_mac_address);
+                    self.publish("InspectionComplete", "Hardware inspection completed");
+                    return Ok((OpResult::done(), false, Some(details)));
+                }
+                match self.seen(self.client().get_inventory(&node.uuid)) {
+                    Ok(inv) => {
+                        let details = self.details_from_inventory(&node, &inv);
+                        self.publish("InspectionComplete", "Hardware inspection completed");
+                        Ok((OpResult::done(), false, Some(details)))
+                    }
+                    Err(e) if e.is_not_found() => self.start_inspection(&node, data),
+                    Err(e) => transient(format!(
+                        "failed to retrieve hardware introspection data: {e}"
+                    )),
+                }
+            }
+            other => transient(format!("unexpected provision state {other}")),
+        }
+    }
+
+    /// Ironic's fake inspection stores no inventory; a fake-hardware host then gets canned
+    /// details (bmhctl's extension) so the rest of the flow has something to work with.
+    fn details_from_inventory(
+        &self,
+        node: &Node,
+        inv: &crate::ironic::types::NodeInventory,
+    ) -> HardwareDetails {
+        let empty = inv.inventory.as_object().is_none_or(|o| o.is_empty());
+        let fake = self.bmc().is_ok_and(|b| b.is_extension());
+        if empty && fake {
+            return canned_details(node, &self.host.boot_mac_address);
+        }
+        hardware_details(&inv.inventory, &inv.plugin_data)
+    }
+
+    fn start_inspection(
+        &mut self,
+        node: &Node,
+        data: &InspectData,
+    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        let bmc = match self.bmc() {
+            Ok(b) => b,
+            Err(e) => {
+                return Ok((
+                    OpResult::failed(format!("failed to parse BMC address information: {e}")),
+                    false,
+                    None,
+                ));
+            }
+        };
+        let interface = match bmc.inspect_interface(data.inspection_mode == InspectionMode::Fast) {
+            Ok(i) => i,
+            Err(e) => return Ok((OpResult::failed(e.to_string()), false, None)),
+        };
+        let mut patch = NodePatch::new().update(
+            node,
+            Section::Properties,
+            "capabilities",
+            Some(Value::from(merge_boot_mode_capabilities(
+                node.properties.get("capabilities"),
+                &data.boot_mode,
+            ))),
+        );
+        if !data.cpu_architecture.is_empty() {
+            patch = patch.update(
+                node,
+                Section::Properties,
+                "cpu_arch",
+                Some(Value::from(data.cpu_architecture.clone())),
+            );
+        }
+        patch = patch.update(
+            node,
+            Section::Top,
+            "inspect_interface",
+            Some(Value::from(interface)),
+        );
+        let node = match self.try_update_node(node, patch) {
+            Ok(n) => n,
+            Err(outcome) => return outcome.map(|r| (r, false, None)),
+        };
+        let (r, started) =
+            self.change_provision_state(&node, ProvisionStateRequest::new("inspect"));
+        if started {
+            self.publish("InspectionStarted", "Hardware inspection started");
+        }
+        r.map(|r| (r, started, None))
+    }
+
+    // ------------------------------------------------------------------- preparing (3.5)
+
+    /// RAID, BIOS and firmware steps, in that order; `Err` is a RAID validation failure.
+    fn manual_cleaning_steps(&self, data: &PrepareData) -> Result<Vec<Value>, String> {
+        let bmc = self.bmc().map_err(|e| e.to_string())?;
+        let iface = raid::raid_interface(
+            bmc.raid_interface(),
+            data.target_raid_config.as_ref(),
+            data.actual_raid_config.as_ref(),
+        )?;
+        let mut steps = raid::raid_clean_steps(
+            &iface,
+            data.target_raid_config.as_ref(),
+            data.actual_raid_config.as_ref(),
+        );
+        steps.extend(bios_step(
+            &data.target_firmware_settings,
+            &data.actual_firmware_settings,
+        ));
+        steps.extend(firmware_step(&data.target_firmware_components));
+        Ok(steps)
+    }
+
+    pub(super) fn do_prepare(
+        &mut self,
+        data: &PrepareData,
+        unprepared: bool,
+        restart_on_failure: bool,
+    ) -> WithStarted {
+        let node = self.get_node()?;
+        match node.provision_state.as_str() {
+            state::AVAILABLE => {
+                if !unprepared {
+                    return Ok((OpResult::done(), false));
+                }
+                let steps = match self.manual_cleaning_steps(data) {
+                    Ok(s) => s,
+                    Err(m) => return Ok((OpResult::failed(m), false)),
+                };
+                if steps.is_empty() {
+                    Ok((OpResult::done(), true))
+                } else {
+                    // manual cleaning starts from manageable
+                    self.change_state(&node, "manage").map(|r| (r, false))
+                }
+            }
+            state::MANAGEABLE => {
+                if !unprepared {
+                    return Ok((OpResult::done(), false));
+                }
+                match self.set_target_raid(&node, data) {
+                    Ok(None) => {}
+                    Ok(Some(r)) => return Ok((r, false)),
+                    Err(e) => return Err(e),
+                }
+                let steps = match self.manual_cleaning_steps(data) {
+                    Ok(s) => s,
+                    Err(m) => return Ok((OpResult::failed(m), false)),
+                };
+                if steps.is_empty() {
+                    return Ok((OpResult::done(), true));
+                }
+                let node = self.get_node()?;
+                let req = ProvisionStateRequest {
+                    clean_steps: steps,
+                    ..ProvisionStateRequest::new("clean")
+                };
+                let (r, started) = self.change_provision_state(&node, req);
+                r.map(|r| (r, started))
+            }
+            state::CLEAN_FAIL => {
+                if !restart_on_failure {
+                    return Ok((OpResult::failed(node.last_error_str()), false));
+                }
+                if node.maintenance {
+                    return self.set_maintenance(&node, false, "").map(|r| (r, false));
+                }
+                self.change_state(&node, "manage").map(|r| (r, false))
+            }
+            state::CLEANING | state::CLEAN_WAIT => Ok((requeue(LONG_DELAY), false)),
+            other => transient(format!("have unexpected ironic node state {other}")),
+        }
+    }
+
+    /// BMO's `setTargetRAIDCfg`: `Ok(None)` to go on, `Ok(Some(r))` to return `r`.
+    fn set_target_raid(
+        &mut self,
+        node: &Node,
+        data: &PrepareData,
+    ) -> Result<Option<OpResult>, ProvisionerError> {
+        let bmc = match self.bmc() {
+            Ok(b) => b,
+            Err(e) => return Ok(Some(OpResult::failed(e.to_string()))),
+        };
+        let iface = match raid::raid_interface(
+            bmc.raid_interface(),
+            data.target_raid_config.as_ref(),
+            data.actual_raid_config.as_ref(),
+        ) {
+            Ok(i) => i,
+            Err(m) => return Ok(Some(OpResult::failed(m))),
+        };
+        let disks = match raid::logical_disks(
+            data.target_raid_config.as_ref(),
+            data.root_device_hints.as_ref(),
+        ) {
+            Ok(d) => d,
+            Err(m) => return Ok(Some(OpResult::failed(m))),
+        };
+        if disks.is_empty() {
+            return Ok(None);
+        }
+        let patch = NodePatch::new().update(
+            node,
+            Section::Top,
+            "raid_interface",
+            Some(Value::from(iface)),
+        );
+        let node = match self.try_update_node(node, patch) {
+            Ok(n) => n,
+            Err(outcome) => return outcome.map(Some),
+        };
+        match self.seen(self.client().set_raid_config(&node.uuid, &disks)) {
+            Ok(()) => Ok(None),
+            Err(e) if e.is_conflict() => Ok(Some(requeue(SHORT_DELAY))),
+            Err(e) => transient(format!("failed to set raid config: {e}")),
+        }
+    }
+
+    // ------------------------------------------------------------------- servicing (3.6)
+
+    pub(super) fn do_service(
+        &mut self,
+        data: &ServicingData,
+        unprepared: bool,
+        restart_on_failure: bool,
+    ) -> WithStarted {
+        let node = self.get_node()?;
+        match node.provision_state.as_str() {
+            state::SERVICE_FAIL => {
+                if !data.has_firmware_spec {
+                    return self.change_state(&node, "abort").map(|r| (r, false));
+                }
+                if !restart_on_failure {
+                    return Ok((OpResult::failed(node.last_error_str()), false));
+                }
+                if node.maintenance {
+                    return self.set_maintenance(&node, false, "").map(|r| (r, false));
+                }
+                self.start_servicing(&node, data, true)
+            }
+            state::ACTIVE => self.start_servicing(&node, data, unprepared),
+            state::SERVICING => Ok((requeue(LONG_DELAY), false)),
+            state::SERVICE_WAIT => {
+                if !data.has_firmware_spec {
+                    return self.change_state(&node, "abort").map(|r| (r, false));
+                }
+                Ok((requeue(LONG_DELAY), false))
+            }
+            other => transient(format!("have unexpected ironic node state {other}")),
+        }
+    }
+
+    fn start_servicing(
+        &mut self,
+        node: &Node,
+        data: &ServicingData,
+        unprepared: bool,
+    ) -> WithStarted {
+        if !unprepared {
+            return Ok((OpResult::done(), false));
+        }
+        let mut steps: Vec<Value> = Vec::new();
+        steps.extend(bios_step(
+            &data.target_firmware_settings,
+            &data.actual_firmware_settings,
+        ));
+        steps.extend(firmware_step(&data.target_firmware_components));
+        if steps.is_empty() {
+            return Ok((OpResult::done(), true));
+        }
+        let req = ProvisionStateRequest {
+            service_steps: steps,
+            ..ProvisionStateRequest::new("service")
+        };
+        let (r, started) = self.change_provision_state(node, req);
+        r.map(|r| (r, started))
+    }
+
+    // ---------------------------------------------------------------- provisioning (3.7)
+
+    pub(super) fn do_provision(&mut self, data: &ProvisionData, force_reboot: bool) -> Outcome {
+        if !data.image.url.is_empty()
+            && let Err(e) = check_image_checksum(&data.image)
+        {
+            return Ok(OpResult::failed(format!("Validation failed: {e}")));
+        }
+        let node = self.get_node()?;
+        match node.provision_state.as_str() {
+            state::DEPLOY_FAIL => {
+                if has_same_image(&node, &data.image) {
+                    if node.last_error_str().is_empty() {
+                        return Ok(requeue(Duration::ZERO));
+                    }
+                    let checksum = if data.image.checksum.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", checksum: {}", data.image.checksum)
+                    };
+                    return Ok(OpResult::failed(format!(
+                        "Image provisioning failed (url: {}{checksum}): {}",
+                        data.image.url,
+                        node.last_error_str()
+                    )));
+                }
+                self.set_up_and_deploy(&node, data)
+            }
+            state::MANAGEABLE => self.change_state(&node, "provide"),
+            state::CLEAN_FAIL => {
+                if node.maintenance {
+                    self.set_maintenance(&node, false, "")
+                } else {
+                    self.change_state(&node, "manage")
+                }
+            }
+            state::AVAILABLE => self.set_up_and_deploy(&node, data),
+            state::ACTIVE => {
+                self.publish(
+                    "ProvisioningComplete",
+                    format!("Image provisioning completed for {}", data.image.url),
+                );
+                Ok(OpResult::done())
+            }
+            state::DEPLOY_WAIT if force_reboot => self.change_state(&node, "deleted"),
+            _ => Ok(requeue(LONG_DELAY)),
+        }
+    }
+
+    fn set_up_and_deploy(&mut self, node: &Node, data: &ProvisionData) -> Outcome {
+        // (1) instance settings
+        let patch = self.instance_update(node, data);
+        let node = match self.try_update_node(node, patch) {
+            Ok(n) => n,
+            Err(outcome) => return outcome,
+        };
+        // (2) validate
+        match self.seen(self.client().validate_node(&node.uuid)) {
+            Ok(v) => {
+                let mut reasons = Vec::new();
+                for iface in ["boot", "deploy"] {
+                    if let Some(res) = v.get(iface)
+                        && res.result == Some(false)
+                    {
+                        reasons.push(res.reason.clone().unwrap_or_default());
+                    }
+                }
+                if !reasons.is_empty() {
+                    return Ok(OpResult::failed(format!(
+                        "host validation error: {}",
+                        reasons.join("; ")
+                    )));
+                }
+            }
+            Err(e) if e.is_conflict() => return Ok(requeue(SHORT_DELAY)),
+            Err(e) => {
+                return transient(format!("failed to validate host during registration: {e}"));
+            }
+        }
+        self.publish(
+            "ProvisioningStarted",
+            format!("Image provisioning started for {}", data.image.url),
+        );
+        // (3) deploy
+        let live_iso = data.image.is_live_iso();
+        let drive = config_drive(
+            &HostIdentity {
+                uid: &self.host.uid,
+                namespace: &self.host.key.namespace,
+                name: &self.host.key.name,
+            },
+            &data.host_config,
+            live_iso,
+        );
+        let drive = match drive {
+            Ok(d) => d,
+            Err(m) => return transient(m),
+        };
+        let deploy_steps = match &data.custom_deploy {
+            Some(c) if !c.method.is_empty() => vec![json!({
+                "interface": "deploy",
+                "step": c.method,
+                "args": {},
+                "priority": 80,
+            })],
+            _ => Vec::new(),
+        };
+        let req = ProvisionStateRequest {
+            configdrive: Some(drive),
+            deploy_steps,
+            ..ProvisionStateRequest::new("active")
+        };
+        self.change_provision_state(&node, req).0
+    }
+
+    /// BMO's `getInstanceUpdateOpts` (spec 3.7 table).
+    fn instance_update(&self, node: &Node, data: &ProvisionData) -> NodePatch {
+        let img = &data.image;
+        let cfg = &self.shared.config;
+        let custom = data
+            .custom_deploy
+            .as_ref()
+            .is_some_and(|c| !c.method.is_empty());
+        let live_iso = img.is_live_iso();
+        let s = |v: &str| Some(Value::from(v));
+        let mut p = NodePatch::new()
+            .update(node, Section::Top, "instance_uuid", s(&self.host.uid))
+            .update(
+                node,
+                Section::InstanceInfo,
+                "capabilities",
+                Some(instance_capabilities(&data.boot_mode)),
+            )
+            .update(
+                node,
+                Section::InstanceInfo,
+                "root_device",
+                Some(Value::Object(root_device_hints(
+                    data.root_device_hints.as_ref(),
+                ))),
+            );
+        let typed = matches!(
+            img.checksum_type,
+            ChecksumType::Md5 | ChecksumType::Sha256 | ChecksumType::Sha512
+        );
+        let untyped = matches!(img.checksum_type, ChecksumType::Unset | ChecksumType::Auto);
+        let pull_secret = (!data.image_pull_secret.is_empty())
+            .then(|| Value::from(data.image_pull_secret.clone()));
+        let ii = Section::InstanceInfo;
+        let fixed_deploy = self.bmc().ok().and_then(|b| b.deploy_interface());
+        let deploy_iface = |p: NodePatch, want: Option<&str>| -> NodePatch {
+            if fixed_deploy.is_some() {
+                return p; // the scheme fixes it (fake-hardware)
+            }
+            match want {
+                Some(w) => p.update(node, Section::Top, "deploy_interface", Some(Value::from(w))),
+                None => match node.deploy_interface.as_deref() {
+                    Some("ramdisk" | "custom-agent") => p.remove("/deploy_interface"),
+                    _ => p,
+                },
+            }
+        };
+        if custom {
+            let url = (!img.url.is_empty()).then(|| Value::from(img.url.clone()));
+            let checksum_ok = !img.url.is_empty() && check_image_checksum(img).is_ok();
+            p = p
+                .update(node, ii, "boot_iso", None)
+                .update(node, ii, "image_source", url.clone())
+                .update(
+                    node,
+                    ii,
+                    "image_disk_format",
+                    (!img.format.is_empty()).then(|| Value::from(img.format.clone())),
+                )
+                .update(node, ii, "image_checksum", None)
+                .update(
+                    node,
+                    ii,
+                    "image_os_hash_algo",
+                    checksum_ok.then(|| Value::from(img.checksum_type.as_str().to_string())),
+                )
+                .update(
+                    node,
+                    ii,
+                    "image_os_hash_value",
+                    checksum_ok.then(|| Value::from(img.checksum.clone())),
+                )
+                .update(
+                    node,
+                    ii,
+                    "image_pull_secret",
+                    if url.is_some() { pull_secret } else { None },
+                );
+            p = deploy_iface(p, Some("custom-agent"));
+        } else if live_iso {
+            p = p
+                .update(node, ii, "boot_iso", s(&img.url))
+                .update(node, ii, "image_source", None)
+                .update(node, ii, "image_checksum", None)
+                .update(node, ii, "image_os_hash_algo", None)
+                .update(node, ii, "image_os_hash_value", None);
+            p = deploy_iface(p, Some("ramdisk"));
+            p = p.update(
+                node,
+                Section::DriverInfo,
+                "force_persistent_boot_device",
+                s(&cfg.live_iso_force_persistent_boot_device),
+            );
+        } else {
+            let oci_without_checksum = img.is_oci() && img.checksum.is_empty();
+            p = p
+                .update(node, ii, "boot_iso", None)
+                .update(node, ii, "image_source", s(&img.url))
+                .update(
+                    node,
+                    ii,
+                    "image_disk_format",
+                    (!img.format.is_empty()).then(|| Value::from(img.format.clone())),
+                )
+                .update(
+                    node,
+                    ii,
+                    "image_checksum",
+                    (untyped && !oci_without_checksum).then(|| Value::from(img.checksum.clone())),
+                )
+                .update(
+                    node,
+                    ii,
+                    "image_os_hash_algo",
+                    typed.then(|| Value::from(img.checksum_type.as_str().to_string())),
+                )
+                .update(
+                    node,
+                    ii,
+                    "image_os_hash_value",
+                    typed.then(|| Value::from(img.checksum.clone())),
+                )
+                .update(node, ii, "image_pull_secret", pull_secret);
+            p = deploy_iface(p, None);
+            p = p.update(
+                node,
+                Section::DriverInfo,
+                "force_persistent_boot_device",
+                s(&cfg.direct_deploy_force_persistent_boot_device),
+            );
+        }
+        p
+    }
+
+    // -------------------------------------------------------------------- adoption (3.8)
+
+    pub(super) fn do_adopt(&mut self, data: &AdoptData, restart_on_failure: bool) -> Outcome {
+        let node = self.get_node()?;
+        match node.provision_state.as_str() {
+            s @ (state::ENROLL | state::VERIFYING) => {
+                transient(format!("invalid state for adopt: {s}"))
+            }
+            state::MANAGEABLE => {
+                if data.state == ProvisioningState::Deprovisioning {
+                    return Ok(OpResult::done());
+                }
+                self.change_state(&node, "adopt")
+            }
+            state::ADOPTING => Ok(requeue(SHORT_DELAY)),
+            state::ADOPT_FAIL => {
+                if restart_on_failure {
+                    self.change_state(&node, "adopt")
+                } else {
+                    Ok(OpResult::failed(format!(
+                        "Host adoption failed: {}",
+                        node.last_error_str()
+                    )))
+                }
+            }
+            state::ACTIVE
+                if node.maintenance
+                    && node.fault_str().is_empty()
+                    && data.state != ProvisioningState::Deleting =>
+            {
+                self.set_maintenance(&node, false, "")
+            }
+            _ => Ok(OpResult::done()),
+        }
+    }
+
+    // -------------------------------------------------------------- deprovisioning (3.9)
+
+    pub(super) fn do_deprovision(
+        &mut self,
+        restart_on_failure: bool,
+        cleaning: AutomatedCleaningMode,
+    ) -> Outcome {
+        let node = self.get_node()?;
+        match node.provision_state.as_str() {
+            state::ERROR => {
+                if !restart_on_failure {
+                    let msg = match node.last_error_str() {
+                        "" => "Deprovisioning failed",
+                        e => e,
+                    };
+                    return Ok(OpResult::failed(msg));
+                }
+                self.publish("DeprovisioningStarted", "Image deprovisioning restarted");
+                self.change_state(&node, "deleted")
+            }
+            state::CLEAN_FAIL => {
+                if !restart_on_failure {
+                    return Ok(OpResult::failed(format!(
+                        "Cleaning failed: {}",
+                        node.last_error_str()
+                    )));
+                }
+                if node.maintenance {
+                    self.set_maintenance(&node, false, "")
+                } else {
+                    self.change_state(&node, "manage")
+                }
+            }
+            state::MANAGEABLE => self.change_state(&node, "provide"),
+            state::AVAILABLE => {
+                self.publish("DeprovisioningComplete", "Image deprovisioning completed");
+                Ok(OpResult::done())
+            }
+            state::DELETING | state::CLEANING | state::CLEAN_WAIT | state::DEPLOYING => {
+                Ok(requeue(LONG_DELAY))
+            }
+            state::ACTIVE | state::DEPLOY_FAIL | state::DEPLOY_WAIT => {
+                let want = cleaning != AutomatedCleaningMode::Disabled;
+                if node.automated_clean != Some(want) {
+                    let patch = NodePatch::new().add("/automated_clean", want);
+                    return match self.seen(self.client().patch_node(&node.uuid, &patch)) {
+                        Ok(n) => {
+                            self.node = n;
+                            Ok(requeue(Duration::ZERO))
+                        }
+                        Err(e) => transient(format!("failed to update automatedClean: {e}")),
+                    };
+                }
+                self.publish("DeprovisioningStarted", "Image deprovisioning started");
+                self.change_state(&node, "deleted")
+            }
+            other => transient(format!("unhandled ironic state {other}")),
+        }
+    }
+
+    // ------------------------------------------------------------ delete / detach (3.10)
+
+    pub(super) fn real_delete(&mut self, force: bool) -> Outcome {
+        let node = match self.get_node() {
+            Ok(n) => n,
+            Err(ProvisionerError::NeedsRegistration) => return Ok(OpResult::done()),
+            Err(e) => return Err(e),
+        };
+        let abort_from_deploy_wait = self
+            .seen(self.client().api_version())
+            .map(|v| v.has_deployment_abort())
+            .unwrap_or(false);
+        match node.provision_state.as_str() {
+            state::VERIFYING => return Ok(requeue(SHORT_DELAY)),
+            state::ENROLL => {}
+            state::AVAILABLE | state::MANAGEABLE => {
+                if node.instance_uuid.as_deref().is_some_and(|u| !u.is_empty()) {
+                    let patch = NodePatch::new().remove("/instance_uuid");
+                    if let Err(outcome) = self.try_update_node(&node, patch) {
+                        return outcome;
+                    }
+                }
+            }
+            state::DEPLOYING
+            | state::CLEANING
+            | state::INSPECTING
+            | state::SERVICING
+            | state::DELETING => return Ok(requeue(LONG_DELAY)),
+            state::DEPLOY_WAIT if force && !abort_from_deploy_wait => {
+                return self.change_state(&node, "deleted");
+            }
+            state::DEPLOY_WAIT | state::INSPECT_WAIT | state::CLEAN_WAIT | state::SERVICE_WAIT => {
+                return if force {
+                    self.change_state(&node, "abort")
+                } else {
+                    Ok(requeue(LONG_DELAY))
+                };
+            }
+            _ => {
+                if !node.maintenance {
+                    return self.set_maintenance(
+                        &node,
+                        true,
+                        "forcing deletion in baremetal-operator",
+                    );
+                }
+            }
+        }
+        match self.seen(self.client().delete_node(&node.uuid)) {
+            Ok(()) => {
+                self.invalidate();
+                self.saved = Default::default();
+                Ok(requeue(Duration::ZERO))
+            }
+            Err(e) if e.is_not_found() => {
+                self.invalidate();
+                Ok(requeue(Duration::ZERO))
+            }
+            Err(e) if e.is_conflict() => Ok(requeue(SHORT_DELAY)),
+            Err(e) => transient(format!("failed to remove host: {e}")),
+        }
+    }
+}
+
+/// BMO's early image check (webhook rule 9b-9d), run again at provisioning time.
+pub(super) fn check_image_checksum(img: &Image) -> Result<(), String> {
+    if img.is_oci() {
+        if !img.checksum.is_empty() {
+            return Err(
+                "spec.image.checksum must be empty for OCI images (oci:// images have embedded checksums)"
+                    .into(),
+            );
+        }
+    } else if !img.is_live_iso() && img.checksum.is_empty() {
+        return Err("checksum is required for normal images".into());
+    }
+    if let ChecksumType::Other(t) = &img.checksum_type {
+        return Err(format!(
+            "unknown checksumType {t}, supported are auto, md5, sha256, sha512"
+        ));
+    }
+    Ok(())
+}
+
+/// BMO's `ironicHasSameImage`.
+fn has_same_image(node: &Node, img: &Image) -> bool {
+    let ii = |k: &str| node.instance_info.get(k).and_then(Value::as_str);
+    let absent = |k: &str| !node.instance_info.contains_key(k);
+    if img.is_live_iso() {
+        return ii("boot_iso") == Some(img.url.as_str());
+    }
+    if img.is_oci() && img.checksum.is_empty() {
+        return ii("image_source") == Some(img.url.as_str());
+    }
+    match &img.checksum_type {
+        ChecksumType::Unset | ChecksumType::Auto => {
+            ii("image_source") == Some(img.url.as_str())
+                && ii("image_checksum") == Some(img.checksum.as_str())
+                && absent("image_os_hash_algo")
+                && absent("image_os_hash_value")
+        }
+        t => {
+            ii("image_source") == Some(img.url.as_str())
+                && absent("image_checksum")
+                && ii("image_os_hash_algo") == Some(t.as_str())
+                && ii("image_os_hash_value") == Some(img.checksum.as_str())
+        }
+    }
+}
+
+/// Hardware details for a fake-hardware node, whose fake inspection records nothing.
+fn canned_details(node: &Node, boot_mac: &str) -> HardwareDetails {
+    let mac = if boot_mac.is_empty() {
+        "00:00:00:00:00:00".to_string()
+    } else {
+        boot_mac.to_ascii_lowercase()
+    };
+    let arch = node
+        .properties
+        .get("cpu_arch")
+        .and_then(Value::as_str)
+        .filter(|a| !a.is_empty())
+        .unwrap_or("x86_64")
+        .to_string();
+    let doc = json!({
+        "systemVendor": {"manufacturer": "bmhctl", "productName": "fake-hardware", "serialNumber": node.uuid},
+        "firmware": {"bios": {"vendor": "bmhctl", "version": "1.0", "date": "2026-01-01"}},
+        "ramMebibytes": 16384,
+        "nics": [{"name": "eth0", "model": "fake", "mac": mac, "ip": "192.0.2.10", "speedGbps": 10, "pxe": true}],
+        "storage": [{"name": "/dev/sda", "alternateNames": ["/dev/sda"], "type": "SSD", "sizeBytes": 107374182400u64, "vendor": "bmhctl", "model": "fake disk", "serialNumber": "fake-0"}],
+        "cpu": {"arch": arch, "model": "fake CPU", "clockMegahertz": 2400.0, "count": 4, "flags": ["fake"]},
+        "hostname": node.name_str().replace('~', "-"),
+    });
+    serde_json::from_value(doc).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    fn image(url: &str, checksum: &str, t: &str, format: &str) -> Image {
+        Image {
+            url: url.into(),
+            checksum: checksum.into(),
+            checksum_type: ChecksumType::from(t),
+            format: format.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn checksum_rules() {
+        assert!(check_image_checksum(&image("http://x/i.qcow2", "abc", "", "")).is_ok());
+        assert_eq!(
+            check_image_checksum(&image("http://x/i.qcow2", "", "", "")).unwrap_err(),
+            "checksum is required for normal images"
+        );
+        assert!(check_image_checksum(&image("http://x/i.iso", "", "", "live-iso")).is_ok());
+        assert!(check_image_checksum(&image("oci://x/i", "abc", "", "")).is_err());
+        assert!(
+            check_image_checksum(&image("http://x/i", "abc", "SHA42", ""))
+                .unwrap_err()
+                .starts_with("unknown checksumType SHA42")
+        );
+    }
+
+    #[test]
+    fn same_image_rules() {
+        let mut node = Node::default();
+        node.instance_info
+            .insert("image_source".into(), "http://x/i".into());
+        node.instance_info
+            .insert("image_checksum".into(), "abc".into());
+        assert!(has_same_image(&node, &image("http://x/i", "abc", "", "")));
+        assert!(!has_same_image(
+            &node,
+            &image("http://x/i", "abc", "sha256", "")
+        ));
+        assert!(!has_same_image(&node, &image("http://x/j", "abc", "", "")));
+        node.instance_info
+            .insert("boot_iso".into(), "http://x/l.iso".into());
+        assert!(has_same_image(
+            &node,
+            &image("http://x/l.iso", "", "", "live-iso")
+        ));
+    }
+
+    #[test]
+    fn canned_details_decode() {
+        let n = Node {
+            uuid: "u".into(),
+            name: Some("ns~h".into()),
+            ..Default::default()
+        };
+        let d = canned_details(&n, "52:54:00:AA:BB:CC");
+        assert_eq!(d.nics[0].mac, "52:54:00:aa:bb:cc");
+        assert_eq!(d.ram_mebibytes, 16384);
+        assert_eq!(d.cpu.unwrap().arch, "x86_64");
+    }
+}

@@ -1,0 +1,462 @@
+//! BMO's Ironic provisioner (spec `bmo-ironic-and-bmc.md` sections 2 and 3), method by method.
+//!
+//! One [`IronicFactory`] per process holds the client, the configuration and the capacity
+//! gate; it makes one [`IronicProvisioner`] per host per pass. A provisioner fetches its node at
+//! most once per pass and reuses it until a change makes it stale, so a steady pass costs one
+//! `GET`.
+
+mod capacity;
+mod config;
+mod extras;
+mod lifecycle;
+mod power;
+mod register;
+
+#[cfg(test)]
+mod tests;
+
+pub use capacity::CapacityGate;
+pub use config::{ProvisionerConfig, parse_provisioning_limit};
+
+use super::client::{IronicClient, IronicError, IronicErrorKind};
+use super::types::{Node, NodePatch, ProvisionStateRequest};
+use bmh_api::ObjectKey;
+use bmh_bmc::AccessDetails;
+use bmhctl_plugin_sdk::{
+    AdoptData, Event, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
+    HostData, InspectData, ManagementAccessData, OpResult, PrepareData, ProvisionData, Provisioner,
+    ProvisionerError, ProvisionerFactory, ServicingData,
+};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// BMO's short and long requeue delays (`ironic.go`).
+pub const SHORT_DELAY: Duration = Duration::from_secs(3);
+pub const LONG_DELAY: Duration = Duration::from_secs(10);
+/// Timeout sent with `soft power off`.
+pub const SOFT_POWER_OFF_TIMEOUT_SECS: u32 = 180;
+
+/// What every provisioner of one process shares.
+pub struct Shared {
+    pub client: IronicClient,
+    pub config: ProvisionerConfig,
+    pub capacity: CapacityGate,
+    /// The readiness probe passed once; reset when Ironic stops answering.
+    ready: AtomicBool,
+}
+
+impl Shared {
+    pub fn new(client: IronicClient, config: ProvisionerConfig) -> Self {
+        let limit = config.provisioning_limit;
+        Shared {
+            client,
+            config,
+            capacity: CapacityGate::new(limit),
+            ready: AtomicBool::new(false),
+        }
+    }
+
+    /// BMO's readiness probe (version + drivers), run until it passes once. A transport
+    /// failure later makes it run again, so a restarted Ironic is re-probed.
+    fn ensure_ready(&self) -> Result<(), ProvisionerError> {
+        if self.ready.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        self.client
+            .check_ready()
+            .map_err(|e| ProvisionerError::NotReady(e.to_string()))?;
+        self.ready.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    fn note_error(&self, e: &IronicError) {
+        if e.kind == IronicErrorKind::Transport {
+            self.ready.store(false, Ordering::Release);
+            self.client.reset_cache();
+        }
+    }
+}
+
+/// The factory bmhctl's plugin loader gets from `ironic-provisioner.so`.
+pub struct IronicFactory {
+    shared: Arc<Shared>,
+}
+
+impl IronicFactory {
+    pub fn new(client: IronicClient, config: ProvisionerConfig) -> Self {
+        IronicFactory {
+            shared: Arc::new(Shared::new(client, config)),
+        }
+    }
+
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+}
+
+impl ProvisionerFactory for IronicFactory {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        self.shared.ensure_ready()?;
+        Ok(Box::new(IronicProvisioner::new(
+            self.shared.clone(),
+            host,
+            events,
+        )))
+    }
+}
+
+/// What the provisioner keeps between passes (returned by `persistent_state`): the MACs known
+/// to be ports of the node, so steady passes skip the port listing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct SavedState {
+    #[serde(default)]
+    node: String,
+    #[serde(default)]
+    ports: Vec<String>,
+}
+
+/// One host's Ironic provisioner for one pass.
+pub struct IronicProvisioner {
+    shared: Arc<Shared>,
+    host: HostData,
+    events: EventSink,
+    /// The node as last read or returned by a PATCH in this pass; `None` once stale.
+    node: Option<Node>,
+    /// The node's UUID (`status.provisioning.ID`), updated by registration.
+    node_id: String,
+    saved: SavedState,
+}
+
+/// The outcome of an operation: BMO's `(Result, error)` pair.
+type Outcome = Result<OpResult, ProvisionerError>;
+
+/// `continue(d)` / `retry(d)`: call again after `d` plus up to 25 % jitter.
+pub fn requeue(d: Duration) -> OpResult {
+    OpResult::in_progress(with_jitter(d))
+}
+
+fn with_jitter(d: Duration) -> Duration {
+    if d.is_zero() {
+        d
+    } else {
+        d + d.mul_f64(fastrand::f64() * 0.25)
+    }
+}
+
+fn transient<T>(message: impl std::fmt::Display) -> Result<T, ProvisionerError> {
+    Err(ProvisionerError::Other(message.to_string()))
+}
+
+impl IronicProvisioner {
+    pub fn new(shared: Arc<Shared>, host: HostData, events: EventSink) -> Self {
+        let saved = host
+            .provisioner_state
+            .clone()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default();
+        IronicProvisioner {
+            shared,
+            node_id: host.provisioner_id.clone(),
+            host,
+            events,
+            node: None,
+            saved,
+        }
+    }
+
+    fn client(&self) -> &IronicClient {
+        &self.shared.client
+    }
+
+    fn key(&self) -> &ObjectKey {
+        &self.host.key
+    }
+
+    /// `<namespace>~<name>`: the Ironic node name BMO uses.
+    pub fn node_name(&self) -> String {
+        node_name(self.key())
+    }
+
+    fn publish(&self, reason: &str, message: impl Into<String>) {
+        (self.events)(Event {
+            reason: reason.to_string(),
+            message: message.into(),
+        });
+    }
+
+    fn bmc(&self) -> Result<AccessDetails, bmh_bmc::BmcError> {
+        bmh_bmc::parse(&self.host.bmc_address)
+    }
+
+    /// Record an Ironic error's side effects (a dead connection resets readiness).
+    fn seen<T>(&self, r: Result<T, IronicError>) -> Result<T, IronicError> {
+        if let Err(e) = &r {
+            self.shared.note_error(e);
+        }
+        r
+    }
+
+    /// BMO's `getNode`: the cached node, or `GET /v1/nodes/{id}`; no ID or 404 → needs
+    /// registration.
+    fn get_node(&mut self) -> Result<Node, ProvisionerError> {
+        if let Some(n) = &self.node {
+            return Ok(n.clone());
+        }
+        if self.node_id.is_empty() {
+            return Err(ProvisionerError::NeedsRegistration);
+        }
+        let id = self.node_id.clone();
+        match self.seen(self.client().get_node(&id)) {
+            Ok(n) => {
+                self.node = Some(n.clone());
+                Ok(n)
+            }
+            Err(e) if e.is_not_found() => Err(ProvisionerError::NeedsRegistration),
+            Err(e) => transient(format!("failed to find node by ID {id}: {e}")),
+        }
+    }
+
+    fn invalidate(&mut self) {
+        self.node = None;
+    }
+
+    /// BMO's `tryUpdateNode`: send the PATCH if it is not empty. `Ok(node)` on success (or
+    /// nothing to do); `Err(outcome)` to return at once (409 → retry, else transient).
+    fn try_update_node(&mut self, node: &Node, patch: NodePatch) -> Result<Node, Outcome> {
+        if patch.is_empty() {
+            return Ok(node.clone());
+        }
+        tracing::debug!(node = %node.uuid, ops = patch.ops.len(), "updating node");
+        match self.seen(self.client().patch_node(&node.uuid, &patch)) {
+            Ok(Some(updated)) => {
+                self.node = Some(updated.clone());
+                Ok(updated)
+            }
+            Ok(None) => Ok(node.clone()),
+            Err(e) if e.is_conflict() => Err(Ok(requeue(SHORT_DELAY))),
+            Err(e) => Err(transient(format!(
+                "failed to update host settings in ironic: {e}"
+            ))),
+        }
+    }
+
+    /// BMO's `tryChangeNodeProvisionState`. Returns the outcome and whether the change was sent.
+    fn change_provision_state(
+        &mut self,
+        node: &Node,
+        req: ProvisionStateRequest,
+    ) -> (Outcome, bool) {
+        if !node.fault_str().is_empty() {
+            tracing::info!(node = %node.uuid, fault = node.fault_str(), "node has a fault, waiting");
+            return (Ok(requeue(LONG_DELAY)), false);
+        }
+        if node.maintenance {
+            return (self.set_maintenance(node, false, ""), false);
+        }
+        tracing::info!(node = %node.uuid, target = %req.target, "changing provision state");
+        let target = req.target.clone();
+        match self.seen(self.client().set_provision_state(&node.uuid, &req)) {
+            Ok(()) => {
+                self.invalidate();
+                (Ok(requeue(SHORT_DELAY)), true)
+            }
+            Err(e) if e.is_conflict() => (Ok(requeue(SHORT_DELAY)), false),
+            Err(e) => (
+                transient(format!(
+                    "failed to change provisioning state to {target:?}: {e}"
+                )),
+                false,
+            ),
+        }
+    }
+
+    fn change_state(&mut self, node: &Node, target: &str) -> Outcome {
+        self.change_provision_state(node, ProvisionStateRequest::new(target))
+            .0
+    }
+
+    /// BMO's `setMaintenanceFlag`.
+    fn set_maintenance(&mut self, node: &Node, on: bool, reason: &str) -> Outcome {
+        let r = if on {
+            self.client().set_maintenance(&node.uuid, reason)
+        } else {
+            self.client().unset_maintenance(&node.uuid)
+        };
+        match self.seen(r) {
+            Ok(()) => {
+                self.invalidate();
+                Ok(requeue(Duration::ZERO))
+            }
+            Err(e) if e.is_conflict() => Ok(requeue(SHORT_DELAY)),
+            Err(e) => transient(format!("failed to set host maintenance flag to {on} ({e})")),
+        }
+    }
+}
+
+pub fn node_name(key: &ObjectKey) -> String {
+    format!("{}~{}", key.namespace, key.name)
+}
+
+impl Provisioner for IronicProvisioner {
+    fn register(
+        &mut self,
+        data: &ManagementAccessData,
+        credentials_changed: bool,
+        restart_on_failure: bool,
+    ) -> Result<(OpResult, String), ProvisionerError> {
+        self.do_register(data, credentials_changed, restart_on_failure)
+    }
+
+    fn preprovisioning_image_formats(
+        &mut self,
+    ) -> Result<Option<Vec<bmhctl_plugin_sdk::ImageFormat>>, ProvisionerError> {
+        self.do_preprovisioning_image_formats()
+    }
+
+    fn inspect_hardware(
+        &mut self,
+        data: &InspectData,
+        restart_on_failure: bool,
+        refresh: bool,
+        force_reboot: bool,
+    ) -> Result<(OpResult, bool, Option<bmh_api::HardwareDetails>), ProvisionerError> {
+        self.do_inspect(data, restart_on_failure, refresh, force_reboot)
+    }
+
+    fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
+        let node = self.get_node()?;
+        let powered_on = match node.power_state.as_deref() {
+            Some("power on") => Some(true),
+            Some("power off") => Some(false),
+            _ => None,
+        };
+        Ok(HardwareState { powered_on })
+    }
+
+    fn adopt(&mut self, data: &AdoptData, restart_on_failure: bool) -> Outcome {
+        self.do_adopt(data, restart_on_failure)
+    }
+
+    fn prepare(
+        &mut self,
+        data: &PrepareData,
+        unprepared: bool,
+        restart_on_failure: bool,
+    ) -> Result<(OpResult, bool), ProvisionerError> {
+        self.do_prepare(data, unprepared, restart_on_failure)
+    }
+
+    fn service(
+        &mut self,
+        data: &ServicingData,
+        unprepared: bool,
+        restart_on_failure: bool,
+    ) -> Result<(OpResult, bool), ProvisionerError> {
+        self.do_service(data, unprepared, restart_on_failure)
+    }
+
+    fn provision(&mut self, data: &ProvisionData, force_reboot: bool) -> Outcome {
+        self.do_provision(data, force_reboot)
+    }
+
+    fn deprovision(
+        &mut self,
+        restart_on_failure: bool,
+        automated_cleaning_mode: bmh_api::AutomatedCleaningMode,
+    ) -> Outcome {
+        self.do_deprovision(restart_on_failure, automated_cleaning_mode)
+    }
+
+    fn delete(&mut self) -> Outcome {
+        let r = self.real_delete(false);
+        if matches!(&r, Ok(res) if !res.dirty && res.error_message.is_empty()) {
+            self.shared.capacity.release(&self.node_name());
+        }
+        r
+    }
+
+    fn detach(&mut self, force: bool) -> Outcome {
+        self.real_delete(force)
+    }
+
+    fn power_on(&mut self, force: bool) -> Outcome {
+        self.do_power_on(force)
+    }
+
+    fn power_off(
+        &mut self,
+        mode: bmh_api::RebootMode,
+        force: bool,
+        automated_cleaning_mode: bmh_api::AutomatedCleaningMode,
+    ) -> Outcome {
+        self.do_power_off(mode, force, automated_cleaning_mode)
+    }
+
+    fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
+        self.do_has_capacity()
+    }
+
+    fn get_firmware_settings(
+        &mut self,
+        include_schema: bool,
+    ) -> Result<FirmwareSettings, ProvisionerError> {
+        self.do_get_firmware_settings(include_schema)
+    }
+
+    fn get_firmware_components(
+        &mut self,
+    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
+        self.do_get_firmware_components()
+    }
+
+    fn add_bmc_event_subscription(
+        &mut self,
+        subscription: &serde_json::Value,
+        http_headers: &[std::collections::BTreeMap<String, String>],
+    ) -> Outcome {
+        self.do_add_bmc_event_subscription(subscription, http_headers)
+    }
+
+    fn remove_bmc_event_subscription(&mut self, subscription: &serde_json::Value) -> Outcome {
+        self.do_remove_bmc_event_subscription(subscription)
+    }
+
+    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+        self.do_get_data_image_status()
+    }
+
+    fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
+        self.do_attach_data_image(url)
+    }
+
+    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+        self.do_detach_data_image()
+    }
+
+    fn has_power_failure(&mut self) -> bool {
+        self.get_node()
+            .map(|n| n.fault_str() == "power failure")
+            .unwrap_or(false)
+    }
+
+    fn get_health(&mut self) -> String {
+        self.get_node()
+            .ok()
+            .and_then(|n| n.health)
+            .unwrap_or_default()
+    }
+
+    fn persistent_state(&self) -> Option<serde_json::Value> {
+        if self.saved == SavedState::default() {
+            None
+        } else {
+            serde_json::to_value(&self.saved).ok()
+        }
+    }
+}

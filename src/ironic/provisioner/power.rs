@@ -1,0 +1,139 @@
+//! `PowerOn` / `PowerOff` (spec 3.11) and BMO's `changePower` (2.6).
+
+use super::{
+    IronicProvisioner, LONG_DELAY, Outcome, SHORT_DELAY, SOFT_POWER_OFF_TIMEOUT_SECS, requeue,
+    transient,
+};
+use crate::ironic::types::{Node, state};
+use bmh_api::{AutomatedCleaningMode, RebootMode};
+use bmhctl_plugin_sdk::OpResult;
+use std::time::Duration;
+
+/// `changePower`'s outcome: soft power-off refused with 400 is told apart so the caller can
+/// fall back to a hard one.
+enum PowerChange {
+    Done(Outcome),
+    SoftUnsupported,
+}
+
+impl IronicProvisioner {
+    pub(super) fn do_power_on(&mut self, force: bool) -> Outcome {
+        let node = self.get_node()?;
+        if node.power_state.as_deref() == Some(state::POWER_ON) {
+            return Ok(OpResult::done());
+        }
+        if node.target_power_state.as_deref() == Some(state::POWER_ON) {
+            return Ok(requeue(SHORT_DELAY));
+        }
+        if !node.last_error_str().is_empty() && !force {
+            return Ok(OpResult::failed(format!(
+                "PowerOn operation failed: {}",
+                node.last_error_str()
+            )));
+        }
+        match self.change_power(&node, state::POWER_ON) {
+            PowerChange::Done(r) => r,
+            PowerChange::SoftUnsupported => unreachable!("only soft power off answers 400"),
+        }
+    }
+
+    pub(super) fn do_power_off(
+        &mut self,
+        mode: RebootMode,
+        force: bool,
+        cleaning: AutomatedCleaningMode,
+    ) -> Outcome {
+        let node = self.get_node()?;
+        if let Some(r) = self.clear_power_obstacles(&node, cleaning) {
+            return r;
+        }
+        if node.power_state.as_deref() == Some(state::POWER_OFF) {
+            return Ok(OpResult::done());
+        }
+        if matches!(
+            node.target_power_state.as_deref(),
+            Some(state::POWER_OFF | state::SOFT_POWER_OFF)
+        ) {
+            return Ok(requeue(SHORT_DELAY));
+        }
+        let last_error = node.last_error_str();
+        if node.target_power_state.as_deref().unwrap_or("").is_empty()
+            && !last_error.is_empty()
+            && !force
+            && !last_error.contains("aborted")
+        {
+            return Ok(OpResult::failed(last_error));
+        }
+        if mode == RebootMode::Soft && !force {
+            let target = if node.disable_power_off {
+                state::SOFT_REBOOT
+            } else {
+                state::SOFT_POWER_OFF
+            };
+            match self.change_power(&node, target) {
+                PowerChange::Done(r) => return r,
+                PowerChange::SoftUnsupported => {
+                    tracing::info!(node = %node.uuid, "soft power off unsupported, powering off hard");
+                }
+            }
+        }
+        let target = if node.disable_power_off {
+            state::REBOOT
+        } else {
+            state::POWER_OFF
+        };
+        match self.change_power(&node, target) {
+            PowerChange::Done(r) => r,
+            PowerChange::SoftUnsupported => unreachable!("only soft power off answers 400"),
+        }
+    }
+
+    /// BMO's `abortInspectionOrCleaning`: Ironic refuses power changes while these run.
+    fn clear_power_obstacles(
+        &mut self,
+        node: &Node,
+        cleaning: AutomatedCleaningMode,
+    ) -> Option<Outcome> {
+        match node.provision_state.as_str() {
+            state::INSPECT_WAIT => Some(self.change_state(node, "abort")),
+            state::INSPECTING | state::CLEANING => Some(Ok(requeue(LONG_DELAY))),
+            state::INSPECT_FAIL if !node.target_provision_state_str().is_empty() => {
+                Some(self.change_state(node, "manage"))
+            }
+            state::CLEAN_WAIT => {
+                let manual = node.target_provision_state_str() == "clean";
+                if manual || cleaning == AutomatedCleaningMode::Disabled {
+                    Some(self.change_state(node, "abort"))
+                } else {
+                    Some(Ok(requeue(LONG_DELAY)))
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn change_power(&mut self, node: &Node, target: &str) -> PowerChange {
+        if !node.target_provision_state_str().is_empty() {
+            return PowerChange::Done(Ok(requeue(SHORT_DELAY)));
+        }
+        let soft_off = target == state::SOFT_POWER_OFF;
+        let timeout = soft_off.then_some(SOFT_POWER_OFF_TIMEOUT_SECS);
+        match self.seen(self.client().set_power_state(&node.uuid, target, timeout)) {
+            Ok(()) => {
+                match target {
+                    state::POWER_ON => self.publish("PowerOn", "Host powered on"),
+                    state::POWER_OFF => self.publish("PowerOff", "Host powered off"),
+                    state::SOFT_POWER_OFF => self.publish("PowerOff", "Host soft powered off"),
+                    // Decision (spec 8.14): BMO publishes an empty event for reboots; bmhctl
+                    // publishes none.
+                    _ => {}
+                }
+                self.invalidate();
+                PowerChange::Done(Ok(requeue(Duration::ZERO)))
+            }
+            Err(e) if e.is_conflict() => PowerChange::Done(Ok(requeue(SHORT_DELAY))),
+            Err(e) if e.is_bad_request() && soft_off => PowerChange::SoftUnsupported,
+            Err(e) => PowerChange::Done(transient(format!("failed to {target} node: {e}"))),
+        }
+    }
+}

@@ -1,0 +1,591 @@
+//! `Register` (spec 3.1) and the deploy-image choice (3.2).
+
+use super::{IronicProvisioner, Outcome, SHORT_DELAY, requeue, transient};
+use crate::ironic::PortQuery;
+use crate::ironic::convert::capabilities::merge_boot_mode_capabilities;
+use crate::ironic::types::{Node, NodePatch, Section, state};
+use bmh_api::{BootMode, InspectionMode, OperationalStatus, ProvisioningState};
+use bmh_bmc::{AccessDetails, Credentials};
+use bmhctl_plugin_sdk::{ImageFormat, ManagementAccessData, OpResult, ProvisionerError};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
+
+/// Why the node lookup failed.
+enum LookupError {
+    /// A named node already owns the boot MAC: `fail`, not transient.
+    MacConflict(String),
+    Other(String),
+}
+
+/// States where creating ports is safe (no lock, nothing disrupted).
+const PORT_STATES: &[&str] = &[
+    state::ENROLL,
+    state::MANAGEABLE,
+    state::AVAILABLE,
+    state::ACTIVE,
+    state::ADOPT_FAIL,
+    state::INSPECT_FAIL,
+    state::CLEAN_FAIL,
+    state::DEPLOY_FAIL,
+    state::SERVICE_FAIL,
+    state::ERROR,
+];
+
+/// Host states that hold a capacity slot (spec 3.12).
+pub(super) fn holds_capacity(state: &ProvisioningState) -> bool {
+    matches!(
+        state,
+        ProvisioningState::Inspecting
+            | ProvisioningState::Provisioning
+            | ProvisioningState::Deprovisioning
+    )
+}
+
+impl IronicProvisioner {
+    pub(super) fn do_register(
+        &mut self,
+        data: &ManagementAccessData,
+        credentials_changed: bool,
+        restart_on_failure: bool,
+    ) -> Result<(OpResult, String), ProvisionerError> {
+        // A host outside the gated states gives its capacity slot back.
+        if !holds_capacity(&data.state) && data.operational_status != OperationalStatus::Delayed {
+            self.shared.capacity.release(&self.node_name());
+        }
+        let fail = |m: String| Ok((OpResult::failed(m), String::new()));
+
+        // A. pre-checks, in BMO's order
+        let bmc = match self.bmc() {
+            Ok(b) => b,
+            Err(e) => return fail(format!("failed to parse BMC address information: {e}")),
+        };
+        if let Err(e) = bmc.check_fast_inspection(data.inspection_mode == InspectionMode::Fast) {
+            return fail(e.to_string());
+        }
+        if let Err(e) = bmc.check_secure_boot(data.boot_mode == BootMode::UefiSecureBoot) {
+            return fail(e.to_string());
+        }
+        if let Err(e) =
+            bmc.check_provisioning_network(self.shared.config.provisioning_network_disabled)
+        {
+            return fail(e.to_string());
+        }
+        if data.disable_power_off {
+            let version = self
+                .seen(self.client().api_version())
+                .map_err(|e| ProvisionerError::Other(e.to_string()))?;
+            if !version.has_disable_power_off() {
+                return fail(
+                    "current ironic version does not support DisablePowerOff, refusing to manage node"
+                        .into(),
+                );
+            }
+        }
+        let found = match self.find_existing_host() {
+            Ok(n) => n,
+            Err(LookupError::MacConflict(m)) => return fail(m),
+            Err(LookupError::Other(m)) => {
+                return transient(format!("failed to find existing host: {m}"));
+            }
+        };
+        if let Err(e) = bmc.check_boot_mac(
+            !self.host.boot_mac_address.is_empty(),
+            data.disable_inspection,
+        ) {
+            return fail(e.to_string());
+        }
+
+        // B. driver_info
+        let driver_info = self.driver_info(&bmc);
+
+        let mut patch = NodePatch::new();
+        let node = match found {
+            None => match self.enroll_node(data, &bmc, &driver_info) {
+                Ok(n) => n,
+                Err(outcome) => return outcome.map(|r| (r, String::new())),
+            },
+            Some(node) => {
+                // D. reconcile the settings of an existing node
+                patch = patch.update(
+                    &node,
+                    Section::Top,
+                    "name",
+                    Some(Value::from(self.node_name())),
+                );
+                if credentials_changed || !bmc_address_matches(&node.driver_info, &driver_info) {
+                    tracing::info!(node = %node.uuid, "updating driver_info: credentials or BMC address changed");
+                    patch = patch.update(
+                        &node,
+                        Section::Top,
+                        "driver_info",
+                        Some(Value::Object(driver_info.clone())),
+                    );
+                }
+                if data.disable_power_off != node.disable_power_off {
+                    patch = patch.add("/disable_power_off", data.disable_power_off);
+                }
+                if !data.cpu_architecture.is_empty() {
+                    patch = patch.update(
+                        &node,
+                        Section::Properties,
+                        "cpu_arch",
+                        Some(Value::from(data.cpu_architecture.clone())),
+                    );
+                }
+                node
+            }
+        };
+        let prov_id = node.uuid.clone();
+        self.node_id = prov_id.clone();
+        if self.saved.node != prov_id {
+            self.saved = super::SavedState {
+                node: prov_id.clone(),
+                ports: Vec::new(),
+            };
+        }
+        let with_id = |r: Outcome| r.map(|r| (r, prov_id.clone()));
+
+        // E. ports
+        if PORT_STATES.contains(&node.provision_state.as_str())
+            && let Err(e) = self.create_ports(&node, data)
+        {
+            return with_id(transient(e));
+        }
+
+        // F. preprovisioning network data
+        if !self.shared.config.have_preprov_image_builder
+            && !data.preprovisioning_network_data.is_empty()
+        {
+            let parsed: Value = match serde_saphyr::from_str(&data.preprovisioning_network_data) {
+                Ok(v) => v,
+                Err(e) => {
+                    return with_id(transient(format!(
+                        "invalid preprovisioningNetworkData: {e}"
+                    )));
+                }
+            };
+            if parsed != node.network_data {
+                patch = patch.add("/network_data", parsed);
+            }
+        }
+        let node = match self.try_update_node(&node, patch) {
+            Ok(n) => n,
+            Err(outcome) => return with_id(outcome),
+        };
+
+        // G. act on the provision state
+        let result = match node.provision_state.as_str() {
+            state::ENROLL => {
+                let retrying = credentials_changed || restart_on_failure;
+                if !node.last_error_str().is_empty() && !retrying {
+                    Ok(OpResult::failed(node.last_error_str()))
+                } else if node.target_provision_state_str() == "manage" {
+                    Ok(requeue(SHORT_DELAY))
+                } else {
+                    self.change_state(&node, "manage")
+                }
+            }
+            state::VERIFYING => Ok(requeue(SHORT_DELAY)),
+            state::CLEAN_WAIT
+            | state::CLEANING
+            | state::DEPLOY_WAIT
+            | state::DEPLOYING
+            | state::INSPECTING => Ok(OpResult::done()),
+            _ => self.configure_node(data, &node, &bmc),
+        };
+        with_id(result)
+    }
+
+    /// BMO's `findExistingHost` (spec 2.2): by ID, by name, by boot MAC.
+    fn find_existing_host(&mut self) -> Result<Option<Node>, LookupError> {
+        match self.get_node() {
+            Ok(n) => return Ok(Some(n)),
+            Err(ProvisionerError::NeedsRegistration) => {}
+            Err(e) => return Err(LookupError::Other(e.to_string())),
+        }
+        let mut names = vec![self.node_name()];
+        if !self.key().name.contains('~') {
+            names.push(self.key().name.clone());
+        }
+        for name in names {
+            match self.seen(self.client().get_node(&name)) {
+                Ok(n) => {
+                    self.node = Some(n.clone());
+                    return Ok(Some(n));
+                }
+                Err(e) if e.is_not_found() => {}
+                Err(e) => {
+                    return Err(LookupError::Other(format!(
+                        "failed to find node by name {name}: {e}"
+                    )));
+                }
+            }
+        }
+        let mac = self.host.boot_mac_address.clone();
+        if mac.is_empty() {
+            return Ok(None);
+        }
+        // A failed port lookup counts as "not found", as in BMO.
+        let ports = self
+            .seen(self.client().list_ports(&PortQuery {
+                address: Some(&mac),
+                node_uuid: None,
+            }))
+            .unwrap_or_default();
+        let Some(port) = ports.into_iter().next() else {
+            return Ok(None);
+        };
+        match self.seen(self.client().get_node(&port.node_uuid)) {
+            Ok(n) if !n.name_str().is_empty() => Err(LookupError::MacConflict(format!(
+                "MAC address {mac} conflicts with existing node {}",
+                n.name_str()
+            ))),
+            Ok(n) => {
+                self.node = Some(n.clone());
+                Ok(Some(n))
+            }
+            Err(e) if e.is_not_found() => Err(LookupError::Other(format!(
+                "port {mac} exists but linked node {} doesn't: {e}",
+                port.node_uuid
+            ))),
+            Err(e) => Err(LookupError::Other(format!(
+                "port {mac} exists but failed to find linked node {} by ID: {e}",
+                port.node_uuid
+            ))),
+        }
+    }
+
+    /// `driver_info` for the address and credentials, plus `external_http_url` for IPv6 BMCs.
+    fn driver_info(&self, bmc: &AccessDetails) -> Map<String, Value> {
+        let creds = Credentials::new(
+            self.host.bmc_credentials.username.clone(),
+            self.host.bmc_credentials.password.clone(),
+        );
+        let mut info = bmc.driver_info(&creds, self.host.disable_certificate_verification);
+        let v6 = &self.shared.config.external_url_v6;
+        if !v6.is_empty() && host_is_ipv6(bmc.parsed().hostname()) {
+            info.insert("external_http_url".into(), Value::from(v6.clone()));
+        }
+        info
+    }
+
+    /// C. `POST /v1/nodes`. `Err` carries the outcome to return at once.
+    fn enroll_node(
+        &mut self,
+        data: &ManagementAccessData,
+        bmc: &AccessDetails,
+        driver_info: &Map<String, Value>,
+    ) -> Result<Node, Outcome> {
+        let fast = data.inspection_mode == InspectionMode::Fast;
+        let interfaces = match bmc.interfaces(fast) {
+            Ok(i) => i,
+            Err(e) => return Err(Ok(OpResult::failed(e.to_string()))),
+        };
+        let mut body = Map::new();
+        body.insert("driver".into(), bmc.driver().into());
+        for (field, value) in interfaces.set_fields() {
+            body.insert(field.into(), value.into());
+        }
+        if let Some(d) = deploy_interface(bmc, data) {
+            body.insert("deploy_interface".into(), d.into());
+        }
+        body.insert("name".into(), self.node_name().into());
+        body.insert("driver_info".into(), Value::Object(driver_info.clone()));
+        // Decision (spec 8.9): sent only when true, so Ironics below 1.95 accept the body.
+        if data.disable_power_off {
+            body.insert("disable_power_off".into(), true.into());
+        }
+        body.insert(
+            "properties".into(),
+            json!({
+                "capabilities": merge_boot_mode_capabilities(None, &data.boot_mode),
+                "cpu_arch": data.cpu_architecture,
+            }),
+        );
+        match self.seen(self.client().create_node(&Value::Object(body))) {
+            Ok(node) => {
+                self.publish("Registered", "Registered new host");
+                self.node = Some(node.clone());
+                Ok(node)
+            }
+            Err(e) if e.is_conflict() => Err(Ok(requeue(SHORT_DELAY))),
+            Err(e) => Err(transient(format!("failed to register host in ironic: {e}"))),
+        }
+    }
+
+    /// E. Create the missing ports for the boot MAC and the inspected NICs. The MACs known to be
+    /// ports of this node are remembered between passes, so a steady pass lists nothing.
+    fn create_ports(&mut self, node: &Node, data: &ManagementAccessData) -> Result<(), String> {
+        let mut wanted: Vec<(String, bool)> = Vec::new();
+        let boot_mac = self.host.boot_mac_address.to_ascii_lowercase();
+        if let Some(details) = data
+            .hardware_data
+            .as_ref()
+            .and_then(|h| h.spec.hardware.as_ref())
+        {
+            for nic in &details.nics {
+                if !nic.mac.is_empty() {
+                    wanted.push((nic.mac.to_ascii_lowercase(), nic.pxe));
+                }
+            }
+        }
+        if !boot_mac.is_empty() && !wanted.iter().any(|(m, _)| *m == boot_mac) {
+            wanted.push((boot_mac, true));
+        }
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let known: BTreeSet<&str> = self.saved.ports.iter().map(String::as_str).collect();
+        if wanted.iter().all(|(m, _)| known.contains(m.as_str())) {
+            return Ok(());
+        }
+        let existing = self
+            .seen(self.client().list_ports(&PortQuery {
+                address: None,
+                node_uuid: Some(&node.uuid),
+            }))
+            .map_err(|e| format!("failed to list ports of node {}: {e}", node.uuid))?;
+        let mut have: BTreeSet<String> = existing
+            .iter()
+            .map(|p| p.address.to_ascii_lowercase())
+            .collect();
+        let mut seen_macs = BTreeSet::new();
+        for (mac, pxe) in wanted {
+            if have.contains(&mac) || !seen_macs.insert(mac.clone()) {
+                continue;
+            }
+            let owners = self
+                .seen(self.client().list_ports(&PortQuery {
+                    address: Some(&mac),
+                    node_uuid: None,
+                }))
+                .map_err(|e| format!("failed to look up port {mac}: {e}"))?;
+            if let Some(other) = owners.iter().find(|p| p.node_uuid != node.uuid) {
+                return Err(format!(
+                    "port belongs to another node {}, MAC: {mac} can't register for node {}",
+                    other.node_uuid, node.uuid
+                ));
+            }
+            if owners.is_empty() {
+                self.seen(self.client().create_port(&node.uuid, &mac, pxe))
+                    .map_err(|e| {
+                        format!("failed to create ironic port for node {}: {e}", node.uuid)
+                    })?;
+            }
+            have.insert(mac);
+        }
+        self.saved.ports = have.into_iter().collect();
+        Ok(())
+    }
+
+    /// H. BMO's `configureNode`.
+    fn configure_node(
+        &mut self,
+        data: &ManagementAccessData,
+        node: &Node,
+        bmc: &AccessDetails,
+    ) -> Outcome {
+        let mut patch = NodePatch::new();
+        let deploy_image = self.deploy_image(bmc, data);
+        if let Some(keys) = &deploy_image {
+            for (k, v) in keys {
+                patch = patch.update(node, Section::DriverInfo, k, v.clone());
+            }
+        }
+        let automated_clean =
+            data.automated_cleaning_mode != bmh_api::AutomatedCleaningMode::Disabled;
+        if node.automated_clean != Some(automated_clean) {
+            patch = patch.add("/automated_clean", automated_clean);
+        }
+        patch = patch.update(
+            node,
+            Section::Properties,
+            "capabilities",
+            Some(Value::from(merge_boot_mode_capabilities(
+                node.properties.get("capabilities"),
+                &data.boot_mode,
+            ))),
+        );
+        if !data.cpu_architecture.is_empty() {
+            patch = patch.update(
+                node,
+                Section::Properties,
+                "cpu_arch",
+                Some(Value::from(data.cpu_architecture.clone())),
+            );
+        }
+        if let Err(outcome) = self.try_update_node(node, patch) {
+            return outcome;
+        }
+        if !self.shared.config.have_preprov_image_builder || deploy_image.is_some() {
+            return Ok(OpResult::done());
+        }
+        let live_iso = data.current_image.as_ref().is_some_and(|i| i.is_live_iso());
+        use ProvisioningState as S;
+        let needs_image = match &data.state {
+            S::Provisioning if live_iso => false,
+            S::Deprovisioning
+                if data.automated_cleaning_mode == bmh_api::AutomatedCleaningMode::Disabled =>
+            {
+                false
+            }
+            S::Inspecting if data.inspection_mode == InspectionMode::Fast => false,
+            S::Deprovisioning | S::Inspecting | S::Preparing => true,
+            S::Provisioned | S::ExternallyProvisioned => {
+                data.operational_status == OperationalStatus::Servicing
+            }
+            _ => false,
+        };
+        if needs_image {
+            Err(ProvisionerError::NeedsPreprovisioningImage)
+        } else {
+            Ok(OpResult::done())
+        }
+    }
+
+    /// BMO's `setDeployImage` (spec 3.2): the four deploy-image keys of `driver_info` (`None`
+    /// values are removed), or `None` to leave them untouched.
+    fn deploy_image(
+        &self,
+        bmc: &AccessDetails,
+        data: &ManagementAccessData,
+    ) -> Option<Vec<(&'static str, Option<Value>)>> {
+        let cfg = &self.shared.config;
+        let iso_ok = bmc.supports_iso_preprovisioning_image();
+        let keys = |kernel: Option<&str>,
+                    ramdisk: Option<&str>,
+                    iso: Option<&str>,
+                    params: Option<String>| {
+            Some(vec![
+                ("deploy_kernel", kernel.map(Value::from)),
+                ("deploy_ramdisk", ramdisk.map(Value::from)),
+                ("deploy_iso", iso.map(Value::from)),
+                ("kernel_append_params", params.map(Value::from)),
+            ])
+        };
+        if let Some(img) = data
+            .preprovisioning_image
+            .as_ref()
+            .filter(|i| !i.image_url.is_empty())
+        {
+            let params = (!img.extra_kernel_params.is_empty())
+                .then(|| format!("%default% {}", img.extra_kernel_params));
+            match img.format.as_str() {
+                "iso" if iso_ok => return keys(None, None, Some(&img.image_url), None),
+                "initrd" if !img.kernel_url.is_empty() => {
+                    return keys(Some(&img.kernel_url), Some(&img.image_url), None, params);
+                }
+                "initrd" if cfg.deploy_kernel_url.is_empty() => return None,
+                "initrd" => {
+                    return keys(
+                        Some(&cfg.deploy_kernel_url),
+                        Some(&img.image_url),
+                        None,
+                        params,
+                    );
+                }
+                _ => {}
+            }
+        }
+        if cfg.have_preprov_image_builder {
+            return None;
+        }
+        if iso_ok && !cfg.deploy_iso_url.is_empty() {
+            return keys(None, None, Some(&cfg.deploy_iso_url), None);
+        }
+        if !cfg.deploy_kernel_url.is_empty() && !cfg.deploy_ramdisk_url.is_empty() {
+            return keys(
+                Some(&cfg.deploy_kernel_url),
+                Some(&cfg.deploy_ramdisk_url),
+                None,
+                None,
+            );
+        }
+        None
+    }
+
+    pub(super) fn do_preprovisioning_image_formats(
+        &mut self,
+    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
+        if !self.shared.config.have_preprov_image_builder {
+            return Ok(None);
+        }
+        let bmc = self
+            .bmc()
+            .map_err(|e| ProvisionerError::Other(e.to_string()))?;
+        Ok(Some(if bmc.supports_iso_preprovisioning_image() {
+            vec![ImageFormat::Iso, ImageFormat::Initrd]
+        } else {
+            vec![ImageFormat::Initrd]
+        }))
+    }
+}
+
+/// `deploy_interface` on create: custom deploy, then live ISO; a scheme that fixes it
+/// (fake-hardware) always wins.
+pub(super) fn deploy_interface(
+    bmc: &AccessDetails,
+    data: &ManagementAccessData,
+) -> Option<&'static str> {
+    if let Some(fixed) = bmc.deploy_interface() {
+        return Some(fixed);
+    }
+    if data.has_custom_deploy {
+        Some("custom-agent")
+    } else if data.current_image.as_ref().is_some_and(|i| i.is_live_iso()) {
+        Some("ramdisk")
+    } else {
+        None
+    }
+}
+
+/// BMO's `bmcAddressMatches`: compares only the first key ending in `_address` (keys in sorted
+/// order, so the choice is deterministic).
+fn bmc_address_matches(current: &Map<String, Value>, desired: &Map<String, Value>) -> bool {
+    let first = |m: &Map<String, Value>| {
+        let mut keys: Vec<&String> = m.keys().filter(|k| k.ends_with("_address")).collect();
+        keys.sort();
+        keys.first().map(|k| (k.to_string(), m.get(*k).cloned()))
+    };
+    match (first(current), first(desired)) {
+        (Some((ck, cv)), Some((dk, dv))) => ck == dk && cv == dv,
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// An IPv6 literal, or a name whose first DNS answer is IPv6.
+fn host_is_ipv6(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = bare.parse::<std::net::IpAddr>() {
+        return ip.is_ipv6();
+    }
+    use std::net::ToSocketAddrs;
+    (bare, 0)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .is_some_and(|a| a.is_ipv6())
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    #[test]
+    fn address_match_compares_the_first_address_key_only() {
+        let a = json!({"redfish_address": "https://a", "redfish_system_id": "/1"});
+        let b = json!({"redfish_address": "https://a", "redfish_system_id": "/2"});
+        let c = json!({"redfish_address": "https://b"});
+        let m = |v: Value| v.as_object().unwrap().clone();
+        assert!(bmc_address_matches(&m(a.clone()), &m(b)));
+        assert!(!bmc_address_matches(&m(a), &m(c)));
+    }
+
+    #[test]
+    fn ipv6_detection() {
+        assert!(host_is_ipv6("[fd00::1]"));
+        assert!(host_is_ipv6("fd00::1"));
+        assert!(!host_is_ipv6("192.0.2.1"));
+    }
+}
