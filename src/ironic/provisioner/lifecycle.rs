@@ -803,8 +803,17 @@ fn has_same_image(node: &Node, img: &Image) -> bool {
 
 /// Hardware details for a fake-hardware node, whose fake inspection records nothing.
 fn canned_details(node: &Node, boot_mac: &str) -> HardwareDetails {
+    // Without a boot MAC, a locally administered MAC derived from the node's UUID: unique per
+    // node, so the NIC's port never collides with another host's.
     let mac = if boot_mac.is_empty() {
-        "00:00:00:00:00:00".to_string()
+        let hex: Vec<u8> = node.uuid.bytes().filter(u8::is_ascii_hexdigit).collect();
+        let tail = &hex[hex.len().saturating_sub(10)..];
+        let mut mac = String::from("02");
+        for pair in tail.chunks(2) {
+            mac.push(':');
+            mac.push_str(&String::from_utf8_lossy(pair).to_ascii_lowercase());
+        }
+        mac
     } else {
         boot_mac.to_ascii_lowercase()
     };
@@ -887,6 +896,11 @@ mod unit {
         };
         let d = canned_details(&n, "52:54:00:AA:BB:CC");
         assert_eq!(d.nics[0].mac, "52:54:00:aa:bb:cc");
+        let n2 = Node {
+            uuid: "37c031c0-249c-4443-99c9-2724e16004a5".into(),
+            ..Default::default()
+        };
+        assert_eq!(canned_details(&n2, "").nics[0].mac, "02:24:e1:60:04:a5");
         assert_eq!(d.ram_mebibytes, 16384);
         assert_eq!(d.cpu.unwrap().arch, "x86_64");
     }
