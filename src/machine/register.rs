@@ -198,11 +198,10 @@ impl Pass<'_, '_> {
             Ok(false) => {}
         }
 
-        // Firmware components decide whether HostFirmwareComponents would be created; errors are
-        // only logged, as in BMO.
-        if let Err(e) = prov.get_firmware_components() {
-            tracing::debug!(host = %self.rec.host.metadata.name, "firmware components: {e}");
-        }
+        // BMO reads the firmware components here on every pass only to decide whether to create
+        // a HostFirmwareComponents object. bmhctl never creates documents in the user's files
+        // (firmware.rs reads components when a document exists), so that call is not made: with
+        // Ironic it would cost one GET per pass.
 
         let mut validated = false;
         if !self.good_credentials_match() {
