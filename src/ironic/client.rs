@@ -729,10 +729,9 @@ impl IronicClient {
         url: &str,
         rb: RequestBuilder,
     ) -> Result<RawResponse, IronicError> {
-        let idempotent = matches!(
-            *method,
-            Method::GET | Method::PUT | Method::DELETE | Method::HEAD
-        );
+        // Only reads are resent. PUT and DELETE are idempotent in HTTP's sense, but a resent
+        // provision-state PUT that did reach Ironic would start a second transition.
+        let idempotent = matches!(*method, Method::GET | Method::HEAD);
         let attempts = if idempotent { IDEMPOTENT_ATTEMPTS } else { 1 };
         let mut last_err = None;
         for attempt in 0..attempts {

@@ -16,23 +16,30 @@ use super::types::{Node, NodePatch, ProvisionStateRequest, Section};
 
 /// A request the fake server received.
 #[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    target: String,
-    headers: HashMap<String, String>,
-    body: String,
+pub(crate) struct Seen {
+    pub(crate) method: String,
+    pub(crate) target: String,
+    pub(crate) headers: HashMap<String, String>,
+    pub(crate) body: String,
 }
 
 type Handler = dyn Fn(&Seen) -> (u16, String) + Send + Sync;
 
+/// The status a handler returns to close the connection without answering (the request was
+/// read; the client sees the connection drop).
+pub(crate) const DROP_CONNECTION: u16 = 0;
+
 /// A fake HTTP/1.1 server on 127.0.0.1:0 answering with `handler`; one request per connection.
-struct FakeServer {
-    base: String,
+/// A handler may sleep (a server that does not answer in time) or return [`DROP_CONNECTION`].
+pub(crate) struct FakeServer {
+    pub(crate) base: String,
     seen: Arc<Mutex<Vec<Seen>>>,
 }
 
 impl FakeServer {
-    fn start(handler: impl Fn(&Seen) -> (u16, String) + Send + Sync + 'static) -> FakeServer {
+    pub(crate) fn start(
+        handler: impl Fn(&Seen) -> (u16, String) + Send + Sync + 'static,
+    ) -> FakeServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
@@ -49,7 +56,7 @@ impl FakeServer {
         FakeServer { base, seen }
     }
 
-    fn seen(&self) -> Vec<Seen> {
+    pub(crate) fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
 
@@ -91,6 +98,9 @@ fn serve(conn: TcpStream, seen: &Mutex<Vec<Seen>>, handler: &Handler) {
     };
     seen.lock().unwrap().push(req.clone());
     let (status, body) = handler(&req);
+    if status == DROP_CONNECTION {
+        return;
+    }
     let resp = format!(
         "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -99,7 +109,7 @@ fn serve(conn: TcpStream, seen: &Mutex<Vec<Seen>>, handler: &Handler) {
     let _ = conn.write_all(resp.as_bytes());
 }
 
-fn version_doc(max: &str) -> String {
+pub(crate) fn version_doc(max: &str) -> String {
     json!({"id": "v1", "version": {"id": "v1", "version": max, "min_version": "1.1", "status": "CURRENT"}})
         .to_string()
 }

@@ -5,6 +5,7 @@ mod lab;
 mod bad_input;
 mod completions;
 mod firmware;
+mod ironic_faults;
 mod out_of_tree;
 mod plugins;
 mod provision;
