@@ -276,32 +276,10 @@ impl IronicProvisioner {
         bmc: &AccessDetails,
         driver_info: &Map<String, Value>,
     ) -> Result<Node, Outcome> {
-        let fast = data.inspection_mode == InspectionMode::Fast;
-        let interfaces = match bmc.interfaces(fast) {
-            Ok(i) => i,
-            Err(e) => return Err(Ok(OpResult::failed(e.to_string()))),
+        let body = match node_create_body(bmc, data, &self.node_name(), driver_info) {
+            Ok(b) => b,
+            Err(m) => return Err(Ok(OpResult::failed(m))),
         };
-        let mut body = Map::new();
-        body.insert("driver".into(), bmc.driver().into());
-        for (field, value) in interfaces.set_fields() {
-            body.insert(field.into(), value.into());
-        }
-        if let Some(d) = deploy_interface(bmc, data) {
-            body.insert("deploy_interface".into(), d.into());
-        }
-        body.insert("name".into(), self.node_name().into());
-        body.insert("driver_info".into(), Value::Object(driver_info.clone()));
-        // Decision (spec 8.9): sent only when true, so Ironics below 1.95 accept the body.
-        if data.disable_power_off {
-            body.insert("disable_power_off".into(), true.into());
-        }
-        body.insert(
-            "properties".into(),
-            json!({
-                "capabilities": merge_boot_mode_capabilities(None, &data.boot_mode),
-                "cpu_arch": data.cpu_architecture,
-            }),
-        );
         match self.seen(self.client().create_node(&Value::Object(body))) {
             Ok(node) => {
                 self.publish("Registered", "Registered new host");
@@ -521,6 +499,39 @@ impl IronicProvisioner {
     }
 }
 
+/// The `POST /v1/nodes` body (spec 3.1 C); `Err` is a `fail` text.
+pub fn node_create_body(
+    bmc: &AccessDetails,
+    data: &ManagementAccessData,
+    node_name: &str,
+    driver_info: &Map<String, Value>,
+) -> Result<Map<String, Value>, String> {
+    let fast = data.inspection_mode == InspectionMode::Fast;
+    let interfaces = bmc.interfaces(fast).map_err(|e| e.to_string())?;
+    let mut body = Map::new();
+    body.insert("driver".into(), bmc.driver().into());
+    for (field, value) in interfaces.set_fields() {
+        body.insert(field.into(), value.into());
+    }
+    if let Some(d) = deploy_interface(bmc, data) {
+        body.insert("deploy_interface".into(), d.into());
+    }
+    body.insert("name".into(), node_name.into());
+    body.insert("driver_info".into(), Value::Object(driver_info.clone()));
+    // Decision (spec 8.9): sent only when true, so Ironics below 1.95 accept the body.
+    if data.disable_power_off {
+        body.insert("disable_power_off".into(), true.into());
+    }
+    body.insert(
+        "properties".into(),
+        json!({
+            "capabilities": merge_boot_mode_capabilities(None, &data.boot_mode),
+            "cpu_arch": data.cpu_architecture,
+        }),
+    );
+    Ok(body)
+}
+
 /// `deploy_interface` on create: custom deploy, then live ISO; a scheme that fixes it
 /// (fake-hardware) always wins.
 pub(super) fn deploy_interface(
@@ -580,6 +591,255 @@ mod unit {
         let m = |v: Value| v.as_object().unwrap().clone();
         assert!(bmc_address_matches(&m(a.clone()), &m(b)));
         assert!(!bmc_address_matches(&m(a), &m(c)));
+    }
+
+    /// One row per scheme (spec 4.2): the node-create body for that address, as JSON.
+    #[test]
+    fn node_create_body_for_every_scheme() {
+        let none = Value::Null;
+        // address, driver, boot, bios, management/power/vendor, raid, firmware, driver_info keys
+        type Row<'a> = (
+            &'a str,
+            &'a str,
+            &'a str,
+            Value,
+            Value,
+            &'a str,
+            Value,
+            &'a [&'a str],
+        );
+        let rows: &[Row] = &[
+            (
+                "ipmi://192.0.2.1",
+                "ipmi",
+                "ipxe",
+                none.clone(),
+                none.clone(),
+                "no-raid",
+                none.clone(),
+                &[
+                    "ipmi_address",
+                    "ipmi_password",
+                    "ipmi_port",
+                    "ipmi_priv_level",
+                    "ipmi_username",
+                ],
+            ),
+            (
+                "libvirt://192.0.2.1:6230",
+                "ipmi",
+                "ipxe",
+                none.clone(),
+                none.clone(),
+                "no-raid",
+                none.clone(),
+                &[
+                    "ipmi_address",
+                    "ipmi_password",
+                    "ipmi_port",
+                    "ipmi_priv_level",
+                    "ipmi_username",
+                ],
+            ),
+            (
+                "redfish://bmc/redfish/v1/Systems/1",
+                "redfish",
+                "ipxe",
+                none.clone(),
+                none.clone(),
+                "redfish",
+                json!("redfish"),
+                &[
+                    "redfish_address",
+                    "redfish_password",
+                    "redfish_system_id",
+                    "redfish_username",
+                ],
+            ),
+            (
+                "ilo5-redfish+http://bmc/redfish/v1/Systems/1",
+                "redfish",
+                "ipxe",
+                none.clone(),
+                none.clone(),
+                "redfish",
+                json!("redfish"),
+                &[
+                    "redfish_address",
+                    "redfish_password",
+                    "redfish_system_id",
+                    "redfish_username",
+                ],
+            ),
+            (
+                "idrac-redfish://bmc/redfish/v1/Systems/1",
+                "idrac",
+                "ipxe",
+                json!("idrac-redfish"),
+                json!("idrac-redfish"),
+                "idrac-redfish",
+                json!("redfish"),
+                &[
+                    "redfish_address",
+                    "redfish_password",
+                    "redfish_system_id",
+                    "redfish_username",
+                ],
+            ),
+            (
+                "redfish-virtualmedia+https://bmc/redfish/v1/Systems/1",
+                "redfish",
+                "redfish-virtual-media",
+                none.clone(),
+                none.clone(),
+                "redfish",
+                json!("redfish"),
+                &[
+                    "redfish_address",
+                    "redfish_password",
+                    "redfish_system_id",
+                    "redfish_username",
+                ],
+            ),
+            (
+                "ilo5-virtualmedia://bmc/redfish/v1/Systems/1",
+                "redfish",
+                "redfish-virtual-media",
+                none.clone(),
+                none.clone(),
+                "redfish",
+                json!("redfish"),
+                &[
+                    "redfish_address",
+                    "redfish_password",
+                    "redfish_system_id",
+                    "redfish_username",
+                ],
+            ),
+            (
+                "idrac-virtualmedia://bmc/redfish/v1/Systems/1",
+                "idrac",
+                "idrac-redfish-virtual-media",
+                json!("idrac-redfish"),
+                json!("idrac-redfish"),
+                "idrac-redfish",
+                json!("redfish"),
+                &[
+                    "redfish_address",
+                    "redfish_password",
+                    "redfish_system_id",
+                    "redfish_username",
+                ],
+            ),
+            (
+                "redfish-uefihttp://bmc",
+                "redfish",
+                "redfish-https",
+                none.clone(),
+                none.clone(),
+                "redfish",
+                json!("redfish"),
+                &[
+                    "redfish_address",
+                    "redfish_password",
+                    "redfish_system_id",
+                    "redfish_username",
+                ],
+            ),
+            (
+                "fake-hardware://f-1",
+                "fake-hardware",
+                "fake",
+                json!("fake"),
+                json!("fake"),
+                "fake",
+                json!("fake"),
+                &[],
+            ),
+        ];
+        for (address, driver, boot, bios, mgmt, raid, firmware, keys) in rows {
+            let bmc = bmh_bmc::parse(address).unwrap();
+            let creds = Credentials::new("admin", "secret");
+            let info = bmc.driver_info(&creds, false);
+            let data = ManagementAccessData::default();
+            let body = Value::Object(node_create_body(&bmc, &data, "ns~h", &info).unwrap());
+            let get = |k: &str| body.get(k).cloned().unwrap_or(Value::Null);
+            assert_eq!(get("driver"), json!(driver), "{address}");
+            assert_eq!(get("boot_interface"), json!(boot), "{address}");
+            assert_eq!(get("bios_interface"), *bios, "{address}");
+            for k in [
+                "management_interface",
+                "power_interface",
+                "vendor_interface",
+            ] {
+                assert_eq!(get(k), *mgmt, "{address} {k}");
+            }
+            assert_eq!(get("raid_interface"), json!(raid), "{address}");
+            assert_eq!(get("firmware_interface"), *firmware, "{address}");
+            let expected_inspect = if *driver == "fake-hardware" {
+                "fake"
+            } else {
+                "agent"
+            };
+            assert_eq!(
+                get("inspect_interface"),
+                json!(expected_inspect),
+                "{address}"
+            );
+            assert_eq!(get("name"), json!("ns~h"));
+            let got_keys: Vec<&String> = body["driver_info"].as_object().unwrap().keys().collect();
+            let mut sorted = got_keys.clone();
+            sorted.sort();
+            assert_eq!(sorted, *keys, "{address}");
+            assert_eq!(get("disable_power_off"), Value::Null, "omitted unless true");
+            assert_eq!(body["properties"]["capabilities"], json!("boot_mode:uefi"));
+            let expected_deploy = if *driver == "fake-hardware" {
+                json!("fake")
+            } else {
+                Value::Null
+            };
+            assert_eq!(get("deploy_interface"), expected_deploy, "{address}");
+        }
+    }
+
+    #[test]
+    fn node_create_body_choices() {
+        let bmc = bmh_bmc::parse("redfish-virtualmedia://bmc/redfish/v1/Systems/1").unwrap();
+        let info = Map::new();
+        let mut data = ManagementAccessData {
+            inspection_mode: InspectionMode::Fast,
+            boot_mode: BootMode::UefiSecureBoot,
+            disable_power_off: true,
+            cpu_architecture: "aarch64".into(),
+            current_image: Some(bmh_api::Image {
+                url: "http://x/live.iso".into(),
+                format: "live-iso".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let body = node_create_body(&bmc, &data, "ns~h", &info).unwrap();
+        assert_eq!(body["inspect_interface"], json!("redfish"));
+        assert_eq!(body["deploy_interface"], json!("ramdisk"));
+        assert_eq!(body["disable_power_off"], json!(true));
+        assert_eq!(
+            body["properties"],
+            json!({"capabilities": "boot_mode:uefi,secure_boot:true", "cpu_arch": "aarch64"})
+        );
+        data.has_custom_deploy = true;
+        let body = node_create_body(&bmc, &data, "ns~h", &info).unwrap();
+        assert_eq!(body["deploy_interface"], json!("custom-agent"));
+        // fast inspection on a driver without out-of-band inspection is a failure
+        let ipmi = bmh_bmc::parse("ipmi://192.0.2.1").unwrap();
+        let err = node_create_body(&ipmi, &data, "ns~h", &info).unwrap_err();
+        assert!(
+            err.contains("does not support fast (out-of-band) inspection"),
+            "{err}"
+        );
+        data.boot_mode = BootMode::Legacy;
+        data.inspection_mode = InspectionMode::Unset;
+        let body = node_create_body(&ipmi, &data, "ns~h", &info).unwrap();
+        assert_eq!(body["properties"]["capabilities"], json!("boot_mode:bios"));
     }
 
     #[test]
