@@ -40,6 +40,9 @@ _bmhctl() {
             bmhctl,provision)
                 cmd="bmhctl__subcmd__provision"
                 ;;
+            bmhctl,validate)
+                cmd="bmhctl__subcmd__validate"
+                ;;
             bmhctl,version)
                 cmd="bmhctl__subcmd__version"
                 ;;
@@ -66,6 +69,9 @@ _bmhctl() {
                 ;;
             bmhctl__subcmd__help,provision)
                 cmd="bmhctl__subcmd__help__subcmd__provision"
+                ;;
+            bmhctl__subcmd__help,validate)
+                cmd="bmhctl__subcmd__help__subcmd__validate"
                 ;;
             bmhctl__subcmd__help,version)
                 cmd="bmhctl__subcmd__help__subcmd__version"
@@ -101,7 +107,7 @@ _bmhctl() {
 
     case "${cmd}" in
         bmhctl)
-            opts="-v -q -h -V --verbose --quiet --help --version provision deprovision delete get plugin version completions man help"
+            opts="-v -q -h -V --verbose --quiet --help --version provision deprovision delete get validate plugin version completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -275,7 +281,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help)
-            opts="provision deprovision delete get plugin version completions man help"
+            opts="provision deprovision delete get validate plugin version completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -415,6 +421,20 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help__subcmd__provision)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -589,6 +609,28 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__validate)
+            opts="-o -v -q -h -V --output --verbose --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --output)
                     COMPREPLY=($(compgen -W "table json" -- "${cur}"))
                     return 0

@@ -16,3 +16,4 @@ pub mod provisioners;
 pub mod record;
 pub mod runner;
 pub mod selector;
+pub mod validate;

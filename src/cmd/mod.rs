@@ -4,6 +4,7 @@ mod get;
 mod output;
 mod plugin;
 mod provision;
+mod validate;
 mod version;
 
 use crate::error::{Error, Result};
@@ -45,6 +46,11 @@ pub enum Command {
     Delete(TeardownArgs),
     /// Show hosts and their status.
     Get(get::GetArgs),
+    /// Check hosts against BMO's admission rules (CRD schema and validating webhook).
+    ///
+    /// Exit code 0 when every host is valid, 2 when any is not. A host bmhctl has run before is
+    /// also checked as an update, against the spec it last saw.
+    Validate(validate::ValidateArgs),
     /// Inspect provisioner plugins.
     #[command(subcommand)]
     Plugin(plugin::PluginCommand),
@@ -162,6 +168,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Delete(a) => provision::teardown(a, provision::Teardown::Delete, verbosity),
         Command::Get(a) => get::get(a),
+        Command::Validate(a) => validate::validate(a, verbosity),
         Command::Plugin(c) => plugin::run(c),
         Command::Version => {
             version::print();

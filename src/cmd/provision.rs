@@ -26,6 +26,8 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     let inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &args.hosts, args.run.selector.as_deref())?;
+    // BMO's admission rules: an invalid host is refused before anything is written.
+    crate::validate::check_hosts(&inv, &selected)?;
     let jobs = selected
         .into_iter()
         .map(|i| {

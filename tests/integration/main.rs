@@ -9,3 +9,4 @@ mod ironic_faults;
 mod out_of_tree;
 mod plugins;
 mod provision;
+mod validate;

@@ -24,7 +24,10 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 pub use error::{BmcError, UrlError, UrlErrorKind};
-pub use parse::{ParsedAddress, parse_address, valid_hostname};
+pub use parse::{
+    ParsedAddress, RequestUriError, RequestUriErrorKind, parse_address, parse_request_uri,
+    valid_hostname,
+};
 pub use scheme::{
     DriverInfoStyle, PROFILES, Scheme, SchemeProfile, Transport, boot_interface_counts_as_busy,
     lookup, registered_types,

@@ -99,6 +99,87 @@ pub fn parse_address(address: &str) -> Result<ParsedAddress, BmcError> {
     })
 }
 
+/// Why Go's `url.ParseRequestURI` refused a URL (BMO's webhook reads image URLs with it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestUriErrorKind {
+    /// The URL is empty (Go: `empty url`).
+    Empty,
+    /// Neither a scheme nor an absolute path (Go: `invalid URI for request`).
+    NotForRequest,
+    /// Any other problem, as for BMC addresses.
+    Url(UrlErrorKind),
+}
+
+impl std::fmt::Display for RequestUriErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RequestUriErrorKind::Empty => f.write_str("empty url"),
+            RequestUriErrorKind::NotForRequest => f.write_str("invalid URI for request"),
+            RequestUriErrorKind::Url(k) => k.fmt(f),
+        }
+    }
+}
+
+/// A failed [`parse_request_uri`]; displays like Go's `*url.Error`: `parse "<url>": <problem>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestUriError {
+    pub url: String,
+    pub kind: RequestUriErrorKind,
+}
+
+impl std::fmt::Display for RequestUriError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "parse {}: {}", crate::error::quote(&self.url), self.kind)
+    }
+}
+
+impl std::error::Error for RequestUriError {}
+
+/// Go's `url.ParseRequestURI`: the URL is taken as it came in an HTTP request line (no
+/// fragment is cut off; an absolute URI or an absolute path). Returns the lower-cased scheme
+/// (`""` for a bare path or `*`).
+pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
+    let err = |kind| RequestUriError {
+        url: raw.to_owned(),
+        kind,
+    };
+    let url_err = |kind| err(RequestUriErrorKind::Url(kind));
+    if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return Err(url_err(UrlErrorKind::ControlCharacter));
+    }
+    if raw.is_empty() {
+        return Err(err(RequestUriErrorKind::Empty));
+    }
+    if raw == "*" {
+        return Ok(String::new());
+    }
+    let (scheme, mut rest) = split_scheme(raw).map_err(url_err)?;
+    let scheme = scheme.to_ascii_lowercase();
+    if rest.ends_with('?') && rest.matches('?').count() == 1 {
+        rest = &rest[..rest.len() - 1];
+    } else if let Some((before, _query)) = rest.split_once('?') {
+        rest = before;
+    }
+    if !rest.starts_with('/') {
+        if !scheme.is_empty() {
+            // Opaque (`mailto:x`): nothing more is checked.
+            return Ok(scheme);
+        }
+        return Err(err(RequestUriErrorKind::NotForRequest));
+    }
+    if !scheme.is_empty() && rest.starts_with("//") {
+        let after = &rest[2..];
+        let (authority, path) = match after.find('/') {
+            Some(i) => (&after[..i], &after[i..]),
+            None => (after, ""),
+        };
+        parse_authority(authority).map_err(url_err)?;
+        rest = path;
+    }
+    unescape(rest, Mode::Other).map_err(url_err)?;
+    Ok(scheme)
+}
+
 /// Empty, an IP address (IPv4 or IPv6, no zone), or a DNS name: labels of 1–63 characters
 /// from `[A-Za-z0-9-]`, not starting or ending with `-`, joined by single dots.
 pub fn valid_hostname(hostname: &str) -> bool {
@@ -445,6 +526,45 @@ pub(crate) fn parse_query(raw: &str) -> (BTreeMap<String, Vec<String>>, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn request_uri_like_go() {
+        for (raw, scheme) in [
+            ("https://example.com/image", "https"),
+            ("oci://example.com/image:latest", "oci"),
+            ("HTTP://h/x?y#z", "http"),
+            ("unix://example.com", "unix"),
+            ("mailto:x", "mailto"),
+            ("h:8/x", "h"),
+            ("/just/a/path", ""),
+            ("*", ""),
+        ] {
+            assert_eq!(parse_request_uri(raw).unwrap(), scheme, "{raw}");
+        }
+        for (raw, text) in [
+            ("", "parse \"\": empty url"),
+            ("test1", "parse \"test1\": invalid URI for request"),
+            (
+                "1.2.3.4:80/x",
+                "parse \"1.2.3.4:80/x\": invalid URI for request",
+            ),
+            (":x", "parse \":x\": missing protocol scheme"),
+            (
+                "http://h:port/x",
+                "parse \"http://h:port/x\": invalid port \":port\" after host",
+            ),
+            (
+                "http://h/%zz",
+                "parse \"http://h/%zz\": invalid URL escape \"%zz\"",
+            ),
+        ] {
+            assert_eq!(
+                parse_request_uri(raw).unwrap_err().to_string(),
+                text,
+                "{raw}"
+            );
+        }
+    }
 
     #[test]
     fn net_split_host_port_matches_go() {

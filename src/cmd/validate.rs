@@ -1,0 +1,91 @@
+//! `bmhctl validate FILE|DIR...`: BMO's admission rules (CRD schema and validating webhook) on
+//! every host of the files, without acting on any. See [`crate::validate`].
+
+use super::output;
+use super::{ResultFormat, Verbosity};
+use crate::error::{Error, Result};
+use crate::files::inventory::{self, LoadMode};
+use crate::validate::{self, HostValidation};
+use clap::Args;
+use comfy_table::{Table, presets::NOTHING};
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// How to show the result: a table for people, or JSON (per host: errors, warnings and the
+    /// resolved BMC access, passwords redacted).
+    #[arg(short, long, value_enum, default_value_t = ResultFormat::Table)]
+    pub output: ResultFormat,
+    /// YAML files, or directories of them, holding BareMetalHosts and their BMC Secrets.
+    #[arg(required = true, value_name = "FILE|DIR")]
+    pub paths: Vec<PathBuf>,
+}
+
+pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
+    let inv = inventory::load_checked(&args.paths, LoadMode::ReadOnly)?;
+    if inv.hosts.is_empty() {
+        return Err(Error::BadInput(
+            "no BareMetalHost in the given files".into(),
+        ));
+    }
+    let reports: Vec<HostValidation> = (0..inv.hosts.len())
+        .map(|i| validate::validate_entry(&inv, i))
+        .collect();
+    match args.output {
+        ResultFormat::Table => {
+            println!("{}", table(&inv, &reports));
+            if !verbosity.quiet {
+                for (i, r) in reports.iter().enumerate() {
+                    for w in &r.warnings {
+                        eprintln!("warning: BareMetalHost {}: {w}", inv.hosts[i].key);
+                    }
+                }
+            }
+        }
+        ResultFormat::Json => {
+            let hosts: Vec<serde_json::Value> = reports
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let mut v = serde_json::to_value(r).unwrap_or_default();
+                    // Where each problem is, as bad-input errors say it.
+                    if let Some(errors) = v["errors"].as_array_mut() {
+                        for (e, err) in errors.iter_mut().zip(&r.errors) {
+                            e["position"] = validate::position(&inv, i, &err.field).into();
+                        }
+                    }
+                    v
+                })
+                .collect();
+            let all_valid = reports.iter().all(|r| r.valid);
+            let doc = serde_json::json!({"valid": all_valid, "hosts": hosts});
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&doc).map_err(|e| Error::Other(e.into()))?
+            );
+        }
+    }
+    let invalid = reports.iter().filter(|r| !r.valid).count();
+    if invalid > 0 {
+        return Err(Error::BadInput(format!(
+            "{invalid} of {} hosts are invalid",
+            reports.len()
+        )));
+    }
+    Ok(())
+}
+
+fn table(inv: &inventory::Inventory, reports: &[HostValidation]) -> String {
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    t.set_header(["HOST", "VALID", "ERRORS"]);
+    for (i, r) in reports.iter().enumerate() {
+        let errors: Vec<String> = r.errors.iter().map(|e| e.to_string()).collect();
+        t.add_row(vec![
+            output::host_name(&inv.hosts[i].record),
+            if r.valid { "yes" } else { "no" }.to_string(),
+            errors.join("\n"),
+        ]);
+    }
+    t.to_string()
+}

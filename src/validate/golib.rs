@@ -1,0 +1,159 @@
+//! The few Go library functions whose behaviour (and error text) the webhook's rules expose:
+//! `net.ParseMAC`, `uuid.Parse` (github.com/google/uuid) and `%q` quoting.
+
+/// Go's `net.ParseMAC`: 6-, 8- or 20-byte hardware addresses written as pairs of hex digits
+/// separated by `:` or `-` (one kind throughout), or as groups of four hex digits separated by
+/// `.`. The error is Go's `*net.AddrError` text.
+pub fn parse_mac(s: &str) -> Result<Vec<u8>, String> {
+    let err = || format!("address {s}: invalid MAC address");
+    let b = s.as_bytes();
+    if b.len() < 14 {
+        return Err(err());
+    }
+    let mut out = Vec::new();
+    if b[2] == b':' || b[2] == b'-' {
+        if !(b.len() + 1).is_multiple_of(3) {
+            return Err(err());
+        }
+        let n = (b.len() + 1) / 3;
+        if !matches!(n, 6 | 8 | 20) {
+            return Err(err());
+        }
+        let sep = b[2];
+        for i in 0..n {
+            let at = i * 3;
+            if i + 1 < n && b[at + 2] != sep {
+                return Err(err());
+            }
+            out.push(hex_byte(b[at], b[at + 1]).ok_or_else(err)?);
+        }
+    } else if b[4] == b'.' {
+        if !(b.len() + 1).is_multiple_of(5) {
+            return Err(err());
+        }
+        let n = 2 * (b.len() + 1) / 5;
+        if !matches!(n, 6 | 8 | 20) {
+            return Err(err());
+        }
+        for i in 0..n / 2 {
+            let at = i * 5;
+            if i + 1 < n / 2 && b[at + 4] != b'.' {
+                return Err(err());
+            }
+            out.push(hex_byte(b[at], b[at + 1]).ok_or_else(err)?);
+            out.push(hex_byte(b[at + 2], b[at + 3]).ok_or_else(err)?);
+        }
+    } else {
+        return Err(err());
+    }
+    Ok(out)
+}
+
+fn hex_byte(hi: u8, lo: u8) -> Option<u8> {
+    let h = (hi as char).to_digit(16)?;
+    let l = (lo as char).to_digit(16)?;
+    Some((h * 16 + l) as u8)
+}
+
+/// Whether github.com/google/uuid's `Parse` accepts `s`: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`,
+/// 32 bare hex digits, or either braced (`{...}`, 38 characters) or `urn:uuid:`-prefixed
+/// (45 characters) form of the first.
+pub fn is_uuid(s: &str) -> bool {
+    let hyphenated = |t: &str| {
+        t.len() == 36
+            && t.char_indices().all(|(i, c)| match i {
+                8 | 13 | 18 | 23 => c == '-',
+                _ => c.is_ascii_hexdigit(),
+            })
+    };
+    match s.len() {
+        32 => s.chars().all(|c| c.is_ascii_hexdigit()),
+        36 => hyphenated(s),
+        38 => s.starts_with('{') && s.ends_with('}') && hyphenated(&s[1..37]),
+        45 => {
+            s.is_char_boundary(9) && s[..9].eq_ignore_ascii_case("urn:uuid:") && hyphenated(&s[9..])
+        }
+        _ => false,
+    }
+}
+
+/// Go's `%q` for the texts that appear in the webhook's messages.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mac_forms_like_go() {
+        for ok in [
+            "00:00:5e:00:53:01",
+            "00-00-5E-00-53-01",
+            "0000.5e00.5301",
+            "02:00:5e:10:00:00:00:01",
+            "0200.5e10.0000.0001",
+            "00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01",
+        ] {
+            assert!(parse_mac(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "00:00:00:00:00",
+            "00:00:5e:00:53",
+            "00:00-5e:00:53:01",
+            "0000.5e00.530g",
+            "00:00:5e:00:53:0x",
+            "01.02.03.04.05.06",
+            "00:00:5e:00:53:01:02",
+        ] {
+            assert_eq!(
+                parse_mac(bad).unwrap_err(),
+                format!("address {bad}: invalid MAC address")
+            );
+        }
+    }
+
+    #[test]
+    fn uuid_forms_like_google_uuid() {
+        for ok in [
+            "07564256-96ae-4315-ab03-8d34ece60fbb",
+            "0756425696ae4315ab038d34ece60fbb",
+            "{07564256-96ae-4315-ab03-8d34ece60fbb}",
+            "URN:UUID:07564256-96ae-4315-ab03-8d34ece60fbb",
+        ] {
+            assert!(is_uuid(ok), "{ok}");
+        }
+        for bad in [
+            "test",
+            "07564256-96ae-4315-ab03-8d34ece60fbz",
+            "0756425696ae4315ab038d34ece60fb",
+            "07564256_96ae_4315_ab03_8d34ece60fbb",
+        ] {
+            assert!(!is_uuid(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn quote_like_go() {
+        assert_eq!(quote("eth0"), "\"eth0\"");
+        assert_eq!(quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+    }
+}

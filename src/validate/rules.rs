@@ -1,0 +1,530 @@
+//! BMO's validating webhook for BareMetalHosts: the create rules (also run on the new object of
+//! an update) in BMO's evaluation order, and the update rules (spec `bmo-ironic-and-bmc.md` §5.1,
+//! §5.2). Messages are BMO's, word for word.
+
+use super::gojson::{self, HARDWARE_DETAILS, HOST_STATUS, REBOOT_ARGUMENTS};
+use super::golib::{is_uuid, parse_mac, quote};
+use super::{FieldPath, Origin, ValidationError};
+use bmh_api::annotations::{
+    HARDWARE_DETAILS as HARDWARE_DETAILS_ANNOTATION, INSPECT, REBOOT_PREFIX, STATUS,
+    is_reboot_annotation,
+};
+use bmh_api::{BareMetalHost, BootMode, InspectionMode, OperationalStatus, ProvisioningState};
+use bmh_bmc::AccessDetails;
+
+/// `operationalStatus` values the status annotation may carry (`OperationalStatusAllowed`).
+const OPERATIONAL_STATUS_ALLOWED: &[&str] =
+    &["", "OK", "discovered", "error", "delayed", "detached"];
+/// `errorType` values the status annotation may carry (`ErrorTypeAllowed`).
+const ERROR_TYPE_ALLOWED: &[&str] = &[
+    "",
+    "provisioned registration error",
+    "registration error",
+    "inspection error",
+    "preparation error",
+    "provisioning error",
+    "power management error",
+];
+const IMAGE_URL_SCHEMES: &[&str] = &["http", "https", "ftp", "gopher", "oci"];
+
+struct Errors(Vec<ValidationError>);
+
+impl Errors {
+    fn push(&mut self, field: FieldPath, message: impl Into<String>) {
+        self.0.push(ValidationError {
+            field,
+            message: message.into(),
+            origin: Origin::Webhook,
+        });
+    }
+}
+
+fn spec(path: &[&str]) -> FieldPath {
+    let mut p = FieldPath::new().key("spec");
+    for k in path {
+        p = p.key(k);
+    }
+    p
+}
+
+/// BMO's `InspectionDisabled()`: `inspectionMode: disabled` or annotation `inspect.metal3.io:
+/// disabled`.
+pub fn inspection_disabled(host: &BareMetalHost) -> bool {
+    host.spec.inspection_mode == InspectionMode::Disabled
+        || host
+            .metadata
+            .annotations
+            .get(INSPECT)
+            .is_some_and(|v| v == "disabled")
+}
+
+/// The create rules (`validateHost`), every failing rule reported, in BMO's order. Identical
+/// messages are not removed here (see [`super::dedup`]).
+pub fn create_rules(host: &BareMetalHost) -> Vec<ValidationError> {
+    let mut e = Errors(Vec::new());
+    let s = &host.spec;
+    let address = s.bmc.as_ref().map(|b| b.address.as_str()).unwrap_or("");
+
+    // 1. The address must resolve to a known BMC type.
+    let mut access: Option<AccessDetails> = None;
+    if !address.is_empty() {
+        match bmh_bmc::parse(address) {
+            Ok(a) => access = Some(a),
+            Err(err) => e.push(spec(&["bmc", "address"]), err.to_string()),
+        }
+    }
+
+    // 2. The legacy firmware field.
+    if s.firmware.is_some() {
+        e.push(
+            spec(&["firmware"]),
+            "the Firmware field is no longer supported, use HostFirmwareSettings resource instead",
+        );
+    }
+
+    // 3. Cross-namespace Secret references (a host without a namespace is in `default`, as
+    // the API server would have put it; the order is fixed where BMO's is a map's).
+    for (field, r) in [
+        ("userData", &s.user_data),
+        ("networkData", &s.network_data),
+        ("metaData", &s.meta_data),
+    ] {
+        if let Some(r) = r
+            && !r.namespace.is_empty()
+            && r.namespace != host.metadata.namespace_or_default()
+        {
+            e.push(
+                spec(&[field, "namespace"]),
+                format!(
+                    "baremetalhosts.metal3.io {} is forbidden: {field}: cross-namespace Secret references are not allowed",
+                    quote(&host.metadata.name)
+                ),
+            );
+        }
+    }
+
+    // 4. RAID.
+    raid(host, &mut e);
+
+    // 5. What the BMC driver needs (only with a resolved address).
+    if let Some(a) = &access {
+        let hw_volumes = s
+            .raid
+            .as_ref()
+            .and_then(|r| r.hardware_raid_volumes.as_ref())
+            .is_some_and(|v| !v.is_empty());
+        if let Err(err) = a.check_hardware_raid(hw_volumes) {
+            e.push(spec(&["raid", "hardwareRAIDVolumes"]), err.to_string());
+        }
+        if let Err(err) =
+            a.check_boot_mac(!s.boot_mac_address.is_empty(), inspection_disabled(host))
+        {
+            e.push(spec(&["bootMACAddress"]), err.to_string());
+        }
+        if !s.boot_mac_address.is_empty()
+            && let Err(m) = parse_mac(&s.boot_mac_address)
+        {
+            e.push(spec(&["bootMACAddress"]), m);
+        }
+        if let Err(err) = a.check_secure_boot(s.boot_mode == BootMode::UefiSecureBoot) {
+            e.push(spec(&["bootMode"]), err.to_string());
+        }
+    }
+
+    // 6. The host's name.
+    let name = &host.metadata.name;
+    let name_field = FieldPath::new().key("metadata").key("name");
+    if name
+        .chars()
+        .any(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')))
+    {
+        e.push(
+            name_field,
+            "BareMetalHost resource name cannot contain characters other than [A-Za-z0-9._-]",
+        );
+    } else if is_uuid(name) {
+        e.push(name_field, "BareMetalHost resource name cannot be a UUID");
+    }
+
+    // 7. The address parsed once more (BMO's validateDNSName); duplicates rule 1's text.
+    if !address.is_empty()
+        && let Err(err) = bmh_bmc::parse_address(address)
+    {
+        e.push(spec(&["bmc", "address"]), err.to_string());
+    }
+
+    // 8. Root device hint device name.
+    if let Some(h) = &s.root_device_hints
+        && !h.device_name.is_empty()
+    {
+        let field = spec(&["rootDeviceHints", "deviceName"]);
+        match h.device_name.strip_prefix("/dev/") {
+            None => e.push(
+                field,
+                format!(
+                    "device name of root device hint must be a /dev/ path, not \"{}\"",
+                    h.device_name
+                ),
+            ),
+            Some(sub) => {
+                let sub = sub.strip_prefix("disk/by-path/").unwrap_or(sub);
+                if sub.contains('/') {
+                    e.push(
+                        field,
+                        format!(
+                            "device name of root device hint must be path in /dev/ or /dev/disk/by-path/, not \"{}\"",
+                            h.device_name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    // 9. The image.
+    if let Some(image) = &s.image {
+        match bmh_bmc::parse_request_uri(&image.url) {
+            Err(err) => e.push(
+                spec(&["image", "url"]),
+                format!("image URL {} is invalid: {err}", image.url),
+            ),
+            Ok(scheme) if !IMAGE_URL_SCHEMES.contains(&scheme.as_str()) => e.push(
+                spec(&["image", "url"]),
+                format!(
+                    "image URL {} is invalid: invalid scheme in URL, \"{scheme}\" not allowed",
+                    image.url
+                ),
+            ),
+            Ok(_) => {}
+        }
+        if image.is_oci() {
+            if !image.checksum.is_empty() {
+                e.push(
+                    spec(&["image", "checksum"]),
+                    "spec.image.checksum must be empty for OCI images (oci:// images have embedded checksums)",
+                );
+            }
+        } else if !image.is_live_iso() {
+            if image.checksum.is_empty() {
+                e.push(
+                    spec(&["image", "checksum"]),
+                    "checksum is required for normal images",
+                );
+            } else if !matches!(
+                image.checksum_type.as_str(),
+                "" | "auto" | "md5" | "sha256" | "sha512"
+            ) {
+                e.push(
+                    spec(&["image", "checksumType"]),
+                    format!(
+                        "unknown checksumType {}, supported are auto, md5, sha256, sha512",
+                        image.checksum_type
+                    ),
+                );
+            }
+        }
+    }
+
+    // 10. Annotations (in key order; BMO's map order is unspecified).
+    annotations(host, &mut e);
+
+    // 11. Inspection mode.
+    inspection_mode(host, access.as_ref(), &mut e);
+
+    // 12. Power.
+    if s.disable_power_off && !s.online {
+        e.push(
+            spec(&["disablePowerOff"]),
+            "node can't simultaneously have online set to false and have power off disabled",
+        );
+    }
+
+    // 13. Network interfaces.
+    let mut seen = std::collections::HashSet::new();
+    for (i, iface) in s.network_interfaces.iter().enumerate() {
+        let field = FieldPath::new()
+            .key("spec")
+            .key("networkInterfaces")
+            .index(i);
+        if iface.name.is_empty() && iface.mac_address.is_empty() {
+            e.push(
+                field,
+                format!("networkInterfaces[{i}]: must specify either name or macAddress"),
+            );
+            continue;
+        }
+        if !iface.name.is_empty() && !iface.mac_address.is_empty() {
+            e.push(
+                field,
+                format!("networkInterfaces[{i}]: name and macAddress are mutually exclusive"),
+            );
+            continue;
+        }
+        let selector = if iface.mac_address.is_empty() {
+            &iface.name
+        } else {
+            &iface.mac_address
+        };
+        if !seen.insert(selector.to_lowercase()) {
+            e.push(
+                field,
+                format!(
+                    "networkInterfaces[{i}]: duplicate interface selector for {}",
+                    quote(selector)
+                ),
+            );
+        }
+    }
+
+    e.0
+}
+
+fn raid(host: &BareMetalHost, e: &mut Errors) {
+    let Some(r) = &host.spec.raid else { return };
+    let hw = r.hardware_raid_volumes.as_deref().unwrap_or_default();
+    let sw = r.software_raid_volumes.as_deref().unwrap_or_default();
+    if !hw.is_empty() && !sw.is_empty() {
+        e.push(
+            spec(&["raid"]),
+            "hardwareRAIDVolumes and softwareRAIDVolumes can not be set at the same time",
+        );
+    }
+    for (i, v) in hw.iter().enumerate() {
+        let field = FieldPath::new()
+            .key("spec")
+            .key("raid")
+            .key("hardwareRAIDVolumes")
+            .index(i);
+        if !v.physical_disks.is_empty() && v.controller.is_empty() {
+            e.push(
+                field.clone().key("physicalDisks"),
+                format!(
+                    "'physicalDisks' specified without 'controller' in hardware RAID volume {i}"
+                ),
+            );
+        }
+        if let Some(n) = v.number_of_physical_disks
+            && !v.physical_disks.is_empty()
+            && n != v.physical_disks.len() as i64
+        {
+            e.push(
+                field.key("numberOfPhysicalDisks"),
+                format!(
+                    "the 'numberOfPhysicalDisks'[{n}] and number of 'physicalDisks'[{}] is not same for volume {i}",
+                    v.physical_disks.len()
+                ),
+            );
+        }
+    }
+    let roots = sw.iter().filter(|v| v.root_volume).count();
+    if roots > 1 {
+        e.push(
+            spec(&["raid", "softwareRAIDVolumes"]),
+            "softwareRAIDVolumes[*].rootVolume can only be set once",
+        );
+    }
+    if roots == 1 && host.spec.root_device_hints.is_some() {
+        e.push(
+            spec(&["rootDeviceHints"]),
+            "softwareRAIDVolumes[*].rootVolume and rootDeviceHints can not be set at the same time",
+        );
+    }
+    for (i, v) in sw.iter().enumerate() {
+        if v.root_volume && v.level != "1" {
+            e.push(
+                FieldPath::new()
+                    .key("spec")
+                    .key("raid")
+                    .key("softwareRAIDVolumes")
+                    .index(i)
+                    .key("level"),
+                format!("softwareRAIDVolumes[{i}] with rootVolume set must use RAID level 1"),
+            );
+        }
+    }
+}
+
+fn annotations(host: &BareMetalHost, e: &mut Errors) {
+    for (key, value) in &host.metadata.annotations {
+        let field = FieldPath::new().key("metadata").key("annotations").key(key);
+        let problem = if key == STATUS {
+            status_annotation(value)
+        } else if is_reboot_annotation(key) {
+            reboot_annotation(value)
+        } else if key == INSPECT {
+            (!matches!(value.as_str(), "disabled" | "")).then(|| {
+                format!(
+                    "invalid value for the {INSPECT} annotation, allowed are \"disabled\" or \"\""
+                )
+            })
+        } else if key == HARDWARE_DETAILS_ANNOTATION {
+            hardware_details_annotation(value, inspection_disabled(host))
+        } else {
+            None
+        };
+        if let Some(m) = problem {
+            e.push(field, m);
+        }
+    }
+}
+
+fn status_annotation(value: &str) -> Option<String> {
+    if value.is_empty() {
+        return None;
+    }
+    let status = match gojson::decode_strict(value, &HOST_STATUS) {
+        Ok(v) => v,
+        Err(m) => return Some(format!("error decoding status annotation: {m}")),
+    };
+    let op = gojson::field_str(&status, "operationalStatus");
+    if !OPERATIONAL_STATUS_ALLOWED.contains(&op) {
+        return Some(format!(
+            "invalid operationalStatus '{op}' in the {STATUS} annotation"
+        ));
+    }
+    let et = gojson::field_str(&status, "errorType");
+    if !ERROR_TYPE_ALLOWED.contains(&et) {
+        return Some(format!(
+            "invalid errorType '{et}' in the {STATUS} annotation"
+        ));
+    }
+    None
+}
+
+fn reboot_annotation(value: &str) -> Option<String> {
+    if value.is_empty() {
+        return None;
+    }
+    let args = match gojson::unmarshal(value, &REBOOT_ARGUMENTS) {
+        Ok(v) => v,
+        Err(m) => {
+            return Some(format!(
+                "failed to unmarshal the data from the {REBOOT_PREFIX} annotation: {m}"
+            ));
+        }
+    };
+    let mode = gojson::field_str(&args, "mode");
+    (!matches!(mode, "hard" | "soft" | "")).then(|| {
+        format!(
+            "invalid mode in the {REBOOT_PREFIX} annotation, allowed are \"hard\", \"soft\" or \"\""
+        )
+    })
+}
+
+fn hardware_details_annotation(value: &str, inspection_disabled: bool) -> Option<String> {
+    if value.is_empty() {
+        return None;
+    }
+    if !inspection_disabled {
+        return Some(
+            "when hardware details are provided, inspection must be disabled (either via inspect.metal3.io annotation or inspectionMode field)".into(),
+        );
+    }
+    gojson::decode_strict(value, &HARDWARE_DETAILS)
+        .err()
+        .map(|m| format!("error decoding the {HARDWARE_DETAILS_ANNOTATION} annotation: {m}"))
+}
+
+fn inspection_mode(host: &BareMetalHost, access: Option<&AccessDetails>, e: &mut Errors) {
+    let field = spec(&["inspectionMode"]);
+    let mode = &host.spec.inspection_mode;
+    let annotation = host
+        .metadata
+        .annotations
+        .get(INSPECT)
+        .map(String::as_str)
+        .unwrap_or("");
+    if !annotation.is_empty()
+        && !mode.is_unset()
+        && (annotation == "disabled") != (*mode == InspectionMode::Disabled)
+    {
+        e.push(
+            field,
+            "inspect.metal3.io annotation and inspectionMode field have contradicting values",
+        );
+        return;
+    }
+    if !mode.is_known() {
+        e.push(
+            field,
+            format!(
+                "invalid inspectionMode value: {mode}, allowed values are 'disabled', 'agent', or 'fast'"
+            ),
+        );
+        return;
+    }
+    if *mode == InspectionMode::Fast
+        && let Some(a) = access
+        && let Err(err) = a.check_fast_inspection(true)
+    {
+        e.push(field, err.to_string());
+    }
+}
+
+/// The update rules (`validateChanges` beyond the create rules): `old` is the object as it was
+/// accepted before, `new` the object as it is now.
+pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationError> {
+    let mut e = Errors(Vec::new());
+    let addr = |h: &BareMetalHost| {
+        h.spec
+            .bmc
+            .as_ref()
+            .map(|b| b.address.clone())
+            .unwrap_or_default()
+    };
+    let op = |h: &BareMetalHost| {
+        h.status
+            .as_ref()
+            .map(|s| s.operational_status.clone())
+            .unwrap_or_default()
+    };
+    let state = |h: &BareMetalHost| {
+        h.status
+            .as_ref()
+            .map(|s| s.provisioning.state.clone())
+            .unwrap_or_default()
+    };
+    let (old_addr, new_addr) = (addr(old), addr(new));
+    if !old_addr.is_empty()
+        && new_addr != old_addr
+        && op(old) != OperationalStatus::Detached
+        && op(new) != OperationalStatus::Detached
+        && state(old) != ProvisioningState::Registering
+        && state(new) != ProvisioningState::Registering
+    {
+        e.push(
+            spec(&["bmc", "address"]),
+            "BMC address can not be changed if the BMH is not in the Registering state, or if the BMH is not detached",
+        );
+    }
+    let (old_mac, new_mac) = (&old.spec.boot_mac_address, &new.spec.boot_mac_address);
+    if !old_mac.is_empty() && !eq_fold(old_mac, new_mac) {
+        e.push(
+            spec(&["bootMACAddress"]),
+            "bootMACAddress can not be changed once it is set",
+        );
+    }
+    if !old.spec.externally_provisioned
+        && new.spec.externally_provisioned
+        && state(old) != ProvisioningState::Available
+        && state(new) != ProvisioningState::Available
+    {
+        e.push(
+            spec(&["externallyProvisioned"]),
+            format!(
+                "externallyProvisioned can only be enabled when in Available state, currently in {}",
+                state(old)
+            ),
+        );
+    }
+    for err in &mut e.0 {
+        err.origin = Origin::Update;
+    }
+    e.0
+}
+
+/// Go's `strings.EqualFold` (Unicode simple folding; lower-casing both sides is close enough
+/// for MAC addresses).
+fn eq_fold(a: &str, b: &str) -> bool {
+    a == b || a.to_lowercase() == b.to_lowercase()
+}
