@@ -1,10 +1,39 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: formatting, lints, unit and integration tests.
+# The whole test suite, as CI runs it: formatting, lints, unit and integration tests, the
+# integration tests against a real Ironic and Redfish emulator (started here when not given).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+
+# The real-Ironic tests (tests/integration/ironic_lab.rs) need the lab: an Ironic and the Redfish
+# emulator (scripts/ironic/). .ci/run starts them and exports IRONIC_ENDPOINT and SUSHY_URL;
+# without IRONIC_ENDPOINT, this script starts them for the run (the first time installs them from
+# PyPI, about 35 s) on BMHCTL_LAB_IRONIC_PORT (6385) and BMHCTL_LAB_SUSHY_PORT (8000), and on exit
+# stops what it started itself (a lab already running there is used and left running).
+if [[ -z ${IRONIC_ENDPOINT:-} ]]; then
+    ironic_port=${BMHCTL_LAB_IRONIC_PORT:-6385}
+    sushy_port=${BMHCTL_LAB_SUSHY_PORT:-8000}
+    lab_started=()
+    stop_lab() {
+        for s in ${lab_started[@]+"${lab_started[@]}"}; do
+            "scripts/ironic/stop-${s%:*}.sh" "${s#*:}" >/dev/null 2>&1 || true
+        done
+    }
+    trap stop_lab EXIT
+    curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$ironic_port/" ||
+        lab_started+=("ironic:$ironic_port")
+    curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$sushy_port/" ||
+        lab_started+=("sushy:$sushy_port")
+    scripts/ironic/start-ironic.sh "$ironic_port" >/dev/null
+    scripts/ironic/start-sushy.sh "$sushy_port" >/dev/null
+    set -a
+    # shellcheck source=/dev/null
+    . "${BMHCTL_LAB_DIR:-.state/ironic}/ironic-$ironic_port/bmhctl.env"
+    set +a
+    export SUSHY_URL=http://127.0.0.1:$sushy_port
+fi
 cargo test --workspace --locked
 
 # The out-of-tree plugin example is a crate of its own: check it as its authors would.

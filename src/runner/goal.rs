@@ -12,7 +12,8 @@ pub enum Goal {
 }
 
 impl Goal {
-    /// `bmhctl provision`: `provisioned` with an image or custom deploy and `online`;
+    /// `bmhctl provision`: `provisioned` with an image or custom deploy and `online` (or already
+    /// provisioning or provisioned);
     /// `externally provisioned` when asked; `unmanaged` without BMC details; else `available`.
     pub fn for_provision(rec: &HostRecord) -> Goal {
         let host = &rec.host;
@@ -28,7 +29,13 @@ impl Goal {
             .custom_deploy
             .as_ref()
             .is_some_and(|c| !c.method.is_empty());
-        if spec.online && (has_image || has_custom_deploy) {
+        // BMO provisions only online hosts, but never deprovisions one that goes offline: a
+        // provisioned (or provisioning) host with its image stays provisioned, powered off.
+        let deployed = matches!(
+            rec.status().provisioning.state,
+            S::Provisioning | S::Provisioned
+        );
+        if (spec.online || deployed) && (has_image || has_custom_deploy) {
             return Goal::State(S::Provisioned);
         }
         Goal::State(S::Available)

@@ -6,6 +6,7 @@ mod bad_input;
 mod completions;
 mod firmware;
 mod ironic_faults;
+mod ironic_lab;
 mod out_of_tree;
 mod plugins;
 mod provision;

@@ -64,9 +64,15 @@ impl Shared {
         if self.ready.load(Ordering::Acquire) {
             return Ok(());
         }
-        self.client
-            .check_ready()
-            .map_err(|e| ProvisionerError::NotReady(e.to_string()))?;
+        self.client.check_ready().map_err(|e| match e.status {
+            // Decision: refused credentials are not "Ironic not ready yet" (BMO requeues and
+            // only logs it): an error, so the run says why the host never starts.
+            Some(401 | 403) => ProvisionerError::Other(format!(
+                "ironic refused the credentials (check METAL3_AUTH_ROOT_DIR/ironic or \
+                 IRONIC_ENDPOINT): {e}"
+            )),
+            _ => ProvisionerError::NotReady(e.to_string()),
+        })?;
         self.ready.store(true, Ordering::Release);
         Ok(())
     }
