@@ -16,6 +16,9 @@ _bmhctl() {
             ",$1")
                 cmd="bmhctl"
                 ;;
+            bmhctl,apply)
+                cmd="bmhctl__subcmd__apply"
+                ;;
             bmhctl,completions)
                 cmd="bmhctl__subcmd__completions"
                 ;;
@@ -24,6 +27,9 @@ _bmhctl() {
                 ;;
             bmhctl,deprovision)
                 cmd="bmhctl__subcmd__deprovision"
+                ;;
+            bmhctl,describe)
+                cmd="bmhctl__subcmd__describe"
                 ;;
             bmhctl,get)
                 cmd="bmhctl__subcmd__get"
@@ -40,11 +46,17 @@ _bmhctl() {
             bmhctl,provision)
                 cmd="bmhctl__subcmd__provision"
                 ;;
+            bmhctl,reconcile)
+                cmd="bmhctl__subcmd__reconcile"
+                ;;
             bmhctl,validate)
                 cmd="bmhctl__subcmd__validate"
                 ;;
             bmhctl,version)
                 cmd="bmhctl__subcmd__version"
+                ;;
+            bmhctl__subcmd__help,apply)
+                cmd="bmhctl__subcmd__help__subcmd__apply"
                 ;;
             bmhctl__subcmd__help,completions)
                 cmd="bmhctl__subcmd__help__subcmd__completions"
@@ -54,6 +66,9 @@ _bmhctl() {
                 ;;
             bmhctl__subcmd__help,deprovision)
                 cmd="bmhctl__subcmd__help__subcmd__deprovision"
+                ;;
+            bmhctl__subcmd__help,describe)
+                cmd="bmhctl__subcmd__help__subcmd__describe"
                 ;;
             bmhctl__subcmd__help,get)
                 cmd="bmhctl__subcmd__help__subcmd__get"
@@ -69,6 +84,9 @@ _bmhctl() {
                 ;;
             bmhctl__subcmd__help,provision)
                 cmd="bmhctl__subcmd__help__subcmd__provision"
+                ;;
+            bmhctl__subcmd__help,reconcile)
+                cmd="bmhctl__subcmd__help__subcmd__reconcile"
                 ;;
             bmhctl__subcmd__help,validate)
                 cmd="bmhctl__subcmd__help__subcmd__validate"
@@ -107,12 +125,38 @@ _bmhctl() {
 
     case "${cmd}" in
         bmhctl)
-            opts="-v -q -h -V --verbose --quiet --help --version provision deprovision delete get validate plugin version completions man help"
+            opts="-v -q -h -V --verbose --quiet --help --version provision deprovision delete apply get describe reconcile validate plugin version completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__apply)
+            opts="-f -v -q -h -V --filename --store --verbose --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -242,8 +286,26 @@ _bmhctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bmhctl__subcmd__describe)
+            opts="-v -q -h -V --store --verbose --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bmhctl__subcmd__get)
-            opts="-f -o -l -v -q -h -V --filename --output --selector --verbose --quiet --help --version"
+            opts="-f -o -l -v -q -h -V --filename --store --output --selector --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -254,6 +316,10 @@ _bmhctl() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -281,8 +347,22 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help)
-            opts="provision deprovision delete get validate plugin version completions man help"
+            opts="provision deprovision delete apply get describe reconcile validate plugin version completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -323,6 +403,20 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help__subcmd__deprovision)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__describe)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -421,6 +515,20 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help__subcmd__provision)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__reconcile)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -582,6 +690,56 @@ _bmhctl() {
             fi
             case "${prev}" in
                 --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provisioner)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__reconcile)
+            opts="-l -o -v -q -h -V --store --provisioner --timeout --concurrency --max-provisioning-retries --selector --output --verbose --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

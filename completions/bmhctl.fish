@@ -31,7 +31,10 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -s V -l version -d 'Print ve
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "provision" -d 'Drive every selected host to its goal and write its status back into its file'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "deprovision" -d 'Remove what provisioning did: BMO\'s deprovision path back to `available`'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'
-complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "get" -d 'Show hosts and their status'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "apply" -d 'Create or update the files\' hosts, Secrets and companion objects in the local store'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "get" -d 'Show hosts and their status: those of the local store, or of files with -f'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "describe" -d 'Show one host of the local store in detail, with its conditions and recent events'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "reconcile" -d 'Drive the local store\'s hosts to their goal once, holding the store\'s lease (internal: what `watch` builds on)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "plugin" -d 'Inspect provisioner plugins'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
@@ -74,7 +77,14 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s v -l verbose -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s f -l filename -d 'YAML files, or directories of them' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s f -l filename -d 'YAML files, or directories of them, holding BareMetalHosts, their Secrets and companion objects' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s f -l filename -d 'YAML files, or directories of them; without, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s o -l output -r -f -a "table\t''
 wide\t''
 yaml\t''
@@ -84,6 +94,23 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s v -l verbose -d 'M
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l timeout -d 'Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s o -l output -d 'How to show the result: a table for people, or JSON (per host: errors, warnings and the resolved BMC access, passwords redacted)' -r -f -a "table\t''
 json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -120,15 +147,18 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s v -l verbose -d 'M
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete get validate plugin version completions man help" -f -a "provision" -d 'Drive every selected host to its goal and write its status back into its file'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete get validate plugin version completions man help" -f -a "deprovision" -d 'Remove what provisioning did: BMO\'s deprovision path back to `available`'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete get validate plugin version completions man help" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete get validate plugin version completions man help" -f -a "get" -d 'Show hosts and their status'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete get validate plugin version completions man help" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete get validate plugin version completions man help" -f -a "plugin" -d 'Inspect provisioner plugins'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete get validate plugin version completions man help" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete get validate plugin version completions man help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete get validate plugin version completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete get validate plugin version completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "provision" -d 'Drive every selected host to its goal and write its status back into its file'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "deprovision" -d 'Remove what provisioning did: BMO\'s deprovision path back to `available`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "apply" -d 'Create or update the files\' hosts, Secrets and companion objects in the local store'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "get" -d 'Show hosts and their status: those of the local store, or of files with -f'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "describe" -d 'Show one host of the local store in detail, with its conditions and recent events'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "reconcile" -d 'Drive the local store\'s hosts to their goal once, holding the store\'s lease (internal: what `watch` builds on)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "plugin" -d 'Inspect provisioner plugins'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from plugin" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from plugin" -f -a "list" -d 'The plugins in the plugin directory, with their names and versions'

@@ -2,7 +2,8 @@
 //!
 //! The layers, each depending only on those below it: `cmd` (what the user types) → `runner`
 //! (scheduling, concurrency, progress) → `machine` (BMO's state machine, pure) → the provisioner
-//! trait (`bmhctl-plugin-sdk`) and `files` (every byte on disk).
+//! trait (`bmhctl-plugin-sdk`), `files` (every byte of the user's files) and `store` (the local
+//! store: one YAML file per object, for `apply`, `get`, `describe` and, later, `watch`).
 
 pub mod clock;
 pub mod cmd;
@@ -16,4 +17,5 @@ pub mod provisioners;
 pub mod record;
 pub mod runner;
 pub mod selector;
+pub mod store;
 pub mod validate;

@@ -1,5 +1,7 @@
 //! The command line: one module per subcommand, one error type, one exit code.
 
+mod apply;
+mod describe;
 mod get;
 mod output;
 mod plugin;
@@ -44,8 +46,19 @@ pub enum Command {
     Deprovision(TeardownArgs),
     /// Run BMO's delete path to its end: the provisioner forgets the host and its status is removed.
     Delete(TeardownArgs),
-    /// Show hosts and their status.
+    /// Create or update the files' hosts, Secrets and companion objects in the local store.
+    ///
+    /// Hosts are checked with BMO's admission rules first (exit 2, nothing written, when one is
+    /// invalid). A spec change bumps the host's generation; a status in the files is ignored.
+    Apply(apply::ApplyArgs),
+    /// Show hosts and their status: those of the local store, or of files with -f.
     Get(get::GetArgs),
+    /// Show one host of the local store in detail, with its conditions and recent events.
+    Describe(describe::DescribeArgs),
+    /// Drive the local store's hosts to their goal once, holding the store's lease (internal:
+    /// what `watch` builds on).
+    #[command(hide = true)]
+    Reconcile(ReconcileArgs),
     /// Check hosts against BMO's admission rules (CRD schema and validating webhook).
     ///
     /// Exit code 0 when every host is valid, 2 when any is not. A host bmhctl has run before is
@@ -124,6 +137,25 @@ pub struct TeardownArgs {
     pub hosts: Vec<String>,
 }
 
+/// Where the local store is.
+#[derive(Debug, Args, Clone)]
+pub struct StoreArgs {
+    /// The local store [default: the user's data directory, e.g. ~/.local/share/bmhctl/store].
+    #[arg(long, env = "BMHCTL_STORE", value_name = "DIR")]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReconcileArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Only these hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
+    #[arg(value_name = "HOST")]
+    pub hosts: Vec<String>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ResultFormat {
     Table,
@@ -167,7 +199,10 @@ fn dispatch(cli: Cli) -> Result<()> {
             provision::teardown(a, provision::Teardown::Deprovision, verbosity)
         }
         Command::Delete(a) => provision::teardown(a, provision::Teardown::Delete, verbosity),
+        Command::Apply(a) => apply::apply(a),
         Command::Get(a) => get::get(a),
+        Command::Describe(a) => describe::describe(a),
+        Command::Reconcile(a) => provision::reconcile(a, verbosity),
         Command::Validate(a) => validate::validate(a, verbosity),
         Command::Plugin(c) => plugin::run(c),
         Command::Version => {

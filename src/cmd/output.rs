@@ -21,7 +21,7 @@ pub fn host_name(rec: &HostRecord) -> String {
     }
 }
 
-fn power(rec: &HostRecord) -> &'static str {
+pub fn power(rec: &HostRecord) -> &'static str {
     match &rec.host.status {
         None => "",
         Some(s) if s.powered_on => "on",
@@ -29,7 +29,7 @@ fn power(rec: &HostRecord) -> &'static str {
     }
 }
 
-fn error_text(rec: &HostRecord) -> String {
+pub fn error_text(rec: &HostRecord) -> String {
     let s = rec.status();
     match (s.error_type.as_str(), s.error_message.as_str()) {
         ("", "") => String::new(),
@@ -39,7 +39,7 @@ fn error_text(rec: &HostRecord) -> String {
     }
 }
 
-fn state_text(rec: &HostRecord) -> String {
+pub fn state_text(rec: &HostRecord) -> String {
     let s = rec.status().provisioning.state.as_str();
     if s.is_empty() {
         "(new)".into()
@@ -135,23 +135,7 @@ pub fn hosts_table(records: &[&HostRecord], wide: bool) -> String {
         ];
         if wide {
             let s = rec.status();
-            let hw = s
-                .hardware
-                .as_ref()
-                .map(|h| {
-                    let cpu = h
-                        .cpu
-                        .as_ref()
-                        .map(|c| format!("{}x {}", c.count, c.arch))
-                        .unwrap_or_default();
-                    format!(
-                        "{cpu} {} MiB {} disks {} nics",
-                        h.ram_mebibytes,
-                        h.storage.len(),
-                        h.nics.len()
-                    )
-                })
-                .unwrap_or_default();
+            let hw = hardware_summary(rec);
             row.extend([
                 rec.host.bmc_address().to_string(),
                 s.hardware_profile.clone(),
@@ -163,4 +147,25 @@ pub fn hosts_table(records: &[&HostRecord], wide: bool) -> String {
         t.add_row(row);
     }
     t.to_string()
+}
+
+/// The hardware in one line: CPUs, RAM, disks and NICs (empty before inspection).
+pub fn hardware_summary(rec: &HostRecord) -> String {
+    rec.status()
+        .hardware
+        .as_ref()
+        .map(|h| {
+            let cpu = h
+                .cpu
+                .as_ref()
+                .map(|c| format!("{}x {}", c.count, c.arch))
+                .unwrap_or_default();
+            format!(
+                "{cpu} {} MiB {} disks {} nics",
+                h.ram_mebibytes,
+                h.storage.len(),
+                h.nics.len()
+            )
+        })
+        .unwrap_or_default()
 }

@@ -140,6 +140,73 @@ fn drive(
     run: &RunArgs,
     verbosity: Verbosity,
 ) -> Result<()> {
+    let (entries, jobs): (Vec<usize>, Vec<HostJob>) = jobs.into_iter().unzip();
+    let objects: Arc<dyn ObjectSource> = Arc::new(inv.objects.clone());
+    let backend = Arc::new(FileBackend::new(inv, &entries));
+    drive_with(jobs, backend, objects, provisioner, run, verbosity)
+}
+
+/// `bmhctl reconcile` (hidden): drive the store's hosts to their goal with the runner, holding
+/// the store's lease, as `watch` and `--wait` will.
+pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()> {
+    use crate::store::{Store, backend::StoreBackend};
+    let provisioner = crate::provisioners::resolve(&args.run.provisioner)?;
+    let root = crate::store::resolve_root(args.store.store.as_deref())?;
+    let store = Store::open(root)?;
+    let _lease = store.acquire_lease()?;
+    let records = store.load_hosts()?;
+    let selector = args
+        .run
+        .selector
+        .as_deref()
+        .map(Selector::parse)
+        .transpose()
+        .map_err(Error::Usage)?;
+    let mut unmatched: Vec<&String> = args.hosts.iter().collect();
+    let mut keys = Vec::new();
+    let mut jobs = Vec::new();
+    for record in records {
+        let m = &record.host.metadata;
+        let full = format!("{}/{}", m.namespace_or_default(), m.name);
+        unmatched.retain(|n| **n != m.name && **n != full);
+        let by_name =
+            args.hosts.is_empty() || args.hosts.iter().any(|n| *n == m.name || *n == full);
+        if !by_name || !selector.as_ref().is_none_or(|s| s.matches(&m.labels)) {
+            continue;
+        }
+        keys.push(bmh_api::ObjectKey::new(m.namespace_or_default(), &m.name));
+        let goal = if record.being_deleted() {
+            Goal::Deleted
+        } else {
+            Goal::for_provision(&record)
+        };
+        jobs.push(HostJob { record, goal });
+    }
+    if !unmatched.is_empty() {
+        let list: Vec<&str> = unmatched.iter().map(|s| s.as_str()).collect();
+        return Err(Error::Usage(format!(
+            "no BareMetalHost named {} in the store",
+            list.join(", ")
+        )));
+    }
+    if jobs.is_empty() {
+        return Err(Error::Usage(
+            "no BareMetalHost of the store matches the selection".into(),
+        ));
+    }
+    let objects: Arc<dyn ObjectSource> = Arc::new(store.object_map()?);
+    let backend = Arc::new(StoreBackend::new(store, keys, Arc::new(SystemClock)));
+    drive_with(jobs, backend, objects, provisioner, &args.run, verbosity)
+}
+
+fn drive_with(
+    jobs: Vec<HostJob>,
+    backend: Arc<dyn runner::Backend>,
+    objects: Arc<dyn ObjectSource>,
+    provisioner: crate::provisioners::Resolved,
+    run: &RunArgs,
+    verbosity: Verbosity,
+) -> Result<()> {
     let config = runner_config(run)?;
     let mode = if verbosity.quiet || run.output == super::ResultFormat::Json {
         ProgressMode::Quiet
@@ -147,12 +214,9 @@ fn drive(
         ProgressMode::Auto
     };
     let progress = Progress::new(mode, verbosity.verbose > 0, jobs.len());
-    let (entries, jobs): (Vec<usize>, Vec<HostJob>) = jobs.into_iter().unzip();
-    let objects: Arc<dyn ObjectSource> = Arc::new(inv.objects.clone());
-    // The plugin was created before the files were read: it sees their objects from now on.
+    // The plugin was created before the objects were read: it sees them from now on.
     provisioner.set_objects(objects.clone());
     let factory = provisioner.factory;
-    let backend = Arc::new(FileBackend::new(inv, &entries));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .max_blocking_threads(config.concurrency + 4)

@@ -37,6 +37,13 @@ impl Drop for TempGuard {
 
 /// Replace the content of `path` with `bytes` atomically (see the module docs).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_mode(path, bytes, None)
+}
+
+/// [`write_atomic`], the result getting permission bits `mode` whatever the replaced file had
+/// (the local store writes Secrets `0600`). The content is never readable with other bits: the
+/// temporary file is created `0600`.
+pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -57,7 +64,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         path: Some(tmp.clone()),
     };
     file.write_all(bytes)?;
-    set_metadata(&file, old.as_ref())?;
+    set_metadata(&file, old.as_ref(), mode)?;
     file.sync_all()?;
     drop(file);
     std::fs::rename(&tmp, path)?;
@@ -88,9 +95,13 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
 }
 
 #[cfg(unix)]
-fn set_metadata(file: &File, old: Option<&std::fs::Metadata>) -> io::Result<()> {
+fn set_metadata(
+    file: &File,
+    old: Option<&std::fs::Metadata>,
+    forced: Option<u32>,
+) -> io::Result<()> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    let mode = old.map_or(NEW_FILE_MODE, |m| m.mode() & 0o7777);
+    let mode = forced.unwrap_or_else(|| old.map_or(NEW_FILE_MODE, |m| m.mode() & 0o7777));
     if let Some(m) = old {
         let ours = file.metadata()?;
         if ours.uid() != m.uid() || ours.gid() != m.gid() {
@@ -103,7 +114,11 @@ fn set_metadata(file: &File, old: Option<&std::fs::Metadata>) -> io::Result<()> 
 }
 
 #[cfg(not(unix))]
-fn set_metadata(file: &File, old: Option<&std::fs::Metadata>) -> io::Result<()> {
+fn set_metadata(
+    file: &File,
+    old: Option<&std::fs::Metadata>,
+    _forced: Option<u32>,
+) -> io::Result<()> {
     if let Some(m) = old {
         file.set_permissions(m.permissions())?;
     }

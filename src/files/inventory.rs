@@ -381,7 +381,7 @@ pub fn bookkeeping_at_load(
 }
 
 /// SHA-256 (hex) of the canonical JSON of any spec.
-fn value_hash<T: Serialize>(spec: &T) -> String {
+pub fn value_hash<T: Serialize>(spec: &T) -> String {
     let value = serde_json::to_value(spec).unwrap_or(Value::Null);
     let canonical = serde_json::to_string(&sorted(&value)).unwrap_or_default();
     hex(&Sha256::digest(canonical.as_bytes()))
@@ -727,6 +727,12 @@ fn load_collecting(
         });
     }
     Ok((inv, errors))
+}
+
+/// The files `paths` stand for, as [`load`] reads them: `(as shown, resolved)`. Paths that do
+/// not exist are left out ([`load`] reports them).
+pub fn input_files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
+    expand(paths, &mut Vec::new())
 }
 
 /// The files the paths stand for: `(as shown, resolved)`.

@@ -63,4 +63,9 @@ pub trait Backend: Send + Sync {
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64>;
     /// Writes everything staged in the group; returns the highest ticket now on disk.
     fn commit(&self, group: usize) -> Result<u64>;
+    /// Keeps a pass's events where `describe` finds them (the local store). Best effort, as
+    /// Kubernetes events are: an error is logged and the run goes on. Files keep none.
+    fn record_events(&self, _host: usize, _events: &[bmhctl_plugin_sdk::Event]) -> Result<()> {
+        Ok(())
+    }
 }

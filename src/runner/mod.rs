@@ -190,6 +190,11 @@ pub async fn run(
                     };
                     let mut rng = fastrand::Rng::with_seed(seed);
                     let outcome = machine.reconcile(&mut record, &mut rng);
+                    if !outcome.events.is_empty()
+                        && let Err(e) = backend.record_events(host, &outcome.events)
+                    {
+                        tracing::warn!("cannot record events: {e}");
+                    }
                     let staged = Staged::from_outcome(&outcome, &record);
                     let (stage_error, staged_ticket) = match staged {
                         Some(s) => match backend.stage(host, &s) {

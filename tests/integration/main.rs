@@ -10,4 +10,5 @@ mod ironic_lab;
 mod out_of_tree;
 mod plugins;
 mod provision;
+mod store;
 mod validate;

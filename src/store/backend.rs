@@ -1,0 +1,198 @@
+//! The runner's persistence for hosts that live in the store: one commit group per host (each
+//! host is its own object).
+//!
+//! A pass's changes are merged into whatever the object is when they are written, under the
+//! object's lock ([`Store::update`]), as a controller's status write would be: the runner owns
+//! the status, the annotations BMO consumes, and the bookkeeping the state machine keeps
+//! (finalizers, architecture, provisioner state, firmware schema, HardwareData). The spec, labels,
+//! the other annotations, the generation and the spec snapshot belong to `apply`, so an `apply`
+//! made while a pass runs is never overwritten.
+
+use super::Store;
+use super::events::StoredEvent;
+use super::hosts::{
+    components_key, decode_host, encode_hardware, encode_host, hardware_key, host_key, settings_key,
+};
+use crate::clock::{Clock, format_time};
+use crate::error::{Error, Result};
+use crate::record::Bookkeeping;
+use crate::runner::{Backend, Staged};
+use bmh_api::{
+    BareMetalHostStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus, ObjectKey,
+};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+
+#[derive(Default)]
+struct Pending {
+    staged: u64,
+    status: Option<Option<BareMetalHostStatus>>,
+    book: Option<Option<Bookkeeping>>,
+    removed_annotations: Vec<String>,
+    settings_status: Option<Option<HostFirmwareSettingsStatus>>,
+    components_status: Option<Option<HostFirmwareComponentsStatus>>,
+}
+
+/// Stages each pass in memory and writes it into the host's objects at commit.
+pub struct StoreBackend {
+    store: Store,
+    keys: Vec<ObjectKey>,
+    pending: Vec<Mutex<Pending>>,
+    clock: Arc<dyn Clock>,
+}
+
+impl StoreBackend {
+    /// `keys[i]` is the host of runner host `i`.
+    pub fn new(store: Store, keys: Vec<ObjectKey>, clock: Arc<dyn Clock>) -> Self {
+        let pending = keys
+            .iter()
+            .map(|_| Mutex::new(Pending::default()))
+            .collect();
+        Self {
+            store,
+            keys,
+            pending,
+            clock,
+        }
+    }
+}
+
+/// The runner's part of the bookkeeping over what the store holds.
+fn merge_book(stored: &mut Bookkeeping, ours: &Bookkeeping) {
+    stored.finalizers = ours.finalizers.clone();
+    stored.architecture = ours.architecture.clone();
+    stored.provisioner_state = ours.provisioner_state.clone();
+    stored.hardware_data = ours.hardware_data.clone();
+    stored.firmware.schema = ours.firmware.schema.clone();
+    stored.firmware.refresh_pending = ours.firmware.refresh_pending;
+}
+
+fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
+    let mut v = value.clone();
+    if let Some(obj) = v.as_object_mut() {
+        match status {
+            Some(s) => {
+                obj.insert(
+                    "status".into(),
+                    serde_json::to_value(s).map_err(|e| Error::Other(e.into()))?,
+                );
+            }
+            None => {
+                obj.remove("status");
+            }
+        }
+    }
+    Ok(v)
+}
+
+impl Backend for StoreBackend {
+    fn groups(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn group_of(&self, host: usize) -> usize {
+        host
+    }
+
+    fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
+        let mut p = self.pending[host].lock().expect("store group lock");
+        if let Some(s) = staged.status {
+            p.status = Some(s.cloned());
+        }
+        if let Some(b) = staged.bookkeeping {
+            p.book = Some(b.cloned());
+        }
+        p.removed_annotations
+            .extend(staged.removed_annotations.iter().cloned());
+        if let Some(s) = staged.firmware_settings_status {
+            p.settings_status = Some(s.cloned());
+        }
+        if let Some(s) = staged.firmware_components_status {
+            p.components_status = Some(s.cloned());
+        }
+        p.staged += 1;
+        Ok(p.staged)
+    }
+
+    fn commit(&self, group: usize) -> Result<u64> {
+        let (p, ticket) = {
+            let mut g = self.pending[group].lock().expect("store group lock");
+            let ticket = g.staged;
+            let p = std::mem::take(&mut *g);
+            g.staged = ticket;
+            (p, ticket)
+        };
+        let key = &self.keys[group];
+        let store = &self.store;
+        if matches!(p.book, Some(None)) {
+            // The delete path finished: the host and what it owns are gone.
+            store.delete(&settings_key(key))?;
+            store.delete(&components_key(key))?;
+            store.delete(&hardware_key(key))?;
+            store.delete(&host_key(key))?;
+            return Ok(ticket);
+        }
+        if p.status.is_some() || p.book.is_some() || !p.removed_annotations.is_empty() {
+            store.update(&host_key(key), |current| {
+                let Some(current) = current else {
+                    return Err(Error::Conflict(format!(
+                        "BareMetalHost {key} was removed from the store while bmhctl drove it"
+                    )));
+                };
+                let (mut host, mut book) = decode_host(current)?;
+                if let Some(status) = &p.status {
+                    host.status = status.clone();
+                }
+                for a in &p.removed_annotations {
+                    host.metadata.annotations.remove(a);
+                }
+                if let Some(Some(ours)) = &p.book {
+                    merge_book(&mut book, ours);
+                }
+                encode_host(&host, &book).map(Some)
+            })?;
+        }
+        if let Some(Some(ours)) = &p.book {
+            match &ours.hardware_data {
+                Some(hw) => {
+                    let value = encode_hardware(key, hw)?;
+                    store.update(&hardware_key(key), |current| {
+                        // Keep what the store added (uid, generation) when the data is the same.
+                        let same = current.is_some_and(|c| {
+                            c.get("spec") == value.get("spec")
+                                && c["metadata"]["name"] == value["metadata"]["name"]
+                        });
+                        Ok((!same).then(|| value.clone()))
+                    })?;
+                }
+                None => {
+                    store.delete(&hardware_key(key))?;
+                }
+            }
+        }
+        if let Some(status) = &p.settings_status {
+            store.update(&settings_key(key), |current| {
+                current.map(|c| set_status(c, status.as_ref())).transpose()
+            })?;
+        }
+        if let Some(status) = &p.components_status {
+            store.update(&components_key(key), |current| {
+                current.map(|c| set_status(c, status.as_ref())).transpose()
+            })?;
+        }
+        Ok(ticket)
+    }
+
+    fn record_events(&self, host: usize, events: &[bmhctl_plugin_sdk::Event]) -> Result<()> {
+        let time = format_time(self.clock.now());
+        let events: Vec<StoredEvent> = events
+            .iter()
+            .map(|e| StoredEvent {
+                time: time.clone(),
+                reason: e.reason.clone(),
+                message: e.message.clone(),
+            })
+            .collect();
+        self.store.record_events(&self.keys[host], &events)
+    }
+}

@@ -1,0 +1,89 @@
+//! A host's recent events (`describe` shows them): `<store>/events/<namespace>/<name>.jsonl`, one
+//! JSON object per line (`time`, `reason`, `message`), the newest last, at most [`EVENTS_KEPT`].
+//! Appends take the log's own lock (`.locks/events/<namespace>/<name>.lock`) and rewrite it atomically, dropping the oldest lines.
+
+use super::{Store, store_io};
+use crate::error::{Error, Result};
+use crate::files::atomic::write_atomic;
+use bmh_api::ObjectKey;
+use serde::{Deserialize, Serialize};
+use std::fs::OpenOptions;
+use std::path::PathBuf;
+
+/// How many events a host's log keeps.
+pub const EVENTS_KEPT: usize = 100;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredEvent {
+    pub time: String,
+    pub reason: String,
+    pub message: String,
+}
+
+impl Store {
+    fn events_path(&self, key: &ObjectKey) -> PathBuf {
+        self.root
+            .join("events")
+            .join(&key.namespace)
+            .join(format!("{}.jsonl", key.name))
+    }
+
+    /// Appends events to the host's log, keeping the last [`EVENTS_KEPT`].
+    pub fn record_events(&self, key: &ObjectKey, events: &[StoredEvent]) -> Result<()> {
+        self.record_events_bounded(key, events, EVENTS_KEPT)
+    }
+
+    pub(crate) fn record_events_bounded(
+        &self,
+        key: &ObjectKey,
+        events: &[StoredEvent],
+        kept: usize,
+    ) -> Result<()> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        super::check_name("BareMetalHost", &key.name)?;
+        super::check_name("namespace", &key.namespace)?;
+        let path = self.events_path(key);
+        let dir = path.parent().expect("an events path has a directory");
+        std::fs::create_dir_all(dir).map_err(|e| store_io(dir, e))?;
+        let lock_path = self
+            .root
+            .join(".locks/events")
+            .join(&key.namespace)
+            .join(format!("{}.lock", key.name));
+        let lock_dir = lock_path.parent().expect("a lock path has a directory");
+        std::fs::create_dir_all(lock_dir).map_err(|e| store_io(lock_dir, e))?;
+        let lock = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(|e| store_io(&lock_path, e))?;
+        lock.lock().map_err(|e| store_io(&lock_path, e))?;
+        let mut all = self.events(key)?;
+        all.extend_from_slice(events);
+        let skip = all.len().saturating_sub(kept);
+        let mut text = String::new();
+        for e in &all[skip..] {
+            text.push_str(&serde_json::to_string(e).map_err(|e| Error::Other(e.into()))?);
+            text.push('\n');
+        }
+        write_atomic(&path, text.as_bytes()).map_err(|e| store_io(&path, e))
+    }
+
+    /// The host's recent events, oldest first (unreadable lines are skipped).
+    pub fn events(&self, key: &ObjectKey) -> Result<Vec<StoredEvent>> {
+        let path = self.events_path(key);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(store_io(&path, e)),
+        };
+        Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect())
+    }
+}

@@ -1,0 +1,203 @@
+//! Hosts in the store: a [`HostRecord`] is the host's object plus its companion objects.
+//!
+//! * `baremetalhosts/<ns>/<name>.yaml`: the host. Its bookkeeping is split: what Kubernetes
+//!   keeps in metadata is there (`uid`, `generation`, `finalizers`, `deletionTimestamp`), the
+//!   rest (`specHash`, `specSnapshot`, `architecture`, `provisionerState`, `firmware`) under the
+//!   top-level `bmhctl:` key of the same file, so one atomic write keeps both consistent.
+//! * `hardwaredata/<ns>/<name>.yaml`: the HardwareData object (the bookkeeping's
+//!   `hardwareData` in file mode).
+//! * `hostfirmwaresettings/...`, `hostfirmwarecomponents/...`: the firmware objects, whose
+//!   `metadata.generation` is the one the host's firmware bookkeeping plays in file mode.
+
+use super::{Store, Stored};
+use crate::error::{Error, Result};
+use crate::files::inventory::value_hash;
+use crate::objects::TypedKey;
+use crate::record::{Bookkeeping, HostRecord};
+use bmh_api::{
+    BareMetalHost, HOST_FIRMWARE_COMPONENTS_KIND, HOST_FIRMWARE_SETTINGS_KIND, HardwareData,
+    HostFirmwareComponents, HostFirmwareSettings, ObjectKey,
+};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// The kind of the inspection result object.
+pub const HARDWARE_DATA_KIND: &str = "HardwareData";
+
+/// The top-level key of a host's file holding bmhctl's bookkeeping.
+pub const BOOK_KEY: &str = "bmhctl";
+
+/// Bookkeeping fields kept elsewhere: in the metadata, or in the HardwareData object.
+const BOOK_FIELDS_ELSEWHERE: [&str; 5] = [
+    "uid",
+    "generation",
+    "finalizers",
+    "deletionRequested",
+    "hardwareData",
+];
+
+pub fn host_key(key: &ObjectKey) -> TypedKey {
+    TypedKey::new(bmh_api::API_VERSION, bmh_api::KIND, key.clone())
+}
+
+pub fn settings_key(key: &ObjectKey) -> TypedKey {
+    TypedKey::new(
+        bmh_api::API_VERSION,
+        HOST_FIRMWARE_SETTINGS_KIND,
+        key.clone(),
+    )
+}
+
+pub fn components_key(key: &ObjectKey) -> TypedKey {
+    TypedKey::new(
+        bmh_api::API_VERSION,
+        HOST_FIRMWARE_COMPONENTS_KIND,
+        key.clone(),
+    )
+}
+
+pub fn hardware_key(key: &ObjectKey) -> TypedKey {
+    TypedKey::new(bmh_api::API_VERSION, HARDWARE_DATA_KIND, key.clone())
+}
+
+fn typed<T: DeserializeOwned>(what: &str, value: Value) -> Result<T> {
+    serde_json::from_value(value)
+        .map_err(|e| Error::BadInput(format!("{what} in the store cannot be read: {e}")))
+}
+
+/// The host and its bookkeeping from the host's stored object (without HardwareData).
+pub fn decode_host(value: &Value) -> Result<(BareMetalHost, Bookkeeping)> {
+    let mut v = value.clone();
+    let key = super::object_key(value);
+    let book = v
+        .as_object_mut()
+        .and_then(|m| m.remove(BOOK_KEY))
+        .unwrap_or(Value::Object(Default::default()));
+    let mut host: BareMetalHost = typed(&format!("BareMetalHost {key}"), v)?;
+    if host.metadata.namespace.is_empty() {
+        host.metadata.namespace = key.namespace.clone();
+    }
+    let mut book: Bookkeeping = typed(&format!("BareMetalHost {key}: {BOOK_KEY}"), book)?;
+    let m = &host.metadata;
+    book.uid = m.uid.clone();
+    book.generation = m.generation;
+    book.finalizers = m.finalizers.clone();
+    book.deletion_requested = m.deletion_timestamp.clone();
+    Ok((host, book))
+}
+
+/// The host's stored object: the host with its bookkeeping (HardwareData left out).
+pub fn encode_host(host: &BareMetalHost, book: &Bookkeeping) -> Result<Value> {
+    let mut h = host.clone();
+    if h.api_version.is_empty() {
+        h.api_version = bmh_api::API_VERSION.into();
+    }
+    if h.kind.is_empty() {
+        h.kind = bmh_api::KIND.into();
+    }
+    let m = &mut h.metadata;
+    m.namespace = m.namespace_or_default().to_string();
+    m.uid = book.uid.clone();
+    m.generation = book.generation;
+    m.finalizers = book.finalizers.clone();
+    m.deletion_timestamp = book.deletion_requested.clone();
+    let mut v = serde_json::to_value(&h).map_err(|e| Error::Other(e.into()))?;
+    let mut b = serde_json::to_value(book).map_err(|e| Error::Other(e.into()))?;
+    if let Some(bm) = b.as_object_mut() {
+        for f in BOOK_FIELDS_ELSEWHERE {
+            bm.remove(f);
+        }
+        if !bm.is_empty()
+            && let Some(obj) = v.as_object_mut()
+        {
+            obj.insert(BOOK_KEY.into(), b);
+        }
+    }
+    Ok(v)
+}
+
+/// The HardwareData object as stored.
+pub fn encode_hardware(key: &ObjectKey, hw: &HardwareData) -> Result<Value> {
+    let mut hw = hw.clone();
+    hw.api_version = bmh_api::API_VERSION.into();
+    hw.kind = HARDWARE_DATA_KIND.into();
+    hw.metadata.name = key.name.clone();
+    hw.metadata.namespace = key.namespace.clone();
+    hw.metadata.resource_version.clear();
+    serde_json::to_value(&hw).map_err(|e| Error::Other(e.into()))
+}
+
+impl Store {
+    /// Every host of the store, sorted by namespace and name.
+    pub fn host_keys(&self) -> Result<Vec<ObjectKey>> {
+        Ok(self
+            .list(bmh_api::API_VERSION, bmh_api::KIND)?
+            .iter()
+            .map(|s| super::object_key(&s.value))
+            .collect())
+    }
+
+    /// A host with its bookkeeping and companion objects; `None` when absent.
+    pub fn load_host(&self, key: &ObjectKey) -> Result<Option<HostRecord>> {
+        let Some(stored) = self.get(&host_key(key))? else {
+            return Ok(None);
+        };
+        self.record_from(key, &stored).map(Some)
+    }
+
+    /// Every host of the store as records, sorted by namespace and name.
+    pub fn load_hosts(&self) -> Result<Vec<HostRecord>> {
+        let mut out = Vec::new();
+        for s in self.list(bmh_api::API_VERSION, bmh_api::KIND)? {
+            let key = super::object_key(&s.value);
+            out.push(self.record_from(&key, &s)?);
+        }
+        Ok(out)
+    }
+
+    fn record_from(&self, key: &ObjectKey, stored: &Stored) -> Result<HostRecord> {
+        let (host, mut book) = decode_host(&stored.value)?;
+        if let Some(hw) = self.get(&hardware_key(key))? {
+            book.hardware_data = Some(typed(&format!("HardwareData {key}"), hw.value)?);
+        }
+        let settings: Option<HostFirmwareSettings> = self
+            .get(&settings_key(key))?
+            .map(|s| typed(&format!("HostFirmwareSettings {key}"), s.value))
+            .transpose()?;
+        let components: Option<HostFirmwareComponents> = self
+            .get(&components_key(key))?
+            .map(|s| typed(&format!("HostFirmwareComponents {key}"), s.value))
+            .transpose()?;
+        let fw = &mut book.firmware;
+        match &settings {
+            Some(s) => {
+                fw.settings_generation = s.metadata.generation.max(1);
+                fw.settings_spec_hash = value_hash(&s.spec);
+            }
+            None => {
+                fw.settings_generation = 0;
+                fw.settings_spec_hash.clear();
+                fw.schema = None;
+            }
+        }
+        match &components {
+            Some(c) => {
+                fw.components_generation = c.metadata.generation.max(1);
+                fw.components_spec_hash = value_hash(&c.spec);
+            }
+            None => {
+                fw.components_generation = 0;
+                fw.components_spec_hash.clear();
+            }
+        }
+        if settings.is_none() && components.is_none() {
+            fw.refresh_pending = false;
+        }
+        Ok(HostRecord {
+            host,
+            book,
+            firmware_settings: settings,
+            firmware_components: components,
+        })
+    }
+}

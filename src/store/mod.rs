@@ -1,0 +1,527 @@
+//! The local store: bmhctl's stand-in for the Kubernetes API server, a directory of readable
+//! YAML files, one per object.
+//!
+//! ```text
+//! <store>/
+//!   .lease                                  flock'd by the one controller (watch) of the store
+//!   .locks/<resource>/<namespace>/<name>.lock   per-object write locks (short)
+//!   baremetalhosts/<namespace>/<name>.yaml
+//!   secrets/<namespace>/<name>.yaml         mode 0600
+//!   hostfirmwaresettings/..., hostfirmwarecomponents/..., hardwaredata/...,
+//!   hostupdatepolicies/...                  the other metal3.io kinds
+//!   <plural>.<group>/<namespace>/<name>.yaml    any other kind (a plugin's companion objects)
+//!   events/<namespace>/<name>.jsonl         a host's last [`EVENTS_KEPT`] events
+//! ```
+//!
+//! Every file is a whole object: `apiVersion`, `kind`, `metadata` (with `uid`, `generation`,
+//! `resourceVersion`, labels, annotations, finalizers, `deletionTimestamp`), `spec` (or a
+//! Secret's `data`), `status`. A host's file also holds bmhctl's bookkeeping that Kubernetes has
+//! no field for under a top-level `bmhctl:` key (see [`hosts`]).
+//!
+//! **Versions.** `metadata.resourceVersion` is a per-object counter, bumped by every write that
+//! changes the object. Writers take the object's lock (`flock` on its lock file, held for the
+//! write only) and either check that the version is still the one they read ([`Store::write`],
+//! which fails with [`Error::Conflict`] otherwise, as an update with a stale resourceVersion
+//! does in Kubernetes) or read, change and write under the lock ([`Store::update`], for status
+//! writes that only own part of the object). A write that changes nothing writes nothing.
+//!
+//! **Lease.** One process at a time may drive the store's hosts: [`Store::acquire_lease`] locks
+//! `<store>/.lease` for as long as its guard lives and writes its pid there, so a second one can
+//! say who holds it.
+
+pub mod backend;
+pub mod events;
+pub mod hosts;
+
+use crate::error::{Error, Result};
+use crate::files::atomic::write_atomic_mode;
+use crate::objects::{ObjectMap, ResolvedSecret, SECRET_API_VERSION, SECRET_KIND, TypedKey};
+use bmh_api::ObjectKey;
+use serde_json::{Map, Value};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+pub use events::{EVENTS_KEPT, StoredEvent};
+
+/// The environment variable naming the store (as `--store` does).
+pub const STORE_ENV: &str = "BMHCTL_STORE";
+
+/// How long a writer waits for an object's lock before giving up.
+const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// A store on disk.
+#[derive(Debug, Clone)]
+pub struct Store {
+    root: PathBuf,
+}
+
+/// One object as read: its content and its version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    pub value: Value,
+    /// `metadata.resourceVersion` (0 for an object written by hand without one).
+    pub version: u64,
+}
+
+/// What a write expects to find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// No such object (a create).
+    Absent,
+    /// The object at this version.
+    Version(u64),
+}
+
+/// What a write did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    Created,
+    Updated,
+    Unchanged,
+}
+
+/// The default store: `store/` in the user's data directory (`~/.local/share/bmhctl/store` on
+/// Linux).
+pub fn default_root() -> Option<PathBuf> {
+    directories::ProjectDirs::from("io", "metal3", "bmhctl").map(|d| d.data_dir().join("store"))
+}
+
+/// The store to use: `--store`/`BMHCTL_STORE` (clap reads both), else [`default_root`].
+pub fn resolve_root(given: Option<&Path>) -> Result<PathBuf> {
+    match given {
+        Some(p) => Ok(p.to_path_buf()),
+        None => default_root().ok_or_else(|| {
+            Error::Usage(format!(
+                "no home directory to put the store in: give --store DIR or set {STORE_ENV}"
+            ))
+        }),
+    }
+}
+
+/// The directory of a kind: Kubernetes' resource name (lower-case plural), with the group for
+/// kinds outside the core and `metal3.io` groups (`widgets.example.com`).
+pub fn resource_dir(api_version: &str, kind: &str) -> String {
+    let lower = kind.to_ascii_lowercase();
+    let plural = if lower == "hardwaredata" {
+        lower
+    } else if let Some(stem) = lower.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'o', 'u'])
+    {
+        format!("{stem}ies")
+    } else if lower.ends_with('s') || lower.ends_with('x') {
+        format!("{lower}es")
+    } else {
+        format!("{lower}s")
+    };
+    match api_version.rsplit_once('/') {
+        None => plural,
+        Some(("metal3.io", _)) => plural,
+        Some((group, _)) => format!("{plural}.{group}"),
+    }
+}
+
+/// Names must be usable as one path component (Kubernetes names always are).
+fn check_name(what: &str, name: &str) -> Result<()> {
+    if name.is_empty()
+        || name.starts_with('.')
+        || name.contains(['/', '\\', '\0'])
+        || name.len() > 253
+    {
+        return Err(Error::BadInput(format!(
+            "{what} {name:?} cannot be stored: not a valid object name"
+        )));
+    }
+    Ok(())
+}
+
+fn store_io(path: &Path, e: std::io::Error) -> Error {
+    Error::io(path, e)
+}
+
+impl Store {
+    /// Opens the store at `root`, creating it (mode 0700: it holds Secrets) if needed.
+    pub fn open(root: impl Into<PathBuf>) -> Result<Store> {
+        let root = root.into();
+        if !root.is_dir() {
+            std::fs::create_dir_all(&root).map_err(|e| store_io(&root, e))?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700))
+                    .map_err(|e| store_io(&root, e))?;
+            }
+        }
+        Ok(Store { root })
+    }
+
+    /// Opens an existing store without creating anything: `None` when there is none.
+    pub fn open_existing(root: impl Into<PathBuf>) -> Option<Store> {
+        let root = root.into();
+        root.is_dir().then_some(Store { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file of an object.
+    pub fn path_of(&self, key: &TypedKey) -> PathBuf {
+        self.root
+            .join(resource_dir(&key.api_version, &key.kind))
+            .join(&key.key.namespace)
+            .join(format!("{}.yaml", key.key.name))
+    }
+
+    fn lock_path(&self, key: &TypedKey) -> PathBuf {
+        self.root
+            .join(".locks")
+            .join(resource_dir(&key.api_version, &key.kind))
+            .join(&key.key.namespace)
+            .join(format!("{}.lock", key.key.name))
+    }
+
+    /// Reads an object; `None` when absent.
+    pub fn get(&self, key: &TypedKey) -> Result<Option<Stored>> {
+        let path = self.path_of(key);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(store_io(&path, e)),
+        };
+        parse(&path, &text).map(Some)
+    }
+
+    /// Every object of a kind, sorted by namespace and name.
+    pub fn list(&self, api_version: &str, kind: &str) -> Result<Vec<Stored>> {
+        let dir = self.root.join(resource_dir(api_version, kind));
+        let mut out = Vec::new();
+        for ns in sorted_entries(&dir)? {
+            if !ns.is_dir() {
+                continue;
+            }
+            for file in sorted_entries(&ns)? {
+                if file.extension().is_some_and(|e| e == "yaml") && file.is_file() {
+                    let text = std::fs::read_to_string(&file).map_err(|e| store_io(&file, e))?;
+                    out.push(parse(&file, &text)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The directories of the kinds present in the store.
+    fn resource_dirs(&self) -> Result<Vec<PathBuf>> {
+        Ok(sorted_entries(&self.root)?
+            .into_iter()
+            .filter(|p| {
+                p.is_dir()
+                    && p.file_name().is_some_and(|n| {
+                        let n = n.to_string_lossy();
+                        !n.starts_with('.') && n != "events"
+                    })
+            })
+            .collect())
+    }
+
+    /// Writes `value` as the object `key` if its version is still `expect`; the object's
+    /// `metadata.resourceVersion` is set by the store. Writes nothing when the object would not
+    /// change. [`Error::Conflict`] when the object changed since it was read.
+    pub fn write(&self, key: &TypedKey, value: Value, expect: Expect) -> Result<Written> {
+        let _lock = self.lock(key)?;
+        let current = self.get(key)?;
+        match (&current, expect) {
+            (None, Expect::Absent) => {}
+            (Some(c), Expect::Version(v)) if c.version == v => {}
+            (None, Expect::Version(_)) => {
+                return Err(Error::Conflict(format!(
+                    "{} {key}: the object was removed from the store meanwhile",
+                    key.kind
+                )));
+            }
+            (Some(c), _) => {
+                return Err(Error::Conflict(format!(
+                    "{} {key}: the object was changed in the store meanwhile (version {} is \
+                     now {}); read it again",
+                    key.kind,
+                    match expect {
+                        Expect::Absent => "none".to_string(),
+                        Expect::Version(v) => v.to_string(),
+                    },
+                    c.version
+                )));
+            }
+        }
+        self.put_locked(key, value, current.as_ref())
+    }
+
+    /// Reads the object under its lock, lets `change` edit it, and writes the result (nothing
+    /// when unchanged). `change` gets `None` for an absent object and may return `None` to
+    /// leave the store as it is. For writers owning part of an object (status), whose changes
+    /// apply to whatever the rest of the object has become.
+    pub fn update(
+        &self,
+        key: &TypedKey,
+        change: impl FnOnce(Option<&Value>) -> Result<Option<Value>>,
+    ) -> Result<Written> {
+        let _lock = self.lock(key)?;
+        let current = self.get(key)?;
+        match change(current.as_ref().map(|c| &c.value))? {
+            None => Ok(Written::Unchanged),
+            Some(v) => self.put_locked(key, v, current.as_ref()),
+        }
+    }
+
+    /// Removes an object (absent already is fine).
+    pub fn delete(&self, key: &TypedKey) -> Result<bool> {
+        let _lock = self.lock(key)?;
+        let path = self.path_of(key);
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(store_io(&path, e)),
+        }
+    }
+
+    fn put_locked(
+        &self,
+        key: &TypedKey,
+        mut value: Value,
+        current: Option<&Stored>,
+    ) -> Result<Written> {
+        check_name(&key.kind, &key.key.name)?;
+        check_name("namespace", &key.key.namespace)?;
+        let version = current.map_or(0, |c| c.version);
+        set_version(&mut value, version);
+        if let Some(c) = current
+            && without_version(&c.value) == without_version(&value)
+        {
+            return Ok(Written::Unchanged);
+        }
+        set_version(&mut value, version + 1);
+        let text = serde_saphyr::to_string(&value)
+            .map_err(|e| Error::Other(anyhow::anyhow!("{key}: cannot encode as YAML: {e}")))?;
+        let path = self.path_of(key);
+        let dir = path.parent().expect("an object path has a directory");
+        std::fs::create_dir_all(dir).map_err(|e| store_io(dir, e))?;
+        let secret = key.api_version == SECRET_API_VERSION && key.kind == SECRET_KIND;
+        write_atomic_mode(&path, text.as_bytes(), secret.then_some(0o600))
+            .map_err(|e| store_io(&path, e))?;
+        Ok(if current.is_some() {
+            Written::Updated
+        } else {
+            Written::Created
+        })
+    }
+
+    /// The short write lock of one object, waiting at most [`LOCK_WAIT`].
+    fn lock(&self, key: &TypedKey) -> Result<File> {
+        check_name(&key.kind, &key.key.name)?;
+        check_name("namespace", &key.key.namespace)?;
+        let path = self.lock_path(key);
+        let dir = path.parent().expect("a lock path has a directory");
+        std::fs::create_dir_all(dir).map_err(|e| store_io(dir, e))?;
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| store_io(&path, e))?;
+        let started = Instant::now();
+        loop {
+            match f.try_lock() {
+                Ok(()) => return Ok(f),
+                Err(TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(Error::Conflict(format!(
+                        "{} {}: its lock {} has been held for more than {}s",
+                        key.kind,
+                        key.key,
+                        path.display(),
+                        LOCK_WAIT.as_secs()
+                    )));
+                }
+                Err(TryLockError::Error(e)) => return Err(store_io(&path, e)),
+            }
+        }
+    }
+
+    /// Takes the store's lease, held until the guard is dropped: only one process at a time
+    /// drives the store's hosts (`bmhctl watch`). [`Error::Conflict`] naming the holder's pid
+    /// when another holds it.
+    pub fn acquire_lease(&self) -> Result<Lease> {
+        let path = self.root.join(".lease");
+        let mut f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| store_io(&path, e))?;
+        match f.try_lock() {
+            Ok(()) => {
+                f.set_len(0).map_err(|e| store_io(&path, e))?;
+                writeln!(f, "{}", std::process::id()).map_err(|e| store_io(&path, e))?;
+                Ok(Lease { _file: f, path })
+            }
+            Err(TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = f.read_to_string(&mut holder);
+                let holder = match holder.trim() {
+                    "" => "another bmhctl process".to_string(),
+                    pid => format!("bmhctl process {pid}"),
+                };
+                Err(Error::Conflict(format!(
+                    "the store {} is already being driven by {holder} (lease {}); only one \
+                     `bmhctl watch` may run on a store",
+                    self.root.display(),
+                    path.display()
+                )))
+            }
+            Err(TryLockError::Error(e)) => Err(store_io(&path, e)),
+        }
+    }
+
+    /// Every Secret (decoded) and every object that is not a host or one of its own companion
+    /// objects, as the state machine and plugins read them.
+    pub fn object_map(&self) -> Result<ObjectMap> {
+        use base64::Engine as _;
+        let mut map = ObjectMap::default();
+        let own: Vec<String> = [
+            (SECRET_API_VERSION, SECRET_KIND),
+            (bmh_api::API_VERSION, bmh_api::KIND),
+            (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
+            (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
+            (bmh_api::API_VERSION, hosts::HARDWARE_DATA_KIND),
+        ]
+        .iter()
+        .map(|(a, k)| resource_dir(a, k))
+        .collect();
+        for s in self.list(SECRET_API_VERSION, SECRET_KIND)? {
+            let key = object_key(&s.value);
+            let mut data = std::collections::BTreeMap::new();
+            if let Some(m) = s.value.get("data").and_then(Value::as_object) {
+                for (k, v) in m {
+                    let bytes = base64::engine::general_purpose::STANDARD
+                        .decode(v.as_str().unwrap_or_default())
+                        .map_err(|e| {
+                            Error::BadInput(format!("Secret {key} in the store: data.{k}: {e}"))
+                        })?;
+                    data.insert(k.clone(), bytes);
+                }
+            }
+            map.insert_secret(ResolvedSecret::new(key, data));
+        }
+        for dir in self.resource_dirs()? {
+            let name = dir.file_name().unwrap_or_default().to_string_lossy();
+            if own.iter().any(|o| *o == name) {
+                continue;
+            }
+            for ns in sorted_entries(&dir)? {
+                for file in sorted_entries(&ns)? {
+                    if file.extension().is_none_or(|e| e != "yaml") {
+                        continue;
+                    }
+                    let text = std::fs::read_to_string(&file).map_err(|e| store_io(&file, e))?;
+                    let s = parse(&file, &text)?;
+                    let av = s.value["apiVersion"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string();
+                    let kind = s.value["kind"].as_str().unwrap_or_default().to_string();
+                    map.insert_object(TypedKey::new(av, kind, object_key(&s.value)), s.value);
+                }
+            }
+        }
+        Ok(map)
+    }
+}
+
+/// The store's lease; released when dropped (or when the process ends, however it ends).
+#[derive(Debug)]
+pub struct Lease {
+    _file: File,
+    path: PathBuf,
+}
+
+impl Lease {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// `namespace/name` of an object value (namespace defaulted).
+pub fn object_key(value: &Value) -> ObjectKey {
+    let m = &value["metadata"];
+    let ns = m["namespace"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(bmh_api::DEFAULT_NAMESPACE);
+    ObjectKey::new(ns, m["name"].as_str().unwrap_or_default())
+}
+
+fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(store_io(dir, e)),
+    };
+    let mut v: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+fn parse(path: &Path, text: &str) -> Result<Stored> {
+    let value: Value = serde_saphyr::from_str(text).map_err(|e| {
+        Error::BadInput(format!(
+            "{}: not a readable store object: {e}",
+            path.display()
+        ))
+    })?;
+    if !value.is_object() {
+        return Err(Error::BadInput(format!(
+            "{}: not a readable store object: not a mapping",
+            path.display()
+        )));
+    }
+    let version = match &value["metadata"]["resourceVersion"] {
+        Value::String(s) => s.parse().unwrap_or(0),
+        Value::Number(n) => n.as_u64().unwrap_or(0),
+        _ => 0,
+    };
+    Ok(Stored { value, version })
+}
+
+fn set_version(value: &mut Value, version: u64) {
+    let Some(obj) = value.as_object_mut() else {
+        return;
+    };
+    let meta = obj
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(m) = meta.as_object_mut() {
+        m.insert("resourceVersion".into(), Value::String(version.to_string()));
+    }
+}
+
+fn without_version(value: &Value) -> Value {
+    let mut v = value.clone();
+    if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.remove("resourceVersion");
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,328 @@
+use super::*;
+use crate::error::Error;
+use serde_json::json;
+
+fn widget(name: &str, colour: &str) -> (TypedKey, Value) {
+    let key = TypedKey::new("example.com/v1", "Widget", ObjectKey::new("default", name));
+    let value = json!({
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"colour": colour},
+    });
+    (key, value)
+}
+
+#[test]
+fn resource_directories_are_kubernetes_resource_names() {
+    assert_eq!(
+        resource_dir("metal3.io/v1alpha1", "BareMetalHost"),
+        "baremetalhosts"
+    );
+    assert_eq!(resource_dir("v1", "Secret"), "secrets");
+    assert_eq!(
+        resource_dir("metal3.io/v1alpha1", "HardwareData"),
+        "hardwaredata"
+    );
+    assert_eq!(
+        resource_dir("metal3.io/v1alpha1", "HostUpdatePolicy"),
+        "hostupdatepolicies"
+    );
+    assert_eq!(
+        resource_dir("example.com/v1", "Widget"),
+        "widgets.example.com"
+    );
+}
+
+#[test]
+fn writes_are_atomic_versioned_and_skip_no_op_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("store")).unwrap();
+    let (key, value) = widget("w", "blue");
+    assert_eq!(
+        store.write(&key, value.clone(), Expect::Absent).unwrap(),
+        Written::Created
+    );
+    let path = dir.path().join("store/widgets.example.com/default/w.yaml");
+    assert_eq!(store.path_of(&key), path);
+    let stored = store.get(&key).unwrap().unwrap();
+    assert_eq!(stored.version, 1);
+    assert_eq!(stored.value["metadata"]["resourceVersion"], "1");
+    assert_eq!(stored.value["spec"]["colour"], "blue");
+    // The same content again: nothing is written.
+    let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(
+        store
+            .write(&key, value.clone(), Expect::Version(1))
+            .unwrap(),
+        Written::Unchanged
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        before
+    );
+    let (_, red) = widget("w", "red");
+    assert_eq!(
+        store.write(&key, red, Expect::Version(1)).unwrap(),
+        Written::Updated
+    );
+    assert_eq!(store.get(&key).unwrap().unwrap().version, 2);
+    // No temporary file is left beside the object.
+    let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["w.yaml"]);
+}
+
+#[test]
+fn a_stale_version_is_a_conflict_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let (key, value) = widget("w", "blue");
+    store.write(&key, value, Expect::Absent).unwrap();
+    let read = store.get(&key).unwrap().unwrap();
+    // Another writer changes it meanwhile.
+    let (_, green) = widget("w", "green");
+    store
+        .write(&key, green, Expect::Version(read.version))
+        .unwrap();
+    let (_, red) = widget("w", "red");
+    let err = store
+        .write(&key, red.clone(), Expect::Version(read.version))
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Conflict(ref m) if m.contains("changed in the store meanwhile")),
+        "{err}"
+    );
+    assert_eq!(
+        store.get(&key).unwrap().unwrap().value["spec"]["colour"],
+        "green"
+    );
+    // A create of an existing object conflicts too.
+    assert!(matches!(
+        store.write(&key, red, Expect::Absent),
+        Err(Error::Conflict(_))
+    ));
+    // update() applies to the current object under the lock.
+    store
+        .update(&key, |cur| {
+            let mut v = cur.unwrap().clone();
+            v["status"] = json!({"seen": true});
+            Ok(Some(v))
+        })
+        .unwrap();
+    let now = store.get(&key).unwrap().unwrap();
+    assert_eq!(now.value["spec"]["colour"], "green");
+    assert_eq!(now.value["status"]["seen"], true);
+    assert_eq!(now.version, 3);
+}
+
+#[cfg(unix)]
+#[test]
+fn secrets_are_written_0600() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("s")).unwrap();
+    let key = TypedKey::new("v1", "Secret", ObjectKey::new("lab", "bmc"));
+    let value = json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "bmc", "namespace": "lab"}, "data": {"password": "cHc="}});
+    store.write(&key, value, Expect::Absent).unwrap();
+    let path = store.path_of(&key);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600);
+    // Even when someone widened it, the next write narrows it again.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    store
+        .update(&key, |cur| {
+            let mut v = cur.unwrap().clone();
+            v["data"]["username"] = json!("YQ==");
+            Ok(Some(v))
+        })
+        .unwrap();
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(&dir.path().join("s")), 0o700);
+    let (widget_key, w) = widget("w", "blue");
+    store.write(&widget_key, w, Expect::Absent).unwrap();
+    assert_eq!(mode(&store.path_of(&widget_key)), 0o644);
+    let secret = store.object_map().unwrap();
+    let s = secret.get_secret(&ObjectKey::new("lab", "bmc")).unwrap();
+    assert_eq!(s.get_str("password").unwrap(), "pw");
+    assert_eq!(s.get_str("username").unwrap(), "a");
+}
+
+#[test]
+fn a_second_lease_is_refused_naming_the_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let lease = store.acquire_lease().unwrap();
+    // Another handle (another open file description: as another process would be).
+    let other = Store::open(dir.path()).unwrap();
+    let err = other.acquire_lease().unwrap_err();
+    let Error::Conflict(msg) = err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        msg.contains(&format!(
+            "already being driven by bmhctl process {}",
+            std::process::id()
+        )),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("only one `bmhctl watch` may run on a store"),
+        "{msg}"
+    );
+    drop(lease);
+    let again = other.acquire_lease().unwrap();
+    assert_eq!(again.path(), dir.path().join(".lease"));
+}
+
+#[test]
+fn events_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let key = ObjectKey::new("default", "h0");
+    for i in 0..7 {
+        let e = StoredEvent {
+            time: format!("t{i}"),
+            reason: "Reason".into(),
+            message: format!("m{i}"),
+        };
+        store.record_events_bounded(&key, &[e], 5).unwrap();
+    }
+    let msgs: Vec<String> = store
+        .events(&key)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.message)
+        .collect();
+    assert_eq!(msgs, ["m2", "m3", "m4", "m5", "m6"]);
+    assert!(
+        store
+            .events(&ObjectKey::new("default", "other"))
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn names_that_are_not_path_components_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let (_, value) = widget("x", "blue");
+    for bad in ["../x", ".hidden", "a/b", ""] {
+        let key = TypedKey::new("example.com/v1", "Widget", ObjectKey::new("default", bad));
+        assert!(
+            matches!(
+                store.write(&key, value.clone(), Expect::Absent),
+                Err(Error::BadInput(_))
+            ),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn a_host_record_round_trips_through_its_objects() {
+    use crate::record::Bookkeeping;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let key = ObjectKey::new("default", "h0");
+    let host: bmh_api::BareMetalHost = serde_json::from_value(json!({
+        "apiVersion": "metal3.io/v1alpha1", "kind": "BareMetalHost",
+        "metadata": {"name": "h0", "labels": {"rack": "r1"}},
+        "spec": {"online": true, "bmc": {"address": "fake-hardware://h0", "credentialsName": "s"}},
+    }))
+    .unwrap();
+    let book = Bookkeeping {
+        uid: "u-1".into(),
+        generation: 3,
+        finalizers: vec!["baremetalhost.metal3.io".into()],
+        architecture: "x86_64".into(),
+        provisioner_state: Some(json!({"n": 1})),
+        ..Default::default()
+    };
+    let value = hosts::encode_host(&host, &book).unwrap();
+    assert_eq!(value["metadata"]["uid"], "u-1");
+    assert_eq!(value["metadata"]["generation"], 3);
+    assert_eq!(value["bmhctl"]["architecture"], "x86_64");
+    assert!(value["bmhctl"].get("uid").is_none());
+    store
+        .write(&hosts::host_key(&key), value, Expect::Absent)
+        .unwrap();
+    let rec = store.load_host(&key).unwrap().unwrap();
+    assert_eq!(rec.book.uid, "u-1");
+    assert_eq!(rec.book.generation, 3);
+    assert_eq!(rec.book.finalizers, book.finalizers);
+    assert_eq!(rec.book.provisioner_state, book.provisioner_state);
+    assert_eq!(rec.host.metadata.labels["rack"], "r1");
+    assert_eq!(store.host_keys().unwrap(), [key]);
+}
+
+#[test]
+fn the_runner_backend_never_overwrites_an_apply_made_during_a_pass() {
+    use crate::runner::{Backend, Staged};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let key = ObjectKey::new("default", "h0");
+    let mut host: bmh_api::BareMetalHost = serde_json::from_value(json!({
+        "metadata": {"name": "h0", "annotations": {"reboot.metal3.io": "", "keep": "me"}},
+        "spec": {"online": true},
+    }))
+    .unwrap();
+    let book = crate::files::inventory::bookkeeping_at_load(None, &host.spec);
+    let hk = hosts::host_key(&key);
+    store
+        .write(
+            &hk,
+            hosts::encode_host(&host, &book).unwrap(),
+            Expect::Absent,
+        )
+        .unwrap();
+    // The runner read the host; a pass changes its status and bookkeeping.
+    let mut rec = store.load_host(&key).unwrap().unwrap();
+    rec.host.status = Some(bmh_api::BareMetalHostStatus {
+        powered_on: true,
+        ..Default::default()
+    });
+    rec.book.finalizers = vec!["baremetalhost.metal3.io".into()];
+    rec.book.provisioner_state = Some(json!({"step": 2}));
+    // Meanwhile an apply changes the spec (generation 2).
+    host.spec.online = false;
+    let stored = store.get(&hk).unwrap().unwrap();
+    let (_, old_book) = hosts::decode_host(&stored.value).unwrap();
+    let new_book = crate::files::inventory::bookkeeping_at_load(Some(&old_book), &host.spec);
+    store
+        .write(
+            &hk,
+            hosts::encode_host(&host, &new_book).unwrap(),
+            Expect::Version(stored.version),
+        )
+        .unwrap();
+    let backend = backend::StoreBackend::new(
+        store.clone(),
+        vec![key.clone()],
+        std::sync::Arc::new(crate::clock::SystemClock),
+    );
+    let removed = vec!["reboot.metal3.io".to_string()];
+    let staged = Staged {
+        status: Some(rec.host.status.as_ref()),
+        bookkeeping: Some(Some(&rec.book)),
+        removed_annotations: &removed,
+        ..Default::default()
+    };
+    let ticket = backend.stage(0, &staged).unwrap();
+    assert_eq!(backend.commit(0).unwrap(), ticket);
+    let after = store.load_host(&key).unwrap().unwrap();
+    assert!(!after.host.spec.online, "the applied spec stays");
+    assert_eq!(after.book.generation, 2);
+    assert_eq!(after.book.spec_hash, new_book.spec_hash);
+    assert!(after.status().powered_on, "the pass's status is written");
+    assert_eq!(after.book.finalizers, rec.book.finalizers);
+    assert_eq!(after.book.provisioner_state, Some(json!({"step": 2})));
+    let annotations: Vec<&String> = after.host.metadata.annotations.keys().collect();
+    assert_eq!(annotations, ["keep"]);
+}
