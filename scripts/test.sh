@@ -45,4 +45,4 @@ cargo test --manifest-path "$example" --locked --target-dir target/out-of-tree
 # The Ironic client and provisioner are compiled only with the `ironic` feature (the plugin
 # builds them; the binary never does): lint and unit-test them that way too.
 cargo clippy -p bmhctl --features ironic --all-targets --locked -- -D warnings
-cargo test -p bmhctl --features ironic --locked --lib ironic
+cargo test -p bmhctl --features ironic --locked --lib ironic -- --include-ignored

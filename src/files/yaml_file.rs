@@ -1446,38 +1446,4 @@ mod tests {
             json!({"metadata": {"annotations": {"a": "x"}}, "spec": 1})
         );
     }
-
-    #[test]
-    #[ignore]
-    fn perf_10000_documents() {
-        let mut t = String::new();
-        for i in 0..10_000 {
-            t.push_str(&format!(
-                "---\n# host {i}\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: host-{i}\n  annotations:\n    a.b/c: 'x'\n    baremetalhost.metal3.io/status: |\n      {{\"a\": {i}}}\nspec:\n  online: true\n  description: \"Ünïcödé – host\"\n  bmc:\n    address: ipmi://10.0.0.{}\n    credentialsName: bmc-{i}\n"
-                ,i % 250));
-            for j in 0..60 {
-                t.push_str(&format!(
-                    "  extra{j}: \"some value number {j} for padding the document\"\n"
-                ));
-            }
-            t.push_str("status:\n  operationalStatus: OK\n  provisioning:\n    state: available\n");
-        }
-        eprintln!("size: {} MB", t.len() / 1_000_000);
-        let start = std::time::Instant::now();
-        let mut f = YamlFile::parse(t.clone()).unwrap();
-        let parsed = start.elapsed();
-        assert_eq!(f.len(), 10_000);
-        for d in (0..10_000).step_by(3) {
-            f.set_status(d, Some("operationalStatus: discovered\n"))
-                .unwrap();
-            f.remove_annotations(d, &["baremetalhost.metal3.io/status"])
-                .unwrap();
-        }
-        let s2 = std::time::Instant::now();
-        let out = f.render();
-        let rendered = s2.elapsed();
-        eprintln!("parse {parsed:?}, render {rendered:?}");
-        assert!(out.len() < t.len());
-        assert!(parsed.as_secs_f64() < 1.0);
-    }
 }

@@ -534,9 +534,10 @@ fn drivers_are_cached() {
     assert_eq!(c.request_count(), 4);
 }
 
-/// Against a real Ironic: `scripts/ironic/start-ironic.sh`, then
-/// `. .state/ironic/ironic-6385/bmhctl.env` and
-/// `cargo test -p bmhctl --features ironic --lib ironic -- --ignored`.
+/// Against a real Ironic: `scripts/test.sh` runs these with `--include-ignored` once the lab is
+/// up (by hand: `scripts/ironic/start-ironic.sh`, `. .state/ironic/ironic-6385/bmhctl.env`,
+/// `cargo test -p bmhctl --features ironic --lib ironic -- --include-ignored`). Without
+/// IRONIC_ENDPOINT they fail.
 #[test]
 #[ignore = "needs a running Ironic (IRONIC_ENDPOINT)"]
 fn real_ironic_lists_drivers() {
