@@ -823,6 +823,66 @@ fn redfish_host_power_follows_online_on_the_emulator() {
     assert!(ironic.node(&format!("{NS}~{name}")).is_none());
 }
 
+/// b2. A plain `redfish` host (boot over the network, which no emulator can serve): registered,
+/// inspected out of band and kept `available`, with its power driven over Redfish both ways.
+#[test]
+fn plain_redfish_host_is_inspected_and_power_managed_on_the_emulator() {
+    let _serial = serial();
+    let ironic = shared_ironic();
+    let system = "sushy-4";
+    let mac = "52:54:00:00:00:05";
+    let name = "plain-redfish-sushy-4";
+    ironic.purge(name, Some(mac));
+    emulator_force_off(system);
+    assert_eq!(emulator_power(system), "Off");
+
+    let host = bmh(
+        name,
+        true,
+        &format!("redfish+{}/redfish/v1/Systems/{system}", sushy_url()),
+        &format!(
+            "bootMACAddress: \"{mac}\"\ninspectionMode: fast\nautomatedCleaningMode: disabled"
+        ),
+    );
+    let lab = Lab::new().file("hosts.yaml", &hosts_file(&[host]));
+    let run = bmhctl(&lab, &ironic, "0.2", &[], &["provision", "hosts.yaml"]).expect_code(0);
+    assert_transitions(
+        &run,
+        name,
+        &[
+            "(new) -> registering",
+            "registering -> inspecting",
+            "inspecting -> preparing",
+            "preparing -> available",
+        ],
+    );
+    let status = status_in(&lab.read("hosts.yaml"), name);
+    assert_eq!(state_of(&status), "available", "{status:#}");
+    assert_eq!(status["poweredOn"], true, "{status:#}");
+    assert_eq!(status["hardware"]["ramMebibytes"], 8192, "{status:#}");
+    let node = ironic.node_of(name);
+    assert_eq!(node["driver"], "redfish");
+    assert_eq!(node["boot_interface"], "ipxe");
+    assert_eq!(node["inspect_interface"], "redfish");
+    // as in BMO, the node stays `manageable` until it is provisioned (`provide` comes then)
+    assert_eq!(node["provision_state"], "manageable", "{node:#}");
+    assert_eq!(node["power_state"], "power on", "{node:#}");
+    assert_eq!(emulator_power(system), "On");
+
+    let text = lab
+        .read("hosts.yaml")
+        .replacen("  online: true\n", "  online: false\n", 1);
+    std::fs::write(lab.path("hosts.yaml"), text).unwrap();
+    bmhctl(&lab, &ironic, "0.2", &[], &["provision", "hosts.yaml"]).expect_code(0);
+    let status = status_in(&lab.read("hosts.yaml"), name);
+    assert_eq!(status["poweredOn"], false, "{status:#}");
+    assert_eq!(ironic.node_of(name)["power_state"], "power off");
+    assert_eq!(emulator_power(system), "Off");
+
+    bmhctl(&lab, &ironic, "0.2", &[], &["delete", "-f", "hosts.yaml"]).expect_code(0);
+    assert!(ironic.node(&format!("{NS}~{name}")).is_none());
+}
+
 /// c. Ironic with http_basic auth (an instance of its own on 6395): a host registers with the
 /// credentials of `METAL3_AUTH_ROOT_DIR`; with wrong ones bmhctl says so.
 #[test]
