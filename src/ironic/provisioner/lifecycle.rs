@@ -72,6 +72,10 @@ impl IronicProvisioner {
                     self.publish("InspectionComplete", "Hardware inspection completed");
                     return Ok((OpResult::done(), false, Some(details)));
                 }
+                if !inspected {
+                    // Never inspected: there is no inventory to read (BMO asks and gets a 404).
+                    return self.start_inspection(&node, data);
+                }
                 match self.seen(self.client().get_inventory(&node.uuid)) {
                     Ok(inv) => {
                         let details = self.details_from_inventory(&node, &inv);

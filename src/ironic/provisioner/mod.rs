@@ -134,6 +134,9 @@ pub struct IronicProvisioner {
     events: EventSink,
     /// The node as last read or returned by a PATCH in this pass; `None` once stale.
     node: Option<Node>,
+    /// The last node seen in this pass, stale or not: its `fault` and `health` answer the
+    /// end-of-pass questions, which no state or power request changes, without a new GET.
+    last_seen: Option<Node>,
     /// The node's UUID (`status.provisioning.ID`), updated by registration.
     node_id: String,
     saved: SavedState,
@@ -172,6 +175,7 @@ impl IronicProvisioner {
             host,
             events,
             node: None,
+            last_seen: None,
             saved,
         }
     }
@@ -229,7 +233,17 @@ impl IronicProvisioner {
     }
 
     fn invalidate(&mut self) {
-        self.node = None;
+        if let Some(n) = self.node.take() {
+            self.last_seen = Some(n);
+        }
+    }
+
+    /// The current node if known, else the last one seen this pass, else a fresh read.
+    fn node_for_health(&mut self) -> Option<Node> {
+        if let Some(n) = self.node.as_ref().or(self.last_seen.as_ref()) {
+            return Some(n.clone());
+        }
+        self.get_node().ok()
     }
 
     /// BMO's `tryUpdateNode`: send the PATCH if it is not empty. `Ok(node)` on success (or
@@ -446,14 +460,12 @@ impl Provisioner for IronicProvisioner {
     }
 
     fn has_power_failure(&mut self) -> bool {
-        self.get_node()
-            .map(|n| n.fault_str() == "power failure")
-            .unwrap_or(false)
+        self.node_for_health()
+            .is_some_and(|n| n.fault_str() == "power failure")
     }
 
     fn get_health(&mut self) -> String {
-        self.get_node()
-            .ok()
+        self.node_for_health()
             .and_then(|n| n.health)
             .unwrap_or_default()
     }

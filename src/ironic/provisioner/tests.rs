@@ -273,6 +273,7 @@ impl FakeIronic {
             "driver_info": {"ipmi_address": "192.0.2.1", "ipmi_port": "623", "ipmi_username": "admin", "ipmi_password": "******"},
             "properties": {"capabilities": "boot_mode:uefi"},
             "instance_info": {},
+            "inspection_finished_at": "2026-11-29T10:00:00+00:00",
         });
         merge(&mut node, fields);
         let mut st = self.state.lock().unwrap();
@@ -1640,4 +1641,40 @@ fn capacity_decisions_for_many_hosts_list_nodes_at_most_once_per_second() {
         n >= 1 && n as u64 <= 1 + elapsed.as_secs(),
         "{n} listings in {elapsed:?}"
     );
+}
+
+#[test]
+fn a_never_inspected_node_starts_inspection_without_asking_for_inventory() {
+    let fake = FakeIronic::start();
+    let shared = fake.shared();
+    fake.node_in("manageable", json!({"inspection_finished_at": null}));
+    let m = fake.mark();
+    let (r, started, details) = prov(&shared)
+        .inspect_hardware(&InspectData::default(), false, false, false)
+        .unwrap();
+    assert!(r.dirty && started && details.is_none(), "{r:?}");
+    let seen = fake.since(m);
+    assert!(
+        !seen.iter().any(|r| r.contains("inventory")),
+        "no inventory GET: {seen:?}"
+    );
+    assert_eq!(fake.provision_targets_since(m), ["inspect"]);
+}
+
+#[test]
+fn health_and_power_failure_after_a_state_change_need_no_new_get() {
+    let fake = FakeIronic::start();
+    let shared = fake.shared();
+    fake.node_in("manageable", json!({"health": "Critical"}));
+    let mut p = prov(&shared);
+    p.update_hardware_state().unwrap();
+    let m = fake.mark();
+    // a state change (`provide`) drops the cached node...
+    let _ = p.provision(&provision_data(image()), false);
+    assert_eq!(fake.provision_targets_since(m), ["provide"]);
+    let after_change = fake.since(m).len();
+    // ...yet fault and health are answered from the node already seen
+    assert!(!p.has_power_failure());
+    assert_eq!(p.get_health(), "Critical");
+    assert_eq!(fake.since(m).len(), after_change, "{:?}", fake.since(m));
 }
