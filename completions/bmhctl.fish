@@ -34,6 +34,17 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "delete" -d 'Run BMO\'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "apply" -d 'Create or update the files\' hosts, Secrets and companion objects in the local store'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "get" -d 'Show hosts and their status: those of the local store, or of files with -f'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "describe" -d 'Show one host of the local store in detail, with its conditions and recent events'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "export" -d 'Write hosts as a metal3 cluster accepts them: status in BMO\'s status annotation, with their Secrets, firmware objects and HardwareData'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "watch" -d 'Reconcile the local store\'s hosts continuously, as BMO\'s controller does, until Ctrl-C'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "wait" -d 'Wait until hosts of the local store reach a state (driving them when no `watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "power" -d 'Power hosts off or let them power on again (BMO\'s held reboot annotation)'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "reboot" -d 'Reboot hosts once: sets BMO\'s one-shot `reboot.metal3.io` annotation'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "inspect" -d 'Inspect hosts again: sets `inspect.metal3.io` (BMO acts on it in `available`)'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "detach" -d 'Detach hosts from the provisioner: sets `baremetalhost.metal3.io/detached`'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "attach" -d 'Attach detached hosts again: removes `baremetalhost.metal3.io/detached`'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "pause" -d 'Stop reconciling hosts: sets `baremetalhost.metal3.io/paused`'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "resume" -d 'Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused`'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "retry" -d 'Retry hosts now instead of after their backoff wait (their error counts are kept)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "reconcile" -d 'Drive the local store\'s hosts to their goal once, holding the store\'s lease (internal: what `watch` builds on)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "plugin" -d 'Inspect provisioner plugins'
@@ -99,6 +110,138 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s v -l verbose 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s f -l filename -d 'Export the hosts of these YAML files or directories (with their `.bmhctl/` bookkeeping) instead of the local store\'s (`--store` and BMHCTL_STORE are then ignored)' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s o -l output -d 'Write the export to FILE (mode 0600: it holds the Secrets\' values) instead of stdout' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l poll-interval -d 'How often the store\'s files are checked for changes' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l for -d 'The state to wait for: a provisioning state (`available`, `provisioned`, `externally-provisioned`, ...), `goal` (the host\'s goal, as `provision` sees it, with no error), `detached`, `error`, `powered-on` or `powered-off`' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timeout -d 'Give up after this long (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -f -a "off" -d 'Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l hard -d 'Power off hard, without a graceful shutdown first (`{"mode":"hard"}`)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l force -d 'Also act on hosts that are not provisioned (`{"force":true}`; BMO ignores the annotation in `available` otherwise, and a forced one interrupts inspection or provisioning)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from help" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from help" -f -a "off" -d 'Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l hard -d 'Power off hard, without a graceful shutdown first'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l force -d 'Also act on hosts that are not provisioned (see `power off --force`)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l force -d 'Detach even while an operation is in progress (`{"force":true}`)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l timeout -d 'Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h)' -r
@@ -147,18 +290,31 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s v -l verbose -d 'M
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "provision" -d 'Drive every selected host to its goal and write its status back into its file'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "deprovision" -d 'Remove what provisioning did: BMO\'s deprovision path back to `available`'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "apply" -d 'Create or update the files\' hosts, Secrets and companion objects in the local store'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "get" -d 'Show hosts and their status: those of the local store, or of files with -f'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "describe" -d 'Show one host of the local store in detail, with its conditions and recent events'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "reconcile" -d 'Drive the local store\'s hosts to their goal once, holding the store\'s lease (internal: what `watch` builds on)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "plugin" -d 'Inspect provisioner plugins'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe reconcile validate plugin version completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "provision" -d 'Drive every selected host to its goal and write its status back into its file'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "deprovision" -d 'Remove what provisioning did: BMO\'s deprovision path back to `available`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "apply" -d 'Create or update the files\' hosts, Secrets and companion objects in the local store'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "get" -d 'Show hosts and their status: those of the local store, or of files with -f'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "describe" -d 'Show one host of the local store in detail, with its conditions and recent events'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "export" -d 'Write hosts as a metal3 cluster accepts them: status in BMO\'s status annotation, with their Secrets, firmware objects and HardwareData'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "watch" -d 'Reconcile the local store\'s hosts continuously, as BMO\'s controller does, until Ctrl-C'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "wait" -d 'Wait until hosts of the local store reach a state (driving them when no `watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "power" -d 'Power hosts off or let them power on again (BMO\'s held reboot annotation)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "reboot" -d 'Reboot hosts once: sets BMO\'s one-shot `reboot.metal3.io` annotation'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "inspect" -d 'Inspect hosts again: sets `inspect.metal3.io` (BMO acts on it in `available`)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "detach" -d 'Detach hosts from the provisioner: sets `baremetalhost.metal3.io/detached`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "attach" -d 'Attach detached hosts again: removes `baremetalhost.metal3.io/detached`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "pause" -d 'Stop reconciling hosts: sets `baremetalhost.metal3.io/paused`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "resume" -d 'Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "retry" -d 'Retry hosts now instead of after their backoff wait (their error counts are kept)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "reconcile" -d 'Drive the local store\'s hosts to their goal once, holding the store\'s lease (internal: what `watch` builds on)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "plugin" -d 'Inspect provisioner plugins'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from power" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from power" -f -a "off" -d 'Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from plugin" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from plugin" -f -a "list" -d 'The plugins in the plugin directory, with their names and versions'

@@ -3,7 +3,7 @@
 //! The layers, each depending only on those below it: `cmd` (what the user types) → `runner`
 //! (scheduling, concurrency, progress) → `machine` (BMO's state machine, pure) → the provisioner
 //! trait (`bmhctl-plugin-sdk`), `files` (every byte of the user's files) and `store` (the local
-//! store: one YAML file per object, for `apply`, `get`, `describe` and, later, `watch`).
+//! store: one YAML file per object, for `apply`, `get`, `describe`, `watch` and the verbs).
 
 pub mod clock;
 pub mod cmd;

@@ -6,9 +6,10 @@
 //! object is merged over its stored version: the file gives the labels, the annotations and the
 //! spec (a Secret's `data`, any other top-level field); the store keeps the uid, the
 //! finalizers, the deletion mark, the status (a `status:` in the file is ignored) and bmhctl's
-//! bookkeeping; a changed spec bumps `metadata.generation`. A write that would change nothing
-//! writes nothing. Each write checks the version it was computed from, and is computed again
-//! when another writer got there first.
+//! bookkeeping; a changed spec bumps `metadata.generation`. A host without a status takes it
+//! from BMO's status annotation (what `bmhctl export` writes), as BMO does; the annotation is
+//! consumed. A write that would change nothing writes nothing. Each write checks the version it
+//! was computed from, and is computed again when another writer got there first.
 
 use super::StoreArgs;
 use crate::error::{Error, Result};
@@ -17,7 +18,7 @@ use crate::files::yaml_file::YamlFile;
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
 use crate::store::hosts::{decode_host, encode_host, host_key};
 use crate::store::{Expect, Store, Stored, Written};
-use bmh_api::ObjectKey;
+use bmh_api::{ObjectKey, annotations};
 use clap::Args;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -75,7 +76,10 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
     }
     for h in &inv.hosts {
         let key = host_key(&h.key);
-        let written = write_retrying(&store, &key, |stored| merge_host(&h.record.host, stored))?;
+        let hardware = stored_hardware(&store, &h.key)?;
+        let written = write_retrying(&store, &key, |stored| {
+            merge_host(&h.record.host, stored, hardware.as_ref())
+        })?;
         report(&key, written);
     }
     Ok(())
@@ -228,10 +232,17 @@ fn merge_object(applied: &Value, stored: Option<&Stored>) -> Value {
 
 /// A host: the file's labels, annotations and spec over the stored host's status and
 /// bookkeeping; the generation is bumped when the spec changed.
-fn merge_host(applied: &bmh_api::BareMetalHost, stored: Option<&Stored>) -> Result<Value> {
+fn merge_host(
+    applied: &bmh_api::BareMetalHost,
+    stored: Option<&Stored>,
+    hardware: Option<&bmh_api::HardwareDetails>,
+) -> Result<Value> {
     let old = stored.map(|s| decode_host(&s.value)).transpose()?;
     let mut host = applied.clone();
-    host.status = applied_status(applied, old.as_ref().map(|(h, _)| h));
+    host.status = applied_status(applied, old.as_ref().map(|(h, _)| h), hardware);
+    // Consumed here as BMO's controller consumes it (deleted whenever present, used or not),
+    // so that applying the same file again changes nothing.
+    host.metadata.annotations.remove(annotations::STATUS);
     let m = &mut host.metadata;
     m.namespace = m.namespace_or_default().to_string();
     m.resource_version.clear();
@@ -240,15 +251,51 @@ fn merge_host(applied: &bmh_api::BareMetalHost, stored: Option<&Stored>) -> Resu
     encode_host(&host, &book)
 }
 
+/// The hardware details of the host's HardwareData in the store (applied just before the
+/// hosts, so an export's HardwareData is there).
+fn stored_hardware(store: &Store, key: &ObjectKey) -> Result<Option<bmh_api::HardwareDetails>> {
+    let Some(stored) = store.get(&crate::store::hosts::hardware_key(key))? else {
+        return Ok(None);
+    };
+    Ok(
+        serde_json::from_value::<bmh_api::HardwareData>(stored.value)
+            .ok()
+            .and_then(|hd| hd.spec.hardware),
+    )
+}
+
 /// The status an applied host gets: the stored one (a `status:` in the file is ignored, as the
-/// API server ignores it on the main resource). BMO's status annotation
-/// (`baremetalhost.metal3.io/status`, restoring a status when a host moves between clusters)
-/// is decided here.
+/// API server ignores it on the main resource), except that a host without a status (no
+/// `lastUpdated`, BMO's `hostHasStatus`) takes it from BMO's status annotation
+/// (`baremetalhost.metal3.io/status`, what `bmhctl export` writes), as BMO's
+/// `reconcileHostData` does: the details of the host's HardwareData take precedence over the
+/// annotation's `hardware`, and `lastUpdated` is stamped when the annotation has none. An
+/// annotation that does not decode is ignored (admission refused a malformed one already).
 fn applied_status(
-    _applied: &bmh_api::BareMetalHost,
+    applied: &bmh_api::BareMetalHost,
     old: Option<&bmh_api::BareMetalHost>,
+    hardware: Option<&bmh_api::HardwareDetails>,
 ) -> Option<bmh_api::BareMetalHostStatus> {
-    old.and_then(|o| o.status.clone())
+    let kept = old.and_then(|o| o.status.clone());
+    if kept.as_ref().is_some_and(|s| s.last_updated.is_some()) {
+        return kept;
+    }
+    let restored = applied
+        .metadata
+        .annotations
+        .get(annotations::STATUS)
+        .filter(|t| !t.is_empty())
+        .and_then(|t| serde_json::from_str::<bmh_api::BareMetalHostStatus>(t).ok());
+    let Some(mut status) = restored else {
+        return kept;
+    };
+    if let Some(hw) = hardware {
+        status.hardware = Some(hw.clone());
+    }
+    if status.last_updated.is_none() {
+        status.last_updated = Some(crate::clock::format_time(chrono::Utc::now()));
+    }
+    Some(status)
 }
 
 fn report(key: &TypedKey, written: Written) {

@@ -2,12 +2,15 @@
 
 mod apply;
 mod describe;
+mod export;
 mod get;
 mod output;
 mod plugin;
 mod provision;
 mod validate;
+mod verbs;
 mod version;
+mod watch;
 
 use crate::error::{Error, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -55,6 +58,22 @@ pub enum Command {
     Get(get::GetArgs),
     /// Show one host of the local store in detail, with its conditions and recent events.
     Describe(describe::DescribeArgs),
+    /// Write hosts as a metal3 cluster accepts them: status in BMO's status annotation, with
+    /// their Secrets, firmware objects and HardwareData.
+    ///
+    /// From the local store, or from files with -f. A `fake-hardware://` host is refused (exit
+    /// 2). `bmhctl apply` of the output restores the status into an empty store, as BMO does.
+    Export(export::ExportArgs),
+    /// Reconcile the local store's hosts continuously, as BMO's controller does, until Ctrl-C.
+    ///
+    /// Reacts to `apply`, to the verbs (`power`, `reboot`, `inspect`, `detach`, `attach`,
+    /// `pause`, `resume`, `retry`) and to edits of the store's files; holds the store's lease
+    /// (one `watch` per store).
+    Watch(watch::WatchArgs),
+    /// Wait until hosts of the local store reach a state (driving them when no `watch` runs).
+    Wait(watch::WaitArgs),
+    #[command(flatten)]
+    Verb(verbs::VerbCommand),
     /// Drive the local store's hosts to their goal once, holding the store's lease (internal:
     /// what `watch` builds on).
     #[command(hide = true)]
@@ -202,7 +221,11 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Apply(a) => apply::apply(a),
         Command::Get(a) => get::get(a),
         Command::Describe(a) => describe::describe(a),
+        Command::Export(a) => export::export(a),
         Command::Reconcile(a) => provision::reconcile(a, verbosity),
+        Command::Watch(a) => watch::watch(a, verbosity),
+        Command::Wait(a) => watch::wait(a),
+        Command::Verb(v) => verbs::run(v),
         Command::Validate(a) => validate::validate(a, verbosity),
         Command::Plugin(c) => plugin::run(c),
         Command::Version => {

@@ -112,7 +112,7 @@ fn select(inv: &Inventory, names: &[String], selector: Option<&str>) -> Result<V
     Ok(picked)
 }
 
-fn runner_config(run: &RunArgs) -> Result<RunnerConfig> {
+pub(super) fn runner_config(run: &RunArgs) -> Result<RunnerConfig> {
     let mut config = RunnerConfig {
         timeout: run.timeout,
         time_scale: env_setting::<f64>("BMHCTL_TIME_SCALE")?.unwrap_or(1.0),
@@ -239,7 +239,7 @@ fn drive_with(
     report(&results, run.output)
 }
 
-async fn wait_for_signal() {
+pub(super) async fn wait_for_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

@@ -8,6 +8,7 @@
 
 mod backend;
 pub mod goal;
+pub mod live;
 mod progress;
 
 pub use backend::{Backend, Staged};
@@ -453,6 +454,13 @@ impl GroupCommits {
             groups: (0..groups).map(|_| GroupState::default()).collect(),
             tx,
             rx,
+        }
+    }
+
+    /// Makes room for groups added since (a controller's new hosts).
+    fn grow(&mut self, groups: usize) {
+        while self.groups.len() < groups {
+            self.groups.push(GroupState::default());
         }
     }
 

@@ -21,7 +21,7 @@ use bmh_api::{
     BareMetalHostStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus, ObjectKey,
 };
 use serde_json::Value;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 #[derive(Default)]
 struct Pending {
@@ -36,24 +36,36 @@ struct Pending {
 /// Stages each pass in memory and writes it into the host's objects at commit.
 pub struct StoreBackend {
     store: Store,
-    keys: Vec<ObjectKey>,
-    pending: Vec<Mutex<Pending>>,
+    /// Host `i`'s key and staged changes. Grows while `watch` runs ([`StoreBackend::add_host`]).
+    hosts: RwLock<Vec<(ObjectKey, Arc<Mutex<Pending>>)>>,
     clock: Arc<dyn Clock>,
 }
 
 impl StoreBackend {
     /// `keys[i]` is the host of runner host `i`.
     pub fn new(store: Store, keys: Vec<ObjectKey>, clock: Arc<dyn Clock>) -> Self {
-        let pending = keys
-            .iter()
-            .map(|_| Mutex::new(Pending::default()))
+        let hosts = keys
+            .into_iter()
+            .map(|k| (k, Arc::new(Mutex::new(Pending::default()))))
             .collect();
         Self {
             store,
-            keys,
-            pending,
+            hosts: RwLock::new(hosts),
             clock,
         }
+    }
+
+    /// Adds a host (one that appeared in the store while `watch` runs); returns its index.
+    pub fn add_host(&self, key: ObjectKey) -> usize {
+        let mut hosts = self.hosts.write().expect("store backend hosts");
+        hosts.push((key, Arc::new(Mutex::new(Pending::default()))));
+        hosts.len() - 1
+    }
+
+    fn host(&self, i: usize) -> (ObjectKey, Arc<Mutex<Pending>>) {
+        let hosts = self.hosts.read().expect("store backend hosts");
+        let (k, p) = &hosts[i];
+        (k.clone(), p.clone())
     }
 }
 
@@ -87,7 +99,7 @@ fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<
 
 impl Backend for StoreBackend {
     fn groups(&self) -> usize {
-        self.keys.len()
+        self.hosts.read().expect("store backend hosts").len()
     }
 
     fn group_of(&self, host: usize) -> usize {
@@ -95,7 +107,8 @@ impl Backend for StoreBackend {
     }
 
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
-        let mut p = self.pending[host].lock().expect("store group lock");
+        let (_, pending) = self.host(host);
+        let mut p = pending.lock().expect("store group lock");
         if let Some(s) = staged.status {
             p.status = Some(s.cloned());
         }
@@ -115,14 +128,15 @@ impl Backend for StoreBackend {
     }
 
     fn commit(&self, group: usize) -> Result<u64> {
+        let (key, pending) = self.host(group);
         let (p, ticket) = {
-            let mut g = self.pending[group].lock().expect("store group lock");
+            let mut g = pending.lock().expect("store group lock");
             let ticket = g.staged;
             let p = std::mem::take(&mut *g);
             g.staged = ticket;
             (p, ticket)
         };
-        let key = &self.keys[group];
+        let key = &key;
         let store = &self.store;
         if matches!(p.book, Some(None)) {
             // The delete path finished: the host and what it owns are gone.
@@ -193,6 +207,6 @@ impl Backend for StoreBackend {
                 message: e.message.clone(),
             })
             .collect();
-        self.store.record_events(&self.keys[host], &events)
+        self.store.record_events(&self.host(host).0, &events)
     }
 }

@@ -32,6 +32,7 @@
 pub mod backend;
 pub mod events;
 pub mod hosts;
+pub mod watcher;
 
 use crate::error::{Error, Result};
 use crate::files::atomic::write_atomic_mode;

@@ -4,6 +4,7 @@ mod lab;
 
 mod bad_input;
 mod completions;
+mod export;
 mod firmware;
 mod ironic_faults;
 mod ironic_lab;
@@ -12,3 +13,4 @@ mod plugins;
 mod provision;
 mod store;
 mod validate;
+mod watch;

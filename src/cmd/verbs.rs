@@ -1,0 +1,324 @@
+//! The verbs that set what BMO reads from a host's annotations: `power on|off`, `reboot`,
+//! `inspect`, `detach`, `attach`, `pause`, `resume` and `retry`.
+//!
+//! Each verb changes the annotations of the stored hosts under each host's lock (read, change,
+//! write: [`Store::update`]), so nothing another writer did meanwhile is lost, and returns. With
+//! `--wait` it then waits for the outcome (driving the hosts in-process when no `watch` holds the
+//! store's lease).
+
+use super::StoreArgs;
+use super::watch::{Condition, DriveArgs, resolve_hosts, wait_until};
+use crate::clock::{Clock, SystemClock, format_time};
+use crate::error::{Error, Result};
+use crate::record::HostRecord;
+use crate::store::Store;
+use crate::store::hosts::host_key;
+use crate::store::watcher::RETRY_ANNOTATION;
+use bmh_api::annotations::{DETACHED, INSPECT, PAUSED, REBOOT_PREFIX};
+use bmh_api::{OperationalStatus, ProvisioningState as S};
+use clap::{Args, Subcommand};
+use serde_json::Value;
+use std::time::Duration;
+
+/// The held reboot annotation `power off` sets (BMO keeps a host off while any
+/// `reboot.metal3.io/<key>` annotation exists).
+pub const POWER_OFF_ANNOTATION: &str = "reboot.metal3.io/bmhctl";
+
+/// What every verb takes.
+#[derive(Debug, Args)]
+pub struct VerbArgs {
+    /// The hosts (NAME or NAMESPACE/NAME).
+    #[arg(value_name = "HOST", required = true)]
+    pub hosts: Vec<String>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs).
+    #[arg(long)]
+    pub wait: bool,
+    /// With --wait: give up after this long (exit 1).
+    #[arg(long, default_value = "10m", value_parser = super::parse_duration, value_name = "DURATION")]
+    pub timeout: Duration,
+    #[command(flatten)]
+    pub drive: DriveArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PowerCommand {
+    /// Let the hosts be powered on again: removes bmhctl's `reboot.metal3.io/bmhctl`
+    /// annotation (a host with `online: false` stays off).
+    On(VerbArgs),
+    /// Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`.
+    Off {
+        /// Power off hard, without a graceful shutdown first (`{"mode":"hard"}`).
+        #[arg(long)]
+        hard: bool,
+        /// Also act on hosts that are not provisioned (`{"force":true}`; BMO ignores the
+        /// annotation in `available` otherwise, and a forced one interrupts inspection or
+        /// provisioning).
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        verb: VerbArgs,
+    },
+}
+
+/// The verbs as subcommands of `bmhctl` (flattened into its commands).
+#[derive(Debug, Subcommand)]
+pub enum VerbCommand {
+    /// Power hosts off or let them power on again (BMO's held reboot annotation).
+    #[command(subcommand)]
+    Power(PowerCommand),
+    /// Reboot hosts once: sets BMO's one-shot `reboot.metal3.io` annotation.
+    Reboot {
+        /// Power off hard, without a graceful shutdown first.
+        #[arg(long)]
+        hard: bool,
+        /// Also act on hosts that are not provisioned (see `power off --force`).
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        verb: VerbArgs,
+    },
+    /// Inspect hosts again: sets `inspect.metal3.io` (BMO acts on it in `available`).
+    Inspect(VerbArgs),
+    /// Detach hosts from the provisioner: sets `baremetalhost.metal3.io/detached`.
+    Detach {
+        /// Detach even while an operation is in progress (`{"force":true}`).
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        verb: VerbArgs,
+    },
+    /// Attach detached hosts again: removes `baremetalhost.metal3.io/detached`.
+    Attach(VerbArgs),
+    /// Stop reconciling hosts: sets `baremetalhost.metal3.io/paused`.
+    Pause(VerbArgs),
+    /// Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused`.
+    Resume(VerbArgs),
+    /// Retry hosts now instead of after their backoff wait (their error counts are kept).
+    Retry(VerbArgs),
+}
+
+/// One annotation change.
+enum Change {
+    Set(&'static str, String),
+    Remove(&'static str),
+}
+
+fn json_args(mode_hard: bool, force: bool) -> String {
+    let mut m = serde_json::Map::new();
+    m.insert(
+        "mode".into(),
+        Value::String(if mode_hard { "hard" } else { "soft" }.into()),
+    );
+    if force {
+        m.insert("force".into(), Value::Bool(true));
+    }
+    Value::Object(m).to_string()
+}
+
+fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
+    Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
+}
+
+pub fn run(cmd: VerbCommand) -> Result<()> {
+    let (verb, change, done, what, cond): (VerbArgs, Change, &str, &str, Condition) = match cmd {
+        VerbCommand::Power(PowerCommand::On(verb)) => (
+            verb,
+            Change::Remove(POWER_OFF_ANNOTATION),
+            "power on requested",
+            "powered on",
+            status_cond(|r| r.status().powered_on),
+        ),
+        VerbCommand::Power(PowerCommand::Off { hard, force, verb }) => (
+            verb,
+            Change::Set(POWER_OFF_ANNOTATION, json_args(hard, force)),
+            "power off requested",
+            "powered off",
+            status_cond(|r| !r.status().powered_on),
+        ),
+        VerbCommand::Reboot { hard, force, verb } => (
+            verb,
+            Change::Set(
+                REBOOT_PREFIX,
+                if hard || force {
+                    json_args(hard, force)
+                } else {
+                    String::new()
+                },
+            ),
+            "reboot requested",
+            "rebooted",
+            status_cond(|r| {
+                !r.host.metadata.annotations.contains_key(REBOOT_PREFIX) && r.status().powered_on
+            }),
+        ),
+        VerbCommand::Inspect(verb) => (
+            verb,
+            Change::Set(INSPECT, String::new()),
+            "inspection requested",
+            "inspected",
+            status_cond(|r| {
+                !r.host.metadata.annotations.contains_key(INSPECT)
+                    && r.status().provisioning.state != S::Inspecting
+            }),
+        ),
+        VerbCommand::Detach { force, verb } => (
+            verb,
+            Change::Set(
+                DETACHED,
+                if force {
+                    r#"{"force":true}"#.into()
+                } else {
+                    String::new()
+                },
+            ),
+            "detach requested",
+            "detached",
+            status_cond(|r| r.status().operational_status == OperationalStatus::Detached),
+        ),
+        VerbCommand::Attach(verb) => (
+            verb,
+            Change::Remove(DETACHED),
+            "attach requested",
+            "attached",
+            status_cond(|r| r.status().operational_status != OperationalStatus::Detached),
+        ),
+        VerbCommand::Pause(verb) => (
+            verb,
+            Change::Set(PAUSED, String::new()),
+            "paused",
+            "paused",
+            Box::new(|_: Option<&HostRecord>| true),
+        ),
+        VerbCommand::Resume(verb) => (
+            verb,
+            Change::Remove(PAUSED),
+            "resumed",
+            "resumed",
+            Box::new(|_: Option<&HostRecord>| true),
+        ),
+        VerbCommand::Retry(verb) => (
+            verb,
+            Change::Set(RETRY_ANNOTATION, format_time(SystemClock.now())),
+            "retry requested",
+            "retried",
+            Box::new(|r: Option<&HostRecord>| {
+                r.is_none_or(|r| !r.host.metadata.annotations.contains_key(RETRY_ANNOTATION))
+            }),
+        ),
+    };
+    let root = crate::store::resolve_root(verb.store.store.as_deref())?;
+    let store = Store::open_existing(&root)
+        .ok_or_else(|| Error::Other(anyhow::anyhow!("no store at {}", root.display())))?;
+    let keys = resolve_hosts(&store, &verb.hosts)?;
+    for key in &keys {
+        let written = annotate(&store, key, &change)?;
+        let note = if written == crate::store::Written::Unchanged {
+            " (unchanged)"
+        } else {
+            ""
+        };
+        println!("baremetalhost/{} {done}{note}", key.name);
+        if let Some(rec) = store.load_host(key)? {
+            warn_if_no_effect(&rec, &change);
+        }
+    }
+    if verb.wait {
+        wait_until(&store, &keys, cond, what, verb.timeout, &verb.drive)?;
+        for k in &keys {
+            println!("baremetalhost/{} {what}", k.name);
+        }
+    }
+    Ok(())
+}
+
+/// Sets or removes one annotation of a stored host, under its lock.
+fn annotate(
+    store: &Store,
+    key: &bmh_api::ObjectKey,
+    change: &Change,
+) -> Result<crate::store::Written> {
+    store.update(&host_key(key), |current| {
+        let Some(current) = current else {
+            return Err(Error::Other(anyhow::anyhow!(
+                "no BareMetalHost named {key} in the store"
+            )));
+        };
+        let mut v = current.clone();
+        let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) else {
+            return Ok(None);
+        };
+        let annotations = meta
+            .entry("annotations")
+            .or_insert_with(|| Value::Object(Default::default()));
+        let Some(a) = annotations.as_object_mut() else {
+            return Ok(None);
+        };
+        match change {
+            Change::Set(k, value) => {
+                if a.get(*k).and_then(Value::as_str) == Some(value.as_str()) {
+                    return Ok(None);
+                }
+                a.insert(k.to_string(), Value::String(value.clone()));
+            }
+            Change::Remove(k) => {
+                if a.remove(*k).is_none() {
+                    return Ok(None);
+                }
+                if a.is_empty() {
+                    meta.remove("annotations");
+                }
+            }
+        }
+        Ok(Some(v))
+    })
+}
+
+/// Says when BMO will not act on the annotation as the user probably expects.
+fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
+    let m = &rec.host.metadata;
+    let state = &rec.status().provisioning.state;
+    let name = &m.name;
+    match change {
+        Change::Remove(POWER_OFF_ANNOTATION) => {
+            if !rec.host.spec.online {
+                eprintln!("warning: {name} has spec.online: false and stays powered off");
+            }
+            let others: Vec<&String> = m
+                .annotations
+                .keys()
+                .filter(|k| bmh_api::annotations::is_reboot_annotation(k))
+                .collect();
+            if !others.is_empty() {
+                eprintln!(
+                    "warning: {name} stays powered off while it has {}",
+                    others
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+        Change::Set(k, v)
+            if (*k == POWER_OFF_ANNOTATION || *k == REBOOT_PREFIX)
+                && !v.contains("\"force\":true")
+                && !matches!(state, S::Provisioned | S::ExternallyProvisioned) =>
+        {
+            eprintln!(
+                "warning: {name} is {:?}: BMO acts on a reboot annotation without \
+                 \"force\" only once the host is provisioned (see --force)",
+                state.as_str()
+            );
+        }
+        Change::Set(INSPECT, _) if *state != S::Available => {
+            eprintln!(
+                "warning: {name} is {:?}: BMO inspects again only an available host; the \
+                 request waits until then",
+                state.as_str()
+            );
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,428 @@
+//! The runner as a controller (`bmhctl watch`, and the in-process driving of `--wait`): hosts
+//! come, change and go while it runs, and none ever "finishes".
+//!
+//! As BMO's controller does, every host is reconciled again at the time its last pass asked
+//! for (a steady host's 60 s power poll, the error backoff), and at once when it changes in the
+//! store: a change is announced by a [`LiveChange`], the host is read again from the store
+//! before its next pass (once its last save is on disk), and a host whose pass is waiting for
+//! a backoff is run now, its failure count kept. A paused host, or one whose pass asked for no
+//! requeue, waits for a change. Saves go through the same group commits as [`super::run`].
+
+use super::{Backend, GroupCommits, RunnerConfig, Staged};
+use crate::clock::Clock;
+use crate::error::{Error, Result};
+use crate::machine::{Machine, PassOutcome, Requeue, backoff};
+use crate::objects::ObjectSource;
+use crate::record::HostRecord;
+use bmh_api::ObjectKey;
+use bmhctl_plugin_sdk::ProvisionerFactory;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// The annotation `bmhctl retry` sets; the pass that acts on it removes it.
+pub use crate::store::watcher::RETRY_ANNOTATION;
+
+/// A backend whose hosts can be added while it runs.
+pub trait LiveBackend: Backend {
+    /// Adds a host; returns its index (its commit group is its own).
+    fn add_host(&self, key: ObjectKey) -> usize;
+}
+
+impl LiveBackend for crate::store::backend::StoreBackend {
+    fn add_host(&self, key: ObjectKey) -> usize {
+        crate::store::backend::StoreBackend::add_host(self, key)
+    }
+}
+
+/// What the store tells the controller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiveChange {
+    /// A host appeared or changed: read it again and reconcile it now.
+    Host(ObjectKey),
+    /// A host is gone from the store.
+    Gone(ObjectKey),
+}
+
+/// Reads a host from where it lives; `None` when it is gone.
+pub type Loader = Arc<dyn Fn(&ObjectKey) -> Result<Option<HostRecord>> + Send + Sync>;
+
+/// Called after every pass, on the controller's task.
+pub type Observer = Box<dyn FnMut(&ObjectKey, &HostRecord, &PassOutcome) + Send>;
+
+/// What the controller works with.
+pub struct LiveServices {
+    pub factory: Arc<dyn ProvisionerFactory>,
+    pub objects: Arc<dyn ObjectSource>,
+    pub clock: Arc<dyn Clock>,
+    pub backend: Arc<dyn LiveBackend>,
+    pub load: Loader,
+}
+
+struct LiveSlot {
+    key: ObjectKey,
+    record: Option<HostRecord>,
+    /// Read the host from the store before its next pass.
+    stale: bool,
+    in_flight: bool,
+    /// Waiting for its last save to be on disk.
+    parked: bool,
+    /// When it should run once its save is on disk.
+    want: Option<Instant>,
+    gone: bool,
+    error_failures: u32,
+    /// Only the due entry with the slot's current token counts.
+    token: u64,
+}
+
+enum Done {
+    Pass {
+        host: usize,
+        record: Box<HostRecord>,
+        outcome: PassOutcome,
+        staged_ticket: Option<u64>,
+        stage_error: Option<Error>,
+    },
+    Gone {
+        host: usize,
+    },
+    Unreadable {
+        host: usize,
+        record: Option<Box<HostRecord>>,
+        error: Error,
+    },
+}
+
+/// Reconciles hosts as they are announced on `changes` until `stop` turns true; then lets the
+/// passes in flight finish and their saves reach the disk, and returns.
+pub async fn run_live(
+    services: LiveServices,
+    config: RunnerConfig,
+    mut changes: mpsc::UnboundedReceiver<LiveChange>,
+    mut observer: Observer,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<()> {
+    let LiveServices {
+        factory,
+        objects,
+        clock,
+        backend,
+        load,
+    } = services;
+    let mut slots: Vec<LiveSlot> = Vec::new();
+    let mut index: HashMap<ObjectKey, usize> = HashMap::new();
+    let mut due: BinaryHeap<Reverse<(Instant, usize, u64)>> = BinaryHeap::new();
+    let mut rng = match config.seed {
+        Some(s) => fastrand::Rng::with_seed(s),
+        None => fastrand::Rng::new(),
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel::<Done>();
+    let mut commits = GroupCommits::new(backend.groups(), config.commit_interval);
+    let mut in_flight = 0usize;
+    let mut stopping = *stop.borrow();
+    let mut changes_open = true;
+    let mut fatal: Option<Error> = None;
+
+    fn schedule(
+        due: &mut BinaryHeap<Reverse<(Instant, usize, u64)>>,
+        slot: &mut LiveSlot,
+        host: usize,
+        at: Instant,
+    ) {
+        slot.token += 1;
+        due.push(Reverse((at, host, slot.token)));
+    }
+
+    loop {
+        if !stopping && fatal.is_none() {
+            let now = Instant::now();
+            while in_flight < config.concurrency {
+                let Some(Reverse((at, host, token))) = due.peek().copied() else {
+                    break;
+                };
+                if at > now {
+                    break;
+                }
+                due.pop();
+                let slot = &mut slots[host];
+                if slot.token != token || slot.gone || slot.in_flight || slot.parked {
+                    continue;
+                }
+                slot.in_flight = true;
+                in_flight += 1;
+                let record = if slot.stale { None } else { slot.record.take() };
+                slot.stale = false;
+                let key = slot.key.clone();
+                let seed = rng.u64(..);
+                let (factory, objects, clock, backend, load, machine_config, tx) = (
+                    factory.clone(),
+                    objects.clone(),
+                    clock.clone(),
+                    backend.clone(),
+                    load.clone(),
+                    config.machine.clone(),
+                    tx.clone(),
+                );
+                tokio::task::spawn_blocking(move || {
+                    let mut record = match record {
+                        Some(r) => r,
+                        None => match load(&key) {
+                            Ok(Some(r)) => r,
+                            Ok(None) => {
+                                let _ = tx.send(Done::Gone { host });
+                                return;
+                            }
+                            Err(error) => {
+                                let _ = tx.send(Done::Unreadable {
+                                    host,
+                                    record: None,
+                                    error,
+                                });
+                                return;
+                            }
+                        },
+                    };
+                    let retry = record
+                        .host
+                        .metadata
+                        .annotations
+                        .remove(RETRY_ANNOTATION)
+                        .is_some();
+                    let machine = Machine {
+                        factory: factory.as_ref(),
+                        objects: objects.as_ref(),
+                        clock: clock.as_ref(),
+                        config: &machine_config,
+                    };
+                    let mut rng = fastrand::Rng::with_seed(seed);
+                    let mut outcome = machine.reconcile(&mut record, &mut rng);
+                    if retry {
+                        outcome
+                            .removed_annotations
+                            .push(RETRY_ANNOTATION.to_string());
+                    }
+                    if !outcome.events.is_empty()
+                        && let Err(e) = backend.record_events(host, &outcome.events)
+                    {
+                        tracing::warn!("cannot record events: {e}");
+                    }
+                    let (stage_error, staged_ticket) = match Staged::from_outcome(&outcome, &record)
+                    {
+                        Some(s) => match backend.stage(host, &s) {
+                            Ok(t) => (None, Some(t)),
+                            Err(e) => (Some(e), None),
+                        },
+                        None => (None, None),
+                    };
+                    let _ = tx.send(Done::Pass {
+                        host,
+                        record: Box::new(record),
+                        outcome,
+                        staged_ticket,
+                        stage_error,
+                    });
+                });
+            }
+        }
+
+        for group in commits.ready(Instant::now()) {
+            let backend = backend.clone();
+            commits.start(group);
+            let waiting = commits.sender();
+            tokio::task::spawn_blocking(move || {
+                let _ = waiting.send((group, backend.commit(group)));
+            });
+        }
+
+        if (stopping || fatal.is_some()) && in_flight == 0 && !commits.busy() {
+            break;
+        }
+
+        let next_due = due
+            .peek()
+            .map(|Reverse((at, _, _))| *at)
+            .filter(|_| in_flight < config.concurrency && !stopping && fatal.is_none());
+        let wake_at = [next_due, commits.next_ready_at()]
+            .into_iter()
+            .flatten()
+            .min();
+        let sleep = async {
+            match wake_at {
+                Some(t) => tokio::time::sleep_until(t.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            Some(done) = rx.recv() => {
+                in_flight -= 1;
+                match done {
+                    Done::Gone { host } => {
+                        let slot = &mut slots[host];
+                        slot.in_flight = false;
+                        slot.gone = true;
+                    }
+                    Done::Unreadable { host, record, error } => {
+                        let slot = &mut slots[host];
+                        slot.in_flight = false;
+                        slot.record = record.map(|r| *r);
+                        slot.stale = true;
+                        // Waits for the next change of its file.
+                        tracing::warn!("BareMetalHost {}: {error}", slot.key);
+                    }
+                    Done::Pass { host, record, outcome, staged_ticket, stage_error } => {
+                        let slot = &mut slots[host];
+                        slot.in_flight = false;
+                        if let Some(e) = stage_error {
+                            fatal.get_or_insert(e);
+                            slot.record = Some(*record);
+                            continue;
+                        }
+                        observer(&slot.key, &record, &outcome);
+                        let next = next_pass(slot, &outcome, &config);
+                        if outcome.deleted {
+                            slot.gone = true;
+                            slot.record = None;
+                        } else {
+                            slot.record = Some(*record);
+                        }
+                        let now = Instant::now();
+                        let at = if slot.stale { Some(now) } else { next.map(|d| now + d) };
+                        match staged_ticket {
+                            Some(ticket) => {
+                                let group = backend.group_of(host);
+                                commits.staged(group, ticket);
+                                commits.park(group, ticket, host, now);
+                                slot.parked = true;
+                                slot.want = at;
+                            }
+                            None => {
+                                if let Some(at) = at && !slot.gone {
+                                    schedule(&mut due, slot, host, at);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Some((group, result)) = commits.recv() => {
+                let ticket = match result {
+                    Ok(t) => t,
+                    Err(e) => {
+                        // Not fatal to a controller: the host is read again and retried.
+                        tracing::warn!("cannot save: {e}");
+                        0
+                    }
+                };
+                if ticket == 0
+                    && let Some(slot) = slots.get_mut(group)
+                {
+                    slot.stale = true;
+                }
+                for (host, _) in commits.finished(group, ticket) {
+                    let slot = &mut slots[host];
+                    slot.parked = false;
+                    if let Some(at) = slot.want.take()
+                        && !slot.gone
+                        && !stopping
+                    {
+                        schedule(&mut due, slot, host, at);
+                    }
+                }
+            }
+            change = changes.recv(), if changes_open => {
+                match change {
+                    None => changes_open = false,
+                    Some(LiveChange::Host(key)) => {
+                        let host = match index.get(&key) {
+                            Some(&i) => i,
+                            None => {
+                                let i = backend.add_host(key.clone());
+                                commits.grow(i + 1);
+                                debug_assert_eq!(i, slots.len());
+                                slots.push(LiveSlot {
+                                    key: key.clone(),
+                                    record: None,
+                                    stale: true,
+                                    in_flight: false,
+                                    parked: false,
+                                    want: None,
+                                    gone: false,
+                                    error_failures: 0,
+                                    token: 0,
+                                });
+                                index.insert(key, i);
+                                i
+                            }
+                        };
+                        let slot = &mut slots[host];
+                        slot.stale = true;
+                        slot.gone = false;
+                        let now = Instant::now();
+                        if slot.in_flight {
+                            // Runs again as soon as this pass's save is on disk.
+                        } else if slot.parked {
+                            slot.want = Some(now);
+                        } else {
+                            schedule(&mut due, slot, host, now);
+                        }
+                    }
+                    Some(LiveChange::Gone(key)) => {
+                        if let Some(&host) = index.get(&key) {
+                            let slot = &mut slots[host];
+                            slot.gone = true;
+                            slot.stale = true;
+                            slot.record = None;
+                            slot.want = None;
+                            slot.token += 1;
+                        }
+                    }
+                }
+            }
+            changed = stop.changed(), if !stopping => {
+                if changed.is_err() || *stop.borrow() {
+                    stopping = true;
+                }
+            }
+            _ = sleep => {}
+        }
+    }
+    match fatal {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// After a pass: when the host runs again, if nothing changes meanwhile.
+fn next_pass(slot: &mut LiveSlot, out: &PassOutcome, config: &RunnerConfig) -> Option<Duration> {
+    if out.deleted || out.paused {
+        return None;
+    }
+    let bmo_delay = match out.requeue {
+        Requeue::After(d) => {
+            slot.error_failures = 0;
+            d
+        }
+        Requeue::ErrorBackoff => {
+            let d = backoff::error_retry_delay(slot.error_failures);
+            slot.error_failures += 1;
+            d
+        }
+        Requeue::Never => return None,
+    };
+    let mut after = bmo_delay.mul_f64(config.time_scale);
+    // A controller never ends: with delays scaled to (almost) nothing, a steady host's poll
+    // and a failing host's retries must not spin.
+    if out.steady {
+        after = after.max(MIN_STEADY_REQUEUE);
+    } else if !bmo_delay.is_zero() {
+        after = after.max(MIN_REQUEUE);
+    }
+    Some(after)
+}
+
+/// The shortest wait before a steady host's next poll, whatever `BMHCTL_TIME_SCALE` says.
+pub const MIN_STEADY_REQUEUE: Duration = Duration::from_millis(500);
+/// The shortest wait BMO's non-zero delays become.
+pub const MIN_REQUEUE: Duration = Duration::from_millis(10);

@@ -1,0 +1,315 @@
+//! Noticing changes to the store's files, for `bmhctl watch` (Kubernetes' watch, by polling).
+//!
+//! Each [`StoreWatcher::scan`] lists the store's object directories and `stat`s every object
+//! file; only a file whose (mtime, size, inode) changed is read again. A host counts as changed
+//! when what its users own changed: its metadata (but the resourceVersion, the finalizers and
+//! the removal of an annotation BMO consumes), its spec and any other top-level field but
+//! `status` and the bookkeeping. So the controller's own status writes, and its consumption of a
+//! `reboot.metal3.io` or `inspect.metal3.io` annotation, are not reported back to it, while an
+//! `apply`, a verb's annotation or a hand edit is. A change to a host's HostFirmwareSettings or
+//! HostFirmwareComponents counts as a change of the host; any other object (Secrets, a plugin's
+//! kinds) is reported as [`StoreChange::Objects`].
+
+use super::{Store, hosts::HARDWARE_DATA_KIND, object_key, resource_dir, sorted_entries};
+use crate::error::Result;
+use bmh_api::ObjectKey;
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+/// The annotation `bmhctl retry` sets: the controller skips the host's backoff wait and removes
+/// it (the value is when it was asked).
+pub const RETRY_ANNOTATION: &str = "bmhctl.metal3.io/retry";
+
+/// Annotations the controller removes itself: their removal is not a change to react to.
+const CONSUMED: [&str; 5] = [
+    bmh_api::annotations::REBOOT_PREFIX,
+    bmh_api::annotations::INSPECT,
+    bmh_api::annotations::HARDWARE_DETAILS,
+    bmh_api::annotations::STATUS,
+    RETRY_ANNOTATION,
+];
+
+/// What changed in the store since the last scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreChange {
+    /// A host appeared, or its spec, metadata or companion objects changed.
+    Host(ObjectKey),
+    /// A host's file is gone.
+    HostGone(ObjectKey),
+    /// A Secret or another kind of object changed, appeared or went.
+    Objects,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    modified: Option<SystemTime>,
+    len: u64,
+    ino: u64,
+}
+
+struct Seen {
+    stamp: Stamp,
+    /// The fingerprint of what users own, and the consumable annotations present.
+    print: u64,
+    consumable: Vec<(String, String)>,
+}
+
+/// Remembers the store's files between scans.
+pub struct StoreWatcher {
+    store: Store,
+    only: Option<BTreeSet<ObjectKey>>,
+    seen: HashMap<PathBuf, Seen>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Host,
+    Companion,
+    Ignored,
+    Other,
+}
+
+fn stamp(meta: &std::fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(meta);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Stamp {
+        modified: meta.modified().ok(),
+        len: meta.len(),
+        ino,
+    }
+}
+
+/// What a change of this object means to the controller: a fingerprint of the user-owned
+/// parts, and the consumable annotations (whose appearance or new value is a change, and whose
+/// removal is not).
+fn fingerprint(value: &Value) -> (u64, Vec<(String, String)>) {
+    let mut v = value.clone();
+    let mut consumable = Vec::new();
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("status");
+        obj.remove(super::hosts::BOOK_KEY);
+        if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.remove("resourceVersion");
+            m.remove("finalizers");
+            if let Some(a) = m.get_mut("annotations").and_then(Value::as_object_mut) {
+                a.retain(|k, v| {
+                    if CONSUMED.contains(&k.as_str()) {
+                        consumable.push((k.clone(), v.to_string()));
+                        false
+                    } else {
+                        true
+                    }
+                });
+            }
+        }
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    v.to_string().hash(&mut h);
+    (h.finish(), consumable)
+}
+
+impl StoreWatcher {
+    /// Watches every host, or only these.
+    pub fn new(store: Store, only: Option<BTreeSet<ObjectKey>>) -> Self {
+        Self {
+            store,
+            only,
+            seen: HashMap::new(),
+        }
+    }
+
+    fn wanted(&self, key: &ObjectKey) -> bool {
+        self.only.as_ref().is_none_or(|o| o.contains(key))
+    }
+
+    /// The changes since the last scan (the first scan reports every host).
+    pub fn scan(&mut self) -> Result<Vec<StoreChange>> {
+        let hosts = resource_dir(bmh_api::API_VERSION, bmh_api::KIND);
+        let companions = [
+            resource_dir(bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
+            resource_dir(bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
+        ];
+        let ignored = resource_dir(bmh_api::API_VERSION, HARDWARE_DATA_KIND);
+        let mut changes = Vec::new();
+        let mut objects_changed = false;
+        let mut present: BTreeSet<PathBuf> = BTreeSet::new();
+        for dir in self.store.resource_dirs()? {
+            let name = dir.file_name().unwrap_or_default().to_string_lossy();
+            let kind = if name == hosts {
+                Kind::Host
+            } else if companions.iter().any(|c| *c == name) {
+                Kind::Companion
+            } else if name == ignored {
+                Kind::Ignored
+            } else {
+                Kind::Other
+            };
+            // A `--wait` drives its hosts with the objects it read when it started.
+            if kind == Kind::Ignored || (kind == Kind::Other && self.only.is_some()) {
+                continue;
+            }
+            for ns in sorted_entries(&dir)? {
+                for file in sorted_entries(&ns)? {
+                    if file.extension().is_none_or(|e| e != "yaml") {
+                        continue;
+                    }
+                    let Ok(meta) = std::fs::metadata(&file) else {
+                        continue;
+                    };
+                    let st = stamp(&meta);
+                    if matches!(kind, Kind::Host | Kind::Companion) {
+                        let key = ObjectKey::new(
+                            ns.file_name().unwrap_or_default().to_string_lossy(),
+                            file.file_stem().unwrap_or_default().to_string_lossy(),
+                        );
+                        if !self.wanted(&key) {
+                            continue;
+                        }
+                    }
+                    present.insert(file.clone());
+                    if self.seen.get(&file).is_some_and(|s| s.stamp == st) {
+                        continue;
+                    }
+                    // Changed (or new): read it. A file half-written by hand is read next time.
+                    let Ok(Some(stored)) = std::fs::read_to_string(&file)
+                        .map_err(|_| ())
+                        .map(|t| super::parse(&file, &t).ok())
+                    else {
+                        present.remove(&file);
+                        continue;
+                    };
+                    let (print, consumable) = fingerprint(&stored.value);
+                    let changed = match self.seen.get(&file) {
+                        None => true,
+                        Some(old) => {
+                            old.print != print
+                                || consumable.iter().any(|c| !old.consumable.contains(c))
+                        }
+                    };
+                    self.seen.insert(
+                        file.clone(),
+                        Seen {
+                            stamp: st,
+                            print,
+                            consumable,
+                        },
+                    );
+                    if changed {
+                        match kind {
+                            Kind::Host | Kind::Companion => {
+                                let key = object_key(&stored.value);
+                                if !changes.contains(&StoreChange::Host(key.clone())) {
+                                    changes.push(StoreChange::Host(key));
+                                }
+                            }
+                            _ => objects_changed = true,
+                        }
+                    }
+                }
+            }
+        }
+        let gone: Vec<PathBuf> = self
+            .seen
+            .keys()
+            .filter(|p| !present.contains(*p))
+            .cloned()
+            .collect();
+        for path in gone {
+            self.seen.remove(&path);
+            let key = ObjectKey::new(
+                path.parent()
+                    .and_then(|p| p.file_name())
+                    .unwrap_or_default()
+                    .to_string_lossy(),
+                path.file_stem().unwrap_or_default().to_string_lossy(),
+            );
+            let dir = path
+                .parent()
+                .and_then(|p| p.parent())
+                .and_then(|p| p.file_name())
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
+            if dir == hosts {
+                changes.retain(|c| *c != StoreChange::Host(key.clone()));
+                changes.push(StoreChange::HostGone(key));
+            } else if companions.contains(&dir) {
+                if !changes.contains(&StoreChange::Host(key.clone())) {
+                    changes.push(StoreChange::Host(key));
+                }
+            } else {
+                objects_changed = true;
+            }
+        }
+        if objects_changed {
+            changes.push(StoreChange::Objects);
+        }
+        Ok(changes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Expect;
+    use crate::store::hosts::host_key;
+
+    fn host(annotations: Value, status: Value) -> Value {
+        serde_json::json!({
+            "apiVersion": bmh_api::API_VERSION,
+            "kind": bmh_api::KIND,
+            "metadata": {"name": "h0", "namespace": "default", "annotations": annotations},
+            "spec": {"online": true},
+            "status": status,
+        })
+    }
+
+    #[test]
+    fn reports_user_changes_but_not_status_writes_or_consumed_annotations() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("s")).unwrap();
+        let key = host_key(&ObjectKey::new("default", "h0"));
+        let h0 = ObjectKey::new("default", "h0");
+        let mut w = StoreWatcher::new(store.clone(), None);
+        assert!(w.scan().unwrap().is_empty());
+        let put = |a: Value, s: Value| {
+            let v = store.get(&key).unwrap().map(|s| s.version);
+            let expect = v.map_or(Expect::Absent, Expect::Version);
+            store.write(&key, host(a, s), expect).unwrap();
+        };
+        put(serde_json::json!({}), serde_json::json!({}));
+        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        // The controller's status write.
+        put(
+            serde_json::json!({}),
+            serde_json::json!({"poweredOn": true}),
+        );
+        assert!(w.scan().unwrap().is_empty());
+        // A verb's annotation, then its consumption by the controller.
+        put(
+            serde_json::json!({"reboot.metal3.io": ""}),
+            serde_json::json!({"poweredOn": true}),
+        );
+        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        put(
+            serde_json::json!({}),
+            serde_json::json!({"poweredOn": false}),
+        );
+        assert!(w.scan().unwrap().is_empty());
+        // A held annotation's removal is a change.
+        put(
+            serde_json::json!({"reboot.metal3.io/x": ""}),
+            serde_json::json!({}),
+        );
+        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        put(serde_json::json!({}), serde_json::json!({}));
+        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        store.delete(&key).unwrap();
+        assert_eq!(w.scan().unwrap(), vec![StoreChange::HostGone(h0)]);
+    }
+}
