@@ -303,7 +303,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__delete)
-            opts="-f -l -o -v -q -h -V --filename --provisioner --timeout --concurrency --max-provisioning-retries --selector --output --verbose --quiet --help --version"
+            opts="-f -l -o -v -q -h -V --filename --provisioner --timeout --concurrency --max-provisioning-retries --selector --output --store --no-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -347,6 +347,10 @@ _bmhctl() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -48,7 +48,7 @@ pub enum Command {
     /// Remove what provisioning did: BMO's deprovision path back to `available`.
     Deprovision(TeardownArgs),
     /// Run BMO's delete path to its end: the provisioner forgets the host and its status is removed.
-    Delete(TeardownArgs),
+    Delete(DeleteArgs),
     /// Create or update the files' hosts, Secrets and companion objects in the local store.
     ///
     /// Hosts are checked with BMO's admission rules first (exit 2, nothing written, when one is
@@ -156,6 +156,26 @@ pub struct TeardownArgs {
     pub hosts: Vec<String>,
 }
 
+/// `delete`: on files with `-f`, else on the local store.
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// YAML files, or directories of them, holding the hosts and their BMC Secrets; without
+    /// -f the hosts are deleted from the local store.
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR")]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// The hosts (NAME or NAMESPACE/NAME); with -f, all hosts of the files when none is given.
+    #[arg(value_name = "HOST")]
+    pub hosts: Vec<String>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// On the store: return once the deletion is recorded, without waiting for BMO's delete
+    /// path to finish (a running `bmhctl watch` finishes it).
+    #[arg(long)]
+    pub no_wait: bool,
+}
+
 /// Where the local store is.
 #[derive(Debug, Args, Clone)]
 pub struct StoreArgs {
@@ -217,7 +237,26 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Deprovision(a) => {
             provision::teardown(a, provision::Teardown::Deprovision, verbosity)
         }
-        Command::Delete(a) => provision::teardown(a, provision::Teardown::Delete, verbosity),
+        Command::Delete(a) if a.paths.is_empty() => verbs::delete_from_store(
+            &a.store,
+            &a.hosts,
+            !a.no_wait,
+            a.run.timeout,
+            &watch::DriveArgs {
+                provisioner: a.run.provisioner.clone(),
+                concurrency: a.run.concurrency,
+                max_provisioning_retries: a.run.max_provisioning_retries,
+            },
+        ),
+        Command::Delete(a) => provision::teardown(
+            TeardownArgs {
+                paths: a.paths,
+                run: a.run,
+                hosts: a.hosts,
+            },
+            provision::Teardown::Delete,
+            verbosity,
+        ),
         Command::Apply(a) => apply::apply(a),
         Command::Get(a) => get::get(a),
         Command::Describe(a) => describe::describe(a),

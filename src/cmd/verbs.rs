@@ -322,3 +322,65 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
         _ => {}
     }
 }
+
+/// `bmhctl delete HOST...` on the store: marks each host for deletion (its
+/// `metadata.deletionTimestamp`, as the API server does) and, unless `wait` is false, waits until
+/// BMO's delete path has finished and the host is gone from the store, driving it in-process when
+/// no `watch` runs.
+pub fn delete_from_store(
+    store_args: &StoreArgs,
+    hosts: &[String],
+    wait: bool,
+    timeout: Duration,
+    drive: &DriveArgs,
+) -> Result<()> {
+    if hosts.is_empty() {
+        return Err(Error::Usage(
+            "delete: name the hosts to delete from the store, or give -f FILE to act on files"
+                .into(),
+        ));
+    }
+    let root = crate::store::resolve_root(store_args.store.as_deref())?;
+    let store = Store::open_existing(&root)
+        .ok_or_else(|| Error::Other(anyhow::anyhow!("no store at {}", root.display())))?;
+    let keys = resolve_hosts(&store, hosts)?;
+    let now = format_time(SystemClock.now());
+    for key in &keys {
+        let written = store.update(&host_key(key), |current| {
+            let Some(current) = current else {
+                return Err(Error::Other(anyhow::anyhow!(
+                    "no BareMetalHost named {key} in the store"
+                )));
+            };
+            let mut v = current.clone();
+            let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) else {
+                return Ok(None);
+            };
+            if meta.get("deletionTimestamp").is_some_and(|t| !t.is_null()) {
+                return Ok(None);
+            }
+            meta.insert("deletionTimestamp".into(), Value::String(now.clone()));
+            Ok(Some(v))
+        })?;
+        let note = if written == crate::store::Written::Unchanged {
+            " (already being deleted)"
+        } else {
+            ""
+        };
+        println!("baremetalhost/{} deletion requested{note}", key.name);
+    }
+    if wait {
+        wait_until(
+            &store,
+            &keys,
+            Box::new(|r: Option<&HostRecord>| r.is_none()),
+            "deleted",
+            timeout,
+            drive,
+        )?;
+        for k in &keys {
+            println!("baremetalhost/{} deleted", k.name);
+        }
+    }
+    Ok(())
+}

@@ -12,5 +12,6 @@ mod out_of_tree;
 mod plugins;
 mod provision;
 mod store;
+mod store_delete;
 mod validate;
 mod watch;
