@@ -3,24 +3,30 @@
 //! Every host is first checked with BMO's admission rules (as an update against the stored
 //! host when there is one); one invalid host refuses the whole apply, nothing written. Then,
 //! Secrets first and hosts last (so that a host is never in the store before its Secret), each
-//! object is merged over its stored version: the file gives the labels, the annotations and the
-//! spec (a Secret's `data`, any other top-level field); the store keeps the uid, the
-//! finalizers, the deletion mark, the status (a `status:` in the file is ignored) and bmhctl's
-//! bookkeeping; a changed spec bumps `metadata.generation`. A host without a status takes it
-//! from BMO's status annotation (what `bmhctl export` writes), as BMO does; the annotation is
-//! consumed. A write that would change nothing writes nothing. Each write checks the version it
-//! was computed from, and is computed again when another writer got there first.
+//! object is merged over its stored version: the file gives the spec (a Secret's `data`, any
+//! other top-level field); labels and annotations are merged as `kubectl apply` merges them
+//! (see [`merge_keys`]: the file's keys are set, the keys the last apply set and the file no
+//! longer has are removed, every other key — a verb's, BMO's — is kept); the store keeps the
+//! uid, the finalizers, the deletion mark, the status (a `status:` in the file is ignored) and
+//! bmhctl's bookkeeping; a changed spec bumps `metadata.generation`. A host without a status
+//! takes it from BMO's status annotation (what `bmhctl export` writes), as BMO does; the
+//! annotation is consumed. A write that would change nothing writes nothing. Each write checks
+//! the version it was computed from, and is computed again when another writer got there
+//! first.
 
 use super::StoreArgs;
 use crate::error::{Error, Result};
 use crate::files::inventory::{self, Inventory, LoadMode, bookkeeping_at_load};
 use crate::files::yaml_file::YamlFile;
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
-use crate::store::hosts::{decode_host, encode_host, host_key};
+use crate::store::hosts::{
+    LastApplied, decode_host, encode_host, host_key, last_applied, set_last_applied,
+};
 use crate::store::{Expect, Store, Stored, Written};
 use bmh_api::{ObjectKey, annotations};
 use clap::Args;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
@@ -93,15 +99,19 @@ fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
 fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
     let mut lines = Vec::new();
     for (i, h) in inv.hosts.iter().enumerate() {
-        let old = match store {
-            Some(s) => s
-                .get(&host_key(&h.key))?
-                .map(|s| decode_host(&s.value))
-                .transpose()?
-                .map(|(host, _)| host),
+        let stored = match store {
+            Some(s) => s.get(&host_key(&h.key))?,
             None => None,
         };
+        let old = stored
+            .as_ref()
+            .map(|s| decode_host(&s.value))
+            .transpose()?
+            .map(|(host, _)| host);
         let mut new = h.record.host.clone();
+        if let (Some(s), Some(o)) = (&stored, &old) {
+            merge_host_metadata(&mut new, o, &last_applied(&s.value));
+        }
         new.status = old.as_ref().and_then(|o| o.status.clone());
         let errors = crate::validate::validate(&new, old.as_ref());
         lines.extend(crate::validate::error_lines(inv, i, &errors));
@@ -197,6 +207,31 @@ fn merge_object(applied: &Value, stored: Option<&Stored>) -> Value {
     }
     meta.insert("namespace".into(), Value::String(key.namespace.clone()));
     let old_meta = old.map(|o| &o["metadata"]);
+    let last = old.map(last_applied).unwrap_or_default();
+    let mut applied_keys = LastApplied::default();
+    for (field, last_keys, keys) in [
+        ("labels", &last.labels, &mut applied_keys.labels),
+        (
+            "annotations",
+            &last.annotations,
+            &mut applied_keys.annotations,
+        ),
+    ] {
+        let as_map = |v: Option<&Value>| -> BTreeMap<String, Value> {
+            v.and_then(Value::as_object)
+                .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                .unwrap_or_default()
+        };
+        let file = as_map(applied["metadata"].get(field));
+        let stored = as_map(old_meta.and_then(|m| m.get(field)));
+        let (merged, applied_now) = merge_keys(&file, &stored, last_keys);
+        *keys = applied_now;
+        if merged.is_empty() {
+            meta.remove(field);
+        } else {
+            meta.insert(field.into(), Value::Object(merged.into_iter().collect()));
+        }
+    }
     let uid = old_meta
         .and_then(|m| m["uid"].as_str())
         .map(str::to_string)
@@ -227,11 +262,55 @@ fn merge_object(applied: &Value, stored: Option<&Stored>) -> Value {
     if let Some(status) = old.and_then(|o| o.get("status")) {
         out.insert("status".into(), status.clone());
     }
-    Value::Object(out)
+    let mut out = Value::Object(out);
+    set_last_applied(&mut out, &applied_keys);
+    out
 }
 
-/// A host: the file's labels, annotations and spec over the stored host's status and
-/// bookkeeping; the generation is bumped when the spec changed.
+/// `kubectl apply`'s three-way merge of one map of `metadata` (labels or annotations): the
+/// stored map, without the keys the last apply set (`last`) that the file no longer has, with
+/// the file's keys set over it. Returns the map and the keys this apply set (sorted), to be
+/// remembered for the next one.
+fn merge_keys<V: Clone>(
+    file: &BTreeMap<String, V>,
+    stored: &BTreeMap<String, V>,
+    last: &[String],
+) -> (BTreeMap<String, V>, Vec<String>) {
+    let mut out = stored.clone();
+    out.retain(|k, _| file.contains_key(k) || !last.contains(k));
+    for (k, v) in file {
+        out.insert(k.clone(), v.clone());
+    }
+    (out, file.keys().cloned().collect())
+}
+
+/// The applied host's labels and annotations merged over the stored host's ([`merge_keys`]);
+/// returns the keys the apply set. BMO's status annotation is not one of them: it is consumed.
+fn merge_host_metadata(
+    host: &mut bmh_api::BareMetalHost,
+    old: &bmh_api::BareMetalHost,
+    last: &LastApplied,
+) -> LastApplied {
+    let m = &mut host.metadata;
+    let (labels, label_keys) = merge_keys(&m.labels, &old.metadata.labels, &last.labels);
+    let (mut merged, mut annotation_keys) =
+        merge_keys(&m.annotations, &old.metadata.annotations, &last.annotations);
+    // The file's status annotation (if any) stays for `applied_status` to read; a stored one
+    // cannot be (it is consumed), so it comes from the file or not at all.
+    if !m.annotations.contains_key(annotations::STATUS) {
+        merged.remove(annotations::STATUS);
+    }
+    annotation_keys.retain(|k| k != annotations::STATUS);
+    m.labels = labels;
+    m.annotations = merged;
+    LastApplied {
+        labels: label_keys,
+        annotations: annotation_keys,
+    }
+}
+
+/// A host: the file's spec, and its labels and annotations merged ([`merge_host_metadata`]),
+/// over the stored host's status and bookkeeping; the generation is bumped when the spec changed.
 fn merge_host(
     applied: &bmh_api::BareMetalHost,
     stored: Option<&Stored>,
@@ -239,6 +318,14 @@ fn merge_host(
 ) -> Result<Value> {
     let old = stored.map(|s| decode_host(&s.value)).transpose()?;
     let mut host = applied.clone();
+    let applied_keys = match (stored, &old) {
+        (Some(s), Some((o, _))) => merge_host_metadata(&mut host, o, &last_applied(&s.value)),
+        _ => merge_host_metadata(
+            &mut host,
+            &bmh_api::BareMetalHost::default(),
+            &LastApplied::default(),
+        ),
+    };
     host.status = applied_status(applied, old.as_ref().map(|(h, _)| h), hardware);
     // Consumed here as BMO's controller consumes it (deleted whenever present, used or not),
     // so that applying the same file again changes nothing.
@@ -248,7 +335,9 @@ fn merge_host(
     m.resource_version.clear();
     m.extra.remove("creationTimestamp");
     let book = bookkeeping_at_load(old.as_ref().map(|(_, b)| b), &host.spec);
-    encode_host(&host, &book)
+    let mut value = encode_host(&host, &book)?;
+    set_last_applied(&mut value, &applied_keys);
+    Ok(value)
 }
 
 /// The hardware details of the host's HardwareData in the store (applied just before the

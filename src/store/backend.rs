@@ -11,7 +11,8 @@
 use super::Store;
 use super::events::StoredEvent;
 use super::hosts::{
-    components_key, decode_host, encode_hardware, encode_host, hardware_key, host_key, settings_key,
+    carry_last_applied, components_key, decode_host, encode_hardware, encode_host, hardware_key,
+    host_key, settings_key,
 };
 use crate::clock::{Clock, format_time};
 use crate::error::{Error, Result};
@@ -163,7 +164,9 @@ impl Backend for StoreBackend {
                 if let Some(Some(ours)) = &p.book {
                     merge_book(&mut book, ours);
                 }
-                encode_host(&host, &book).map(Some)
+                let mut value = encode_host(&host, &book)?;
+                carry_last_applied(current, &mut value);
+                Ok(Some(value))
             })?;
         }
         if let Some(Some(ours)) = &p.book {

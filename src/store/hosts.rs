@@ -27,6 +27,62 @@ pub const HARDWARE_DATA_KIND: &str = "HardwareData";
 /// The top-level key of a host's file holding bmhctl's bookkeeping.
 pub const BOOK_KEY: &str = "bmhctl";
 
+/// The key, under a stored object's top-level [`BOOK_KEY`], of the label and annotation keys
+/// the last `bmhctl apply` set (see [`LastApplied`]).
+pub const LAST_APPLIED_KEY: &str = "lastApplied";
+
+/// The label and annotation keys the last `bmhctl apply` of an object set: what kubectl keeps
+/// in its `kubectl.kubernetes.io/last-applied-configuration` annotation, reduced to what the
+/// three-way merge of `metadata.labels` and `metadata.annotations` needs. A key in here and no
+/// longer in the file is removed by the next apply; a key set by anyone else (a verb, BMO) is
+/// never removed by an apply.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LastApplied {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub annotations: Vec<String>,
+}
+
+/// The stored object's [`LastApplied`] (empty for an object never applied, or applied before
+/// bmhctl kept it: nothing is removed then, as kubectl removes nothing without its annotation).
+pub fn last_applied(value: &Value) -> LastApplied {
+    value
+        .get(BOOK_KEY)
+        .and_then(|b| b.get(LAST_APPLIED_KEY))
+        .and_then(|l| serde_json::from_value(l.clone()).ok())
+        .unwrap_or_default()
+}
+
+/// Sets the object's [`LastApplied`] under its [`BOOK_KEY`] (an empty one is not written).
+pub fn set_last_applied(value: &mut Value, last: &LastApplied) {
+    let Some(obj) = value.as_object_mut() else {
+        return;
+    };
+    let book = obj
+        .entry(BOOK_KEY)
+        .or_insert_with(|| Value::Object(Default::default()));
+    if let Some(b) = book.as_object_mut() {
+        if *last == LastApplied::default() {
+            b.remove(LAST_APPLIED_KEY);
+        } else {
+            b.insert(
+                LAST_APPLIED_KEY.into(),
+                serde_json::to_value(last).unwrap_or_default(),
+            );
+        }
+    }
+    if book.as_object().is_some_and(|b| b.is_empty()) {
+        obj.remove(BOOK_KEY);
+    }
+}
+
+/// Carries the [`LastApplied`] of `from` (the stored host) over to `to` (the host a writer
+/// computed through [`decode_host`] and [`encode_host`], which know nothing of it).
+pub fn carry_last_applied(from: &Value, to: &mut Value) {
+    set_last_applied(to, &last_applied(from));
+}
+
 /// Bookkeeping fields kept elsewhere: in the metadata, or in the HardwareData object.
 const BOOK_FIELDS_ELSEWHERE: [&str; 5] = [
     "uid",

@@ -27,7 +27,8 @@
 //!
 //! **Lease.** One process at a time may drive the store's hosts: [`Store::acquire_lease`] locks
 //! `<store>/.lease` for as long as its guard lives and writes its pid there, so a second one can
-//! say who holds it.
+//! say who holds it. The kernel releases it however the holder ends (SIGKILL too); taking it
+//! removes the temporary files of writers killed mid-write (never read: they are dot-files).
 
 pub mod backend;
 pub mod events;
@@ -351,6 +352,47 @@ impl Store {
         }
     }
 
+    /// Removes the temporary files of atomic writes ([`write_atomic_mode`]'s
+    /// `.<name>.<pid>.<random>.tmp`) that a killed writer left behind: those whose pid is no
+    /// running process. Readers never see them (a dot-file, not `.yaml`); this only tidies.
+    /// Best effort, and only where `/proc` tells which processes run.
+    fn remove_stale_temps(&self) {
+        let proc = Path::new("/proc");
+        if !proc.join("self").exists() {
+            return;
+        }
+        let me = std::process::id().to_string();
+        let mut stack = vec![self.root.clone()];
+        while let Some(dir) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let path = e.path();
+                let name = e.file_name().to_string_lossy().into_owned();
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    if name != ".locks" {
+                        stack.push(path);
+                    }
+                    continue;
+                }
+                let Some(rest) = name.strip_suffix(".tmp").filter(|_| name.starts_with('.')) else {
+                    continue;
+                };
+                let mut parts = rest.rsplitn(3, '.');
+                let (_random, pid) = (parts.next(), parts.next());
+                let Some(pid) =
+                    pid.filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                else {
+                    continue;
+                };
+                if pid != me && !proc.join(pid).exists() {
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+        }
+    }
+
     /// Takes the store's lease, held until the guard is dropped: only one process at a time
     /// drives the store's hosts (`bmhctl watch`). [`Error::Conflict`] naming the holder's pid
     /// when another holds it.
@@ -367,6 +409,7 @@ impl Store {
             Ok(()) => {
                 f.set_len(0).map_err(|e| store_io(&path, e))?;
                 writeln!(f, "{}", std::process::id()).map_err(|e| store_io(&path, e))?;
+                self.remove_stale_temps();
                 Ok(Lease { _file: f, path })
             }
             Err(TryLockError::WouldBlock) => {

@@ -326,3 +326,26 @@ fn the_runner_backend_never_overwrites_an_apply_made_during_a_pass() {
     let annotations: Vec<&String> = after.host.metadata.annotations.keys().collect();
     assert_eq!(annotations, ["keep"]);
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn taking_the_lease_removes_temporary_files_of_dead_writers_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("s")).unwrap();
+    let hosts = dir.path().join("s/baremetalhosts/default");
+    std::fs::create_dir_all(&hosts).unwrap();
+    // No pid reaches 10^9 (Linux's pid_max is at most 2^22).
+    let dead = hosts.join(".h0.yaml.999999999.00000000deadbeef.tmp");
+    let live = hosts.join(format!(
+        ".h1.yaml.{}.00000000deadbeef.tmp",
+        std::process::id()
+    ));
+    let other = hosts.join(".notes.tmp");
+    for p in [&dead, &live, &other] {
+        std::fs::write(p, "partial").unwrap();
+    }
+    let _lease = store.acquire_lease().unwrap();
+    assert!(!dead.exists());
+    assert!(live.exists());
+    assert!(other.exists());
+}

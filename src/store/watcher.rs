@@ -4,11 +4,13 @@
 //! file; only a file whose (mtime, size, inode) changed is read again. A host counts as changed
 //! when what its users own changed: its metadata (but the resourceVersion, the finalizers and
 //! the removal of an annotation BMO consumes), its spec and any other top-level field but
-//! `status` and the bookkeeping. So the controller's own status writes, and its consumption of a
-//! `reboot.metal3.io` or `inspect.metal3.io` annotation, are not reported back to it, while an
-//! `apply`, a verb's annotation or a hand edit is. A change to a host's HostFirmwareSettings or
-//! HostFirmwareComponents counts as a change of the host; any other object (Secrets, a plugin's
-//! kinds) is reported as [`StoreChange::Objects`].
+//! `status` and the bookkeeping; and a host with an annotation BMO consumes whose
+//! resourceVersion moved by more than one since the last scan (the annotation may have been
+//! consumed and set again in between: only the versions tell). So the controller's own status
+//! writes, and its consumption of a `reboot.metal3.io` or `inspect.metal3.io` annotation, are
+//! not reported back to it, while an `apply`, a verb's annotation or a hand edit is. A change to
+//! a host's HostFirmwareSettings or HostFirmwareComponents counts as a change of the host; any
+//! other object (Secrets, a plugin's kinds) is reported as [`StoreChange::Objects`].
 
 use super::{Store, hosts::HARDWARE_DATA_KIND, object_key, resource_dir, sorted_entries};
 use crate::error::Result;
@@ -52,6 +54,8 @@ struct Stamp {
 
 struct Seen {
     stamp: Stamp,
+    /// The object's resourceVersion when read.
+    version: u64,
     /// The fingerprint of what users own, and the consumable annotations present.
     print: u64,
     consumable: Vec<(String, String)>,
@@ -189,12 +193,17 @@ impl StoreWatcher {
                         Some(old) => {
                             old.print != print
                                 || consumable.iter().any(|c| !old.consumable.contains(c))
+                                // Writes were missed between two scans: a consumable annotation
+                                // present may have been consumed and set again (the same
+                                // `bmhctl retry` second, an `inspect.metal3.io: ""` again).
+                                || (!consumable.is_empty() && stored.version > old.version + 1)
                         }
                     };
                     self.seen.insert(
                         file.clone(),
                         Seen {
                             stamp: st,
+                            version: stored.version,
                             print,
                             consumable,
                         },
@@ -308,6 +317,21 @@ mod tests {
         );
         assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
         put(serde_json::json!({}), serde_json::json!({}));
+        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        // Consumed and set again with the same value between two scans: the versions tell.
+        put(
+            serde_json::json!({"inspect.metal3.io": ""}),
+            serde_json::json!({}),
+        );
+        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        put(
+            serde_json::json!({}),
+            serde_json::json!({"poweredOn": true}),
+        );
+        put(
+            serde_json::json!({"inspect.metal3.io": ""}),
+            serde_json::json!({"poweredOn": true}),
+        );
         assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
         store.delete(&key).unwrap();
         assert_eq!(w.scan().unwrap(), vec![StoreChange::HostGone(h0)]);

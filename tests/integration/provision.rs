@@ -285,3 +285,52 @@ fn an_interrupted_delete_leaves_its_mark_and_the_next_run_finishes_it() {
     assert_eq!(run.json()["hosts"][0]["deleted"], true, "{}", run.stdout);
     assert_eq!(lab.read("hosts.yaml"), text);
 }
+
+#[test]
+fn sigkill_mid_run_leaves_a_whole_file_and_the_next_run_resumes() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    let whole = |lab: &Lab| {
+        let text = lab.read("hosts.yaml");
+        assert!(
+            text.starts_with("# The lab's hosts. This comment must survive.\n"),
+            "{text}"
+        );
+        let docs: Vec<serde_json::Value> = text
+            .split("\n---\n")
+            .map(|d| {
+                serde_saphyr::from_str::<serde_json::Value>(d)
+                    .unwrap_or_else(|e| panic!("a document does not parse ({e}):\n{text}"))
+            })
+            .filter(|v| !v.is_null())
+            .collect();
+        assert_eq!(docs.len(), 4, "{text}");
+        text
+    };
+    for ms in [300, 800, 1500] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+            .current_dir(lab.path(""))
+            .env("BMHCTL_TIME_SCALE", "0.05")
+            .env("BMHCTL_SEED", "1")
+            .env_remove("BMHCTL_PROVISIONER")
+            .args(["provision", "--provisioner", "fixture", "-q", "hosts.yaml"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start bmhctl provision");
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        child.kill().expect("SIGKILL bmhctl provision");
+        child.wait().unwrap();
+        // Each save replaced the file whole, or did not happen; the file lock is free again
+        // (the kernel released the killed process's flock), as the next run shows.
+        whole(&lab);
+    }
+    lab.run(&["provision", "--provisioner", "fixture", "-q", "hosts.yaml"])
+        .expect_code(0);
+    let text = whole(&lab);
+    assert!(text.contains("    state: provisioned\n"), "{text}");
+    // A temporary file a killed save left is a dot-file beside it, never read.
+    for e in std::fs::read_dir(lab.path("")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(name.starts_with('.') || !name.ends_with(".tmp"), "{name}");
+    }
+}

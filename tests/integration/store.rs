@@ -371,3 +371,136 @@ fn a_second_controller_on_one_store_is_refused() {
     first.kill().unwrap();
     let _ = first.wait();
 }
+
+/// The hosts file with `worker-0`'s labels and annotations, and the Secret's labels, given as
+/// indented YAML lines (empty: none).
+fn file_with_metadata(labels: &str, annotations: &str, secret_labels: &str) -> String {
+    let mut meta = String::from("metadata:\n  name: worker-0\n");
+    if !labels.is_empty() {
+        meta.push_str(&format!("  labels:\n{labels}"));
+    }
+    if !annotations.is_empty() {
+        meta.push_str(&format!("  annotations:\n{annotations}"));
+    }
+    let mut sec = String::from("metadata:\n  name: bmc-secret\n");
+    if !secret_labels.is_empty() {
+        sec.push_str(&format!("  labels:\n{secret_labels}"));
+    }
+    format!(
+        "{}---\n{}",
+        secret("bmc-secret").replacen("metadata:\n  name: bmc-secret\n", &sec, 1),
+        host(
+            "worker-0",
+            &format!("bootMACAddress: 00:11:22:33:44:55\n{IMAGE}")
+        )
+        .replacen("metadata:\n  name: worker-0\n", &meta, 1),
+    )
+}
+
+fn stored_metadata(lab: &Lab) -> serde_json::Value {
+    let all = lab
+        .run(&["get", "-o", "json", "--store", "store"])
+        .expect_code(0)
+        .json();
+    all["items"][0]["metadata"].clone()
+}
+
+#[test]
+fn apply_merges_labels_and_annotations_as_kubectl_apply_does() {
+    let v1 = file_with_metadata(
+        "    rack: r1\n    role: worker\n",
+        "    example.com/owner: team-a\n",
+        "    team: a\n",
+    );
+    let lab = Lab::new().file("hosts.yaml", &v1);
+    let apply = |lab: &Lab| {
+        lab.run(&["apply", "-f", "hosts.yaml", "--store", "store"])
+            .expect_code(0)
+    };
+    apply(&lab);
+    // What the verbs set (BMO's own annotations, bmhctl's requests) is not the file's.
+    lab.run(&["pause", "worker-0", "--store", "store"])
+        .expect_code(0);
+    lab.run(&["power", "off", "worker-0", "--store", "store"])
+        .expect_code(0);
+    let paused = "baremetalhost.metal3.io/paused";
+    let reboot = "reboot.metal3.io/bmhctl";
+    let m = stored_metadata(&lab);
+    assert!(m["annotations"].get(paused).is_some(), "{m}");
+    assert!(m["annotations"].get(reboot).is_some(), "{m}");
+
+    // The same file again: the verbs' annotations stay, nothing is written.
+    let before = snapshot(&lab.path("store"));
+    let run = apply(&lab);
+    assert!(
+        run.stdout
+            .contains("baremetalhost.metal3.io/worker-0 unchanged"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(snapshot(&lab.path("store")), before);
+    let m = stored_metadata(&lab);
+    assert!(m["annotations"].get(paused).is_some(), "{m}");
+    assert!(m["annotations"].get(reboot).is_some(), "{m}");
+    assert_eq!(m["annotations"]["example.com/owner"], "team-a", "{m}");
+
+    // A label changed, one removed, one added; the file's annotation removed: the previous
+    // apply's keys gone from the file are removed, the others kept.
+    let v2 = file_with_metadata("    rack: r2\n    zone: z1\n", "", "");
+    let lab = lab.file("hosts.yaml", &v2);
+    let run = apply(&lab);
+    assert!(
+        run.stdout
+            .contains("baremetalhost.metal3.io/worker-0 configured"),
+        "{}",
+        run.stdout
+    );
+    let m = stored_metadata(&lab);
+    assert_eq!(
+        m["labels"],
+        serde_json::json!({"rack": "r2", "zone": "z1"}),
+        "{m}"
+    );
+    assert!(m["annotations"].get("example.com/owner").is_none(), "{m}");
+    assert!(m["annotations"].get(paused).is_some(), "{m}");
+    assert!(m["annotations"].get(reboot).is_some(), "{m}");
+    let secret_file = lab.read("store/secrets/default/bmc-secret.yaml");
+    assert!(!secret_file.contains("team:"), "{secret_file}");
+
+    // Resumed: an apply does not bring back what it never set.
+    lab.run(&["resume", "worker-0", "--store", "store"])
+        .expect_code(0);
+    apply(&lab);
+    let m = stored_metadata(&lab);
+    assert!(m["annotations"].get(paused).is_none(), "{m}");
+
+    // Driven (the controller's writes keep what the last apply set), then applied without
+    // a label: it is removed.
+    lab.run_env(
+        &[
+            "wait",
+            "--for",
+            "goal",
+            "--timeout",
+            "60s",
+            "--store",
+            "store",
+        ],
+        &[("BMHCTL_PROVISIONER", "fixture")],
+    )
+    .expect_code(0);
+    let lab = lab.file("hosts.yaml", &file_with_metadata("    rack: r2\n", "", ""));
+    apply(&lab);
+    let m = stored_metadata(&lab);
+    assert_eq!(m["labels"], serde_json::json!({"rack": "r2"}), "{m}");
+
+    // The bookkeeping is the store's: in the host's file, not in an export.
+    let stored = lab.read("store/baremetalhosts/default/worker-0.yaml");
+    assert!(stored.contains("lastApplied:"), "{stored}");
+    let export = lab
+        .run(&["export", "--store", "store"])
+        .expect_code(0)
+        .stdout;
+    assert!(!export.contains("lastApplied"), "{export}");
+    assert!(!export.contains("\nbmhctl:"), "{export}");
+}

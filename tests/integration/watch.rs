@@ -49,10 +49,16 @@ struct Watch {
 
 impl Watch {
     fn start(lab: &Lab) -> Watch {
+        Watch::start_env(lab, &[])
+    }
+
+    /// [`Watch::start`] with extra environment variables (over [`ENV`]).
+    fn start_env(lab: &Lab, envs: &[(&str, &str)]) -> Watch {
         use std::io::BufRead;
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
             .current_dir(lab.path(""))
             .envs(ENV)
+            .envs(envs.iter().copied())
             .args(["watch", "--store", "store"])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -86,6 +92,14 @@ impl Watch {
             .unwrap();
         let code = self.child.wait().unwrap().code().unwrap_or(-1);
         (code, stdout, stderr)
+    }
+}
+
+impl Watch {
+    /// Kills it with SIGKILL: no chance to save or tidy anything.
+    fn kill(mut self) {
+        self.child.kill().expect("SIGKILL bmhctl watch");
+        self.child.wait().expect("reap bmhctl watch");
     }
 }
 
@@ -252,6 +266,80 @@ fn sigterm_mid_run_then_restart_resumes_every_host() {
             "provisioned"
         );
     }
+}
+
+/// Checks that every file of the store reads back (objects as YAML, event logs as JSON lines);
+/// returns the temporary files of atomic writes found (`.<name>.<pid>.<random>.tmp`).
+fn check_store_files(dir: &std::path::Path) -> Vec<String> {
+    let mut temps = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                if name != ".locks" {
+                    stack.push(p);
+                }
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            if name.ends_with(".tmp") {
+                temps.push(p.display().to_string());
+            } else if name.ends_with(".yaml") {
+                let v: serde_json::Value = serde_saphyr::from_str(&text)
+                    .unwrap_or_else(|e| panic!("{} does not parse ({e}):\n{text}", p.display()));
+                assert!(v["kind"].is_string(), "{}: {text}", p.display());
+                assert!(v["metadata"]["name"].is_string(), "{}: {text}", p.display());
+            } else if name.ends_with(".jsonl") {
+                for l in text.lines() {
+                    serde_json::from_str::<serde_json::Value>(l)
+                        .unwrap_or_else(|e| panic!("{}: {e}: {l}", p.display()));
+                }
+            }
+        }
+    }
+    temps
+}
+
+#[test]
+fn sigkill_at_any_instant_then_restart_loses_nothing() {
+    let names: Vec<String> = (0..12).map(|i| format!("w-{i}")).collect();
+    let mut hosts: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| worker(n, i as u8))
+        .collect();
+    hosts.push(spare("s-0", 1));
+    let lab = Lab::new().file("hosts.yaml", &file_of(&hosts));
+    run(&lab, &["apply", "-f", "hosts.yaml"]).expect_code(0);
+    for ms in [300, 800, 1500, 50, 2500] {
+        // Starting again says so: the lease a SIGKILL'd holder had is free (the kernel
+        // released its flock).
+        let watch = Watch::start(&lab);
+        std::thread::sleep(Duration::from_millis(ms));
+        watch.kill();
+        // Every object is whole: each write replaced a file, or did not happen.
+        check_store_files(&lab.path("store"));
+        let all = get_json(&lab);
+        assert_eq!(all["items"].as_array().unwrap().len(), names.len() + 1);
+    }
+    let watch = Watch::start(&lab);
+    run(&lab, &["wait", "--for", "goal", "--timeout", "90s"]).expect_code(0);
+    let (code, _, stderr) = watch.stop();
+    assert_eq!(code, 0, "{stderr}");
+    for n in &names {
+        let h = host_json(&lab, n);
+        assert_eq!(h["status"]["provisioning"]["state"], "provisioned", "{h}");
+        assert_eq!(h["status"]["operationalStatus"], "OK", "{h}");
+    }
+    assert_eq!(
+        host_json(&lab, "s-0")["status"]["provisioning"]["state"],
+        "available"
+    );
+    // What a killed writer's temporary file there was is gone (taking the lease tidies it).
+    let temps = check_store_files(&lab.path("store"));
+    assert!(temps.is_empty(), "{temps:?}");
 }
 
 /// Provisions `worker-0` (and an available `spare-0`) with the in-process driver.
@@ -471,59 +559,54 @@ fn inspect_sends_an_available_host_through_inspection_again() {
 
 #[test]
 fn retry_skips_the_backoff_wait_and_keeps_the_counts() {
-    // A host whose BMC Secret is missing fails registration and backs off (BMO's error
-    // backoff; at time scale 1 the waits grow to minutes).
-    let lab = Lab::new().file(
-        "hosts.yaml",
-        &worker("worker-0", 1).replace("bmc-secret", "missing-secret"),
+    // The fixture's registration fails (its validate-error knob), and BMO's error backoff at
+    // time scale 1 waits 1–2 minutes after the first failure, 2–4 after the second, ...
+    let failing = worker("worker-0", 1).replacen(
+        "metadata:\n  name: worker-0\n",
+        "metadata:\n  name: worker-0\n  annotations:\n    fixture.bmhctl.metal3.io/validate-error: BMC says no\n",
+        1,
     );
+    let lab = Lab::new().file("hosts.yaml", &file_of(&[failing]));
     run(&lab, &["apply", "-f", "hosts.yaml"]).expect_code(0);
-    let slow = [
-        ("BMHCTL_PROVISIONER", "fixture"),
-        ("BMHCTL_TIME_SCALE", "1"),
-    ];
-    let errors = |lab: &Lab| {
-        host_json(lab, "worker-0")["status"]["errorCount"]
-            .as_i64()
-            .unwrap_or(0)
-    };
-    lab.run_env(
-        &[
-            "wait",
-            "--for",
-            "error",
-            "--timeout",
-            "5s",
-            "--store",
-            "store",
-        ],
-        &slow,
-    )
-    .expect_code(0);
-    let first = errors(&lab);
-    for _ in 0..3 {
-        lab.run_env(
-            &[
-                "retry",
-                "worker-0",
-                "--wait",
-                "--timeout",
-                "5s",
-                "--store",
-                "store",
-            ],
-            &slow,
-        )
-        .expect_code(0);
+    let watch = Watch::start_env(&lab, &[("BMHCTL_TIME_SCALE", "1")]);
+    let errors = |h: &serde_json::Value| h["status"]["errorCount"].as_i64().unwrap_or(0);
+    run(&lab, &["wait", "--for", "error", "--timeout", "10s"]).expect_code(0);
+    let first = errors(&host_json(&lab, "worker-0"));
+    assert!(first >= 1, "{}", host_json(&lab, "worker-0"));
+    // Without a retry the backoff wait holds: no new attempt, the count stays.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(errors(&host_json(&lab, "worker-0")), first);
+
+    let started = Instant::now();
+    for i in 1..=3 {
+        // Several within one second: the annotation's value (the time asked, in seconds) is
+        // the same each time, and each is acted on.
+        run(&lab, &["retry", "worker-0", "--wait", "--timeout", "10s"]).expect_code(0);
+        // The attempt happened now (the annotation is consumed by the pass that made it, in
+        // the same write as its status), failed again and was counted: not reset.
+        let h = host_json(&lab, "worker-0");
+        assert_eq!(errors(&h), first + i, "retry {i}: {h}");
+        assert_eq!(h["status"]["errorType"], "registration error", "{h}");
+        assert!(
+            h["status"]["errorMessage"]
+                .as_str()
+                .is_some_and(|m| m.contains("BMC says no")),
+            "{h}"
+        );
+        assert!(
+            h["metadata"]
+                .get("annotations")
+                .is_none_or(|a| a.get("bmhctl.metal3.io/retry").is_none()),
+            "{h}"
+        );
     }
-    let h = host_json(&lab, "worker-0");
-    assert!(
-        h["metadata"]
-            .get("annotations")
-            .is_none_or(|a| a.get("bmhctl.metal3.io/retry").is_none()),
-        "{h}"
-    );
-    assert!(errors(&lab) >= first, "{h}");
+    // Three attempts in far less than the one backoff wait (a minute) they skipped.
+    assert!(started.elapsed() < Duration::from_secs(30));
+    // The backoff (now 8–16 minutes) holds again.
+    std::thread::sleep(Duration::from_millis(1000));
+    assert_eq!(errors(&host_json(&lab, "worker-0")), first + 3);
+    let (code, _, stderr) = watch.stop();
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]
