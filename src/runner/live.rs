@@ -166,6 +166,7 @@ pub async fn run_live(
                     tx.clone(),
                 );
                 tokio::task::spawn_blocking(move || {
+                    let loaded_now = record.is_none();
                     let mut record = match record {
                         Some(r) => r,
                         None => match load(&key) {
@@ -184,6 +185,25 @@ pub async fn run_live(
                             }
                         },
                     };
+                    // A host read afresh (a hand edit of the store reaches watch this way) is
+                    // checked with BMO's admission rules, as `apply` checks it; a host being
+                    // deleted is not, so an invalid host can still be removed.
+                    if loaded_now && record.host.metadata.deletion_timestamp.is_none() {
+                        let errors = crate::validate::validate(&record.host, None);
+                        if !errors.is_empty() {
+                            let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+                            let _ = tx.send(Done::Unreadable {
+                                host,
+                                record: None,
+                                error: crate::error::Error::BadInput(format!(
+                                    "refused by BMO's admission rules, not reconciled until its \
+                                     file changes: {}",
+                                    texts.join("; ")
+                                )),
+                            });
+                            return;
+                        }
+                    }
                     let retry = record
                         .host
                         .metadata

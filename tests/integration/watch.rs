@@ -652,3 +652,41 @@ fn wait_reports_unknown_states_and_timeouts() {
         missing.stderr
     );
 }
+
+#[test]
+fn watch_refuses_a_host_made_invalid_by_a_hand_edit_until_it_is_fixed() {
+    let lab = Lab::new().file("hosts.yaml", &file_of(&[spare("spare-0", 1)]));
+    run(&lab, &["apply", "-f", "hosts.yaml"]).expect_code(0);
+    let watch = Watch::start(&lab);
+    run(&lab, &["wait", "--for", "goal", "--timeout", "60s"]).expect_code(0);
+    let path = lab.path("store/baremetalhosts/default/spare-0.yaml");
+    let good = std::fs::read_to_string(&path).unwrap();
+    // invalid, and asking for a power change that a reconciled host would get
+    let bad = good.replacen("00:11:22:33:55:01", "not-a-mac", 1).replacen(
+        "  online: true\n",
+        "  online: false\n",
+        1,
+    );
+    assert!(bad.contains("online: false") && bad.contains("poweredOn: true"));
+    // hand edit the store, as `apply` would never let through
+    std::fs::write(&path, &bad).unwrap();
+    // (a pass already in flight may still save its status)
+    std::thread::sleep(Duration::from_secs(1));
+    let refused = std::fs::read_to_string(&path).unwrap();
+    assert!(refused.contains("bootMACAddress: not-a-mac"), "{refused}");
+    // watch does not reconcile it: it stays powered on although `online: false`
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), refused);
+    assert!(refused.contains("poweredOn: true"), "{refused}");
+    // fixed (the MAC only): reconciled again, and powered off as asked
+    std::fs::write(&path, refused.replacen("not-a-mac", "00:11:22:33:55:01", 1)).unwrap();
+    run(&lab, &["wait", "--for", "powered-off", "--timeout", "60s"]).expect_code(0);
+    let (code, _, stderr) = watch.stop();
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("refused by BMO's admission rules")
+            && stderr.contains("spec.bootMACAddress")
+            && stderr.contains("invalid MAC address"),
+        "{stderr}"
+    );
+}
