@@ -42,13 +42,17 @@ impl fmt::Display for UrlErrorKind {
             }
             UrlErrorKind::InvalidUserinfo => f.write_str("net/url: invalid userinfo"),
             UrlErrorKind::MissingBracket => f.write_str("missing ']' in host"),
-            UrlErrorKind::InvalidPort(p) => write!(f, "invalid port {} after host", quote(p)),
+            UrlErrorKind::InvalidPort(p) => write!(f, "invalid port {} after host", go_quote(p)),
             UrlErrorKind::InvalidIpv6(h) => {
-                write!(f, "invalid host: {} is not a valid IPv6 address", quote(h))
+                write!(
+                    f,
+                    "invalid host: {} is not a valid IPv6 address",
+                    go_quote(h)
+                )
             }
-            UrlErrorKind::InvalidEscape(e) => write!(f, "invalid URL escape {}", quote(e)),
+            UrlErrorKind::InvalidEscape(e) => write!(f, "invalid URL escape {}", go_quote(e)),
             UrlErrorKind::InvalidHostCharacter(c) => {
-                write!(f, "invalid character {} in host name", quote(c))
+                write!(f, "invalid character {} in host name", go_quote(c))
             }
         }
     }
@@ -64,7 +68,7 @@ pub struct UrlError {
 
 impl fmt::Display for UrlError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "parse {}: {}", quote(&self.url), self.kind)
+        write!(f, "parse {}: {}", go_quote(&self.url), self.kind)
     }
 }
 
@@ -153,7 +157,7 @@ impl BmcError {
 
 /// Quote like Go's `%q` does for the texts that appear in these messages: backslash, double
 /// quote and control characters escaped, everything else as is.
-pub(crate) fn quote(s: &str) -> String {
+pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

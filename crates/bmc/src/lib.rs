@@ -23,7 +23,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-pub use error::{BmcError, UrlError, UrlErrorKind};
+pub use error::{BmcError, UrlError, UrlErrorKind, go_quote};
 pub use parse::{
     ParsedAddress, RequestUriError, RequestUriErrorKind, parse_address, parse_request_uri,
     valid_hostname,

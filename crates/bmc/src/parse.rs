@@ -129,7 +129,12 @@ pub struct RequestUriError {
 
 impl std::fmt::Display for RequestUriError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "parse {}: {}", crate::error::quote(&self.url), self.kind)
+        write!(
+            f,
+            "parse {}: {}",
+            crate::error::go_quote(&self.url),
+            self.kind
+        )
     }
 }
 

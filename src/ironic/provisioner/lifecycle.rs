@@ -1,8 +1,9 @@
 //! Inspect (3.3), prepare (3.5), service (3.6), provision (3.7), adopt (3.8), deprovision
 //! (3.9), delete and detach (3.10).
 
+use super::register::boot_properties;
 use super::{IronicProvisioner, LONG_DELAY, Outcome, SHORT_DELAY, requeue, transient};
-use crate::ironic::convert::capabilities::{instance_capabilities, merge_boot_mode_capabilities};
+use crate::ironic::convert::capabilities::instance_capabilities;
 use crate::ironic::convert::configdrive::{HostIdentity, config_drive};
 use crate::ironic::convert::devicehints::root_device_hints;
 use crate::ironic::convert::inventory::hardware_details;
@@ -126,24 +127,13 @@ impl IronicProvisioner {
             Ok(i) => i,
             Err(e) => return Ok((OpResult::failed(e.to_string()), false, None)),
         };
-        let mut patch = NodePatch::new().update(
+        let patch = boot_properties(
+            NodePatch::new(),
             node,
-            Section::Properties,
-            "capabilities",
-            Some(Value::from(merge_boot_mode_capabilities(
-                node.properties.get("capabilities"),
-                &data.boot_mode,
-            ))),
-        );
-        if !data.cpu_architecture.is_empty() {
-            patch = patch.update(
-                node,
-                Section::Properties,
-                "cpu_arch",
-                Some(Value::from(data.cpu_architecture.clone())),
-            );
-        }
-        patch = patch.update(
+            &data.boot_mode,
+            &data.cpu_architecture,
+        )
+        .update(
             node,
             Section::Top,
             "inspect_interface",

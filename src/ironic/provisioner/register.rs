@@ -375,23 +375,7 @@ impl IronicProvisioner {
         if node.automated_clean != Some(automated_clean) {
             patch = patch.add("/automated_clean", automated_clean);
         }
-        patch = patch.update(
-            node,
-            Section::Properties,
-            "capabilities",
-            Some(Value::from(merge_boot_mode_capabilities(
-                node.properties.get("capabilities"),
-                &data.boot_mode,
-            ))),
-        );
-        if !data.cpu_architecture.is_empty() {
-            patch = patch.update(
-                node,
-                Section::Properties,
-                "cpu_arch",
-                Some(Value::from(data.cpu_architecture.clone())),
-            );
-        }
+        patch = boot_properties(patch, node, &data.boot_mode, &data.cpu_architecture);
         if let Err(outcome) = self.try_update_node(node, patch) {
             return outcome;
         }
@@ -530,6 +514,33 @@ pub fn node_create_body(
         }),
     );
     Ok(body)
+}
+
+/// `properties.capabilities` merged with the boot mode, and `properties.cpu_arch` when known
+/// (registration's configure step and inspection both set them).
+pub(super) fn boot_properties(
+    patch: NodePatch,
+    node: &Node,
+    boot_mode: &BootMode,
+    cpu_arch: &str,
+) -> NodePatch {
+    let capabilities = merge_boot_mode_capabilities(node.properties.get("capabilities"), boot_mode);
+    let patch = patch.update(
+        node,
+        Section::Properties,
+        "capabilities",
+        Some(Value::from(capabilities)),
+    );
+    if cpu_arch.is_empty() {
+        patch
+    } else {
+        patch.update(
+            node,
+            Section::Properties,
+            "cpu_arch",
+            Some(Value::from(cpu_arch)),
+        )
+    }
 }
 
 /// `deploy_interface` on create: custom deploy, then live ISO; a scheme that fixes it
