@@ -32,33 +32,7 @@ const DEPLOY_ERROR: &str = "Deploy step deploy.write_image failed: Image http://
 /// `ironic-provisioner.so`, built once per test run with the cargo that runs the tests.
 fn ironic_plugin() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let out = Command::new(env!("CARGO"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args([
-                "build",
-                "--message-format=json-render-diagnostics",
-                "-p",
-                "ironic-provisioner",
-            ])
-            .output()
-            .expect("run cargo build for ironic-provisioner");
-        assert!(
-            out.status.success(),
-            "building ironic-provisioner failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|m| {
-                m["reason"] == "compiler-artifact" && m["target"]["name"] == "ironic_provisioner"
-            })
-            .flat_map(|m| m["filenames"].as_array().cloned().unwrap_or_default())
-            .filter_map(|f| f.as_str().map(PathBuf::from))
-            .find(|f| f.extension().is_some_and(|e| e == "so"))
-            .expect("cargo built no .so for ironic-provisioner")
-    })
+    BUILT.get_or_init(|| crate::lab::cdylib("ironic-provisioner"))
 }
 
 // ---------------------------------------------------------------------------- the fake

@@ -328,30 +328,7 @@ fn emulator_force_off(system: &str) {
 fn plugin_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let out = Command::new(env!("CARGO"))
-            .current_dir(repo())
-            .args([
-                "build",
-                "--message-format=json-render-diagnostics",
-                "-p",
-                "ironic-provisioner",
-            ])
-            .output()
-            .expect("run cargo build -p ironic-provisioner");
-        assert!(
-            out.status.success(),
-            "building the ironic plugin failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let lib = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|m| m["reason"] == "compiler-artifact")
-            .filter(|m| m["target"]["name"] == "ironic_provisioner")
-            .flat_map(|m| m["filenames"].as_array().cloned().unwrap_or_default())
-            .filter_map(|f| f.as_str().map(PathBuf::from))
-            .find(|f| f.extension().is_some_and(|e| e == "so"))
-            .expect("cargo built no ironic_provisioner .so");
+        let lib = crate::lab::cdylib("ironic-provisioner");
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ironic-lab-plugins");
         std::fs::create_dir_all(&dir).unwrap();
         let tmp = dir.join(format!(".ironic-provisioner.so.{}", std::process::id()));

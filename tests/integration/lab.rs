@@ -127,3 +127,45 @@ pub fn without_status(text: &str) -> String {
     }
     out
 }
+
+/// The `.so` of a workspace `cdylib` package (e.g. `ironic-provisioner`), built once per test run
+/// with the cargo that runs the tests (never a manual step).
+pub fn cdylib(package: &str) -> PathBuf {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    // Held while building, so concurrent tests wait for one cargo run instead of starting more.
+    let mut built = BUILT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = built.get(package) {
+        return p.clone();
+    }
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "build",
+            "--message-format=json-render-diagnostics",
+            "-p",
+            package,
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("run cargo build -p {package}: {e}"));
+    assert!(
+        out.status.success(),
+        "building {package} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let target = package.replace('-', "_");
+    let lib = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == target.as_str())
+        .flat_map(|m| m["filenames"].as_array().cloned().unwrap_or_default())
+        .filter_map(|f| f.as_str().map(PathBuf::from))
+        .find(|f| f.extension().is_some_and(|e| e == "so"))
+        .unwrap_or_else(|| panic!("cargo built no .so for {package}"));
+    built.insert(package.to_string(), lib.clone());
+    lib
+}
