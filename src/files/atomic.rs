@@ -72,6 +72,40 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Re
     sync_dir(dir)
 }
 
+/// The target name of a temporary file of [`write_atomic`] (`.<target>.<pid>.<random>.tmp`)
+/// whose writer is no longer running, or `None` (not such a file, or the writer may still run).
+/// Only where `/proc` tells which processes run.
+pub fn stale_temp_target(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let mut parts = rest.rsplitn(3, '.');
+    let (_random, pid, target) = (parts.next()?, parts.next()?, parts.next()?);
+    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let proc = Path::new("/proc");
+    let dead = proc.join("self").exists()
+        && pid != std::process::id().to_string()
+        && !proc.join(pid).exists();
+    dead.then_some(target)
+}
+
+/// Removes the temporary files a killed writer left in `dir` for `target` (every target when
+/// `None`). Readers never see them; this only tidies. Best effort.
+pub fn remove_stale_temps(dir: &Path, target: Option<&str>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(t) = stale_temp_target(&name)
+            && target.is_none_or(|want| want == t)
+            && e.file_type().is_ok_and(|ft| ft.is_file())
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Create a new, uniquely named temporary file next to the target (`O_CREAT|O_EXCL`).
 fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
     let pid = std::process::id();

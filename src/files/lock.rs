@@ -49,7 +49,18 @@ impl FileLock {
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
         match f.try_lock() {
-            Ok(()) => Ok(FileLock { _file: f, path }),
+            Ok(()) => {
+                // Holding the lock, no writer of this file runs: tidy what a killed one left
+                // (the file's and its sidecar's temporary files).
+                let name = file.file_name().unwrap_or_default().to_string_lossy();
+                let dir = file.parent().unwrap_or(Path::new(""));
+                crate::files::atomic::remove_stale_temps(dir, Some(&name));
+                if let Some(state_dir) = path.parent() {
+                    let sidecar = format!("{name}.state.json");
+                    crate::files::atomic::remove_stale_temps(state_dir, Some(&sidecar));
+                }
+                Ok(FileLock { _file: f, path })
+            }
             Err(TryLockError::WouldBlock) => Err(Error::Conflict(format!(
                 "{} is in use by another bmhctl process (lock {})",
                 shown.display(),
@@ -68,6 +79,39 @@ impl FileLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn taking_the_lock_removes_temp_files_of_dead_writers_of_this_file_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hosts.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        std::fs::create_dir_all(dir.path().join(".bmhctl")).unwrap();
+        // pid 999999999 is above Linux's pid_max: never a running process
+        let dead = dir
+            .path()
+            .join(".hosts.yaml.999999999.00000000000000ab.tmp");
+        let dead_sidecar = dir
+            .path()
+            .join(".bmhctl/.hosts.yaml.state.json.999999999.00000000000000cd.tmp");
+        let live = dir.path().join(format!(
+            ".hosts.yaml.{}.00000000000000ef.tmp",
+            std::process::id()
+        ));
+        let other_file = dir
+            .path()
+            .join(".other.yaml.999999999.0000000000000001.tmp");
+        for p in [&dead, &dead_sidecar, &live, &other_file] {
+            std::fs::write(p, "partial").unwrap();
+        }
+        let _lock = FileLock::acquire(&file, Path::new("hosts.yaml")).unwrap();
+        assert!(!dead.exists() && !dead_sidecar.exists());
+        assert!(live.exists(), "a running writer's file is left alone");
+        assert!(
+            other_file.exists(),
+            "another file's temp files are its own lock's business"
+        );
+    }
 
     #[test]
     fn second_lock_conflicts_until_released() {

@@ -357,37 +357,15 @@ impl Store {
     /// running process. Readers never see them (a dot-file, not `.yaml`); this only tidies.
     /// Best effort, and only where `/proc` tells which processes run.
     fn remove_stale_temps(&self) {
-        let proc = Path::new("/proc");
-        if !proc.join("self").exists() {
-            return;
-        }
-        let me = std::process::id().to_string();
         let mut stack = vec![self.root.clone()];
         while let Some(dir) = stack.pop() {
+            crate::files::atomic::remove_stale_temps(&dir, None);
             let Ok(rd) = std::fs::read_dir(&dir) else {
                 continue;
             };
             for e in rd.flatten() {
-                let path = e.path();
-                let name = e.file_name().to_string_lossy().into_owned();
-                if e.file_type().is_ok_and(|t| t.is_dir()) {
-                    if name != ".locks" {
-                        stack.push(path);
-                    }
-                    continue;
-                }
-                let Some(rest) = name.strip_suffix(".tmp").filter(|_| name.starts_with('.')) else {
-                    continue;
-                };
-                let mut parts = rest.rsplitn(3, '.');
-                let (_random, pid) = (parts.next(), parts.next());
-                let Some(pid) =
-                    pid.filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-                else {
-                    continue;
-                };
-                if pid != me && !proc.join(pid).exists() {
-                    let _ = std::fs::remove_file(&path);
+                if e.file_type().is_ok_and(|t| t.is_dir()) && e.file_name() != ".locks" {
+                    stack.push(e.path());
                 }
             }
         }
