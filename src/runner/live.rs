@@ -247,14 +247,8 @@ pub async fn run_live(
             }
         }
 
-        for group in commits.ready(Instant::now()) {
-            let backend = backend.clone();
-            commits.start(group);
-            let waiting = commits.sender();
-            tokio::task::spawn_blocking(move || {
-                let _ = waiting.send((group, backend.commit(group)));
-            });
-        }
+        let b = backend.clone();
+        commits.start_ready(move |group| b.commit(group));
 
         if (stopping || fatal.is_some()) && in_flight == 0 && !commits.busy() {
             break;
@@ -268,12 +262,7 @@ pub async fn run_live(
             .into_iter()
             .flatten()
             .min();
-        let sleep = async {
-            match wake_at {
-                Some(t) => tokio::time::sleep_until(t.into()).await,
-                None => std::future::pending().await,
-            }
-        };
+        let sleep = super::sleep_until(wake_at);
         tokio::select! {
             Some(done) = rx.recv() => {
                 in_flight -= 1;

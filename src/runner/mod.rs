@@ -216,14 +216,8 @@ pub async fn run(
         }
 
         // Commit groups that are ready.
-        for group in commits.ready(Instant::now()) {
-            let backend = backend.clone();
-            commits.start(group);
-            let waiting = commits.sender();
-            tokio::task::spawn_blocking(move || {
-                let _ = waiting.send((group, backend.commit(group)));
-            });
-        }
+        let b = backend.clone();
+        commits.start_ready(move |group| b.commit(group));
 
         // A due host only wakes the loop when there is room to run it; otherwise a finished
         // pass will.
@@ -240,12 +234,7 @@ pub async fn run(
         );
         let next_commit = commits.next_ready_at();
         let wake_at = [next_due, next_commit].into_iter().flatten().min();
-        let sleep = async {
-            match wake_at {
-                Some(t) => tokio::time::sleep_until(t.into()).await,
-                None => std::future::pending().await,
-            }
-        };
+        let sleep = sleep_until(wake_at);
         tokio::select! {
             Some(done) = rx.recv() => {
                 in_flight -= 1;
@@ -423,6 +412,14 @@ fn decide(
 
 /// The group-commit bookkeeping: which groups (files) have staged saves, when each may be
 /// written again, and which hosts wait for which commit before their next pass.
+/// Sleeps until `at`; forever without one.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(t) => tokio::time::sleep_until(t.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
 struct GroupCommits {
     interval: Duration,
     /// When the runner began: a group never committed is ready from then on.
@@ -492,6 +489,19 @@ impl GroupCommits {
 
     fn next_ready_at(&self) -> Option<Instant> {
         self.groups.iter().filter_map(|g| self.ready_at(g)).min()
+    }
+
+    /// Starts every group ready to commit, each on a blocking thread; the results come back
+    /// on the commit channel.
+    fn start_ready(&mut self, commit: impl Fn(usize) -> Result<u64> + Clone + Send + 'static) {
+        for group in self.ready(Instant::now()) {
+            self.start(group);
+            let waiting = self.sender();
+            let commit = commit.clone();
+            tokio::task::spawn_blocking(move || {
+                let _ = waiting.send((group, commit(group)));
+            });
+        }
     }
 
     fn ready(&self, now: Instant) -> Vec<usize> {
