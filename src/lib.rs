@@ -9,8 +9,6 @@ pub mod clock;
 pub mod cmd;
 pub mod error;
 pub mod files;
-#[cfg(feature = "ironic")]
-pub mod ironic;
 pub mod machine;
 pub mod objects;
 pub mod provisioners;

@@ -536,7 +536,7 @@ fn drivers_are_cached() {
 
 /// Against a real Ironic: `scripts/test.sh` runs these with `--include-ignored` once the lab is
 /// up (by hand: `scripts/ironic/start-ironic.sh`, `. .state/ironic/ironic-6385/bmhctl.env`,
-/// `cargo test -p bmhctl --features ironic --lib ironic -- --include-ignored`). Without
+/// `cargo test -p ironic-provisioner --lib -- --include-ignored`). Without
 /// IRONIC_ENDPOINT they fail.
 #[test]
 #[ignore = "needs a running Ironic (IRONIC_ENDPOINT)"]

@@ -7,8 +7,8 @@
 //! processes: two bmhctl processes on one Ironic each keep their own table.
 
 use super::IronicProvisioner;
-use crate::ironic::CAPACITY_FIELDS;
-use crate::ironic::types::{Node, state};
+use crate::CAPACITY_FIELDS;
+use crate::types::{Node, state};
 use bmh_bmc::boot_interface_counts_as_busy;
 use bmhctl_plugin_sdk::ProvisionerError;
 use std::collections::{BTreeMap, BTreeSet};

@@ -3,13 +3,13 @@
 
 use super::register::boot_properties;
 use super::{IronicProvisioner, LONG_DELAY, Outcome, SHORT_DELAY, requeue, transient};
-use crate::ironic::convert::capabilities::instance_capabilities;
-use crate::ironic::convert::configdrive::{HostIdentity, config_drive};
-use crate::ironic::convert::devicehints::root_device_hints;
-use crate::ironic::convert::inventory::hardware_details;
-use crate::ironic::convert::raid;
-use crate::ironic::convert::steps::{bios_step, firmware_step};
-use crate::ironic::types::{Node, NodePatch, ProvisionStateRequest, Section, state};
+use crate::convert::capabilities::instance_capabilities;
+use crate::convert::configdrive::{HostIdentity, config_drive};
+use crate::convert::devicehints::root_device_hints;
+use crate::convert::inventory::hardware_details;
+use crate::convert::raid;
+use crate::convert::steps::{bios_step, firmware_step};
+use crate::types::{Node, NodePatch, ProvisionStateRequest, Section, state};
 use bmh_api::ProvisioningState;
 use bmh_api::{AutomatedCleaningMode, ChecksumType, HardwareDetails, Image, InspectionMode};
 use bmhctl_plugin_sdk::{
@@ -98,7 +98,7 @@ impl IronicProvisioner {
     fn details_from_inventory(
         &self,
         node: &Node,
-        inv: &crate::ironic::types::NodeInventory,
+        inv: &crate::types::NodeInventory,
     ) -> HardwareDetails {
         let empty = inv.inventory.as_object().is_none_or(|o| o.is_empty());
         let fake = self.bmc().is_ok_and(|b| b.is_extension());

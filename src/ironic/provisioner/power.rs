@@ -4,7 +4,7 @@ use super::{
     IronicProvisioner, LONG_DELAY, Outcome, SHORT_DELAY, SOFT_POWER_OFF_TIMEOUT_SECS, requeue,
     transient,
 };
-use crate::ironic::types::{Node, state};
+use crate::types::{Node, state};
 use bmh_api::{AutomatedCleaningMode, RebootMode};
 use bmhctl_plugin_sdk::OpResult;
 use std::time::Duration;

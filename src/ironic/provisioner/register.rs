@@ -1,9 +1,9 @@
 //! `Register` (spec 3.1) and the deploy-image choice (3.2).
 
 use super::{IronicProvisioner, Outcome, SHORT_DELAY, requeue, transient};
-use crate::ironic::PortQuery;
-use crate::ironic::convert::capabilities::merge_boot_mode_capabilities;
-use crate::ironic::types::{Node, NodePatch, Section, state};
+use crate::PortQuery;
+use crate::convert::capabilities::merge_boot_mode_capabilities;
+use crate::types::{Node, NodePatch, Section, state};
 use bmh_api::{BootMode, InspectionMode, OperationalStatus, ProvisioningState};
 use bmh_bmc::{AccessDetails, Credentials};
 use bmhctl_plugin_sdk::{ImageFormat, ManagementAccessData, OpResult, ProvisionerError};

@@ -9,8 +9,8 @@
 //! per method and path.
 
 use super::*;
-use crate::ironic::client::IronicConfig;
-use crate::ironic::tests::{DROP_CONNECTION, FakeServer, Seen, version_doc};
+use crate::client::IronicConfig;
+use crate::tests::{DROP_CONNECTION, FakeServer, Seen, version_doc};
 use bmh_api::{AutomatedCleaningMode, Image, InspectionMode, ProvisioningState, RebootMode};
 use bmhctl_plugin_sdk::BmcCredentials;
 use serde_json::{Value, json};

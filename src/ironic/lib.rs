@@ -1,0 +1,28 @@
+//! `ironic-provisioner.so`: BMO's Ironic provisioner, bmhctl's default provisioner plugin. A
+//! thin typed client of Ironic's REST API, the pure conversions between BareMetalHost and Ironic
+//! shapes, and BMO's Ironic provisioner on top of them.
+//!
+//! A package of its own: it depends on `bmh-api`, `bmh-bmc` and the plugin SDK, never on the
+//! bmhctl CLI, which reaches it only by loading the `.so`.
+
+pub mod api;
+pub mod client;
+pub mod convert;
+pub mod plugin;
+pub mod provisioner;
+pub mod types;
+
+#[cfg(test)]
+mod tests;
+
+pub use api::{CAPACITY_FIELDS, PORT_FIELDS, PortQuery};
+pub use client::{ApiVersion, Auth, IronicClient, IronicConfig, IronicError, IronicErrorKind};
+pub use types::{
+    Driver, Node, NodeInventory, NodePatch, PatchOp, Port, ProvisionStateRequest, Section,
+};
+
+bmhctl_plugin_sdk::export_plugin!(
+    name = "ironic",
+    factory = crate::plugin::factory,
+    host_configure = crate::plugin::host_configure,
+);
