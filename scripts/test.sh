@@ -5,6 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo fmt --all -- --check
+
+# The Ironic plugin is a library of the provisioner interface, not of the CLI: none of the CLI's
+# crates may reach it.
+if cargo tree -e normal -p ironic-provisioner --locked --prefix none |
+    grep -E '^(clap|clap_complete|clap_mangen|indicatif|comfy-table|console|libloading|bmhctl) '; then
+    echo "error: ironic-provisioner depends on a CLI crate (above)" >&2
+    exit 1
+fi
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 # The real-Ironic tests (tests/integration/ironic_lab.rs) need the lab: an Ironic and the Redfish

@@ -7,6 +7,7 @@
 
 pub mod clock;
 pub mod cmd;
+pub mod diagnostic;
 pub mod error;
 pub mod files;
 pub mod machine;
