@@ -7,10 +7,12 @@
 
 pub mod abi;
 pub mod abi_plugin;
+mod args;
 mod data;
 mod error;
 
 pub use abi_plugin::{Logger, ObjectReader, PluginContext};
+pub use args::*;
 pub use data::*;
 pub use error::ProvisionerError;
 /// Re-exported so plugins need no direct dependency on it.

@@ -98,22 +98,22 @@ fn answer_of(call: &ProvisionerCall) -> (&'static str, Value) {
     let op = op();
     let pin = |method, text: Value| (method, text);
     match call {
-        C::Register { .. } => pin("register", answer::<RegisterAnswer>(json!([op, "id-1"]))),
+        C::Register { .. } => pin("register", answer::<RegisterResult>(json!([op, "id-1"]))),
         C::PreprovisioningImageFormats => pin(
             "preprovisioning_image_formats",
             answer::<Option<Vec<ImageFormat>>>(json!(["iso", "initrd"])),
         ),
         C::InspectHardware { .. } => pin(
             "inspect_hardware",
-            answer::<InspectAnswer>(json!([op, true, {"ramMebibytes": 1024}])),
+            answer::<InspectResult>(json!([op, true, {"ramMebibytes": 1024}])),
         ),
         C::UpdateHardwareState => pin(
             "update_hardware_state",
             answer::<HardwareState>(json!({"powered_on": true})),
         ),
         C::Adopt { .. } => pin("adopt", answer::<OpResult>(op)),
-        C::Prepare { .. } => pin("prepare", answer::<StepAnswer>(json!([op, true]))),
-        C::Service { .. } => pin("service", answer::<StepAnswer>(json!([op, false]))),
+        C::Prepare { .. } => pin("prepare", answer::<StepResult>(json!([op, true]))),
+        C::Service { .. } => pin("service", answer::<StepResult>(json!([op, false]))),
         C::Provision { .. } => pin("provision", answer::<OpResult>(op)),
         C::Deprovision { .. } => pin("deprovision", answer::<OpResult>(op)),
         C::Delete => pin("delete", answer::<OpResult>(op)),
@@ -160,8 +160,3 @@ fn answer<T: Serialize + DeserializeOwned>(json: Value) -> Value {
     round_trips::<T>(&text);
     json
 }
-
-// The answer types of the calls whose answer is a JSON array.
-type RegisterAnswer = (OpResult, String);
-type InspectAnswer = (OpResult, bool, Option<bmh_api::HardwareDetails>);
-type StepAnswer = (OpResult, bool);
