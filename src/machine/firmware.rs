@@ -20,7 +20,7 @@ use bmh_api::{
     FirmwareUpdate, HOST_UPDATE_POLICY_KIND, HostUpdatePolicy, ObjectKey, ObjectMeta,
     ProvisioningState as S, SchemaReference, SettingSchema, UPDATE_POLICY_ON_REBOOT,
 };
-use bmhctl_plugin_sdk::{ActualSettings, DesiredSettings, Provisioner};
+use bmhctl_plugin_sdk::{ActualSettings, DesiredSettings, FirmwareSettingsOptions, Provisioner};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
@@ -257,7 +257,10 @@ impl Pass<'_, '_> {
     /// The HFS controller's reconcile: settings and schema from the provisioner, the spec
     /// validated against them. Returns false when the provisioner could not answer.
     fn refresh_firmware_settings(&mut self, prov: &mut dyn Provisioner) -> bool {
-        let current = match prov.get_firmware_settings(true) {
+        let opts = FirmwareSettingsOptions {
+            include_schema: true,
+        };
+        let current = match prov.get_firmware_settings(opts) {
             Ok(c) => c,
             Err(e) => {
                 tracing::info!(host = %self.rec.host.metadata.name, "could not read the firmware settings: {e}");

@@ -4,8 +4,9 @@
 use super::{Action, DELETE_RETRY_COUNT, Pass, delays};
 use bmh_api::{ErrorType, Image, ObjectKey, ProvisioningState as S, SecretReference, annotations};
 use bmhctl_plugin_sdk::{
-    AdoptData, HostConfigData, InspectData, PrepareData, ProvisionData, Provisioner,
-    ProvisionerError,
+    AdoptData, AdoptOptions, DeprovisionOptions, HostConfigData, InspectData, InspectOptions,
+    InspectResult, PowerOffOptions, PrepareData, ProvisionData, ProvisionOptions, Provisioner,
+    ProvisionerError, StepOptions, StepResult,
 };
 use std::time::Duration;
 
@@ -91,11 +92,19 @@ impl Pass<'_, '_> {
             inspection_mode: self.rec.host.spec.inspection_mode.clone(),
         };
         let restart = *self.error_type() == ErrorType::InspectionError;
-        let (res, started, details) =
-            match prov.inspect_hardware(&data, restart, refresh, force_reboot) {
-                Ok(r) => r,
-                Err(e) => return Action::error(format!("hardware inspection failed: {e}")),
-            };
+        let opts = InspectOptions {
+            restart_on_failure: restart,
+            refresh,
+            force_reboot,
+        };
+        let InspectResult {
+            result: res,
+            started,
+            details,
+        } = match prov.inspect_hardware(&data, opts) {
+            Ok(r) => r,
+            Err(e) => return Action::error(format!("hardware inspection failed: {e}")),
+        };
         if !res.error_message.is_empty() {
             return self.record_action_failure(ErrorType::InspectionError, &res.error_message);
         }
@@ -164,11 +173,18 @@ impl Pass<'_, '_> {
         data.target_firmware_settings = firmware.target_settings;
         data.actual_firmware_settings = firmware.actual_settings;
         data.target_firmware_components = firmware.target_components;
-        let result = prov.prepare(&data, settings_dirty || firmware_dirty, restart);
+        let opts = StepOptions {
+            unprepared: settings_dirty || firmware_dirty,
+            restart_on_failure: restart,
+        };
+        let result = prov.prepare(&data, opts);
         if firmware_dirty && result.is_ok() {
             self.firmware_refresh_needed();
         }
-        let (res, started) = match result {
+        let StepResult {
+            result: res,
+            started,
+        } = match result {
             Ok(r) => r,
             Err(e) => return Action::error(format!("error preparing host: {e}")),
         };
@@ -352,7 +368,7 @@ impl Pass<'_, '_> {
             custom_deploy: spec.custom_deploy.clone(),
             image_pull_secret,
         };
-        let res = match prov.provision(&data, force_reboot) {
+        let res = match prov.provision(&data, ProvisionOptions { force_reboot }) {
             Ok(r) => r,
             Err(e) => return Action::error(format!("failed to provision: {e}")),
         };
@@ -463,7 +479,10 @@ impl Pass<'_, '_> {
         let data = AdoptData {
             state: self.state().clone(),
         };
-        let res = match prov.adopt(&data, restart) {
+        let opts = AdoptOptions {
+            restart_on_failure: restart,
+        };
+        let res = match prov.adopt(&data, opts) {
             Ok(r) => r,
             Err(e) => return Action::error(e.to_string()),
         };
@@ -513,7 +532,10 @@ impl Pass<'_, '_> {
             let data = AdoptData {
                 state: self.state().clone(),
             };
-            match prov.adopt(&data, restart) {
+            let opts = AdoptOptions {
+                restart_on_failure: restart,
+            };
+            match prov.adopt(&data, opts) {
                 Err(e) => return prov_error_action(e, ""),
                 Ok(res) if !res.error_message.is_empty() => {
                     return self.record_action_failure(
@@ -529,8 +551,11 @@ impl Pass<'_, '_> {
             }
         }
         let restart = *self.error_type() == ErrorType::ProvisioningError;
-        let mode = self.rec.host.spec.automated_cleaning_mode.clone();
-        let res = match prov.deprovision(restart, mode) {
+        let opts = DeprovisionOptions {
+            restart_on_failure: restart,
+            automated_cleaning_mode: self.rec.host.spec.automated_cleaning_mode.clone(),
+        };
+        let res = match prov.deprovision(opts) {
             Ok(r) => r,
             Err(e) => return prov_error_action(e, "failed to deprovision: "),
         };
@@ -579,8 +604,12 @@ impl Pass<'_, '_> {
 
     fn action_power_off_before_deleting(&mut self, prov: &mut dyn Provisioner) -> Action {
         let force = *self.error_type() == ErrorType::PowerManagementError;
-        let mode = self.rec.host.spec.automated_cleaning_mode.clone();
-        let res = match prov.power_off(bmh_api::RebootMode::Hard, force, mode) {
+        let opts = PowerOffOptions {
+            mode: bmh_api::RebootMode::Hard,
+            force,
+            automated_cleaning_mode: self.rec.host.spec.automated_cleaning_mode.clone(),
+        };
+        let res = match prov.power_off(opts) {
             Ok(r) => r,
             Err(e) => return prov_error_action(e, "failed to power off before deleting node: "),
         };

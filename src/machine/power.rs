@@ -4,7 +4,9 @@
 use super::firmware::FirmwareError;
 use super::{Action, Pass, delays};
 use bmh_api::{ErrorType, OperationalStatus, ProvisioningState as S, RebootMode, annotations};
-use bmhctl_plugin_sdk::{Provisioner, ServicingData};
+use bmhctl_plugin_sdk::{
+    PowerOffOptions, PowerOnOptions, Provisioner, ServicingData, StepOptions, StepResult,
+};
 use std::time::Duration;
 
 /// The JSON value of a reboot annotation.
@@ -99,16 +101,16 @@ impl Pass<'_, '_> {
         }
         let force = *self.error_type() == ErrorType::PowerManagementError;
         let result = if desired {
-            prov.power_on(force)
+            prov.power_on(PowerOnOptions { force })
         } else {
             if self.status().error_count > 0 {
                 mode = RebootMode::Hard;
             }
-            prov.power_off(
-                mode.clone(),
+            prov.power_off(PowerOffOptions {
+                mode: mode.clone(),
                 force,
-                self.rec.host.spec.automated_cleaning_mode.clone(),
-            )
+                automated_cleaning_mode: self.rec.host.spec.automated_cleaning_mode.clone(),
+            })
         };
         let res = match result {
             Ok(r) => r,
@@ -177,11 +179,18 @@ impl Pass<'_, '_> {
             actual_firmware_settings: firmware.actual_settings,
             target_firmware_components: firmware.target_components,
         };
-        let result = prov.service(&data, has_changes, servicing_error);
+        let opts = StepOptions {
+            unprepared: has_changes,
+            restart_on_failure: servicing_error,
+        };
+        let result = prov.service(&data, opts);
         if has_changes && result.is_ok() {
             self.firmware_refresh_needed();
         }
-        let (res, started) = match result {
+        let StepResult {
+            result: res,
+            started,
+        } = match result {
             Ok(r) => r,
             Err(e) => return Some(Action::error(format!("error servicing host: {e}"))),
         };

@@ -6,7 +6,10 @@ use bmh_api::{
     AutomatedCleaningMode, CredentialsStatus, ErrorType, InspectionMode, ObjectKey,
     OperationalStatus, ProvisioningState as S, SecretReference, annotations,
 };
-use bmhctl_plugin_sdk::{ManagementAccessData, Provisioner, ProvisionerError};
+use bmhctl_plugin_sdk::{
+    DetachOptions, ManagementAccessData, Provisioner, ProvisionerError, RegisterOptions,
+    RegisterResult,
+};
 use std::time::Duration;
 
 impl Pass<'_, '_> {
@@ -44,7 +47,7 @@ impl Pass<'_, '_> {
     }
 
     fn detach_host(&mut self, prov: &mut dyn Provisioner, force: bool) -> Action {
-        let res = match prov.detach(force) {
+        let res = match prov.detach(DetachOptions { force }) {
             Ok(r) => r,
             Err(e) => return Action::error(format!("failed to detach: {e}")),
         };
@@ -165,7 +168,14 @@ impl Pass<'_, '_> {
         let network_data = self.preprovisioning_network_data();
         let data = self.management_access_data(network_data);
         let restart = *self.error_type() == ErrorType::RegistrationError;
-        let (res, prov_id) = match prov.register(&data, creds_changed, restart) {
+        let opts = RegisterOptions {
+            credentials_changed: creds_changed,
+            restart_on_failure: restart,
+        };
+        let RegisterResult {
+            result: res,
+            provisioner_id: prov_id,
+        } = match prov.register(&data, opts) {
             Ok(r) => r,
             Err(ProvisionerError::NeedsPreprovisioningImage) if formats.is_some() => {
                 return Some(Action::continue_or_update(

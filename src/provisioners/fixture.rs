@@ -36,14 +36,14 @@
 //!   as its initial version too). So HostFirmwareSettings and HostFirmwareComponents can be
 //!   driven to completion end to end.
 
-use bmh_api::{
-    AutomatedCleaningMode, Cpu, CustomDeploy, HardwareDetails, Image, Lldp, Nic, ObjectKey,
-    RebootMode, Storage,
-};
+use bmh_api::{Cpu, CustomDeploy, HardwareDetails, Image, Lldp, Nic, ObjectKey, Storage};
 use bmhctl_plugin_sdk::{
-    AdoptData, Event, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
-    HostConfigData, HostData, ImageFormat, InspectData, ManagementAccessData, OpResult,
-    PrepareData, ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ServicingData,
+    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, Event, EventSink,
+    FirmwareComponentStatus, FirmwareSettings, FirmwareSettingsOptions, HardwareState,
+    HostConfigData, HostData, ImageFormat, InspectData, InspectOptions, InspectResult,
+    ManagementAccessData, OpResult, PowerOffOptions, PowerOnOptions, PrepareData, ProvisionData,
+    ProvisionOptions, Provisioner, ProvisionerError, ProvisionerFactory, RegisterOptions,
+    RegisterResult, ServicingData, StepOptions, StepResult,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -534,21 +534,24 @@ impl Provisioner for FixtureProvisioner {
     fn register(
         &mut self,
         _data: &ManagementAccessData,
-        _credentials_changed: bool,
-        _restart_on_failure: bool,
-    ) -> Result<(OpResult, String), ProvisionerError> {
+        _opts: RegisterOptions,
+    ) -> Result<RegisterResult, ProvisionerError> {
         if !self.state.validate_error.is_empty() {
-            return Ok((
-                OpResult::failed(self.state.validate_error.clone()),
-                String::new(),
-            ));
+            return Ok(RegisterResult {
+                result: OpResult::failed(self.state.validate_error.clone()),
+                provisioner_id: String::new(),
+            });
         }
+        let mut result = OpResult::done();
         if self.prov_id.is_empty() {
             self.prov_id = TEMPORARY_FAKE_ID.to_string();
             self.publish("Registered", "Registered new host");
-            return Ok((OpResult::in_progress(DEFAULT_REQUEUE), self.prov_id.clone()));
+            result = OpResult::in_progress(DEFAULT_REQUEUE);
         }
-        Ok((OpResult::done(), self.prov_id.clone()))
+        Ok(RegisterResult {
+            result,
+            provisioner_id: self.prov_id.clone(),
+        })
     }
 
     fn preprovisioning_image_formats(
@@ -560,16 +563,22 @@ impl Provisioner for FixtureProvisioner {
     fn inspect_hardware(
         &mut self,
         _data: &InspectData,
-        _restart_on_failure: bool,
-        _refresh: bool,
-        _force_reboot: bool,
-    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        _opts: InspectOptions,
+    ) -> Result<InspectResult, ProvisionerError> {
         if !self.state.inspection_started {
             self.state.inspection_started = true;
-            return Ok((OpResult::in_progress(INSPECTION_REQUEUE_DELAY), true, None));
+            return Ok(InspectResult {
+                result: OpResult::in_progress(INSPECTION_REQUEUE_DELAY),
+                started: true,
+                details: None,
+            });
         }
         self.publish("InspectionComplete", "Hardware inspection completed");
-        Ok((OpResult::done(), false, Some(canned_hardware_details())))
+        Ok(InspectResult {
+            result: OpResult::done(),
+            started: false,
+            details: Some(canned_hardware_details()),
+        })
     }
 
     fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
@@ -581,7 +590,7 @@ impl Provisioner for FixtureProvisioner {
     fn adopt(
         &mut self,
         _data: &AdoptData,
-        _restart_on_failure: bool,
+        _opts: AdoptOptions,
     ) -> Result<OpResult, ProvisionerError> {
         if !self.state.adopted {
             self.state.adopted = true;
@@ -593,24 +602,26 @@ impl Provisioner for FixtureProvisioner {
     fn prepare(
         &mut self,
         data: &PrepareData,
-        unprepared: bool,
-        _restart_on_failure: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
-        if unprepared {
+        opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
+        if opts.unprepared {
             self.state.apply_firmware(
                 &data.target_firmware_settings,
                 &data.target_firmware_components,
             );
         }
-        Ok((OpResult::done(), unprepared))
+        Ok(StepResult {
+            result: OpResult::done(),
+            started: opts.unprepared,
+        })
     }
 
     fn service(
         &mut self,
         data: &ServicingData,
-        unprepared: bool,
-        _restart_on_failure: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
+        opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
+        let unprepared = opts.unprepared;
         if unprepared {
             self.state.apply_firmware(
                 &data.target_firmware_settings,
@@ -621,13 +632,16 @@ impl Provisioner for FixtureProvisioner {
             dirty: unprepared,
             ..OpResult::done()
         };
-        Ok((result, unprepared))
+        Ok(StepResult {
+            result,
+            started: unprepared,
+        })
     }
 
     fn provision(
         &mut self,
         data: &ProvisionData,
-        _force_reboot: bool,
+        _opts: ProvisionOptions,
     ) -> Result<OpResult, ProvisionerError> {
         if let Some(custom_deploy) = &data.custom_deploy
             && self.state.custom_deploy.is_none()
@@ -647,11 +661,7 @@ impl Provisioner for FixtureProvisioner {
         Ok(OpResult::done())
     }
 
-    fn deprovision(
-        &mut self,
-        _restart_on_failure: bool,
-        _automated_cleaning_mode: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
+    fn deprovision(&mut self, _opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
         if !self.state.image.url.is_empty() {
             self.state.image = Image::default();
             self.publish("DeprovisionStarted", "Image deprovisioning started");
@@ -677,11 +687,11 @@ impl Provisioner for FixtureProvisioner {
         Ok(OpResult::done())
     }
 
-    fn detach(&mut self, _force: bool) -> Result<OpResult, ProvisionerError> {
+    fn detach(&mut self, _opts: DetachOptions) -> Result<OpResult, ProvisionerError> {
         self.delete()
     }
 
-    fn power_on(&mut self, _force: bool) -> Result<OpResult, ProvisionerError> {
+    fn power_on(&mut self, _opts: PowerOnOptions) -> Result<OpResult, ProvisionerError> {
         if !self.state.is_powered_on() {
             self.state.powered_on = Some(true);
             self.publish("PowerOn", "Host powered on");
@@ -690,12 +700,7 @@ impl Provisioner for FixtureProvisioner {
         Ok(OpResult::done())
     }
 
-    fn power_off(
-        &mut self,
-        _mode: RebootMode,
-        _force: bool,
-        _automated_cleaning_mode: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
+    fn power_off(&mut self, _opts: PowerOffOptions) -> Result<OpResult, ProvisionerError> {
         if self.state.disable_power_off {
             self.state.reboot_called = true;
             return Ok(OpResult::in_progress(Duration::ZERO));
@@ -714,7 +719,7 @@ impl Provisioner for FixtureProvisioner {
 
     fn get_firmware_settings(
         &mut self,
-        _include_schema: bool,
+        _opts: FirmwareSettingsOptions,
     ) -> Result<FirmwareSettings, ProvisionerError> {
         Ok(self.state.host_firmware_settings.clone())
     }
@@ -769,6 +774,7 @@ impl Provisioner for FixtureProvisioner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bmh_api::{AutomatedCleaningMode, RebootMode};
     use serde_json::json;
 
     type Events = Arc<Mutex<Vec<Event>>>;
@@ -828,7 +834,10 @@ mod tests {
         let f = Fixture::new();
         let (mut p, events) = prov(&f, host(None));
         let data = ManagementAccessData::default();
-        let (r, id) = p.register(&data, false, false).unwrap();
+        let RegisterResult {
+            result: r,
+            provisioner_id: id,
+        } = p.register(&data, RegisterOptions::default()).unwrap();
         assert_eq!(r, in_progress(DEFAULT_REQUEUE));
         assert_eq!(r.requeue_after, Duration::from_secs(5));
         assert_eq!(id, "temporary-fake-id");
@@ -838,7 +847,10 @@ mod tests {
         );
 
         // Same provisioner: the ID is now known.
-        let (r, id) = p.register(&data, false, false).unwrap();
+        let RegisterResult {
+            result: r,
+            provisioner_id: id,
+        } = p.register(&data, RegisterOptions::default()).unwrap();
         assert_eq!(r, OpResult::done());
         assert_eq!(id, "temporary-fake-id");
         assert_eq!(events.lock().unwrap().len(), 1);
@@ -847,7 +859,15 @@ mod tests {
         let mut h = host(p.persistent_state());
         h.provisioner_id = TEMPORARY_FAKE_ID.to_string();
         let (mut p2, events2) = prov(&f, h);
-        let (r, _) = p2.register(&data, true, false).unwrap();
+        let RegisterResult { result: r, .. } = p2
+            .register(
+                &data,
+                RegisterOptions {
+                    credentials_changed: true,
+                    restart_on_failure: false,
+                },
+            )
+            .unwrap();
         assert_eq!(r, OpResult::done());
         assert!(events2.lock().unwrap().is_empty());
     }
@@ -856,8 +876,8 @@ mod tests {
     fn register_with_validate_error_fails() {
         let f = Fixture::new();
         let (mut p, events) = prov(&f, host(Some(json!({"validateError": "boom"}))));
-        let (r, _) = p
-            .register(&ManagementAccessData::default(), false, false)
+        let RegisterResult { result: r, .. } = p
+            .register(&ManagementAccessData::default(), RegisterOptions::default())
             .unwrap();
         assert_eq!(r, OpResult::failed("boom"));
         assert!(!r.dirty);
@@ -874,8 +894,8 @@ mod tests {
             "bad creds".to_string(),
         );
         let (mut p, _) = prov(&f, h);
-        let (r, _) = p
-            .register(&ManagementAccessData::default(), false, false)
+        let RegisterResult { result: r, .. } = p
+            .register(&ManagementAccessData::default(), RegisterOptions::default())
             .unwrap();
         assert_eq!(r.error_message, "bad creds");
     }
@@ -934,13 +954,25 @@ mod tests {
         let f = Fixture::new();
         let (mut p, events) = prov(&f, host(None));
         let data = InspectData::default();
-        let (r, started, details) = p.inspect_hardware(&data, false, false, false).unwrap();
+        let InspectResult {
+            result: r,
+            started,
+            details,
+        } = p
+            .inspect_hardware(&data, InspectOptions::default())
+            .unwrap();
         assert_eq!(r, in_progress(Duration::from_secs(2)));
         assert!(started);
         assert!(details.is_none());
         assert!(events.lock().unwrap().is_empty());
 
-        let (r, started, details) = p.inspect_hardware(&data, false, false, false).unwrap();
+        let InspectResult {
+            result: r,
+            started,
+            details,
+        } = p
+            .inspect_hardware(&data, InspectOptions::default())
+            .unwrap();
         assert_eq!(r, OpResult::done());
         assert!(!started);
         assert_eq!(details, Some(canned_hardware_details()));
@@ -950,7 +982,20 @@ mod tests {
         );
 
         // The flag is never reset: a re-inspection finishes at once.
-        let (r, started, details) = p.inspect_hardware(&data, true, true, true).unwrap();
+        let InspectResult {
+            result: r,
+            started,
+            details,
+        } = p
+            .inspect_hardware(
+                &data,
+                InspectOptions {
+                    restart_on_failure: true,
+                    refresh: true,
+                    force_reboot: true,
+                },
+            )
+            .unwrap();
         assert!(!r.dirty && !started && details.is_some());
     }
 
@@ -1021,20 +1066,48 @@ mod tests {
         let f = Fixture::new();
         let (mut p, _) = prov(&f, host(None));
         assert_eq!(
-            p.prepare(&PrepareData::default(), true, false).unwrap(),
-            (OpResult::done(), true)
+            p.prepare(
+                &PrepareData::default(),
+                StepOptions {
+                    unprepared: true,
+                    restart_on_failure: false
+                }
+            )
+            .unwrap(),
+            StepResult {
+                result: OpResult::done(),
+                started: true
+            }
         );
         assert_eq!(
-            p.prepare(&PrepareData::default(), false, false).unwrap(),
-            (OpResult::done(), false)
+            p.prepare(&PrepareData::default(), StepOptions::default())
+                .unwrap(),
+            StepResult {
+                result: OpResult::done(),
+                started: false
+            }
         );
         assert_eq!(
-            p.service(&ServicingData::default(), true, false).unwrap(),
-            (in_progress(Duration::ZERO), true)
+            p.service(
+                &ServicingData::default(),
+                StepOptions {
+                    unprepared: true,
+                    restart_on_failure: false
+                }
+            )
+            .unwrap(),
+            StepResult {
+                result: in_progress(Duration::ZERO),
+                started: true
+            }
         );
         assert_eq!(
-            p.service(&ServicingData::default(), false, false).unwrap(),
-            (OpResult::done(), false)
+            p.service(&ServicingData::default(), StepOptions::default())
+                .unwrap(),
+            StepResult {
+                result: OpResult::done(),
+                started: false
+            }
         );
     }
 
@@ -1042,7 +1115,11 @@ mod tests {
     fn firmware_is_canned_and_prepare_and_service_apply_changes() {
         let f = Fixture::new();
         let (mut p, _) = prov(&f, host(None));
-        let fs = p.get_firmware_settings(true).unwrap();
+        let fs = p
+            .get_firmware_settings(FirmwareSettingsOptions {
+                include_schema: true,
+            })
+            .unwrap();
         assert_eq!(fs, canned_firmware_settings());
         assert_eq!(fs.settings["ProcVirtualization"], "Enabled");
         assert_eq!(fs.schema["BootMode"].allowable_values, ["Bios", "Uefi"]);
@@ -1070,13 +1147,23 @@ mod tests {
             },
         ];
         // Not unprepared: nothing is applied.
-        p.prepare(&data, false, false).unwrap();
+        p.prepare(&data, StepOptions::default()).unwrap();
         assert_eq!(
-            p.get_firmware_settings(false).unwrap(),
+            p.get_firmware_settings(FirmwareSettingsOptions::default())
+                .unwrap(),
             canned_firmware_settings()
         );
-        p.prepare(&data, true, false).unwrap();
-        let fs = p.get_firmware_settings(false).unwrap();
+        p.prepare(
+            &data,
+            StepOptions {
+                unprepared: true,
+                restart_on_failure: false,
+            },
+        )
+        .unwrap();
+        let fs = p
+            .get_firmware_settings(FirmwareSettingsOptions::default())
+            .unwrap();
         assert_eq!(fs.settings["ProcVirtualization"], "Disabled");
         assert_eq!(fs.settings["NetworkBootRetryCount"], "7");
         let fc = p.get_firmware_components().unwrap();
@@ -1091,7 +1178,14 @@ mod tests {
             target_firmware_settings: [("BootMode".to_string(), json!("Bios"))].into(),
             ..Default::default()
         };
-        p.service(&sd, true, false).unwrap();
+        p.service(
+            &sd,
+            StepOptions {
+                unprepared: true,
+                restart_on_failure: false,
+            },
+        )
+        .unwrap();
         let state = p.persistent_state().unwrap();
         assert_eq!(
             state["hostFirmwareSettings"]["settings"]["BootMode"],
@@ -1099,7 +1193,9 @@ mod tests {
         );
         let (mut q, _) = prov(&f, host(Some(state)));
         assert_eq!(
-            q.get_firmware_settings(false).unwrap().settings["BootMode"],
+            q.get_firmware_settings(FirmwareSettingsOptions::default())
+                .unwrap()
+                .settings["BootMode"],
             "Bios"
         );
     }
@@ -1110,10 +1206,13 @@ mod tests {
         let (mut p, _) = prov(&f, host(None));
         let data = AdoptData::default();
         assert_eq!(
-            p.adopt(&data, false).unwrap(),
+            p.adopt(&data, AdoptOptions::default()).unwrap(),
             in_progress(Duration::from_secs(3))
         );
-        assert_eq!(p.adopt(&data, false).unwrap(), OpResult::done());
+        assert_eq!(
+            p.adopt(&data, AdoptOptions::default()).unwrap(),
+            OpResult::done()
+        );
         assert!(p.state().adopted);
     }
 
@@ -1126,7 +1225,7 @@ mod tests {
             ..ProvisionData::default()
         };
         assert_eq!(
-            p.provision(&data, false).unwrap(),
+            p.provision(&data, ProvisionOptions::default()).unwrap(),
             in_progress(Duration::from_secs(10))
         );
         assert_eq!(p.state().image, data.image);
@@ -1134,7 +1233,10 @@ mod tests {
             reasons(&events),
             vec![ev("ProvisioningComplete", "Image provisioning completed")]
         );
-        assert_eq!(p.provision(&data, false).unwrap(), OpResult::done());
+        assert_eq!(
+            p.provision(&data, ProvisionOptions::default()).unwrap(),
+            OpResult::done()
+        );
         assert_eq!(events.lock().unwrap().len(), 1);
     }
 
@@ -1149,7 +1251,7 @@ mod tests {
             ..ProvisionData::default()
         };
         assert_eq!(
-            p.provision(&data, false).unwrap(),
+            p.provision(&data, ProvisionOptions::default()).unwrap(),
             in_progress(LONG_RETRY_DELAY)
         );
         assert_eq!(p.state().custom_deploy, data.custom_deploy);
@@ -1160,7 +1262,10 @@ mod tests {
                 "Custom deploy provisioning completed"
             )]
         );
-        assert_eq!(p.provision(&data, false).unwrap(), OpResult::done());
+        assert_eq!(
+            p.provision(&data, ProvisionOptions::default()).unwrap(),
+            OpResult::done()
+        );
         assert!(p.state().image.url.is_empty());
     }
 
@@ -1169,7 +1274,8 @@ mod tests {
         let f = Fixture::new();
         let (mut p, events) = prov(&f, host(None));
         assert_eq!(
-            p.provision(&ProvisionData::default(), false).unwrap(),
+            p.provision(&ProvisionData::default(), ProvisionOptions::default())
+                .unwrap(),
             OpResult::done()
         );
         assert!(events.lock().unwrap().is_empty());
@@ -1181,11 +1287,20 @@ mod tests {
         let (mut p, events) = prov(&f, host(Some(json!({"image": {"url": "http://x/img"}}))));
         let mode = AutomatedCleaningMode::default();
         assert_eq!(
-            p.deprovision(false, mode.clone()).unwrap(),
+            p.deprovision(DeprovisionOptions {
+                restart_on_failure: false,
+                automated_cleaning_mode: mode.clone()
+            })
+            .unwrap(),
             in_progress(LONG_RETRY_DELAY)
         );
         assert!(p.state().image.url.is_empty());
-        let r = p.deprovision(false, mode).unwrap();
+        let r = p
+            .deprovision(DeprovisionOptions {
+                restart_on_failure: false,
+                automated_cleaning_mode: mode,
+            })
+            .unwrap();
         assert!(!r.dirty);
         assert_eq!(r.requeue_after, Duration::from_secs(10));
         let got: Vec<String> = reasons(&events).into_iter().map(|(r, _)| r).collect();
@@ -1204,17 +1319,47 @@ mod tests {
             ..ProvisionData::default()
         };
         // Custom deploy first, then the image: both stored.
-        assert!(p.provision(&data, false).unwrap().dirty);
-        assert!(p.provision(&data, false).unwrap().dirty);
-        assert_eq!(p.provision(&data, false).unwrap(), OpResult::done());
+        assert!(
+            p.provision(&data, ProvisionOptions::default())
+                .unwrap()
+                .dirty
+        );
+        assert!(
+            p.provision(&data, ProvisionOptions::default())
+                .unwrap()
+                .dirty
+        );
+        assert_eq!(
+            p.provision(&data, ProvisionOptions::default()).unwrap(),
+            OpResult::done()
+        );
         events.lock().unwrap().clear();
 
         let mode = AutomatedCleaningMode::default();
-        assert!(p.deprovision(false, mode.clone()).unwrap().dirty);
+        assert!(
+            p.deprovision(DeprovisionOptions {
+                restart_on_failure: false,
+                automated_cleaning_mode: mode.clone()
+            })
+            .unwrap()
+            .dirty
+        );
         assert!(p.state().image.url.is_empty() && p.state().custom_deploy.is_some());
-        assert!(p.deprovision(false, mode.clone()).unwrap().dirty);
+        assert!(
+            p.deprovision(DeprovisionOptions {
+                restart_on_failure: false,
+                automated_cleaning_mode: mode.clone()
+            })
+            .unwrap()
+            .dirty
+        );
         assert!(p.state().custom_deploy.is_none());
-        let r = p.deprovision(false, mode).unwrap();
+        let r = p
+            .deprovision(DeprovisionOptions {
+                restart_on_failure: false,
+                automated_cleaning_mode: mode,
+            })
+            .unwrap();
         assert!(!r.dirty);
         assert_eq!(r.requeue_after, LONG_RETRY_DELAY);
         let got: Vec<String> = reasons(&events).into_iter().map(|(r, _)| r).collect();
@@ -1235,10 +1380,16 @@ mod tests {
         assert_eq!(p.delete().unwrap(), in_progress(Duration::ZERO));
         assert!(p.state().deleted);
         assert_eq!(p.delete().unwrap(), OpResult::done());
-        assert_eq!(p.detach(false).unwrap(), OpResult::done());
+        assert_eq!(
+            p.detach(DetachOptions::default()).unwrap(),
+            OpResult::done()
+        );
 
         let (mut p, _) = prov(&f, host(None));
-        assert_eq!(p.detach(true).unwrap(), in_progress(Duration::ZERO));
+        assert_eq!(
+            p.detach(DetachOptions { force: true }).unwrap(),
+            in_progress(Duration::ZERO)
+        );
         assert_eq!(p.delete().unwrap(), OpResult::done());
     }
 
@@ -1250,23 +1401,42 @@ mod tests {
         assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(false));
         // Already off.
         assert_eq!(
-            p.power_off(RebootMode::default(), false, mode.clone())
-                .unwrap(),
+            p.power_off(PowerOffOptions {
+                mode: RebootMode::default(),
+                force: false,
+                automated_cleaning_mode: mode.clone()
+            })
+            .unwrap(),
             OpResult::done()
         );
 
-        assert_eq!(p.power_on(false).unwrap(), in_progress(Duration::ZERO));
+        assert_eq!(
+            p.power_on(PowerOnOptions::default()).unwrap(),
+            in_progress(Duration::ZERO)
+        );
         assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(true));
-        assert_eq!(p.power_on(false).unwrap(), OpResult::done());
+        assert_eq!(
+            p.power_on(PowerOnOptions::default()).unwrap(),
+            OpResult::done()
+        );
 
         assert_eq!(
-            p.power_off(RebootMode::default(), true, mode.clone())
-                .unwrap(),
+            p.power_off(PowerOffOptions {
+                mode: RebootMode::default(),
+                force: true,
+                automated_cleaning_mode: mode.clone()
+            })
+            .unwrap(),
             in_progress(Duration::ZERO)
         );
         assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(false));
         assert_eq!(
-            p.power_off(RebootMode::default(), false, mode).unwrap(),
+            p.power_off(PowerOffOptions {
+                mode: RebootMode::default(),
+                force: false,
+                automated_cleaning_mode: mode
+            })
+            .unwrap(),
             OpResult::done()
         );
         assert!(!p.state().reboot_called);
@@ -1287,11 +1457,11 @@ mod tests {
             host(Some(json!({"disablePowerOff": true, "poweredOn": true}))),
         );
         let r = p
-            .power_off(
-                RebootMode::default(),
-                false,
-                AutomatedCleaningMode::default(),
-            )
+            .power_off(PowerOffOptions {
+                mode: RebootMode::default(),
+                force: false,
+                automated_cleaning_mode: AutomatedCleaningMode::default(),
+            })
             .unwrap();
         assert_eq!(r, in_progress(Duration::ZERO));
         assert!(p.state().reboot_called);
@@ -1355,10 +1525,13 @@ mod tests {
         let f = Fixture::new();
         let (mut p, _) = prov(&f, host(None));
         let data = InspectData::default();
-        let (_, started, _) = p.inspect_hardware(&data, false, false, false).unwrap();
+        let InspectResult { started, .. } = p
+            .inspect_hardware(&data, InspectOptions::default())
+            .unwrap();
         assert!(started);
-        p.power_on(false).unwrap();
-        p.adopt(&AdoptData::default(), false).unwrap();
+        p.power_on(PowerOnOptions::default()).unwrap();
+        p.adopt(&AdoptData::default(), AdoptOptions::default())
+            .unwrap();
         let saved = p.persistent_state().unwrap();
         assert_eq!(saved["inspectionStarted"], json!(true));
         assert_eq!(saved["poweredOn"], json!(true));
@@ -1371,12 +1544,19 @@ mod tests {
             host(Some(serde_json::from_str(&text).unwrap())),
         );
         assert_eq!(p2.state(), p.state());
-        let (r, started, details) = p2.inspect_hardware(&data, false, false, false).unwrap();
+        let InspectResult {
+            result: r,
+            started,
+            details,
+        } = p2
+            .inspect_hardware(&data, InspectOptions::default())
+            .unwrap();
         assert!(!r.dirty && !started && details.is_some());
         assert_eq!(reasons(&events)[0].0, "InspectionComplete");
         assert_eq!(p2.update_hardware_state().unwrap().powered_on, Some(true));
         assert_eq!(
-            p2.adopt(&AdoptData::default(), false).unwrap(),
+            p2.adopt(&AdoptData::default(), AdoptOptions::default())
+                .unwrap(),
             OpResult::done()
         );
     }
@@ -1436,7 +1616,11 @@ mod tests {
         assert!(p.has_power_failure());
         assert!(p.has_capacity().unwrap());
         assert_eq!(p.preprovisioning_image_formats().unwrap(), None);
-        let fs = p.get_firmware_settings(true).unwrap();
+        let fs = p
+            .get_firmware_settings(FirmwareSettingsOptions {
+                include_schema: true,
+            })
+            .unwrap();
         assert_eq!(fs.settings["ProcVirtualization"], "Enabled");
         let fc = p.get_firmware_components().unwrap();
         assert_eq!(fc.len(), 1);

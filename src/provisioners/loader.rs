@@ -7,19 +7,18 @@
 //! minor not above ours); its name is the expected one. A loaded library is never unloaded.
 
 use crate::objects::ObjectSource;
-use bmh_api::{AutomatedCleaningMode, HardwareDetails, ObjectKey, RebootMode};
+use bmh_api::ObjectKey;
 use bmhctl_plugin_sdk::abi::{
-    self, EventRecord, HostCallbacks, HostConfigureInput, HostRequirements, LogLevel, LogRecord,
-    ObjectRequest, PluginBuffer, PluginConfig, PluginDeclaration, ProvisionerCall, Request,
-    Response, STATUS_ERROR, STATUS_OK,
+    self, CallTransport, EventRecord, HostCallbacks, HostConfigureInput, HostRequirements,
+    LogLevel, LogRecord, ObjectRequest, PluginBuffer, PluginConfig, PluginDeclaration,
+    ProvisionerCall, RemoteProvisioner, Request, Response, STATUS_ERROR, STATUS_OK,
 };
 use bmhctl_plugin_sdk::{
-    ABI_VERSION, AdoptData, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
-    HostData, ImageFormat, InspectData, ManagementAccessData, OpResult, PrepareData, ProvisionData,
-    Provisioner, ProvisionerError, ProvisionerFactory, SDK_VERSION, ServicingData,
+    ABI_VERSION, EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory,
+    SDK_VERSION,
 };
 use serde::de::DeserializeOwned;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::ffi::{CStr, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -450,10 +449,10 @@ impl ProvisionerFactory for PluginFactory {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         self.shared.sinks().insert(id, events);
         match self.shared.request(&Request::NewProvisioner { id, host }) {
-            Ok(_) => Ok(Box::new(PluginProvisioner {
+            Ok(_) => Ok(Box::new(PluginProvisioner::new(PluginCalls {
                 shared: self.shared.clone(),
                 id,
-            })),
+            }))),
             Err(e) => {
                 self.shared.sinks().remove(&id);
                 Err(e)
@@ -463,12 +462,16 @@ impl ProvisionerFactory for PluginFactory {
 }
 
 /// One provisioner living in the plugin, by handle id; dropping it drops the plugin's one.
-pub struct PluginProvisioner {
+pub struct PluginCalls {
     shared: Arc<Shared>,
     id: u64,
 }
 
-impl Drop for PluginProvisioner {
+/// A provisioner of a plugin, seen from bmhctl: the SDK's proxy sends every method through the
+/// plugin's `call` entry point.
+pub type PluginProvisioner = RemoteProvisioner<PluginCalls>;
+
+impl Drop for PluginCalls {
     fn drop(&mut self) {
         if let Err(e) = self
             .shared
@@ -483,213 +486,20 @@ impl Drop for PluginProvisioner {
     }
 }
 
-impl PluginProvisioner {
+impl CallTransport for PluginCalls {
     fn call<T: DeserializeOwned>(&self, call: ProvisionerCall) -> Result<T, ProvisionerError> {
         self.shared.call(self.id, call)
     }
-}
 
-impl Provisioner for PluginProvisioner {
-    fn register(
-        &mut self,
-        data: &ManagementAccessData,
-        credentials_changed: bool,
-        restart_on_failure: bool,
-    ) -> Result<(OpResult, String), ProvisionerError> {
-        self.call(ProvisionerCall::Register {
-            data: data.clone(),
-            credentials_changed,
-            restart_on_failure,
-        })
-    }
-
-    fn preprovisioning_image_formats(
-        &mut self,
-    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
-        self.call(ProvisionerCall::PreprovisioningImageFormats)
-    }
-
-    fn inspect_hardware(
-        &mut self,
-        data: &InspectData,
-        restart_on_failure: bool,
-        refresh: bool,
-        force_reboot: bool,
-    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
-        self.call(ProvisionerCall::InspectHardware {
-            data: data.clone(),
-            restart_on_failure,
-            refresh,
-            force_reboot,
-        })
-    }
-
-    fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
-        self.call(ProvisionerCall::UpdateHardwareState)
-    }
-
-    fn adopt(
-        &mut self,
-        data: &AdoptData,
-        restart_on_failure: bool,
-    ) -> Result<OpResult, ProvisionerError> {
-        self.call(ProvisionerCall::Adopt {
-            data: data.clone(),
-            restart_on_failure,
-        })
-    }
-
-    fn prepare(
-        &mut self,
-        data: &PrepareData,
-        unprepared: bool,
-        restart_on_failure: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
-        self.call(ProvisionerCall::Prepare {
-            data: data.clone(),
-            unprepared,
-            restart_on_failure,
-        })
-    }
-
-    fn service(
-        &mut self,
-        data: &ServicingData,
-        unprepared: bool,
-        restart_on_failure: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
-        self.call(ProvisionerCall::Service {
-            data: data.clone(),
-            unprepared,
-            restart_on_failure,
-        })
-    }
-
-    fn provision(
-        &mut self,
-        data: &ProvisionData,
-        force_reboot: bool,
-    ) -> Result<OpResult, ProvisionerError> {
-        self.call(ProvisionerCall::Provision {
-            data: data.clone(),
-            force_reboot,
-        })
-    }
-
-    fn deprovision(
-        &mut self,
-        restart_on_failure: bool,
-        automated_cleaning_mode: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
-        self.call(ProvisionerCall::Deprovision {
-            restart_on_failure,
-            automated_cleaning_mode,
-        })
-    }
-
-    fn delete(&mut self) -> Result<OpResult, ProvisionerError> {
-        self.call(ProvisionerCall::Delete)
-    }
-
-    fn detach(&mut self, force: bool) -> Result<OpResult, ProvisionerError> {
-        self.call(ProvisionerCall::Detach { force })
-    }
-
-    fn power_on(&mut self, force: bool) -> Result<OpResult, ProvisionerError> {
-        self.call(ProvisionerCall::PowerOn { force })
-    }
-
-    fn power_off(
-        &mut self,
-        mode: RebootMode,
-        force: bool,
-        automated_cleaning_mode: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
-        self.call(ProvisionerCall::PowerOff {
-            mode,
-            force,
-            automated_cleaning_mode,
-        })
-    }
-
-    fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
-        self.call(ProvisionerCall::HasCapacity)
-    }
-
-    fn get_firmware_settings(
-        &mut self,
-        include_schema: bool,
-    ) -> Result<FirmwareSettings, ProvisionerError> {
-        self.call(ProvisionerCall::GetFirmwareSettings { include_schema })
-    }
-
-    fn get_firmware_components(
-        &mut self,
-    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
-        self.call(ProvisionerCall::GetFirmwareComponents)
-    }
-
-    fn add_bmc_event_subscription(
-        &mut self,
-        subscription: &serde_json::Value,
-        http_headers: &[BTreeMap<String, String>],
-    ) -> Result<OpResult, ProvisionerError> {
-        self.call(ProvisionerCall::AddBmcEventSubscription {
-            subscription: subscription.clone(),
-            http_headers: http_headers.to_vec(),
-        })
-    }
-
-    fn remove_bmc_event_subscription(
-        &mut self,
-        subscription: &serde_json::Value,
-    ) -> Result<OpResult, ProvisionerError> {
-        self.call(ProvisionerCall::RemoveBmcEventSubscription {
-            subscription: subscription.clone(),
-        })
-    }
-
-    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
-        self.call(ProvisionerCall::GetDataImageStatus)
-    }
-
-    fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
-        self.call(ProvisionerCall::AttachDataImage {
-            url: url.to_string(),
-        })
-    }
-
-    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
-        self.call(ProvisionerCall::DetachDataImage)
-    }
-
-    fn has_power_failure(&mut self) -> bool {
-        self.call(ProvisionerCall::HasPowerFailure)
-            .unwrap_or_else(|e| {
-                tracing::warn!(plugin = self.shared.name, "has_power_failure failed: {e}");
-                false
-            })
-    }
-
-    fn get_health(&mut self) -> String {
-        self.call(ProvisionerCall::GetHealth).unwrap_or_else(|e| {
-            tracing::warn!(plugin = self.shared.name, "get_health failed: {e}");
-            String::new()
-        })
-    }
-
-    fn persistent_state(&self) -> Option<serde_json::Value> {
-        self.call(ProvisionerCall::PersistentState)
-            .unwrap_or_else(|e| {
-                tracing::warn!(plugin = self.shared.name, "persistent_state failed: {e}");
-                None
-            })
+    fn call_failed(&self, method: &'static str, error: ProvisionerError) {
+        tracing::warn!(plugin = self.shared.name, "{method} failed: {error}");
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     unsafe extern "C" fn no_factory(
         _: *const u8,

@@ -6,11 +6,13 @@
 //!
 //! Built as `libdemo_provisioner.so`; bmhctl loads it as `$PROVISIONER_PLUGIN_DIR/demo-provisioner.so`.
 
-use bmh_api::{AutomatedCleaningMode, Cpu, HardwareDetails, Nic, RebootMode, Storage};
+use bmh_api::{Cpu, HardwareDetails, Nic, Storage};
 use bmhctl_plugin_sdk::{
-    AdoptData, Event, EventSink, HardwareState, HostData, InspectData, ManagementAccessData,
-    OpResult, PluginContext, PrepareData, ProvisionData, Provisioner, ProvisionerError,
-    ProvisionerFactory, ServicingData,
+    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, Event, EventSink, HardwareState,
+    HostData, InspectData, InspectOptions, InspectResult, ManagementAccessData, OpResult,
+    PluginContext, PowerOffOptions, PowerOnOptions, PrepareData, ProvisionData, ProvisionOptions,
+    Provisioner, ProvisionerError, ProvisionerFactory, RegisterOptions, RegisterResult,
+    ServicingData, StepOptions, StepResult,
 };
 use std::time::Duration;
 
@@ -136,35 +138,49 @@ impl Provisioner for DemoProvisioner {
     fn register(
         &mut self,
         _data: &ManagementAccessData,
-        _credentials_changed: bool,
-        _restart_on_failure: bool,
-    ) -> Result<(OpResult, String), ProvisionerError> {
+        _opts: RegisterOptions,
+    ) -> Result<RegisterResult, ProvisionerError> {
         match self.name.as_str() {
-            REGISTRATION_ERROR_HOST => Ok((
-                OpResult::failed("failed to register new host"),
-                self.prov_id.clone(),
-            )),
-            REGISTERING_HOST => Ok((OpResult::in_progress(DEMO_REQUEUE), self.prov_id.clone())),
+            REGISTRATION_ERROR_HOST => Ok(RegisterResult {
+                result: OpResult::failed("failed to register new host"),
+                provisioner_id: self.prov_id.clone(),
+            }),
+            REGISTERING_HOST => Ok(RegisterResult {
+                result: OpResult::in_progress(DEMO_REQUEUE),
+                provisioner_id: self.prov_id.clone(),
+            }),
             _ if self.prov_id.is_empty() => {
                 self.prov_id = self.name.clone();
-                Ok((OpResult::in_progress(Duration::ZERO), self.prov_id.clone()))
+                Ok(RegisterResult {
+                    result: OpResult::in_progress(Duration::ZERO),
+                    provisioner_id: self.prov_id.clone(),
+                })
             }
-            _ => Ok((OpResult::done(), self.prov_id.clone())),
+            _ => Ok(RegisterResult {
+                result: OpResult::done(),
+                provisioner_id: self.prov_id.clone(),
+            }),
         }
     }
 
     fn inspect_hardware(
         &mut self,
         _data: &InspectData,
-        _restart_on_failure: bool,
-        _refresh: bool,
-        _force_reboot: bool,
-    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        _opts: InspectOptions,
+    ) -> Result<InspectResult, ProvisionerError> {
         if self.name == INSPECTING_HOST {
-            return Ok((OpResult::in_progress(DEMO_REQUEUE), true, None));
+            return Ok(InspectResult {
+                result: OpResult::in_progress(DEMO_REQUEUE),
+                started: true,
+                details: None,
+            });
         }
         self.publish("InspectionComplete", "Hardware inspection completed");
-        Ok((OpResult::done(), true, Some(demo_hardware_details())))
+        Ok(InspectResult {
+            result: OpResult::done(),
+            started: true,
+            details: Some(demo_hardware_details()),
+        })
     }
 
     fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
@@ -174,7 +190,7 @@ impl Provisioner for DemoProvisioner {
     fn adopt(
         &mut self,
         _data: &AdoptData,
-        _restart_on_failure: bool,
+        _opts: AdoptOptions,
     ) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
@@ -182,33 +198,51 @@ impl Provisioner for DemoProvisioner {
     fn prepare(
         &mut self,
         _data: &PrepareData,
-        unprepared: bool,
-        _restart_on_failure: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
+        opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
+        let StepOptions { unprepared, .. } = opts;
         match self.name.as_str() {
-            PREPARING_ERROR_HOST => Ok((OpResult::failed("preparing failed"), false)),
-            PREPARING_HOST => Ok((OpResult::in_progress(DEMO_REQUEUE), unprepared)),
-            _ => Ok((OpResult::done(), true)),
+            PREPARING_ERROR_HOST => Ok(StepResult {
+                result: OpResult::failed("preparing failed"),
+                started: false,
+            }),
+            PREPARING_HOST => Ok(StepResult {
+                result: OpResult::in_progress(DEMO_REQUEUE),
+                started: unprepared,
+            }),
+            _ => Ok(StepResult {
+                result: OpResult::done(),
+                started: true,
+            }),
         }
     }
 
     fn service(
         &mut self,
         _data: &ServicingData,
-        unprepared: bool,
-        _restart_on_failure: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
+        opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
+        let StepOptions { unprepared, .. } = opts;
         match self.name.as_str() {
-            PREPARING_ERROR_HOST => Ok((OpResult::failed("servicing failed"), false)),
-            PREPARING_HOST => Ok((OpResult::in_progress(DEMO_REQUEUE), unprepared)),
-            _ => Ok((OpResult::done(), true)),
+            PREPARING_ERROR_HOST => Ok(StepResult {
+                result: OpResult::failed("servicing failed"),
+                started: false,
+            }),
+            PREPARING_HOST => Ok(StepResult {
+                result: OpResult::in_progress(DEMO_REQUEUE),
+                started: unprepared,
+            }),
+            _ => Ok(StepResult {
+                result: OpResult::done(),
+                started: true,
+            }),
         }
     }
 
     fn provision(
         &mut self,
         _data: &ProvisionData,
-        _force_reboot: bool,
+        _opts: ProvisionOptions,
     ) -> Result<OpResult, ProvisionerError> {
         match self.name.as_str() {
             VALIDATION_ERROR_HOST => Ok(OpResult::failed("validation failed")),
@@ -217,11 +251,7 @@ impl Provisioner for DemoProvisioner {
         }
     }
 
-    fn deprovision(
-        &mut self,
-        _restart_on_failure: bool,
-        _automated_cleaning_mode: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
+    fn deprovision(&mut self, _opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
 
@@ -229,20 +259,15 @@ impl Provisioner for DemoProvisioner {
         Ok(OpResult::done())
     }
 
-    fn detach(&mut self, _force: bool) -> Result<OpResult, ProvisionerError> {
+    fn detach(&mut self, _opts: DetachOptions) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
 
-    fn power_on(&mut self, _force: bool) -> Result<OpResult, ProvisionerError> {
+    fn power_on(&mut self, _opts: PowerOnOptions) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
 
-    fn power_off(
-        &mut self,
-        _mode: RebootMode,
-        _force: bool,
-        _automated_cleaning_mode: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
+    fn power_off(&mut self, _opts: PowerOffOptions) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
 
@@ -274,12 +299,18 @@ mod tests {
     fn default_register_uses_the_host_name_as_id() {
         let (mut p, _) = prov("worker-0", "");
         let data = ManagementAccessData::default();
-        let (r, id) = p.register(&data, false, false).unwrap();
+        let RegisterResult {
+            result: r,
+            provisioner_id: id,
+        } = p.register(&data, RegisterOptions::default()).unwrap();
         assert_eq!(
             (r, id.as_str()),
             (OpResult::in_progress(Duration::ZERO), "worker-0")
         );
-        let (r, id) = p.register(&data, false, false).unwrap();
+        let RegisterResult {
+            result: r,
+            provisioner_id: id,
+        } = p.register(&data, RegisterOptions::default()).unwrap();
         assert_eq!((r, id.as_str()), (OpResult::done(), "worker-0"));
     }
 
@@ -288,52 +319,94 @@ mod tests {
         let data = ManagementAccessData::default();
         let (mut p, _) = prov(REGISTRATION_ERROR_HOST, "");
         assert_eq!(
-            p.register(&data, false, false).unwrap().0.error_message,
+            p.register(&data, RegisterOptions::default())
+                .unwrap()
+                .result
+                .error_message,
             "failed to register new host"
         );
         let (mut p, _) = prov(REGISTERING_HOST, "");
-        assert!(p.register(&data, false, false).unwrap().0.dirty);
+        assert!(
+            p.register(&data, RegisterOptions::default())
+                .unwrap()
+                .result
+                .dirty
+        );
         let (mut p, _) = prov(INSPECTING_HOST, "x");
-        let (r, started, details) = p
-            .inspect_hardware(&InspectData::default(), false, false, false)
+        let InspectResult {
+            result: r,
+            started,
+            details,
+        } = p
+            .inspect_hardware(&InspectData::default(), InspectOptions::default())
             .unwrap();
         assert!(r.dirty && started && details.is_none());
         let (mut p, _) = prov(PREPARING_ERROR_HOST, "x");
         assert_eq!(
-            p.prepare(&PrepareData::default(), true, false)
-                .unwrap()
-                .0
-                .error_message,
+            p.prepare(
+                &PrepareData::default(),
+                StepOptions {
+                    unprepared: true,
+                    restart_on_failure: false
+                }
+            )
+            .unwrap()
+            .result
+            .error_message,
             "preparing failed"
         );
         assert_eq!(
-            p.service(&ServicingData::default(), true, false)
-                .unwrap()
-                .0
-                .error_message,
+            p.service(
+                &ServicingData::default(),
+                StepOptions {
+                    unprepared: true,
+                    restart_on_failure: false
+                }
+            )
+            .unwrap()
+            .result
+            .error_message,
             "servicing failed"
         );
         let (mut p, _) = prov(PREPARING_HOST, "x");
         assert_eq!(
-            p.prepare(&PrepareData::default(), true, false).unwrap(),
-            (OpResult::in_progress(DEMO_REQUEUE), true)
+            p.prepare(
+                &PrepareData::default(),
+                StepOptions {
+                    unprepared: true,
+                    restart_on_failure: false
+                }
+            )
+            .unwrap(),
+            StepResult {
+                result: OpResult::in_progress(DEMO_REQUEUE),
+                started: true
+            }
         );
         let (mut p, _) = prov(VALIDATION_ERROR_HOST, "x");
         assert_eq!(
-            p.provision(&ProvisionData::default(), false)
+            p.provision(&ProvisionData::default(), ProvisionOptions::default())
                 .unwrap()
                 .error_message,
             "validation failed"
         );
         let (mut p, _) = prov(PROVISIONING_HOST, "x");
-        assert!(p.provision(&ProvisionData::default(), false).unwrap().dirty);
+        assert!(
+            p.provision(&ProvisionData::default(), ProvisionOptions::default())
+                .unwrap()
+                .dirty
+        );
     }
 
     #[test]
     fn default_inspection_reports_canned_details_and_an_event() {
         let (mut p, events) = prov(AVAILABLE_HOST, "x");
-        let (r, started, details) = p
-            .inspect_hardware(&InspectData::default(), false, false, false)
+        let InspectResult {
+            result: r,
+            started,
+            details,
+        } = p
+            .inspect_hardware(&InspectData::default(), InspectOptions::default())
             .unwrap();
         assert!(!r.dirty && started);
         let d = details.unwrap();

@@ -11,7 +11,7 @@
 //! * `sdk_version` and `name` are NUL-terminated UTF-8 strings that live as long as the library.
 //! * [`CreateFactoryFn`]: the host passes a JSON [`PluginConfig`] and its [`HostCallbacks`]
 //!   (copied by the plugin; they stay valid for the life of the process). It returns an opaque
-//!   factory handle, or null and a JSON [`ProvisionerError`](crate::ProvisionerError) in
+//!   factory handle, or null and a JSON [`ProvisionerError`] in
 //!   `error_out`. A factory is never destroyed.
 //! * [`HostConfigureFn`] (optional, null when absent): JSON [`HostConfigureInput`] in, status
 //!   [`STATUS_OK`] and a JSON [`HostRequirements`] out, or another status and a JSON
@@ -24,13 +24,16 @@
 //! * Panics never cross the boundary, in either direction: the plugin turns them into errors.
 //! * The host never unloads a plugin library.
 
+use crate::calls::{self, call_enum, remote_impl};
 use crate::{
-    AdoptData, Event, HostData, InspectData, ManagementAccessData, PrepareData, ProvisionData,
-    ProvisionerError, ServicingData,
+    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, Event, FirmwareComponentStatus,
+    FirmwareSettings, FirmwareSettingsOptions, HardwareState, HostData, ImageFormat, InspectData,
+    InspectOptions, InspectResult, ManagementAccessData, OpResult, PowerOffOptions, PowerOnOptions,
+    PrepareData, ProvisionData, ProvisionOptions, Provisioner, ProvisionerError, RegisterOptions,
+    RegisterResult, ServicingData, StepOptions, StepResult,
 };
-use bmh_api::{AutomatedCleaningMode, RebootMode};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void};
 
 /// The name of the one symbol a plugin exports.
@@ -267,85 +270,50 @@ pub enum Request {
     /// `ProvisionerFactory::new_provisioner`; the host picks the handle `id` (unique per factory),
     /// and the plugin's events for it carry that id. Answer: `null`.
     NewProvisioner { id: u64, host: HostData },
-    /// A [`Provisioner`](crate::Provisioner) method of the provisioner `id`.
+    /// A [`Provisioner`] method of the provisioner `id`.
     Call { id: u64, call: ProvisionerCall },
     /// The host is done with provisioner `id`. Answer: `null`.
     DropProvisioner { id: u64 },
 }
 
-/// One [`Provisioner`](crate::Provisioner) method and its arguments; the answer is the method's
-/// `Ok` value as JSON (tuples as arrays).
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", rename_all = "snake_case")]
-pub enum ProvisionerCall {
-    Register {
-        data: ManagementAccessData,
-        credentials_changed: bool,
-        restart_on_failure: bool,
-    },
-    PreprovisioningImageFormats,
-    InspectHardware {
-        data: InspectData,
-        restart_on_failure: bool,
-        refresh: bool,
-        force_reboot: bool,
-    },
-    UpdateHardwareState,
-    Adopt {
-        data: AdoptData,
-        restart_on_failure: bool,
-    },
-    Prepare {
-        data: PrepareData,
-        unprepared: bool,
-        restart_on_failure: bool,
-    },
-    Service {
-        data: ServicingData,
-        unprepared: bool,
-        restart_on_failure: bool,
-    },
-    Provision {
-        data: ProvisionData,
-        force_reboot: bool,
-    },
-    Deprovision {
-        restart_on_failure: bool,
-        automated_cleaning_mode: AutomatedCleaningMode,
-    },
-    Delete,
-    Detach {
-        force: bool,
-    },
-    PowerOn {
-        force: bool,
-    },
-    PowerOff {
-        mode: RebootMode,
-        force: bool,
-        automated_cleaning_mode: AutomatedCleaningMode,
-    },
-    HasCapacity,
-    GetFirmwareSettings {
-        include_schema: bool,
-    },
-    GetFirmwareComponents,
-    AddBmcEventSubscription {
-        subscription: serde_json::Value,
-        http_headers: Vec<BTreeMap<String, String>>,
-    },
-    RemoveBmcEventSubscription {
-        subscription: serde_json::Value,
-    },
-    GetDataImageStatus,
-    AttachDataImage {
-        url: String,
-    },
-    DetachDataImage,
-    HasPowerFailure,
-    GetHealth,
-    PersistentState,
+calls::provisioner_calls!(call_enum {
+    /// One [`Provisioner`] method and its arguments, as the JSON object
+    /// `{"method": "<method name>", <argument>: <value>, ..}` (an options struct's fields are
+    /// arguments of their own). The answer is the method's `Ok` value as JSON; a `*Result`
+    /// struct travels as an array of its fields, in order.
+    #[allow(clippy::large_enum_variant)]
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "method", rename_all = "snake_case")]
+    pub enum ProvisionerCall
+});
+
+calls::provisioner_calls!(remote_impl);
+
+/// How a [`RemoteProvisioner`] reaches its provisioner (the host side of [`CallFn`]).
+pub trait CallTransport: Send {
+    /// Sends `call` and decodes the `Ok` answer as `T`.
+    fn call<T: DeserializeOwned>(&self, call: ProvisionerCall) -> Result<T, ProvisionerError>;
+
+    /// `method`, one that cannot return an error (e.g. `get_health`), failed with `error`; the
+    /// caller gets the method's default answer.
+    fn call_failed(&self, method: &'static str, error: ProvisionerError);
+}
+
+/// A [`Provisioner`] living elsewhere (in a plugin): every method is sent as a
+/// [`ProvisionerCall`] through `T`.
+#[derive(Debug)]
+pub struct RemoteProvisioner<T> {
+    transport: T,
+}
+
+impl<T: CallTransport> RemoteProvisioner<T> {
+    pub fn new(transport: T) -> Self {
+        Self { transport }
+    }
+
+    pub fn transport(&self) -> &T {
+        &self.transport
+    }
 }
 
 /// The answer to a [`Request`].
@@ -393,9 +361,10 @@ mod tests {
         let r = Request::Call {
             id: 7,
             call: ProvisionerCall::PowerOff {
-                mode: RebootMode::default(),
-                force: true,
-                automated_cleaning_mode: AutomatedCleaningMode::default(),
+                opts: crate::PowerOffOptions {
+                    force: true,
+                    ..Default::default()
+                },
             },
         };
         let text = serde_json::to_string(&r).unwrap();

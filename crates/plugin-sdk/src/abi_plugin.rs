@@ -18,6 +18,7 @@ use crate::abi::{
     ObjectRequest, PluginBuffer, PluginConfig, ProvisionerCall, Request, Response, STATUS_ERROR,
     STATUS_OK,
 };
+use crate::calls::{self, dispatch_fn};
 use crate::{EventSink, Provisioner, ProvisionerError, ProvisionerFactory};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -283,70 +284,7 @@ fn answer<T: Serialize>(r: Result<T, ProvisionerError>) -> Response {
     }
 }
 
-/// Calls one provisioner method.
-pub fn dispatch(p: &mut dyn Provisioner, call: ProvisionerCall) -> Response {
-    use ProvisionerCall as C;
-    match call {
-        C::Register {
-            data,
-            credentials_changed,
-            restart_on_failure,
-        } => answer(p.register(&data, credentials_changed, restart_on_failure)),
-        C::PreprovisioningImageFormats => answer(p.preprovisioning_image_formats()),
-        C::InspectHardware {
-            data,
-            restart_on_failure,
-            refresh,
-            force_reboot,
-        } => answer(p.inspect_hardware(&data, restart_on_failure, refresh, force_reboot)),
-        C::UpdateHardwareState => answer(p.update_hardware_state()),
-        C::Adopt {
-            data,
-            restart_on_failure,
-        } => answer(p.adopt(&data, restart_on_failure)),
-        C::Prepare {
-            data,
-            unprepared,
-            restart_on_failure,
-        } => answer(p.prepare(&data, unprepared, restart_on_failure)),
-        C::Service {
-            data,
-            unprepared,
-            restart_on_failure,
-        } => answer(p.service(&data, unprepared, restart_on_failure)),
-        C::Provision { data, force_reboot } => answer(p.provision(&data, force_reboot)),
-        C::Deprovision {
-            restart_on_failure,
-            automated_cleaning_mode,
-        } => answer(p.deprovision(restart_on_failure, automated_cleaning_mode)),
-        C::Delete => answer(p.delete()),
-        C::Detach { force } => answer(p.detach(force)),
-        C::PowerOn { force } => answer(p.power_on(force)),
-        C::PowerOff {
-            mode,
-            force,
-            automated_cleaning_mode,
-        } => answer(p.power_off(mode, force, automated_cleaning_mode)),
-        C::HasCapacity => answer(p.has_capacity()),
-        C::GetFirmwareSettings { include_schema } => {
-            answer(p.get_firmware_settings(include_schema))
-        }
-        C::GetFirmwareComponents => answer(p.get_firmware_components()),
-        C::AddBmcEventSubscription {
-            subscription,
-            http_headers,
-        } => answer(p.add_bmc_event_subscription(&subscription, &http_headers)),
-        C::RemoveBmcEventSubscription { subscription } => {
-            answer(p.remove_bmc_event_subscription(&subscription))
-        }
-        C::GetDataImageStatus => answer(p.get_data_image_status()),
-        C::AttachDataImage { url } => answer(p.attach_data_image(&url)),
-        C::DetachDataImage => answer(p.detach_data_image()),
-        C::HasPowerFailure => answer(Ok(p.has_power_failure())),
-        C::GetHealth => answer(Ok(p.get_health())),
-        C::PersistentState => answer(Ok(p.persistent_state())),
-    }
-}
+calls::provisioner_calls!(dispatch_fn);
 
 /// The body of the generated `create_factory`.
 ///

@@ -14,15 +14,15 @@
 //!   between passes (and bmhctl runs) through [`Provisioner::persistent_state`];
 //! * each step publishes an event, which bmhctl records for the host.
 
-use bmh_api::{
-    AutomatedCleaningMode, Cpu, HardwareDetails, HardwareSystemVendor, Nic, RebootMode, Storage,
-};
+use bmh_api::{Cpu, HardwareDetails, HardwareSystemVendor, Nic, Storage};
 use bmhctl_plugin_sdk::serde_json::{Value, json};
 use bmhctl_plugin_sdk::{
-    AdoptData, Event, EventSink, FirmwareComponentStatus, FirmwareSettings, HEALTH_OK,
-    HardwareState, HostData, ImageFormat, InspectData, Logger, ManagementAccessData, OpResult,
-    PluginContext, PrepareData, ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory,
-    ServicingData,
+    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, Event, EventSink,
+    FirmwareComponentStatus, FirmwareSettings, FirmwareSettingsOptions, HEALTH_OK, HardwareState,
+    HostData, ImageFormat, InspectData, InspectOptions, InspectResult, Logger,
+    ManagementAccessData, OpResult, PluginContext, PowerOffOptions, PowerOnOptions, PrepareData,
+    ProvisionData, ProvisionOptions, Provisioner, ProvisionerError, ProvisionerFactory,
+    RegisterOptions, RegisterResult, ServicingData, StepOptions, StepResult,
 };
 use std::collections::BTreeMap;
 
@@ -180,15 +180,17 @@ impl Provisioner for HelloProvisioner {
     fn register(
         &mut self,
         _data: &ManagementAccessData,
-        _credentials_changed: bool,
-        _restart_on_failure: bool,
-    ) -> Result<(OpResult, String), ProvisionerError> {
+        _opts: RegisterOptions,
+    ) -> Result<RegisterResult, ProvisionerError> {
         let id = Self::id_for(&self.name);
         if self.prov_id != id {
             self.prov_id = id;
             self.publish("Registered", format!("Registered host as {}", self.prov_id));
         }
-        Ok((OpResult::done(), self.prov_id.clone()))
+        Ok(RegisterResult {
+            result: OpResult::done(),
+            provisioner_id: self.prov_id.clone(),
+        })
     }
 
     fn preprovisioning_image_formats(
@@ -201,13 +203,15 @@ impl Provisioner for HelloProvisioner {
     fn inspect_hardware(
         &mut self,
         data: &InspectData,
-        _restart_on_failure: bool,
-        _refresh: bool,
-        _force_reboot: bool,
-    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        _opts: InspectOptions,
+    ) -> Result<InspectResult, ProvisionerError> {
         self.publish("InspectionComplete", "Hardware inspection completed");
         let details = hello_hardware_details(&self.name, &self.boot_mac, &data.cpu_architecture);
-        Ok((OpResult::done(), true, Some(details)))
+        Ok(InspectResult {
+            result: OpResult::done(),
+            started: true,
+            details: Some(details),
+        })
     }
 
     fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
@@ -219,7 +223,7 @@ impl Provisioner for HelloProvisioner {
     fn adopt(
         &mut self,
         _data: &AdoptData,
-        _restart_on_failure: bool,
+        _opts: AdoptOptions,
     ) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
@@ -227,26 +231,32 @@ impl Provisioner for HelloProvisioner {
     fn prepare(
         &mut self,
         _data: &PrepareData,
-        unprepared: bool,
-        _restart_on_failure: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
+        opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
+        let StepOptions { unprepared, .. } = opts;
         // `started` says whether new settings were applied: exactly when some were pending.
-        Ok((OpResult::done(), unprepared))
+        Ok(StepResult {
+            result: OpResult::done(),
+            started: unprepared,
+        })
     }
 
     fn service(
         &mut self,
         _data: &ServicingData,
-        unprepared: bool,
-        _restart_on_failure: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
-        Ok((OpResult::done(), unprepared))
+        opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
+        let StepOptions { unprepared, .. } = opts;
+        Ok(StepResult {
+            result: OpResult::done(),
+            started: unprepared,
+        })
     }
 
     fn provision(
         &mut self,
         data: &ProvisionData,
-        _force_reboot: bool,
+        _opts: ProvisionOptions,
     ) -> Result<OpResult, ProvisionerError> {
         if self.state.image != data.image.url {
             self.state.image = data.image.url.clone();
@@ -258,11 +268,7 @@ impl Provisioner for HelloProvisioner {
         Ok(OpResult::done())
     }
 
-    fn deprovision(
-        &mut self,
-        _restart_on_failure: bool,
-        _automated_cleaning_mode: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
+    fn deprovision(&mut self, _opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
         if !self.state.image.is_empty() {
             self.state.image.clear();
             self.publish("DeprovisioningComplete", "Image removed");
@@ -275,11 +281,11 @@ impl Provisioner for HelloProvisioner {
         Ok(OpResult::done())
     }
 
-    fn detach(&mut self, _force: bool) -> Result<OpResult, ProvisionerError> {
+    fn detach(&mut self, _opts: DetachOptions) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
 
-    fn power_on(&mut self, _force: bool) -> Result<OpResult, ProvisionerError> {
+    fn power_on(&mut self, _opts: PowerOnOptions) -> Result<OpResult, ProvisionerError> {
         if !self.state.powered_on {
             self.state.powered_on = true;
             self.publish("PowerOn", "Host powered on");
@@ -287,12 +293,7 @@ impl Provisioner for HelloProvisioner {
         Ok(OpResult::done())
     }
 
-    fn power_off(
-        &mut self,
-        _mode: RebootMode,
-        _force: bool,
-        _automated_cleaning_mode: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
+    fn power_off(&mut self, _opts: PowerOffOptions) -> Result<OpResult, ProvisionerError> {
         if self.state.powered_on {
             self.state.powered_on = false;
             self.publish("PowerOff", "Host powered off");
@@ -306,7 +307,7 @@ impl Provisioner for HelloProvisioner {
 
     fn get_firmware_settings(
         &mut self,
-        _include_schema: bool,
+        _opts: FirmwareSettingsOptions,
     ) -> Result<FirmwareSettings, ProvisionerError> {
         Ok(FirmwareSettings::default())
     }
@@ -398,20 +399,38 @@ mod tests {
     fn register_assigns_the_hello_id_at_once() {
         let data = ManagementAccessData::default();
         let (mut p, events) = prov("worker-0", "", None);
-        let (r, id) = p.register(&data, false, false).unwrap();
+        let RegisterResult {
+            result: r,
+            provisioner_id: id,
+        } = p.register(&data, RegisterOptions::default()).unwrap();
         assert_eq!((r, id.as_str()), (OpResult::done(), "hello-worker-0"));
         assert_eq!(reasons(&events), ["Registered"]);
         // Known already: no new event.
         let (mut p, events) = prov("worker-0", "hello-worker-0", None);
-        assert_eq!(p.register(&data, true, false).unwrap().1, "hello-worker-0");
+        assert_eq!(
+            p.register(
+                &data,
+                RegisterOptions {
+                    credentials_changed: true,
+                    restart_on_failure: false
+                }
+            )
+            .unwrap()
+            .provisioner_id,
+            "hello-worker-0"
+        );
         assert!(reasons(&events).is_empty());
     }
 
     #[test]
     fn inspection_reports_canned_details_with_the_boot_mac() {
         let (mut p, events) = prov("worker-0", "hello-worker-0", None);
-        let (r, started, details) = p
-            .inspect_hardware(&InspectData::default(), false, false, false)
+        let InspectResult {
+            result: r,
+            started,
+            details,
+        } = p
+            .inspect_hardware(&InspectData::default(), InspectOptions::default())
             .unwrap();
         assert!(!r.dirty && started);
         let d = details.unwrap();
@@ -425,10 +444,16 @@ mod tests {
     fn power_and_image_survive_through_persistent_state() {
         let (mut p, _) = prov("worker-0", "hello-worker-0", None);
         assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(false));
-        assert_eq!(p.power_on(false).unwrap(), OpResult::done());
+        assert_eq!(
+            p.power_on(PowerOnOptions::default()).unwrap(),
+            OpResult::done()
+        );
         let mut data = ProvisionData::default();
         data.image.url = "http://images.example/os.qcow2".to_string();
-        assert_eq!(p.provision(&data, false).unwrap(), OpResult::done());
+        assert_eq!(
+            p.provision(&data, ProvisionOptions::default()).unwrap(),
+            OpResult::done()
+        );
         let saved = p.persistent_state();
         assert_eq!(
             saved,
@@ -438,14 +463,8 @@ mod tests {
         // The next pass starts from what was saved.
         let (mut p, events) = prov("worker-0", "hello-worker-0", saved);
         assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(true));
-        p.power_off(
-            RebootMode::default(),
-            false,
-            AutomatedCleaningMode::default(),
-        )
-        .unwrap();
-        p.deprovision(false, AutomatedCleaningMode::default())
-            .unwrap();
+        p.power_off(PowerOffOptions::default()).unwrap();
+        p.deprovision(DeprovisionOptions::default()).unwrap();
         assert_eq!(p.persistent_state(), Some(HelloState::default().to_json()));
         assert_eq!(reasons(&events), ["PowerOff", "DeprovisioningComplete"]);
     }
@@ -505,8 +524,7 @@ mod tests {
             id: 1,
             call: ProvisionerCall::Register {
                 data: ManagementAccessData::default(),
-                credentials_changed: false,
-                restart_on_failure: false,
+                opts: RegisterOptions::default(),
             },
         });
         assert_eq!(

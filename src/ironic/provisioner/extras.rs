@@ -27,8 +27,9 @@ impl IronicProvisioner {
 
     pub(super) fn do_get_firmware_settings(
         &mut self,
-        include_schema: bool,
+        opts: bmhctl_plugin_sdk::FirmwareSettingsOptions,
     ) -> Result<FirmwareSettings, ProvisionerError> {
+        let include_schema = opts.include_schema;
         let id = self.require_node_id()?;
         let items = self
             .seen(self.client().get_bios(&id, include_schema))

@@ -18,7 +18,7 @@ use bmhctl_plugin_sdk::{
 use serde_json::{Value, json};
 use std::time::Duration;
 
-type WithStarted = Result<(OpResult, bool), ProvisionerError>;
+type WithStarted = Result<bmhctl_plugin_sdk::StepResult, ProvisionerError>;
 
 impl IronicProvisioner {
     // ---------------------------------------------------------------- inspection (3.3)
@@ -26,10 +26,13 @@ impl IronicProvisioner {
     pub(super) fn do_inspect(
         &mut self,
         data: &InspectData,
-        mut restart_on_failure: bool,
-        mut refresh: bool,
-        force_reboot: bool,
-    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        opts: bmhctl_plugin_sdk::InspectOptions,
+    ) -> Result<bmhctl_plugin_sdk::InspectResult, ProvisionerError> {
+        let bmhctl_plugin_sdk::InspectOptions {
+            mut restart_on_failure,
+            mut refresh,
+            force_reboot,
+        } = opts;
         let node = self.get_node()?;
         let fast = data.inspection_mode == InspectionMode::Fast;
         if node.provision_state == state::INSPECT_FAIL && node.last_error_str().contains("aborted")
@@ -38,17 +41,31 @@ impl IronicProvisioner {
             refresh = true;
             restart_on_failure = true;
         }
-        let none = |r: Outcome| r.map(|r| (r, false, None));
+        let none = |r: Outcome| {
+            r.map(|result| bmhctl_plugin_sdk::InspectResult {
+                result,
+                started: false,
+                details: None,
+            })
+        };
         match node.provision_state.as_str() {
             state::AVAILABLE => none(self.change_state(&node, "manage")),
             state::INSPECT_WAIT if force_reboot => {
                 let (r, started) =
                     self.change_provision_state(&node, ProvisionStateRequest::new("abort"));
-                r.map(|r| (r, started, None))
+                r.map(|result| bmhctl_plugin_sdk::InspectResult {
+                    result,
+                    started,
+                    details: None,
+                })
             }
             state::INSPECTING | state::INSPECT_WAIT => {
                 let delay = if fast { SHORT_DELAY } else { LONG_DELAY };
-                Ok((requeue(delay), false, None))
+                Ok(bmhctl_plugin_sdk::InspectResult {
+                    result: requeue(delay),
+                    started: false,
+                    details: None,
+                })
             }
             state::INSPECT_FAIL => {
                 if restart_on_failure {
@@ -58,7 +75,11 @@ impl IronicProvisioner {
                         "" => "Inspection failed",
                         e => e,
                     };
-                    Ok((OpResult::failed(msg), false, None))
+                    Ok(bmhctl_plugin_sdk::InspectResult {
+                        result: OpResult::failed(msg),
+                        started: false,
+                        details: None,
+                    })
                 }
             }
             state::MANAGEABLE => {
@@ -71,7 +92,11 @@ impl IronicProvisioner {
                     // Ironic's fake inspection stores no inventory: canned details, no GET.
                     let details = canned_details(&node, &self.host.boot_mac_address);
                     self.publish("InspectionComplete", "Hardware inspection completed");
-                    return Ok((OpResult::done(), false, Some(details)));
+                    return Ok(bmhctl_plugin_sdk::InspectResult {
+                        result: OpResult::done(),
+                        started: false,
+                        details: Some(details),
+                    });
                 }
                 if !inspected {
                     // Never inspected: there is no inventory to read (BMO asks and gets a 404).
@@ -81,7 +106,11 @@ impl IronicProvisioner {
                     Ok(inv) => {
                         let details = self.details_from_inventory(&node, &inv);
                         self.publish("InspectionComplete", "Hardware inspection completed");
-                        Ok((OpResult::done(), false, Some(details)))
+                        Ok(bmhctl_plugin_sdk::InspectResult {
+                            result: OpResult::done(),
+                            started: false,
+                            details: Some(details),
+                        })
                     }
                     Err(e) if e.is_not_found() => self.start_inspection(&node, data),
                     Err(e) => transient(format!(
@@ -112,20 +141,28 @@ impl IronicProvisioner {
         &mut self,
         node: &Node,
         data: &InspectData,
-    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+    ) -> Result<bmhctl_plugin_sdk::InspectResult, ProvisionerError> {
         let bmc = match self.bmc() {
             Ok(b) => b,
             Err(e) => {
-                return Ok((
-                    OpResult::failed(format!("failed to parse BMC address information: {e}")),
-                    false,
-                    None,
-                ));
+                return Ok(bmhctl_plugin_sdk::InspectResult {
+                    result: OpResult::failed(format!(
+                        "failed to parse BMC address information: {e}"
+                    )),
+                    started: false,
+                    details: None,
+                });
             }
         };
         let interface = match bmc.inspect_interface(data.inspection_mode == InspectionMode::Fast) {
             Ok(i) => i,
-            Err(e) => return Ok((OpResult::failed(e.to_string()), false, None)),
+            Err(e) => {
+                return Ok(bmhctl_plugin_sdk::InspectResult {
+                    result: OpResult::failed(e.to_string()),
+                    started: false,
+                    details: None,
+                });
+            }
         };
         let patch = boot_properties(
             NodePatch::new(),
@@ -141,14 +178,24 @@ impl IronicProvisioner {
         );
         let node = match self.try_update_node(node, patch) {
             Ok(n) => n,
-            Err(outcome) => return outcome.map(|r| (r, false, None)),
+            Err(outcome) => {
+                return outcome.map(|result| bmhctl_plugin_sdk::InspectResult {
+                    result,
+                    started: false,
+                    details: None,
+                });
+            }
         };
         let (r, started) =
             self.change_provision_state(&node, ProvisionStateRequest::new("inspect"));
         if started {
             self.publish("InspectionStarted", "Hardware inspection started");
         }
-        r.map(|r| (r, started, None))
+        r.map(|result| bmhctl_plugin_sdk::InspectResult {
+            result,
+            started,
+            details: None,
+        })
     }
 
     // ------------------------------------------------------------------- preparing (3.5)
@@ -177,41 +224,75 @@ impl IronicProvisioner {
     pub(super) fn do_prepare(
         &mut self,
         data: &PrepareData,
-        unprepared: bool,
-        restart_on_failure: bool,
+        opts: bmhctl_plugin_sdk::StepOptions,
     ) -> WithStarted {
+        let bmhctl_plugin_sdk::StepOptions {
+            unprepared,
+            restart_on_failure,
+        } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
             state::AVAILABLE => {
                 if !unprepared {
-                    return Ok((OpResult::done(), false));
+                    return Ok(bmhctl_plugin_sdk::StepResult {
+                        result: OpResult::done(),
+                        started: false,
+                    });
                 }
                 let steps = match self.manual_cleaning_steps(data) {
                     Ok(s) => s,
-                    Err(m) => return Ok((OpResult::failed(m), false)),
+                    Err(m) => {
+                        return Ok(bmhctl_plugin_sdk::StepResult {
+                            result: OpResult::failed(m),
+                            started: false,
+                        });
+                    }
                 };
                 if steps.is_empty() {
-                    Ok((OpResult::done(), true))
+                    Ok(bmhctl_plugin_sdk::StepResult {
+                        result: OpResult::done(),
+                        started: true,
+                    })
                 } else {
                     // manual cleaning starts from manageable
-                    self.change_state(&node, "manage").map(|r| (r, false))
+                    self.change_state(&node, "manage")
+                        .map(|result| bmhctl_plugin_sdk::StepResult {
+                            result,
+                            started: false,
+                        })
                 }
             }
             state::MANAGEABLE => {
                 if !unprepared {
-                    return Ok((OpResult::done(), false));
+                    return Ok(bmhctl_plugin_sdk::StepResult {
+                        result: OpResult::done(),
+                        started: false,
+                    });
                 }
                 match self.set_target_raid(&node, data) {
                     Ok(None) => {}
-                    Ok(Some(r)) => return Ok((r, false)),
+                    Ok(Some(r)) => {
+                        return Ok(bmhctl_plugin_sdk::StepResult {
+                            result: r,
+                            started: false,
+                        });
+                    }
                     Err(e) => return Err(e),
                 }
                 let steps = match self.manual_cleaning_steps(data) {
                     Ok(s) => s,
-                    Err(m) => return Ok((OpResult::failed(m), false)),
+                    Err(m) => {
+                        return Ok(bmhctl_plugin_sdk::StepResult {
+                            result: OpResult::failed(m),
+                            started: false,
+                        });
+                    }
                 };
                 if steps.is_empty() {
-                    return Ok((OpResult::done(), true));
+                    return Ok(bmhctl_plugin_sdk::StepResult {
+                        result: OpResult::done(),
+                        started: true,
+                    });
                 }
                 let node = self.get_node()?;
                 let req = ProvisionStateRequest {
@@ -219,18 +300,33 @@ impl IronicProvisioner {
                     ..ProvisionStateRequest::new("clean")
                 };
                 let (r, started) = self.change_provision_state(&node, req);
-                r.map(|r| (r, started))
+                r.map(|result| bmhctl_plugin_sdk::StepResult { result, started })
             }
             state::CLEAN_FAIL => {
                 if !restart_on_failure {
-                    return Ok((OpResult::failed(node.last_error_str()), false));
+                    return Ok(bmhctl_plugin_sdk::StepResult {
+                        result: OpResult::failed(node.last_error_str()),
+                        started: false,
+                    });
                 }
                 if node.maintenance {
-                    return self.set_maintenance(&node, false, "").map(|r| (r, false));
+                    return self.set_maintenance(&node, false, "").map(|result| {
+                        bmhctl_plugin_sdk::StepResult {
+                            result,
+                            started: false,
+                        }
+                    });
                 }
-                self.change_state(&node, "manage").map(|r| (r, false))
+                self.change_state(&node, "manage")
+                    .map(|result| bmhctl_plugin_sdk::StepResult {
+                        result,
+                        started: false,
+                    })
             }
-            state::CLEANING | state::CLEAN_WAIT => Ok((requeue(LONG_DELAY), false)),
+            state::CLEANING | state::CLEAN_WAIT => Ok(bmhctl_plugin_sdk::StepResult {
+                result: requeue(LONG_DELAY),
+                started: false,
+            }),
             other => transient(format!("have unexpected ironic node state {other}")),
         }
     }
@@ -285,30 +381,57 @@ impl IronicProvisioner {
     pub(super) fn do_service(
         &mut self,
         data: &ServicingData,
-        unprepared: bool,
-        restart_on_failure: bool,
+        opts: bmhctl_plugin_sdk::StepOptions,
     ) -> WithStarted {
+        let bmhctl_plugin_sdk::StepOptions {
+            unprepared,
+            restart_on_failure,
+        } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
             state::SERVICE_FAIL => {
                 if !data.has_firmware_spec {
-                    return self.change_state(&node, "abort").map(|r| (r, false));
+                    return self.change_state(&node, "abort").map(|result| {
+                        bmhctl_plugin_sdk::StepResult {
+                            result,
+                            started: false,
+                        }
+                    });
                 }
                 if !restart_on_failure {
-                    return Ok((OpResult::failed(node.last_error_str()), false));
+                    return Ok(bmhctl_plugin_sdk::StepResult {
+                        result: OpResult::failed(node.last_error_str()),
+                        started: false,
+                    });
                 }
                 if node.maintenance {
-                    return self.set_maintenance(&node, false, "").map(|r| (r, false));
+                    return self.set_maintenance(&node, false, "").map(|result| {
+                        bmhctl_plugin_sdk::StepResult {
+                            result,
+                            started: false,
+                        }
+                    });
                 }
                 self.start_servicing(&node, data, true)
             }
             state::ACTIVE => self.start_servicing(&node, data, unprepared),
-            state::SERVICING => Ok((requeue(LONG_DELAY), false)),
+            state::SERVICING => Ok(bmhctl_plugin_sdk::StepResult {
+                result: requeue(LONG_DELAY),
+                started: false,
+            }),
             state::SERVICE_WAIT => {
                 if !data.has_firmware_spec {
-                    return self.change_state(&node, "abort").map(|r| (r, false));
+                    return self.change_state(&node, "abort").map(|result| {
+                        bmhctl_plugin_sdk::StepResult {
+                            result,
+                            started: false,
+                        }
+                    });
                 }
-                Ok((requeue(LONG_DELAY), false))
+                Ok(bmhctl_plugin_sdk::StepResult {
+                    result: requeue(LONG_DELAY),
+                    started: false,
+                })
             }
             other => transient(format!("have unexpected ironic node state {other}")),
         }
@@ -321,7 +444,10 @@ impl IronicProvisioner {
         unprepared: bool,
     ) -> WithStarted {
         if !unprepared {
-            return Ok((OpResult::done(), false));
+            return Ok(bmhctl_plugin_sdk::StepResult {
+                result: OpResult::done(),
+                started: false,
+            });
         }
         let mut steps: Vec<Value> = Vec::new();
         steps.extend(bios_step(
@@ -330,19 +456,27 @@ impl IronicProvisioner {
         ));
         steps.extend(firmware_step(&data.target_firmware_components));
         if steps.is_empty() {
-            return Ok((OpResult::done(), true));
+            return Ok(bmhctl_plugin_sdk::StepResult {
+                result: OpResult::done(),
+                started: true,
+            });
         }
         let req = ProvisionStateRequest {
             service_steps: steps,
             ..ProvisionStateRequest::new("service")
         };
         let (r, started) = self.change_provision_state(node, req);
-        r.map(|r| (r, started))
+        r.map(|result| bmhctl_plugin_sdk::StepResult { result, started })
     }
 
     // ---------------------------------------------------------------- provisioning (3.7)
 
-    pub(super) fn do_provision(&mut self, data: &ProvisionData, force_reboot: bool) -> Outcome {
+    pub(super) fn do_provision(
+        &mut self,
+        data: &ProvisionData,
+        opts: bmhctl_plugin_sdk::ProvisionOptions,
+    ) -> Outcome {
+        let force_reboot = opts.force_reboot;
         if !data.image.url.is_empty()
             && let Err(e) = check_image_checksum(&data.image)
         {
@@ -591,7 +725,12 @@ impl IronicProvisioner {
 
     // -------------------------------------------------------------------- adoption (3.8)
 
-    pub(super) fn do_adopt(&mut self, data: &AdoptData, restart_on_failure: bool) -> Outcome {
+    pub(super) fn do_adopt(
+        &mut self,
+        data: &AdoptData,
+        opts: bmhctl_plugin_sdk::AdoptOptions,
+    ) -> Outcome {
+        let restart_on_failure = opts.restart_on_failure;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
             s @ (state::ENROLL | state::VERIFYING) => {
@@ -629,9 +768,12 @@ impl IronicProvisioner {
 
     pub(super) fn do_deprovision(
         &mut self,
-        restart_on_failure: bool,
-        cleaning: AutomatedCleaningMode,
+        opts: bmhctl_plugin_sdk::DeprovisionOptions,
     ) -> Outcome {
+        let bmhctl_plugin_sdk::DeprovisionOptions {
+            restart_on_failure,
+            automated_cleaning_mode: cleaning,
+        } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
             state::ERROR => {
@@ -687,7 +829,8 @@ impl IronicProvisioner {
 
     // ------------------------------------------------------------ delete / detach (3.10)
 
-    pub(super) fn real_delete(&mut self, force: bool) -> Outcome {
+    pub(super) fn real_delete(&mut self, opts: bmhctl_plugin_sdk::DetachOptions) -> Outcome {
+        let force = opts.force;
         let node = match self.get_node() {
             Ok(n) => n,
             Err(ProvisionerError::NeedsRegistration) => return Ok(OpResult::done()),

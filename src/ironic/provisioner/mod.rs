@@ -327,10 +327,9 @@ impl Provisioner for IronicProvisioner {
     fn register(
         &mut self,
         data: &ManagementAccessData,
-        credentials_changed: bool,
-        restart_on_failure: bool,
-    ) -> Result<(OpResult, String), ProvisionerError> {
-        self.do_register(data, credentials_changed, restart_on_failure)
+        opts: bmhctl_plugin_sdk::RegisterOptions,
+    ) -> Result<bmhctl_plugin_sdk::RegisterResult, ProvisionerError> {
+        self.do_register(data, opts)
     }
 
     fn preprovisioning_image_formats(
@@ -342,11 +341,9 @@ impl Provisioner for IronicProvisioner {
     fn inspect_hardware(
         &mut self,
         data: &InspectData,
-        restart_on_failure: bool,
-        refresh: bool,
-        force_reboot: bool,
-    ) -> Result<(OpResult, bool, Option<bmh_api::HardwareDetails>), ProvisionerError> {
-        self.do_inspect(data, restart_on_failure, refresh, force_reboot)
+        opts: bmhctl_plugin_sdk::InspectOptions,
+    ) -> Result<bmhctl_plugin_sdk::InspectResult, ProvisionerError> {
+        self.do_inspect(data, opts)
     }
 
     fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
@@ -359,63 +356,56 @@ impl Provisioner for IronicProvisioner {
         Ok(HardwareState { powered_on })
     }
 
-    fn adopt(&mut self, data: &AdoptData, restart_on_failure: bool) -> Outcome {
-        self.do_adopt(data, restart_on_failure)
+    fn adopt(&mut self, data: &AdoptData, opts: bmhctl_plugin_sdk::AdoptOptions) -> Outcome {
+        self.do_adopt(data, opts)
     }
 
     fn prepare(
         &mut self,
         data: &PrepareData,
-        unprepared: bool,
-        restart_on_failure: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
-        self.do_prepare(data, unprepared, restart_on_failure)
+        opts: bmhctl_plugin_sdk::StepOptions,
+    ) -> Result<bmhctl_plugin_sdk::StepResult, ProvisionerError> {
+        self.do_prepare(data, opts)
     }
 
     fn service(
         &mut self,
         data: &ServicingData,
-        unprepared: bool,
-        restart_on_failure: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
-        self.do_service(data, unprepared, restart_on_failure)
+        opts: bmhctl_plugin_sdk::StepOptions,
+    ) -> Result<bmhctl_plugin_sdk::StepResult, ProvisionerError> {
+        self.do_service(data, opts)
     }
 
-    fn provision(&mut self, data: &ProvisionData, force_reboot: bool) -> Outcome {
-        self.do_provision(data, force_reboot)
-    }
-
-    fn deprovision(
+    fn provision(
         &mut self,
-        restart_on_failure: bool,
-        automated_cleaning_mode: bmh_api::AutomatedCleaningMode,
+        data: &ProvisionData,
+        opts: bmhctl_plugin_sdk::ProvisionOptions,
     ) -> Outcome {
-        self.do_deprovision(restart_on_failure, automated_cleaning_mode)
+        self.do_provision(data, opts)
+    }
+
+    fn deprovision(&mut self, opts: bmhctl_plugin_sdk::DeprovisionOptions) -> Outcome {
+        self.do_deprovision(opts)
     }
 
     fn delete(&mut self) -> Outcome {
-        let r = self.real_delete(false);
+        let r = self.real_delete(bmhctl_plugin_sdk::DetachOptions::default());
         if matches!(&r, Ok(res) if !res.dirty && res.error_message.is_empty()) {
             self.shared.capacity.release(&self.node_name());
         }
         r
     }
 
-    fn detach(&mut self, force: bool) -> Outcome {
-        self.real_delete(force)
+    fn detach(&mut self, opts: bmhctl_plugin_sdk::DetachOptions) -> Outcome {
+        self.real_delete(opts)
     }
 
-    fn power_on(&mut self, force: bool) -> Outcome {
-        self.do_power_on(force)
+    fn power_on(&mut self, opts: bmhctl_plugin_sdk::PowerOnOptions) -> Outcome {
+        self.do_power_on(opts)
     }
 
-    fn power_off(
-        &mut self,
-        mode: bmh_api::RebootMode,
-        force: bool,
-        automated_cleaning_mode: bmh_api::AutomatedCleaningMode,
-    ) -> Outcome {
-        self.do_power_off(mode, force, automated_cleaning_mode)
+    fn power_off(&mut self, opts: bmhctl_plugin_sdk::PowerOffOptions) -> Outcome {
+        self.do_power_off(opts)
     }
 
     fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
@@ -424,9 +414,9 @@ impl Provisioner for IronicProvisioner {
 
     fn get_firmware_settings(
         &mut self,
-        include_schema: bool,
+        opts: bmhctl_plugin_sdk::FirmwareSettingsOptions,
     ) -> Result<FirmwareSettings, ProvisionerError> {
-        self.do_get_firmware_settings(include_schema)
+        self.do_get_firmware_settings(opts)
     }
 
     fn get_firmware_components(

@@ -17,7 +17,8 @@ enum PowerChange {
 }
 
 impl IronicProvisioner {
-    pub(super) fn do_power_on(&mut self, force: bool) -> Outcome {
+    pub(super) fn do_power_on(&mut self, opts: bmhctl_plugin_sdk::PowerOnOptions) -> Outcome {
+        let force = opts.force;
         let node = self.get_node()?;
         if node.power_state.as_deref() == Some(state::POWER_ON) {
             return Ok(OpResult::done());
@@ -37,12 +38,12 @@ impl IronicProvisioner {
         }
     }
 
-    pub(super) fn do_power_off(
-        &mut self,
-        mode: RebootMode,
-        force: bool,
-        cleaning: AutomatedCleaningMode,
-    ) -> Outcome {
+    pub(super) fn do_power_off(&mut self, opts: bmhctl_plugin_sdk::PowerOffOptions) -> Outcome {
+        let bmhctl_plugin_sdk::PowerOffOptions {
+            mode,
+            force,
+            automated_cleaning_mode: cleaning,
+        } = opts;
         let node = self.get_node()?;
         if let Some(r) = self.clear_power_obstacles(&node, cleaning) {
             return r;

@@ -45,14 +45,22 @@ impl IronicProvisioner {
     pub(super) fn do_register(
         &mut self,
         data: &ManagementAccessData,
-        credentials_changed: bool,
-        restart_on_failure: bool,
-    ) -> Result<(OpResult, String), ProvisionerError> {
+        opts: bmhctl_plugin_sdk::RegisterOptions,
+    ) -> Result<bmhctl_plugin_sdk::RegisterResult, ProvisionerError> {
+        let bmhctl_plugin_sdk::RegisterOptions {
+            credentials_changed,
+            restart_on_failure,
+        } = opts;
         // A host outside the gated states gives its capacity slot back.
         if !holds_capacity(&data.state) && data.operational_status != OperationalStatus::Delayed {
             self.shared.capacity.release(&self.node_name());
         }
-        let fail = |m: String| Ok((OpResult::failed(m), String::new()));
+        let fail = |m: String| {
+            Ok(bmhctl_plugin_sdk::RegisterResult {
+                result: OpResult::failed(m),
+                provisioner_id: String::new(),
+            })
+        };
 
         // A. pre-checks, in BMO's order
         let bmc = match self.bmc() {
@@ -102,7 +110,12 @@ impl IronicProvisioner {
         let node = match found {
             None => match self.enroll_node(data, &bmc, &driver_info) {
                 Ok(n) => n,
-                Err(outcome) => return outcome.map(|r| (r, String::new())),
+                Err(outcome) => {
+                    return outcome.map(|result| bmhctl_plugin_sdk::RegisterResult {
+                        result,
+                        provisioner_id: String::new(),
+                    });
+                }
             },
             Some(node) => {
                 // D. reconcile the settings of an existing node
@@ -143,7 +156,12 @@ impl IronicProvisioner {
                 ports: Vec::new(),
             };
         }
-        let with_id = |r: Outcome| r.map(|r| (r, prov_id.clone()));
+        let with_id = |r: Outcome| {
+            r.map(|result| bmhctl_plugin_sdk::RegisterResult {
+                result,
+                provisioner_id: prov_id.clone(),
+            })
+        };
 
         // E. ports
         if PORT_STATES.contains(&node.provision_state.as_str())

@@ -12,7 +12,11 @@ use super::*;
 use crate::client::IronicConfig;
 use crate::tests::{DROP_CONNECTION, FakeServer, Seen, version_doc};
 use bmh_api::{AutomatedCleaningMode, Image, InspectionMode, ProvisioningState, RebootMode};
-use bmhctl_plugin_sdk::BmcCredentials;
+use bmhctl_plugin_sdk::{
+    AdoptOptions, BmcCredentials, DeprovisionOptions, DetachOptions, InspectOptions, InspectResult,
+    PowerOffOptions, PowerOnOptions, ProvisionOptions, RegisterOptions, RegisterResult,
+    StepOptions, StepResult,
+};
 use serde_json::{Value, json};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -512,7 +516,10 @@ fn a_conflict_storm_only_ever_retries_in_3s() {
     // A new host: creating its node answers 409.
     let m = fake.mark();
     let (mut p, events) = prov_for(&shared, host_data("", false));
-    let (r, id) = p.register(&reg, false, false).unwrap();
+    let RegisterResult {
+        result: r,
+        provisioner_id: id,
+    } = p.register(&reg, RegisterOptions::default()).unwrap();
     assert_requeue(&r, 3);
     assert_eq!(id, "");
     assert_eq!(fake.changes_since(m), ["POST /v1/nodes"]);
@@ -521,7 +528,12 @@ fn a_conflict_storm_only_ever_retries_in_3s() {
     // Registration of an enrolled node: `manage` is refused.
     fake.node_in("enroll", json!({}));
     let m = fake.mark();
-    let (r, id) = prov(&shared).register(&reg, false, false).unwrap();
+    let RegisterResult {
+        result: r,
+        provisioner_id: id,
+    } = prov(&shared)
+        .register(&reg, RegisterOptions::default())
+        .unwrap();
     assert_requeue(&r, 3);
     assert_eq!(id, UUID);
     assert_eq!(fake.provision_targets_since(m), ["manage"]);
@@ -530,16 +542,36 @@ fn a_conflict_storm_only_ever_retries_in_3s() {
     // Inspection: the node update is refused, then (once applied) the `inspect` request.
     fake.node_in("manageable", json!({"inspect_interface": null}));
     let m = fake.mark();
-    let (r, started, details) = prov(&shared)
-        .inspect_hardware(&InspectData::default(), false, true, false)
+    let InspectResult {
+        result: r,
+        started,
+        details,
+    } = prov(&shared)
+        .inspect_hardware(
+            &InspectData::default(),
+            InspectOptions {
+                restart_on_failure: false,
+                refresh: true,
+                force_reboot: false,
+            },
+        )
         .unwrap();
     assert_requeue(&r, 3);
     assert!(!started && details.is_none());
     assert_eq!(fake.changes_since(m), [format!("PATCH /v1/nodes/{UUID}")]);
     fake.set(json!({"inspect_interface": "agent"}));
     let m = fake.mark();
-    let (r, started, _) = prov(&shared)
-        .inspect_hardware(&InspectData::default(), false, true, false)
+    let InspectResult {
+        result: r, started, ..
+    } = prov(&shared)
+        .inspect_hardware(
+            &InspectData::default(),
+            InspectOptions {
+                restart_on_failure: false,
+                refresh: true,
+                force_reboot: false,
+            },
+        )
         .unwrap();
     assert_requeue(&r, 3);
     assert!(!started, "a refused inspection did not start");
@@ -551,7 +583,7 @@ fn a_conflict_storm_only_ever_retries_in_3s() {
     let m = fake.mark();
     assert_requeue(
         &prov(&shared)
-            .provision(&provision_data(image()), false)
+            .provision(&provision_data(image()), ProvisionOptions::default())
             .unwrap(),
         3,
     );
@@ -565,7 +597,7 @@ fn a_conflict_storm_only_ever_retries_in_3s() {
     let m = fake.mark();
     assert_requeue(
         &prov(&shared)
-            .provision(&provision_data(image()), false)
+            .provision(&provision_data(image()), ProvisionOptions::default())
             .unwrap(),
         3,
     );
@@ -584,7 +616,11 @@ fn a_conflict_storm_only_ever_retries_in_3s() {
         .retain(|f| !f.path.ends_with("/validate"));
     let m = fake.mark();
     let (mut p, events) = prov_for(&shared, host_data(UUID, true));
-    assert_requeue(&p.provision(&provision_data(image()), false).unwrap(), 3);
+    assert_requeue(
+        &p.provision(&provision_data(image()), ProvisionOptions::default())
+            .unwrap(),
+        3,
+    );
     assert_eq!(fake.provision_targets_since(m), ["active"]);
     assert_eq!(fake.changes_since(m).len(), 1);
     assert_eq!(events.lock().unwrap()[0].reason, "ProvisioningStarted");
@@ -595,14 +631,22 @@ fn a_conflict_storm_only_ever_retries_in_3s() {
     let adopt = AdoptData {
         state: ProvisioningState::Provisioned,
     };
-    assert_requeue(&prov(&shared).adopt(&adopt, false).unwrap(), 3);
+    assert_requeue(
+        &prov(&shared)
+            .adopt(&adopt, AdoptOptions::default())
+            .unwrap(),
+        3,
+    );
     assert_eq!(fake.provision_targets_since(m), ["adopt"]);
 
     fake.node_in("active", json!({}));
     let m = fake.mark();
     assert_requeue(
         &prov(&shared)
-            .deprovision(false, AutomatedCleaningMode::Metadata)
+            .deprovision(DeprovisionOptions {
+                restart_on_failure: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         3,
     );
@@ -611,11 +655,18 @@ fn a_conflict_storm_only_ever_retries_in_3s() {
 
     fake.node_in("active", json!({"power_state": "power off"}));
     let m = fake.mark();
-    assert_requeue(&prov(&shared).power_on(false).unwrap(), 3);
+    assert_requeue(
+        &prov(&shared).power_on(PowerOnOptions::default()).unwrap(),
+        3,
+    );
     fake.node_in("active", json!({"power_state": "power on"}));
     assert_requeue(
         &prov(&shared)
-            .power_off(RebootMode::Hard, false, AutomatedCleaningMode::Metadata)
+            .power_off(PowerOffOptions {
+                mode: RebootMode::Hard,
+                force: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         3,
     );
@@ -643,7 +694,7 @@ fn a_conflict_storm_only_ever_retries_in_3s() {
     let m = fake.mark();
     assert_requeue(
         &prov(&shared)
-            .provision(&provision_data(image()), false)
+            .provision(&provision_data(image()), ProvisionOptions::default())
             .unwrap(),
         3,
     );
@@ -658,7 +709,7 @@ fn a_conflict_storm_only_ever_retries_in_3s() {
     for _ in 0..5 {
         assert_requeue(
             &prov(&shared)
-                .provision(&provision_data(image()), false)
+                .provision(&provision_data(image()), ProvisionOptions::default())
                 .unwrap(),
             3,
         );
@@ -698,18 +749,24 @@ fn server_errors_are_transient_errors_with_bmos_messages() {
         "an HTTP error is not retried by the client"
     );
     assert_transient(
-        prov(&shared).register(&reg, false, false),
+        prov(&shared).register(&reg, RegisterOptions::default()),
         &format!("failed to find existing host: {get_error}"),
     );
     assert_transient(
-        prov(&shared).provision(&provision_data(image()), false),
+        prov(&shared).provision(&provision_data(image()), ProvisionOptions::default()),
         &get_error,
     );
     assert_transient(
-        prov(&shared).deprovision(false, AutomatedCleaningMode::Metadata),
+        prov(&shared).deprovision(DeprovisionOptions {
+            restart_on_failure: false,
+            automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+        }),
         &get_error,
     );
-    assert_transient(prov(&shared).power_on(false), &get_error);
+    assert_transient(
+        prov(&shared).power_on(PowerOnOptions::default()),
+        &get_error,
+    );
     assert!(!prov(&shared).has_power_failure());
     fake.clear_faults();
 
@@ -721,14 +778,14 @@ fn server_errors_are_transient_errors_with_bmos_messages() {
         "boom",
     );
     assert_transient(
-        prov(&shared).register(&reg, false, false),
+        prov(&shared).register(&reg, RegisterOptions::default()),
         &format!(
             "failed to change provisioning state to \"manage\": PUT /v1/nodes/{UUID}/states/provision: 500 Internal Server Error: boom"
         ),
     );
     fake.node_in("manageable", json!({}));
     assert_transient(
-        prov(&shared).provision(&provision_data(image()), false),
+        prov(&shared).provision(&provision_data(image()), ProvisionOptions::default()),
         &format!(
             "failed to change provisioning state to \"provide\": PUT /v1/nodes/{UUID}/states/provision: 500 Internal Server Error: boom"
         ),
@@ -742,7 +799,7 @@ fn server_errors_are_transient_errors_with_bmos_messages() {
             "manageable",
             "PATCH",
             format!("nodes/{UUID}"),
-            Box::new(|s| transient_message(prov(s).register(&ManagementAccessData::default(), true, false))),
+            Box::new(|s| transient_message(prov(s).register(&ManagementAccessData::default(), RegisterOptions { credentials_changed: true, restart_on_failure: false }))),
             format!("failed to update host settings in ironic: PATCH /v1/nodes/{UUID}: 500 Internal Server Error: boom"),
         ),
         (
@@ -751,7 +808,7 @@ fn server_errors_are_transient_errors_with_bmos_messages() {
             format!("nodes/{UUID}/validate"),
             Box::new(|s| {
                 let mut p = prov(s);
-                transient_message(p.provision(&provision_data(Image { url: "http://images.example/other.qcow2".into(), ..image() }), false))
+                transient_message(p.provision(&provision_data(Image { url: "http://images.example/other.qcow2".into(), ..image() }), ProvisionOptions::default()))
             }),
             format!("failed to validate host during registration: GET /v1/nodes/{UUID}/validate: 500 Internal Server Error: boom"),
         ),
@@ -759,14 +816,14 @@ fn server_errors_are_transient_errors_with_bmos_messages() {
             "manageable",
             "GET",
             format!("nodes/{UUID}/inventory"),
-            Box::new(|s| transient_message(prov(s).inspect_hardware(&InspectData::default(), false, false, false))),
+            Box::new(|s| transient_message(prov(s).inspect_hardware(&InspectData::default(), InspectOptions::default()))),
             format!("failed to retrieve hardware introspection data: GET /v1/nodes/{UUID}/inventory: 500 Internal Server Error: boom"),
         ),
         (
             "manageable",
             "PUT",
             format!("nodes/{UUID}/states/power"),
-            Box::new(|s| transient_message(prov(s).power_off(RebootMode::Hard, false, AutomatedCleaningMode::Metadata))),
+            Box::new(|s| transient_message(prov(s).power_off(PowerOffOptions { mode: RebootMode::Hard, force: false, automated_cleaning_mode: AutomatedCleaningMode::Metadata }))),
             format!("failed to power off node: PUT /v1/nodes/{UUID}/states/power: 500 Internal Server Error: boom"),
         ),
         (
@@ -800,7 +857,7 @@ fn server_errors_are_transient_errors_with_bmos_messages() {
     fake.node_in("manageable", json!({"maintenance": true}));
     fake.fail("DELETE", &format!("nodes/{UUID}/maintenance"), 500, "boom");
     assert_transient(
-        prov(&shared).provision(&provision_data(image()), false),
+        prov(&shared).provision(&provision_data(image()), ProvisionOptions::default()),
         &format!(
             "failed to set host maintenance flag to false (DELETE /v1/nodes/{UUID}/maintenance: 500 Internal Server Error: boom)"
         ),
@@ -812,7 +869,7 @@ fn server_errors_are_transient_errors_with_bmos_messages() {
     let (mut p, _) = prov_for(&shared, host_data("", false));
     fake.forget_everything();
     assert_transient(
-        p.register(&reg, false, false),
+        p.register(&reg, RegisterOptions::default()),
         "failed to register host in ironic: POST /v1/nodes: 502 Bad Gateway: <html>Bad Gateway</html>",
     );
     assert!(
@@ -875,8 +932,9 @@ fn a_request_timeout_is_a_transient_error_and_is_not_retried() {
         delay: Duration::from_secs(3),
     });
     let m = fake.mark();
-    let message =
-        transient_message(prov(&shared).register(&ManagementAccessData::default(), false, false));
+    let message = transient_message(
+        prov(&shared).register(&ManagementAccessData::default(), RegisterOptions::default()),
+    );
     assert!(
         message.starts_with(&format!(
             "failed to change provisioning state to \"manage\": PUT /v1/nodes/{UUID}/states/provision: "
@@ -907,7 +965,8 @@ fn dropped_connections_are_retried_for_idempotent_requests_only() {
     fake.fail("POST", "nodes", DROP_CONNECTION, "");
     let (mut p, _) = prov_for(&shared, host_data("", false));
     let m = fake.mark();
-    let message = transient_message(p.register(&ManagementAccessData::default(), false, false));
+    let message =
+        transient_message(p.register(&ManagementAccessData::default(), RegisterOptions::default()));
     assert!(
         message.starts_with("failed to register host in ironic: POST /v1/nodes: "),
         "{message}"
@@ -930,7 +989,7 @@ fn dropped_connections_are_retried_for_idempotent_requests_only() {
         "",
     );
     let m = fake.mark();
-    let _ = prov(&shared).register(&ManagementAccessData::default(), false, false);
+    let _ = prov(&shared).register(&ManagementAccessData::default(), RegisterOptions::default());
     let puts = fake
         .since(m)
         .into_iter()
@@ -953,33 +1012,39 @@ fn a_node_stuck_in_wait_call_back_is_polled_every_10s_and_aborted_only_when_forc
         let m = fake.mark();
         assert_done(
             &prov(&shared)
-                .register(&ManagementAccessData::default(), false, false)
+                .register(&ManagementAccessData::default(), RegisterOptions::default())
                 .unwrap()
-                .0,
+                .result,
         );
         assert_requeue(
             &prov(&shared)
-                .provision(&provision_data(image()), false)
+                .provision(&provision_data(image()), ProvisionOptions::default())
                 .unwrap(),
             10,
         );
         assert_requeue(&prov(&shared).delete().unwrap(), 10);
-        assert_requeue(&prov(&shared).detach(false).unwrap(), 10);
+        assert_requeue(&prov(&shared).detach(DetachOptions::default()).unwrap(), 10);
         // powered on already: nothing to do
-        assert_done(&prov(&shared).power_on(false).unwrap());
+        assert_done(&prov(&shared).power_on(PowerOnOptions::default()).unwrap());
         assert!(fake.changes_since(m).is_empty(), "{:?}", fake.since(m));
 
         // Forced: a new ramdisk needs the deployment restarted; a forced detach aborts it.
         let m = fake.mark();
         assert_requeue(
             &prov(&shared)
-                .provision(&provision_data(image()), true)
+                .provision(
+                    &provision_data(image()),
+                    ProvisionOptions { force_reboot: true },
+                )
                 .unwrap(),
             3,
         );
         assert_eq!(fake.provision_targets_since(m), ["deleted"]);
         let m = fake.mark();
-        assert_requeue(&prov(&shared).detach(true).unwrap(), 3);
+        assert_requeue(
+            &prov(&shared).detach(DetachOptions { force: true }).unwrap(),
+            3,
+        );
         assert_eq!(
             fake.provision_targets_since(m),
             [forced_target],
@@ -997,20 +1062,29 @@ fn a_node_stuck_in_clean_wait_is_polled_every_10s_and_aborted_only_when_forced()
         json!({"target_provision_state": "available", "power_state": "power on"}),
     );
     let m = fake.mark();
-    let (r, started) = prov(&shared)
-        .prepare(&PrepareData::default(), true, false)
+    let StepResult { result: r, started } = prov(&shared)
+        .prepare(
+            &PrepareData::default(),
+            StepOptions {
+                unprepared: true,
+                restart_on_failure: false,
+            },
+        )
         .unwrap();
     assert_requeue(&r, 10);
     assert!(!started);
     assert_requeue(
         &prov(&shared)
-            .deprovision(false, AutomatedCleaningMode::Metadata)
+            .deprovision(DeprovisionOptions {
+                restart_on_failure: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         10,
     );
     assert_requeue(
         &prov(&shared)
-            .provision(&provision_data(image()), false)
+            .provision(&provision_data(image()), ProvisionOptions::default())
             .unwrap(),
         10,
     );
@@ -1018,7 +1092,11 @@ fn a_node_stuck_in_clean_wait_is_polled_every_10s_and_aborted_only_when_forced()
     // automated cleaning is not aborted for a power change: wait for it
     assert_requeue(
         &prov(&shared)
-            .power_off(RebootMode::Hard, false, AutomatedCleaningMode::Metadata)
+            .power_off(PowerOffOptions {
+                mode: RebootMode::Hard,
+                force: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         10,
     );
@@ -1026,17 +1104,28 @@ fn a_node_stuck_in_clean_wait_is_polled_every_10s_and_aborted_only_when_forced()
 
     // Forced detach, cleaning disabled, manual cleaning: abort.
     let m = fake.mark();
-    assert_requeue(&prov(&shared).detach(true).unwrap(), 3);
+    assert_requeue(
+        &prov(&shared).detach(DetachOptions { force: true }).unwrap(),
+        3,
+    );
     assert_requeue(
         &prov(&shared)
-            .power_off(RebootMode::Hard, false, AutomatedCleaningMode::Disabled)
+            .power_off(PowerOffOptions {
+                mode: RebootMode::Hard,
+                force: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Disabled,
+            })
             .unwrap(),
         3,
     );
     fake.set(json!({"target_provision_state": "clean"}));
     assert_requeue(
         &prov(&shared)
-            .power_off(RebootMode::Hard, false, AutomatedCleaningMode::Metadata)
+            .power_off(PowerOffOptions {
+                mode: RebootMode::Hard,
+                force: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         3,
     );
@@ -1056,8 +1145,12 @@ fn a_node_stuck_in_inspect_wait_is_polled_every_10s_and_aborted_only_when_forced
         json!({"target_provision_state": "manageable"}),
     );
     let m = fake.mark();
-    let (r, started, details) = prov(&shared)
-        .inspect_hardware(&InspectData::default(), false, false, false)
+    let InspectResult {
+        result: r,
+        started,
+        details,
+    } = prov(&shared)
+        .inspect_hardware(&InspectData::default(), InspectOptions::default())
         .unwrap();
     assert_requeue(&r, 10);
     assert!(!started && details.is_none());
@@ -1068,32 +1161,48 @@ fn a_node_stuck_in_inspect_wait_is_polled_every_10s_and_aborted_only_when_forced
     };
     assert_requeue(
         &prov(&shared)
-            .inspect_hardware(&fast, false, false, false)
+            .inspect_hardware(&fast, InspectOptions::default())
             .unwrap()
-            .0,
+            .result,
         3,
     );
     assert_requeue(&prov(&shared).delete().unwrap(), 10);
-    assert_requeue(&prov(&shared).detach(false).unwrap(), 10);
+    assert_requeue(&prov(&shared).detach(DetachOptions::default()).unwrap(), 10);
     assert_done(
         &prov(&shared)
-            .register(&ManagementAccessData::default(), false, false)
+            .register(&ManagementAccessData::default(), RegisterOptions::default())
             .unwrap()
-            .0,
+            .result,
     );
     assert!(fake.changes_since(m).is_empty(), "{:?}", fake.since(m));
 
     // A reboot into a new image, a forced detach, a power change: abort.
     let m = fake.mark();
-    let (r, started, _) = prov(&shared)
-        .inspect_hardware(&InspectData::default(), false, false, true)
+    let InspectResult {
+        result: r, started, ..
+    } = prov(&shared)
+        .inspect_hardware(
+            &InspectData::default(),
+            InspectOptions {
+                restart_on_failure: false,
+                refresh: false,
+                force_reboot: true,
+            },
+        )
         .unwrap();
     assert_requeue(&r, 3);
     assert!(started);
-    assert_requeue(&prov(&shared).detach(true).unwrap(), 3);
+    assert_requeue(
+        &prov(&shared).detach(DetachOptions { force: true }).unwrap(),
+        3,
+    );
     assert_requeue(
         &prov(&shared)
-            .power_off(RebootMode::Soft, false, AutomatedCleaningMode::Metadata)
+            .power_off(PowerOffOptions {
+                mode: RebootMode::Soft,
+                force: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         3,
     );
@@ -1116,7 +1225,7 @@ fn deploy_failed_with_last_error_fails_with_the_image_and_the_error() {
     let m = fake.mark();
     assert_failed(
         &prov(&shared)
-            .provision(&provision_data(image()), false)
+            .provision(&provision_data(image()), ProvisionOptions::default())
             .unwrap(),
         &format!(
             "Image provisioning failed (url: {IMAGE_URL}, checksum: {CHECKSUM}): {LAST_ERROR}"
@@ -1133,7 +1242,7 @@ fn deploy_failed_with_last_error_fails_with_the_image_and_the_error() {
     fake.set(json!({"instance_info": {"boot_iso": "http://images.example/live.iso"}}));
     assert_failed(
         &prov(&shared)
-            .provision(&provision_data(iso), false)
+            .provision(&provision_data(iso), ProvisionOptions::default())
             .unwrap(),
         &format!("Image provisioning failed (url: http://images.example/live.iso): {LAST_ERROR}"),
     );
@@ -1141,7 +1250,7 @@ fn deploy_failed_with_last_error_fails_with_the_image_and_the_error() {
     // Without last_error: try again at once.
     fake.set(json!({"last_error": null, "instance_info": {"image_source": IMAGE_URL, "image_checksum": CHECKSUM}}));
     let r = prov(&shared)
-        .provision(&provision_data(image()), false)
+        .provision(&provision_data(image()), ProvisionOptions::default())
         .unwrap();
     assert!(r.dirty && r.requeue_after.is_zero() && r.error_message.is_empty());
 
@@ -1154,7 +1263,7 @@ fn deploy_failed_with_last_error_fails_with_the_image_and_the_error() {
     let m = fake.mark();
     assert_requeue(
         &prov(&shared)
-            .provision(&provision_data(other), false)
+            .provision(&provision_data(other), ProvisionOptions::default())
             .unwrap(),
         3,
     );
@@ -1171,12 +1280,18 @@ fn deploy_failed_with_last_error_fails_with_the_image_and_the_error() {
     );
     let m = fake.mark();
     let r = prov(&shared)
-        .deprovision(true, AutomatedCleaningMode::Metadata)
+        .deprovision(DeprovisionOptions {
+            restart_on_failure: true,
+            automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+        })
         .unwrap();
     assert!(r.dirty && r.requeue_after.is_zero(), "{r:?}");
     assert_requeue(
         &prov(&shared)
-            .deprovision(true, AutomatedCleaningMode::Metadata)
+            .deprovision(DeprovisionOptions {
+                restart_on_failure: true,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         3,
     );
@@ -1199,25 +1314,38 @@ fn failed_states_surface_last_error_and_restart_only_when_asked() {
     // inspect failed
     fake.node_in("inspect failed", json!({"last_error": err}));
     let m = fake.mark();
-    let (r, started, _) = prov(&shared)
-        .inspect_hardware(&InspectData::default(), false, false, false)
+    let InspectResult {
+        result: r, started, ..
+    } = prov(&shared)
+        .inspect_hardware(&InspectData::default(), InspectOptions::default())
         .unwrap();
     assert_failed(&r, err);
     assert!(!started);
     fake.set(json!({"last_error": null}));
-    let (r, _, _) = prov(&shared)
-        .inspect_hardware(&InspectData::default(), false, false, false)
+    let InspectResult { result: r, .. } = prov(&shared)
+        .inspect_hardware(&InspectData::default(), InspectOptions::default())
         .unwrap();
     assert_failed(&r, "Inspection failed");
     assert!(fake.changes_since(m).is_empty());
-    let (r, started, _) = prov(&shared)
-        .inspect_hardware(&InspectData::default(), true, false, false)
+    let InspectResult {
+        result: r, started, ..
+    } = prov(&shared)
+        .inspect_hardware(
+            &InspectData::default(),
+            InspectOptions {
+                restart_on_failure: true,
+                refresh: false,
+                force_reboot: false,
+            },
+        )
         .unwrap();
     assert_requeue(&r, 3);
     assert!(started);
     fake.set(json!({"last_error": "Inspection was aborted by request."}));
-    let (r, started, _) = prov(&shared)
-        .inspect_hardware(&InspectData::default(), false, false, false)
+    let InspectResult {
+        result: r, started, ..
+    } = prov(&shared)
+        .inspect_hardware(&InspectData::default(), InspectOptions::default())
         .unwrap();
     assert_requeue(&r, 3);
     assert!(started, "an aborted inspection starts over");
@@ -1229,27 +1357,48 @@ fn failed_states_surface_last_error_and_restart_only_when_asked() {
         json!({"last_error": err, "maintenance": true}),
     );
     let m = fake.mark();
-    let (r, _) = prov(&shared)
-        .prepare(&PrepareData::default(), true, false)
+    let StepResult { result: r, .. } = prov(&shared)
+        .prepare(
+            &PrepareData::default(),
+            StepOptions {
+                unprepared: true,
+                restart_on_failure: false,
+            },
+        )
         .unwrap();
     assert_failed(&r, err);
     assert_failed(
         &prov(&shared)
-            .deprovision(false, AutomatedCleaningMode::Metadata)
+            .deprovision(DeprovisionOptions {
+                restart_on_failure: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         &format!("Cleaning failed: {err}"),
     );
     assert!(fake.changes_since(m).is_empty());
-    let (r, _) = prov(&shared)
-        .prepare(&PrepareData::default(), true, true)
+    let StepResult { result: r, .. } = prov(&shared)
+        .prepare(
+            &PrepareData::default(),
+            StepOptions {
+                unprepared: true,
+                restart_on_failure: true,
+            },
+        )
         .unwrap();
     assert!(r.dirty && r.requeue_after.is_zero(), "{r:?}");
     assert_eq!(
         fake.changes_since(m),
         [format!("DELETE /v1/nodes/{UUID}/maintenance")]
     );
-    let (r, _) = prov(&shared)
-        .prepare(&PrepareData::default(), true, true)
+    let StepResult { result: r, .. } = prov(&shared)
+        .prepare(
+            &PrepareData::default(),
+            StepOptions {
+                unprepared: true,
+                restart_on_failure: true,
+            },
+        )
         .unwrap();
     assert_requeue(&r, 3);
     assert_eq!(fake.provision_targets_since(m), ["manage"]);
@@ -1261,11 +1410,23 @@ fn failed_states_surface_last_error_and_restart_only_when_asked() {
     };
     let m = fake.mark();
     assert_failed(
-        &prov(&shared).adopt(&adopt, false).unwrap(),
+        &prov(&shared)
+            .adopt(&adopt, AdoptOptions::default())
+            .unwrap(),
         &format!("Host adoption failed: {err}"),
     );
     assert!(fake.changes_since(m).is_empty());
-    assert_requeue(&prov(&shared).adopt(&adopt, true).unwrap(), 3);
+    assert_requeue(
+        &prov(&shared)
+            .adopt(
+                &adopt,
+                AdoptOptions {
+                    restart_on_failure: true,
+                },
+            )
+            .unwrap(),
+        3,
+    );
     assert_eq!(fake.provision_targets_since(m), ["adopt"]);
 
     // enroll with last_error: verification failed (bad credentials, unreachable BMC)
@@ -1273,13 +1434,34 @@ fn failed_states_surface_last_error_and_restart_only_when_asked() {
     fake.node_in("enroll", json!({"last_error": bad_creds}));
     let reg = ManagementAccessData::default();
     let m = fake.mark();
-    let (r, id) = prov(&shared).register(&reg, false, false).unwrap();
+    let RegisterResult {
+        result: r,
+        provisioner_id: id,
+    } = prov(&shared)
+        .register(&reg, RegisterOptions::default())
+        .unwrap();
     assert_failed(&r, bad_creds);
     assert_eq!(id, UUID);
     assert!(fake.changes_since(m).is_empty());
-    let (r, _) = prov(&shared).register(&reg, false, true).unwrap();
+    let RegisterResult { result: r, .. } = prov(&shared)
+        .register(
+            &reg,
+            RegisterOptions {
+                credentials_changed: false,
+                restart_on_failure: true,
+            },
+        )
+        .unwrap();
     assert_requeue(&r, 3);
-    let (r, _) = prov(&shared).register(&reg, true, false).unwrap();
+    let RegisterResult { result: r, .. } = prov(&shared)
+        .register(
+            &reg,
+            RegisterOptions {
+                credentials_changed: true,
+                restart_on_failure: false,
+            },
+        )
+        .unwrap();
     assert_requeue(&r, 3);
     assert_eq!(fake.provision_targets_since(m), ["manage", "manage"]);
     assert_eq!(
@@ -1293,14 +1475,20 @@ fn failed_states_surface_last_error_and_restart_only_when_asked() {
     fake.node_in("error", json!({"last_error": err}));
     assert_failed(
         &prov(&shared)
-            .deprovision(false, AutomatedCleaningMode::Metadata)
+            .deprovision(DeprovisionOptions {
+                restart_on_failure: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         err,
     );
     fake.set(json!({"last_error": null}));
     assert_failed(
         &prov(&shared)
-            .deprovision(false, AutomatedCleaningMode::Metadata)
+            .deprovision(DeprovisionOptions {
+                restart_on_failure: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         "Deprovisioning failed",
     );
@@ -1312,7 +1500,16 @@ fn failed_states_surface_last_error_and_restart_only_when_asked() {
         ..Default::default()
     };
     assert_failed(
-        &prov(&shared).service(&service, true, false).unwrap().0,
+        &prov(&shared)
+            .service(
+                &service,
+                StepOptions {
+                    unprepared: true,
+                    restart_on_failure: false,
+                },
+            )
+            .unwrap()
+            .result,
         err,
     );
 
@@ -1323,16 +1520,22 @@ fn failed_states_surface_last_error_and_restart_only_when_asked() {
     );
     let m = fake.mark();
     assert_failed(
-        &prov(&shared).power_on(false).unwrap(),
+        &prov(&shared).power_on(PowerOnOptions::default()).unwrap(),
         &format!("PowerOn operation failed: {err}"),
     );
     assert!(fake.changes_since(m).is_empty());
-    let r = prov(&shared).power_on(true).unwrap();
+    let r = prov(&shared)
+        .power_on(PowerOnOptions { force: true })
+        .unwrap();
     assert!(r.dirty && r.requeue_after.is_zero(), "{r:?}");
     fake.set(json!({"power_state": "power on"}));
     assert_failed(
         &prov(&shared)
-            .power_off(RebootMode::Hard, false, AutomatedCleaningMode::Metadata)
+            .power_off(PowerOffOptions {
+                mode: RebootMode::Hard,
+                force: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         err,
     );
@@ -1355,12 +1558,21 @@ fn a_fault_blocks_state_changes_and_power_failure_is_reported() {
     let m = fake.mark();
     assert_requeue(
         &prov(&shared)
-            .provision(&provision_data(image()), false)
+            .provision(&provision_data(image()), ProvisionOptions::default())
             .unwrap(),
         10,
     );
-    let (r, started, _) = prov(&shared)
-        .inspect_hardware(&InspectData::default(), false, true, false)
+    let InspectResult {
+        result: r, started, ..
+    } = prov(&shared)
+        .inspect_hardware(
+            &InspectData::default(),
+            InspectOptions {
+                restart_on_failure: false,
+                refresh: true,
+                force_reboot: false,
+            },
+        )
         .unwrap();
     assert_requeue(&r, 10);
     assert!(!started);
@@ -1382,7 +1594,11 @@ fn a_fault_blocks_state_changes_and_power_failure_is_reported() {
         state: ProvisioningState::Provisioned,
     };
     let m = fake.mark();
-    assert_done(&prov(&shared).adopt(&adopt, false).unwrap());
+    assert_done(
+        &prov(&shared)
+            .adopt(&adopt, AdoptOptions::default())
+            .unwrap(),
+    );
     assert!(!prov(&shared).has_power_failure());
     assert!(fake.changes_since(m).is_empty());
 }
@@ -1397,7 +1613,7 @@ fn maintenance_is_cleared_before_a_state_change() {
     );
     let m = fake.mark();
     let r = prov(&shared)
-        .provision(&provision_data(image()), false)
+        .provision(&provision_data(image()), ProvisionOptions::default())
         .unwrap();
     assert!(r.dirty && r.requeue_after.is_zero(), "{r:?}");
     assert_eq!(
@@ -1408,7 +1624,7 @@ fn maintenance_is_cleared_before_a_state_change() {
     let m = fake.mark();
     assert_requeue(
         &prov(&shared)
-            .provision(&provision_data(image()), false)
+            .provision(&provision_data(image()), ProvisionOptions::default())
             .unwrap(),
         3,
     );
@@ -1420,7 +1636,9 @@ fn maintenance_is_cleared_before_a_state_change() {
         state: ProvisioningState::Provisioned,
     };
     let m = fake.mark();
-    let r = prov(&shared).adopt(&adopt, false).unwrap();
+    let r = prov(&shared)
+        .adopt(&adopt, AdoptOptions::default())
+        .unwrap();
     assert!(r.dirty && r.requeue_after.is_zero(), "{r:?}");
     assert_eq!(
         fake.changes_since(m),
@@ -1431,7 +1649,11 @@ fn maintenance_is_cleared_before_a_state_change() {
     let deleting = AdoptData {
         state: ProvisioningState::Deleting,
     };
-    assert_done(&prov(&shared).adopt(&deleting, false).unwrap());
+    assert_done(
+        &prov(&shared)
+            .adopt(&deleting, AdoptOptions::default())
+            .unwrap(),
+    );
 }
 
 // --------------------------------------------------------------------------------- power
@@ -1453,7 +1675,11 @@ fn soft_power_off_refused_with_400_falls_back_to_hard() {
     let m = fake.mark();
     let (mut p, events) = prov_for(&shared, host_data(UUID, true));
     let r = p
-        .power_off(RebootMode::Soft, false, AutomatedCleaningMode::Metadata)
+        .power_off(PowerOffOptions {
+            mode: RebootMode::Soft,
+            force: false,
+            automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+        })
         .unwrap();
     assert!(r.dirty && r.requeue_after.is_zero(), "{r:?}");
     assert_eq!(
@@ -1483,7 +1709,11 @@ fn soft_power_off_refused_with_400_falls_back_to_hard() {
     });
     let m = fake.mark();
     assert_transient(
-        prov(&shared).power_off(RebootMode::Soft, false, AutomatedCleaningMode::Metadata),
+        prov(&shared).power_off(PowerOffOptions {
+            mode: RebootMode::Soft,
+            force: false,
+            automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+        }),
         &format!(
             "failed to soft power off node: PUT /v1/nodes/{UUID}/states/power: 500 Internal Server Error: IPMI error"
         ),
@@ -1500,7 +1730,11 @@ fn soft_power_off_refused_with_400_falls_back_to_hard() {
     let m = fake.mark();
     assert_requeue(
         &prov(&shared)
-            .power_off(RebootMode::Hard, false, AutomatedCleaningMode::Metadata)
+            .power_off(PowerOffOptions {
+                mode: RebootMode::Hard,
+                force: false,
+                automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+            })
             .unwrap(),
         3,
     );
@@ -1517,7 +1751,10 @@ fn a_steady_pass_costs_one_get_of_the_node() {
 
     // Register a new host from scratch.
     let (mut p, events) = prov_for(&shared, host_data("", false));
-    let (r, id) = p.register(&reg, false, false).unwrap();
+    let RegisterResult {
+        result: r,
+        provisioner_id: id,
+    } = p.register(&reg, RegisterOptions::default()).unwrap();
     assert_requeue(&r, 3);
     assert_eq!(id, UUID);
     assert_eq!(events.lock().unwrap()[0].reason, "Registered");
@@ -1535,25 +1772,27 @@ fn a_steady_pass_costs_one_get_of_the_node() {
         ..host_data("", false)
     };
     let (mut p, _) = prov_for(&shared, host.clone());
-    assert_done(&p.register(&reg, false, false).unwrap().0);
+    assert_done(&p.register(&reg, RegisterOptions::default()).unwrap().result);
 
     for state in ["available", "active"] {
         fake.set(json!({"provision_state": state, "power_state": "power on"}));
         let m = fake.mark();
         let (mut p, events) = prov_for(&shared, host.clone());
-        assert_done(&p.register(&reg, false, false).unwrap().0);
+        assert_done(&p.register(&reg, RegisterOptions::default()).unwrap().result);
         if state == "available" {
-            let (r, started) = p.prepare(&PrepareData::default(), false, false).unwrap();
+            let StepResult { result: r, started } = p
+                .prepare(&PrepareData::default(), StepOptions::default())
+                .unwrap();
             assert_done(&r);
             assert!(!started);
         } else {
             let adopt = AdoptData {
                 state: ProvisioningState::Provisioned,
             };
-            assert_done(&p.adopt(&adopt, false).unwrap());
+            assert_done(&p.adopt(&adopt, AdoptOptions::default()).unwrap());
         }
         assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(true));
-        assert_done(&p.power_on(false).unwrap());
+        assert_done(&p.power_on(PowerOnOptions::default()).unwrap());
         assert!(!p.has_power_failure());
         assert_eq!(
             fake.since(m),
@@ -1567,7 +1806,7 @@ fn a_steady_pass_costs_one_get_of_the_node() {
     // Without the remembered ports, registration lists them once, and remembers them again.
     let m = fake.mark();
     let (mut p, _) = prov_for(&shared, host_data(UUID, false));
-    assert_done(&p.register(&reg, false, false).unwrap().0);
+    assert_done(&p.register(&reg, RegisterOptions::default()).unwrap().result);
     assert_eq!(
         fake.since(m),
         [
@@ -1649,8 +1888,12 @@ fn a_never_inspected_node_starts_inspection_without_asking_for_inventory() {
     let shared = fake.shared();
     fake.node_in("manageable", json!({"inspection_finished_at": null}));
     let m = fake.mark();
-    let (r, started, details) = prov(&shared)
-        .inspect_hardware(&InspectData::default(), false, false, false)
+    let InspectResult {
+        result: r,
+        started,
+        details,
+    } = prov(&shared)
+        .inspect_hardware(&InspectData::default(), InspectOptions::default())
         .unwrap();
     assert!(r.dirty && started && details.is_none(), "{r:?}");
     let seen = fake.since(m);
@@ -1670,7 +1913,7 @@ fn health_and_power_failure_after_a_state_change_need_no_new_get() {
     p.update_hardware_state().unwrap();
     let m = fake.mark();
     // a state change (`provide`) drops the cached node...
-    let _ = p.provision(&provision_data(image()), false);
+    let _ = p.provision(&provision_data(image()), ProvisionOptions::default());
     assert_eq!(fake.provision_targets_since(m), ["provide"]);
     let after_change = fake.since(m).len();
     // ...yet fault and health are answered from the node already seen

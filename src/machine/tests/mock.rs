@@ -6,11 +6,13 @@
 //! Operations are logged in [`MockState::calls`] so tests can assert what was (not) called.
 
 use crate::provisioners::fixture::canned_hardware_details;
-use bmh_api::{AutomatedCleaningMode, HardwareDetails, RebootMode};
 use bmhctl_plugin_sdk::{
-    AdoptData, Event, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
-    HostData, ImageFormat, InspectData, ManagementAccessData, OpResult, PrepareData, ProvisionData,
-    Provisioner, ProvisionerError, ProvisionerFactory, ServicingData,
+    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, Event, EventSink,
+    FirmwareComponentStatus, FirmwareSettings, FirmwareSettingsOptions, HardwareState, HostData,
+    ImageFormat, InspectData, InspectOptions, InspectResult, ManagementAccessData, OpResult,
+    PowerOffOptions, PowerOnOptions, PrepareData, ProvisionData, ProvisionOptions, Provisioner,
+    ProvisionerError, ProvisionerFactory, RegisterOptions, RegisterResult, ServicingData,
+    StepOptions, StepResult,
 };
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -22,11 +24,11 @@ pub type Reply<T> = Result<T, ProvisionerError>;
 #[derive(Default)]
 pub struct Script {
     pub new_provisioner: VecDeque<Reply<()>>,
-    pub register: VecDeque<Reply<(OpResult, String)>>,
-    pub inspect: VecDeque<Reply<(OpResult, bool, Option<HardwareDetails>)>>,
+    pub register: VecDeque<Reply<RegisterResult>>,
+    pub inspect: VecDeque<Reply<InspectResult>>,
     pub hardware_state: VecDeque<Reply<HardwareState>>,
     pub adopt: VecDeque<Reply<OpResult>>,
-    pub prepare: VecDeque<Reply<(OpResult, bool)>>,
+    pub prepare: VecDeque<Reply<StepResult>>,
     pub provision: VecDeque<Reply<OpResult>>,
     pub deprovision: VecDeque<Reply<OpResult>>,
     pub delete: VecDeque<Reply<OpResult>>,
@@ -175,11 +177,11 @@ impl Provisioner for MockProvisioner {
     fn register(
         &mut self,
         _data: &ManagementAccessData,
-        credentials_changed: bool,
-        restart_on_failure: bool,
-    ) -> Reply<(OpResult, String)> {
+        opts: RegisterOptions,
+    ) -> Reply<RegisterResult> {
         let name = format!(
-            "register(credentials_changed={credentials_changed}, restart={restart_on_failure})"
+            "register(credentials_changed={}, restart={})",
+            opts.credentials_changed, opts.restart_on_failure
         );
         if let Some(r) = self.call(name, |s| &mut s.register) {
             return r;
@@ -187,7 +189,10 @@ impl Provisioner for MockProvisioner {
         if self.prov_id.is_empty() {
             self.prov_id = self.state.lock().unwrap().new_id.clone();
         }
-        Ok((OpResult::done(), self.prov_id.clone()))
+        Ok(RegisterResult {
+            result: OpResult::done(),
+            provisioner_id: self.prov_id.clone(),
+        })
     }
 
     fn preprovisioning_image_formats(&mut self) -> Reply<Option<Vec<ImageFormat>>> {
@@ -197,15 +202,23 @@ impl Provisioner for MockProvisioner {
     fn inspect_hardware(
         &mut self,
         _data: &InspectData,
-        restart_on_failure: bool,
-        refresh: bool,
-        force_reboot: bool,
-    ) -> Reply<(OpResult, bool, Option<HardwareDetails>)> {
+        opts: InspectOptions,
+    ) -> Reply<InspectResult> {
+        let InspectOptions {
+            restart_on_failure,
+            refresh,
+            force_reboot,
+        } = opts;
         let name = format!(
             "inspect_hardware(restart={restart_on_failure}, refresh={refresh}, force_reboot={force_reboot})"
         );
-        self.call(name, |s| &mut s.inspect)
-            .unwrap_or_else(|| Ok((OpResult::done(), false, Some(canned_hardware_details()))))
+        self.call(name, |s| &mut s.inspect).unwrap_or_else(|| {
+            Ok(InspectResult {
+                result: OpResult::done(),
+                started: false,
+                details: Some(canned_hardware_details()),
+            })
+        })
     }
 
     fn update_hardware_state(&mut self) -> Reply<HardwareState> {
@@ -218,52 +231,49 @@ impl Provisioner for MockProvisioner {
         })
     }
 
-    fn adopt(&mut self, _data: &AdoptData, restart_on_failure: bool) -> Reply<OpResult> {
-        self.call(format!("adopt(restart={restart_on_failure})"), |s| {
+    fn adopt(&mut self, _data: &AdoptData, opts: AdoptOptions) -> Reply<OpResult> {
+        self.call(format!("adopt(restart={})", opts.restart_on_failure), |s| {
             &mut s.adopt
         })
         .unwrap_or_else(|| Ok(OpResult::done()))
     }
 
-    fn prepare(
-        &mut self,
-        data: &PrepareData,
-        unprepared: bool,
-        restart_on_failure: bool,
-    ) -> Reply<(OpResult, bool)> {
+    fn prepare(&mut self, data: &PrepareData, opts: StepOptions) -> Reply<StepResult> {
         self.state.lock().unwrap().prepared.push(data.clone());
+        let StepOptions {
+            unprepared,
+            restart_on_failure,
+        } = opts;
         let name = format!("prepare(unprepared={unprepared}, restart={restart_on_failure})");
-        self.call(name, |s| &mut s.prepare)
-            .unwrap_or_else(|| Ok((OpResult::done(), unprepared)))
+        self.call(name, |s| &mut s.prepare).unwrap_or_else(|| {
+            Ok(StepResult {
+                result: OpResult::done(),
+                started: unprepared,
+            })
+        })
     }
 
-    fn service(
-        &mut self,
-        data: &ServicingData,
-        unprepared: bool,
-        _restart_on_failure: bool,
-    ) -> Reply<(OpResult, bool)> {
+    fn service(&mut self, data: &ServicingData, opts: StepOptions) -> Reply<StepResult> {
         let mut st = self.state.lock().unwrap();
         st.calls.push("service".into());
         st.serviced.push(data.clone());
-        Ok((OpResult::done(), unprepared))
+        Ok(StepResult {
+            result: OpResult::done(),
+            started: opts.unprepared,
+        })
     }
 
-    fn provision(&mut self, data: &ProvisionData, force_reboot: bool) -> Reply<OpResult> {
+    fn provision(&mut self, data: &ProvisionData, opts: ProvisionOptions) -> Reply<OpResult> {
         let name = format!(
-            "provision(url={}, force_reboot={force_reboot})",
-            data.image.url
+            "provision(url={}, force_reboot={})",
+            data.image.url, opts.force_reboot
         );
         self.call(name, |s| &mut s.provision)
             .unwrap_or_else(|| Ok(OpResult::done()))
     }
 
-    fn deprovision(
-        &mut self,
-        restart_on_failure: bool,
-        _automated_cleaning_mode: AutomatedCleaningMode,
-    ) -> Reply<OpResult> {
-        let name = format!("deprovision(restart={restart_on_failure})");
+    fn deprovision(&mut self, opts: DeprovisionOptions) -> Reply<OpResult> {
+        let name = format!("deprovision(restart={})", opts.restart_on_failure);
         if let Some(r) = self.call(name, |s| &mut s.deprovision) {
             return r;
         }
@@ -278,25 +288,21 @@ impl Provisioner for MockProvisioner {
             .unwrap_or_else(|| Ok(OpResult::done()))
     }
 
-    fn detach(&mut self, force: bool) -> Reply<OpResult> {
-        self.call(format!("detach(force={force})"), |s| &mut s.detach)
+    fn detach(&mut self, opts: DetachOptions) -> Reply<OpResult> {
+        self.call(format!("detach(force={})", opts.force), |s| &mut s.detach)
             .unwrap_or_else(|| Ok(OpResult::done()))
     }
 
-    fn power_on(&mut self, force: bool) -> Reply<OpResult> {
-        match self.call(format!("power_on(force={force})"), |s| &mut s.power_on) {
+    fn power_on(&mut self, opts: PowerOnOptions) -> Reply<OpResult> {
+        let name = format!("power_on(force={})", opts.force);
+        match self.call(name, |s| &mut s.power_on) {
             Some(r) => r,
             None => self.set_power(true),
         }
     }
 
-    fn power_off(
-        &mut self,
-        mode: RebootMode,
-        force: bool,
-        _automated_cleaning_mode: AutomatedCleaningMode,
-    ) -> Reply<OpResult> {
-        let name = format!("power_off(mode={mode}, force={force})");
+    fn power_off(&mut self, opts: PowerOffOptions) -> Reply<OpResult> {
+        let name = format!("power_off(mode={}, force={})", opts.mode, opts.force);
         match self.call(name, |s| &mut s.power_off) {
             Some(r) => r,
             None => self.set_power(false),
@@ -308,10 +314,11 @@ impl Provisioner for MockProvisioner {
         st.script.has_capacity.pop_front().unwrap_or(Ok(true))
     }
 
-    fn get_firmware_settings(&mut self, include_schema: bool) -> Reply<FirmwareSettings> {
+    fn get_firmware_settings(&mut self, opts: FirmwareSettingsOptions) -> Reply<FirmwareSettings> {
         let mut st = self.state.lock().unwrap();
         st.calls.push(format!(
-            "get_firmware_settings(include_schema={include_schema})"
+            "get_firmware_settings(include_schema={})",
+            opts.include_schema
         ));
         match &st.firmware_error {
             Some(e) => Err(e.clone()),

@@ -2,13 +2,16 @@
 //! other hosts finish every operation at once (reaching `available` or `provisioned`). It also
 //! declares a host-configure step and logs through the host's logger.
 
-use bmh_api::{AutomatedCleaningMode, Cpu, HardwareDetails, RebootMode};
+use bmh_api::{Cpu, HardwareDetails};
 use bmhctl_plugin_sdk::abi::{HostConfigureInput, HostRequirements, ObjectKind};
 use bmhctl_plugin_sdk::serde_json::Value;
 use bmhctl_plugin_sdk::{
-    AdoptData, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState, HostData,
-    ImageFormat, InspectData, Logger, ManagementAccessData, OpResult, PluginContext, PrepareData,
-    ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ServicingData,
+    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, EventSink, FirmwareComponentStatus,
+    FirmwareSettings, FirmwareSettingsOptions, HardwareState, HostData, ImageFormat, InspectData,
+    InspectOptions, InspectResult, Logger, ManagementAccessData, OpResult, PluginContext,
+    PowerOffOptions, PowerOnOptions, PrepareData, ProvisionData, ProvisionOptions, Provisioner,
+    ProvisionerError, ProvisionerFactory, RegisterOptions, RegisterResult, ServicingData,
+    StepOptions, StepResult,
 };
 use std::collections::BTreeMap;
 
@@ -70,11 +73,13 @@ impl Provisioner for P {
     fn register(
         &mut self,
         _: &ManagementAccessData,
-        _: bool,
-        _: bool,
-    ) -> Result<(OpResult, String), ProvisionerError> {
+        _opts: RegisterOptions,
+    ) -> Result<RegisterResult, ProvisionerError> {
         self.check();
-        Ok((OpResult::done(), self.id.clone()))
+        Ok(RegisterResult {
+            result: OpResult::done(),
+            provisioner_id: self.id.clone(),
+        })
     }
     fn preprovisioning_image_formats(
         &mut self,
@@ -85,10 +90,8 @@ impl Provisioner for P {
     fn inspect_hardware(
         &mut self,
         _: &InspectData,
-        _: bool,
-        _: bool,
-        _: bool,
-    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
+        _opts: InspectOptions,
+    ) -> Result<InspectResult, ProvisionerError> {
         self.check();
         let details = HardwareDetails {
             cpu: Some(Cpu {
@@ -98,43 +101,51 @@ impl Provisioner for P {
             }),
             ..HardwareDetails::default()
         };
-        Ok((OpResult::done(), true, Some(details)))
+        Ok(InspectResult {
+            result: OpResult::done(),
+            started: true,
+            details: Some(details),
+        })
     }
     fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
         self.check();
         Ok(HardwareState { powered_on: None })
     }
-    fn adopt(&mut self, _: &AdoptData, _: bool) -> Result<OpResult, ProvisionerError> {
+    fn adopt(&mut self, _: &AdoptData, _opts: AdoptOptions) -> Result<OpResult, ProvisionerError> {
         self.check();
         Ok(OpResult::done())
     }
     fn prepare(
         &mut self,
         _: &PrepareData,
-        _: bool,
-        _: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
+        _opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
         self.check();
-        Ok((OpResult::done(), true))
+        Ok(StepResult {
+            result: OpResult::done(),
+            started: true,
+        })
     }
     fn service(
         &mut self,
         _: &ServicingData,
-        _: bool,
-        _: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
+        _opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
         self.check();
-        Ok((OpResult::done(), true))
+        Ok(StepResult {
+            result: OpResult::done(),
+            started: true,
+        })
     }
-    fn provision(&mut self, _: &ProvisionData, _: bool) -> Result<OpResult, ProvisionerError> {
+    fn provision(
+        &mut self,
+        _: &ProvisionData,
+        _opts: ProvisionOptions,
+    ) -> Result<OpResult, ProvisionerError> {
         self.check();
         Ok(OpResult::done())
     }
-    fn deprovision(
-        &mut self,
-        _: bool,
-        _: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
+    fn deprovision(&mut self, _opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
         self.check();
         Ok(OpResult::done())
     }
@@ -142,20 +153,15 @@ impl Provisioner for P {
         self.check();
         Ok(OpResult::done())
     }
-    fn detach(&mut self, _: bool) -> Result<OpResult, ProvisionerError> {
+    fn detach(&mut self, _opts: DetachOptions) -> Result<OpResult, ProvisionerError> {
         self.check();
         Ok(OpResult::done())
     }
-    fn power_on(&mut self, _: bool) -> Result<OpResult, ProvisionerError> {
+    fn power_on(&mut self, _opts: PowerOnOptions) -> Result<OpResult, ProvisionerError> {
         self.check();
         Ok(OpResult::done())
     }
-    fn power_off(
-        &mut self,
-        _: RebootMode,
-        _: bool,
-        _: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
+    fn power_off(&mut self, _opts: PowerOffOptions) -> Result<OpResult, ProvisionerError> {
         self.check();
         Ok(OpResult::done())
     }
@@ -163,7 +169,10 @@ impl Provisioner for P {
         self.check();
         Ok(true)
     }
-    fn get_firmware_settings(&mut self, _: bool) -> Result<FirmwareSettings, ProvisionerError> {
+    fn get_firmware_settings(
+        &mut self,
+        _opts: FirmwareSettingsOptions,
+    ) -> Result<FirmwareSettings, ProvisionerError> {
         self.check();
         Ok(FirmwareSettings::default())
     }

@@ -6,12 +6,14 @@
 //! Every other call finishes at once.
 
 use base64::Engine as _;
-use bmh_api::{AutomatedCleaningMode, HardwareDetails, ObjectKey, RebootMode};
+use bmh_api::{HardwareDetails, ObjectKey};
 use bmhctl_plugin_sdk::abi::{HostConfigureInput, HostRequirements, ObjectKind, ObjectRequest};
 use bmhctl_plugin_sdk::{
-    AdoptData, EventSink, HardwareState, HostData, InspectData, ManagementAccessData, ObjectReader,
-    OpResult, PluginContext, PrepareData, ProvisionData, Provisioner, ProvisionerError,
-    ProvisionerFactory, ServicingData,
+    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, EventSink, HardwareState, HostData,
+    InspectData, InspectOptions, InspectResult, ManagementAccessData, ObjectReader, OpResult,
+    PluginContext, PowerOffOptions, PowerOnOptions, PrepareData, ProvisionData, ProvisionOptions,
+    Provisioner, ProvisionerError, ProvisionerFactory, RegisterOptions, RegisterResult,
+    ServicingData, StepOptions, StepResult,
 };
 
 pub const API_VERSION: &str = "example.bmhctl.metal3.io/v1alpha1";
@@ -92,67 +94,70 @@ impl Provisioner for P {
     fn register(
         &mut self,
         _: &ManagementAccessData,
-        _: bool,
-        _: bool,
-    ) -> Result<(OpResult, String), ProvisionerError> {
-        Ok((OpResult::failed(self.findings()?), String::new()))
+        _opts: RegisterOptions,
+    ) -> Result<RegisterResult, ProvisionerError> {
+        Ok(RegisterResult {
+            result: OpResult::failed(self.findings()?),
+            provisioner_id: String::new(),
+        })
     }
     fn inspect_hardware(
         &mut self,
         _: &InspectData,
-        _: bool,
-        _: bool,
-        _: bool,
-    ) -> Result<(OpResult, bool, Option<HardwareDetails>), ProvisionerError> {
-        Ok((OpResult::done(), true, Some(HardwareDetails::default())))
+        _opts: InspectOptions,
+    ) -> Result<InspectResult, ProvisionerError> {
+        Ok(InspectResult {
+            result: OpResult::done(),
+            started: true,
+            details: Some(HardwareDetails::default()),
+        })
     }
     fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
         Ok(HardwareState { powered_on: None })
     }
-    fn adopt(&mut self, _: &AdoptData, _: bool) -> Result<OpResult, ProvisionerError> {
+    fn adopt(&mut self, _: &AdoptData, _opts: AdoptOptions) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
     fn prepare(
         &mut self,
         _: &PrepareData,
-        _: bool,
-        _: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
-        Ok((OpResult::done(), true))
+        _opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
+        Ok(StepResult {
+            result: OpResult::done(),
+            started: true,
+        })
     }
     fn service(
         &mut self,
         _: &ServicingData,
-        _: bool,
-        _: bool,
-    ) -> Result<(OpResult, bool), ProvisionerError> {
-        Ok((OpResult::done(), true))
+        _opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
+        Ok(StepResult {
+            result: OpResult::done(),
+            started: true,
+        })
     }
-    fn provision(&mut self, _: &ProvisionData, _: bool) -> Result<OpResult, ProvisionerError> {
+    fn provision(
+        &mut self,
+        _: &ProvisionData,
+        _opts: ProvisionOptions,
+    ) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
-    fn deprovision(
-        &mut self,
-        _: bool,
-        _: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
+    fn deprovision(&mut self, _opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
     fn delete(&mut self) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
-    fn detach(&mut self, _: bool) -> Result<OpResult, ProvisionerError> {
+    fn detach(&mut self, _opts: DetachOptions) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
-    fn power_on(&mut self, _: bool) -> Result<OpResult, ProvisionerError> {
+    fn power_on(&mut self, _opts: PowerOnOptions) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
-    fn power_off(
-        &mut self,
-        _: RebootMode,
-        _: bool,
-        _: AutomatedCleaningMode,
-    ) -> Result<OpResult, ProvisionerError> {
+    fn power_off(&mut self, _opts: PowerOffOptions) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
     }
     fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {

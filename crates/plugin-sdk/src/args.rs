@@ -1,0 +1,172 @@
+//! The options and answers of the [`Provisioner`](crate::Provisioner) calls that take flags or
+//! answer more than one value (BMO passes and returns those as positional booleans and tuples).
+//!
+//! On the wire (ABI version 1) an options struct's fields sit directly in the call's JSON object,
+//! next to `method` and `data`, and a multi-value answer is a JSON array, as before these types
+//! existed; `tests/wire_format.rs` pins both.
+
+use crate::OpResult;
+use bmh_api::{AutomatedCleaningMode, HardwareDetails, RebootMode};
+use serde::{Deserialize, Serialize};
+
+/// Options of [`register`](crate::Provisioner::register).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegisterOptions {
+    /// The BMC credentials changed since the last successful registration: update the node's.
+    pub credentials_changed: bool,
+    /// Start over when the previous registration failed.
+    pub restart_on_failure: bool,
+}
+
+/// The answer of [`register`](crate::Provisioner::register); an array `[result, provisioner_id]` on the wire.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "(OpResult, String)", into = "(OpResult, String)")]
+pub struct RegisterResult {
+    pub result: OpResult,
+    /// The provisioner's ID of the host (`status.provisioning.ID`); empty while unknown.
+    pub provisioner_id: String,
+}
+
+impl From<(OpResult, String)> for RegisterResult {
+    fn from((result, provisioner_id): (OpResult, String)) -> Self {
+        Self {
+            result,
+            provisioner_id,
+        }
+    }
+}
+
+impl From<RegisterResult> for (OpResult, String) {
+    fn from(r: RegisterResult) -> Self {
+        (r.result, r.provisioner_id)
+    }
+}
+
+/// Options of [`inspect_hardware`](crate::Provisioner::inspect_hardware).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InspectOptions {
+    /// Start over when the previous inspection failed.
+    pub restart_on_failure: bool,
+    /// Inspect again although the host was inspected (the `inspect` annotation asks for it).
+    pub refresh: bool,
+    /// Reboot the host even when it is powered on.
+    pub force_reboot: bool,
+}
+
+/// The answer of [`inspect_hardware`](crate::Provisioner::inspect_hardware); an array
+/// `[result, started, details]` on the wire.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(
+    from = "(OpResult, bool, Option<HardwareDetails>)",
+    into = "(OpResult, bool, Option<HardwareDetails>)"
+)]
+pub struct InspectResult {
+    pub result: OpResult,
+    /// A new inspection was just launched.
+    pub started: bool,
+    /// The inspected hardware, once inspection finished.
+    pub details: Option<HardwareDetails>,
+}
+
+impl From<(OpResult, bool, Option<HardwareDetails>)> for InspectResult {
+    fn from((result, started, details): (OpResult, bool, Option<HardwareDetails>)) -> Self {
+        Self {
+            result,
+            started,
+            details,
+        }
+    }
+}
+
+impl From<InspectResult> for (OpResult, bool, Option<HardwareDetails>) {
+    fn from(r: InspectResult) -> Self {
+        (r.result, r.started, r.details)
+    }
+}
+
+/// Options of [`adopt`](crate::Provisioner::adopt).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdoptOptions {
+    /// Start over when the previous adoption failed.
+    pub restart_on_failure: bool,
+}
+
+/// Options of [`prepare`](crate::Provisioner::prepare) and [`service`](crate::Provisioner::service).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepOptions {
+    /// The desired configuration (RAID, firmware settings or components) changed: its steps have
+    /// not been applied yet.
+    pub unprepared: bool,
+    /// Start over when the previous run failed.
+    pub restart_on_failure: bool,
+}
+
+/// The answer of [`prepare`](crate::Provisioner::prepare) and [`service`](crate::Provisioner::service);
+/// an array `[result, started]` on the wire.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "(OpResult, bool)", into = "(OpResult, bool)")]
+pub struct StepResult {
+    pub result: OpResult,
+    /// New steps were just launched.
+    pub started: bool,
+}
+
+impl From<(OpResult, bool)> for StepResult {
+    fn from((result, started): (OpResult, bool)) -> Self {
+        Self { result, started }
+    }
+}
+
+impl From<StepResult> for (OpResult, bool) {
+    fn from(r: StepResult) -> Self {
+        (r.result, r.started)
+    }
+}
+
+/// Options of [`provision`](crate::Provisioner::provision).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProvisionOptions {
+    /// Reboot the host even when it is powered on.
+    pub force_reboot: bool,
+}
+
+/// Options of [`deprovision`](crate::Provisioner::deprovision).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeprovisionOptions {
+    /// Start over when the previous deprovisioning failed.
+    pub restart_on_failure: bool,
+    /// The host's `spec.automatedCleaningMode`: whether to clean the disks.
+    pub automated_cleaning_mode: AutomatedCleaningMode,
+}
+
+/// Options of [`detach`](crate::Provisioner::detach).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DetachOptions {
+    /// Detach even when that disrupts the host (e.g. it is being provisioned).
+    pub force: bool,
+}
+
+/// Options of [`power_on`](crate::Provisioner::power_on).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PowerOnOptions {
+    /// The previous power change failed: try again even when the backend believes it done.
+    pub force: bool,
+}
+
+/// Options of [`power_off`](crate::Provisioner::power_off).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PowerOffOptions {
+    /// Soft (ACPI) or hard power off.
+    pub mode: RebootMode,
+    /// The previous power change failed: try again even when the backend believes it done.
+    pub force: bool,
+    /// The host's `spec.automatedCleaningMode`.
+    pub automated_cleaning_mode: AutomatedCleaningMode,
+}
+
+/// Options of [`get_firmware_settings`](crate::Provisioner::get_firmware_settings).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirmwareSettingsOptions {
+    /// Also return each setting's schema.
+    pub include_schema: bool,
+}

@@ -1,0 +1,675 @@
+//! The provisioner calls, declared once.
+//!
+//! [`provisioner_calls!`] is the one table of the calls a provisioner answers. It hands the table
+//! to a generator macro, and four generators turn it into
+//!
+//! * the [`Provisioner`](crate::Provisioner) trait, with each call's docs and default body
+//!   (`provisioner_trait!`, expanded in `lib.rs`);
+//! * [`ProvisionerCall`](crate::abi::ProvisionerCall), the call as sent through the C ABI
+//!   (`call_enum!`, in `abi.rs`);
+//! * [`dispatch`](crate::abi_plugin::dispatch), which runs a decoded call on the plugin side
+//!   (`dispatch_fn!`, in `abi_plugin.rs`);
+//! * the `Provisioner` impl of [`RemoteProvisioner`](crate::abi::RemoteProvisioner), which sends
+//!   each method as a call on the host side (`remote_impl!`, in `abi.rs`).
+//!
+//! Adding a call is one entry in the table plus its implementations; `tests/wire_format.rs` then
+//! asks for the new call's JSON to be pinned.
+
+use crate::ProvisionerError;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// The table. An entry is the call's docs, its variant in `ProvisionerCall` with the fields sent
+/// on the wire, and the trait method, with a default body when implementing it is optional:
+///
+/// ```text
+/// /// Docs of the method.
+/// Variant { field: WireType, #[serde(flatten)] opts: SomeOptions }
+/// fn method(&mut self, field: &WireType, opts: SomeOptions) -> Result<Answer, ProvisionerError>;
+/// ```
+///
+/// The method's parameters and the variant's fields have the same names, in the same order. A
+/// parameter is the field itself (options, by value) or a borrow of it (`&T`, `&str` for a
+/// `String`, `&[T]` for a `Vec<T>`). An options struct is `#[serde(flatten)]`ed so that its fields
+/// sit in the call's JSON object, as the positional arguments they replaced did (ABI version 1).
+/// A method returning `Result<_, ProvisionerError>` forwards the plugin's error; one that returns
+/// a plain value (`bool`, `String`, `Option<serde_json::Value>`) cannot fail, so the host logs a
+/// failed call and takes the value's default.
+macro_rules! provisioner_calls {
+    ($generate:ident $({ $($head:tt)* })?) => {
+        $generate! {
+            { $($($head)*)? }
+
+            /// Create or update the node, prove BMC access, bring it to a manageable base state;
+            /// answers the provisioner's ID of the host.
+            Register { data: ManagementAccessData, #[serde(flatten)] opts: RegisterOptions }
+            fn register(&mut self, data: &ManagementAccessData, opts: RegisterOptions)
+                -> Result<RegisterResult, ProvisionerError>;
+
+            /// The image formats the provisioner can boot for inspection and deployment; `None`
+            /// when no preprovisioning image needs building.
+            PreprovisioningImageFormats
+            fn preprovisioning_image_formats(&mut self)
+                -> Result<Option<Vec<ImageFormat>>, ProvisionerError> { Ok(None) }
+
+            /// Inspect the hardware: `started` when a new inspection was just launched,
+            /// `details` when it finished.
+            InspectHardware { data: InspectData, #[serde(flatten)] opts: InspectOptions }
+            fn inspect_hardware(&mut self, data: &InspectData, opts: InspectOptions)
+                -> Result<InspectResult, ProvisionerError>;
+
+            /// A cheap read of the power state.
+            UpdateHardwareState
+            fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError>;
+
+            /// Take over a host that is already provisioned or being worked on (after bmhctl
+            /// lost its state, or the backend lost the node).
+            Adopt { data: AdoptData, #[serde(flatten)] opts: AdoptOptions }
+            fn adopt(&mut self, data: &AdoptData, opts: AdoptOptions)
+                -> Result<OpResult, ProvisionerError>;
+
+            /// Apply the manual cleaning steps (RAID, firmware settings and components):
+            /// `started` when new steps were just launched.
+            Prepare { data: PrepareData, #[serde(flatten)] opts: StepOptions }
+            fn prepare(&mut self, data: &PrepareData, opts: StepOptions)
+                -> Result<StepResult, ProvisionerError>;
+
+            /// Apply the servicing steps (firmware settings and components) to a provisioned
+            /// host: `started` when new steps were just launched.
+            Service { data: ServicingData, #[serde(flatten)] opts: StepOptions }
+            fn service(&mut self, data: &ServicingData, opts: StepOptions)
+                -> Result<StepResult, ProvisionerError>;
+
+            /// Write the image and boot it.
+            Provision { data: ProvisionData, #[serde(flatten)] opts: ProvisionOptions }
+            fn provision(&mut self, data: &ProvisionData, opts: ProvisionOptions)
+                -> Result<OpResult, ProvisionerError>;
+
+            /// Remove the image (and clean the disks, per the cleaning mode).
+            Deprovision { #[serde(flatten)] opts: DeprovisionOptions }
+            fn deprovision(&mut self, opts: DeprovisionOptions)
+                -> Result<OpResult, ProvisionerError>;
+
+            /// Forget the host: remove it from the backend.
+            Delete
+            fn delete(&mut self) -> Result<OpResult, ProvisionerError>;
+
+            /// Like delete, but non-disruptive unless `force`.
+            Detach { #[serde(flatten)] opts: DetachOptions }
+            fn detach(&mut self, opts: DetachOptions) -> Result<OpResult, ProvisionerError>;
+
+            /// Power the host on.
+            PowerOn { #[serde(flatten)] opts: PowerOnOptions }
+            fn power_on(&mut self, opts: PowerOnOptions) -> Result<OpResult, ProvisionerError>;
+
+            /// Power the host off.
+            PowerOff { #[serde(flatten)] opts: PowerOffOptions }
+            fn power_off(&mut self, opts: PowerOffOptions) -> Result<OpResult, ProvisionerError>;
+
+            /// Whether a (de)provisioning slot is free for this host.
+            HasCapacity
+            fn has_capacity(&mut self) -> Result<bool, ProvisionerError>;
+
+            /// The BIOS settings (and their schema when asked); none by default.
+            GetFirmwareSettings { #[serde(flatten)] opts: FirmwareSettingsOptions }
+            fn get_firmware_settings(&mut self, opts: FirmwareSettingsOptions)
+                -> Result<FirmwareSettings, ProvisionerError> {
+                let _ = opts;
+                Ok(FirmwareSettings::default())
+            }
+
+            /// The firmware components and their versions; none by default.
+            GetFirmwareComponents
+            fn get_firmware_components(&mut self)
+                -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> { Ok(Vec::new()) }
+
+            /// Subscribes to the BMC's events; nothing to do by default.
+            AddBmcEventSubscription {
+                subscription: serde_json::Value,
+                http_headers: Vec<std::collections::BTreeMap<String, String>>
+            }
+            fn add_bmc_event_subscription(
+                &mut self,
+                subscription: &serde_json::Value,
+                http_headers: &[std::collections::BTreeMap<String, String>]
+            ) -> Result<OpResult, ProvisionerError> {
+                let _ = (subscription, http_headers);
+                Ok(OpResult::done())
+            }
+
+            /// Removes a subscription made by `add_bmc_event_subscription`; nothing to do by default.
+            RemoveBmcEventSubscription { subscription: serde_json::Value }
+            fn remove_bmc_event_subscription(&mut self, subscription: &serde_json::Value)
+                -> Result<OpResult, ProvisionerError> {
+                let _ = subscription;
+                Ok(OpResult::done())
+            }
+
+            /// Whether a data image is attached; never by default.
+            GetDataImageStatus
+            fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> { Ok(false) }
+
+            /// Attach the data image at `url` as virtual media; nothing to do by default.
+            AttachDataImage { url: String }
+            fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
+                let _ = url;
+                Ok(())
+            }
+
+            /// Detach the data image; nothing to do by default.
+            DetachDataImage
+            fn detach_data_image(&mut self) -> Result<(), ProvisionerError> { Ok(()) }
+
+            /// Whether the BMC reports a power failure; no by default.
+            HasPowerFailure
+            fn has_power_failure(&mut self) -> bool { false }
+
+            /// `OK`, `Warning`, `Critical`, or empty when unknown (the default).
+            GetHealth
+            fn get_health(&mut self) -> String { String::new() }
+
+            /// State the caller must persist for this host and hand back in
+            /// [`HostData::provisioner_state`] on the next pass. Stateless provisioners (and
+            /// those whose state lives in their backend) return `None`.
+            PersistentState
+            fn persistent_state(&self) -> Option<serde_json::Value> { None }
+        }
+    };
+}
+pub(crate) use provisioner_calls;
+
+/// The [`Provisioner`](crate::Provisioner) trait: `{ <docs> pub trait Provisioner: Send }`.
+macro_rules! provisioner_trait {
+    (
+        { $($head:tt)* }
+        $(
+            $(#[$doc:meta])*
+            $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
+            fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
+        )*
+    ) => {
+        $($head)* {
+            $( $crate::calls::trait_method! { $(#[$doc])* fn $name($($params)*) -> $ret; [$($default)?] } )*
+        }
+    };
+}
+pub(crate) use provisioner_trait;
+
+macro_rules! trait_method {
+    ($(#[$doc:meta])* fn $name:ident ($($params:tt)*) -> $ret:ty; []) => {
+        $(#[$doc])*
+        fn $name($($params)*) -> $ret;
+    };
+    ($(#[$doc:meta])* fn $name:ident ($($params:tt)*) -> $ret:ty; [$default:block]) => {
+        $(#[$doc])*
+        fn $name($($params)*) -> $ret $default
+    };
+}
+pub(crate) use trait_method;
+
+/// The call enum: `{ <docs and attributes> pub enum ProvisionerCall }`.
+macro_rules! call_enum {
+    (
+        { $($head:tt)* }
+        $(
+            $(#[$doc:meta])*
+            $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
+            fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
+        )*
+    ) => {
+        $($head)* {
+            $(
+                #[doc = concat!(
+                    "[`Provisioner::", stringify!($name), "`](crate::Provisioner::",
+                    stringify!($name), ")."
+                )]
+                $variant $({ $($(#[$fattr])* $field: $fty),* })?,
+            )*
+        }
+    };
+}
+pub(crate) use call_enum;
+
+/// `dispatch(p, call)`: runs `call` on `p` and wraps its answer in a `Response` with `answer`.
+macro_rules! dispatch_fn {
+    (
+        { $($head:tt)* }
+        $(
+            $(#[$doc:meta])*
+            $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
+            fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
+        )*
+    ) => {
+        /// Calls one provisioner method.
+        pub fn dispatch(p: &mut dyn Provisioner, call: ProvisionerCall) -> Response {
+            match call {
+                $(
+                    ProvisionerCall::$variant $({ $($field),* })? => answer(
+                        $crate::calls::CallOutput::into_result(
+                            $crate::calls::dispatch_call!(p.$name($($params)*))
+                        )
+                    ),
+                )*
+            }
+        }
+    };
+}
+pub(crate) use dispatch_fn;
+
+macro_rules! dispatch_call {
+    ($p:ident . $name:ident (&mut self $(, $arg:ident : $sig:ty)*)) => {
+        $p.$name($($crate::calls::WireArg::from_wire(&$arg)),*)
+    };
+    ($p:ident . $name:ident (&self $(, $arg:ident : $sig:ty)*)) => {
+        $p.$name($($crate::calls::WireArg::from_wire(&$arg)),*)
+    };
+}
+pub(crate) use dispatch_call;
+
+/// `impl Provisioner for RemoteProvisioner<T>`: every method sent through `T`.
+macro_rules! remote_impl {
+    (
+        { $($head:tt)* }
+        $(
+            $(#[$doc:meta])*
+            $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
+            fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
+        )*
+    ) => {
+        impl<T: CallTransport> Provisioner for RemoteProvisioner<T> {
+            $(
+                $crate::calls::remote_method! {
+                    $name $variant [$({ $($field),* })?] ($($params)*) -> $ret
+                }
+            )*
+        }
+    };
+}
+pub(crate) use remote_impl;
+
+macro_rules! remote_method {
+    ($name:ident $variant:ident [$({ $($field:ident),* })?]
+        (&mut self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
+        fn $name(&mut self $(, $arg: $sig)*) -> $ret {
+            let call = ProvisionerCall::$variant
+                $({ $($field: $crate::calls::WireArg::to_wire($field)),* })?;
+            <$ret as $crate::calls::CallOutput>::from_result(
+                self.transport.call(call),
+                |e| self.transport.call_failed(stringify!($name), e),
+            )
+        }
+    };
+    ($name:ident $variant:ident [$({ $($field:ident),* })?]
+        (&self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
+        fn $name(&self $(, $arg: $sig)*) -> $ret {
+            let call = ProvisionerCall::$variant
+                $({ $($field: $crate::calls::WireArg::to_wire($field)),* })?;
+            <$ret as $crate::calls::CallOutput>::from_result(
+                self.transport.call(call),
+                |e| self.transport.call_failed(stringify!($name), e),
+            )
+        }
+    };
+}
+pub(crate) use remote_method;
+
+/// A method parameter and the `ProvisionerCall` field it travels in.
+pub(crate) trait WireArg<'a, W>: Sized {
+    /// The parameter, from the field of a received call (plugin side).
+    fn from_wire(wire: &'a W) -> Self;
+    /// The field, from the parameter (host side).
+    fn to_wire(self) -> W;
+}
+
+/// By value: options structs.
+impl<'a, T: Clone> WireArg<'a, T> for T {
+    fn from_wire(wire: &'a T) -> Self {
+        wire.clone()
+    }
+    fn to_wire(self) -> T {
+        self
+    }
+}
+
+impl<'a, T: Clone> WireArg<'a, T> for &'a T {
+    fn from_wire(wire: &'a T) -> Self {
+        wire
+    }
+    fn to_wire(self) -> T {
+        self.clone()
+    }
+}
+
+impl<'a> WireArg<'a, String> for &'a str {
+    fn from_wire(wire: &'a String) -> Self {
+        wire
+    }
+    fn to_wire(self) -> String {
+        self.to_string()
+    }
+}
+
+impl<'a, T: Clone> WireArg<'a, Vec<T>> for &'a [T] {
+    fn from_wire(wire: &'a Vec<T>) -> Self {
+        wire
+    }
+    fn to_wire(self) -> Vec<T> {
+        self.to_vec()
+    }
+}
+
+/// A method's return value and the `Ok` answer it travels as.
+pub(crate) trait CallOutput: Sized {
+    type Wire: Serialize + DeserializeOwned;
+    /// The answer to send (plugin side).
+    fn into_result(self) -> Result<Self::Wire, ProvisionerError>;
+    /// The return value from a received answer; `failed` hears of errors the method's type
+    /// cannot carry (host side).
+    fn from_result(
+        answer: Result<Self::Wire, ProvisionerError>,
+        failed: impl FnOnce(ProvisionerError),
+    ) -> Self;
+}
+
+impl<T: Serialize + DeserializeOwned> CallOutput for Result<T, ProvisionerError> {
+    type Wire = T;
+    fn into_result(self) -> Self {
+        self
+    }
+    fn from_result(answer: Self, _: impl FnOnce(ProvisionerError)) -> Self {
+        answer
+    }
+}
+
+/// The methods that cannot fail: a failed call is reported and answers the default.
+macro_rules! infallible_output {
+    ($($t:ty),*) => {$(
+        impl CallOutput for $t {
+            type Wire = Self;
+            fn into_result(self) -> Result<Self, ProvisionerError> {
+                Ok(self)
+            }
+            fn from_result(
+                answer: Result<Self, ProvisionerError>,
+                failed: impl FnOnce(ProvisionerError),
+            ) -> Self {
+                answer.unwrap_or_else(|e| {
+                    failed(e);
+                    Self::default()
+                })
+            }
+        }
+    )*};
+}
+infallible_output!(bool, String, Option<serde_json::Value>);
+
+#[cfg(test)]
+mod tests {
+    //! The generated proxy and dispatch, end to end: a `RemoteProvisioner` whose transport
+    //! sends each call as JSON to `dispatch` on a recording provisioner, as the C ABI does.
+
+    use crate::abi::{CallTransport, ProvisionerCall, RemoteProvisioner, Response};
+    use crate::abi_plugin::dispatch;
+    use crate::*;
+    use bmh_api::{AutomatedCleaningMode, HardwareDetails, RebootMode};
+    use serde::de::DeserializeOwned;
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+
+    type Log = Arc<Mutex<Vec<String>>>;
+
+    /// Logs each call with its arguments.
+    struct Recorder(Log);
+
+    impl Recorder {
+        fn log(&self, line: String) -> Result<OpResult, ProvisionerError> {
+            self.0.lock().unwrap().push(line);
+            Ok(OpResult::in_progress(std::time::Duration::from_secs(1)))
+        }
+    }
+
+    impl Provisioner for Recorder {
+        fn register(
+            &mut self,
+            data: &ManagementAccessData,
+            opts: RegisterOptions,
+        ) -> Result<RegisterResult, ProvisionerError> {
+            let result = self.log(format!("register {} {opts:?}", data.cpu_architecture))?;
+            Ok(RegisterResult {
+                result,
+                provisioner_id: "id-1".into(),
+            })
+        }
+        fn inspect_hardware(
+            &mut self,
+            data: &InspectData,
+            opts: InspectOptions,
+        ) -> Result<InspectResult, ProvisionerError> {
+            let result = self.log(format!("inspect {} {opts:?}", data.cpu_architecture))?;
+            Ok(InspectResult {
+                result,
+                started: true,
+                details: Some(HardwareDetails {
+                    ram_mebibytes: 1024,
+                    ..Default::default()
+                }),
+            })
+        }
+        fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
+            Ok(HardwareState {
+                powered_on: Some(true),
+            })
+        }
+        fn adopt(
+            &mut self,
+            _: &AdoptData,
+            opts: AdoptOptions,
+        ) -> Result<OpResult, ProvisionerError> {
+            self.log(format!("adopt {opts:?}"))
+        }
+        fn prepare(
+            &mut self,
+            _: &PrepareData,
+            opts: StepOptions,
+        ) -> Result<StepResult, ProvisionerError> {
+            let result = self.log(format!("prepare {opts:?}"))?;
+            Ok(StepResult {
+                result,
+                started: opts.unprepared,
+            })
+        }
+        fn service(
+            &mut self,
+            _: &ServicingData,
+            opts: StepOptions,
+        ) -> Result<StepResult, ProvisionerError> {
+            let result = self.log(format!("service {opts:?}"))?;
+            Ok(StepResult {
+                result,
+                started: opts.unprepared,
+            })
+        }
+        fn provision(
+            &mut self,
+            _: &ProvisionData,
+            opts: ProvisionOptions,
+        ) -> Result<OpResult, ProvisionerError> {
+            self.log(format!("provision {opts:?}"))
+        }
+        fn deprovision(&mut self, opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
+            self.log(format!("deprovision {opts:?}"))
+        }
+        fn delete(&mut self) -> Result<OpResult, ProvisionerError> {
+            Err(ProvisionerError::NodeIsBusy)
+        }
+        fn detach(&mut self, opts: DetachOptions) -> Result<OpResult, ProvisionerError> {
+            self.log(format!("detach {opts:?}"))
+        }
+        fn power_on(&mut self, opts: PowerOnOptions) -> Result<OpResult, ProvisionerError> {
+            self.log(format!("power_on {opts:?}"))
+        }
+        fn power_off(&mut self, opts: PowerOffOptions) -> Result<OpResult, ProvisionerError> {
+            self.log(format!("power_off {opts:?}"))
+        }
+        fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
+            Ok(true)
+        }
+        fn add_bmc_event_subscription(
+            &mut self,
+            subscription: &serde_json::Value,
+            http_headers: &[BTreeMap<String, String>],
+        ) -> Result<OpResult, ProvisionerError> {
+            self.log(format!("subscribe {subscription} {http_headers:?}"))
+        }
+        fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
+            self.log(format!("attach {url}")).map(drop)
+        }
+        fn get_health(&mut self) -> String {
+            HEALTH_WARNING.into()
+        }
+    }
+
+    /// Sends each call through JSON to `dispatch`, or fails every call when `down`.
+    struct Loopback {
+        target: Mutex<Recorder>,
+        down: bool,
+        failed: Log,
+    }
+
+    impl CallTransport for Loopback {
+        fn call<T: DeserializeOwned>(&self, call: ProvisionerCall) -> Result<T, ProvisionerError> {
+            if self.down {
+                return Err(ProvisionerError::Other("plugin gone".into()));
+            }
+            let call = serde_json::from_str(&serde_json::to_string(&call).unwrap()).unwrap();
+            match dispatch(&mut *self.target.lock().unwrap(), call) {
+                Response::Ok(v) => Ok(serde_json::from_value(v).unwrap()),
+                Response::Err(e) => Err(e),
+            }
+        }
+        fn call_failed(&self, method: &'static str, error: ProvisionerError) {
+            self.failed
+                .lock()
+                .unwrap()
+                .push(format!("{method}: {error}"));
+        }
+    }
+
+    fn remote(down: bool) -> (RemoteProvisioner<Loopback>, Log, Log) {
+        let (log, failed) = (Log::default(), Log::default());
+        let transport = Loopback {
+            target: Mutex::new(Recorder(log.clone())),
+            down,
+            failed: failed.clone(),
+        };
+        (RemoteProvisioner::new(transport), log, failed)
+    }
+
+    #[test]
+    fn arguments_and_answers_cross_intact() {
+        let (mut p, log, failed) = remote(false);
+        let busy = OpResult::in_progress(std::time::Duration::from_secs(1));
+        let data = ManagementAccessData {
+            cpu_architecture: "x86_64".into(),
+            ..Default::default()
+        };
+        let opts = RegisterOptions {
+            credentials_changed: true,
+            restart_on_failure: false,
+        };
+        let r = p.register(&data, opts).unwrap();
+        assert_eq!(
+            (r.result, r.provisioner_id.as_str()),
+            (busy.clone(), "id-1")
+        );
+        let opts = InspectOptions {
+            restart_on_failure: false,
+            refresh: true,
+            force_reboot: true,
+        };
+        let r = p.inspect_hardware(&InspectData::default(), opts).unwrap();
+        assert!(r.started && r.details.unwrap().ram_mebibytes == 1024);
+        let opts = StepOptions {
+            unprepared: true,
+            restart_on_failure: true,
+        };
+        assert!(p.prepare(&PrepareData::default(), opts).unwrap().started);
+        assert!(
+            !p.service(&ServicingData::default(), StepOptions::default())
+                .unwrap()
+                .started
+        );
+        let restart = AdoptOptions {
+            restart_on_failure: true,
+        };
+        p.adopt(&AdoptData::default(), restart).unwrap();
+        p.provision(
+            &ProvisionData::default(),
+            ProvisionOptions { force_reboot: true },
+        )
+        .unwrap();
+        let opts = DeprovisionOptions {
+            restart_on_failure: true,
+            automated_cleaning_mode: AutomatedCleaningMode::Disabled,
+        };
+        p.deprovision(opts).unwrap();
+        p.detach(DetachOptions { force: true }).unwrap();
+        p.power_on(PowerOnOptions { force: true }).unwrap();
+        let opts = PowerOffOptions {
+            mode: RebootMode::Soft,
+            force: true,
+            automated_cleaning_mode: AutomatedCleaningMode::Metadata,
+        };
+        assert_eq!(p.power_off(opts).unwrap(), busy);
+        let headers = [BTreeMap::from([("k".to_string(), "v".to_string())])];
+        p.add_bmc_event_subscription(&serde_json::json!({"d": 1}), &headers)
+            .unwrap();
+        p.attach_data_image("http://x/iso").unwrap();
+        assert_eq!(
+            *log.lock().unwrap(),
+            [
+                "register x86_64 RegisterOptions { credentials_changed: true, restart_on_failure: false }",
+                "inspect  InspectOptions { restart_on_failure: false, refresh: true, force_reboot: true }",
+                "prepare StepOptions { unprepared: true, restart_on_failure: true }",
+                "service StepOptions { unprepared: false, restart_on_failure: false }",
+                "adopt AdoptOptions { restart_on_failure: true }",
+                "provision ProvisionOptions { force_reboot: true }",
+                "deprovision DeprovisionOptions { restart_on_failure: true, automated_cleaning_mode: Disabled }",
+                "detach DetachOptions { force: true }",
+                "power_on PowerOnOptions { force: true }",
+                "power_off PowerOffOptions { mode: Soft, force: true, automated_cleaning_mode: Metadata }",
+                r#"subscribe {"d":1} [{"k": "v"}]"#,
+                "attach http://x/iso",
+            ]
+        );
+        // Defaults of the trait, and errors, come back as they are.
+        assert_eq!(p.preprovisioning_image_formats().unwrap(), None);
+        assert_eq!(
+            p.get_firmware_settings(FirmwareSettingsOptions::default())
+                .unwrap(),
+            FirmwareSettings::default()
+        );
+        assert_eq!(p.delete(), Err(ProvisionerError::NodeIsBusy));
+        assert_eq!(p.get_health(), HEALTH_WARNING);
+        assert!(!p.has_power_failure());
+        assert_eq!(p.persistent_state(), None);
+        assert!(failed.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn infallible_calls_that_fail_answer_their_default_and_are_reported() {
+        let (mut p, _, failed) = remote(true);
+        assert!(p.has_capacity().is_err());
+        assert!(!p.has_power_failure());
+        assert_eq!(p.get_health(), "");
+        assert_eq!(p.persistent_state(), None);
+        assert_eq!(
+            *failed.lock().unwrap(),
+            [
+                "has_power_failure: plugin gone",
+                "get_health: plugin gone",
+                "persistent_state: plugin gone",
+            ]
+        );
+    }
+}
