@@ -1,6 +1,7 @@
 //! Firmware reads (3.13), data images, BMC event subscriptions (3.14).
 
 use super::{IronicProvisioner, Outcome, transient};
+use bmhctl_plugin_sdk::FirmwareSettingsOptions;
 use bmhctl_plugin_sdk::{
     FirmwareComponentStatus, FirmwareSettings, OpResult, ProvisionerError, SettingSchema,
 };
@@ -27,7 +28,7 @@ impl IronicProvisioner {
 
     pub(super) fn do_get_firmware_settings(
         &mut self,
-        opts: bmhctl_plugin_sdk::FirmwareSettingsOptions,
+        opts: FirmwareSettingsOptions,
     ) -> Result<FirmwareSettings, ProvisionerError> {
         let include_schema = opts.include_schema;
         let id = self.require_node_id()?;

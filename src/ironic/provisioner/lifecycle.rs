@@ -15,10 +15,14 @@ use bmh_api::{AutomatedCleaningMode, ChecksumType, HardwareDetails, Image, Inspe
 use bmhctl_plugin_sdk::{
     AdoptData, InspectData, OpResult, PrepareData, ProvisionData, ProvisionerError, ServicingData,
 };
+use bmhctl_plugin_sdk::{
+    AdoptOptions, DeprovisionOptions, DetachOptions, InspectOptions, InspectResult,
+    ProvisionOptions, StepOptions, StepResult,
+};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-type WithStarted = Result<bmhctl_plugin_sdk::StepResult, ProvisionerError>;
+type WithStarted = Result<StepResult, ProvisionerError>;
 
 impl IronicProvisioner {
     // ---------------------------------------------------------------- inspection (3.3)
@@ -26,9 +30,9 @@ impl IronicProvisioner {
     pub(super) fn do_inspect(
         &mut self,
         data: &InspectData,
-        opts: bmhctl_plugin_sdk::InspectOptions,
-    ) -> Result<bmhctl_plugin_sdk::InspectResult, ProvisionerError> {
-        let bmhctl_plugin_sdk::InspectOptions {
+        opts: InspectOptions,
+    ) -> Result<InspectResult, ProvisionerError> {
+        let InspectOptions {
             mut restart_on_failure,
             mut refresh,
             force_reboot,
@@ -42,7 +46,7 @@ impl IronicProvisioner {
             restart_on_failure = true;
         }
         let none = |r: Outcome| {
-            r.map(|result| bmhctl_plugin_sdk::InspectResult {
+            r.map(|result| InspectResult {
                 result,
                 started: false,
                 details: None,
@@ -53,7 +57,7 @@ impl IronicProvisioner {
             state::INSPECT_WAIT if force_reboot => {
                 let (r, started) =
                     self.change_provision_state(&node, ProvisionStateRequest::new("abort"));
-                r.map(|result| bmhctl_plugin_sdk::InspectResult {
+                r.map(|result| InspectResult {
                     result,
                     started,
                     details: None,
@@ -61,7 +65,7 @@ impl IronicProvisioner {
             }
             state::INSPECTING | state::INSPECT_WAIT => {
                 let delay = if fast { SHORT_DELAY } else { LONG_DELAY };
-                Ok(bmhctl_plugin_sdk::InspectResult {
+                Ok(InspectResult {
                     result: requeue(delay),
                     started: false,
                     details: None,
@@ -75,7 +79,7 @@ impl IronicProvisioner {
                         "" => "Inspection failed",
                         e => e,
                     };
-                    Ok(bmhctl_plugin_sdk::InspectResult {
+                    Ok(InspectResult {
                         result: OpResult::failed(msg),
                         started: false,
                         details: None,
@@ -92,7 +96,7 @@ impl IronicProvisioner {
                     // Ironic's fake inspection stores no inventory: canned details, no GET.
                     let details = canned_details(&node, &self.host.boot_mac_address);
                     self.publish("InspectionComplete", "Hardware inspection completed");
-                    return Ok(bmhctl_plugin_sdk::InspectResult {
+                    return Ok(InspectResult {
                         result: OpResult::done(),
                         started: false,
                         details: Some(details),
@@ -106,7 +110,7 @@ impl IronicProvisioner {
                     Ok(inv) => {
                         let details = self.details_from_inventory(&node, &inv);
                         self.publish("InspectionComplete", "Hardware inspection completed");
-                        Ok(bmhctl_plugin_sdk::InspectResult {
+                        Ok(InspectResult {
                             result: OpResult::done(),
                             started: false,
                             details: Some(details),
@@ -141,11 +145,11 @@ impl IronicProvisioner {
         &mut self,
         node: &Node,
         data: &InspectData,
-    ) -> Result<bmhctl_plugin_sdk::InspectResult, ProvisionerError> {
+    ) -> Result<InspectResult, ProvisionerError> {
         let bmc = match self.bmc() {
             Ok(b) => b,
             Err(e) => {
-                return Ok(bmhctl_plugin_sdk::InspectResult {
+                return Ok(InspectResult {
                     result: OpResult::failed(format!(
                         "failed to parse BMC address information: {e}"
                     )),
@@ -157,7 +161,7 @@ impl IronicProvisioner {
         let interface = match bmc.inspect_interface(data.inspection_mode == InspectionMode::Fast) {
             Ok(i) => i,
             Err(e) => {
-                return Ok(bmhctl_plugin_sdk::InspectResult {
+                return Ok(InspectResult {
                     result: OpResult::failed(e.to_string()),
                     started: false,
                     details: None,
@@ -179,7 +183,7 @@ impl IronicProvisioner {
         let node = match self.try_update_node(node, patch) {
             Ok(n) => n,
             Err(outcome) => {
-                return outcome.map(|result| bmhctl_plugin_sdk::InspectResult {
+                return outcome.map(|result| InspectResult {
                     result,
                     started: false,
                     details: None,
@@ -191,7 +195,7 @@ impl IronicProvisioner {
         if started {
             self.publish("InspectionStarted", "Hardware inspection started");
         }
-        r.map(|result| bmhctl_plugin_sdk::InspectResult {
+        r.map(|result| InspectResult {
             result,
             started,
             details: None,
@@ -221,12 +225,8 @@ impl IronicProvisioner {
         Ok(steps)
     }
 
-    pub(super) fn do_prepare(
-        &mut self,
-        data: &PrepareData,
-        opts: bmhctl_plugin_sdk::StepOptions,
-    ) -> WithStarted {
-        let bmhctl_plugin_sdk::StepOptions {
+    pub(super) fn do_prepare(&mut self, data: &PrepareData, opts: StepOptions) -> WithStarted {
+        let StepOptions {
             unprepared,
             restart_on_failure,
         } = opts;
@@ -234,7 +234,7 @@ impl IronicProvisioner {
         match node.provision_state.as_str() {
             state::AVAILABLE => {
                 if !unprepared {
-                    return Ok(bmhctl_plugin_sdk::StepResult {
+                    return Ok(StepResult {
                         result: OpResult::done(),
                         started: false,
                     });
@@ -242,29 +242,28 @@ impl IronicProvisioner {
                 let steps = match self.manual_cleaning_steps(data) {
                     Ok(s) => s,
                     Err(m) => {
-                        return Ok(bmhctl_plugin_sdk::StepResult {
+                        return Ok(StepResult {
                             result: OpResult::failed(m),
                             started: false,
                         });
                     }
                 };
                 if steps.is_empty() {
-                    Ok(bmhctl_plugin_sdk::StepResult {
+                    Ok(StepResult {
                         result: OpResult::done(),
                         started: true,
                     })
                 } else {
                     // manual cleaning starts from manageable
-                    self.change_state(&node, "manage")
-                        .map(|result| bmhctl_plugin_sdk::StepResult {
-                            result,
-                            started: false,
-                        })
+                    self.change_state(&node, "manage").map(|result| StepResult {
+                        result,
+                        started: false,
+                    })
                 }
             }
             state::MANAGEABLE => {
                 if !unprepared {
-                    return Ok(bmhctl_plugin_sdk::StepResult {
+                    return Ok(StepResult {
                         result: OpResult::done(),
                         started: false,
                     });
@@ -272,7 +271,7 @@ impl IronicProvisioner {
                 match self.set_target_raid(&node, data) {
                     Ok(None) => {}
                     Ok(Some(r)) => {
-                        return Ok(bmhctl_plugin_sdk::StepResult {
+                        return Ok(StepResult {
                             result: r,
                             started: false,
                         });
@@ -282,14 +281,14 @@ impl IronicProvisioner {
                 let steps = match self.manual_cleaning_steps(data) {
                     Ok(s) => s,
                     Err(m) => {
-                        return Ok(bmhctl_plugin_sdk::StepResult {
+                        return Ok(StepResult {
                             result: OpResult::failed(m),
                             started: false,
                         });
                     }
                 };
                 if steps.is_empty() {
-                    return Ok(bmhctl_plugin_sdk::StepResult {
+                    return Ok(StepResult {
                         result: OpResult::done(),
                         started: true,
                     });
@@ -300,30 +299,29 @@ impl IronicProvisioner {
                     ..ProvisionStateRequest::new("clean")
                 };
                 let (r, started) = self.change_provision_state(&node, req);
-                r.map(|result| bmhctl_plugin_sdk::StepResult { result, started })
+                r.map(|result| StepResult { result, started })
             }
             state::CLEAN_FAIL => {
                 if !restart_on_failure {
-                    return Ok(bmhctl_plugin_sdk::StepResult {
+                    return Ok(StepResult {
                         result: OpResult::failed(node.last_error_str()),
                         started: false,
                     });
                 }
                 if node.maintenance {
-                    return self.set_maintenance(&node, false, "").map(|result| {
-                        bmhctl_plugin_sdk::StepResult {
+                    return self
+                        .set_maintenance(&node, false, "")
+                        .map(|result| StepResult {
                             result,
                             started: false,
-                        }
-                    });
+                        });
                 }
-                self.change_state(&node, "manage")
-                    .map(|result| bmhctl_plugin_sdk::StepResult {
-                        result,
-                        started: false,
-                    })
+                self.change_state(&node, "manage").map(|result| StepResult {
+                    result,
+                    started: false,
+                })
             }
-            state::CLEANING | state::CLEAN_WAIT => Ok(bmhctl_plugin_sdk::StepResult {
+            state::CLEANING | state::CLEAN_WAIT => Ok(StepResult {
                 result: requeue(LONG_DELAY),
                 started: false,
             }),
@@ -378,12 +376,8 @@ impl IronicProvisioner {
 
     // ------------------------------------------------------------------- servicing (3.6)
 
-    pub(super) fn do_service(
-        &mut self,
-        data: &ServicingData,
-        opts: bmhctl_plugin_sdk::StepOptions,
-    ) -> WithStarted {
-        let bmhctl_plugin_sdk::StepOptions {
+    pub(super) fn do_service(&mut self, data: &ServicingData, opts: StepOptions) -> WithStarted {
+        let StepOptions {
             unprepared,
             restart_on_failure,
         } = opts;
@@ -391,44 +385,40 @@ impl IronicProvisioner {
         match node.provision_state.as_str() {
             state::SERVICE_FAIL => {
                 if !data.has_firmware_spec {
-                    return self.change_state(&node, "abort").map(|result| {
-                        bmhctl_plugin_sdk::StepResult {
-                            result,
-                            started: false,
-                        }
+                    return self.change_state(&node, "abort").map(|result| StepResult {
+                        result,
+                        started: false,
                     });
                 }
                 if !restart_on_failure {
-                    return Ok(bmhctl_plugin_sdk::StepResult {
+                    return Ok(StepResult {
                         result: OpResult::failed(node.last_error_str()),
                         started: false,
                     });
                 }
                 if node.maintenance {
-                    return self.set_maintenance(&node, false, "").map(|result| {
-                        bmhctl_plugin_sdk::StepResult {
+                    return self
+                        .set_maintenance(&node, false, "")
+                        .map(|result| StepResult {
                             result,
                             started: false,
-                        }
-                    });
+                        });
                 }
                 self.start_servicing(&node, data, true)
             }
             state::ACTIVE => self.start_servicing(&node, data, unprepared),
-            state::SERVICING => Ok(bmhctl_plugin_sdk::StepResult {
+            state::SERVICING => Ok(StepResult {
                 result: requeue(LONG_DELAY),
                 started: false,
             }),
             state::SERVICE_WAIT => {
                 if !data.has_firmware_spec {
-                    return self.change_state(&node, "abort").map(|result| {
-                        bmhctl_plugin_sdk::StepResult {
-                            result,
-                            started: false,
-                        }
+                    return self.change_state(&node, "abort").map(|result| StepResult {
+                        result,
+                        started: false,
                     });
                 }
-                Ok(bmhctl_plugin_sdk::StepResult {
+                Ok(StepResult {
                     result: requeue(LONG_DELAY),
                     started: false,
                 })
@@ -444,7 +434,7 @@ impl IronicProvisioner {
         unprepared: bool,
     ) -> WithStarted {
         if !unprepared {
-            return Ok(bmhctl_plugin_sdk::StepResult {
+            return Ok(StepResult {
                 result: OpResult::done(),
                 started: false,
             });
@@ -456,7 +446,7 @@ impl IronicProvisioner {
         ));
         steps.extend(firmware_step(&data.target_firmware_components));
         if steps.is_empty() {
-            return Ok(bmhctl_plugin_sdk::StepResult {
+            return Ok(StepResult {
                 result: OpResult::done(),
                 started: true,
             });
@@ -466,16 +456,12 @@ impl IronicProvisioner {
             ..ProvisionStateRequest::new("service")
         };
         let (r, started) = self.change_provision_state(node, req);
-        r.map(|result| bmhctl_plugin_sdk::StepResult { result, started })
+        r.map(|result| StepResult { result, started })
     }
 
     // ---------------------------------------------------------------- provisioning (3.7)
 
-    pub(super) fn do_provision(
-        &mut self,
-        data: &ProvisionData,
-        opts: bmhctl_plugin_sdk::ProvisionOptions,
-    ) -> Outcome {
+    pub(super) fn do_provision(&mut self, data: &ProvisionData, opts: ProvisionOptions) -> Outcome {
         let force_reboot = opts.force_reboot;
         if !data.image.url.is_empty()
             && let Err(e) = check_image_checksum(&data.image)
@@ -725,11 +711,7 @@ impl IronicProvisioner {
 
     // -------------------------------------------------------------------- adoption (3.8)
 
-    pub(super) fn do_adopt(
-        &mut self,
-        data: &AdoptData,
-        opts: bmhctl_plugin_sdk::AdoptOptions,
-    ) -> Outcome {
+    pub(super) fn do_adopt(&mut self, data: &AdoptData, opts: AdoptOptions) -> Outcome {
         let restart_on_failure = opts.restart_on_failure;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
@@ -766,11 +748,8 @@ impl IronicProvisioner {
 
     // -------------------------------------------------------------- deprovisioning (3.9)
 
-    pub(super) fn do_deprovision(
-        &mut self,
-        opts: bmhctl_plugin_sdk::DeprovisionOptions,
-    ) -> Outcome {
-        let bmhctl_plugin_sdk::DeprovisionOptions {
+    pub(super) fn do_deprovision(&mut self, opts: DeprovisionOptions) -> Outcome {
+        let DeprovisionOptions {
             restart_on_failure,
             automated_cleaning_mode: cleaning,
         } = opts;
@@ -829,7 +808,7 @@ impl IronicProvisioner {
 
     // ------------------------------------------------------------ delete / detach (3.10)
 
-    pub(super) fn real_delete(&mut self, opts: bmhctl_plugin_sdk::DetachOptions) -> Outcome {
+    pub(super) fn real_delete(&mut self, opts: DetachOptions) -> Outcome {
         let force = opts.force;
         let node = match self.get_node() {
             Ok(n) => n,

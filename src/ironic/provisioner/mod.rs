@@ -27,6 +27,11 @@ use bmhctl_plugin_sdk::{
     HostData, InspectData, ManagementAccessData, OpResult, PrepareData, ProvisionData, Provisioner,
     ProvisionerError, ProvisionerFactory, ServicingData,
 };
+use bmhctl_plugin_sdk::{
+    AdoptOptions, DeprovisionOptions, DetachOptions, FirmwareSettingsOptions, InspectOptions,
+    InspectResult, PowerOffOptions, PowerOnOptions, ProvisionOptions, RegisterOptions,
+    RegisterResult, StepOptions, StepResult,
+};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -327,8 +332,8 @@ impl Provisioner for IronicProvisioner {
     fn register(
         &mut self,
         data: &ManagementAccessData,
-        opts: bmhctl_plugin_sdk::RegisterOptions,
-    ) -> Result<bmhctl_plugin_sdk::RegisterResult, ProvisionerError> {
+        opts: RegisterOptions,
+    ) -> Result<RegisterResult, ProvisionerError> {
         self.do_register(data, opts)
     }
 
@@ -341,8 +346,8 @@ impl Provisioner for IronicProvisioner {
     fn inspect_hardware(
         &mut self,
         data: &InspectData,
-        opts: bmhctl_plugin_sdk::InspectOptions,
-    ) -> Result<bmhctl_plugin_sdk::InspectResult, ProvisionerError> {
+        opts: InspectOptions,
+    ) -> Result<InspectResult, ProvisionerError> {
         self.do_inspect(data, opts)
     }
 
@@ -356,55 +361,51 @@ impl Provisioner for IronicProvisioner {
         Ok(HardwareState { powered_on })
     }
 
-    fn adopt(&mut self, data: &AdoptData, opts: bmhctl_plugin_sdk::AdoptOptions) -> Outcome {
+    fn adopt(&mut self, data: &AdoptData, opts: AdoptOptions) -> Outcome {
         self.do_adopt(data, opts)
     }
 
     fn prepare(
         &mut self,
         data: &PrepareData,
-        opts: bmhctl_plugin_sdk::StepOptions,
-    ) -> Result<bmhctl_plugin_sdk::StepResult, ProvisionerError> {
+        opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
         self.do_prepare(data, opts)
     }
 
     fn service(
         &mut self,
         data: &ServicingData,
-        opts: bmhctl_plugin_sdk::StepOptions,
-    ) -> Result<bmhctl_plugin_sdk::StepResult, ProvisionerError> {
+        opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
         self.do_service(data, opts)
     }
 
-    fn provision(
-        &mut self,
-        data: &ProvisionData,
-        opts: bmhctl_plugin_sdk::ProvisionOptions,
-    ) -> Outcome {
+    fn provision(&mut self, data: &ProvisionData, opts: ProvisionOptions) -> Outcome {
         self.do_provision(data, opts)
     }
 
-    fn deprovision(&mut self, opts: bmhctl_plugin_sdk::DeprovisionOptions) -> Outcome {
+    fn deprovision(&mut self, opts: DeprovisionOptions) -> Outcome {
         self.do_deprovision(opts)
     }
 
     fn delete(&mut self) -> Outcome {
-        let r = self.real_delete(bmhctl_plugin_sdk::DetachOptions::default());
+        let r = self.real_delete(DetachOptions::default());
         if matches!(&r, Ok(res) if !res.dirty && res.error_message.is_empty()) {
             self.shared.capacity.release(&self.node_name());
         }
         r
     }
 
-    fn detach(&mut self, opts: bmhctl_plugin_sdk::DetachOptions) -> Outcome {
+    fn detach(&mut self, opts: DetachOptions) -> Outcome {
         self.real_delete(opts)
     }
 
-    fn power_on(&mut self, opts: bmhctl_plugin_sdk::PowerOnOptions) -> Outcome {
+    fn power_on(&mut self, opts: PowerOnOptions) -> Outcome {
         self.do_power_on(opts)
     }
 
-    fn power_off(&mut self, opts: bmhctl_plugin_sdk::PowerOffOptions) -> Outcome {
+    fn power_off(&mut self, opts: PowerOffOptions) -> Outcome {
         self.do_power_off(opts)
     }
 
@@ -414,7 +415,7 @@ impl Provisioner for IronicProvisioner {
 
     fn get_firmware_settings(
         &mut self,
-        opts: bmhctl_plugin_sdk::FirmwareSettingsOptions,
+        opts: FirmwareSettingsOptions,
     ) -> Result<FirmwareSettings, ProvisionerError> {
         self.do_get_firmware_settings(opts)
     }

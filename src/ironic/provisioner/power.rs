@@ -7,6 +7,7 @@ use super::{
 use crate::types::{Node, state};
 use bmh_api::{AutomatedCleaningMode, RebootMode};
 use bmhctl_plugin_sdk::OpResult;
+use bmhctl_plugin_sdk::{PowerOffOptions, PowerOnOptions};
 use std::time::Duration;
 
 /// `changePower`'s outcome: soft power-off refused with 400 is told apart so the caller can
@@ -17,7 +18,7 @@ enum PowerChange {
 }
 
 impl IronicProvisioner {
-    pub(super) fn do_power_on(&mut self, opts: bmhctl_plugin_sdk::PowerOnOptions) -> Outcome {
+    pub(super) fn do_power_on(&mut self, opts: PowerOnOptions) -> Outcome {
         let force = opts.force;
         let node = self.get_node()?;
         if node.power_state.as_deref() == Some(state::POWER_ON) {
@@ -38,8 +39,8 @@ impl IronicProvisioner {
         }
     }
 
-    pub(super) fn do_power_off(&mut self, opts: bmhctl_plugin_sdk::PowerOffOptions) -> Outcome {
-        let bmhctl_plugin_sdk::PowerOffOptions {
+    pub(super) fn do_power_off(&mut self, opts: PowerOffOptions) -> Outcome {
+        let PowerOffOptions {
             mode,
             force,
             automated_cleaning_mode: cleaning,

@@ -7,6 +7,7 @@ use crate::types::{Node, NodePatch, Section, state};
 use bmh_api::{BootMode, InspectionMode, OperationalStatus, ProvisioningState};
 use bmh_bmc::{AccessDetails, Credentials};
 use bmhctl_plugin_sdk::{ImageFormat, ManagementAccessData, OpResult, ProvisionerError};
+use bmhctl_plugin_sdk::{RegisterOptions, RegisterResult};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
@@ -45,9 +46,9 @@ impl IronicProvisioner {
     pub(super) fn do_register(
         &mut self,
         data: &ManagementAccessData,
-        opts: bmhctl_plugin_sdk::RegisterOptions,
-    ) -> Result<bmhctl_plugin_sdk::RegisterResult, ProvisionerError> {
-        let bmhctl_plugin_sdk::RegisterOptions {
+        opts: RegisterOptions,
+    ) -> Result<RegisterResult, ProvisionerError> {
+        let RegisterOptions {
             credentials_changed,
             restart_on_failure,
         } = opts;
@@ -56,7 +57,7 @@ impl IronicProvisioner {
             self.shared.capacity.release(&self.node_name());
         }
         let fail = |m: String| {
-            Ok(bmhctl_plugin_sdk::RegisterResult {
+            Ok(RegisterResult {
                 result: OpResult::failed(m),
                 provisioner_id: String::new(),
             })
@@ -111,7 +112,7 @@ impl IronicProvisioner {
             None => match self.enroll_node(data, &bmc, &driver_info) {
                 Ok(n) => n,
                 Err(outcome) => {
-                    return outcome.map(|result| bmhctl_plugin_sdk::RegisterResult {
+                    return outcome.map(|result| RegisterResult {
                         result,
                         provisioner_id: String::new(),
                     });
@@ -157,7 +158,7 @@ impl IronicProvisioner {
             };
         }
         let with_id = |r: Outcome| {
-            r.map(|result| bmhctl_plugin_sdk::RegisterResult {
+            r.map(|result| RegisterResult {
                 result,
                 provisioner_id: prov_id.clone(),
             })
