@@ -14,8 +14,8 @@ use bmhctl_plugin_sdk::abi::{
     ProvisionerCall, RemoteProvisioner, Request, Response, STATUS_ERROR, STATUS_OK,
 };
 use bmhctl_plugin_sdk::{
-    ABI_VERSION, EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory,
-    SDK_VERSION,
+    ABI_VERSION, DUE_HOSTS_SINCE_MINOR, DueHosts, EventSink, HostData, Provisioner,
+    ProvisionerError, ProvisionerFactory, SDK_VERSION, WaitingHost,
 };
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
@@ -111,6 +111,8 @@ impl LoadedPlugin {
                 handle: Handle(handle),
                 host,
                 next_id: AtomicU64::new(1),
+                answers_due_hosts: abi::parse_major_minor(&self.sdk_version)
+                    .is_some_and(|(_, minor)| minor >= DUE_HOSTS_SINCE_MINOR),
             }),
         })
     }
@@ -367,6 +369,8 @@ struct Shared {
     handle: Handle,
     host: &'static HostState,
     next_id: AtomicU64,
+    /// Built with an SDK that knows `due_hosts`: older plugins are never asked.
+    answers_due_hosts: bool,
 }
 
 impl Shared {
@@ -458,6 +462,21 @@ impl ProvisionerFactory for PluginFactory {
                 Err(e)
             }
         }
+    }
+
+    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
+        if !self.shared.answers_due_hosts {
+            return Ok(None);
+        }
+        let value = self.shared.request(&Request::DueHosts {
+            waiting: waiting.to_vec(),
+        })?;
+        serde_json::from_value(value).map_err(|e| {
+            ProvisionerError::Other(format!(
+                "provisioner plugin {:?} sent an invalid answer: {e}",
+                self.shared.name
+            ))
+        })
     }
 }
 
@@ -567,6 +586,53 @@ mod tests {
             err.starts_with("cannot initialize provisioner plugin /p/foo-provisioner.so"),
             "{err}"
         );
+    }
+
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    unsafe extern "C" fn some_factory(
+        _: *const u8,
+        _: usize,
+        _: *const HostCallbacks,
+        _: *mut PluginBuffer,
+    ) -> *mut c_void {
+        std::ptr::NonNull::<u8>::dangling().as_ptr().cast()
+    }
+    unsafe extern "C" fn counted_call(
+        _: *mut c_void,
+        _: *const u8,
+        _: usize,
+        _: *mut PluginBuffer,
+    ) -> i32 {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+        1
+    }
+    const fn counting(sdk: &'static CStr) -> PluginDeclaration {
+        PluginDeclaration {
+            create_factory: some_factory,
+            call: counted_call,
+            ..decl(sdk, c"demo")
+        }
+    }
+    static OLD_COUNTING: PluginDeclaration = counting(c"0.1.0");
+    static NEW_COUNTING: PluginDeclaration = counting(abi::SDK_VERSION_NUL);
+
+    #[test]
+    fn plugins_older_than_due_hosts_are_never_asked() {
+        let path = Path::new("/p/demo-provisioner.so");
+        let waiting = [WaitingHost {
+            host: ObjectKey::new("ns", "h"),
+            provisioner_id: String::new(),
+            on: bmhctl_plugin_sdk::WaitOn::Progress,
+        }];
+        let old = check_declaration(path, &OLD_COUNTING, None).unwrap();
+        let factory = old.new_factory(PluginConfig::default()).unwrap();
+        assert_eq!(factory.due_hosts(&waiting), Ok(None));
+        assert_eq!(CALLS.load(Ordering::SeqCst), 0);
+        // A plugin of this SDK is asked (this one answers the call with an error).
+        let new = check_declaration(path, &NEW_COUNTING, None).unwrap();
+        let factory = new.new_factory(PluginConfig::default()).unwrap();
+        assert!(factory.due_hosts(&waiting).is_err());
+        assert_eq!(CALLS.load(Ordering::SeqCst), 1);
     }
 
     unsafe extern "C" fn append(out: *mut c_void, data: *const u8, len: usize) {

@@ -58,6 +58,10 @@ pub const STATUS_ERROR: i32 = 1;
 /// Host features a plugin may ask about (BMO's `HostFeature`).
 pub const FEATURE_PREPROVISIONING_IMAGE: &str = "PreprovisioningImage";
 
+/// The host will ask [`Request::DueHosts`]: a plugin may keep what it needs to answer (without
+/// it, the host runs at BMO's requeue times and never asks).
+pub const FEATURE_DUE_HOSTS: &str = "DueHosts";
+
 /// A byte buffer allocated by the plugin; the host frees it with [`PluginDeclaration::free_buffer`].
 #[repr(C)]
 #[derive(Debug)]
@@ -274,6 +278,9 @@ pub enum Request {
     Call { id: u64, call: ProvisionerCall },
     /// The host is done with provisioner `id`. Answer: `null`.
     DropProvisioner { id: u64 },
+    /// `ProvisionerFactory::due_hosts` (SDK 0.2 on; never sent to older plugins). Answer: `null`
+    /// or a [`DueHosts`](crate::DueHosts).
+    DueHosts { waiting: Vec<crate::WaitingHost> },
 }
 
 calls::provisioner_calls!(call_enum {

@@ -261,6 +261,7 @@ impl FactoryState {
                 drop(removed);
                 Response::Ok(serde_json::Value::Null)
             }
+            Request::DueHosts { waiting } => answer(self.factory.due_hosts(&waiting)),
             Request::Call { id, call } => {
                 let Some(p) = lock(&self.provisioners).get(&id).cloned() else {
                     return Response::Err(ProvisionerError::Other(format!(

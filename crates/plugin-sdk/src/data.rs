@@ -218,3 +218,34 @@ pub struct FirmwareComponentStatus {
 pub const HEALTH_OK: &str = "OK";
 pub const HEALTH_WARNING: &str = "Warning";
 pub const HEALTH_CRITICAL: &str = "Critical";
+
+/// What a host's pass waits for, as the runner tells a factory that reports changes
+/// ([`ProvisionerFactory::due_hosts`](crate::ProvisionerFactory::due_hosts)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitOn {
+    /// The provisioner's work on the host (a node changing state, powering, cleaning...).
+    Progress,
+    /// A free (de)provisioning slot: the host is `delayed`.
+    Capacity,
+}
+
+/// A host whose next pass waits on its provisioner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitingHost {
+    pub host: ObjectKey,
+    /// The provisioner's ID of the host (`status.provisioning.ID`), empty before registration.
+    #[serde(default)]
+    pub provisioner_id: String,
+    pub on: WaitOn,
+}
+
+/// The answer to [`ProvisionerFactory::due_hosts`](crate::ProvisionerFactory::due_hosts).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DueHosts {
+    /// Indices into the hosts asked about whose pass is due now.
+    pub due: Vec<usize>,
+    /// Ask again no sooner than this (a provisioner's own rate limit; the caller may ask later).
+    #[serde(default)]
+    pub ask_again_after: Duration,
+}

@@ -44,7 +44,20 @@ pub trait ProvisionerFactory: Send + Sync {
         host: HostData,
         events: EventSink,
     ) -> Result<Box<dyn Provisioner>, ProvisionerError>;
+
+    /// Which of these hosts, whose passes wait on this provisioner, are due now: their node
+    /// changed, or a slot they wait for freed. An optional capability: a caller that gets
+    /// `Ok(None)` (the default, "not supported") keeps BMO's requeue times and does not ask again.
+    /// A due host still gets BMO's whole pass; only its wait shrinks.
+    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
+        let _ = waiting;
+        Ok(None)
+    }
 }
+
+/// The first SDK minor version whose plugins answer [`ProvisionerFactory::due_hosts`]; older
+/// plugins are never asked.
+pub const DUE_HOSTS_SINCE_MINOR: u64 = 2;
 
 calls::provisioner_calls!(provisioner_trait {
     /// The operations BMO's state machine asks of a provisioner. `OpResult.dirty` means "still

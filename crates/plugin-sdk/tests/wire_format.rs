@@ -86,6 +86,14 @@ fn every_call_and_answer_keeps_its_abi_v1_json() {
     round_trips::<Request>(&format!(
         r#"{{"op":"new_provisioner","id":7,"host":{host}}}"#
     ));
+    // SDK 0.2: the factory's optional question, and its two answers.
+    round_trips::<Request>(
+        r#"{"op":"due_hosts","waiting":[{"host":{"namespace":"ns","name":"h"},"provisioner_id":"u1","on":"progress"},{"host":{"namespace":"ns","name":"d"},"provisioner_id":"","on":"capacity"}]}"#,
+    );
+    let due: Option<DueHosts> =
+        round_trips(r#"{"due":[0],"ask_again_after":{"secs":1,"nanos":0}}"#);
+    assert_eq!(due.unwrap().due, vec![0]);
+    assert_eq!(round_trips::<Option<DueHosts>>("null"), None);
     round_trips::<Response>(r#"{"ok":null}"#);
     round_trips::<Response>(r#"{"err":"NodeIsBusy"}"#);
     round_trips::<Response>(r#"{"err":{"Other":"boom"}}"#);
