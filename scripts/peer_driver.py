@@ -77,6 +77,8 @@ class Client:
         u = urllib.parse.urlsplit(endpoint)
         self.host, self.port = u.hostname, u.port or 80
         self.base = u.path.rstrip("/")
+        if self.base.endswith("/v1"):  # an endpoint given as http://host:port/v1/ works too
+            self.base = self.base[:-3]
         self.stats = stats
         self.timeout = timeout
         self.conn = None
