@@ -189,6 +189,12 @@ def report(args, results):
             print(f"{r['contender']:<11} {result:>22} {r['wall']:>7.1f} {r['client_cpu']:>12.2f} "
                   f"{r['ironic_cpu']:>12.1f} {pg:>8} {ncalls:>9} {ncalls / n:>10.1f} "
                   f"{r['ironic_cpu'] / n:>15.2f}")
+        for r in group:
+            d = r.get("driver")
+            if d:
+                print(f"  {r['contender']}: {d.get('listings')} listings, "
+                      f"{d.get('locked_retries')} retries on 409 locked, "
+                      f"{d.get('connection_retries')} on a dropped connection")
         rat = ratios([r for r in group if "error" not in r])
         if rat is None:
             print("ratios: not computed (bmhctl or every driver run missing or wrong)")

@@ -17,19 +17,22 @@ own. No ports, no validation, no lookups by name: what BMO needs beyond this is 
                            [--image-checksum SUM] [--timeout SECONDS]
 
 Prints one JSON object on stdout: nodes, concurrency, wall (s), ok, failed, errors (the first
-few), listings (full listings made), list_pages, requests (by method), locked_retries, and per
-step the p50/p90/max seconds. Exit code 0 when every node reached active and powered on, 1
+few), listings (full listings made), list_pages, requests (by method), locked_retries,
+connection_retries, and per step the p50/p90/max seconds. Exit code 0 when every node reached active and powered on, 1
 otherwise, 2 on bad arguments.
 
 Standard library only. Client behaviour: `X-OpenStack-Ironic-API-Version: latest`; one
 keep-alive connection per thread, closed when idle for more than 5 s (Ironic's embedded cheroot
-server drops idle connections at 10 s); GETs are retried on connection errors; a write is
-retried only when it cannot have reached Ironic (refused, or a connection that was closed under
-it before an answer began); 409 (node locked) is retried with a short back-off.
+server drops idle connections at 10 s); a request whose connection is refused, reset or closed
+before an answer is sent again with a back-off (many clients connecting at once overflow the
+server's listen backlog of 5), and a write sent again that finds its first attempt applied (409
+"already exists" for a node, 400 for a state change) counts as done; other errors (a timeout)
+are retried for GETs only; 409 (node locked) is retried with a short back-off.
 """
 import argparse
 import http.client
 import json
+import random
 import sys
 import threading
 import time
@@ -60,10 +63,15 @@ class Stats:
         self.lock = threading.Lock()
         self.requests = {}
         self.locked_retries = 0
+        self.connection_retries = 0
 
     def count(self, method):
         with self.lock:
             self.requests[method] = self.requests.get(method, 0) + 1
+
+    def retried(self):
+        with self.lock:
+            self.connection_retries += 1
 
     def locked(self):
         with self.lock:
@@ -92,7 +100,6 @@ class Client:
     def _once(self, method, path, body):
         if self.conn is not None and time.monotonic() - self.last_used > IDLE_CLOSE:
             self._close()
-        reused = self.conn is not None
         if self.conn is None:
             self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         headers = {"X-OpenStack-Ironic-API-Version": API_VERSION, "Accept": "application/json"}
@@ -106,11 +113,12 @@ class Client:
             raw = resp.read()
         except (ConnectionRefusedError, http.client.RemoteDisconnected, ConnectionResetError,
                 BrokenPipeError) as e:
+            # Refused, reset or closed without an answer: seen when many clients connect at
+            # once (cheroot's listen backlog is 5) or on a kept-alive connection the server
+            # dropped. Ironic had not read the request, so sending it again is safe; `call`
+            # still copes with a replay that finds the first attempt applied.
             self._close()
-            # safe to send again: nothing was sent, or the server closed a kept-alive
-            # connection before answering (it had not read the request)
-            retry_write = isinstance(e, ConnectionRefusedError) or reused
-            raise _Transient(str(e) or type(e).__name__, retry_write) from e
+            raise _Transient(str(e) or type(e).__name__, True) from e
         except (OSError, http.client.HTTPException) as e:
             self._close()
             raise _Transient(str(e) or type(e).__name__, False) from e
@@ -125,17 +133,22 @@ class Client:
             doc = None
         return resp.status, doc
 
-    def call(self, method, path, body=None, ok=(200, 201, 202, 204)):
-        """Send a request; returns the decoded answer. Raises Failed on an error answer."""
-        attempts, locked = 0, 0
+    def call(self, method, path, body=None, ok=(200, 201, 202, 204), replayed_ok=None):
+        """Send a request; returns the decoded answer. Raises Failed on an error answer.
+
+        `replayed_ok(status, doc)`: for a write sent again after a dropped connection, turns an
+        error answer that means "the first attempt was applied" into a result (None: fail)."""
+        attempts, locked, replayed = 0, 0, False
         while True:
             try:
                 status, doc = self._once(method, path, body)
             except _Transient as e:
                 attempts += 1
-                if attempts > 5 or (method != "GET" and not e.retry_write):
+                if attempts > 8 or (method != "GET" and not e.retry_write):
                     raise Failed(f"{method} {path}: {e}") from None
-                time.sleep(0.1 * attempts)
+                replayed = replayed or method != "GET"
+                self.stats.retried()
+                time.sleep(min(0.1 * 2 ** attempts, 2.0) * random.uniform(0.5, 1.0))
                 continue
             if status in ok:
                 return doc
@@ -145,6 +158,10 @@ class Client:
                 self.stats.locked()
                 time.sleep(min(0.05 * locked, 0.5))
                 continue
+            if replayed and replayed_ok is not None:
+                result = replayed_ok(status, doc)
+                if result is not None:
+                    return result
             raise Failed(f"{method} {path}: HTTP {status}: {_error_text(doc)}")
 
 
@@ -276,12 +293,20 @@ def drive(i, args, lister, stats, steps, deadline):
                              f"{node.get('last_error')}")
             steps.add(label, time.monotonic() - t0)
 
+        # A state change sent again after a dropped connection may find the first attempt
+        # applied (400: not valid in the new state): go on, the wait checks the outcome.
+        def applied(status, _doc):
+            return {} if status == 400 else None
+
         def provision(target):
             return lambda: c.call("PUT", f"/v1/nodes/{uuid}/states/provision",
-                                  {"target": target})
+                                  {"target": target}, replayed_ok=applied)
+
+        def created(status, _doc):  # 409: the first POST created it
+            return c.call("GET", f"/v1/nodes/{name}") if status == 409 else None
 
         t0 = time.monotonic()
-        uuid = c.call("POST", "/v1/nodes", dict(NODE_BODY, name=name))["uuid"]
+        uuid = c.call("POST", "/v1/nodes", dict(NODE_BODY, name=name), replayed_ok=created)["uuid"]
         steps.add("enroll", time.monotonic() - t0)
         step("manage", provision("manage"), "manageable")
         step("inspect", provision("inspect"), "manageable")
@@ -295,7 +320,8 @@ def drive(i, args, lister, stats, steps, deadline):
         steps.add("instance_info", time.monotonic() - t0)
         step("deploy", provision("active"), "active")
         step("power_on", lambda: c.call("PUT", f"/v1/nodes/{uuid}/states/power",
-                                        {"target": "power on"}), "active", "power on")
+                                        {"target": "power on"}, replayed_ok=applied),
+             "active", "power on")
         return name
     except Failed as e:
         raise Failed(f"{name}: {e}") from None
@@ -382,6 +408,7 @@ def main():
         "list_pages": lister.pages,
         "requests": dict(sorted(stats.requests.items())),
         "locked_retries": stats.locked_retries,
+        "connection_retries": stats.connection_retries,
         "steps": steps.summary(),
     }, indent=2))
     return 0 if not errors and len(done) == args.nodes else 1
