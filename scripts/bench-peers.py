@@ -18,7 +18,7 @@ child, os.wait4), Ironic CPU and PostgreSQL CPU (from /proc, as scripts/bench-ir
 measures them), API calls and calls per host (Ironic's access log), and whether the outcome is
 right (the driver exited 0; bmhctl exited 0 and `bmhctl get` shows every host provisioned).
 Then the ratios of bmhctl to the driver's best run (the smaller wall of driver-all and
-driver-8) against the bounds of issue 10: wall <= 1.0x at 200 hosts and more, <= 1.25x below;
+driver-8) against the bounds bmhctl aims for: wall <= 1.0x at 200 hosts and more, <= 1.25x below;
 calls per host <= 1.5x; Ironic CPU per host <= 1.2x.
 
 Not a test and not part of .ci/run: run it by hand.
@@ -28,7 +28,7 @@ Not a test and not part of .ci/run: run it by hand.
                            [--port 6485] [--pg-port 15485] [--poll 1.0]
                            [--calls] [--json FILE] [--strict]
 
-    scripts/bench-peers.py --hosts 10 --backend sqlite      # a quick check, about 2 minutes
+    scripts/bench-peers.py --hosts 10 --backend sqlite      # a quick check, about 1.5 minutes
 
 `driver-K` runs the driver with K nodes in flight, for any K. Exit code: 0 when every run had
 the right outcome; 1 when one did not; 2 when PostgreSQL was asked for explicitly and could
