@@ -92,14 +92,14 @@ class Client:
         self.conn = None
         self.last_used = 0.0
 
-    def _close(self):
+    def close(self):
         if self.conn is not None:
             self.conn.close()
             self.conn = None
 
     def _once(self, method, path, body):
         if self.conn is not None and time.monotonic() - self.last_used > IDLE_CLOSE:
-            self._close()
+            self.close()
         if self.conn is None:
             self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         headers = {"X-OpenStack-Ironic-API-Version": API_VERSION, "Accept": "application/json"}
@@ -117,15 +117,15 @@ class Client:
             # once (cheroot's listen backlog is 5) or on a kept-alive connection the server
             # dropped. Ironic had not read the request, so sending it again is safe; `call`
             # still copes with a replay that finds the first attempt applied.
-            self._close()
+            self.close()
             raise _Transient(str(e) or type(e).__name__, True) from e
         except (OSError, http.client.HTTPException) as e:
-            self._close()
+            self.close()
             raise _Transient(str(e) or type(e).__name__, False) from e
         finally:
             self.last_used = time.monotonic()
         if resp.will_close:
-            self._close()
+            self.close()
         self.stats.count(method)
         try:
             doc = json.loads(raw) if raw else None
@@ -326,7 +326,7 @@ def drive(i, args, lister, stats, steps, deadline):
     except Failed as e:
         raise Failed(f"{name}: {e}") from None
     finally:
-        c._close()
+        c.close()
 
 
 class Steps:
