@@ -31,194 +31,21 @@ import collections
 import json
 import os
 import pathlib
-import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-LAB_SCRIPTS = ROOT / "scripts" / "ironic"
+import benchlib
+from benchlib import (log, port_open, read_calls, run_child, shape, start_ironic, stop_ironic,
+                      tree_cpu)
+
+ROOT = benchlib.ROOT
+LAB_SCRIPTS = benchlib.LAB_SCRIPTS
 PORTS = {"sqlite": 6415, "postgres": 6425}
 PG_PORT = 15432
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-SECRET = """---
-apiVersion: v1
-kind: Secret
-metadata:
-  name: bench-bmc
-type: Opaque
-stringData:
-  username: admin
-  password: password
-"""
-
-HOST = """---
-apiVersion: metal3.io/v1alpha1
-kind: BareMetalHost
-metadata:
-  name: bench-{i}
-  labels:
-    bench: "yes"
-spec:
-  online: true
-  bmc:
-    address: fake-hardware://bench-{i}
-    credentialsName: bench-bmc
-  image:
-    url: http://127.0.0.1:{img_port}/images/fedora.qcow2
-    checksum: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
-    checksumType: sha256
-    format: qcow2
-"""
-
-# 2026-11-29 12:19:38.474 346 INFO ironic.api [None req-... - - - - - -] 127.0.0.1 - GET /v1/ - 200 (1.32ms)
-ACCESS = re.compile(
-    r" INFO ironic\.api \[[^\]]*\] \S+ - ([A-Z]+) (\S+) - (\d{3}) \(([\d.]+)ms\)"
-)
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def log(msg):
-    print(f"[bench-ironic] {msg}", file=sys.stderr, flush=True)
-
-
-def lab_dir():
-    d = os.environ.get("BMHCTL_LAB_DIR") or str(ROOT / ".state" / "ironic")
-    return pathlib.Path(d).absolute()
-
-
-# --- CPU of a process tree, from /proc ------------------------------------------------------
-
-
-def _procs():
-    """pid -> (ppid, cmdline, cpu ticks incl. reaped children) for every readable process."""
-    out = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read().decode(errors="replace")
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        # the command name (field 2) may hold spaces and parentheses: split after the last ')'
-        fields = stat[stat.rindex(")") + 2 :].split()
-        ppid = int(fields[1])
-        utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
-        out[int(entry)] = (ppid, cmd, utime + stime + cutime + cstime)
-    return out
-
-
-def tree_cpu(marker):
-    """CPU seconds of every process whose command line contains `marker`, plus descendants.
-
-    Each process counts its own time and that of its children it has reaped, so a worker that
-    exits between two readings is still counted (in its parent) and nothing counts twice."""
-    procs = _procs()
-    kids = collections.defaultdict(list)
-    for pid, (ppid, _, _) in procs.items():
-        kids[ppid].append(pid)
-    roots = [pid for pid, (_, cmd, _) in procs.items() if marker in cmd]
-    seen, stack = set(), list(roots)
-    while stack:
-        pid = stack.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
-        stack.extend(kids.get(pid, ()))
-    # a root that is a descendant of another root is fine: `seen` counts each once
-    ticks = sum(procs[p][2] for p in seen if p in procs)
-    return ticks / CLK_TCK, len(seen)
-
-
-# --- the lab -----------------------------------------------------------------------------------
-
-
-def port_open(port):
-    with socket.socket() as s:
-        s.settimeout(1)
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-def start_postgres(db_name):
-    """Start the private cluster (if needed) and a database of our own in it; its URL."""
-    r = subprocess.run(
-        [str(LAB_SCRIPTS / "start-postgres.sh"), str(PG_PORT)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    if r.returncode != 0 or not r.stdout.strip():
-        raise RuntimeError("scripts/ironic/start-postgres.sh failed (see its messages above)")
-    url = r.stdout.strip().splitlines()[-1]
-    # a database of our own in the shared cluster: IRONIC_FRESH=1 drops every table of the
-    # database it is given, and other labs may use the default `ironic` one
-    pgbin = sorted(pathlib.Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: [
-        int(x) if x.isdigit() else 0 for x in p.parent.name.split(".")])[-1]
-    psql = [str(pgbin / "psql"), "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "postgres",
-            "-v", "ON_ERROR_STOP=1", "-qAt"]
-    exists = subprocess.run(
-        psql + ["-c", f"select 1 from pg_database where datname = '{db_name}'"],
-        stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
-    if not exists:
-        subprocess.run(psql + ["-c", f"create database {db_name} owner ironic"], check=True)
-    return url.rsplit("/", 1)[0] + "/" + db_name
-
-
-def pg_datadir():
-    f = lab_dir() / f"pg-{PG_PORT}" / "datadir"
-    return f.read_text().strip() if f.exists() else str(lab_dir() / f"pg-{PG_PORT}" / "data")
-
-
-def start_ironic(port, db_url):
-    env = dict(os.environ, IRONIC_FRESH="1", IRONIC_DB=db_url, IRONIC_AUTH="noauth")
-    env.pop("IRONIC_EXTRA_CONF", None)
-    t0 = time.monotonic()
-    r = subprocess.run([str(LAB_SCRIPTS / "start-ironic.sh"), str(port)], env=env,
-                       stdout=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"scripts/ironic/start-ironic.sh {port} failed")
-    log(f"Ironic on port {port} ready in {time.monotonic() - t0:.1f} s ({db_url})")
-    state = lab_dir() / f"ironic-{port}"
-    benv = {}
-    for line in (state / "bmhctl.env").read_text().splitlines():
-        if "=" in line and not line.startswith("#"):
-            k, v = line.split("=", 1)
-            benv[k] = v
-    return state, benv
-
-
-def stop_ironic(port):
-    subprocess.run([str(LAB_SCRIPTS / "stop-ironic.sh"), str(port)], check=False)
-
-
-# --- API calls from the access log -------------------------------------------------------------
-
-
-def read_calls(logfile, offset):
-    calls = []
-    with open(logfile, "rb") as f:
-        f.seek(offset)
-        for raw in f:
-            m = ACCESS.search(raw.decode(errors="replace"))
-            if m:
-                calls.append((m.group(1), m.group(2), int(m.group(3)), float(m.group(4))))
-    return calls
-
-
-def shape(method, path):
-    """A call with its node, name and query values blanked: GET /v1/nodes/{id}."""
-    path = UUID.sub("{id}", path)
-    path = re.sub(r"/v1/nodes/[^/?]*~[^/?]*", "/v1/nodes/{ns~name}", path)
-    path = re.sub(r"/v1/nodes/(?!\{)[^/?]+", "/v1/nodes/{name}", path)
-    path = re.sub(r"=[^&]*", "=…", path)
-    return f"{method} {path}"
+benchlib.TAG = "bench-ironic"
 
 
 # --- one run -----------------------------------------------------------------------------------
@@ -227,21 +54,16 @@ def shape(method, path):
 def run_once(args, backend, limit, binary, workdir):
     port = PORTS[backend]
     if backend == "postgres":
-        db_url = start_postgres(f"ironic_bench_{port}")
+        db_url = benchlib.start_postgres(PG_PORT, f"ironic_bench_{port}")
     else:
         db_url = "sqlite"
     state, benv = start_ironic(port, db_url)
-    img_port = port + 1
 
     hosts_file = workdir / f"hosts-{backend}-{limit or 'default'}.yaml"
-    hosts_file.write_text(
-        SECRET + "".join(HOST.format(i=i, img_port=img_port) for i in range(args.hosts)))
+    hosts_file.write_text(benchlib.hosts_yaml(args.hosts, port))
     shutil.rmtree(workdir / ".bmhctl", ignore_errors=True)
 
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("IRONIC_", "DEPLOY_", "METAL3_", "PROVISIONING_LIMIT",
-                                "BMHCTL_PROVISIONER", "PROVISIONER_PLUGIN_DIR"))}
-    env.update(benv)
+    env = benchlib.bmhctl_env(benv)
     if limit is not None:
         env["PROVISIONING_LIMIT"] = str(limit)
     if args.time_scale is not None:
@@ -253,7 +75,7 @@ def run_once(args, backend, limit, binary, workdir):
 
     ironic_marker = str(state / "ironic.conf")
     image_marker = str(state / "httpboot")
-    pg_marker = pg_datadir() if backend == "postgres" else None
+    pg_marker = benchlib.pg_datadir(PG_PORT) if backend == "postgres" else None
     logfile = state / "ironic.log"
 
     time.sleep(2)  # let Ironic's start-up work settle before the first reading
@@ -267,17 +89,8 @@ def run_once(args, backend, limit, binary, workdir):
     log(f"{backend}: provisioning {args.hosts} hosts (PROVISIONING_LIMIT="
         f"{limit if limit is not None else 'default 20'}, concurrency="
         f"{args.concurrency or 'default'}): {' '.join(cmd)}")
-    t0 = time.monotonic()
-    with open(workdir / "stdout.json", "wb") as out, open(workdir / "stderr.log", "wb") as err:
-        child = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, cwd=workdir)
-        try:
-            _, status, ru = os.wait4(child.pid, 0)
-        except BaseException:
-            child.send_signal(signal.SIGINT)
-            child.wait()
-            raise
-        child.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.monotonic() - t0
+    code, wall, ru = run_child(cmd, env, workdir, workdir / "stdout.json",
+                               workdir / "stderr.log")
     time.sleep(0.5)  # the access-log line of the last request is written after its answer
     ironic1, _ = tree_cpu(ironic_marker)
     image1, _ = tree_cpu(image_marker)
@@ -285,26 +98,16 @@ def run_once(args, backend, limit, binary, workdir):
     calls = read_calls(logfile, offset)
 
     # verify: every host provisioned, read back from the file
-    got = subprocess.run([str(binary), "get", "-f", str(hosts_file), "-o", "json"], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    states = collections.Counter()
-    try:
-        doc = json.loads(got.stdout)
-        items = doc if isinstance(doc, list) else doc.get("hosts", doc.get("items", []))
-        for h in items:
-            st = h.get("state") or h.get("status", {}).get("provisioning", {}).get("state") or ""
-            states[st] += 1
-    except (json.JSONDecodeError, AttributeError):
-        states["<unreadable `bmhctl get` output>"] = args.hosts
-    ok = child.returncode == 0 and states.get("provisioned", 0) == args.hosts
+    states = benchlib.bmhctl_states(binary, hosts_file, env)
+    ok = code == 0 and states.get("provisioned", 0) == args.hosts
     if not ok:
-        log(f"{backend}: bmhctl exit {child.returncode}; states {dict(states)}")
+        log(f"{backend}: bmhctl exit {code}; states {dict(states)}")
         sys.stderr.write((workdir / "stderr.log").read_text(errors="replace")[-3000:])
 
     return {
         "backend": backend,
         "limit": limit,
-        "exit": child.returncode,
+        "exit": code,
         "ok": ok,
         "states": dict(states),
         "wall": wall,

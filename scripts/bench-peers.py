@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""Benchmark: bmhctl against a minimal hand-written driver, each on a fresh Ironic.
+
+For each backend (SQLite, PostgreSQL), each number of hosts and each contender, it starts a
+fresh Ironic with the same configuration (scripts/ironic/start-ironic.sh with IRONIC_FRESH=1,
+noauth, automated cleaning on; port 6485, PostgreSQL in a private cluster of
+scripts/ironic/start-postgres.sh on 15485), takes N fake-hardware hosts from nothing to active
+and powered on, and measures the run. The contenders:
+
+  driver-all   scripts/peer_driver.py --concurrency 0   (every node in flight)
+  driver-8     scripts/peer_driver.py --concurrency 8
+  bmhctl       `bmhctl provision --provisioner ironic` at its defaults, on one file of N hosts
+               (the binary given by --bin; its plugins staged beside it in plugins/, as
+               scripts/stage-plugins.sh does)
+
+For every run it prints: wall (from the child's start to its exit), client CPU (user+sys of the
+child, os.wait4), Ironic CPU and PostgreSQL CPU (from /proc, as scripts/bench-ironic.py
+measures them), API calls and calls per host (Ironic's access log), and whether the outcome is
+right (the driver exited 0; bmhctl exited 0 and `bmhctl get` shows every host provisioned).
+Then the ratios of bmhctl to the driver's best run (the smaller wall of driver-all and
+driver-8) against the bounds bmhctl aims for: wall <= 1.0x at 200 hosts and more, <= 1.25x below;
+calls per host <= 1.5x; Ironic CPU per host <= 1.2x.
+
+Not a test and not part of .ci/run: run it by hand.
+
+    scripts/bench-peers.py [--hosts 50,200] [--backend sqlite|postgres|both]
+                           [--contenders driver-all,driver-8,bmhctl] [--bin PATH]
+                           [--port 6485] [--pg-port 15485] [--poll 1.0]
+                           [--calls] [--json FILE] [--strict]
+
+    scripts/bench-peers.py --hosts 10 --backend sqlite      # a quick check, about 1.5 minutes
+
+`driver-K` runs the driver with K nodes in flight, for any K. Exit code: 0 when every run had
+the right outcome; 1 when one did not; 2 when PostgreSQL was asked for explicitly and could
+not be started; 3 with --strict when every run was right but a ratio is over its bound.
+"""
+import argparse
+import collections
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import benchlib
+from benchlib import log, port_open, read_calls, run_child, shape, start_ironic, tree_cpu
+
+benchlib.TAG = "bench-peers"
+ROOT = benchlib.ROOT
+DRIVER = ROOT / "scripts" / "peer_driver.py"
+BOUNDS = {"calls": 1.5, "ironic_cpu": 1.2}
+
+
+def wall_bound(hosts):
+    return 1.0 if hosts >= 200 else 1.25
+
+
+def parse_contender(name):
+    """'driver-all' -> ('driver', 0); 'driver-8' -> ('driver', 8); 'bmhctl' -> ('bmhctl', None)."""
+    if name == "bmhctl":
+        return "bmhctl", None
+    if name == "driver-all":
+        return "driver", 0
+    if name.startswith("driver-") and name[7:].isdigit() and int(name[7:]) > 0:
+        return "driver", int(name[7:])
+    raise ValueError(name)
+
+
+# --- one run -----------------------------------------------------------------------------------
+
+
+def run_once(args, backend, hosts, contender, workdir, pg_url):
+    kind, in_flight = parse_contender(contender)
+    state, benv = start_ironic(args.port, pg_url or "sqlite")
+    endpoint = f"http://127.0.0.1:{args.port}"
+    rundir = workdir / f"{backend}-{hosts}-{contender}"
+    shutil.rmtree(rundir, ignore_errors=True)
+    rundir.mkdir(parents=True)
+
+    if kind == "driver":
+        env = benchlib.bmhctl_env({})
+        cmd = [sys.executable, str(DRIVER), "--endpoint", endpoint, "--nodes", str(hosts),
+               "--concurrency", str(in_flight), "--poll", str(args.poll), "--prefix", "bench",
+               "--image-source", benchlib.image_url(args.port),
+               "--image-checksum", benchlib.IMAGE_CHECKSUM]
+        hosts_file = None
+    else:
+        env = benchlib.bmhctl_env(benv, defaults=True)
+        hosts_file = rundir / "hosts.yaml"
+        hosts_file.write_text(benchlib.hosts_yaml(hosts, args.port))
+        cmd = [str(args.bin), "provision", "--provisioner", "ironic", "-q", "-o", "json",
+               str(hosts_file)]
+
+    ironic_marker = str(state / "ironic.conf")
+    pg_marker = benchlib.pg_datadir(args.pg_port) if pg_url else None
+    logfile = state / "ironic.log"
+
+    time.sleep(2)  # let Ironic's start-up work settle before the first reading
+    offset = logfile.stat().st_size
+    ironic0, nprocs = tree_cpu(ironic_marker)
+    if nprocs < 2:
+        log(f"warning: Ironic's process tree has {nprocs} process(es); expected master + worker")
+    pg0 = tree_cpu(pg_marker)[0] if pg_marker else 0.0
+
+    log(f"{backend}, {hosts} hosts, {contender}: {' '.join(cmd)}")
+    code, wall, ru = run_child(cmd, env, rundir, rundir / "stdout", rundir / "stderr")
+    time.sleep(0.5)  # the access-log line of the last request is written after its answer
+    ironic1, _ = tree_cpu(ironic_marker)
+    pg1 = tree_cpu(pg_marker)[0] if pg_marker else 0.0
+    calls = read_calls(logfile, offset)
+
+    r = {
+        "backend": backend, "hosts": hosts, "contender": contender, "exit": code,
+        "wall": wall, "client_cpu": ru.ru_utime + ru.ru_stime, "client_rss": ru.ru_maxrss / 1024,
+        "ironic_cpu": ironic1 - ironic0, "pg_cpu": (pg1 - pg0) if pg_marker else None,
+        "calls": calls, "state_dir": str(state),
+    }
+    if kind == "driver":
+        try:
+            summary = json.loads((rundir / "stdout").read_text())
+        except ValueError:
+            summary = {}
+        r["driver"] = summary
+        r["ok"] = code == 0 and summary.get("ok") == hosts
+        r["outcome"] = f"{summary.get('ok', '?')}/{hosts} active"
+    else:
+        states = benchlib.bmhctl_states(args.bin, hosts_file, env)
+        r["states"] = dict(states)
+        r["ok"] = code == 0 and states.get("provisioned", 0) == hosts
+        r["outcome"] = f"{states.get('provisioned', 0)}/{hosts} provisioned"
+    if not r["ok"]:
+        log(f"{backend}, {hosts} hosts, {contender}: exit {code}, {r['outcome']}")
+        sys.stderr.write((rundir / "stderr").read_text(errors="replace")[-3000:])
+        if kind == "driver":
+            sys.stderr.write(json.dumps(r["driver"].get("errors", []), indent=1) + "\n")
+    return r
+
+
+# --- report ------------------------------------------------------------------------------------
+
+
+def best_driver(group):
+    """The driver run with the smallest wall among the right ones, or None."""
+    runs = [r for r in group if r["contender"].startswith("driver") and r.get("ok")]
+    return min(runs, key=lambda r: r["wall"]) if runs else None
+
+
+def ratios(group):
+    """bmhctl / the driver's best, per figure: {figure: (ratio, bound)}; None when either
+    side is missing."""
+    best = best_driver(group)
+    bm = next((r for r in group if r["contender"] == "bmhctl" and r.get("ok")), None)
+    if best is None or bm is None:
+        return None
+    return {
+        "driver_best": best["contender"],
+        "wall": (bm["wall"] / best["wall"], wall_bound(bm["hosts"])),
+        "calls_per_host": (len(bm["calls"]) / max(1, len(best["calls"])), BOUNDS["calls"]),
+        "ironic_cpu_per_host": (bm["ironic_cpu"] / max(1e-9, best["ironic_cpu"]),
+                                BOUNDS["ironic_cpu"]),
+    }
+
+
+def report(args, results):
+    print()
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}: fake-hardware hosts, nothing -> active and "
+          f"powered on, automated cleaning on, a fresh Ironic per run, {os.cpu_count()} CPUs")
+    over = False
+    groups = collections.defaultdict(list)
+    for r in results:
+        groups[(r["backend"], r["hosts"])].append(r)
+    for (backend, n), group in groups.items():
+        print(f"\n{backend}, {n} hosts")
+        head = (f"{'contender':<11} {'result':>22} {'wall s':>7} {'client CPU s':>12} "
+                f"{'Ironic CPU s':>12} {'PG CPU s':>8} {'API calls':>9} {'calls/host':>10} "
+                f"{'Ironic CPU/host':>15}")
+        print(head)
+        print("-" * len(head))
+        for r in group:
+            if "error" in r:
+                print(f"{r['contender']:<11} {'not run':>22}  {r['error']}")
+                continue
+            ncalls = len(r["calls"])
+            result = ("ok " if r["ok"] else "FAILED ") + r["outcome"]
+            pg = f"{r['pg_cpu']:.1f}" if r["pg_cpu"] is not None else "-"
+            print(f"{r['contender']:<11} {result:>22} {r['wall']:>7.1f} {r['client_cpu']:>12.2f} "
+                  f"{r['ironic_cpu']:>12.1f} {pg:>8} {ncalls:>9} {ncalls / n:>10.1f} "
+                  f"{r['ironic_cpu'] / n:>15.2f}")
+        for r in group:
+            d = r.get("driver")
+            if d:
+                print(f"  {r['contender']}: {d.get('listings')} listings, "
+                      f"{d.get('locked_retries')} retries on 409 locked, "
+                      f"{d.get('connection_retries')} on a dropped connection")
+        rat = ratios([r for r in group if "error" not in r])
+        if rat is None:
+            print("ratios: not computed (bmhctl or every driver run missing or wrong)")
+        else:
+            parts = []
+            for key, label in (("wall", "wall"), ("calls_per_host", "calls/host"),
+                               ("ironic_cpu_per_host", "Ironic CPU/host")):
+                value, bound = rat[key]
+                mark = "ok" if value <= bound else "OVER"
+                over |= value > bound
+                parts.append(f"{label} {value:.2f}x (<= {bound}x: {mark})")
+            print(f"bmhctl / {rat['driver_best']}: " + "; ".join(parts))
+        if args.calls:
+            for r in group:
+                if "error" in r:
+                    continue
+                print(f"  {r['contender']}:")
+                shapes = collections.Counter(shape(c[0], c[1]) for c in r["calls"])
+                for s, c in shapes.most_common():
+                    print(f"    {c:>7} {c / n:>7.2f}/host  {s}")
+    return over
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hosts", default="50,200",
+                    help="comma-separated numbers of hosts (default 50,200)")
+    ap.add_argument("--backend", choices=["sqlite", "postgres", "both"], default=None,
+                    help="default both (PostgreSQL is skipped with a warning if unavailable)")
+    ap.add_argument("--contenders", default="driver-all,driver-8,bmhctl",
+                    help="comma-separated: driver-all, driver-K, bmhctl")
+    ap.add_argument("--bin", type=pathlib.Path, default=ROOT / "target" / "release" / "bmhctl",
+                    help="the bmhctl binary (default target/release/bmhctl)")
+    ap.add_argument("--port", type=int, default=6485,
+                    help="Ironic's port (its image server uses the next one)")
+    ap.add_argument("--pg-port", type=int, default=15485,
+                    help="the private PostgreSQL cluster's port")
+    ap.add_argument("--poll", type=float, default=1.0, help="the driver's listing period (s)")
+    ap.add_argument("--calls", action="store_true", help="print the API calls by kind")
+    ap.add_argument("--json", metavar="FILE", help="also write the raw figures to FILE")
+    ap.add_argument("--strict", action="store_true", help="exit 3 when a ratio is over its bound")
+    args = ap.parse_args()
+    try:
+        host_counts = [int(x) for x in args.hosts.split(",") if x.strip()]
+        contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
+        for c in contenders:
+            parse_contender(c)
+    except ValueError as e:
+        ap.error(f"bad --hosts or --contenders: {e}")
+    if not host_counts or min(host_counts) < 1:
+        ap.error("--hosts takes positive integers, e.g. 50 or 50,200")
+    backends = ["sqlite", "postgres"] if args.backend in (None, "both") else [args.backend]
+    pg_required = args.backend in ("postgres", "both")
+    args.bin = args.bin.absolute()
+    if "bmhctl" in contenders:
+        if not args.bin.exists():
+            sys.exit(f"{args.bin} missing: build it (scripts/stage-plugins.sh release) or give "
+                     "--bin")
+        if not (args.bin.parent / "plugins" / "ironic-provisioner.so").exists():
+            sys.exit(f"{args.bin.parent}/plugins/ironic-provisioner.so missing: run "
+                     "scripts/stage-plugins.sh release (or stage the plugins beside --bin)")
+    ours = (benchlib.lab_dir() / f"ironic-{args.port}" / "ironic.pid").exists()
+    for p in (args.port, args.port + 1):
+        if port_open(p) and not ours:
+            sys.exit(f"127.0.0.1:{p} already answers, not this lab's Ironic: pick another "
+                     "--port (it and the next one must be free)")
+
+    pg_was_up = port_open(args.pg_port)
+    pg_started = False
+    ironic_started = False
+    results = []
+    status = 0
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="bmhctl-bench-peers-"))
+    try:
+        for backend in backends:
+            pg_url = None
+            if backend == "postgres":
+                try:
+                    pg_started = not pg_was_up
+                    pg_url = benchlib.start_postgres(args.pg_port, f"ironic_peers_{args.port}")
+                except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
+                    log(f"PostgreSQL backend NOT measured: {e}. PostgreSQL needs Debian's "
+                        "postgresql package (start-postgres.sh installs it with apt-get when "
+                        "run as root).")
+                    if pg_required:
+                        status = max(status, 2)
+                    results.append({"backend": backend, "hosts": 0, "contender": "-",
+                                    "error": str(e)})
+                    continue
+            for hosts in host_counts:
+                for contender in contenders:
+                    try:
+                        ironic_started = True
+                        r = run_once(args, backend, hosts, contender, workdir, pg_url)
+                    except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
+                        log(f"{backend}, {hosts} hosts, {contender}: run failed: {e}")
+                        status = max(status, 1)
+                        results.append({"backend": backend, "hosts": hosts,
+                                        "contender": contender, "error": str(e)})
+                        continue
+                    results.append(r)
+                    if not r["ok"]:
+                        status = max(status, 1)
+    except KeyboardInterrupt:
+        log("interrupted")
+        status = 130
+    finally:
+        if ironic_started:
+            benchlib.stop_ironic(args.port)
+        if pg_started:
+            benchlib.stop_postgres(args.pg_port)
+        shutil.rmtree(workdir, ignore_errors=True)
+    over = report(args, [r for r in results if r.get("hosts")])
+    if args.json:
+        out = []
+        for r in results:
+            raw = {k: v for k, v in r.items() if k != "calls"}
+            if "calls" in r:
+                raw["api_calls"] = len(r["calls"])
+            out.append(raw)
+        groups = collections.defaultdict(list)
+        for r in results:
+            if "error" not in r:
+                groups[(r["backend"], r["hosts"])].append(r)
+        summary = []
+        for (backend, n), group in groups.items():
+            rat = ratios(group)
+            if rat:
+                summary.append({"backend": backend, "hosts": n,
+                                "driver_best": rat["driver_best"],
+                                **{k: {"ratio": v[0], "bound": v[1]}
+                                   for k, v in rat.items() if k != "driver_best"}})
+        with open(args.json, "w") as f:
+            json.dump({"runs": out, "ratios": summary}, f, indent=2)
+    if status == 0 and over and args.strict:
+        status = 3
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
