@@ -98,8 +98,8 @@ impl Shared {
     }
 
     /// `ProvisionerFactory::due_hosts`: one listing (at most one per second) for every waiting
-    /// host; `Progress` hosts by the change rule (`Capacity` hosts keep their BMO time for
-    /// now). `None` without the host feature (no baselines are kept).
+    /// host; `Progress` hosts by the change rule, `Capacity` hosts up to the free slots, each
+    /// with a short-lived promise. `None` without the host feature (no baselines are kept).
     pub fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
         if !self.watch.enabled() {
             return Ok(None);
@@ -119,7 +119,7 @@ impl Shared {
                 ProvisionerError::Other(format!("failed to list nodes: {e}"))
             })?;
         type Indexed<'a> = Vec<(usize, &'a WaitingHost)>;
-        let (progress, _capacity): (Indexed<'_>, Indexed<'_>) = waiting
+        let (progress, capacity): (Indexed<'_>, Indexed<'_>) = waiting
             .iter()
             .enumerate()
             .partition(|(_, w)| w.on == WaitOn::Progress);
@@ -138,6 +138,18 @@ impl Shared {
                 .filter(|(_, d)| *d)
                 .map(|((i, _), _)| *i),
         );
+        if !capacity.is_empty() {
+            self.capacity.observe(listing.started, listing.busy_names());
+            let names: Vec<String> = capacity.iter().map(|(_, w)| node_name(&w.host)).collect();
+            let promised = self.capacity.promise(&names);
+            answer.due.extend(
+                capacity
+                    .iter()
+                    .zip(promised)
+                    .filter(|(_, p)| *p)
+                    .map(|((i, _), _)| *i),
+            );
+        }
         answer.due.sort_unstable();
         Ok(Some(answer))
     }

@@ -2250,3 +2250,84 @@ fn without_due_hosts_every_pass_makes_todays_requests() {
         ["GET /v1/nodes?fields=uuid%2Cname%2Cprovision_state%2Cboot_interface"]
     );
 }
+
+#[test]
+fn a_freed_slot_wakes_the_oldest_delayed_host_only() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 1);
+    let uuid = |c: char| format!("00000000-0000-4000-8000-00000000000{}", c as u32 - 96);
+    let key = |c: char| ObjectKey::new("default", format!("worker-{c}"));
+    for c in ['a', 'b', 'c'] {
+        fake.add_listed_node(node_of(&uuid(c), &key(c).name, "manageable"));
+    }
+    let has_capacity = |c: char| {
+        let host = HostData {
+            key: key(c),
+            ..host_data(&uuid(c), true)
+        };
+        prov_for(&shared, host).0.has_capacity().unwrap()
+    };
+    let delayed = [
+        waiting(&key('b'), &uuid('b'), WaitOn::Capacity),
+        waiting(&key('c'), &uuid('c'), WaitOn::Capacity),
+    ];
+    // A takes the only slot; B and C are delayed.
+    let m = fake.mark();
+    assert!(has_capacity('a'));
+    assert!(!has_capacity('b'));
+    assert!(!has_capacity('c'));
+    assert_eq!(fake.since(m), [watch_listing()], "the watch's listing");
+    assert!(shared.due_hosts(&delayed).unwrap().unwrap().due.is_empty());
+    // A's node turns busy: Ironic counts it now; still no slot.
+    set_node(
+        &fake,
+        &uuid('a'),
+        json!({"provision_state": "inspecting", "updated_at": stamp(3)}),
+    );
+    shared.watch.age_listing(Duration::from_secs(1));
+    assert!(shared.due_hosts(&delayed).unwrap().unwrap().due.is_empty());
+    assert_eq!(shared.capacity.free_slots(), 0);
+
+    // A is inspected and leaves the gated states (its registration check gives the slot back).
+    set_node(
+        &fake,
+        &uuid('a'),
+        json!({"provision_state": "manageable", "updated_at": stamp(6)}),
+    );
+    let host_a = HostData {
+        key: key('a'),
+        ..host_data(&uuid('a'), true)
+    };
+    let data = ManagementAccessData {
+        state: ProvisioningState::Available,
+        ..Default::default()
+    };
+    let _ = prov_for(&shared, host_a)
+        .0
+        .register(&data, RegisterOptions::default());
+    shared.watch.age_listing(Duration::from_secs(1));
+    let m = fake.mark();
+    let d = shared.due_hosts(&delayed).unwrap().unwrap();
+    assert_eq!(d.due, [0], "B only: one slot freed");
+    assert_eq!(fake.since(m), [watch_listing()]);
+    assert_eq!(shared.capacity.promised(), 1);
+    // Asked again before B's pass: still B only, no second promise.
+    assert_eq!(shared.due_hosts(&delayed).unwrap().unwrap().due, [0]);
+    assert_eq!(shared.capacity.promised(), 1);
+    // C cannot take B's promised slot; B's pass turns the promise into the grant.
+    assert!(!has_capacity('c'));
+    assert!(has_capacity('b'));
+    assert_eq!(
+        (shared.capacity.granted(), shared.capacity.promised()),
+        (1, 0)
+    );
+    assert!(!has_capacity('a'), "the limit is never exceeded");
+    assert!(
+        shared
+            .due_hosts(&delayed[1..])
+            .unwrap()
+            .unwrap()
+            .due
+            .is_empty()
+    );
+}
