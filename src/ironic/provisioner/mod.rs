@@ -3,7 +3,8 @@
 //! One [`IronicFactory`] per process holds the client, the configuration and the capacity
 //! gate; it makes one [`IronicProvisioner`] per host per pass. A provisioner fetches its node at
 //! most once per pass and reuses it until a change makes it stale, so a steady pass costs one
-//! `GET`.
+//! `GET`. When the host asks `due_hosts` (feature `DueHosts`), the [`NodeWatch`] answers it
+//! from one shared listing and lets a pass the listing shows nothing new for cost no call.
 
 mod capacity;
 mod config;
