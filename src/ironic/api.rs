@@ -13,6 +13,25 @@ use super::types::{
 
 /// Fields BMO lists nodes with for the capacity count.
 pub const CAPACITY_FIELDS: &[&str] = &["uuid", "name", "provision_state", "boot_interface"];
+/// Fields of the node watch's shared listing (`provisioner/node_watch.rs`): what the state
+/// machine decides on, plus `reservation` and `updated_at`; `health` is added when the API has it.
+pub const WATCH_FIELDS: &[&str] = &[
+    "uuid",
+    "name",
+    "provision_state",
+    "target_provision_state",
+    "power_state",
+    "target_power_state",
+    "last_error",
+    "maintenance",
+    "fault",
+    "reservation",
+    "inspection_finished_at",
+    "boot_interface",
+    "updated_at",
+];
+/// Ironic's largest page (`[api]max_limit`); a larger `limit` is cut to it.
+pub const MAX_PAGE: u32 = 1000;
 /// Fields BMO lists ports with.
 pub const PORT_FIELDS: &[&str] = &["node_uuid", "uuid", "address"];
 
@@ -117,12 +136,24 @@ impl IronicClient {
 
     /// `GET /v1/nodes?fields=…`, all pages. Empty `fields` lists full nodes.
     pub fn list_nodes(&self, fields: &[&str]) -> Result<Vec<Node>, IronicError> {
+        self.list_nodes_paged(fields, None)
+    }
+
+    /// `GET /v1/nodes?fields=…&limit=…`, all pages (following `next`).
+    pub fn list_nodes_paged(
+        &self,
+        fields: &[&str],
+        limit: Option<u32>,
+    ) -> Result<Vec<Node>, IronicError> {
         let f = fields.join(",");
-        let q: Vec<(&str, &str)> = if fields.is_empty() {
-            vec![]
-        } else {
-            vec![("fields", &f)]
-        };
+        let l = limit.map(|l| l.to_string()).unwrap_or_default();
+        let mut q: Vec<(&str, &str)> = Vec::new();
+        if !fields.is_empty() {
+            q.push(("fields", &f));
+        }
+        if limit.is_some() {
+            q.push(("limit", &l));
+        }
         self.list_all("nodes", &q, "nodes")
     }
 

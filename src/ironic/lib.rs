@@ -15,7 +15,7 @@ pub mod types;
 #[cfg(test)]
 mod tests;
 
-pub use api::{CAPACITY_FIELDS, PORT_FIELDS, PortQuery};
+pub use api::{CAPACITY_FIELDS, MAX_PAGE, PORT_FIELDS, PortQuery, WATCH_FIELDS};
 pub use client::{ApiVersion, Auth, IronicClient, IronicConfig, IronicError, IronicErrorKind};
 pub use types::{
     Driver, Node, NodeInventory, NodePatch, PatchOp, Port, ProvisionStateRequest, Section,

@@ -11,7 +11,8 @@ use super::client::{Auth, IronicClient, IronicConfig};
 use super::provisioner::{IronicFactory, ProvisionerConfig};
 use base64::Engine;
 use bmhctl_plugin_sdk::abi::{
-    FEATURE_PREPROVISIONING_IMAGE, HostConfigureInput, HostRequirements, ObjectKind, ObjectRequest,
+    FEATURE_DUE_HOSTS, FEATURE_PREPROVISIONING_IMAGE, HostConfigureInput, HostRequirements,
+    ObjectKind, ObjectRequest,
 };
 use bmhctl_plugin_sdk::{PluginContext, ProvisionerError};
 use serde_json::Value;
@@ -46,8 +47,9 @@ pub fn factory(ctx: PluginContext) -> Result<IronicFactory, ProvisionerError> {
         None => IronicConfig::from_env().map_err(|e| ProvisionerError::Other(e.to_string()))?,
     };
     let client = IronicClient::new(config).map_err(|e| ProvisionerError::Other(e.to_string()))?;
-    let prov = ProvisionerConfig::from_env(ctx.has_feature(FEATURE_PREPROVISIONING_IMAGE))
+    let mut prov = ProvisionerConfig::from_env(ctx.has_feature(FEATURE_PREPROVISIONING_IMAGE))
         .map_err(ProvisionerError::Other)?;
+    prov.answer_due_hosts = ctx.has_feature(FEATURE_DUE_HOSTS);
     ctx.logger().info(format!(
         "using Ironic at {} (PROVISIONING_LIMIT={})",
         client.endpoint(),

@@ -5,6 +5,11 @@
 //! get a yes. Here a granted slot is held in-process until a node listing (made after the
 //! grant) shows the node busy, or the host leaves the gated states. Nothing is promised across
 //! processes: two bmhctl processes on one Ironic each keep their own table.
+//!
+//! With the host feature `DueHosts`, the busy nodes come from the node watch's shared listing
+//! (one listing per second in total), and `due_hosts` wakes delayed hosts only up to the free
+//! slots, each with a short-lived promise that counts as in use for everyone else until the
+//! host's own `has_capacity` turns it into a grant.
 
 use super::IronicProvisioner;
 use crate::CAPACITY_FIELDS;
@@ -17,6 +22,8 @@ use std::time::{Duration, Instant};
 
 /// How long a node listing serves capacity decisions before it is fetched again.
 const LISTING_TTL: Duration = Duration::from_secs(1);
+/// How long a slot promised to a delayed host by `due_hosts` waits for the host's pass.
+pub const PROMISE_TTL: Duration = Duration::from_secs(5);
 
 /// Ironic states in which a node counts against the limit.
 const BUSY_STATES: &[&str] = &[
@@ -38,8 +45,49 @@ pub fn node_is_busy(node: &Node) -> bool {
 struct Table {
     /// Node name → when the slot was granted.
     granted: BTreeMap<String, Instant>,
+    /// Node name → when `due_hosts` promised it a slot (until its pass asks, or
+    /// [`PROMISE_TTL`]).
+    promised: BTreeMap<String, Instant>,
     /// Busy node names and when they were listed.
     listing: Option<(Instant, BTreeSet<String>)>,
+}
+
+impl Table {
+    /// Hand slots granted before a listing started whose nodes it shows busy over to Ironic's
+    /// count, and keep the listing.
+    fn take_listing(&mut self, started: Instant, at: Instant, busy: BTreeSet<String>) {
+        self.granted
+            .retain(|n, granted_at| !(busy.contains(n) && *granted_at < started));
+        self.promised.retain(|n, _| !busy.contains(n));
+        self.listing = Some((at, busy));
+    }
+
+    fn expire_promises(&mut self, now: Instant) {
+        self.promised
+            .retain(|_, at| now.duration_since(*at) < PROMISE_TTL);
+    }
+
+    /// Slots in use: busy nodes, held grants and promises (each name once), leaving `except`
+    /// out.
+    fn in_use(&self, busy: &BTreeSet<String>, except: Option<&str>) -> usize {
+        let other = |n: &String| Some(n.as_str()) != except;
+        let granted = self
+            .granted
+            .keys()
+            .filter(|n| !busy.contains(*n) && other(n));
+        let promised = self
+            .promised
+            .keys()
+            .filter(|n| !busy.contains(*n) && !self.granted.contains_key(*n) && other(n));
+        busy.iter().filter(|n| other(n)).count() + granted.count() + promised.count()
+    }
+}
+
+/// A node listing for the gate: when it started, when it counts from, the busy node names.
+pub struct Listed {
+    pub started: Instant,
+    pub at: Instant,
+    pub busy: BTreeSet<String>,
 }
 
 /// The process-wide slot table.
@@ -60,10 +108,11 @@ impl CapacityGate {
         self.limit
     }
 
-    /// Give a host's slot back.
+    /// Give a host's slot (or the slot promised to it) back.
     pub fn release(&self, name: &str) {
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
         t.granted.remove(name);
+        t.promised.remove(name);
     }
 
     pub fn holds(&self, name: &str) -> bool {
@@ -84,8 +133,28 @@ impl CapacityGate {
         name: &str,
         list: impl FnOnce() -> Result<BTreeSet<String>, ProvisionerError>,
     ) -> Result<bool, ProvisionerError> {
+        self.try_acquire_listed(name, || {
+            let started = Instant::now();
+            let busy = list()?;
+            Ok(Listed {
+                started,
+                at: Instant::now(),
+                busy,
+            })
+        })
+    }
+
+    /// [`CapacityGate::try_acquire`] with a listing that may have been made earlier (the node
+    /// watch's): it counts from `at`, and hands over grants made before `started`. A slot
+    /// promised to `name` becomes its grant.
+    pub fn try_acquire_listed(
+        &self,
+        name: &str,
+        list: impl FnOnce() -> Result<Listed, ProvisionerError>,
+    ) -> Result<bool, ProvisionerError> {
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
         if t.granted.contains_key(name) {
+            t.promised.remove(name);
             return Ok(true);
         }
         let now = Instant::now();
@@ -94,25 +163,86 @@ impl CapacityGate {
             .as_ref()
             .is_some_and(|(at, _)| now.duration_since(*at) < LISTING_TTL);
         if !fresh {
-            let busy = list()?;
-            let listed_at = Instant::now();
             // A slot granted before this listing whose node shows busy is now counted by
             // Ironic: hand it over.
-            t.granted
-                .retain(|n, granted_at| !(busy.contains(n) && *granted_at < now));
-            t.listing = Some((listed_at, busy));
+            let Listed { started, at, busy } = list()?;
+            t.take_listing(started, at, busy);
         }
-        let busy = &t.listing.as_ref().expect("listing set above").1;
-        if busy.contains(name) {
-            return Ok(true);
-        }
-        let in_use = busy.len() + t.granted.keys().filter(|n| !busy.contains(*n)).count();
-        if in_use < self.limit {
-            t.granted.insert(name.to_string(), Instant::now());
-            Ok(true)
+        t.expire_promises(now);
+        let busy = t.listing.take().expect("listing set above");
+        let r = if busy.1.contains(name) {
+            t.promised.remove(name);
+            true
         } else {
-            Ok(false)
+            let in_use = t.in_use(&busy.1, Some(name));
+            t.promised.remove(name);
+            if in_use < self.limit {
+                t.granted.insert(name.to_string(), Instant::now());
+                true
+            } else {
+                false
+            }
+        };
+        t.listing = Some(busy);
+        Ok(r)
+    }
+
+    /// A listing made elsewhere (the node watch's, started at `started`): kept when newer than
+    /// the gate's own.
+    pub fn observe(&self, started: Instant, busy: BTreeSet<String>) {
+        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        if t.listing.as_ref().is_none_or(|(at, _)| *at < started) {
+            t.take_listing(started, started, busy);
         }
+    }
+
+    /// Slots free now: the limit less busy nodes, grants and live promises.
+    pub fn free_slots(&self) -> usize {
+        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        t.expire_promises(Instant::now());
+        let busy = t
+            .listing
+            .as_ref()
+            .map(|(_, b)| b.clone())
+            .unwrap_or_default();
+        self.limit.saturating_sub(t.in_use(&busy, None))
+    }
+
+    /// `due_hosts` for hosts delayed by the limit, oldest first: which may go now. A host
+    /// whose node is busy, that holds a grant or a live promise may; the others get a new
+    /// promise each while slots are free. Promises count as in use for everyone else, so the
+    /// limit is never exceeded, and as many hosts wake as there are free slots.
+    pub fn promise(&self, names: &[String]) -> Vec<bool> {
+        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        t.expire_promises(now);
+        let busy = t
+            .listing
+            .as_ref()
+            .map(|(_, b)| b.clone())
+            .unwrap_or_default();
+        let mut free = self.limit.saturating_sub(t.in_use(&busy, None));
+        names
+            .iter()
+            .map(|n| {
+                if busy.contains(n) || t.granted.contains_key(n) || t.promised.contains_key(n) {
+                    true
+                } else if free > 0 {
+                    free -= 1;
+                    t.promised.insert(n.clone(), now);
+                    true
+                } else {
+                    false
+                }
+            })
+            .collect()
+    }
+
+    /// Slots promised and not yet taken.
+    pub fn promised(&self) -> usize {
+        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        t.expire_promises(Instant::now());
+        t.promised.len()
     }
 }
 
@@ -132,6 +262,23 @@ impl IronicProvisioner {
             return Ok(true);
         }
         let shared = self.shared.clone();
+        if shared.watch.enabled() {
+            // The node watch's listing: one per second for capacity and `due_hosts` together.
+            return shared.capacity.try_acquire_listed(&name, || {
+                let l = shared
+                    .watch
+                    .listing(&shared.client, LISTING_TTL)
+                    .map_err(|e| {
+                        shared.note_error(&e);
+                        ProvisionerError::Other(format!("failed to list nodes: {e}"))
+                    })?;
+                Ok(Listed {
+                    started: l.started,
+                    at: l.started,
+                    busy: l.busy_names(),
+                })
+            });
+        }
         shared.capacity.try_acquire(&name, || {
             let nodes = shared.client.list_nodes(CAPACITY_FIELDS).map_err(|e| {
                 shared.note_error(&e);
@@ -177,6 +324,80 @@ mod unit {
                 .try_acquire("b", || panic!("listed twice within the TTL"))
                 .unwrap()
         );
+    }
+
+    fn owned(n: &[&str]) -> Vec<String> {
+        n.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn promises_count_as_in_use_and_become_the_holders_grants() {
+        let gate = CapacityGate::new(2);
+        gate.observe(Instant::now(), busy(&["x"]).unwrap());
+        assert_eq!(gate.free_slots(), 1);
+        // oldest first, as many as there are free slots
+        assert_eq!(gate.promise(&owned(&["a", "b", "c"])), [true, false, false]);
+        assert_eq!((gate.free_slots(), gate.promised()), (0, 1));
+        // nobody else can take a's promised slot; a's own ask turns it into the grant
+        assert!(!gate.try_acquire("c", || busy(&["x"])).unwrap());
+        assert!(gate.try_acquire("a", || busy(&["x"])).unwrap());
+        assert_eq!((gate.granted(), gate.promised()), (1, 0));
+        assert_eq!(gate.promise(&owned(&["b", "c"])), [false, false]);
+        // a holder and a busy node are due without a new promise
+        assert_eq!(gate.promise(&owned(&["x", "a"])), [true, true]);
+        assert_eq!(gate.promised(), 0);
+        gate.release("a");
+        assert_eq!(gate.promise(&owned(&["b", "c"])), [true, false]);
+        // an older listing never replaces a newer one
+        gate.observe(Instant::now() - Duration::from_secs(5), BTreeSet::new());
+        assert_eq!(gate.free_slots(), 0);
+    }
+
+    #[test]
+    fn promises_expire() {
+        let gate = CapacityGate::new(1);
+        gate.observe(Instant::now(), BTreeSet::new());
+        assert_eq!(gate.promise(&owned(&["a"])), [true]);
+        assert!(!gate.try_acquire("b", || busy(&[])).unwrap());
+        {
+            let mut t = gate.table.lock().unwrap();
+            for at in t.promised.values_mut() {
+                *at -= PROMISE_TTL;
+            }
+        }
+        assert_eq!(gate.promised(), 0);
+        assert!(gate.try_acquire("b", || busy(&[])).unwrap());
+    }
+
+    #[test]
+    fn promises_and_grants_in_any_order_never_exceed_the_limit() {
+        let gate = Arc::new(CapacityGate::new(3));
+        gate.observe(Instant::now(), BTreeSet::new());
+        let handles: Vec<_> = (0..16)
+            .map(|t| {
+                let g = gate.clone();
+                std::thread::spawn(move || {
+                    for i in 0..200 {
+                        let name = format!("h{}", (t * 7 + i) % 24);
+                        match i % 4 {
+                            0 => {
+                                g.promise(&[name.clone(), format!("h{}", (i + t) % 24)]);
+                            }
+                            1 | 2 => {
+                                g.try_acquire(&name, || busy(&[])).unwrap();
+                            }
+                            _ => g.release(&name),
+                        }
+                        let t = g.table.lock().unwrap();
+                        let in_use = t.in_use(&BTreeSet::new(), None);
+                        assert!(in_use <= 3, "{in_use} slots in use");
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
     }
 
     #[test]

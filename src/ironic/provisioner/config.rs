@@ -19,6 +19,9 @@ pub struct ProvisionerConfig {
     pub provisioning_network_disabled: bool,
     /// A preprovisioning image builder is configured (the host's feature flag).
     pub have_preprov_image_builder: bool,
+    /// The host will ask `due_hosts` (its feature `DueHosts`): keep the node watch and the
+    /// cross-pass node cache. Off: every pass makes today's requests.
+    pub answer_due_hosts: bool,
 }
 
 pub const DEFAULT_PROVISIONING_LIMIT: usize = 20;
@@ -35,6 +38,7 @@ impl Default for ProvisionerConfig {
             external_url_v6: String::new(),
             provisioning_network_disabled: false,
             have_preprov_image_builder: false,
+            answer_due_hosts: false,
         }
     }
 }
@@ -96,6 +100,7 @@ impl ProvisionerConfig {
             provisioning_network_disabled: text("PROVISIONING_NETWORK_DISABLED")
                 .eq_ignore_ascii_case("true"),
             have_preprov_image_builder,
+            answer_due_hosts: false,
         })
     }
 }

@@ -368,7 +368,10 @@ impl IronicProvisioner {
             Err(outcome) => return outcome.map(Some),
         };
         match self.seen(self.client().set_raid_config(&node.uuid, &disks)) {
-            Ok(()) => Ok(None),
+            Ok(()) => {
+                self.wrote = true;
+                Ok(None)
+            }
             Err(e) if e.is_conflict() => Ok(Some(requeue(SHORT_DELAY))),
             Err(e) => transient(format!("failed to set raid config: {e}")),
         }
@@ -793,7 +796,10 @@ impl IronicProvisioner {
                     let patch = NodePatch::new().add("/automated_clean", want);
                     return match self.seen(self.client().patch_node(&node.uuid, &patch)) {
                         Ok(n) => {
-                            self.node = n;
+                            match n {
+                                Some(n) => self.keep(n),
+                                None => self.node = None,
+                            }
                             Ok(requeue(Duration::ZERO))
                         }
                         Err(e) => transient(format!("failed to update automatedClean: {e}")),

@@ -3,12 +3,14 @@
 //! One [`IronicFactory`] per process holds the client, the configuration and the capacity
 //! gate; it makes one [`IronicProvisioner`] per host per pass. A provisioner fetches its node at
 //! most once per pass and reuses it until a change makes it stale, so a steady pass costs one
-//! `GET`.
+//! `GET`. When the host asks `due_hosts` (feature `DueHosts`), the [`NodeWatch`] answers it
+//! from one shared listing and lets a pass the listing shows nothing new for cost no call.
 
 mod capacity;
 mod config;
 mod extras;
 mod lifecycle;
+mod node_watch;
 mod power;
 mod register;
 
@@ -17,15 +19,17 @@ mod tests;
 
 pub use capacity::CapacityGate;
 pub use config::{ProvisionerConfig, parse_provisioning_limit};
+pub use node_watch::{Fingerprint, NodeWatch};
 
 use super::client::{IronicClient, IronicError, IronicErrorKind};
 use super::types::{Node, NodePatch, ProvisionStateRequest};
 use bmh_api::ObjectKey;
 use bmh_bmc::AccessDetails;
 use bmhctl_plugin_sdk::{
-    AdoptData, Event, EventSink, FirmwareComponentStatus, FirmwareSettings, HardwareState,
-    HostData, InspectData, ManagementAccessData, OpResult, PrepareData, ProvisionData, Provisioner,
-    ProvisionerError, ProvisionerFactory, ServicingData,
+    AdoptData, DueHosts, Event, EventSink, FirmwareComponentStatus, FirmwareSettings,
+    HardwareState, HostData, InspectData, ManagementAccessData, OpResult, PrepareData,
+    ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ServicingData, WaitOn,
+    WaitingHost,
 };
 use bmhctl_plugin_sdk::{
     AdoptOptions, DeprovisionOptions, DetachOptions, FirmwareSettingsOptions, InspectOptions,
@@ -35,7 +39,7 @@ use bmhctl_plugin_sdk::{
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// BMO's short and long requeue delays (`ironic.go`).
 pub const SHORT_DELAY: Duration = Duration::from_secs(3);
@@ -48,6 +52,9 @@ pub struct Shared {
     pub client: IronicClient,
     pub config: ProvisionerConfig,
     pub capacity: CapacityGate,
+    /// The shared node listing, baselines and node cache behind `due_hosts` (disabled without
+    /// the host feature `DueHosts`).
+    pub watch: NodeWatch,
     /// The readiness probe passed once; reset when Ironic stops answering.
     ready: AtomicBool,
 }
@@ -55,10 +62,12 @@ pub struct Shared {
 impl Shared {
     pub fn new(client: IronicClient, config: ProvisionerConfig) -> Self {
         let limit = config.provisioning_limit;
+        let watch = NodeWatch::new(config.answer_due_hosts);
         Shared {
             client,
             config,
             capacity: CapacityGate::new(limit),
+            watch,
             ready: AtomicBool::new(false),
         }
     }
@@ -88,6 +97,76 @@ impl Shared {
             self.client.reset_cache();
         }
     }
+
+    /// `ProvisionerFactory::due_hosts`: one listing (at most one per second) for every waiting
+    /// host; `Progress` hosts by the change rule, `Capacity` hosts up to the free slots, each
+    /// with a short-lived promise. `None` without the host feature (no baselines are kept).
+    pub fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
+        if !self.watch.enabled() {
+            return Ok(None);
+        }
+        let mut answer = DueHosts {
+            due: Vec::new(),
+            ask_again_after: ASK_AGAIN_AFTER,
+        };
+        if waiting.is_empty() {
+            return Ok(Some(answer));
+        }
+        let listing = self
+            .watch
+            .listing(&self.client, node_watch::LISTING_TTL)
+            .map_err(|e| {
+                self.note_error(&e);
+                ProvisionerError::Other(format!("failed to list nodes: {e}"))
+            })?;
+        type Indexed<'a> = Vec<(usize, &'a WaitingHost)>;
+        let (progress, capacity): (Indexed<'_>, Indexed<'_>) = waiting
+            .iter()
+            .enumerate()
+            .partition(|(_, w)| w.on == WaitOn::Progress);
+        let asked: Vec<node_watch::Asked<'_>> = progress
+            .iter()
+            .map(|(_, w)| node_watch::Asked {
+                uuid: &w.provisioner_id,
+                names: lookup_names(&w.host),
+            })
+            .collect();
+        let due = self.watch.progress_due(&listing, &asked);
+        answer.due.extend(
+            progress
+                .iter()
+                .zip(due)
+                .filter(|(_, d)| *d)
+                .map(|((i, _), _)| *i),
+        );
+        if !capacity.is_empty() {
+            self.capacity.observe(listing.started, listing.busy_names());
+            let names: Vec<String> = capacity.iter().map(|(_, w)| node_name(&w.host)).collect();
+            let promised = self.capacity.promise(&names);
+            answer.due.extend(
+                capacity
+                    .iter()
+                    .zip(promised)
+                    .filter(|(_, p)| *p)
+                    .map(|((i, _), _)| *i),
+            );
+        }
+        answer.due.sort_unstable();
+        Ok(Some(answer))
+    }
+}
+
+/// `due_hosts` answers "ask again after a second": the listing's own rate.
+pub const ASK_AGAIN_AFTER: Duration = Duration::from_secs(1);
+
+/// The names `register` looks a node up by: `<namespace>~<name>`, then `<name>` when it has no
+/// `~`.
+fn lookup_names(key: &ObjectKey) -> Vec<String> {
+    let mut names = vec![node_name(key)];
+    if !key.name.contains('~') {
+        names.push(key.name.clone());
+    }
+    names
 }
 
 /// The factory bmhctl's plugin loader gets from `ironic-provisioner.so`.
@@ -120,6 +199,10 @@ impl ProvisionerFactory for IronicFactory {
             events,
         )))
     }
+
+    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
+        self.shared.due_hosts(waiting)
+    }
 }
 
 /// What the provisioner keeps between passes (returned by `persistent_state`): the MACs known
@@ -145,6 +228,23 @@ pub struct IronicProvisioner {
     /// The node's UUID (`status.provisioning.ID`), updated by registration.
     node_id: String,
     saved: SavedState,
+    /// The last full node read in this pass (GET, or a POST/PATCH answer) and when: the
+    /// baseline and node cache entry the pass leaves to the node watch.
+    read: Option<(Node, Instant)>,
+    /// A write was sent after `read`.
+    wrote: bool,
+    /// A request of this pass got 409 (node locked).
+    locked: AtomicBool,
+}
+
+impl Drop for IronicProvisioner {
+    fn drop(&mut self) {
+        self.shared.watch.pass_ended(
+            self.read.take(),
+            self.wrote,
+            self.locked.load(Ordering::Relaxed),
+        );
+    }
 }
 
 /// The outcome of an operation: BMO's `(Result, error)` pair.
@@ -182,6 +282,9 @@ impl IronicProvisioner {
             node: None,
             last_seen: None,
             saved,
+            read: None,
+            wrote: false,
+            locked: AtomicBool::new(false),
         }
     }
 
@@ -209,12 +312,23 @@ impl IronicProvisioner {
         bmh_bmc::parse(&self.host.bmc_address)
     }
 
-    /// Record an Ironic error's side effects (a dead connection resets readiness).
+    /// Record an Ironic error's side effects (a dead connection resets readiness; a 409 makes
+    /// the host due once the node's reservation clears).
     fn seen<T>(&self, r: Result<T, IronicError>) -> Result<T, IronicError> {
         if let Err(e) = &r {
             self.shared.note_error(e);
+            if e.is_conflict() {
+                self.locked.store(true, Ordering::Relaxed);
+            }
         }
         r
+    }
+
+    /// A full node just read from Ironic (GET, or a POST/PATCH answer): the current node.
+    fn keep(&mut self, n: Node) {
+        self.read = Some((n.clone(), Instant::now()));
+        self.wrote = false;
+        self.node = Some(n);
     }
 
     /// BMO's `getNode`: the cached node, or `GET /v1/nodes/{id}`; no ID or 404 → needs
@@ -227,9 +341,16 @@ impl IronicProvisioner {
             return Err(ProvisionerError::NeedsRegistration);
         }
         let id = self.node_id.clone();
+        // With `due_hosts`, a node the listing shows unchanged since an earlier pass read it.
+        if let Some((n, read_at)) = self.shared.watch.cached(&id) {
+            self.read = Some((n.clone(), read_at));
+            self.wrote = false;
+            self.node = Some(n.clone());
+            return Ok(n);
+        }
         match self.seen(self.client().get_node(&id)) {
             Ok(n) => {
-                self.node = Some(n.clone());
+                self.keep(n.clone());
                 Ok(n)
             }
             Err(e) if e.is_not_found() => Err(ProvisionerError::NeedsRegistration),
@@ -238,6 +359,7 @@ impl IronicProvisioner {
     }
 
     fn invalidate(&mut self) {
+        self.wrote = true;
         if let Some(n) = self.node.take() {
             self.last_seen = Some(n);
         }
@@ -260,7 +382,7 @@ impl IronicProvisioner {
         tracing::debug!(node = %node.uuid, ops = patch.ops.len(), "updating node");
         match self.seen(self.client().patch_node(&node.uuid, &patch)) {
             Ok(Some(updated)) => {
-                self.node = Some(updated.clone());
+                self.keep(updated.clone());
                 Ok(updated)
             }
             Ok(None) => Ok(node.clone()),

@@ -229,7 +229,7 @@ impl IronicProvisioner {
         for name in names {
             match self.seen(self.client().get_node(&name)) {
                 Ok(n) => {
-                    self.node = Some(n.clone());
+                    self.keep(n.clone());
                     return Ok(Some(n));
                 }
                 Err(e) if e.is_not_found() => {}
@@ -260,7 +260,7 @@ impl IronicProvisioner {
                 n.name_str()
             ))),
             Ok(n) => {
-                self.node = Some(n.clone());
+                self.keep(n.clone());
                 Ok(Some(n))
             }
             Err(e) if e.is_not_found() => Err(LookupError::Other(format!(
@@ -302,7 +302,7 @@ impl IronicProvisioner {
         match self.seen(self.client().create_node(&Value::Object(body))) {
             Ok(node) => {
                 self.publish("Registered", "Registered new host");
-                self.node = Some(node.clone());
+                self.keep(node.clone());
                 Ok(node)
             }
             Err(e) if e.is_conflict() => Err(Ok(requeue(SHORT_DELAY))),

@@ -15,7 +15,7 @@ use bmh_api::{AutomatedCleaningMode, Image, InspectionMode, ProvisioningState, R
 use bmhctl_plugin_sdk::{
     AdoptOptions, BmcCredentials, DeprovisionOptions, DetachOptions, InspectOptions, InspectResult,
     PowerOffOptions, PowerOnOptions, ProvisionOptions, RegisterOptions, RegisterResult,
-    StepOptions, StepResult,
+    StepOptions, StepResult, WaitOn, WaitingHost,
 };
 use serde_json::{Value, json};
 use std::sync::Mutex;
@@ -66,6 +66,8 @@ struct State {
     ports: Vec<Value>,
     faults: Vec<Fault>,
     validate: Value,
+    /// Ironic's `[api]max_limit`: the largest page of a listing with `limit`.
+    page_limit: usize,
 }
 
 struct FakeIronic {
@@ -141,7 +143,27 @@ fn handle(st: &mut State, r: &Seen) -> (u16, String) {
             200,
             json!({"drivers": [{"name": "ipmi", "hosts": ["c1"], "type": "dynamic"}]}).to_string(),
         ),
-        ("GET", ["nodes"]) => (200, json!({ "nodes": st.nodes }).to_string()),
+        ("GET", ["nodes"]) => match query_value(query, "limit") {
+            // Without `limit`, one page; with it, pages after `marker` and a `next` link.
+            None => (200, json!({ "nodes": st.nodes }).to_string()),
+            Some(limit) => {
+                let limit: usize = limit.parse().unwrap_or(1000).min(st.page_limit);
+                let start = query_value(query, "marker")
+                    .and_then(|m| st.nodes.iter().position(|n| n["uuid"] == m.as_str()))
+                    .map_or(0, |i| i + 1);
+                let page: Vec<&Value> = st.nodes.iter().skip(start).take(limit).collect();
+                let mut answer = json!({ "nodes": page });
+                if start + limit < st.nodes.len() {
+                    let marker = page.last().map(|n| n["uuid"].clone()).unwrap_or_default();
+                    let fields = query_value(query, "fields").unwrap_or_default();
+                    answer["next"] = json!(format!(
+                        "http://ironic.invalid/v1/nodes?fields={fields}&limit={limit}&marker={}",
+                        marker.as_str().unwrap_or("")
+                    ));
+                }
+                (200, answer.to_string())
+            }
+        },
         ("POST", ["nodes"]) => {
             let mut node = json!({
                 "uuid": if st.nodes.iter().any(|n| n["uuid"] == UUID) {
@@ -238,6 +260,7 @@ impl FakeIronic {
             ports: Vec::new(),
             faults: Vec::new(),
             validate: json!({"boot": {"result": true}, "deploy": {"result": true}, "power": {"result": true}}),
+            page_limit: 1000,
         }));
         let st = state.clone();
         let srv = FakeServer::start(move |r| {
@@ -1920,4 +1943,391 @@ fn health_and_power_failure_after_a_state_change_need_no_new_get() {
     assert!(!p.has_power_failure());
     assert_eq!(p.get_health(), "Critical");
     assert_eq!(fake.since(m).len(), after_change, "{:?}", fake.since(m));
+}
+
+// ------------------------------------------------------------------ due_hosts (DueHosts feature)
+
+/// The node watch's listing, as sent.
+fn watch_listing() -> String {
+    format!(
+        "GET /v1/nodes?fields={}&limit=1000",
+        crate::WATCH_FIELDS.join("%2C")
+    )
+}
+
+/// What one process shares when the host asks `due_hosts` (the feature `DueHosts`).
+fn watched(fake: &FakeIronic, limit: usize) -> Arc<Shared> {
+    let prov = ProvisionerConfig {
+        answer_due_hosts: true,
+        provisioning_limit: limit,
+        ..Default::default()
+    };
+    fake.shared_with(fake.config(), prov)
+}
+
+fn waiting(key: &ObjectKey, id: &str, on: WaitOn) -> WaitingHost {
+    WaitingHost {
+        host: key.clone(),
+        provisioner_id: id.into(),
+        on,
+    }
+}
+
+fn stamp(second: u32) -> String {
+    format!("2026-12-01T02:00:{second:02}+00:00")
+}
+
+/// A registered node of host `default/<name>` (as `node_in` makes the test host's).
+fn node_of(uuid: &str, name: &str, provision_state: &str) -> Value {
+    json!({
+        "uuid": uuid,
+        "name": format!("default~{name}"),
+        "driver": "ipmi",
+        "provision_state": provision_state,
+        "target_provision_state": null,
+        "power_state": "power on",
+        "target_power_state": null,
+        "last_error": null,
+        "maintenance": false,
+        "fault": null,
+        "reservation": null,
+        "boot_interface": "ipxe",
+        "updated_at": stamp(0),
+    })
+}
+
+fn set_node(fake: &FakeIronic, uuid: &str, fields: Value) {
+    let mut st = fake.state.lock().unwrap();
+    let node = st
+        .nodes
+        .iter_mut()
+        .find(|n| n["uuid"] == uuid)
+        .expect("the node exists");
+    merge(node, fields);
+}
+
+/// One waiting pass of the test host, provisioning: registration check, then `provision`.
+fn provisioning_pass(shared: &Arc<Shared>) -> OpResult {
+    let mut p = prov(shared);
+    let reg = p
+        .register(&ManagementAccessData::default(), RegisterOptions::default())
+        .unwrap();
+    assert_done(&reg.result);
+    p.provision(&provision_data(image()), ProvisionOptions::default())
+        .unwrap()
+}
+
+#[test]
+fn with_due_hosts_a_waiting_pass_makes_no_call_and_a_listed_change_one_get() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    fake.node_in(
+        "wait call-back",
+        json!({"target_provision_state": "active", "updated_at": stamp(1)}),
+    );
+    let key = ObjectKey::new("default", "worker-0");
+    let asked = [waiting(&key, UUID, WaitOn::Progress)];
+
+    // The pass that sees the deploy running reads the node once and waits.
+    let m = fake.mark();
+    assert_requeue(&provisioning_pass(&shared), 10);
+    assert_eq!(fake.since(m), [format!("GET /v1/nodes/{UUID}")]);
+
+    // Asked which hosts are due: one listing, nothing new.
+    let m = fake.mark();
+    let d = shared.due_hosts(&asked).unwrap().expect("answered");
+    assert!(d.due.is_empty(), "{d:?}");
+    assert_eq!(d.ask_again_after, Duration::from_secs(1));
+    assert_eq!(fake.since(m), [watch_listing()]);
+    // Asked again within the second: the same listing, no call.
+    assert!(shared.due_hosts(&asked).unwrap().unwrap().due.is_empty());
+    assert_eq!(fake.since(m).len(), 1);
+
+    // BMO's timer fires (the read is older than a second): the pass costs no call, because the
+    // listing made after the read shows the node unchanged.
+    shared.watch.age_records(Duration::from_millis(1500));
+    let m = fake.mark();
+    assert_requeue(&provisioning_pass(&shared), 10);
+    assert!(fake.since(m).is_empty(), "{:?}", fake.since(m));
+
+    // The conductor still holds the node after the deploy: not due yet.
+    fake.set(
+        json!({"provision_state": "active", "target_provision_state": null,
+        "reservation": "conductor-1", "updated_at": stamp(5)}),
+    );
+    shared.watch.age_listing(Duration::from_secs(1));
+    let m = fake.mark();
+    assert!(shared.due_hosts(&asked).unwrap().unwrap().due.is_empty());
+    assert_eq!(fake.since(m), [watch_listing()]);
+    // Released: due, and its pass makes exactly one GET.
+    fake.set(json!({"reservation": null, "updated_at": stamp(6)}));
+    shared.watch.age_listing(Duration::from_secs(1));
+    assert_eq!(shared.due_hosts(&asked).unwrap().unwrap().due, [0]);
+    let m = fake.mark();
+    assert_done(&provisioning_pass(&shared));
+    assert_eq!(fake.since(m), [format!("GET /v1/nodes/{UUID}")]);
+}
+
+#[test]
+fn with_due_hosts_an_immediate_requeue_reuses_the_node_and_a_write_forces_a_read() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    fake.node_in("manageable", json!({"updated_at": stamp(1)}));
+    // A pass reads the node and asks for `provide`.
+    let m = fake.mark();
+    assert_requeue(&provisioning_pass(&shared), 3);
+    assert_eq!(
+        fake.since(m),
+        [
+            format!("GET /v1/nodes/{UUID}"),
+            format!("PUT /v1/nodes/{UUID}/states/provision")
+        ]
+    );
+    // The next pass, however soon, reads the node again: a write was sent after the read.
+    fake.set(
+        json!({"provision_state": "cleaning", "target_provision_state": "available",
+        "updated_at": stamp(2)}),
+    );
+    let m = fake.mark();
+    assert_requeue(&provisioning_pass(&shared), 10);
+    assert_eq!(fake.since(m), [format!("GET /v1/nodes/{UUID}")]);
+    // A pass right after a read (under a second) reuses it without a listing.
+    let m = fake.mark();
+    assert_requeue(&provisioning_pass(&shared), 10);
+    assert!(fake.since(m).is_empty(), "{:?}", fake.since(m));
+    // Once the read is old and no listing vouches for it, the node is read again.
+    shared.watch.age_records(Duration::from_millis(1500));
+    let m = fake.mark();
+    assert_requeue(&provisioning_pass(&shared), 10);
+    assert_eq!(fake.since(m), [format!("GET /v1/nodes/{UUID}")]);
+}
+
+#[test]
+fn with_due_hosts_a_pass_that_hit_409_is_due_once_the_reservation_clears() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    fake.node_in("manageable", json!({"updated_at": stamp(1)}));
+    fake.fail("PUT", "nodes/*", 409, "Node is locked by host c1");
+    let asked = [waiting(
+        &ObjectKey::new("default", "worker-0"),
+        UUID,
+        WaitOn::Progress,
+    )];
+    assert_requeue(&provisioning_pass(&shared), 3);
+    fake.clear_faults();
+    fake.set(json!({"reservation": "c1"}));
+    assert!(shared.due_hosts(&asked).unwrap().unwrap().due.is_empty());
+    // Nothing else moved: the reservation alone going away makes the host due.
+    fake.set(json!({"reservation": null}));
+    shared.watch.age_listing(Duration::from_secs(1));
+    assert_eq!(shared.due_hosts(&asked).unwrap().unwrap().due, [0]);
+}
+
+#[test]
+fn one_listing_serves_many_waiting_hosts() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 100);
+    fake.state.lock().unwrap().page_limit = 7; // several pages, followed through `next`
+    let uuid = |i: usize| format!("00000000-0000-4000-8000-{i:012}");
+    let hosts: Vec<ObjectKey> = (0..20)
+        .map(|i| ObjectKey::new("default", format!("worker-{i}")))
+        .collect();
+    for (i, key) in hosts.iter().enumerate() {
+        fake.add_listed_node(node_of(&uuid(i), &key.name, "clean wait"));
+    }
+    // Every host's pass reads its node once and waits.
+    for (i, key) in hosts.iter().enumerate() {
+        let host = HostData {
+            key: key.clone(),
+            ..host_data(&uuid(i), true)
+        };
+        let (mut p, _) = prov_for(&shared, host);
+        assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(true));
+    }
+    // Host 3 has no UUID in its status yet: it is matched by its node's name.
+    let asked: Vec<WaitingHost> = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let id = if i == 3 { String::new() } else { uuid(i) };
+            waiting(k, &id, WaitOn::Progress)
+        })
+        .collect();
+    let listings = |since: usize| {
+        fake.since(since)
+            .iter()
+            .filter(|r| r.starts_with("GET /v1/nodes?"))
+            .count()
+    };
+    let m = fake.mark();
+    // Eight askers at once: one listing (three pages) between them.
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|| assert!(shared.due_hosts(&asked).unwrap().unwrap().due.is_empty()));
+        }
+    });
+    assert_eq!(listings(m), 3, "{:?}", fake.since(m));
+    assert_eq!(fake.since(m)[0], watch_listing());
+    assert!(
+        fake.since(m)
+            .iter()
+            .all(|r| r.starts_with("GET /v1/nodes?"))
+    );
+
+    // Five nodes finish cleaning, one more only moves to another transitional state.
+    for i in [1, 3, 8, 13, 19] {
+        set_node(
+            &fake,
+            &uuid(i),
+            json!({"provision_state": "available", "updated_at": stamp(9)}),
+        );
+    }
+    set_node(
+        &fake,
+        &uuid(5),
+        json!({"provision_state": "cleaning", "updated_at": stamp(9)}),
+    );
+    shared.watch.age_listing(Duration::from_secs(1));
+    let m = fake.mark();
+    let d = shared.due_hosts(&asked).unwrap().unwrap();
+    assert_eq!(d.due, [1, 3, 8, 13, 19]);
+    assert_eq!(listings(m), 3);
+    // Hosts the plugin never saw a pass of are not due, whatever their node does.
+    let strangers = [waiting(
+        &ObjectKey::new("default", "stranger"),
+        "00000000-0000-4000-8000-999999999999",
+        WaitOn::Progress,
+    )];
+    assert!(
+        shared
+            .due_hosts(&strangers)
+            .unwrap()
+            .unwrap()
+            .due
+            .is_empty()
+    );
+}
+
+#[test]
+fn due_hosts_never_lists_for_nobody_and_is_not_answered_without_the_feature() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    let plain = fake.shared();
+    let m = fake.mark();
+    let d = shared.due_hosts(&[]).unwrap().expect("answered");
+    assert!(d.due.is_empty());
+    assert!(fake.since(m).is_empty());
+
+    let key = ObjectKey::new("default", "worker-0");
+    assert_eq!(
+        plain
+            .due_hosts(&[waiting(&key, UUID, WaitOn::Progress)])
+            .unwrap(),
+        None
+    );
+    assert!(fake.since(m).is_empty());
+}
+
+#[test]
+fn without_due_hosts_every_pass_makes_todays_requests() {
+    let fake = FakeIronic::start();
+    let shared = fake.shared();
+    fake.node_in(
+        "wait call-back",
+        json!({"target_provision_state": "active"}),
+    );
+    for _ in 0..3 {
+        let m = fake.mark();
+        assert_requeue(&provisioning_pass(&shared), 10);
+        assert_eq!(fake.since(m), [format!("GET /v1/nodes/{UUID}")]);
+    }
+    assert_eq!(shared.watch.records(), 0, "no baselines kept");
+    // Capacity keeps its own listing, with BMO's fields.
+    let m = fake.mark();
+    assert!(prov(&shared).has_capacity().unwrap());
+    assert_eq!(
+        fake.since(m),
+        ["GET /v1/nodes?fields=uuid%2Cname%2Cprovision_state%2Cboot_interface"]
+    );
+}
+
+#[test]
+fn a_freed_slot_wakes_the_oldest_delayed_host_only() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 1);
+    let uuid = |c: char| format!("00000000-0000-4000-8000-00000000000{}", c as u32 - 96);
+    let key = |c: char| ObjectKey::new("default", format!("worker-{c}"));
+    for c in ['a', 'b', 'c'] {
+        fake.add_listed_node(node_of(&uuid(c), &key(c).name, "manageable"));
+    }
+    let has_capacity = |c: char| {
+        let host = HostData {
+            key: key(c),
+            ..host_data(&uuid(c), true)
+        };
+        prov_for(&shared, host).0.has_capacity().unwrap()
+    };
+    let delayed = [
+        waiting(&key('b'), &uuid('b'), WaitOn::Capacity),
+        waiting(&key('c'), &uuid('c'), WaitOn::Capacity),
+    ];
+    // A takes the only slot; B and C are delayed.
+    let m = fake.mark();
+    assert!(has_capacity('a'));
+    assert!(!has_capacity('b'));
+    assert!(!has_capacity('c'));
+    assert_eq!(fake.since(m), [watch_listing()], "the watch's listing");
+    assert!(shared.due_hosts(&delayed).unwrap().unwrap().due.is_empty());
+    // A's node turns busy: Ironic counts it now; still no slot.
+    set_node(
+        &fake,
+        &uuid('a'),
+        json!({"provision_state": "inspecting", "updated_at": stamp(3)}),
+    );
+    shared.watch.age_listing(Duration::from_secs(1));
+    assert!(shared.due_hosts(&delayed).unwrap().unwrap().due.is_empty());
+    assert_eq!(shared.capacity.free_slots(), 0);
+
+    // A is inspected and leaves the gated states (its registration check gives the slot back).
+    set_node(
+        &fake,
+        &uuid('a'),
+        json!({"provision_state": "manageable", "updated_at": stamp(6)}),
+    );
+    let host_a = HostData {
+        key: key('a'),
+        ..host_data(&uuid('a'), true)
+    };
+    let data = ManagementAccessData {
+        state: ProvisioningState::Available,
+        ..Default::default()
+    };
+    let _ = prov_for(&shared, host_a)
+        .0
+        .register(&data, RegisterOptions::default());
+    shared.watch.age_listing(Duration::from_secs(1));
+    let m = fake.mark();
+    let d = shared.due_hosts(&delayed).unwrap().unwrap();
+    assert_eq!(d.due, [0], "B only: one slot freed");
+    assert_eq!(fake.since(m), [watch_listing()]);
+    assert_eq!(shared.capacity.promised(), 1);
+    // Asked again before B's pass: still B only, no second promise.
+    assert_eq!(shared.due_hosts(&delayed).unwrap().unwrap().due, [0]);
+    assert_eq!(shared.capacity.promised(), 1);
+    // C cannot take B's promised slot; B's pass turns the promise into the grant.
+    assert!(!has_capacity('c'));
+    assert!(has_capacity('b'));
+    assert_eq!(
+        (shared.capacity.granted(), shared.capacity.promised()),
+        (1, 0)
+    );
+    assert!(!has_capacity('a'), "the limit is never exceeded");
+    assert!(
+        shared
+            .due_hosts(&delayed[1..])
+            .unwrap()
+            .unwrap()
+            .due
+            .is_empty()
+    );
 }

@@ -1,0 +1,594 @@
+//! What the plugin keeps to answer `due_hosts` (the host feature `DueHosts`): one shared node
+//! listing, what each host's last pass read of its node (the baseline), the change rule, and the
+//! cross-pass node cache that lets a pass the listing shows nothing new for cost no call.
+//!
+//! Without the feature the watch is disabled: no listing is made for it, no baseline or node is
+//! kept, and every pass makes today's requests (`--timing bmo`).
+
+use super::capacity::node_is_busy;
+use crate::client::{IronicClient, IronicError};
+use crate::types::{Node, state};
+use crate::{MAX_PAGE, WATCH_FIELDS};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// A listing serves every asker for this long before it is made again.
+pub const LISTING_TTL: Duration = Duration::from_secs(1);
+/// A node read this recently is served from the cache without asking the listing.
+pub const FRESH_READ: Duration = Duration::from_secs(1);
+/// A listing older than this no longer vouches for a cached node (the runner asks every second,
+/// so a waiting host's listing is about a second old at most).
+pub const CACHE_LISTING_AGE: Duration = Duration::from_secs(2);
+/// A host's record is dropped this long after its last pass ended and it was last asked about.
+pub const KEEP: Duration = Duration::from_secs(5);
+
+/// Provision states in which Ironic works on the node and the machine can only wait; a change
+/// into one of them is not a reason for a pass (unless a failure field moved, see [`due`]).
+pub const TRANSITIONAL: &[&str] = &[
+    state::VERIFYING,
+    state::INSPECTING,
+    state::INSPECT_WAIT,
+    state::CLEANING,
+    state::CLEAN_WAIT,
+    state::DEPLOYING,
+    state::DEPLOY_WAIT,
+    state::DELETING,
+    state::ADOPTING,
+    state::SERVICING,
+    state::SERVICE_WAIT,
+    "rescuing",
+    "rescue wait",
+];
+
+pub fn is_transitional(provision_state: &str) -> bool {
+    TRANSITIONAL.contains(&provision_state)
+}
+
+fn text(v: &Option<String>) -> Option<String> {
+    v.clone().filter(|s| !s.is_empty())
+}
+
+/// The listed fields of a node minus `reservation` (`name` and `uuid` identify it): equal
+/// fingerprints mean the listing shows nothing new.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fingerprint {
+    pub provision_state: String,
+    pub target_provision_state: Option<String>,
+    pub power_state: Option<String>,
+    pub target_power_state: Option<String>,
+    pub last_error: Option<String>,
+    pub maintenance: bool,
+    pub fault: Option<String>,
+    pub inspection_finished_at: Option<String>,
+    pub boot_interface: Option<String>,
+    pub health: Option<String>,
+    pub updated_at: Option<String>,
+}
+
+impl Fingerprint {
+    pub fn of(n: &Node) -> Fingerprint {
+        Fingerprint {
+            provision_state: n.provision_state.clone(),
+            target_provision_state: text(&n.target_provision_state),
+            power_state: text(&n.power_state),
+            target_power_state: text(&n.target_power_state),
+            last_error: text(&n.last_error),
+            maintenance: n.maintenance,
+            fault: text(&n.fault),
+            inspection_finished_at: text(&n.inspection_finished_at),
+            boot_interface: text(&n.boot_interface),
+            health: text(&n.health),
+            updated_at: text(&n.updated_at),
+        }
+    }
+}
+
+fn reserved(n: &Node) -> bool {
+    n.reservation.as_deref().is_some_and(|r| !r.is_empty())
+}
+
+/// The change rule: is the pass of a host whose last pass saw `baseline` (and hit a 409 when
+/// `locked`) due, now that the listing shows `listed`?
+///
+/// 1. not while a conductor holds the node (`reservation`): its result is not written yet;
+/// 2. a locked pass is due as soon as the reservation is gone;
+/// 3. otherwise only when the fingerprint moved, and then either the node left the
+///    transitional states (the machine only waits in them) or `last_error`, `maintenance`,
+///    `fault` or `power_state` moved.
+pub fn due(baseline: &Fingerprint, locked: bool, listed: &Node) -> bool {
+    if reserved(listed) {
+        return false;
+    }
+    if locked {
+        return true;
+    }
+    let now = Fingerprint::of(listed);
+    if now == *baseline {
+        return false;
+    }
+    !is_transitional(&now.provision_state)
+        || now.last_error != baseline.last_error
+        || now.maintenance != baseline.maintenance
+        || now.fault != baseline.fault
+        || now.power_state != baseline.power_state
+}
+
+/// One node listing (all pages).
+pub struct Listing {
+    /// When its first request was sent: it shows every change made before.
+    pub started: Instant,
+    nodes: Vec<Node>,
+    by_uuid: HashMap<String, usize>,
+    by_name: HashMap<String, usize>,
+}
+
+impl Listing {
+    pub fn new(started: Instant, nodes: Vec<Node>) -> Listing {
+        let mut by_uuid = HashMap::with_capacity(nodes.len());
+        let mut by_name = HashMap::with_capacity(nodes.len());
+        for (i, n) in nodes.iter().enumerate() {
+            by_uuid.insert(n.uuid.clone(), i);
+            if !n.name_str().is_empty() {
+                by_name.insert(n.name_str().to_string(), i);
+            }
+        }
+        Listing {
+            started,
+            nodes,
+            by_uuid,
+            by_name,
+        }
+    }
+
+    pub fn by_uuid(&self, uuid: &str) -> Option<&Node> {
+        self.by_uuid.get(uuid).map(|i| &self.nodes[*i])
+    }
+
+    pub fn by_name(&self, name: &str) -> Option<&Node> {
+        self.by_name.get(name).map(|i| &self.nodes[*i])
+    }
+
+    /// Names of the nodes that count against `PROVISIONING_LIMIT`.
+    pub fn busy_names(&self) -> BTreeSet<String> {
+        self.nodes
+            .iter()
+            .filter(|n| node_is_busy(n))
+            .map(|n| n.name_str().to_string())
+            .collect()
+    }
+}
+
+/// What one host's last pass read of its node: the baseline of the change rule and the node
+/// cache.
+struct Record {
+    /// The last full node the pass read (`GET`, or the answer of a `PATCH` or `POST`).
+    node: Node,
+    fp: Fingerprint,
+    read_at: Instant,
+    /// When the pass ended: only a listing started later counts for the change rule.
+    ended_at: Instant,
+    /// A state, power, maintenance or other write was sent after that read: the node is stale.
+    wrote: bool,
+    /// The pass got a 409 (node locked).
+    locked: bool,
+    /// When `due_hosts` last asked about the host.
+    asked_at: Option<Instant>,
+}
+
+impl Record {
+    fn kept(&self, now: Instant) -> bool {
+        let last = self
+            .asked_at
+            .map_or(self.ended_at, |a| a.max(self.ended_at));
+        now.duration_since(last) < KEEP
+    }
+}
+
+#[derive(Default)]
+struct Records {
+    by_uuid: HashMap<String, Record>,
+    /// The size after the last sweep (a sweep runs when it doubled).
+    swept_len: usize,
+}
+
+impl Records {
+    fn sweep(&mut self, now: Instant) {
+        self.by_uuid.retain(|_, r| r.kept(now));
+        self.swept_len = self.by_uuid.len();
+    }
+}
+
+/// A host's pass as the change rule sees it, for [`NodeWatch::progress_due`].
+pub struct Asked<'a> {
+    /// The node's UUID, or empty before registration (then `names` are tried).
+    pub uuid: &'a str,
+    pub names: Vec<String>,
+}
+
+/// The process-wide node watch (one per factory).
+pub struct NodeWatch {
+    enabled: bool,
+    listing: Mutex<Option<Arc<Listing>>>,
+    /// Held while listing, so concurrent askers wait and reuse one listing.
+    listing_in_flight: Mutex<()>,
+    records: Mutex<Records>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl NodeWatch {
+    pub fn new(enabled: bool) -> NodeWatch {
+        NodeWatch {
+            enabled,
+            listing: Mutex::new(None),
+            listing_in_flight: Mutex::new(()),
+            records: Mutex::new(Records::default()),
+        }
+    }
+
+    /// The host will ask `due_hosts` (host feature `DueHosts`).
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// The last listing made, of any age.
+    pub fn current(&self) -> Option<Arc<Listing>> {
+        lock(&self.listing).clone()
+    }
+
+    /// The listing if it started less than `max_age` ago, else a new one: `GET /v1/nodes?
+    /// fields=…&limit=1000`, following `next`.
+    pub fn listing(
+        &self,
+        client: &IronicClient,
+        max_age: Duration,
+    ) -> Result<Arc<Listing>, IronicError> {
+        let _one = lock(&self.listing_in_flight);
+        if let Some(l) = self.current()
+            && l.started.elapsed() < max_age
+        {
+            return Ok(l);
+        }
+        let mut fields = WATCH_FIELDS.to_vec();
+        if client.api_version()?.has_health_api() {
+            fields.push("health");
+        }
+        let started = Instant::now();
+        let nodes = client.list_nodes_paged(&fields, Some(MAX_PAGE))?;
+        let l = Arc::new(Listing::new(started, nodes));
+        *lock(&self.listing) = Some(l.clone());
+        Ok(l)
+    }
+
+    /// The node cache: the last full node a pass read of `uuid` and when, if nothing was written
+    /// since and either it was read under [`FRESH_READ`] ago or a listing started after the read
+    /// (and under [`CACHE_LISTING_AGE`] ago) shows the same fingerprint, `updated_at` and
+    /// reservation.
+    pub fn cached(&self, uuid: &str) -> Option<(Node, Instant)> {
+        if !self.enabled || uuid.is_empty() {
+            return None;
+        }
+        let records = lock(&self.records);
+        let r = records.by_uuid.get(uuid)?;
+        if r.wrote {
+            return None;
+        }
+        if r.read_at.elapsed() < FRESH_READ {
+            return Some((r.node.clone(), r.read_at));
+        }
+        let l = self.current()?;
+        if l.started <= r.read_at || l.started.elapsed() >= CACHE_LISTING_AGE {
+            return None;
+        }
+        let listed = l.by_uuid(uuid)?;
+        (Fingerprint::of(listed) == r.fp && listed.reservation == r.node.reservation)
+            .then(|| (r.node.clone(), r.read_at))
+    }
+
+    /// A pass ended: `read` is its last full node read (and when), `wrote` whether a write was
+    /// sent after it, `locked` whether it got a 409. A pass that read nothing leaves the record.
+    pub fn pass_ended(&self, read: Option<(Node, Instant)>, wrote: bool, locked: bool) {
+        if !self.enabled {
+            return;
+        }
+        let Some((node, read_at)) = read else {
+            return;
+        };
+        if node.uuid.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let mut records = lock(&self.records);
+        let asked_at = records.by_uuid.get(&node.uuid).and_then(|r| r.asked_at);
+        records.by_uuid.insert(
+            node.uuid.clone(),
+            Record {
+                fp: Fingerprint::of(&node),
+                node,
+                read_at,
+                ended_at: now,
+                wrote,
+                locked,
+                asked_at,
+            },
+        );
+        if records.by_uuid.len() > 2 * records.swept_len + 64 {
+            records.sweep(now);
+        }
+    }
+
+    /// The node of a waiting host in `listing`: by UUID, else (no UUID yet) by name.
+    pub fn find<'l>(listing: &'l Listing, asked: &Asked<'_>) -> Option<&'l Node> {
+        if !asked.uuid.is_empty() {
+            return listing.by_uuid(asked.uuid);
+        }
+        asked.names.iter().find_map(|n| listing.by_name(n))
+    }
+
+    /// Which of `asked` (hosts waiting on Ironic's progress) are due by the change rule on
+    /// `listing`. A host the watch has no record of, whose node is not listed, or whose pass
+    /// ended after the listing started, is not due (its BMO timer stands). Records of hosts
+    /// neither asked about nor passed for [`KEEP`] are dropped.
+    pub fn progress_due(&self, listing: &Listing, asked: &[Asked<'_>]) -> Vec<bool> {
+        let now = Instant::now();
+        let mut records = lock(&self.records);
+        let out = asked
+            .iter()
+            .map(|a| {
+                let Some(node) = Self::find(listing, a) else {
+                    return false;
+                };
+                let Some(r) = records.by_uuid.get_mut(&node.uuid) else {
+                    return false;
+                };
+                r.asked_at = Some(now);
+                r.ended_at < listing.started && due(&r.fp, r.locked, node)
+            })
+            .collect();
+        records.sweep(now);
+        out
+    }
+
+    /// Hosts with a record (for tests and logs).
+    pub fn records(&self) -> usize {
+        lock(&self.records).by_uuid.len()
+    }
+
+    /// Make the current listing look `by` older (tests: no sleeping through the TTL).
+    #[cfg(test)]
+    pub fn age_listing(&self, by: Duration) {
+        let mut l = lock(&self.listing);
+        if let Some(cur) = l.take() {
+            let nodes = cur.nodes.clone();
+            *l = Some(Arc::new(Listing::new(cur.started - by, nodes)));
+        }
+    }
+
+    /// Make every record look `by` older (tests).
+    #[cfg(test)]
+    pub fn age_records(&self, by: Duration) {
+        for r in lock(&self.records).by_uuid.values_mut() {
+            r.read_at -= by;
+            r.ended_at -= by;
+            r.asked_at = r.asked_at.map(|a| a - by);
+        }
+    }
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+    use serde_json::json;
+
+    fn node(fields: serde_json::Value) -> Node {
+        let mut base = json!({
+            "uuid": "u1",
+            "name": "ns~h",
+            "provision_state": "manageable",
+            "target_provision_state": null,
+            "power_state": "power off",
+            "target_power_state": null,
+            "last_error": null,
+            "maintenance": false,
+            "fault": null,
+            "reservation": null,
+            "inspection_finished_at": null,
+            "boot_interface": "ipxe",
+            "updated_at": "2026-12-01T01:00:00+00:00",
+        });
+        for (k, v) in fields.as_object().unwrap() {
+            base[k] = v.clone();
+        }
+        serde_json::from_value(base).unwrap()
+    }
+
+    fn fp(fields: serde_json::Value) -> Fingerprint {
+        Fingerprint::of(&node(fields))
+    }
+
+    #[test]
+    fn the_same_node_is_not_due() {
+        let base = fp(json!({}));
+        assert!(!due(&base, false, &node(json!({}))));
+        // null and "" read the same
+        assert!(!due(&base, false, &node(json!({"last_error": ""}))));
+    }
+
+    #[test]
+    fn a_stable_state_reached_is_due() {
+        let base = fp(json!({"provision_state": "enroll", "target_provision_state": "manageable"}));
+        for s in ["manageable", "available", "active", "enroll"] {
+            let n = node(json!({"provision_state": s, "updated_at": "2026-12-01T01:00:05+00:00"}));
+            assert!(due(&base, false, &n), "{s}");
+        }
+    }
+
+    #[test]
+    fn transitional_states_are_not_due_unless_a_failure_field_moved() {
+        let base = fp(json!({"provision_state": "manageable"}));
+        for s in TRANSITIONAL {
+            let n = node(json!({
+                "provision_state": s,
+                "target_provision_state": "manageable",
+                "updated_at": "2026-12-01T01:00:05+00:00",
+            }));
+            assert!(!due(&base, false, &n), "{s}");
+        }
+        let moved = |f: serde_json::Value| {
+            let mut all = json!({
+                "provision_state": "clean wait",
+                "target_provision_state": "available",
+                "updated_at": "2026-12-01T01:00:05+00:00",
+            });
+            for (k, v) in f.as_object().unwrap() {
+                all[k] = v.clone();
+            }
+            due(&base, false, &node(all))
+        };
+        assert!(moved(json!({"last_error": "boom"})));
+        assert!(moved(json!({"maintenance": true})));
+        assert!(moved(json!({"fault": "power failure"})));
+        assert!(moved(json!({"power_state": "power on"})));
+        assert!(!moved(json!({"target_power_state": "power on"})));
+        // a node waiting in a transitional state, seen again there: nothing new either
+        let waiting = fp(json!({"provision_state": "clean wait"}));
+        let n = node(
+            json!({"provision_state": "clean wait", "updated_at": "2026-12-01T01:00:09+00:00"}),
+        );
+        assert!(!due(&waiting, false, &n));
+    }
+
+    #[test]
+    fn a_reserved_node_is_never_due() {
+        let base = fp(json!({"provision_state": "inspect wait"}));
+        let n = node(
+            json!({"provision_state": "manageable", "reservation": "conductor-1",
+            "updated_at": "2026-12-01T01:00:05+00:00"}),
+        );
+        assert!(!due(&base, false, &n));
+        assert!(
+            !due(&base, true, &n),
+            "a locked pass waits for the reservation too"
+        );
+        let n = node(
+            json!({"provision_state": "manageable", "updated_at": "2026-12-01T01:00:05+00:00"}),
+        );
+        assert!(due(&base, false, &n));
+    }
+
+    #[test]
+    fn a_locked_pass_is_due_once_the_reservation_clears() {
+        let base = fp(json!({}));
+        // nothing moved at all, yet the pass that hit 409 gets its retry
+        assert!(due(&base, true, &node(json!({}))));
+        assert!(!due(&base, true, &node(json!({"reservation": "c1"}))));
+    }
+
+    #[test]
+    fn round_trips_that_end_where_they_began_are_due_through_updated_at() {
+        // manageable → inspecting → manageable
+        let base = fp(json!({"provision_state": "manageable"}));
+        let back = node(json!({
+            "provision_state": "manageable",
+            "inspection_finished_at": "2026-12-01T01:00:30+00:00",
+            "updated_at": "2026-12-01T01:00:30+00:00",
+        }));
+        assert!(due(&base, false, &back));
+        // manual cleaning: manageable → cleaning → clean wait → manageable, only updated_at moves
+        let back = node(
+            json!({"provision_state": "manageable", "updated_at": "2026-12-01T01:01:00+00:00"}),
+        );
+        assert!(due(&base, false, &back));
+        // power off → on → off
+        let base = fp(json!({"provision_state": "active", "power_state": "power off"}));
+        let back =
+            node(json!({"provision_state": "active", "updated_at": "2026-12-01T01:02:00+00:00"}));
+        assert!(due(&base, false, &back));
+    }
+
+    #[test]
+    fn failure_states_are_due() {
+        // failure states keep target_provision_state set; the rule does not rely on it
+        let cases = [
+            ("deploying", "deploy failed", "active"),
+            ("clean wait", "clean failed", "available"),
+            ("inspect wait", "inspect failed", "manageable"),
+            ("adopting", "adopt failed", "active"),
+            ("service wait", "service failed", "active"),
+            ("deleting", "error", "available"),
+        ];
+        for (from, to, target) in cases {
+            let base = fp(json!({"provision_state": from, "target_provision_state": target}));
+            let n = node(json!({
+                "provision_state": to,
+                "target_provision_state": target,
+                "last_error": "it broke",
+                "updated_at": "2026-12-01T01:00:05+00:00",
+            }));
+            assert!(due(&base, false, &n), "{from} → {to}");
+        }
+    }
+
+    #[test]
+    fn a_listing_finds_nodes_by_uuid_and_by_name() {
+        let l = Listing::new(
+            Instant::now(),
+            vec![
+                node(json!({"uuid": "u1", "name": "ns~a"})),
+                node(json!({"uuid": "u2", "name": "b", "provision_state": "deploying"})),
+            ],
+        );
+        let a = Asked {
+            uuid: "",
+            names: vec!["ns~b".into(), "b".into()],
+        };
+        assert_eq!(NodeWatch::find(&l, &a).unwrap().uuid, "u2");
+        let a = Asked {
+            uuid: "u1",
+            names: vec!["ns~b".into()],
+        };
+        assert_eq!(NodeWatch::find(&l, &a).unwrap().uuid, "u1");
+        assert_eq!(l.busy_names(), BTreeSet::from(["b".to_string()]));
+    }
+
+    #[test]
+    fn records_need_the_feature_and_a_listing_after_the_pass() {
+        let off = NodeWatch::new(false);
+        off.pass_ended(Some((node(json!({})), Instant::now())), false, false);
+        assert_eq!(off.records(), 0);
+        assert!(off.cached("u1").is_none());
+
+        let w = NodeWatch::new(true);
+        let asked = [Asked {
+            uuid: "u1",
+            names: vec![],
+        }];
+        let changed = vec![node(
+            json!({"provision_state": "available", "updated_at": "later"}),
+        )];
+        // a listing started before the pass ended does not count
+        let early = Listing::new(Instant::now(), changed.clone());
+        w.pass_ended(Some((node(json!({})), Instant::now())), false, false);
+        assert_eq!(w.progress_due(&early, &asked), [false]);
+        let late = Listing::new(Instant::now(), changed);
+        assert_eq!(w.progress_due(&late, &asked), [true]);
+        // unknown hosts are not due
+        let other = [Asked {
+            uuid: "u9",
+            names: vec![],
+        }];
+        assert_eq!(w.progress_due(&late, &other), [false]);
+        // a fresh read is served; a written one never
+        assert!(w.cached("u1").is_some());
+        w.pass_ended(Some((node(json!({})), Instant::now())), true, false);
+        assert!(w.cached("u1").is_none());
+        // records of hosts nobody asks about go
+        w.age_records(KEEP * 2);
+        let none: [Asked; 0] = [];
+        w.progress_due(&late, &none);
+        assert_eq!(w.records(), 0);
+    }
+}
