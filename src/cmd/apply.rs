@@ -16,13 +16,14 @@
 
 use super::StoreArgs;
 use crate::error::{Error, Result};
-use crate::files::inventory::{self, Inventory, LoadMode, bookkeeping_at_load};
-use crate::files::yaml_file::YamlFile;
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
-use crate::store::hosts::{
+use crate::persist::bookkeeping::bookkeeping_at_load;
+use crate::persist::files::inventory::{self, Inventory, LoadMode};
+use crate::persist::files::yaml_file::YamlFile;
+use crate::persist::store::hosts::{
     LastApplied, decode_host, encode_host, host_key, last_applied, set_last_applied,
 };
-use crate::store::{Expect, Store, Stored, Written};
+use crate::persist::store::{Expect, Store, Stored, Written};
 use bmh_api::{ObjectKey, annotations};
 use clap::Args;
 use serde_json::{Map, Value};
@@ -49,7 +50,7 @@ const ATTEMPTS: usize = 10;
 
 pub fn apply(args: ApplyArgs) -> Result<()> {
     let inv = inventory::load(&args.paths, LoadMode::ReadOnly)?;
-    let root = crate::store::resolve_root(args.store.store.as_deref())?;
+    let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let existing = Store::open_existing(&root);
     check_hosts(&inv, existing.as_ref())?;
     let store = Store::open(&root)?;
@@ -68,11 +69,11 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
     }
     for h in &inv.hosts {
         if let Some(s) = &h.record.firmware_settings {
-            let key = crate::store::hosts::settings_key(&h.key);
+            let key = crate::persist::store::hosts::settings_key(&h.key);
             objects.push((key, to_value(s)?));
         }
         if let Some(c) = &h.record.firmware_components {
-            let key = crate::store::hosts::components_key(&h.key);
+            let key = crate::persist::store::hosts::components_key(&h.key);
             objects.push((key, to_value(c)?));
         }
     }
@@ -139,7 +140,7 @@ fn secrets(paths: &[PathBuf], inv: &Inventory) -> Result<Vec<(TypedKey, Value)>>
             if v["apiVersion"] != SECRET_API_VERSION || v["kind"] != SECRET_KIND {
                 continue;
             }
-            let key = crate::store::object_key(&v);
+            let key = crate::persist::store::object_key(&v);
             let Some(secret) = inv.objects.get_secret(&key) else {
                 continue;
             };
@@ -196,7 +197,7 @@ fn merge_object(applied: &Value, stored: Option<&Stored>) -> Value {
     let mut out = Map::new();
     out.insert("apiVersion".into(), applied["apiVersion"].clone());
     out.insert("kind".into(), applied["kind"].clone());
-    let key = crate::store::object_key(applied);
+    let key = crate::persist::store::object_key(applied);
     let mut meta = Map::new();
     if let Some(m) = applied["metadata"].as_object() {
         for (k, v) in m {
@@ -343,7 +344,7 @@ fn merge_host(
 /// The hardware details of the host's HardwareData in the store (applied just before the
 /// hosts, so an export's HardwareData is there).
 fn stored_hardware(store: &Store, key: &ObjectKey) -> Result<Option<bmh_api::HardwareDetails>> {
-    let Some(stored) = store.get(&crate::store::hosts::hardware_key(key))? else {
+    let Some(stored) = store.get(&crate::persist::store::hosts::hardware_key(key))? else {
         return Ok(None);
     };
     Ok(

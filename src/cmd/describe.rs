@@ -3,8 +3,8 @@
 
 use super::{StoreArgs, output};
 use crate::error::{Error, Result};
+use crate::persist::store::{Store, StoredEvent};
 use crate::record::HostRecord;
-use crate::store::{Store, StoredEvent};
 use clap::Args;
 use comfy_table::{Table, presets::NOTHING};
 use std::fmt::Write as _;
@@ -19,7 +19,7 @@ pub struct DescribeArgs {
 }
 
 pub fn describe(args: DescribeArgs) -> Result<()> {
-    let root = crate::store::resolve_root(args.store.store.as_deref())?;
+    let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open_existing(&root);
     let hosts = match &store {
         Some(s) => s.load_hosts()?,

@@ -25,10 +25,10 @@
 use super::StoreArgs;
 use super::get::names;
 use crate::error::{Error, Result};
-use crate::files::inventory::{self, LoadMode};
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
+use crate::persist::files::inventory::{self, LoadMode};
+use crate::persist::store::Store;
 use crate::record::HostRecord;
-use crate::store::Store;
 use bmh_api::annotations::STATUS;
 use bmh_api::{
     BareMetalHost, BareMetalHostStatus, ErrorType, HOST_UPDATE_POLICY_KIND, ObjectKey,
@@ -102,7 +102,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
         .transpose()
         .map_err(Error::Usage)?;
     let (source, records, from) = if args.paths.is_empty() {
-        let root = crate::store::resolve_root(args.store.store.as_deref())?;
+        let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
         let from = format!("the store {}", root.display());
         match Store::open_existing(&root) {
             Some(store) => {
@@ -226,7 +226,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
         );
     }
     match &args.output {
-        Some(path) => crate::files::atomic::write_atomic_mode(path, text.as_bytes(), Some(0o600))
+        Some(path) => crate::persist::atomic::write_atomic_mode(path, text.as_bytes(), Some(0o600))
             .map_err(|e| Error::io(path.display().to_string(), e)),
         None => {
             use std::io::Write as _;
@@ -428,14 +428,14 @@ fn clean_object(v: &Value, key: &ObjectKey, keep_finalizers: bool) -> Value {
     out["metadata"] = clean_metadata(&v["metadata"], key, keep_finalizers);
     if let Some(o) = out.as_object_mut() {
         o.remove("status");
-        o.remove(crate::store::hosts::BOOK_KEY);
+        o.remove(crate::persist::store::hosts::BOOK_KEY);
     }
     out
 }
 
 /// A Secret as exported: its `type`, labels, annotations and `data`.
 fn clean_secret(v: &Value) -> Value {
-    let key = crate::store::object_key(v);
+    let key = crate::persist::store::object_key(v);
     let mut out = json!({
         "apiVersion": SECRET_API_VERSION,
         "kind": SECRET_KIND,

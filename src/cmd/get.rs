@@ -3,7 +3,7 @@
 
 use super::{StoreArgs, output};
 use crate::error::{Error, Result};
-use crate::files::inventory::{self, LoadMode};
+use crate::persist::files::inventory::{self, LoadMode};
 use crate::record::HostRecord;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -90,8 +90,8 @@ pub(super) fn names(r: &HostRecord, name: &str) -> bool {
 
 /// The hosts of the store `--store` names (none when it does not exist yet).
 pub(super) fn store_hosts(args: &StoreArgs) -> Result<Vec<HostRecord>> {
-    let root = crate::store::resolve_root(args.store.as_deref())?;
-    match crate::store::Store::open_existing(root) {
+    let root = crate::persist::store::resolve_root(args.store.as_deref())?;
+    match crate::persist::store::Store::open_existing(root) {
         Some(store) => store.load_hosts(),
         None => Ok(Vec::new()),
     }

@@ -5,9 +5,10 @@ use super::output;
 use super::{ProvisionArgs, RunArgs, TeardownArgs, Verbosity, env_setting};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
-use crate::files::backend::FileBackend;
-use crate::files::inventory::{self, Inventory, LoadMode};
 use crate::objects::ObjectSource;
+use crate::persist::HostSource;
+use crate::persist::files::file_source::FileSource;
+use crate::persist::files::inventory::{self, Inventory, LoadMode};
 use crate::runner::{
     self, Goal, HostJob, HostResult, Progress, ProgressMode, RunnerConfig, Services,
 };
@@ -36,7 +37,7 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
             (i, HostJob { record, goal })
         })
         .collect();
-    drive(inv, jobs, provisioner, &args.run, verbosity)
+    drive(inv, &args.paths, jobs, provisioner, &args.run, verbosity)
 }
 
 pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Result<()> {
@@ -76,7 +77,7 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
         };
         jobs.push((i, HostJob { record, goal }));
     }
-    drive(inv, jobs, provisioner, &args.run, verbosity)
+    drive(inv, &args.paths, jobs, provisioner, &args.run, verbosity)
 }
 
 /// Indices of the hosts the user selected, in file order.
@@ -135,6 +136,7 @@ pub(super) fn runner_config(run: &RunArgs) -> Result<RunnerConfig> {
 
 fn drive(
     inv: Inventory,
+    paths: &[std::path::PathBuf],
     jobs: Vec<(usize, HostJob)>,
     provisioner: crate::provisioners::Resolved,
     run: &RunArgs,
@@ -142,16 +144,20 @@ fn drive(
 ) -> Result<()> {
     let (entries, jobs): (Vec<usize>, Vec<HostJob>) = jobs.into_iter().unzip();
     let objects: Arc<dyn ObjectSource> = Arc::new(inv.objects.clone());
-    let backend = Arc::new(FileBackend::new(inv, &entries));
-    drive_with(jobs, backend, objects, provisioner, run, verbosity)
+    let keys: Vec<_> = entries.iter().map(|&e| inv.hosts[e].key.clone()).collect();
+    let source = FileSource::new(inv, paths, &provisioner.load_options);
+    for k in keys {
+        source.add_host(k);
+    }
+    drive_with(jobs, Arc::new(source), objects, provisioner, run, verbosity)
 }
 
 /// `bmhctl reconcile` (hidden): drive the store's hosts to their goal with the runner, holding
 /// the store's lease, as `watch` and `--wait` will.
 pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()> {
-    use crate::store::{Store, backend::StoreBackend};
+    use crate::persist::store::{Store, store_source::StoreSource};
     let provisioner = crate::provisioners::resolve(&args.run.provisioner)?;
-    let root = crate::store::resolve_root(args.store.store.as_deref())?;
+    let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;
     let records = store.load_hosts()?;
@@ -195,13 +201,23 @@ pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()>
         ));
     }
     let objects: Arc<dyn ObjectSource> = Arc::new(store.object_map()?);
-    let backend = Arc::new(StoreBackend::new(store, keys, Arc::new(SystemClock)));
-    drive_with(jobs, backend, objects, provisioner, &args.run, verbosity)
+    let source = StoreSource::new(store, None, Arc::new(SystemClock));
+    for k in keys {
+        source.add_host(k);
+    }
+    drive_with(
+        jobs,
+        Arc::new(source),
+        objects,
+        provisioner,
+        &args.run,
+        verbosity,
+    )
 }
 
 fn drive_with(
     jobs: Vec<HostJob>,
-    backend: Arc<dyn runner::Backend>,
+    source: Arc<dyn HostSource>,
     objects: Arc<dyn ObjectSource>,
     provisioner: crate::provisioners::Resolved,
     run: &RunArgs,
@@ -232,7 +248,7 @@ fn drive_with(
             factory,
             objects,
             clock: Arc::new(SystemClock),
-            backend,
+            source,
         };
         runner::run(jobs, services, config, progress, stop_rx).await
     })?;

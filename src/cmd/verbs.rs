@@ -10,10 +10,10 @@ use super::StoreArgs;
 use super::watch::{Condition, DriveArgs, resolve_hosts, wait_until};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
+use crate::persist::RETRY_ANNOTATION;
+use crate::persist::store::Store;
+use crate::persist::store::hosts::host_key;
 use crate::record::HostRecord;
-use crate::store::Store;
-use crate::store::hosts::host_key;
-use crate::store::watcher::RETRY_ANNOTATION;
 use bmh_api::annotations::{DETACHED, INSPECT, PAUSED, REBOOT_PREFIX};
 use bmh_api::{OperationalStatus, ProvisioningState as S};
 use clap::{Args, Subcommand};
@@ -208,13 +208,13 @@ pub fn run(cmd: VerbCommand) -> Result<()> {
             }),
         ),
     };
-    let root = crate::store::resolve_root(verb.store.store.as_deref())?;
+    let root = crate::persist::store::resolve_root(verb.store.store.as_deref())?;
     let store = Store::open_existing(&root)
         .ok_or_else(|| Error::Other(anyhow::anyhow!("no store at {}", root.display())))?;
     let keys = resolve_hosts(&store, &verb.hosts)?;
     for key in &keys {
         let written = annotate(&store, key, &change)?;
-        let note = if written == crate::store::Written::Unchanged {
+        let note = if written == crate::persist::store::Written::Unchanged {
             " (unchanged)"
         } else {
             ""
@@ -238,7 +238,7 @@ fn annotate(
     store: &Store,
     key: &bmh_api::ObjectKey,
     change: &Change,
-) -> Result<crate::store::Written> {
+) -> Result<crate::persist::store::Written> {
     store.update(&host_key(key), |current| {
         let Some(current) = current else {
             return Err(Error::Other(anyhow::anyhow!(
@@ -340,7 +340,7 @@ pub fn delete_from_store(
                 .into(),
         ));
     }
-    let root = crate::store::resolve_root(store_args.store.as_deref())?;
+    let root = crate::persist::store::resolve_root(store_args.store.as_deref())?;
     let store = Store::open_existing(&root)
         .ok_or_else(|| Error::Other(anyhow::anyhow!("no store at {}", root.display())))?;
     let keys = resolve_hosts(&store, hosts)?;
@@ -362,7 +362,7 @@ pub fn delete_from_store(
             meta.insert("deletionTimestamp".into(), Value::String(now.clone()));
             Ok(Some(v))
         })?;
-        let note = if written == crate::store::Written::Unchanged {
+        let note = if written == crate::persist::store::Written::Unchanged {
             " (already being deleted)"
         } else {
             ""

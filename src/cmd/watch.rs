@@ -12,11 +12,11 @@ use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
 use crate::machine::PassOutcome;
 use crate::objects::{ObjectMap, ObjectSource, ResolvedSecret};
+use crate::persist::store::store_source::StoreSource;
+use crate::persist::store::{Lease, Store};
+use crate::persist::{HostSource, SourceChange};
 use crate::record::HostRecord;
-use crate::runner::live::{LiveChange, LiveServices, Loader, Observer, run_live};
-use crate::store::backend::StoreBackend;
-use crate::store::watcher::{StoreChange, StoreWatcher};
-use crate::store::{Lease, Store};
+use crate::runner::live::{LiveChange, LiveServices, Observer, run_live};
 use bmh_api::{ObjectKey, ProvisioningState};
 use clap::Args;
 use serde_json::Value;
@@ -125,42 +125,30 @@ fn drive_store(
     let objects = Arc::new(LiveObjects::default());
     objects.replace(store.object_map()?);
     provisioner.set_objects(objects.clone());
-    let backend = Arc::new(StoreBackend::new(
-        store.clone(),
-        Vec::new(),
-        Arc::new(SystemClock),
-    ));
-    let loader_store = store.clone();
-    let load: Loader = Arc::new(move |key: &ObjectKey| loader_store.load_host(key));
+    let source = Arc::new(StoreSource::new(store.clone(), only, Arc::new(SystemClock)));
     let services = LiveServices {
         factory: provisioner.factory.clone(),
         objects: objects.clone(),
         clock: Arc::new(SystemClock),
-        backend,
-        load,
+        source: source.clone(),
     };
-    let mut watcher = StoreWatcher::new(store.clone(), only);
-    let scan_store = store.clone();
     runtime.block_on(async move {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let mut scan_stop = stop.clone();
         let scanner = tokio::spawn(async move {
             loop {
-                let (w, result) = tokio::task::spawn_blocking(move || {
-                    let r = watcher.scan();
-                    (watcher, r)
-                })
-                .await
-                .expect("the store scan does not panic");
-                watcher = w;
+                let scanned = source.clone();
+                let result = tokio::task::spawn_blocking(move || scanned.changes())
+                    .await
+                    .expect("the store scan does not panic");
                 match result {
                     Ok(changes) => {
                         for c in changes {
                             let sent = match c {
-                                StoreChange::Host(k) => tx.send(LiveChange::Host(k)),
-                                StoreChange::HostGone(k) => tx.send(LiveChange::Gone(k)),
-                                StoreChange::Objects => {
-                                    match scan_store.object_map() {
+                                SourceChange::Host(k) => tx.send(LiveChange::Host(k)),
+                                SourceChange::HostGone(k) => tx.send(LiveChange::Gone(k)),
+                                SourceChange::Objects => {
+                                    match source.objects() {
                                         Ok(m) => objects.replace(m),
                                         Err(e) => tracing::warn!("cannot read the store: {e}"),
                                     }
@@ -243,7 +231,7 @@ fn transitions(quiet: bool) -> Observer {
 }
 
 pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
-    let root = crate::store::resolve_root(args.store.store.as_deref())?;
+    let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let lease = store.acquire_lease()?;
     let config = super::provision::runner_config(&run_args(&args.drive))?;
@@ -496,7 +484,7 @@ pub fn state_condition(state: &str) -> Result<Condition> {
 
 pub fn wait(args: WaitArgs) -> Result<()> {
     let cond = state_condition(&args.for_state)?;
-    let root = crate::store::resolve_root(args.store.store.as_deref())?;
+    let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open_existing(&root)
         .ok_or_else(|| Error::Other(anyhow::anyhow!("no store at {}", root.display())))?;
     let keys = resolve_hosts(&store, &args.hosts)?;

@@ -11,8 +11,8 @@
 
 use super::{Store, Stored};
 use crate::error::{Error, Result};
-use crate::files::inventory::value_hash;
 use crate::objects::TypedKey;
+use crate::persist::bookkeeping::value_hash;
 use crate::record::{Bookkeeping, HostRecord};
 use bmh_api::{
     BareMetalHost, HOST_FIRMWARE_COMPONENTS_KIND, HOST_FIRMWARE_SETTINGS_KIND, HardwareData,
