@@ -16,5 +16,6 @@ pub mod persist;
 pub mod provisioners;
 pub mod record;
 pub mod runner;
+pub mod selection;
 pub mod selector;
 pub mod validate;

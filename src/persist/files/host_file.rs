@@ -226,27 +226,7 @@ impl HostFile {
                 self.path.display()
             )));
         }
-        let shown = self.path.display();
-        let unchanged = |f: &Self| -> std::io::Result<bool> {
-            if f.disk_stamp.is_some() && Stamp::of(&f.real_path) == f.disk_stamp {
-                return Ok(true);
-            }
-            Ok(std::fs::read(&f.real_path)? == f.disk_text().as_bytes())
-        };
-        match unchanged(self) {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(Error::Conflict(format!(
-                    "{shown} changed on disk since bmhctl read it; not overwriting"
-                )));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::Conflict(format!(
-                    "{shown} was removed since bmhctl read it; not writing it again"
-                )));
-            }
-            Err(e) => return Err(Error::io(&self.path, e)),
-        }
+        self.check_unchanged_on_disk()?;
         let mut stats = CommitStats::default();
         if sidecar_dirty {
             stats.sidecar_written = self.sidecar.save()?;
@@ -259,6 +239,77 @@ impl HostFile {
         }
         self.pending = false;
         Ok(stats)
+    }
+
+    /// [`Error::Conflict`] when the file on disk no longer has the content bmhctl last read or
+    /// wrote.
+    fn check_unchanged_on_disk(&self) -> Result<(), Error> {
+        let shown = self.path.display();
+        let unchanged = |f: &Self| -> std::io::Result<bool> {
+            if f.disk_stamp.is_some() && Stamp::of(&f.real_path) == f.disk_stamp {
+                return Ok(true);
+            }
+            Ok(std::fs::read(&f.real_path)? == f.disk_text().as_bytes())
+        };
+        match unchanged(self) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Error::Conflict(format!(
+                "{shown} changed on disk since bmhctl read it; not overwriting"
+            ))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Conflict(format!(
+                "{shown} was removed since bmhctl read it; not writing it again"
+            ))),
+            Err(e) => Err(Error::io(&self.path, e)),
+        }
+    }
+
+    /// Sets (`Some`) or removes (`None`) one of the document's annotations and writes the file
+    /// at once, atomically, if that changes it (a verb's edit; see
+    /// [`super::annotation_edit`]). Whatever was staged is committed first. Returns whether the
+    /// file changed.
+    pub fn write_annotation(
+        &mut self,
+        doc: usize,
+        key: &str,
+        value: Option<&str>,
+    ) -> Result<bool, Error> {
+        self.commit()?;
+        let current: Option<String> = serde_saphyr::from_str::<Value>(self.yaml.document_text(doc))
+            .ok()
+            .and_then(|v| {
+                v["metadata"]["annotations"][key]
+                    .as_str()
+                    .map(str::to_string)
+            });
+        if current.as_deref() == value {
+            return Ok(false);
+        }
+        if current.is_some() {
+            self.stage_removed_annotations(doc, &[key])?;
+            self.commit()?;
+        }
+        let Some(value) = value else {
+            return Ok(true);
+        };
+        if self.lock.is_none() {
+            return Err(Error::Other(anyhow::anyhow!(
+                "{}: loaded read-only; not writing",
+                self.path.display()
+            )));
+        }
+        let text = super::annotation_edit::with_annotation(self.disk_text(), doc, key, value)
+            .map_err(|e| match e {
+                Error::BadInput(m) => Error::BadInput(format!("{}: {m}", self.path.display())),
+                e => e,
+            })?;
+        self.check_unchanged_on_disk()?;
+        write_atomic(&self.real_path, text.as_bytes()).map_err(|e| Error::io(&self.path, e))?;
+        self.disk_stamp = Stamp::of(&self.real_path);
+        self.yaml = YamlFile::parse(text).map_err(|e| Error::BadInput(e.to_string()))?;
+        self.disk_text = None;
+        self.edited.clear();
+        self.pending = false;
+        Ok(true)
     }
 
     /// The hosts of this file, as `namespace/name`.
