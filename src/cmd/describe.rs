@@ -66,10 +66,12 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
     line("Namespace", m.namespace_or_default());
     line("Labels", &map_text(&m.labels));
     line("Annotations", &map_text(&m.annotations));
-    line("UID", or_none(&m.uid));
-    line("Generation", &m.generation.to_string());
+    // The bookkeeping has them for both layouts (the store's metadata too; a file's in its
+    // sidecar).
+    line("UID", or_none(&rec.book.uid));
+    line("Generation", &rec.book.generation.to_string());
     line("Resource Version", or_none(&m.resource_version));
-    if let Some(t) = &m.deletion_timestamp {
+    if let Some(t) = &rec.book.deletion_requested {
         line("Deletion Requested", t);
     }
     line("State", &output::state_text(rec));
