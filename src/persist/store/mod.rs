@@ -30,6 +30,7 @@
 //! say who holds it. The kernel releases it however the holder ends (SIGKILL too); taking it
 //! removes the temporary files of writers killed mid-write (never read: they are dot-files).
 
+pub mod apply_merge;
 pub mod events;
 pub mod hosts;
 pub mod store_source;
