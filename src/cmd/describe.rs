@@ -2,8 +2,8 @@
 //! object: identity, state, power, error, conditions, hardware, provisioning, recent events
 //! (the store's; files keep none).
 
-use super::hosts::Snapshot;
 use super::options::Place;
+use super::snapshot::Snapshot;
 use super::{SourceArgs, output};
 use crate::error::{Error, Result};
 use crate::persist::store::StoredEvent;

@@ -23,8 +23,8 @@
 //! refuse.
 
 use super::SourceArgs;
-use super::hosts::Snapshot;
 use super::options::Place;
+use super::snapshot::Snapshot;
 use crate::error::{Error, Result};
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
 use crate::record::HostRecord;

@@ -1,8 +1,8 @@
 //! `bmhctl get [-f FILE|DIR]`: hosts and their status, as read from the files (`-f`) or from
 //! the local store.
 
-use super::hosts::Snapshot;
 use super::options::Place;
+use super::snapshot::Snapshot;
 use super::{SourceArgs, output};
 use crate::error::{Error, Result};
 use crate::record::HostRecord;

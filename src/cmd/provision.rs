@@ -176,7 +176,7 @@ pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()>
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;
     let records = store.load_hosts()?;
-    let keys: Vec<bmh_api::ObjectKey> = records.iter().map(super::hosts::key_of).collect();
+    let keys: Vec<bmh_api::ObjectKey> = records.iter().map(super::snapshot::key_of).collect();
     let selected = selection.select_some(
         records
             .iter()

@@ -8,8 +8,8 @@
 //! `--wait` it then waits for the outcome (driving the hosts in-process when no `watch` holds the
 //! store's lease or the files' locks).
 
-use super::hosts::Snapshot;
 use super::options::Place;
+use super::snapshot::Snapshot;
 use super::watch::{Condition, wait_until};
 use super::{DeleteArgs, DriveArgs, SourceArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};

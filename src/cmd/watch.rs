@@ -8,26 +8,24 @@
 //! saves are written before it exits. The same machinery drives the hosts of a verb's `--wait`
 //! (or of `wait`) in-process when no `watch` holds the lease or the locks.
 
-use super::hosts::Snapshot;
 use super::options::{DriveOptions, Environment, Place};
+use super::snapshot::Snapshot;
 use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
 use crate::machine::PassOutcome;
-use crate::objects::{ObjectMap, ObjectSource, ResolvedSecret};
+use crate::persist::HostSource;
 use crate::persist::files::file_source::FileSource;
 use crate::persist::files::inventory::{self, LoadMode};
 use crate::persist::store::store_source::StoreSource;
 use crate::persist::store::{Lease, Store};
-use crate::persist::{HostSource, SourceChange};
 use crate::record::HostRecord;
-use crate::runner::live::{LiveChange, LiveServices, Observer, run_live};
+use crate::runner::live::{LiveObjects, LiveServices, Observer, Watching, control};
 use crate::selection::HostSelection;
 use bmh_api::{ObjectKey, ProvisioningState};
 use clap::Args;
-use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Args)]
@@ -61,30 +59,6 @@ pub struct WaitArgs {
     /// The hosts (NAME or NAMESPACE/NAME); every host when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
-}
-
-/// Companion objects read from the store, replaced when they change there.
-#[derive(Default)]
-struct LiveObjects(RwLock<Arc<ObjectMap>>);
-
-impl LiveObjects {
-    fn current(&self) -> Arc<ObjectMap> {
-        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    fn replace(&self, map: ObjectMap) {
-        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
-    }
-}
-
-impl ObjectSource for LiveObjects {
-    fn secret(&self, key: &ObjectKey) -> Option<Arc<ResolvedSecret>> {
-        self.current().secret(key)
-    }
-
-    fn object(&self, api_version: &str, kind: &str, key: &ObjectKey) -> Option<Value> {
-        self.current().object(api_version, kind, key)
-    }
 }
 
 /// A host source opened to be driven, with what keeps others from driving it: the store's
@@ -137,62 +111,24 @@ fn drive_live(
     stop: tokio::sync::watch::Receiver<bool>,
     runtime: &tokio::runtime::Runtime,
 ) -> Result<()> {
-    let source = driven.source.clone();
     let objects = Arc::new(LiveObjects::default());
-    objects.replace(source.objects()?);
+    objects.replace(driven.source.objects()?);
+    // The plugin was created before the objects were read: it sees them from now on.
     driven.provisioner.set_objects(objects.clone());
     let services = LiveServices {
         factory: driven.provisioner.factory.clone(),
         objects: objects.clone(),
         clock: Arc::new(SystemClock),
-        source: source.clone(),
+        source: driven.source.clone(),
     };
-    let config = options.runner.clone();
-    runtime.block_on(async move {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let mut scan_stop = stop.clone();
-        let scanner = tokio::spawn(async move {
-            loop {
-                let scanned = source.clone();
-                let result = tokio::task::spawn_blocking(move || scanned.changes())
-                    .await
-                    .expect("a scan does not panic");
-                match result {
-                    Ok(changes) => {
-                        for c in changes {
-                            let wanted =
-                                |k: &ObjectKey| only.as_ref().is_none_or(|o| o.contains(k));
-                            let sent = match c {
-                                SourceChange::Host(k) if wanted(&k) => tx.send(LiveChange::Host(k)),
-                                SourceChange::HostGone(k) if wanted(&k) => {
-                                    tx.send(LiveChange::Gone(k))
-                                }
-                                SourceChange::Host(_) | SourceChange::HostGone(_) => Ok(()),
-                                SourceChange::Objects => {
-                                    match source.objects() {
-                                        Ok(m) => objects.replace(m),
-                                        Err(e) => tracing::warn!("cannot read the objects: {e}"),
-                                    }
-                                    Ok(())
-                                }
-                            };
-                            if sent.is_err() {
-                                return;
-                            }
-                        }
-                    }
-                    Err(e) => tracing::warn!("cannot look for changes: {e}"),
-                }
-                tokio::select! {
-                    _ = tokio::time::sleep(poll) => {}
-                    _ = scan_stop.changed() => return,
-                }
-            }
-        });
-        let result = run_live(services, config, rx, observer, stop).await;
-        scanner.abort();
-        result
-    })
+    runtime.block_on(control(
+        services,
+        objects,
+        Watching { only, poll },
+        options.runner.clone(),
+        observer,
+        stop,
+    ))
 }
 
 fn runtime(concurrency: usize) -> Result<tokio::runtime::Runtime> {

@@ -12,14 +12,14 @@ use super::{GroupCommits, RunnerConfig};
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::machine::{Machine, PassOutcome, Requeue, backoff};
-use crate::objects::ObjectSource;
-use crate::persist::{HostSource, RETRY_ANNOTATION};
+use crate::objects::{ObjectMap, ObjectSource, ResolvedSecret};
+use crate::persist::{HostSource, RETRY_ANNOTATION, SourceChange};
 use crate::record::HostRecord;
 use bmh_api::ObjectKey;
 use bmhctl_plugin_sdk::ProvisionerFactory;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::sync::Arc;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
@@ -41,6 +41,92 @@ pub struct LiveServices {
     pub objects: Arc<dyn ObjectSource>,
     pub clock: Arc<dyn Clock>,
     pub source: Arc<dyn HostSource>,
+}
+
+/// Companion objects read from a host source, replaced when they change there.
+#[derive(Default)]
+pub struct LiveObjects(RwLock<Arc<ObjectMap>>);
+
+impl LiveObjects {
+    fn current(&self) -> Arc<ObjectMap> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn replace(&self, map: ObjectMap) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
+    }
+}
+
+impl ObjectSource for LiveObjects {
+    fn secret(&self, key: &ObjectKey) -> Option<Arc<ResolvedSecret>> {
+        self.current().secret(key)
+    }
+
+    fn object(&self, api_version: &str, kind: &str, key: &ObjectKey) -> Option<serde_json::Value> {
+        self.current().object(api_version, kind, key)
+    }
+}
+
+/// What a controller watches: only these hosts (all when `None`), looking for changes every
+/// `poll`.
+pub struct Watching {
+    pub only: Option<BTreeSet<ObjectKey>>,
+    pub poll: Duration,
+}
+
+/// BMO's controller over a host source: asks it for changes every `poll` (on a blocking
+/// thread), refreshes `objects` when its objects change, and feeds the hosts' changes to
+/// [`run_live`] until `stop` turns true. `services.objects` is `objects`.
+pub async fn control(
+    services: LiveServices,
+    objects: Arc<LiveObjects>,
+    watching: Watching,
+    config: RunnerConfig,
+    observer: Observer,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<()> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let mut scan_stop = stop.clone();
+    let source = services.source.clone();
+    let Watching { only, poll } = watching;
+    let scanner = tokio::spawn(async move {
+        let wanted = |k: &ObjectKey| only.as_ref().is_none_or(|o| o.contains(k));
+        loop {
+            let scanned = source.clone();
+            let result = tokio::task::spawn_blocking(move || scanned.changes())
+                .await
+                .expect("a scan does not panic");
+            match result {
+                Ok(changes) => {
+                    for c in changes {
+                        let sent = match c {
+                            SourceChange::Host(k) if wanted(&k) => tx.send(LiveChange::Host(k)),
+                            SourceChange::HostGone(k) if wanted(&k) => tx.send(LiveChange::Gone(k)),
+                            SourceChange::Host(_) | SourceChange::HostGone(_) => Ok(()),
+                            SourceChange::Objects => {
+                                match source.objects() {
+                                    Ok(m) => objects.replace(m),
+                                    Err(e) => tracing::warn!("cannot read the objects: {e}"),
+                                }
+                                Ok(())
+                            }
+                        };
+                        if sent.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!("cannot look for changes: {e}"),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(poll) => {}
+                _ = scan_stop.changed() => return,
+            }
+        }
+    });
+    let result = run_live(services, config, rx, observer, stop).await;
+    scanner.abort();
+    result
 }
 
 struct LiveSlot {
