@@ -66,7 +66,7 @@ pub struct WaitArgs {
 struct Driven {
     source: Arc<dyn HostSource>,
     provisioner: crate::provisioners::Resolved,
-    _lease: Option<Lease>,
+    lease: Option<Lease>,
 }
 
 /// Opens `place` to drive its hosts (or only `only`): takes the store's lease, or loads the
@@ -84,7 +84,7 @@ fn open_driven(
             Ok(Driven {
                 source: Arc::new(StoreSource::new(store, only, Arc::new(SystemClock))),
                 provisioner,
-                _lease: Some(lease),
+                lease: Some(lease),
             })
         }
         Place::Files(paths) => {
@@ -95,7 +95,7 @@ fn open_driven(
             Ok(Driven {
                 source: Arc::new(source),
                 provisioner,
-                _lease: None,
+                lease: None,
             })
         }
     }
@@ -198,7 +198,7 @@ pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
         let _ = stop_tx.send(true);
     });
     if !verbosity.quiet {
-        match (&place, &driven._lease) {
+        match (&place, &driven.lease) {
             (Place::Store(root), Some(lease)) => eprintln!(
                 "watching {} (lease {}); Ctrl-C or SIGTERM to stop",
                 root.display(),
