@@ -9,9 +9,10 @@
 //! does.
 //!
 //! [`HostSource::changes`] compares every file's size, modification time and inode with what
-//! the source last read or wrote, and looks for files that appeared in (or went from) the
-//! directories given; when anything differs, all paths are loaded again, every host of a
-//! changed file is reported changed and the hosts no longer there gone.
+//! the source last read or wrote (files of Secrets and other objects too), and looks for files
+//! that appeared in (or went from) the directories given; when anything differs, all paths are
+//! loaded again, every host of a changed file is reported changed, the hosts no longer there
+//! gone, and the objects changed.
 
 use super::host_file::{HostFile, Stamp};
 use super::inventory::{self, HostEntry, Inventory, LoadMode};
@@ -22,7 +23,7 @@ use crate::objects::ObjectMap;
 use crate::persist::{HostSource, LoadOptions, SourceChange, Staged};
 use crate::record::HostRecord;
 use bmh_api::ObjectKey;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -66,8 +67,12 @@ pub struct FileSource {
     groups: RwLock<Vec<Arc<Mutex<Group>>>>,
     /// The group of each host, by key.
     index: RwLock<HashMap<ObjectKey, usize>>,
-    /// The runner's hosts, in the order they were added.
-    hosts: RwLock<Vec<ObjectKey>>,
+    /// The runner's hosts, in the order they were added, with the group each was last seen in
+    /// (kept while its file is gone, so its commits still have a group).
+    hosts: RwLock<Vec<(ObjectKey, usize)>>,
+    /// The files of the paths that hold no host (Secrets, other objects), as last loaded: a
+    /// change to one is a change too.
+    others: Mutex<BTreeMap<PathBuf, Option<Stamp>>>,
     objects: RwLock<ObjectMap>,
     /// Whether [`HostSource::changes`] ran once (the first reports every host).
     scanned: AtomicBool,
@@ -100,9 +105,15 @@ impl FileSource {
             let file = h.file;
             groups[file].hosts.insert(h.key.clone(), Entry::new(h));
         }
+        let known: BTreeSet<PathBuf> = groups
+            .iter()
+            .filter_map(|g| g.file.as_ref().map(|f| f.real_path().to_path_buf()))
+            .collect();
+        let others = Mutex::new(other_files(paths, &known));
         Self {
             paths: paths.to_vec(),
             options: options.clone(),
+            others,
             groups: RwLock::new(
                 groups
                     .into_iter()
@@ -137,7 +148,9 @@ impl FileSource {
     }
 
     fn key_of(&self, host: usize) -> ObjectKey {
-        self.hosts.read().expect("file source hosts")[host].clone()
+        self.hosts.read().expect("file source hosts")[host]
+            .0
+            .clone()
     }
 
     fn group_of_key(&self, key: &ObjectKey) -> Option<usize> {
@@ -197,13 +210,16 @@ impl FileSource {
                 known.insert(f.real_path().to_path_buf());
             }
         }
-        let now: BTreeSet<PathBuf> = expand(&self.paths, &mut Vec::new())?
+        let others = self.others.lock().expect("file source others");
+        let now: Vec<PathBuf> = expand(&self.paths, &mut Vec::new())?
             .into_iter()
             .map(|(_, real)| real)
+            .filter(|p| !known.contains(p))
             .collect();
-        // A file without hosts is not a group: it only matters when it holds hosts now,
-        // which loading tells.
-        Ok(!known.is_subset(&now) || now.iter().any(|p| !known.contains(p) && has_host(p)))
+        Ok(now.len() != others.len()
+            || now
+                .iter()
+                .any(|p| others.get(p).is_none_or(|s| *s != Stamp::of(p))))
     }
 
     fn reload(&self) -> Result<Vec<SourceChange>> {
@@ -296,6 +312,14 @@ impl FileSource {
             SourceChange::HostGone(k) => !index.contains_key(k),
             _ => true,
         });
+        let known: BTreeSet<PathBuf> = groups
+            .iter()
+            .filter_map(|g| {
+                let g = g.lock().expect("file group");
+                g.file.as_ref().map(|f| f.real_path().to_path_buf())
+            })
+            .collect();
+        *self.others.lock().expect("file source others") = other_files(&self.paths, &known);
         *self.objects.write().expect("file source objects") = objects;
         changes.push(SourceChange::Objects);
         *self.last_problem.lock().expect("file source problem") = None;
@@ -303,9 +327,18 @@ impl FileSource {
     }
 }
 
-/// Whether a file (not yet known) holds a BareMetalHost, as far as a quick look tells.
-fn has_host(path: &std::path::Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|t| t.contains("BareMetalHost"))
+/// The files of `paths` but the `known` ones, with their stamps now.
+fn other_files(paths: &[PathBuf], known: &BTreeSet<PathBuf>) -> BTreeMap<PathBuf, Option<Stamp>> {
+    expand(paths, &mut Vec::new())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(_, real)| real)
+        .filter(|p| !known.contains(p))
+        .map(|p| {
+            let stamp = Stamp::of(&p);
+            (p, stamp)
+        })
+        .collect()
 }
 
 impl HostSource for FileSource {
@@ -314,7 +347,14 @@ impl HostSource for FileSource {
     }
 
     fn group_of(&self, host: usize) -> usize {
-        self.group_of_key(&self.key_of(host)).unwrap_or(0)
+        let (key, last) = self.hosts.read().expect("file source hosts")[host].clone();
+        match self.group_of_key(&key) {
+            Some(g) if g != last => {
+                self.hosts.write().expect("file source hosts")[host].1 = g;
+                g
+            }
+            _ => last,
+        }
     }
 
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
@@ -399,8 +439,10 @@ impl HostSource for FileSource {
     }
 
     fn add_host(&self, key: ObjectKey) -> usize {
+        // A host is added when its file holds it: it has a group.
+        let group = self.group_of_key(&key).unwrap_or_default();
         let mut hosts = self.hosts.write().expect("file source hosts");
-        hosts.push(key);
+        hosts.push((key, group));
         hosts.len() - 1
     }
 

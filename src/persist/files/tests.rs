@@ -964,3 +964,108 @@ fn missing_path_is_bad_input() {
         format!("{}: no such file or directory", p.display())
     );
 }
+
+/// The stamps bmhctl compares are (size, mtime, inode): make a rewrite visible even within
+/// the file system's timestamp granularity.
+fn rewrite(p: &Path, text: &str) {
+    let tmp = p.with_extension("tmp-rewrite");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, p).unwrap();
+}
+
+#[test]
+fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
+    use crate::persist::files::file_source::FileSource;
+    use crate::persist::{HostSource, SourceChange, Staged};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let hosts = write(d, "hosts.yaml", HOSTS);
+    let secrets = write(d, "secrets.yml", SECRETS);
+    let paths = vec![d.to_path_buf()];
+    let inv = load_checked(&paths, LoadMode::Write).unwrap();
+    let source = FileSource::new(inv, &paths, &LoadOptions::default());
+    let h0 = ObjectKey::new("default", "host-0");
+    let h1 = ObjectKey::new("lab", "host-1");
+    assert_eq!(
+        source.changes().unwrap(),
+        [
+            SourceChange::Host(h0.clone()),
+            SourceChange::Host(h1.clone())
+        ]
+    );
+    assert_eq!(source.changes().unwrap(), []);
+
+    // Its own save is not a change; what it staged is what `load` answers.
+    let host = source.add_host(h0.clone());
+    let st = status("OK");
+    let ticket = source
+        .stage(
+            host,
+            &Staged {
+                status: Some(Some(&st)),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(source.commit(source.group_of(host)).unwrap(), ticket);
+    assert_eq!(source.changes().unwrap(), []);
+    assert_eq!(source.load(&h0).unwrap().unwrap().host.status, Some(st));
+
+    // An edit: every host of the file is read again; one gone is gone.
+    let text = std::fs::read_to_string(&hosts).unwrap();
+    let (first, _) = text
+        .split_once("\n---\napiVersion: metal3.io/v1alpha1")
+        .unwrap();
+    rewrite(&hosts, &format!("{first}\n"));
+    assert_eq!(
+        source.changes().unwrap(),
+        [
+            SourceChange::HostGone(h1.clone()),
+            SourceChange::Host(h0.clone()),
+            SourceChange::Objects
+        ]
+    );
+    assert!(source.load(&h1).unwrap().is_none());
+    assert_eq!(
+        source
+            .load(&h0)
+            .unwrap()
+            .unwrap()
+            .status()
+            .operational_status
+            .as_str(),
+        "OK",
+        "the saved status is what the file holds"
+    );
+
+    // A Secret's file changing is a change of the objects only.
+    let rotated = SECRETS.replace("override", "rotated");
+    rewrite(&secrets, &rotated);
+    assert_eq!(source.changes().unwrap(), [SourceChange::Objects]);
+    let objects = source.objects().unwrap();
+    assert_eq!(
+        objects
+            .get_secret(&h0_bmc())
+            .unwrap()
+            .get_str("password")
+            .as_deref(),
+        Some("rotated")
+    );
+
+    // A file half-way through an edit is left alone until it is whole again.
+    rewrite(&hosts, "{{{ not yaml");
+    assert_eq!(source.changes().unwrap(), []);
+    rewrite(&hosts, HOSTS);
+    assert_eq!(
+        source.changes().unwrap(),
+        [
+            SourceChange::Host(h0),
+            SourceChange::Host(h1),
+            SourceChange::Objects
+        ]
+    );
+}
+
+fn h0_bmc() -> ObjectKey {
+    ObjectKey::new("default", "host-0-bmc")
+}
