@@ -16,7 +16,6 @@ use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
 use crate::persist::RETRY_ANNOTATION;
 use crate::persist::files::inventory::{self, LoadMode};
-use crate::persist::store::hosts::host_key;
 use crate::persist::store::{Store, Written};
 use crate::record::HostRecord;
 use crate::selection::HostSelection;
@@ -255,40 +254,10 @@ fn open_store(root: &std::path::Path) -> Result<Store> {
 
 /// Sets or removes one annotation of a stored host, under its lock.
 fn annotate(store: &Store, key: &bmh_api::ObjectKey, change: &Change) -> Result<Written> {
-    store.update(&host_key(key), |current| {
-        let Some(current) = current else {
-            return Err(Error::Usage(format!(
-                "no BareMetalHost named {key} in the store"
-            )));
-        };
-        let mut v = current.clone();
-        let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) else {
-            return Ok(None);
-        };
-        let annotations = meta
-            .entry("annotations")
-            .or_insert_with(|| Value::Object(Default::default()));
-        let Some(a) = annotations.as_object_mut() else {
-            return Ok(None);
-        };
-        match change {
-            Change::Set(k, value) => {
-                if a.get(*k).and_then(Value::as_str) == Some(value.as_str()) {
-                    return Ok(None);
-                }
-                a.insert(k.to_string(), Value::String(value.clone()));
-            }
-            Change::Remove(k) => {
-                if a.remove(*k).is_none() {
-                    return Ok(None);
-                }
-                if a.is_empty() {
-                    meta.remove("annotations");
-                }
-            }
-        }
-        Ok(Some(v))
-    })
+    match change {
+        Change::Set(k, value) => store.set_host_annotation(key, k, Some(value)),
+        Change::Remove(k) => store.set_host_annotation(key, k, None),
+    }
 }
 
 /// Sets or removes one annotation of the selected hosts in their files, holding the files'
@@ -436,22 +405,7 @@ fn delete_from_store(
     let keys = Snapshot::read(place)?.select_keys(selection, place)?;
     let now = format_time(SystemClock.now());
     for key in &keys {
-        let written = store.update(&host_key(key), |current| {
-            let Some(current) = current else {
-                return Err(Error::Usage(format!(
-                    "no BareMetalHost named {key} in the store"
-                )));
-            };
-            let mut v = current.clone();
-            let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) else {
-                return Ok(None);
-            };
-            if meta.get("deletionTimestamp").is_some_and(|t| !t.is_null()) {
-                return Ok(None);
-            }
-            meta.insert("deletionTimestamp".into(), Value::String(now.clone()));
-            Ok(Some(v))
-        })?;
+        let written = store.request_host_deletion(key, &now)?;
         let note = if written == Written::Unchanged {
             " (already being deleted)"
         } else {
