@@ -35,6 +35,8 @@ struct Group {
     staged: u64,
     /// The file's hosts, as last loaded and staged since.
     hosts: HashMap<ObjectKey, Entry>,
+    /// Read again after a refused commit: its hosts are reported changed at the next look.
+    reread: bool,
 }
 
 struct Entry {
@@ -97,6 +99,7 @@ impl FileSource {
                 file: Some(file),
                 staged: 0,
                 hosts: HashMap::new(),
+                reread: false,
             })
             .collect();
         let mut index = HashMap::new();
@@ -182,6 +185,7 @@ impl FileSource {
                     .into_iter()
                     .map(|h| (h.key.clone(), Entry::new(h)))
                     .collect();
+                group.reread = true;
             }
             Ok(_) => {}
             Err(e) => tracing::debug!("{}: cannot read it again: {e}", path.display()),
@@ -277,6 +281,7 @@ impl FileSource {
                         file: Some(file),
                         staged: 0,
                         hosts: HashMap::new(),
+                        reread: false,
                     })));
                     seen.insert(groups.len() - 1);
                     groups.len() - 1
@@ -370,6 +375,7 @@ impl HostSource for FileSource {
             file,
             staged: n,
             hosts,
+            ..
         } = &mut *guard;
         let (Some(file), Some(entry)) = (file.as_mut(), hosts.get_mut(&key)) else {
             return Err(Error::Conflict(format!(
@@ -470,15 +476,31 @@ impl HostSource for FileSource {
                 .map(SourceChange::Host)
                 .collect());
         }
+        // The hosts of files read again after a refused commit (the edit that refused it is
+        // seen there, not by comparing stamps).
+        let mut reread = Vec::new();
+        for group in self.all_groups() {
+            let mut g = group.lock().expect("file group");
+            if std::mem::take(&mut g.reread) {
+                let mut keys: Vec<(usize, ObjectKey)> =
+                    g.hosts.iter().map(|(k, e)| (e.doc, k.clone())).collect();
+                keys.sort();
+                reread.extend(keys.into_iter().map(|(_, k)| SourceChange::Host(k)));
+            }
+        }
         if !self.files_changed()? {
-            return Ok(Vec::new());
+            return Ok(reread);
         }
         match self.reload() {
-            Ok(changes) => Ok(changes),
+            Ok(changes) => {
+                reread.retain(|c| !changes.contains(c));
+                reread.extend(changes);
+                Ok(reread)
+            }
             Err(e @ (Error::BadInput(_) | Error::Conflict(_))) => {
                 // A file half-way through an edit: looked at again next time.
                 self.problem(&e);
-                Ok(Vec::new())
+                Ok(reread)
             }
             Err(e) => Err(e),
         }

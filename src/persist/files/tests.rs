@@ -1052,6 +1052,35 @@ fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
         Some("rotated")
     );
 
+    // A save refused because the file was edited meanwhile: the edit wins, the file is read
+    // again and its hosts are reported changed.
+    let st = status("Error");
+    source
+        .stage(
+            host,
+            &Staged {
+                status: Some(Some(&st)),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let edited = std::fs::read_to_string(&hosts)
+        .unwrap()
+        .replace("online: true", "online: false");
+    rewrite(&hosts, &edited);
+    let Err(Error::Conflict(_)) = source.commit(source.group_of(host)) else {
+        panic!("an edit meanwhile refuses the save")
+    };
+    assert_eq!(source.changes().unwrap(), [SourceChange::Host(h0.clone())]);
+    let now = source.load(&h0).unwrap().unwrap();
+    assert!(!now.host.spec.online, "the edit");
+    assert_eq!(
+        now.status().operational_status.as_str(),
+        "OK",
+        "not the refused save"
+    );
+    assert_eq!(std::fs::read_to_string(&hosts).unwrap(), edited);
+
     // A file half-way through an edit is left alone until it is whole again.
     rewrite(&hosts, "{{{ not yaml");
     assert_eq!(source.changes().unwrap(), []);
