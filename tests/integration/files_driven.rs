@@ -130,9 +130,22 @@ fn watch_on_files_reconciles_them_reacts_to_edits_holds_their_locks_and_stops_on
         &file_of(&[worker("worker-0"), spare("spare-0")]),
     );
     let watch = Watch::start(&lab, "hosts/");
-    eventually("worker-0 provisioned", || {
-        state(&lab, "hosts/", "worker-0") == "provisioned"
-    });
+    // `wait -f` while `watch -f` holds the locks: it looks, the watch drives.
+    let waited = run(
+        &lab,
+        &[
+            "wait",
+            "-f",
+            "hosts/",
+            "--for",
+            "provisioned",
+            "worker-0",
+            "--timeout",
+            "60s",
+        ],
+    )
+    .expect_code(0);
+    assert_eq!(waited.stdout, "baremetalhost/worker-0 condition met\n");
     eventually("spare-0 available", || {
         state(&lab, "hosts/", "spare-0") == "available"
     });
