@@ -152,6 +152,8 @@ fn drive(
     let keys: Vec<_> = entries.iter().map(|&e| inv.hosts[e].key.clone()).collect();
     let source = FileSource::new(inv, paths, &provisioner.load_options);
     for k in keys {
+        // The runner keeps each host's record between passes: the source need not.
+        source.take_record(&k);
         source.add_host(k);
     }
     drive_with(

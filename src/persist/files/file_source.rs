@@ -44,8 +44,9 @@ struct Entry {
     doc: usize,
     settings_doc: Option<usize>,
     components_doc: Option<usize>,
-    /// The host as its last pass left it (what [`HostSource::load`] answers).
-    record: HostRecord,
+    /// The host as its last pass left it (what [`HostSource::load`] answers); `None` once
+    /// handed over with [`FileSource::take_record`].
+    record: Option<HostRecord>,
     /// BMO's delete path finished: the host is gone until its file changes.
     deleted: bool,
 }
@@ -56,7 +57,7 @@ impl Entry {
             doc: h.doc,
             settings_doc: h.firmware_settings_doc,
             components_doc: h.firmware_components_doc,
-            record: h.record,
+            record: Some(h.record),
             deleted: false,
         }
     }
@@ -129,6 +130,16 @@ impl FileSource {
             scanned: AtomicBool::new(false),
             last_problem: Mutex::new(None),
         }
+    }
+
+    /// Hands a host's record over to a caller that keeps it between passes itself (the batch
+    /// runner), so that it is not kept twice: the source no longer keeps it up to date and
+    /// cannot [`load`](HostSource::load) it until its file is read again.
+    pub fn take_record(&self, key: &ObjectKey) -> Option<HostRecord> {
+        let g = self.group_of_key(key)?;
+        let group = self.group(g);
+        let mut g = group.lock().expect("file group");
+        g.hosts.get_mut(key)?.record.take()
     }
 
     /// Every host of the files, in file and document order.
@@ -382,22 +393,14 @@ impl HostSource for FileSource {
                 "BareMetalHost {key} is no longer in the given files"
             )));
         };
-        let rec = &mut entry.record;
         if let Some(status) = staged.status {
             file.stage_status(entry.doc, status)?;
-            rec.host.status = status.cloned();
         }
         if let (Some(d), Some(status)) = (entry.settings_doc, staged.firmware_settings_status) {
             file.stage_status(d, status)?;
-            if let Some(s) = rec.firmware_settings.as_mut() {
-                s.status = status.cloned();
-            }
         }
         if let (Some(d), Some(status)) = (entry.components_doc, staged.firmware_components_status) {
             file.stage_status(d, status)?;
-            if let Some(c) = rec.firmware_components.as_mut() {
-                c.status = status.cloned();
-            }
         }
         if !staged.removed_annotations.is_empty() {
             let keys: Vec<&str> = staged
@@ -406,16 +409,15 @@ impl HostSource for FileSource {
                 .map(String::as_str)
                 .collect();
             file.stage_removed_annotations(entry.doc, &keys)?;
-            for k in &keys {
-                rec.host.metadata.annotations.remove(*k);
-            }
         }
         if let Some(book) = staged.bookkeeping {
             file.stage_bookkeeping(&key, book)?;
-            match book {
-                Some(b) => rec.book = b.clone(),
-                None => entry.deleted = true,
+            if book.is_none() {
+                entry.deleted = true;
             }
+        }
+        if let Some(rec) = entry.record.as_mut() {
+            staged.apply_to(rec);
         }
         *n += 1;
         Ok(*n)
@@ -458,10 +460,15 @@ impl HostSource for FileSource {
         };
         let group = self.group(g);
         let g = group.lock().expect("file group");
-        Ok(g.hosts
-            .get(key)
-            .filter(|e| !e.deleted)
-            .map(|e| e.record.clone()))
+        match g.hosts.get(key).filter(|e| !e.deleted) {
+            None => Ok(None),
+            Some(Entry {
+                record: Some(r), ..
+            }) => Ok(Some(r.clone())),
+            Some(_) => Err(Error::Other(anyhow::anyhow!(
+                "internal error: BareMetalHost {key} was handed over to its runner"
+            ))),
+        }
     }
 
     fn objects(&self) -> Result<ObjectMap> {
