@@ -10,9 +10,12 @@ use crate::objects::ObjectSource;
 use crate::persist::HostSource;
 use crate::persist::files::file_source::FileSource;
 use crate::persist::files::inventory::{self, Inventory, LoadMode};
+use crate::record::HostRecord;
 use crate::runner::{self, Goal, HostJob, HostResult, Progress, ProgressMode, Services};
 use crate::selection::HostSelection;
+use bmh_api::ObjectKey;
 use bmh_api::ProvisioningState as S;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -32,23 +35,15 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     let selected = select(&inv, &selection)?;
     // BMO's admission rules: an invalid host is refused before anything is written.
     crate::validate::check_hosts(&inv, &selected)?;
-    let jobs = selected
-        .into_iter()
-        .map(|i| {
-            let record = inv.hosts[i].record.clone();
-            let goal = Goal::for_provision(&record);
-            (i, HostJob { record, goal })
-        })
-        .collect();
-    drive(
-        inv,
-        &paths,
-        jobs,
-        provisioner,
-        &options,
-        args.run.output,
+    let run = Run {
+        paths: &paths,
+        options: &options,
+        output: args.run.output,
         verbosity,
-    )
+    };
+    drive(inv, selected, provisioner, run, |record| {
+        Goal::for_provision(record)
+    })
 }
 
 pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Result<()> {
@@ -64,35 +59,27 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
         // half-way goes on deleting (not provisioning again) when bmhctl runs next.
         mark_deleted(&mut inv, &selected, &now)?;
     }
-    let mut jobs = Vec::new();
-    for i in selected {
-        let mut record = inv.hosts[i].record.clone();
-        let goal = match what {
-            Teardown::Deprovision => {
-                // BMO deprovisions when the image goes from the spec. The user's spec is not
-                // ours to edit, so the image is masked for this run only.
-                record.host.spec.image = None;
-                record.host.spec.custom_deploy = None;
-                Goal::State(S::Available)
-            }
-            Teardown::Delete => {
-                if record.book.deletion_requested.is_none() {
-                    record.book.deletion_requested = Some(now.clone());
-                }
-                Goal::Deleted
-            }
-        };
-        jobs.push((i, HostJob { record, goal }));
-    }
-    drive(
-        inv,
-        &args.paths,
-        jobs,
-        provisioner,
-        &options,
-        args.run.output,
+    let run = Run {
+        paths: &args.paths,
+        options: &options,
+        output: args.run.output,
         verbosity,
-    )
+    };
+    drive(inv, selected, provisioner, run, |record| match what {
+        Teardown::Deprovision => {
+            // BMO deprovisions when the image goes from the spec. The user's spec is not
+            // ours to edit, so the image is masked for this run only.
+            record.host.spec.image = None;
+            record.host.spec.custom_deploy = None;
+            Goal::State(S::Available)
+        }
+        Teardown::Delete => {
+            if record.book.deletion_requested.is_none() {
+                record.book.deletion_requested = Some(now.clone());
+            }
+            Goal::Deleted
+        }
+    })
 }
 
 /// `delete -f --no-wait`: records the deletion mark of the selected hosts in their files'
@@ -138,32 +125,47 @@ fn select(inv: &Inventory, selection: &HostSelection) -> Result<Vec<usize>> {
     )
 }
 
-fn drive(
-    inv: Inventory,
-    paths: &[PathBuf],
-    jobs: Vec<(usize, HostJob)>,
-    provisioner: crate::provisioners::Resolved,
-    options: &DriveOptions,
+/// How a batch run on files goes: where, with what, and how it reports.
+struct Run<'a> {
+    paths: &'a [PathBuf],
+    options: &'a DriveOptions,
     output: super::ResultFormat,
     verbosity: Verbosity,
+}
+
+/// Drives the `selected` hosts of `inv` (indices into its hosts), each prepared and given its
+/// goal by `prepare`, and prints the result.
+fn drive(
+    inv: Inventory,
+    selected: Vec<usize>,
+    provisioner: crate::provisioners::Resolved,
+    run: Run,
+    mut prepare: impl FnMut(&mut HostRecord) -> Goal,
 ) -> Result<()> {
-    let (entries, jobs): (Vec<usize>, Vec<HostJob>) = jobs.into_iter().unzip();
     let objects: Arc<dyn ObjectSource> = Arc::new(inv.objects.clone());
-    let keys: Vec<_> = entries.iter().map(|&e| inv.hosts[e].key.clone()).collect();
-    let source = FileSource::new(inv, paths, &provisioner.load_options);
-    for k in keys {
-        // The runner keeps each host's record between passes: the source need not.
-        source.take_record(&k);
-        source.add_host(k);
+    let mut keys: BTreeMap<usize, ObjectKey> = selected
+        .iter()
+        .map(|&i| (i, inv.hosts[i].key.clone()))
+        .collect();
+    let (source, records) = FileSource::handing_over(inv, run.paths, &provisioner.load_options);
+    let mut jobs = Vec::with_capacity(keys.len());
+    // In file order, as `selected` is; the records of the others are dropped as we go.
+    for (i, mut record) in records.into_iter().enumerate() {
+        let Some(key) = keys.remove(&i) else {
+            continue;
+        };
+        source.add_host(key);
+        let goal = prepare(&mut record);
+        jobs.push(HostJob { record, goal });
     }
     drive_with(
         jobs,
         Arc::new(source),
         objects,
         provisioner,
-        options,
-        output,
-        verbosity,
+        run.options,
+        run.output,
+        run.verbosity,
     )
 }
 

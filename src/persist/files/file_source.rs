@@ -45,22 +45,36 @@ struct Entry {
     settings_doc: Option<usize>,
     components_doc: Option<usize>,
     /// The host as its last pass left it (what [`HostSource::load`] answers); `None` once
-    /// handed over with [`FileSource::take_record`].
-    record: Option<HostRecord>,
+    /// handed over ([`FileSource::handing_over`]).
+    /// Boxed: the entries of a big file stay small once their records are handed over.
+    record: Option<Box<HostRecord>>,
     /// BMO's delete path finished: the host is gone until its file changes.
     deleted: bool,
 }
 
 impl Entry {
-    fn new(h: HostEntry) -> Self {
-        Entry {
+    /// The entry of a loaded host, and its record when the caller keeps it.
+    fn new(h: HostEntry, kept: Kept) -> (Self, Option<HostRecord>) {
+        let (record, handed) = match kept {
+            Kept::Here => (Some(Box::new(h.record)), None),
+            Kept::ByCaller => (None, Some(h.record)),
+        };
+        let entry = Entry {
             doc: h.doc,
             settings_doc: h.firmware_settings_doc,
             components_doc: h.firmware_components_doc,
-            record: Some(h.record),
+            record,
             deleted: false,
-        }
+        };
+        (entry, handed)
     }
+}
+
+/// Who keeps a host's record between passes.
+#[derive(Clone, Copy)]
+enum Kept {
+    Here,
+    ByCaller,
 }
 
 /// The hosts of the files given on the command line (see the module docs).
@@ -88,6 +102,27 @@ impl FileSource {
     /// `options` (used to load them again when they change). No host is the runner's until
     /// [`HostSource::add_host`] adds it.
     pub fn new(inv: Inventory, paths: &[PathBuf], options: &LoadOptions) -> Self {
+        Self::build(inv, paths, options, |h| Entry::new(h, Kept::Here)).0
+    }
+
+    /// [`new`](Self::new) for a caller that keeps the hosts' records between passes itself
+    /// (the batch runner): the records of every host of `inv`, in its order, are handed over
+    /// instead of being kept twice, and the source cannot [`load`](HostSource::load) a host
+    /// until its file is read again.
+    pub fn handing_over(
+        inv: Inventory,
+        paths: &[PathBuf],
+        options: &LoadOptions,
+    ) -> (Self, Vec<HostRecord>) {
+        Self::build(inv, paths, options, |h| Entry::new(h, Kept::ByCaller))
+    }
+
+    fn build(
+        inv: Inventory,
+        paths: &[PathBuf],
+        options: &LoadOptions,
+        entry: impl Fn(HostEntry) -> (Entry, Option<HostRecord>),
+    ) -> (Self, Vec<HostRecord>) {
         let Inventory {
             files,
             hosts,
@@ -104,17 +139,20 @@ impl FileSource {
             })
             .collect();
         let mut index = HashMap::new();
+        let mut handed = Vec::new();
         for h in hosts {
-            index.insert(h.key.clone(), h.file);
-            let file = h.file;
-            groups[file].hosts.insert(h.key.clone(), Entry::new(h));
+            let (file, key) = (h.file, h.key.clone());
+            index.insert(key.clone(), file);
+            let (e, record) = entry(h);
+            groups[file].hosts.insert(key, e);
+            handed.extend(record);
         }
         let known: BTreeSet<PathBuf> = groups
             .iter()
             .filter_map(|g| g.file.as_ref().map(|f| f.real_path().to_path_buf()))
             .collect();
         let others = Mutex::new(other_files(paths, &known));
-        Self {
+        let source = Self {
             paths: paths.to_vec(),
             options: options.clone(),
             others,
@@ -129,17 +167,8 @@ impl FileSource {
             objects: RwLock::new(objects),
             scanned: AtomicBool::new(false),
             last_problem: Mutex::new(None),
-        }
-    }
-
-    /// Hands a host's record over to a caller that keeps it between passes itself (the batch
-    /// runner), so that it is not kept twice: the source no longer keeps it up to date and
-    /// cannot [`load`](HostSource::load) it until its file is read again.
-    pub fn take_record(&self, key: &ObjectKey) -> Option<HostRecord> {
-        let g = self.group_of_key(key)?;
-        let group = self.group(g);
-        let mut g = group.lock().expect("file group");
-        g.hosts.get_mut(key)?.record.take()
+        };
+        (source, handed)
     }
 
     /// Every host of the files, in file and document order.
@@ -194,7 +223,7 @@ impl FileSource {
                 group.hosts = inv
                     .hosts
                     .into_iter()
-                    .map(|h| (h.key.clone(), Entry::new(h)))
+                    .map(|h| (h.key.clone(), Entry::new(h, Kept::Here).0))
                     .collect();
                 group.reread = true;
             }
@@ -301,7 +330,9 @@ impl FileSource {
             let mut group = groups[g].lock().expect("file group");
             for h in entries {
                 changes.push(SourceChange::Host(h.key.clone()));
-                group.hosts.insert(h.key.clone(), Entry::new(h));
+                group
+                    .hosts
+                    .insert(h.key.clone(), Entry::new(h, Kept::Here).0);
             }
         }
         for (g, group) in groups.iter().enumerate() {
@@ -464,7 +495,7 @@ impl HostSource for FileSource {
             None => Ok(None),
             Some(Entry {
                 record: Some(r), ..
-            }) => Ok(Some(r.clone())),
+            }) => Ok(Some((**r).clone())),
             Some(_) => Err(Error::Other(anyhow::anyhow!(
                 "internal error: BareMetalHost {key} was handed over to its runner"
             ))),
