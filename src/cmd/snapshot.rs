@@ -76,6 +76,28 @@ impl Snapshot {
     }
 }
 
+/// The keys of the hosts `selection` names at `place`; selecting nothing is a usage error.
+/// Reads no more than selecting needs (on the store, the hosts' labels only).
+pub fn select_keys(place: &Place, selection: &HostSelection) -> Result<Vec<ObjectKey>> {
+    match place {
+        Place::Store(root) => {
+            let hosts = match Store::open_existing(root) {
+                Some(store) => store.host_labels()?,
+                None => Vec::new(),
+            };
+            Ok(selection
+                .select_some(
+                    hosts.iter().map(|(key, labels)| Candidate { key, labels }),
+                    place.name(),
+                )?
+                .into_iter()
+                .map(|i| hosts[i].0.clone())
+                .collect())
+        }
+        Place::Files(_) => Snapshot::read(place)?.select_keys(selection, place),
+    }
+}
+
 /// A host's `namespace/name`.
 pub fn key_of(r: &HostRecord) -> ObjectKey {
     let m = &r.host.metadata;

@@ -9,7 +9,7 @@
 //! store's lease or the files' locks).
 
 use super::options::Place;
-use super::snapshot::Snapshot;
+use super::snapshot::select_keys;
 use super::watch::{Condition, wait_until};
 use super::{DeleteArgs, DriveArgs, SourceArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
@@ -221,7 +221,7 @@ pub fn run(cmd: VerbCommand) -> Result<()> {
     let keys = match &place {
         Place::Store(root) => {
             let store = open_store(root)?;
-            let keys = Snapshot::read(&place)?.select_keys(&selection, &place)?;
+            let keys = select_keys(&place, &selection)?;
             for key in &keys {
                 let written = annotate(&store, key, &change)?;
                 report(&key.name, done, written != Written::Unchanged);
@@ -402,7 +402,7 @@ fn delete_from_store(
         unreachable!("delete_from_store is for the store")
     };
     let store = open_store(root)?;
-    let keys = Snapshot::read(place)?.select_keys(selection, place)?;
+    let keys = select_keys(place, selection)?;
     let now = format_time(SystemClock.now());
     for key in &keys {
         let written = store.request_host_deletion(key, &now)?;

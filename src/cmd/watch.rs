@@ -437,7 +437,7 @@ pub fn wait(args: WaitArgs) -> Result<()> {
             root.display()
         )));
     }
-    let keys = Snapshot::read(&place)?.select_keys(&selection, &place)?;
+    let keys = super::snapshot::select_keys(&place, &selection)?;
     wait_until(
         &place,
         &keys,

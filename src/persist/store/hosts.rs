@@ -20,6 +20,7 @@ use bmh_api::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 fn no_such_host(key: &ObjectKey) -> Error {
     Error::Usage(format!("no BareMetalHost named {key} in the store"))
@@ -194,6 +195,26 @@ impl Store {
             .list(bmh_api::API_VERSION, bmh_api::KIND)?
             .iter()
             .map(|s| super::object_key(&s.value))
+            .collect())
+    }
+
+    /// Every host of the store with its labels, sorted by namespace and name: what selecting
+    /// hosts needs, without reading their companion objects.
+    pub fn host_labels(&self) -> Result<Vec<(ObjectKey, BTreeMap<String, String>)>> {
+        Ok(self
+            .list(bmh_api::API_VERSION, bmh_api::KIND)?
+            .iter()
+            .map(|s| {
+                let labels = s.value["metadata"]["labels"]
+                    .as_object()
+                    .map(|m| {
+                        m.iter()
+                            .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (super::object_key(&s.value), labels)
+            })
             .collect())
     }
 
