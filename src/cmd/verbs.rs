@@ -268,7 +268,13 @@ fn annotate_files(
     change: &Change,
     done: &str,
 ) -> Result<Vec<bmh_api::ObjectKey>> {
-    let mut inv = inventory::load(paths, LoadMode::Write)?;
+    let mut inv = inventory::load(paths, LoadMode::Write).map_err(|e| match e {
+        Error::Conflict(m) => Error::Conflict(format!(
+            "{m}; while a `bmhctl watch -f` drives the files, set the annotation in the file \
+             by hand: watch acts on edits"
+        )),
+        e => e,
+    })?;
     let picked = selection.select_some(
         inv.hosts.iter().map(|h| crate::selection::Candidate {
             key: &h.key,

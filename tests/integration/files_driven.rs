@@ -156,6 +156,14 @@ fn watch_on_files_reconciles_them_reacts_to_edits_holds_their_locks_and_stops_on
         "{}",
         busy.stderr
     );
+    // So is a verb, saying what to do instead.
+    let verb = run(&lab, &["pause", "-f", "hosts/", "spare-0"]).expect_code(1);
+    assert!(
+        verb.stderr
+            .contains("set the annotation in the file by hand: watch acts on edits"),
+        "{}",
+        verb.stderr
+    );
     // An edit of the file (an image for spare-0) is acted on.
     let text = lab.read("hosts/hosts.yaml");
     let edited = text.replace(
