@@ -2,19 +2,19 @@
 //!
 //! The layers, each depending only on those below it: `cmd` (what the user types) → `runner`
 //! (scheduling, concurrency, progress) → `machine` (BMO's state machine, pure) → the provisioner
-//! trait (`bmhctl-plugin-sdk`), `files` (every byte of the user's files) and `store` (the local
-//! store: one YAML file per object, for `apply`, `get`, `describe`, `watch` and the verbs).
+//! trait (`bmhctl-plugin-sdk`); beside the machine, `persist` (where hosts live between passes,
+//! behind its `HostSource` interface: the user's files, or the local store).
 
 pub mod clock;
 pub mod cmd;
 pub mod diagnostic;
 pub mod error;
-pub mod files;
 pub mod machine;
 pub mod objects;
+pub mod persist;
 pub mod provisioners;
 pub mod record;
 pub mod runner;
+pub mod selection;
 pub mod selector;
-pub mod store;
 pub mod validate;

@@ -1,10 +1,14 @@
-//! `bmhctl describe HOST`: one host of the local store in detail, as `kubectl describe` shows
-//! an object: identity, state, power, error, conditions, hardware, provisioning, recent events.
+//! `bmhctl describe [-f FILE|DIR] HOST`: one host in detail, as `kubectl describe` shows an
+//! object: identity, state, power, error, conditions, hardware, provisioning, recent events
+//! (the store's; files keep none).
 
-use super::{StoreArgs, output};
+use super::options::Place;
+use super::snapshot::Snapshot;
+use super::{SourceArgs, output};
 use crate::error::{Error, Result};
+use crate::persist::store::StoredEvent;
 use crate::record::HostRecord;
-use crate::store::{Store, StoredEvent};
+use crate::selection::HostSelection;
 use clap::Args;
 use comfy_table::{Table, presets::NOTHING};
 use std::fmt::Write as _;
@@ -15,45 +19,24 @@ pub struct DescribeArgs {
     #[arg(value_name = "HOST")]
     pub host: String,
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub source: SourceArgs,
 }
 
 pub fn describe(args: DescribeArgs) -> Result<()> {
-    let root = crate::store::resolve_root(args.store.store.as_deref())?;
-    let store = Store::open_existing(&root);
-    let hosts = match &store {
-        Some(s) => s.load_hosts()?,
-        None => Vec::new(),
+    let place = Place::resolve(&args.source)?;
+    let snapshot = Snapshot::read(&place)?;
+    let selection = HostSelection::new(std::slice::from_ref(&args.host), None)?;
+    let keys = snapshot.select_keys(&selection, &place)?;
+    let [key] = keys.as_slice() else {
+        return Err(Error::Usage(format!(
+            "{} names {} hosts: give one",
+            args.host,
+            keys.len()
+        )));
     };
-    let rec = pick(&hosts, &args.host)?;
-    let key = rec.host.metadata.clone();
-    let key = bmh_api::ObjectKey::new(key.namespace_or_default(), &key.name);
-    let events = match &store {
-        Some(s) => s.events(&key)?,
-        None => Vec::new(),
-    };
-    print!("{}", render(rec, &events));
+    let rec = snapshot.record(key).expect("a selected host");
+    print!("{}", render(rec, &snapshot.events(key)?));
     Ok(())
-}
-
-fn pick<'a>(hosts: &'a [HostRecord], name: &str) -> Result<&'a HostRecord> {
-    let matching: Vec<&HostRecord> = hosts
-        .iter()
-        .filter(|r| super::get::names(r, name))
-        .collect();
-    let in_default = matching
-        .iter()
-        .find(|r| r.host.metadata.namespace_or_default() == bmh_api::DEFAULT_NAMESPACE);
-    match (matching.len(), in_default) {
-        (0, _) => Err(Error::Other(anyhow::anyhow!(
-            "no BareMetalHost named {name} in the store"
-        ))),
-        (1, _) => Ok(matching[0]),
-        (_, Some(r)) => Ok(r),
-        _ => Err(Error::Usage(format!(
-            "several BareMetalHosts are named {name}: give NAMESPACE/NAME"
-        ))),
-    }
 }
 
 fn or_none(s: &str) -> &str {
@@ -83,10 +66,12 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
     line("Namespace", m.namespace_or_default());
     line("Labels", &map_text(&m.labels));
     line("Annotations", &map_text(&m.annotations));
-    line("UID", or_none(&m.uid));
-    line("Generation", &m.generation.to_string());
+    // The bookkeeping has them for both layouts (the store's metadata too; a file's in its
+    // sidecar).
+    line("UID", or_none(&rec.book.uid));
+    line("Generation", &rec.book.generation.to_string());
     line("Resource Version", or_none(&m.resource_version));
-    if let Some(t) = &m.deletion_timestamp {
+    if let Some(t) = &rec.book.deletion_requested {
         line("Deletion Requested", t);
     }
     line("State", &output::state_text(rec));

@@ -22,13 +22,13 @@
 //! scheme: BMO would say `Unknown BMC type`), a host being deleted, a host the admission checks
 //! refuse.
 
-use super::StoreArgs;
-use super::get::names;
+use super::SourceArgs;
+use super::options::Place;
+use super::snapshot::Snapshot;
 use crate::error::{Error, Result};
-use crate::files::inventory::{self, LoadMode};
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
 use crate::record::HostRecord;
-use crate::store::Store;
+use crate::selection::HostSelection;
 use bmh_api::annotations::STATUS;
 use bmh_api::{
     BareMetalHost, BareMetalHostStatus, ErrorType, HOST_UPDATE_POLICY_KIND, ObjectKey,
@@ -41,12 +41,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// Export the hosts of these YAML files or directories (with their `.bmhctl/` bookkeeping)
-    /// instead of the local store's (`--store` and BMHCTL_STORE are then ignored).
-    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR")]
-    pub paths: Vec<PathBuf>,
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub source: SourceArgs,
     /// Write the export to FILE (mode 0600: it holds the Secrets' values) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -58,20 +54,15 @@ pub struct ExportArgs {
     pub hosts: Vec<String>,
 }
 
-/// Where the hosts and their companion objects come from.
-enum Source {
-    Store(Store),
-    Files(inventory::Inventory),
-}
-
-impl Source {
+impl Snapshot {
     /// A Secret as an object (`data` base64), `None` when absent.
     fn secret(&self, key: &ObjectKey) -> Result<Option<Value>> {
         match self {
-            Source::Store(s) => Ok(s
+            Snapshot::Store(Some(s), _) => Ok(s
                 .get(&TypedKey::new(SECRET_API_VERSION, SECRET_KIND, key.clone()))?
                 .map(|s| s.value)),
-            Source::Files(inv) => Ok(inv.objects.get_secret(key).map(|s| secret_object(s))),
+            Snapshot::Store(None, _) => Ok(None),
+            Snapshot::Files(inv) => Ok(inv.objects.get_secret(key).map(|s| secret_object(s))),
         }
     }
 
@@ -79,8 +70,9 @@ impl Source {
     fn update_policy(&self, key: &ObjectKey) -> Result<Option<Value>> {
         let tk = TypedKey::new(bmh_api::API_VERSION, HOST_UPDATE_POLICY_KIND, key.clone());
         match self {
-            Source::Store(s) => Ok(s.get(&tk)?.map(|s| s.value)),
-            Source::Files(inv) => Ok(inv
+            Snapshot::Store(Some(s), _) => Ok(s.get(&tk)?.map(|s| s.value)),
+            Snapshot::Store(None, _) => Ok(None),
+            Snapshot::Files(inv) => Ok(inv
                 .other_documents
                 .iter()
                 .find(|d| {
@@ -95,52 +87,22 @@ impl Source {
 }
 
 pub fn export(args: ExportArgs) -> Result<()> {
-    let selector = args
-        .selector
-        .as_deref()
-        .map(crate::selector::Selector::parse)
-        .transpose()
-        .map_err(Error::Usage)?;
-    let (source, records, from) = if args.paths.is_empty() {
-        let root = crate::store::resolve_root(args.store.store.as_deref())?;
-        let from = format!("the store {}", root.display());
-        match Store::open_existing(&root) {
-            Some(store) => {
-                let records = store.load_hosts()?;
-                (Some(Source::Store(store)), records, from)
-            }
-            None => (None, Vec::new(), from),
-        }
-    } else {
-        let inv = inventory::load(&args.paths, LoadMode::ReadOnly)?;
-        let records: Vec<HostRecord> = inv.hosts.iter().map(|h| h.record.clone()).collect();
-        let from = args
-            .paths
+    let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
+    let place = Place::resolve(&args.source)?;
+    let from = match &place {
+        Place::Store(root) => format!("the store {}", root.display()),
+        Place::Files(paths) => paths
             .iter()
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
-            .join(", ");
-        (Some(Source::Files(inv)), records, from)
+            .join(", "),
     };
-    let missing: Vec<&str> = args
-        .hosts
-        .iter()
-        .filter(|n| !records.iter().any(|r| names(r, n)))
-        .map(String::as_str)
-        .collect();
-    if !missing.is_empty() {
-        return Err(Error::Other(anyhow::anyhow!(
-            "no BareMetalHost named {} in {from}",
-            missing.join(", ")
-        )));
-    }
-    let selected: Vec<&HostRecord> = records
-        .iter()
-        .filter(|r| {
-            let m = &r.host.metadata;
-            (args.hosts.is_empty() || args.hosts.iter().any(|n| names(r, n)))
-                && selector.as_ref().is_none_or(|s| s.matches(&m.labels))
-        })
+    let source = Snapshot::read(&place)?;
+    let all = source.records();
+    let selected: Vec<&HostRecord> = source
+        .select(&selection, &place)?
+        .into_iter()
+        .map(|i| all[i])
         .collect();
 
     let mut refused = Vec::new();
@@ -169,9 +131,6 @@ pub fn export(args: ExportArgs) -> Result<()> {
             }
             continue;
         }
-        let Some(source) = source.as_ref() else {
-            continue;
-        };
         for sk in secret_refs(&r.host) {
             if !secrets_done.insert(sk.clone()) {
                 continue;
@@ -226,7 +185,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
         );
     }
     match &args.output {
-        Some(path) => crate::files::atomic::write_atomic_mode(path, text.as_bytes(), Some(0o600))
+        Some(path) => crate::persist::atomic::write_atomic_mode(path, text.as_bytes(), Some(0o600))
             .map_err(|e| Error::io(path.display().to_string(), e)),
         None => {
             use std::io::Write as _;
@@ -428,14 +387,14 @@ fn clean_object(v: &Value, key: &ObjectKey, keep_finalizers: bool) -> Value {
     out["metadata"] = clean_metadata(&v["metadata"], key, keep_finalizers);
     if let Some(o) = out.as_object_mut() {
         o.remove("status");
-        o.remove(crate::store::hosts::BOOK_KEY);
+        o.remove(crate::persist::store::hosts::BOOK_KEY);
     }
     out
 }
 
 /// A Secret as exported: its `type`, labels, annotations and `data`.
 fn clean_secret(v: &Value) -> Value {
-    let key = crate::store::object_key(v);
+    let key = crate::persist::store::object_key(v);
     let mut out = json!({
         "apiVersion": SECRET_API_VERSION,
         "kind": SECRET_KIND,

@@ -4,9 +4,11 @@ mod apply;
 mod describe;
 mod export;
 mod get;
+mod options;
 mod output;
 mod plugin;
 mod provision;
+mod snapshot;
 mod validate;
 mod verbs;
 mod version;
@@ -56,7 +58,8 @@ pub enum Command {
     Apply(apply::ApplyArgs),
     /// Show hosts and their status: those of the local store, or of files with -f.
     Get(get::GetArgs),
-    /// Show one host of the local store in detail, with its conditions and recent events.
+    /// Show one host in detail, with its conditions and recent events (the store's; files
+    /// keep none).
     Describe(describe::DescribeArgs),
     /// Write hosts as a metal3 cluster accepts them: status in BMO's status annotation, with
     /// their Secrets, firmware objects and HardwareData.
@@ -64,13 +67,14 @@ pub enum Command {
     /// From the local store, or from files with -f. A `fake-hardware://` host is refused (exit
     /// 2). `bmhctl apply` of the output restores the status into an empty store, as BMO does.
     Export(export::ExportArgs),
-    /// Reconcile the local store's hosts continuously, as BMO's controller does, until Ctrl-C.
+    /// Reconcile hosts continuously, as BMO's controller does, until Ctrl-C or SIGTERM: those
+    /// of the local store, or of files with -f.
     ///
     /// Reacts to `apply`, to the verbs (`power`, `reboot`, `inspect`, `detach`, `attach`,
-    /// `pause`, `resume`, `retry`) and to edits of the store's files; holds the store's lease
-    /// (one `watch` per store).
+    /// `pause`, `resume`, `retry`) and to edits of the store's files (or of the files given);
+    /// holds the store's lease (one `watch` per store), or the files' locks.
     Watch(watch::WatchArgs),
-    /// Wait until hosts of the local store reach a state (driving them when no `watch` runs).
+    /// Wait until hosts reach a state (driving them when no `watch` runs).
     Wait(watch::WaitArgs),
     #[command(flatten)]
     Verb(verbs::VerbCommand),
@@ -98,9 +102,9 @@ pub enum Command {
     Man,
 }
 
-/// Options shared by every command that runs the state machine.
+/// How hosts are driven: shared by every command that runs the state machine.
 #[derive(Debug, Args, Clone)]
-pub struct RunArgs {
+pub struct DriveArgs {
     /// The provisioner: `fixture` (built in) or a plugin NAME loaded from
     /// $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so.
     #[arg(
@@ -110,15 +114,22 @@ pub struct RunArgs {
         value_name = "NAME"
     )]
     pub provisioner: String,
-    /// Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h).
-    #[arg(long, default_value = "60m", value_parser = parse_duration, value_name = "DURATION")]
-    pub timeout: Duration,
     /// Passes run at once (default: the CPU count, at least 2 and at most 8).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: Option<u32>,
     /// Provisioning attempts per image before a host gives up (0 = unlimited).
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub max_provisioning_retries: u32,
+}
+
+/// Options of the commands that drive hosts to an end (`provision`, `deprovision`, `delete`).
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub drive: DriveArgs,
+    /// Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h).
+    #[arg(long, default_value = "60m", value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Duration,
     /// Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y)).
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     pub selector: Option<String>,
@@ -134,8 +145,11 @@ pub struct ProvisionArgs {
     pub hosts: Vec<String>,
     #[command(flatten)]
     pub run: RunArgs,
+    /// YAML files, or directories of them (as the FILE|DIR arguments).
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR", id = "files")]
+    pub files: Vec<PathBuf>,
     /// YAML files, or directories of them, holding BareMetalHosts and their BMC Secrets.
-    #[arg(required = true, value_name = "FILE|DIR")]
+    #[arg(value_name = "FILE|DIR", required_unless_present = "files")]
     pub paths: Vec<PathBuf>,
 }
 
@@ -159,21 +173,27 @@ pub struct TeardownArgs {
 /// `delete`: on files with `-f`, else on the local store.
 #[derive(Debug, Args)]
 pub struct DeleteArgs {
-    /// YAML files, or directories of them, holding the hosts and their BMC Secrets; without
-    /// -f the hosts are deleted from the local store.
-    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR")]
-    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source: SourceArgs,
     #[command(flatten)]
     pub run: RunArgs,
     /// The hosts (NAME or NAMESPACE/NAME); with -f, all hosts of the files when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
-    #[command(flatten)]
-    pub store: StoreArgs,
-    /// On the store: return once the deletion is recorded, without waiting for BMO's delete
-    /// path to finish (a running `bmhctl watch` finishes it).
+    /// Return once the deletion is recorded, without waiting for BMO's delete path to finish
+    /// (a running `bmhctl watch` finishes it; on files, the next run that drives them).
     #[arg(long)]
     pub no_wait: bool,
+}
+
+/// Where the hosts are: files with -f, else the local store.
+#[derive(Debug, Args, Clone)]
+pub struct SourceArgs {
+    /// YAML files, or directories of them; without -f, the hosts of the local store.
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR")]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 /// Where the local store is.
@@ -237,26 +257,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Deprovision(a) => {
             provision::teardown(a, provision::Teardown::Deprovision, verbosity)
         }
-        Command::Delete(a) if a.paths.is_empty() => verbs::delete_from_store(
-            &a.store,
-            &a.hosts,
-            !a.no_wait,
-            a.run.timeout,
-            &watch::DriveArgs {
-                provisioner: a.run.provisioner.clone(),
-                concurrency: a.run.concurrency,
-                max_provisioning_retries: a.run.max_provisioning_retries,
-            },
-        ),
-        Command::Delete(a) => provision::teardown(
-            TeardownArgs {
-                paths: a.paths,
-                run: a.run,
-                hosts: a.hosts,
-            },
-            provision::Teardown::Delete,
-            verbosity,
-        ),
+        Command::Delete(a) => verbs::delete(a, verbosity),
         Command::Apply(a) => apply::apply(a),
         Command::Get(a) => get::get(a),
         Command::Describe(a) => describe::describe(a),
@@ -305,16 +306,4 @@ fn init_logging(cli: &Cli) {
         .with_writer(std::io::stderr)
         .without_time()
         .try_init();
-}
-
-/// Wraps a setting read from the environment in a usage error naming it.
-pub(crate) fn env_setting<T: std::str::FromStr>(name: &str) -> Result<Option<T>> {
-    match std::env::var(name) {
-        Ok(v) if !v.is_empty() => v.parse().map(Some).map_err(|_| {
-            Error::Usage(format!(
-                "invalid value {v:?} for environment variable {name}"
-            ))
-        }),
-        _ => Ok(None),
-    }
 }

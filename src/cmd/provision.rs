@@ -1,18 +1,22 @@
 //! `bmhctl provision`, `bmhctl deprovision -f` and `bmhctl delete -f`: load the files, drive the
 //! selected hosts with the runner, write status back, print the result.
 
+use super::options::{DriveOptions, Environment};
 use super::output;
-use super::{ProvisionArgs, RunArgs, TeardownArgs, Verbosity, env_setting};
+use super::{ProvisionArgs, TeardownArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
-use crate::files::backend::FileBackend;
-use crate::files::inventory::{self, Inventory, LoadMode};
 use crate::objects::ObjectSource;
-use crate::runner::{
-    self, Goal, HostJob, HostResult, Progress, ProgressMode, RunnerConfig, Services,
-};
-use crate::selector::Selector;
+use crate::persist::HostSource;
+use crate::persist::files::file_source::FileSource;
+use crate::persist::files::inventory::{self, Inventory, LoadMode};
+use crate::record::HostRecord;
+use crate::runner::{self, Goal, HostJob, HostResult, Progress, ProgressMode, Services};
+use crate::selection::HostSelection;
+use bmh_api::ObjectKey;
 use bmh_api::ProvisioningState as S;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,159 +26,178 @@ pub enum Teardown {
 }
 
 pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
-    let provisioner = crate::provisioners::resolve(&args.run.provisioner)?;
-    let inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
+    let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
+    let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
+    let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
+    let provisioner = crate::provisioners::resolve(&options.provisioner)?;
+    let inv = inventory::load_with(&paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
-    let selected = select(&inv, &args.hosts, args.run.selector.as_deref())?;
+    let selected = select(&inv, &selection)?;
     // BMO's admission rules: an invalid host is refused before anything is written.
     crate::validate::check_hosts(&inv, &selected)?;
-    let jobs = selected
-        .into_iter()
-        .map(|i| {
-            let record = inv.hosts[i].record.clone();
-            let goal = Goal::for_provision(&record);
-            (i, HostJob { record, goal })
-        })
-        .collect();
-    drive(inv, jobs, provisioner, &args.run, verbosity)
+    let run = Run {
+        paths: &paths,
+        options: &options,
+        output: args.run.output,
+        verbosity,
+    };
+    drive(inv, selected, provisioner, run, |record| {
+        Goal::for_provision(record)
+    })
 }
 
 pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Result<()> {
-    let provisioner = crate::provisioners::resolve(&args.run.provisioner)?;
+    let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
+    let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
+    let provisioner = crate::provisioners::resolve(&options.provisioner)?;
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
-    let selected = select(&inv, &args.hosts, args.run.selector.as_deref())?;
+    let selected = select(&inv, &selection)?;
     let now = format_time(SystemClock.now());
     if what == Teardown::Delete {
         // The deletion mark is on disk before the first pass, so a delete that is killed
         // half-way goes on deleting (not provisioning again) when bmhctl runs next.
-        for &i in &selected {
-            let key = inv.hosts[i].key.clone();
-            let mut book = inv.hosts[i].record.book.clone();
-            book.deletion_requested.get_or_insert_with(|| now.clone());
-            inv.file_of(i).stage_bookkeeping(&key, Some(&book))?;
+        mark_deleted(&mut inv, &selected, &now)?;
+    }
+    let run = Run {
+        paths: &args.paths,
+        options: &options,
+        output: args.run.output,
+        verbosity,
+    };
+    drive(inv, selected, provisioner, run, |record| match what {
+        Teardown::Deprovision => {
+            // BMO deprovisions when the image goes from the spec. The user's spec is not
+            // ours to edit, so the image is masked for this run only.
+            record.host.spec.image = None;
+            record.host.spec.custom_deploy = None;
+            Goal::State(S::Available)
         }
-        inv.commit_all()?;
-    }
-    let mut jobs = Vec::new();
+        Teardown::Delete => {
+            if record.book.deletion_requested.is_none() {
+                record.book.deletion_requested = Some(now.clone());
+            }
+            Goal::Deleted
+        }
+    })
+}
+
+/// `delete -f --no-wait`: records the deletion mark of the selected hosts in their files'
+/// sidecars (the next run that drives them, `watch -f` or `delete -f`, deletes them) and
+/// prints what it did.
+pub fn mark_for_deletion(paths: &[PathBuf], selection: &HostSelection) -> Result<()> {
+    let mut inv = inventory::load(paths, LoadMode::Write)?;
+    let selected = select(&inv, selection)?;
+    mark_deleted(&mut inv, &selected, &format_time(SystemClock.now()))?;
     for i in selected {
-        let mut record = inv.hosts[i].record.clone();
-        let goal = match what {
-            Teardown::Deprovision => {
-                // BMO deprovisions when the image goes from the spec. The user's spec is not
-                // ours to edit, so the image is masked for this run only.
-                record.host.spec.image = None;
-                record.host.spec.custom_deploy = None;
-                Goal::State(S::Available)
-            }
-            Teardown::Delete => {
-                if record.book.deletion_requested.is_none() {
-                    record.book.deletion_requested = Some(now.clone());
-                }
-                Goal::Deleted
-            }
+        let h = &inv.hosts[i];
+        let note = if h.record.book.deletion_requested.is_some() {
+            " (already being deleted)"
+        } else {
+            ""
         };
-        jobs.push((i, HostJob { record, goal }));
+        println!("baremetalhost/{} deletion requested{note}", h.key.name);
     }
-    drive(inv, jobs, provisioner, &args.run, verbosity)
+    Ok(())
+}
+
+/// Records the deletion mark of these hosts in their files' sidecars, on disk.
+fn mark_deleted(inv: &mut Inventory, selected: &[usize], now: &str) -> Result<()> {
+    for &i in selected {
+        let key = inv.hosts[i].key.clone();
+        let mut book = inv.hosts[i].record.book.clone();
+        book.deletion_requested
+            .get_or_insert_with(|| now.to_string());
+        inv.file_of(i).stage_bookkeeping(&key, Some(&book))?;
+    }
+    inv.commit_all()?;
+    Ok(())
 }
 
 /// Indices of the hosts the user selected, in file order.
-fn select(inv: &Inventory, names: &[String], selector: Option<&str>) -> Result<Vec<usize>> {
-    let selector = selector
-        .map(Selector::parse)
-        .transpose()
-        .map_err(Error::Usage)?;
-    let mut unmatched: Vec<&String> = names.iter().collect();
-    let mut picked = Vec::new();
-    for (i, h) in inv.hosts.iter().enumerate() {
-        let meta = &h.record.host.metadata;
-        let full = format!("{}/{}", meta.namespace_or_default(), meta.name);
-        let by_name = names.is_empty() || names.iter().any(|n| *n == meta.name || *n == full);
-        unmatched.retain(|n| **n != meta.name && **n != full);
-        let by_label = selector.as_ref().is_none_or(|s| s.matches(&meta.labels));
-        if by_name && by_label {
-            picked.push(i);
-        }
-    }
-    if !unmatched.is_empty() {
-        let list: Vec<&str> = unmatched.iter().map(|s| s.as_str()).collect();
-        return Err(Error::Usage(format!(
-            "no BareMetalHost named {} in the given files",
-            list.join(", ")
-        )));
-    }
-    if picked.is_empty() {
-        return Err(Error::Usage(
-            "no BareMetalHost matches the selection".into(),
-        ));
-    }
-    Ok(picked)
+fn select(inv: &Inventory, selection: &HostSelection) -> Result<Vec<usize>> {
+    selection.select_some(
+        inv.hosts.iter().map(|h| crate::selection::Candidate {
+            key: &h.key,
+            labels: &h.record.host.metadata.labels,
+        }),
+        "the given files",
+    )
 }
 
-pub(super) fn runner_config(run: &RunArgs) -> Result<RunnerConfig> {
-    let mut config = RunnerConfig {
-        timeout: run.timeout,
-        time_scale: env_setting::<f64>("BMHCTL_TIME_SCALE")?.unwrap_or(1.0),
-        seed: env_setting::<u64>("BMHCTL_SEED")?,
-        ..RunnerConfig::default()
-    };
-    if !(config.time_scale >= 0.0 && config.time_scale.is_finite()) {
-        return Err(Error::Usage(
-            "BMHCTL_TIME_SCALE must be a number >= 0".into(),
-        ));
-    }
-    if let Some(n) = run.concurrency {
-        config.concurrency = n as usize;
-    } else if let Some(n) = env_setting::<usize>("BMO_CONCURRENCY")?.filter(|n| *n > 0) {
-        config.concurrency = n;
-    }
-    config.machine.max_provisioning_retries = i64::from(run.max_provisioning_retries);
-    Ok(config)
+/// How a batch run on files goes: where, with what, and how it reports.
+struct Run<'a> {
+    paths: &'a [PathBuf],
+    options: &'a DriveOptions,
+    output: super::ResultFormat,
+    verbosity: Verbosity,
 }
 
+/// Drives the `selected` hosts of `inv` (indices into its hosts), each prepared and given its
+/// goal by `prepare`, and prints the result.
 fn drive(
     inv: Inventory,
-    jobs: Vec<(usize, HostJob)>,
+    selected: Vec<usize>,
     provisioner: crate::provisioners::Resolved,
-    run: &RunArgs,
-    verbosity: Verbosity,
+    run: Run,
+    mut prepare: impl FnMut(&mut HostRecord) -> Goal,
 ) -> Result<()> {
-    let (entries, jobs): (Vec<usize>, Vec<HostJob>) = jobs.into_iter().unzip();
     let objects: Arc<dyn ObjectSource> = Arc::new(inv.objects.clone());
-    let backend = Arc::new(FileBackend::new(inv, &entries));
-    drive_with(jobs, backend, objects, provisioner, run, verbosity)
+    let mut keys: BTreeMap<usize, ObjectKey> = selected
+        .iter()
+        .map(|&i| (i, inv.hosts[i].key.clone()))
+        .collect();
+    let (source, records) = FileSource::handing_over(inv, run.paths, &provisioner.load_options);
+    let mut jobs = Vec::with_capacity(keys.len());
+    // In file order, as `selected` is; the records of the others are dropped as we go.
+    for (i, mut record) in records.into_iter().enumerate() {
+        let Some(key) = keys.remove(&i) else {
+            continue;
+        };
+        source.add_host(key);
+        let goal = prepare(&mut record);
+        jobs.push(HostJob { record, goal });
+    }
+    drive_with(
+        jobs,
+        Arc::new(source),
+        objects,
+        provisioner,
+        run.options,
+        run.output,
+        run.verbosity,
+    )
 }
 
 /// `bmhctl reconcile` (hidden): drive the store's hosts to their goal with the runner, holding
 /// the store's lease, as `watch` and `--wait` will.
 pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()> {
-    use crate::store::{Store, backend::StoreBackend};
-    let provisioner = crate::provisioners::resolve(&args.run.provisioner)?;
-    let root = crate::store::resolve_root(args.store.store.as_deref())?;
+    use crate::persist::store::{Store, store_source::StoreSource};
+    let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
+    let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
+    let provisioner = crate::provisioners::resolve(&options.provisioner)?;
+    let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;
     let records = store.load_hosts()?;
-    let selector = args
-        .run
-        .selector
-        .as_deref()
-        .map(Selector::parse)
-        .transpose()
-        .map_err(Error::Usage)?;
-    let mut unmatched: Vec<&String> = args.hosts.iter().collect();
-    let mut keys = Vec::new();
+    let keys: Vec<bmh_api::ObjectKey> = records.iter().map(super::snapshot::key_of).collect();
+    let selected = selection.select_some(
+        records
+            .iter()
+            .zip(&keys)
+            .map(|(r, key)| crate::selection::Candidate {
+                key,
+                labels: &r.host.metadata.labels,
+            }),
+        "the store",
+    )?;
+    let source = StoreSource::new(store.clone(), None, Arc::new(SystemClock));
+    let mut records: Vec<Option<crate::record::HostRecord>> =
+        records.into_iter().map(Some).collect();
     let mut jobs = Vec::new();
-    for record in records {
-        let m = &record.host.metadata;
-        let full = format!("{}/{}", m.namespace_or_default(), m.name);
-        unmatched.retain(|n| **n != m.name && **n != full);
-        let by_name =
-            args.hosts.is_empty() || args.hosts.iter().any(|n| *n == m.name || *n == full);
-        if !by_name || !selector.as_ref().is_none_or(|s| s.matches(&m.labels)) {
-            continue;
-        }
-        keys.push(bmh_api::ObjectKey::new(m.namespace_or_default(), &m.name));
+    for i in selected {
+        let record = records[i].take().expect("selected once");
+        source.add_host(keys[i].clone());
         let goal = if record.being_deleted() {
             Goal::Deleted
         } else {
@@ -182,33 +205,29 @@ pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()>
         };
         jobs.push(HostJob { record, goal });
     }
-    if !unmatched.is_empty() {
-        let list: Vec<&str> = unmatched.iter().map(|s| s.as_str()).collect();
-        return Err(Error::Usage(format!(
-            "no BareMetalHost named {} in the store",
-            list.join(", ")
-        )));
-    }
-    if jobs.is_empty() {
-        return Err(Error::Usage(
-            "no BareMetalHost of the store matches the selection".into(),
-        ));
-    }
     let objects: Arc<dyn ObjectSource> = Arc::new(store.object_map()?);
-    let backend = Arc::new(StoreBackend::new(store, keys, Arc::new(SystemClock)));
-    drive_with(jobs, backend, objects, provisioner, &args.run, verbosity)
+    drive_with(
+        jobs,
+        Arc::new(source),
+        objects,
+        provisioner,
+        &options,
+        args.run.output,
+        verbosity,
+    )
 }
 
 fn drive_with(
     jobs: Vec<HostJob>,
-    backend: Arc<dyn runner::Backend>,
+    source: Arc<dyn HostSource>,
     objects: Arc<dyn ObjectSource>,
     provisioner: crate::provisioners::Resolved,
-    run: &RunArgs,
+    options: &DriveOptions,
+    output: super::ResultFormat,
     verbosity: Verbosity,
 ) -> Result<()> {
-    let config = runner_config(run)?;
-    let mode = if verbosity.quiet || run.output == super::ResultFormat::Json {
+    let config = options.runner.clone();
+    let mode = if verbosity.quiet || output == super::ResultFormat::Json {
         ProgressMode::Quiet
     } else {
         ProgressMode::Auto
@@ -232,11 +251,11 @@ fn drive_with(
             factory,
             objects,
             clock: Arc::new(SystemClock),
-            backend,
+            source,
         };
         runner::run(jobs, services, config, progress, stop_rx).await
     })?;
-    report(&results, run.output)
+    report(&results, output)
 }
 
 pub(super) async fn wait_for_signal() {

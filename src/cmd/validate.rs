@@ -4,7 +4,7 @@
 use super::output;
 use super::{ResultFormat, Verbosity};
 use crate::error::{Error, Result};
-use crate::files::inventory::{self, LoadMode};
+use crate::persist::files::inventory::{self, LoadMode};
 use crate::validate::{self, HostValidation};
 use clap::Args;
 use comfy_table::{Table, presets::NOTHING};

@@ -1,19 +1,24 @@
 //! The verbs that set what BMO reads from a host's annotations: `power on|off`, `reboot`,
 //! `inspect`, `detach`, `attach`, `pause`, `resume` and `retry`.
 //!
-//! Each verb changes the annotations of the stored hosts under each host's lock (read, change,
-//! write: [`Store::update`]), so nothing another writer did meanwhile is lost, and returns. With
+//! On the store, each verb changes the annotations of the stored hosts under each host's lock
+//! (read, change, write: [`Store::update`]), so nothing another writer did meanwhile is lost. On
+//! files (`-f`), it takes the files' locks (as `provision` does; refused while a `watch -f`
+//! holds them) and writes the annotation into the host's document, every other byte kept. With
 //! `--wait` it then waits for the outcome (driving the hosts in-process when no `watch` holds the
-//! store's lease).
+//! store's lease or the files' locks).
 
-use super::StoreArgs;
-use super::watch::{Condition, DriveArgs, resolve_hosts, wait_until};
+use super::options::Place;
+use super::snapshot::select_keys;
+use super::watch::{Condition, wait_until};
+use super::{DeleteArgs, DriveArgs, SourceArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
+use crate::persist::RETRY_ANNOTATION;
+use crate::persist::files::inventory::{self, LoadMode};
+use crate::persist::store::{Store, Written};
 use crate::record::HostRecord;
-use crate::store::Store;
-use crate::store::hosts::host_key;
-use crate::store::watcher::RETRY_ANNOTATION;
+use crate::selection::HostSelection;
 use bmh_api::annotations::{DETACHED, INSPECT, PAUSED, REBOOT_PREFIX};
 use bmh_api::{OperationalStatus, ProvisioningState as S};
 use clap::{Args, Subcommand};
@@ -28,10 +33,13 @@ pub const POWER_OFF_ANNOTATION: &str = "reboot.metal3.io/bmhctl";
 #[derive(Debug, Args)]
 pub struct VerbArgs {
     /// The hosts (NAME or NAMESPACE/NAME).
-    #[arg(value_name = "HOST", required = true)]
+    #[arg(value_name = "HOST", required_unless_present = "selector")]
     pub hosts: Vec<String>,
+    /// The hosts whose labels match (kubectl syntax), with or instead of names.
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub source: SourceArgs,
     /// Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs).
     #[arg(long)]
     pub wait: bool,
@@ -208,24 +216,25 @@ pub fn run(cmd: VerbCommand) -> Result<()> {
             }),
         ),
     };
-    let root = crate::store::resolve_root(verb.store.store.as_deref())?;
-    let store = Store::open_existing(&root)
-        .ok_or_else(|| Error::Other(anyhow::anyhow!("no store at {}", root.display())))?;
-    let keys = resolve_hosts(&store, &verb.hosts)?;
-    for key in &keys {
-        let written = annotate(&store, key, &change)?;
-        let note = if written == crate::store::Written::Unchanged {
-            " (unchanged)"
-        } else {
-            ""
-        };
-        println!("baremetalhost/{} {done}{note}", key.name);
-        if let Some(rec) = store.load_host(key)? {
-            warn_if_no_effect(&rec, &change);
+    let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
+    let place = Place::resolve(&verb.source)?;
+    let keys = match &place {
+        Place::Store(root) => {
+            let store = open_store(root)?;
+            let keys = select_keys(&place, &selection)?;
+            for key in &keys {
+                let written = annotate(&store, key, &change)?;
+                report(&key.name, done, written != Written::Unchanged);
+                if let Some(rec) = store.load_host(key)? {
+                    warn_if_no_effect(&rec, &change);
+                }
+            }
+            keys
         }
-    }
+        Place::Files(paths) => annotate_files(paths, &selection, &change, done)?,
+    };
     if verb.wait {
-        wait_until(&store, &keys, cond, what, verb.timeout, &verb.drive)?;
+        wait_until(&place, &keys, cond, what, verb.timeout, &verb.drive)?;
         for k in &keys {
             println!("baremetalhost/{} {what}", k.name);
         }
@@ -233,46 +242,70 @@ pub fn run(cmd: VerbCommand) -> Result<()> {
     Ok(())
 }
 
+fn report(name: &str, done: &str, changed: bool) {
+    let note = if changed { "" } else { " (unchanged)" };
+    println!("baremetalhost/{name} {done}{note}");
+}
+
+fn open_store(root: &std::path::Path) -> Result<Store> {
+    Store::open_existing(root)
+        .ok_or_else(|| Error::Other(anyhow::anyhow!("no store at {}", root.display())))
+}
+
 /// Sets or removes one annotation of a stored host, under its lock.
-fn annotate(
-    store: &Store,
-    key: &bmh_api::ObjectKey,
+fn annotate(store: &Store, key: &bmh_api::ObjectKey, change: &Change) -> Result<Written> {
+    match change {
+        Change::Set(k, value) => store.set_host_annotation(key, k, Some(value)),
+        Change::Remove(k) => store.set_host_annotation(key, k, None),
+    }
+}
+
+/// Sets or removes one annotation of the selected hosts in their files, holding the files'
+/// locks; returns the hosts.
+fn annotate_files(
+    paths: &[std::path::PathBuf],
+    selection: &HostSelection,
     change: &Change,
-) -> Result<crate::store::Written> {
-    store.update(&host_key(key), |current| {
-        let Some(current) = current else {
-            return Err(Error::Other(anyhow::anyhow!(
-                "no BareMetalHost named {key} in the store"
-            )));
+    done: &str,
+) -> Result<Vec<bmh_api::ObjectKey>> {
+    let mut inv = inventory::load(paths, LoadMode::Write).map_err(|e| match e {
+        Error::Conflict(m) => Error::Conflict(format!(
+            "{m}; while a `bmhctl watch -f` drives the files, set the annotation in the file \
+             by hand: watch acts on edits"
+        )),
+        e => e,
+    })?;
+    let picked = selection.select_some(
+        inv.hosts.iter().map(|h| crate::selection::Candidate {
+            key: &h.key,
+            labels: &h.record.host.metadata.labels,
+        }),
+        "the given files",
+    )?;
+    let keys: Vec<bmh_api::ObjectKey> = picked.iter().map(|&i| inv.hosts[i].key.clone()).collect();
+    for (&i, key) in picked.iter().zip(&keys) {
+        let doc = inv.hosts[i].doc;
+        let (k, value) = match change {
+            Change::Set(k, v) => (*k, Some(v.as_str())),
+            Change::Remove(k) => (*k, None),
         };
-        let mut v = current.clone();
-        let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) else {
-            return Ok(None);
-        };
-        let annotations = meta
-            .entry("annotations")
-            .or_insert_with(|| Value::Object(Default::default()));
-        let Some(a) = annotations.as_object_mut() else {
-            return Ok(None);
-        };
-        match change {
-            Change::Set(k, value) => {
-                if a.get(*k).and_then(Value::as_str) == Some(value.as_str()) {
-                    return Ok(None);
-                }
-                a.insert(k.to_string(), Value::String(value.clone()));
+        let changed = inv.file_of(i).write_annotation(doc, k, value)?;
+        report(&key.name, done, changed);
+        let rec = &mut inv.hosts[i].record;
+        match value {
+            Some(v) => {
+                rec.host
+                    .metadata
+                    .annotations
+                    .insert(k.to_string(), v.to_string());
             }
-            Change::Remove(k) => {
-                if a.remove(*k).is_none() {
-                    return Ok(None);
-                }
-                if a.is_empty() {
-                    meta.remove("annotations");
-                }
+            None => {
+                rec.host.metadata.annotations.remove(k);
             }
         }
-        Ok(Some(v))
-    })
+        warn_if_no_effect(rec, change);
+    }
+    Ok(keys)
 }
 
 /// Says when BMO will not act on the annotation as the user probably expects.
@@ -323,46 +356,63 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
     }
 }
 
+/// `bmhctl delete`: on files (`-f`), BMO's delete path driven to its end in-process (as
+/// `provision` drives hosts, with its progress and result), or with `--no-wait` only the deletion
+/// mark recorded; on the store, see [`delete_from_store`].
+pub fn delete(args: DeleteArgs, verbosity: Verbosity) -> Result<()> {
+    let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
+    match Place::resolve(&args.source)? {
+        Place::Files(paths) if args.no_wait => {
+            super::provision::mark_for_deletion(&paths, &selection)
+        }
+        Place::Files(paths) => super::provision::teardown(
+            super::TeardownArgs {
+                paths,
+                run: args.run,
+                hosts: args.hosts,
+            },
+            super::provision::Teardown::Delete,
+            verbosity,
+        ),
+        place @ Place::Store(_) => {
+            if selection.names_none() && args.run.selector.is_none() {
+                return Err(Error::Usage(
+                    "delete: name the hosts to delete from the store, or give -f FILE to act \
+                     on files"
+                        .into(),
+                ));
+            }
+            delete_from_store(
+                &place,
+                &selection,
+                !args.no_wait,
+                args.run.timeout,
+                &args.run.drive,
+            )
+        }
+    }
+}
+
 /// `bmhctl delete HOST...` on the store: marks each host for deletion (its
 /// `metadata.deletionTimestamp`, as the API server does) and, unless `wait` is false, waits until
 /// BMO's delete path has finished and the host is gone from the store, driving it in-process when
 /// no `watch` runs.
-pub fn delete_from_store(
-    store_args: &StoreArgs,
-    hosts: &[String],
+fn delete_from_store(
+    place: &Place,
+    selection: &HostSelection,
     wait: bool,
     timeout: Duration,
     drive: &DriveArgs,
 ) -> Result<()> {
-    if hosts.is_empty() {
-        return Err(Error::Usage(
-            "delete: name the hosts to delete from the store, or give -f FILE to act on files"
-                .into(),
-        ));
-    }
-    let root = crate::store::resolve_root(store_args.store.as_deref())?;
-    let store = Store::open_existing(&root)
-        .ok_or_else(|| Error::Other(anyhow::anyhow!("no store at {}", root.display())))?;
-    let keys = resolve_hosts(&store, hosts)?;
+    let Place::Store(root) = place else {
+        unreachable!("delete_from_store is for the store")
+    };
+    let store = open_store(root)?;
+    let keys = select_keys(place, selection)?;
     let now = format_time(SystemClock.now());
     for key in &keys {
-        let written = store.update(&host_key(key), |current| {
-            let Some(current) = current else {
-                return Err(Error::Other(anyhow::anyhow!(
-                    "no BareMetalHost named {key} in the store"
-                )));
-            };
-            let mut v = current.clone();
-            let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) else {
-                return Ok(None);
-            };
-            if meta.get("deletionTimestamp").is_some_and(|t| !t.is_null()) {
-                return Ok(None);
-            }
-            meta.insert("deletionTimestamp".into(), Value::String(now.clone()));
-            Ok(Some(v))
-        })?;
-        let note = if written == crate::store::Written::Unchanged {
+        let written = store.request_host_deletion(key, &now)?;
+        let note = if written == Written::Unchanged {
             " (already being deleted)"
         } else {
             ""
@@ -371,7 +421,7 @@ pub fn delete_from_store(
     }
     if wait {
         wait_until(
-            &store,
+            place,
             &keys,
             Box::new(|r: Option<&HostRecord>| r.is_none()),
             "deleted",

@@ -1,56 +1,40 @@
-//! `bmhctl watch`: BMO's controller over the local store, and `bmhctl wait --for STATE`.
+//! `bmhctl watch`: BMO's controller over the local store or over files (`-f`), and `bmhctl wait
+//! --for STATE`.
 //!
-//! `watch` holds the store's lease, polls the store's files for changes
-//! ([`StoreWatcher`], every `--poll-interval`) and feeds them to the live runner
+//! `watch` holds the store's lease (or the files' locks), polls for changes
+//! ([`HostSource::changes`], every `--poll-interval`) and feeds them to the live runner
 //! ([`crate::runner::live`]): every host is reconciled when it appears or changes and at the time
 //! its last pass asked for, until SIGINT or SIGTERM; then the passes in flight finish and their
 //! saves are written before it exits. The same machinery drives the hosts of a verb's `--wait`
-//! (or of `wait`) in-process when no `watch` holds the lease.
+//! (or of `wait`) in-process when no `watch` holds the lease or the locks.
 
-use super::{ResultFormat, RunArgs, StoreArgs, Verbosity, parse_duration};
+use super::options::{DriveOptions, Environment, Place};
+use super::snapshot::Snapshot;
+use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
 use crate::machine::PassOutcome;
-use crate::objects::{ObjectMap, ObjectSource, ResolvedSecret};
+use crate::persist::HostSource;
+use crate::persist::files::file_source::FileSource;
+use crate::persist::files::inventory::{self, LoadMode};
+use crate::persist::store::store_source::StoreSource;
+use crate::persist::store::{Lease, Store};
 use crate::record::HostRecord;
-use crate::runner::live::{LiveChange, LiveServices, Loader, Observer, run_live};
-use crate::store::backend::StoreBackend;
-use crate::store::watcher::{StoreChange, StoreWatcher};
-use crate::store::{Lease, Store};
+use crate::runner::live::{LiveObjects, LiveServices, Observer, Watching, control};
+use crate::selection::HostSelection;
 use bmh_api::{ObjectKey, ProvisioningState};
 use clap::Args;
-use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// How hosts are driven (by `watch`, or in-process by `--wait`).
-#[derive(Debug, Args, Clone)]
-pub struct DriveArgs {
-    /// The provisioner: `fixture` (built in) or a plugin NAME loaded from
-    /// $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so.
-    #[arg(
-        long,
-        env = "BMHCTL_PROVISIONER",
-        default_value = "ironic",
-        value_name = "NAME"
-    )]
-    pub provisioner: String,
-    /// Passes run at once (default: the CPU count, at least 2 and at most 8).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub concurrency: Option<u32>,
-    /// Provisioning attempts per image before a host gives up (0 = unlimited).
-    #[arg(long, default_value_t = 5, value_name = "N")]
-    pub max_provisioning_retries: u32,
-}
 
 #[derive(Debug, Args)]
 pub struct WatchArgs {
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub source: SourceArgs,
     #[command(flatten)]
     pub drive: DriveArgs,
-    /// How often the store's files are checked for changes.
+    /// How often the store's files (or the files given) are checked for changes.
     #[arg(long, default_value = "250ms", value_parser = parse_duration, value_name = "DURATION")]
     pub poll_interval: Duration,
 }
@@ -66,124 +50,85 @@ pub struct WaitArgs {
     #[arg(long, default_value = "10m", value_parser = parse_duration, value_name = "DURATION")]
     pub timeout: Duration,
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub source: SourceArgs,
     #[command(flatten)]
     pub drive: DriveArgs,
-    /// The hosts (NAME or NAMESPACE/NAME); every host of the store when none is given.
+    /// Only hosts whose labels match (kubectl syntax).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// The hosts (NAME or NAMESPACE/NAME); every host when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
 }
 
-/// Companion objects read from the store, replaced when they change there.
-#[derive(Default)]
-struct LiveObjects(RwLock<Arc<ObjectMap>>);
-
-impl LiveObjects {
-    fn current(&self) -> Arc<ObjectMap> {
-        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    fn replace(&self, map: ObjectMap) {
-        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
-    }
+/// A host source opened to be driven, with what keeps others from driving it: the store's
+/// lease, or the files' locks (held by the [`FileSource`] itself).
+struct Driven {
+    source: Arc<dyn HostSource>,
+    provisioner: crate::provisioners::Resolved,
+    lease: Option<Lease>,
 }
 
-impl ObjectSource for LiveObjects {
-    fn secret(&self, key: &ObjectKey) -> Option<Arc<ResolvedSecret>> {
-        self.current().secret(key)
-    }
-
-    fn object(&self, api_version: &str, kind: &str, key: &ObjectKey) -> Option<Value> {
-        self.current().object(api_version, kind, key)
-    }
-}
-
-fn run_args(d: &DriveArgs) -> RunArgs {
-    RunArgs {
-        provisioner: d.provisioner.clone(),
-        timeout: Duration::from_secs(3600),
-        concurrency: d.concurrency,
-        max_provisioning_retries: d.max_provisioning_retries,
-        selector: None,
-        output: ResultFormat::Table,
-    }
-}
-
-/// Drives the store's hosts (or only `only`) until `stop` turns true. The caller holds the
-/// lease.
-fn drive_store(
-    store: &Store,
+/// Opens `place` to drive its hosts (or only `only`): takes the store's lease, or loads the
+/// files for writing (taking their locks). [`Error::Conflict`] when another process holds them.
+fn open_driven(
+    place: &Place,
     only: Option<BTreeSet<ObjectKey>>,
-    drive: &DriveArgs,
+    options: &DriveOptions,
+) -> Result<Driven> {
+    match place {
+        Place::Store(root) => {
+            let store = Store::open(root)?;
+            let lease = store.acquire_lease()?;
+            let provisioner = crate::provisioners::resolve(&options.provisioner)?;
+            Ok(Driven {
+                source: Arc::new(StoreSource::new(store, only, Arc::new(SystemClock))),
+                provisioner,
+                lease: Some(lease),
+            })
+        }
+        Place::Files(paths) => {
+            let provisioner = crate::provisioners::resolve(&options.provisioner)?;
+            let inv = inventory::load_with(paths, LoadMode::Write, &provisioner.load_options)?;
+            inventory::check_secret_references(&inv)?;
+            let source = FileSource::new(inv, paths, &provisioner.load_options);
+            Ok(Driven {
+                source: Arc::new(source),
+                provisioner,
+                lease: None,
+            })
+        }
+    }
+}
+
+/// Drives the hosts of `driven` (only `only`'s when given) until `stop` turns true.
+fn drive_live(
+    driven: &Driven,
+    only: Option<BTreeSet<ObjectKey>>,
+    options: &DriveOptions,
     poll: Duration,
     observer: Observer,
     stop: tokio::sync::watch::Receiver<bool>,
     runtime: &tokio::runtime::Runtime,
 ) -> Result<()> {
-    let config = super::provision::runner_config(&run_args(drive))?;
-    let provisioner = crate::provisioners::resolve(&drive.provisioner)?;
     let objects = Arc::new(LiveObjects::default());
-    objects.replace(store.object_map()?);
-    provisioner.set_objects(objects.clone());
-    let backend = Arc::new(StoreBackend::new(
-        store.clone(),
-        Vec::new(),
-        Arc::new(SystemClock),
-    ));
-    let loader_store = store.clone();
-    let load: Loader = Arc::new(move |key: &ObjectKey| loader_store.load_host(key));
+    objects.replace(driven.source.objects()?);
+    // The plugin was created before the objects were read: it sees them from now on.
+    driven.provisioner.set_objects(objects.clone());
     let services = LiveServices {
-        factory: provisioner.factory.clone(),
+        factory: driven.provisioner.factory.clone(),
         objects: objects.clone(),
         clock: Arc::new(SystemClock),
-        backend,
-        load,
+        source: driven.source.clone(),
     };
-    let mut watcher = StoreWatcher::new(store.clone(), only);
-    let scan_store = store.clone();
-    runtime.block_on(async move {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let mut scan_stop = stop.clone();
-        let scanner = tokio::spawn(async move {
-            loop {
-                let (w, result) = tokio::task::spawn_blocking(move || {
-                    let r = watcher.scan();
-                    (watcher, r)
-                })
-                .await
-                .expect("the store scan does not panic");
-                watcher = w;
-                match result {
-                    Ok(changes) => {
-                        for c in changes {
-                            let sent = match c {
-                                StoreChange::Host(k) => tx.send(LiveChange::Host(k)),
-                                StoreChange::HostGone(k) => tx.send(LiveChange::Gone(k)),
-                                StoreChange::Objects => {
-                                    match scan_store.object_map() {
-                                        Ok(m) => objects.replace(m),
-                                        Err(e) => tracing::warn!("cannot read the store: {e}"),
-                                    }
-                                    Ok(())
-                                }
-                            };
-                            if sent.is_err() {
-                                return;
-                            }
-                        }
-                    }
-                    Err(e) => tracing::warn!("cannot read the store: {e}"),
-                }
-                tokio::select! {
-                    _ = tokio::time::sleep(poll) => {}
-                    _ = scan_stop.changed() => return,
-                }
-            }
-        });
-        let result = run_live(services, config, rx, observer, stop).await;
-        scanner.abort();
-        result
-    })
+    runtime.block_on(control(
+        services,
+        objects,
+        Watching { only, poll },
+        options.runner.clone(),
+        observer,
+        stop,
+    ))
 }
 
 fn runtime(concurrency: usize) -> Result<tokio::runtime::Runtime> {
@@ -243,27 +188,38 @@ fn transitions(quiet: bool) -> Observer {
 }
 
 pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
-    let root = crate::store::resolve_root(args.store.store.as_deref())?;
-    let store = Store::open(root)?;
-    let lease = store.acquire_lease()?;
-    let config = super::provision::runner_config(&run_args(&args.drive))?;
-    let runtime = runtime(config.concurrency)?;
+    let place = Place::resolve(&args.source)?;
+    let options = DriveOptions::for_controller(&args.drive, &Environment::read()?);
+    let driven = open_driven(&place, None, &options)?;
+    let runtime = runtime(options.runner.concurrency)?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     runtime.spawn(async move {
         super::provision::wait_for_signal().await;
         let _ = stop_tx.send(true);
     });
     if !verbosity.quiet {
-        eprintln!(
-            "watching {} (lease {}); Ctrl-C or SIGTERM to stop",
-            store.root().display(),
-            lease.path().display()
-        );
+        match (&place, &driven.lease) {
+            (Place::Store(root), Some(lease)) => eprintln!(
+                "watching {} (lease {}); Ctrl-C or SIGTERM to stop",
+                root.display(),
+                lease.path().display()
+            ),
+            (Place::Files(paths), _) => eprintln!(
+                "watching {} (their locks are in .bmhctl/ beside them); Ctrl-C or SIGTERM to \
+                 stop",
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            (Place::Store(root), None) => eprintln!("watching {}", root.display()),
+        }
     }
-    drive_store(
-        &store,
+    drive_live(
+        &driven,
         None,
-        &args.drive,
+        &options,
         args.poll_interval,
         transitions(verbosity.quiet),
         stop_rx,
@@ -272,62 +228,32 @@ pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
     if !verbosity.quiet {
         eprintln!("stopped: passes in flight finished and their status saved");
     }
-    drop(lease);
+    drop(driven);
     Ok(())
 }
 
-/// The hosts named on the command line (all hosts when none is), as store keys: NAME is the
-/// host of that name in `default`, else the only one of that name.
-pub fn resolve_hosts(store: &Store, names: &[String]) -> Result<Vec<ObjectKey>> {
-    let all = store.host_keys()?;
-    if names.is_empty() {
-        if all.is_empty() {
-            return Err(Error::Usage("no BareMetalHost in the store".into()));
-        }
-        return Ok(all);
-    }
-    let mut out = Vec::new();
-    for n in names {
-        let key = if let Some((ns, name)) = n.split_once('/') {
-            all.iter().find(|k| k.namespace == ns && k.name == name)
-        } else {
-            let matching: Vec<&ObjectKey> = all.iter().filter(|k| k.name == *n).collect();
-            match matching.len() {
-                0 => None,
-                1 => Some(matching[0]),
-                _ => match matching
-                    .iter()
-                    .find(|k| k.namespace == bmh_api::DEFAULT_NAMESPACE)
-                {
-                    Some(k) => Some(*k),
-                    None => {
-                        return Err(Error::Usage(format!(
-                            "several BareMetalHosts are named {n}: give NAMESPACE/NAME"
-                        )));
-                    }
-                },
-            }
-        };
-        match key {
-            Some(k) if !out.contains(k) => out.push(k.clone()),
-            Some(_) => {}
-            None => {
-                return Err(Error::Other(anyhow::anyhow!(
-                    "no BareMetalHost named {n} in the store"
-                )));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// A condition on a host, as read from the store; `None` when the host is gone.
+/// A condition on a host, as read; `None` when the host is gone.
 pub type Condition = Box<dyn Fn(Option<&HostRecord>) -> bool + Send + Sync>;
 
+/// Reads a host as it is now.
+type Reader = Arc<dyn Fn(&ObjectKey) -> Result<Option<HostRecord>> + Send + Sync>;
+
+/// Reads hosts without a lock (while another process drives them).
+fn reader(place: &Place) -> Reader {
+    let place = place.clone();
+    Arc::new(move |key: &ObjectKey| match &place {
+        Place::Store(root) => match Store::open_existing(root) {
+            Some(store) => store.load_host(key),
+            None => Ok(None),
+        },
+        Place::Files(_) => Ok(Snapshot::read(&place)?.record(key).cloned()),
+    })
+}
+
 /// Waits until every host meets `cond`, driving them in-process when no `watch` holds the
-/// lease. Exit 1 after `timeout`, 130 on SIGINT/SIGTERM.
+/// store's lease or the files' locks. Exit 1 after `timeout`, 130 on SIGINT/SIGTERM.
 pub fn wait_until(
-    store: &Store,
+    place: &Place,
     keys: &[ObjectKey],
     cond: Condition,
     what: &str,
@@ -335,32 +261,39 @@ pub fn wait_until(
     drive: &DriveArgs,
 ) -> Result<()> {
     let cond = Arc::new(cond);
-    let met = {
-        let store = store.clone();
+    let pending = |read: Reader| {
         let keys = keys.to_vec();
         let cond = cond.clone();
         move || -> Result<Vec<ObjectKey>> {
             let mut pending = Vec::new();
             for k in &keys {
-                let rec = store.load_host(k)?;
-                if !cond(rec.as_ref()) {
+                if !cond(read(k)?.as_ref()) {
                     pending.push(k.clone());
                 }
             }
             Ok(pending)
         }
     };
-    if met()?.is_empty() {
+    if pending(reader(place))()?.is_empty() {
         return Ok(());
     }
     let deadline = Instant::now() + timeout;
-    let lease: Option<Lease> = match store.acquire_lease() {
-        Ok(l) => Some(l),
+    let options = DriveOptions::for_controller(drive, &Environment::read()?);
+    let only: BTreeSet<ObjectKey> = keys.iter().cloned().collect();
+    let driven = match open_driven(place, Some(only.clone()), &options) {
+        Ok(d) => Some(d),
+        // A `watch` drives the hosts: only look.
         Err(Error::Conflict(_)) => None,
         Err(e) => return Err(e),
     };
-    let config = super::provision::runner_config(&run_args(drive))?;
-    let runtime = runtime(config.concurrency)?;
+    let met = match &driven {
+        Some(d) => {
+            let source = d.source.clone();
+            pending(Arc::new(move |k: &ObjectKey| source.load(k)))
+        }
+        None => pending(reader(place)),
+    };
+    let runtime = runtime(options.runner.concurrency)?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let (why_tx, why_rx) = std::sync::mpsc::channel::<Result<()>>();
     let what = what.to_string();
@@ -392,13 +325,12 @@ pub fn wait_until(
         let _ = why_tx.send(outcome);
         let _ = stop_tx.send(true);
     });
-    match &lease {
-        Some(_) => {
-            let only: BTreeSet<ObjectKey> = keys.iter().cloned().collect();
-            drive_store(
-                store,
+    match &driven {
+        Some(d) => {
+            drive_live(
+                d,
                 Some(only),
-                drive,
+                &options,
                 Duration::from_millis(100),
                 transitions(true),
                 stop_rx,
@@ -406,14 +338,13 @@ pub fn wait_until(
             )?;
         }
         None => {
-            // A `watch` drives the hosts: only look.
             let mut stop_rx = stop_rx;
             runtime.block_on(async {
                 let _ = stop_rx.wait_for(|s| *s).await;
             });
         }
     }
-    drop(lease);
+    drop(driven);
     let result = why_rx.recv().unwrap_or(Err(Error::Interrupted));
     if let Err(Error::Unfinished(m)) = &result {
         eprintln!("error: {m}");
@@ -496,12 +427,19 @@ pub fn state_condition(state: &str) -> Result<Condition> {
 
 pub fn wait(args: WaitArgs) -> Result<()> {
     let cond = state_condition(&args.for_state)?;
-    let root = crate::store::resolve_root(args.store.store.as_deref())?;
-    let store = Store::open_existing(&root)
-        .ok_or_else(|| Error::Other(anyhow::anyhow!("no store at {}", root.display())))?;
-    let keys = resolve_hosts(&store, &args.hosts)?;
+    let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
+    let place = Place::resolve(&args.source)?;
+    if let Place::Store(root) = &place
+        && Store::open_existing(root).is_none()
+    {
+        return Err(Error::Other(anyhow::anyhow!(
+            "no store at {}",
+            root.display()
+        )));
+    }
+    let keys = super::snapshot::select_keys(&place, &selection)?;
     wait_until(
-        &store,
+        &place,
         &keys,
         cond,
         &args.for_state,

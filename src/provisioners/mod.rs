@@ -5,8 +5,8 @@ pub mod fixture;
 pub mod loader;
 
 use crate::error::{Error, Result};
-use crate::files::inventory::LoadOptions;
 use crate::objects::ObjectSource;
+use crate::persist::LoadOptions;
 use bmhctl_plugin_sdk::ProvisionerFactory;
 use bmhctl_plugin_sdk::abi::HostRequirements;
 use std::path::PathBuf;
@@ -42,7 +42,7 @@ pub fn plugin_path(name: &str) -> PathBuf {
 /// once the files are loaded.
 pub struct Resolved {
     pub factory: Arc<dyn ProvisionerFactory>,
-    /// Pass to [`crate::files::inventory::load_with`].
+    /// Pass to [`crate::persist::files::inventory::load_with`].
     pub load_options: LoadOptions,
     plugin: Option<loader::PluginFactory>,
 }

@@ -8,36 +8,22 @@
 //! a backoff is run now, its failure count kept. A paused host, or one whose pass asked for no
 //! requeue, waits for a change. Saves go through the same group commits as [`super::run`].
 
-use super::{Backend, GroupCommits, RunnerConfig, Staged};
+use super::{GroupCommits, RunnerConfig};
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::machine::{Machine, PassOutcome, Requeue, backoff};
-use crate::objects::ObjectSource;
+use crate::objects::{ObjectMap, ObjectSource, ResolvedSecret};
+use crate::persist::{HostSource, RETRY_ANNOTATION, SourceChange};
 use crate::record::HostRecord;
 use bmh_api::ObjectKey;
 use bmhctl_plugin_sdk::ProvisionerFactory;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::sync::Arc;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-/// The annotation `bmhctl retry` sets; the pass that acts on it removes it.
-pub use crate::store::watcher::RETRY_ANNOTATION;
-
-/// A backend whose hosts can be added while it runs.
-pub trait LiveBackend: Backend {
-    /// Adds a host; returns its index (its commit group is its own).
-    fn add_host(&self, key: ObjectKey) -> usize;
-}
-
-impl LiveBackend for crate::store::backend::StoreBackend {
-    fn add_host(&self, key: ObjectKey) -> usize {
-        crate::store::backend::StoreBackend::add_host(self, key)
-    }
-}
-
-/// What the store tells the controller.
+/// What the host source tells the controller.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LiveChange {
     /// A host appeared or changed: read it again and reconcile it now.
@@ -45,9 +31,6 @@ pub enum LiveChange {
     /// A host is gone from the store.
     Gone(ObjectKey),
 }
-
-/// Reads a host from where it lives; `None` when it is gone.
-pub type Loader = Arc<dyn Fn(&ObjectKey) -> Result<Option<HostRecord>> + Send + Sync>;
 
 /// Called after every pass, on the controller's task.
 pub type Observer = Box<dyn FnMut(&ObjectKey, &HostRecord, &PassOutcome) + Send>;
@@ -57,8 +40,93 @@ pub struct LiveServices {
     pub factory: Arc<dyn ProvisionerFactory>,
     pub objects: Arc<dyn ObjectSource>,
     pub clock: Arc<dyn Clock>,
-    pub backend: Arc<dyn LiveBackend>,
-    pub load: Loader,
+    pub source: Arc<dyn HostSource>,
+}
+
+/// Companion objects read from a host source, replaced when they change there.
+#[derive(Default)]
+pub struct LiveObjects(RwLock<Arc<ObjectMap>>);
+
+impl LiveObjects {
+    fn current(&self) -> Arc<ObjectMap> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn replace(&self, map: ObjectMap) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
+    }
+}
+
+impl ObjectSource for LiveObjects {
+    fn secret(&self, key: &ObjectKey) -> Option<Arc<ResolvedSecret>> {
+        self.current().secret(key)
+    }
+
+    fn object(&self, api_version: &str, kind: &str, key: &ObjectKey) -> Option<serde_json::Value> {
+        self.current().object(api_version, kind, key)
+    }
+}
+
+/// What a controller watches: only these hosts (all when `None`), looking for changes every
+/// `poll`.
+pub struct Watching {
+    pub only: Option<BTreeSet<ObjectKey>>,
+    pub poll: Duration,
+}
+
+/// BMO's controller over a host source: asks it for changes every `poll` (on a blocking
+/// thread), refreshes `objects` when its objects change, and feeds the hosts' changes to
+/// [`run_live`] until `stop` turns true. `services.objects` is `objects`.
+pub async fn control(
+    services: LiveServices,
+    objects: Arc<LiveObjects>,
+    watching: Watching,
+    config: RunnerConfig,
+    observer: Observer,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<()> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let mut scan_stop = stop.clone();
+    let source = services.source.clone();
+    let Watching { only, poll } = watching;
+    let scanner = tokio::spawn(async move {
+        let wanted = |k: &ObjectKey| only.as_ref().is_none_or(|o| o.contains(k));
+        loop {
+            let scanned = source.clone();
+            let result = tokio::task::spawn_blocking(move || scanned.changes())
+                .await
+                .expect("a scan does not panic");
+            match result {
+                Ok(changes) => {
+                    for c in changes {
+                        let sent = match c {
+                            SourceChange::Host(k) if wanted(&k) => tx.send(LiveChange::Host(k)),
+                            SourceChange::HostGone(k) if wanted(&k) => tx.send(LiveChange::Gone(k)),
+                            SourceChange::Host(_) | SourceChange::HostGone(_) => Ok(()),
+                            SourceChange::Objects => {
+                                match source.objects() {
+                                    Ok(m) => objects.replace(m),
+                                    Err(e) => tracing::warn!("cannot read the objects: {e}"),
+                                }
+                                Ok(())
+                            }
+                        };
+                        if sent.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!("cannot look for changes: {e}"),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(poll) => {}
+                _ = scan_stop.changed() => return,
+            }
+        }
+    });
+    let result = run_live(services, config, rx, observer, stop).await;
+    scanner.abort();
+    result
 }
 
 struct LiveSlot {
@@ -108,8 +176,7 @@ pub async fn run_live(
         factory,
         objects,
         clock,
-        backend,
-        load,
+        source,
     } = services;
     let mut slots: Vec<LiveSlot> = Vec::new();
     let mut index: HashMap<ObjectKey, usize> = HashMap::new();
@@ -119,7 +186,7 @@ pub async fn run_live(
         None => fastrand::Rng::new(),
     };
     let (tx, mut rx) = mpsc::unbounded_channel::<Done>();
-    let mut commits = GroupCommits::new(backend.groups(), config.commit_interval);
+    let mut commits = GroupCommits::new(source.groups(), config.commit_interval);
     let mut in_flight = 0usize;
     let mut stopping = *stop.borrow();
     let mut changes_open = true;
@@ -156,12 +223,11 @@ pub async fn run_live(
                 slot.stale = false;
                 let key = slot.key.clone();
                 let seed = rng.u64(..);
-                let (factory, objects, clock, backend, load, machine_config, tx) = (
+                let (factory, objects, clock, source, machine_config, tx) = (
                     factory.clone(),
                     objects.clone(),
                     clock.clone(),
-                    backend.clone(),
-                    load.clone(),
+                    source.clone(),
                     config.machine.clone(),
                     tx.clone(),
                 );
@@ -169,7 +235,7 @@ pub async fn run_live(
                     let loaded_now = record.is_none();
                     let mut record = match record {
                         Some(r) => r,
-                        None => match load(&key) {
+                        None => match source.load(&key) {
                             Ok(Some(r)) => r,
                             Ok(None) => {
                                 let _ = tx.send(Done::Gone { host });
@@ -224,13 +290,12 @@ pub async fn run_live(
                             .push(RETRY_ANNOTATION.to_string());
                     }
                     if !outcome.events.is_empty()
-                        && let Err(e) = backend.record_events(host, &outcome.events)
+                        && let Err(e) = source.record_events(host, &outcome.events)
                     {
                         tracing::warn!("cannot record events: {e}");
                     }
-                    let (stage_error, staged_ticket) = match Staged::from_outcome(&outcome, &record)
-                    {
-                        Some(s) => match backend.stage(host, &s) {
+                    let (stage_error, staged_ticket) = match super::staged(&outcome, &record) {
+                        Some(s) => match source.stage(host, &s) {
                             Ok(t) => (None, Some(t)),
                             Err(e) => (Some(e), None),
                         },
@@ -247,7 +312,7 @@ pub async fn run_live(
             }
         }
 
-        let b = backend.clone();
+        let b = source.clone();
         commits.start_ready(move |group| b.commit(group));
 
         if (stopping || fatal.is_some()) && in_flight == 0 && !commits.busy() {
@@ -300,7 +365,7 @@ pub async fn run_live(
                         let at = if slot.stale { Some(now) } else { next.map(|d| now + d) };
                         match staged_ticket {
                             Some(ticket) => {
-                                let group = backend.group_of(host);
+                                let group = source.group_of(host);
                                 commits.staged(group, ticket);
                                 commits.park(group, ticket, host, now);
                                 slot.parked = true;
@@ -324,10 +389,13 @@ pub async fn run_live(
                         0
                     }
                 };
-                if ticket == 0
-                    && let Some(slot) = slots.get_mut(group)
-                {
-                    slot.stale = true;
+                if ticket == 0 {
+                    // What the group held is read again before its hosts' next passes.
+                    for (host, slot) in slots.iter_mut().enumerate() {
+                        if source.group_of(host) == group {
+                            slot.stale = true;
+                        }
+                    }
                 }
                 for (host, _) in commits.finished(group, ticket) {
                     let slot = &mut slots[host];
@@ -347,8 +415,8 @@ pub async fn run_live(
                         let host = match index.get(&key) {
                             Some(&i) => i,
                             None => {
-                                let i = backend.add_host(key.clone());
-                                commits.grow(i + 1);
+                                let i = source.add_host(key.clone());
+                                commits.grow(source.groups());
                                 debug_assert_eq!(i, slots.len());
                                 slots.push(LiveSlot {
                                     key: key.clone(),

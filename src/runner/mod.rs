@@ -6,12 +6,10 @@
 //! Saves are staged into the host's commit group (its file) and committed at a bounded rate
 //! (group commit); a host's next pass waits until its last save is on disk.
 
-mod backend;
 pub mod goal;
 pub mod live;
 mod progress;
 
-pub use backend::{Backend, Staged};
 pub use goal::Goal;
 pub use progress::{Progress, ProgressMode};
 
@@ -19,6 +17,7 @@ use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::machine::{Machine, MachineConfig, PassOutcome, Requeue, backoff};
 use crate::objects::ObjectSource;
+use crate::persist::{HostSource, Staged};
 use crate::record::HostRecord;
 use bmh_api::{ErrorType, OperationalStatus, ProvisioningState};
 use bmhctl_plugin_sdk::ProvisionerFactory;
@@ -110,7 +109,7 @@ pub struct Services {
     pub factory: Arc<dyn ProvisionerFactory>,
     pub objects: Arc<dyn ObjectSource>,
     pub clock: Arc<dyn Clock>,
-    pub backend: Arc<dyn Backend>,
+    pub source: Arc<dyn HostSource>,
 }
 
 /// Runs every job to its end (or until interrupted) and returns the results in job order.
@@ -125,7 +124,7 @@ pub async fn run(
         factory,
         objects,
         clock,
-        backend,
+        source,
     } = services;
     let started = Instant::now();
     let deadline = started + config.timeout;
@@ -151,7 +150,7 @@ pub async fn run(
         None => fastrand::Rng::new(),
     };
     let (tx, mut rx) = mpsc::unbounded_channel::<PassDone>();
-    let mut commits = GroupCommits::new(backend.groups(), config.commit_interval);
+    let mut commits = GroupCommits::new(source.groups(), config.commit_interval);
     let mut in_flight = 0usize;
     let mut remaining = slots.len();
     let mut interrupted = false;
@@ -173,11 +172,11 @@ pub async fn run(
                 slots[host].passes += 1;
                 in_flight += 1;
                 let seed = rng.u64(..);
-                let (factory, objects, clock, backend, machine_config, tx) = (
+                let (factory, objects, clock, source, machine_config, tx) = (
                     factory.clone(),
                     objects.clone(),
                     clock.clone(),
-                    backend.clone(),
+                    source.clone(),
                     config.machine.clone(),
                     tx.clone(),
                 );
@@ -192,13 +191,13 @@ pub async fn run(
                     let mut rng = fastrand::Rng::with_seed(seed);
                     let outcome = machine.reconcile(&mut record, &mut rng);
                     if !outcome.events.is_empty()
-                        && let Err(e) = backend.record_events(host, &outcome.events)
+                        && let Err(e) = source.record_events(host, &outcome.events)
                     {
                         tracing::warn!("cannot record events: {e}");
                     }
-                    let staged = Staged::from_outcome(&outcome, &record);
+                    let staged = staged(&outcome, &record);
                     let (stage_error, staged_ticket) = match staged {
-                        Some(s) => match backend.stage(host, &s) {
+                        Some(s) => match source.stage(host, &s) {
                             Ok(t) => (None, Some(t)),
                             Err(e) => (Some(e), None),
                         },
@@ -216,7 +215,7 @@ pub async fn run(
         }
 
         // Commit groups that are ready.
-        let b = backend.clone();
+        let b = source.clone();
         commits.start_ready(move |group| b.commit(group));
 
         // A due host only wakes the loop when there is room to run it; otherwise a finished
@@ -246,7 +245,7 @@ pub async fn run(
                     continue;
                 }
                 if let Some(ticket) = done.staged_ticket {
-                    let group = backend.group_of(host);
+                    let group = source.group_of(host);
                     commits.staged(group, ticket);
                     slot.awaiting = Some((group, ticket));
                 }
@@ -322,6 +321,37 @@ enum Decision {
         reason: String,
         deleted: bool,
     },
+}
+
+/// What a pass asks to persist; `None` when it changed nothing that is persisted.
+pub(crate) fn staged<'a>(out: &'a PassOutcome, rec: &'a HostRecord) -> Option<Staged<'a>> {
+    if out.deleted {
+        return Some(Staged {
+            status: Some(None),
+            bookkeeping: Some(None),
+            removed_annotations: &out.removed_annotations,
+            // The firmware objects go with their host (BMO's owner references).
+            firmware_settings_status: Some(None),
+            firmware_components_status: Some(None),
+        });
+    }
+    let firmware = out.firmware_changed;
+    let staged = Staged {
+        status: out.save_status.then_some(rec.host.status.as_ref()),
+        bookkeeping: (out.bookkeeping_changed || firmware).then_some(Some(&rec.book)),
+        removed_annotations: &out.removed_annotations,
+        firmware_settings_status: rec
+            .firmware_settings
+            .as_ref()
+            .filter(|_| firmware)
+            .map(|s| s.status.as_ref()),
+        firmware_components_status: rec
+            .firmware_components
+            .as_ref()
+            .filter(|_| firmware)
+            .map(|c| c.status.as_ref()),
+    };
+    (!staged.is_empty()).then_some(staged)
 }
 
 /// After a pass: go on (and when), or stop (and why).

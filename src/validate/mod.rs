@@ -25,9 +25,9 @@ mod schema;
 mod tests;
 
 use crate::error::Error;
-use crate::files::inventory::Inventory;
-use crate::files::yaml_file::PathSeg;
 use crate::objects::ObjectMap;
+use crate::persist::files::inventory::Inventory;
+use crate::persist::files::yaml_file::PathSeg;
 use bmh_api::{BareMetalHost, BareMetalHostSpec, ObjectKey};
 use serde::Serialize;
 use std::fmt;

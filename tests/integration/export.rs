@@ -257,7 +257,7 @@ fn a_fake_hardware_host_is_refused_and_nothing_is_written() {
     assert!(!run.stdout.contains("spare-0"), "{}", run.stdout);
     lab.run(&["export", "--store", "s1", "spare-0"])
         .expect_code(0);
-    lab.run(&["export", "--store", "s1", "nope"]).expect_code(1);
+    lab.run(&["export", "--store", "s1", "nope"]).expect_code(2);
     // From files too.
     lab.run(&["export", "-f", "hosts.yaml"]).expect_code(2);
     let run = lab

@@ -5,6 +5,7 @@ mod lab;
 mod bad_input;
 mod completions;
 mod export;
+mod files_driven;
 mod firmware;
 mod ironic_faults;
 mod ironic_lab;

@@ -167,7 +167,23 @@ fn hosts_driven_from_the_store_reach_their_goal_and_a_spec_change_keeps_status()
     assert_eq!(items.len(), 1);
     assert_eq!(items[0]["status"]["provisioning"]["state"], "provisioned");
     assert_eq!(items[0]["metadata"]["generation"], 1);
-    lab.run(&["get", "--store", "store", "nope"]).expect_code(1);
+    // An unknown name is bad usage, with one message, whatever the command.
+    for command in [
+        &["get"][..],
+        &["describe"],
+        &["export"],
+        &["wait", "--for", "goal"],
+        &["pause"],
+        &["delete"],
+    ] {
+        let mut args = command.to_vec();
+        args.extend(["--store", "store", "nope"]);
+        let run = lab.run(&args).expect_code(2);
+        assert_eq!(
+            run.stderr, "error: no BareMetalHost named nope in the store\n",
+            "{command:?}"
+        );
+    }
 
     // describe: state, power, conditions, hardware, recent events.
     let run = lab

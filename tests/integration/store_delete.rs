@@ -57,7 +57,7 @@ fn delete_runs_the_delete_path_to_its_end_and_removes_the_host_from_the_store() 
     );
     assert!(lab.path("store/secrets/default/bmc-secret.yaml").exists());
     lab.run(&["get", "worker-0", "--store", "store"])
-        .expect_code(1);
+        .expect_code(2);
 }
 
 #[test]
@@ -112,6 +112,11 @@ fn delete_on_the_store_needs_names_and_knows_its_hosts() {
         .expect_code(0);
     let run = lab.run(&["delete", "--store", "store"]).expect_code(2);
     assert!(run.stderr.contains("name the hosts"), "{}", run.stderr);
-    lab.run(&["delete", "nope", "--store", "store"])
-        .expect_code(1);
+    let run = lab
+        .run(&["delete", "nope", "--store", "store"])
+        .expect_code(2);
+    assert_eq!(
+        run.stderr,
+        "error: no BareMetalHost named nope in the store\n"
+    );
 }

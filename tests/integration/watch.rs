@@ -645,7 +645,7 @@ fn wait_reports_unknown_states_and_timeouts() {
     );
     let t = run(&lab, &["wait", "--for", "provisioned", "--timeout", "1s"]).expect_code(1);
     assert!(t.stderr.contains("timed out"), "{}", t.stderr);
-    let missing = run(&lab, &["pause", "nope"]).expect_code(1);
+    let missing = run(&lab, &["pause", "nope"]).expect_code(2);
     assert!(
         missing.stderr.contains("no BareMetalHost named nope"),
         "{}",

@@ -8,11 +8,11 @@
 //! second one still holds (and trusts) the old one.
 //!
 //! Read-only commands take no lock. The lock is advisory: editors and other tools ignore it,
-//! which is why [`HostFile::commit`](super::inventory::HostFile::commit) also checks that the
+//! which is why [`HostFile::commit`](super::host_file::HostFile::commit) also checks that the
 //! file's content has not changed since it was read.
 
 use crate::error::Error;
-use crate::files::sidecar::STATE_DIR;
+use crate::persist::files::sidecar::STATE_DIR;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
@@ -54,10 +54,10 @@ impl FileLock {
                 // (the file's and its sidecar's temporary files).
                 let name = file.file_name().unwrap_or_default().to_string_lossy();
                 let dir = file.parent().unwrap_or(Path::new(""));
-                crate::files::atomic::remove_stale_temps(dir, Some(&name));
+                crate::persist::atomic::remove_stale_temps(dir, Some(&name));
                 if let Some(state_dir) = path.parent() {
                     let sidecar = format!("{name}.state.json");
-                    crate::files::atomic::remove_stale_temps(state_dir, Some(&sidecar));
+                    crate::persist::atomic::remove_stale_temps(state_dir, Some(&sidecar));
                 }
                 Ok(FileLock { _file: f, path })
             }

@@ -1,4 +1,4 @@
-//! The runner's persistence for hosts that live in the store: one commit group per host (each
+//! Hosts that live in the local store, as a [`HostSource`]: one commit group per host (each
 //! host is its own object).
 //!
 //! A pass's changes are merged into whatever the object is when they are written, under the
@@ -14,10 +14,13 @@ use super::hosts::{
     carry_last_applied, components_key, decode_host, encode_hardware, encode_host, hardware_key,
     host_key, settings_key,
 };
+use super::watcher::StoreWatcher;
 use crate::clock::{Clock, format_time};
 use crate::error::{Error, Result};
+use crate::objects::ObjectMap;
+use crate::persist::{HostSource, SourceChange, Staged};
 use crate::record::Bookkeeping;
-use crate::runner::{Backend, Staged};
+use crate::record::HostRecord;
 use bmh_api::{
     BareMetalHostStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus, ObjectKey,
 };
@@ -35,36 +38,34 @@ struct Pending {
 }
 
 /// Stages each pass in memory and writes it into the host's objects at commit.
-pub struct StoreBackend {
+pub struct StoreSource {
     store: Store,
-    /// Host `i`'s key and staged changes. Grows while `watch` runs ([`StoreBackend::add_host`]).
+    /// What [`HostSource::changes`] compares with.
+    watcher: Mutex<StoreWatcher>,
+    /// Host `i`'s key and staged changes. Grows while `watch` runs ([`StoreSource::add_host`]).
     hosts: RwLock<Vec<(ObjectKey, Arc<Mutex<Pending>>)>>,
     clock: Arc<dyn Clock>,
 }
 
-impl StoreBackend {
-    /// `keys[i]` is the host of runner host `i`.
-    pub fn new(store: Store, keys: Vec<ObjectKey>, clock: Arc<dyn Clock>) -> Self {
-        let hosts = keys
-            .into_iter()
-            .map(|k| (k, Arc::new(Mutex::new(Pending::default()))))
-            .collect();
+impl StoreSource {
+    /// A source over the store's hosts, or only these (the changes of other hosts, and of
+    /// objects that are not a host's own, are then not reported). No host is the runner's
+    /// until [`HostSource::add_host`] adds it.
+    pub fn new(
+        store: Store,
+        only: Option<std::collections::BTreeSet<ObjectKey>>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
         Self {
+            watcher: Mutex::new(StoreWatcher::new(store.clone(), only)),
             store,
-            hosts: RwLock::new(hosts),
+            hosts: RwLock::new(Vec::new()),
             clock,
         }
     }
 
-    /// Adds a host (one that appeared in the store while `watch` runs); returns its index.
-    pub fn add_host(&self, key: ObjectKey) -> usize {
-        let mut hosts = self.hosts.write().expect("store backend hosts");
-        hosts.push((key, Arc::new(Mutex::new(Pending::default()))));
-        hosts.len() - 1
-    }
-
     fn host(&self, i: usize) -> (ObjectKey, Arc<Mutex<Pending>>) {
-        let hosts = self.hosts.read().expect("store backend hosts");
+        let hosts = self.hosts.read().expect("store source hosts");
         let (k, p) = &hosts[i];
         (k.clone(), p.clone())
     }
@@ -98,9 +99,9 @@ fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<
     Ok(v)
 }
 
-impl Backend for StoreBackend {
+impl HostSource for StoreSource {
     fn groups(&self) -> usize {
-        self.hosts.read().expect("store backend hosts").len()
+        self.hosts.read().expect("store source hosts").len()
     }
 
     fn group_of(&self, host: usize) -> usize {
@@ -211,5 +212,23 @@ impl Backend for StoreBackend {
             })
             .collect();
         self.store.record_events(&self.host(host).0, &events)
+    }
+
+    fn add_host(&self, key: ObjectKey) -> usize {
+        let mut hosts = self.hosts.write().expect("store source hosts");
+        hosts.push((key, Arc::new(Mutex::new(Pending::default()))));
+        hosts.len() - 1
+    }
+
+    fn load(&self, key: &ObjectKey) -> Result<Option<HostRecord>> {
+        self.store.load_host(key)
+    }
+
+    fn objects(&self) -> Result<ObjectMap> {
+        self.store.object_map()
+    }
+
+    fn changes(&self) -> Result<Vec<SourceChange>> {
+        self.watcher.lock().expect("store watcher").scan()
     }
 }

@@ -9,10 +9,10 @@
 //! * `hostfirmwaresettings/...`, `hostfirmwarecomponents/...`: the firmware objects, whose
 //!   `metadata.generation` is the one the host's firmware bookkeeping plays in file mode.
 
-use super::{Store, Stored};
+use super::{Store, Stored, Written};
 use crate::error::{Error, Result};
-use crate::files::inventory::value_hash;
 use crate::objects::TypedKey;
+use crate::persist::bookkeeping::value_hash;
 use crate::record::{Bookkeeping, HostRecord};
 use bmh_api::{
     BareMetalHost, HOST_FIRMWARE_COMPONENTS_KIND, HOST_FIRMWARE_SETTINGS_KIND, HardwareData,
@@ -20,6 +20,11 @@ use bmh_api::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::collections::BTreeMap;
+
+fn no_such_host(key: &ObjectKey) -> Error {
+    Error::Usage(format!("no BareMetalHost named {key} in the store"))
+}
 
 /// The kind of the inspection result object.
 pub const HARDWARE_DATA_KIND: &str = "HardwareData";
@@ -193,6 +198,26 @@ impl Store {
             .collect())
     }
 
+    /// Every host of the store with its labels, sorted by namespace and name: what selecting
+    /// hosts needs, without reading their companion objects.
+    pub fn host_labels(&self) -> Result<Vec<(ObjectKey, BTreeMap<String, String>)>> {
+        Ok(self
+            .list(bmh_api::API_VERSION, bmh_api::KIND)?
+            .iter()
+            .map(|s| {
+                let labels = s.value["metadata"]["labels"]
+                    .as_object()
+                    .map(|m| {
+                        m.iter()
+                            .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (super::object_key(&s.value), labels)
+            })
+            .collect())
+    }
+
     /// A host with its bookkeeping and companion objects; `None` when absent.
     pub fn load_host(&self, key: &ObjectKey) -> Result<Option<HostRecord>> {
         let Some(stored) = self.get(&host_key(key))? else {
@@ -209,6 +234,61 @@ impl Store {
             out.push(self.record_from(&key, &s)?);
         }
         Ok(out)
+    }
+
+    /// Sets (`Some`) or removes (`None`) one annotation of a stored host, under its lock (what
+    /// the verbs ask of BMO). A usage error when there is no such host.
+    pub fn set_host_annotation(
+        &self,
+        key: &ObjectKey,
+        name: &str,
+        value: Option<&str>,
+    ) -> Result<Written> {
+        self.update(&host_key(key), |current| {
+            let mut v = current.ok_or_else(|| no_such_host(key))?.clone();
+            let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) else {
+                return Ok(None);
+            };
+            let annotations = meta
+                .entry("annotations")
+                .or_insert_with(|| Value::Object(Default::default()));
+            let Some(a) = annotations.as_object_mut() else {
+                return Ok(None);
+            };
+            match value {
+                Some(value) => {
+                    if a.get(name).and_then(Value::as_str) == Some(value) {
+                        return Ok(None);
+                    }
+                    a.insert(name.to_string(), Value::String(value.to_string()));
+                }
+                None => {
+                    if a.remove(name).is_none() {
+                        return Ok(None);
+                    }
+                    if a.is_empty() {
+                        meta.remove("annotations");
+                    }
+                }
+            }
+            Ok(Some(v))
+        })
+    }
+
+    /// Marks a stored host for deletion at `now` (its `metadata.deletionTimestamp`, as the API
+    /// server does), under its lock; unchanged when it is already being deleted.
+    pub fn request_host_deletion(&self, key: &ObjectKey, now: &str) -> Result<Written> {
+        self.update(&host_key(key), |current| {
+            let mut v = current.ok_or_else(|| no_such_host(key))?.clone();
+            let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) else {
+                return Ok(None);
+            };
+            if meta.get("deletionTimestamp").is_some_and(|t| !t.is_null()) {
+                return Ok(None);
+            }
+            meta.insert("deletionTimestamp".into(), Value::String(now.to_string()));
+            Ok(Some(v))
+        })
     }
 
     fn record_from(&self, key: &ObjectKey, stored: &Stored) -> Result<HostRecord> {

@@ -4,7 +4,7 @@
 
 use super::{Store, store_io};
 use crate::error::{Error, Result};
-use crate::files::atomic::write_atomic;
+use crate::persist::atomic::write_atomic;
 use bmh_api::ObjectKey;
 use serde::{Deserialize, Serialize};
 use std::fs::OpenOptions;

@@ -30,14 +30,15 @@
 //! say who holds it. The kernel releases it however the holder ends (SIGKILL too); taking it
 //! removes the temporary files of writers killed mid-write (never read: they are dot-files).
 
-pub mod backend;
+pub mod apply_merge;
 pub mod events;
 pub mod hosts;
+pub mod store_source;
 pub mod watcher;
 
 use crate::error::{Error, Result};
-use crate::files::atomic::write_atomic_mode;
 use crate::objects::{ObjectMap, ResolvedSecret, SECRET_API_VERSION, SECRET_KIND, TypedKey};
+use crate::persist::atomic::write_atomic_mode;
 use bmh_api::ObjectKey;
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions, TryLockError};
@@ -359,7 +360,7 @@ impl Store {
     fn remove_stale_temps(&self) {
         let mut stack = vec![self.root.clone()];
         while let Some(dir) = stack.pop() {
-            crate::files::atomic::remove_stale_temps(&dir, None);
+            crate::persist::atomic::remove_stale_temps(&dir, None);
             let Ok(rd) = std::fs::read_dir(&dir) else {
                 continue;
             };

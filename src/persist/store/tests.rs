@@ -263,8 +263,8 @@ fn a_host_record_round_trips_through_its_objects() {
 }
 
 #[test]
-fn the_runner_backend_never_overwrites_an_apply_made_during_a_pass() {
-    use crate::runner::{Backend, Staged};
+fn the_store_source_never_overwrites_an_apply_made_during_a_pass() {
+    use crate::persist::{HostSource, Staged};
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
     let key = ObjectKey::new("default", "h0");
@@ -273,7 +273,7 @@ fn the_runner_backend_never_overwrites_an_apply_made_during_a_pass() {
         "spec": {"online": true},
     }))
     .unwrap();
-    let book = crate::files::inventory::bookkeeping_at_load(None, &host.spec);
+    let book = crate::persist::bookkeeping::bookkeeping_at_load(None, &host.spec);
     let hk = hosts::host_key(&key);
     store
         .write(
@@ -294,7 +294,7 @@ fn the_runner_backend_never_overwrites_an_apply_made_during_a_pass() {
     host.spec.online = false;
     let stored = store.get(&hk).unwrap().unwrap();
     let (_, old_book) = hosts::decode_host(&stored.value).unwrap();
-    let new_book = crate::files::inventory::bookkeeping_at_load(Some(&old_book), &host.spec);
+    let new_book = crate::persist::bookkeeping::bookkeeping_at_load(Some(&old_book), &host.spec);
     store
         .write(
             &hk,
@@ -302,11 +302,12 @@ fn the_runner_backend_never_overwrites_an_apply_made_during_a_pass() {
             Expect::Version(stored.version),
         )
         .unwrap();
-    let backend = backend::StoreBackend::new(
+    let backend = store_source::StoreSource::new(
         store.clone(),
-        vec![key.clone()],
+        None,
         std::sync::Arc::new(crate::clock::SystemClock),
     );
+    backend.add_host(key.clone());
     let removed = vec!["reboot.metal3.io".to_string()];
     let staged = Staged {
         status: Some(rec.host.status.as_ref()),

@@ -10,20 +10,17 @@
 //! writes, and its consumption of a `reboot.metal3.io` or `inspect.metal3.io` annotation, are
 //! not reported back to it, while an `apply`, a verb's annotation or a hand edit is. A change to
 //! a host's HostFirmwareSettings or HostFirmwareComponents counts as a change of the host; any
-//! other object (Secrets, a plugin's kinds) is reported as [`StoreChange::Objects`].
+//! other object (Secrets, a plugin's kinds) is reported as [`SourceChange::Objects`].
 
 use super::{Store, hosts::HARDWARE_DATA_KIND, object_key, resource_dir, sorted_entries};
 use crate::error::Result;
+use crate::persist::{RETRY_ANNOTATION, SourceChange};
 use bmh_api::ObjectKey;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::time::SystemTime;
-
-/// The annotation `bmhctl retry` sets: the controller skips the host's backoff wait and removes
-/// it (the value is when it was asked).
-pub const RETRY_ANNOTATION: &str = "bmhctl.metal3.io/retry";
 
 /// Annotations the controller removes itself: their removal is not a change to react to.
 const CONSUMED: [&str; 5] = [
@@ -33,17 +30,6 @@ const CONSUMED: [&str; 5] = [
     bmh_api::annotations::STATUS,
     RETRY_ANNOTATION,
 ];
-
-/// What changed in the store since the last scan.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoreChange {
-    /// A host appeared, or its spec, metadata or companion objects changed.
-    Host(ObjectKey),
-    /// A host's file is gone.
-    HostGone(ObjectKey),
-    /// A Secret or another kind of object changed, appeared or went.
-    Objects,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
@@ -132,7 +118,7 @@ impl StoreWatcher {
     }
 
     /// The changes since the last scan (the first scan reports every host).
-    pub fn scan(&mut self) -> Result<Vec<StoreChange>> {
+    pub fn scan(&mut self) -> Result<Vec<SourceChange>> {
         let hosts = resource_dir(bmh_api::API_VERSION, bmh_api::KIND);
         let companions = [
             resource_dir(bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
@@ -212,8 +198,8 @@ impl StoreWatcher {
                         match kind {
                             Kind::Host | Kind::Companion => {
                                 let key = object_key(&stored.value);
-                                if !changes.contains(&StoreChange::Host(key.clone())) {
-                                    changes.push(StoreChange::Host(key));
+                                if !changes.contains(&SourceChange::Host(key.clone())) {
+                                    changes.push(SourceChange::Host(key));
                                 }
                             }
                             _ => objects_changed = true,
@@ -245,18 +231,18 @@ impl StoreWatcher {
                 .to_string_lossy()
                 .to_string();
             if dir == hosts {
-                changes.retain(|c| *c != StoreChange::Host(key.clone()));
-                changes.push(StoreChange::HostGone(key));
+                changes.retain(|c| *c != SourceChange::Host(key.clone()));
+                changes.push(SourceChange::HostGone(key));
             } else if companions.contains(&dir) {
-                if !changes.contains(&StoreChange::Host(key.clone())) {
-                    changes.push(StoreChange::Host(key));
+                if !changes.contains(&SourceChange::Host(key.clone())) {
+                    changes.push(SourceChange::Host(key));
                 }
             } else {
                 objects_changed = true;
             }
         }
         if objects_changed {
-            changes.push(StoreChange::Objects);
+            changes.push(SourceChange::Objects);
         }
         Ok(changes)
     }
@@ -265,8 +251,8 @@ impl StoreWatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Expect;
-    use crate::store::hosts::host_key;
+    use crate::persist::store::Expect;
+    use crate::persist::store::hosts::host_key;
 
     fn host(annotations: Value, status: Value) -> Value {
         serde_json::json!({
@@ -292,7 +278,7 @@ mod tests {
             store.write(&key, host(a, s), expect).unwrap();
         };
         put(serde_json::json!({}), serde_json::json!({}));
-        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        assert_eq!(w.scan().unwrap(), vec![SourceChange::Host(h0.clone())]);
         // The controller's status write.
         put(
             serde_json::json!({}),
@@ -304,7 +290,7 @@ mod tests {
             serde_json::json!({"reboot.metal3.io": ""}),
             serde_json::json!({"poweredOn": true}),
         );
-        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        assert_eq!(w.scan().unwrap(), vec![SourceChange::Host(h0.clone())]);
         put(
             serde_json::json!({}),
             serde_json::json!({"poweredOn": false}),
@@ -315,15 +301,15 @@ mod tests {
             serde_json::json!({"reboot.metal3.io/x": ""}),
             serde_json::json!({}),
         );
-        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        assert_eq!(w.scan().unwrap(), vec![SourceChange::Host(h0.clone())]);
         put(serde_json::json!({}), serde_json::json!({}));
-        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        assert_eq!(w.scan().unwrap(), vec![SourceChange::Host(h0.clone())]);
         // Consumed and set again with the same value between two scans: the versions tell.
         put(
             serde_json::json!({"inspect.metal3.io": ""}),
             serde_json::json!({}),
         );
-        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        assert_eq!(w.scan().unwrap(), vec![SourceChange::Host(h0.clone())]);
         put(
             serde_json::json!({}),
             serde_json::json!({"poweredOn": true}),
@@ -332,8 +318,8 @@ mod tests {
             serde_json::json!({"inspect.metal3.io": ""}),
             serde_json::json!({"poweredOn": true}),
         );
-        assert_eq!(w.scan().unwrap(), vec![StoreChange::Host(h0.clone())]);
+        assert_eq!(w.scan().unwrap(), vec![SourceChange::Host(h0.clone())]);
         store.delete(&key).unwrap();
-        assert_eq!(w.scan().unwrap(), vec![StoreChange::HostGone(h0)]);
+        assert_eq!(w.scan().unwrap(), vec![SourceChange::HostGone(h0)]);
     }
 }

@@ -13,7 +13,7 @@
 //! whose message says it may be deleted to start over.
 
 use crate::error::Error;
-use crate::files::atomic::write_atomic;
+use crate::persist::atomic::write_atomic;
 use crate::record::Bookkeeping;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};

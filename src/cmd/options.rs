@@ -1,0 +1,191 @@
+//! Flags, environment and defaults resolved into one typed configuration, in one place (as
+//! ripgrep's `HiArgs::from_low_args` does): nothing downstream reads the environment.
+
+use super::{DriveArgs, SourceArgs};
+use crate::error::{Error, Result};
+use crate::runner::RunnerConfig;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The environment variables bmhctl reads (besides clap's `BMHCTL_PROVISIONER` and
+/// `BMHCTL_STORE`, and the provisioners' own).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Environment {
+    /// `BMHCTL_TIME_SCALE`: multiplies every delay (default 1).
+    pub time_scale: Option<f64>,
+    /// `BMHCTL_SEED`: fixes the backoff jitter.
+    pub seed: Option<u64>,
+    /// `BMO_CONCURRENCY`: passes at once when `--concurrency` is not given (as BMO reads it).
+    pub concurrency: Option<usize>,
+}
+
+impl Environment {
+    /// Reads the process environment; a value that does not parse is a usage error naming it.
+    pub fn read() -> Result<Self> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the variables through `lookup` (the tests' environment).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self> {
+        fn setting<T: std::str::FromStr>(
+            lookup: &impl Fn(&str) -> Option<String>,
+            name: &str,
+        ) -> Result<Option<T>> {
+            match lookup(name) {
+                Some(v) if !v.is_empty() => v.parse().map(Some).map_err(|_| {
+                    Error::Usage(format!(
+                        "invalid value {v:?} for environment variable {name}"
+                    ))
+                }),
+                _ => Ok(None),
+            }
+        }
+        let time_scale = setting::<f64>(&lookup, "BMHCTL_TIME_SCALE")?;
+        if time_scale.is_some_and(|s| !(s >= 0.0 && s.is_finite())) {
+            return Err(Error::Usage(
+                "BMHCTL_TIME_SCALE must be a number >= 0".into(),
+            ));
+        }
+        Ok(Self {
+            time_scale,
+            seed: setting(&lookup, "BMHCTL_SEED")?,
+            concurrency: setting::<usize>(&lookup, "BMO_CONCURRENCY")?.filter(|n| *n > 0),
+        })
+    }
+}
+
+/// How hosts are driven: the provisioner by name and the runner's configuration.
+#[derive(Debug, Clone)]
+pub struct DriveOptions {
+    pub provisioner: String,
+    pub runner: RunnerConfig,
+}
+
+impl DriveOptions {
+    /// `--provisioner`, `--concurrency` and `--max-provisioning-retries` over the environment
+    /// and the defaults; `timeout` is when a batch run gives up on a host.
+    pub fn resolve(args: &DriveArgs, timeout: Duration, env: &Environment) -> Self {
+        let mut runner = RunnerConfig {
+            timeout,
+            time_scale: env.time_scale.unwrap_or(1.0),
+            seed: env.seed,
+            ..RunnerConfig::default()
+        };
+        if let Some(n) = args.concurrency {
+            runner.concurrency = n as usize;
+        } else if let Some(n) = env.concurrency {
+            runner.concurrency = n;
+        }
+        runner.machine.max_provisioning_retries = i64::from(args.max_provisioning_retries);
+        Self {
+            provisioner: args.provisioner.clone(),
+            runner,
+        }
+    }
+
+    /// For a controller (`watch`, `--wait`): hosts never time out there.
+    pub fn for_controller(args: &DriveArgs, env: &Environment) -> Self {
+        Self::resolve(args, Duration::from_secs(3600), env)
+    }
+}
+
+/// Where the hosts of a command are: the user's files (`-f`), or the local store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    Files(Vec<PathBuf>),
+    Store(PathBuf),
+}
+
+impl Place {
+    /// `-f` when given, else `--store`/`BMHCTL_STORE`, else the default store.
+    pub fn resolve(args: &SourceArgs) -> Result<Self> {
+        if args.paths.is_empty() {
+            Ok(Place::Store(crate::persist::store::resolve_root(
+                args.store.store.as_deref(),
+            )?))
+        } else {
+            Ok(Place::Files(args.paths.clone()))
+        }
+    }
+
+    /// How messages name it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Place::Files(_) => "the given files",
+            Place::Store(_) => "the store",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(vars: &[(&str, &str)]) -> Result<Environment> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Environment::from_lookup(|n| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()))
+    }
+
+    fn drive(concurrency: Option<u32>) -> DriveArgs {
+        DriveArgs {
+            provisioner: "fixture".into(),
+            concurrency,
+            max_provisioning_retries: 3,
+        }
+    }
+
+    #[test]
+    fn flags_win_over_the_environment_which_wins_over_defaults() {
+        let e = env(&[
+            ("BMHCTL_TIME_SCALE", "0.5"),
+            ("BMHCTL_SEED", "7"),
+            ("BMO_CONCURRENCY", "3"),
+        ])
+        .unwrap();
+        let o = DriveOptions::resolve(&drive(None), Duration::from_secs(90), &e);
+        assert_eq!(o.provisioner, "fixture");
+        assert_eq!(o.runner.concurrency, 3);
+        assert_eq!(o.runner.time_scale, 0.5);
+        assert_eq!(o.runner.seed, Some(7));
+        assert_eq!(o.runner.timeout, Duration::from_secs(90));
+        assert_eq!(o.runner.machine.max_provisioning_retries, 3);
+        let o = DriveOptions::resolve(&drive(Some(5)), Duration::from_secs(90), &e);
+        assert_eq!(o.runner.concurrency, 5);
+        let o = DriveOptions::resolve(&drive(None), Duration::from_secs(1), &env(&[]).unwrap());
+        assert_eq!(o.runner.concurrency, RunnerConfig::default_concurrency());
+        assert_eq!(o.runner.time_scale, 1.0);
+        assert_eq!(o.runner.seed, None);
+    }
+
+    #[test]
+    fn bad_environment_values_are_usage_errors_naming_the_variable() {
+        for (name, value, message) in [
+            (
+                "BMHCTL_SEED",
+                "x",
+                "invalid value \"x\" for environment variable BMHCTL_SEED",
+            ),
+            (
+                "BMHCTL_TIME_SCALE",
+                "-1",
+                "BMHCTL_TIME_SCALE must be a number >= 0",
+            ),
+            (
+                "BMO_CONCURRENCY",
+                "many",
+                "invalid value \"many\" for environment variable BMO_CONCURRENCY",
+            ),
+        ] {
+            let e = env(&[(name, value)]).unwrap_err();
+            assert_eq!((e.exit_code(), e.to_string()), (2, message.to_string()));
+        }
+        // Empty is unset; BMO_CONCURRENCY=0 is the default.
+        assert_eq!(
+            env(&[("BMHCTL_SEED", ""), ("BMO_CONCURRENCY", "0")]).unwrap(),
+            Environment::default()
+        );
+    }
+}

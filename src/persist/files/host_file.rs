@@ -1,0 +1,319 @@
+//! A file holding hosts, as bmhctl writes it back: the user's text with staged edits (status
+//! blocks, consumed annotations), its sidecar and its lock. Writes are atomic, byte-preserving
+//! outside the edits, and refused when the file changed on disk since it was read.
+
+use super::lock::FileLock;
+use super::parse::position;
+use super::sidecar::Sidecar;
+use super::yaml_file::{YamlFile, YamlFileError};
+use crate::error::Error;
+use crate::persist::atomic::write_atomic;
+use crate::record::Bookkeeping;
+use bmh_api::ObjectKey;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// What [`HostFile::commit`] wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CommitStats {
+    pub file_written: bool,
+    pub sidecar_written: bool,
+}
+
+impl std::ops::AddAssign for CommitStats {
+    fn add_assign(&mut self, o: CommitStats) {
+        self.file_written |= o.file_written;
+        self.sidecar_written |= o.sidecar_written;
+    }
+}
+
+/// A file holding hosts: its text with staged edits, its sidecar and (in write mode) its lock.
+pub struct HostFile {
+    /// The path as the user gave it (or the directory's path joined with the file name).
+    pub path: PathBuf,
+    /// The resolved path: what is read, written and locked.
+    pub(super) real_path: PathBuf,
+    pub(super) yaml: YamlFile,
+    /// SHA-256 of the bytes last read from or written to `real_path`.
+    /// What we last wrote to `real_path`; `None` while it still holds what was parsed.
+    pub(super) disk_text: Option<String>,
+    /// The file's metadata when we last read or wrote it: a cheap check that nobody else
+    /// wrote it since (the content is compared only when this differs).
+    pub(super) disk_stamp: Option<Stamp>,
+    pub(super) sidecar: Sidecar,
+    pub(super) lock: Option<FileLock>,
+    /// Documents whose text differs from the text parsed at load (edits are kept as an overlay
+    /// on that text, so rendering never needs a re-parse).
+    pub(super) edited: BTreeSet<usize>,
+    /// Something was staged since the last commit.
+    pub(super) pending: bool,
+    /// The hosts of this file, by `namespace/name`.
+    pub(super) host_keys: BTreeSet<String>,
+}
+
+impl std::fmt::Debug for HostFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostFile")
+            .field("path", &self.path)
+            .field("real_path", &self.real_path)
+            .field("documents", &self.yaml.len())
+            .field("locked", &self.lock.is_some())
+            .field("edited", &self.edited)
+            .field("hosts", &self.host_keys)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Size, modification time and inode of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Stamp {
+    len: u64,
+    modified: std::time::SystemTime,
+    ino: u64,
+}
+
+impl Stamp {
+    pub(super) fn of(path: &Path) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            len: m.len(),
+            modified: m.modified().ok()?,
+            ino: m.ino(),
+        })
+    }
+}
+
+impl HostFile {
+    fn disk_text(&self) -> &str {
+        self.disk_text
+            .as_deref()
+            .unwrap_or_else(|| self.yaml.source_text())
+    }
+}
+
+impl HostFile {
+    /// The path as the user gave it.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The resolved path (symlinks followed): what is read, locked and written.
+    pub fn real_path(&self) -> &Path {
+        &self.real_path
+    }
+
+    /// The file's text and staged edits.
+    pub fn yaml(&self) -> &YamlFile {
+        &self.yaml
+    }
+
+    pub fn sidecar(&self) -> &Sidecar {
+        &self.sidecar
+    }
+
+    /// Whether this file was loaded in [`super::inventory::LoadMode::Write`] (and is locked).
+    pub fn is_writable(&self) -> bool {
+        self.lock.is_some()
+    }
+
+    /// Set (`Some`) or remove (`None`) the document's `status`. A status equal to the one in
+    /// the file is not an edit, so the user's formatting of an unchanged status is kept.
+    ///
+    /// Works for any object's status (a host's, a HostFirmwareSettings', ...); `T` is the
+    /// status type the document's `status:` is compared as.
+    pub fn stage_status<T>(&mut self, doc: usize, status: Option<&T>) -> Result<(), Error>
+    where
+        T: Serialize + DeserializeOwned + PartialEq + Clone,
+    {
+        if !self.edited.contains(&doc)
+            && self.status_in_file::<T>(doc).as_ref() == Some(&status.cloned())
+        {
+            return Ok(());
+        }
+        let text = match status {
+            Some(s) => Some(serde_saphyr::to_string(s).map_err(|e| {
+                Error::Other(anyhow::anyhow!("cannot serialize the status as YAML: {e}"))
+            })?),
+            None => None,
+        };
+        self.yaml
+            .set_status(doc, text.as_deref())
+            .map_err(|e| self.edit_error(doc, e))?;
+        self.edited.insert(doc);
+        self.pending = true;
+        Ok(())
+    }
+
+    /// The status of `doc` as the file has it: `Some(None)` = no status, `None` = unreadable.
+    fn status_in_file<T: DeserializeOwned>(&self, doc: usize) -> Option<Option<T>> {
+        let v: Value = serde_saphyr::from_str(self.yaml.document_text(doc)).ok()?;
+        match v.get("status") {
+            None | Some(Value::Null) => Some(None),
+            Some(s) => serde_json::from_value(s.clone()).ok().map(Some),
+        }
+    }
+
+    /// Remove these keys from the document's `metadata.annotations`; returns whether any was
+    /// there.
+    pub fn stage_removed_annotations(&mut self, doc: usize, keys: &[&str]) -> Result<bool, Error> {
+        let removed = self
+            .yaml
+            .remove_annotations(doc, keys)
+            .map_err(|e| self.edit_error(doc, e))?;
+        if removed {
+            self.edited.insert(doc);
+            self.pending = true;
+        }
+        Ok(removed)
+    }
+
+    /// Set (`Some`) or remove (`None`) a host's sidecar entry. Setting the entry of a host
+    /// that is not in this file is an (internal) error. An entry equal to the saved one is not
+    /// a change.
+    pub fn stage_bookkeeping(
+        &mut self,
+        key: &ObjectKey,
+        book: Option<&Bookkeeping>,
+    ) -> Result<(), Error> {
+        let k = key.to_string();
+        if book.is_some() && !self.host_keys.contains(&k) {
+            return Err(Error::Other(anyhow::anyhow!(
+                "{}: internal error: host {k} is not in this file",
+                self.path.display()
+            )));
+        }
+        self.sidecar.set(&k, book);
+        Ok(())
+    }
+
+    fn edit_error(&self, doc: usize, e: YamlFileError) -> Error {
+        let p = position(&self.yaml, doc, &[]);
+        Error::BadInput(format!(
+            "{}:{}:{}: {e}",
+            self.path.display(),
+            p.line,
+            p.column
+        ))
+    }
+
+    /// Whether [`commit`](Self::commit) would write anything.
+    pub fn has_changes(&self) -> bool {
+        self.sidecar.is_dirty() || (self.pending && self.yaml.render() != self.disk_text())
+    }
+
+    /// Write what was staged: the sidecar first, then the file (only if its bytes changed),
+    /// both atomically. Nothing is written when nothing changed. Refuses with
+    /// [`Error::Conflict`] when the file on disk no longer has the content bmhctl last read or
+    /// wrote (someone edited it meanwhile).
+    pub fn commit(&mut self) -> Result<CommitStats, Error> {
+        let sidecar_dirty = self.sidecar.is_dirty();
+        let rendered = if !self.pending {
+            None
+        } else {
+            Some(self.yaml.render()).filter(|r| r != self.disk_text())
+        };
+        if !sidecar_dirty && rendered.is_none() {
+            self.pending = false;
+            return Ok(CommitStats::default());
+        }
+        if self.lock.is_none() {
+            return Err(Error::Other(anyhow::anyhow!(
+                "{}: loaded read-only; not writing",
+                self.path.display()
+            )));
+        }
+        self.check_unchanged_on_disk()?;
+        let mut stats = CommitStats::default();
+        if sidecar_dirty {
+            stats.sidecar_written = self.sidecar.save()?;
+        }
+        if let Some(r) = rendered {
+            write_atomic(&self.real_path, r.as_bytes()).map_err(|e| Error::io(&self.path, e))?;
+            self.disk_stamp = Stamp::of(&self.real_path);
+            self.disk_text = Some(r);
+            stats.file_written = true;
+        }
+        self.pending = false;
+        Ok(stats)
+    }
+
+    /// [`Error::Conflict`] when the file on disk no longer has the content bmhctl last read or
+    /// wrote.
+    fn check_unchanged_on_disk(&self) -> Result<(), Error> {
+        let shown = self.path.display();
+        let unchanged = |f: &Self| -> std::io::Result<bool> {
+            if f.disk_stamp.is_some() && Stamp::of(&f.real_path) == f.disk_stamp {
+                return Ok(true);
+            }
+            Ok(std::fs::read(&f.real_path)? == f.disk_text().as_bytes())
+        };
+        match unchanged(self) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Error::Conflict(format!(
+                "{shown} changed on disk since bmhctl read it; not overwriting"
+            ))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Conflict(format!(
+                "{shown} was removed since bmhctl read it; not writing it again"
+            ))),
+            Err(e) => Err(Error::io(&self.path, e)),
+        }
+    }
+
+    /// Sets (`Some`) or removes (`None`) one of the document's annotations and writes the file
+    /// at once, atomically, if that changes it (a verb's edit; see
+    /// [`super::annotation_edit`]). Whatever was staged is committed first. Returns whether the
+    /// file changed.
+    pub fn write_annotation(
+        &mut self,
+        doc: usize,
+        key: &str,
+        value: Option<&str>,
+    ) -> Result<bool, Error> {
+        self.commit()?;
+        let current: Option<String> = serde_saphyr::from_str::<Value>(self.yaml.document_text(doc))
+            .ok()
+            .and_then(|v| {
+                v["metadata"]["annotations"][key]
+                    .as_str()
+                    .map(str::to_string)
+            });
+        if current.as_deref() == value {
+            return Ok(false);
+        }
+        if current.is_some() {
+            self.stage_removed_annotations(doc, &[key])?;
+            self.commit()?;
+        }
+        let Some(value) = value else {
+            return Ok(true);
+        };
+        if self.lock.is_none() {
+            return Err(Error::Other(anyhow::anyhow!(
+                "{}: loaded read-only; not writing",
+                self.path.display()
+            )));
+        }
+        let text = super::annotation_edit::with_annotation(self.disk_text(), doc, key, value)
+            .map_err(|e| match e {
+                Error::BadInput(m) => Error::BadInput(format!("{}: {m}", self.path.display())),
+                e => e,
+            })?;
+        self.check_unchanged_on_disk()?;
+        write_atomic(&self.real_path, text.as_bytes()).map_err(|e| Error::io(&self.path, e))?;
+        self.disk_stamp = Stamp::of(&self.real_path);
+        self.yaml = YamlFile::parse(text).map_err(|e| Error::BadInput(e.to_string()))?;
+        self.disk_text = None;
+        self.edited.clear();
+        self.pending = false;
+        Ok(true)
+    }
+
+    /// The hosts of this file, as `namespace/name`.
+    pub fn host_keys(&self) -> &BTreeSet<String> {
+        &self.host_keys
+    }
+}

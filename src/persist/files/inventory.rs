@@ -1,0 +1,483 @@
+//! Loading the user's hosts and Secrets from YAML files, and linking them: duplicates across
+//! files, firmware objects to their host, Secret references, the sidecar's bookkeeping.
+//!
+//! [`load`] takes the paths given on the command line ([`super::paths`]). A file is read as it
+//! is; a directory contributes every `*.yaml` / `*.yml` file directly inside it, sorted by name. Hidden
+//! entries (names starting with `.`, hence also bmhctl's own `.bmhctl` directory) and
+//! subdirectories are skipped: directories are not recursed into, so a directory of host files
+//! may hold unrelated subdirectories (a `.git`, backups, another environment). A file reached
+//! through several paths (a symlink, a file given both directly and via its directory) is
+//! loaded once, under the first path it was reached by.
+//!
+//! Each document is sorted by `apiVersion`/`kind`:
+//! * `metal3.io/v1alpha1` `BareMetalHost`: a host ([`HostEntry`]);
+//! * `v1` `Secret`: decoded into a [`crate::objects::ResolvedSecret`] (`data` base64-decoded, `stringData`
+//!   merged over it);
+//! * `metal3.io/v1alpha1` `HostFirmwareSettings` and `HostFirmwareComponents`: the firmware
+//!   objects of the host of the same namespace and name, which must be in the same file (bmhctl
+//!   writes their `status:` back like the host's); one without such a host is an error;
+//! * `metal3.io/v1alpha1` `HostUpdatePolicy`: kept in [`Inventory::objects`] (the state machine
+//!   reads it) and in [`Inventory::other_documents`];
+//! * anything else is kept untouched and noted, with its JSON value, in
+//!   [`Inventory::other_documents`]. Documents of the extra kinds a provisioner plugin asked for
+//!   ([`LoadOptions`], from its host-configure step) in its namespace (all namespaces when it
+//!   named none) also go into [`Inventory::objects`], where the plugin can read them; two such
+//!   documents with the same kind, namespace and name are an error. Documents of other kinds
+//!   are ignored.
+//!
+//! Every problem is [`Error::BadInput`] naming `file:line:column`, the object and the field;
+//! all problems of all files are reported together, one per line. Only files holding at least
+//! one BareMetalHost become a [`HostFile`] ([`super::host_file`]), the unit bmhctl writes back (status blocks,
+//! consumed annotations, and the sidecar of [`super::sidecar`]). Files holding only Secrets or
+//! other objects are never written.
+//!
+//! Symlinks: each file's path is resolved once ([`std::fs::canonicalize`]); the sidecar and lock
+//! live beside the resolved file and writes go to it, so a symlinked host file stays a symlink
+//! and the file it points to is updated (see [`crate::persist::atomic`]).
+
+use super::host_file::{CommitStats, HostFile, Stamp};
+use super::lock::FileLock;
+use super::parse::{FirmwareObject, Item, parse_file, position, with_namespace};
+use super::paths::{expand, read_text};
+use super::sidecar::Sidecar;
+use super::yaml_file::PathSeg;
+use crate::error::Error;
+use crate::objects::{ObjectMap, TypedKey};
+use crate::persist::LoadOptions;
+use crate::persist::bookkeeping::{bookkeeping_at_load, firmware_at_load};
+use crate::record::HostRecord;
+use bmh_api::{HOST_FIRMWARE_SETTINGS_KIND, ObjectKey};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::PathBuf;
+
+pub use super::paths::input_files;
+
+/// Whether the loaded host files will be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadMode {
+    /// Lock each host file (see [`super::lock`]) before reading it and keep the lock until the
+    /// [`Inventory`] is dropped.
+    Write,
+    /// Take no lock; [`HostFile::commit`] refuses to write.
+    ReadOnly,
+}
+
+/// Everything the given paths hold.
+#[derive(Debug, Default)]
+pub struct Inventory {
+    /// The files holding at least one BareMetalHost, in load order.
+    pub files: Vec<HostFile>,
+    /// All hosts, in file and document order.
+    pub hosts: Vec<HostEntry>,
+    /// All Secrets of all files, and the documents of the extra kinds of [`LoadOptions`].
+    pub objects: ObjectMap,
+    /// Documents that are neither a BareMetalHost, a Secret, nor a host's HostFirmwareSettings or
+    /// HostFirmwareComponents (kept untouched), whether or not they went into
+    /// [`Inventory::objects`].
+    pub other_documents: Vec<OtherDocument>,
+}
+
+/// One BareMetalHost document.
+#[derive(Debug, Clone)]
+pub struct HostEntry {
+    /// Index into [`Inventory::files`].
+    pub file: usize,
+    /// Document index in that file (as [`super::yaml_file::YamlFile`] counts them).
+    pub doc: usize,
+    /// `namespace/name`, the namespace defaulted.
+    pub key: ObjectKey,
+    pub record: HostRecord,
+    /// Document index of the host's HostFirmwareSettings in the same file, if any.
+    pub firmware_settings_doc: Option<usize>,
+    /// Document index of the host's HostFirmwareComponents in the same file, if any.
+    pub firmware_components_doc: Option<usize>,
+}
+
+/// A document bmhctl does not handle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherDocument {
+    /// As the user gave it.
+    pub file: PathBuf,
+    pub doc: usize,
+    pub api_version: String,
+    /// Empty when the document is not a mapping.
+    pub kind: String,
+    /// `metadata.namespace`, defaulted to `default`.
+    pub namespace: String,
+    pub name: String,
+    /// The document as JSON, as written.
+    pub value: Value,
+}
+
+impl Inventory {
+    /// The host with this key.
+    pub fn host(&self, key: &ObjectKey) -> Option<&HostEntry> {
+        self.hosts.iter().find(|h| &h.key == key)
+    }
+
+    /// The file holding `host` (an index into [`Inventory::hosts`]).
+    pub fn file_of(&mut self, host: usize) -> &mut HostFile {
+        let f = self.hosts[host].file;
+        &mut self.files[f]
+    }
+
+    /// Commit every file; all are attempted, and the first error is returned.
+    pub fn commit_all(&mut self) -> Result<CommitStats, Error> {
+        let mut stats = CommitStats::default();
+        let mut first = None;
+        for f in &mut self.files {
+            match f.commit() {
+                Ok(s) => stats += s,
+                Err(e) => {
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        first.map_or(Ok(stats), Err)
+    }
+}
+
+/// Load hosts and Secrets from `paths` (files or directories, see the module docs).
+///
+/// Secret references are not checked; call [`check_secret_references`] too (or use
+/// [`load_checked`], which reports both kinds of problem together).
+pub fn load(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
+    load_with(paths, mode, &LoadOptions::default())
+}
+
+/// [`load`], also keeping the documents `options` asks for in [`Inventory::objects`].
+pub fn load_with(
+    paths: &[PathBuf],
+    mode: LoadMode,
+    options: &LoadOptions,
+) -> Result<Inventory, Error> {
+    let (inv, errors) = load_collecting(paths, mode, options)?;
+    bad_input(errors)?;
+    Ok(inv)
+}
+
+/// [`load`] and [`check_secret_references`], all problems reported together.
+pub fn load_checked(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
+    let (inv, mut errors) = load_collecting(paths, mode, &LoadOptions::default())?;
+    errors.extend(secret_reference_errors(&inv));
+    bad_input(errors)?;
+    Ok(inv)
+}
+
+/// Every Secret a host refers to must be among the loaded Secrets: `spec.bmc.credentialsName`
+/// and `spec.preprovisioningNetworkDataName` (in the host's namespace) and `spec.userData`,
+/// `spec.networkData`, `spec.metaData` (namespace defaulting to the host's).
+pub fn check_secret_references(inv: &Inventory) -> Result<(), Error> {
+    bad_input(secret_reference_errors(inv))
+}
+
+fn bad_input(errors: Vec<String>) -> Result<(), Error> {
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::BadInput(errors.join("\n")))
+    }
+}
+
+fn secret_reference_errors(inv: &Inventory) -> Vec<String> {
+    let mut errors = Vec::new();
+    for h in &inv.hosts {
+        let spec = &h.record.host.spec;
+        let ns = h.key.namespace.as_str();
+        let mut refs: Vec<(&[&str], ObjectKey)> = Vec::new();
+        if let Some(bmc) = &spec.bmc
+            && !bmc.credentials_name.is_empty()
+        {
+            refs.push((
+                &["spec", "bmc", "credentialsName"],
+                ObjectKey::new(ns, &bmc.credentials_name),
+            ));
+        }
+        if !spec.preprovisioning_network_data_name.is_empty() {
+            refs.push((
+                &["spec", "preprovisioningNetworkDataName"],
+                ObjectKey::new(ns, &spec.preprovisioning_network_data_name),
+            ));
+        }
+        for (path, r) in [
+            (&["spec", "userData", "name"], &spec.user_data),
+            (&["spec", "networkData", "name"], &spec.network_data),
+            (&["spec", "metaData", "name"], &spec.meta_data),
+        ] {
+            if let Some(r) = r
+                && !r.name.is_empty()
+            {
+                let rns = if r.namespace.is_empty() {
+                    ns
+                } else {
+                    &r.namespace
+                };
+                refs.push((path, ObjectKey::new(rns, &r.name)));
+            }
+        }
+        let file = &inv.files[h.file];
+        for (path, key) in refs {
+            if inv.objects.contains_secret(&key) {
+                continue;
+            }
+            let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
+            let pos = position(&file.yaml, h.doc, &segs);
+            errors.push(format!(
+                "{}:{}:{}: BareMetalHost {}: {}: Secret {key} not found in the given files",
+                file.path.display(),
+                pos.line,
+                pos.column,
+                h.key,
+                path.join("."),
+            ));
+        }
+    }
+    errors
+}
+
+fn load_collecting(
+    paths: &[PathBuf],
+    mode: LoadMode,
+    options: &LoadOptions,
+) -> Result<(Inventory, Vec<String>), Error> {
+    let mut errors = Vec::new();
+    let mut seen = HashSet::new();
+    let mut parsed = Vec::new();
+    for (label, real) in expand(paths, &mut errors)? {
+        if !seen.insert(real.clone()) {
+            continue;
+        }
+        let Some(text) = read_text(&real, &label, &mut errors)? else {
+            continue;
+        };
+        let mut pf = parse_file(&label, &real, text, mode);
+        if mode == LoadMode::Write && pf.has_hosts() {
+            // Lock, then re-read: whatever another writer did before we got the lock is seen.
+            let lock = FileLock::acquire(&real, &label)?;
+            let Some(again) = read_text(&real, &label, &mut errors)? else {
+                continue;
+            };
+            if Sha256::digest(again.as_bytes())[..] != pf.hash[..] {
+                pf = parse_file(&label, &real, again, mode);
+            }
+            pf.lock = Some(lock);
+        }
+        parsed.push(pf);
+    }
+
+    let mut inv = Inventory::default();
+    // Duplicates, across all files.
+    let mut host_at: HashMap<ObjectKey, String> = HashMap::new();
+    let mut secret_at: HashMap<ObjectKey, String> = HashMap::new();
+    let mut settings_at: HashMap<ObjectKey, String> = HashMap::new();
+    let mut components_at: HashMap<ObjectKey, String> = HashMap::new();
+    // The file (index into `parsed`) of each host.
+    let mut host_file: HashMap<ObjectKey, usize> = HashMap::new();
+    // Kept objects of the extra kinds, by kind (whatever the version) and key.
+    let mut object_at: HashMap<(String, ObjectKey), String> = HashMap::new();
+    // Which of the other documents are kept as objects (the first of duplicates only).
+    let mut kept: HashSet<(usize, usize)> = HashSet::new();
+    for (file, pf) in parsed.iter_mut().enumerate() {
+        errors.append(&mut pf.errors);
+        let Some(yaml) = &pf.yaml else { continue };
+        for item in &pf.items {
+            let (doc, key, what, seen) = match item {
+                Item::Host { doc, key, .. } => {
+                    host_file.entry(key.clone()).or_insert(file);
+                    (*doc, key, "BareMetalHost", &mut host_at)
+                }
+                Item::Secret { doc, key, .. } => (*doc, key, "Secret", &mut secret_at),
+                Item::Firmware { doc, key, kind, .. } => {
+                    if *kind == HOST_FIRMWARE_SETTINGS_KIND {
+                        (*doc, key, *kind, &mut settings_at)
+                    } else {
+                        (*doc, key, *kind, &mut components_at)
+                    }
+                }
+                Item::Other(_) => continue,
+            };
+            let pos = position(yaml, doc, &[PathSeg::Key("metadata"), PathSeg::Key("name")]);
+            let here = format!("{}:{}:{}", pf.label.display(), pos.line, pos.column);
+            if let Some(first) = seen.get(key) {
+                errors.push(format!(
+                    "{here}: {what} {key}: defined more than once (first at {first})"
+                ));
+            } else {
+                seen.insert(key.clone(), here);
+            }
+        }
+        for item in &pf.items {
+            let Item::Other(o) = item else { continue };
+            if !options.accepts(&o.api_version, &o.kind, &o.namespace) {
+                continue;
+            }
+            let key = ObjectKey::new(&o.namespace, &o.name);
+            if o.name.is_empty() {
+                let pos = position(yaml, o.doc, &[PathSeg::Key("metadata")]);
+                errors.push(format!(
+                    "{}:{}:{}: {} without metadata.name",
+                    pf.label.display(),
+                    pos.line,
+                    pos.column,
+                    o.kind
+                ));
+                continue;
+            }
+            let pos = position(
+                yaml,
+                o.doc,
+                &[PathSeg::Key("metadata"), PathSeg::Key("name")],
+            );
+            let here = format!("{}:{}:{}", pf.label.display(), pos.line, pos.column);
+            match object_at.entry((o.kind.clone(), key)) {
+                std::collections::hash_map::Entry::Occupied(first) => errors.push(format!(
+                    "{here}: {} {}: defined more than once (first at {})",
+                    o.kind,
+                    first.key().1,
+                    first.get()
+                )),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(here);
+                    kept.insert((file, o.doc));
+                }
+            }
+        }
+    }
+
+    // Every firmware object belongs to a host in its own file.
+    for (file, pf) in parsed.iter().enumerate() {
+        let Some(yaml) = &pf.yaml else { continue };
+        for item in &pf.items {
+            let Item::Firmware { doc, key, kind, .. } = item else {
+                continue;
+            };
+            let pos = position(
+                yaml,
+                *doc,
+                &[PathSeg::Key("metadata"), PathSeg::Key("name")],
+            );
+            let here = format!("{}:{}:{}", pf.label.display(), pos.line, pos.column);
+            match host_file.get(key) {
+                Some(f) if *f == file => {}
+                Some(f) => errors.push(format!(
+                    "{here}: {kind} {key}: metadata.name: must be in the same file as \
+                     BareMetalHost {key} (which is in {})",
+                    parsed[*f].label.display()
+                )),
+                None => errors.push(format!(
+                    "{here}: {kind} {key}: metadata.name: no BareMetalHost {key} in the given \
+                     files (a {kind} belongs to the BareMetalHost of the same namespace and name)"
+                )),
+            }
+        }
+    }
+
+    for (file_index, pf) in parsed.into_iter().enumerate() {
+        let Some(yaml) = pf.yaml else { continue };
+        let has_hosts = pf.items.iter().any(|i| matches!(i, Item::Host { .. }));
+        let mut hosts = Vec::new();
+        let mut firmware: HashMap<ObjectKey, Vec<(usize, FirmwareObject)>> = HashMap::new();
+        for item in pf.items {
+            match item {
+                Item::Host { doc, key, host } => hosts.push((doc, key, host)),
+                Item::Firmware {
+                    doc,
+                    key,
+                    kind,
+                    value,
+                    object,
+                } => {
+                    if options.accepts_in(bmh_api::API_VERSION, kind, &key.namespace) {
+                        inv.objects.insert_object(
+                            TypedKey::new(bmh_api::API_VERSION, kind, key.clone()),
+                            with_namespace(&value, &key.namespace),
+                        );
+                    }
+                    if let Some(o) = object {
+                        firmware.entry(key).or_default().push((doc, o));
+                    }
+                }
+                Item::Secret {
+                    secret: Some(s), ..
+                } => inv.objects.insert_secret(s),
+                Item::Secret { .. } => {}
+                Item::Other(o) => {
+                    if kept.contains(&(file_index, o.doc)) {
+                        inv.objects.insert_object(
+                            TypedKey::new(
+                                &o.api_version,
+                                &o.kind,
+                                ObjectKey::new(&o.namespace, &o.name),
+                            ),
+                            with_namespace(&o.value, &o.namespace),
+                        );
+                    }
+                    inv.other_documents.push(o);
+                }
+            }
+        }
+        if !has_hosts {
+            continue;
+        }
+        let mut sidecar = match Sidecar::load(&pf.real) {
+            Ok(s) => s,
+            Err(Error::BadInput(m)) => {
+                errors.push(m);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let host_keys: BTreeSet<String> = hosts.iter().map(|(_, k, _)| k.to_string()).collect();
+        sidecar.keep_only(host_keys.clone());
+        let file = inv.files.len();
+        for (doc, key, host) in hosts {
+            let Some(host) = host else { continue };
+            let mut book = bookkeeping_at_load(sidecar.get(&key.to_string()), &host.spec);
+            let (mut settings, mut components) = (None, None);
+            let (mut settings_doc, mut components_doc) = (None, None);
+            for (d, o) in firmware.remove(&key).unwrap_or_default() {
+                match o {
+                    FirmwareObject::Settings(s) if settings.is_none() => {
+                        settings = Some(*s);
+                        settings_doc = Some(d);
+                    }
+                    FirmwareObject::Components(c) if components.is_none() => {
+                        components = Some(*c);
+                        components_doc = Some(d);
+                    }
+                    _ => {}
+                }
+            }
+            firmware_at_load(&mut book, settings.as_mut(), components.as_mut());
+            inv.hosts.push(HostEntry {
+                file,
+                doc,
+                key,
+                record: HostRecord {
+                    host: *host,
+                    book,
+                    firmware_settings: settings,
+                    firmware_components: components,
+                },
+                firmware_settings_doc: settings_doc,
+                firmware_components_doc: components_doc,
+            });
+        }
+        let disk_stamp = Stamp::of(&pf.real);
+        inv.files.push(HostFile {
+            path: pf.label,
+            real_path: pf.real,
+            yaml,
+            disk_text: None,
+            disk_stamp,
+            sidecar,
+            lock: pf.lock,
+            edited: BTreeSet::new(),
+            pending: false,
+            host_keys,
+        });
+    }
+    Ok((inv, errors))
+}

@@ -1,0 +1,15 @@
+//! Hosts in the user's YAML files (`-f FILE|DIR`): every byte bmhctl reads from and writes to
+//! them, and its bookkeeping beside them (`.bmhctl/<file>.state.json`, `.bmhctl/<file>.lock`).
+
+pub mod annotation_edit;
+pub mod file_source;
+pub mod host_file;
+pub mod inventory;
+pub mod lock;
+mod parse;
+pub mod paths;
+pub mod sidecar;
+pub mod yaml_file;
+
+#[cfg(test)]
+mod tests;

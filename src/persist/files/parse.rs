@@ -1,0 +1,377 @@
+//! One file's documents, typed: hosts, Secrets, firmware objects and everything else, with
+//! every problem as `file:line:column: object: field: message`.
+
+use super::inventory::{LoadMode, OtherDocument};
+use super::lock::FileLock;
+use super::yaml_file::{PathSeg, TextPos, YamlFile, YamlFileError};
+use crate::objects::ResolvedSecret;
+use base64::Engine as _;
+use bmh_api::{
+    BareMetalHost, DEFAULT_NAMESPACE, HOST_FIRMWARE_COMPONENTS_KIND, HOST_FIRMWARE_SETTINGS_KIND,
+    HostFirmwareComponents, HostFirmwareSettings, ObjectKey,
+};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A HostFirmwareSettings or HostFirmwareComponents document, typed.
+pub(super) enum FirmwareObject {
+    Settings(Box<HostFirmwareSettings>),
+    Components(Box<HostFirmwareComponents>),
+}
+
+pub(super) enum Item {
+    /// `host` is `None` when the document could not be typed (an error was recorded).
+    Host {
+        doc: usize,
+        key: ObjectKey,
+        host: Option<Box<BareMetalHost>>,
+    },
+    Secret {
+        doc: usize,
+        key: ObjectKey,
+        secret: Option<ResolvedSecret>,
+    },
+    /// `object` is `None` when the document could not be typed (an error was recorded).
+    Firmware {
+        doc: usize,
+        key: ObjectKey,
+        kind: &'static str,
+        value: Value,
+        object: Option<FirmwareObject>,
+    },
+    Other(OtherDocument),
+}
+
+pub(super) struct ParsedFile {
+    pub(super) label: PathBuf,
+    pub(super) real: PathBuf,
+    pub(super) hash: [u8; 32],
+    /// `None` when the file has a syntax error.
+    pub(super) yaml: Option<YamlFile>,
+    pub(super) items: Vec<Item>,
+    pub(super) errors: Vec<String>,
+    pub(super) lock: Option<FileLock>,
+}
+
+impl ParsedFile {
+    pub(super) fn has_hosts(&self) -> bool {
+        self.items.iter().any(|i| matches!(i, Item::Host { .. }))
+    }
+}
+
+pub(super) fn position(yaml: &YamlFile, doc: usize, path: &[PathSeg]) -> TextPos {
+    yaml.locate(doc, path).unwrap_or(TextPos {
+        line: yaml.document_start_line(doc),
+        column: 1,
+    })
+}
+
+/// The string at `path`; a number or boolean as its text (so that a wrongly typed name still
+/// identifies the object; the typed parse then reports the type); otherwise empty.
+fn str_at<'a>(v: &'a Value, path: &[&str]) -> Cow<'a, str> {
+    let mut cur = v;
+    for k in path {
+        match cur.get(k) {
+            Some(x) => cur = x,
+            None => return Cow::Borrowed(""),
+        }
+    }
+    match cur {
+        Value::String(s) => Cow::Borrowed(s),
+        Value::Number(_) | Value::Bool(_) => Cow::Owned(cur.to_string()),
+        _ => Cow::Borrowed(""),
+    }
+}
+
+pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode) -> ParsedFile {
+    let hash: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+    let mut pf = ParsedFile {
+        label: label.to_path_buf(),
+        real: real.to_path_buf(),
+        hash,
+        yaml: None,
+        items: Vec::new(),
+        errors: Vec::new(),
+        lock: None,
+    };
+    let shown = label.display().to_string();
+    let yaml = match YamlFile::parse(text) {
+        Ok(y) => y,
+        Err(YamlFileError::Syntax {
+            line,
+            column,
+            message,
+        }) => {
+            pf.errors
+                .push(format!("{shown}:{line}:{column}: {message}"));
+            return pf;
+        }
+        Err(e) => {
+            pf.errors.push(format!("{shown}: {e}"));
+            return pf;
+        }
+    };
+    // Lines before each document's text.
+    let mut before = 0;
+    for doc in 0..yaml.len() {
+        let text = yaml.document_text(doc);
+        let lines_before = before;
+        before += text.bytes().filter(|&b| b == b'\n').count();
+        let value: Value = match serde_saphyr::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                let (line, column, msg) = saphyr_error(&e);
+                let (line, column) = if line == 0 {
+                    (yaml.document_start_line(doc), 1)
+                } else {
+                    (lines_before + line, column)
+                };
+                pf.errors.push(format!("{shown}:{line}:{column}: {msg}"));
+                continue;
+            }
+        };
+        let at = |path: &[PathSeg]| {
+            let p = position(&yaml, doc, path);
+            format!("{shown}:{}:{}", p.line, p.column)
+        };
+        if value.is_null() {
+            continue;
+        }
+        let api_version = str_at(&value, &["apiVersion"]);
+        let kind = str_at(&value, &["kind"]);
+        let name = str_at(&value, &["metadata", "name"]);
+        let namespace = str_at(&value, &["metadata", "namespace"]);
+        let namespace = if namespace.is_empty() {
+            DEFAULT_NAMESPACE
+        } else {
+            &namespace
+        };
+        let key = ObjectKey::new(namespace, name.as_ref());
+        match (api_version.as_ref(), kind.as_ref()) {
+            (bmh_api::host::API_VERSION, bmh_api::host::KIND) => {
+                if name.is_empty() {
+                    pf.errors.push(format!(
+                        "{}: BareMetalHost without metadata.name",
+                        at(&[PathSeg::Key("metadata")])
+                    ));
+                    continue;
+                }
+                let host = match serde_path_to_error::deserialize::<_, BareMetalHost>(&value) {
+                    Ok(h) => Some(Box::new(h)),
+                    Err(e) => {
+                        let path = e.path().to_string();
+                        let segs = path_segs(e.path());
+                        let field = if segs.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{path}: ")
+                        };
+                        pf.errors.push(format!(
+                            "{}: BareMetalHost {key}: {field}{}",
+                            at(&segs),
+                            e.inner()
+                        ));
+                        None
+                    }
+                };
+                if host.is_some() && mode == LoadMode::Write && !is_block_mapping(text) {
+                    pf.errors.push(format!(
+                        "{}: BareMetalHost {key}: not a block-style YAML mapping (JSON or a \
+                         flow mapping `{{...}}`); bmhctl can only write the status of hosts \
+                         written in block style",
+                        at(&[])
+                    ));
+                }
+                pf.items.push(Item::Host { doc, key, host });
+            }
+            (bmh_api::host::API_VERSION, HOST_FIRMWARE_SETTINGS_KIND)
+            | (bmh_api::host::API_VERSION, HOST_FIRMWARE_COMPONENTS_KIND) => {
+                let kind = if kind == HOST_FIRMWARE_SETTINGS_KIND {
+                    HOST_FIRMWARE_SETTINGS_KIND
+                } else {
+                    HOST_FIRMWARE_COMPONENTS_KIND
+                };
+                if name.is_empty() {
+                    pf.errors.push(format!(
+                        "{}: {kind} without metadata.name",
+                        at(&[PathSeg::Key("metadata")])
+                    ));
+                    continue;
+                }
+                let object = if kind == HOST_FIRMWARE_SETTINGS_KIND {
+                    typed::<HostFirmwareSettings>(&value, kind, &key, &at, &mut pf.errors)
+                        .map(|o| FirmwareObject::Settings(Box::new(o)))
+                } else {
+                    typed::<HostFirmwareComponents>(&value, kind, &key, &at, &mut pf.errors)
+                        .map(|o| FirmwareObject::Components(Box::new(o)))
+                };
+                if object.is_some() && mode == LoadMode::Write && !is_block_mapping(text) {
+                    pf.errors.push(format!(
+                        "{}: {kind} {key}: not a block-style YAML mapping (JSON or a flow \
+                         mapping `{{...}}`); bmhctl can only write the status of objects \
+                         written in block style",
+                        at(&[])
+                    ));
+                }
+                pf.items.push(Item::Firmware {
+                    doc,
+                    key,
+                    kind,
+                    value,
+                    object,
+                });
+            }
+            ("v1", "Secret") => {
+                if name.is_empty() {
+                    pf.errors.push(format!(
+                        "{}: Secret without metadata.name",
+                        at(&[PathSeg::Key("metadata")])
+                    ));
+                    continue;
+                }
+                let mut problems = Vec::new();
+                let data = secret_data(&value, |field, msg| {
+                    let segs: Vec<PathSeg> = field.iter().map(|k| PathSeg::Key(k)).collect();
+                    problems.push(format!(
+                        "{}: Secret {key}: {}: {msg}",
+                        at(&segs),
+                        field.join(".")
+                    ));
+                });
+                let secret = problems
+                    .is_empty()
+                    .then(|| ResolvedSecret::new(key.clone(), data));
+                pf.errors.append(&mut problems);
+                pf.items.push(Item::Secret { doc, key, secret });
+            }
+            _ => pf.items.push(Item::Other(OtherDocument {
+                file: label.to_path_buf(),
+                doc,
+                api_version: api_version.to_string(),
+                kind: kind.to_string(),
+                namespace: key.namespace.clone(),
+                name: name.to_string(),
+                value: value.clone(),
+            })),
+        }
+    }
+    pf.yaml = Some(yaml);
+    pf
+}
+
+/// `value` as a `T`; a problem is recorded as `file:line:column: KIND key: field: error`.
+fn typed<T: DeserializeOwned>(
+    value: &Value,
+    kind: &str,
+    key: &ObjectKey,
+    at: &dyn Fn(&[PathSeg]) -> String,
+    errors: &mut Vec<String>,
+) -> Option<T> {
+    match serde_path_to_error::deserialize::<_, T>(value) {
+        Ok(o) => Some(o),
+        Err(e) => {
+            let path = e.path().to_string();
+            let segs = path_segs(e.path());
+            let field = if segs.is_empty() {
+                String::new()
+            } else {
+                format!("{path}: ")
+            };
+            errors.push(format!("{}: {kind} {key}: {field}{}", at(&segs), e.inner()));
+            None
+        }
+    }
+}
+
+/// `value` with `metadata.namespace` filled in when absent (as an API server answers it).
+pub(super) fn with_namespace(value: &Value, namespace: &str) -> Value {
+    let mut value = value.clone();
+    if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut)
+        && meta
+            .get("namespace")
+            .is_none_or(|n| n.as_str().is_some_and(str::is_empty) || n.is_null())
+    {
+        meta.insert("namespace".into(), Value::String(namespace.to_string()));
+    }
+    value
+}
+
+/// `data` (base64, ASCII whitespace ignored, as a YAML folded scalar may add it) with
+/// `stringData` merged over it. Values never appear in messages.
+fn secret_data(value: &Value, mut problem: impl FnMut(&[&str], &str)) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for field in ["data", "stringData"] {
+        let map = match value.get(field) {
+            None | Some(Value::Null) => continue,
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                problem(&[field], "must be a mapping of keys to strings");
+                continue;
+            }
+        };
+        for (k, v) in map {
+            let text = match v {
+                Value::String(s) => s.as_str(),
+                Value::Null => "",
+                _ => {
+                    problem(
+                        &[field, k],
+                        "must be a string (quote it; the value is not shown)",
+                    );
+                    continue;
+                }
+            };
+            if field == "data" {
+                let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+                match base64::engine::general_purpose::STANDARD.decode(compact) {
+                    Ok(bytes) => {
+                        out.insert(k.clone(), bytes);
+                    }
+                    Err(_) => problem(
+                        &[field, k],
+                        "not valid base64 (data values are base64-encoded; use stringData for \
+                         plain text)",
+                    ),
+                }
+            } else {
+                out.insert(k.clone(), text.as_bytes().to_vec());
+            }
+        }
+    }
+    out
+}
+
+fn path_segs(path: &serde_path_to_error::Path) -> Vec<PathSeg<'_>> {
+    use serde_path_to_error::Segment;
+    path.iter()
+        .map_while(|s| match s {
+            Segment::Map { key } => Some(PathSeg::Key(key)),
+            Segment::Enum { variant } => Some(PathSeg::Key(variant)),
+            Segment::Seq { index } => Some(PathSeg::Index(*index)),
+            Segment::Unknown => None,
+        })
+        .collect()
+}
+
+/// Line (1-based, in the parsed text; 0 = unknown), column and message of a serde_saphyr error.
+fn saphyr_error(e: &serde_saphyr::Error) -> (usize, usize, String) {
+    let msg = e.without_snippet().to_string();
+    match e.location() {
+        Some(loc) if loc.line() > 0 => {
+            let suffix = format!(" at line {}, column {}", loc.line(), loc.column());
+            let msg = msg.strip_suffix(&suffix).unwrap_or(&msg).to_string();
+            (loc.line() as usize, loc.column().max(1) as usize, msg)
+        }
+        _ => (0, 1, msg),
+    }
+}
+
+/// Whether bmhctl can splice a status into this document (probing a copy of it).
+fn is_block_mapping(doc_text: &str) -> bool {
+    YamlFile::parse(doc_text.to_string())
+        .is_ok_and(|mut y| y.len() == 1 && y.set_status(0, None).is_ok())
+}

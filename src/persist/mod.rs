@@ -1,0 +1,63 @@
+//! Where hosts live between passes: the user's YAML files (`-f`, [`files`]) or the local store
+//! ([`store`]). Below the runner: nothing here knows how passes are scheduled.
+//!
+//! Both layouts implement [`HostSource`], all the runner sees of persistence: read a host,
+//! stage what a pass changed, commit a group of staged changes, learn of hosts as they appear,
+//! and tell what changed since the last look ([`HostSource::changes`]). The helpers both use
+//! (atomic writes and the removal of temporary files killed writers left, the spec-hash
+//! bookkeeping, the loader's options) live here too.
+
+pub mod atomic;
+pub mod bookkeeping;
+pub mod files;
+mod load_options;
+mod staged;
+pub mod store;
+
+pub use load_options::LoadOptions;
+pub use staged::Staged;
+
+use crate::error::Result;
+use crate::objects::ObjectMap;
+use crate::record::HostRecord;
+use bmh_api::ObjectKey;
+
+/// The annotation `bmhctl retry` sets: the controller skips the host's backoff wait and removes
+/// it (the value is when it was asked).
+pub const RETRY_ANNOTATION: &str = "bmhctl.metal3.io/retry";
+
+/// What changed where the hosts live since the last look.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceChange {
+    /// A host appeared, or its spec, metadata or companion objects changed.
+    Host(ObjectKey),
+    /// A host is gone.
+    HostGone(ObjectKey),
+    /// A Secret or another kind of object changed, appeared or went: read
+    /// [`HostSource::objects`] again.
+    Objects,
+}
+
+/// Persistence grouped into commit groups (a user's file; a store object), as the runner uses
+/// it. Hosts are numbered in the order they were given or added.
+pub trait HostSource: Send + Sync {
+    /// The number of commit groups (it grows when a controller adds hosts).
+    fn groups(&self) -> usize;
+    fn group_of(&self, host: usize) -> usize;
+    /// Stages a pass's changes in memory; returns the group's ticket that makes them durable.
+    fn stage(&self, host: usize, staged: &Staged) -> Result<u64>;
+    /// Writes everything staged in the group; returns the highest ticket now on disk.
+    fn commit(&self, group: usize) -> Result<u64>;
+    /// Keeps a pass's events where `describe` finds them. Best effort, as Kubernetes events
+    /// are: an error is logged and the run goes on.
+    fn record_events(&self, host: usize, events: &[bmhctl_plugin_sdk::Event]) -> Result<()>;
+    /// Adds a host (one that appeared while a controller runs); returns its index.
+    fn add_host(&self, key: ObjectKey) -> usize;
+    /// Reads a host as it is now; `None` when it is gone.
+    fn load(&self, key: &ObjectKey) -> Result<Option<HostRecord>>;
+    /// The Secrets and other objects the hosts' provisioner reads, as they are now.
+    fn objects(&self) -> Result<ObjectMap>;
+    /// What changed since the last call (the first reports every host it watches). Its own
+    /// writes are not changes.
+    fn changes(&self) -> Result<Vec<SourceChange>>;
+}
