@@ -149,5 +149,5 @@ fn the_out_of_tree_plugin_is_listed_with_its_versions() {
         .find(|l| l.contains("hello-provisioner.so"))
         .unwrap_or_else(|| panic!("hello not listed:\n{}", run.stdout));
     assert!(line.contains("hello"), "{line}");
-    assert!(line.contains(env!("CARGO_PKG_VERSION")), "{line}");
+    assert!(line.contains(bmhctl_plugin_sdk::SDK_VERSION), "{line}");
 }
