@@ -83,7 +83,7 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::Other(e.into()))
+    serde_json::to_value(v).map_err(|e| Error::internal("cannot encode as JSON", e))
 }
 
 /// BMO's admission on every host of the files, the stored host (if any) as the old object.
@@ -110,7 +110,7 @@ fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
     if lines.is_empty() {
         Ok(())
     } else {
-        Err(Error::BadInput(lines.join("\n")))
+        Err(Error::invalid(lines.join("\n")))
     }
 }
 

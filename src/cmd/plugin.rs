@@ -1,6 +1,6 @@
 //! `bmhctl plugin check PATH NAME` and `bmhctl plugin list`.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Unfinished};
 use crate::provisioners::{self, loader};
 use bmhctl_plugin_sdk::abi::{HostConfigureInput, PluginConfig};
 use bmhctl_plugin_sdk::{HostData, ProvisionerFactory};
@@ -30,7 +30,7 @@ pub fn run(cmd: PluginCommand) -> Result<()> {
 }
 
 fn fail(e: String) -> Error {
-    Error::Other(anyhow::anyhow!("plugin check FAILED: {e}"))
+    Unfinished::PluginCheck(e).into()
 }
 
 fn check(path: &std::path::Path, name: &str) -> Result<()> {

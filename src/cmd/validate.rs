@@ -24,9 +24,7 @@ pub struct ValidateArgs {
 pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
     let inv = inventory::load_checked(&args.paths, LoadMode::ReadOnly)?;
     if inv.hosts.is_empty() {
-        return Err(Error::BadInput(
-            "no BareMetalHost in the given files".into(),
-        ));
+        return Err(Error::invalid("no BareMetalHost in the given files"));
     }
     let reports: Vec<HostValidation> = (0..inv.hosts.len())
         .map(|i| validate::validate_entry(&inv, i))
@@ -61,13 +59,14 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
             let doc = serde_json::json!({"valid": all_valid, "hosts": hosts});
             println!(
                 "{}",
-                serde_json::to_string_pretty(&doc).map_err(|e| Error::Other(e.into()))?
+                serde_json::to_string_pretty(&doc)
+                    .map_err(|e| Error::internal("cannot encode the report as JSON", e))?
             );
         }
     }
     let invalid = reports.iter().filter(|r| !r.valid).count();
     if invalid > 0 {
-        return Err(Error::BadInput(format!(
+        return Err(Error::invalid(format!(
             "{invalid} of {} hosts are invalid",
             reports.len()
         )));

@@ -102,9 +102,10 @@ pub fn resolve(name: &str) -> Result<Resolved> {
         } else {
             " (set PROVISIONER_PLUGIN_DIR, or use --provisioner fixture)"
         };
-        Error::Other(anyhow::anyhow!(
-            "cannot load provisioner plugin {name:?}: {e}{hint}"
-        ))
+        Error::Provisioner {
+            name: name.to_string(),
+            reason: format!("{e}{hint}"),
+        }
     })
 }
 

@@ -261,7 +261,7 @@ pub async fn run_live(
                             let _ = tx.send(Done::Unreadable {
                                 host,
                                 record: None,
-                                error: crate::error::Error::BadInput(format!(
+                                error: crate::error::Error::invalid(format!(
                                     "refused by BMO's admission rules, not reconciled until its \
                                      file changes: {}",
                                     texts.join("; ")

@@ -336,6 +336,6 @@ pub fn check_hosts(inv: &Inventory, selected: &[usize]) -> Result<(), Error> {
     if lines.is_empty() {
         Ok(())
     } else {
-        Err(Error::BadInput(lines.join("\n")))
+        Err(Error::invalid(lines.join("\n")))
     }
 }
