@@ -46,10 +46,16 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
                 .enumerate()
                 .map(|(i, r)| {
                     let mut v = serde_json::to_value(r).unwrap_or_default();
-                    // Where each problem is, as bad-input errors say it.
+                    // Where each problem is, as bad-input errors say it: `position` as text
+                    // (`file:line:column`), `location` and `object` as a diagnostic's JSON has them.
                     if let Some(errors) = v["errors"].as_array_mut() {
                         for (e, err) in errors.iter_mut().zip(&r.errors) {
-                            e["position"] = validate::position(&inv, i, &err.field).into();
+                            let d = validate::diagnostic(&inv, i, err);
+                            if let Some(p) = &d.position {
+                                e["position"] = p.to_string().into();
+                                e["location"] = serde_json::to_value(p).unwrap_or_default();
+                            }
+                            e["object"] = d.object.into();
                         }
                     }
                     v
