@@ -37,8 +37,13 @@ pub enum Error {
     },
     /// The provisioner `name` can't be loaded or started (a missing plugin, an ABI or name
     /// mismatch, a failing initialisation). Exit 4.
-    #[error("cannot load provisioner plugin {name:?}: {reason}")]
-    Provisioner { name: String, reason: String },
+    #[error("cannot load provisioner plugin {name:?}: {reason}{hint}")]
+    Provisioner {
+        name: String,
+        reason: crate::provisioners::loader::LoadError,
+        /// What to try, when the plugin file is missing (` (set ...)`), else empty.
+        hint: &'static str,
+    },
     /// The command ran, but its goal was not met. Exit 1.
     #[error(transparent)]
     Unfinished(#[from] Unfinished),
@@ -114,10 +119,15 @@ impl Error {
         }
     }
 
-    /// The text shown to the user: `error: ` and the error, then each cause (`: cause`), as
-    /// kube-runtime walks `source()`. Several diagnostics are one per line.
+    /// The text shown to the user: `error: ` and [`Error::chain`].
     pub fn render(&self) -> String {
-        let mut text = format!("error: {self}");
+        format!("error: {}", self.chain())
+    }
+
+    /// The error, then each cause (`: cause`), as kube-runtime walks `source()`: what a log
+    /// line shows. Several diagnostics are one per line.
+    pub fn chain(&self) -> String {
+        let mut text = self.to_string();
         let mut cause = std::error::Error::source(self);
         // A transparent variant's source is its inner error's: don't repeat it.
         if matches!(self, Error::Unfinished(_)) {
@@ -150,7 +160,11 @@ mod tests {
             (
                 Error::Provisioner {
                     name: "demo".into(),
-                    reason: "gone".into(),
+                    reason: crate::provisioners::loader::LoadError::Abi {
+                        path: "demo-provisioner.so".into(),
+                        found: 999,
+                    },
+                    hint: "",
                 },
                 4,
             ),

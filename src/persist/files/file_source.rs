@@ -228,12 +228,12 @@ impl FileSource {
                 group.reread = true;
             }
             Ok(_) => {}
-            Err(e) => tracing::debug!("{}: cannot read it again: {e}", path.display()),
+            Err(e) => tracing::debug!("{}: cannot read it again: {}", path.display(), e.chain()),
         }
     }
 
     fn problem(&self, e: &Error) {
-        let text = e.to_string();
+        let text = e.chain();
         let mut last = self.last_problem.lock().expect("file source problem");
         if last.as_deref() != Some(text.as_str()) {
             tracing::warn!("not reloading the files until they are fixed: {text}");
