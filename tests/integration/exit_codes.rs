@@ -270,3 +270,21 @@ fn a_file_locked_by_another_bmhctl_is_a_conflict() {
     }
     drop(lock);
 }
+
+#[test]
+fn every_problem_of_the_input_is_one_located_line() {
+    // A wrong type and a duplicate name: both reported at once, each where it is.
+    let text = format!(
+        "{}---\n{}---\n{}---\n{}",
+        secret("bmc-secret"),
+        host("worker-0", "").replace("online: true", "online: \"yes\""),
+        host("worker-1", ""),
+        host("worker-1", ""),
+    );
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let run = lab
+        .run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
+        .expect_code(2);
+    insta::assert_snapshot!(run.stderr);
+    assert_eq!(lab.read("hosts.yaml"), text, "nothing is written");
+}
