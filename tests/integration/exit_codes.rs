@@ -67,6 +67,25 @@ fn rows() -> Vec<Row> {
             "error: 1 of 1 hosts did not reach their goal",
         ),
         row(
+            "wait times out",
+            good(),
+            &[
+                "-q",
+                "wait",
+                "-f",
+                "hosts.yaml",
+                "--provisioner",
+                "fixture",
+                "--for",
+                "provisioned",
+                "--timeout",
+                "1s",
+                "worker-0",
+            ],
+            1,
+            "error: timed out after 1s waiting for provisioned: default/worker-0",
+        ),
+        row(
             "bad YAML",
             "apiVersion: v1\nkind: Secret\nmetadata:\n  name: [x\n".to_string(),
             &["provision", "--provisioner", "fixture", "hosts.yaml"],
@@ -178,6 +197,13 @@ fn rows() -> Vec<Row> {
                 NO_STORE_HOST,
             )
         },
+        row(
+            "no store where --store points",
+            good(),
+            &["pause", "--store", "nostore", "worker-0"],
+            2,
+            "error: no store at nostore",
+        ),
         row(
             "bad selector",
             good(),
