@@ -129,10 +129,6 @@ impl Error {
     pub fn chain(&self) -> String {
         let mut text = self.to_string();
         let mut cause = std::error::Error::source(self);
-        // A transparent variant's source is its inner error's: don't repeat it.
-        if matches!(self, Error::Unfinished(_)) {
-            cause = None;
-        }
         while let Some(c) = cause {
             let _ = write!(text, ": {c}");
             cause = c.source();
