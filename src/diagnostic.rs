@@ -94,6 +94,19 @@ impl Diagnostic {
     }
 }
 
+/// A message alone: no position, object or field known.
+impl From<String> for Diagnostic {
+    fn from(message: String) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<&str> for Diagnostic {
+    fn from(message: &str) -> Self {
+        Self::new(message)
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(p) = &self.position {

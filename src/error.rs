@@ -1,33 +1,81 @@
-//! The one error type of the CLI, and the exit code each kind maps to.
+//! The one error type of the CLI, the exit code each kind maps to, and the one renderer.
+//!
+//! Exit codes, the same for every command (the README's "Exit codes" table):
+//! 0 success, 1 [`Error::Unfinished`], 2 [`Error::Invalid`] and [`Error::Usage`],
+//! 3 [`Error::Conflict`], 4 [`Error::Io`] and [`Error::Provisioner`], 70 [`Error::Internal`],
+//! 130 [`Error::Interrupted`].
 
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::time::Duration;
+
+/// A cause carried along for the renderer's `: cause` chain.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The user's input can't be used (malformed YAML, a wrong field type, a missing Secret,
-    /// an invalid host). Exit 2; nothing is written.
+    /// an invalid host): every problem found, located. Exit 2; nothing is written.
     #[error("{0}")]
-    BadInput(String),
-    /// The command line itself is wrong. Exit 2.
+    Invalid(Diagnostics),
+    /// The command line or an environment setting is wrong (an unknown host name, a bad
+    /// selector, a bad flag combination, no store where one is named). Exit 2.
     #[error("{0}")]
     Usage(String),
-    /// Another bmhctl holds the file, or it changed on disk since it was read. Exit 1.
+    /// Another bmhctl holds the files, the store or its lease, or a file changed on disk during
+    /// the run. Exit 3: safe to retry.
     #[error("{0}")]
     Conflict(String),
-    /// Reading or writing a file failed. Exit 1.
-    #[error("{path}: {source}")]
+    /// Reading or writing `path` failed. Exit 4. Shown as `path: <io error>` (the renderer
+    /// appends the source).
+    #[error("{}", path.display())]
     Io {
         path: PathBuf,
+        #[source]
         source: std::io::Error,
     },
-    /// Some hosts did not reach their goal. Exit 1.
-    #[error("{0}")]
-    Unfinished(String),
+    /// The provisioner `name` can't be loaded or started (a missing plugin, an ABI or name
+    /// mismatch, a failing initialisation). Exit 4.
+    #[error("cannot load provisioner plugin {name:?}: {reason}{hint}")]
+    Provisioner {
+        name: String,
+        reason: crate::provisioners::loader::LoadError,
+        /// What to try, when the plugin file is missing (` (set ...)`), else empty.
+        hint: &'static str,
+    },
+    /// The command ran, but its goal was not met. Exit 1.
+    #[error(transparent)]
+    Unfinished(#[from] Unfinished),
+    /// Something that cannot happen did (an encoder refused a value it made, the async
+    /// runtime could not start). Exit 70 (`EX_SOFTWARE`): a bug to report.
+    #[error("{what}")]
+    Internal {
+        what: String,
+        #[source]
+        source: Option<Cause>,
+    },
     /// Ctrl-C or SIGTERM. Exit 130.
     #[error("interrupted")]
     Interrupted,
-    #[error(transparent)]
-    Other(#[from] anyhow::Error),
+}
+
+/// What was not reached: the [`Error::Unfinished`] kinds.
+#[derive(Debug, thiserror::Error)]
+pub enum Unfinished {
+    /// Hosts did not reach their goal (each one's reason is in the printed result).
+    #[error("{failed} of {total} hosts did not reach their goal")]
+    Hosts { failed: usize, total: usize },
+    /// `wait` gave up before the hosts reached the state.
+    #[error("timed out after {} waiting for {what}: {}", humantime::format_duration(*.after), .hosts.join(", "))]
+    TimedOut {
+        after: Duration,
+        what: String,
+        hosts: Vec<String>,
+    },
+    /// `plugin check` found the plugin wanting.
+    #[error("plugin check FAILED: {0}")]
+    PluginCheck(String),
 }
 
 impl Error {
@@ -38,13 +86,144 @@ impl Error {
         }
     }
 
+    /// One problem with the input.
+    pub fn invalid(d: impl Into<Diagnostic>) -> Self {
+        Self::Invalid(d.into().into())
+    }
+
+    /// An encoder failed on a value bmhctl made itself.
+    pub fn internal(what: impl Into<String>, source: impl Into<Cause>) -> Self {
+        Self::Internal {
+            what: what.into(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// A broken invariant, with no cause to show.
+    pub fn bug(what: impl Into<String>) -> Self {
+        Self::Internal {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// The process exit code: derived from the kind of failure only, the same in every command.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::BadInput(_) | Error::Usage(_) => 2,
+            Error::Unfinished(_) => 1,
+            Error::Invalid(_) | Error::Usage(_) => 2,
+            Error::Conflict(_) => 3,
+            Error::Io { .. } | Error::Provisioner { .. } => 4,
+            Error::Internal { .. } => 70,
             Error::Interrupted => 130,
-            _ => 1,
         }
+    }
+
+    /// The text shown to the user: `error: ` and [`Error::chain`].
+    pub fn render(&self) -> String {
+        format!("error: {}", self.chain())
+    }
+
+    /// The error, then each cause (`: cause`), as kube-runtime walks `source()`: what a log
+    /// line shows. Several diagnostics are one per line.
+    pub fn chain(&self) -> String {
+        let mut text = self.to_string();
+        let mut cause = std::error::Error::source(self);
+        while let Some(c) = cause {
+            let _ = write!(text, ": {c}");
+            cause = c.source();
+        }
+        text
     }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Position;
+
+    fn every_kind() -> Vec<(Error, i32)> {
+        vec![
+            (Error::invalid(Diagnostic::new("bad")), 2),
+            (Error::Usage("no BareMetalHost named x".into()), 2),
+            (Error::Conflict("held".into()), 3),
+            (
+                Error::io("h.yaml", std::io::Error::other("no such file")),
+                4,
+            ),
+            (
+                Error::Provisioner {
+                    name: "demo".into(),
+                    reason: crate::provisioners::loader::LoadError::Abi {
+                        path: "demo-provisioner.so".into(),
+                        found: 999,
+                    },
+                    hint: "",
+                },
+                4,
+            ),
+            (
+                Unfinished::Hosts {
+                    failed: 1,
+                    total: 2,
+                }
+                .into(),
+                1,
+            ),
+            (
+                Unfinished::TimedOut {
+                    after: Duration::from_secs(2),
+                    what: "provisioned".into(),
+                    hosts: vec!["default/a".into()],
+                }
+                .into(),
+                1,
+            ),
+            (Unfinished::PluginCheck("name".into()).into(), 1),
+            (Error::bug("lost"), 70),
+            (Error::Interrupted, 130),
+        ]
+    }
+
+    #[test]
+    fn exit_code_follows_the_kind() {
+        for (e, code) in every_kind() {
+            assert_eq!(e.exit_code(), code, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn render_walks_the_source_chain() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("outer")]
+        struct Outer(#[source] std::io::Error);
+        let e = Error::internal("cannot encode", Outer(std::io::Error::other("inner")));
+        assert_eq!(e.render(), "error: cannot encode: outer: inner");
+        let e = Error::io("h.yaml", std::io::Error::other("Is a directory"));
+        assert_eq!(e.render(), "error: h.yaml: Is a directory");
+        assert_eq!(Error::bug("lost").render(), "error: lost");
+    }
+
+    #[test]
+    fn render_of_a_transparent_kind_says_it_once() {
+        let e: Error = Unfinished::PluginCheck("plugin name is \"a\"".into()).into();
+        assert_eq!(
+            e.render(),
+            "error: plugin check FAILED: plugin name is \"a\""
+        );
+    }
+
+    #[test]
+    fn render_puts_each_diagnostic_on_its_own_line() {
+        let e = Error::Invalid(Diagnostics(vec![
+            Diagnostic::new("must be a boolean")
+                .at(Position::new("h.yaml", 7, 11))
+                .object("BareMetalHost", "default/a")
+                .field("spec.online"),
+            Diagnostic::new("no such Secret").in_file("h.yaml"),
+        ]));
+        insta::assert_snapshot!(e.render());
+    }
+}

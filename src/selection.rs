@@ -33,7 +33,7 @@ impl HostSelection {
         let selector = selector
             .map(Selector::parse)
             .transpose()
-            .map_err(Error::Usage)?;
+            .map_err(|e| Error::Usage(e.to_string()))?;
         Ok(Self {
             names: names.to_vec(),
             selector,

@@ -16,18 +16,24 @@ enum Requirement {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selector(Vec<Requirement>);
 
+/// A part of a selector that is no requirement kubectl knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid label selector requirement {requirement:?}")]
+pub struct SelectorError {
+    pub requirement: String,
+}
+
 impl Selector {
-    pub fn parse(text: &str) -> Result<Selector, String> {
+    pub fn parse(text: &str) -> Result<Selector, SelectorError> {
         let mut reqs = Vec::new();
         for part in split_top_level(text) {
             let part = part.trim();
             if part.is_empty() {
                 continue;
             }
-            reqs.push(
-                parse_requirement(part)
-                    .ok_or_else(|| format!("invalid label selector requirement {part:?}"))?,
-            );
+            reqs.push(parse_requirement(part).ok_or_else(|| SelectorError {
+                requirement: part.to_string(),
+            })?);
         }
         Ok(Selector(reqs))
     }

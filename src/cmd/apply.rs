@@ -83,12 +83,12 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::Other(e.into()))
+    serde_json::to_value(v).map_err(|e| Error::internal("cannot encode as JSON", e))
 }
 
 /// BMO's admission on every host of the files, the stored host (if any) as the old object.
 fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
-    let mut lines = Vec::new();
+    let mut found = Vec::new();
     for (i, h) in inv.hosts.iter().enumerate() {
         let stored = match store {
             Some(s) => s.get(&host_key(&h.key))?,
@@ -105,12 +105,12 @@ fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
         }
         new.status = old.as_ref().and_then(|o| o.status.clone());
         let errors = crate::validate::validate(&new, old.as_ref());
-        lines.extend(crate::validate::error_lines(inv, i, &errors));
+        found.extend(crate::validate::diagnostics(inv, i, &errors));
     }
-    if lines.is_empty() {
+    if found.is_empty() {
         Ok(())
     } else {
-        Err(Error::BadInput(lines.join("\n")))
+        Err(Error::Invalid(found.into()))
     }
 }
 

@@ -162,7 +162,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
         docs.push(hv);
     }
     if !refused.is_empty() {
-        return Err(Error::BadInput(format!(
+        return Err(Error::invalid(format!(
             "not exported (nothing written):\n{}",
             refused.join("\n")
         )));
@@ -181,7 +181,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
     if !docs.is_empty() {
         text.push_str(
             &serde_saphyr::to_string_multiple(&docs)
-                .map_err(|e| Error::Other(anyhow::anyhow!("{e}")))?,
+                .map_err(|e| Error::internal("cannot encode the export as YAML", e))?,
         );
     }
     match &args.output {
@@ -198,7 +198,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::Other(e.into()))
+    serde_json::to_value(v).map_err(|e| Error::internal("cannot encode as JSON", e))
 }
 
 /// Why a host cannot go to a metal3 cluster at all.
@@ -238,7 +238,8 @@ fn cluster_host(r: &HostRecord) -> Result<(BareMetalHost, Vec<String>)> {
     {
         let (status, n) = cluster_status(status);
         notes = n;
-        let text = serde_json::to_string(&status).map_err(|e| Error::Other(e.into()))?;
+        let text = serde_json::to_string(&status)
+            .map_err(|e| Error::internal("cannot encode the status as JSON", e))?;
         host.metadata.annotations.insert(STATUS.to_string(), text);
     }
     Ok((host, notes))

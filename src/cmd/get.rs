@@ -64,13 +64,14 @@ fn print(records: &[&HostRecord], format: GetFormat) -> Result<()> {
             let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": hosts});
             println!(
                 "{}",
-                serde_json::to_string_pretty(&list).map_err(|e| Error::Other(e.into()))?
+                serde_json::to_string_pretty(&list)
+                    .map_err(|e| Error::internal("cannot encode the hosts as JSON", e))?
             );
         }
         GetFormat::Yaml => {
             let hosts: Vec<_> = records.iter().map(|r| &r.host).collect();
             let text = serde_saphyr::to_string_multiple(&hosts)
-                .map_err(|e| Error::Other(anyhow::anyhow!("{e}")))?;
+                .map_err(|e| Error::internal("cannot encode the hosts as YAML", e))?;
             print!("{text}");
         }
     }

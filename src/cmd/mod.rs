@@ -239,9 +239,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     match dispatch(cli) {
         Ok(()) => 0,
         Err(e) => {
-            if !matches!(e, Error::Unfinished(_)) {
-                eprintln!("error: {e}");
-            }
+            eprintln!("{}", e.render());
             e.exit_code()
         }
     }

@@ -1,6 +1,6 @@
 //! `bmhctl plugin check PATH NAME` and `bmhctl plugin list`.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Unfinished};
 use crate::provisioners::{self, loader};
 use bmhctl_plugin_sdk::abi::{HostConfigureInput, PluginConfig};
 use bmhctl_plugin_sdk::{HostData, ProvisionerFactory};
@@ -29,8 +29,8 @@ pub fn run(cmd: PluginCommand) -> Result<()> {
     }
 }
 
-fn fail(e: String) -> Error {
-    Error::Other(anyhow::anyhow!("plugin check FAILED: {e}"))
+fn fail(e: impl std::fmt::Display) -> Error {
+    Unfinished::PluginCheck(e.to_string()).into()
 }
 
 fn check(path: &std::path::Path, name: &str) -> Result<()> {
@@ -123,7 +123,13 @@ fn list() -> Result<()> {
                 file.into(),
                 "ok".into(),
             ],
-            Err(e) => [name.to_string(), "?".into(), "?".into(), file.into(), e],
+            Err(e) => [
+                name.to_string(),
+                "?".into(),
+                "?".into(),
+                file.into(),
+                e.to_string(),
+            ],
         };
         t.add_row(row);
     }

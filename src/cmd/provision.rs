@@ -5,7 +5,7 @@ use super::options::{DriveOptions, Environment};
 use super::output;
 use super::{ProvisionArgs, TeardownArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Unfinished};
 use crate::objects::ObjectSource;
 use crate::persist::HostSource;
 use crate::persist::files::file_source::FileSource;
@@ -240,7 +240,7 @@ fn drive_with(
         .enable_all()
         .max_blocking_threads(config.concurrency + 4)
         .build()
-        .map_err(|e| Error::Other(e.into()))?;
+        .map_err(|e| Error::internal("cannot start the async runtime", e))?;
     let results = runtime.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
@@ -279,10 +279,11 @@ fn report(results: &[HostResult], format: super::ResultFormat) -> Result<()> {
     }
     let failed = results.iter().filter(|r| !r.reached).count();
     if failed > 0 {
-        return Err(Error::Unfinished(format!(
-            "{failed} of {} hosts did not reach their goal",
-            results.len()
-        )));
+        return Err(Unfinished::Hosts {
+            failed,
+            total: results.len(),
+        }
+        .into());
     }
     Ok(())
 }

@@ -24,9 +24,7 @@ pub struct ValidateArgs {
 pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
     let inv = inventory::load_checked(&args.paths, LoadMode::ReadOnly)?;
     if inv.hosts.is_empty() {
-        return Err(Error::BadInput(
-            "no BareMetalHost in the given files".into(),
-        ));
+        return Err(Error::invalid("no BareMetalHost in the given files"));
     }
     let reports: Vec<HostValidation> = (0..inv.hosts.len())
         .map(|i| validate::validate_entry(&inv, i))
@@ -48,10 +46,16 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
                 .enumerate()
                 .map(|(i, r)| {
                     let mut v = serde_json::to_value(r).unwrap_or_default();
-                    // Where each problem is, as bad-input errors say it.
+                    // Where each problem is, as bad-input errors say it: `position` as text
+                    // (`file:line:column`), `location` and `object` as a diagnostic's JSON has them.
                     if let Some(errors) = v["errors"].as_array_mut() {
                         for (e, err) in errors.iter_mut().zip(&r.errors) {
-                            e["position"] = validate::position(&inv, i, &err.field).into();
+                            let d = validate::diagnostic(&inv, i, err);
+                            if let Some(p) = &d.position {
+                                e["position"] = p.to_string().into();
+                                e["location"] = serde_json::to_value(p).unwrap_or_default();
+                            }
+                            e["object"] = d.object.into();
                         }
                     }
                     v
@@ -61,13 +65,14 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
             let doc = serde_json::json!({"valid": all_valid, "hosts": hosts});
             println!(
                 "{}",
-                serde_json::to_string_pretty(&doc).map_err(|e| Error::Other(e.into()))?
+                serde_json::to_string_pretty(&doc)
+                    .map_err(|e| Error::internal("cannot encode the report as JSON", e))?
             );
         }
     }
     let invalid = reports.iter().filter(|r| !r.valid).count();
     if invalid > 0 {
-        return Err(Error::BadInput(format!(
+        return Err(Error::invalid(format!(
             "{invalid} of {} hosts are invalid",
             reports.len()
         )));

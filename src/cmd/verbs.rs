@@ -249,7 +249,7 @@ fn report(name: &str, done: &str, changed: bool) {
 
 fn open_store(root: &std::path::Path) -> Result<Store> {
     Store::open_existing(root)
-        .ok_or_else(|| Error::Other(anyhow::anyhow!("no store at {}", root.display())))
+        .ok_or_else(|| Error::Usage(format!("no store at {}", root.display())))
 }
 
 /// Sets or removes one annotation of a stored host, under its lock.

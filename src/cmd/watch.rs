@@ -12,7 +12,7 @@ use super::options::{DriveOptions, Environment, Place};
 use super::snapshot::Snapshot;
 use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
 use crate::clock::{Clock, SystemClock, format_time};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Unfinished};
 use crate::machine::PassOutcome;
 use crate::persist::HostSource;
 use crate::persist::files::file_source::FileSource;
@@ -137,7 +137,7 @@ fn runtime(concurrency: usize) -> Result<tokio::runtime::Runtime> {
         .enable_all()
         .max_blocking_threads(concurrency + 4)
         .build()
-        .map_err(|e| Error::Other(e.into()))
+        .map_err(|e| Error::internal("cannot start the async runtime", e))
 }
 
 /// Prints a line when a host's state, operational status or power changes (not with `-q`).
@@ -304,16 +304,17 @@ pub fn wait_until(
                 loop {
                     let met = met.clone();
                     let pending = tokio::task::spawn_blocking(met).await
-                        .map_err(|e| Error::Other(e.into()))?;
+                        .map_err(|e| Error::internal("a wait check failed", e))?;
                     match pending {
                         Ok(p) if p.is_empty() => return Ok(()),
                         Ok(p) if Instant::now() >= deadline => {
                             let names: Vec<String> = p.iter().map(|k| k.to_string()).collect();
-                            return Err(Error::Unfinished(format!(
-                                "timed out after {} waiting for {what}: {}",
-                                humantime::format_duration(timeout),
-                                names.join(", ")
-                            )));
+                            return Err(Unfinished::TimedOut {
+                                after: timeout,
+                                what: what.clone(),
+                                hosts: names,
+                            }
+                            .into());
                         }
                         Ok(_) => {}
                         Err(e) => return Err(e),
@@ -345,11 +346,7 @@ pub fn wait_until(
         }
     }
     drop(driven);
-    let result = why_rx.recv().unwrap_or(Err(Error::Interrupted));
-    if let Err(Error::Unfinished(m)) = &result {
-        eprintln!("error: {m}");
-    }
-    result
+    why_rx.recv().unwrap_or(Err(Error::Interrupted))
 }
 
 /// The host is stable at its goal as far as the store shows: the state `provision` drives it
@@ -432,10 +429,7 @@ pub fn wait(args: WaitArgs) -> Result<()> {
     if let Place::Store(root) = &place
         && Store::open_existing(root).is_none()
     {
-        return Err(Error::Other(anyhow::anyhow!(
-            "no store at {}",
-            root.display()
-        )));
+        return Err(Error::Usage(format!("no store at {}", root.display())));
     }
     let keys = super::snapshot::select_keys(&place, &selection)?;
     wait_until(

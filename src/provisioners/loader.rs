@@ -58,11 +58,14 @@ impl LoadedPlugin {
     }
 
     /// Runs the plugin's optional host-configure step; a plugin without one has no requirements.
-    pub fn host_configure(&self, input: &HostConfigureInput) -> Result<HostRequirements, String> {
+    pub fn host_configure(
+        &self,
+        input: &HostConfigureInput,
+    ) -> Result<HostRequirements, LoadError> {
         let Some(f) = self.decl.host_configure else {
             return Ok(HostRequirements::default());
         };
-        let bytes = serde_json::to_vec(input).map_err(|e| e.to_string())?;
+        let bytes = serde_json::to_vec(input).map_err(LoadError::Encode)?;
         let mut out = PluginBuffer::empty();
         // SAFETY: the declaration passed the ABI check; the arguments follow the ABI.
         let status = unsafe { f(bytes.as_ptr(), bytes.len(), &mut out) };
@@ -72,11 +75,14 @@ impl LoadedPlugin {
         } else {
             Err(error_text(&answer))
         };
-        result.map_err(|e| format!("plugin {}: host configure failed: {e}", self.path.display()))
+        result.map_err(|reason| LoadError::HostConfigure {
+            path: self.path.clone(),
+            reason,
+        })
     }
 
     /// Creates the plugin's factory (BMO's `NewProvisionerFactory`).
-    pub fn new_factory(&self, config: PluginConfig) -> Result<PluginFactory, String> {
+    pub fn new_factory(&self, config: PluginConfig) -> Result<PluginFactory, LoadError> {
         let host: &'static HostState = Box::leak(Box::new(HostState {
             plugin: self.name.clone(),
             default_namespace: config.default_namespace.clone(),
@@ -90,7 +96,7 @@ impl LoadedPlugin {
             event: Some(host_event),
             read_object: Some(host_read_object),
         }));
-        let bytes = serde_json::to_vec(&config).map_err(|e| e.to_string())?;
+        let bytes = serde_json::to_vec(&config).map_err(LoadError::Encode)?;
         let mut error = PluginBuffer::empty();
         // SAFETY: the declaration passed the ABI check; the arguments follow the ABI.
         let handle = unsafe {
@@ -98,11 +104,10 @@ impl LoadedPlugin {
         };
         let error = take_buffer(self.decl, error);
         if handle.is_null() {
-            return Err(format!(
-                "cannot initialize provisioner plugin {}: {}",
-                self.path.display(),
-                error_text(&error)
-            ));
+            return Err(LoadError::Initialize {
+                path: self.path.clone(),
+                reason: error_text(&error),
+            });
         }
         Ok(PluginFactory {
             shared: Arc::new(Shared {
@@ -118,32 +123,71 @@ impl LoadedPlugin {
     }
 }
 
+/// Why a plugin can't be loaded: the loader's check that failed, or its initialisation.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("failed to open plugin {}: {cause}", path.display())]
+    Open {
+        path: PathBuf,
+        cause: libloading::Error,
+    },
+    #[error("plugin {} is not a bmhctl provisioner plugin: {why}", path.display())]
+    NotAPlugin { path: PathBuf, why: String },
+    #[error("plugin {} has plugin ABI {found}, bmhctl needs {ABI_VERSION}", path.display())]
+    Abi { path: PathBuf, found: u32 },
+    #[error("plugin {} has no valid {what}", path.display())]
+    Invalid { path: PathBuf, what: &'static str },
+    #[error(
+        "plugin {} was built with plugin SDK {found}, bmhctl has plugin SDK {SDK_VERSION} (a \
+         plugin needs the same major version and a minor version not above bmhctl's)",
+        path.display()
+    )]
+    Sdk { path: PathBuf, found: String },
+    #[error("plugin {}: plugin name is {found:?}, expected {expected:?}", path.display())]
+    Name {
+        path: PathBuf,
+        found: String,
+        expected: String,
+    },
+    #[error("plugin {}: host configure failed: {reason}", path.display())]
+    HostConfigure { path: PathBuf, reason: String },
+    #[error("cannot initialize provisioner plugin {}: {reason}", path.display())]
+    Initialize { path: PathBuf, reason: String },
+    /// The host's own input could not be encoded.
+    #[error("{0}")]
+    Encode(serde_json::Error),
+}
+
 /// Opens the plugin at `path` and checks its declaration; with `expected_name`, its name too.
 /// Nothing of the plugin is called. The library stays loaded for the life of the process.
-pub fn open(path: &Path, expected_name: Option<&str>) -> Result<LoadedPlugin, String> {
-    let shown = path.display();
+pub fn open(path: &Path, expected_name: Option<&str>) -> Result<LoadedPlugin, LoadError> {
+    let at = || path.to_path_buf();
     // SAFETY: loading a library runs its initialisers; that is what loading a plugin means.
     let lib = unsafe { libloading::Library::new(path) }
-        .map_err(|e| format!("failed to open plugin {shown}: {e}"))?;
+        .map_err(|cause| LoadError::Open { path: at(), cause })?;
     let lib: &'static libloading::Library = Box::leak(Box::new(lib));
     // SAFETY: the symbol is the address of the declaration; it is only read after the checks.
     let decl: *const PluginDeclaration = unsafe {
         lib.get::<*const PluginDeclaration>(abi::DECLARATION_SYMBOL_NUL)
             .map(|s| *s)
     }
-    .map_err(|e| format!("plugin {shown} is not a bmhctl provisioner plugin: {e}"))?;
+    .map_err(|e| LoadError::NotAPlugin {
+        path: at(),
+        why: e.to_string(),
+    })?;
     if decl.is_null() {
-        return Err(format!(
-            "plugin {shown} is not a bmhctl provisioner plugin: {} is null",
-            abi::DECLARATION_SYMBOL
-        ));
+        return Err(LoadError::NotAPlugin {
+            path: at(),
+            why: format!("{} is null", abi::DECLARATION_SYMBOL),
+        });
     }
     // SAFETY: every ABI version starts the declaration with its `u32` ABI version.
     let abi_version = unsafe { std::ptr::read(decl as *const u32) };
     if abi_version != ABI_VERSION {
-        return Err(format!(
-            "plugin {shown} has plugin ABI {abi_version}, bmhctl needs {ABI_VERSION}"
-        ));
+        return Err(LoadError::Abi {
+            path: at(),
+            found: abi_version,
+        });
     }
     // SAFETY: the ABI version matches, so the layout is ours; the library is never unloaded.
     let decl: &'static PluginDeclaration = unsafe { &*decl };
@@ -155,26 +199,32 @@ pub fn check_declaration(
     path: &Path,
     decl: &'static PluginDeclaration,
     expected_name: Option<&str>,
-) -> Result<LoadedPlugin, String> {
-    let shown = path.display();
+) -> Result<LoadedPlugin, LoadError> {
+    let at = || path.to_path_buf();
     // SAFETY: the ABI says both are NUL-terminated strings living as long as the library.
-    let sdk_version = unsafe { c_string(decl.sdk_version) }
-        .ok_or_else(|| format!("plugin {shown} has no valid plugin SDK version"))?;
+    let sdk_version = unsafe { c_string(decl.sdk_version) }.ok_or_else(|| LoadError::Invalid {
+        path: at(),
+        what: "plugin SDK version",
+    })?;
     if !abi::sdk_compatible(&sdk_version, SDK_VERSION) {
-        return Err(format!(
-            "plugin {shown} was built with plugin SDK {sdk_version}, bmhctl has plugin SDK \
-             {SDK_VERSION} (a plugin needs the same major version and a minor version not above bmhctl's)"
-        ));
+        return Err(LoadError::Sdk {
+            path: at(),
+            found: sdk_version,
+        });
     }
     // SAFETY: as above.
-    let name = unsafe { c_string(decl.name) }
-        .ok_or_else(|| format!("plugin {shown} has no valid plugin name"))?;
+    let name = unsafe { c_string(decl.name) }.ok_or_else(|| LoadError::Invalid {
+        path: at(),
+        what: "plugin name",
+    })?;
     if let Some(want) = expected_name
         && name != want
     {
-        return Err(format!(
-            "plugin {shown}: plugin name is {name:?}, expected {want:?}"
-        ));
+        return Err(LoadError::Name {
+            path: at(),
+            found: name,
+            expected: want.to_string(),
+        });
     }
     Ok(LoadedPlugin {
         path: path.to_path_buf(),
@@ -558,7 +608,9 @@ mod tests {
     fn sdk_mismatch_names_both_versions() {
         let path = Path::new("/p/demo-provisioner.so");
         for d in [&NEWER_MAJOR, &NEWER_MINOR] {
-            let err = check_declaration(path, d, Some("demo")).unwrap_err();
+            let err = check_declaration(path, d, Some("demo"))
+                .unwrap_err()
+                .to_string();
             let got = unsafe { c_string(d.sdk_version) }.unwrap();
             assert!(
                 err.starts_with("plugin /p/demo-provisioner.so was built with plugin SDK ")
@@ -572,7 +624,9 @@ mod tests {
     #[test]
     fn name_is_checked_after_the_sdk_version() {
         let path = Path::new("/p/foo-provisioner.so");
-        let err = check_declaration(path, &SAME, Some("foo")).unwrap_err();
+        let err = check_declaration(path, &SAME, Some("foo"))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "plugin /p/foo-provisioner.so: plugin name is \"demo\", expected \"foo\""
@@ -581,7 +635,10 @@ mod tests {
         assert_eq!((ok.name(), ok.sdk_version()), ("demo", SDK_VERSION));
         assert!(!ok.has_host_configure());
         // A factory that fails reports the plugin's error.
-        let err = ok.new_factory(PluginConfig::default()).unwrap_err();
+        let err = ok
+            .new_factory(PluginConfig::default())
+            .unwrap_err()
+            .to_string();
         assert!(
             err.starts_with("cannot initialize provisioner plugin /p/foo-provisioner.so"),
             "{err}"
@@ -708,7 +765,9 @@ mod tests {
 
     #[test]
     fn a_missing_file_fails_to_open() {
-        let err = open(Path::new("/nonexistent/x-provisioner.so"), Some("x")).unwrap_err();
+        let err = open(Path::new("/nonexistent/x-provisioner.so"), Some("x"))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.starts_with("failed to open plugin /nonexistent/x-provisioner.so: "),
             "{err}"

@@ -102,9 +102,11 @@ pub fn resolve(name: &str) -> Result<Resolved> {
         } else {
             " (set PROVISIONER_PLUGIN_DIR, or use --provisioner fixture)"
         };
-        Error::Other(anyhow::anyhow!(
-            "cannot load provisioner plugin {name:?}: {e}{hint}"
-        ))
+        Error::Provisioner {
+            name: name.to_string(),
+            reason: e,
+            hint,
+        }
     })
 }
 
@@ -118,7 +120,7 @@ pub fn default_namespace() -> String {
 
 /// Opens the plugin `name` at `path` (every check of the loader), runs its host configure (whose
 /// requirements become the [`Resolved::load_options`]) and creates its factory.
-pub fn load(name: &str, path: &std::path::Path) -> Result<Resolved, String> {
+pub fn load(name: &str, path: &std::path::Path) -> Result<Resolved, loader::LoadError> {
     let plugin = loader::open(path, Some(name))?;
     let namespace = default_namespace();
     let requirements = plugin.host_configure(&bmhctl_plugin_sdk::abi::HostConfigureInput {

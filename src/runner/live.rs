@@ -106,7 +106,9 @@ pub async fn control(
                             SourceChange::Objects => {
                                 match source.objects() {
                                     Ok(m) => objects.replace(m),
-                                    Err(e) => tracing::warn!("cannot read the objects: {e}"),
+                                    Err(e) => {
+                                        tracing::warn!("cannot read the objects: {}", e.chain())
+                                    }
                                 }
                                 Ok(())
                             }
@@ -116,7 +118,7 @@ pub async fn control(
                         }
                     }
                 }
-                Err(e) => tracing::warn!("cannot look for changes: {e}"),
+                Err(e) => tracing::warn!("cannot look for changes: {}", e.chain()),
             }
             tokio::select! {
                 _ = tokio::time::sleep(poll) => {}
@@ -261,7 +263,7 @@ pub async fn run_live(
                             let _ = tx.send(Done::Unreadable {
                                 host,
                                 record: None,
-                                error: crate::error::Error::BadInput(format!(
+                                error: crate::error::Error::invalid(format!(
                                     "refused by BMO's admission rules, not reconciled until its \
                                      file changes: {}",
                                     texts.join("; ")
@@ -292,7 +294,7 @@ pub async fn run_live(
                     if !outcome.events.is_empty()
                         && let Err(e) = source.record_events(host, &outcome.events)
                     {
-                        tracing::warn!("cannot record events: {e}");
+                        tracing::warn!("cannot record events: {}", e.chain());
                     }
                     let (stage_error, staged_ticket) = match super::staged(&outcome, &record) {
                         Some(s) => match source.stage(host, &s) {
@@ -343,7 +345,7 @@ pub async fn run_live(
                         slot.record = record.map(|r| *r);
                         slot.stale = true;
                         // Waits for the next change of its file.
-                        tracing::warn!("BareMetalHost {}: {error}", slot.key);
+                        tracing::warn!("BareMetalHost {}: {}", slot.key, error.chain());
                     }
                     Done::Pass { host, record, outcome, staged_ticket, stage_error } => {
                         let slot = &mut slots[host];
@@ -385,7 +387,7 @@ pub async fn run_live(
                     Ok(t) => t,
                     Err(e) => {
                         // Not fatal to a controller: the host is read again and retried.
-                        tracing::warn!("cannot save: {e}");
+                        tracing::warn!("cannot save: {}", e.chain());
                         0
                     }
                 };

@@ -193,7 +193,7 @@ pub async fn run(
                     if !outcome.events.is_empty()
                         && let Err(e) = source.record_events(host, &outcome.events)
                     {
-                        tracing::warn!("cannot record events: {e}");
+                        tracing::warn!("cannot record events: {}", e.chain());
                     }
                     let staged = staged(&outcome, &record);
                     let (stage_error, staged_ticket) = match staged {

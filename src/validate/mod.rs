@@ -24,6 +24,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
+use crate::diagnostic::{Diagnostic, Diagnostics, Position};
 use crate::error::Error;
 use crate::objects::ObjectMap;
 use crate::persist::files::inventory::Inventory;
@@ -287,9 +288,9 @@ pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAcces
     (Some(report), warnings)
 }
 
-/// `file:line:column` of `field` in the host's document: the deepest part of the path the
-/// file has (a missing field points at its parent), else the document's start.
-pub fn position(inv: &Inventory, host: usize, field: &FieldPath) -> String {
+/// Where `field` is in the host's document: the deepest part of the path the file has (a
+/// missing field points at its parent), else the document's start.
+pub fn position(inv: &Inventory, host: usize, field: &FieldPath) -> Position {
     let entry = &inv.hosts[host];
     let file = &inv.files[entry.file];
     let segs: Vec<PathSeg> = field
@@ -306,36 +307,33 @@ pub fn position(inv: &Inventory, host: usize, field: &FieldPath) -> String {
         .find_map(|n| yaml.locate(entry.doc, &segs[..n]))
         .map(|p| (p.line, p.column))
         .unwrap_or((yaml.document_start_line(entry.doc), 1));
-    format!("{}:{line}:{column}", file.path.display())
+    Position::new(&file.path, line, column)
 }
 
-/// One line per problem: `file:line:column: BareMetalHost ns/name: field: message`.
-pub fn error_lines(inv: &Inventory, host: usize, errors: &[ValidationError]) -> Vec<String> {
-    let key = &inv.hosts[host].key;
-    errors
-        .iter()
-        .map(|e| {
-            format!(
-                "{}: BareMetalHost {key}: {}: {}",
-                position(inv, host, &e.field),
-                e.field,
-                e.message
-            )
-        })
-        .collect()
+/// A broken rule of host `host`, located in its file.
+pub fn diagnostic(inv: &Inventory, host: usize, e: &ValidationError) -> Diagnostic {
+    Diagnostic::new(e.message.clone())
+        .at(position(inv, host, &e.field))
+        .object(bmh_api::host::KIND, &inv.hosts[host].key)
+        .field(e.field.to_string())
 }
 
-/// Refuses the selected hosts if any is invalid: [`Error::BadInput`] listing every problem.
+/// One [`Diagnostic`] per problem: `file:line:column: BareMetalHost ns/name: field: message`.
+pub fn diagnostics(inv: &Inventory, host: usize, errors: &[ValidationError]) -> Vec<Diagnostic> {
+    errors.iter().map(|e| diagnostic(inv, host, e)).collect()
+}
+
+/// Refuses the selected hosts if any is invalid: [`Error::Invalid`] listing every problem.
 pub fn check_hosts(inv: &Inventory, selected: &[usize]) -> Result<(), Error> {
-    let mut lines = Vec::new();
+    let mut found = Diagnostics::default();
     for &i in selected {
         let old = old_object(inv, i);
         let errors = validate(&inv.hosts[i].record.host, old.as_ref());
-        lines.extend(error_lines(inv, i, &errors));
+        found.0.extend(diagnostics(inv, i, &errors));
     }
-    if lines.is_empty() {
+    if found.is_empty() {
         Ok(())
     } else {
-        Err(Error::BadInput(lines.join("\n")))
+        Err(Error::Invalid(found))
     }
 }

@@ -150,14 +150,14 @@ fn watch_on_files_reconciles_them_reacts_to_edits_holds_their_locks_and_stops_on
         state(&lab, "hosts/", "spare-0") == "available"
     });
     // It holds the files' locks: another writer is refused.
-    let busy = run(&lab, &["provision", "-f", "hosts/"]).expect_code(1);
+    let busy = run(&lab, &["provision", "-f", "hosts/"]).expect_code(3);
     assert!(
         busy.stderr.contains("is in use by another bmhctl process"),
         "{}",
         busy.stderr
     );
     // So is a verb, saying what to do instead.
-    let verb = run(&lab, &["pause", "-f", "hosts/", "spare-0"]).expect_code(1);
+    let verb = run(&lab, &["pause", "-f", "hosts/", "spare-0"]).expect_code(3);
     assert!(
         verb.stderr
             .contains("set the annotation in the file by hand: watch acts on edits"),

@@ -4,6 +4,7 @@ mod lab;
 
 mod bad_input;
 mod completions;
+mod exit_codes;
 mod export;
 mod files_driven;
 mod firmware;

@@ -225,7 +225,7 @@ fn invalid_names_are_refused_before_any_path_is_opened() {
 #[test]
 fn a_missing_plugin_file_is_reported_with_its_path() {
     let lab = Lab::new().file("hosts.yaml", &hosts(&[("worker-0", "")]));
-    let run = run_with(&lab, "demo", &[]).expect_code(1);
+    let run = run_with(&lab, "demo", &[]).expect_code(4);
     let path = lab.path("plugins/demo-provisioner.so");
     assert_stderr(&run, "cannot load provisioner plugin \"demo\"");
     assert_stderr(&run, &format!("failed to open plugin {}: ", path.display()));
@@ -240,7 +240,7 @@ fn a_file_that_is_not_a_library_fails_to_open() {
     let dir = plugin_dir(&lab);
     let path = Path::new(&dir).join("demo-provisioner.so");
     std::fs::write(&path, "not a shared object\n").unwrap();
-    let run = run_with(&lab, "demo", &[]).expect_code(1);
+    let run = run_with(&lab, "demo", &[]).expect_code(4);
     assert_stderr(&run, &format!("failed to open plugin {}: ", path.display()));
 }
 
@@ -269,7 +269,7 @@ fn a_library_without_the_declaration_is_not_a_plugin() {
     let dir = plugin_dir(&lab);
     let path = Path::new(&dir).join("demo-provisioner.so");
     std::fs::copy(system_library(), &path).unwrap();
-    let run = run_with(&lab, "demo", &[]).expect_code(1);
+    let run = run_with(&lab, "demo", &[]).expect_code(4);
     assert_stderr(
         &run,
         &format!(
@@ -284,8 +284,8 @@ fn a_library_without_the_declaration_is_not_a_plugin() {
 fn an_abi_mismatch_names_both_versions() {
     let lab = Lab::new().file("hosts.yaml", &hosts(&[("worker-0", "")]));
     let path = stage(&lab, "test-plugin-abi-mismatch", "abi-mismatch");
-    // The plugin's entry points abort: exit code 1 (not a signal) proves none was called.
-    let run = run_with(&lab, "abi-mismatch", &[]).expect_code(1);
+    // The plugin's entry points abort: exit code 4 (not a signal) proves none was called.
+    let run = run_with(&lab, "abi-mismatch", &[]).expect_code(4);
     assert_stderr(
         &run,
         &format!(
@@ -299,7 +299,7 @@ fn an_abi_mismatch_names_both_versions() {
 fn a_name_mismatch_names_path_got_and_expected() {
     let lab = Lab::new().file("hosts.yaml", &hosts(&[("worker-0", "")]));
     let path = stage(&lab, "demo-provisioner", "foo");
-    let run = run_with(&lab, "foo", &[]).expect_code(1);
+    let run = run_with(&lab, "foo", &[]).expect_code(4);
     assert_stderr(
         &run,
         &format!(

@@ -376,7 +376,7 @@ fn a_second_controller_on_one_store_is_refused() {
     }
     let run = lab
         .run(&["reconcile", "--store", "store", "--provisioner", "fixture"])
-        .expect_code(1);
+        .expect_code(3);
     let pid = first.id();
     assert!(
         run.stderr

@@ -191,7 +191,7 @@ fn a_second_watch_on_one_store_is_refused() {
     let lab = Lab::new().file("hosts.yaml", &file_of(&[spare("spare-0", 1)]));
     run(&lab, &["apply", "-f", "hosts.yaml"]).expect_code(0);
     let watch = Watch::start(&lab);
-    let second = run(&lab, &["watch"]).expect_code(1);
+    let second = run(&lab, &["watch"]).expect_code(3);
     assert!(
         second
             .stderr

@@ -16,14 +16,14 @@ use serde_json::Value;
 /// have `key` already).
 pub fn with_annotation(text: &str, doc: usize, key: &str, value: &str) -> Result<String, Error> {
     let refused = || {
-        Error::BadInput(format!(
+        Error::invalid(format!(
             "cannot add annotation {key} to document {} of this file: its metadata is not \
              laid out as bmhctl can edit (block style); add `{key}: {}` by hand",
             doc + 1,
             Value::String(value.to_string())
         ))
     };
-    let yaml = YamlFile::parse(text.to_string()).map_err(|e| Error::BadInput(e.to_string()))?;
+    let yaml = YamlFile::parse(text.to_string()).map_err(|e| Error::invalid(e.to_string()))?;
     let before: Value = serde_saphyr::from_str(yaml.document_text(doc)).map_err(|_| refused())?;
     let entry = format!(
         "{}: {}",

@@ -228,12 +228,12 @@ impl FileSource {
                 group.reread = true;
             }
             Ok(_) => {}
-            Err(e) => tracing::debug!("{}: cannot read it again: {e}", path.display()),
+            Err(e) => tracing::debug!("{}: cannot read it again: {}", path.display(), e.chain()),
         }
     }
 
     fn problem(&self, e: &Error) {
-        let text = e.to_string();
+        let text = e.chain();
         let mut last = self.last_problem.lock().expect("file source problem");
         if last.as_deref() != Some(text.as_str()) {
             tracing::warn!("not reloading the files until they are fixed: {text}");
@@ -496,7 +496,7 @@ impl HostSource for FileSource {
             Some(Entry {
                 record: Some(r), ..
             }) => Ok(Some((**r).clone())),
-            Some(_) => Err(Error::Other(anyhow::anyhow!(
+            Some(_) => Err(Error::bug(format!(
                 "internal error: BareMetalHost {key} was handed over to its runner"
             ))),
         }
@@ -535,7 +535,7 @@ impl HostSource for FileSource {
                 reread.extend(changes);
                 Ok(reread)
             }
-            Err(e @ (Error::BadInput(_) | Error::Conflict(_))) => {
+            Err(e @ (Error::Invalid(_) | Error::Conflict(_))) => {
                 // A file half-way through an edit: looked at again next time.
                 self.problem(&e);
                 Ok(reread)

@@ -6,6 +6,7 @@ use super::lock::FileLock;
 use super::parse::position;
 use super::sidecar::Sidecar;
 use super::yaml_file::{YamlFile, YamlFileError};
+use crate::diagnostic::{Diagnostic, Position};
 use crate::error::Error;
 use crate::persist::atomic::write_atomic;
 use crate::record::Bookkeeping;
@@ -135,9 +136,10 @@ impl HostFile {
             return Ok(());
         }
         let text = match status {
-            Some(s) => Some(serde_saphyr::to_string(s).map_err(|e| {
-                Error::Other(anyhow::anyhow!("cannot serialize the status as YAML: {e}"))
-            })?),
+            Some(s) => Some(
+                serde_saphyr::to_string(s)
+                    .map_err(|e| Error::internal("cannot serialize the status as YAML", e))?,
+            ),
             None => None,
         };
         self.yaml
@@ -181,7 +183,7 @@ impl HostFile {
     ) -> Result<(), Error> {
         let k = key.to_string();
         if book.is_some() && !self.host_keys.contains(&k) {
-            return Err(Error::Other(anyhow::anyhow!(
+            return Err(Error::bug(format!(
                 "{}: internal error: host {k} is not in this file",
                 self.path.display()
             )));
@@ -192,12 +194,9 @@ impl HostFile {
 
     fn edit_error(&self, doc: usize, e: YamlFileError) -> Error {
         let p = position(&self.yaml, doc, &[]);
-        Error::BadInput(format!(
-            "{}:{}:{}: {e}",
-            self.path.display(),
-            p.line,
-            p.column
-        ))
+        Error::invalid(
+            Diagnostic::new(e.to_string()).at(Position::new(&self.path, p.line, p.column)),
+        )
     }
 
     /// Whether [`commit`](Self::commit) would write anything.
@@ -221,7 +220,7 @@ impl HostFile {
             return Ok(CommitStats::default());
         }
         if self.lock.is_none() {
-            return Err(Error::Other(anyhow::anyhow!(
+            return Err(Error::bug(format!(
                 "{}: loaded read-only; not writing",
                 self.path.display()
             )));
@@ -292,20 +291,31 @@ impl HostFile {
             return Ok(true);
         };
         if self.lock.is_none() {
-            return Err(Error::Other(anyhow::anyhow!(
+            return Err(Error::bug(format!(
                 "{}: loaded read-only; not writing",
                 self.path.display()
             )));
         }
         let text = super::annotation_edit::with_annotation(self.disk_text(), doc, key, value)
             .map_err(|e| match e {
-                Error::BadInput(m) => Error::BadInput(format!("{}: {m}", self.path.display())),
+                Error::Invalid(ds) => Error::Invalid(
+                    ds.0.into_iter()
+                        .map(|d| {
+                            if d.position.is_none() {
+                                d.in_file(&self.path)
+                            } else {
+                                d
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .into(),
+                ),
                 e => e,
             })?;
         self.check_unchanged_on_disk()?;
         write_atomic(&self.real_path, text.as_bytes()).map_err(|e| Error::io(&self.path, e))?;
         self.disk_stamp = Stamp::of(&self.real_path);
-        self.yaml = YamlFile::parse(text).map_err(|e| Error::BadInput(e.to_string()))?;
+        self.yaml = YamlFile::parse(text).map_err(|e| Error::invalid(e.to_string()))?;
         self.disk_text = None;
         self.edited.clear();
         self.pending = false;

@@ -41,6 +41,7 @@ use super::parse::{FirmwareObject, Item, parse_file, position, with_namespace};
 use super::paths::{expand, read_text};
 use super::sidecar::Sidecar;
 use super::yaml_file::PathSeg;
+use crate::diagnostic::{Diagnostic, Diagnostics, Position};
 use crate::error::Error;
 use crate::objects::{ObjectMap, TypedKey};
 use crate::persist::LoadOptions;
@@ -173,15 +174,15 @@ pub fn check_secret_references(inv: &Inventory) -> Result<(), Error> {
     bad_input(secret_reference_errors(inv))
 }
 
-fn bad_input(errors: Vec<String>) -> Result<(), Error> {
+fn bad_input(errors: Vec<Diagnostic>) -> Result<(), Error> {
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(Error::BadInput(errors.join("\n")))
+        Err(Error::Invalid(Diagnostics(errors)))
     }
 }
 
-fn secret_reference_errors(inv: &Inventory) -> Vec<String> {
+fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for h in &inv.hosts {
         let spec = &h.record.host.spec;
@@ -224,14 +225,12 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<String> {
             }
             let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
             let pos = position(&file.yaml, h.doc, &segs);
-            errors.push(format!(
-                "{}:{}:{}: BareMetalHost {}: {}: Secret {key} not found in the given files",
-                file.path.display(),
-                pos.line,
-                pos.column,
-                h.key,
-                path.join("."),
-            ));
+            errors.push(
+                Diagnostic::new(format!("Secret {key} not found in the given files"))
+                    .at(Position::new(&file.path, pos.line, pos.column))
+                    .object(bmh_api::host::KIND, &h.key)
+                    .field(path.join(".")),
+            );
         }
     }
     errors
@@ -241,7 +240,7 @@ fn load_collecting(
     paths: &[PathBuf],
     mode: LoadMode,
     options: &LoadOptions,
-) -> Result<(Inventory, Vec<String>), Error> {
+) -> Result<(Inventory, Vec<Diagnostic>), Error> {
     let mut errors = Vec::new();
     let mut seen = HashSet::new();
     let mut parsed = Vec::new();
@@ -269,14 +268,14 @@ fn load_collecting(
 
     let mut inv = Inventory::default();
     // Duplicates, across all files.
-    let mut host_at: HashMap<ObjectKey, String> = HashMap::new();
-    let mut secret_at: HashMap<ObjectKey, String> = HashMap::new();
-    let mut settings_at: HashMap<ObjectKey, String> = HashMap::new();
-    let mut components_at: HashMap<ObjectKey, String> = HashMap::new();
+    let mut host_at: HashMap<ObjectKey, Position> = HashMap::new();
+    let mut secret_at: HashMap<ObjectKey, Position> = HashMap::new();
+    let mut settings_at: HashMap<ObjectKey, Position> = HashMap::new();
+    let mut components_at: HashMap<ObjectKey, Position> = HashMap::new();
     // The file (index into `parsed`) of each host.
     let mut host_file: HashMap<ObjectKey, usize> = HashMap::new();
     // Kept objects of the extra kinds, by kind (whatever the version) and key.
-    let mut object_at: HashMap<(String, ObjectKey), String> = HashMap::new();
+    let mut object_at: HashMap<(String, ObjectKey), Position> = HashMap::new();
     // Which of the other documents are kept as objects (the first of duplicates only).
     let mut kept: HashSet<(usize, usize)> = HashSet::new();
     for (file, pf) in parsed.iter_mut().enumerate() {
@@ -299,11 +298,13 @@ fn load_collecting(
                 Item::Other(_) => continue,
             };
             let pos = position(yaml, doc, &[PathSeg::Key("metadata"), PathSeg::Key("name")]);
-            let here = format!("{}:{}:{}", pf.label.display(), pos.line, pos.column);
+            let here = Position::new(&pf.label, pos.line, pos.column);
             if let Some(first) = seen.get(key) {
-                errors.push(format!(
-                    "{here}: {what} {key}: defined more than once (first at {first})"
-                ));
+                errors.push(
+                    Diagnostic::new(format!("defined more than once (first at {first})"))
+                        .at(here)
+                        .object(what, key),
+                );
             } else {
                 seen.insert(key.clone(), here);
             }
@@ -316,13 +317,10 @@ fn load_collecting(
             let key = ObjectKey::new(&o.namespace, &o.name);
             if o.name.is_empty() {
                 let pos = position(yaml, o.doc, &[PathSeg::Key("metadata")]);
-                errors.push(format!(
-                    "{}:{}:{}: {} without metadata.name",
-                    pf.label.display(),
-                    pos.line,
-                    pos.column,
-                    o.kind
-                ));
+                errors.push(
+                    Diagnostic::new(format!("{} without metadata.name", o.kind))
+                        .at(Position::new(&pf.label, pos.line, pos.column)),
+                );
                 continue;
             }
             let pos = position(
@@ -330,14 +328,13 @@ fn load_collecting(
                 o.doc,
                 &[PathSeg::Key("metadata"), PathSeg::Key("name")],
             );
-            let here = format!("{}:{}:{}", pf.label.display(), pos.line, pos.column);
+            let here = Position::new(&pf.label, pos.line, pos.column);
             match object_at.entry((o.kind.clone(), key)) {
-                std::collections::hash_map::Entry::Occupied(first) => errors.push(format!(
-                    "{here}: {} {}: defined more than once (first at {})",
-                    o.kind,
-                    first.key().1,
-                    first.get()
-                )),
+                std::collections::hash_map::Entry::Occupied(first) => errors.push(
+                    Diagnostic::new(format!("defined more than once (first at {})", first.get()))
+                        .at(here)
+                        .object(&o.kind, &first.key().1),
+                ),
                 std::collections::hash_map::Entry::Vacant(v) => {
                     v.insert(here);
                     kept.insert((file, o.doc));
@@ -358,18 +355,23 @@ fn load_collecting(
                 *doc,
                 &[PathSeg::Key("metadata"), PathSeg::Key("name")],
             );
-            let here = format!("{}:{}:{}", pf.label.display(), pos.line, pos.column);
+            let here = Position::new(&pf.label, pos.line, pos.column);
+            let problem = |message: String| {
+                Diagnostic::new(message)
+                    .at(here.clone())
+                    .object(kind, key)
+                    .field("metadata.name")
+            };
             match host_file.get(key) {
                 Some(f) if *f == file => {}
-                Some(f) => errors.push(format!(
-                    "{here}: {kind} {key}: metadata.name: must be in the same file as \
-                     BareMetalHost {key} (which is in {})",
+                Some(f) => errors.push(problem(format!(
+                    "must be in the same file as BareMetalHost {key} (which is in {})",
                     parsed[*f].label.display()
-                )),
-                None => errors.push(format!(
-                    "{here}: {kind} {key}: metadata.name: no BareMetalHost {key} in the given \
-                     files (a {kind} belongs to the BareMetalHost of the same namespace and name)"
-                )),
+                ))),
+                None => errors.push(problem(format!(
+                    "no BareMetalHost {key} in the given files (a {kind} belongs to the \
+                     BareMetalHost of the same namespace and name)"
+                ))),
             }
         }
     }
@@ -423,8 +425,8 @@ fn load_collecting(
         }
         let mut sidecar = match Sidecar::load(&pf.real) {
             Ok(s) => s,
-            Err(Error::BadInput(m)) => {
-                errors.push(m);
+            Err(Error::Invalid(ds)) => {
+                errors.extend(ds.0);
                 continue;
             }
             Err(e) => return Err(e),

@@ -4,6 +4,7 @@
 use super::inventory::{LoadMode, OtherDocument};
 use super::lock::FileLock;
 use super::yaml_file::{PathSeg, TextPos, YamlFile, YamlFileError};
+use crate::diagnostic::{Diagnostic, Position};
 use crate::objects::ResolvedSecret;
 use base64::Engine as _;
 use bmh_api::{
@@ -53,7 +54,7 @@ pub(super) struct ParsedFile {
     /// `None` when the file has a syntax error.
     pub(super) yaml: Option<YamlFile>,
     pub(super) items: Vec<Item>,
-    pub(super) errors: Vec<String>,
+    pub(super) errors: Vec<Diagnostic>,
     pub(super) lock: Option<FileLock>,
 }
 
@@ -98,7 +99,6 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
         errors: Vec::new(),
         lock: None,
     };
-    let shown = label.display().to_string();
     let yaml = match YamlFile::parse(text) {
         Ok(y) => y,
         Err(YamlFileError::Syntax {
@@ -107,11 +107,12 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
             message,
         }) => {
             pf.errors
-                .push(format!("{shown}:{line}:{column}: {message}"));
+                .push(Diagnostic::new(message).at(Position::new(label, line, column)));
             return pf;
         }
         Err(e) => {
-            pf.errors.push(format!("{shown}: {e}"));
+            pf.errors
+                .push(Diagnostic::new(e.to_string()).in_file(label));
             return pf;
         }
     };
@@ -130,13 +131,14 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                 } else {
                     (lines_before + line, column)
                 };
-                pf.errors.push(format!("{shown}:{line}:{column}: {msg}"));
+                pf.errors
+                    .push(Diagnostic::new(msg).at(Position::new(label, line, column)));
                 continue;
             }
         };
         let at = |path: &[PathSeg]| {
             let p = position(&yaml, doc, path);
-            format!("{shown}:{}:{}", p.line, p.column)
+            Position::new(label, p.line, p.column)
         };
         if value.is_null() {
             continue;
@@ -154,37 +156,29 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
         match (api_version.as_ref(), kind.as_ref()) {
             (bmh_api::host::API_VERSION, bmh_api::host::KIND) => {
                 if name.is_empty() {
-                    pf.errors.push(format!(
-                        "{}: BareMetalHost without metadata.name",
-                        at(&[PathSeg::Key("metadata")])
-                    ));
+                    pf.errors.push(
+                        Diagnostic::new("BareMetalHost without metadata.name")
+                            .at(at(&[PathSeg::Key("metadata")])),
+                    );
                     continue;
                 }
                 let host = match serde_path_to_error::deserialize::<_, BareMetalHost>(&value) {
                     Ok(h) => Some(Box::new(h)),
                     Err(e) => {
-                        let path = e.path().to_string();
-                        let segs = path_segs(e.path());
-                        let field = if segs.is_empty() {
-                            String::new()
-                        } else {
-                            format!("{path}: ")
-                        };
-                        pf.errors.push(format!(
-                            "{}: BareMetalHost {key}: {field}{}",
-                            at(&segs),
-                            e.inner()
-                        ));
+                        pf.errors
+                            .push(type_error(&e, bmh_api::host::KIND, &key, &at));
                         None
                     }
                 };
                 if host.is_some() && mode == LoadMode::Write && !is_block_mapping(text) {
-                    pf.errors.push(format!(
-                        "{}: BareMetalHost {key}: not a block-style YAML mapping (JSON or a \
-                         flow mapping `{{...}}`); bmhctl can only write the status of hosts \
-                         written in block style",
-                        at(&[])
-                    ));
+                    pf.errors.push(
+                        Diagnostic::new(
+                            "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
+                             bmhctl can only write the status of hosts written in block style",
+                        )
+                        .at(at(&[]))
+                        .object(bmh_api::host::KIND, &key),
+                    );
                 }
                 pf.items.push(Item::Host { doc, key, host });
             }
@@ -196,10 +190,10 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     HOST_FIRMWARE_COMPONENTS_KIND
                 };
                 if name.is_empty() {
-                    pf.errors.push(format!(
-                        "{}: {kind} without metadata.name",
-                        at(&[PathSeg::Key("metadata")])
-                    ));
+                    pf.errors.push(
+                        Diagnostic::new(format!("{kind} without metadata.name"))
+                            .at(at(&[PathSeg::Key("metadata")])),
+                    );
                     continue;
                 }
                 let object = if kind == HOST_FIRMWARE_SETTINGS_KIND {
@@ -210,12 +204,14 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                         .map(|o| FirmwareObject::Components(Box::new(o)))
                 };
                 if object.is_some() && mode == LoadMode::Write && !is_block_mapping(text) {
-                    pf.errors.push(format!(
-                        "{}: {kind} {key}: not a block-style YAML mapping (JSON or a flow \
-                         mapping `{{...}}`); bmhctl can only write the status of objects \
-                         written in block style",
-                        at(&[])
-                    ));
+                    pf.errors.push(
+                        Diagnostic::new(
+                            "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
+                             bmhctl can only write the status of objects written in block style",
+                        )
+                        .at(at(&[]))
+                        .object(kind, &key),
+                    );
                 }
                 pf.items.push(Item::Firmware {
                     doc,
@@ -227,20 +223,21 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
             }
             ("v1", "Secret") => {
                 if name.is_empty() {
-                    pf.errors.push(format!(
-                        "{}: Secret without metadata.name",
-                        at(&[PathSeg::Key("metadata")])
-                    ));
+                    pf.errors.push(
+                        Diagnostic::new("Secret without metadata.name")
+                            .at(at(&[PathSeg::Key("metadata")])),
+                    );
                     continue;
                 }
                 let mut problems = Vec::new();
                 let data = secret_data(&value, |field, msg| {
                     let segs: Vec<PathSeg> = field.iter().map(|k| PathSeg::Key(k)).collect();
-                    problems.push(format!(
-                        "{}: Secret {key}: {}: {msg}",
-                        at(&segs),
-                        field.join(".")
-                    ));
+                    problems.push(
+                        Diagnostic::new(msg.to_string())
+                            .at(at(&segs))
+                            .object("Secret", &key)
+                            .field(field.join(".")),
+                    );
                 });
                 let secret = problems
                     .is_empty()
@@ -263,27 +260,38 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
     pf
 }
 
-/// `value` as a `T`; a problem is recorded as `file:line:column: KIND key: field: error`.
+/// `value` as a `T`; a problem is recorded with the field's position, the object and the field.
 fn typed<T: DeserializeOwned>(
     value: &Value,
     kind: &str,
     key: &ObjectKey,
-    at: &dyn Fn(&[PathSeg]) -> String,
-    errors: &mut Vec<String>,
+    at: &dyn Fn(&[PathSeg]) -> Position,
+    errors: &mut Vec<Diagnostic>,
 ) -> Option<T> {
     match serde_path_to_error::deserialize::<_, T>(value) {
         Ok(o) => Some(o),
         Err(e) => {
-            let path = e.path().to_string();
-            let segs = path_segs(e.path());
-            let field = if segs.is_empty() {
-                String::new()
-            } else {
-                format!("{path}: ")
-            };
-            errors.push(format!("{}: {kind} {key}: {field}{}", at(&segs), e.inner()));
+            errors.push(type_error(&e, kind, key, at));
             None
         }
+    }
+}
+
+/// A value of the wrong type, at its field (none when the document as a whole is wrong).
+fn type_error(
+    e: &serde_path_to_error::Error<serde_json::Error>,
+    kind: &str,
+    key: &ObjectKey,
+    at: &dyn Fn(&[PathSeg]) -> Position,
+) -> Diagnostic {
+    let segs = path_segs(e.path());
+    let d = Diagnostic::new(e.inner().to_string())
+        .at(at(&segs))
+        .object(kind, key);
+    if segs.is_empty() {
+        d
+    } else {
+        d.field(e.path().to_string())
     }
 }
 

@@ -3,6 +3,7 @@
 //! and subdirectories skipped). Each comes as `(as shown, resolved)`: symlinks are resolved
 //! once, and the resolved path is what is read, locked and written.
 
+use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use std::path::{Path, PathBuf};
 
@@ -15,14 +16,14 @@ pub fn input_files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, Error> 
 /// The files the paths stand for: `(as shown, resolved)`.
 pub(super) fn expand(
     paths: &[PathBuf],
-    errors: &mut Vec<String>,
+    errors: &mut Vec<Diagnostic>,
 ) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
     let mut out = Vec::new();
     for p in paths {
         let meta = match std::fs::metadata(p) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                errors.push(format!("{}: no such file or directory", p.display()));
+                errors.push(Diagnostic::new("no such file or directory").in_file(p));
                 continue;
             }
             Err(e) => return Err(Error::io(p, e)),
@@ -59,13 +60,13 @@ pub(super) fn expand(
 pub(super) fn read_text(
     real: &Path,
     label: &Path,
-    errors: &mut Vec<String>,
+    errors: &mut Vec<Diagnostic>,
 ) -> Result<Option<String>, Error> {
     let bytes = std::fs::read(real).map_err(|e| Error::io(label, e))?;
     match String::from_utf8(bytes) {
         Ok(t) => Ok(Some(t)),
         Err(_) => {
-            errors.push(format!("{}: not UTF-8 text", label.display()));
+            errors.push(Diagnostic::new("not UTF-8 text").in_file(label));
             Ok(None)
         }
     }

@@ -12,6 +12,7 @@
 //! sidecar. A missing sidecar is an empty one; one that can't be read or parsed is bad input
 //! whose message says it may be deleted to start over.
 
+use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::persist::atomic::write_atomic;
 use crate::record::Bookkeeping;
@@ -92,12 +93,14 @@ impl Sidecar {
     }
 
     fn corrupt(&self, why: &str) -> Error {
-        Error::BadInput(format!(
-            "{}: cannot read bmhctl's bookkeeping for {}: {why}; the file may be deleted to \
-             start over (its hosts then get new uids and generations)",
-            self.path.display(),
-            self.file_name
-        ))
+        Error::invalid(
+            Diagnostic::new(format!(
+                "cannot read bmhctl's bookkeeping for {}: {why}; the file may be deleted to \
+                 start over (its hosts then get new uids and generations)",
+                self.file_name
+            ))
+            .in_file(&self.path),
+        )
     }
 
     pub fn path(&self) -> &Path {
@@ -257,9 +260,10 @@ mod tests {
         for content in ["{not json", "{\"version\": 7, \"hosts\": {}}"] {
             std::fs::write(&path, content).unwrap();
             let err = Sidecar::load(&file).unwrap_err();
-            let Error::BadInput(msg) = err else {
+            let Error::Invalid(ds) = err else {
                 panic!("{err:?}")
             };
+            let msg = ds.to_string();
             assert!(
                 msg.starts_with(&format!("{}: cannot read", path.display())),
                 "{msg}"

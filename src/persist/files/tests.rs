@@ -87,7 +87,7 @@ fn status(op: &str) -> BareMetalHostStatus {
 
 fn bad_input(paths: &[PathBuf]) -> String {
     match load_checked(paths, LoadMode::Write) {
-        Err(Error::BadInput(m)) => m,
+        Err(Error::Invalid(ds)) => ds.to_string(),
         Err(e) => panic!("{e:?}"),
         Ok(_) => panic!("loaded"),
     }
@@ -309,9 +309,10 @@ fn missing_secrets_and_bad_secret_values() {
     )
     .unwrap();
     let inv = load(&[hosts.clone(), secrets.clone()], LoadMode::ReadOnly).unwrap();
-    let Err(Error::BadInput(m)) = check_secret_references(&inv) else {
+    let Err(Error::Invalid(ds)) = check_secret_references(&inv) else {
         panic!()
     };
+    let m = ds.to_string();
     assert_eq!(m.lines().count(), 2, "{m}");
     assert!(!sidecar_of(&hosts).exists());
 }
@@ -744,10 +745,11 @@ fn duplicate_extra_kind_objects_name_both_places() {
         "apiVersion: example.bmhctl.metal3.io/v1alpha1\nkind: Widget\nmetadata:\n  name: w\n---\napiVersion: example.bmhctl.metal3.io/v1alpha1\nkind: Widget\nmetadata:\n  namespace: x\n",
     );
     let paths = [a.clone(), b.clone()];
-    let Err(Error::BadInput(msg)) = load_with(&paths, LoadMode::ReadOnly, &widget_options(None))
+    let Err(Error::Invalid(ds)) = load_with(&paths, LoadMode::ReadOnly, &widget_options(None))
     else {
         panic!("loaded")
     };
+    let msg = ds.to_string();
     assert_eq!(
         msg,
         format!(

@@ -67,7 +67,10 @@ impl Store {
         let skip = all.len().saturating_sub(kept);
         let mut text = String::new();
         for e in &all[skip..] {
-            text.push_str(&serde_json::to_string(e).map_err(|e| Error::Other(e.into()))?);
+            text.push_str(
+                &serde_json::to_string(e)
+                    .map_err(|e| Error::internal("cannot encode an event as JSON", e))?,
+            );
             text.push('\n');
         }
         write_atomic(&path, text.as_bytes()).map_err(|e| store_io(&path, e))

@@ -123,7 +123,7 @@ pub fn hardware_key(key: &ObjectKey) -> TypedKey {
 
 fn typed<T: DeserializeOwned>(what: &str, value: Value) -> Result<T> {
     serde_json::from_value(value)
-        .map_err(|e| Error::BadInput(format!("{what} in the store cannot be read: {e}")))
+        .map_err(|e| Error::invalid(format!("{what} in the store cannot be read: {e}")))
 }
 
 /// The host and its bookkeeping from the host's stored object (without HardwareData).
@@ -162,8 +162,10 @@ pub fn encode_host(host: &BareMetalHost, book: &Bookkeeping) -> Result<Value> {
     m.generation = book.generation;
     m.finalizers = book.finalizers.clone();
     m.deletion_timestamp = book.deletion_requested.clone();
-    let mut v = serde_json::to_value(&h).map_err(|e| Error::Other(e.into()))?;
-    let mut b = serde_json::to_value(book).map_err(|e| Error::Other(e.into()))?;
+    let mut v =
+        serde_json::to_value(&h).map_err(|e| Error::internal("cannot encode a host as JSON", e))?;
+    let mut b = serde_json::to_value(book)
+        .map_err(|e| Error::internal("cannot encode bookkeeping as JSON", e))?;
     if let Some(bm) = b.as_object_mut() {
         for f in BOOK_FIELDS_ELSEWHERE {
             bm.remove(f);
@@ -185,7 +187,7 @@ pub fn encode_hardware(key: &ObjectKey, hw: &HardwareData) -> Result<Value> {
     hw.metadata.name = key.name.clone();
     hw.metadata.namespace = key.namespace.clone();
     hw.metadata.resource_version.clear();
-    serde_json::to_value(&hw).map_err(|e| Error::Other(e.into()))
+    serde_json::to_value(&hw).map_err(|e| Error::internal("cannot encode HardwareData as JSON", e))
 }
 
 impl Store {

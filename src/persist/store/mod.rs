@@ -36,6 +36,7 @@ pub mod hosts;
 pub mod store_source;
 pub mod watcher;
 
+use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
 use crate::objects::{ObjectMap, ResolvedSecret, SECRET_API_VERSION, SECRET_KIND, TypedKey};
 use crate::persist::atomic::write_atomic_mode;
@@ -132,7 +133,7 @@ fn check_name(what: &str, name: &str) -> Result<()> {
         || name.contains(['/', '\\', '\0'])
         || name.len() > 253
     {
-        return Err(Error::BadInput(format!(
+        return Err(Error::invalid(format!(
             "{what} {name:?} cannot be stored: not a valid object name"
         )));
     }
@@ -304,7 +305,7 @@ impl Store {
         }
         set_version(&mut value, version + 1);
         let text = serde_saphyr::to_string(&value)
-            .map_err(|e| Error::Other(anyhow::anyhow!("{key}: cannot encode as YAML: {e}")))?;
+            .map_err(|e| Error::internal(format!("{key}: cannot encode as YAML"), e))?;
         let path = self.path_of(key);
         let dir = path.parent().expect("an object path has a directory");
         std::fs::create_dir_all(dir).map_err(|e| store_io(dir, e))?;
@@ -432,7 +433,11 @@ impl Store {
                     let bytes = base64::engine::general_purpose::STANDARD
                         .decode(v.as_str().unwrap_or_default())
                         .map_err(|e| {
-                            Error::BadInput(format!("Secret {key} in the store: data.{k}: {e}"))
+                            Error::invalid(
+                                Diagnostic::new(format!("in the store: {e}"))
+                                    .object("Secret", &key)
+                                    .field(format!("data.{k}")),
+                            )
                         })?;
                     data.insert(k.clone(), bytes);
                 }
@@ -507,16 +512,12 @@ fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
 
 fn parse(path: &Path, text: &str) -> Result<Stored> {
     let value: Value = serde_saphyr::from_str(text).map_err(|e| {
-        Error::BadInput(format!(
-            "{}: not a readable store object: {e}",
-            path.display()
-        ))
+        Error::invalid(Diagnostic::new(format!("not a readable store object: {e}")).in_file(path))
     })?;
     if !value.is_object() {
-        return Err(Error::BadInput(format!(
-            "{}: not a readable store object: not a mapping",
-            path.display()
-        )));
+        return Err(Error::invalid(
+            Diagnostic::new("not a readable store object: not a mapping").in_file(path),
+        ));
     }
     let version = match &value["metadata"]["resourceVersion"] {
         Value::String(s) => s.parse().unwrap_or(0),

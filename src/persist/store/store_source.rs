@@ -88,7 +88,8 @@ fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<
             Some(s) => {
                 obj.insert(
                     "status".into(),
-                    serde_json::to_value(s).map_err(|e| Error::Other(e.into()))?,
+                    serde_json::to_value(s)
+                        .map_err(|e| Error::internal("cannot encode a Secret as JSON", e))?,
                 );
             }
             None => {

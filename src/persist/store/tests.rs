@@ -218,7 +218,7 @@ fn names_that_are_not_path_components_are_refused() {
         assert!(
             matches!(
                 store.write(&key, value.clone(), Expect::Absent),
-                Err(Error::BadInput(_))
+                Err(Error::Invalid(_))
             ),
             "{bad}"
         );
