@@ -105,7 +105,9 @@ fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
         }
         new.status = old.as_ref().and_then(|o| o.status.clone());
         let errors = crate::validate::validate(&new, old.as_ref());
-        found.extend(crate::validate::diagnostics(inv, i, &errors));
+        found.extend(crate::persist::files::admission::diagnostics(
+            inv, i, &errors,
+        ));
     }
     if found.is_empty() {
         Ok(())

@@ -34,7 +34,7 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &selection)?;
     // BMO's admission rules: an invalid host is refused before anything is written.
-    crate::validate::check_hosts(&inv, &selected)?;
+    crate::persist::files::admission::check_hosts(&inv, &selected)?;
     let run = Run {
         paths: &paths,
         options: &options,

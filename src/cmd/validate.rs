@@ -4,8 +4,8 @@
 use super::output;
 use super::{ResultFormat, Verbosity};
 use crate::error::{Error, Result};
+use crate::persist::files::admission::{self, HostValidation};
 use crate::persist::files::inventory::{self, LoadMode};
-use crate::validate::{self, HostValidation};
 use clap::Args;
 use comfy_table::{Table, presets::NOTHING};
 use std::path::PathBuf;
@@ -27,7 +27,7 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
         return Err(Error::invalid("no BareMetalHost in the given files"));
     }
     let reports: Vec<HostValidation> = (0..inv.hosts.len())
-        .map(|i| validate::validate_entry(&inv, i))
+        .map(|i| admission::validate_entry(&inv, i))
         .collect();
     match args.output {
         ResultFormat::Table => {
@@ -50,7 +50,7 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
                     // (`file:line:column`), `location` and `object` as a diagnostic's JSON has them.
                     if let Some(errors) = v["errors"].as_array_mut() {
                         for (e, err) in errors.iter_mut().zip(&r.errors) {
-                            let d = validate::diagnostic(&inv, i, err);
+                            let d = admission::diagnostic(&inv, i, err);
                             if let Some(p) = &d.position {
                                 e["position"] = p.to_string().into();
                                 e["location"] = serde_json::to_value(p).unwrap_or_default();

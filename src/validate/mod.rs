@@ -1,6 +1,7 @@
 //! BMO's admission validation of BareMetalHosts (its validating webhook and the CRD schema the
 //! API server checks first), for `bmhctl validate` and for every command that must refuse an
-//! invalid host before acting on it (`provision` now; `apply` and `watch` later).
+//! invalid host before acting on it (`provision`, `apply`, `watch`). Pure: hosts in, broken
+//! rules out; where they are in a file is `persist::files::admission`'s to say.
 //!
 //! * [`validate_create`]: the webhook's create rules ([`rules`], spec §5.1), in BMO's order,
 //!   with BMO's messages;
@@ -10,12 +11,8 @@
 //! bmhctl has no API server keeping the previous object. The "old" object of an update is the
 //! spec bmhctl last saw for the host (`specSnapshot` in the file's `.bmhctl/<file>.state.json`,
 //! written whenever bmhctl saves the host's bookkeeping) with the host's current metadata and
-//! status (a spec edit does not change the status, as in Kubernetes): see [`old_object`]. A host
-//! bmhctl has never saved has no old object and is checked as a create.
-//!
-//! [`check_hosts`] is what commands call: every error of the selected hosts as one bad-input
-//! error, one line per problem, `file:line:column: BareMetalHost ns/name: field: message`, as
-//! the loader reports its own problems.
+//! status (a spec edit does not change the status, as in Kubernetes). A host bmhctl has never
+//! saved has no old object and is checked as a create.
 
 mod gojson;
 mod golib;
@@ -24,12 +21,8 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use crate::diagnostic::{Diagnostic, Diagnostics, Position};
-use crate::error::Error;
 use crate::objects::ObjectMap;
-use crate::persist::files::inventory::Inventory;
-use crate::persist::files::yaml_file::PathSeg;
-use bmh_api::{BareMetalHost, BareMetalHostSpec, ObjectKey};
+use bmh_api::{BareMetalHost, ObjectKey};
 use serde::Serialize;
 use std::fmt;
 
@@ -170,18 +163,6 @@ pub fn validate(host: &BareMetalHost, old: Option<&BareMetalHost>) -> Vec<Valida
     errors
 }
 
-/// The host as bmhctl last saw it: its last saved spec with its current metadata and status.
-pub fn old_object(inv: &Inventory, host: usize) -> Option<BareMetalHost> {
-    let entry = &inv.hosts[host];
-    let book = inv.files[entry.file]
-        .sidecar()
-        .get(&entry.key.to_string())?;
-    let spec: BareMetalHostSpec = serde_json::from_value(book.spec_snapshot.clone()?).ok()?;
-    let mut old = entry.record.host.clone();
-    old.spec = spec;
-    Some(old)
-}
-
 /// How the host's BMC will be reached, as `-o json` shows it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -199,41 +180,6 @@ pub struct BmcAccess {
     pub interfaces: bmh_bmc::Interfaces,
     /// What the node is created with, every password replaced by `<redacted>`.
     pub driver_info: serde_json::Map<String, serde_json::Value>,
-}
-
-/// A host's validation with what `bmhctl validate` shows besides the errors.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HostValidation {
-    pub name: String,
-    pub namespace: String,
-    pub file: String,
-    pub valid: bool,
-    pub errors: Vec<ValidationError>,
-    /// Not admission errors: bmhctl's extensions, problems BMO finds only later (credentials).
-    pub warnings: Vec<String>,
-    /// Whether an old spec was known, so that the update rules ran too.
-    pub update_checked: bool,
-    pub bmc: Option<BmcAccess>,
-}
-
-/// Validates one host of `inv` and resolves its BMC access.
-pub fn validate_entry(inv: &Inventory, host: usize) -> HostValidation {
-    let entry = &inv.hosts[host];
-    let h = &entry.record.host;
-    let old = old_object(inv, host);
-    let errors = validate(h, old.as_ref());
-    let (bmc, warnings) = bmc_access(h, &inv.objects);
-    HostValidation {
-        name: entry.key.name.clone(),
-        namespace: entry.key.namespace.clone(),
-        file: inv.files[entry.file].path.display().to_string(),
-        valid: errors.is_empty(),
-        errors,
-        warnings,
-        update_checked: old.is_some(),
-        bmc,
-    }
 }
 
 /// The BMC access of a host whose address resolves, and the warnings that go with it.
@@ -286,54 +232,4 @@ pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAcces
         driver_info,
     };
     (Some(report), warnings)
-}
-
-/// Where `field` is in the host's document: the deepest part of the path the file has (a
-/// missing field points at its parent), else the document's start.
-pub fn position(inv: &Inventory, host: usize, field: &FieldPath) -> Position {
-    let entry = &inv.hosts[host];
-    let file = &inv.files[entry.file];
-    let segs: Vec<PathSeg> = field
-        .0
-        .iter()
-        .map(|s| match s {
-            Seg::Key(k) => PathSeg::Key(k),
-            Seg::Index(i) => PathSeg::Index(*i),
-        })
-        .collect();
-    let yaml = file.yaml();
-    let (line, column) = (0..=segs.len())
-        .rev()
-        .find_map(|n| yaml.locate(entry.doc, &segs[..n]))
-        .map(|p| (p.line, p.column))
-        .unwrap_or((yaml.document_start_line(entry.doc), 1));
-    Position::new(&file.path, line, column)
-}
-
-/// A broken rule of host `host`, located in its file.
-pub fn diagnostic(inv: &Inventory, host: usize, e: &ValidationError) -> Diagnostic {
-    Diagnostic::new(e.message.clone())
-        .at(position(inv, host, &e.field))
-        .object(bmh_api::host::KIND, &inv.hosts[host].key)
-        .field(e.field.to_string())
-}
-
-/// One [`Diagnostic`] per problem: `file:line:column: BareMetalHost ns/name: field: message`.
-pub fn diagnostics(inv: &Inventory, host: usize, errors: &[ValidationError]) -> Vec<Diagnostic> {
-    errors.iter().map(|e| diagnostic(inv, host, e)).collect()
-}
-
-/// Refuses the selected hosts if any is invalid: [`Error::Invalid`] listing every problem.
-pub fn check_hosts(inv: &Inventory, selected: &[usize]) -> Result<(), Error> {
-    let mut found = Diagnostics::default();
-    for &i in selected {
-        let old = old_object(inv, i);
-        let errors = validate(&inv.hosts[i].record.host, old.as_ref());
-        found.0.extend(diagnostics(inv, i, &errors));
-    }
-    if found.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::Invalid(found))
-    }
 }

@@ -25,8 +25,9 @@
 //!   documents with the same kind, namespace and name are an error. Documents of other kinds
 //!   are ignored.
 //!
-//! Every problem is [`Error::BadInput`] naming `file:line:column`, the object and the field;
-//! all problems of all files are reported together, one per line. Only files holding at least
+//! Every problem is a [`Diagnostic`](crate::diagnostic::Diagnostic) of an
+//! [`Error::Invalid`](crate::error::Error::Invalid) naming `file:line:column`, the object and
+//! the field; all problems of all files are reported together, one per line. Only files holding at least
 //! one BareMetalHost become a [`HostFile`] ([`super::host_file`]), the unit bmhctl writes back (status blocks,
 //! consumed annotations, and the sidecar of [`super::sidecar`]). Files holding only Secrets or
 //! other objects are never written.

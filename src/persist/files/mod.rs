@@ -1,6 +1,7 @@
 //! Hosts in the user's YAML files (`-f FILE|DIR`): every byte bmhctl reads from and writes to
 //! them, and its bookkeeping beside them (`.bmhctl/<file>.state.json`, `.bmhctl/<file>.lock`).
 
+pub mod admission;
 pub mod annotation_edit;
 pub mod file_source;
 pub mod host_file;
