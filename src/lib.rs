@@ -10,6 +10,7 @@ pub mod cmd;
 pub mod diagnostic;
 pub mod error;
 pub mod machine;
+pub mod metal3_export;
 pub mod objects;
 pub mod persist;
 pub mod provisioners;

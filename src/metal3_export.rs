@@ -1,0 +1,303 @@
+//! A host as a metal3 cluster accepts it (what `bmhctl export` writes): the BareMetalHost with
+//! BMO's status annotation (`baremetalhost.metal3.io/status`, the status as JSON, which BMO
+//! copies back into an empty status) instead of a `status:`, and its companion objects cleaned
+//! of everything bmhctl's own: no `bmhctl:` key, no uid, generation, resourceVersion or deletion
+//! mark, no provisioner state, no FirmwareSchema; what BMO would have written into the spec
+//! (`spec.architecture`, from HardwareData) does go out.
+//!
+//! BMO's webhook decodes the status annotation strictly (`DisallowUnknownFields`) and accepts
+//! only `OperationalStatusAllowed` / `ErrorTypeAllowed`, which leave out `servicing`,
+//! `detach error` and `servicing error` (and the CRD enum of `status.errorType` leaves out
+//! `detach error`, so BMO could not even save it). [`cluster_status`] maps those to what BMO
+//! computes again on the cluster (see docs/metal3-migration.md); fields BMO's status type does
+//! not have are dropped.
+
+use crate::error::{Error, Result};
+use crate::objects::{SECRET_API_VERSION, SECRET_KIND};
+use crate::record::HostRecord;
+use bmh_api::annotations::STATUS;
+use bmh_api::{BareMetalHost, BareMetalHostStatus, ErrorType, ObjectKey, OperationalStatus};
+use serde_json::{Map, Value, json};
+
+pub fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| Error::internal("cannot encode as JSON", e))
+}
+
+/// Why a host cannot go to a metal3 cluster at all.
+pub fn refusal(r: &HostRecord) -> Option<String> {
+    if let Some(bmc) = r.host.spec.bmc.as_ref()
+        && let Ok(access) = bmh_bmc::parse(&bmc.address)
+        && access.is_extension()
+    {
+        return Some(format!(
+            "spec.bmc.address {}: {}:// is bmhctl's own BMC scheme, which a metal3 cluster \
+             refuses (Unknown BMC type '{}'); give the host a BMO scheme (ipmi://, redfish://, \
+             ...) first",
+            bmc.address,
+            access.profile().name,
+            access.bmc_type()
+        ));
+    }
+    if r.book.deletion_requested.is_some() {
+        return Some(
+            "it is being deleted: let the deletion finish (bmhctl reconcile / delete) first".into(),
+        );
+    }
+    None
+}
+
+/// The host as it goes to a cluster: spec (with BMO's `spec.architecture`), labels,
+/// annotations and the status annotation; and notes on the status values mapped.
+pub fn cluster_host(r: &HostRecord) -> Result<(BareMetalHost, Vec<String>)> {
+    let mut host = r.host.clone();
+    let mut notes = Vec::new();
+    if host.spec.architecture.is_empty() && !r.book.architecture.is_empty() {
+        host.spec.architecture = r.book.architecture.clone();
+    }
+    host.metadata.annotations.remove(STATUS);
+    if let Some(status) = host.status.take()
+        && status != BareMetalHostStatus::default()
+    {
+        let (status, n) = cluster_status(status);
+        notes = n;
+        let text = serde_json::to_string(&status)
+            .map_err(|e| Error::internal("cannot encode the status as JSON", e))?;
+        host.metadata.annotations.insert(STATUS.to_string(), text);
+    }
+    Ok((host, notes))
+}
+
+/// The status as BMO's status annotation accepts it. Values outside `OperationalStatusAllowed`
+/// / `ErrorTypeAllowed` are replaced by what BMO computes again once it drives the host:
+///
+/// * `operationalStatus: servicing` (no error) -> `OK`: servicing happens only to a
+///   provisioned host that is powered off with `online: true`; BMO's `doServiceIfNeeded`
+///   compares the (exported) firmware objects with the hardware again and goes back to
+///   `servicing` while anything is left to apply (Ironic's servicing goes on meanwhile).
+/// * `errorType: servicing error` -> no error (`OK`, no message; `errorCount` kept for the
+///   backoff): the next `Service` call finds Ironic's `service failed` and records the error
+///   again (then retries with `restartOnFailure`).
+/// * `errorType: detach error` -> no error (`OK`, no message, `errorCount` 0, as BMO does when
+///   it clears a detach error): BMO calls `Detach` again on every pass while the detached
+///   annotation is there, and `detach error` is not in the CRD's enum anyway.
+///
+/// Fields BMO's `BareMetalHostStatus` has not (kept by bmhctl from its input) are dropped: the
+/// strict decoding refuses unknown fields.
+pub fn cluster_status(mut status: BareMetalHostStatus) -> (BareMetalHostStatus, Vec<String>) {
+    let mut notes = Vec::new();
+    match status.error_type {
+        ErrorType::ServicingError | ErrorType::DetachError => {
+            let was = status.error_type.clone();
+            notes.push(format!(
+                "status.errorType {:?} is not accepted in BMO's status annotation: exported \
+                 without the error (was: {:?}); BMO records it again if {} fails again",
+                was.as_str(),
+                status.error_message,
+                if was == ErrorType::DetachError {
+                    "detaching"
+                } else {
+                    "servicing"
+                }
+            ));
+            if was == ErrorType::DetachError {
+                status.error_count = 0;
+            }
+            status.error_type = ErrorType::None;
+            status.error_message.clear();
+            status.operational_status = OperationalStatus::Ok;
+        }
+        _ => {}
+    }
+    if status.operational_status == OperationalStatus::Servicing {
+        notes.push(
+            "status.operationalStatus \"servicing\" is not accepted in BMO's status annotation: \
+             exported as \"OK\"; BMO goes back to servicing while firmware changes are pending"
+                .into(),
+        );
+        status.operational_status = OperationalStatus::Ok;
+    }
+    let dropped: Vec<String> = status
+        .extra
+        .keys()
+        .map(|k| format!("status.{k}"))
+        .chain(
+            status
+                .provisioning
+                .extra
+                .keys()
+                .map(|k| format!("status.provisioning.{k}")),
+        )
+        .collect();
+    if !dropped.is_empty() {
+        notes.push(format!(
+            "{} not in BMO's status: left out of the status annotation",
+            dropped.join(", ")
+        ));
+        status.extra.clear();
+        status.provisioning.extra.clear();
+    }
+    (status, notes)
+}
+
+/// The Secrets a host references, in its namespace (BMO's webhook refuses other namespaces).
+pub fn secret_refs(host: &BareMetalHost) -> Vec<ObjectKey> {
+    let ns = host.metadata.namespace_or_default();
+    let mut out = Vec::new();
+    let mut push = |name: &str, namespace: &str| {
+        if name.is_empty() {
+            return;
+        }
+        let namespace = if namespace.is_empty() { ns } else { namespace };
+        let k = ObjectKey::new(namespace, name);
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    };
+    let spec = &host.spec;
+    if let Some(bmc) = &spec.bmc {
+        push(&bmc.credentials_name, "");
+    }
+    for r in [&spec.user_data, &spec.network_data, &spec.meta_data]
+        .into_iter()
+        .flatten()
+    {
+        push(&r.name, &r.namespace);
+    }
+    push(&spec.preprovisioning_network_data_name, "");
+    out
+}
+
+/// Fields of `metadata` an API server sets, never exported.
+const SERVER_METADATA: [&str; 8] = [
+    "uid",
+    "generation",
+    "resourceVersion",
+    "deletionTimestamp",
+    "creationTimestamp",
+    "managedFields",
+    "ownerReferences",
+    "selfLink",
+];
+
+/// Metadata as a cluster takes it on create: name and namespace, labels and annotations (and
+/// any other field a user may set); finalizers only when `keep_finalizers` (HardwareData keeps
+/// BMO's own, which BMO removes when the host is deleted).
+pub fn clean_metadata(meta: &Value, key: &ObjectKey, keep_finalizers: bool) -> Value {
+    let mut out = Map::new();
+    out.insert("name".into(), Value::String(key.name.clone()));
+    out.insert("namespace".into(), Value::String(key.namespace.clone()));
+    if let Some(m) = meta.as_object() {
+        for (k, v) in m {
+            let skip = SERVER_METADATA.contains(&k.as_str())
+                || k == "name"
+                || k == "namespace"
+                || (k == "finalizers" && !keep_finalizers)
+                || v.is_null()
+                || v.as_object().is_some_and(Map::is_empty)
+                || v.as_array().is_some_and(Vec::is_empty);
+            if !skip {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// A companion object as a cluster takes it: clean metadata, no `status` (an API server ignores
+/// it on create; BMO's controllers compute it again).
+pub fn clean_object(v: &Value, key: &ObjectKey, keep_finalizers: bool) -> Value {
+    let mut out = v.clone();
+    out["metadata"] = clean_metadata(&v["metadata"], key, keep_finalizers);
+    if let Some(o) = out.as_object_mut() {
+        o.remove("status");
+        o.remove(crate::persist::store::hosts::BOOK_KEY);
+    }
+    out
+}
+
+/// A Secret as exported: its `type`, labels, annotations and `data`.
+pub fn clean_secret(v: &Value) -> Value {
+    let key = crate::persist::store::object_key(v);
+    let mut out = json!({
+        "apiVersion": SECRET_API_VERSION,
+        "kind": SECRET_KIND,
+        "metadata": clean_metadata(&v["metadata"], &key, false),
+    });
+    if let Some(t) = v.get("type").filter(|t| t.is_string()) {
+        out["type"] = t.clone();
+    }
+    out["data"] = v.get("data").cloned().unwrap_or_else(|| json!({}));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(op: OperationalStatus, et: ErrorType) -> BareMetalHostStatus {
+        BareMetalHostStatus {
+            operational_status: op,
+            error_type: et,
+            error_message: "boom".into(),
+            error_count: 3,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn values_the_status_annotation_refuses_are_mapped() {
+        let (s, n) = cluster_status(status(OperationalStatus::Servicing, ErrorType::None));
+        assert_eq!(s.operational_status, OperationalStatus::Ok);
+        assert_eq!(s.error_count, 3);
+        assert_eq!(n.len(), 1);
+
+        let (s, n) = cluster_status(status(OperationalStatus::Error, ErrorType::ServicingError));
+        assert_eq!(
+            (s.operational_status, s.error_type, s.error_message.as_str()),
+            (OperationalStatus::Ok, ErrorType::None, "")
+        );
+        assert_eq!(s.error_count, 3, "kept for the backoff");
+        assert_eq!(n.len(), 1);
+
+        let (s, _) = cluster_status(status(OperationalStatus::Error, ErrorType::DetachError));
+        assert_eq!(
+            (s.operational_status, s.error_type, s.error_count),
+            (OperationalStatus::Ok, ErrorType::None, 0)
+        );
+
+        let (s, n) = cluster_status(status(
+            OperationalStatus::Error,
+            ErrorType::ProvisioningError,
+        ));
+        assert_eq!(
+            (s.operational_status, s.error_type, s.error_message.as_str()),
+            (
+                OperationalStatus::Error,
+                ErrorType::ProvisioningError,
+                "boom"
+            )
+        );
+        assert!(n.is_empty());
+    }
+
+    #[test]
+    fn unknown_status_fields_are_dropped() {
+        let mut st = status(OperationalStatus::Ok, ErrorType::None);
+        st.extra.insert("bmhctlOnly".into(), json!(1));
+        let (s, n) = cluster_status(st);
+        assert!(s.extra.is_empty());
+        assert!(n[0].contains("status.bmhctlOnly"), "{n:?}");
+    }
+
+    #[test]
+    fn metadata_keeps_only_what_a_user_sets() {
+        let m = json!({"name": "h", "uid": "u", "generation": 3, "resourceVersion": "7",
+            "finalizers": ["f"], "labels": {"a": "b"}, "annotations": {}});
+        let key = ObjectKey::new("default", "h");
+        assert_eq!(
+            clean_metadata(&m, &key, false),
+            json!({"name": "h", "namespace": "default", "labels": {"a": "b"}})
+        );
+        assert_eq!(clean_metadata(&m, &key, true)["finalizers"], json!(["f"]));
+    }
+}
