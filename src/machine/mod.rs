@@ -760,4 +760,4 @@ fn event_reason(t: &ErrorType) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

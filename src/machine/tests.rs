@@ -7,8 +7,8 @@
 //! the scriptable [`mock::Mock`].
 
 mod firmware;
-mod harness;
-mod mock;
+pub(crate) mod harness;
+pub(crate) mod mock;
 
 use super::{Requeue, backoff, delays};
 use bmh_api::{
