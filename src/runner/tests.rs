@@ -259,3 +259,137 @@ fn timing_bmo_never_asks() {
     assert!(factory.asked().is_empty());
     assert!(!factory.overlap.load(Ordering::SeqCst));
 }
+
+/// Serves the hosts it was given to a controller; keeps nothing.
+struct LiveMemory {
+    hosts: Vec<HostRecord>,
+    ticket: AtomicU64,
+}
+
+impl HostSource for LiveMemory {
+    fn groups(&self) -> usize {
+        self.hosts.len()
+    }
+    fn group_of(&self, host: usize) -> usize {
+        host
+    }
+    fn stage(&self, _host: usize, _staged: &Staged) -> Result<u64> {
+        Ok(self.ticket.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+    fn commit(&self, _group: usize) -> Result<u64> {
+        Ok(self.ticket.load(Ordering::SeqCst))
+    }
+    fn record_events(&self, _host: usize, _events: &[bmhctl_plugin_sdk::Event]) -> Result<()> {
+        Ok(())
+    }
+    fn add_host(&self, key: ObjectKey) -> usize {
+        self.hosts
+            .iter()
+            .position(|r| r.host.metadata.name == key.name)
+            .expect("a known host")
+    }
+    fn load(&self, key: &ObjectKey) -> Result<Option<HostRecord>> {
+        Ok(self
+            .hosts
+            .iter()
+            .find(|r| r.host.metadata.name == key.name)
+            .cloned())
+    }
+    fn objects(&self) -> Result<ObjectMap> {
+        Ok(ObjectMap::default())
+    }
+    fn changes(&self) -> Result<Vec<SourceChange>> {
+        Ok(Vec::new())
+    }
+}
+
+/// Runs a controller over fixture hosts until every one is provisioned and steady.
+fn drive_live(n: usize, factory: Arc<Reporting>, time_scale: f64, timing: Timing) -> Duration {
+    use live::{LiveChange, LiveServices, run_live};
+    let hosts = fixture_hosts(n);
+    let objects = Arc::new(hosts[0].secrets.clone());
+    let records: Vec<HostRecord> = hosts.into_iter().map(|t| t.rec).collect();
+    let keys: Vec<ObjectKey> = records
+        .iter()
+        .map(|r| ObjectKey::new("default", &r.host.metadata.name))
+        .collect();
+    let services = LiveServices {
+        factory,
+        objects,
+        clock: Arc::new(SystemClock),
+        source: Arc::new(LiveMemory {
+            hosts: records,
+            ticket: AtomicU64::new(0),
+        }),
+    };
+    let config = RunnerConfig {
+        time_scale,
+        timing,
+        seed: Some(1),
+        commit_interval: Duration::from_millis(1),
+        ..RunnerConfig::default()
+    };
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let (tx, rx) = mpsc::unbounded_channel();
+    for k in keys {
+        tx.send(LiveChange::Host(k)).unwrap();
+    }
+    let mut settled = HashSet::new();
+    let observer: live::Observer = Box::new(move |key, rec, out| {
+        if out.steady && rec.status().provisioning.state == S::Provisioned {
+            settled.insert(key.clone());
+            if settled.len() == n {
+                let _ = stop_tx.send(true);
+            }
+        }
+    });
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    rt.block_on(async {
+        tokio::time::timeout(
+            Duration::from_secs(120),
+            run_live(services, config, rx, observer, stop),
+        )
+        .await
+        .expect("every host settles")
+        .expect("the controller ends");
+    });
+    drop(tx);
+    started.elapsed()
+}
+
+/// The controller (`watch`) wakes waiting hosts on reported changes too, one pass at a time.
+#[test]
+fn the_controller_wakes_a_waiting_host_on_a_reported_change() {
+    let factory = Reporting::new(
+        Arc::new(crate::provisioners::fixture::Fixture::new()),
+        Answer::AllDue,
+    );
+    let took = drive_live(3, factory.clone(), 10.0, Timing::Change);
+    assert!(took < Duration::from_secs(40), "took {took:?}");
+    assert!(!factory.overlap.load(Ordering::SeqCst));
+    assert!(
+        factory
+            .asked()
+            .iter()
+            .flatten()
+            .all(|h| h.on == WaitOn::Progress)
+    );
+    assert!(!factory.asked().is_empty());
+}
+
+/// ... and never asks with `--timing bmo`.
+#[test]
+fn the_controller_never_asks_with_timing_bmo() {
+    let factory = Reporting::new(
+        Arc::new(crate::provisioners::fixture::Fixture::new()),
+        Answer::AllDue,
+    );
+    drive_live(2, factory.clone(), 0.02, Timing::Bmo);
+    assert!(factory.asked().is_empty());
+    assert!(!factory.overlap.load(Ordering::SeqCst));
+}
