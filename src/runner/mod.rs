@@ -112,6 +112,21 @@ struct Slot {
     generation: u64,
     /// Since when, and on what, the host's next pass waits on the provisioner.
     waiting: Option<(Instant, WaitingHost)>,
+    /// When its next pass is due at BMO's (scaled) time; its BMO delay is already counted in
+    /// `virtual_elapsed`, so a host woken earlier is credited back the part it did not wait.
+    bmo_due: Option<Instant>,
+}
+
+impl Slot {
+    /// The host runs now, before its BMO time: count only the BMO time it waited.
+    fn woken_early(&mut self, now: Instant, time_scale: f64) {
+        if let Some(at) = self.bmo_due.take()
+            && time_scale > 0.0
+        {
+            let unwaited = at.saturating_duration_since(now).div_f64(time_scale);
+            self.virtual_elapsed = self.virtual_elapsed.saturating_sub(unwaited);
+        }
+    }
 }
 
 type DueQueue = BinaryHeap<Reverse<(Instant, usize, u64)>>;
@@ -182,6 +197,7 @@ pub async fn run(
             token: 0,
             generation: 0,
             waiting: None,
+            bmo_due: None,
         })
         .collect();
     for (i, s) in slots.iter().enumerate() {
@@ -223,6 +239,7 @@ pub async fn run(
                 slot.passes += 1;
                 slot.generation += 1;
                 slot.waiting = None;
+                slot.bmo_due = None;
                 in_flight += 1;
                 let seed = rng.u64(..);
                 let (factory, objects, clock, source, machine_config, tx) = (
@@ -330,6 +347,7 @@ pub async fn run(
                         }
                         slot.record = Some(done.record);
                         let at = now + after;
+                        slot.bmo_due = Some(at);
                         match slot.awaiting.take() {
                             None => schedule(&mut due, slot, host, at),
                             Some((group, ticket)) => {
@@ -383,6 +401,7 @@ pub async fn run(
                     {
                         continue;
                     }
+                    slot.woken_early(now, config.time_scale);
                     if slot.parked {
                         slot.wake_now = true;
                     } else {
