@@ -255,7 +255,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__attach)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -293,6 +293,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
+                    return 0
+                    ;;
                 --max-provisioning-retries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -319,7 +323,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__delete)
-            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --max-provisioning-retries --timeout --selector --output --no-wait --verbose --quiet --help --version"
+            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --timeout --selector --output --no-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -343,6 +347,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)
@@ -377,7 +385,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__deprovision)
-            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --max-provisioning-retries --timeout --selector --output --verbose --quiet --help --version"
+            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --timeout --selector --output --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -397,6 +405,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)
@@ -457,7 +469,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__detach)
-            opts="-l -f -v -q -h -V --force --selector --filename --store --wait --timeout --provisioner --concurrency --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -493,6 +505,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)
@@ -997,7 +1013,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__inspect)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1033,6 +1049,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)
@@ -1061,7 +1081,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__pause)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1097,6 +1117,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)
@@ -1279,7 +1303,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power__subcmd__off)
-            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1315,6 +1339,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)
@@ -1329,7 +1357,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power__subcmd__on)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1367,6 +1395,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
+                    return 0
+                    ;;
                 --max-provisioning-retries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1379,7 +1411,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__provision)
-            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --max-provisioning-retries --timeout --selector --output --filename --verbose --quiet --help --version"
+            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --timeout --selector --output --filename --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1395,6 +1427,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)
@@ -1437,7 +1473,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__reboot)
-            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1475,6 +1511,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
+                    return 0
+                    ;;
                 --max-provisioning-retries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1487,7 +1527,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__reconcile)
-            opts="-l -o -v -q -h -V --store --provisioner --concurrency --max-provisioning-retries --timeout --selector --output --verbose --quiet --help --version"
+            opts="-l -o -v -q -h -V --store --provisioner --concurrency --timing --max-provisioning-retries --timeout --selector --output --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1503,6 +1543,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)
@@ -1537,7 +1581,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__resume)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1573,6 +1617,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)
@@ -1587,7 +1635,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__retry)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1623,6 +1671,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)
@@ -1673,7 +1725,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__wait)
-            opts="-f -l -v -q -h -V --for --timeout --filename --store --provisioner --concurrency --max-provisioning-retries --selector --verbose --quiet --help --version"
+            opts="-f -l -v -q -h -V --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --selector --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1707,6 +1759,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
+                    return 0
+                    ;;
                 --max-provisioning-retries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1727,7 +1783,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__watch)
-            opts="-f -v -q -h -V --filename --store --provisioner --concurrency --max-provisioning-retries --poll-interval --verbose --quiet --help --version"
+            opts="-f -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --poll-interval --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1751,6 +1807,10 @@ _bmhctl() {
                     ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timing)
+                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
                     return 0
                     ;;
                 --max-provisioning-retries)

@@ -54,7 +54,9 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "man" -d 'Print the ma
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l host -d 'Only this host (NAME or NAMESPACE/NAME); may be repeated' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l timeout -d 'Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
@@ -67,7 +69,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s h -l help -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s f -l filename -d 'YAML files, or directories of them, holding the hosts and their BMC Secrets' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l timeout -d 'Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
@@ -80,7 +84,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s V -l versi
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l timeout -d 'Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
@@ -125,7 +131,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s V -l version -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l poll-interval -d 'How often the store\'s files (or the files given) are checked for changes' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -137,7 +145,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timeout -d 'Give 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -156,7 +166,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -168,7 +180,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l hard -d 'Power off hard, without a graceful shutdown first (`{"mode":"hard"}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l force -d 'Also act on hosts that are not provisioned (`{"force":true}`; BMO ignores the annotation in `available` otherwise, and a forced one interrupts inspection or provisioning)'
@@ -185,7 +199,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s f -l filename -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l hard -d 'Power off hard, without a graceful shutdown first'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l force -d 'Also act on hosts that are not provisioned (see `power off --force`)'
@@ -199,7 +215,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s f -l filename 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -211,7 +229,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s f -l filename -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l force -d 'Detach even while an operation is in progress (`{"force":true}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
@@ -224,7 +244,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s f -l filename -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -236,7 +258,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s f -l filename -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -248,7 +272,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s f -l filename -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -260,7 +286,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s f -l filename -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -269,7 +297,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s h -l help -d 'Pr
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l concurrency -d 'Passes run at once (default: the CPU count, at least 2 and at most 8)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
+bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l timeout -d 'Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r

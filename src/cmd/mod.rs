@@ -114,9 +114,16 @@ pub struct DriveArgs {
         value_name = "NAME"
     )]
     pub provisioner: String,
-    /// Passes run at once (default: the CPU count, at least 2 and at most 8).
+    /// Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on
+    /// a CPU, and Ironic's all-in-one API server has 10 request threads, so 8 passes with one
+    /// request each plus the one shared node listing stay under that.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: Option<u32>,
+    /// When a host's next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO's requeue time
+    /// or as soon as the provisioner reports the host's wait over (its node changed, a slot
+    /// freed); `bmo` only at BMO's requeue times, exactly as BMO does.
+    #[arg(long, value_name = "TIMING", value_parser = ["change", "bmo"])]
+    pub timing: Option<String>,
     /// Provisioning attempts per image before a host gives up (0 = unlimited).
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub max_provisioning_retries: u32,

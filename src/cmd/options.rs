@@ -3,7 +3,7 @@
 
 use super::{DriveArgs, SourceArgs};
 use crate::error::{Error, Result};
-use crate::runner::RunnerConfig;
+use crate::runner::{RunnerConfig, Timing};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -17,6 +17,8 @@ pub struct Environment {
     pub seed: Option<u64>,
     /// `BMO_CONCURRENCY`: passes at once when `--concurrency` is not given (as BMO reads it).
     pub concurrency: Option<usize>,
+    /// `BMHCTL_TIMING`: `change` or `bmo` when `--timing` is not given.
+    pub timing: Option<Timing>,
 }
 
 impl Environment {
@@ -50,6 +52,15 @@ impl Environment {
             time_scale,
             seed: setting(&lookup, "BMHCTL_SEED")?,
             concurrency: setting::<usize>(&lookup, "BMO_CONCURRENCY")?.filter(|n| *n > 0),
+            timing: match lookup("BMHCTL_TIMING") {
+                Some(v) if !v.is_empty() => Some(v.parse().map_err(|_| {
+                    Error::Usage(format!(
+                        "invalid value {v:?} for environment variable BMHCTL_TIMING \
+                         (expected change or bmo)"
+                    ))
+                })?),
+                _ => None,
+            },
         })
     }
 }
@@ -77,6 +88,10 @@ impl DriveOptions {
             runner.concurrency = n;
         }
         runner.machine.max_provisioning_retries = i64::from(args.max_provisioning_retries);
+        runner.timing = match args.timing.as_deref() {
+            Some(t) => t.parse().unwrap_or_default(),
+            None => env.timing.unwrap_or_default(),
+        };
         Self {
             provisioner: args.provisioner.clone(),
             runner,
@@ -134,6 +149,7 @@ mod tests {
             provisioner: "fixture".into(),
             concurrency,
             max_provisioning_retries: 3,
+            timing: None,
         }
     }
 
@@ -155,9 +171,30 @@ mod tests {
         let o = DriveOptions::resolve(&drive(Some(5)), Duration::from_secs(90), &e);
         assert_eq!(o.runner.concurrency, 5);
         let o = DriveOptions::resolve(&drive(None), Duration::from_secs(1), &env(&[]).unwrap());
-        assert_eq!(o.runner.concurrency, RunnerConfig::default_concurrency());
+        assert_eq!(o.runner.concurrency, 8);
         assert_eq!(o.runner.time_scale, 1.0);
         assert_eq!(o.runner.seed, None);
+    }
+
+    #[test]
+    fn timing_is_the_flag_else_bmhctl_timing_else_change() {
+        let timing = |flag: Option<&str>, vars: &[(&str, &str)]| {
+            let mut args = drive(None);
+            args.timing = flag.map(str::to_string);
+            DriveOptions::resolve(&args, Duration::from_secs(1), &env(vars).unwrap())
+                .runner
+                .timing
+        };
+        assert_eq!(timing(None, &[]), Timing::Change);
+        assert_eq!(timing(None, &[("BMHCTL_TIMING", "bmo")]), Timing::Bmo);
+        assert_eq!(
+            timing(Some("change"), &[("BMHCTL_TIMING", "bmo")]),
+            Timing::Change
+        );
+        assert_eq!(timing(Some("bmo"), &[]), Timing::Bmo);
+        let e = env(&[("BMHCTL_TIMING", "fast")]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("BMHCTL_TIMING"), "{e}");
     }
 
     #[test]

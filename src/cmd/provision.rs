@@ -29,7 +29,7 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
-    let provisioner = crate::provisioners::resolve(&options.provisioner)?;
+    let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
     let inv = inventory::load_with(&paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &selection)?;
@@ -49,7 +49,7 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
 pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Result<()> {
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    let provisioner = crate::provisioners::resolve(&options.provisioner)?;
+    let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &selection)?;
@@ -175,7 +175,7 @@ pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()>
     use crate::persist::store::{Store, store_source::StoreSource};
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    let provisioner = crate::provisioners::resolve(&options.provisioner)?;
+    let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;

@@ -80,7 +80,8 @@ fn open_driven(
         Place::Store(root) => {
             let store = Store::open(root)?;
             let lease = store.acquire_lease()?;
-            let provisioner = crate::provisioners::resolve(&options.provisioner)?;
+            let provisioner =
+                crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
             Ok(Driven {
                 source: Arc::new(StoreSource::new(store, only, Arc::new(SystemClock))),
                 provisioner,
@@ -88,7 +89,8 @@ fn open_driven(
             })
         }
         Place::Files(paths) => {
-            let provisioner = crate::provisioners::resolve(&options.provisioner)?;
+            let provisioner =
+                crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
             let inv = inventory::load_with(paths, LoadMode::Write, &provisioner.load_options)?;
             inventory::check_secret_references(&inv)?;
             let source = FileSource::new(inv, paths, &provisioner.load_options);

@@ -14,7 +14,7 @@ use super::types::{
 /// Fields BMO lists nodes with for the capacity count.
 pub const CAPACITY_FIELDS: &[&str] = &["uuid", "name", "provision_state", "boot_interface"];
 /// Fields of the node watch's shared listing (`provisioner/node_watch.rs`): what the state
-/// machine decides on, plus `reservation` and `updated_at`; `health` is added when the API has it.
+/// machine decides on, plus `reservation` and `provision_updated_at` (Ironic refuses `updated_at` in `fields`); `health` is added when the API has it.
 pub const WATCH_FIELDS: &[&str] = &[
     "uuid",
     "name",
@@ -28,7 +28,7 @@ pub const WATCH_FIELDS: &[&str] = &[
     "reservation",
     "inspection_finished_at",
     "boot_interface",
-    "updated_at",
+    "provision_updated_at",
 ];
 /// Ironic's largest page (`[api]max_limit`); a larger `limit` is cut to it.
 pub const MAX_PAGE: u32 = 1000;

@@ -50,9 +50,9 @@ pub struct Node {
     pub health: Option<String>,
     /// Set by Ironic when an inspection finished (even a fake one that stored nothing).
     pub inspection_finished_at: Option<String>,
-    /// Moved by Ironic on every write to the node (not a decision field: the node watch's
+    /// Moved by Ironic on every provision state change (not a decision field: the node watch's
     /// catch-all for changes that end where they began).
-    pub updated_at: Option<String>,
+    pub provision_updated_at: Option<String>,
     pub boot_interface: Option<String>,
     pub deploy_interface: Option<String>,
     pub inspect_interface: Option<String>,

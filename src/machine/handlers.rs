@@ -120,7 +120,7 @@ impl Pass<'_, '_> {
         }
         let Some(details) = details.filter(|_| !res.dirty) else {
             let changed = self.clear_error();
-            return Action::continue_or_update(changed, res.requeue_after);
+            return self.wait_on_provisioner(changed, res.requeue_after);
         };
         self.clear_error();
         self.status_mut().hardware = Some(details.clone());
@@ -212,7 +212,7 @@ impl Pass<'_, '_> {
             dirty = true;
         }
         if res.dirty {
-            return Action::continue_or_update(dirty, res.requeue_after);
+            return self.wait_on_provisioner(dirty, res.requeue_after);
         }
         self.next_state = S::Available;
         self.status_mut().error_count = 0;
@@ -380,7 +380,7 @@ impl Pass<'_, '_> {
         }
         if res.dirty {
             let changed = self.clear_error();
-            return Action::continue_or_update(changed, res.requeue_after);
+            return self.wait_on_provisioner(changed, res.requeue_after);
         }
         let st = self.status_mut();
         if let Some(image) = spec.image
@@ -494,7 +494,7 @@ impl Pass<'_, '_> {
         }
         if res.dirty {
             let changed = self.clear_error();
-            return Action::continue_or_update(changed, res.requeue_after);
+            return self.wait_on_provisioner(changed, res.requeue_after);
         }
         self.manage_host_power(prov)
     }
@@ -545,7 +545,7 @@ impl Pass<'_, '_> {
                 }
                 Ok(res) if res.dirty => {
                     let changed = self.clear_error();
-                    return Action::continue_or_update(changed, res.requeue_after);
+                    return self.wait_on_provisioner(changed, res.requeue_after);
                 }
                 Ok(_) => {}
             }
@@ -564,7 +564,7 @@ impl Pass<'_, '_> {
         }
         if res.dirty {
             let changed = self.clear_error();
-            return Action::continue_or_update(changed, res.requeue_after);
+            return self.wait_on_provisioner(changed, res.requeue_after);
         }
         if self.remove_annotation(annotations::REBOOT_PREFIX) {
             return Action::Continue(Duration::ZERO);
@@ -618,7 +618,7 @@ impl Pass<'_, '_> {
         }
         if res.dirty {
             let changed = self.clear_error();
-            return Action::continue_or_update(changed, res.requeue_after);
+            return self.wait_on_provisioner(changed, res.requeue_after);
         }
         Action::Complete
     }
@@ -632,7 +632,7 @@ impl Pass<'_, '_> {
             Err(e) => return prov_error_action(e, "failed to delete: "),
         };
         if res.dirty {
-            return Action::Continue(res.requeue_after);
+            return self.wait_on_provisioner(false, res.requeue_after);
         }
         // Releasing the Secrets' finalizers has nothing to do without Kubernetes.
         self.rec

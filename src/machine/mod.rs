@@ -31,7 +31,7 @@ use bmh_api::{
     annotations,
 };
 use bmhctl_plugin_sdk::{
-    Event, EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory,
+    Event, EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory, WaitOn,
 };
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -104,6 +104,11 @@ pub struct PassOutcome {
     pub steady: bool,
     /// The host is paused; nothing was done.
     pub paused: bool,
+    /// What the host's next pass waits for, when it waits on its provisioner: `Progress` (a
+    /// handler requeued on the provisioner's `requeue_after` while it works) or `Capacity`
+    /// (`delayed` by the provisioning limit). The `requeue` is BMO's all the same; a runner may
+    /// only run the next pass *earlier* when the provisioner reports the wait over.
+    pub wait: Option<WaitOn>,
 }
 
 impl PassOutcome {
@@ -119,6 +124,7 @@ impl PassOutcome {
             deleted: false,
             steady: false,
             paused: false,
+            wait: None,
         }
     }
 }
@@ -148,6 +154,9 @@ pub(crate) struct Pass<'m, 'r> {
     have_creds: bool,
     creds_secret: Option<Arc<ResolvedSecret>>,
     steady: bool,
+    /// A handler requeued on the provisioner's own `requeue_after` (see
+    /// [`Pass::wait_on_provisioner`]).
+    waits_on_provisioner: bool,
 }
 
 impl Machine<'_> {
@@ -169,6 +178,7 @@ impl Machine<'_> {
             have_creds: false,
             creds_secret: None,
             steady: false,
+            waits_on_provisioner: false,
         };
         let mut out = pass.run();
         out.bookkeeping_changed |= pass.bookkeeping_changed;
@@ -257,11 +267,28 @@ impl Pass<'_, '_> {
             ),
             Action::DeleteComplete => (Requeue::Never, false, true),
         };
+        let wait = match &action {
+            Action::Delayed => Some(WaitOn::Capacity),
+            Action::Continue(d) | Action::Update(d)
+                if self.waits_on_provisioner && !d.is_zero() =>
+            {
+                Some(WaitOn::Progress)
+            }
+            _ => None,
+        };
         let conditions_changed = !deleted && self.compute_conditions(prov.as_mut());
         let mut out = PassOutcome::new(requeue);
+        out.wait = wait;
         out.save_status = (dirty || conditions_changed) && !deleted;
         out.deleted = deleted;
         out
+    }
+
+    /// A handler waits while the provisioner works: BMO's `Continue`/`Update` after the
+    /// provisioner's `requeue_after`, marked as a wait on the provisioner's progress.
+    pub(crate) fn wait_on_provisioner(&mut self, changed: bool, delay: Duration) -> Action {
+        self.waits_on_provisioner = true;
+        Action::continue_or_update(changed, delay)
     }
 
     fn error_outcome(&mut self, message: String) -> PassOutcome {
@@ -733,4 +760,4 @@ fn event_reason(t: &ErrorType) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

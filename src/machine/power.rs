@@ -134,7 +134,7 @@ impl Pass<'_, '_> {
         }
         if res.dirty {
             let changed = self.clear_error();
-            return Action::continue_or_update(changed, res.requeue_after);
+            return self.wait_on_provisioner(changed, res.requeue_after);
         }
         // The provisioner had nothing to do: trust spec.online (BMO's quirk 9: not `desired`).
         let online = self.rec.host.spec.online;
@@ -210,11 +210,11 @@ impl Pass<'_, '_> {
                 "could not save the host firmware components: {e}"
             )));
         }
+        if res.dirty {
+            return Some(self.wait_on_provisioner(changed, res.requeue_after));
+        }
         if changed {
             return Some(Action::Update(res.requeue_after));
-        }
-        if res.dirty {
-            return Some(Action::Continue(res.requeue_after));
         }
         if self.clear_error() {
             return Some(Action::Update(delays::SUB_RESOURCE_NOT_READY_RETRY));

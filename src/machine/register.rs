@@ -57,7 +57,7 @@ impl Pass<'_, '_> {
         let had_detach_error = *self.error_type() == ErrorType::DetachError;
         if res.dirty {
             let cleared = had_detach_error && self.clear_error();
-            return Action::continue_or_update(cleared, res.requeue_after);
+            return self.wait_on_provisioner(cleared, res.requeue_after);
         }
         if had_detach_error {
             self.clear_error();
@@ -199,7 +199,7 @@ impl Pass<'_, '_> {
         }
         if res.dirty {
             dirty |= self.clear_error();
-            return Some(Action::continue_or_update(dirty, res.requeue_after));
+            return Some(self.wait_on_provisioner(dirty, res.requeue_after));
         }
 
         match self.match_profile() {

@@ -7,8 +7,8 @@
 //! the scriptable [`mock::Mock`].
 
 mod firmware;
-mod harness;
-mod mock;
+pub(crate) mod harness;
+pub(crate) mod mock;
 
 use super::{Requeue, backoff, delays};
 use bmh_api::{
@@ -1722,4 +1722,72 @@ fn delays_match_the_spec() {
     assert_eq!(delays::PROVISIONER_NOT_READY_RETRY, Duration::from_secs(30));
     assert_eq!(delays::POWER_POLL, Duration::from_secs(60));
     assert_eq!(delays::DETACHED_POLL, Duration::from_secs(600));
+}
+
+// ===== Why a pass waits (issue 10: change-driven passes) ======================================
+
+/// A handler requeuing on the provisioner's `requeue_after` marks the wait as `Progress`; its
+/// requeue stays BMO's. Steady passes and immediate requeues mark nothing.
+#[test]
+fn a_pass_waiting_on_the_provisioner_marks_progress_and_a_steady_pass_nothing() {
+    let mut t = HostTest::standard("host-0").online(true);
+    t.run_until_state(S::Provisioned);
+    t.run_to_steady();
+    let waiting: Vec<_> = t.log.iter().filter(|p| p.outcome.wait.is_some()).collect();
+    assert!(!waiting.is_empty(), "{}", t.trace());
+    for p in &waiting {
+        assert_eq!(p.outcome.wait, Some(bmhctl_plugin_sdk::WaitOn::Progress));
+        assert!(!after(&p.outcome).is_zero(), "{p:?}");
+        assert!(p.outcome.error.is_none() && !p.outcome.steady);
+    }
+    assert!(
+        waiting.iter().any(|p| p.state == S::Inspecting),
+        "{}",
+        t.trace()
+    );
+    for p in t.log.iter().filter(|p| after(&p.outcome).is_zero()) {
+        assert_eq!(p.outcome.wait, None, "{p:?}");
+    }
+    for _ in 0..2 {
+        let o = t.pass();
+        assert!(o.steady);
+        assert_eq!(o.wait, None);
+    }
+}
+
+/// The mock's provisioner saying "still working, again in 10 s" marks `Progress`.
+#[test]
+fn a_provisioning_host_still_working_marks_progress() {
+    let mock = Mock::new();
+    mock.with(|m| {
+        m.script.provision.push_back(Ok(OpResult {
+            dirty: true,
+            requeue_after: Duration::from_secs(10),
+            ..Default::default()
+        }))
+    });
+    let mut t = HostTest::standard("host-0")
+        .mock(&mock)
+        .registered_in(S::Provisioning);
+    let o = t.passes_until(5, |_, o| o.wait.is_some());
+    let o = o.last().unwrap();
+    assert_eq!(o.wait, Some(bmhctl_plugin_sdk::WaitOn::Progress));
+    assert_eq!(o.requeue, secs(10), "BMO's requeue is kept");
+}
+
+/// A host `delayed` by the provisioning limit marks `Capacity`; BMO's backoff is kept.
+#[test]
+fn a_delayed_host_marks_capacity() {
+    let mock = Mock::new();
+    mock.with(|m| m.script.has_capacity.push_back(Ok(false)));
+    let mut t = HostTest::standard("host-0")
+        .mock(&mock)
+        .registered_in(S::Registering);
+    let o = t.pass();
+    assert_eq!(t.st().operational_status, OperationalStatus::Delayed);
+    assert_eq!(o.wait, Some(bmhctl_plugin_sdk::WaitOn::Capacity));
+    assert!(in_backoff_window(&o, 1));
+    let o = t.pass();
+    assert_eq!(o.requeue, NOW);
+    assert_eq!(o.wait, None);
 }

@@ -7,6 +7,7 @@ pub mod loader;
 use crate::error::{Error, Result};
 use crate::objects::ObjectSource;
 use crate::persist::LoadOptions;
+use crate::runner::Timing;
 use bmhctl_plugin_sdk::ProvisionerFactory;
 use bmhctl_plugin_sdk::abi::HostRequirements;
 use std::path::PathBuf;
@@ -85,8 +86,9 @@ pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
     }
 }
 
-/// The provisioner called `name`.
-pub fn resolve(name: &str) -> Result<Resolved> {
+/// The provisioner called `name`; with [`Timing::Change`] a plugin is told the host will ask it
+/// which waiting hosts are due (`FEATURE_DUE_HOSTS`), with [`Timing::Bmo`] it is not.
+pub fn resolve(name: &str, timing: Timing) -> Result<Resolved> {
     if !valid_name(name) {
         return Err(Error::Usage(format!(
             "invalid provisioner name {name:?}: provisioner name must match ^[a-z0-9][a-z0-9-]*$"
@@ -96,7 +98,7 @@ pub fn resolve(name: &str) -> Result<Resolved> {
         return Ok(Resolved::built_in(Arc::new(fixture::Fixture::new())));
     }
     let path = plugin_path(name);
-    load(name, &path).map_err(|e| {
+    load_with(name, &path, timing).map_err(|e| {
         let hint = if path.exists() {
             ""
         } else {
@@ -121,6 +123,15 @@ pub fn default_namespace() -> String {
 /// Opens the plugin `name` at `path` (every check of the loader), runs its host configure (whose
 /// requirements become the [`Resolved::load_options`]) and creates its factory.
 pub fn load(name: &str, path: &std::path::Path) -> Result<Resolved, loader::LoadError> {
+    load_with(name, path, Timing::Bmo)
+}
+
+/// [`load`], telling the plugin the host will ask `due_hosts` unless `timing` is BMO's.
+pub fn load_with(
+    name: &str,
+    path: &std::path::Path,
+    timing: Timing,
+) -> Result<Resolved, loader::LoadError> {
     let plugin = loader::open(path, Some(name))?;
     let namespace = default_namespace();
     let requirements = plugin.host_configure(&bmhctl_plugin_sdk::abi::HostConfigureInput {
@@ -134,9 +145,13 @@ pub fn load(name: &str, path: &std::path::Path) -> Result<Resolved, loader::Load
         ?requirements,
         "provisioner plugin loaded"
     );
+    let mut features = Vec::new();
+    if timing == Timing::Change {
+        features.push(bmhctl_plugin_sdk::abi::FEATURE_DUE_HOSTS.to_string());
+    }
     let factory = plugin.new_factory(bmhctl_plugin_sdk::abi::PluginConfig {
         name: name.to_string(),
-        features: Vec::new(),
+        features,
         default_namespace: namespace,
     })?;
     Ok(Resolved {

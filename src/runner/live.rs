@@ -8,6 +8,7 @@
 //! a backoff is run now, its failure count kept. A paused host, or one whose pass asked for no
 //! requeue, waits for a change. Saves go through the same group commits as [`super::run`].
 
+use super::due::{self, DueAsker};
 use super::{GroupCommits, RunnerConfig};
 use crate::clock::Clock;
 use crate::error::{Error, Result};
@@ -16,7 +17,7 @@ use crate::objects::{ObjectMap, ObjectSource, ResolvedSecret};
 use crate::persist::{HostSource, RETRY_ANNOTATION, SourceChange};
 use crate::record::HostRecord;
 use bmh_api::ObjectKey;
-use bmhctl_plugin_sdk::ProvisionerFactory;
+use bmhctl_plugin_sdk::{ProvisionerFactory, WaitingHost};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::sync::{Arc, RwLock};
@@ -145,6 +146,10 @@ struct LiveSlot {
     error_failures: u32,
     /// Only the due entry with the slot's current token counts.
     token: u64,
+    /// Counts the host's passes started: a change report answers for one generation.
+    generation: u64,
+    /// Since when, and on what, the host's next pass waits on the provisioner.
+    waiting: Option<(Instant, WaitingHost)>,
 }
 
 enum Done {
@@ -193,6 +198,7 @@ pub async fn run_live(
     let mut stopping = *stop.borrow();
     let mut changes_open = true;
     let mut fatal: Option<Error> = None;
+    let mut asker = DueAsker::new(factory.clone(), config.timing);
 
     fn schedule(
         due: &mut BinaryHeap<Reverse<(Instant, usize, u64)>>,
@@ -220,6 +226,8 @@ pub async fn run_live(
                     continue;
                 }
                 slot.in_flight = true;
+                slot.generation += 1;
+                slot.waiting = None;
                 in_flight += 1;
                 let record = if slot.stale { None } else { slot.record.take() };
                 slot.stale = false;
@@ -321,11 +329,24 @@ pub async fn run_live(
             break;
         }
 
+        // Ask the provisioner which waiting hosts are due (change-driven timing).
+        if !stopping && fatal.is_none() {
+            asker.maybe_ask(|| {
+                super::waiting_hosts(
+                    slots
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| (i, s.generation, s.waiting.as_ref().filter(|_| !s.gone))),
+                )
+            });
+        }
+
         let next_due = due
             .peek()
             .map(|Reverse((at, _, _))| *at)
             .filter(|_| in_flight < config.concurrency && !stopping && fatal.is_none());
-        let wake_at = [next_due, commits.next_ready_at()]
+        let next_ask = asker.next_ask().filter(|_| !stopping && fatal.is_none());
+        let wake_at = [next_due, commits.next_ready_at(), next_ask]
             .into_iter()
             .flatten()
             .min();
@@ -357,6 +378,10 @@ pub async fn run_live(
                         }
                         observer(&slot.key, &record, &outcome);
                         let next = next_pass(slot, &outcome, &config);
+                        if let Some(on) = outcome.wait.filter(|_| next.is_some() && !outcome.deleted) {
+                            slot.waiting = Some((Instant::now(), due::waiting_host(&record, on)));
+                            asker.host_waits();
+                        }
                         if outcome.deleted {
                             slot.gone = true;
                             slot.record = None;
@@ -430,6 +455,8 @@ pub async fn run_live(
                                     gone: false,
                                     error_failures: 0,
                                     token: 0,
+                                    generation: 0,
+                                    waiting: None,
                                 });
                                 index.insert(key, i);
                                 i
@@ -454,8 +481,31 @@ pub async fn run_live(
                             slot.stale = true;
                             slot.record = None;
                             slot.want = None;
+                            slot.waiting = None;
                             slot.token += 1;
                         }
+                    }
+                }
+            }
+            answer = asker.recv() => {
+                let now = Instant::now();
+                for (host, generation) in asker.answered(answer) {
+                    let slot = &mut slots[host];
+                    // Only a host still idle after the pass the report answers for: never two
+                    // passes of one host at once.
+                    if slot.generation != generation
+                        || slot.in_flight
+                        || slot.gone
+                        || slot.waiting.take().is_none()
+                    {
+                        continue;
+                    }
+                    if slot.parked {
+                        if slot.want.is_some() {
+                            slot.want = Some(now);
+                        }
+                    } else {
+                        schedule(&mut due, slot, host, now);
                     }
                 }
             }

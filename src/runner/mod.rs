@@ -6,10 +6,12 @@
 //! Saves are staged into the host's commit group (its file) and committed at a bounded rate
 //! (group commit); a host's next pass waits until its last save is on disk.
 
+mod due;
 pub mod goal;
 pub mod live;
 mod progress;
 
+pub use due::{MIN_ASK_INTERVAL, Timing};
 pub use goal::Goal;
 pub use progress::{Progress, ProgressMode};
 
@@ -20,7 +22,8 @@ use crate::objects::ObjectSource;
 use crate::persist::{HostSource, Staged};
 use crate::record::HostRecord;
 use bmh_api::{ErrorType, OperationalStatus, ProvisioningState};
-use bmhctl_plugin_sdk::ProvisionerFactory;
+use bmhctl_plugin_sdk::{ProvisionerFactory, WaitingHost};
+use due::DueAsker;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
@@ -40,15 +43,19 @@ pub struct RunnerConfig {
     /// The shortest time between two rewrites of one file.
     pub commit_interval: Duration,
     pub machine: MachineConfig,
+    /// When passes run: BMO's requeue times only, or earlier on a provisioner's change report.
+    pub timing: Timing,
 }
 
 impl RunnerConfig {
-    /// BMO's default: the CPU count, at least 2 and at most 8.
+    /// Passes in flight by default: a fixed 8, not the CPU count, as passes mostly wait on the
+    /// provisioner (Ironic), not on a CPU. Bounded for a small Ironic: the all-in-one API server
+    /// has 10 request threads, and 8 passes with one request each plus the one shared node
+    /// listing stay under that.
+    pub const DEFAULT_CONCURRENCY: usize = 8;
+
     pub fn default_concurrency() -> usize {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-            .clamp(2, 8)
+        Self::DEFAULT_CONCURRENCY
     }
 }
 
@@ -61,6 +68,7 @@ impl Default for RunnerConfig {
             seed: None,
             commit_interval: Duration::from_millis(100),
             machine: MachineConfig::default(),
+            timing: Timing::default(),
         }
     }
 }
@@ -94,6 +102,52 @@ struct Slot {
     done: Option<HostResult>,
     /// Waiting for this commit of its group before the next pass.
     awaiting: Option<(usize, u64)>,
+    /// Parked until its last save is on disk.
+    parked: bool,
+    /// Run as soon as its save is on disk (the provisioner reported it due meanwhile).
+    wake_now: bool,
+    /// Only the due entry with the slot's current token counts.
+    token: u64,
+    /// Counts the host's passes started: a change report answers for one generation.
+    generation: u64,
+    /// Since when, and on what, the host's next pass waits on the provisioner.
+    waiting: Option<(Instant, WaitingHost)>,
+    /// When its next pass is due at BMO's (scaled) time; its BMO delay is already counted in
+    /// `virtual_elapsed`, so a host woken earlier is credited back the part it did not wait.
+    bmo_due: Option<Instant>,
+}
+
+impl Slot {
+    /// The host runs now, before its BMO time: count only the BMO time it waited.
+    fn woken_early(&mut self, now: Instant, time_scale: f64) {
+        if let Some(at) = self.bmo_due.take()
+            && time_scale > 0.0
+        {
+            let unwaited = at.saturating_duration_since(now).div_f64(time_scale);
+            self.virtual_elapsed = self.virtual_elapsed.saturating_sub(unwaited);
+        }
+    }
+}
+
+type DueQueue = BinaryHeap<Reverse<(Instant, usize, u64)>>;
+
+/// Queues the host's next pass at `at`; any earlier entry of it no longer counts.
+fn schedule(due: &mut DueQueue, slot: &mut Slot, host: usize, at: Instant) {
+    slot.token += 1;
+    due.push(Reverse((at, host, slot.token)));
+}
+
+/// The idle hosts whose next pass waits on the provisioner, oldest wait first.
+fn waiting_hosts<'a>(
+    slots: impl Iterator<Item = (usize, u64, Option<&'a (Instant, WaitingHost)>)>,
+) -> Vec<(usize, u64, WaitingHost)> {
+    let mut list: Vec<(Instant, usize, u64, &WaitingHost)> = slots
+        .filter_map(|(i, g, w)| w.map(|(since, h)| (*since, i, g, h)))
+        .collect();
+    list.sort_by_key(|(since, i, _, _)| (*since, *i));
+    list.into_iter()
+        .map(|(_, i, g, h)| (i, g, h.clone()))
+        .collect()
 }
 
 struct PassDone {
@@ -138,13 +192,22 @@ pub async fn run(
             virtual_elapsed: Duration::ZERO,
             done: None,
             awaiting: None,
+            parked: false,
+            wake_now: false,
+            token: 0,
+            generation: 0,
+            waiting: None,
+            bmo_due: None,
         })
         .collect();
     for (i, s) in slots.iter().enumerate() {
         progress.host_started(i, s.record.as_ref().unwrap(), &s.goal);
     }
-    let mut due: BinaryHeap<Reverse<(Instant, usize)>> =
-        (0..slots.len()).map(|i| Reverse((started, i))).collect();
+    let mut due: DueQueue = BinaryHeap::new();
+    for (i, slot) in slots.iter_mut().enumerate() {
+        schedule(&mut due, slot, i, started);
+    }
+    let mut asker = DueAsker::new(factory.clone(), config.timing);
     let mut rng = match config.seed {
         Some(s) => fastrand::Rng::with_seed(s),
         None => fastrand::Rng::new(),
@@ -161,15 +224,22 @@ pub async fn run(
             // Start every due pass there is room for.
             let now = Instant::now();
             while in_flight < config.concurrency {
-                let Some(Reverse((at, host))) = due.peek().copied() else {
+                let Some(Reverse((at, host, token))) = due.peek().copied() else {
                     break;
                 };
                 if at > now {
                     break;
                 }
                 due.pop();
-                let record = slots[host].record.take().expect("a due host is idle");
-                slots[host].passes += 1;
+                let slot = &mut slots[host];
+                if slot.token != token || slot.parked || slot.done.is_some() {
+                    continue;
+                }
+                let record = slot.record.take().expect("a due host is idle");
+                slot.passes += 1;
+                slot.generation += 1;
+                slot.waiting = None;
+                slot.bmo_due = None;
                 in_flight += 1;
                 let seed = rng.u64(..);
                 let (factory, objects, clock, source, machine_config, tx) = (
@@ -218,11 +288,24 @@ pub async fn run(
         let b = source.clone();
         commits.start_ready(move |group| b.commit(group));
 
+        // Ask the provisioner which waiting hosts are due (change-driven timing).
+        if !interrupted && fatal.is_none() {
+            asker.maybe_ask(|| {
+                waiting_hosts(slots.iter().enumerate().map(|(i, s)| {
+                    (
+                        i,
+                        s.generation,
+                        s.waiting.as_ref().filter(|_| s.done.is_none()),
+                    )
+                }))
+            });
+        }
+
         // A due host only wakes the loop when there is room to run it; otherwise a finished
         // pass will.
         let next_due = due
             .peek()
-            .map(|Reverse((at, _))| *at)
+            .map(|Reverse((at, _, _))| *at)
             .filter(|_| in_flight < config.concurrency && !interrupted && fatal.is_none());
         tracing::trace!(
             in_flight,
@@ -232,7 +315,11 @@ pub async fn run(
             "runner loop"
         );
         let next_commit = commits.next_ready_at();
-        let wake_at = [next_due, next_commit].into_iter().flatten().min();
+        let next_ask = asker.next_ask().filter(|_| !interrupted && fatal.is_none());
+        let wake_at = [next_due, next_commit, next_ask]
+            .into_iter()
+            .flatten()
+            .min();
         let sleep = sleep_until(wake_at);
         tokio::select! {
             Some(done) = rx.recv() => {
@@ -251,17 +338,26 @@ pub async fn run(
                 }
                 progress.pass_done(host, &done.record, &done.outcome);
                 let decision = decide(slot, &done.record, &done.outcome, &config, deadline);
-                slot.record = Some(done.record);
                 match decision {
                     Decision::Again(after) => {
-                        let at = Instant::now() + after;
+                        let now = Instant::now();
+                        if let Some(on) = done.outcome.wait {
+                            slot.waiting = Some((now, due::waiting_host(&done.record, on)));
+                            asker.host_waits();
+                        }
+                        slot.record = Some(done.record);
+                        let at = now + after;
+                        slot.bmo_due = Some(at);
                         match slot.awaiting.take() {
-                            None => due.push(Reverse((at, host))),
-                            Some((group, ticket)) => commits.park(group, ticket, host, at),
+                            None => schedule(&mut due, slot, host, at),
+                            Some((group, ticket)) => {
+                                slot.parked = true;
+                                commits.park(group, ticket, host, at);
+                            }
                         }
                     }
                     Decision::Stop { reached, reason, deleted } => {
-                        let record = slot.record.take().expect("the host just finished a pass");
+                        let record = done.record;
                         progress.host_finished(host, &record, reached, &reason);
                         slot.done = Some(HostResult {
                             record,
@@ -284,8 +380,32 @@ pub async fn run(
                     }
                 };
                 for (host, at) in commits.finished(group, ticket) {
+                    let slot = &mut slots[host];
+                    slot.parked = false;
+                    let at = if std::mem::take(&mut slot.wake_now) { Instant::now() } else { at };
                     if !interrupted && fatal.is_none() {
-                        due.push(Reverse((at, host)));
+                        schedule(&mut due, slot, host, at);
+                    }
+                }
+            }
+            answer = asker.recv() => {
+                let now = Instant::now();
+                for (host, generation) in asker.answered(answer) {
+                    let slot = &mut slots[host];
+                    // Only a host still idle after the pass the report answers for: never two
+                    // passes of one host at once.
+                    if slot.generation != generation
+                        || slot.done.is_some()
+                        || slot.record.is_none()
+                        || slot.waiting.take().is_none()
+                    {
+                        continue;
+                    }
+                    slot.woken_early(now, config.time_scale);
+                    if slot.parked {
+                        slot.wake_now = true;
+                    } else {
+                        schedule(&mut due, slot, host, now);
                     }
                 }
             }
@@ -580,3 +700,6 @@ impl GroupCommits {
         released
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -731,7 +731,12 @@ fn a_409_storm_is_retried_every_3s_and_is_no_error() {
         ..Default::default()
     });
     let dir = Dir::new();
-    let run = provision(&dir, &ironic, &["-o", "json", "--timeout", "1m"]);
+    // BMO's timing: a pass per BMO requeue.
+    let run = provision(
+        &dir,
+        &ironic,
+        &["-o", "json", "--timeout", "1m", "--timing", "bmo"],
+    );
     expect_code(&run, 1);
     let h = run.host();
     assert_eq!(h["state"], "registering", "{h:#}");
@@ -767,7 +772,12 @@ fn a_node_stuck_in_inspect_wait_is_polled_every_10s_not_busy_looped() {
         ..Default::default()
     });
     let dir = Dir::new();
-    let run = provision(&dir, &ironic, &["-o", "json", "--timeout", "10m"]);
+    // BMO's pass-by-pass timing: one GET per pass, a pass per BMO requeue.
+    let run = provision(
+        &dir,
+        &ironic,
+        &["-o", "json", "--timeout", "10m", "--timing", "bmo"],
+    );
     expect_code(&run, 1);
     let h = run.host();
     assert_eq!(h["state"], "inspecting", "{h:#}");
@@ -828,4 +838,52 @@ fn requests_that_time_out_end_in_the_error_at_the_timeout() {
     assert_eq!(ironic.count("PUT", "/v1/nodes/"), 15);
     // Each transport failure makes the next pass probe Ironic again.
     assert_eq!(ironic.count("GET", "/v1/drivers"), 15);
+}
+
+/// Change-driven timing (the default) against BMO's: at BMO's real delays, the plugin's
+/// change reports (one shared node listing per second) wake each waiting pass when the node has
+/// moved, and passes that the listing shows nothing new for read no node; the host ends the
+/// same, sooner and with fewer node GETs.
+#[test]
+fn change_timing_needs_fewer_node_gets_than_bmo_timing() {
+    let mut seen = Vec::new();
+    for timing in ["change", "bmo"] {
+        let ironic = FakeIronic::start(Knobs::default());
+        let dir = Dir::new();
+        let started = std::time::Instant::now();
+        let run = provision_env(
+            &dir,
+            &ironic,
+            &["-o", "json", "--timeout", "5m", "--timing", timing],
+            &[("BMHCTL_TIME_SCALE", "1")],
+        );
+        let took = started.elapsed();
+        expect_code(&run, 0);
+        let h = run.host();
+        assert_eq!(h["state"], "provisioned", "{timing}: {h:#}");
+        assert_eq!(
+            ironic.provision_targets(),
+            ["manage", "inspect", "provide", "active"],
+            "{timing}"
+        );
+        let uuid = ironic.node()["uuid"].as_str().unwrap().to_string();
+        let gets = ironic.count("GET", &format!("/v1/nodes/{uuid}"));
+        let listings = ironic.count("GET", "/v1/nodes?");
+        eprintln!(
+            "{timing}: {took:?}, {gets} node GETs, {listings} listings, {} requests",
+            ironic.requests().len()
+        );
+        seen.push((took, gets, listings));
+    }
+    let (change, bmo) = (seen[0], seen[1]);
+    assert!(
+        change.1 < bmo.1,
+        "node GETs: change {change:?}, bmo {bmo:?}"
+    );
+    assert!(change.0 < bmo.0, "wall: change {change:?}, bmo {bmo:?}");
+    // BMO's timing lists only for the provisioning limit (`has_capacity`), as before.
+    assert!(
+        bmo.2 <= change.2,
+        "listings: change {change:?}, bmo {bmo:?}"
+    );
 }

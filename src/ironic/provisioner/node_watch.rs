@@ -63,7 +63,7 @@ pub struct Fingerprint {
     pub inspection_finished_at: Option<String>,
     pub boot_interface: Option<String>,
     pub health: Option<String>,
-    pub updated_at: Option<String>,
+    pub provision_updated_at: Option<String>,
 }
 
 impl Fingerprint {
@@ -79,7 +79,7 @@ impl Fingerprint {
             inspection_finished_at: text(&n.inspection_finished_at),
             boot_interface: text(&n.boot_interface),
             health: text(&n.health),
-            updated_at: text(&n.updated_at),
+            provision_updated_at: text(&n.provision_updated_at),
         }
     }
 }
@@ -265,7 +265,7 @@ impl NodeWatch {
 
     /// The node cache: the last full node a pass read of `uuid` and when, if nothing was written
     /// since and either it was read under [`FRESH_READ`] ago or a listing started after the read
-    /// (and under [`CACHE_LISTING_AGE`] ago) shows the same fingerprint, `updated_at` and
+    /// (and under [`CACHE_LISTING_AGE`] ago) shows the same fingerprint, `provision_updated_at` and
     /// reservation.
     pub fn cached(&self, uuid: &str) -> Option<(Node, Instant)> {
         if !self.enabled || uuid.is_empty() {
@@ -397,7 +397,7 @@ mod unit {
             "reservation": null,
             "inspection_finished_at": null,
             "boot_interface": "ipxe",
-            "updated_at": "2026-12-01T01:00:00+00:00",
+            "provision_updated_at": "2026-12-01T01:00:00+00:00",
         });
         for (k, v) in fields.as_object().unwrap() {
             base[k] = v.clone();
@@ -421,7 +421,9 @@ mod unit {
     fn a_stable_state_reached_is_due() {
         let base = fp(json!({"provision_state": "enroll", "target_provision_state": "manageable"}));
         for s in ["manageable", "available", "active", "enroll"] {
-            let n = node(json!({"provision_state": s, "updated_at": "2026-12-01T01:00:05+00:00"}));
+            let n = node(
+                json!({"provision_state": s, "provision_updated_at": "2026-12-01T01:00:05+00:00"}),
+            );
             assert!(due(&base, false, &n), "{s}");
         }
     }
@@ -433,7 +435,7 @@ mod unit {
             let n = node(json!({
                 "provision_state": s,
                 "target_provision_state": "manageable",
-                "updated_at": "2026-12-01T01:00:05+00:00",
+                "provision_updated_at": "2026-12-01T01:00:05+00:00",
             }));
             assert!(!due(&base, false, &n), "{s}");
         }
@@ -441,7 +443,7 @@ mod unit {
             let mut all = json!({
                 "provision_state": "clean wait",
                 "target_provision_state": "available",
-                "updated_at": "2026-12-01T01:00:05+00:00",
+                "provision_updated_at": "2026-12-01T01:00:05+00:00",
             });
             for (k, v) in f.as_object().unwrap() {
                 all[k] = v.clone();
@@ -456,7 +458,7 @@ mod unit {
         // a node waiting in a transitional state, seen again there: nothing new either
         let waiting = fp(json!({"provision_state": "clean wait"}));
         let n = node(
-            json!({"provision_state": "clean wait", "updated_at": "2026-12-01T01:00:09+00:00"}),
+            json!({"provision_state": "clean wait", "provision_updated_at": "2026-12-01T01:00:09+00:00"}),
         );
         assert!(!due(&waiting, false, &n));
     }
@@ -466,7 +468,7 @@ mod unit {
         let base = fp(json!({"provision_state": "inspect wait"}));
         let n = node(
             json!({"provision_state": "manageable", "reservation": "conductor-1",
-            "updated_at": "2026-12-01T01:00:05+00:00"}),
+            "provision_updated_at": "2026-12-01T01:00:05+00:00"}),
         );
         assert!(!due(&base, false, &n));
         assert!(
@@ -474,7 +476,7 @@ mod unit {
             "a locked pass waits for the reservation too"
         );
         let n = node(
-            json!({"provision_state": "manageable", "updated_at": "2026-12-01T01:00:05+00:00"}),
+            json!({"provision_state": "manageable", "provision_updated_at": "2026-12-01T01:00:05+00:00"}),
         );
         assert!(due(&base, false, &n));
     }
@@ -494,18 +496,19 @@ mod unit {
         let back = node(json!({
             "provision_state": "manageable",
             "inspection_finished_at": "2026-12-01T01:00:30+00:00",
-            "updated_at": "2026-12-01T01:00:30+00:00",
+            "provision_updated_at": "2026-12-01T01:00:30+00:00",
         }));
         assert!(due(&base, false, &back));
-        // manual cleaning: manageable → cleaning → clean wait → manageable, only updated_at moves
+        // manual cleaning: manageable → cleaning → clean wait → manageable, only provision_updated_at moves
         let back = node(
-            json!({"provision_state": "manageable", "updated_at": "2026-12-01T01:01:00+00:00"}),
+            json!({"provision_state": "manageable", "provision_updated_at": "2026-12-01T01:01:00+00:00"}),
         );
         assert!(due(&base, false, &back));
         // power off → on → off
         let base = fp(json!({"provision_state": "active", "power_state": "power off"}));
-        let back =
-            node(json!({"provision_state": "active", "updated_at": "2026-12-01T01:02:00+00:00"}));
+        let back = node(
+            json!({"provision_state": "active", "provision_updated_at": "2026-12-01T01:02:00+00:00"}),
+        );
         assert!(due(&base, false, &back));
     }
 
@@ -526,7 +529,7 @@ mod unit {
                 "provision_state": to,
                 "target_provision_state": target,
                 "last_error": "it broke",
-                "updated_at": "2026-12-01T01:00:05+00:00",
+                "provision_updated_at": "2026-12-01T01:00:05+00:00",
             }));
             assert!(due(&base, false, &n), "{from} → {to}");
         }
@@ -567,7 +570,7 @@ mod unit {
             names: vec![],
         }];
         let changed = vec![node(
-            json!({"provision_state": "available", "updated_at": "later"}),
+            json!({"provision_state": "available", "provision_updated_at": "later"}),
         )];
         // a listing started before the pass ended does not count
         let early = Listing::new(Instant::now(), changed.clone());

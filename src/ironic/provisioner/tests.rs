@@ -1992,7 +1992,7 @@ fn node_of(uuid: &str, name: &str, provision_state: &str) -> Value {
         "fault": null,
         "reservation": null,
         "boot_interface": "ipxe",
-        "updated_at": stamp(0),
+        "provision_updated_at": stamp(0),
     })
 }
 
@@ -2023,7 +2023,7 @@ fn with_due_hosts_a_waiting_pass_makes_no_call_and_a_listed_change_one_get() {
     let shared = watched(&fake, 20);
     fake.node_in(
         "wait call-back",
-        json!({"target_provision_state": "active", "updated_at": stamp(1)}),
+        json!({"target_provision_state": "active", "provision_updated_at": stamp(1)}),
     );
     let key = ObjectKey::new("default", "worker-0");
     let asked = [waiting(&key, UUID, WaitOn::Progress)];
@@ -2053,14 +2053,14 @@ fn with_due_hosts_a_waiting_pass_makes_no_call_and_a_listed_change_one_get() {
     // The conductor still holds the node after the deploy: not due yet.
     fake.set(
         json!({"provision_state": "active", "target_provision_state": null,
-        "reservation": "conductor-1", "updated_at": stamp(5)}),
+        "reservation": "conductor-1", "provision_updated_at": stamp(5)}),
     );
     shared.watch.age_listing(Duration::from_secs(1));
     let m = fake.mark();
     assert!(shared.due_hosts(&asked).unwrap().unwrap().due.is_empty());
     assert_eq!(fake.since(m), [watch_listing()]);
     // Released: due, and its pass makes exactly one GET.
-    fake.set(json!({"reservation": null, "updated_at": stamp(6)}));
+    fake.set(json!({"reservation": null, "provision_updated_at": stamp(6)}));
     shared.watch.age_listing(Duration::from_secs(1));
     assert_eq!(shared.due_hosts(&asked).unwrap().unwrap().due, [0]);
     let m = fake.mark();
@@ -2072,7 +2072,7 @@ fn with_due_hosts_a_waiting_pass_makes_no_call_and_a_listed_change_one_get() {
 fn with_due_hosts_an_immediate_requeue_reuses_the_node_and_a_write_forces_a_read() {
     let fake = FakeIronic::start();
     let shared = watched(&fake, 20);
-    fake.node_in("manageable", json!({"updated_at": stamp(1)}));
+    fake.node_in("manageable", json!({"provision_updated_at": stamp(1)}));
     // A pass reads the node and asks for `provide`.
     let m = fake.mark();
     assert_requeue(&provisioning_pass(&shared), 3);
@@ -2086,7 +2086,7 @@ fn with_due_hosts_an_immediate_requeue_reuses_the_node_and_a_write_forces_a_read
     // The next pass, however soon, reads the node again: a write was sent after the read.
     fake.set(
         json!({"provision_state": "cleaning", "target_provision_state": "available",
-        "updated_at": stamp(2)}),
+        "provision_updated_at": stamp(2)}),
     );
     let m = fake.mark();
     assert_requeue(&provisioning_pass(&shared), 10);
@@ -2106,7 +2106,7 @@ fn with_due_hosts_an_immediate_requeue_reuses_the_node_and_a_write_forces_a_read
 fn with_due_hosts_a_pass_that_hit_409_is_due_once_the_reservation_clears() {
     let fake = FakeIronic::start();
     let shared = watched(&fake, 20);
-    fake.node_in("manageable", json!({"updated_at": stamp(1)}));
+    fake.node_in("manageable", json!({"provision_updated_at": stamp(1)}));
     fake.fail("PUT", "nodes/*", 409, "Node is locked by host c1");
     let asked = [waiting(
         &ObjectKey::new("default", "worker-0"),
@@ -2179,13 +2179,13 @@ fn one_listing_serves_many_waiting_hosts() {
         set_node(
             &fake,
             &uuid(i),
-            json!({"provision_state": "available", "updated_at": stamp(9)}),
+            json!({"provision_state": "available", "provision_updated_at": stamp(9)}),
         );
     }
     set_node(
         &fake,
         &uuid(5),
-        json!({"provision_state": "cleaning", "updated_at": stamp(9)}),
+        json!({"provision_state": "cleaning", "provision_updated_at": stamp(9)}),
     );
     shared.watch.age_listing(Duration::from_secs(1));
     let m = fake.mark();
@@ -2282,7 +2282,7 @@ fn a_freed_slot_wakes_the_oldest_delayed_host_only() {
     set_node(
         &fake,
         &uuid('a'),
-        json!({"provision_state": "inspecting", "updated_at": stamp(3)}),
+        json!({"provision_state": "inspecting", "provision_updated_at": stamp(3)}),
     );
     shared.watch.age_listing(Duration::from_secs(1));
     assert!(shared.due_hosts(&delayed).unwrap().unwrap().due.is_empty());
@@ -2292,7 +2292,7 @@ fn a_freed_slot_wakes_the_oldest_delayed_host_only() {
     set_node(
         &fake,
         &uuid('a'),
-        json!({"provision_state": "manageable", "updated_at": stamp(6)}),
+        json!({"provision_state": "manageable", "provision_updated_at": stamp(6)}),
     );
     let host_a = HostData {
         key: key('a'),

@@ -1,0 +1,395 @@
+//! The runner's change-driven timing with an in-process factory that reports changes.
+
+use super::*;
+use crate::clock::SystemClock;
+use crate::machine::tests::harness::HostTest;
+use crate::machine::tests::mock::Mock;
+use crate::objects::ObjectMap;
+use crate::persist::SourceChange;
+use bmh_api::{ObjectKey, ProvisioningState as S};
+use bmhctl_plugin_sdk::{
+    DueHosts, EventSink, HostData, Provisioner, ProvisionerError, WaitOn, WaitingHost,
+};
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// How the test factory answers `due_hosts`.
+#[derive(Clone, Copy, PartialEq)]
+enum Answer {
+    /// Every host asked about is due.
+    AllDue,
+    /// "Not supported".
+    Unsupported,
+}
+
+/// Wraps a factory: answers `due_hosts`, records the questions, and checks that no two passes
+/// of one host overlap (each pass holds its host while creating its provisioner).
+struct Reporting {
+    inner: Arc<dyn ProvisionerFactory>,
+    answer: Answer,
+    asked: Mutex<Vec<Vec<WaitingHost>>>,
+    active: Mutex<HashSet<ObjectKey>>,
+    overlap: AtomicBool,
+    passes: AtomicU64,
+}
+
+impl Reporting {
+    fn new(inner: Arc<dyn ProvisionerFactory>, answer: Answer) -> Arc<Self> {
+        Arc::new(Self {
+            inner,
+            answer,
+            asked: Mutex::new(Vec::new()),
+            active: Mutex::new(HashSet::new()),
+            overlap: AtomicBool::new(false),
+            passes: AtomicU64::new(0),
+        })
+    }
+
+    fn asked(&self) -> Vec<Vec<WaitingHost>> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+impl ProvisionerFactory for Reporting {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> std::result::Result<Box<dyn Provisioner>, ProvisionerError> {
+        self.passes.fetch_add(1, Ordering::SeqCst);
+        if !self.active.lock().unwrap().insert(host.key.clone()) {
+            self.overlap.store(true, Ordering::SeqCst);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        self.active.lock().unwrap().remove(&host.key);
+        self.inner.new_provisioner(host, events)
+    }
+
+    fn due_hosts(
+        &self,
+        waiting: &[WaitingHost],
+    ) -> std::result::Result<Option<DueHosts>, ProvisionerError> {
+        self.asked.lock().unwrap().push(waiting.to_vec());
+        match self.answer {
+            Answer::Unsupported => Ok(None),
+            Answer::AllDue => Ok(Some(DueHosts {
+                due: (0..waiting.len()).collect(),
+                ask_again_after: Duration::from_millis(100),
+            })),
+        }
+    }
+}
+
+/// Keeps nothing: every stage is "on disk" at its commit.
+#[derive(Default)]
+struct Memory {
+    ticket: AtomicU64,
+}
+
+impl HostSource for Memory {
+    fn groups(&self) -> usize {
+        1
+    }
+    fn group_of(&self, _host: usize) -> usize {
+        0
+    }
+    fn stage(&self, _host: usize, _staged: &Staged) -> Result<u64> {
+        Ok(self.ticket.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+    fn commit(&self, _group: usize) -> Result<u64> {
+        Ok(self.ticket.load(Ordering::SeqCst))
+    }
+    fn record_events(&self, _host: usize, _events: &[bmhctl_plugin_sdk::Event]) -> Result<()> {
+        Ok(())
+    }
+    fn add_host(&self, _key: ObjectKey) -> usize {
+        unreachable!("a batch run adds no host")
+    }
+    fn load(&self, _key: &ObjectKey) -> Result<Option<HostRecord>> {
+        Ok(None)
+    }
+    fn objects(&self) -> Result<ObjectMap> {
+        Ok(ObjectMap::default())
+    }
+    fn changes(&self) -> Result<Vec<SourceChange>> {
+        Ok(Vec::new())
+    }
+}
+
+fn drive(
+    hosts: Vec<HostTest>,
+    factory: Arc<Reporting>,
+    time_scale: f64,
+    timing: Timing,
+) -> (Vec<HostResult>, Duration) {
+    let objects = Arc::new(hosts[0].secrets.clone());
+    let jobs = hosts
+        .into_iter()
+        .map(|t| HostJob {
+            goal: Goal::for_provision(&t.rec),
+            record: t.rec,
+        })
+        .collect();
+    let services = Services {
+        factory,
+        objects,
+        clock: Arc::new(SystemClock),
+        source: Arc::new(Memory::default()),
+    };
+    let config = RunnerConfig {
+        time_scale,
+        timing,
+        seed: Some(1),
+        commit_interval: Duration::from_millis(1),
+        ..RunnerConfig::default()
+    };
+    let (_stop, interrupt) = tokio::sync::watch::channel(false);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let results = rt
+        .block_on(run(
+            jobs,
+            services,
+            config,
+            Progress::new(ProgressMode::Quiet, false, 0),
+            interrupt,
+        ))
+        .expect("the run ends");
+    (results, started.elapsed())
+}
+
+fn fixture_hosts(n: usize) -> Vec<HostTest> {
+    (0..n)
+        .map(|i| HostTest::standard(&format!("host-{i}")))
+        .collect()
+}
+
+/// Waiting hosts reported changed run before their BMO requeue time: BMO's waits for
+/// registration alone (5 s), inspection and provisioning (10 s), ten times slower here, sum to
+/// minutes; reported at once, the run takes seconds. No host ever has two passes at once.
+#[test]
+fn a_waiting_host_is_woken_by_a_reported_change_never_twice_at_once() {
+    let factory = Reporting::new(
+        Arc::new(crate::provisioners::fixture::Fixture::new()),
+        Answer::AllDue,
+    );
+    let (results, took) = drive(fixture_hosts(3), factory.clone(), 10.0, Timing::Change);
+    for r in &results {
+        assert!(r.reached, "{}: {}", r.record.host.metadata.name, r.reason);
+        assert_eq!(r.record.status().provisioning.state, S::Provisioned);
+    }
+    assert!(took < Duration::from_secs(40), "took {took:?}");
+    assert!(
+        !factory.overlap.load(Ordering::SeqCst),
+        "two passes of one host at once"
+    );
+    let asked = factory.asked();
+    assert!(!asked.is_empty());
+    assert!(asked.iter().flatten().all(|h| h.on == WaitOn::Progress));
+    let names: HashSet<_> = asked
+        .iter()
+        .flatten()
+        .map(|h| h.host.name.clone())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    // Hosts are asked about only while they wait: never more often than every 100 ms here.
+    assert!(
+        asked.len() as f64 <= took.as_secs_f64() * 10.0 + 2.0,
+        "{}",
+        asked.len()
+    );
+}
+
+/// A host `delayed` by the provisioning limit runs again as soon as the factory reports a slot,
+/// not after BMO's 1–2 minute backoff; it still goes through BMO's `delayed` handling.
+#[test]
+fn a_delayed_host_is_woken_when_the_factory_reports_capacity() {
+    let mock = Mock::new();
+    mock.with(|m| m.script.has_capacity.push_back(Ok(false)));
+    let t = HostTest::standard("host-0")
+        .mock(&mock)
+        .registered_in(S::Registering)
+        .online(false)
+        .spec(|s| s.image = None);
+    let factory = Reporting::new(Arc::new(mock.clone()), Answer::AllDue);
+    let (results, took) = drive(vec![t], factory.clone(), 1.0, Timing::Change);
+    assert!(results[0].reached, "{}", results[0].reason);
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+    let asked = factory.asked();
+    assert_eq!(asked[0].len(), 1);
+    assert_eq!(asked[0][0].on, WaitOn::Capacity);
+    assert_eq!(asked[0][0].provisioner_id, "temporary-fake-id");
+}
+
+/// A factory that does not report changes is asked once and the run keeps BMO's timing: the
+/// same passes as under `--timing bmo`.
+#[test]
+fn a_factory_answering_none_runs_at_bmos_timing() {
+    let run_with = |timing| {
+        let factory = Reporting::new(
+            Arc::new(crate::provisioners::fixture::Fixture::new()),
+            Answer::Unsupported,
+        );
+        let (results, _) = drive(fixture_hosts(2), factory.clone(), 0.02, timing);
+        let passes: Vec<u64> = results.iter().map(|r| r.passes).collect();
+        assert!(results.iter().all(|r| r.reached));
+        (passes, factory.asked().len())
+    };
+    let (change, asked) = run_with(Timing::Change);
+    assert_eq!(asked, 1, "asked once, then never again");
+    let (bmo, asked) = run_with(Timing::Bmo);
+    assert_eq!(asked, 0, "--timing bmo never asks");
+    assert_eq!(change, bmo);
+}
+
+/// `--timing bmo` never asks, even a factory that would report every host due.
+#[test]
+fn timing_bmo_never_asks() {
+    let factory = Reporting::new(
+        Arc::new(crate::provisioners::fixture::Fixture::new()),
+        Answer::AllDue,
+    );
+    let (results, _) = drive(fixture_hosts(2), factory.clone(), 0.02, Timing::Bmo);
+    assert!(results.iter().all(|r| r.reached));
+    assert!(factory.asked().is_empty());
+    assert!(!factory.overlap.load(Ordering::SeqCst));
+}
+
+/// Serves the hosts it was given to a controller; keeps nothing.
+struct LiveMemory {
+    hosts: Vec<HostRecord>,
+    ticket: AtomicU64,
+}
+
+impl HostSource for LiveMemory {
+    fn groups(&self) -> usize {
+        self.hosts.len()
+    }
+    fn group_of(&self, host: usize) -> usize {
+        host
+    }
+    fn stage(&self, _host: usize, _staged: &Staged) -> Result<u64> {
+        Ok(self.ticket.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+    fn commit(&self, _group: usize) -> Result<u64> {
+        Ok(self.ticket.load(Ordering::SeqCst))
+    }
+    fn record_events(&self, _host: usize, _events: &[bmhctl_plugin_sdk::Event]) -> Result<()> {
+        Ok(())
+    }
+    fn add_host(&self, key: ObjectKey) -> usize {
+        self.hosts
+            .iter()
+            .position(|r| r.host.metadata.name == key.name)
+            .expect("a known host")
+    }
+    fn load(&self, key: &ObjectKey) -> Result<Option<HostRecord>> {
+        Ok(self
+            .hosts
+            .iter()
+            .find(|r| r.host.metadata.name == key.name)
+            .cloned())
+    }
+    fn objects(&self) -> Result<ObjectMap> {
+        Ok(ObjectMap::default())
+    }
+    fn changes(&self) -> Result<Vec<SourceChange>> {
+        Ok(Vec::new())
+    }
+}
+
+/// Runs a controller over fixture hosts until every one is provisioned and steady.
+fn drive_live(n: usize, factory: Arc<Reporting>, time_scale: f64, timing: Timing) -> Duration {
+    use live::{LiveChange, LiveServices, run_live};
+    let hosts = fixture_hosts(n);
+    let objects = Arc::new(hosts[0].secrets.clone());
+    let records: Vec<HostRecord> = hosts.into_iter().map(|t| t.rec).collect();
+    let keys: Vec<ObjectKey> = records
+        .iter()
+        .map(|r| ObjectKey::new("default", &r.host.metadata.name))
+        .collect();
+    let services = LiveServices {
+        factory,
+        objects,
+        clock: Arc::new(SystemClock),
+        source: Arc::new(LiveMemory {
+            hosts: records,
+            ticket: AtomicU64::new(0),
+        }),
+    };
+    let config = RunnerConfig {
+        time_scale,
+        timing,
+        seed: Some(1),
+        commit_interval: Duration::from_millis(1),
+        ..RunnerConfig::default()
+    };
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let (tx, rx) = mpsc::unbounded_channel();
+    for k in keys {
+        tx.send(LiveChange::Host(k)).unwrap();
+    }
+    let mut settled = HashSet::new();
+    let observer: live::Observer = Box::new(move |key, rec, out| {
+        if out.steady && rec.status().provisioning.state == S::Provisioned {
+            settled.insert(key.clone());
+            if settled.len() == n {
+                let _ = stop_tx.send(true);
+            }
+        }
+    });
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    rt.block_on(async {
+        tokio::time::timeout(
+            Duration::from_secs(120),
+            run_live(services, config, rx, observer, stop),
+        )
+        .await
+        .expect("every host settles")
+        .expect("the controller ends");
+    });
+    drop(tx);
+    started.elapsed()
+}
+
+/// The controller (`watch`) wakes waiting hosts on reported changes too, one pass at a time.
+#[test]
+fn the_controller_wakes_a_waiting_host_on_a_reported_change() {
+    let factory = Reporting::new(
+        Arc::new(crate::provisioners::fixture::Fixture::new()),
+        Answer::AllDue,
+    );
+    let took = drive_live(3, factory.clone(), 10.0, Timing::Change);
+    assert!(took < Duration::from_secs(40), "took {took:?}");
+    assert!(!factory.overlap.load(Ordering::SeqCst));
+    assert!(
+        factory
+            .asked()
+            .iter()
+            .flatten()
+            .all(|h| h.on == WaitOn::Progress)
+    );
+    assert!(!factory.asked().is_empty());
+}
+
+/// ... and never asks with `--timing bmo`.
+#[test]
+fn the_controller_never_asks_with_timing_bmo() {
+    let factory = Reporting::new(
+        Arc::new(crate::provisioners::fixture::Fixture::new()),
+        Answer::AllDue,
+    );
+    drive_live(2, factory.clone(), 0.02, Timing::Bmo);
+    assert!(factory.asked().is_empty());
+    assert!(!factory.overlap.load(Ordering::SeqCst));
+}
