@@ -394,9 +394,15 @@ pub async fn run_live(
                             Some(ticket) => {
                                 let group = source.group_of(host);
                                 commits.staged(group, ticket);
-                                commits.park(group, ticket, host, now);
-                                slot.parked = true;
-                                slot.want = at;
+                                if commits.park(group, ticket, host, now) {
+                                    slot.parked = true;
+                                    slot.want = at;
+                                } else if let Some(at) = at
+                                    && !slot.gone
+                                    && !stopping
+                                {
+                                    schedule(&mut due, slot, host, at);
+                                }
                             }
                             None => {
                                 if let Some(at) = at && !slot.gone {

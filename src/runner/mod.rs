@@ -351,8 +351,11 @@ pub async fn run(
                         match slot.awaiting.take() {
                             None => schedule(&mut due, slot, host, at),
                             Some((group, ticket)) => {
-                                slot.parked = true;
-                                commits.park(group, ticket, host, at);
+                                if commits.park(group, ticket, host, at) {
+                                    slot.parked = true;
+                                } else {
+                                    schedule(&mut due, slot, host, at);
+                                }
                             }
                         }
                     }
@@ -616,9 +619,17 @@ impl GroupCommits {
         g.staged = g.staged.max(ticket);
     }
 
-    /// Host `host` may run again at `due` once `ticket` of its group is committed.
-    fn park(&mut self, group: usize, ticket: u64, host: usize, due: Instant) {
-        self.groups[group].parked.push((ticket, host, due));
+    /// Host `host` may run again at `due` once `ticket` of its group is committed; `false`
+    /// when it already is (a commit that started before the pass's message arrived can carry
+    /// its save), so the caller schedules the host itself: parked, it would wait for a commit
+    /// that never comes.
+    fn park(&mut self, group: usize, ticket: u64, host: usize, due: Instant) -> bool {
+        let g = &mut self.groups[group];
+        if ticket <= g.committed {
+            return false;
+        }
+        g.parked.push((ticket, host, due));
+        true
     }
 
     fn busy(&self) -> bool {

@@ -393,3 +393,20 @@ fn the_controller_never_asks_with_timing_bmo() {
     assert!(factory.asked().is_empty());
     assert!(!factory.overlap.load(Ordering::SeqCst));
 }
+
+/// A pass whose save a commit already carried (the commit started before the pass's message
+/// reached the loop) is not parked: nothing would ever release it.
+#[test]
+fn a_save_already_on_disk_parks_nobody() {
+    let mut commits = GroupCommits::new(1, Duration::from_millis(1));
+    commits.staged(0, 3);
+    commits.start(0);
+    assert!(commits.finished(0, 3).is_empty());
+    let now = Instant::now();
+    assert!(!commits.park(0, 3, 0, now), "ticket 3 is on disk already");
+    assert!(!commits.park(0, 2, 1, now));
+    commits.staged(0, 4);
+    assert!(commits.park(0, 4, 2, now));
+    commits.start(0);
+    assert_eq!(commits.finished(0, 4), vec![(2, now)]);
+}
