@@ -98,7 +98,7 @@ pub fn resolve(name: &str, timing: Timing) -> Result<Resolved> {
         return Ok(Resolved::built_in(Arc::new(fixture::Fixture::new())));
     }
     let path = plugin_path(name);
-    load_with(name, &path, timing).map_err(|e| {
+    load(name, &path, timing).map_err(|e| {
         let hint = if path.exists() {
             ""
         } else {
@@ -121,13 +121,9 @@ pub fn default_namespace() -> String {
 }
 
 /// Opens the plugin `name` at `path` (every check of the loader), runs its host configure (whose
-/// requirements become the [`Resolved::load_options`]) and creates its factory.
-pub fn load(name: &str, path: &std::path::Path) -> Result<Resolved, loader::LoadError> {
-    load_with(name, path, Timing::Bmo)
-}
-
-/// [`load`], telling the plugin the host will ask `due_hosts` unless `timing` is BMO's.
-pub fn load_with(
+/// requirements become the [`Resolved::load_options`]) and creates its factory, telling the
+/// plugin the host will ask `due_hosts` unless `timing` is BMO's.
+pub fn load(
     name: &str,
     path: &std::path::Path,
     timing: Timing,
