@@ -12,6 +12,8 @@ and powered on, and measures the run. The contenders:
   bmhctl       `bmhctl provision --provisioner ironic` at its defaults, on one file of N hosts
                (the binary given by --bin; its plugins staged beside it in plugins/, as
                scripts/stage-plugins.sh does)
+  bmhctl-K     the same with --concurrency K (not by default: for a sweep of passes in flight)
+  bmhctl-bmo   the same with --timing bmo (not by default: BMO's requeue times, for reference)
 
 For every run it prints: wall (from the child's start to its exit), client CPU (user+sys of the
 child, os.wait4), Ironic CPU and PostgreSQL CPU (from /proc, as scripts/bench-ironic.py
@@ -59,9 +61,15 @@ def wall_bound(hosts):
 
 
 def parse_contender(name):
-    """'driver-all' -> ('driver', 0); 'driver-8' -> ('driver', 8); 'bmhctl' -> ('bmhctl', None)."""
+    """'driver-all' -> ('driver', 0); 'driver-8' -> ('driver', 8); 'bmhctl' -> ('bmhctl', None);
+    'bmhctl-16' -> ('bmhctl', 16) (bmhctl with --concurrency 16); 'bmhctl-bmo' -> ('bmhctl', 'bmo')
+    (bmhctl with --timing bmo)."""
     if name == "bmhctl":
         return "bmhctl", None
+    if name == "bmhctl-bmo":
+        return "bmhctl", "bmo"
+    if name.startswith("bmhctl-") and name[7:].isdigit() and int(name[7:]) > 0:
+        return "bmhctl", int(name[7:])
     if name == "driver-all":
         return "driver", 0
     if name.startswith("driver-") and name[7:].isdigit() and int(name[7:]) > 0:
@@ -91,8 +99,12 @@ def run_once(args, backend, hosts, contender, workdir, pg_url):
         env = benchlib.bmhctl_env(benv, defaults=True)
         hosts_file = rundir / "hosts.yaml"
         hosts_file.write_text(benchlib.hosts_yaml(hosts, args.port))
-        cmd = [str(args.bin), "provision", "--provisioner", "ironic", "-q", "-o", "json",
-               str(hosts_file)]
+        cmd = [str(args.bin), "provision", "--provisioner", "ironic", "-q", "-o", "json"]
+        if in_flight == "bmo":
+            cmd += ["--timing", "bmo"]
+        elif in_flight is not None:
+            cmd += ["--concurrency", str(in_flight)]
+        cmd.append(str(hosts_file))
 
     ironic_marker = str(state / "ironic.conf")
     pg_marker = benchlib.pg_datadir(args.pg_port) if pg_url else None
@@ -174,19 +186,19 @@ def report(args, results):
         groups[(r["backend"], r["hosts"])].append(r)
     for (backend, n), group in groups.items():
         print(f"\n{backend}, {n} hosts")
-        head = (f"{'contender':<11} {'result':>22} {'wall s':>7} {'client CPU s':>12} "
+        head = (f"{'contender':<12} {'result':>22} {'wall s':>7} {'client CPU s':>12} "
                 f"{'Ironic CPU s':>12} {'PG CPU s':>8} {'API calls':>9} {'calls/host':>10} "
                 f"{'Ironic CPU/host':>15}")
         print(head)
         print("-" * len(head))
         for r in group:
             if "error" in r:
-                print(f"{r['contender']:<11} {'not run':>22}  {r['error']}")
+                print(f"{r['contender']:<12} {'not run':>22}  {r['error']}")
                 continue
             ncalls = len(r["calls"])
             result = ("ok " if r["ok"] else "FAILED ") + r["outcome"]
             pg = f"{r['pg_cpu']:.1f}" if r["pg_cpu"] is not None else "-"
-            print(f"{r['contender']:<11} {result:>22} {r['wall']:>7.1f} {r['client_cpu']:>12.2f} "
+            print(f"{r['contender']:<12} {result:>22} {r['wall']:>7.1f} {r['client_cpu']:>12.2f} "
                   f"{r['ironic_cpu']:>12.1f} {pg:>8} {ncalls:>9} {ncalls / n:>10.1f} "
                   f"{r['ironic_cpu'] / n:>15.2f}")
         for r in group:
@@ -225,7 +237,8 @@ def main():
     ap.add_argument("--backend", choices=["sqlite", "postgres", "both"], default=None,
                     help="default both (PostgreSQL is skipped with a warning if unavailable)")
     ap.add_argument("--contenders", default="driver-all,driver-8,bmhctl",
-                    help="comma-separated: driver-all, driver-K, bmhctl")
+                    help="comma-separated: driver-all, driver-K, bmhctl, bmhctl-K "
+                    "(--concurrency K), bmhctl-bmo (--timing bmo)")
     ap.add_argument("--bin", type=pathlib.Path, default=ROOT / "target" / "release" / "bmhctl",
                     help="the bmhctl binary (default target/release/bmhctl)")
     ap.add_argument("--port", type=int, default=6485,
@@ -249,7 +262,7 @@ def main():
     backends = ["sqlite", "postgres"] if args.backend in (None, "both") else [args.backend]
     pg_required = args.backend in ("postgres", "both")
     args.bin = args.bin.absolute()
-    if "bmhctl" in contenders:
+    if any(c.startswith("bmhctl") for c in contenders):
         if not args.bin.exists():
             sys.exit(f"{args.bin} missing: build it (scripts/stage-plugins.sh release) or give "
                      "--bin")
