@@ -97,7 +97,7 @@ fn check(path: &std::path::Path, name: &str) -> Result<()> {
 }
 
 fn list() -> Result<()> {
-    let dir = provisioners::plugin_dir();
+    let dir = provisioners::plugin_dir().map_err(|why| Error::Usage(why.to_string()))?;
     let mut t = Table::new();
     t.load_preset(NOTHING);
     t.set_header(["NAME", "ABI", "SDK", "FILE", "STATUS"]);

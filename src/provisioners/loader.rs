@@ -133,6 +133,12 @@ pub enum LoadError {
     },
     #[error("plugin {} is not a bmhctl provisioner plugin: {why}", path.display())]
     NotAPlugin { path: PathBuf, why: String },
+    /// Refused before it was opened: see [`super::trust`].
+    #[error("refusing to load plugin {}: {why}", path.display())]
+    Untrusted {
+        path: PathBuf,
+        why: Box<super::trust::Untrusted>,
+    },
     #[error("plugin {} has plugin ABI {found}, bmhctl needs {ABI_VERSION}", path.display())]
     Abi { path: PathBuf, found: u32 },
     #[error("plugin {} has no valid {what}", path.display())]
@@ -159,9 +165,22 @@ pub enum LoadError {
 }
 
 /// Opens the plugin at `path` and checks its declaration; with `expected_name`, its name too.
-/// Nothing of the plugin is called. The library stays loaded for the life of the process.
+/// A file that [`super::trust`] refuses is not opened. Nothing of the plugin is called. The
+/// library stays loaded for the life of the process.
 pub fn open(path: &Path, expected_name: Option<&str>) -> Result<LoadedPlugin, LoadError> {
     let at = || path.to_path_buf();
+    let absolute = std::path::absolute(path).map_err(|e| LoadError::Untrusted {
+        path: at(),
+        why: Box::new(super::trust::Untrusted::Unreadable {
+            path: at(),
+            cause: e.to_string(),
+        }),
+    })?;
+    let dir = absolute.parent().unwrap_or(Path::new("/"));
+    super::trust::check_file(dir, &absolute).map_err(|why| LoadError::Untrusted {
+        path: at(),
+        why: Box::new(why),
+    })?;
     // SAFETY: loading a library runs its initialisers; that is what loading a plugin means.
     let lib = unsafe { libloading::Library::new(path) }
         .map_err(|cause| LoadError::Open { path: at(), cause })?;

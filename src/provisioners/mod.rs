@@ -3,6 +3,7 @@
 
 pub mod fixture;
 pub mod loader;
+pub mod trust;
 
 use crate::error::{Error, Result};
 use crate::objects::ObjectSource;
@@ -24,18 +25,24 @@ pub fn valid_name(name: &str) -> bool {
 }
 
 /// `$PROVISIONER_PLUGIN_DIR`, or `plugins/` beside the bmhctl binary (so it moves with an install).
-pub fn plugin_dir() -> PathBuf {
-    match std::env::var_os("PROVISIONER_PLUGIN_DIR") {
+/// A relative directory is refused: it would depend on the working directory.
+pub fn plugin_dir() -> Result<PathBuf, trust::Untrusted> {
+    let dir = match std::env::var_os("PROVISIONER_PLUGIN_DIR") {
         Some(d) if !d.is_empty() => PathBuf::from(d),
         _ => std::env::current_exe()
             .ok()
             .and_then(|p| p.parent().map(|d| d.join("plugins")))
             .unwrap_or_else(|| PathBuf::from("plugins")),
+    };
+    if dir.is_absolute() {
+        Ok(dir)
+    } else {
+        Err(trust::Untrusted::RelativeDir(dir))
     }
 }
 
-pub fn plugin_path(name: &str) -> PathBuf {
-    plugin_dir().join(format!("{name}-provisioner.so"))
+pub fn plugin_path(name: &str) -> Result<PathBuf, trust::Untrusted> {
+    Ok(plugin_dir()?.join(format!("{name}-provisioner.so")))
 }
 
 /// A provisioner ready to use: its factory, what the file loader must accept for it (the
@@ -97,7 +104,7 @@ pub fn resolve(name: &str, timing: Timing) -> Result<Resolved> {
     if name == fixture::NAME {
         return Ok(Resolved::built_in(Arc::new(fixture::Fixture::new())));
     }
-    let path = plugin_path(name);
+    let path = plugin_path(name).map_err(|why| Error::Usage(why.to_string()))?;
     load(name, &path, timing).map_err(|e| {
         let hint = if path.exists() {
             ""

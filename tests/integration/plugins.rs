@@ -457,3 +457,129 @@ fn duplicate_objects_of_a_declared_kind_are_bad_input() {
     // Nothing was written.
     assert_eq!(lab.read("hosts.yaml"), text);
 }
+
+// --- Trust: a plugin runs with bmhctl's rights, so a file others could have replaced is refused
+// before it is opened.
+
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[test]
+fn a_plugin_directory_writable_by_others_is_refused_naming_it() {
+    let lab = Lab::new().file("hosts.yaml", &hosts(&[("worker-0", "")]));
+    stage(&lab, "demo-provisioner", "demo");
+    let dir = lab.path("plugins");
+    chmod(&dir, 0o777);
+    let run = run_with(&lab, "demo", &[]).expect_code(4);
+    let first = run.stderr.lines().next().unwrap_or("");
+    assert_eq!(
+        first,
+        format!(
+            "error: cannot load provisioner plugin \"demo\": refusing to load plugin {so}: {d} is \
+             writable by group and others (mode 0777); make it writable by its owner only: chmod \
+             go-w {d}",
+            so = dir.join("demo-provisioner.so").display(),
+            d = dir.display()
+        )
+    );
+    assert_eq!(lab.read("hosts.yaml"), hosts(&[("worker-0", "")]));
+}
+
+#[test]
+fn a_plugin_file_writable_by_others_is_refused() {
+    let lab = Lab::new().file("hosts.yaml", &hosts(&[("worker-0", "")]));
+    let so = stage(&lab, "demo-provisioner", "demo");
+    chmod(&so, 0o666);
+    let run = run_with(&lab, "demo", &[]).expect_code(4);
+    assert_stderr(
+        &run,
+        &format!(
+            "{} is writable by group and others (mode 0666)",
+            so.display()
+        ),
+    );
+    chmod(&so, 0o755);
+    run_with(&lab, "demo", &[]).expect_code(0);
+}
+
+#[test]
+fn a_plugin_symlink_leaving_the_directory_is_refused() {
+    let lab = Lab::new().file("hosts.yaml", &hosts(&[("worker-0", "")]));
+    let elsewhere = lab.path("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let target = elsewhere.join("demo.so");
+    std::fs::copy(&built()["demo-provisioner"], &target).unwrap();
+    let dir = plugin_dir(&lab);
+    let link = Path::new(&dir).join("demo-provisioner.so");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let run = run_with(&lab, "demo", &[]).expect_code(4);
+    assert_stderr(&run, "is a symlink to");
+    assert_stderr(&run, "outside the plugin directory");
+
+    // A link within the directory is followed.
+    std::fs::remove_file(&link).unwrap();
+    std::fs::copy(
+        &built()["demo-provisioner"],
+        Path::new(&dir).join("demo-v2.so"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("demo-v2.so", &link).unwrap();
+    run_with(&lab, "demo", &[]).expect_code(0);
+}
+
+#[test]
+fn a_relative_plugin_directory_is_refused() {
+    let lab = Lab::new().file("hosts.yaml", &hosts(&[("worker-0", "")]));
+    stage(&lab, "demo-provisioner", "demo");
+    let run = lab
+        .run_env(
+            &["provision", "--provisioner", "demo", "hosts.yaml"],
+            &[("PROVISIONER_PLUGIN_DIR", "plugins")],
+        )
+        .expect_code(2);
+    assert_eq!(
+        run.stderr.lines().next().unwrap_or(""),
+        "error: PROVISIONER_PLUGIN_DIR must be an absolute path, not \"plugins\" (it would be \
+         resolved from the working directory)"
+    );
+    let list = lab
+        .run_env(
+            &["plugin", "list"],
+            &[("PROVISIONER_PLUGIN_DIR", "plugins")],
+        )
+        .expect_code(2);
+    assert_stderr(&list, "must be an absolute path");
+}
+
+#[test]
+fn plugin_list_reports_refused_files_without_opening_them() {
+    let lab = Lab::new();
+    stage(&lab, "demo-provisioner", "demo");
+    let dir = plugin_dir(&lab);
+    // Not a library: opened, it would fail with "failed to open"; refused, it is never opened.
+    let junk = Path::new(&dir).join("junk-provisioner.so");
+    std::fs::write(&junk, "not a shared object\n").unwrap();
+    chmod(&junk, 0o646);
+    let run = lab
+        .run_env(&["plugin", "list"], &[("PROVISIONER_PLUGIN_DIR", &dir)])
+        .expect_code(0);
+    let junk_line = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("junk-provisioner.so"))
+        .unwrap_or_else(|| panic!("no junk row:\n{}", run.stdout));
+    assert!(
+        junk_line.contains("refusing to load plugin") && junk_line.contains("writable by others"),
+        "{junk_line}"
+    );
+    assert!(!run.stdout.contains("failed to open"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.contains("demo-provisioner.so") && l.contains(" ok")),
+        "{}",
+        run.stdout
+    );
+}
