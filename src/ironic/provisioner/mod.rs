@@ -19,7 +19,7 @@ mod tests;
 
 pub use capacity::CapacityGate;
 pub use config::{ProvisionerConfig, parse_provisioning_limit};
-pub use node_watch::{Fingerprint, NodeWatch};
+pub use node_watch::{Fingerprint, NodeWatch, Wrote};
 
 use super::client::{IronicClient, IronicError, IronicErrorKind};
 use super::types::{Node, NodePatch, ProvisionStateRequest};
@@ -231,10 +231,14 @@ pub struct IronicProvisioner {
     /// The last full node read in this pass (GET, or a POST/PATCH answer) and when: the
     /// baseline and node cache entry the pass leaves to the node watch.
     read: Option<(Node, Instant)>,
-    /// A write was sent after `read`.
-    wrote: bool,
+    /// What was sent after `read`.
+    wrote: Wrote,
     /// A request of this pass got 409 (node locked).
     locked: AtomicBool,
+    /// This pass created the node (`POST /v1/nodes`).
+    created: bool,
+    /// This pass's lookup of the boot MAC's ports (lower-cased MAC, answer).
+    mac_owners: Option<(String, Vec<crate::Port>)>,
 }
 
 impl Drop for IronicProvisioner {
@@ -283,8 +287,10 @@ impl IronicProvisioner {
             last_seen: None,
             saved,
             read: None,
-            wrote: false,
+            wrote: Wrote::Nothing,
             locked: AtomicBool::new(false),
+            created: false,
+            mac_owners: None,
         }
     }
 
@@ -327,7 +333,7 @@ impl IronicProvisioner {
     /// A full node just read from Ironic (GET, or a POST/PATCH answer): the current node.
     fn keep(&mut self, n: Node) {
         self.read = Some((n.clone(), Instant::now()));
-        self.wrote = false;
+        self.wrote = Wrote::Nothing;
         self.node = Some(n);
     }
 
@@ -344,7 +350,7 @@ impl IronicProvisioner {
         // With `due_hosts`, a node the listing shows unchanged since an earlier pass read it.
         if let Some((n, read_at)) = self.shared.watch.cached(&id) {
             self.read = Some((n.clone(), read_at));
-            self.wrote = false;
+            self.wrote = Wrote::Nothing;
             self.node = Some(n.clone());
             return Ok(n);
         }
@@ -358,8 +364,14 @@ impl IronicProvisioner {
         }
     }
 
+    /// A write was sent: the node is stale for the rest of the pass.
     fn invalidate(&mut self) {
-        self.wrote = true;
+        self.invalidate_as(Wrote::Other);
+    }
+
+    /// A write was sent whose effect on what BMO reads shows on the node listing.
+    fn invalidate_as(&mut self, w: Wrote) {
+        self.wrote = self.wrote.max(w);
         if let Some(n) = self.node.take() {
             self.last_seen = Some(n);
         }
@@ -410,7 +422,11 @@ impl IronicProvisioner {
         let target = req.target.clone();
         match self.seen(self.client().set_provision_state(&node.uuid, &req)) {
             Ok(()) => {
-                self.invalidate();
+                self.invalidate_as(if node_watch::MERGED_TARGETS.contains(&target.as_str()) {
+                    Wrote::Listed
+                } else {
+                    Wrote::Other
+                });
                 (Ok(requeue(SHORT_DELAY)), true)
             }
             Err(e) if e.is_conflict() => (Ok(requeue(SHORT_DELAY)), false),
@@ -437,7 +453,7 @@ impl IronicProvisioner {
         };
         match self.seen(r) {
             Ok(()) => {
-                self.invalidate();
+                self.invalidate_as(Wrote::Listed);
                 Ok(requeue(Duration::ZERO))
             }
             Err(e) if e.is_conflict() => Ok(requeue(SHORT_DELAY)),

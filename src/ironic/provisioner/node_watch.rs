@@ -84,6 +84,45 @@ impl Fingerprint {
     }
 }
 
+/// What a pass sent after its last full node read, as the node cache sees it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Wrote {
+    /// Nothing: the read is the node as it stands.
+    #[default]
+    Nothing,
+    /// Only requests whose effect on the fields a pass reads is on the listing: power changes,
+    /// maintenance, and the provision targets `manage` and `provide` (see [`merges`]).
+    Listed,
+    /// Anything else (inspection may change `properties`, deployment `instance_info`, ...).
+    Other,
+}
+
+/// Provision targets after which the node a pass reads is its last read plus the listed fields.
+/// `manage` (verification, or a plain move to manageable) and `provide` (cleaning) move the
+/// listed fields, `driver_internal_info`, `clean_step`, vendor and RAID/BIOS data that BMO's
+/// decisions and PATCHes do not read; `inspect` (`properties`), `active`/`deleted`/`rebuild`
+/// (`instance_info`, `instance_uuid`), `adopt`, `clean`, `service` and `abort` are not here.
+pub const MERGED_TARGETS: &[&str] = &["manage", "provide"];
+
+/// The node a pass would read now: `last` (its last full read) with the listed fields of
+/// `listed` over it (BMO's decisions read no other field those requests change).
+pub fn merges(last: &Node, listed: &Node) -> Node {
+    let mut n = last.clone();
+    n.provision_state = listed.provision_state.clone();
+    n.target_provision_state = listed.target_provision_state.clone();
+    n.power_state = listed.power_state.clone();
+    n.target_power_state = listed.target_power_state.clone();
+    n.last_error = listed.last_error.clone();
+    n.maintenance = listed.maintenance;
+    n.fault = listed.fault.clone();
+    n.reservation = listed.reservation.clone();
+    n.inspection_finished_at = listed.inspection_finished_at.clone();
+    n.boot_interface = listed.boot_interface.clone();
+    n.provision_updated_at = listed.provision_updated_at.clone();
+    n.health = listed.health.clone();
+    n
+}
+
 fn reserved(n: &Node) -> bool {
     n.reservation.as_deref().is_some_and(|r| !r.is_empty())
 }
@@ -168,8 +207,8 @@ struct Record {
     read_at: Instant,
     /// When the pass ended: only a listing started later counts for the change rule.
     ended_at: Instant,
-    /// A state, power, maintenance or other write was sent after that read: the node is stale.
-    wrote: bool,
+    /// What was sent after that read (anything: the node is stale).
+    wrote: Wrote,
     /// The pass got a 409 (node locked).
     locked: bool,
     /// When `due_hosts` last asked about the host.
@@ -213,6 +252,9 @@ pub struct NodeWatch {
     /// Held while listing, so concurrent askers wait and reuse one listing.
     listing_in_flight: Mutex<()>,
     records: Mutex<Records>,
+    /// Node names this process sent `POST /v1/nodes` for: a listing may predate the node, so
+    /// their lookups always ask Ironic by name.
+    created: Mutex<BTreeSet<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -226,7 +268,42 @@ impl NodeWatch {
             listing: Mutex::new(None),
             listing_in_flight: Mutex::new(()),
             records: Mutex::new(Records::default()),
+            created: Mutex::new(BTreeSet::new()),
         }
+    }
+
+    /// This process is about to create a node named `name`.
+    pub fn creating(&self, name: &str) {
+        if self.enabled {
+            lock(&self.created).insert(name.to_string());
+        }
+    }
+
+    /// Which of `names` a registration lookup can skip: those no node bears in a listing that
+    /// started under [`LISTING_TTL`] ago (made now if needed), unless this process created a
+    /// node of that name (the listing may predate it). Nothing is skipped without the feature
+    /// or when the listing fails (the lookups then run as in BMO). Ironic keeps node names
+    /// unique, so even a node created elsewhere after the listing cannot be duplicated: its
+    /// `POST` gets 409 and the next pass finds it.
+    pub fn absent_names(&self, client: &IronicClient, names: &[String]) -> Vec<bool> {
+        if !self.enabled {
+            return vec![false; names.len()];
+        }
+        let ours: Vec<bool> = {
+            let created = lock(&self.created);
+            names.iter().map(|n| created.contains(n)).collect()
+        };
+        if ours.iter().all(|o| *o) {
+            return ours.iter().map(|_| false).collect();
+        }
+        let Ok(l) = self.listing(client, LISTING_TTL) else {
+            return vec![false; names.len()];
+        };
+        names
+            .iter()
+            .zip(ours)
+            .map(|(n, ours)| !ours && l.by_name(n).is_none())
+            .collect()
     }
 
     /// The host will ask `due_hosts` (host feature `DueHosts`).
@@ -266,15 +343,29 @@ impl NodeWatch {
     /// The node cache: the last full node a pass read of `uuid` and when, if nothing was written
     /// since and either it was read under [`FRESH_READ`] ago or a listing started after the read
     /// (and under [`CACHE_LISTING_AGE`] ago) shows the same fingerprint, `provision_updated_at` and
-    /// reservation.
+    /// reservation. After [`Wrote::Listed`] writes only: that read with the fields of a listing
+    /// started after the pass ended (and under [`CACHE_LISTING_AGE`] ago, the node not reserved)
+    /// over it, as read when the listing started.
     pub fn cached(&self, uuid: &str) -> Option<(Node, Instant)> {
         if !self.enabled || uuid.is_empty() {
             return None;
         }
         let records = lock(&self.records);
         let r = records.by_uuid.get(uuid)?;
-        if r.wrote {
-            return None;
+        match r.wrote {
+            Wrote::Nothing => {}
+            Wrote::Other => return None,
+            Wrote::Listed => {
+                let l = self.current()?;
+                if l.started <= r.ended_at || l.started.elapsed() >= CACHE_LISTING_AGE {
+                    return None;
+                }
+                let listed = l.by_uuid(uuid)?;
+                if reserved(listed) {
+                    return None;
+                }
+                return Some((merges(&r.node, listed), l.started));
+            }
         }
         if r.read_at.elapsed() < FRESH_READ {
             return Some((r.node.clone(), r.read_at));
@@ -288,9 +379,9 @@ impl NodeWatch {
             .then(|| (r.node.clone(), r.read_at))
     }
 
-    /// A pass ended: `read` is its last full node read (and when), `wrote` whether a write was
-    /// sent after it, `locked` whether it got a 409. A pass that read nothing leaves the record.
-    pub fn pass_ended(&self, read: Option<(Node, Instant)>, wrote: bool, locked: bool) {
+    /// A pass ended: `read` is its last full node read (and when), `wrote` what was sent after
+    /// it, `locked` whether it got a 409. A pass that read nothing leaves the record.
+    pub fn pass_ended(&self, read: Option<(Node, Instant)>, wrote: Wrote, locked: bool) {
         if !self.enabled {
             return;
         }
@@ -560,7 +651,11 @@ mod unit {
     #[test]
     fn records_need_the_feature_and_a_listing_after_the_pass() {
         let off = NodeWatch::new(false);
-        off.pass_ended(Some((node(json!({})), Instant::now())), false, false);
+        off.pass_ended(
+            Some((node(json!({})), Instant::now())),
+            Wrote::Nothing,
+            false,
+        );
         assert_eq!(off.records(), 0);
         assert!(off.cached("u1").is_none());
 
@@ -574,7 +669,11 @@ mod unit {
         )];
         // a listing started before the pass ended does not count
         let early = Listing::new(Instant::now(), changed.clone());
-        w.pass_ended(Some((node(json!({})), Instant::now())), false, false);
+        w.pass_ended(
+            Some((node(json!({})), Instant::now())),
+            Wrote::Nothing,
+            false,
+        );
         assert_eq!(w.progress_due(&early, &asked), [false]);
         let late = Listing::new(Instant::now(), changed);
         assert_eq!(w.progress_due(&late, &asked), [true]);
@@ -586,7 +685,7 @@ mod unit {
         assert_eq!(w.progress_due(&late, &other), [false]);
         // a fresh read is served; a written one never
         assert!(w.cached("u1").is_some());
-        w.pass_ended(Some((node(json!({})), Instant::now())), true, false);
+        w.pass_ended(Some((node(json!({})), Instant::now())), Wrote::Other, false);
         assert!(w.cached("u1").is_none());
         // records of hosts nobody asks about go
         w.age_records(KEEP * 2);
