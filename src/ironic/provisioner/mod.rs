@@ -231,8 +231,10 @@ pub struct IronicProvisioner {
     /// The last full node read in this pass (GET, or a POST/PATCH answer) and when: the
     /// baseline and node cache entry the pass leaves to the node watch.
     read: Option<(Node, Instant)>,
-    /// What was sent after `read`.
-    wrote: Wrote,
+    /// A write was sent after `read`.
+    wrote: bool,
+    /// `read` can be followed through listed changes (see `NodeWatch::cached`).
+    mergeable: bool,
     /// A request of this pass got 409 (node locked).
     locked: AtomicBool,
     /// This pass created the node (`POST /v1/nodes`).
@@ -246,6 +248,7 @@ impl Drop for IronicProvisioner {
         self.shared.watch.pass_ended(
             self.read.take(),
             self.wrote,
+            self.mergeable,
             self.locked.load(Ordering::Relaxed),
         );
     }
@@ -287,7 +290,8 @@ impl IronicProvisioner {
             last_seen: None,
             saved,
             read: None,
-            wrote: Wrote::Nothing,
+            wrote: false,
+            mergeable: false,
             locked: AtomicBool::new(false),
             created: false,
             mac_owners: None,
@@ -333,7 +337,8 @@ impl IronicProvisioner {
     /// A full node just read from Ironic (GET, or a POST/PATCH answer): the current node.
     fn keep(&mut self, n: Node) {
         self.read = Some((n.clone(), Instant::now()));
-        self.wrote = Wrote::Nothing;
+        self.wrote = false;
+        self.mergeable = node_watch::settled(&n);
         self.node = Some(n);
     }
 
@@ -348,9 +353,10 @@ impl IronicProvisioner {
         }
         let id = self.node_id.clone();
         // With `due_hosts`, a node the listing shows unchanged since an earlier pass read it.
-        if let Some((n, read_at)) = self.shared.watch.cached(&id) {
+        if let Some((n, read_at, mergeable)) = self.shared.watch.cached(&self.shared.client, &id) {
             self.read = Some((n.clone(), read_at));
-            self.wrote = Wrote::Nothing;
+            self.wrote = false;
+            self.mergeable = mergeable;
             self.node = Some(n.clone());
             return Ok(n);
         }
@@ -371,10 +377,17 @@ impl IronicProvisioner {
 
     /// A write was sent whose effect on what BMO reads shows on the node listing.
     fn invalidate_as(&mut self, w: Wrote) {
-        self.wrote = self.wrote.max(w);
+        self.wrote = true;
+        self.mergeable &= w == Wrote::Listed;
         if let Some(n) = self.node.take() {
             self.last_seen = Some(n);
         }
+    }
+
+    /// A write that leaves the node as read in place but changes what the listing does not show.
+    fn wrote_unlisted(&mut self) {
+        self.wrote = true;
+        self.mergeable = false;
     }
 
     /// The current node if known, else the last one seen this pass, else a fresh read.

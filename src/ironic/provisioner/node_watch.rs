@@ -21,7 +21,7 @@ pub const FRESH_READ: Duration = Duration::from_secs(1);
 /// so a waiting host's listing is about a second old at most).
 pub const CACHE_LISTING_AGE: Duration = Duration::from_secs(2);
 /// A host's record is dropped this long after its last pass ended and it was last asked about.
-pub const KEEP: Duration = Duration::from_secs(5);
+pub const KEEP: Duration = Duration::from_secs(30);
 
 /// Provision states in which Ironic works on the node and the machine can only wait; a change
 /// into one of them is not a reason for a pass (unless a failure field moved, see [`due`]).
@@ -84,17 +84,21 @@ impl Fingerprint {
     }
 }
 
-/// What a pass sent after its last full node read, as the node cache sees it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+/// The kind of a write, as the node cache sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wrote {
-    /// Nothing: the read is the node as it stands.
-    #[default]
-    Nothing,
-    /// Only requests whose effect on the fields a pass reads is on the listing: power changes,
-    /// maintenance, and the provision targets `manage` and `provide` (see [`merges`]).
+    /// A request whose effect on the fields a pass reads shows on the listing: power changes,
+    /// maintenance, and the provision targets in [`MERGED_TARGETS`] (see [`merges`]).
     Listed,
     /// Anything else (inspection may change `properties`, deployment `instance_info`, ...).
     Other,
+}
+
+/// A full read from which listed changes can be followed: no provision operation was under way
+/// (one started by another request may still rewrite fields the listing does not carry).
+pub fn settled(n: &Node) -> bool {
+    !is_transitional(&n.provision_state)
+        && n.target_provision_state.as_deref().unwrap_or("").is_empty()
 }
 
 /// Provision targets after which the node a pass reads is its last read plus the listed fields.
@@ -207,8 +211,11 @@ struct Record {
     read_at: Instant,
     /// When the pass ended: only a listing started later counts for the change rule.
     ended_at: Instant,
-    /// What was sent after that read (anything: the node is stale).
-    wrote: Wrote,
+    /// A write was sent after that read: the node is stale.
+    wrote: bool,
+    /// Since the last full read (`GET`, `PATCH` or `POST` answer), which was [`settled`], only
+    /// [`Wrote::Listed`] requests were sent: the node now is that read with the listed fields.
+    mergeable: bool,
     /// The pass got a 409 (node locked).
     locked: bool,
     /// When `due_hosts` last asked about the host.
@@ -340,48 +347,66 @@ impl NodeWatch {
         Ok(l)
     }
 
-    /// The node cache: the last full node a pass read of `uuid` and when, if nothing was written
-    /// since and either it was read under [`FRESH_READ`] ago or a listing started after the read
-    /// (and under [`CACHE_LISTING_AGE`] ago) shows the same fingerprint, `provision_updated_at` and
-    /// reservation. After [`Wrote::Listed`] writes only: that read with the fields of a listing
-    /// started after the pass ended (and under [`CACHE_LISTING_AGE`] ago, the node not reserved)
-    /// over it, as read when the listing started.
-    pub fn cached(&self, uuid: &str) -> Option<(Node, Instant)> {
+    /// The node cache: the node a pass may use instead of a `GET`, with when it was read and
+    /// whether it is mergeable. The last node a pass read of `uuid`, if nothing was written since
+    /// and either it was read under [`FRESH_READ`] ago or a listing started after the read shows
+    /// the same fingerprint, `provision_updated_at` and reservation. Else, when the record is
+    /// mergeable, that node with the fields of a listing started after the pass ended over it
+    /// (the node not reserved), as read when the listing started. The listing is the current one
+    /// if under [`CACHE_LISTING_AGE`] old and late enough, else one made now (at most one per
+    /// [`LISTING_TTL`], shared by every host).
+    pub fn cached(&self, client: &IronicClient, uuid: &str) -> Option<(Node, Instant, bool)> {
         if !self.enabled || uuid.is_empty() {
             return None;
         }
-        let records = lock(&self.records);
-        let r = records.by_uuid.get(uuid)?;
-        match r.wrote {
-            Wrote::Nothing => {}
-            Wrote::Other => return None,
-            Wrote::Listed => {
-                let l = self.current()?;
-                if l.started <= r.ended_at || l.started.elapsed() >= CACHE_LISTING_AGE {
-                    return None;
-                }
-                let listed = l.by_uuid(uuid)?;
-                if reserved(listed) {
-                    return None;
-                }
-                return Some((merges(&r.node, listed), l.started));
-            }
+        let (node, fp, read_at, ended_at, wrote, mergeable) = {
+            let records = lock(&self.records);
+            let r = records.by_uuid.get(uuid)?;
+            (
+                r.node.clone(),
+                r.fp.clone(),
+                r.read_at,
+                r.ended_at,
+                r.wrote,
+                r.mergeable,
+            )
+        };
+        if !wrote && read_at.elapsed() < FRESH_READ {
+            return Some((node, read_at, mergeable));
         }
-        if r.read_at.elapsed() < FRESH_READ {
-            return Some((r.node.clone(), r.read_at));
-        }
-        let l = self.current()?;
-        if l.started <= r.read_at || l.started.elapsed() >= CACHE_LISTING_AGE {
+        if wrote && !mergeable {
             return None;
         }
+        // A listing must have started after the read (same node) or after the pass (merged).
+        let after = if wrote { ended_at } else { read_at };
+        let l = match self.current() {
+            Some(l) if l.started > after && l.started.elapsed() < CACHE_LISTING_AGE => l,
+            _ => self.listing(client, LISTING_TTL).ok()?,
+        };
         let listed = l.by_uuid(uuid)?;
-        (Fingerprint::of(listed) == r.fp && listed.reservation == r.node.reservation)
-            .then(|| (r.node.clone(), r.read_at))
+        if l.started > read_at
+            && !wrote
+            && Fingerprint::of(listed) == fp
+            && listed.reservation == node.reservation
+        {
+            return Some((node, read_at, mergeable));
+        }
+        if mergeable && l.started > ended_at && !reserved(listed) {
+            return Some((merges(&node, listed), l.started, true));
+        }
+        None
     }
 
-    /// A pass ended: `read` is its last full node read (and when), `wrote` what was sent after
-    /// it, `locked` whether it got a 409. A pass that read nothing leaves the record.
-    pub fn pass_ended(&self, read: Option<(Node, Instant)>, wrote: Wrote, locked: bool) {
+    /// A pass ended: `read` is its last node read (and when), `wrote` whether a write was sent
+    /// after it, `mergeable` as in the record, `locked` whether it got a 409. A pass that read
+    /// nothing leaves the record.
+    pub fn pass_ended(
+        &self,
+        read: Option<(Node, Instant)>,
+        wrote: bool,
+        mergeable: bool,
+        locked: bool,
+    ) {
         if !self.enabled {
             return;
         }
@@ -402,6 +427,7 @@ impl NodeWatch {
                 read_at,
                 ended_at: now,
                 wrote,
+                mergeable,
                 locked,
                 asked_at,
             },
@@ -651,13 +677,12 @@ mod unit {
     #[test]
     fn records_need_the_feature_and_a_listing_after_the_pass() {
         let off = NodeWatch::new(false);
-        off.pass_ended(
-            Some((node(json!({})), Instant::now())),
-            Wrote::Nothing,
-            false,
-        );
+        off.pass_ended(Some((node(json!({})), Instant::now())), false, false, false);
         assert_eq!(off.records(), 0);
-        assert!(off.cached("u1").is_none());
+        let client =
+            IronicClient::new(crate::client::IronicConfig::new("http://127.0.0.1:9").unwrap())
+                .unwrap();
+        assert!(off.cached(&client, "u1").is_none());
 
         let w = NodeWatch::new(true);
         let asked = [Asked {
@@ -669,11 +694,7 @@ mod unit {
         )];
         // a listing started before the pass ended does not count
         let early = Listing::new(Instant::now(), changed.clone());
-        w.pass_ended(
-            Some((node(json!({})), Instant::now())),
-            Wrote::Nothing,
-            false,
-        );
+        w.pass_ended(Some((node(json!({})), Instant::now())), false, false, false);
         assert_eq!(w.progress_due(&early, &asked), [false]);
         let late = Listing::new(Instant::now(), changed);
         assert_eq!(w.progress_due(&late, &asked), [true]);
@@ -684,9 +705,9 @@ mod unit {
         }];
         assert_eq!(w.progress_due(&late, &other), [false]);
         // a fresh read is served; a written one never
-        assert!(w.cached("u1").is_some());
-        w.pass_ended(Some((node(json!({})), Instant::now())), Wrote::Other, false);
-        assert!(w.cached("u1").is_none());
+        assert!(w.cached(&client, "u1").is_some());
+        w.pass_ended(Some((node(json!({})), Instant::now())), true, false, false);
+        assert!(w.cached(&client, "u1").is_none());
         // records of hosts nobody asks about go
         w.age_records(KEEP * 2);
         let none: [Asked; 0] = [];

@@ -2083,23 +2083,42 @@ fn with_due_hosts_an_immediate_requeue_reuses_the_node_and_a_write_forces_a_read
             format!("PUT /v1/nodes/{UUID}/states/provision")
         ]
     );
-    // The next pass, however soon, reads the node again: a write was sent after the read.
+    // The next pass, however soon, does not reuse that read: a write was sent after it. `provide`
+    // changes only listed fields of what a pass reads, so a listing made after the pass (shared
+    // by every host) stands in for the GET.
     fake.set(
         json!({"provision_state": "cleaning", "target_provision_state": "available",
         "provision_updated_at": stamp(2)}),
     );
     let m = fake.mark();
     assert_requeue(&provisioning_pass(&shared), 10);
-    assert_eq!(fake.since(m), [format!("GET /v1/nodes/{UUID}")]);
+    assert_eq!(fake.since(m), [watch_listing()]);
     // A pass right after a read (under a second) reuses it without a listing.
     let m = fake.mark();
     assert_requeue(&provisioning_pass(&shared), 10);
     assert!(fake.since(m).is_empty(), "{:?}", fake.since(m));
-    // Once the read is old and no listing vouches for it, the node is read again.
+    // Once the read and the listing are old, a new listing vouches for the node.
     shared.watch.age_records(Duration::from_millis(1500));
+    shared.watch.age_listing(Duration::from_millis(1500));
     let m = fake.mark();
     assert_requeue(&provisioning_pass(&shared), 10);
-    assert_eq!(fake.since(m), [format!("GET /v1/nodes/{UUID}")]);
+    assert_eq!(fake.since(m), [watch_listing()]);
+    // After a request that changes what the listing does not show (`active`: Ironic rewrites
+    // instance_info), the next pass reads the node.
+    fake.set(json!({"provision_state": "available", "target_provision_state": null, "provision_updated_at": stamp(3)}));
+    shared.watch.age_records(Duration::from_millis(2500));
+    shared.watch.age_listing(Duration::from_millis(2500));
+    let m = fake.mark();
+    assert_requeue(&provisioning_pass(&shared), 3);
+    assert_eq!(fake.provision_targets_since(m), ["active"]);
+    fake.set(json!({"provision_state": "active", "provision_updated_at": stamp(4)}));
+    shared.watch.age_listing(Duration::from_secs(1));
+    let m = fake.mark();
+    assert_done(&provisioning_pass(&shared));
+    assert_eq!(
+        without_listings(&fake, m),
+        [format!("GET /v1/nodes/{UUID}")]
+    );
 }
 
 #[test]
