@@ -352,8 +352,12 @@ impl IronicProvisioner {
             return Err(ProvisionerError::NeedsRegistration);
         }
         let id = self.node_id.clone();
-        // With `due_hosts`, a node the listing shows unchanged since an earlier pass read it.
-        if let Some((n, read_at, mergeable)) = self.shared.watch.cached(&self.shared.client, &id) {
+        // With `due_hosts`, a node the listing shows unchanged since an earlier pass read it (or
+        // moved only in listed fields); never after this pass wrote, which no listing shows yet.
+        if !self.wrote
+            && let Some((n, read_at, mergeable)) =
+                self.shared.watch.cached(&self.shared.client, &id)
+        {
             self.read = Some((n.clone(), read_at));
             self.wrote = false;
             self.mergeable = mergeable;

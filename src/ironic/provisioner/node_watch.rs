@@ -351,8 +351,8 @@ impl NodeWatch {
     /// whether it is mergeable. The last node a pass read of `uuid`, if nothing was written since
     /// and either it was read under [`FRESH_READ`] ago or a listing started after the read shows
     /// the same fingerprint, `provision_updated_at` and reservation. Else, when the record is
-    /// mergeable, that node with the fields of a listing started after the pass ended over it
-    /// (the node not reserved), as read when the listing started. The listing is the current one
+    /// mergeable, that node with the fields of a listing started after the pass ended over it,
+    /// as read when the listing started. The listing is the current one
     /// if under [`CACHE_LISTING_AGE`] old and late enough, else one made now (at most one per
     /// [`LISTING_TTL`], shared by every host).
     pub fn cached(&self, client: &IronicClient, uuid: &str) -> Option<(Node, Instant, bool)> {
@@ -391,7 +391,8 @@ impl NodeWatch {
         {
             return Some((node, read_at, mergeable));
         }
-        if mergeable && l.started > ended_at && !reserved(listed) {
+        // A reserved node is merged too: a GET would show the same rows while the conductor works.
+        if mergeable && l.started > ended_at {
             return Some((merges(&node, listed), l.started, true));
         }
         None

@@ -2538,3 +2538,35 @@ fn with_due_hosts_a_change_after_provide_or_power_is_read_from_the_listing() {
         );
     }
 }
+
+#[test]
+fn with_due_hosts_a_read_taken_mid_operation_is_never_followed_through_the_listing() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    // The pass reads the node while Ironic inspects it (which rewrites properties) and sends a
+    // maintenance change, whose own effect is listed.
+    fake.node_in(
+        "inspecting",
+        json!({"target_provision_state": "manageable", "provision_updated_at": stamp(1)}),
+    );
+    let mut p = prov(&shared);
+    p.get_node().unwrap();
+    let node = p.node.clone().unwrap();
+    assert_requeue(&p.set_maintenance(&node, true, "test").unwrap(), 0);
+    drop(p);
+    // Inspection ends: the next pass reads the node, properties and all.
+    fake.set(
+        json!({"provision_state": "manageable", "target_provision_state": null,
+        "properties": {"capabilities": "boot_mode:uefi", "cpu_arch": "x86_64", "memory_mb": 4096},
+        "provision_updated_at": stamp(2)}),
+    );
+    shared.watch.age_records(Duration::from_millis(2500));
+    let m = fake.mark();
+    let mut p = prov(&shared);
+    let n = p.get_node().unwrap();
+    assert_eq!(n.properties["memory_mb"], json!(4096));
+    assert_eq!(
+        without_listings(&fake, m),
+        [format!("GET /v1/nodes/{UUID}")]
+    );
+}
