@@ -121,14 +121,14 @@ impl IronicProvisioner {
 
     pub(super) fn do_attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
         let id = self.require_node_id()?;
-        self.wrote = true;
+        self.wrote_unlisted();
         self.seen(self.client().attach_vmedia(&id, url))
             .map_err(|e| ProvisionerError::Other(format!("failed to attach data image: {e}")))
     }
 
     pub(super) fn do_detach_data_image(&mut self) -> Result<(), ProvisionerError> {
         let id = self.require_node_id()?;
-        self.wrote = true;
+        self.wrote_unlisted();
         self.seen(self.client().detach_vmedia(&id))
             .map_err(|e| ProvisionerError::Other(format!("failed to detach data image: {e}")))
     }

@@ -369,7 +369,7 @@ impl IronicProvisioner {
         };
         match self.seen(self.client().set_raid_config(&node.uuid, &disks)) {
             Ok(()) => {
-                self.wrote = true;
+                self.wrote_unlisted();
                 Ok(None)
             }
             Err(e) if e.is_conflict() => Ok(Some(requeue(SHORT_DELAY))),

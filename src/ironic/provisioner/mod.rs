@@ -19,7 +19,7 @@ mod tests;
 
 pub use capacity::CapacityGate;
 pub use config::{ProvisionerConfig, parse_provisioning_limit};
-pub use node_watch::{Fingerprint, NodeWatch};
+pub use node_watch::{Fingerprint, NodeWatch, Wrote};
 
 use super::client::{IronicClient, IronicError, IronicErrorKind};
 use super::types::{Node, NodePatch, ProvisionStateRequest};
@@ -233,8 +233,14 @@ pub struct IronicProvisioner {
     read: Option<(Node, Instant)>,
     /// A write was sent after `read`.
     wrote: bool,
+    /// `read` can be followed through listed changes (see `NodeWatch::cached`).
+    mergeable: bool,
     /// A request of this pass got 409 (node locked).
     locked: AtomicBool,
+    /// This pass created the node (`POST /v1/nodes`).
+    created: bool,
+    /// This pass's lookup of the boot MAC's ports (lower-cased MAC, answer).
+    mac_owners: Option<(String, Vec<crate::Port>)>,
 }
 
 impl Drop for IronicProvisioner {
@@ -242,6 +248,7 @@ impl Drop for IronicProvisioner {
         self.shared.watch.pass_ended(
             self.read.take(),
             self.wrote,
+            self.mergeable,
             self.locked.load(Ordering::Relaxed),
         );
     }
@@ -284,7 +291,10 @@ impl IronicProvisioner {
             saved,
             read: None,
             wrote: false,
+            mergeable: false,
             locked: AtomicBool::new(false),
+            created: false,
+            mac_owners: None,
         }
     }
 
@@ -328,6 +338,7 @@ impl IronicProvisioner {
     fn keep(&mut self, n: Node) {
         self.read = Some((n.clone(), Instant::now()));
         self.wrote = false;
+        self.mergeable = node_watch::settled(&n);
         self.node = Some(n);
     }
 
@@ -341,10 +352,15 @@ impl IronicProvisioner {
             return Err(ProvisionerError::NeedsRegistration);
         }
         let id = self.node_id.clone();
-        // With `due_hosts`, a node the listing shows unchanged since an earlier pass read it.
-        if let Some((n, read_at)) = self.shared.watch.cached(&id) {
+        // With `due_hosts`, a node the listing shows unchanged since an earlier pass read it (or
+        // moved only in listed fields); never after this pass wrote, which no listing shows yet.
+        if !self.wrote
+            && let Some((n, read_at, mergeable)) =
+                self.shared.watch.cached(&self.shared.client, &id)
+        {
             self.read = Some((n.clone(), read_at));
             self.wrote = false;
+            self.mergeable = mergeable;
             self.node = Some(n.clone());
             return Ok(n);
         }
@@ -358,11 +374,24 @@ impl IronicProvisioner {
         }
     }
 
+    /// A write was sent: the node is stale for the rest of the pass.
     fn invalidate(&mut self) {
+        self.invalidate_as(Wrote::Other);
+    }
+
+    /// A write was sent whose effect on what BMO reads shows on the node listing.
+    fn invalidate_as(&mut self, w: Wrote) {
         self.wrote = true;
+        self.mergeable &= w == Wrote::Listed;
         if let Some(n) = self.node.take() {
             self.last_seen = Some(n);
         }
+    }
+
+    /// A write that leaves the node as read in place but changes what the listing does not show.
+    fn wrote_unlisted(&mut self) {
+        self.wrote = true;
+        self.mergeable = false;
     }
 
     /// The current node if known, else the last one seen this pass, else a fresh read.
@@ -410,7 +439,11 @@ impl IronicProvisioner {
         let target = req.target.clone();
         match self.seen(self.client().set_provision_state(&node.uuid, &req)) {
             Ok(()) => {
-                self.invalidate();
+                self.invalidate_as(if node_watch::MERGED_TARGETS.contains(&target.as_str()) {
+                    Wrote::Listed
+                } else {
+                    Wrote::Other
+                });
                 (Ok(requeue(SHORT_DELAY)), true)
             }
             Err(e) if e.is_conflict() => (Ok(requeue(SHORT_DELAY)), false),
@@ -437,7 +470,7 @@ impl IronicProvisioner {
         };
         match self.seen(r) {
             Ok(()) => {
-                self.invalidate();
+                self.invalidate_as(Wrote::Listed);
                 Ok(requeue(Duration::ZERO))
             }
             Err(e) if e.is_conflict() => Ok(requeue(SHORT_DELAY)),

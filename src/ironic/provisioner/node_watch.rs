@@ -21,7 +21,7 @@ pub const FRESH_READ: Duration = Duration::from_secs(1);
 /// so a waiting host's listing is about a second old at most).
 pub const CACHE_LISTING_AGE: Duration = Duration::from_secs(2);
 /// A host's record is dropped this long after its last pass ended and it was last asked about.
-pub const KEEP: Duration = Duration::from_secs(5);
+pub const KEEP: Duration = Duration::from_secs(30);
 
 /// Provision states in which Ironic works on the node and the machine can only wait; a change
 /// into one of them is not a reason for a pass (unless a failure field moved, see [`due`]).
@@ -82,6 +82,49 @@ impl Fingerprint {
             provision_updated_at: text(&n.provision_updated_at),
         }
     }
+}
+
+/// The kind of a write, as the node cache sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wrote {
+    /// A request whose effect on the fields a pass reads shows on the listing: power changes,
+    /// maintenance, and the provision targets in [`MERGED_TARGETS`] (see [`merges`]).
+    Listed,
+    /// Anything else (inspection may change `properties`, deployment `instance_info`, ...).
+    Other,
+}
+
+/// A full read from which listed changes can be followed: no provision operation was under way
+/// (one started by another request may still rewrite fields the listing does not carry).
+pub fn settled(n: &Node) -> bool {
+    !is_transitional(&n.provision_state)
+        && n.target_provision_state.as_deref().unwrap_or("").is_empty()
+}
+
+/// Provision targets after which the node a pass reads is its last read plus the listed fields.
+/// `manage` (verification, or a plain move to manageable) and `provide` (cleaning) move the
+/// listed fields, `driver_internal_info`, `clean_step`, vendor and RAID/BIOS data that BMO's
+/// decisions and PATCHes do not read; `inspect` (`properties`), `active`/`deleted`/`rebuild`
+/// (`instance_info`, `instance_uuid`), `adopt`, `clean`, `service` and `abort` are not here.
+pub const MERGED_TARGETS: &[&str] = &["manage", "provide"];
+
+/// The node a pass would read now: `last` (its last full read) with the listed fields of
+/// `listed` over it (BMO's decisions read no other field those requests change).
+pub fn merges(last: &Node, listed: &Node) -> Node {
+    let mut n = last.clone();
+    n.provision_state = listed.provision_state.clone();
+    n.target_provision_state = listed.target_provision_state.clone();
+    n.power_state = listed.power_state.clone();
+    n.target_power_state = listed.target_power_state.clone();
+    n.last_error = listed.last_error.clone();
+    n.maintenance = listed.maintenance;
+    n.fault = listed.fault.clone();
+    n.reservation = listed.reservation.clone();
+    n.inspection_finished_at = listed.inspection_finished_at.clone();
+    n.boot_interface = listed.boot_interface.clone();
+    n.provision_updated_at = listed.provision_updated_at.clone();
+    n.health = listed.health.clone();
+    n
 }
 
 fn reserved(n: &Node) -> bool {
@@ -168,8 +211,11 @@ struct Record {
     read_at: Instant,
     /// When the pass ended: only a listing started later counts for the change rule.
     ended_at: Instant,
-    /// A state, power, maintenance or other write was sent after that read: the node is stale.
+    /// A write was sent after that read: the node is stale.
     wrote: bool,
+    /// Since the last full read (`GET`, `PATCH` or `POST` answer), which was [`settled`], only
+    /// [`Wrote::Listed`] requests were sent: the node now is that read with the listed fields.
+    mergeable: bool,
     /// The pass got a 409 (node locked).
     locked: bool,
     /// When `due_hosts` last asked about the host.
@@ -213,6 +259,9 @@ pub struct NodeWatch {
     /// Held while listing, so concurrent askers wait and reuse one listing.
     listing_in_flight: Mutex<()>,
     records: Mutex<Records>,
+    /// Node names this process sent `POST /v1/nodes` for: a listing may predate the node, so
+    /// their lookups always ask Ironic by name.
+    created: Mutex<BTreeSet<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -226,7 +275,42 @@ impl NodeWatch {
             listing: Mutex::new(None),
             listing_in_flight: Mutex::new(()),
             records: Mutex::new(Records::default()),
+            created: Mutex::new(BTreeSet::new()),
         }
+    }
+
+    /// This process is about to create a node named `name`.
+    pub fn creating(&self, name: &str) {
+        if self.enabled {
+            lock(&self.created).insert(name.to_string());
+        }
+    }
+
+    /// Which of `names` a registration lookup can skip: those no node bears in a listing that
+    /// started under [`LISTING_TTL`] ago (made now if needed), unless this process created a
+    /// node of that name (the listing may predate it). Nothing is skipped without the feature
+    /// or when the listing fails (the lookups then run as in BMO). Ironic keeps node names
+    /// unique, so even a node created elsewhere after the listing cannot be duplicated: its
+    /// `POST` gets 409 and the next pass finds it.
+    pub fn absent_names(&self, client: &IronicClient, names: &[String]) -> Vec<bool> {
+        if !self.enabled {
+            return vec![false; names.len()];
+        }
+        let ours: Vec<bool> = {
+            let created = lock(&self.created);
+            names.iter().map(|n| created.contains(n)).collect()
+        };
+        if ours.iter().all(|o| *o) {
+            return ours.iter().map(|_| false).collect();
+        }
+        let Ok(l) = self.listing(client, LISTING_TTL) else {
+            return vec![false; names.len()];
+        };
+        names
+            .iter()
+            .zip(ours)
+            .map(|(n, ours)| !ours && l.by_name(n).is_none())
+            .collect()
     }
 
     /// The host will ask `due_hosts` (host feature `DueHosts`).
@@ -263,34 +347,67 @@ impl NodeWatch {
         Ok(l)
     }
 
-    /// The node cache: the last full node a pass read of `uuid` and when, if nothing was written
-    /// since and either it was read under [`FRESH_READ`] ago or a listing started after the read
-    /// (and under [`CACHE_LISTING_AGE`] ago) shows the same fingerprint, `provision_updated_at` and
-    /// reservation.
-    pub fn cached(&self, uuid: &str) -> Option<(Node, Instant)> {
+    /// The node cache: the node a pass may use instead of a `GET`, with when it was read and
+    /// whether it is mergeable. The last node a pass read of `uuid`, if nothing was written since
+    /// and either it was read under [`FRESH_READ`] ago or a listing started after the read shows
+    /// the same fingerprint, `provision_updated_at` and reservation. Else, when the record is
+    /// mergeable, that node with the fields of a listing started after the pass ended over it,
+    /// as read when the listing started. The listing is the current one
+    /// if under [`CACHE_LISTING_AGE`] old and late enough, else one made now (at most one per
+    /// [`LISTING_TTL`], shared by every host).
+    pub fn cached(&self, client: &IronicClient, uuid: &str) -> Option<(Node, Instant, bool)> {
         if !self.enabled || uuid.is_empty() {
             return None;
         }
-        let records = lock(&self.records);
-        let r = records.by_uuid.get(uuid)?;
-        if r.wrote {
+        let (node, fp, read_at, ended_at, wrote, mergeable) = {
+            let records = lock(&self.records);
+            let r = records.by_uuid.get(uuid)?;
+            (
+                r.node.clone(),
+                r.fp.clone(),
+                r.read_at,
+                r.ended_at,
+                r.wrote,
+                r.mergeable,
+            )
+        };
+        if !wrote && read_at.elapsed() < FRESH_READ {
+            return Some((node, read_at, mergeable));
+        }
+        if wrote && !mergeable {
             return None;
         }
-        if r.read_at.elapsed() < FRESH_READ {
-            return Some((r.node.clone(), r.read_at));
-        }
-        let l = self.current()?;
-        if l.started <= r.read_at || l.started.elapsed() >= CACHE_LISTING_AGE {
-            return None;
-        }
+        // A listing must have started after the read (same node) or after the pass (merged).
+        let after = if wrote { ended_at } else { read_at };
+        let l = match self.current() {
+            Some(l) if l.started > after && l.started.elapsed() < CACHE_LISTING_AGE => l,
+            _ => self.listing(client, LISTING_TTL).ok()?,
+        };
         let listed = l.by_uuid(uuid)?;
-        (Fingerprint::of(listed) == r.fp && listed.reservation == r.node.reservation)
-            .then(|| (r.node.clone(), r.read_at))
+        if l.started > read_at
+            && !wrote
+            && Fingerprint::of(listed) == fp
+            && listed.reservation == node.reservation
+        {
+            return Some((node, read_at, mergeable));
+        }
+        // A reserved node is merged too: a GET would show the same rows while the conductor works.
+        if mergeable && l.started > ended_at {
+            return Some((merges(&node, listed), l.started, true));
+        }
+        None
     }
 
-    /// A pass ended: `read` is its last full node read (and when), `wrote` whether a write was
-    /// sent after it, `locked` whether it got a 409. A pass that read nothing leaves the record.
-    pub fn pass_ended(&self, read: Option<(Node, Instant)>, wrote: bool, locked: bool) {
+    /// A pass ended: `read` is its last node read (and when), `wrote` whether a write was sent
+    /// after it, `mergeable` as in the record, `locked` whether it got a 409. A pass that read
+    /// nothing leaves the record.
+    pub fn pass_ended(
+        &self,
+        read: Option<(Node, Instant)>,
+        wrote: bool,
+        mergeable: bool,
+        locked: bool,
+    ) {
         if !self.enabled {
             return;
         }
@@ -311,6 +428,7 @@ impl NodeWatch {
                 read_at,
                 ended_at: now,
                 wrote,
+                mergeable,
                 locked,
                 asked_at,
             },
@@ -560,9 +678,12 @@ mod unit {
     #[test]
     fn records_need_the_feature_and_a_listing_after_the_pass() {
         let off = NodeWatch::new(false);
-        off.pass_ended(Some((node(json!({})), Instant::now())), false, false);
+        off.pass_ended(Some((node(json!({})), Instant::now())), false, false, false);
         assert_eq!(off.records(), 0);
-        assert!(off.cached("u1").is_none());
+        let client =
+            IronicClient::new(crate::client::IronicConfig::new("http://127.0.0.1:9").unwrap())
+                .unwrap();
+        assert!(off.cached(&client, "u1").is_none());
 
         let w = NodeWatch::new(true);
         let asked = [Asked {
@@ -574,7 +695,7 @@ mod unit {
         )];
         // a listing started before the pass ended does not count
         let early = Listing::new(Instant::now(), changed.clone());
-        w.pass_ended(Some((node(json!({})), Instant::now())), false, false);
+        w.pass_ended(Some((node(json!({})), Instant::now())), false, false, false);
         assert_eq!(w.progress_due(&early, &asked), [false]);
         let late = Listing::new(Instant::now(), changed);
         assert_eq!(w.progress_due(&late, &asked), [true]);
@@ -585,9 +706,9 @@ mod unit {
         }];
         assert_eq!(w.progress_due(&late, &other), [false]);
         // a fresh read is served; a written one never
-        assert!(w.cached("u1").is_some());
-        w.pass_ended(Some((node(json!({})), Instant::now())), true, false);
-        assert!(w.cached("u1").is_none());
+        assert!(w.cached(&client, "u1").is_some());
+        w.pass_ended(Some((node(json!({})), Instant::now())), true, false, false);
+        assert!(w.cached(&client, "u1").is_none());
         // records of hosts nobody asks about go
         w.age_records(KEEP * 2);
         let none: [Asked; 0] = [];

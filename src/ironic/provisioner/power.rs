@@ -130,7 +130,7 @@ impl IronicProvisioner {
                     // publishes none.
                     _ => {}
                 }
-                self.invalidate();
+                self.invalidate_as(super::Wrote::Listed);
                 PowerChange::Done(Ok(requeue(Duration::ZERO)))
             }
             Err(e) if e.is_conflict() => PowerChange::Done(Ok(requeue(SHORT_DELAY))),

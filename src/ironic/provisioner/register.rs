@@ -222,11 +222,13 @@ impl IronicProvisioner {
             Err(ProvisionerError::NeedsRegistration) => {}
             Err(e) => return Err(LookupError::Other(e.to_string())),
         }
-        let mut names = vec![self.node_name()];
-        if !self.key().name.contains('~') {
-            names.push(self.key().name.clone());
-        }
-        for name in names {
+        let names = super::lookup_names(self.key());
+        // With `due_hosts`, names a fresh listing shows no node for are not asked for.
+        let absent = self.shared.watch.absent_names(self.client(), &names);
+        for (name, absent) in names.into_iter().zip(absent) {
+            if absent {
+                continue;
+            }
             match self.seen(self.client().get_node(&name)) {
                 Ok(n) => {
                     self.keep(n.clone());
@@ -245,12 +247,16 @@ impl IronicProvisioner {
             return Ok(None);
         }
         // A failed port lookup counts as "not found", as in BMO.
-        let ports = self
-            .seen(self.client().list_ports(&PortQuery {
-                address: Some(&mac),
-                node_uuid: None,
-            }))
-            .unwrap_or_default();
+        let ports = match self.seen(self.client().list_ports(&PortQuery {
+            address: Some(&mac),
+            node_uuid: None,
+        })) {
+            Ok(p) => {
+                self.mac_owners = Some((mac.to_ascii_lowercase(), p.clone()));
+                p
+            }
+            Err(_) => Vec::new(),
+        };
         let Some(port) = ports.into_iter().next() else {
             return Ok(None);
         };
@@ -299,9 +305,11 @@ impl IronicProvisioner {
             Ok(b) => b,
             Err(m) => return Err(Ok(OpResult::failed(m))),
         };
+        self.shared.watch.creating(&self.node_name());
         match self.seen(self.client().create_node(&Value::Object(body))) {
             Ok(node) => {
                 self.publish("Registered", "Registered new host");
+                self.created = true;
                 self.keep(node.clone());
                 Ok(node)
             }
@@ -336,12 +344,16 @@ impl IronicProvisioner {
         if wanted.iter().all(|(m, _)| known.contains(m.as_str())) {
             return Ok(());
         }
-        let existing = self
-            .seen(self.client().list_ports(&PortQuery {
+        // With `due_hosts`, a node this pass created is known to have no ports.
+        let existing = if self.created && self.shared.watch.enabled() {
+            Vec::new()
+        } else {
+            self.seen(self.client().list_ports(&PortQuery {
                 address: None,
                 node_uuid: Some(&node.uuid),
             }))
-            .map_err(|e| format!("failed to list ports of node {}: {e}", node.uuid))?;
+            .map_err(|e| format!("failed to list ports of node {}: {e}", node.uuid))?
+        };
         let mut have: BTreeSet<String> = existing
             .iter()
             .map(|p| p.address.to_ascii_lowercase())
@@ -351,12 +363,21 @@ impl IronicProvisioner {
             if have.contains(&mac) || !seen_macs.insert(mac.clone()) {
                 continue;
             }
-            let owners = self
-                .seen(self.client().list_ports(&PortQuery {
-                    address: Some(&mac),
-                    node_uuid: None,
-                }))
-                .map_err(|e| format!("failed to look up port {mac}: {e}"))?;
+            // With `due_hosts`, the owners of the boot MAC this pass's lookup found are reused.
+            let reused = self
+                .mac_owners
+                .as_ref()
+                .filter(|(m, _)| *m == mac && self.shared.watch.enabled())
+                .map(|(_, owners)| owners.clone());
+            let owners = match reused {
+                Some(owners) => owners,
+                None => self
+                    .seen(self.client().list_ports(&PortQuery {
+                        address: Some(&mac),
+                        node_uuid: None,
+                    }))
+                    .map_err(|e| format!("failed to look up port {mac}: {e}"))?,
+            };
             if let Some(other) = owners.iter().find(|p| p.node_uuid != node.uuid) {
                 return Err(format!(
                     "port belongs to another node {}, MAC: {mac} can't register for node {}",

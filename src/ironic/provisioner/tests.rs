@@ -2083,23 +2083,42 @@ fn with_due_hosts_an_immediate_requeue_reuses_the_node_and_a_write_forces_a_read
             format!("PUT /v1/nodes/{UUID}/states/provision")
         ]
     );
-    // The next pass, however soon, reads the node again: a write was sent after the read.
+    // The next pass, however soon, does not reuse that read: a write was sent after it. `provide`
+    // changes only listed fields of what a pass reads, so a listing made after the pass (shared
+    // by every host) stands in for the GET.
     fake.set(
         json!({"provision_state": "cleaning", "target_provision_state": "available",
         "provision_updated_at": stamp(2)}),
     );
     let m = fake.mark();
     assert_requeue(&provisioning_pass(&shared), 10);
-    assert_eq!(fake.since(m), [format!("GET /v1/nodes/{UUID}")]);
+    assert_eq!(fake.since(m), [watch_listing()]);
     // A pass right after a read (under a second) reuses it without a listing.
     let m = fake.mark();
     assert_requeue(&provisioning_pass(&shared), 10);
     assert!(fake.since(m).is_empty(), "{:?}", fake.since(m));
-    // Once the read is old and no listing vouches for it, the node is read again.
+    // Once the read and the listing are old, a new listing vouches for the node.
     shared.watch.age_records(Duration::from_millis(1500));
+    shared.watch.age_listing(Duration::from_millis(1500));
     let m = fake.mark();
     assert_requeue(&provisioning_pass(&shared), 10);
-    assert_eq!(fake.since(m), [format!("GET /v1/nodes/{UUID}")]);
+    assert_eq!(fake.since(m), [watch_listing()]);
+    // After a request that changes what the listing does not show (`active`: Ironic rewrites
+    // instance_info), the next pass reads the node.
+    fake.set(json!({"provision_state": "available", "target_provision_state": null, "provision_updated_at": stamp(3)}));
+    shared.watch.age_records(Duration::from_millis(2500));
+    shared.watch.age_listing(Duration::from_millis(2500));
+    let m = fake.mark();
+    assert_requeue(&provisioning_pass(&shared), 3);
+    assert_eq!(fake.provision_targets_since(m), ["active"]);
+    fake.set(json!({"provision_state": "active", "provision_updated_at": stamp(4)}));
+    shared.watch.age_listing(Duration::from_secs(1));
+    let m = fake.mark();
+    assert_done(&provisioning_pass(&shared));
+    assert_eq!(
+        without_listings(&fake, m),
+        [format!("GET /v1/nodes/{UUID}")]
+    );
 }
 
 #[test]
@@ -2329,5 +2348,225 @@ fn a_freed_slot_wakes_the_oldest_delayed_host_only() {
             .unwrap()
             .due
             .is_empty()
+    );
+}
+
+// ------------------------------------------------ reads a pass skips with due_hosts (issue: calls)
+
+/// Requests since `mark` without the node watch's listings.
+fn without_listings(fake: &FakeIronic, mark: usize) -> Vec<String> {
+    fake.since(mark)
+        .into_iter()
+        .filter(|r| !r.starts_with("GET /v1/nodes?"))
+        .collect()
+}
+
+fn registration_pass(shared: &Arc<Shared>, host: HostData) -> RegisterResult {
+    let (mut p, _) = prov_for(shared, host);
+    p.register(&ManagementAccessData::default(), RegisterOptions::default())
+        .unwrap()
+}
+
+#[test]
+fn with_due_hosts_a_new_host_is_registered_without_name_lookups_or_port_listing() {
+    let by_mac = format!("GET /v1/ports?address={MAC}&fields=node_uuid%2Cuuid%2Caddress")
+        .replace(':', "%3A");
+    let writes = [
+        "POST /v1/nodes".to_string(),
+        "POST /v1/ports".to_string(),
+        format!("PUT /v1/nodes/{UUID}/states/provision"),
+    ];
+    // Without the feature: BMO's lookups by both names and by MAC, then the node's ports and
+    // the MAC's owners again.
+    let fake = FakeIronic::start();
+    let plain = fake.shared();
+    let m = fake.mark();
+    let r = registration_pass(&plain, host_data("", false));
+    assert_requeue(&r.result, 3);
+    let bmo = fake.since(m);
+    let reads: Vec<&String> = bmo.iter().filter(|r| r.starts_with("GET ")).collect();
+    assert_eq!(reads.len(), 5, "{bmo:?}");
+    assert_eq!(
+        reads[..2],
+        [&format!("GET /v1/nodes/{NAME}"), "GET /v1/nodes/worker-0"]
+    );
+    assert_eq!(fake.changes_since(m), writes);
+
+    // With it: one shared listing answers both name lookups, the node just created has no
+    // ports, and the MAC's owners were read a moment ago. The writes are the same.
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    let m = fake.mark();
+    let r = registration_pass(&shared, host_data("", false));
+    assert_requeue(&r.result, 3);
+    assert_eq!(r.provisioner_id, UUID);
+    assert_eq!(fake.since(m)[0], watch_listing());
+    assert_eq!(without_listings(&fake, m)[0], by_mac);
+    assert_eq!(fake.changes_since(m), writes);
+    assert_eq!(fake.since(m).len(), 5, "{:?}", fake.since(m));
+    assert_eq!(fake.bodies_since(m, "POST", "/v1/ports").len(), 1);
+}
+
+#[test]
+fn with_due_hosts_a_named_node_without_our_id_is_found_never_created_twice() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    // An earlier run created the node and was killed before saving its ID.
+    fake.node_in("manageable", json!({}));
+    let m = fake.mark();
+    let r = registration_pass(&shared, host_data("", false));
+    assert_done(&r.result);
+    assert_eq!(r.provisioner_id, UUID);
+    assert!(
+        !fake.since(m).iter().any(|r| r == "POST /v1/nodes"),
+        "{:?}",
+        fake.since(m)
+    );
+    assert!(fake.since(m).contains(&format!("GET /v1/nodes/{NAME}")));
+
+    // This process created a node after the (still fresh) listing, and the ID got lost: the
+    // listing does not show the node, yet its name is asked for and the node is found.
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    let other = ObjectKey::new("default", "worker-9");
+    assert!(
+        shared
+            .watch
+            .absent_names(&shared.client, &lookup_names(&other))[0]
+    );
+    let r = registration_pass(
+        &shared,
+        HostData {
+            boot_mac_address: String::new(),
+            ..host_data("", false)
+        },
+    );
+    assert_eq!(r.provisioner_id, UUID);
+    let m = fake.mark();
+    let r = registration_pass(
+        &shared,
+        HostData {
+            boot_mac_address: String::new(),
+            ..host_data("", false)
+        },
+    );
+    assert_eq!(r.provisioner_id, UUID);
+    let sent = fake.since(m);
+    assert!(!sent.iter().any(|r| r == "POST /v1/nodes"), "{sent:?}");
+    assert!(
+        !sent.iter().any(|r| r.starts_with("GET /v1/nodes?")),
+        "the listing was fresh: {sent:?}"
+    );
+    assert_eq!(fake.state.lock().unwrap().nodes.len(), 1);
+}
+
+/// One provisioning host's life from `manageable` on, on `fake` with `shared`: provide, deploy,
+/// power on, with the node moved by hand between passes (and, with the feature, a listing
+/// showing each move). The requests of each pass.
+fn provide_deploy_power_on(fake: &FakeIronic, shared: &Arc<Shared>) -> Vec<Vec<String>> {
+    let asked = [waiting(
+        &ObjectKey::new("default", "worker-0"),
+        UUID,
+        WaitOn::Progress,
+    )];
+    let moved = |fields: Value| {
+        fake.set(fields);
+        if shared.watch.enabled() {
+            shared.watch.age_listing(Duration::from_secs(1));
+            assert_eq!(shared.due_hosts(&asked).unwrap().unwrap().due, [0]);
+        }
+    };
+    let mut passes = Vec::new();
+    fake.node_in(
+        "manageable",
+        json!({"power_state": "power off", "provision_updated_at": stamp(1)}),
+    );
+    let m = fake.mark();
+    assert_requeue(&provisioning_pass(shared), 3); // provide
+    passes.push(without_listings(fake, m));
+    moved(json!({"provision_state": "available", "provision_updated_at": stamp(2)}));
+    let m = fake.mark();
+    assert_requeue(&provisioning_pass(shared), 3); // instance_info, validate, active
+    passes.push(without_listings(fake, m));
+    moved(json!({"provision_state": "active", "provision_updated_at": stamp(3)}));
+    let m = fake.mark();
+    assert_done(&provisioning_pass(shared));
+    let mut p = prov(shared);
+    let on = p.power_on(PowerOnOptions::default()).unwrap();
+    assert!(on.dirty && on.requeue_after.is_zero(), "{on:?}");
+    drop(p);
+    passes.push(without_listings(fake, m));
+    moved(json!({"power_state": "power on"}));
+    let m = fake.mark();
+    let mut p = prov(shared);
+    assert_done(&p.power_on(PowerOnOptions::default()).unwrap());
+    drop(p);
+    passes.push(without_listings(fake, m));
+    passes
+}
+
+#[test]
+fn with_due_hosts_a_change_after_provide_or_power_is_read_from_the_listing() {
+    let get = format!("GET /v1/nodes/{UUID}");
+    let plain_fake = FakeIronic::start();
+    let plain = provide_deploy_power_on(&plain_fake, &plain_fake.shared());
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    let watched = provide_deploy_power_on(&fake, &shared);
+    // Every pass of BMO's timing starts with a GET of the node...
+    assert!(plain.iter().all(|p| p[0] == get), "{plain:?}");
+    // ...with the feature, the passes after `provide` and after the power change read the
+    // node from their last read and the listing; the pass after `active` (Ironic's deployment
+    // changes instance_info) reads it.
+    let firsts: Vec<bool> = watched.iter().map(|p| p.first() == Some(&get)).collect();
+    assert_eq!(firsts, [true, false, true, false], "{watched:?}");
+    // The rest of each pass, and what is sent, are BMO's.
+    for (b, w) in plain.iter().zip(&watched) {
+        let rest: Vec<&String> = b.iter().filter(|r| **r != get).collect();
+        let w: Vec<&String> = w.iter().filter(|r| **r != get).collect();
+        assert_eq!(rest, w);
+    }
+    for (method, target) in [
+        ("PATCH", format!("/v1/nodes/{UUID}")),
+        ("PUT", format!("/v1/nodes/{UUID}/states/provision")),
+        ("PUT", format!("/v1/nodes/{UUID}/states/power")),
+    ] {
+        assert_eq!(
+            plain_fake.bodies_since(0, method, &target),
+            fake.bodies_since(0, method, &target),
+            "{method} {target}"
+        );
+    }
+}
+
+#[test]
+fn with_due_hosts_a_read_taken_mid_operation_is_never_followed_through_the_listing() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    // The pass reads the node while Ironic inspects it (which rewrites properties) and sends a
+    // maintenance change, whose own effect is listed.
+    fake.node_in(
+        "inspecting",
+        json!({"target_provision_state": "manageable", "provision_updated_at": stamp(1)}),
+    );
+    let mut p = prov(&shared);
+    p.get_node().unwrap();
+    let node = p.node.clone().unwrap();
+    assert_requeue(&p.set_maintenance(&node, true, "test").unwrap(), 0);
+    drop(p);
+    // Inspection ends: the next pass reads the node, properties and all.
+    fake.set(
+        json!({"provision_state": "manageable", "target_provision_state": null,
+        "properties": {"capabilities": "boot_mode:uefi", "cpu_arch": "x86_64", "memory_mb": 4096},
+        "provision_updated_at": stamp(2)}),
+    );
+    shared.watch.age_records(Duration::from_millis(2500));
+    let m = fake.mark();
+    let mut p = prov(&shared);
+    let n = p.get_node().unwrap();
+    assert_eq!(n.properties["memory_mb"], json!(4096));
+    assert_eq!(
+        without_listings(&fake, m),
+        [format!("GET /v1/nodes/{UUID}")]
     );
 }
