@@ -524,7 +524,7 @@ fn check(built: &Built, f: &File, doc: usize, status: &Value) -> Result<(), Test
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::cases(512), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn splice_preserves_bytes_and_round_trips(
@@ -539,7 +539,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::cases(256), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Any text: the parser either refuses it or indexes it so that, with no edit, the file
     /// renders as it was and its documents' texts cover it; splicing never panics.

@@ -173,7 +173,7 @@ fn host(v: &Value) -> Option<BareMetalHost> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1024, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::cases(1024), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn validator_takes_any_host(

@@ -9,6 +9,14 @@
 use bmh_bmc::{Credentials, parse, parse_address, registered_types};
 use proptest::prelude::*;
 
+/// The case count: `PROPTEST_CASES` when set (a longer search), else `default`.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Everything an `AccessDetails` offers, for any flag.
 fn exercise(address: &str) {
     match parse(address) {
@@ -96,7 +104,7 @@ fn piece_address() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1024, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(1024), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn any_text_is_an_address_or_an_error(s in "\\PC{0,40}") {
