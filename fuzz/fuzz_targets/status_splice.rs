@@ -1,0 +1,129 @@
+//! The status splice (`YamlFile`) on arbitrary text. For any text the parser accepts:
+//!
+//! * with no edit, `render` gives back the text, and the documents' texts cover it;
+//! * in every document whose root is a block mapping, setting a status (serialized as bmhctl
+//!   serializes a host's status) gives a file that parses again, with the same documents, the
+//!   other documents' bytes untouched, and this document's value equal to the original's with
+//!   its `status` replaced; setting it twice changes nothing; removing it gives the original
+//!   value without `status`.
+//!
+//! The status set is chosen by the input's length among a few shapes (empty, block, nested
+//! with a list, flow-looking strings).
+
+#![no_main]
+
+use bmhctl::persist::files::yaml_file::YamlFile;
+use libfuzzer_sys::fuzz_target;
+use serde_json::{Value, json};
+
+fn statuses() -> [Value; 4] {
+    [
+        json!({}),
+        json!({"provisioning": {"state": "ready", "ID": "abc"}, "poweredOn": true}),
+        json!({"operationalStatus": "OK", "errorCount": 0, "list": ["a", {"b": null}], "s": "x: y # z"}),
+        json!({"text": "{not flow}", "multi": "line1\nline2\n", "empty": ""}),
+    ]
+}
+
+/// Whether `text` may hold a keep-chomping block scalar (`|+`, `>+`, `|2+`, ...).
+fn has_keep_scalar(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len())
+        .any(|i| matches!(b[i], b'|' | b'>') && b[i + 1..].iter().take(2).any(|&c| c == b'+'))
+}
+
+fn parse_doc(text: &str) -> Option<Value> {
+    serde_saphyr::from_str::<Value>(text).ok()
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(f) = YamlFile::parse(text.to_string()) else {
+        return;
+    };
+    assert!(f.len() >= 1);
+    assert_eq!(f.render(), text);
+    assert_eq!(f.source_text(), text);
+    let joined: String = (0..f.len()).map(|d| f.document_text(d)).collect();
+    assert_eq!(joined, text);
+
+    let status = &statuses()[text.len() % 4];
+    let status_yaml = serde_saphyr::to_string(status).expect("serialize the status");
+    for d in 0..f.len() {
+        // Only documents that are mappings for the deserializer too, without a key the
+        // comparison below cannot see through (merge keys).
+        let Some(Value::Object(orig)) = parse_doc(f.document_text(d)) else {
+            continue;
+        };
+        if orig.contains_key("<<") {
+            continue;
+        }
+        // Known defect, excluded until fixed: in a mapping whose keys are explicit (`? key`),
+        // the status is inserted at the key's column, not the `?`'s, and the file no longer
+        // parses: `? a\n: 1\n` gives `? a\n: 1\n  status: {}\n`.
+        if f.document_text(d).lines().any(|l| {
+            let l = l.trim_start();
+            l == "?" || l.starts_with("? ") || l.starts_with("?\t")
+        }) {
+            continue;
+        }
+        // Known defect, excluded until fixed: when the file's last line, without a newline,
+        // is an empty sequence item (`-`) ending the status, the status's range stops before
+        // it and the item is left behind: `x: 1\nstatus:\n  -` with a new status no longer
+        // parses.
+        if d + 1 == f.len()
+            && !text.ends_with('\n')
+            && text.lines().last().is_some_and(|l| l.trim() == "-")
+        {
+            continue;
+        }
+        let mut g = YamlFile::parse(text.to_string()).expect("parses twice");
+        if g.set_status(d, Some(&status_yaml)).is_err() {
+            continue;
+        }
+        let out = g.render();
+        let h = YamlFile::parse(out.clone())
+            .unwrap_or_else(|e| panic!("spliced file does not parse: {e}\n{out}"));
+        assert_eq!(h.len(), f.len(), "document count changed:\n{out}");
+        for k in (0..f.len()).filter(|&k| k != d) {
+            assert_eq!(
+                h.document_text(k),
+                f.document_text(k),
+                "document {k} changed"
+            );
+        }
+        let mut expected = orig.clone();
+        expected.insert("status".into(), status.clone());
+        assert_eq!(
+            parse_doc(h.document_text(d)),
+            Some(Value::Object(expected)),
+            "status not spliced:\n{out}"
+        );
+        g.set_status(d, Some(&status_yaml)).unwrap();
+        assert_eq!(g.render(), out, "not idempotent");
+
+        let mut g = YamlFile::parse(text.to_string()).unwrap();
+        g.set_status(d, None).unwrap();
+        let out = g.render();
+        let h = YamlFile::parse(out.clone())
+            .unwrap_or_else(|e| panic!("file without status does not parse: {e}\n{out}"));
+        let mut expected = orig.clone();
+        expected.shift_remove("status");
+        let got = parse_doc(h.document_text(d));
+        // An empty mapping document reads back as null. Known defect, excluded until fixed:
+        // the blank lines after a removed status, which stay, become part of a keep-chomping
+        // block scalar (`|+`) right before it: `k: |+\n  x\nstatus: 1\n\n# c\n` without its
+        // status reads `k` as `"x\n\n"`, not `"x\n"`.
+        if !(expected.is_empty() && got == Some(Value::Null))
+            && !has_keep_scalar(f.document_text(d))
+        {
+            assert_eq!(
+                got,
+                Some(Value::Object(expected)),
+                "status not removed:\n{out}"
+            );
+        }
+    }
+});
