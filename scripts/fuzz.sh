@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the cargo-fuzz targets of fuzz/ (libFuzzer), each for a given time, and prints one line
-# per target: runs, crashes, corpus size, execs per second, peak RSS. Exits non-zero when any
-# target crashed (or failed to build or run); the crashing inputs are in fuzz/artifacts/<target>/.
+# Runs the cargo-fuzz targets of fuzz/ (libFuzzer), each for a given time, and prints (at the
+# end, on stdout) one line per target: runs, crashes, corpus size, execs per second, peak RSS.
+# Exits non-zero when any target crashed (or failed to build or run); the crashing inputs are in
+# fuzz/artifacts/<target>/.
 #
 #   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--sanitizer none|address] [TARGET...]
 #
@@ -27,7 +28,7 @@ while (($#)); do
     --jobs=*) jobs=${1#*=}; shift ;;
     --sanitizer) sanitizer=$2; shift 2 ;;
     --sanitizer=*) sanitizer=${1#*=}; shift ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
     esac
@@ -83,15 +84,14 @@ for t in "${targets[@]}"; do
         failed=1
         ((crashes > 0)) || crashes="? (exit $status)"
         tail -n 40 "$log" >&2
-        line="$t: FAILED runs=$runs crashes=$crashes corpus=$corpus time=${time}s exec/s=$rate rss=${rss}MB log=$log"
+        line="$t: FAILED runs=$runs crashes=$crashes corpus=$corpus time=${time}s"
+        line+=" exec/s=$rate rss=${rss}MB log=$log"
     else
         line="$t: ok runs=$runs crashes=0 corpus=$corpus time=${time}s exec/s=$rate rss=${rss}MB"
         rm -f "$log"
     fi
-    echo "$line"
+    echo "$line" >&2
     summary+=("$line")
 done
-if ((${#targets[@]} > 1)); then
-    printf '%s\n' "--" "${summary[@]}"
-fi
+printf '%s\n' "${summary[@]}"
 exit "$failed"
