@@ -67,8 +67,11 @@ for t in "${targets[@]}"; do
     if ((jobs > 1)); then
         args+=(-jobs="$jobs" -workers="$jobs")
     fi
-    cargo fuzz run --sanitizer "$sanitizer" "$t" "corpus/$t" "seeds/$t" -- "${args[@]}" \
-        >"$log" 2>&1 || status=$?
+    # A temporary directory of its own (yaml_loader writes its input file there).
+    work=$(mktemp -d "${TMPDIR:-/tmp}/fuzz-$t.XXXXXX")
+    TMPDIR=$work cargo fuzz run --sanitizer "$sanitizer" "$t" "corpus/$t" "seeds/$t" -- \
+        "${args[@]}" >"$log" 2>&1 || status=$?
+    rm -rf "$work"
     if ((jobs > 1)); then
         cat fuzz-*.log >>"$log" 2>/dev/null || true
         rm -f fuzz-*.log
