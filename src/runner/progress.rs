@@ -89,6 +89,10 @@ impl Progress {
     }
 
     pub fn host_started(&mut self, host: usize, rec: &HostRecord, goal: &Goal) {
+        // Quiet shows nothing: keep no names nor states (a pass then costs no allocation here).
+        if matches!(self.view, View::Quiet) {
+            return;
+        }
         let name = format!(
             "{}/{}",
             rec.host.metadata.namespace_or_default(),
@@ -115,6 +119,9 @@ impl Progress {
     }
 
     pub fn pass_done(&mut self, host: usize, rec: &HostRecord, out: &PassOutcome) {
+        if matches!(self.view, View::Quiet) {
+            return;
+        }
         let now = shown_of(rec);
         let before = std::mem::replace(&mut self.shown[host], now.clone());
         let name = &self.names[host];
@@ -155,6 +162,9 @@ impl Progress {
     }
 
     pub fn host_finished(&mut self, host: usize, rec: &HostRecord, reached: bool, reason: &str) {
+        if matches!(self.view, View::Quiet) {
+            return;
+        }
         let shown = shown_of(rec);
         let name = &self.names[host];
         let verdict = if reached {

@@ -402,11 +402,39 @@ fn a_save_already_on_disk_parks_nobody() {
     commits.staged(0, 3);
     commits.start(0);
     assert!(commits.finished(0, 3).is_empty());
-    let now = Instant::now();
-    assert!(!commits.park(0, 3, 0, now), "ticket 3 is on disk already");
-    assert!(!commits.park(0, 2, 1, now));
+    assert!(!commits.park(0, 3, 0), "ticket 3 is on disk already");
+    assert!(!commits.park(0, 2, 1));
     commits.staged(0, 4);
-    assert!(commits.park(0, 4, 2, now));
+    assert!(commits.park(0, 4, 2));
     commits.start(0);
-    assert_eq!(commits.finished(0, 4), vec![(2, now)]);
+    assert_eq!(commits.finished(0, 4), vec![2]);
+}
+
+/// A batch stops driving each host once it has decided, whatever the others do, and ends when
+/// all have: a paused host stops at its first pass, the others when provisioned.
+#[test]
+fn a_batch_ends_when_every_host_has_decided() {
+    let factory = Reporting::new(
+        Arc::new(crate::provisioners::fixture::Fixture::new()),
+        Answer::AllDue,
+    );
+    let mut hosts = fixture_hosts(3);
+    hosts[1] = HostTest::standard("host-1").annotate("baremetalhost.metal3.io/paused", "");
+    let (results, _) = drive(hosts, factory.clone(), 0.0, Timing::Bmo);
+    assert_eq!(results.len(), 3);
+    assert!(!results[1].reached);
+    assert_eq!(results[1].passes, 1);
+    assert!(
+        results[1].reason.starts_with("paused"),
+        "{}",
+        results[1].reason
+    );
+    for i in [0, 2] {
+        assert!(results[i].reached, "{}", results[i].reason);
+        assert_eq!(
+            results[i].record.status().provisioning.state,
+            S::Provisioned
+        );
+    }
+    assert!(!factory.overlap.load(Ordering::SeqCst));
 }

@@ -1,0 +1,945 @@
+//! The scheduler: the one loop that decides when each host's next pass runs, for `provision`
+//! (a batch) and `watch` (a controller) alike.
+//!
+//! Modelled on kube-rs' controller: a pass (BMO's reconcile) returns an action, and the
+//! scheduler owns timing. A host's next pass is due at the earliest of BMO's requeue time, a
+//! change the provisioner reports for it, or a change of its document; at most `concurrency`
+//! passes run at once, and never two of one host. A batch is the same loop over a fixed set of
+//! hosts with a finish policy: a host stops being driven once it has decided (reached its goal,
+//! failed, timed out), and the run ends when every host has stopped.
+//!
+//! Passes run on `concurrency` long-lived worker threads (provisioner calls are synchronous),
+//! fed through one channel; a host's record travels boxed, so a pass moves a pointer, not the
+//! record. Saves are staged into the host's commit group (its file) and committed at a bounded
+//! rate (group commit); a host's next pass waits until its last save is on disk.
+
+use super::due::{self, DueAsker};
+use super::live::{LiveChange, MIN_REQUEUE, MIN_STEADY_REQUEUE, Observer};
+use super::{GroupCommits, HostJob, HostResult, Progress, RunnerConfig, Services, staged};
+use crate::error::{Error, Result};
+use crate::machine::{Machine, MachineConfig, PassOutcome, Requeue, backoff};
+use crate::persist::RETRY_ANNOTATION;
+use crate::record::HostRecord;
+use bmh_api::{ErrorType, ObjectKey, OperationalStatus, ProvisioningState};
+use bmhctl_plugin_sdk::WaitingHost;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+use super::Goal;
+
+/// What differs between a batch and a controller.
+pub(crate) enum Mode {
+    /// `provision`: a fixed set of hosts, each driven until it decides; the run ends when all
+    /// have, or when interrupted (an error).
+    Batch(Batch),
+    /// `watch`: hosts come, change and go on `changes`, and none ever stops being driven; the
+    /// run ends when told to stop.
+    Live(Live),
+}
+
+pub(crate) struct Batch {
+    goals: Vec<Goal>,
+    results: Vec<Option<HostResult>>,
+    remaining: usize,
+    progress: Progress,
+    /// No host's next pass is later than this.
+    deadline: Instant,
+}
+
+pub(crate) struct Live {
+    changes: mpsc::UnboundedReceiver<LiveChange>,
+    changes_open: bool,
+    observer: Observer,
+    index: HashMap<ObjectKey, usize>,
+}
+
+/// The scheduler's view of one host between passes.
+struct Slot {
+    key: ObjectKey,
+    /// Boxed: a pass moves a pointer to its worker and back.
+    record: Option<Box<HostRecord>>,
+    passes: u64,
+    /// Read the host from the store before its next pass (its document changed).
+    stale: bool,
+    in_flight: bool,
+    /// Waiting for its last save to be on disk.
+    parked: bool,
+    /// When it should run once its save is on disk.
+    want: Option<Instant>,
+    /// Gone from the store (a controller's host may come back).
+    gone: bool,
+    /// A batch's host that has decided: never driven again.
+    done: bool,
+    error_failures: u32,
+    /// BMO time this host has waited so far (delays before scaling).
+    virtual_elapsed: Duration,
+    /// Only the due entry with the slot's current token counts: a host rescheduled early
+    /// leaves its older entry behind, dead.
+    token: u64,
+    /// Counts the host's passes started: a change report answers for one generation.
+    generation: u64,
+    /// Since when, and on what, the host's next pass waits on the provisioner.
+    waiting: Option<(Instant, WaitingHost)>,
+    /// When its next pass is due at BMO's (scaled) time; its BMO delay is already counted in
+    /// `virtual_elapsed`, so a host woken earlier is credited back the part it did not wait.
+    bmo_due: Option<Instant>,
+}
+
+impl Slot {
+    fn new(key: ObjectKey, record: Option<Box<HostRecord>>) -> Self {
+        Self {
+            stale: record.is_none(),
+            key,
+            record,
+            passes: 0,
+            in_flight: false,
+            parked: false,
+            want: None,
+            gone: false,
+            done: false,
+            error_failures: 0,
+            virtual_elapsed: Duration::ZERO,
+            token: 0,
+            generation: 0,
+            waiting: None,
+            bmo_due: None,
+        }
+    }
+
+    /// The host runs now, before its BMO time: count only the BMO time it waited.
+    fn woken_early(&mut self, now: Instant, time_scale: f64) {
+        if let Some(at) = self.bmo_due.take()
+            && time_scale > 0.0
+        {
+            let unwaited = at.saturating_duration_since(now).div_f64(time_scale);
+            self.virtual_elapsed = self.virtual_elapsed.saturating_sub(unwaited);
+        }
+    }
+}
+
+/// What a host does after a pass.
+#[derive(Debug, PartialEq)]
+enum Next {
+    /// Runs again after this long, unless something wakes it earlier.
+    After(Duration),
+    /// Waits for a change of its document.
+    Idle,
+    /// Stops being driven: a batch's host decided, or the host is deleted.
+    Stop {
+        reached: bool,
+        reason: String,
+        deleted: bool,
+    },
+}
+
+/// One pass for a worker.
+struct Job {
+    host: usize,
+    /// `None`: read the host from the store first.
+    record: Option<Box<HostRecord>>,
+    key: Option<ObjectKey>,
+    seed: u64,
+}
+
+/// What a worker sends back.
+enum Done {
+    Pass {
+        host: usize,
+        record: Box<HostRecord>,
+        outcome: PassOutcome,
+        staged_ticket: Option<u64>,
+        stage_error: Option<Error>,
+    },
+    Gone {
+        host: usize,
+    },
+    Unreadable {
+        host: usize,
+        error: Error,
+    },
+}
+
+/// What every pass works with, shared by the workers.
+struct PassContext {
+    services: Services,
+    machine: MachineConfig,
+    /// A controller: hosts are read afresh and checked, and the retry annotation is consumed.
+    live: bool,
+    /// Results, with the worker that made them.
+    done: mpsc::UnboundedSender<(usize, Done)>,
+}
+
+/// The long-lived threads passes run on, started as passes need them (so at most
+/// `concurrency`). Each has its own queue and the last one to finish gets the next pass: one
+/// wake-up per pass, on the thread most likely still running.
+struct Workers {
+    context: Arc<PassContext>,
+    threads: Vec<(std::sync::mpsc::Sender<Job>, std::thread::JoinHandle<()>)>,
+    idle: Vec<usize>,
+}
+
+impl Workers {
+    fn new(context: PassContext) -> Self {
+        Self {
+            context: Arc::new(context),
+            threads: Vec::new(),
+            idle: Vec::new(),
+        }
+    }
+
+    /// Hands a pass to an idle worker, or to a new one.
+    fn run(&mut self, job: Job) {
+        let worker = match self.idle.pop() {
+            Some(w) => w,
+            None => {
+                let worker = self.threads.len();
+                let (tx, rx) = std::sync::mpsc::channel();
+                let context = self.context.clone();
+                let thread = std::thread::Builder::new()
+                    .name("bmhctl-pass".into())
+                    .spawn(move || {
+                        while let Ok(job) = rx.recv() {
+                            run_pass(&context, worker, job);
+                        }
+                    })
+                    .expect("a worker thread starts");
+                self.threads.push((tx, thread));
+                worker
+            }
+        };
+        self.threads[worker]
+            .0
+            .send(job)
+            .expect("a worker lives as long as its queue");
+    }
+
+    /// A worker sent its pass's result: it is free.
+    fn free(&mut self, worker: usize) {
+        self.idle.push(worker);
+    }
+
+    /// Ends the workers (each once its queue is empty) and waits for them.
+    fn stop(&mut self) {
+        for (tx, thread) in self.threads.drain(..) {
+            drop(tx);
+            let _ = thread.join();
+        }
+        self.idle.clear();
+    }
+}
+
+/// Runs one pass on a worker and sends its result back.
+fn run_pass(cx: &PassContext, worker: usize, job: Job) {
+    let Job {
+        host,
+        record,
+        key,
+        seed,
+    } = job;
+    let Services {
+        factory,
+        objects,
+        clock,
+        source,
+    } = &cx.services;
+    let send = |d: Done| {
+        let _ = cx.done.send((worker, d));
+    };
+    let mut record = match record {
+        Some(r) => r,
+        None => {
+            let key = key.expect("a host read afresh has a key");
+            match source.load(&key) {
+                Ok(Some(r)) => {
+                    let r = Box::new(r);
+                    // A host read afresh (a hand edit of the store reaches watch this way) is
+                    // checked with BMO's admission rules, as `apply` checks it; a host being
+                    // deleted is not, so an invalid host can still be removed.
+                    if r.host.metadata.deletion_timestamp.is_none() {
+                        let errors = crate::validate::validate(&r.host, None);
+                        if !errors.is_empty() {
+                            let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+                            return send(Done::Unreadable {
+                                host,
+                                error: Error::invalid(format!(
+                                    "refused by BMO's admission rules, not reconciled until its \
+                                     file changes: {}",
+                                    texts.join("; ")
+                                )),
+                            });
+                        }
+                    }
+                    r
+                }
+                Ok(None) => return send(Done::Gone { host }),
+                Err(error) => return send(Done::Unreadable { host, error }),
+            }
+        }
+    };
+    let retry = cx.live
+        && record
+            .host
+            .metadata
+            .annotations
+            .remove(RETRY_ANNOTATION)
+            .is_some();
+    let machine = Machine {
+        factory: factory.as_ref(),
+        objects: objects.as_ref(),
+        clock: clock.as_ref(),
+        config: &cx.machine,
+    };
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut outcome = machine.reconcile(&mut record, &mut rng);
+    if retry {
+        outcome
+            .removed_annotations
+            .push(RETRY_ANNOTATION.to_string());
+    }
+    if !outcome.events.is_empty()
+        && let Err(e) = source.record_events(host, &outcome.events)
+    {
+        tracing::warn!("cannot record events: {}", e.chain());
+    }
+    let (stage_error, staged_ticket) = match staged(&outcome, &record) {
+        Some(s) => match source.stage(host, &s) {
+            Ok(t) => (None, Some(t)),
+            Err(e) => (Some(e), None),
+        },
+        None => (None, None),
+    };
+    send(Done::Pass {
+        host,
+        record,
+        outcome,
+        staged_ticket,
+        stage_error,
+    })
+}
+
+type DueQueue = BinaryHeap<Reverse<(Instant, usize, u64)>>;
+
+/// Queues the host's next pass at `at`; any earlier entry of it no longer counts.
+fn schedule(due: &mut DueQueue, slot: &mut Slot, host: usize, at: Instant) {
+    slot.token += 1;
+    due.push(Reverse((at, host, slot.token)));
+}
+
+/// The idle hosts whose next pass waits on the provisioner, oldest wait first.
+fn waiting_hosts(slots: &[Slot]) -> Vec<(usize, u64, WaitingHost)> {
+    let mut list: Vec<(Instant, usize, u64, &WaitingHost)> = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.gone && !s.done)
+        .filter_map(|(i, s)| s.waiting.as_ref().map(|(t, h)| (*t, i, s.generation, h)))
+        .collect();
+    list.sort_by_key(|(since, i, _, _)| (*since, *i));
+    list.into_iter()
+        .map(|(_, i, g, h)| (i, g, h.clone()))
+        .collect()
+}
+
+/// What woke the loop.
+enum Wake {
+    Pass(usize, Done),
+    Commit(usize, Result<u64>),
+    Change(Option<LiveChange>),
+    Answer(due::Answer),
+    Stop(bool),
+    /// Nobody can ask to stop any more.
+    StopGone,
+    Timer,
+}
+
+pub(crate) struct Scheduler {
+    config: RunnerConfig,
+    mode: Mode,
+    slots: Vec<Slot>,
+    due: DueQueue,
+    workers: Workers,
+    done: mpsc::UnboundedReceiver<(usize, Done)>,
+    commits: GroupCommits,
+    asker: DueAsker,
+    rng: fastrand::Rng,
+    in_flight: usize,
+    stopping: bool,
+    fatal: Option<Error>,
+}
+
+impl Scheduler {
+    fn new(services: Services, config: RunnerConfig, mode: Mode) -> Self {
+        let (tx, done) = mpsc::unbounded_channel();
+        let commits = GroupCommits::new(services.source.groups(), config.commit_interval);
+        let asker = DueAsker::new(services.factory.clone(), config.timing);
+        let rng = match config.seed {
+            Some(s) => fastrand::Rng::with_seed(s),
+            None => fastrand::Rng::new(),
+        };
+        let live = matches!(mode, Mode::Live(_));
+        let workers = Workers::new(PassContext {
+            services,
+            machine: config.machine.clone(),
+            live,
+            done: tx,
+        });
+        Self {
+            config,
+            mode,
+            slots: Vec::new(),
+            due: BinaryHeap::new(),
+            workers,
+            done,
+            commits,
+            asker,
+            rng,
+            in_flight: 0,
+            stopping: false,
+            fatal: None,
+        }
+    }
+
+    /// A batch over `jobs`, each due now.
+    pub(crate) fn batch(
+        jobs: Vec<HostJob>,
+        services: Services,
+        config: RunnerConfig,
+        mut progress: Progress,
+    ) -> Self {
+        let deadline = Instant::now() + config.timeout;
+        let mut goals = Vec::with_capacity(jobs.len());
+        let mut slots = Vec::with_capacity(jobs.len());
+        for (i, j) in jobs.into_iter().enumerate() {
+            progress.host_started(i, &j.record, &j.goal);
+            let meta = &j.record.host.metadata;
+            let key = ObjectKey::new(meta.namespace_or_default(), &meta.name);
+            slots.push(Slot::new(key, Some(Box::new(j.record))));
+            goals.push(j.goal);
+        }
+        let n = slots.len();
+        let mode = Mode::Batch(Batch {
+            goals,
+            results: (0..n).map(|_| None).collect(),
+            remaining: n,
+            progress,
+            deadline,
+        });
+        let mut s = Self::new(services, config, mode);
+        s.slots = slots;
+        let now = Instant::now();
+        for (i, slot) in s.slots.iter_mut().enumerate() {
+            schedule(&mut s.due, slot, i, now);
+        }
+        s
+    }
+
+    /// A controller over the hosts announced on `changes`.
+    pub(crate) fn live(
+        services: Services,
+        config: RunnerConfig,
+        changes: mpsc::UnboundedReceiver<LiveChange>,
+        observer: Observer,
+    ) -> Self {
+        let mode = Mode::Live(Live {
+            changes,
+            changes_open: true,
+            observer,
+            index: HashMap::new(),
+        });
+        Self::new(services, config, mode)
+    }
+
+    /// The batch's results in job order, once [`Self::run`] returned `Ok`.
+    pub(crate) fn results(self) -> Vec<HostResult> {
+        match self.mode {
+            Mode::Batch(b) => b
+                .results
+                .into_iter()
+                .map(|r| r.expect("every host finished"))
+                .collect(),
+            Mode::Live(_) => Vec::new(),
+        }
+    }
+
+    fn halted(&self) -> bool {
+        self.stopping || self.fatal.is_some()
+    }
+
+    /// Every host of a batch has stopped.
+    fn finished(&self) -> bool {
+        matches!(&self.mode, Mode::Batch(b) if b.remaining == 0)
+    }
+
+    /// Drives the hosts until a batch's every host has stopped, or until `stop` turns true;
+    /// then lets the passes in flight finish and their saves reach the disk. A batch stopped
+    /// early ends in [`Error::Interrupted`].
+    pub(crate) async fn run(&mut self, mut stop: tokio::sync::watch::Receiver<bool>) -> Result<()> {
+        if *stop.borrow() {
+            self.interrupt();
+        }
+        let mut stop_open = true;
+        loop {
+            if !self.halted() {
+                self.start_due();
+            }
+            let source = self.workers.context.services.source.clone();
+            self.commits.start_ready(move |group| source.commit(group));
+            if (self.halted() || self.finished()) && self.in_flight == 0 && !self.commits.busy() {
+                break;
+            }
+            // Ask the provisioner which waiting hosts are due (change-driven timing).
+            if !self.halted() {
+                let slots = &self.slots;
+                self.asker.maybe_ask(|| waiting_hosts(slots));
+            }
+            // A due host only wakes the loop when there is room to run it; otherwise a finished
+            // pass will.
+            let running = !self.halted();
+            let next_due = self
+                .due
+                .peek()
+                .map(|Reverse((at, _, _))| *at)
+                .filter(|_| self.in_flight < self.config.concurrency && running);
+            let next_ask = self.asker.next_ask().filter(|_| running);
+            let wake_at = [next_due, self.commits.next_ready_at(), next_ask]
+                .into_iter()
+                .flatten()
+                .min();
+            let changes = match &mut self.mode {
+                Mode::Live(l) if l.changes_open => Some(&mut l.changes),
+                _ => None,
+            };
+            let listen = !self.stopping && stop_open;
+            let wake = tokio::select! {
+                Some((worker, done)) = self.done.recv() => Wake::Pass(worker, done),
+                Some((group, result)) = self.commits.recv() => Wake::Commit(group, result),
+                change = next_change(changes) => Wake::Change(change),
+                answer = self.asker.recv() => Wake::Answer(answer),
+                changed = stop.changed(), if listen => match changed {
+                    Ok(()) => Wake::Stop(*stop.borrow()),
+                    Err(_) => Wake::StopGone,
+                },
+                _ = sleep_until(wake_at) => Wake::Timer,
+            };
+            match wake {
+                Wake::Pass(worker, done) => {
+                    self.workers.free(worker);
+                    self.pass_done(done);
+                    // Take every result already there before starting more passes.
+                    while let Ok((worker, done)) = self.done.try_recv() {
+                        self.workers.free(worker);
+                        self.pass_done(done);
+                    }
+                }
+                Wake::Commit(group, result) => self.commit_done(group, result),
+                Wake::Change(change) => self.change(change),
+                Wake::Answer(answer) => self.answered(answer),
+                Wake::Stop(true) => self.interrupt(),
+                // A controller stops with its owner; a batch runs on to its end.
+                Wake::StopGone => match self.mode {
+                    Mode::Live(_) => self.interrupt(),
+                    Mode::Batch(_) => stop_open = false,
+                },
+                Wake::Stop(false) | Wake::Timer => {}
+            }
+        }
+        self.workers.stop();
+        if let Mode::Batch(b) = &mut self.mode {
+            b.progress.finish();
+        }
+        if let Some(e) = self.fatal.take() {
+            return Err(e);
+        }
+        if self.stopping && matches!(self.mode, Mode::Batch(_)) {
+            return Err(Error::Interrupted);
+        }
+        Ok(())
+    }
+
+    fn interrupt(&mut self) {
+        if self.stopping {
+            return;
+        }
+        self.stopping = true;
+        if let Mode::Batch(b) = &mut self.mode {
+            b.progress.interrupted();
+        }
+    }
+
+    /// Starts every due pass there is room for.
+    fn start_due(&mut self) {
+        let now = Instant::now();
+        while self.in_flight < self.config.concurrency {
+            let Some(Reverse((at, host, token))) = self.due.peek().copied() else {
+                break;
+            };
+            if at > now {
+                break;
+            }
+            self.due.pop();
+            let slot = &mut self.slots[host];
+            if slot.token != token || slot.gone || slot.done || slot.in_flight || slot.parked {
+                continue;
+            }
+            slot.in_flight = true;
+            slot.passes += 1;
+            slot.generation += 1;
+            slot.waiting = None;
+            slot.bmo_due = None;
+            let record = slot.record.take().filter(|_| !slot.stale);
+            let key = record.is_none().then(|| slot.key.clone());
+            slot.stale = false;
+            self.in_flight += 1;
+            let seed = self.rng.u64(..);
+            self.workers.run(Job {
+                host,
+                record,
+                key,
+                seed,
+            });
+        }
+    }
+
+    fn pass_done(&mut self, done: Done) {
+        self.in_flight -= 1;
+        let (host, record, outcome, staged_ticket) = match done {
+            Done::Gone { host } => {
+                let slot = &mut self.slots[host];
+                slot.in_flight = false;
+                slot.gone = true;
+                return;
+            }
+            Done::Unreadable { host, error } => {
+                let slot = &mut self.slots[host];
+                slot.in_flight = false;
+                slot.stale = true;
+                // Waits for the next change of its file.
+                tracing::warn!("BareMetalHost {}: {}", slot.key, error.chain());
+                return;
+            }
+            Done::Pass {
+                host,
+                record,
+                outcome,
+                staged_ticket,
+                stage_error,
+            } => {
+                let slot = &mut self.slots[host];
+                slot.in_flight = false;
+                if let Some(e) = stage_error {
+                    self.fatal.get_or_insert(e);
+                    slot.record = Some(record);
+                    return;
+                }
+                (host, record, outcome, staged_ticket)
+            }
+        };
+        let slot = &mut self.slots[host];
+        let next = match &mut self.mode {
+            Mode::Batch(b) => {
+                b.progress.pass_done(host, &record, &outcome);
+                after_pass(
+                    slot,
+                    &record,
+                    &outcome,
+                    &self.config,
+                    Some((&b.goals[host], b.deadline)),
+                )
+            }
+            Mode::Live(l) => {
+                (l.observer)(&slot.key, &record, &outcome);
+                after_pass(slot, &record, &outcome, &self.config, None)
+            }
+        };
+        let now = Instant::now();
+        let mut at = None;
+        match next {
+            Next::After(after) => {
+                if let Some(on) = outcome.wait {
+                    slot.waiting = Some((now, due::waiting_host(&record, on)));
+                    self.asker.host_waits();
+                }
+                at = Some(now + after);
+                slot.bmo_due = at;
+                slot.record = Some(record);
+            }
+            Next::Idle => slot.record = Some(record),
+            Next::Stop {
+                reached,
+                reason,
+                deleted,
+            } => match &mut self.mode {
+                Mode::Batch(b) => {
+                    b.progress.host_finished(host, &record, reached, &reason);
+                    b.results[host] = Some(HostResult {
+                        record: *record,
+                        goal: b.goals[host].clone(),
+                        reached,
+                        reason,
+                        passes: slot.passes,
+                        deleted,
+                    });
+                    b.remaining -= 1;
+                    slot.done = true;
+                }
+                Mode::Live(_) => {
+                    slot.gone = true;
+                    slot.record = None;
+                }
+            },
+        }
+        // A document changed during the pass: read it again now (after the save).
+        if slot.stale {
+            at = Some(now);
+        }
+        if let Some(ticket) = staged_ticket {
+            let group = self.workers.context.services.source.group_of(host);
+            self.commits.staged(group, ticket);
+            // A batch's stopped host waits for nothing; the run waits for its commit.
+            if !slot.done && self.commits.park(group, ticket, host) {
+                slot.parked = true;
+                slot.want = at;
+                return;
+            }
+            if self.stopping {
+                return;
+            }
+        }
+        if let Some(at) = at
+            && !slot.gone
+            && !slot.done
+        {
+            schedule(&mut self.due, slot, host, at);
+        }
+    }
+
+    fn commit_done(&mut self, group: usize, result: Result<u64>) {
+        let ticket = match result {
+            Ok(t) => t,
+            Err(e) => match &self.mode {
+                Mode::Batch(_) => {
+                    self.fatal.get_or_insert(e);
+                    0
+                }
+                Mode::Live(_) => {
+                    // Not fatal to a controller: the host is read again and retried.
+                    tracing::warn!("cannot save: {}", e.chain());
+                    // What the group held is read again before its hosts' next passes.
+                    let source = &self.workers.context.services.source;
+                    for (host, slot) in self.slots.iter_mut().enumerate() {
+                        if source.group_of(host) == group {
+                            slot.stale = true;
+                        }
+                    }
+                    0
+                }
+            },
+        };
+        let halted = self.halted();
+        for host in self.commits.finished(group, ticket) {
+            let slot = &mut self.slots[host];
+            slot.parked = false;
+            if let Some(at) = slot.want.take()
+                && !slot.gone
+                && !slot.done
+                && !halted
+            {
+                schedule(&mut self.due, slot, host, at);
+            }
+        }
+    }
+
+    fn change(&mut self, change: Option<LiveChange>) {
+        let Mode::Live(live) = &mut self.mode else {
+            return;
+        };
+        let source = &self.workers.context.services.source;
+        match change {
+            None => live.changes_open = false,
+            Some(LiveChange::Host(key)) => {
+                let host = match live.index.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let i = source.add_host(key.clone());
+                        self.commits.grow(source.groups());
+                        debug_assert_eq!(i, self.slots.len());
+                        self.slots.push(Slot::new(key.clone(), None));
+                        live.index.insert(key, i);
+                        i
+                    }
+                };
+                let slot = &mut self.slots[host];
+                slot.stale = true;
+                slot.gone = false;
+                let now = Instant::now();
+                if slot.in_flight {
+                    // Runs again as soon as this pass's save is on disk.
+                } else if slot.parked {
+                    slot.want = Some(now);
+                } else {
+                    schedule(&mut self.due, slot, host, now);
+                }
+            }
+            Some(LiveChange::Gone(key)) => {
+                if let Some(&host) = live.index.get(&key) {
+                    let slot = &mut self.slots[host];
+                    slot.gone = true;
+                    slot.stale = true;
+                    slot.record = None;
+                    slot.want = None;
+                    slot.waiting = None;
+                    slot.token += 1;
+                }
+            }
+        }
+    }
+
+    fn answered(&mut self, answer: due::Answer) {
+        let now = Instant::now();
+        for (host, generation) in self.asker.answered(answer) {
+            let slot = &mut self.slots[host];
+            // Only a host still idle after the pass the report answers for: never two passes
+            // of one host at once.
+            if slot.generation != generation
+                || slot.in_flight
+                || slot.gone
+                || slot.done
+                || slot.waiting.take().is_none()
+            {
+                continue;
+            }
+            slot.woken_early(now, self.config.time_scale);
+            if slot.parked {
+                if slot.want.is_some() {
+                    slot.want = Some(now);
+                }
+            } else {
+                schedule(&mut self.due, slot, host, now);
+            }
+        }
+    }
+}
+
+/// After a pass: when the host runs again if nothing wakes it earlier, or whether it stops. A
+/// batch's host (`batch`: its goal and the run's deadline) stops once it has decided; a
+/// controller's only when deleted, and its waits are bounded below so that delays scaled to
+/// (almost) nothing do not spin.
+fn after_pass(
+    slot: &mut Slot,
+    rec: &HostRecord,
+    out: &PassOutcome,
+    config: &RunnerConfig,
+    batch: Option<(&Goal, Instant)>,
+) -> Next {
+    let stop = |reached: bool, reason: String| Next::Stop {
+        reached,
+        reason,
+        deleted: false,
+    };
+    if out.deleted {
+        return Next::Stop {
+            reached: batch.is_some_and(|(goal, _)| *goal == Goal::Deleted),
+            reason: String::new(),
+            deleted: true,
+        };
+    }
+    let status = rec.status();
+    let state = &status.provisioning.state;
+    if let Some((goal, _)) = batch {
+        if out.paused {
+            return stop(
+                false,
+                "paused (annotation baremetalhost.metal3.io/paused)".into(),
+            );
+        }
+        let op = &status.operational_status;
+        if out.steady && goal.reached_by(state) && *op != OperationalStatus::Error {
+            return stop(true, String::new());
+        }
+        if *op == OperationalStatus::Detached {
+            return stop(false, "detached".into());
+        }
+        let limit = config.machine.max_provisioning_retries;
+        if limit > 0
+            && status.provisioning_fail_count >= limit
+            && *state == ProvisioningState::Available
+            && status.error_type == ErrorType::ProvisioningError
+        {
+            return stop(false, status.error_message.clone());
+        }
+    } else if out.paused {
+        return Next::Idle;
+    }
+    let bmo_delay = match out.requeue {
+        Requeue::After(d) => {
+            slot.error_failures = 0;
+            d
+        }
+        Requeue::ErrorBackoff => {
+            let d = backoff::error_retry_delay(slot.error_failures);
+            slot.error_failures += 1;
+            d
+        }
+        Requeue::Never if batch.is_none() => return Next::Idle,
+        Requeue::Never => {
+            let why = out
+                .error
+                .clone()
+                .or_else(|| {
+                    (!status.error_message.is_empty()).then(|| status.error_message.clone())
+                })
+                .unwrap_or_else(|| {
+                    format!(
+                        "stopped in state {:?}, waiting for a change",
+                        state.as_str()
+                    )
+                });
+            return stop(false, why);
+        }
+    };
+    let mut after = bmo_delay.mul_f64(config.time_scale);
+    let Some((_, deadline)) = batch else {
+        // A controller never ends: with delays scaled to (almost) nothing, a steady host's poll
+        // and a failing host's retries must not spin.
+        if out.steady {
+            after = after.max(MIN_STEADY_REQUEUE);
+        } else if !bmo_delay.is_zero() {
+            after = after.max(MIN_REQUEUE);
+        }
+        return Next::After(after);
+    };
+    slot.virtual_elapsed += bmo_delay;
+    if Instant::now() + after > deadline
+        || (config.time_scale < 1.0 && slot.virtual_elapsed > config.timeout)
+    {
+        let why = if !status.error_message.is_empty() {
+            status.error_message.clone()
+        } else if let Some(e) = &out.error {
+            e.clone()
+        } else {
+            format!("still {:?} when the timeout ran out", state.as_str())
+        };
+        return stop(false, why);
+    }
+    Next::After(after)
+}
+
+/// The next change of a controller's hosts (pending forever without a source of changes).
+async fn next_change(
+    changes: Option<&mut mpsc::UnboundedReceiver<LiveChange>>,
+) -> Option<LiveChange> {
+    match changes {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Sleeps until `at`; forever without one.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(t) => tokio::time::sleep_until(t.into()).await,
+        None => std::future::pending().await,
+    }
+}
