@@ -43,7 +43,8 @@ pub struct Bookkeeping {
     pub architecture: String,
     /// Plays the HardwareData object of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hardware_data: Option<HardwareData>,
+    /// Boxed: a record is moved between threads on every pass, and most never have one.
+    pub hardware_data: Option<Box<HardwareData>>,
     /// What the provisioner asked to keep for this host between passes (the fixture's state).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provisioner_state: Option<serde_json::Value>,
