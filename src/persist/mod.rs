@@ -62,14 +62,14 @@ pub trait HostSource: Send + Sync {
     fn changes(&self) -> Result<Vec<SourceChange>>;
 }
 
-/// Tunes glibc's malloc, once per process, before hosts are loaded. glibc gives a thread that
-/// finds the arenas busy a new one (up to 8 per core); a host's record is built on one thread
-/// and changed and freed on others, so freed memory ends up spread over many arenas and the
-/// resident size was about 1.7 times the heap (10,000 fixture hosts: 695 MiB; 441 MiB with two
-/// arenas, at the same CPU). With fewer arenas the main heap's top is trimmed and grown again
-/// on every burst of passes (an idle `watch` used twice the CPU), so it is trimmed only past
-/// 256 MiB free. An allocator crate would do as well; this keeps the dependencies as they
-/// are. `MALLOC_ARENA_MAX` and `MALLOC_TRIM_THRESHOLD_` in the environment still decide.
+/// Tunes glibc's malloc, once per process, before hosts are loaded. Setting a trim threshold
+/// also stops glibc from raising its mmap threshold each time a large block is freed; left
+/// to rise, the file's rendered text and other large buffers of every commit came from the
+/// heaps, between hosts' records, and the resident size grew to about 1.7 times the heap
+/// (10,000 fixture hosts: 695 MiB peak; 386 MiB this way, at the same CPU). Capping the arenas
+/// as well gave no less and doubled an idle `watch`'s CPU. An allocator crate would do as
+/// well; this keeps the dependencies as they are. `MALLOC_TRIM_THRESHOLD_` in the
+/// environment still decides.
 pub fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -77,18 +77,12 @@ pub fn tune_malloc() {
             fn mallopt(param: i32, value: i32) -> i32;
         }
         const M_TRIM_THRESHOLD: i32 = -1;
-        const M_ARENA_MAX: i32 = -8;
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
-            for (param, var, value) in [
-                (M_ARENA_MAX, "MALLOC_ARENA_MAX", 2),
-                (M_TRIM_THRESHOLD, "MALLOC_TRIM_THRESHOLD_", 256 << 20),
-            ] {
-                if std::env::var_os(var).is_none() {
-                    // SAFETY: mallopt only sets a parameter of the allocator.
-                    unsafe {
-                        mallopt(param, value);
-                    }
+            if std::env::var_os("MALLOC_TRIM_THRESHOLD_").is_none() {
+                // SAFETY: mallopt only sets a parameter of the allocator.
+                unsafe {
+                    mallopt(M_TRIM_THRESHOLD, 256 << 20);
                 }
             }
         });
