@@ -2,9 +2,13 @@
 """Benchmark: drive N fixture hosts (default 10,000) with zero delays from none to provisioned.
 
 Prints wall time, CPU time (user+sys) and peak RSS of the bmhctl process, and the number of
-times the hosts file was rewritten. Not a test: run it by hand.
+times the hosts file was rewritten. With --watch-idle S, then runs `bmhctl watch` on the
+provisioned files (real time) and prints its CPU over S seconds once its start-up passes are
+done: every host is steady, so that is BMO's 60 s power poll and the file scanner. Not a test:
+run it by hand.
 
     scripts/bench-fixture.py [--hosts N] [--files F] [--concurrency C] [--bin PATH]
+                             [--watch-idle S]
 """
 import argparse
 import os
@@ -50,6 +54,7 @@ def main():
     ap.add_argument("--files", type=int, default=1, help="spread the hosts over this many files")
     ap.add_argument("--concurrency", type=int, default=None)
     ap.add_argument("--bin", default=None)
+    ap.add_argument("--watch-idle", type=float, default=0, help="seconds of idle watch measured")
     args = ap.parse_args()
 
     root = pathlib.Path(__file__).resolve().parent.parent
@@ -91,7 +96,49 @@ def main():
         if status != 0:
             sys.stderr.write(err.decode()[-2000:])
             return 1
+        if args.watch_idle > 0:
+            watch_idle(binary, tmp, args.watch_idle)
     return 0
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0
+
+
+def watch_idle(binary, tmp, seconds):
+    env = dict(os.environ, BMHCTL_TIME_SCALE="1", BMHCTL_SEED="1")
+    cmd = [binary, "watch", "--provisioner", "fixture", "-q", "-f", str(tmp)]
+    w = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        # Start-up: every host gets a first pass; wait until the CPU settles.
+        t = time.monotonic()
+        time.sleep(1)
+        warm = cpu_seconds(w.pid)
+        while time.monotonic() - t < 300:
+            time.sleep(1)
+            c = cpu_seconds(w.pid)
+            if c - warm < 0.05:
+                break
+            warm = c
+        print(f"watch start-up      {time.monotonic() - t:.1f} s, {cpu_seconds(w.pid):.2f} s CPU")
+        c0, t0 = cpu_seconds(w.pid), time.monotonic()
+        time.sleep(seconds)
+        c1, t1 = cpu_seconds(w.pid), time.monotonic()
+        print(f"watch idle CPU      {100 * (c1 - c0) / (t1 - t0):.2f} % of a core over {t1 - t0:.0f} s"
+              f" (RSS {rss_mib(w.pid):.0f} MiB)")
+    finally:
+        w.terminate()
+        w.wait(timeout=60)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ use bmh_api::{
     HostFirmwareSettings, annotations,
 };
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// bmhctl's per-host bookkeeping: what Kubernetes would hold for BMO.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -24,9 +25,14 @@ pub struct Bookkeeping {
     /// A hash of the spec the generation was computed for.
     #[serde(default)]
     pub spec_hash: String,
-    /// The spec as last seen, which update rules compare against.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spec_snapshot: Option<serde_json::Value>,
+    /// The spec as last seen, which update rules compare against. Shared: it changes only
+    /// when the spec does, and the bookkeeping is copied whenever it is saved.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "shared_option"
+    )]
+    pub spec_snapshot: Option<Arc<serde_json::Value>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
     /// Plays `metadata.deletionTimestamp`: set by `bmhctl delete`.
@@ -37,7 +43,8 @@ pub struct Bookkeeping {
     pub architecture: String,
     /// Plays the HardwareData object of the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hardware_data: Option<HardwareData>,
+    /// Boxed: a record is moved between threads on every pass, and most never have one.
+    pub hardware_data: Option<Box<HardwareData>>,
     /// What the provisioner asked to keep for this host between passes (the fixture's state).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provisioner_state: Option<serde_json::Value>,
@@ -127,5 +134,40 @@ impl HostRecord {
 
     pub fn has_host_finalizer(&self) -> bool {
         self.book.has_finalizer(annotations::HOST_FINALIZER)
+    }
+}
+
+/// Serde for a shared value, as the value itself (`#[serde(with = "shared")]`).
+pub mod shared {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::sync::Arc;
+
+    pub fn serialize<T: Serialize, S: Serializer>(v: &Arc<T>, s: S) -> Result<S::Ok, S::Error> {
+        (**v).serialize(s)
+    }
+
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Arc<T>, D::Error> {
+        T::deserialize(d).map(Arc::new)
+    }
+}
+
+/// [`shared`] for an optional value.
+pub mod shared_option {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::sync::Arc;
+
+    pub fn serialize<T: Serialize, S: Serializer>(
+        v: &Option<Arc<T>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        v.as_deref().serialize(s)
+    }
+
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Arc<T>>, D::Error> {
+        Option::<T>::deserialize(d).map(|v| v.map(Arc::new))
     }
 }

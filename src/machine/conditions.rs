@@ -101,34 +101,48 @@ impl Pass<'_, '_> {
             manageable = (FALSE, "PowerFailure");
         }
         let health = prov.get_health();
-        let before = self.status().conditions.clone();
-        self.set_condition(READY, ready);
-        self.set_condition(MANAGEABLE, manageable);
-        self.set_condition(AVAILABLE_FOR_PROVISIONING, available);
-        self.set_condition(PROVISIONED, provisioned);
-        self.set_condition(PROGRESSING, progressing);
-        match health.as_str() {
+        let mut changed = self.set_condition(READY, ready);
+        changed |= self.set_condition(MANAGEABLE, manageable);
+        changed |= self.set_condition(AVAILABLE_FOR_PROVISIONING, available);
+        changed |= self.set_condition(PROVISIONED, provisioned);
+        changed |= self.set_condition(PROGRESSING, progressing);
+        changed |= match health.as_str() {
             HEALTH_OK => self.set_condition(HEALTHY, (TRUE, "Healthy")),
             HEALTH_WARNING => self.set_condition(HEALTHY, (FALSE, "Warning")),
             HEALTH_CRITICAL => self.set_condition(HEALTHY, (FALSE, "CriticalError")),
             "" => {
-                if !self.status().conditions.iter().any(|c| c.type_ == HEALTHY) {
-                    self.set_condition(HEALTHY, (UNKNOWN, "Unknown"));
-                }
+                !self.status().conditions.iter().any(|c| c.type_ == HEALTHY)
+                    && self.set_condition(HEALTHY, (UNKNOWN, "Unknown"))
             }
             _ => self.set_condition(HEALTHY, (UNKNOWN, "Unknown")),
+        };
+        if !self.status().conditions.is_sorted_by(in_order) {
+            sort_conditions(&mut self.status_mut().conditions);
+            changed = true;
         }
-        sort_conditions(&mut self.status_mut().conditions);
-        self.status().conditions != before
+        changed
     }
 
     /// cluster-api's `conditions.Set`: the transition time moves only when the status flips.
-    fn set_condition(&mut self, type_: &str, (status, reason): (&str, &str)) {
+    /// Returns whether the condition changed (an unchanged one leaves the status untouched).
+    fn set_condition(&mut self, type_: &str, (status, reason): (&str, &str)) -> bool {
         let generation = self.rec.book.generation;
+        let found = self
+            .status()
+            .conditions
+            .iter()
+            .position(|c| c.type_ == type_);
+        if let Some(i) = found {
+            let c = &self.status().conditions[i];
+            if c.status == status && c.reason == reason && c.observed_generation == generation {
+                return false;
+            }
+        }
         let now = self.now.clone();
         let conditions = &mut self.status_mut().conditions;
-        match conditions.iter_mut().find(|c| c.type_ == type_) {
-            Some(c) => {
+        match found {
+            Some(i) => {
+                let c = &mut conditions[i];
                 if c.status != status {
                     c.last_transition_time = now;
                     c.status = status.into();
@@ -145,7 +159,12 @@ impl Pass<'_, '_> {
                 message: String::new(),
             }),
         }
+        true
     }
+}
+
+fn in_order(a: &Condition, b: &Condition) -> bool {
+    (a.type_ != READY, &a.type_) <= (b.type_ != READY, &b.type_)
 }
 
 /// `Ready` first, then alphabetical.

@@ -126,7 +126,7 @@ impl Pass<'_, '_> {
         self.status_mut().hardware = Some(details.clone());
         if !self.rec.being_deleted() {
             let host = &self.rec.host;
-            self.rec.book.hardware_data = Some(bmh_api::HardwareData {
+            self.rec.book.hardware_data = Some(Box::new(bmh_api::HardwareData {
                 api_version: bmh_api::API_VERSION.into(),
                 kind: "HardwareData".into(),
                 metadata: bmh_api::ObjectMeta {
@@ -139,7 +139,7 @@ impl Pass<'_, '_> {
                     hardware: Some(details),
                 },
                 extra: Default::default(),
-            });
+            }));
             self.bookkeeping_changed = true;
         }
         self.next_state = S::Preparing;

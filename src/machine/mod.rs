@@ -157,13 +157,16 @@ pub(crate) struct Pass<'m, 'r> {
     /// A handler requeued on the provisioner's own `requeue_after` (see
     /// [`Pass::wait_on_provisioner`]).
     waits_on_provisioner: bool,
+    /// The status as it was before this pass first changed it (`None`: unchanged so far), to
+    /// put back when the pass does not save it. Taken at the first change rather than up
+    /// front: most passes change nothing, and a status is large.
+    status_before: Option<Option<BareMetalHostStatus>>,
 }
 
 impl Machine<'_> {
     /// One pass over one host. The record is updated in place; status changes are only kept
     /// when the outcome says to save them.
     pub fn reconcile(&self, rec: &mut HostRecord, rng: &mut fastrand::Rng) -> PassOutcome {
-        let before = rec.host.status.clone();
         let events = Arc::new(Mutex::new(Vec::new()));
         let mut pass = Pass {
             m: self,
@@ -179,6 +182,7 @@ impl Machine<'_> {
             creds_secret: None,
             steady: false,
             waits_on_provisioner: false,
+            status_before: None,
         };
         let mut out = pass.run();
         out.bookkeeping_changed |= pass.bookkeeping_changed;
@@ -190,8 +194,13 @@ impl Machine<'_> {
             out.events = events;
         }
         if out.save_status {
-            pass.status_mut().last_updated = Some(pass.now.clone());
-        } else {
+            let now = std::mem::take(&mut pass.now);
+            pass.rec
+                .host
+                .status
+                .get_or_insert_with(Default::default)
+                .last_updated = Some(now);
+        } else if let Some(before) = pass.status_before.take() {
             // BMO discards in-memory status changes that are not saved.
             pass.rec.host.status = before;
         }
@@ -330,8 +339,17 @@ impl Pass<'_, '_> {
         self.rec.status()
     }
 
+    /// The status, to change: the first call of a pass keeps what it was (see
+    /// `status_before`), so callers check before calling when the change may be none.
     pub(crate) fn status_mut(&mut self) -> &mut BareMetalHostStatus {
+        self.keep_status_before();
         self.rec.host.status.get_or_insert_with(Default::default)
+    }
+
+    fn keep_status_before(&mut self) {
+        if self.status_before.is_none() {
+            self.status_before = Some(self.rec.host.status.clone());
+        }
     }
 
     pub(crate) fn state(&self) -> &S {
@@ -363,6 +381,10 @@ impl Pass<'_, '_> {
 
     /// BMO's `clearErrorWithStatus`: returns whether anything changed. errorCount stays.
     pub(crate) fn clear_error_with_status(&mut self, op: OperationalStatus) -> bool {
+        let st = self.status();
+        if st.operational_status == op && st.error_type.is_none() && st.error_message.is_empty() {
+            return false;
+        }
         let st = self.status_mut();
         let mut changed = false;
         if st.operational_status != op {
@@ -605,6 +627,7 @@ impl Pass<'_, '_> {
             if restored.last_updated.is_none() {
                 restored.last_updated = Some(self.now.clone());
             }
+            self.keep_status_before();
             self.rec.host.status = Some(restored);
             let mut out = immediate();
             out.save_status = true;

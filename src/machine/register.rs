@@ -262,7 +262,7 @@ impl Pass<'_, '_> {
             has_custom_deploy,
             disable_power_off: host.spec.disable_power_off,
             cpu_architecture: self.cpu_architecture(),
-            hardware_data: self.rec.book.hardware_data.clone(),
+            hardware_data: self.rec.book.hardware_data.as_deref().cloned(),
             disable_inspection: host.inspection_disabled(),
             inspection_mode: host.spec.inspection_mode.clone(),
         }

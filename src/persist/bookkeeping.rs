@@ -7,12 +7,13 @@ use bmh_api::{BareMetalHostSpec, HostFirmwareComponents, HostFirmwareSettings};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 
 /// SHA-256 (hex) of the canonical JSON of `spec` (object keys sorted), and the spec as JSON.
-pub fn spec_hash(spec: &BareMetalHostSpec) -> (String, Value) {
+pub fn spec_hash(spec: &BareMetalHostSpec) -> (String, Arc<Value>) {
     let value = serde_json::to_value(spec).unwrap_or(Value::Null);
     let canonical = serde_json::to_string(&sorted(&value)).unwrap_or_default();
-    (hex(&Sha256::digest(canonical.as_bytes())), value)
+    (hex(&Sha256::digest(canonical.as_bytes())), Arc::new(value))
 }
 
 fn sorted(v: &Value) -> Value {

@@ -165,14 +165,30 @@ pub fn canned_firmware_components() -> FirmwareComponentsMock {
     }
 }
 
-fn is_canned_settings(s: &FirmwareSettings) -> bool {
-    static CANNED: std::sync::OnceLock<FirmwareSettings> = std::sync::OnceLock::new();
-    s == CANNED.get_or_init(canned_firmware_settings)
+// Every host starts with (and most keep) the canned firmware: one copy is shared, since a
+// pass reads the state from its bookkeeping each time.
+fn shared_canned_settings() -> Arc<FirmwareSettings> {
+    static CANNED: std::sync::OnceLock<Arc<FirmwareSettings>> = std::sync::OnceLock::new();
+    CANNED
+        .get_or_init(|| Arc::new(canned_firmware_settings()))
+        .clone()
 }
 
-fn is_canned_components(c: &FirmwareComponentsMock) -> bool {
-    static CANNED: std::sync::OnceLock<FirmwareComponentsMock> = std::sync::OnceLock::new();
-    c == CANNED.get_or_init(canned_firmware_components)
+fn shared_canned_components() -> Arc<FirmwareComponentsMock> {
+    static CANNED: std::sync::OnceLock<Arc<FirmwareComponentsMock>> = std::sync::OnceLock::new();
+    CANNED
+        .get_or_init(|| Arc::new(canned_firmware_components()))
+        .clone()
+}
+
+fn is_canned_settings(s: &Arc<FirmwareSettings>) -> bool {
+    let canned = shared_canned_settings();
+    Arc::ptr_eq(s, &canned) || **s == *canned
+}
+
+fn is_canned_components(c: &Arc<FirmwareComponentsMock>) -> bool {
+    let canned = shared_canned_components();
+    Arc::ptr_eq(c, &canned) || **c == *canned
 }
 
 /// The version a firmware image at `url` installs, as the fixture sees it: the URL's last path
@@ -235,16 +251,18 @@ pub struct FixtureState {
     pub custom_deploy: Option<CustomDeploy>,
     /// Knob: what `get_firmware_settings` returns (changed by `prepare` and `service`).
     #[serde(
-        default = "canned_firmware_settings",
-        skip_serializing_if = "is_canned_settings"
+        default = "shared_canned_settings",
+        skip_serializing_if = "is_canned_settings",
+        with = "crate::record::shared"
     )]
-    pub host_firmware_settings: FirmwareSettingsMock,
+    pub host_firmware_settings: Arc<FirmwareSettingsMock>,
     /// Knob: what `get_firmware_components` returns (changed by `prepare` and `service`).
     #[serde(
-        default = "canned_firmware_components",
-        skip_serializing_if = "is_canned_components"
+        default = "shared_canned_components",
+        skip_serializing_if = "is_canned_components",
+        with = "crate::record::shared"
     )]
-    pub host_firmware_components: FirmwareComponentsMock,
+    pub host_firmware_components: Arc<FirmwareComponentsMock>,
 }
 
 impl Default for FixtureState {
@@ -262,8 +280,8 @@ impl Default for FixtureState {
             inspection_started: false,
             validate_error: String::new(),
             custom_deploy: None,
-            host_firmware_settings: canned_firmware_settings(),
-            host_firmware_components: canned_firmware_components(),
+            host_firmware_settings: shared_canned_settings(),
+            host_firmware_components: shared_canned_components(),
         }
     }
 }
@@ -325,13 +343,13 @@ impl FixtureState {
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            self.host_firmware_settings
+            Arc::make_mut(&mut self.host_firmware_settings)
                 .settings
                 .insert(name.clone(), text);
         }
         for u in updates {
             let version = version_of(&u.url);
-            let components = &mut self.host_firmware_components.components;
+            let components = &mut Arc::make_mut(&mut self.host_firmware_components).components;
             match components.iter_mut().find(|c| c.component == u.component) {
                 Some(c) => {
                     c.current_version = version.clone();
@@ -721,7 +739,7 @@ impl Provisioner for FixtureProvisioner {
         &mut self,
         _opts: FirmwareSettingsOptions,
     ) -> Result<FirmwareSettings, ProvisionerError> {
-        Ok(self.state.host_firmware_settings.clone())
+        Ok((*self.state.host_firmware_settings).clone())
     }
 
     fn get_firmware_components(
@@ -1585,7 +1603,9 @@ mod tests {
         assert!(!keys.contains(&"hostFirmwareSettings"), "{keys:?}");
         assert!(!keys.contains(&"hostFirmwareComponents"), "{keys:?}");
         let mut changed = FixtureState::default();
-        changed.host_firmware_components.components.clear();
+        Arc::make_mut(&mut changed.host_firmware_components)
+            .components
+            .clear();
         let v2 = serde_json::to_value(&changed).unwrap();
         assert_eq!(v2["hostFirmwareComponents"], json!({"components": []}));
         assert_eq!(serde_json::from_value::<FixtureState>(v2).unwrap(), changed);

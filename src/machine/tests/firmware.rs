@@ -317,7 +317,7 @@ fn invalid_settings_and_components_are_reported_and_never_applied() {
     );
     // Nothing was applied.
     assert_eq!(
-        t.fixture().host_firmware_settings,
+        *t.fixture().host_firmware_settings,
         crate::provisioners::fixture::canned_firmware_settings()
     );
     assert!(hfc.updates.is_empty());

@@ -7,7 +7,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics, Position};
 use crate::error::Error;
 use crate::validate::{BmcAccess, FieldPath, Seg, ValidationError, bmc_access, validate};
 use bmh_api::{BareMetalHost, BareMetalHostSpec};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The host as bmhctl last saw it: its last saved spec with its current metadata and status.
 pub fn old_object(inv: &Inventory, host: usize) -> Option<BareMetalHost> {
@@ -15,7 +15,7 @@ pub fn old_object(inv: &Inventory, host: usize) -> Option<BareMetalHost> {
     let book = inv.files[entry.file]
         .sidecar()
         .get(&entry.key.to_string())?;
-    let spec: BareMetalHostSpec = serde_json::from_value(book.spec_snapshot.clone()?).ok()?;
+    let spec = BareMetalHostSpec::deserialize(book.spec_snapshot.as_deref()?).ok()?;
     let mut old = entry.record.host.clone();
     old.spec = spec;
     Some(old)

@@ -14,10 +14,11 @@
 //! loaded again, every host of a changed file is reported changed, the hosts no longer there
 //! gone, and the objects changed.
 
-use super::host_file::{HostFile, Stamp};
+use super::host_file::{HostFile, Stamp, status_yaml};
 use super::inventory::{self, HostEntry, Inventory, LoadMode};
 use super::lock::FileLock;
 use super::paths::expand;
+use super::sidecar;
 use crate::error::{Error, Result};
 use crate::objects::ObjectMap;
 use crate::persist::{HostSource, LoadOptions, SourceChange, Staged};
@@ -132,7 +133,7 @@ impl FileSource {
         let mut groups: Vec<Group> = files
             .into_iter()
             .map(|file| Group {
-                file: Some(file),
+                file: Some(loaded(file)),
                 staged: 0,
                 hosts: HashMap::new(),
                 reread: false,
@@ -217,7 +218,7 @@ impl FileSource {
             &self.options,
         ) {
             Ok(mut inv) if inv.files.len() == 1 => {
-                let mut fresh = inv.files.remove(0);
+                let mut fresh = loaded(inv.files.remove(0));
                 fresh.lock = file.lock.take();
                 *file = fresh;
                 group.hosts = inv
@@ -283,7 +284,8 @@ impl FileSource {
         let mut changes = Vec::new();
         let mut groups = self.groups.write().expect("file groups");
         let mut seen: BTreeSet<usize> = BTreeSet::new();
-        for (mut file, entries) in files.into_iter().zip(by_file) {
+        for (file, entries) in files.into_iter().zip(by_file) {
+            let mut file = loaded(file);
             let existing = groups.iter().position(|g| {
                 g.lock()
                     .expect("file group")
@@ -374,6 +376,12 @@ impl FileSource {
     }
 }
 
+/// A file whose hosts are loaded: what its sidecar read is in their records now.
+fn loaded(mut file: HostFile) -> HostFile {
+    file.sidecar.forget_read();
+    file
+}
+
 /// The files of `paths` but the `known` ones, with their stamps now.
 fn other_files(paths: &[PathBuf], known: &BTreeSet<PathBuf>) -> BTreeMap<PathBuf, Option<Stamp>> {
     expand(paths, &mut Vec::new())
@@ -405,6 +413,18 @@ impl HostSource for FileSource {
     }
 
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
+        // Serialised before the file's lock is taken: passes of other hosts of the file stage
+        // (and its commit runs) meanwhile.
+        let status_text = staged.status.map(status_yaml).transpose()?;
+        let settings_text = staged
+            .firmware_settings_status
+            .map(status_yaml)
+            .transpose()?;
+        let components_text = staged
+            .firmware_components_status
+            .map(status_yaml)
+            .transpose()?;
+        let book_json = staged.bookkeeping.map(|b| b.map(sidecar::encode));
         let key = self.key_of(host);
         let Some(g) = self.group_of_key(&key) else {
             return Err(Error::Conflict(format!(
@@ -424,14 +444,22 @@ impl HostSource for FileSource {
                 "BareMetalHost {key} is no longer in the given files"
             )));
         };
-        if let Some(status) = staged.status {
-            file.stage_status(entry.doc, status)?;
+        if let (Some(status), Some(text)) = (staged.status, &status_text) {
+            file.stage_status_yaml(entry.doc, status, text.as_deref())?;
         }
-        if let (Some(d), Some(status)) = (entry.settings_doc, staged.firmware_settings_status) {
-            file.stage_status(d, status)?;
+        if let (Some(d), Some(status), Some(text)) = (
+            entry.settings_doc,
+            staged.firmware_settings_status,
+            &settings_text,
+        ) {
+            file.stage_status_yaml(d, status, text.as_deref())?;
         }
-        if let (Some(d), Some(status)) = (entry.components_doc, staged.firmware_components_status) {
-            file.stage_status(d, status)?;
+        if let (Some(d), Some(status), Some(text)) = (
+            entry.components_doc,
+            staged.firmware_components_status,
+            &components_text,
+        ) {
+            file.stage_status_yaml(d, status, text.as_deref())?;
         }
         if !staged.removed_annotations.is_empty() {
             let keys: Vec<&str> = staged
@@ -441,9 +469,10 @@ impl HostSource for FileSource {
                 .collect();
             file.stage_removed_annotations(entry.doc, &keys)?;
         }
-        if let Some(book) = staged.bookkeeping {
-            file.stage_bookkeeping(&key, book)?;
-            if book.is_none() {
+        if let Some(json) = book_json {
+            let gone = json.is_none();
+            file.stage_bookkeeping_json(&key, json)?;
+            if gone {
                 entry.deleted = true;
             }
         }

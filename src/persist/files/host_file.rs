@@ -68,6 +68,16 @@ impl std::fmt::Debug for HostFile {
     }
 }
 
+/// A status as [`HostFile::stage_status_yaml`] takes it (`None`: no status).
+pub fn status_yaml<T: Serialize>(status: Option<&T>) -> Result<Option<String>, Error> {
+    status
+        .map(|s| {
+            serde_saphyr::to_string(s)
+                .map_err(|e| Error::internal("cannot serialize the status as YAML", e))
+        })
+        .transpose()
+}
+
 /// Size, modification time and inode of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Stamp {
@@ -130,20 +140,38 @@ impl HostFile {
     where
         T: Serialize + DeserializeOwned + PartialEq + Clone,
     {
-        if !self.edited.contains(&doc)
-            && self.status_in_file::<T>(doc).as_ref() == Some(&status.cloned())
-        {
-            return Ok(());
+        let yaml = status_yaml(status)?;
+        self.stage_status_yaml(doc, status, yaml.as_deref())
+    }
+
+    /// [`stage_status`](Self::stage_status) with the status already serialised by
+    /// [`status_yaml`] (which a caller can do before taking a lock the file is under).
+    pub fn stage_status_yaml<T>(
+        &mut self,
+        doc: usize,
+        status: Option<&T>,
+        yaml: Option<&str>,
+    ) -> Result<(), Error>
+    where
+        T: DeserializeOwned + PartialEq + Clone,
+    {
+        if !self.edited.contains(&doc) {
+            let in_file = self
+                .yaml
+                .has_block_status(doc)
+                .map_err(|e| self.edit_error(doc, e))?;
+            // Only a status block in the file needs reading to compare.
+            let unchanged = match (in_file, status) {
+                (false, None) => true,
+                (false, Some(_)) => false,
+                (true, _) => self.status_in_file::<T>(doc).as_ref() == Some(&status.cloned()),
+            };
+            if unchanged {
+                return Ok(());
+            }
         }
-        let text = match status {
-            Some(s) => Some(
-                serde_saphyr::to_string(s)
-                    .map_err(|e| Error::internal("cannot serialize the status as YAML", e))?,
-            ),
-            None => None,
-        };
         self.yaml
-            .set_status(doc, text.as_deref())
+            .set_status(doc, yaml)
             .map_err(|e| self.edit_error(doc, e))?;
         self.edited.insert(doc);
         self.pending = true;
@@ -181,14 +209,24 @@ impl HostFile {
         key: &ObjectKey,
         book: Option<&Bookkeeping>,
     ) -> Result<(), Error> {
+        self.stage_bookkeeping_json(key, book.map(super::sidecar::encode))
+    }
+
+    /// [`stage_bookkeeping`](Self::stage_bookkeeping) with the entry already serialised by
+    /// [`super::sidecar::encode`].
+    pub fn stage_bookkeeping_json(
+        &mut self,
+        key: &ObjectKey,
+        json: Option<String>,
+    ) -> Result<(), Error> {
         let k = key.to_string();
-        if book.is_some() && !self.host_keys.contains(&k) {
+        if json.is_some() && !self.host_keys.contains(&k) {
             return Err(Error::bug(format!(
                 "{}: internal error: host {k} is not in this file",
                 self.path.display()
             )));
         }
-        self.sidecar.set(&k, book);
+        self.sidecar.set_encoded(&k, json);
         Ok(())
     }
 

@@ -35,15 +35,16 @@ struct SidecarFile {
     hosts: BTreeMap<String, Bookkeeping>,
 }
 
-/// The sidecar of one host file: the entries as on disk and as they should be.
+/// The sidecar of one host file: the entries as read, and as they should be on disk.
 #[derive(Debug)]
 pub struct Sidecar {
     path: PathBuf,
     file_name: String,
     exists: bool,
+    /// The entries as read (for loading the hosts; dropped by [`Sidecar::forget_read`]).
     entries: BTreeMap<String, Bookkeeping>,
-    /// Each entry's JSON, kept up to date as entries change, so that a save is a
-    /// concatenation rather than a serialization of every host.
+    /// Each entry's JSON as it should be saved: a save is a concatenation, and a change is
+    /// found by comparing text (no second typed copy of every host's bookkeeping is kept).
     encoded: BTreeMap<String, String>,
     /// The entries differ from what is on disk. Tracked on every change rather than found by
     /// comparing, which would cost a deep comparison of every entry at each commit.
@@ -107,24 +108,35 @@ impl Sidecar {
         &self.path
     }
 
-    /// The entry of `key` (`namespace/name`) as it will be saved.
+    /// The entry of `key` (`namespace/name`) as read.
     pub fn get(&self, key: &str) -> Option<&Bookkeeping> {
         self.entries.get(key)
     }
 
+    /// Drops the entries as read, once the hosts are loaded (what is saved is kept).
+    pub fn forget_read(&mut self) {
+        self.entries = BTreeMap::new();
+    }
+
     /// Set (`Some`) or remove (`None`) the entry of `key`.
     pub fn set(&mut self, key: &str, book: Option<&Bookkeeping>) {
-        match book {
-            Some(b) => {
-                if self.entries.get(key) != Some(b) {
-                    self.entries.insert(key.to_string(), b.clone());
-                    self.encoded.insert(key.to_string(), encode(b));
+        self.set_encoded(key, book.map(encode));
+    }
+
+    /// [`set`](Self::set) with the entry already serialised by [`encode`] (which a caller
+    /// can do before taking a lock the sidecar is under). An entry equal to the saved one is
+    /// not a change.
+    pub fn set_encoded(&mut self, key: &str, json: Option<String>) {
+        match json {
+            Some(j) => {
+                if self.encoded.get(key) != Some(&j) {
+                    self.encoded.insert(key.to_string(), j);
                     self.dirty = true;
                 }
             }
             None => {
-                self.encoded.remove(key);
-                if self.entries.remove(key).is_some() {
+                self.entries.remove(key);
+                if self.encoded.remove(key).is_some() {
                     self.dirty = true;
                 }
             }
@@ -134,10 +146,10 @@ impl Sidecar {
     /// Keep only entries whose key is in `keys` (the hosts in the file); the others are
     /// dropped on the next save.
     pub fn keep_only(&mut self, keys: BTreeSet<String>) {
-        let before = self.entries.len();
+        let before = self.encoded.len();
         self.entries.retain(|k, _| keys.contains(k));
         self.encoded.retain(|k, _| keys.contains(k));
-        if self.entries.len() != before {
+        if self.encoded.len() != before {
             self.dirty = true;
         }
     }
@@ -180,8 +192,8 @@ impl Sidecar {
     }
 }
 
-/// One entry's JSON.
-fn encode(book: &Bookkeeping) -> String {
+/// One entry's JSON, as the sidecar keeps it.
+pub fn encode(book: &Bookkeeping) -> String {
     serde_json::to_string(book).expect("bookkeeping serializes")
 }
 
@@ -201,7 +213,7 @@ mod tests {
             uid: uid.into(),
             generation,
             spec_hash: "abc".into(),
-            spec_snapshot: Some(serde_json::json!({"online": true})),
+            spec_snapshot: Some(std::sync::Arc::new(serde_json::json!({"online": true}))),
             finalizers: vec!["baremetalhost.metal3.io".into()],
             ..Default::default()
         }

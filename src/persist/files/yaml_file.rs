@@ -481,6 +481,16 @@ impl YamlFile {
         Ok(true)
     }
 
+    /// Whether the document has a top-level `status` entry (staged edits aside); an error
+    /// when its root is not a block mapping (its status cannot be edited).
+    pub fn has_block_status(&self, doc: usize) -> Result<bool, YamlFileError> {
+        let d = &self.docs[doc];
+        if d.root != RootKind::BlockMapping {
+            return Err(YamlFileError::NotBlockMapping { doc });
+        }
+        Ok(d.status_exists)
+    }
+
     /// The whole file with all edits applied.
     /// The text the file was parsed from.
     pub fn source_text(&self) -> &str {

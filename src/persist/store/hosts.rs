@@ -296,7 +296,7 @@ impl Store {
     fn record_from(&self, key: &ObjectKey, stored: &Stored) -> Result<HostRecord> {
         let (host, mut book) = decode_host(&stored.value)?;
         if let Some(hw) = self.get(&hardware_key(key))? {
-            book.hardware_data = Some(typed(&format!("HardwareData {key}"), hw.value)?);
+            book.hardware_data = Some(Box::new(typed(&format!("HardwareData {key}"), hw.value)?));
         }
         let settings: Option<HostFirmwareSettings> = self
             .get(&settings_key(key))?

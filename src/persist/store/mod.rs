@@ -147,6 +147,7 @@ fn store_io(path: &Path, e: std::io::Error) -> Error {
 impl Store {
     /// Opens the store at `root`, creating it (mode 0700: it holds Secrets) if needed.
     pub fn open(root: impl Into<PathBuf>) -> Result<Store> {
+        super::tune_malloc();
         let root = root.into();
         if !root.is_dir() {
             std::fs::create_dir_all(&root).map_err(|e| store_io(&root, e))?;
@@ -162,6 +163,7 @@ impl Store {
 
     /// Opens an existing store without creating anything: `None` when there is none.
     pub fn open_existing(root: impl Into<PathBuf>) -> Option<Store> {
+        super::tune_malloc();
         let root = root.into();
         root.is_dir().then_some(Store { root })
     }
