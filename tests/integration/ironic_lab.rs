@@ -1076,7 +1076,9 @@ fn provisioning_limit_caps_busy_nodes_and_delays_the_rest() {
         &own.ironic,
         "0.05",
         &[("PROVISIONING_LIMIT", "2")],
-        &["provision", "hosts.yaml"],
+        // Six hosts through a limit of two take a while on a loaded machine: 60 min of BMO time
+        // is 3 min of wall time at this scale. The test is about the limit, not the timeout.
+        &["provision", "--timeout", "60m", "hosts.yaml"],
     );
     let took = started.elapsed();
     let busy = busy.finish();
