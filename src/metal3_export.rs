@@ -64,7 +64,7 @@ pub fn cluster_host(r: &HostRecord) -> Result<(BareMetalHost, Vec<String>)> {
             .map_err(|e| Error::internal("cannot encode the status as JSON", e))?;
         host.metadata.annotations.insert(STATUS.to_string(), text);
     }
-    Ok((host, notes))
+    Ok((*host, notes))
 }
 
 /// The status as BMO's status annotation accepts it. Values outside `OperationalStatusAllowed`

@@ -100,13 +100,15 @@ impl Bookkeeping {
 /// One host: the object from the user's file (or the store) and its bookkeeping.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HostRecord {
-    pub host: BareMetalHost,
+    /// Boxed, as are the firmware objects: a record is moved between the runner's slots, its
+    /// workers and its results, and one is kept (or its place reserved) for every host.
+    pub host: Box<BareMetalHost>,
     pub book: Bookkeeping,
     /// The host's HostFirmwareSettings (same namespace and name), if the files hold one; its
     /// `metadata.generation` is the bookkeeping's.
-    pub firmware_settings: Option<HostFirmwareSettings>,
+    pub firmware_settings: Option<Box<HostFirmwareSettings>>,
     /// The host's HostFirmwareComponents, likewise.
-    pub firmware_components: Option<HostFirmwareComponents>,
+    pub firmware_components: Option<Box<HostFirmwareComponents>>,
 }
 
 impl HostRecord {

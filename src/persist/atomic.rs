@@ -44,6 +44,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// (the local store writes Secrets `0600`). The content is never readable with other bits: the
 /// temporary file is created `0600`.
 pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    write_atomic_with(path, mode, |f| f.write_all(bytes))
+}
+
+/// [`write_atomic_mode`] with the content written by `write` (buffered), so that a large
+/// content need not be built in memory first.
+pub fn write_atomic_with(
+    path: &Path,
+    mode: Option<u32>,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -59,11 +69,13 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Re
         Err(e) => return Err(e),
     };
 
-    let (mut file, tmp) = create_temp(dir, &name)?;
+    let (file, tmp) = create_temp(dir, &name)?;
     let mut guard = TempGuard {
         path: Some(tmp.clone()),
     };
-    file.write_all(bytes)?;
+    let mut out = io::BufWriter::with_capacity(64 << 10, file);
+    write(&mut out)?;
+    let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
     set_metadata(&file, old.as_ref(), mode)?;
     file.sync_all()?;
     drop(file);

@@ -152,7 +152,7 @@ impl HostTest {
         .expect("HostFirmwareSettings");
         hfs.metadata.generation = 1;
         self.rec.book.firmware.settings_generation = 1;
-        self.rec.firmware_settings = Some(hfs);
+        self.rec.firmware_settings = Some(Box::new(hfs));
         self
     }
 
@@ -167,7 +167,7 @@ impl HostTest {
         .expect("HostFirmwareComponents");
         hfc.metadata.generation = 1;
         self.rec.book.firmware.components_generation = 1;
-        self.rec.firmware_components = Some(hfc);
+        self.rec.firmware_components = Some(Box::new(hfc));
         self
     }
 

@@ -18,7 +18,7 @@ pub fn old_object(inv: &Inventory, host: usize) -> Option<BareMetalHost> {
     let spec = BareMetalHostSpec::deserialize(book.spec_snapshot.as_deref()?).ok()?;
     let mut old = entry.record.host.clone();
     old.spec = spec;
-    Some(old)
+    Some(*old)
 }
 
 /// A host's validation with what `bmhctl validate` shows besides the errors.

@@ -460,10 +460,10 @@ fn load_collecting(
                 doc,
                 key,
                 record: HostRecord {
-                    host: *host,
+                    host,
                     book,
-                    firmware_settings: settings,
-                    firmware_components: components,
+                    firmware_settings: settings.map(Box::new),
+                    firmware_components: components.map(Box::new),
                 },
                 firmware_settings_doc: settings_doc,
                 firmware_components_doc: components_doc,

@@ -14,7 +14,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::persist::atomic::write_atomic;
+use crate::persist::atomic::write_atomic_with;
 use crate::record::Bookkeeping;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -165,27 +165,25 @@ impl Sidecar {
         if !self.is_dirty() {
             return Ok(false);
         }
-        let mut bytes =
-            Vec::with_capacity(self.encoded.values().map(|e| e.len() + 64).sum::<usize>() + 64);
-        let header = serde_json::json!({"version": VERSION, "file": self.file_name});
-        let header = header.to_string();
-        // `{"file":..,"version":1` + `,"hosts":{...}}`
-        bytes.extend_from_slice(&header.as_bytes()[..header.len() - 1]);
-        bytes.extend_from_slice(b",\"hosts\":{");
-        for (n, (key, json)) in self.encoded.iter().enumerate() {
-            if n > 0 {
-                bytes.push(b',');
-            }
-            bytes.push(b'\n');
-            bytes.extend_from_slice(serde_json::to_string(key).expect("a string").as_bytes());
-            bytes.push(b':');
-            bytes.extend_from_slice(json.as_bytes());
-        }
-        bytes.extend_from_slice(b"}}\n");
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
-        write_atomic(&self.path, &bytes).map_err(|e| Error::io(&self.path, e))?;
+        let header = serde_json::json!({"version": VERSION, "file": self.file_name});
+        let header = header.to_string();
+        // Written as it is produced: the whole sidecar is tens of MB for a file of many hosts.
+        write_atomic_with(&self.path, None, |out| {
+            // `{"file":..,"version":1` + `,"hosts":{...}}`
+            out.write_all(&header.as_bytes()[..header.len() - 1])?;
+            out.write_all(b",\"hosts\":{")?;
+            for (n, (key, json)) in self.encoded.iter().enumerate() {
+                out.write_all(if n > 0 { b",\n" } else { b"\n" })?;
+                serde_json::to_writer(&mut *out, key)?;
+                out.write_all(b":")?;
+                out.write_all(json.as_bytes())?;
+            }
+            out.write_all(b"}}\n")
+        })
+        .map_err(|e| Error::io(&self.path, e))?;
         self.exists = true;
         self.dirty = false;
         Ok(true)

@@ -332,10 +332,10 @@ impl Store {
             fw.refresh_pending = false;
         }
         Ok(HostRecord {
-            host,
+            host: Box::new(host),
             book,
-            firmware_settings: settings,
-            firmware_components: components,
+            firmware_settings: settings.map(Box::new),
+            firmware_components: components.map(Box::new),
         })
     }
 }
