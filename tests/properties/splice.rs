@@ -171,6 +171,7 @@ fn value() -> impl Strategy<Value = String> {
         " |\n{c}one\n{c}two",
         " >\n{c}folded\n\n{c}para",
         " |-\n{c}  kept indent",
+        " |+\n{c}kept",
     ])
     .prop_map(str::to_string);
     prop_oneof![
@@ -299,6 +300,9 @@ fn build(f: &File) -> Built {
             let c2 = " ".repeat(d.child + 2);
             let mut body_end = 0;
             let mut status_start = None;
+            // Whether the previous entry's value is a keep-chomping scalar (`|+`) running on
+            // to this entry: the blank lines after it are its content.
+            let mut after_keep = false;
             for (k, e) in d.entries.iter().enumerate() {
                 if d.status == Some(k) {
                     status_start = Some(text.len());
@@ -315,7 +319,18 @@ fn build(f: &File) -> Built {
                 text.push_str(&value);
                 text.push_str(nl);
                 body_end = text.len();
+                let mut in_keep = e.value.starts_with(" |+");
+                // The blank lines right after the last content of the entry, and whether a
+                // comment came after them.
+                let (mut blank_after, mut counting) = (0, true);
                 for g in &e.gap {
+                    match g {
+                        Gap::Blank if counting => blank_after += nl.len(),
+                        Gap::Blank => {}
+                        Gap::Shallow(_) => in_keep = false,
+                        // As deep as the scalar's lines, a comment is one of them.
+                        Gap::Deeper(n) => in_keep &= d.indent + n >= d.child,
+                    }
                     match g {
                         Gap::Blank => {}
                         Gap::Shallow(n) => {
@@ -328,13 +343,20 @@ fn build(f: &File) -> Built {
                         }
                     }
                     text.push_str(nl);
-                    if matches!(g, Gap::Deeper(_)) {
+                    if matches!(g, Gap::Deeper(_)) || in_keep {
                         body_end = text.len();
+                        (blank_after, counting) = (0, true);
+                    } else if !matches!(g, Gap::Blank) {
+                        counting = false;
                     }
                 }
                 if d.status == Some(k) {
-                    ranges.push((status_start.unwrap(), body_end));
+                    // Removed right after a `|+` scalar, the status takes the blank lines
+                    // after it, which would become the scalar's content.
+                    let extra = if after_keep { blank_after } else { 0 };
+                    ranges.push((status_start.unwrap(), body_end + extra));
                 }
+                after_keep = in_keep;
             }
             if d.status.is_none() {
                 ranges.push((body_end, body_end));
