@@ -160,6 +160,11 @@ impl CharMap {
         let Some(&ls) = line.checked_sub(1).and_then(|l| self.line_starts.get(l)) else {
             return text.len();
         };
+        // A byte order mark at a line start is not counted in the columns.
+        let mut ls = ls;
+        while text[ls..].starts_with('\u{feff}') {
+            ls += '\u{feff}'.len_utf8();
+        }
         let le = self.line_starts.get(line).copied().unwrap_or(text.len());
         let (ll, lc, lb) = self.last.get();
         let (mut b, mut c) = if ll == line && lc <= col {
@@ -1740,6 +1745,18 @@ mod tests {
         let out = f.render();
         assert_eq!(out, "k: |+\n  x\n# c\n");
         assert_eq!(vals(&out)[0], json!({"k": "x\n"}));
+    }
+
+    #[test]
+    fn byte_order_mark_is_kept() {
+        let mut f = parse("\u{feff}status: 1\nb: 2\n");
+        f.set_status(0, None).unwrap();
+        assert_eq!(f.render(), "\u{feff}b: 2\n");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        assert_eq!(f.render(), "\u{feff}status:\n  s: 1\nb: 2\n");
+        let mut f = parse("\u{feff}a: 1");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        assert_eq!(f.render(), "\u{feff}a: 1\nstatus:\n  s: 1\n");
     }
 
     #[test]
