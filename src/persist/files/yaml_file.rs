@@ -29,6 +29,16 @@ pub enum YamlFileError {
     /// The document's root is not a block mapping (e.g. a flow mapping `{...}` or JSON), so we can't splice.
     #[error("document {doc} is not a block mapping; cannot write its status")]
     NotBlockMapping { doc: usize },
+    /// A top-level key of the document is explicit (`? key`): where a new entry goes and how
+    /// it is indented is not worked out for those, so we don't splice.
+    #[error(
+        "document {doc} has an explicit key (`? key`) at its top level; cannot write its status"
+    )]
+    ExplicitKey { doc: usize },
+    /// The file has a carriage return not followed by a line feed: the YAML parser takes it
+    /// for a line break, the splice would not, so edits could land in the wrong place.
+    #[error("the file has a carriage return without a line feed; cannot edit it")]
+    LoneCarriageReturn,
 }
 
 /// One path step for `locate`.
@@ -74,8 +84,16 @@ struct Doc {
     status_exists: bool,
     /// Whether `status_range.0` is at the start of its line (only indentation before the key).
     status_at_line_start: bool,
-    /// Replacement text for `status_range`; `None` = original text.
+    /// Whether a keep-chomping block scalar (`|+`) ends right where the status entry starts:
+    /// blank lines after the entry would become its content if the entry were removed.
+    status_after_keep: bool,
+    /// A top-level key is explicit (`? key`).
+    explicit_key: bool,
+    /// Replacement text for `status_range.0..status_edit_end`; `None` = original text.
     status_edit: Option<String>,
+    /// End of the replaced range: `status_range.1`, or further over the blank lines after it
+    /// when those would become content of a `|+` scalar ending the entry (or before it).
+    status_edit_end: usize,
     annotations: Option<Annotations>,
 }
 
@@ -104,55 +122,64 @@ struct AnnEntry {
     block_range: (usize, usize),
 }
 
-/// Converts the parser's character indices into byte offsets.
+/// Converts the parser's positions into byte offsets.
+///
+/// The parser's line and column are used, not its character index: the index goes wrong
+/// after a directive line holding non-ASCII characters (the scanner counts that line's bytes,
+/// not its characters), while lines are counted right and columns restart on each line.
+/// Lines end at LF, CRLF or a lone CR, as for the parser.
 struct CharMap {
-    ascii: bool,
-    /// Byte offset of every `STEP`-th character.
-    checkpoints: Vec<usize>,
+    /// Byte offset of the start of every line.
+    line_starts: Vec<usize>,
+    /// Last lookup `(line, col, byte)`, to go on from when the next one is further on the
+    /// same line (lookups come in order, and a long non-ASCII line is walked once).
+    last: std::cell::Cell<(usize, usize, usize)>,
 }
-
-const STEP: usize = 64;
 
 impl CharMap {
     fn new(text: &str) -> CharMap {
-        if text.is_ascii() {
-            return CharMap {
-                ascii: true,
-                checkpoints: Vec::new(),
-            };
-        }
-        let mut checkpoints = Vec::with_capacity(text.len() / STEP + 2);
-        for (n, (b, _)) in text.char_indices().enumerate() {
-            if n % STEP == 0 {
-                checkpoints.push(b);
+        let b = text.as_bytes();
+        let mut line_starts = vec![0];
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b'\n' => line_starts.push(i + 1),
+                b'\r' if b.get(i + 1) != Some(&b'\n') => line_starts.push(i + 1),
+                _ => {}
             }
-        }
-        let nchars = text.chars().count();
-        if nchars.is_multiple_of(STEP) {
-            checkpoints.push(text.len());
+            i += 1;
         }
         CharMap {
-            ascii: false,
-            checkpoints,
+            line_starts,
+            last: std::cell::Cell::new((usize::MAX, 0, 0)),
         }
     }
 
-    fn byte(&self, text: &str, ci: usize) -> usize {
-        if self.ascii {
-            return ci.min(text.len());
-        }
-        let Some(&base) = self.checkpoints.get(ci / STEP) else {
+    /// Byte offset of the 1-based `line`'s 0-based character column `col` (clamped to the line).
+    fn byte(&self, text: &str, line: usize, col: usize) -> usize {
+        let Some(&ls) = line.checked_sub(1).and_then(|l| self.line_starts.get(l)) else {
             return text.len();
         };
-        let bytes = text.as_bytes();
-        let mut b = base;
-        for _ in 0..ci % STEP {
-            if b >= bytes.len() {
-                return bytes.len();
-            }
-            b += utf8_width(bytes[b]);
+        // A byte order mark at a line start is not counted in the columns.
+        let mut ls = ls;
+        while text[ls..].starts_with('\u{feff}') {
+            ls += '\u{feff}'.len_utf8();
         }
-        b.min(bytes.len())
+        let le = self.line_starts.get(line).copied().unwrap_or(text.len());
+        let (ll, lc, lb) = self.last.get();
+        let (mut b, mut c) = if ll == line && lc <= col {
+            (lb, lc)
+        } else {
+            (ls, 0)
+        };
+        let bytes = text.as_bytes();
+        while c < col && b < le {
+            b += utf8_width(bytes[b]);
+            c += 1;
+        }
+        let b = b.min(le);
+        self.last.set((line, c, b));
+        b
     }
 }
 
@@ -260,6 +287,137 @@ impl Text<'_> {
         p.max(floor)
     }
 
+    /// Whether the key starting at `p` follows a `?` indicator (perhaps on an earlier line).
+    /// (A continuation line `?` of a plain scalar is taken for one too: a refusal, not harm.)
+    fn explicit_key_before(&self, p: usize) -> bool {
+        let before = self.s[..p].trim_end_matches([' ', '\t', '\r', '\n']);
+        before.ends_with('?') && {
+            let q = before.len() - 1;
+            self.at_line_start(q)
+        }
+    }
+
+    /// From `p` (a line start), past the lines of only spaces and tabs, not beyond `limit`.
+    fn skip_blank_lines(&self, mut p: usize, limit: usize) -> usize {
+        while p < limit {
+            let rest = &self.b[p..limit];
+            let len = rest
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(rest.len(), |i| i + 1);
+            if !rest[..len]
+                .iter()
+                .all(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+            {
+                break;
+            }
+            p += len;
+        }
+        p
+    }
+
+    /// Where to start looking upwards for the end of an entry whose successor starts at
+    /// `next`: its line start, or the end of the text when `next` is there, so that a last
+    /// line without a newline is looked at too.
+    fn before_next(&self, next: usize) -> usize {
+        if next >= self.b.len() {
+            self.b.len()
+        } else {
+            self.line_start(next)
+        }
+    }
+
+    /// End of the content of the block scalar (`|`, `>`) whose span is `sb..eb`, and whether
+    /// it keeps its trailing line breaks (`+`); `None` if its header is not found.
+    ///
+    /// The span starts at the first content line (or where the scalar ends, if it has none)
+    /// and runs on over the blank lines after the scalar and the next line's indentation.
+    /// Unless the scalar keeps them, those blank lines are not content: the content ends
+    /// after its last line holding anything but its indentation. A line of spaces only is
+    /// blank if it is no deeper than the indentation of the scalar's first non-blank line
+    /// (deeper, its extra spaces are content, as a tab is).
+    fn block_scalar_end(&self, sb: usize, eb: usize) -> Option<(usize, bool)> {
+        let is_ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+        // The header line: the line of `sb` if it holds more than indentation before it,
+        // else the last line before it that is not blank.
+        let mut hl = self.line_start(sb);
+        if self.at_line_start(sb) {
+            loop {
+                if hl == 0 {
+                    return None;
+                }
+                hl = self.line_start(hl - 1);
+                let line_end = self.b[hl..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(self.b.len(), |i| hl + i);
+                if !self.b[hl..line_end].iter().all(is_ws) {
+                    break;
+                }
+            }
+        }
+        let line_end = self.b[hl..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(self.b.len(), |i| hl + i);
+        let line = &self.s[hl..line_end];
+        // Drop a comment: a `#` after a blank.
+        let line = match line.find([' ', '\t']).and_then(|_| {
+            line.char_indices()
+                .find(|&(i, c)| c == '#' && i > 0 && line[..i].ends_with([' ', '\t']))
+        }) {
+            Some((i, _)) => &line[..i],
+            None => line,
+        };
+        let indicators = line
+            .trim_end()
+            .rsplit([' ', '\t'])
+            .next()?
+            .strip_prefix(['|', '>'])?;
+        if !indicators
+            .bytes()
+            .all(|c| matches!(c, b'+' | b'-' | b'0'..=b'9'))
+        {
+            return None;
+        }
+        let keep = indicators.contains('+');
+        let header_end = (line_end + 1).min(self.b.len()).min(eb.max(line_end));
+        if keep {
+            // Everything is content but the next line's indentation.
+            let end = if eb < self.b.len() && self.at_line_start(eb) {
+                self.line_start(eb).max(header_end)
+            } else {
+                eb
+            };
+            return Some((end.max(header_end), true));
+        }
+        let region = &self.b[header_end..eb];
+        let spaces = |l: &[u8]| l.iter().take_while(|&&c| c == b' ').count();
+        let is_space_only = |l: &[u8]| l.iter().all(|&c| matches!(c, b' ' | b'\r' | b'\n'));
+        // The scalar's indentation: that of its first non-blank line, unless an indicator
+        // gives it relative to the enclosing block; that block is at least as deep as the
+        // header line, so the header line's indentation is a bound that never takes a
+        // content line for blank (a blank line may be taken for content: bytes kept).
+        let n = if indicators.bytes().any(|c| c.is_ascii_digit()) {
+            Some(spaces(&self.b[hl..line_end]))
+        } else {
+            region
+                .split_inclusive(|&c| c == b'\n')
+                .find(|l| !is_space_only(l))
+                .map(spaces)
+        };
+        let mut end = header_end;
+        let mut pos = header_end;
+        for l in region.split_inclusive(|&c| c == b'\n') {
+            pos += l.len();
+            let blank = is_space_only(l) && n.is_none_or(|n| spaces(l) <= n);
+            if !blank {
+                end = pos;
+            }
+        }
+        Some((end, false))
+    }
+
     /// Byte range of a block mapping entry whose key starts at `key_start` (column `key_col`),
     /// whose value's content ends at `content_end`, and whose next sibling (or the mapping end)
     /// starts at `next`. Trailing blank lines and shallow comments are left outside.
@@ -276,7 +434,7 @@ impl Text<'_> {
             key_start
         };
         let floor = self.eol_after(content_end);
-        let end = self.pullback(self.line_start(next), floor, key_col);
+        let end = self.pullback(self.before_next(next), floor, key_col);
         (start, end.max(floor))
     }
 }
@@ -350,12 +508,23 @@ impl YamlFile {
         if d.root != RootKind::BlockMapping {
             return Err(YamlFileError::NotBlockMapping { doc });
         }
+        self.check_line_breaks()?;
+        if d.explicit_key {
+            return Err(YamlFileError::ExplicitKey { doc });
+        }
+        let t = Text {
+            s: &self.text,
+            b: self.text.as_bytes(),
+        };
         let Some(yaml) = status_yaml else {
-            self.docs[doc].status_edit = if d.status_exists {
-                Some(String::new())
+            let end = if d.status_after_keep {
+                t.skip_blank_lines(d.status_range.1, d.end)
             } else {
-                None
+                d.status_range.1
             };
+            let d = &mut self.docs[doc];
+            d.status_edit = d.status_exists.then(String::new);
+            d.status_edit_end = end;
             return Ok(());
         };
         let nl = if d.crlf { "\r\n" } else { "\n" };
@@ -378,15 +547,26 @@ impl YamlFile {
             .filter(|&(i, l)| !(i == 0 && l.trim_end() == "---"))
             .map(|(_, l)| l)
             .collect();
+        // Trailing empty lines are dropped, unless they are content of a `|+` scalar ending
+        // the status; then the blank lines after the entry in the file would become its
+        // content too, so they go.
+        let keep = ends_with_keep_scalar(&lines);
         let lines: &[&str] = {
             let mut n = lines.len();
-            while n > 0 && lines[n - 1].trim().is_empty() {
+            while !keep && n > 0 && lines[n - 1].is_empty() {
                 n -= 1;
             }
             &lines[..n]
         };
+        let end = if keep || d.status_after_keep {
+            t.skip_blank_lines(d.status_range.1, d.end)
+        } else {
+            d.status_range.1
+        };
         let first = lines.first().map(|l| l.trim()).unwrap_or("");
-        if lines.is_empty() {
+        // (A line of spaces is kept: it is the last line of a block scalar, deeper than its
+        // indentation, and so content.)
+        if lines.iter().all(|l| l.trim().is_empty()) {
             out.push_str(" {}");
             out.push_str(nl);
         } else if lines.len() == 1 && (first.starts_with('{') || first.starts_with('[')) {
@@ -404,6 +584,7 @@ impl YamlFile {
             }
         }
         self.docs[doc].status_edit = Some(out);
+        self.docs[doc].status_edit_end = end;
         Ok(())
     }
 
@@ -411,6 +592,7 @@ impl YamlFile {
     /// mapping (block or flow). Removing every entry leaves `annotations: {}`. Returns whether
     /// anything (newly) was removed. Documents without such a mapping give `Ok(false)`.
     pub fn remove_annotations(&mut self, doc: usize, keys: &[&str]) -> Result<bool, YamlFileError> {
+        self.check_line_breaks()?;
         let text = &self.text;
         let d = &mut self.docs[doc];
         let Some(ann) = d.annotations.as_mut() else {
@@ -481,6 +663,19 @@ impl YamlFile {
         Ok(true)
     }
 
+    /// Edits are placed by LF line breaks; refuse a file with a lone CR (a line break to the
+    /// parser).
+    fn check_line_breaks(&self) -> Result<(), YamlFileError> {
+        let b = self.text.as_bytes();
+        if b.iter()
+            .enumerate()
+            .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
+        {
+            return Err(YamlFileError::LoneCarriageReturn);
+        }
+        Ok(())
+    }
+
     /// Whether the document has a top-level `status` entry (staged edits aside); an error
     /// when its root is not a block mapping (its status cannot be edited).
     pub fn has_block_status(&self, doc: usize) -> Result<bool, YamlFileError> {
@@ -503,7 +698,7 @@ impl YamlFile {
         for d in &self.docs {
             edits.clear();
             if let Some(s) = &d.status_edit {
-                edits.push((d.status_range.0, d.status_range.1, s));
+                edits.push((d.status_range.0, d.status_edit_end, s));
             }
             if let Some(a) = &d.annotations {
                 edits.extend(a.edits.iter().map(|(s, e, r)| (*s, *e, r.as_str())));
@@ -558,6 +753,28 @@ impl YamlFile {
             column: m.col() + 1,
         })
     }
+}
+
+/// Whether serialized YAML `lines` end with a keep-chomping block scalar (`|+`, `>2+`): its
+/// header is the last one, and every non-blank line after it is deeper than its line.
+fn ends_with_keep_scalar(lines: &[&str]) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let is_keep_header = |l: &str| {
+        l.trim_end()
+            .rsplit([' ', '\t'])
+            .next()
+            .and_then(|tok| tok.strip_prefix(['|', '>']))
+            .is_some_and(|ind| {
+                ind.contains('+') && ind.bytes().all(|c| c == b'+' || c.is_ascii_digit())
+            })
+    };
+    let Some(h) = lines.iter().rposition(|l| is_keep_header(l)) else {
+        return false;
+    };
+    let col = indent(lines[h]);
+    lines[h + 1..]
+        .iter()
+        .all(|l| l.trim().is_empty() || indent(l) > col)
 }
 
 fn push_spaces(out: &mut String, n: usize) {
@@ -635,6 +852,9 @@ struct DocState {
     stack: Vec<Frame>,
     /// Byte offset of the end of the most recent content (scalar, alias, flow end).
     last_end: usize,
+    /// End of the content of the last keep-chomping block scalar (`|+`): blank lines right
+    /// after it are its content.
+    keep_end: Option<usize>,
     root_seen: bool,
 }
 
@@ -650,7 +870,10 @@ fn new_doc(start: usize, start_line: usize) -> Doc {
         status_range: (0, 0),
         status_exists: false,
         status_at_line_start: true,
+        status_after_keep: false,
+        explicit_key: false,
         status_edit: None,
+        status_edit_end: 0,
         annotations: None,
     }
 }
@@ -679,11 +902,11 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
     let mut parser = Parser::new_from_str(text);
     while let Some(r) = parser.next_event() {
         let (ev, sp) = r.map_err(|e| syntax_error(&e))?;
-        let sb = cm.byte(text, sp.start.index());
+        let sb = cm.byte(text, sp.start.line(), sp.start.col());
         let eb = if sp.end.index() == sp.start.index() {
             sb
         } else {
-            cm.byte(text, sp.end.index())
+            cm.byte(text, sp.end.line(), sp.end.col())
         };
         match ev {
             Event::StreamStart | Event::Nothing => {}
@@ -703,6 +926,7 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
                     doc: new_doc(start, line),
                     stack: Vec::new(),
                     last_end: sb,
+                    keep_end: None,
                     root_seen: false,
                 });
             }
@@ -793,11 +1017,23 @@ fn node_event(
                     };
                     if let Some(prev) = top.cur.take() {
                         let (flow, role) = (top.flow, top.role);
-                        close_entry(t, &mut st.doc, role, flow, prev, st.last_end, sb);
+                        close_entry(
+                            t,
+                            &mut st.doc,
+                            role,
+                            flow,
+                            prev,
+                            st.last_end,
+                            sb,
+                            st.keep_end,
+                        );
                     }
                     let top = st.stack.last_mut().unwrap();
                     if top.first_key_col.is_none() {
                         top.first_key_col = Some(col);
+                    }
+                    if top.role == Role::Root && !top.flow && t.explicit_key_before(sb) {
+                        st.doc.explicit_key = true;
                     }
                     top.cur = Some(OpenEntry {
                         kind,
@@ -821,15 +1057,21 @@ fn node_event(
     }
     match ev {
         Event::Scalar(_, style, ..) => {
-            if eb > sb {
-                let end = if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
-                    && t.at_line_start(eb)
-                {
-                    t.line_start(eb)
-                } else {
-                    eb
+            if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                // (The span is empty for a scalar without content lines.)
+                let end = match t.block_scalar_end(sb, eb) {
+                    Some((end, keep)) => {
+                        if keep {
+                            st.keep_end = Some(end);
+                        }
+                        end
+                    }
+                    None if eb > sb && t.at_line_start(eb) => t.line_start(eb),
+                    None => eb,
                 };
                 st.last_end = st.last_end.max(end);
+            } else if eb > sb {
+                st.last_end = st.last_end.max(eb);
             }
             complete(st);
         }
@@ -877,6 +1119,7 @@ fn node_event(
                         prev,
                         st.last_end,
                         sb,
+                        st.keep_end,
                     );
                 }
                 match frame.role {
@@ -884,7 +1127,7 @@ fn node_event(
                         st.doc.indent = frame.first_key_col.unwrap_or(0);
                         if !st.doc.status_exists {
                             let floor = t.eol_after(st.last_end);
-                            let p = t.pullback(t.line_start(sb), floor, st.doc.indent);
+                            let p = t.pullback(t.before_next(sb), floor, st.doc.indent);
                             st.doc.status_range = (p, p);
                             st.doc.status_at_line_start = true;
                         }
@@ -918,6 +1161,7 @@ fn complete(st: &mut DocState) {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn close_entry(
     t: &Text,
     doc: &mut Doc,
@@ -926,6 +1170,7 @@ fn close_entry(
     e: OpenEntry,
     content_end: usize,
     next: usize,
+    keep_end: Option<usize>,
 ) {
     let content_end = content_end.max(e.key_end);
     match (role, e.kind) {
@@ -933,6 +1178,7 @@ fn close_entry(
             doc.status_exists = true;
             doc.status_at_line_start = t.at_line_start(e.key_start);
             doc.status_range = t.entry_range(e.key_start, e.key_col, content_end, next);
+            doc.status_after_keep = keep_end == Some(doc.status_range.0);
         }
         (Role::Metadata, KeyKind::Annotations) => {
             if let Some(a) = doc.annotations.as_mut()
@@ -1417,6 +1663,164 @@ mod tests {
     }
 
     #[test]
+    fn non_ascii_directive_then_next_document() {
+        // The parser's character index drifts on a directive line with non-ASCII characters.
+        let t = "%éé\n---\na: a\n---";
+        let mut f = parse(t);
+        f.set_status(0, Some("x: 1\n")).unwrap();
+        assert_eq!(f.render(), "%éé\n---\na: a\nstatus:\n  x: 1\n---");
+        assert_eq!(
+            f.locate(0, &[PathSeg::Key("a")]),
+            Some(TextPos { line: 3, column: 4 })
+        );
+    }
+
+    #[test]
+    fn blank_lines_after_block_scalar_are_not_its_content() {
+        // Removing: the blank line after the scalar stays.
+        let mut f = parse("status: |\n  one\n\nnext: 1\n");
+        f.set_status(0, None).unwrap();
+        assert_eq!(f.render(), "\nnext: 1\n");
+        // Replacing: likewise.
+        let mut f = parse("a: 1\nstatus:\n  m: >\n    x\n\n  \n# c\nnext: 1\n");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        assert_eq!(f.render(), "a: 1\nstatus:\n  s: 1\n\n  \n# c\nnext: 1\n");
+        // Inserting after a last entry ending in one: before the blank lines.
+        let mut f = parse("a: |-\n  x\n\n# tail\n");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        assert_eq!(f.render(), "a: |-\n  x\nstatus:\n  s: 1\n\n# tail\n");
+        // Spaces deeper than the scalar's indentation are content.
+        let mut f = parse("a: |\n  x\n   \n\nb: 1\n");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        let out = f.render();
+        assert_eq!(out, "a: |\n  x\n   \n\nb: 1\nstatus:\n  s: 1\n");
+        assert_eq!(vals(&out)[0]["a"], json!("x\n \n"));
+    }
+
+    #[test]
+    fn keep_chomping_status_keeps_its_blank_lines() {
+        let mut f = parse("a: 1\n");
+        f.set_status(0, Some("a: |+\n\n")).unwrap();
+        let out = f.render();
+        assert_eq!(out, "a: 1\nstatus:\n  a: |+\n\n");
+        assert_eq!(vals(&out)[0]["status"], json!({"a": "\n"}));
+        // Blank lines after the entry in the file would become content: they go.
+        let mut f = parse("status: 1\n\n\nb: 2\n");
+        f.set_status(0, Some("a: |+\n  x\n\n")).unwrap();
+        let out = f.render();
+        assert_eq!(out, "status:\n  a: |+\n    x\n\nb: 2\n");
+        assert_eq!(vals(&out)[0]["status"], json!({"a": "x\n\n"}));
+        f.set_status(0, Some("a: |+\n  x\n\n")).unwrap();
+        assert_eq!(f.render(), out);
+        // A last line of spaces deeper than the scalar's indentation is content too, also
+        // with an explicit indentation (`|2`).
+        for v in [
+            json!({"a": " \n"}),
+            json!({"a": [" \n"]}),
+            json!({"a": "x\n\n"}),
+            json!({"a": "\n"}),
+        ] {
+            let yaml = serde_saphyr::to_string(&v).unwrap();
+            let mut f = parse("b: 1\n");
+            f.set_status(0, Some(&yaml)).unwrap();
+            let out = f.render();
+            assert_eq!(vals(&out)[0]["status"], v, "{out}");
+            let mut g = parse(&out);
+            g.set_status(0, Some(&yaml)).unwrap();
+            assert_eq!(g.render(), out);
+        }
+    }
+
+    #[test]
+    fn blank_lines_after_keep_chomping_scalar_are_its_content() {
+        // Inserting after one: after its blank lines.
+        let mut f = parse("b: |+\n\n#");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        let out = f.render();
+        assert_eq!(out, "b: |+\n\nstatus:\n  s: 1\n#");
+        assert_eq!(vals(&out)[0]["b"], json!("\n"));
+        // Removing a status right after one: the blank lines after the status would join it.
+        let mut f = parse("k: |+\n  x\nstatus: 1\n\n# c\n");
+        f.set_status(0, None).unwrap();
+        let out = f.render();
+        assert_eq!(out, "k: |+\n  x\n# c\n");
+        assert_eq!(vals(&out)[0], json!({"k": "x\n"}));
+    }
+
+    #[test]
+    fn byte_order_mark_is_kept() {
+        let mut f = parse("\u{feff}status: 1\nb: 2\n");
+        f.set_status(0, None).unwrap();
+        assert_eq!(f.render(), "\u{feff}b: 2\n");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        assert_eq!(f.render(), "\u{feff}status:\n  s: 1\nb: 2\n");
+        let mut f = parse("\u{feff}a: 1");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        assert_eq!(f.render(), "\u{feff}a: 1\nstatus:\n  s: 1\n");
+    }
+
+    #[test]
+    fn lone_carriage_return_is_refused() {
+        let mut f = parse("a:\r...");
+        assert!(matches!(
+            f.set_status(0, Some("s: 1\n")),
+            Err(YamlFileError::LoneCarriageReturn)
+        ));
+        assert!(matches!(
+            f.remove_annotations(0, &["x"]),
+            Err(YamlFileError::LoneCarriageReturn)
+        ));
+        // CRLF is fine.
+        let mut f = parse("a: 1\r\n");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        assert_eq!(f.render(), "a: 1\r\nstatus:\r\n  s: 1\r\n");
+    }
+
+    #[test]
+    fn empty_last_sequence_item_without_newline() {
+        let mut f = parse("x: 1\nstatus:\n  -");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        assert_eq!(f.render(), "x: 1\nstatus:\n  s: 1\n");
+        let mut f = parse("b:\n- #");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        let out = f.render();
+        assert_eq!(out, "b:\n- #\nstatus:\n  s: 1\n");
+        assert_eq!(vals(&out)[0], json!({"b": [null], "status": {"s": 1}}));
+    }
+
+    #[test]
+    fn whitespace_last_line_of_block_scalar_without_newline() {
+        let mut f = parse("b: |\n \t");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        let out = f.render();
+        assert_eq!(out, "b: |\n \t\nstatus:\n  s: 1\n");
+        assert_eq!(vals(&out)[0], json!({"b": "\t\n", "status": {"s": 1}}));
+    }
+
+    #[test]
+    fn deeper_comment_on_last_line_without_newline() {
+        let mut f = parse("a: 1\n # c");
+        f.set_status(0, Some("{}\n")).unwrap();
+        assert_eq!(f.render(), "a: 1\n # c\nstatus: {}\n");
+        let mut f = parse("a: 1\nstatus: 2\n # c");
+        f.set_status(0, None).unwrap();
+        assert_eq!(f.render(), "a: 1\n");
+    }
+
+    #[test]
+    fn explicit_keys_are_refused() {
+        let mut f = parse("? a\n: 1\n");
+        assert!(matches!(
+            f.set_status(0, Some("{}\n")),
+            Err(YamlFileError::ExplicitKey { doc: 0 })
+        ));
+        assert!(f.set_status(0, None).is_err());
+        // A `?` inside a value is no explicit key.
+        let mut f = parse("a: what?\nb: [?]\n");
+        f.set_status(0, Some("{}\n")).unwrap();
+    }
+
+    #[test]
     fn edge_cases() {
         // Block scalar status at EOF without a final newline.
         let mut f = parse("a: 1\nstatus: |\n  text\n  more");
@@ -1442,14 +1846,15 @@ mod tests {
         assert_eq!(f.render(), "a: 1\nstatus: {}\n");
         f.set_status(0, Some("")).unwrap();
         assert_eq!(f.render(), "a: 1\nstatus: {}\n");
-        // A block scalar annotation followed by a comment line.
+        // A block scalar annotation followed by a blank line and a comment line: the blank
+        // line is not the scalar's, it stays.
         let t =
             "metadata:\n  annotations:\n    a: x\n    b: |\n      t\n\n    # comment\nspec: 1\n";
         let mut f = parse(t);
         assert!(f.remove_annotations(0, &["b"]).unwrap());
         assert_eq!(
             f.render(),
-            "metadata:\n  annotations:\n    a: x\n    # comment\nspec: 1\n"
+            "metadata:\n  annotations:\n    a: x\n\n    # comment\nspec: 1\n"
         );
         assert_eq!(
             vals(&f.render())[0],
