@@ -211,7 +211,10 @@ impl Image {
     }
 
     pub fn is_oci(&self) -> bool {
-        self.url.len() >= 6 && self.url[..6].eq_ignore_ascii_case("oci://")
+        // `get`, not slicing: byte 6 may fall inside a multi-byte character.
+        self.url
+            .get(..6)
+            .is_some_and(|p| p.eq_ignore_ascii_case("oci://"))
     }
 }
 
@@ -379,4 +382,20 @@ pub struct Condition {
     pub reason: String,
     #[serde(default)]
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_image_url_with_multibyte_characters_is_not_oci() {
+        let image = |url: &str| Image {
+            url: url.into(),
+            ..Default::default()
+        };
+        assert!(!image("é日本").is_oci());
+        assert!(!image("oci:/").is_oci());
+        assert!(image("OCI://registry/x").is_oci());
+    }
 }
