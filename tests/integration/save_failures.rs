@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 const IMAGE: &str = "image:\n  url: http://images.example/os.qcow2\n  checksum: abc123";
 
-/// A Secret and `n` hosts to provision: with delays scaled to `0.1` a run lasts seconds.
+/// A Secret and `n` hosts to provision: with delays scaled to `0.3` a run lasts about 9 s.
 fn hosts(n: usize) -> String {
     let mut s = secret("bmc-secret");
     for i in 0..n {
@@ -24,7 +24,7 @@ fn hosts(n: usize) -> String {
 fn spawn(lab: &Lab, args: &[&str]) -> Child {
     Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
         .current_dir(lab.path(""))
-        .env("BMHCTL_TIME_SCALE", "0.1")
+        .env("BMHCTL_TIME_SCALE", "0.3")
         .env("BMHCTL_SEED", "1")
         .env_remove("BMHCTL_PROVISIONER")
         .args(args)
@@ -50,6 +50,19 @@ fn wait(mut child: Child) -> (i32, String) {
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Waits until bmhctl has saved a status into `path` (it has read the file and is running),
+/// rather than guessing how long the start takes on a loaded machine.
+fn wait_for_a_save(path: &std::path::Path) {
+    let start = Instant::now();
+    while !std::fs::read_to_string(path).is_ok_and(|t| t.contains("\nstatus:\n")) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no save after 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Replaces the directory `sub` by a plain file of that name (the directory is kept as
@@ -82,8 +95,8 @@ fn a_save_that_cannot_be_written_ends_provision_naming_the_file() {
             "sub/hosts.yaml",
         ],
     );
-    // Registration alone takes 0.5 s at this scale: the run is well under way.
-    std::thread::sleep(Duration::from_millis(300));
+    // Registration alone takes 1.5 s at this scale: the run goes on after its first save.
+    wait_for_a_save(&lab.path("sub/hosts.yaml"));
     swap_dir_for_a_file(&lab);
     let (code, stderr) = wait(child);
     // An I/O failure keeps its kind's code (the README's "Exit codes").
@@ -108,7 +121,7 @@ fn sigterm_while_saves_fail_ends_watch() {
         &lab,
         &["watch", "--provisioner", "fixture", "-f", "sub/hosts.yaml"],
     );
-    std::thread::sleep(Duration::from_millis(300));
+    wait_for_a_save(&lab.path("sub/hosts.yaml"));
     swap_dir_for_a_file(&lab);
     // Saves now fail, and keep failing, while the controller goes on.
     std::thread::sleep(Duration::from_millis(1500));
@@ -128,10 +141,13 @@ fn an_edit_during_provision_is_kept_and_the_next_run_picks_it_up() {
         &lab,
         &["provision", "--provisioner", "fixture", "-q", "hosts.yaml"],
     );
-    std::thread::sleep(Duration::from_millis(300));
-    let mut text = lab.read("hosts.yaml");
-    text.push_str("# added by the user during the run\n");
-    std::fs::write(lab.path("hosts.yaml"), &text).unwrap();
+    wait_for_a_save(&lab.path("hosts.yaml"));
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(lab.path("hosts.yaml"))
+        .unwrap();
+    std::io::Write::write_all(&mut f, b"# added by the user during the run\n").unwrap();
+    drop(f);
     let (code, stderr) = wait(child);
     // The run stops at its next save rather than overwrite the edit.
     assert_eq!(code, 3, "{stderr}");
