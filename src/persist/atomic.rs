@@ -54,6 +54,19 @@ pub fn write_atomic_with(
     mode: Option<u32>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    write_atomic_if(path, mode, write, || Ok(true)).map(|_| ())
+}
+
+/// [`write_atomic_with`], asking `may_replace` once the temporary file is on disk, right before
+/// the rename: when it says no, the temporary file is removed, `path` is left alone and the
+/// result is `Ok(false)`. The check runs after the slow part (writing, fsync), so the window in
+/// which a concurrent edit of `path` can be overwritten is as short as a rename.
+pub fn write_atomic_if(
+    path: &Path,
+    mode: Option<u32>,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    may_replace: impl FnOnce() -> io::Result<bool>,
+) -> io::Result<bool> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -79,9 +92,13 @@ pub fn write_atomic_with(
     set_metadata(&file, old.as_ref(), mode)?;
     file.sync_all()?;
     drop(file);
+    if !may_replace()? {
+        return Ok(false);
+    }
     std::fs::rename(&tmp, path)?;
     guard.path = None;
-    sync_dir(dir)
+    sync_dir(dir)?;
+    Ok(true)
 }
 
 /// The target name of a temporary file of [`write_atomic`] (`.<target>.<pid>.<random>.tmp`)
@@ -198,6 +215,28 @@ mod tests {
 
     fn mode(p: &Path) -> u32 {
         std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[test]
+    fn a_refused_replacement_leaves_the_target_and_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("hosts.yaml");
+        std::fs::write(&p, "old\n").unwrap();
+        // The check runs with the new content already on disk, beside the target.
+        let replaced = write_atomic_if(
+            &p,
+            None,
+            |f| f.write_all(b"new\n"),
+            || {
+                assert_eq!(names(dir.path()).len(), 2);
+                std::fs::write(&p, "edited\n")?;
+                Ok(false)
+            },
+        )
+        .unwrap();
+        assert!(!replaced);
+        assert_eq!(std::fs::read(&p).unwrap(), b"edited\n");
+        assert_eq!(names(dir.path()), ["hosts.yaml"]);
     }
 
     #[test]

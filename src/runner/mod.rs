@@ -256,6 +256,10 @@ impl GroupCommits {
                 break;
             }
             self.ready.pop();
+            // Given up on since it was queued.
+            if !self.groups[group].wants_commit() {
+                continue;
+            }
             self.begin(group);
             let waiting = self.tx.clone();
             let commit = commit.clone();
@@ -282,6 +286,15 @@ impl GroupCommits {
 
     async fn recv(&mut self) -> Option<(usize, Result<u64>)> {
         self.rx.recv().await
+    }
+
+    /// Drops what `group` has staged and not committed (after its commit failed, in a run that
+    /// is ending): it is not retried, so the run can end; returns the hosts parked on it.
+    fn give_up(&mut self, group: usize) -> Vec<usize> {
+        self.change(group, |g| {
+            g.staged = g.committed;
+            g.parked.drain(..).map(|(_, host)| host).collect()
+        })
     }
 
     /// Records a finished commit; returns the hosts it released.

@@ -738,7 +738,13 @@ impl Scheduler {
             },
         };
         let halted = self.halted();
-        for host in self.commits.finished(group, ticket) {
+        let mut released = self.commits.finished(group, ticket);
+        // A failed save is not retried once the run is ending (a batch's failure is fatal, a
+        // controller is stopping): retrying would keep the run from ever ending.
+        if ticket == 0 && halted {
+            released.extend(self.commits.give_up(group));
+        }
+        for host in released {
             let slot = &mut self.slots[host];
             slot.parked = false;
             if let Some(at) = slot.want.take()

@@ -410,6 +410,29 @@ fn a_save_already_on_disk_parks_nobody() {
     assert_eq!(commits.finished(0, 4), vec![2]);
 }
 
+/// A failed commit is staged again (retried), unless given up on: then the group is idle (the
+/// run can end), its parked hosts are released and no commit of it starts.
+#[test]
+fn a_failed_commit_given_up_on_leaves_the_group_idle() {
+    let mut commits = GroupCommits::new(1, Duration::from_millis(1));
+    commits.staged(0, 1);
+    commits.start(0);
+    assert!(commits.park(0, 1, 5));
+    assert!(commits.finished(0, 0).is_empty());
+    assert!(commits.busy(), "a failed commit is retried");
+    assert_eq!(commits.give_up(0), vec![5]);
+    assert!(!commits.busy());
+    std::thread::sleep(Duration::from_millis(5));
+    let started = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let s = started.clone();
+    commits.start_ready(move |_| {
+        s.store(true, Ordering::SeqCst);
+        Ok(1)
+    });
+    assert!(!commits.busy());
+    assert!(!started.load(Ordering::SeqCst));
+}
+
 /// A batch stops driving each host once it has decided, whatever the others do, and ends when
 /// all have: a paused host stops at its first pass, the others when provisioned.
 #[test]

@@ -13,6 +13,7 @@ mod ironic_lab;
 mod out_of_tree;
 mod plugins;
 mod provision;
+mod save_failures;
 mod store;
 mod store_delete;
 mod validate;

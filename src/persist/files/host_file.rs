@@ -8,7 +8,7 @@ use super::sidecar::Sidecar;
 use super::yaml_file::{YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::error::Error;
-use crate::persist::atomic::write_atomic;
+use crate::persist::atomic::{write_atomic, write_atomic_if};
 use crate::record::Bookkeeping;
 use bmh_api::ObjectKey;
 use serde::Serialize;
@@ -269,13 +269,39 @@ impl HostFile {
             stats.sidecar_written = self.sidecar.save()?;
         }
         if let Some(r) = rendered {
-            write_atomic(&self.real_path, r.as_bytes()).map_err(|e| Error::io(&self.path, e))?;
+            // Checked again once the new text is on disk, right before the rename: an edit
+            // made while the sidecar and the temporary file were written is not overwritten.
+            // The content is compared (not the size or time, which an edit can keep).
+            let expected = self.disk_text().as_bytes();
+            let replaced = write_atomic_if(
+                &self.real_path,
+                None,
+                |out| out.write_all(r.as_bytes()),
+                || match std::fs::read(&self.real_path) {
+                    Ok(now) => Ok(now == expected),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+                    Err(e) => Err(e),
+                },
+            )
+            .map_err(|e| Error::io(&self.path, e))?;
+            if !replaced {
+                return Err(self.changed_during_run());
+            }
             self.disk_stamp = Stamp::of(&self.real_path);
             self.disk_text = Some(r);
             stats.file_written = true;
         }
         self.pending = false;
         Ok(stats)
+    }
+
+    /// The [`Error::Conflict`] of a file edited (or removed) since bmhctl last read or wrote it.
+    fn changed_during_run(&self) -> Error {
+        Error::Conflict(format!(
+            "{} changed on disk since bmhctl read it; not overwriting it (the edit is kept; \
+             re-run to pick it up)",
+            self.path.display()
+        ))
     }
 
     /// [`Error::Conflict`] when the file on disk no longer has the content bmhctl last read or
@@ -290,9 +316,7 @@ impl HostFile {
         };
         match unchanged(self) {
             Ok(true) => Ok(()),
-            Ok(false) => Err(Error::Conflict(format!(
-                "{shown} changed on disk since bmhctl read it; not overwriting"
-            ))),
+            Ok(false) => Err(self.changed_during_run()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Conflict(format!(
                 "{shown} was removed since bmhctl read it; not writing it again"
             ))),

@@ -517,7 +517,7 @@ fn external_change_is_a_conflict() {
     assert_eq!(
         msg,
         format!(
-            "{} changed on disk since bmhctl read it; not overwriting",
+            "{} changed on disk since bmhctl read it; not overwriting it (the edit is kept; re-run to pick it up)",
             p.display()
         )
     );
