@@ -55,6 +55,9 @@ pub enum PathSeg<'a> {
 pub struct YamlFile {
     text: String,
     docs: Vec<Doc>,
+    /// The text has a CR not followed by LF (found once at parse: every edit checks it, and a
+    /// scan per edit would make a file of N hosts cost N² to save).
+    lone_cr: bool,
 }
 
 /// What the root node of a document is.
@@ -465,7 +468,16 @@ impl YamlFile {
     /// document.
     pub fn parse(text: String) -> Result<YamlFile, YamlFileError> {
         let docs = index(&text)?;
-        Ok(YamlFile { text, docs })
+        let b = text.as_bytes();
+        let lone_cr = b
+            .iter()
+            .enumerate()
+            .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'));
+        Ok(YamlFile {
+            text,
+            docs,
+            lone_cr,
+        })
     }
 
     /// Number of documents (never 0).
@@ -666,11 +678,7 @@ impl YamlFile {
     /// Edits are placed by LF line breaks; refuse a file with a lone CR (a line break to the
     /// parser).
     fn check_line_breaks(&self) -> Result<(), YamlFileError> {
-        let b = self.text.as_bytes();
-        if b.iter()
-            .enumerate()
-            .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
-        {
+        if self.lone_cr {
             return Err(YamlFileError::LoneCarriageReturn);
         }
         Ok(())
