@@ -96,3 +96,37 @@ fn passwords_never_appear_in_output_or_status() {
         assert!(!out.contains("hunter2"), "{out}");
     }
 }
+
+#[test]
+fn a_device_is_refused_unread_without_a_lock() {
+    let lab = Lab::new();
+    let run = lab
+        .run(&["provision", "--provisioner", "fixture", "/dev/zero"])
+        .expect_code(2);
+    assert_eq!(
+        run.stderr.lines().next().unwrap_or(""),
+        "error: /dev/zero: not a regular file (devices, FIFOs and sockets are not read)"
+    );
+    assert!(!std::path::Path::new("/dev/.bmhctl").exists());
+}
+
+#[test]
+fn a_file_over_the_size_limit_is_refused_and_left_alone() {
+    let text = format!("{}---\n{}", secret("bmc-secret"), host("h0", ""));
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let run = lab
+        .run_env(
+            &["provision", "--provisioner", "fixture", "hosts.yaml"],
+            &[("BMHCTL_MAX_FILE_SIZE", "100")],
+        )
+        .expect_code(2);
+    assert_eq!(
+        run.stderr.lines().next().unwrap_or(""),
+        "error: hosts.yaml: larger than 100 bytes, the most bmhctl reads from one file (set \
+         BMHCTL_MAX_FILE_SIZE to read more)"
+    );
+    assert_untouched(&lab, "hosts.yaml", &text);
+    // The default limit reads it.
+    lab.run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
+        .expect_code(0);
+}

@@ -57,12 +57,60 @@ pub(super) fn expand(
     Ok(out)
 }
 
+/// The largest input file read, unless `BMHCTL_MAX_FILE_SIZE` (bytes) says otherwise: far above
+/// any real inventory (10,000 provisioned hosts make about 31 MB), low enough that a wrong path
+/// such as a device cannot eat the memory.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 512 * 1024 * 1024;
+
+fn max_file_size() -> u64 {
+    std::env::var("BMHCTL_MAX_FILE_SIZE")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&n: &u64| n > 0)
+        .unwrap_or(DEFAULT_MAX_FILE_SIZE)
+}
+
+/// The text of an input file; a file that is not a regular file, is over the size limit or is
+/// not UTF-8 is reported in `errors` (bad input, nothing read) and gives `None`.
 pub(super) fn read_text(
     real: &Path,
     label: &Path,
     errors: &mut Vec<Diagnostic>,
 ) -> Result<Option<String>, Error> {
-    let bytes = std::fs::read(real).map_err(|e| Error::io(label, e))?;
+    use std::io::Read;
+    // Checked before opening: opening a FIFO blocks until something writes to it.
+    let meta = std::fs::metadata(real).map_err(|e| Error::io(label, e))?;
+    if !meta.is_file() {
+        errors.push(
+            Diagnostic::new("not a regular file (devices, FIFOs and sockets are not read)")
+                .in_file(label),
+        );
+        return Ok(None);
+    }
+    let limit = max_file_size();
+    let too_big = |errors: &mut Vec<Diagnostic>| {
+        errors.push(
+            Diagnostic::new(format!(
+                "larger than {limit} bytes, the most bmhctl reads from one file (set \
+                 BMHCTL_MAX_FILE_SIZE to read more)"
+            ))
+            .in_file(label),
+        );
+    };
+    if meta.len() > limit {
+        too_big(errors);
+        return Ok(None);
+    }
+    let file = std::fs::File::open(real).map_err(|e| Error::io(label, e))?;
+    // `take`: the file may grow between the check and the read.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(label, e))?;
+    if bytes.len() as u64 > limit {
+        too_big(errors);
+        return Ok(None);
+    }
     match String::from_utf8(bytes) {
         Ok(t) => Ok(Some(t)),
         Err(_) => {
