@@ -32,14 +32,12 @@ pub(crate) struct ProvisioningSettings {
     pub raid: Option<RaidConfig>,
 }
 
+/// "No RAID requested": no `spec.raid`, or one with both lists absent (BMO's
+/// `saveHostProvisioningSettings` compares with an empty `RAIDConfig`). An empty list is a
+/// request: `hardwareRAIDVolumes: []` removes every hardware volume.
 fn raid_is_empty(raid: &Option<RaidConfig>) -> bool {
-    match raid {
-        None => true,
-        Some(r) => {
-            r.hardware_raid_volumes.as_ref().is_none_or(Vec::is_empty)
-                && r.software_raid_volumes.as_ref().is_none_or(Vec::is_empty)
-        }
-    }
+    raid.as_ref()
+        .is_none_or(|r| r.hardware_raid_volumes.is_none() && r.software_raid_volumes.is_none())
 }
 
 impl Pass<'_, '_> {

@@ -9,6 +9,7 @@
 mod firmware;
 pub(crate) mod harness;
 pub(crate) mod mock;
+mod raid;
 
 use super::{Requeue, backoff, delays};
 use bmh_api::{
