@@ -4,9 +4,9 @@
 use super::{Action, DELETE_RETRY_COUNT, Pass, delays};
 use bmh_api::{ErrorType, Image, ObjectKey, ProvisioningState as S, SecretReference, annotations};
 use bmhctl_plugin_sdk::{
-    AdoptData, AdoptOptions, DeprovisionOptions, HostConfigData, InspectData, InspectOptions,
-    InspectResult, PowerOffOptions, PrepareData, ProvisionData, ProvisionOptions, Provisioner,
-    ProvisionerError, StepOptions, StepResult,
+    AdoptData, AdoptOptions, DeprovisionOptions, HostConfigData, HostConfigErrors, InspectData,
+    InspectOptions, InspectResult, PowerOffOptions, PrepareData, ProvisionData, ProvisionOptions,
+    Provisioner, ProvisionerError, StepOptions, StepResult,
 };
 use std::time::Duration;
 
@@ -355,13 +355,11 @@ impl Pass<'_, '_> {
                 Err(e) => return self.record_action_failure(ErrorType::ProvisioningError, &e),
             }
         }
-        let host_config = match self.host_config_data() {
-            Ok(c) => c,
-            Err(e) => return Action::error(format!("failed to provision: {e}")),
-        };
+        let (host_config, host_config_errors) = self.host_config_data();
         let data = ProvisionData {
             image: image.clone(),
             host_config,
+            host_config_errors,
             boot_mode: self.status().provisioning.boot_mode.clone(),
             hardware_profile: self.hardware_profile_name(),
             root_device_hints: self.status().provisioning.root_device_hints.clone(),
@@ -410,43 +408,73 @@ impl Pass<'_, '_> {
             .unwrap_or_default())
     }
 
-    fn reference_value(&self, r: &SecretReference, key: &str) -> Result<String, String> {
+    /// BMO's `getSecretDataWithFinalizer`: the Secret must be in the host's namespace; the value
+    /// is `key`, else `value`. `Ok(None)` when it has neither (callers decide whether that is an
+    /// error: it is for user data and meta data, not for network data).
+    pub(super) fn config_secret_value(
+        &self,
+        r: &SecretReference,
+        key: &str,
+    ) -> Result<Option<String>, String> {
+        let host_ns = self.rec.host.metadata.namespace_or_default();
         let ns = if r.namespace.is_empty() {
-            self.rec.host.metadata.namespace_or_default()
+            host_ns
         } else {
             &r.namespace
         };
+        if ns != host_ns {
+            return Err(format!(
+                "{key} secret must be in same namespace as host {host_ns}/{}",
+                self.rec.host.metadata.name
+            ));
+        }
         let object = ObjectKey::new(ns, &r.name);
         let secret = self
             .m
             .objects
             .secret(&object)
             .ok_or_else(|| format!("secret {object} does not exist"))?;
-        Ok(secret
-            .get_str(key)
-            .or_else(|| secret.get_str("value"))
-            .unwrap_or_default())
+        Ok(secret.get_str(key).or_else(|| secret.get_str("value")))
     }
 
-    /// User data, network data and meta data for the config drive (`host_config_data.go`).
-    fn host_config_data(&self) -> Result<HostConfigData, String> {
+    /// User data, network data and meta data for the config drive (`host_config_data.go`), and
+    /// why any of them could not be read. Errors travel with the data instead of failing the pass:
+    /// BMO only reads these Secrets when its provisioner builds the config drive.
+    fn host_config_data(&self) -> (HostConfigData, HostConfigErrors) {
         let spec = &self.rec.host.spec;
         let mut c = HostConfigData::default();
+        let mut errors = HostConfigErrors::default();
+        // User data and meta data must hold their key or `value` (BMO's `NoDataInSecretError`).
+        let required = |r: &SecretReference, key: &str| {
+            self.config_secret_value(r, key)?
+                .ok_or_else(|| format!("Secret {} does not contain key {key}", r.name))
+        };
         if let Some(r) = &spec.user_data {
-            c.user_data = self.reference_value(r, "userData")?;
+            match required(r, "userData") {
+                Ok(v) => c.user_data = v,
+                Err(e) => errors.user_data = e,
+            }
         }
-        if let Some(r) = &spec.network_data {
-            c.network_data = self.reference_value(r, "networkData")?;
-        } else if !spec.preprovisioning_network_data_name.is_empty() {
-            c.network_data = self.secret_value(
-                &spec.preprovisioning_network_data_name,
-                &["networkData", "value"],
-            )?;
+        // Network data falls back to the preprovisioning Secret; a missing key is no data.
+        let network = spec.network_data.clone().or_else(|| {
+            (!spec.preprovisioning_network_data_name.is_empty()).then(|| SecretReference {
+                name: spec.preprovisioning_network_data_name.clone(),
+                namespace: String::new(),
+            })
+        });
+        if let Some(r) = &network {
+            match self.config_secret_value(r, "networkData") {
+                Ok(v) => c.network_data = v.unwrap_or_default(),
+                Err(e) => errors.network_data = e,
+            }
         }
         if let Some(r) = &spec.meta_data {
-            c.meta_data = self.reference_value(r, "metaData")?;
+            match required(r, "metaData") {
+                Ok(v) => c.meta_data = v,
+                Err(e) => errors.meta_data = e,
+            }
         }
-        Ok(c)
+        (c, errors)
     }
 
     fn handle_provisioned(&mut self, prov: &mut dyn Provisioner) -> Action {

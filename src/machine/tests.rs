@@ -6,6 +6,7 @@
 //! the record (`book.provisioner_state`) as bmhctl does. Behaviours the fixture can't produce use
 //! the scriptable [`mock::Mock`].
 
+mod config_data;
 mod firmware;
 pub(crate) mod harness;
 pub(crate) mod mock;

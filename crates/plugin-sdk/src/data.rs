@@ -162,10 +162,27 @@ pub struct HostConfigData {
     pub meta_data: String,
 }
 
+/// Why a part of [`HostConfigData`] could not be read from its Secret ("" when it was read, or
+/// needs no Secret). BMO reads these Secrets only when its provisioner builds the config drive
+/// (`getConfigDrive`), so a provisioner reports an error here only then: a host already deployed
+/// or booting a live ISO never notices a broken Secret.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostConfigErrors {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub user_data: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub network_data: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub meta_data: String,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProvisionData {
     pub image: Image,
     pub host_config: HostConfigData,
+    /// A later addition: older bmhctl builds do not send it.
+    #[serde(default)]
+    pub host_config_errors: HostConfigErrors,
     pub boot_mode: BootMode,
     pub hardware_profile: String,
     pub root_device_hints: Option<RootDeviceHints>,

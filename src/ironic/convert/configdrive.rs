@@ -1,6 +1,6 @@
 //! The config drive in Ironic's JSON form (spec 3.7).
 
-use bmhctl_plugin_sdk::HostConfigData;
+use bmhctl_plugin_sdk::{HostConfigData, HostConfigErrors};
 use serde_json::{Map, Value};
 
 /// Who the host is, for the default meta data.
@@ -47,10 +47,12 @@ fn parse_yaml_mapping(text: &str) -> Result<Option<Map<String, Value>>, String> 
 }
 
 /// `{}` for a live ISO; else `{"meta_data": …, "network_data"?: …, "user_data"?: …}`.
-/// Errors are the transient error texts of the spec.
+/// Errors are the transient error texts of BMO's `getConfigDrive`, in its order: a Secret that
+/// could not be read (`errors`) only counts here, when the drive is built.
 pub fn config_drive(
     host: &HostIdentity<'_>,
     data: &HostConfigData,
+    errors: &HostConfigErrors,
     live_iso: bool,
 ) -> Result<Value, String> {
     // Some hardware cannot attach a second virtual medium next to the ISO, so no drive.
@@ -58,6 +60,18 @@ pub fn config_drive(
         return Ok(Value::Object(Map::new()));
     }
 
+    if !errors.user_data.is_empty() {
+        return Err(format!(
+            "could not retrieve user data: {}",
+            errors.user_data
+        ));
+    }
+    if !errors.network_data.is_empty() {
+        return Err(format!(
+            "could not retrieve network data: {}",
+            errors.network_data
+        ));
+    }
     // Network data is decoded before meta data, so its error wins when both are broken.
     let network_data = if data.network_data.is_empty() {
         None
@@ -66,6 +80,9 @@ pub fn config_drive(
             .map_err(|e| format!("failed to unmarshal network_data.json from secret: {e}"))?
     };
 
+    if !errors.meta_data.is_empty() {
+        return Err(format!("could not retrieve metadata: {}", errors.meta_data));
+    }
     let mut meta_data = default_meta_data(host);
     if !data.meta_data.is_empty() {
         let overrides = parse_yaml_mapping(&data.meta_data)
@@ -166,7 +183,7 @@ mod tests {
         ];
         for (name, host_data, live_iso, expected) in cases {
             assert_eq!(
-                config_drive(&HOST, &host_data, live_iso),
+                config_drive(&HOST, &host_data, &HostConfigErrors::default(), live_iso),
                 Ok(expected),
                 "{name}"
             );
@@ -176,13 +193,22 @@ mod tests {
     #[test]
     fn live_iso_ignores_all_data_even_broken_data() {
         let broken = data("#cloud-config", "[not: a mapping", "- a list");
-        assert_eq!(config_drive(&HOST, &broken, true), Ok(json!({})));
+        assert_eq!(
+            config_drive(&HOST, &broken, &HostConfigErrors::default(), true),
+            Ok(json!({}))
+        );
     }
 
     #[test]
     fn meta_data_secret_overrides_defaults() {
         let meta = "name: other\nlocal-hostname: other.example.com\npublic_keys:\n  default: ssh-ed25519 AAAA\n";
-        let drive = config_drive(&HOST, &data("", "", meta), false).expect("valid");
+        let drive = config_drive(
+            &HOST,
+            &data("", "", meta),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect("valid");
         assert_eq!(
             drive["meta_data"],
             meta_with(json!({
@@ -196,7 +222,13 @@ mod tests {
     #[test]
     fn user_data_is_passed_verbatim() {
         let user = "#cloud-config\nusers:\n  - name: core\n";
-        let drive = config_drive(&HOST, &data(user, "", ""), false).expect("valid");
+        let drive = config_drive(
+            &HOST,
+            &data(user, "", ""),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect("valid");
         assert_eq!(drive["user_data"], json!(user));
     }
 
@@ -205,7 +237,13 @@ mod tests {
         // Secrets often hold network_data.json itself; JSON is YAML.
         let network = r#"{"links": [{"id": "eth0", "type": "phy", "ethernet_mac_address": "00:11:22:33:44:55", "mtu": 1500}],
             "networks": [{"id": "n0", "link": "eth0", "type": "ipv4_dhcp"}], "services": []}"#;
-        let drive = config_drive(&HOST, &data("", network, ""), false).expect("valid");
+        let drive = config_drive(
+            &HOST,
+            &data("", network, ""),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect("valid");
         assert_eq!(
             drive["network_data"],
             json!({
@@ -220,7 +258,13 @@ mod tests {
     fn network_data_as_yaml_keeps_scalar_types() {
         let network =
             "links:\n- id: eth0\n  mtu: 9000\n  enabled: true\n  mac: \"00:11:22:33:44:55\"\n";
-        let drive = config_drive(&HOST, &data("", network, ""), false).expect("valid");
+        let drive = config_drive(
+            &HOST,
+            &data("", network, ""),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect("valid");
         assert_eq!(
             drive["network_data"],
             json!({"links": [{"id": "eth0", "mtu": 9000, "enabled": true, "mac": "00:11:22:33:44:55"}]})
@@ -231,7 +275,13 @@ mod tests {
     fn null_or_empty_documents_add_nothing() {
         // Comment-only or `{}` network data is left out; such meta data keeps the defaults.
         for text in ["# nothing here\n", "null", "~", "{}"] {
-            let drive = config_drive(&HOST, &data("", text, text), false).expect("valid");
+            let drive = config_drive(
+                &HOST,
+                &data("", text, text),
+                &HostConfigErrors::default(),
+                false,
+            )
+            .expect("valid");
             assert_eq!(drive, json!({"meta_data": default_meta()}), "{text:?}");
         }
     }
@@ -239,7 +289,13 @@ mod tests {
     #[test]
     fn network_data_errors() {
         for text in ["- a\n- b\n", "just a string", "42", "{unclosed: [1, 2"] {
-            let err = config_drive(&HOST, &data("", text, ""), false).expect_err(text);
+            let err = config_drive(
+                &HOST,
+                &data("", text, ""),
+                &HostConfigErrors::default(),
+                false,
+            )
+            .expect_err(text);
             assert!(
                 err.starts_with("failed to unmarshal network_data.json from secret: "),
                 "{text:?}: {err}"
@@ -253,10 +309,22 @@ mod tests {
 
     #[test]
     fn parse_errors_are_one_line_with_a_position() {
-        let err = config_drive(&HOST, &data("", "{unclosed: [1, 2", ""), false).expect_err("bad");
+        let err = config_drive(
+            &HOST,
+            &data("", "{unclosed: [1, 2", ""),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect_err("bad");
         assert!(!err.contains('\n'), "{err}");
         assert!(err.contains("line 1"), "{err}");
-        let err = config_drive(&HOST, &data("", "", "a: 1\na: 2\n"), false).expect_err("dup");
+        let err = config_drive(
+            &HOST,
+            &data("", "", "a: 1\na: 2\n"),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect_err("dup");
         assert!(
             err.starts_with("failed to unmarshal metadata from secret: "),
             "{err}"
@@ -267,12 +335,24 @@ mod tests {
 
     #[test]
     fn shape_errors_name_what_was_found() {
-        let err = config_drive(&HOST, &data("", "- a", ""), false).expect_err("list");
+        let err = config_drive(
+            &HOST,
+            &data("", "- a", ""),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect_err("list");
         assert_eq!(
             err,
             "failed to unmarshal network_data.json from secret: expected a mapping, found a sequence"
         );
-        let err = config_drive(&HOST, &data("", "", "hello"), false).expect_err("string");
+        let err = config_drive(
+            &HOST,
+            &data("", "", "hello"),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect_err("string");
         assert_eq!(
             err,
             "failed to unmarshal metadata from secret: expected a mapping, found a string"
@@ -282,8 +362,13 @@ mod tests {
     #[test]
     fn yaml_scalars_in_meta_data() {
         // Non-string keys become strings; YAML 1.1 booleans are read as Go's YAML library does.
-        let drive =
-            config_drive(&HOST, &data("", "", "1: one\nflag: yes\ncount: 3\n"), false).expect("ok");
+        let drive = config_drive(
+            &HOST,
+            &data("", "", "1: one\nflag: yes\ncount: 3\n"),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect("ok");
         assert_eq!(drive["meta_data"]["1"], json!("one"));
         assert_eq!(drive["meta_data"]["flag"], json!(true));
         assert_eq!(drive["meta_data"]["count"], json!(3));
@@ -292,7 +377,13 @@ mod tests {
     #[test]
     fn meta_data_errors() {
         for text in ["- a\n- b\n", "true", "{unclosed: [1, 2"] {
-            let err = config_drive(&HOST, &data("", "", text), false).expect_err(text);
+            let err = config_drive(
+                &HOST,
+                &data("", "", text),
+                &HostConfigErrors::default(),
+                false,
+            )
+            .expect_err(text);
             assert!(
                 err.starts_with("failed to unmarshal metadata from secret: "),
                 "{text:?}: {err}"
@@ -302,20 +393,76 @@ mod tests {
 
     #[test]
     fn network_data_error_comes_first() {
-        let err = config_drive(&HOST, &data("", "- x", "- y"), false).expect_err("two errors");
+        let err = config_drive(
+            &HOST,
+            &data("", "- x", "- y"),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect_err("two errors");
         assert!(err.starts_with("failed to unmarshal network_data.json from secret: "));
     }
 
     #[test]
     fn empty_identity_still_writes_every_default_key() {
-        let drive = config_drive(&HostIdentity::default(), &HostConfigData::default(), false)
-            .expect("valid");
+        let drive = config_drive(
+            &HostIdentity::default(),
+            &HostConfigData::default(),
+            &HostConfigErrors::default(),
+            false,
+        )
+        .expect("valid");
         assert_eq!(
             drive,
             json!({"meta_data": {
                 "uuid": "", "metal3-namespace": "", "metal3-name": "",
                 "local-hostname": "", "local_hostname": "", "name": "",
             }})
+        );
+    }
+
+    /// BMO's `getConfigDrive` reads user data, then network data (decoded), then meta data; the
+    /// first Secret it cannot read is the error. A live ISO reads none of them.
+    #[test]
+    fn unreadable_secrets_fail_in_bmos_order_and_never_for_a_live_iso() {
+        let all = HostConfigErrors {
+            user_data: "Secret ud does not contain key userData".into(),
+            network_data: "secret default/nd does not exist".into(),
+            meta_data: "Secret md does not contain key metaData".into(),
+        };
+        let broken_network = data("", "- a", "");
+        let err = config_drive(&HOST, &broken_network, &all, false).expect_err("user data");
+        assert_eq!(
+            err,
+            "could not retrieve user data: Secret ud does not contain key userData"
+        );
+        let no_user = HostConfigErrors {
+            user_data: String::new(),
+            ..all.clone()
+        };
+        let err = config_drive(&HOST, &broken_network, &no_user, false).expect_err("network");
+        assert_eq!(
+            err,
+            "could not retrieve network data: secret default/nd does not exist"
+        );
+        // A network data document that does not decode wins over unreadable meta data.
+        let meta_only = HostConfigErrors {
+            meta_data: all.meta_data.clone(),
+            ..HostConfigErrors::default()
+        };
+        let err = config_drive(&HOST, &broken_network, &meta_only, false).expect_err("decode");
+        assert!(
+            err.starts_with("failed to unmarshal network_data.json"),
+            "{err}"
+        );
+        let err = config_drive(&HOST, &data("", "", ""), &meta_only, false).expect_err("meta");
+        assert_eq!(
+            err,
+            "could not retrieve metadata: Secret md does not contain key metaData"
+        );
+        assert_eq!(
+            config_drive(&HOST, &data("", "", ""), &all, true),
+            Ok(json!({}))
         );
     }
 }

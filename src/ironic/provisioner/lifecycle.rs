@@ -555,6 +555,7 @@ impl IronicProvisioner {
                 name: &self.host.key.name,
             },
             &data.host_config,
+            &data.host_config_errors,
             live_iso,
         );
         let drive = match drive {

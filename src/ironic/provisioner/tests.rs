@@ -21,6 +21,8 @@ use serde_json::{Value, json};
 use std::sync::Mutex;
 use std::time::Instant;
 
+mod config_drive;
+
 const UUID: &str = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123";
 const NAME: &str = "default~worker-0";
 const MAC: &str = "52:54:00:12:34:56";

@@ -115,6 +115,11 @@ impl HostTest {
         self
     }
 
+    pub fn data_secret(mut self, name: &str, entries: &[(&str, &str)]) -> Self {
+        self.set_data_secret(name, entries);
+        self
+    }
+
     pub fn annotate(mut self, key: &str, value: &str) -> Self {
         self.set_annotation(key, value);
         self
@@ -238,6 +243,16 @@ impl HostTest {
         let mut data = BTreeMap::new();
         data.insert("username".to_string(), username.as_bytes().to_vec());
         data.insert("password".to_string(), password.as_bytes().to_vec());
+        self.secrets
+            .insert_secret(ResolvedSecret::new(ObjectKey::new(NAMESPACE, name), data));
+    }
+
+    /// A Secret in the host's namespace holding these keys and values.
+    pub fn set_data_secret(&mut self, name: &str, entries: &[(&str, &str)]) {
+        let data = entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.as_bytes().to_vec()))
+            .collect();
         self.secrets
             .insert_secret(ResolvedSecret::new(ObjectKey::new(NAMESPACE, name), data));
     }

@@ -64,6 +64,8 @@ pub struct MockState {
     /// The data of every `prepare` and `service` call, in order.
     pub prepared: Vec<PrepareData>,
     pub serviced: Vec<ServicingData>,
+    /// The data of every `provision` call, in order.
+    pub provisioned: Vec<ProvisionData>,
 }
 
 impl Default for MockState {
@@ -83,6 +85,7 @@ impl Default for MockState {
             firmware_error: None,
             prepared: Vec::new(),
             serviced: Vec::new(),
+            provisioned: Vec::new(),
         }
     }
 }
@@ -264,6 +267,7 @@ impl Provisioner for MockProvisioner {
     }
 
     fn provision(&mut self, data: &ProvisionData, opts: ProvisionOptions) -> Reply<OpResult> {
+        self.state.lock().unwrap().provisioned.push(data.clone());
         let name = format!(
             "provision(url={}, force_reboot={})",
             data.image.url, opts.force_reboot
