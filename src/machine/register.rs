@@ -165,7 +165,15 @@ impl Pass<'_, '_> {
             ));
         }
 
-        let network_data = self.preprovisioning_network_data();
+        let network_data = match self.preprovisioning_network_data() {
+            Ok(d) => d,
+            Err(e) => {
+                return Some(self.record_action_failure(
+                    ErrorType::RegistrationError,
+                    &format!("failed to read preprovisioningNetworkData: {e}"),
+                ));
+            }
+        };
         let data = self.management_access_data(network_data);
         let restart = *self.error_type() == ErrorType::RegistrationError;
         let opts = RegisterOptions {
@@ -283,18 +291,27 @@ impl Pass<'_, '_> {
     }
 
     /// The ramdisk's network data from `spec.preprovisioningNetworkDataName` (key `networkData`,
-    /// else `value`). A missing Secret gives none, as BMO only logs that outside deletion.
-    fn preprovisioning_network_data(&self) -> String {
+    /// else `value`, else none): BMO's `PreprovisioningNetworkData`. A missing Secret is an error
+    /// except while the host is being deleted.
+    fn preprovisioning_network_data(&self) -> Result<String, String> {
         let name = &self.rec.host.spec.preprovisioning_network_data_name;
         if name.is_empty() {
-            return String::new();
+            return Ok(String::new());
         }
-        let key = ObjectKey::new(self.rec.host.metadata.namespace_or_default(), name);
-        self.m
-            .objects
-            .secret(&key)
-            .and_then(|s| s.get_str("networkData").or_else(|| s.get_str("value")))
-            .unwrap_or_default()
+        let reference = SecretReference {
+            name: name.clone(),
+            namespace: String::new(),
+        };
+        match self.config_secret_value(&reference, "networkData") {
+            Ok(v) => Ok(v.unwrap_or_default()),
+            Err(_) if self.in_deletion_flow() => Ok(String::new()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// BMO's `hostInDeletionFlow`.
+    fn in_deletion_flow(&self) -> bool {
+        self.rec.being_deleted() || matches!(self.state(), S::Deleting | S::PoweringOffBeforeDelete)
     }
 }
 

@@ -104,3 +104,22 @@ fn the_fixture_provisions_whatever_the_config_secrets_hold() {
     t.run_to_steady();
     assert_eq!(*t.state(), S::Provisioned);
 }
+
+/// BMO's registration (`registerHost` → `PreprovisioningNetworkData`) fails with "failed to read
+/// preprovisioningNetworkData: ..." when the Secret is missing; a Secret without the key is no
+/// network data. Adding the Secret lets the host register.
+#[test]
+fn a_missing_preprovisioning_network_data_secret_fails_registration() {
+    let mut t =
+        HostTest::standard("host-0").spec(|s| s.preprovisioning_network_data_name = "pnd".into());
+    t.passes(4);
+    assert_eq!(*t.state(), S::Registering);
+    assert_eq!(t.st().error_type, bmh_api::ErrorType::RegistrationError);
+    assert_eq!(
+        t.st().error_message,
+        "failed to read preprovisioningNetworkData: secret default/pnd does not exist"
+    );
+    t.set_data_secret("pnd", &[("other", "x")]);
+    t.run_to_steady();
+    assert_eq!(*t.state(), S::Provisioned);
+}
