@@ -664,8 +664,9 @@ impl Pass<'_, '_> {
         if self.status().hardware.is_none() || self.rec.host.inspection_disabled() {
             let details = match self.hardware_data_details() {
                 Some(d) => Some(d),
+                // An empty value is no annotation (BMO's `getHardwareDetailsFromAnnotation`).
                 None => match self.annotation(annotations::HARDWARE_DETAILS) {
-                    Some(text) => match parse_hardware_details_strict(text) {
+                    Some(text) if !text.is_empty() => match parse_hardware_details_strict(text) {
                         Ok(d) => Some(d),
                         Err(e) => {
                             return Some(self.error_outcome(format!(
@@ -673,7 +674,7 @@ impl Pass<'_, '_> {
                             )));
                         }
                     },
-                    None => None,
+                    _ => None,
                 },
             };
             if let Some(d) = details

@@ -8,6 +8,7 @@
 
 mod config_data;
 mod firmware;
+mod hardware_details;
 pub(crate) mod harness;
 pub(crate) mod mock;
 mod raid;

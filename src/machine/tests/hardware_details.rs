@@ -1,0 +1,19 @@
+//! The hardware-details annotation as BMO's `updateHardwareDetails` reads it.
+
+use super::harness::*;
+use bmh_api::{InspectionMode, ProvisioningState as S, annotations};
+
+/// BMO's `getHardwareDetailsFromAnnotation` treats an empty value as no annotation; the
+/// annotation is then removed with the "ignored" event, and the host goes on.
+#[test]
+fn an_empty_hardware_details_annotation_is_ignored_and_removed() {
+    let mut t = HostTest::standard("host-0")
+        .spec(|s| s.inspection_mode = InspectionMode::Disabled)
+        .annotate(annotations::HARDWARE_DETAILS, "");
+    let o = t.pass();
+    assert!(o.error.is_none(), "{:?}", o.error);
+    assert!(!t.has_annotation(annotations::HARDWARE_DETAILS));
+    assert_eq!(o.events[0].reason, "RemoveAnnotation");
+    t.run_to_steady();
+    assert_eq!(*t.state(), S::Provisioned);
+}
