@@ -478,10 +478,10 @@ impl IronicProvisioner {
                     if node.last_error_str().is_empty() {
                         return Ok(requeue(Duration::ZERO));
                     }
-                    let checksum = if data.image.checksum.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", checksum: {}", data.image.checksum)
+                    // The checksum as `GetChecksum` gives it: none for OCI and live ISOs.
+                    let checksum = match image_checksum(&data.image) {
+                        Ok((c, _)) if !c.is_empty() => format!(", checksum: {c}"),
+                        _ => String::new(),
                     };
                     return Ok(OpResult::failed(format!(
                         "Image provisioning failed (url: {}{checksum}): {}",
@@ -605,11 +605,6 @@ impl IronicProvisioner {
                     data.root_device_hints.as_ref(),
                 ))),
             );
-        let typed = matches!(
-            img.checksum_type,
-            ChecksumType::Md5 | ChecksumType::Sha256 | ChecksumType::Sha512
-        );
-        let untyped = matches!(img.checksum_type, ChecksumType::Unset | ChecksumType::Auto);
         let pull_secret = (!data.image_pull_secret.is_empty())
             .then(|| Value::from(data.image_pull_secret.clone()));
         let ii = Section::InstanceInfo;
@@ -627,29 +622,29 @@ impl IronicProvisioner {
             }
         };
         if custom {
+            // BMO's `setCustomDeployUpdateOptsForNode`: every image field is optional; with no
+            // URL every one of them is removed, the disk format too.
             let url = (!img.url.is_empty()).then(|| Value::from(img.url.clone()));
-            let checksum_ok = !img.url.is_empty() && check_image_checksum(img).is_ok();
+            let sums = url.as_ref().and_then(|_| image_checksum(img).ok());
+            let format =
+                (url.is_some() && !img.format.is_empty()).then(|| Value::from(img.format.clone()));
             p = p
                 .update(node, ii, "boot_iso", None)
                 .update(node, ii, "image_source", url.clone())
-                .update(
-                    node,
-                    ii,
-                    "image_disk_format",
-                    (!img.format.is_empty()).then(|| Value::from(img.format.clone())),
-                )
+                .update(node, ii, "image_disk_format", format)
                 .update(node, ii, "image_checksum", None)
                 .update(
                     node,
                     ii,
                     "image_os_hash_algo",
-                    checksum_ok.then(|| Value::from(img.checksum_type.as_str().to_string())),
+                    sums.as_ref()
+                        .map(|(_, algorithm)| Value::from(algorithm.clone())),
                 )
                 .update(
                     node,
                     ii,
                     "image_os_hash_value",
-                    checksum_ok.then(|| Value::from(img.checksum.clone())),
+                    sums.map(|(checksum, _)| Value::from(checksum)),
                 )
                 .update(
                     node,
@@ -672,8 +667,14 @@ impl IronicProvisioner {
                 "force_persistent_boot_device",
                 s(&cfg.live_iso_force_persistent_boot_device),
             );
-        } else {
-            let oci_without_checksum = img.is_oci() && img.checksum.is_empty();
+        } else if let Ok((checksum, algorithm)) = image_checksum(img) {
+            // BMO's `setDirectDeployUpdateOptsForNode` (which sets nothing for a bad checksum;
+            // validation has already failed such a host). No checksum (OCI) removes all three.
+            let (plain, typed) = match (checksum.is_empty(), algorithm.is_empty()) {
+                (true, true) => (None, None),
+                (_, true) => (Some(checksum), None),
+                _ => (None, Some((algorithm, checksum))),
+            };
             p = p
                 .update(node, ii, "boot_iso", None)
                 .update(node, ii, "image_source", s(&img.url))
@@ -683,23 +684,18 @@ impl IronicProvisioner {
                     "image_disk_format",
                     (!img.format.is_empty()).then(|| Value::from(img.format.clone())),
                 )
-                .update(
-                    node,
-                    ii,
-                    "image_checksum",
-                    (untyped && !oci_without_checksum).then(|| Value::from(img.checksum.clone())),
-                )
+                .update(node, ii, "image_checksum", plain.map(Value::from))
                 .update(
                     node,
                     ii,
                     "image_os_hash_algo",
-                    typed.then(|| Value::from(img.checksum_type.as_str().to_string())),
+                    typed.as_ref().map(|(a, _)| Value::from(a.clone())),
                 )
                 .update(
                     node,
                     ii,
                     "image_os_hash_value",
-                    typed.then(|| Value::from(img.checksum.clone())),
+                    typed.map(|(_, c)| Value::from(c)),
                 )
                 .update(node, ii, "image_pull_secret", pull_secret);
             p = deploy_iface(p, None);
@@ -879,7 +875,9 @@ impl IronicProvisioner {
 }
 
 /// BMO's early image check (webhook rule 9b-9d), run again at provisioning time.
-pub(super) fn check_image_checksum(img: &Image) -> Result<(), String> {
+/// BMO's `GetChecksum`: the checksum and its algorithm ("" lets Ironic detect it). OCI images
+/// (which must have no checksum) and live ISOs have none, whatever `checksumType` says.
+pub(super) fn image_checksum(img: &Image) -> Result<(String, String), String> {
     if img.is_oci() {
         if !img.checksum.is_empty() {
             return Err(
@@ -887,15 +885,31 @@ pub(super) fn check_image_checksum(img: &Image) -> Result<(), String> {
                     .into(),
             );
         }
-    } else if !img.is_live_iso() && img.checksum.is_empty() {
+        return Ok((String::new(), String::new()));
+    }
+    if img.is_live_iso() {
+        return Ok((String::new(), String::new()));
+    }
+    if img.checksum.is_empty() {
         return Err("checksum is required for normal images".into());
     }
-    if let ChecksumType::Other(t) = &img.checksum_type {
-        return Err(format!(
-            "unknown checksumType {t}, supported are auto, md5, sha256, sha512"
-        ));
-    }
-    Ok(())
+    let algorithm = match &img.checksum_type {
+        ChecksumType::Md5 | ChecksumType::Sha256 | ChecksumType::Sha512 => {
+            img.checksum_type.as_str().to_string()
+        }
+        ChecksumType::Unset | ChecksumType::Auto => String::new(),
+        ChecksumType::Other(t) => {
+            return Err(format!(
+                "unknown checksumType {t}, supported are auto, md5, sha256, sha512"
+            ));
+        }
+    };
+    Ok((img.checksum.clone(), algorithm))
+}
+
+/// BMO's `validateProvisionData` check of the image's checksum.
+pub(super) fn check_image_checksum(img: &Image) -> Result<(), String> {
+    image_checksum(img).map(|_| ())
 }
 
 /// BMO's `ironicHasSameImage`.

@@ -22,6 +22,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 mod config_drive;
+mod image_checksums;
 
 const UUID: &str = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123";
 const NAME: &str = "default~worker-0";
