@@ -350,7 +350,7 @@ impl Pass<'_, '_> {
                 .as_deref()
                 .filter(|n| !n.is_empty())
         {
-            match self.secret_value(name, &[".dockerconfigjson"]) {
+            match self.image_pull_secret(name, &image.url) {
                 Ok(v) => image_pull_secret = v,
                 Err(e) => return self.record_action_failure(ErrorType::ProvisioningError, &e),
             }
@@ -394,18 +394,22 @@ impl Pass<'_, '_> {
         Action::Complete
     }
 
-    /// A value of a Secret in the host's namespace: the first of `keys` present.
-    fn secret_value(&self, name: &str, keys: &[&str]) -> Result<String, String> {
-        let key = ObjectKey::new(self.rec.host.metadata.namespace_or_default(), name);
+    /// BMO's `ImageAuthValidator.Validate`: the pull credentials of an OCI image's registry, from
+    /// the Secret `name` in the host's namespace.
+    fn image_pull_secret(&mut self, name: &str, image_url: &str) -> Result<String, String> {
+        let ns = self.rec.host.metadata.namespace_or_default().to_string();
         let secret = self
             .m
             .objects
-            .secret(&key)
-            .ok_or_else(|| format!("secret {key} does not exist"))?;
-        Ok(keys
-            .iter()
-            .find_map(|k| secret.get_str(k))
-            .unwrap_or_default())
+            .secret(&ObjectKey::new(&ns, name))
+            .ok_or_else(|| format!("auth secret \"{name}\" not found in namespace \"{ns}\""))?;
+        super::image_pull_secret::registry_credentials(&secret, image_url).map_err(|e| {
+            self.event(
+                "ImageAuthParseError",
+                format!("Failed to extract credentials from secret \"{name}\": {e}"),
+            );
+            format!("failed to extract credentials from secret \"{name}\": {e}")
+        })
     }
 
     /// BMO's `getSecretDataWithFinalizer`: the Secret must be in the host's namespace; the value

@@ -14,6 +14,7 @@ mod conditions;
 mod credentials;
 mod firmware;
 mod handlers;
+mod image_pull_secret;
 mod power;
 mod register;
 mod settings;

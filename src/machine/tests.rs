@@ -10,6 +10,7 @@ mod config_data;
 mod firmware;
 mod hardware_details;
 pub(crate) mod harness;
+mod image_pull_secret;
 pub(crate) mod mock;
 mod raid;
 
