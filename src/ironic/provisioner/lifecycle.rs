@@ -388,10 +388,7 @@ impl IronicProvisioner {
         match node.provision_state.as_str() {
             state::SERVICE_FAIL => {
                 if !data.has_firmware_spec {
-                    return self.change_state(&node, "abort").map(|result| StepResult {
-                        result,
-                        started: false,
-                    });
+                    return self.abort_servicing(&node);
                 }
                 if !restart_on_failure {
                     return Ok(StepResult {
@@ -416,10 +413,7 @@ impl IronicProvisioner {
             }),
             state::SERVICE_WAIT => {
                 if !data.has_firmware_spec {
-                    return self.change_state(&node, "abort").map(|result| StepResult {
-                        result,
-                        started: false,
-                    });
+                    return self.abort_servicing(&node);
                 }
                 Ok(StepResult {
                     result: requeue(LONG_DELAY),
@@ -428,6 +422,12 @@ impl IronicProvisioner {
             }
             other => transient(format!("have unexpected ironic node state {other}")),
         }
+    }
+
+    /// BMO's `abortServicing`: `started` says whether the abort was accepted.
+    fn abort_servicing(&mut self, node: &Node) -> WithStarted {
+        let (r, started) = self.change_provision_state(node, ProvisionStateRequest::new("abort"));
+        r.map(|result| StepResult { result, started })
     }
 
     fn start_servicing(
@@ -466,12 +466,14 @@ impl IronicProvisioner {
 
     pub(super) fn do_provision(&mut self, data: &ProvisionData, opts: ProvisionOptions) -> Outcome {
         let force_reboot = opts.force_reboot;
+        // The node first, as BMO's `Provision`: with no node, a transient error (registration
+        // follows) rather than "Validation failed".
+        let node = self.get_node()?;
         if !data.image.url.is_empty()
             && let Err(e) = check_image_checksum(&data.image)
         {
             return Ok(OpResult::failed(format!("Validation failed: {e}")));
         }
-        let node = self.get_node()?;
         match node.provision_state.as_str() {
             state::DEPLOY_FAIL => {
                 if has_same_image(&node, &data.image) {

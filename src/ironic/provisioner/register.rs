@@ -334,7 +334,10 @@ impl IronicProvisioner {
                 }
             }
         }
-        if !boot_mac.is_empty() && !wanted.iter().any(|(m, _)| *m == boot_mac) {
+        // The boot MAC's port is always PXE-enabled, even when inspection saw its NIC without
+        // PXE (BMO's `ensurePorts` sets it after the NICs).
+        if !boot_mac.is_empty() {
+            wanted.retain(|(m, _)| *m != boot_mac);
             wanted.push((boot_mac, true));
         }
         if wanted.is_empty() {

@@ -22,7 +22,10 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 mod config_drive;
+mod custom_deploy;
 mod image_checksums;
+mod ports;
+mod servicing;
 
 const UUID: &str = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123";
 const NAME: &str = "default~worker-0";

@@ -122,3 +122,31 @@ fn checksums_as_bmo_gives_them() {
         "checksum is required for normal images"
     );
 }
+
+/// BMO's `Provision` looks the node up before `validateProvisionData`: with no node the pass is
+/// a transient error (the host registers again), not "Validation failed".
+#[test]
+fn no_node_is_a_transient_error_before_the_checksum_is_checked() {
+    let fake = FakeIronic::start();
+    let shared = fake.shared();
+    let no_checksum = Image {
+        url: IMAGE_URL.into(),
+        ..Default::default()
+    };
+    let r = prov(&shared).provision(
+        &provision_data(no_checksum.clone()),
+        ProvisionOptions::default(),
+    );
+    assert!(
+        matches!(r, Err(ProvisionerError::NeedsRegistration)),
+        "{r:?}"
+    );
+    fake.node_in("available", json!({}));
+    let r = prov(&shared)
+        .provision(&provision_data(no_checksum), ProvisionOptions::default())
+        .unwrap();
+    assert_failed(
+        &r,
+        "Validation failed: checksum is required for normal images",
+    );
+}
