@@ -68,11 +68,9 @@ impl Pass<'_, '_> {
     }
 
     /// Whether any reboot annotation asks for `"force": true`.
-    fn force_reboot_requested(&self) -> bool {
-        self.rec.host.metadata.annotations.iter().any(|(k, v)| {
-            annotations::is_reboot_annotation(k)
-                && serde_json::from_str::<super::power::RebootArgs>(v).is_ok_and(|a| a.force)
-        })
+    /// BMO's `hasRebootAnnotation(info, true)`, unparsable values reported as there.
+    fn force_reboot_requested(&mut self) -> bool {
+        self.reboot_requested(true).0
     }
 
     fn handle_inspecting(&mut self, prov: &mut dyn Provisioner) -> Action {

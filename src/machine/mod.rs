@@ -684,7 +684,7 @@ impl Pass<'_, '_> {
                 self.status_mut().hardware = Some(d);
                 self.event(
                     "UpdateHardwareDetails",
-                    "Set HardwareDetails from annotation",
+                    "Set HardwareDetails from hardware data or annotation",
                 );
                 updated = true;
             }

@@ -23,7 +23,7 @@ const SOFT_POWER_OFF_FAILED_PREFIX: &str =
 
 impl Pass<'_, '_> {
     /// BMO's `hasRebootAnnotation`: whether a reboot is asked for, and in which mode.
-    fn reboot_requested(&mut self, expect_force: bool) -> (bool, RebootMode) {
+    pub(super) fn reboot_requested(&mut self, expect_force: bool) -> (bool, RebootMode) {
         let mut requested = false;
         let mut mode = RebootMode::Soft;
         let mut invalid = Vec::new();
@@ -37,7 +37,7 @@ impl Pass<'_, '_> {
                 match serde_json::from_str::<RebootArgs>(value) {
                     Ok(a) => a,
                     Err(_) => {
-                        invalid.push(key.clone());
+                        invalid.push(value.clone());
                         RebootArgs::default()
                     }
                 }
@@ -50,10 +50,11 @@ impl Pass<'_, '_> {
                 mode = RebootMode::Hard;
             }
         }
-        for key in invalid {
+        // BMO's `getRebootAnnotationArguments` quotes the value.
+        for value in invalid {
             self.event(
                 "InvalidAnnotationValue",
-                format!("could not parse reboot annotation {key}; using soft reboot"),
+                format!("could not parse reboot annotation ({value}) - invalid json, assuming soft-reboot"),
             );
         }
         (requested, mode)

@@ -244,7 +244,8 @@ impl Pass<'_, '_> {
         let current_image = if !status.provisioning.image.url.is_empty() {
             Some(status.provisioning.image.clone())
         } else if in_deploy_state {
-            host.spec.image.clone()
+            // An image with an empty URL is no image (BMO's `getCurrentImage`).
+            host.spec.image.clone().filter(|i| !i.url.is_empty())
         } else {
             None
         };

@@ -7,12 +7,14 @@
 //! the scriptable [`mock::Mock`].
 
 mod config_data;
+mod current_image;
 mod firmware;
 mod hardware_details;
 pub(crate) mod harness;
 mod image_pull_secret;
 pub(crate) mod mock;
 mod raid;
+mod reboot_annotations;
 
 use super::{Requeue, backoff, delays};
 use bmh_api::{

@@ -17,3 +17,17 @@ fn an_empty_hardware_details_annotation_is_ignored_and_removed() {
     t.run_to_steady();
     assert_eq!(*t.state(), S::Provisioned);
 }
+
+/// BMO's `updateHardwareDetails` event names both sources it reads.
+#[test]
+fn setting_hardware_details_publishes_bmos_event_text() {
+    let mut t = HostTest::standard("host-0")
+        .spec(|s| s.inspection_mode = InspectionMode::Disabled)
+        .annotate(annotations::HARDWARE_DETAILS, r#"{"hostname": "node-a"}"#);
+    let o = t.pass();
+    assert_eq!(o.events[0].reason, "UpdateHardwareDetails");
+    assert_eq!(
+        o.events[0].message,
+        "Set HardwareDetails from hardware data or annotation"
+    );
+}

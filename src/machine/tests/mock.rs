@@ -66,6 +66,8 @@ pub struct MockState {
     pub serviced: Vec<ServicingData>,
     /// The data of every `provision` call, in order.
     pub provisioned: Vec<ProvisionData>,
+    /// The data of every `register` call, in order.
+    pub registered: Vec<ManagementAccessData>,
 }
 
 impl Default for MockState {
@@ -86,6 +88,7 @@ impl Default for MockState {
             prepared: Vec::new(),
             serviced: Vec::new(),
             provisioned: Vec::new(),
+            registered: Vec::new(),
         }
     }
 }
@@ -179,9 +182,10 @@ impl MockProvisioner {
 impl Provisioner for MockProvisioner {
     fn register(
         &mut self,
-        _data: &ManagementAccessData,
+        data: &ManagementAccessData,
         opts: RegisterOptions,
     ) -> Reply<RegisterResult> {
+        self.state.lock().unwrap().registered.push(data.clone());
         let name = format!(
             "register(credentials_changed={}, restart={})",
             opts.credentials_changed, opts.restart_on_failure

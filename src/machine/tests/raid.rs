@@ -33,10 +33,7 @@ fn an_empty_hardware_raid_list_removes_the_recorded_volumes() {
         .registered_in(S::Available)
         .status(|st| st.provisioning.raid = Some(hardware(vec![volume()])));
     t.run_to_steady();
-    assert_eq!(
-        t.state_path(),
-        vec![S::Preparing, S::Available]
-    );
+    assert_eq!(t.state_path(), vec![S::Preparing, S::Available]);
     let prepared = mock.0.lock().unwrap().prepared.clone();
     let first = prepared.first().expect("prepare was called");
     assert_eq!(first.target_raid_config, Some(hardware(Vec::new())));
