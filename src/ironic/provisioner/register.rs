@@ -3,6 +3,7 @@
 use super::{IronicProvisioner, Outcome, SHORT_DELAY, requeue, transient};
 use crate::PortQuery;
 use crate::convert::capabilities::merge_boot_mode_capabilities;
+use crate::convert::configdrive::parse_yaml_mapping;
 use crate::types::{Node, NodePatch, Section, state};
 use bmh_api::{BootMode, InspectionMode, OperationalStatus, ProvisioningState};
 use bmh_bmc::{AccessDetails, Credentials};
@@ -175,8 +176,9 @@ impl IronicProvisioner {
         if !self.shared.config.have_preprov_image_builder
             && !data.preprovisioning_network_data.is_empty()
         {
-            let parsed: Value = match serde_saphyr::from_str(&data.preprovisioning_network_data) {
-                Ok(v) => v,
+            // A mapping, as BMO decodes it into a `map[string]any`: a list is an error.
+            let parsed = match parse_yaml_mapping(&data.preprovisioning_network_data) {
+                Ok(map) => map.map_or(Value::Null, Value::Object),
                 Err(e) => {
                     return with_id(transient(format!(
                         "invalid preprovisioningNetworkData: {e}"

@@ -24,6 +24,7 @@ use std::time::Instant;
 mod config_drive;
 mod custom_deploy;
 mod image_checksums;
+mod network_data;
 mod ports;
 mod servicing;
 
