@@ -701,50 +701,12 @@ impl Pass<'_, '_> {
     }
 }
 
-/// The annotation's JSON must decode into HardwareDetails with no unknown fields.
+/// The annotation's JSON decoded as BMO's `json.Decoder` with `DisallowUnknownFields` does:
+/// any key HardwareDetails does not have is an error, whatever its value.
 pub fn parse_hardware_details_strict(text: &str) -> Result<HardwareDetails, String> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let details: HardwareDetails =
-        serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
-    let round_trip = serde_json::to_value(&details).map_err(|e| e.to_string())?;
-    if let Some(field) = first_unknown_field(&value, &round_trip, "") {
-        return Err(format!("json: unknown field \"{field}\""));
-    }
-    Ok(details)
-}
-
-/// The first key present in `given` but absent from `known` (a typed round trip of `given`).
-fn first_unknown_field(
-    given: &serde_json::Value,
-    known: &serde_json::Value,
-    path: &str,
-) -> Option<String> {
-    use serde_json::Value;
-    match (given, known) {
-        (Value::Object(g), Value::Object(k)) => g.iter().find_map(|(key, gv)| match k.get(key) {
-            None if !gv.is_null() && !is_empty_json(gv) => Some(key.clone()),
-            None => None,
-            Some(kv) => first_unknown_field(gv, kv, &format!("{path}{key}.")),
-        }),
-        (Value::Array(g), Value::Array(k)) => g
-            .iter()
-            .zip(k.iter())
-            .find_map(|(gv, kv)| first_unknown_field(gv, kv, path)),
-        _ => None,
-    }
-}
-
-/// Values our serializer omits (empty strings, zeros, false, empty lists) are not unknown.
-fn is_empty_json(v: &serde_json::Value) -> bool {
-    use serde_json::Value;
-    match v {
-        Value::String(s) => s.is_empty(),
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::Bool(b) => !b,
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-        Value::Null => true,
-    }
+    use crate::validate::gojson;
+    let value = gojson::decode_strict(text, &gojson::HARDWARE_DETAILS)?;
+    serde_json::from_value(value).map_err(|e| e.to_string())
 }
 
 /// BMO's `delayDeleteForDetachedHost` (`annotations.go:38-53`).

@@ -14,7 +14,7 @@
 //! status (a spec edit does not change the status, as in Kubernetes). A host bmhctl has never
 //! saved has no old object and is checked as a create.
 
-mod gojson;
+pub(crate) mod gojson;
 mod golib;
 mod rules;
 mod schema;

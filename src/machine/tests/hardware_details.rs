@@ -31,3 +31,26 @@ fn setting_hardware_details_publishes_bmos_event_text() {
         "Set HardwareDetails from hardware data or annotation"
     );
 }
+
+/// BMO's `getHardwareDetailsFromAnnotation` decodes with `DisallowUnknownFields`: an unknown key
+/// is an error even when its value is empty, at any depth.
+#[test]
+fn every_unknown_key_of_the_annotation_is_refused() {
+    for (text, field) in [
+        (r#"{"hostname": "a", "bogus": null}"#, "bogus"),
+        (r#"{"bogus": ""}"#, "bogus"),
+        (r#"{"cpu": {"arch": "x86_64", "speed": 0}}"#, "speed"),
+        (r#"{"nics": [{"mac": "aa", "extra": []}]}"#, "extra"),
+    ] {
+        let mut t = HostTest::standard("host-0")
+            .spec(|s| s.inspection_mode = InspectionMode::Disabled)
+            .annotate(annotations::HARDWARE_DETAILS, text);
+        let o = t.pass();
+        let err = o.error.unwrap_or_else(|| panic!("{text} was accepted"));
+        assert!(
+            err.ends_with(&format!("json: unknown field \"{field}\"")),
+            "{text}: {err}"
+        );
+        assert!(t.rec.host.status.is_none());
+    }
+}
