@@ -3,8 +3,10 @@
 //!
 //! BMO counts busy nodes in Ironic only; two hosts asking before either node turns busy both
 //! get a yes. Here a granted slot is held in-process until a node listing (made after the
-//! grant) shows the node busy, or the host leaves the gated states. Nothing is promised across
-//! processes: two bmhctl processes on one Ironic each keep their own table.
+//! grant) shows the node busy, the host leaves the gated states or is detached, or it stops
+//! asking for [`GRANT_IDLE_TTL`] (a paused host asks nothing, and BMO would not count its idle
+//! node). Nothing is promised across processes: two bmhctl processes on one Ironic each keep
+//! their own table.
 //!
 //! With the host feature `DueHosts`, the busy nodes come from the node watch's shared listing
 //! (one listing per second in total), and `due_hosts` wakes delayed hosts only up to the free
@@ -24,6 +26,9 @@ use std::time::{Duration, Instant};
 const LISTING_TTL: Duration = Duration::from_secs(1);
 /// How long a slot promised to a delayed host by `due_hosts` waits for the host's pass.
 pub const PROMISE_TTL: Duration = Duration::from_secs(5);
+/// How long a grant outlives its holder's last `has_capacity`: a host in the gated states asks
+/// on every pass, so only a host that stopped (paused) goes this long.
+pub const GRANT_IDLE_TTL: Duration = Duration::from_secs(60);
 
 /// Ironic states in which a node counts against the limit.
 const BUSY_STATES: &[&str] = &[
@@ -41,10 +46,17 @@ pub fn node_is_busy(node: &Node) -> bool {
         && boot_interface_counts_as_busy(node.boot_interface.as_deref().unwrap_or(""))
 }
 
+/// A slot held in-process.
+struct Grant {
+    at: Instant,
+    /// The holder's last `has_capacity`.
+    asked: Instant,
+}
+
 #[derive(Default)]
 struct Table {
-    /// Node name → when the slot was granted.
-    granted: BTreeMap<String, Instant>,
+    /// Node name → its grant.
+    granted: BTreeMap<String, Grant>,
     /// Node name → when `due_hosts` promised it a slot (until its pass asks, or
     /// [`PROMISE_TTL`]).
     promised: BTreeMap<String, Instant>,
@@ -57,14 +69,17 @@ impl Table {
     /// count, and keep the listing.
     fn take_listing(&mut self, started: Instant, at: Instant, busy: BTreeSet<String>) {
         self.granted
-            .retain(|n, granted_at| !(busy.contains(n) && *granted_at < started));
+            .retain(|n, g| !(busy.contains(n) && g.at < started));
         self.promised.retain(|n, _| !busy.contains(n));
         self.listing = Some((at, busy));
     }
 
+    /// Drops promises past [`PROMISE_TTL`] and grants idle for [`GRANT_IDLE_TTL`].
     fn expire_promises(&mut self, now: Instant) {
         self.promised
             .retain(|_, at| now.duration_since(*at) < PROMISE_TTL);
+        self.granted
+            .retain(|_, g| now.duration_since(g.asked) < GRANT_IDLE_TTL);
     }
 
     /// Slots in use: busy nodes, held grants and promises (each name once), leaving `except`
@@ -153,11 +168,12 @@ impl CapacityGate {
         list: impl FnOnce() -> Result<Listed, ProvisionerError>,
     ) -> Result<bool, ProvisionerError> {
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        if t.granted.contains_key(name) {
+        let now = Instant::now();
+        if let Some(g) = t.granted.get_mut(name) {
+            g.asked = now;
             t.promised.remove(name);
             return Ok(true);
         }
-        let now = Instant::now();
         let fresh = t
             .listing
             .as_ref()
@@ -177,7 +193,14 @@ impl CapacityGate {
             let in_use = t.in_use(&busy.1, Some(name));
             t.promised.remove(name);
             if in_use < self.limit {
-                t.granted.insert(name.to_string(), Instant::now());
+                let now = Instant::now();
+                t.granted.insert(
+                    name.to_string(),
+                    Grant {
+                        at: now,
+                        asked: now,
+                    },
+                );
                 true
             } else {
                 false
@@ -367,6 +390,31 @@ mod unit {
         }
         assert_eq!(gate.promised(), 0);
         assert!(gate.try_acquire("b", || busy(&[])).unwrap());
+    }
+
+    /// BMO's `HasCapacity` counts only nodes Ironic shows busy: a host that stopped asking
+    /// (paused mid-operation) before its node turned busy holds no slot after
+    /// [`GRANT_IDLE_TTL`]; one that keeps asking keeps its slot.
+    #[test]
+    fn a_grant_whose_holder_stopped_asking_is_released() {
+        let gate = CapacityGate::new(1);
+        assert!(gate.try_acquire("a", || busy(&[])).unwrap());
+        let age = |gate: &CapacityGate, by: Duration| {
+            let mut t = gate.table.lock().unwrap();
+            for g in t.granted.values_mut() {
+                g.asked -= by;
+            }
+        };
+        age(&gate, GRANT_IDLE_TTL / 2);
+        assert!(gate.try_acquire("a", || busy(&[])).unwrap(), "a asks again");
+        age(&gate, GRANT_IDLE_TTL / 2);
+        assert!(
+            !gate.try_acquire("b", || busy(&[])).unwrap(),
+            "a asked recently"
+        );
+        age(&gate, GRANT_IDLE_TTL);
+        assert!(gate.try_acquire("b", || busy(&[])).unwrap(), "a went quiet");
+        assert!(!gate.holds("a"));
     }
 
     #[test]

@@ -813,6 +813,16 @@ impl IronicProvisioner {
 
     // ------------------------------------------------------------ delete / detach (3.10)
 
+    /// Deletes the node; once it is gone the host's capacity slot is given back (a host
+    /// detached mid-operation never asks again, and BMO counts no node that is not there).
+    pub(super) fn delete_and_release(&mut self, opts: DetachOptions) -> Outcome {
+        let r = self.real_delete(opts);
+        if matches!(&r, Ok(res) if !res.dirty && res.error_message.is_empty()) {
+            self.shared.capacity.release(&self.node_name());
+        }
+        r
+    }
+
     pub(super) fn real_delete(&mut self, opts: DetachOptions) -> Outcome {
         let force = opts.force;
         let node = match self.get_node() {

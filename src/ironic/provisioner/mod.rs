@@ -545,15 +545,11 @@ impl Provisioner for IronicProvisioner {
     }
 
     fn delete(&mut self) -> Outcome {
-        let r = self.real_delete(DetachOptions::default());
-        if matches!(&r, Ok(res) if !res.dirty && res.error_message.is_empty()) {
-            self.shared.capacity.release(&self.node_name());
-        }
-        r
+        self.delete_and_release(DetachOptions::default())
     }
 
     fn detach(&mut self, opts: DetachOptions) -> Outcome {
-        self.real_delete(opts)
+        self.delete_and_release(opts)
     }
 
     fn power_on(&mut self, opts: PowerOnOptions) -> Outcome {
