@@ -27,6 +27,7 @@ mod custom_deploy;
 mod image_checksums;
 mod network_data;
 mod ports;
+mod raid_clear;
 mod servicing;
 
 const UUID: &str = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123";
