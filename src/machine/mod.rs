@@ -706,7 +706,8 @@ impl Pass<'_, '_> {
 pub fn parse_hardware_details_strict(text: &str) -> Result<HardwareDetails, String> {
     use crate::validate::gojson;
     let value = gojson::decode_strict(text, &gojson::HARDWARE_DETAILS)?;
-    serde_json::from_value(value).map_err(|e| e.to_string())
+    serde_json::from_value(gojson::canonical(&value, &gojson::HARDWARE_DETAILS))
+        .map_err(|e| e.to_string())
 }
 
 /// BMO's `delayDeleteForDetachedHost` (`annotations.go:38-53`).

@@ -350,6 +350,46 @@ pub fn field<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
         .next_back()
 }
 
+/// What Go stores from a value [`decode_strict`] accepted, as JSON with the fields' own names:
+/// a key matched case-insensitively is renamed to its field, a `null` field is left out (Go
+/// leaves the field as it was) and a `null` list element is the element type's zero value.
+pub fn canonical(value: &Value, shape: &Shape) -> Value {
+    match (shape, value) {
+        (Shape::Struct(_, fields), Value::Object(_)) => Value::Object(
+            fields
+                .iter()
+                .filter_map(|(name, sub)| {
+                    let v = field(value, name).filter(|v| !v.is_null())?;
+                    Some((name.to_string(), canonical(v, sub)))
+                })
+                .collect(),
+        ),
+        (Shape::List(_, element), Value::Array(items)) => Value::Array(
+            items
+                .iter()
+                .map(|v| match v {
+                    Value::Null => zero(element),
+                    v => canonical(v, element),
+                })
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
+/// Go's zero value of `shape`, as JSON.
+fn zero(shape: &Shape) -> Value {
+    match shape {
+        Shape::Str(_) => Value::from(""),
+        Shape::Bool => Value::from(false),
+        Shape::Int(..) => Value::from(0),
+        Shape::Float(_) => Value::from(0.0),
+        Shape::Time => Value::Null,
+        Shape::List(..) => Value::Array(Vec::new()),
+        Shape::Struct(..) => Value::Object(serde_json::Map::new()),
+    }
+}
+
 /// [`field`] as a string (`""` when absent, null or not a string).
 pub fn field_str<'a>(object: &'a Value, name: &str) -> &'a str {
     field(object, name).and_then(Value::as_str).unwrap_or("")

@@ -54,3 +54,22 @@ fn every_unknown_key_of_the_annotation_is_refused() {
         assert!(t.rec.host.status.is_none());
     }
 }
+
+/// Go's decoder (BMO's `getHardwareDetailsFromAnnotation`) matches a key to its field whatever
+/// its case and skips `null`: what it stores is what the status gets.
+#[test]
+fn keys_in_another_case_and_nulls_are_read_as_go_reads_them() {
+    let text = r#"{"HostName": "node-a", "RAMMebibytes": 4096, "cpu": null,
+        "storage": [{"name": "sda", "sizeBytes": null, "alternateNames": [null, "/dev/x"]}]}"#;
+    let mut t = HostTest::standard("host-0")
+        .spec(|s| s.inspection_mode = InspectionMode::Disabled)
+        .annotate(annotations::HARDWARE_DETAILS, text);
+    let o = t.pass();
+    assert!(o.error.is_none(), "{:?}", o.error);
+    let hw = t.st().hardware.clone().expect("hardware details set");
+    assert_eq!(hw.hostname, "node-a");
+    assert_eq!(hw.ram_mebibytes, 4096);
+    assert!(hw.cpu.is_none());
+    assert_eq!(hw.storage[0].name, "sda");
+    assert_eq!(hw.storage[0].alternate_names, ["", "/dev/x"]);
+}
