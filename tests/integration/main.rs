@@ -4,10 +4,12 @@ mod lab;
 
 mod bad_input;
 mod completions;
+mod config_secrets;
 mod exit_codes;
 mod export;
 mod files_driven;
 mod firmware;
+mod hardware_details_annotation;
 mod ironic_faults;
 mod ironic_lab;
 mod out_of_tree;
