@@ -13,6 +13,7 @@ mod ironic_lab;
 mod out_of_tree;
 mod plugins;
 mod provision;
+mod refused_input;
 mod save_failures;
 mod store;
 mod store_delete;

@@ -127,12 +127,15 @@ pub fn resource_dir(api_version: &str, kind: &str) -> String {
 }
 
 /// Names must be usable as one path component (Kubernetes names always are).
-fn check_name(what: &str, name: &str) -> Result<()> {
-    if name.is_empty()
+pub fn storable_name(name: &str) -> bool {
+    !(name.is_empty()
         || name.starts_with('.')
         || name.contains(['/', '\\', '\0'])
-        || name.len() > 253
-    {
+        || name.len() > 253)
+}
+
+fn check_name(what: &str, name: &str) -> Result<()> {
+    if !storable_name(name) {
         return Err(Error::invalid(format!(
             "{what} {name:?} cannot be stored: not a valid object name"
         )));
