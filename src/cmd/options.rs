@@ -70,6 +70,8 @@ impl Environment {
 pub struct DriveOptions {
     pub provisioner: String,
     pub runner: RunnerConfig,
+    /// How long the provisioner's backend may stay unreachable at start (`--ironic-wait`).
+    pub ironic_wait: Duration,
 }
 
 impl DriveOptions {
@@ -95,6 +97,7 @@ impl DriveOptions {
         Self {
             provisioner: args.provisioner.clone(),
             runner,
+            ironic_wait: args.ironic_wait,
         }
     }
 
@@ -150,6 +153,7 @@ mod tests {
             concurrency,
             max_provisioning_retries: 3,
             timing: None,
+            ironic_wait: Duration::from_secs(120),
         }
     }
 

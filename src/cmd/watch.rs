@@ -117,6 +117,11 @@ fn drive_live(
     objects.replace(driven.source.objects()?);
     // The plugin was created before the objects were read: it sees them from now on.
     driven.provisioner.set_objects(objects.clone());
+    super::reachable::wait_until_reachable(
+        driven.provisioner.factory.as_ref(),
+        options.ironic_wait,
+        |m| eprintln!("bmhctl: {m}"),
+    )?;
     let services = LiveServices {
         factory: driven.provisioner.factory.clone(),
         objects: objects.clone(),

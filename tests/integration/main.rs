@@ -10,6 +10,7 @@ mod files_driven;
 mod firmware;
 mod ironic_faults;
 mod ironic_lab;
+mod ironic_unreachable;
 mod out_of_tree;
 mod plugins;
 mod provision;
