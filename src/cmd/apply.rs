@@ -41,7 +41,7 @@ pub struct ApplyArgs {
 pub fn apply(args: ApplyArgs) -> Result<()> {
     let inv = inventory::load(&args.paths, LoadMode::ReadOnly)?;
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
-    let existing = Store::open_existing(&root);
+    let existing = Store::open_existing(&root)?;
 
     // (object, value, the file it came from)
     let mut objects: Vec<(TypedKey, Value, PathBuf)> = secrets(&args.paths, &inv)?;

@@ -249,7 +249,7 @@ type Reader = Arc<dyn Fn(&ObjectKey) -> Result<Option<HostRecord>> + Send + Sync
 fn reader(place: &Place) -> Reader {
     let place = place.clone();
     Arc::new(move |key: &ObjectKey| match &place {
-        Place::Store(root) => match Store::open_existing(root) {
+        Place::Store(root) => match Store::open_existing(root)? {
             Some(store) => store.load_host(key),
             None => Ok(None),
         },
@@ -434,7 +434,7 @@ pub fn wait(args: WaitArgs) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = Place::resolve(&args.source)?;
     if let Place::Store(root) = &place
-        && Store::open_existing(root).is_none()
+        && Store::open_existing(root)?.is_none()
     {
         return Err(Error::Usage(format!("no store at {}", root.display())));
     }

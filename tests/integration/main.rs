@@ -18,5 +18,6 @@ mod refused_input;
 mod save_failures;
 mod store;
 mod store_delete;
+mod store_trust;
 mod validate;
 mod watch;
