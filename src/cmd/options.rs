@@ -7,8 +7,8 @@ use crate::runner::{RunnerConfig, Timing};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The environment variables bmhctl reads (besides clap's `BMHCTL_PROVISIONER` and
-/// `BMHCTL_STORE`, and the provisioners' own).
+/// The environment variables bmhctl reads (besides clap's `BMHCTL_PROVISIONER`,
+/// `BMHCTL_STORE` and `BMHCTL_IRONIC_WAIT`, and the provisioners' own).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Environment {
     /// `BMHCTL_TIME_SCALE`: multiplies every delay (default 1).
