@@ -255,7 +255,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__attach)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -301,6 +301,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --ironic-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -323,7 +327,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__delete)
-            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --timeout --selector --output --no-wait --verbose --quiet --help --version"
+            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --no-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -354,6 +358,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -385,7 +393,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__deprovision)
-            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --timeout --selector --output --verbose --quiet --help --version"
+            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -412,6 +420,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -469,7 +481,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__detach)
-            opts="-l -f -v -q -h -V --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -512,6 +524,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1013,7 +1029,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__inspect)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1056,6 +1072,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1081,7 +1101,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__pause)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1124,6 +1144,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1303,7 +1327,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power__subcmd__off)
-            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1346,6 +1370,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1357,7 +1385,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power__subcmd__on)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1403,6 +1431,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --ironic-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1411,7 +1443,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__provision)
-            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --timeout --selector --output --filename --verbose --quiet --help --version"
+            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --filename --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1434,6 +1466,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1473,7 +1509,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__reboot)
-            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1519,6 +1555,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --ironic-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1527,7 +1567,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__reconcile)
-            opts="-l -o -v -q -h -V --store --provisioner --concurrency --timing --max-provisioning-retries --timeout --selector --output --verbose --quiet --help --version"
+            opts="-l -o -v -q -h -V --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1550,6 +1590,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1581,7 +1625,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__resume)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1624,6 +1668,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1635,7 +1683,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__retry)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --verbose --quiet --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1678,6 +1726,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1725,7 +1777,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__wait)
-            opts="-f -l -v -q -h -V --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --selector --verbose --quiet --help --version"
+            opts="-f -l -v -q -h -V --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --selector --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1767,6 +1819,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --ironic-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --selector)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1783,7 +1839,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__watch)
-            opts="-f -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --poll-interval --verbose --quiet --help --version"
+            opts="-f -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --poll-interval --verbose --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1814,6 +1870,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -58,6 +58,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l concurrency 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l timeout -d 'Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
@@ -73,6 +74,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l concurrenc
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l timeout -d 'Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
@@ -88,6 +90,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l concurrency -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l timeout -d 'Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
@@ -135,6 +138,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l concurrency -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l poll-interval -d 'How often the store\'s files (or the files given) are checked for changes' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s q -l quiet -d 'Only errors and the final result'
@@ -149,6 +153,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l concurrency -d 'P
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s q -l quiet -d 'Only errors and the final result'
@@ -170,6 +175,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s q -l quiet -d 'Only errors and the final result'
@@ -184,6 +190,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l hard -d 'Power off hard, without a graceful shutdown first (`{"mode":"hard"}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l force -d 'Also act on hosts that are not provisioned (`{"force":true}`; BMO ignores the annotation in `available` otherwise, and a forced one interrupts inspection or provisioning)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
@@ -203,6 +210,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l concurrency -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l hard -d 'Power off hard, without a graceful shutdown first'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l force -d 'Also act on hosts that are not provisioned (see `power off --force`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
@@ -219,6 +227,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l concurrency -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s q -l quiet -d 'Only errors and the final result'
@@ -233,6 +242,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l concurrency -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l force -d 'Detach even while an operation is in progress (`{"force":true}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -248,6 +258,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l concurrency -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s q -l quiet -d 'Only errors and the final result'
@@ -262,6 +273,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l concurrency -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s q -l quiet -d 'Only errors and the final result'
@@ -276,6 +288,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l concurrency -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s q -l quiet -d 'Only errors and the final result'
@@ -290,6 +303,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l concurrency -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s q -l quiet -d 'Only errors and the final result'
@@ -301,6 +315,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l concurrency 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l timeout -d 'Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''

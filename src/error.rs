@@ -73,6 +73,9 @@ pub enum Unfinished {
         what: String,
         hosts: Vec<String>,
     },
+    /// The provisioner's backend did not answer its start-up probe within `--ironic-wait`.
+    #[error("the provisioner could not be reached for {}: {error}", humantime::format_duration(*.after))]
+    Unreachable { after: Duration, error: String },
     /// `plugin check` found the plugin wanting.
     #[error("plugin check FAILED: {0}")]
     PluginCheck(String),
@@ -182,6 +185,14 @@ mod tests {
                 1,
             ),
             (Unfinished::PluginCheck("name".into()).into(), 1),
+            (
+                Unfinished::Unreachable {
+                    after: Duration::from_secs(3),
+                    error: "connection refused".into(),
+                }
+                .into(),
+                1,
+            ),
             (Error::bug("lost"), 70),
             (Error::Interrupted, 130),
         ]

@@ -41,11 +41,10 @@ pub struct ApplyArgs {
 pub fn apply(args: ApplyArgs) -> Result<()> {
     let inv = inventory::load(&args.paths, LoadMode::ReadOnly)?;
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
-    let existing = Store::open_existing(&root);
-    check_hosts(&inv, existing.as_ref())?;
-    let store = Store::open(&root)?;
+    let existing = Store::open_existing(&root)?;
 
-    let mut objects: Vec<(TypedKey, Value)> = secrets(&args.paths, &inv)?;
+    // (object, value, the file it came from)
+    let mut objects: Vec<(TypedKey, Value, PathBuf)> = secrets(&args.paths, &inv)?;
     for d in &inv.other_documents {
         if d.kind.is_empty() || d.name.is_empty() || d.api_version.is_empty() {
             continue;
@@ -55,19 +54,33 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
             &d.kind,
             ObjectKey::new(&d.namespace, &d.name),
         );
-        objects.push((key, d.value.clone()));
+        objects.push((key, d.value.clone(), d.file.clone()));
     }
     for h in &inv.hosts {
+        let file = &inv.files[h.file].path;
         if let Some(s) = &h.record.firmware_settings {
             let key = crate::persist::store::hosts::settings_key(&h.key);
-            objects.push((key, to_value(s)?));
+            objects.push((key, to_value(s)?, file.clone()));
         }
         if let Some(c) = &h.record.firmware_components {
             let key = crate::persist::store::hosts::components_key(&h.key);
-            objects.push((key, to_value(c)?));
+            objects.push((key, to_value(c)?, file.clone()));
         }
     }
-    for (key, applied) in &objects {
+    // All or nothing: every name is checked before the store is created or written.
+    check_names(
+        objects
+            .iter()
+            .map(|(k, _, f)| (k.clone(), f.as_path()))
+            .chain(
+                inv.hosts
+                    .iter()
+                    .map(|h| (host_key(&h.key), inv.files[h.file].path.as_path())),
+            ),
+    )?;
+    check_hosts(&inv, existing.as_ref())?;
+    let store = Store::open(&root)?;
+    for (key, applied, _) in &objects {
         let written = write_retrying(&store, key, |stored| Ok(merge_object(applied, stored)))?;
         report(key, written);
     }
@@ -84,6 +97,37 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| Error::internal("cannot encode as JSON", e))
+}
+
+/// Refuses the apply when any object's name or namespace cannot be a file name in the store
+/// (`..`, a `/`), naming each with its file.
+fn check_names<'a>(keys: impl Iterator<Item = (TypedKey, &'a std::path::Path)>) -> Result<()> {
+    use crate::diagnostic::Diagnostic;
+    use crate::persist::store::storable_name;
+    let mut found = Vec::new();
+    for (key, file) in keys {
+        for (field, value) in [
+            ("metadata.name", &key.key.name),
+            ("metadata.namespace", &key.key.namespace),
+        ] {
+            if !storable_name(value) {
+                found.push(
+                    Diagnostic::new(format!(
+                        "{value:?} cannot be stored: not a valid object name (one path \
+                         component, not starting with a dot)"
+                    ))
+                    .in_file(file)
+                    .object(&key.kind, &key.key)
+                    .field(field),
+                );
+            }
+        }
+    }
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Invalid(found.into()))
+    }
 }
 
 /// BMO's admission on every host of the files, the stored host (if any) as the old object.
@@ -118,8 +162,8 @@ fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
 
 /// The Secrets of the files, as stored: their decoded values re-encoded as `data`, with their
 /// labels, annotations and type.
-fn secrets(paths: &[PathBuf], inv: &Inventory) -> Result<Vec<(TypedKey, Value)>> {
-    let mut out: Vec<(TypedKey, Value)> = Vec::new();
+fn secrets(paths: &[PathBuf], inv: &Inventory) -> Result<Vec<(TypedKey, Value, PathBuf)>> {
+    let mut out: Vec<(TypedKey, Value, PathBuf)> = Vec::new();
     for (label, real) in inventory::input_files(paths)? {
         let text = std::fs::read_to_string(&real).map_err(|e| Error::io(&label, e))?;
         let Ok(yaml) = YamlFile::parse(text) else {
@@ -146,8 +190,8 @@ fn secrets(paths: &[PathBuf], inv: &Inventory) -> Result<Vec<(TypedKey, Value)>>
                 obj["type"] = t.clone();
             }
             let tk = TypedKey::new(SECRET_API_VERSION, SECRET_KIND, key);
-            out.retain(|(k, _)| *k != tk);
-            out.push((tk, obj));
+            out.retain(|(k, _, _)| *k != tk);
+            out.push((tk, obj, label.clone()));
         }
     }
     Ok(out)

@@ -8,6 +8,7 @@ mod options;
 mod output;
 mod plugin;
 mod provision;
+mod reachable;
 mod snapshot;
 mod validate;
 mod verbs;
@@ -127,6 +128,16 @@ pub struct DriveArgs {
     /// Provisioning attempts per image before a host gives up (0 = unlimited).
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub max_provisioning_retries: u32,
+    /// How long to keep trying to reach Ironic (the provisioner's backend) at start, each new
+    /// error printed at once, before giving up (exit 1).
+    #[arg(
+        long,
+        env = "BMHCTL_IRONIC_WAIT",
+        default_value = "2m",
+        value_parser = parse_duration,
+        value_name = "DURATION"
+    )]
+    pub ironic_wait: Duration,
 }
 
 /// Options of the commands that drive hosts to an end (`provision`, `deprovision`, `delete`).

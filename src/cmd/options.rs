@@ -7,8 +7,8 @@ use crate::runner::{RunnerConfig, Timing};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The environment variables bmhctl reads (besides clap's `BMHCTL_PROVISIONER` and
-/// `BMHCTL_STORE`, and the provisioners' own).
+/// The environment variables bmhctl reads (besides clap's `BMHCTL_PROVISIONER`,
+/// `BMHCTL_STORE` and `BMHCTL_IRONIC_WAIT`, and the provisioners' own).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Environment {
     /// `BMHCTL_TIME_SCALE`: multiplies every delay (default 1).
@@ -70,6 +70,8 @@ impl Environment {
 pub struct DriveOptions {
     pub provisioner: String,
     pub runner: RunnerConfig,
+    /// How long the provisioner's backend may stay unreachable at start (`--ironic-wait`).
+    pub ironic_wait: Duration,
 }
 
 impl DriveOptions {
@@ -95,6 +97,7 @@ impl DriveOptions {
         Self {
             provisioner: args.provisioner.clone(),
             runner,
+            ironic_wait: args.ironic_wait,
         }
     }
 
@@ -150,6 +153,7 @@ mod tests {
             concurrency,
             max_provisioning_retries: 3,
             timing: None,
+            ironic_wait: Duration::from_secs(120),
         }
     }
 

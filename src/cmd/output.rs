@@ -48,8 +48,10 @@ pub fn state_text(rec: &HostRecord) -> String {
     }
 }
 
-/// The final table of a run: one row per host, and why a host stopped short.
-pub fn result_table(results: &[HostResult]) -> String {
+/// The final table of a run: one row per host, and why a host stopped short; `backend_trouble`
+/// (what the provisioner's backend last failed with, which BMO writes nowhere) is added to
+/// the error of each host that stopped short.
+pub fn result_table(results: &[HostResult], backend_trouble: Option<&str>) -> String {
     let mut t = table(&["HOST", "STATE", "STATUS", "POWER", "RESULT", "ERROR"]);
     for r in results {
         let rec = &r.record;
@@ -69,6 +71,13 @@ pub fn result_table(results: &[HostResult]) -> String {
                 r.reason.clone()
             } else {
                 format!("{error} ({})", r.reason)
+            };
+        }
+        if let Some(t) = backend_trouble.filter(|_| !r.reached && !r.deleted) {
+            error = if error.is_empty() {
+                format!("waiting for the provisioner: {t}")
+            } else {
+                format!("{error}; waiting for the provisioner: {t}")
             };
         }
         let status = if r.deleted {

@@ -232,10 +232,15 @@ fn drive_with(
     } else {
         ProgressMode::Auto
     };
-    let progress = Progress::new(mode, verbosity.verbose > 0, jobs.len());
+    let mut progress = Progress::new(mode, verbosity.verbose > 0, jobs.len());
+    progress.watch_backend(provisioner.health.clone());
+    let health = provisioner.health.clone();
     // The plugin was created before the objects were read: it sees them from now on.
     provisioner.set_objects(objects.clone());
     let factory = provisioner.factory;
+    super::reachable::wait_until_reachable(factory.as_ref(), options.ironic_wait, |m| {
+        eprintln!("bmhctl: {m}")
+    })?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .max_blocking_threads(config.concurrency + 4)
@@ -255,7 +260,7 @@ fn drive_with(
         };
         runner::run(jobs, services, config, progress, stop_rx).await
     })?;
-    report(&results, output)
+    report(&results, output, health.trouble().as_deref())
 }
 
 pub(super) async fn wait_for_signal() {
@@ -272,9 +277,15 @@ pub(super) async fn wait_for_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-fn report(results: &[HostResult], format: super::ResultFormat) -> Result<()> {
+fn report(
+    results: &[HostResult],
+    format: super::ResultFormat,
+    backend_trouble: Option<&str>,
+) -> Result<()> {
     match format {
-        super::ResultFormat::Table => println!("{}", output::result_table(results)),
+        super::ResultFormat::Table => {
+            println!("{}", output::result_table(results, backend_trouble))
+        }
         super::ResultFormat::Json => println!("{}", output::result_json(results)),
     }
     let failed = results.iter().filter(|r| !r.reached).count();

@@ -20,7 +20,7 @@ impl Snapshot {
     pub fn read(place: &Place) -> Result<Snapshot> {
         match place {
             Place::Files(paths) => Ok(Snapshot::Files(inventory::load(paths, LoadMode::ReadOnly)?)),
-            Place::Store(root) => match Store::open_existing(root) {
+            Place::Store(root) => match Store::open_existing(root)? {
                 Some(store) => {
                     let records = store.load_hosts()?;
                     Ok(Snapshot::Store(Some(store), records))
@@ -81,7 +81,7 @@ impl Snapshot {
 pub fn select_keys(place: &Place, selection: &HostSelection) -> Result<Vec<ObjectKey>> {
     match place {
         Place::Store(root) => {
-            let hosts = match Store::open_existing(root) {
+            let hosts = match Store::open_existing(root)? {
                 Some(store) => store.host_labels()?,
                 None => Vec::new(),
             };

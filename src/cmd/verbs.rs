@@ -248,7 +248,7 @@ fn report(name: &str, done: &str, changed: bool) {
 }
 
 fn open_store(root: &std::path::Path) -> Result<Store> {
-    Store::open_existing(root)
+    Store::open_existing(root)?
         .ok_or_else(|| Error::Usage(format!("no store at {}", root.display())))
 }
 

@@ -117,6 +117,11 @@ fn drive_live(
     objects.replace(driven.source.objects()?);
     // The plugin was created before the objects were read: it sees them from now on.
     driven.provisioner.set_objects(objects.clone());
+    super::reachable::wait_until_reachable(
+        driven.provisioner.factory.as_ref(),
+        options.ironic_wait,
+        |m| eprintln!("bmhctl: {m}"),
+    )?;
     let services = LiveServices {
         factory: driven.provisioner.factory.clone(),
         objects: objects.clone(),
@@ -244,7 +249,7 @@ type Reader = Arc<dyn Fn(&ObjectKey) -> Result<Option<HostRecord>> + Send + Sync
 fn reader(place: &Place) -> Reader {
     let place = place.clone();
     Arc::new(move |key: &ObjectKey| match &place {
-        Place::Store(root) => match Store::open_existing(root) {
+        Place::Store(root) => match Store::open_existing(root)? {
             Some(store) => store.load_host(key),
             None => Ok(None),
         },
@@ -429,7 +434,7 @@ pub fn wait(args: WaitArgs) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = Place::resolve(&args.source)?;
     if let Place::Store(root) = &place
-        && Store::open_existing(root).is_none()
+        && Store::open_existing(root)?.is_none()
     {
         return Err(Error::Usage(format!("no store at {}", root.display())));
     }

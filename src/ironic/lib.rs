@@ -9,6 +9,7 @@ pub mod api;
 pub mod client;
 pub mod convert;
 pub mod plugin;
+pub mod probe;
 pub mod provisioner;
 pub mod types;
 

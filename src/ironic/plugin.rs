@@ -8,6 +8,7 @@
 //! a CA bundle from the Secret `spec.tls.certificateName` (key `ca.crt`, else `tls.crt`).
 
 use super::client::{Auth, IronicClient, IronicConfig};
+use super::probe::ProbingFactory;
 use super::provisioner::{IronicFactory, ProvisionerConfig};
 use base64::Engine;
 use bmhctl_plugin_sdk::abi::{
@@ -40,13 +41,15 @@ pub fn host_configure(input: HostConfigureInput) -> Result<HostRequirements, Pro
     })
 }
 
-/// The factory: client settings, provisioner settings, readiness checked lazily per pass.
-pub fn factory(ctx: PluginContext) -> Result<IronicFactory, ProvisionerError> {
+/// The factory: client settings, provisioner settings, readiness checked lazily per pass (and
+/// by the host's start-up probe, [`ProbingFactory`]).
+pub fn factory(ctx: PluginContext) -> Result<ProbingFactory, ProvisionerError> {
     let config = match env("IRONIC_NAME") {
         Some(name) => config_from_object(&ctx, &name)?,
         None => IronicConfig::from_env().map_err(|e| ProvisionerError::Other(e.to_string()))?,
     };
-    let client = IronicClient::new(config).map_err(|e| ProvisionerError::Other(e.to_string()))?;
+    let client =
+        IronicClient::new(config.clone()).map_err(|e| ProvisionerError::Other(e.to_string()))?;
     let mut prov = ProvisionerConfig::from_env(ctx.has_feature(FEATURE_PREPROVISIONING_IMAGE))
         .map_err(ProvisionerError::Other)?;
     prov.answer_due_hosts = ctx.has_feature(FEATURE_DUE_HOSTS);
@@ -55,7 +58,7 @@ pub fn factory(ctx: PluginContext) -> Result<IronicFactory, ProvisionerError> {
         client.endpoint(),
         prov.provisioning_limit
     ));
-    Ok(IronicFactory::new(client, prov))
+    ProbingFactory::new(IronicFactory::new(client, prov), &config)
 }
 
 fn config_from_object(ctx: &PluginContext, name: &str) -> Result<IronicConfig, ProvisionerError> {

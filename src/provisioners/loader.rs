@@ -14,8 +14,8 @@ use bmhctl_plugin_sdk::abi::{
     ProvisionerCall, RemoteProvisioner, Request, Response, STATUS_ERROR, STATUS_OK,
 };
 use bmhctl_plugin_sdk::{
-    ABI_VERSION, DUE_HOSTS_SINCE_MINOR, DueHosts, EventSink, HostData, Provisioner,
-    ProvisionerError, ProvisionerFactory, SDK_VERSION, WaitingHost,
+    ABI_VERSION, DUE_HOSTS_SINCE_MINOR, DueHosts, EventSink, HostData, PROBE_SINCE_MINOR,
+    ProbeReport, Provisioner, ProvisionerError, ProvisionerFactory, SDK_VERSION, WaitingHost,
 };
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
@@ -118,6 +118,8 @@ impl LoadedPlugin {
                 next_id: AtomicU64::new(1),
                 answers_due_hosts: abi::parse_major_minor(&self.sdk_version)
                     .is_some_and(|(_, minor)| minor >= DUE_HOSTS_SINCE_MINOR),
+                answers_probe: abi::parse_major_minor(&self.sdk_version)
+                    .is_some_and(|(_, minor)| minor >= PROBE_SINCE_MINOR),
             }),
         })
     }
@@ -440,6 +442,8 @@ struct Shared {
     next_id: AtomicU64,
     /// Built with an SDK that knows `due_hosts`: older plugins are never asked.
     answers_due_hosts: bool,
+    /// Built with an SDK that knows `probe`: older plugins are never asked.
+    answers_probe: bool,
 }
 
 impl Shared {
@@ -540,6 +544,19 @@ impl ProvisionerFactory for PluginFactory {
         let value = self.shared.request(&Request::DueHosts {
             waiting: waiting.to_vec(),
         })?;
+        serde_json::from_value(value).map_err(|e| {
+            ProvisionerError::Other(format!(
+                "provisioner plugin {:?} sent an invalid answer: {e}",
+                self.shared.name
+            ))
+        })
+    }
+
+    fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
+        if !self.shared.answers_probe {
+            return Ok(None);
+        }
+        let value = self.shared.request(&Request::Probe)?;
         serde_json::from_value(value).map_err(|e| {
             ProvisionerError::Other(format!(
                 "provisioner plugin {:?} sent an invalid answer: {e}",
@@ -693,7 +710,7 @@ mod tests {
     static NEW_COUNTING: PluginDeclaration = counting(abi::SDK_VERSION_NUL);
 
     #[test]
-    fn plugins_older_than_due_hosts_are_never_asked() {
+    fn plugins_older_than_an_optional_call_are_never_asked_it() {
         let path = Path::new("/p/demo-provisioner.so");
         let waiting = [WaitingHost {
             host: ObjectKey::new("ns", "h"),
@@ -709,6 +726,13 @@ mod tests {
         let factory = new.new_factory(PluginConfig::default()).unwrap();
         assert!(factory.due_hosts(&waiting).is_err());
         assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        // The same for the probe (SDK 0.3 on).
+        let factory = old.new_factory(PluginConfig::default()).unwrap();
+        assert_eq!(factory.probe(), Ok(None));
+        assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        let factory = new.new_factory(PluginConfig::default()).unwrap();
+        assert!(factory.probe().is_err());
+        assert_eq!(CALLS.load(Ordering::SeqCst), 2);
     }
 
     unsafe extern "C" fn append(out: *mut c_void, data: *const u8, len: usize) {

@@ -9,10 +9,13 @@ use crate::error::{Error, Result};
 use crate::objects::ObjectSource;
 use crate::persist::LoadOptions;
 use crate::runner::Timing;
-use bmhctl_plugin_sdk::ProvisionerFactory;
 use bmhctl_plugin_sdk::abi::HostRequirements;
+use bmhctl_plugin_sdk::{
+    DueHosts, EventSink, HostData, ProbeReport, Provisioner, ProvisionerError, ProvisionerFactory,
+    WaitingHost,
+};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Names must match `^[a-z0-9][a-z0-9-]*$`, checked before any path is built, so a name can't
 /// escape the plugin directory.
@@ -50,6 +53,8 @@ pub fn plugin_path(name: &str) -> Result<PathBuf, trust::Untrusted> {
 /// once the files are loaded.
 pub struct Resolved {
     pub factory: Arc<dyn ProvisionerFactory>,
+    /// What the runs of `factory` tell of the provisioner's backend.
+    pub health: Arc<BackendHealth>,
     /// Pass to [`crate::persist::files::inventory::load_with`].
     pub load_options: LoadOptions,
     plugin: Option<loader::PluginFactory>,
@@ -68,10 +73,23 @@ impl Resolved {
     /// A built-in provisioner: it asks nothing of the loader and reads no objects through a
     /// plugin callback.
     pub fn built_in(factory: Arc<dyn ProvisionerFactory>) -> Self {
+        Self::watched(factory, LoadOptions::default(), None)
+    }
+
+    fn watched(
+        factory: Arc<dyn ProvisionerFactory>,
+        load_options: LoadOptions,
+        plugin: Option<loader::PluginFactory>,
+    ) -> Self {
+        let health = Arc::new(BackendHealth::default());
         Self {
-            factory,
-            load_options: LoadOptions::default(),
-            plugin: None,
+            factory: Arc::new(Watched {
+                inner: factory,
+                health: health.clone(),
+            }),
+            health,
+            load_options,
+            plugin,
         }
     }
 
@@ -157,9 +175,65 @@ pub fn load(
         features,
         default_namespace: namespace,
     })?;
-    Ok(Resolved {
-        factory: Arc::new(factory.clone()),
-        load_options: load_options(&requirements),
-        plugin: Some(factory),
-    })
+    Ok(Resolved::watched(
+        Arc::new(factory.clone()),
+        load_options(&requirements),
+        Some(factory),
+    ))
+}
+
+/// What bmhctl knows of the provisioner's backend beyond what BMO writes into a host's status:
+/// the error of the last provisioner that could not be created because the backend was not
+/// ready (unreachable, starting): BMO requeues such a pass without a word, so without this a
+/// host waiting on an unreachable Ironic would show nothing until the timeout.
+#[derive(Debug, Default)]
+pub struct BackendHealth {
+    trouble: Mutex<Option<String>>,
+}
+
+impl BackendHealth {
+    /// The backend's current trouble, if the last provisioner creation hit one.
+    pub fn trouble(&self) -> Option<String> {
+        self.trouble
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn set(&self, trouble: Option<String>) {
+        let mut t = self.trouble.lock().unwrap_or_else(|e| e.into_inner());
+        if *t != trouble {
+            *t = trouble;
+        }
+    }
+}
+
+/// A factory whose provisioner creations are noted in a [`BackendHealth`].
+struct Watched {
+    inner: Arc<dyn ProvisionerFactory>,
+    health: Arc<BackendHealth>,
+}
+
+impl ProvisionerFactory for Watched {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        let made = self.inner.new_provisioner(host, events);
+        match &made {
+            Ok(_) => self.health.set(None),
+            Err(e @ ProvisionerError::NotReady(_)) => self.health.set(Some(e.to_string())),
+            Err(_) => {}
+        }
+        made
+    }
+
+    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
+        self.inner.due_hosts(waiting)
+    }
+
+    fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
+        self.inner.probe()
+    }
 }

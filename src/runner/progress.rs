@@ -3,10 +3,12 @@
 
 use super::Goal;
 use crate::machine::PassOutcome;
+use crate::provisioners::BackendHealth;
 use crate::record::HostRecord;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +34,9 @@ pub struct Progress {
     verbose: bool,
     names: Vec<String>,
     shown: Vec<Shown>,
+    /// The provisioner's backend, and the trouble last shown of it (BMO writes none).
+    backend: Option<Arc<BackendHealth>>,
+    backend_shown: Option<String>,
 }
 
 enum View {
@@ -85,7 +90,15 @@ impl Progress {
             verbose,
             names: Vec::new(),
             shown: Vec::new(),
+            backend: None,
+            backend_shown: None,
         }
+    }
+
+    /// Shows the trouble of the provisioner's backend (e.g. an unreachable Ironic) with the
+    /// hosts whose passes wait on it.
+    pub fn watch_backend(&mut self, health: Arc<BackendHealth>) {
+        self.backend = Some(health);
     }
 
     pub fn host_started(&mut self, host: usize, rec: &HostRecord, goal: &Goal) {
@@ -125,6 +138,15 @@ impl Progress {
         let now = shown_of(rec);
         let before = std::mem::replace(&mut self.shown[host], now.clone());
         let name = &self.names[host];
+        let trouble = self.backend.as_ref().and_then(|b| b.trouble());
+        let trouble_changed = trouble != self.backend_shown;
+        if trouble_changed {
+            self.backend_shown = trouble.clone();
+        }
+        let waiting = |text: String| match &trouble {
+            Some(t) => format!("{text} (waiting for the provisioner: {t})"),
+            None => text,
+        };
         match &mut self.view {
             View::Quiet => {}
             View::Lines => {
@@ -146,16 +168,22 @@ impl Progress {
                 if before.error != now.error && !now.error.is_empty() {
                     eprintln!("{name}: error: {}", now.error);
                 }
+                if trouble_changed {
+                    match &trouble {
+                        Some(t) => eprintln!("{name}: waiting for the provisioner: {t}"),
+                        None => eprintln!("{name}: the provisioner answers again"),
+                    }
+                }
             }
             View::Bars { bars, .. } => {
-                if before != now {
-                    bars[host].set_message(describe(&now));
+                if before != now || trouble.is_some() || trouble_changed {
+                    bars[host].set_message(waiting(describe(&now)));
                 }
             }
             View::Aggregate { bar, states } => {
                 states[host] = now.state.clone();
-                if before.state != now.state {
-                    bar.set_message(summarise(states));
+                if before.state != now.state || trouble_changed {
+                    bar.set_message(waiting(summarise(states)));
                 }
             }
         }

@@ -222,8 +222,8 @@ fn rows() -> Vec<Row> {
             "unreadable: a path under a regular file",
             good(),
             &["provision", "--provisioner", "fixture", "hosts.yaml/x.yaml"],
-            4,
-            "error: hosts.yaml/x.yaml: Not a directory (os error 20)",
+            2,
+            "error: hosts.yaml/x.yaml: cannot be read: Not a directory (os error 20)",
         ),
         row(
             "missing plugin",

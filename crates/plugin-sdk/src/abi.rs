@@ -281,6 +281,9 @@ pub enum Request {
     /// `ProvisionerFactory::due_hosts` (SDK 0.2 on; never sent to older plugins). Answer: `null`
     /// or a [`DueHosts`](crate::DueHosts).
     DueHosts { waiting: Vec<crate::WaitingHost> },
+    /// `ProvisionerFactory::probe` (SDK 0.3 on; never sent to older plugins). Answer: `null` or a
+    /// [`ProbeReport`](crate::ProbeReport).
+    Probe,
 }
 
 calls::provisioner_calls!(call_enum {
@@ -381,6 +384,16 @@ mod tests {
         let resp = Response::Err(ProvisionerError::NodeIsBusy);
         let text = serde_json::to_string(&resp).unwrap();
         assert_eq!(serde_json::from_str::<Response>(&text).unwrap(), resp);
+    }
+
+    #[test]
+    fn probe_is_one_op_with_no_arguments() {
+        let text = serde_json::to_string(&Request::Probe).unwrap();
+        assert_eq!(text, r#"{"op":"probe"}"#);
+        assert_eq!(
+            serde_json::from_str::<Request>(&text).unwrap(),
+            Request::Probe
+        );
     }
 
     #[test]

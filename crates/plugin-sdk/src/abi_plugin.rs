@@ -262,6 +262,7 @@ impl FactoryState {
                 Response::Ok(serde_json::Value::Null)
             }
             Request::DueHosts { waiting } => answer(self.factory.due_hosts(&waiting)),
+            Request::Probe => answer(self.factory.probe()),
             Request::Call { id, call } => {
                 let Some(p) = lock(&self.provisioners).get(&id).cloned() else {
                     return Response::Err(ProvisionerError::Other(format!(

@@ -266,3 +266,10 @@ pub struct DueHosts {
     #[serde(default)]
     pub ask_again_after: Duration,
 }
+
+/// What a successful [`ProvisionerFactory::probe`](crate::ProvisionerFactory::probe) reached.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeReport {
+    /// The backend, as the user names it (e.g. `Ironic at https://host:6385/v1/`).
+    pub reached: String,
+}

@@ -53,7 +53,20 @@ pub trait ProvisionerFactory: Send + Sync {
         let _ = waiting;
         Ok(None)
     }
+
+    /// Whether the backend can be reached and accepts our credentials, asked once before the
+    /// first pass with a short deadline, so that an unreachable or refusing backend is reported
+    /// at once instead of as hosts that never progress. An optional capability: `Ok(None)` (the
+    /// default) means "nothing to probe"; `Err` carries what the user should read (e.g.
+    /// "connection refused", "401 Unauthorized"), and the caller asks again until it gives up.
+    fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
+        Ok(None)
+    }
 }
+
+/// The first SDK minor version whose plugins answer [`ProvisionerFactory::probe`]; older plugins
+/// are never asked.
+pub const PROBE_SINCE_MINOR: u64 = 3;
 
 /// The first SDK minor version whose plugins answer [`ProvisionerFactory::due_hosts`]; older
 /// plugins are never asked.

@@ -1,16 +1,22 @@
 //! The per-file exclusive lock a writing bmhctl holds on each host file it works on.
 //!
-//! The lock of `dir/hosts.yaml` is the file `dir/.bmhctl/hosts.yaml.lock`, locked with
+//! The lock of `dir/hosts.yaml` is the file `dir/.bmhctl/hosts.yaml.lock` (mode 0600, opened
+//! with `O_NOFOLLOW`: a symlink planted there is refused, never followed), locked with
 //! [`std::fs::File::try_lock`] (an advisory `flock(2)` on Unix). It is taken before the host
 //! file is read and held until the [`FileLock`] is dropped, so two writers never interleave
-//! their read-modify-write cycles. The lock file itself is left in place when the lock is
-//! released: deleting it would let a third process lock a new file of the same name while a
-//! second one still holds (and trusts) the old one.
+//! their read-modify-write cycles.
+//!
+//! A lock file (and a `.bmhctl` directory) this lock created is removed when it is released, so
+//! that a run refused for bad input leaves the user's directory as it found it. Removing a lock
+//! file is safe because every taker checks, once it holds the lock, that the path still names
+//! the file it locked, and starts over otherwise: a process that locked a file just unlinked by
+//! its releaser never goes on trusting it.
 //!
 //! Read-only commands take no lock. The lock is advisory: editors and other tools ignore it,
 //! which is why [`HostFile::commit`](super::host_file::HostFile::commit) also checks that the
 //! file's content has not changed since it was read.
 
+use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::persist::files::sidecar::STATE_DIR;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -22,7 +28,14 @@ pub struct FileLock {
     // Kept open: closing the file releases the lock.
     _file: File,
     path: PathBuf,
+    /// This lock created the lock file: removed on release.
+    created_file: bool,
+    /// This lock created the `.bmhctl` directory: removed on release when empty.
+    created_dir: bool,
 }
+
+/// Attempts at taking a lock whose file a releaser removes at the same moment.
+const ATTEMPTS: usize = 16;
 
 impl FileLock {
     /// Path of the lock file of `file` (which should be the resolved path of the host file).
@@ -35,45 +48,147 @@ impl FileLock {
     /// Take the exclusive lock of `file` without waiting, creating the `.bmhctl` directory
     /// and the lock file if needed. `shown` is how the file is named in messages (the path
     /// the user gave). A lock held by anyone else (another process, or another open handle
-    /// in this one) gives [`Error::Conflict`].
+    /// in this one) gives [`Error::Conflict`]; a `.bmhctl` that is not a directory, or a lock
+    /// path that is a symlink, is bad input ([`Error::Invalid`]).
     pub fn acquire(file: &Path, shown: &Path) -> Result<FileLock, Error> {
         let path = Self::path_for(file);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        }
-        let f = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
-        match f.try_lock() {
-            Ok(()) => {
-                // Holding the lock, no writer of this file runs: tidy what a killed one left
-                // (the file's and its sidecar's temporary files).
-                let name = file.file_name().unwrap_or_default().to_string_lossy();
-                let dir = file.parent().unwrap_or(Path::new(""));
-                crate::persist::atomic::remove_stale_temps(dir, Some(&name));
-                if let Some(state_dir) = path.parent() {
-                    let sidecar = format!("{name}.state.json");
-                    crate::persist::atomic::remove_stale_temps(state_dir, Some(&sidecar));
+        let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        for _ in 0..ATTEMPTS {
+            let created_dir = private_dir(&dir)?;
+            let (f, created_file) = match open_lock_file(&path) {
+                Ok(opened) => opened,
+                // Removed by a releaser between the two steps: start over.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(refused(&path, e)),
+            };
+            match f.try_lock() {
+                Ok(()) => {}
+                Err(TryLockError::WouldBlock) => {
+                    return Err(Error::Conflict(format!(
+                        "{} is in use by another bmhctl process (lock {})",
+                        shown.display(),
+                        path.display()
+                    )));
                 }
-                Ok(FileLock { _file: f, path })
+                Err(TryLockError::Error(e)) => return Err(Error::io(&path, e)),
             }
-            Err(TryLockError::WouldBlock) => Err(Error::Conflict(format!(
-                "{} is in use by another bmhctl process (lock {})",
-                shown.display(),
-                path.display()
-            ))),
-            Err(TryLockError::Error(e)) => Err(Error::io(&path, e)),
+            if !still_named(&f, &path) {
+                continue;
+            }
+            // Holding the lock, no writer of this file runs: tidy what a killed one left
+            // (the file's and its sidecar's temporary files).
+            let name = file.file_name().unwrap_or_default().to_string_lossy();
+            let file_dir = file.parent().unwrap_or(Path::new(""));
+            crate::persist::atomic::remove_stale_temps(file_dir, Some(&name));
+            let sidecar = format!("{name}.state.json");
+            crate::persist::atomic::remove_stale_temps(&dir, Some(&sidecar));
+            return Ok(FileLock {
+                _file: f,
+                path,
+                created_file,
+                created_dir,
+            });
         }
+        Err(Error::Conflict(format!(
+            "{}: its lock {} kept being removed while it was taken; retry",
+            shown.display(),
+            path.display()
+        )))
     }
 
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // Unlinked while still held: see the module docs for why that is safe.
+        if self.created_file {
+            let _ = std::fs::remove_file(&self.path);
+        }
+        if self.created_dir
+            && let Some(dir) = self.path.parent()
+        {
+            // Fails, as it should, when a sidecar or another lock lives there.
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Creates `dir` (mode 0700) unless it exists; whether it was created. An existing `dir` that
+/// is not a directory (a file, a symlink) is refused.
+fn private_dir(dir: &Path) -> Result<bool, Error> {
+    use std::os::unix::fs::DirBuilderExt;
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => return Ok(false),
+        Ok(_) => {
+            return Err(Error::invalid(
+                Diagnostic::new(format!(
+                    "not a directory: bmhctl keeps its locks and state in {STATE_DIR}/ beside \
+                     the host file; move it out of the way"
+                ))
+                .in_file(dir),
+            ));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io(dir, e)),
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => Ok(true),
+        // Created by another bmhctl meanwhile.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(Error::io(dir, e)),
+    }
+}
+
+/// Opens the lock file without following a symlink, creating it (0600) when absent; whether it
+/// was created.
+pub(crate) fn open_lock_file(path: &Path) -> std::io::Result<(File, bool)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut create = OpenOptions::new();
+    create
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    match create.open(path) {
+        Ok(f) => return Ok((f, true)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)?;
+    Ok((f, false))
+}
+
+/// Whether `path` still names the open file `f` (not removed or replaced since it was opened).
+fn still_named(f: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (f.metadata(), std::fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// An error opening the lock file: a symlink there (`ELOOP` under `O_NOFOLLOW`) is bad input
+/// naming the path; anything else is an I/O error.
+pub(crate) fn refused(path: &Path, e: std::io::Error) -> Error {
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        return Error::invalid(
+            Diagnostic::new(
+                "is a symlink: bmhctl never follows one to its lock or lease files; remove it"
+                    .to_string(),
+            )
+            .in_file(path),
+        );
+    }
+    Error::io(path, e)
 }
 
 #[cfg(test)]
@@ -135,6 +250,72 @@ mod tests {
         let other = dir.path().join("other.yaml");
         let _other = FileLock::acquire(&other, &other).unwrap();
         drop(first);
+        let again = FileLock::acquire(&file, &file).unwrap();
+        assert!(again.path().exists());
+    }
+
+    #[test]
+    fn a_lock_this_run_created_is_removed_with_its_directory_on_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hosts.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        let lock = FileLock::acquire(&file, &file).unwrap();
+        let path = lock.path().to_path_buf();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(&path), mode(path.parent().unwrap())), (0o600, 0o700));
+        drop(lock);
+        assert!(!dir.path().join(".bmhctl").exists(), "nothing left behind");
+        // A lock file that was there before stays.
+        std::fs::create_dir(dir.path().join(".bmhctl")).unwrap();
+        std::fs::write(&path, "").unwrap();
+        drop(FileLock::acquire(&file, &file).unwrap());
+        assert!(path.exists());
+    }
+
+    #[test]
+    fn a_symlinked_lock_file_is_refused_and_its_target_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hosts.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        std::fs::create_dir(dir.path().join(".bmhctl")).unwrap();
+        let target = dir.path().join("precious");
+        std::fs::write(&target, "keep me").unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join(".bmhctl/hosts.yaml.lock")).unwrap();
+        let err = FileLock::acquire(&file, &file).unwrap_err();
+        assert_eq!(err.exit_code(), 2, "{err}");
+        assert!(err.to_string().contains("hosts.yaml.lock"), "{err}");
+        assert!(err.to_string().contains("symlink"), "{err}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    }
+
+    #[test]
+    fn a_state_directory_that_is_a_file_is_bad_input_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hosts.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        std::fs::write(dir.path().join(".bmhctl"), "not a dir").unwrap();
+        let err = FileLock::acquire(&file, &file).unwrap_err();
+        assert_eq!(err.exit_code(), 2, "{err}");
+        assert!(
+            err.to_string().contains(".bmhctl: not a directory"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_lock_file_removed_under_a_waiting_taker_is_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hosts.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        let first = FileLock::acquire(&file, &file).unwrap();
+        // Another taker opened the file before the releaser removed it.
+        let (stale, _) = open_lock_file(first.path()).unwrap();
+        let path = first.path().to_path_buf();
+        drop(first);
+        stale.try_lock().unwrap();
+        assert!(!still_named(&stale, &path));
+        // A fresh taker gets a lock the path names.
         let again = FileLock::acquire(&file, &file).unwrap();
         assert!(again.path().exists());
     }

@@ -10,51 +10,108 @@ use std::path::{Path, PathBuf};
 /// The files `paths` stand for, as [`super::inventory::load`] reads them: `(as shown, resolved)`. Paths that do
 /// not exist are left out (the loader reports them).
 pub fn input_files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
-    expand(paths, &mut Vec::new())
+    // Quiet: the loader has already said what it skipped.
+    expand_with(paths, &mut Vec::new(), false)
 }
 
-/// The files the paths stand for: `(as shown, resolved)`.
+/// The files the paths stand for: `(as shown, resolved)`. A path that cannot be used (missing,
+/// unreadable, a symlink loop) is bad input in `errors`; an entry of a directory that looks like
+/// a host file but is not a readable regular file is skipped with a warning naming it and why.
 pub(super) fn expand(
     paths: &[PathBuf],
     errors: &mut Vec<Diagnostic>,
 ) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
+    expand_with(paths, errors, true)
+}
+
+fn expand_with(
+    paths: &[PathBuf],
+    errors: &mut Vec<Diagnostic>,
+    warn: bool,
+) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
+    let skipped = |path: &Path, why: &str| {
+        if warn {
+            skipped(path, why);
+        }
+    };
     let mut out = Vec::new();
     for p in paths {
         let meta = match std::fs::metadata(p) {
             Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                errors.push(Diagnostic::new("no such file or directory").in_file(p));
+            Err(e) => {
+                errors.push(Diagnostic::new(unusable(&e)).in_file(p));
                 continue;
             }
-            Err(e) => return Err(Error::io(p, e)),
         };
         if !meta.is_dir() {
-            let real = std::fs::canonicalize(p).map_err(|e| Error::io(p, e))?;
-            out.push((p.clone(), real));
+            match std::fs::canonicalize(p) {
+                Ok(real) => out.push((p.clone(), real)),
+                Err(e) => errors.push(Diagnostic::new(unusable(&e)).in_file(p)),
+            }
             continue;
         }
+        let entries = match std::fs::read_dir(p) {
+            Ok(rd) => rd,
+            Err(e) => {
+                errors.push(Diagnostic::new(unusable(&e)).in_file(p));
+                continue;
+            }
+        };
         let mut names = Vec::new();
-        for entry in std::fs::read_dir(p).map_err(|e| Error::io(p, e))? {
-            let entry = entry.map_err(|e| Error::io(p, e))?;
+        let mut passed_over: Vec<(PathBuf, String)> = Vec::new();
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    errors.push(Diagnostic::new(unusable(&e)).in_file(p));
+                    break;
+                }
+            };
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
             if name.starts_with('.') || !(name.ends_with(".yaml") || name.ends_with(".yml")) {
                 continue;
             }
             let path = entry.path();
-            // Follows symlinks: a link to a file counts as a file; dangling links are skipped.
-            if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-                names.push(name.to_string());
+            // Follows symlinks: a link to a file counts as a file.
+            match std::fs::metadata(&path) {
+                Ok(m) if m.is_file() => names.push(name.to_string()),
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    passed_over.push((path, "not a regular file (a FIFO, socket or device)".into()))
+                }
+                Err(e) => passed_over.push((path, unusable(&e))),
             }
+        }
+        passed_over.sort();
+        for (path, why) in passed_over {
+            skipped(&path, &why);
         }
         names.sort();
         for name in names {
             let label = p.join(&name);
-            let real = std::fs::canonicalize(&label).map_err(|e| Error::io(&label, e))?;
-            out.push((label, real));
+            match std::fs::canonicalize(&label) {
+                Ok(real) => out.push((label, real)),
+                Err(e) => skipped(&label, &unusable(&e)),
+            }
         }
     }
     Ok(out)
+}
+
+/// Why a path cannot be read, as the user should read it.
+fn unusable(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(libc::ENOENT) => "no such file or directory".into(),
+        Some(libc::ELOOP) => "a symlink loop (too many levels of symbolic links)".into(),
+        Some(libc::EACCES) => "cannot be read: permission denied".into(),
+        _ => format!("cannot be read: {e}"),
+    }
+}
+
+/// A directory entry not read: said on stderr, so that a host file never goes missing quietly.
+fn skipped(path: &Path, why: &str) {
+    eprintln!("warning: skipped {}: {why}", path.display());
 }
 
 /// The largest input file read, unless `BMHCTL_MAX_FILE_SIZE` (bytes) says otherwise: far above
@@ -79,7 +136,13 @@ pub(super) fn read_text(
 ) -> Result<Option<String>, Error> {
     use std::io::Read;
     // Checked before opening: opening a FIFO blocks until something writes to it.
-    let meta = std::fs::metadata(real).map_err(|e| Error::io(label, e))?;
+    let meta = match std::fs::metadata(real) {
+        Ok(m) => m,
+        Err(e) => {
+            errors.push(Diagnostic::new(unusable(&e)).in_file(label));
+            return Ok(None);
+        }
+    };
     if !meta.is_file() {
         errors.push(
             Diagnostic::new("not a regular file (devices, FIFOs and sockets are not read)")
@@ -101,12 +164,19 @@ pub(super) fn read_text(
         too_big(errors);
         return Ok(None);
     }
-    let file = std::fs::File::open(real).map_err(|e| Error::io(label, e))?;
+    let file = match std::fs::File::open(real) {
+        Ok(f) => f,
+        Err(e) => {
+            errors.push(Diagnostic::new(unusable(&e)).in_file(label));
+            return Ok(None);
+        }
+    };
     // `take`: the file may grow between the check and the read.
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io(label, e))?;
+    if let Err(e) = file.take(limit + 1).read_to_end(&mut bytes) {
+        errors.push(Diagnostic::new(unusable(&e)).in_file(label));
+        return Ok(None);
+    }
     if bytes.len() as u64 > limit {
         too_big(errors);
         return Ok(None);

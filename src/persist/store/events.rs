@@ -4,10 +4,9 @@
 
 use super::{Store, store_io};
 use crate::error::{Error, Result};
-use crate::persist::atomic::write_atomic;
+use crate::persist::atomic::write_atomic_mode;
 use bmh_api::ObjectKey;
 use serde::{Deserialize, Serialize};
-use std::fs::OpenOptions;
 use std::path::PathBuf;
 
 /// How many events a host's log keeps.
@@ -46,21 +45,15 @@ impl Store {
         super::check_name("namespace", &key.namespace)?;
         let path = self.events_path(key);
         let dir = path.parent().expect("an events path has a directory");
-        std::fs::create_dir_all(dir).map_err(|e| store_io(dir, e))?;
+        super::private_dirs(dir)?;
         let lock_path = self
             .root
             .join(".locks/events")
             .join(&key.namespace)
             .join(format!("{}.lock", key.name));
         let lock_dir = lock_path.parent().expect("a lock path has a directory");
-        std::fs::create_dir_all(lock_dir).map_err(|e| store_io(lock_dir, e))?;
-        let lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(|e| store_io(&lock_path, e))?;
+        super::private_dirs(lock_dir)?;
+        let lock = super::open_private(&lock_path)?;
         lock.lock().map_err(|e| store_io(&lock_path, e))?;
         let mut all = self.events(key)?;
         all.extend_from_slice(events);
@@ -73,7 +66,7 @@ impl Store {
             );
             text.push('\n');
         }
-        write_atomic(&path, text.as_bytes()).map_err(|e| store_io(&path, e))
+        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| store_io(&path, e))
     }
 
     /// The host's recent events, oldest first (unreadable lines are skipped).

@@ -25,6 +25,11 @@
 //! does in Kubernetes) or read, change and write under the lock ([`Store::update`], for status
 //! writes that only own part of the object). A write that changes nothing writes nothing.
 //!
+//! **Trust.** The store holds Secrets and decides what bmhctl drives, so it is private: its
+//! directories are created 0700 and its files 0600 whatever the umask, its lock and lease files
+//! are opened without following symlinks (one planted there is refused, never written through),
+//! and a store directory that others may write to is refused, naming the fix.
+//!
 //! **Lease.** One process at a time may drive the store's hosts: [`Store::acquire_lease`] locks
 //! `<store>/.lease` for as long as its guard lives and writes its pid there, so a second one can
 //! say who holds it. The kernel releases it however the holder ends (SIGKILL too); taking it
@@ -42,7 +47,7 @@ use crate::objects::{ObjectMap, ResolvedSecret, SECRET_API_VERSION, SECRET_KIND,
 use crate::persist::atomic::write_atomic_mode;
 use bmh_api::ObjectKey;
 use serde_json::{Map, Value};
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -127,12 +132,15 @@ pub fn resource_dir(api_version: &str, kind: &str) -> String {
 }
 
 /// Names must be usable as one path component (Kubernetes names always are).
-fn check_name(what: &str, name: &str) -> Result<()> {
-    if name.is_empty()
+pub fn storable_name(name: &str) -> bool {
+    !(name.is_empty()
         || name.starts_with('.')
         || name.contains(['/', '\\', '\0'])
-        || name.len() > 253
-    {
+        || name.len() > 253)
+}
+
+fn check_name(what: &str, name: &str) -> Result<()> {
+    if !storable_name(name) {
         return Err(Error::invalid(format!(
             "{what} {name:?} cannot be stored: not a valid object name"
         )));
@@ -144,28 +152,78 @@ fn store_io(path: &Path, e: std::io::Error) -> Error {
     Error::io(path, e)
 }
 
+/// Creates `dir` and its missing parents with mode 0700 (the umask can only take bits away).
+fn private_dirs(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| store_io(dir, e))
+}
+
+/// Opens (creating, 0600) a lock or lease file of the store, never through a symlink.
+fn open_private(path: &Path) -> Result<File> {
+    crate::persist::files::lock::open_lock_file(path)
+        .map(|(f, _)| f)
+        .map_err(|e| crate::persist::files::lock::refused(path, e))
+}
+
+/// Refuses a store that is not a directory, or that a group or others may write to (they could
+/// plant hosts to drive, or symlinks to be written through).
+fn check_private(root: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(root).map_err(|e| store_io(root, e))?;
+    if !meta.is_dir() {
+        return Err(Error::Usage(format!(
+            "the store {} is not a directory",
+            root.display()
+        )));
+    }
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o022 != 0 {
+        let who = match (mode & 0o020 != 0, mode & 0o002 != 0) {
+            (true, true) => "its group and others",
+            (true, false) => "its group",
+            _ => "others",
+        };
+        return Err(Error::Usage(format!(
+            "the store {} may be written by {who} (mode {mode:03o}); it holds Secrets and decides \
+             what bmhctl drives: fix it with `chmod 700 {}`",
+            root.display(),
+            root.display()
+        )));
+    }
+    Ok(())
+}
+
 impl Store {
-    /// Opens the store at `root`, creating it (mode 0700: it holds Secrets) if needed.
+    /// Opens the store at `root`, creating it (mode 0700: it holds Secrets) if needed; an
+    /// existing one writable by others is refused ([`Error::Usage`]).
     pub fn open(root: impl Into<PathBuf>) -> Result<Store> {
         super::tune_malloc();
         let root = root.into();
-        if !root.is_dir() {
-            std::fs::create_dir_all(&root).map_err(|e| store_io(&root, e))?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700))
-                    .map_err(|e| store_io(&root, e))?;
-            }
+        if !root.exists() {
+            private_dirs(&root)?;
+            // Exactly 0700, even under an unusual umask that takes the owner's bits.
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| store_io(&root, e))?;
         }
+        check_private(&root)?;
         Ok(Store { root })
     }
 
-    /// Opens an existing store without creating anything: `None` when there is none.
-    pub fn open_existing(root: impl Into<PathBuf>) -> Option<Store> {
+    /// Opens an existing store without creating anything: `None` when there is none; one
+    /// writable by others is refused.
+    pub fn open_existing(root: impl Into<PathBuf>) -> Result<Option<Store>> {
         super::tune_malloc();
         let root = root.into();
-        root.is_dir().then_some(Store { root })
+        if !root.is_dir() {
+            return Ok(None);
+        }
+        check_private(&root)?;
+        Ok(Some(Store { root }))
     }
 
     pub fn root(&self) -> &Path {
@@ -310,10 +368,8 @@ impl Store {
             .map_err(|e| Error::internal(format!("{key}: cannot encode as YAML"), e))?;
         let path = self.path_of(key);
         let dir = path.parent().expect("an object path has a directory");
-        std::fs::create_dir_all(dir).map_err(|e| store_io(dir, e))?;
-        let secret = key.api_version == SECRET_API_VERSION && key.kind == SECRET_KIND;
-        write_atomic_mode(&path, text.as_bytes(), secret.then_some(0o600))
-            .map_err(|e| store_io(&path, e))?;
+        private_dirs(dir)?;
+        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| store_io(&path, e))?;
         Ok(if current.is_some() {
             Written::Updated
         } else {
@@ -327,14 +383,8 @@ impl Store {
         check_name("namespace", &key.key.namespace)?;
         let path = self.lock_path(key);
         let dir = path.parent().expect("a lock path has a directory");
-        std::fs::create_dir_all(dir).map_err(|e| store_io(dir, e))?;
-        let f = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| store_io(&path, e))?;
+        private_dirs(dir)?;
+        let f = open_private(&path)?;
         let started = Instant::now();
         loop {
             match f.try_lock() {
@@ -380,13 +430,7 @@ impl Store {
     /// when another holds it.
     pub fn acquire_lease(&self) -> Result<Lease> {
         let path = self.root.join(".lease");
-        let mut f = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| store_io(&path, e))?;
+        let mut f = open_private(&path)?;
         match f.try_lock() {
             Ok(()) => {
                 f.set_len(0).map_err(|e| store_io(&path, e))?;

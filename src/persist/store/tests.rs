@@ -122,7 +122,7 @@ fn a_stale_version_is_a_conflict_and_changes_nothing() {
 
 #[cfg(unix)]
 #[test]
-fn secrets_are_written_0600() {
+fn every_object_is_written_0600() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("s")).unwrap();
@@ -146,7 +146,9 @@ fn secrets_are_written_0600() {
     assert_eq!(mode(&dir.path().join("s")), 0o700);
     let (widget_key, w) = widget("w", "blue");
     store.write(&widget_key, w, Expect::Absent).unwrap();
-    assert_eq!(mode(&store.path_of(&widget_key)), 0o644);
+    // Not only Secrets: the store is private as a whole.
+    assert_eq!(mode(&store.path_of(&widget_key)), 0o600);
+    assert_eq!(mode(store.path_of(&widget_key).parent().unwrap()), 0o700);
     let secret = store.object_map().unwrap();
     let s = secret.get_secret(&ObjectKey::new("lab", "bmc")).unwrap();
     assert_eq!(s.get_str("password").unwrap(), "pw");

@@ -1,0 +1,66 @@
+//! The ironic plugin's answer to bmhctl's start-up probe (`ProvisionerFactory::probe`): can
+//! Ironic be reached, and does it take our credentials? BMO's readiness check (version
+//! discovery, then the driver list, which needs the credentials) on a client of its own whose
+//! every request gives up after [`PROBE_TIMEOUT`], so that an endpoint that drops packets is
+//! reported in seconds rather than after the run's client timeout.
+
+use super::client::{IronicClient, IronicConfig, IronicErrorKind};
+use super::provisioner::IronicFactory;
+use bmhctl_plugin_sdk::{
+    DueHosts, EventSink, HostData, ProbeReport, Provisioner, ProvisionerError, ProvisionerFactory,
+    WaitingHost,
+};
+use std::time::Duration;
+
+/// The longest one probe request may take.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The Ironic factory, answering the probe too.
+pub struct ProbingFactory {
+    inner: IronicFactory,
+    probe: IronicClient,
+}
+
+impl ProbingFactory {
+    /// `config` is the one `inner`'s client was built with.
+    pub fn new(inner: IronicFactory, config: &IronicConfig) -> Result<Self, ProvisionerError> {
+        let mut config = config.clone();
+        config.timeout = config.timeout.min(PROBE_TIMEOUT);
+        let probe =
+            IronicClient::new(config).map_err(|e| ProvisionerError::Other(e.to_string()))?;
+        Ok(Self { inner, probe })
+    }
+}
+
+impl ProvisionerFactory for ProbingFactory {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        self.inner.new_provisioner(host, events)
+    }
+
+    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
+        self.inner.due_hosts(waiting)
+    }
+
+    fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
+        let at = self.probe.endpoint();
+        // Each probe asks afresh: Ironic may have come up, or been replaced, since the last.
+        self.probe.reset_cache();
+        match self.probe.check_ready() {
+            Ok(()) => Ok(Some(ProbeReport {
+                reached: format!("Ironic at {at}"),
+            })),
+            Err(e) => Err(ProvisionerError::Other(match (e.status, &e.kind) {
+                (Some(401 | 403), _) => format!(
+                    "Ironic at {at} refused the credentials (check METAL3_AUTH_ROOT_DIR/ironic, \
+                     or the Secret its Ironic document names): {e}"
+                ),
+                (_, IronicErrorKind::Transport) => format!("cannot reach Ironic at {at}: {e}"),
+                _ => format!("Ironic at {at} is not ready: {e}"),
+            })),
+        }
+    }
+}
