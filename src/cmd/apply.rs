@@ -165,7 +165,8 @@ fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
 fn secrets(paths: &[PathBuf], inv: &Inventory) -> Result<Vec<(TypedKey, Value, PathBuf)>> {
     let mut out: Vec<(TypedKey, Value, PathBuf)> = Vec::new();
     for (label, real) in inventory::input_files(paths)? {
-        let text = std::fs::read_to_string(&real).map_err(|e| Error::io(&label, e))?;
+        let text = crate::persist::files::paths::read_to_string(&real)
+            .map_err(|e| Error::io(&label, e))?;
         let Ok(yaml) = YamlFile::parse(text) else {
             continue;
         };

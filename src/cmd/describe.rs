@@ -35,7 +35,7 @@ pub fn describe(args: DescribeArgs) -> Result<()> {
         )));
     };
     let rec = snapshot.record(key).expect("a selected host");
-    print!("{}", render(rec, &snapshot.events(key)?));
+    super::output::write_stdout(&render(rec, &snapshot.events(key)?))?;
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! `bmhctl export [HOST...]`: the selected hosts as a metal3 cluster accepts them
 //! ([`crate::metal3_export`] makes each host's documents).
 //!
-//! One multi-document YAML stream (stdout, or `-o FILE` written 0600) holding, per host and in
+//! One multi-document YAML stream (stdout, or `--output-file FILE` written 0600) holding, per host and in
 //! an order `kubectl apply -f` can take: the Secrets the host references (BMC credentials,
 //! `userData`, `networkData`, `metaData`, `preprovisioningNetworkDataName`; each once), its
 //! HardwareData, HostFirmwareSettings, HostFirmwareComponents and HostUpdatePolicy, then the
@@ -32,9 +32,13 @@ use std::path::PathBuf;
 pub struct ExportArgs {
     #[command(flatten)]
     pub source: SourceArgs,
+    /// The output format: `yaml`, the only one (as `-o` is everywhere a format; a file name
+    /// here is refused with a pointer to --output-file).
+    #[arg(short = 'o', long = "output", value_name = "FORMAT", default_value = "yaml", value_parser = export_format)]
+    pub format: String,
     /// Write the export to FILE (mode 0600: it holds the Secrets' values) instead of stdout.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[arg(long = "output-file", value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
     /// Only hosts whose labels match (kubectl syntax).
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     pub selector: Option<String>,
@@ -72,6 +76,18 @@ impl Snapshot {
                 })
                 .map(|d| d.value.clone())),
         }
+    }
+}
+
+/// `-o` used to name the output file: a file name now gets a clear error, never a file
+/// silently named `yaml`.
+fn export_format(s: &str) -> std::result::Result<String, String> {
+    if s == "yaml" {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "-o is the output format (yaml); to write to a file use --output-file {s}"
+        ))
     }
 }
 
@@ -173,15 +189,9 @@ pub fn export(args: ExportArgs) -> Result<()> {
                 .map_err(|e| Error::internal("cannot encode the export as YAML", e))?,
         );
     }
-    match &args.output {
+    match &args.output_file {
         Some(path) => crate::persist::atomic::write_atomic_mode(path, text.as_bytes(), Some(0o600))
             .map_err(|e| Error::io(path.display().to_string(), e)),
-        None => {
-            use std::io::Write as _;
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())
-                .and_then(|()| out.flush())
-                .map_err(|e| Error::io("stdout", e))
-        }
+        None => super::output::write_stdout(&text),
     }
 }

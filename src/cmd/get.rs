@@ -54,25 +54,21 @@ pub fn get(args: GetArgs) -> Result<()> {
 fn print(records: &[&HostRecord], format: GetFormat) -> Result<()> {
     match format {
         GetFormat::Table | GetFormat::Wide => {
-            println!(
-                "{}",
-                output::hosts_table(records, format == GetFormat::Wide)
-            );
+            output::line(output::hosts_table(records, format == GetFormat::Wide))?;
         }
         GetFormat::Json => {
             let hosts: Vec<_> = records.iter().map(|r| &r.host).collect();
             let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": hosts});
-            println!(
-                "{}",
+            output::line(
                 serde_json::to_string_pretty(&list)
-                    .map_err(|e| Error::internal("cannot encode the hosts as JSON", e))?
-            );
+                    .map_err(|e| Error::internal("cannot encode the hosts as JSON", e))?,
+            )?;
         }
         GetFormat::Yaml => {
             let hosts: Vec<_> = records.iter().map(|r| &r.host).collect();
             let text = serde_saphyr::to_string_multiple(&hosts)
                 .map_err(|e| Error::internal("cannot encode the hosts as YAML", e))?;
-            print!("{text}");
+            output::write_stdout(&text)?;
         }
     }
     Ok(())

@@ -37,6 +37,20 @@ pub struct Cli {
     /// Only errors and the final result.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr,
+    /// `ignore` keeps them silently. Unknown fields under `status:` are warnings at most.
+    #[arg(
+        long = "validate",
+        global = true,
+        value_name = "MODE",
+        default_value = "strict",
+        value_parser = ["strict", "warn", "ignore"]
+    )]
+    pub field_validation: String,
+    /// Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing
+    /// the input.
+    #[arg(long, global = true)]
+    pub skip_unknown_kinds: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -163,7 +177,8 @@ pub struct ProvisionArgs {
     pub hosts: Vec<String>,
     #[command(flatten)]
     pub run: RunArgs,
-    /// YAML files, or directories of them (as the FILE|DIR arguments).
+    /// YAML files, or directories of them (as the FILE|DIR arguments; `-` is standard input,
+    /// refused here: the status could not be written back).
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR", id = "files")]
     pub files: Vec<PathBuf>,
     /// YAML files, or directories of them, holding BareMetalHosts and their BMC Secrets.
@@ -173,13 +188,8 @@ pub struct ProvisionArgs {
 
 #[derive(Debug, Args)]
 pub struct TeardownArgs {
-    /// YAML files, or directories of them, holding the hosts and their BMC Secrets.
-    #[arg(
-        short = 'f',
-        long = "filename",
-        required = true,
-        value_name = "FILE|DIR"
-    )]
+    /// YAML files, or directories of them, holding the hosts and their BMC Secrets (required).
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR")]
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
@@ -207,7 +217,8 @@ pub struct DeleteArgs {
 /// Where the hosts are: files with -f, else the local store.
 #[derive(Debug, Args, Clone)]
 pub struct SourceArgs {
-    /// YAML files, or directories of them; without -f, the hosts of the local store.
+    /// YAML files, or directories of them (`-` is standard input); without -f, the hosts of
+    /// the local store.
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR")]
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
@@ -254,8 +265,23 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         }
     };
     init_logging(&cli);
+    crate::persist::set_input_policy(crate::persist::InputPolicy {
+        fields: match cli.field_validation.as_str() {
+            "warn" => crate::persist::FieldValidation::Warn,
+            "ignore" => crate::persist::FieldValidation::Ignore,
+            _ => crate::persist::FieldValidation::Strict,
+        },
+        skip_unknown_kinds: cli.skip_unknown_kinds,
+        quiet: cli.quiet,
+    });
     match dispatch(cli) {
         Ok(()) => 0,
+        // The reader went away (`bmhctl get ... | head -1`): what it wanted, it has.
+        Err(Error::Io { path, source })
+            if path.as_os_str() == "stdout" && source.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            0
+        }
         Err(e) => {
             eprintln!("{}", e.render());
             e.exit_code()
@@ -290,14 +316,17 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(shell, &mut Cli::command(), "bmhctl", &mut std::io::stdout());
-            Ok(())
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "bmhctl", &mut text);
+            output::write_stdout(&String::from_utf8_lossy(&text))
         }
         Command::Man => {
             use clap::CommandFactory;
+            let mut text = Vec::new();
             clap_mangen::Man::new(Cli::command())
-                .render(&mut std::io::stdout())
-                .map_err(|e| Error::io("stdout", e))
+                .render(&mut text)
+                .map_err(|e| Error::io("stdout", e))?;
+            output::write_stdout(&String::from_utf8_lossy(&text))
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Tables and JSON for people and machines.
 
+use crate::error::{Error, Result};
 use crate::record::HostRecord;
 use crate::runner::HostResult;
 use comfy_table::{Table, presets::NOTHING};
@@ -177,4 +178,19 @@ pub fn hardware_summary(rec: &HostRecord) -> String {
             )
         })
         .unwrap_or_default()
+}
+
+/// `text` on standard output; a closed pipe comes back as an `stdout` I/O error, which
+/// [`super::run`] turns into a quiet exit 0 (where `println!` would panic).
+pub fn write_stdout(text: &str) -> Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io("stdout", e))
+}
+
+/// [`write_stdout`] with a newline.
+pub fn line(text: impl std::fmt::Display) -> Result<()> {
+    write_stdout(&format!("{text}\n"))
 }

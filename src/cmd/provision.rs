@@ -47,6 +47,20 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
 }
 
 pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Result<()> {
+    if args.paths.is_empty() {
+        let verb = match what {
+            Teardown::Deprovision => "deprovision",
+            Teardown::Delete => "delete",
+        };
+        // `deprovision hosts.yaml`: the positional arguments are hosts, the files come with -f.
+        let hint = match args.hosts.iter().find(|h| looks_like_a_file(h)) {
+            Some(f) => format!(" (did you mean -f {f}?)"),
+            None => String::new(),
+        };
+        return Err(Error::Usage(format!(
+            "{verb} reads its hosts from files: give them with -f FILE|DIR{hint}"
+        )));
+    }
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
@@ -297,4 +311,12 @@ fn report(
         .into());
     }
     Ok(())
+}
+
+/// Whether a positional HOST argument is more likely a file the user meant to give with -f.
+fn looks_like_a_file(arg: &str) -> bool {
+    arg.ends_with(".yaml")
+        || arg.ends_with(".yml")
+        || arg.ends_with(".json")
+        || arg.contains('/') && std::path::Path::new(arg).exists()
 }

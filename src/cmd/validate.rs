@@ -16,13 +16,21 @@ pub struct ValidateArgs {
     /// resolved BMC access, passwords redacted).
     #[arg(short, long, value_enum, default_value_t = ResultFormat::Table)]
     pub output: ResultFormat,
+    /// Fail (exit 2) on warnings too: unknown fields under `--validate=warn` or under
+    /// `status:`, BMC addresses BMO accepts but that cannot work, the admission warnings.
+    #[arg(long)]
+    pub strict: bool,
+    /// YAML files, or directories of them (as the FILE|DIR arguments; `-` is standard input).
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR", id = "files")]
+    pub files: Vec<PathBuf>,
     /// YAML files, or directories of them, holding BareMetalHosts and their BMC Secrets.
-    #[arg(required = true, value_name = "FILE|DIR")]
+    #[arg(value_name = "FILE|DIR", required_unless_present = "files")]
     pub paths: Vec<PathBuf>,
 }
 
 pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
-    let inv = inventory::load_checked(&args.paths, LoadMode::ReadOnly)?;
+    let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
+    let inv = inventory::load_checked(&paths, LoadMode::ReadOnly)?;
     if inv.hosts.is_empty() {
         return Err(Error::invalid("no BareMetalHost in the given files"));
     }
@@ -31,7 +39,7 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
         .collect();
     match args.output {
         ResultFormat::Table => {
-            println!("{}", table(&inv, &reports));
+            output::line(table(&inv, &reports))?;
             if !verbosity.quiet {
                 for (i, r) in reports.iter().enumerate() {
                     for w in &r.warnings {
@@ -63,11 +71,10 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
                 .collect();
             let all_valid = reports.iter().all(|r| r.valid);
             let doc = serde_json::json!({"valid": all_valid, "hosts": hosts});
-            println!(
-                "{}",
+            output::line(
                 serde_json::to_string_pretty(&doc)
-                    .map_err(|e| Error::internal("cannot encode the report as JSON", e))?
-            );
+                    .map_err(|e| Error::internal("cannot encode the report as JSON", e))?,
+            )?;
         }
     }
     let invalid = reports.iter().filter(|r| !r.valid).count();
@@ -75,6 +82,13 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
         return Err(Error::invalid(format!(
             "{invalid} of {} hosts are invalid",
             reports.len()
+        )));
+    }
+    let warnings = inv.warnings.len() + reports.iter().map(|r| r.warnings.len()).sum::<usize>();
+    if args.strict && warnings > 0 {
+        return Err(Error::invalid(format!(
+            "{warnings} warning{} (--strict fails on warnings)",
+            if warnings == 1 { "" } else { "s" }
         )));
     }
     Ok(())

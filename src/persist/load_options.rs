@@ -23,10 +23,56 @@ impl LoadOptions {
             && self.namespace.as_deref().is_none_or(|ns| ns == namespace)
     }
 
+    /// Whether documents of this kind are the plugin's, in whatever namespace: a kind the
+    /// input may hold.
+    pub fn knows_kind(&self, api_version: &str, kind: &str) -> bool {
+        self.accepts_kind(api_version, kind)
+    }
+
     /// Whether a document of this kind in this namespace is kept as an object: one of the
     /// extra kinds, in the namespace, or a HostUpdatePolicy (which the state machine reads).
     pub fn accepts(&self, api_version: &str, kind: &str, namespace: &str) -> bool {
         (api_version == bmh_api::API_VERSION && kind == bmh_api::HOST_UPDATE_POLICY_KIND)
             || self.accepts_in(api_version, kind, namespace)
     }
+}
+
+/// What the loaders do with fields no schema knows (kubectl's `--validate`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// An unknown field is bad input (exit 2): input that would touch hardware is exact.
+    #[default]
+    Strict,
+    /// An unknown field is a warning on stderr.
+    Warn,
+    /// Unknown fields are kept untouched, unmentioned.
+    Ignore,
+}
+
+/// How exact the input must be: set once from the command line, read by every loader (the
+/// files' loader and the store's `apply` reach it from many commands and from `watch`'s
+/// reloads, so one process-wide setting keeps them all on the same rules).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InputPolicy {
+    pub fields: FieldValidation,
+    /// Documents of kinds bmhctl does not know are skipped (and counted) instead of refused.
+    pub skip_unknown_kinds: bool,
+    /// Warnings are not printed (`--quiet`); they are still counted.
+    pub quiet: bool,
+}
+
+static INPUT_POLICY: std::sync::RwLock<InputPolicy> = std::sync::RwLock::new(InputPolicy {
+    fields: FieldValidation::Strict,
+    skip_unknown_kinds: false,
+    quiet: false,
+});
+
+/// Sets the policy of every later load.
+pub fn set_input_policy(policy: InputPolicy) {
+    *INPUT_POLICY.write().unwrap_or_else(|e| e.into_inner()) = policy;
+}
+
+/// The policy loads follow (strict unless the command line said otherwise).
+pub fn input_policy() -> InputPolicy {
+    *INPUT_POLICY.read().unwrap_or_else(|e| e.into_inner())
 }

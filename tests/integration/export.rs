@@ -133,7 +133,7 @@ fn export_then_apply_into_an_empty_store_restores_status_without_inspecting_or_p
     assert_eq!(user_data["data"]["userData"], "I2Nsb3VkLWNvbmZpZwo=");
 
     // -o FILE: the same text, mode 0600.
-    lab.run(&["export", "--store", "s1", "-o", "export.yaml"])
+    lab.run(&["export", "--store", "s1", "--output-file", "export.yaml"])
         .expect_code(0);
     assert_eq!(lab.read("export.yaml"), text);
     #[cfg(unix)]
@@ -237,7 +237,7 @@ fn a_fake_hardware_host_is_refused_and_nothing_is_written() {
     lab.run(&["apply", "-f", "hosts.yaml", "--store", "s1"])
         .expect_code(0);
     let run = lab
-        .run(&["export", "--store", "s1", "-o", "export.yaml"])
+        .run(&["export", "--store", "s1", "--output-file", "export.yaml"])
         .expect_code(2);
     assert!(
         run.stderr

@@ -2,6 +2,7 @@
 
 mod lab;
 
+mod arguments;
 mod bad_input;
 mod completions;
 mod config_secrets;
@@ -21,5 +22,6 @@ mod save_failures;
 mod store;
 mod store_delete;
 mod store_trust;
+mod strict_input;
 mod validate;
 mod watch;

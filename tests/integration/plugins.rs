@@ -391,7 +391,7 @@ fn a_plugin_reads_the_objects_of_its_declared_kinds_and_secrets() {
         widget("w-1", "elsewhere", "red", "bmc-secret"),
         // Names a Secret that does not exist.
         widget("w-2", "default", "green", "no-such-secret"),
-        // An unknown kind, duplicated: ignored (and never offered).
+        // An unknown kind, duplicated: skipped as asked (and never offered).
         "apiVersion: example.bmhctl.metal3.io/v1alpha1\nkind: Gadget\nmetadata:\n  name: g\n"
             .to_string(),
         "apiVersion: example.bmhctl.metal3.io/v1alpha1\nkind: Gadget\nmetadata:\n  name: g\n"
@@ -408,6 +408,7 @@ fn a_plugin_reads_the_objects_of_its_declared_kinds_and_secrets() {
             &[
                 "provision",
                 "--provisioner=reader",
+                "--skip-unknown-kinds",
                 "-o",
                 "json",
                 "--timeout",

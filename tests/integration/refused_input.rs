@@ -180,10 +180,12 @@ fn refusals_name_the_file_and_the_object() {
     let run = lab
         .run(&["apply", "-f", "hosts.yaml", "--store", "store"])
         .expect_code(2);
+    // Refused as the API server refuses it, before the store is reached.
     assert_eq!(
         run.stderr.trim_end(),
-        "error: hosts.yaml: BareMetalHost default/..: metadata.name: \"..\" cannot be stored: \
-         not a valid object name (one path component, not starting with a dot)"
+        "error: hosts.yaml:12:9: BareMetalHost default/..: metadata.name: invalid name \"..\": a \
+         lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or \
+         '.', and must start and end with an alphanumeric character (e.g. 'example.com')"
     );
     let lab = Lab::new();
     std::os::unix::fs::symlink("hosts.yaml", lab.path("hosts.yaml")).unwrap();

@@ -79,6 +79,9 @@ pub struct Inventory {
     /// HostFirmwareComponents (kept untouched), whether or not they went into
     /// [`Inventory::objects`].
     pub other_documents: Vec<OtherDocument>,
+    /// Problems that did not stop the load (already printed unless quiet): unknown fields under
+    /// `--validate=warn`, unknown fields under `status:`.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// One BareMetalHost document.
@@ -254,6 +257,18 @@ fn load_collecting(
             continue;
         };
         let mut pf = parse_file(&label, &real, text, mode);
+        if mode == LoadMode::Write && pf.has_hosts() && super::paths::is_stdin(&real) {
+            // Where would the status go? Refused rather than run without saving it.
+            errors.push(
+                Diagnostic::new(
+                    "hosts from standard input (-f -) cannot be driven: their status is \
+                     written back into their file; give the file itself (validate, get, apply \
+                     and export read -f -)",
+                )
+                .in_file(&label),
+            );
+            continue;
+        }
         if mode == LoadMode::Write && pf.has_hosts() {
             // Lock, then re-read: whatever another writer did before we got the lock is seen.
             let lock = FileLock::acquire(&real, &label)?;
@@ -269,6 +284,8 @@ fn load_collecting(
     }
 
     let mut inv = Inventory::default();
+    let policy = crate::persist::input_policy();
+    let mut skipped_kinds = 0;
     // Duplicates, across all files.
     let mut host_at: HashMap<ObjectKey, Position> = HashMap::new();
     let mut secret_at: HashMap<ObjectKey, Position> = HashMap::new();
@@ -282,7 +299,27 @@ fn load_collecting(
     let mut kept: HashSet<(usize, usize)> = HashSet::new();
     for (file, pf) in parsed.iter_mut().enumerate() {
         errors.append(&mut pf.errors);
+        inv.warnings.append(&mut pf.warnings);
         let Some(yaml) = &pf.yaml else { continue };
+        for item in &pf.items {
+            let Item::Other(o) = item else { continue };
+            if options.knows_kind(&o.api_version, &o.kind) {
+                continue;
+            }
+            let Some((field, why)) = super::strict::unknown_kind(&o.api_version, &o.kind) else {
+                continue;
+            };
+            if policy.skip_unknown_kinds {
+                skipped_kinds += 1;
+                continue;
+            }
+            let pos = position(yaml, o.doc, &[PathSeg::Key(field)]);
+            let mut d = Diagnostic::new(why).at(Position::new(&pf.label, pos.line, pos.column));
+            if !o.name.is_empty() {
+                d = d.object(&o.kind, ObjectKey::new(&o.namespace, &o.name));
+            }
+            errors.push(d.field(field));
+        }
         for item in &pf.items {
             let (doc, key, what, seen) = match item {
                 Item::Host { doc, key, .. } => {
@@ -482,6 +519,18 @@ fn load_collecting(
             pending: false,
             host_keys,
         });
+    }
+    if skipped_kinds > 0 && !policy.quiet {
+        eprintln!(
+            "note: skipped {skipped_kinds} document{} of kinds bmhctl does not read \
+             (--skip-unknown-kinds)",
+            if skipped_kinds == 1 { "" } else { "s" }
+        );
+    }
+    if errors.is_empty() && !policy.quiet {
+        for w in &inv.warnings {
+            eprintln!("warning: {w}");
+        }
     }
     Ok((inv, errors))
 }

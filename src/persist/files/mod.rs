@@ -10,6 +10,7 @@ pub mod lock;
 mod parse;
 pub mod paths;
 pub mod sidecar;
+mod strict;
 pub mod yaml_file;
 
 #[cfg(test)]

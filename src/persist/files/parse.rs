@@ -3,6 +3,7 @@
 
 use super::inventory::{LoadMode, OtherDocument};
 use super::lock::FileLock;
+use super::strict::{self, Extras};
 use super::yaml_file::{PathSeg, TextPos, YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::objects::ResolvedSecret;
@@ -55,6 +56,8 @@ pub(super) struct ParsedFile {
     pub(super) yaml: Option<YamlFile>,
     pub(super) items: Vec<Item>,
     pub(super) errors: Vec<Diagnostic>,
+    /// Problems that do not stop a run (see [`strict`]).
+    pub(super) warnings: Vec<Diagnostic>,
     pub(super) lock: Option<FileLock>,
 }
 
@@ -97,6 +100,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
         yaml: None,
         items: Vec::new(),
         errors: Vec::new(),
+        warnings: Vec::new(),
         lock: None,
     };
     let yaml = match YamlFile::parse(text) {
@@ -116,6 +120,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
             return pf;
         }
     };
+    let policy = crate::persist::input_policy();
     // Lines before each document's text.
     let mut before = 0;
     for doc in 0..yaml.len() {
@@ -162,14 +167,16 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     );
                     continue;
                 }
-                let host = match serde_path_to_error::deserialize::<_, BareMetalHost>(&value) {
-                    Ok(h) => Some(Box::new(h)),
-                    Err(e) => {
-                        pf.errors
-                            .push(type_error(&e, bmh_api::host::KIND, &key, &at));
-                        None
-                    }
-                };
+                let host = typed::<BareMetalHost>(
+                    &value,
+                    bmh_api::host::KIND,
+                    &key,
+                    &at,
+                    policy,
+                    &mut pf.errors,
+                    &mut pf.warnings,
+                )
+                .map(Box::new);
                 if host.is_some() && mode == LoadMode::Write && !is_block_mapping(text) {
                     pf.errors.push(
                         Diagnostic::new(
@@ -197,11 +204,27 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     continue;
                 }
                 let object = if kind == HOST_FIRMWARE_SETTINGS_KIND {
-                    typed::<HostFirmwareSettings>(&value, kind, &key, &at, &mut pf.errors)
-                        .map(|o| FirmwareObject::Settings(Box::new(o)))
+                    typed::<HostFirmwareSettings>(
+                        &value,
+                        kind,
+                        &key,
+                        &at,
+                        policy,
+                        &mut pf.errors,
+                        &mut pf.warnings,
+                    )
+                    .map(|o| FirmwareObject::Settings(Box::new(o)))
                 } else {
-                    typed::<HostFirmwareComponents>(&value, kind, &key, &at, &mut pf.errors)
-                        .map(|o| FirmwareObject::Components(Box::new(o)))
+                    typed::<HostFirmwareComponents>(
+                        &value,
+                        kind,
+                        &key,
+                        &at,
+                        policy,
+                        &mut pf.errors,
+                        &mut pf.warnings,
+                    )
+                    .map(|o| FirmwareObject::Components(Box::new(o)))
                 };
                 if object.is_some() && mode == LoadMode::Write && !is_block_mapping(text) {
                     pf.errors.push(
@@ -229,7 +252,16 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     );
                     continue;
                 }
-                let mut problems = Vec::new();
+                let mut problems = strict::name_problems(&value, "Secret", &key, &at);
+                strict::report_unknown_fields(
+                    strict::secret_unknown_fields(&value),
+                    "Secret",
+                    &key,
+                    policy,
+                    &at,
+                    &mut problems,
+                    &mut pf.warnings,
+                );
                 let data = secret_data(&value, |field, msg| {
                     let segs: Vec<PathSeg> = field.iter().map(|k| PathSeg::Key(k)).collect();
                     problems.push(
@@ -261,15 +293,28 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
 }
 
 /// `value` as a `T`; a problem is recorded with the field's position, the object and the field.
-fn typed<T: DeserializeOwned>(
+/// Unknown fields and invalid names are problems too, or warnings, as `policy` says.
+#[allow(clippy::too_many_arguments)]
+fn typed<T: DeserializeOwned + Extras>(
     value: &Value,
     kind: &str,
     key: &ObjectKey,
     at: &dyn Fn(&[PathSeg]) -> Position,
+    policy: crate::persist::InputPolicy,
     errors: &mut Vec<Diagnostic>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Option<T> {
-    match serde_path_to_error::deserialize::<_, T>(value) {
-        Ok(o) => Some(o),
+    let mut unknown = Vec::new();
+    let names = strict::name_problems(value, kind, key, at);
+    let bad_names = !names.is_empty();
+    errors.extend(names);
+    match strict::deserialize::<T>(value, &mut unknown) {
+        Ok(o) => {
+            o.extras(&mut unknown);
+            let before = errors.len();
+            strict::report_unknown_fields(unknown, kind, key, policy, at, errors, warnings);
+            (errors.len() == before && !bad_names).then_some(o)
+        }
         Err(e) => {
             errors.push(type_error(&e, kind, key, at));
             None
@@ -367,7 +412,7 @@ fn path_segs(path: &serde_path_to_error::Path) -> Vec<PathSeg<'_>> {
 
 /// Line (1-based, in the parsed text; 0 = unknown), column and message of a serde_saphyr error.
 fn saphyr_error(e: &serde_saphyr::Error) -> (usize, usize, String) {
-    let msg = e.without_snippet().to_string();
+    let msg = strict::yaml_message(e).unwrap_or_else(|| e.without_snippet().to_string());
     match e.location() {
         Some(loc) if loc.line() > 0 => {
             let suffix = format!(" at line {}, column {}", loc.line(), loc.column());

@@ -36,6 +36,10 @@ fn expand_with(
     };
     let mut out = Vec::new();
     for p in paths {
+        if is_stdin(p) {
+            out.push((PathBuf::from(STDIN_LABEL), p.clone()));
+            continue;
+        }
         let meta = match std::fs::metadata(p) {
             Ok(m) => m,
             Err(e) => {
@@ -99,6 +103,37 @@ fn expand_with(
     Ok(out)
 }
 
+/// How `-f -` (standard input) is named in messages.
+pub const STDIN_LABEL: &str = "<stdin>";
+
+/// Whether `path` is `-`: standard input, read once, never written back.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Standard input, read to its end the first time it is asked for (`-f -` may be loaded more
+/// than once in a run, e.g. by `apply`'s two readings or `watch`'s reloads).
+fn stdin_text() -> &'static std::io::Result<String> {
+    static TEXT: std::sync::OnceLock<std::io::Result<String>> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        use std::io::Read;
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map(|_| text)
+    })
+}
+
+/// The text of an input file as given (`-` is standard input): for those that read the files
+/// again after the loader.
+pub fn read_to_string(real: &Path) -> std::io::Result<String> {
+    if is_stdin(real) {
+        return match stdin_text() {
+            Ok(t) => Ok(t.clone()),
+            Err(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
+        };
+    }
+    std::fs::read_to_string(real)
+}
+
 /// Why a path cannot be read, as the user should read it.
 fn unusable(e: &std::io::Error) -> String {
     match e.raw_os_error() {
@@ -135,6 +170,19 @@ pub(super) fn read_text(
     errors: &mut Vec<Diagnostic>,
 ) -> Result<Option<String>, Error> {
     use std::io::Read;
+    if is_stdin(real) {
+        return match stdin_text() {
+            Ok(t) => Ok(Some(t.clone())),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                errors.push(Diagnostic::new("not UTF-8 text").in_file(label));
+                Ok(None)
+            }
+            Err(e) => {
+                errors.push(Diagnostic::new(format!("cannot be read: {e}")).in_file(label));
+                Ok(None)
+            }
+        };
+    }
     // Checked before opening: opening a FIFO blocks until something writes to it.
     let meta = match std::fs::metadata(real) {
         Ok(m) => m,

@@ -11,7 +11,7 @@ use bmh_api::ObjectKey;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-const HOSTS: &str = "# two hosts and a ConfigMap
+const HOSTS: &str = "# two hosts and a DataImage (a kind bmhctl keeps untouched)
 apiVersion: metal3.io/v1alpha1
 kind: BareMetalHost
 metadata:
@@ -35,8 +35,8 @@ spec:
   userData:
     name: ud
 ---
-apiVersion: v1
-kind: ConfigMap
+apiVersion: metal3.io/v1alpha1
+kind: DataImage
 metadata:
   name: cm
 data:
@@ -161,13 +161,13 @@ fn loads_a_directory() {
         [OtherDocument {
             file: d.join("hosts.yaml"),
             doc: 2,
-            api_version: "v1".into(),
-            kind: "ConfigMap".into(),
+            api_version: "metal3.io/v1alpha1".into(),
+            kind: "DataImage".into(),
             namespace: "default".into(),
             name: "cm".into(),
             value: serde_json::json!({
-                "apiVersion": "v1",
-                "kind": "ConfigMap",
+                "apiVersion": "metal3.io/v1alpha1",
+                "kind": "DataImage",
                 "metadata": {"name": "cm"},
                 "data": {"a": "b"},
             }),
@@ -662,13 +662,13 @@ metadata:
 spec:
   colour: red
 ---
-apiVersion: example.bmhctl.metal3.io/v1alpha1
-kind: Gadget
+apiVersion: metal3.io/v1alpha1
+kind: BMCEventSubscription
 metadata:
   name: g
 ---
-apiVersion: example.bmhctl.metal3.io/v1alpha1
-kind: Gadget
+apiVersion: metal3.io/v1alpha1
+kind: BMCEventSubscription
 metadata:
   name: g
 ";
@@ -709,11 +709,14 @@ fn extra_kinds_are_kept_as_objects_in_their_namespace() {
     assert_eq!(blue["spec"]["colour"], "blue");
     // The namespace is filled in, as an API server would.
     assert_eq!(blue["metadata"]["namespace"], "default");
-    // Gadgets (duplicated, but not asked for) and the ConfigMap stay ignored.
+    // BMCEventSubscriptions (duplicated, but not asked for) and the DataImage stay ignored.
     assert_eq!(inv.other_documents.len(), 5);
     assert_eq!(
-        inv.objects
-            .object(api, "Gadget", &ObjectKey::new("default", "g")),
+        inv.objects.object(
+            "metal3.io/v1alpha1",
+            "BMCEventSubscription",
+            &ObjectKey::new("default", "g")
+        ),
         None
     );
     // Secrets are still Secrets.
@@ -759,9 +762,13 @@ fn duplicate_extra_kind_objects_name_both_places() {
             b = b.display()
         )
     );
-    // Out of the namespace, or without the extra kind: no problem.
+    // Out of the namespace: no problem.
     load_with(&paths, LoadMode::ReadOnly, &widget_options(Some("other"))).unwrap();
-    load(&paths, LoadMode::ReadOnly).unwrap();
+    // Without the extra kind, a Widget is a kind bmhctl does not read.
+    let Err(Error::Invalid(ds)) = load(&paths, LoadMode::ReadOnly) else {
+        panic!("loaded")
+    };
+    assert!(ds.to_string().contains("unknown kind \"Widget\""), "{ds}");
 }
 
 const FIRMWARE: &str = "apiVersion: metal3.io/v1alpha1

@@ -1,0 +1,550 @@
+//! Exact input, as kubectl's default `--validate=strict` has the API server check it: fields no
+//! schema knows, documents of unknown kinds or apiVersions, names Kubernetes would refuse and
+//! duplicate keys are bad input, said in bmhctl's words with a did-you-mean.
+//!
+//! Unknown fields are found two ways, both exact for what bmhctl models: keys serde drops
+//! while typing a document (collected with `serde_ignored`), and keys the types keep untouched
+//! in their `extra` maps (so that a round trip loses nothing). Keys under `status:` are
+//! bmhctl's and BMO's own output, and a newer BMO may write more: they are warnings at most.
+
+use super::yaml_file::PathSeg;
+use crate::diagnostic::{Diagnostic, Position};
+use crate::persist::{FieldValidation, InputPolicy};
+use bmh_api::{BareMetalHost, HostFirmwareComponents, HostFirmwareSettings, ObjectKey};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// A path into a document, owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+fn key(k: &str) -> Seg {
+    Seg::Key(k.to_string())
+}
+
+/// `value` as a `T`, with the paths of the keys serde dropped on the way.
+pub(super) fn deserialize<T: DeserializeOwned>(
+    value: &Value,
+    ignored: &mut Vec<Vec<Seg>>,
+) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
+    let mut note = |path: serde_ignored::Path| {
+        let mut segs = Vec::new();
+        segments(&path, &mut segs);
+        ignored.push(segs);
+    };
+    let de = serde_ignored::Deserializer::new(value, &mut note);
+    serde_path_to_error::deserialize(de)
+}
+
+fn segments(path: &serde_ignored::Path, out: &mut Vec<Seg>) {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => {}
+        Path::Seq { parent, index } => {
+            segments(parent, out);
+            out.push(Seg::Index(*index));
+        }
+        Path::Map { parent, key } => {
+            segments(parent, out);
+            out.push(Seg::Key(key.clone()));
+        }
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => segments(parent, out),
+    }
+}
+
+/// The keys a typed object keeps in its `extra` maps: fields its schema does not know.
+pub(super) trait Extras {
+    fn extras(&self, out: &mut Vec<Vec<Seg>>);
+}
+
+fn extra_keys(at: &[&str], extra: &bmh_api::meta::Extra, out: &mut Vec<Vec<Seg>>) {
+    for k in extra.keys() {
+        let mut p: Vec<Seg> = at.iter().map(|s| key(s)).collect();
+        p.push(key(k));
+        out.push(p);
+    }
+}
+
+/// Kubernetes' ObjectMeta fields bmhctl keeps without modelling them (a cluster's export
+/// carries them).
+const OBJECT_META_FIELDS: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+fn meta_extras(meta: &bmh_api::ObjectMeta, out: &mut Vec<Vec<Seg>>) {
+    for k in meta.extra.keys() {
+        if !OBJECT_META_FIELDS.contains(&k.as_str()) {
+            out.push(vec![key("metadata"), key(k)]);
+        }
+    }
+}
+
+impl Extras for BareMetalHost {
+    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
+        extra_keys(&[], &self.extra, out);
+        meta_extras(&self.metadata, out);
+        extra_keys(&["spec"], &self.spec.extra, out);
+        if let Some(bmc) = &self.spec.bmc {
+            extra_keys(&["spec", "bmc"], &bmc.extra, out);
+        }
+        // `spec.networkInterfaces[]` extras (switchPort, hostNetworkAttachment) are read
+        // from there by the schema checks: known, not modelled.
+        if let Some(status) = &self.status {
+            extra_keys(&["status"], &status.extra, out);
+            extra_keys(&["status", "provisioning"], &status.provisioning.extra, out);
+        }
+    }
+}
+
+impl Extras for HostFirmwareSettings {
+    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
+        extra_keys(&[], &self.extra, out);
+        meta_extras(&self.metadata, out);
+        extra_keys(&["spec"], &self.spec.extra, out);
+        if let Some(status) = &self.status {
+            extra_keys(&["status"], &status.extra, out);
+        }
+    }
+}
+
+impl Extras for HostFirmwareComponents {
+    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
+        extra_keys(&[], &self.extra, out);
+        meta_extras(&self.metadata, out);
+        extra_keys(&["spec"], &self.spec.extra, out);
+        if let Some(status) = &self.status {
+            extra_keys(&["status"], &status.extra, out);
+        }
+    }
+}
+
+const SECRET_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "data",
+    "stringData",
+    "type",
+    "immutable",
+];
+
+/// The unknown top-level fields of a Secret (its `data` and `stringData` are free-form).
+pub(super) fn secret_unknown_fields(value: &Value) -> Vec<Vec<Seg>> {
+    let mut out = Vec::new();
+    if let Some(map) = value.as_object() {
+        for k in map.keys() {
+            if !SECRET_FIELDS.contains(&k.as_str()) {
+                out.push(vec![key(k)]);
+            }
+        }
+    }
+    if let Some(meta) = value.get("metadata").and_then(Value::as_object) {
+        for k in meta.keys() {
+            if !OBJECT_META_FIELDS.contains(&k.as_str()) {
+                out.push(vec![key("metadata"), key(k)]);
+            }
+        }
+    }
+    out
+}
+
+/// The field names known at a path (indices written `*`), for the did-you-mean.
+fn siblings(kind: &str, parent: &str) -> &'static [&'static str] {
+    match (kind, parent) {
+        ("Secret", "") => SECRET_FIELDS,
+        (_, "") => &["apiVersion", "kind", "metadata", "spec", "status"],
+        (_, "metadata") => OBJECT_META_FIELDS,
+        ("Secret", _) => &[],
+        ("BareMetalHost", "spec") => &[
+            "taints",
+            "bmc",
+            "raid",
+            "firmware",
+            "hardwareProfile",
+            "rootDeviceHints",
+            "bootMode",
+            "bootMACAddress",
+            "online",
+            "consumerRef",
+            "image",
+            "userData",
+            "preprovisioningNetworkDataName",
+            "networkData",
+            "metaData",
+            "description",
+            "externallyProvisioned",
+            "automatedCleaningMode",
+            "customDeploy",
+            "architecture",
+            "disablePowerOff",
+            "inspectionMode",
+            "networkInterfaces",
+        ],
+        ("BareMetalHost", "spec.bmc") => &[
+            "address",
+            "credentialsName",
+            "disableCertificateVerification",
+        ],
+        ("BareMetalHost", "spec.rootDeviceHints" | "status.provisioning.rootDeviceHints") => &[
+            "deviceName",
+            "hctl",
+            "model",
+            "vendor",
+            "serialNumber",
+            "minSizeGigabytes",
+            "wwn",
+            "wwnWithExtension",
+            "wwnVendorExtension",
+            "rotational",
+        ],
+        ("BareMetalHost", "spec.raid" | "status.provisioning.raid") => {
+            &["hardwareRAIDVolumes", "softwareRAIDVolumes"]
+        }
+        ("BareMetalHost", "spec.raid.hardwareRAIDVolumes.*") => &[
+            "sizeGibibytes",
+            "level",
+            "name",
+            "rotational",
+            "numberOfPhysicalDisks",
+            "controller",
+            "physicalDisks",
+        ],
+        ("BareMetalHost", "spec.raid.softwareRAIDVolumes.*") => {
+            &["rootVolume", "sizeGibibytes", "level", "physicalDisks"]
+        }
+        ("BareMetalHost", "spec.firmware" | "status.provisioning.firmware") => &[
+            "virtualizationEnabled",
+            "simultaneousMultithreadingEnabled",
+            "sriovEnabled",
+        ],
+        (
+            "BareMetalHost",
+            "spec.image" | "status.provisioning.image" | "status.lastAttemptedImage",
+        ) => &[
+            "url",
+            "checksum",
+            "checksumType",
+            "format",
+            "ociAuthSecretName",
+        ],
+        ("BareMetalHost", "spec.customDeploy" | "status.provisioning.customDeploy") => &["method"],
+        ("BareMetalHost", "spec.userData" | "spec.networkData" | "spec.metaData") => {
+            &["name", "namespace"]
+        }
+        ("BareMetalHost", "status") => &[
+            "operationalStatus",
+            "errorType",
+            "lastUpdated",
+            "hardwareProfile",
+            "hardware",
+            "provisioning",
+            "goodCredentials",
+            "triedCredentials",
+            "errorMessage",
+            "poweredOn",
+            "operationHistory",
+            "errorCount",
+            "provisioningFailCount",
+            "lastAttemptedImage",
+            "conditions",
+        ],
+        ("BareMetalHost", "status.provisioning") => &[
+            "state",
+            "ID",
+            "image",
+            "rootDeviceHints",
+            "bootMode",
+            "raid",
+            "firmware",
+            "customDeploy",
+        ],
+        ("HostFirmwareSettings", "spec") => &["settings"],
+        ("HostFirmwareSettings", "status") => &["schema", "settings", "lastUpdated", "conditions"],
+        ("HostFirmwareComponents", "spec") => &["updates"],
+        ("HostFirmwareComponents", "spec.updates.*") => &["component", "url"],
+        ("HostFirmwareComponents", "status") => {
+            &["updates", "components", "lastUpdated", "conditions"]
+        }
+        _ => &[],
+    }
+}
+
+/// The closest of `candidates` to `word`: the same word in another case, or one a few edits
+/// away (a typo, not another word).
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = if c.to_ascii_lowercase() == lower {
+            0
+        } else {
+            strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase())
+        };
+        if d <= (word.len() / 3).clamp(1, 3) && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+fn dotted(path: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) if s.is_empty() => s.push_str(k),
+            Seg::Key(k) => {
+                s.push('.');
+                s.push_str(k);
+            }
+            Seg::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+/// The parent path as [`siblings`] names it: keys dotted, indices `*`.
+fn pattern(path: &[Seg]) -> String {
+    path.iter()
+        .map(|s| match s {
+            Seg::Key(k) => k.as_str(),
+            Seg::Index(_) => "*",
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// One diagnostic per unknown field, an error or a warning as `policy` and the place say.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn report_unknown_fields(
+    mut unknown: Vec<Vec<Seg>>,
+    kind: &str,
+    object: &ObjectKey,
+    policy: InputPolicy,
+    at: &dyn Fn(&[PathSeg]) -> Position,
+    errors: &mut Vec<Diagnostic>,
+    warnings: &mut Vec<Diagnostic>,
+) {
+    if policy.fields == FieldValidation::Ignore {
+        return;
+    }
+    unknown.sort_by_key(|p| dotted(p));
+    unknown.dedup();
+    for path in unknown {
+        let Some((Seg::Key(name), parent)) = path.split_last() else {
+            continue;
+        };
+        let in_status = matches!(path.first(), Some(Seg::Key(k)) if k == "status");
+        let mut message = "unknown field".to_string();
+        if let Some(s) = did_you_mean(name, siblings(kind, &pattern(parent)).iter().copied()) {
+            message.push_str(&format!(" (did you mean {s}?)"));
+        }
+        if in_status {
+            message.push_str(
+                "; kept as written (a status may come from a newer BMO than bmhctl knows)",
+            );
+        }
+        let segs: Vec<PathSeg> = path
+            .iter()
+            .map(|s| match s {
+                Seg::Key(k) => PathSeg::Key(k),
+                Seg::Index(i) => PathSeg::Index(*i),
+            })
+            .collect();
+        let d = Diagnostic::new(message)
+            .at(at(&segs))
+            .object(kind, object)
+            .field(dotted(&path));
+        if policy.fields == FieldValidation::Strict && !in_status {
+            errors.push(d);
+        } else {
+            warnings.push(d);
+        }
+    }
+}
+
+/// The kinds bmhctl reads, by apiVersion. DataImage and BMCEventSubscription are accepted and
+/// not acted on yet.
+pub const KNOWN_KINDS: &[(&str, &str)] = &[
+    (bmh_api::host::API_VERSION, bmh_api::host::KIND),
+    ("v1", "Secret"),
+    (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
+    (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
+    (bmh_api::API_VERSION, bmh_api::HOST_UPDATE_POLICY_KIND),
+    (bmh_api::API_VERSION, "HardwareData"),
+    (bmh_api::API_VERSION, "FirmwareSchema"),
+    (bmh_api::API_VERSION, "DataImage"),
+    (bmh_api::API_VERSION, "BMCEventSubscription"),
+];
+
+/// Why a document of this apiVersion and kind is not one bmhctl reads (`None`: it is), and
+/// the field to blame.
+pub fn unknown_kind(api_version: &str, kind: &str) -> Option<(&'static str, String)> {
+    if KNOWN_KINDS.contains(&(api_version, kind)) {
+        return None;
+    }
+    if kind.is_empty() {
+        return Some(("kind", "document without a kind".to_string()));
+    }
+    if let Some((v, _)) = KNOWN_KINDS.iter().find(|(_, k)| *k == kind) {
+        return Some((
+            "apiVersion",
+            format!(
+                "apiVersion {api_version:?} is not one bmhctl reads for kind {kind} (expected {v})"
+            ),
+        ));
+    }
+    let mut message = format!("unknown kind {kind:?}");
+    if let Some(k) = did_you_mean(kind, KNOWN_KINDS.iter().map(|(_, k)| *k)) {
+        message.push_str(&format!(" (did you mean {k}?)"));
+    }
+    let names: Vec<&str> = KNOWN_KINDS.iter().map(|(_, k)| *k).collect();
+    message.push_str(&format!(
+        "; bmhctl reads {} (--skip-unknown-kinds skips other kinds)",
+        names.join(", ")
+    ));
+    Some(("kind", message))
+}
+
+/// Why `name` is not a DNS-1123 subdomain (as the API server checks object names).
+pub fn dns1123_subdomain(name: &str) -> Option<String> {
+    const MAX: usize = 253;
+    if name.len() > MAX {
+        return Some(format!("must be no more than {MAX} characters"));
+    }
+    let ok = !name.is_empty() && name.split('.').all(label_chars_ok);
+    (!ok).then(|| {
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' \
+         or '.', and must start and end with an alphanumeric character (e.g. 'example.com')"
+            .to_string()
+    })
+}
+
+/// Why `name` is not a DNS-1123 label (as the API server checks namespaces).
+pub fn dns1123_label(name: &str) -> Option<String> {
+    const MAX: usize = 63;
+    if name.len() > MAX {
+        return Some(format!("must be no more than {MAX} characters"));
+    }
+    (!label_chars_ok(name)).then(|| {
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', \
+         and must start and end with an alphanumeric character (e.g. 'my-name')"
+            .to_string()
+    })
+}
+
+fn label_chars_ok(s: &str) -> bool {
+    let b = s.as_bytes();
+    let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !b.is_empty()
+        && b.len() <= 63
+        && alnum(&b[0])
+        && alnum(&b[b.len() - 1])
+        && b.iter().all(|c| alnum(c) || *c == b'-')
+}
+
+/// Why a name breaks a rule, `None` when it does not.
+type NameRule = fn(&str) -> Option<String>;
+
+/// The name problems of an object: `metadata.name` (a subdomain) and `metadata.namespace` (a
+/// label), when given.
+pub(super) fn name_problems(
+    value: &Value,
+    kind: &str,
+    object: &ObjectKey,
+    at: &dyn Fn(&[PathSeg]) -> Position,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let meta = value.get("metadata");
+    let checks: [(&str, NameRule); 2] = [("name", dns1123_subdomain), ("namespace", dns1123_label)];
+    for (field, check) in checks {
+        let Some(text) = meta.and_then(|m| m.get(field)).and_then(Value::as_str) else {
+            continue;
+        };
+        if field == "namespace" && text.is_empty() {
+            continue;
+        }
+        if let Some(why) = check(text) {
+            out.push(
+                Diagnostic::new(format!("invalid {field} {text:?}: {why}"))
+                    .at(at(&[PathSeg::Key("metadata"), PathSeg::Key(field)]))
+                    .object(kind, object)
+                    .field(format!("metadata.{field}")),
+            );
+        }
+    }
+    out
+}
+
+/// A YAML error in bmhctl's words where the parser's would give advice about its own options.
+pub(super) fn yaml_message(e: &serde_saphyr::Error) -> Option<String> {
+    match e.without_snippet() {
+        serde_saphyr::Error::DuplicateMappingKey { key, .. } => Some(match key {
+            Some(k) => format!("duplicate key {k:?}: a key may appear only once in a mapping"),
+            None => "duplicate key: a key may appear only once in a mapping".to_string(),
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn did_you_mean_finds_case_slips_and_typos_but_not_other_words() {
+        let spec = siblings("BareMetalHost", "spec");
+        assert_eq!(
+            did_you_mean("bootMacAddress", spec.iter().copied()),
+            Some("bootMACAddress")
+        );
+        assert_eq!(
+            did_you_mean("externalyProvisioned", spec.iter().copied()),
+            Some("externallyProvisioned")
+        );
+        assert_eq!(did_you_mean("colour", spec.iter().copied()), None);
+    }
+
+    #[test]
+    fn names_follow_dns_1123() {
+        assert_eq!(dns1123_subdomain("worker-0.rack1"), None);
+        assert!(dns1123_subdomain("UPPER_case").is_some());
+        assert!(dns1123_subdomain("-x").is_some());
+        assert!(dns1123_subdomain(&"a".repeat(254)).is_some());
+        assert_eq!(dns1123_label("metal3"), None);
+        assert!(dns1123_label("a.b").is_some());
+    }
+
+    #[test]
+    fn kinds_and_api_versions_are_checked_apart() {
+        assert_eq!(unknown_kind("metal3.io/v1alpha1", "BareMetalHost"), None);
+        assert_eq!(unknown_kind("metal3.io/v1alpha1", "DataImage"), None);
+        let (field, m) = unknown_kind("metal3.io/v1beta1", "BareMetalHost").unwrap();
+        assert_eq!(field, "apiVersion");
+        assert!(m.contains("expected metal3.io/v1alpha1"), "{m}");
+        let (field, m) = unknown_kind("metal3.io/v1alpha1", "BaremetalHost").unwrap();
+        assert_eq!(field, "kind");
+        assert!(m.contains("did you mean BareMetalHost?"), "{m}");
+    }
+}

@@ -1,0 +1,136 @@
+//! One argument convention: `-f/--filename` (files, directories, `-` for standard input) on
+//! every command that reads hosts, the positional files kept where they were; `-o` always a
+//! format; no panic when the reader of standard output goes away.
+
+use crate::lab::{Lab, Run, host, secret};
+
+const FIXTURE: [(&str, &str); 1] = [("BMHCTL_PROVISIONER", "fixture")];
+
+fn hosts() -> String {
+    format!("{}---\n{}", secret("bmc-secret"), host("worker-0", ""))
+}
+
+/// bmhctl in the lab directory with `stdin` as its standard input.
+fn run_stdin(lab: &Lab, args: &[&str], stdin: &str) -> Run {
+    let out = assert_cmd::Command::cargo_bin("bmhctl")
+        .expect("bmhctl binary")
+        .current_dir(lab.path("."))
+        .env("BMHCTL_TIME_SCALE", "0")
+        .env("BMHCTL_SEED", "1")
+        .env("BMHCTL_PROVISIONER", "fixture")
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .expect("run bmhctl");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn every_command_that_reads_hosts_takes_dash_f() {
+    let lab = Lab::new().file("hosts.yaml", &hosts());
+    for args in [
+        &["validate", "-f", "hosts.yaml"][..],
+        &["validate", "hosts.yaml"],
+        &["get", "-f", "hosts.yaml"],
+        &["describe", "-f", "hosts.yaml", "worker-0"],
+        &["export", "-f", "hosts.yaml"],
+        &["provision", "-f", "hosts.yaml"],
+        &["provision", "hosts.yaml"],
+        &["deprovision", "-f", "hosts.yaml"],
+        &["delete", "-f", "hosts.yaml"],
+        &["apply", "--store", "s", "-f", "hosts.yaml"],
+        &["apply", "--store", "s", "--filename", "hosts.yaml"],
+    ] {
+        let run = lab.run_env(args, &FIXTURE);
+        assert_eq!(run.code, 0, "{args:?}\n{}", run.stderr);
+    }
+}
+
+#[test]
+fn deprovision_of_a_positional_file_points_at_dash_f() {
+    let lab = Lab::new().file("hosts.yaml", &hosts());
+    let run = lab
+        .run_env(&["deprovision", "hosts.yaml"], &FIXTURE)
+        .expect_code(2);
+    insta::assert_snapshot!(run.stderr, @"error: deprovision reads its hosts from files: give them with -f FILE|DIR (did you mean -f hosts.yaml?)");
+}
+
+#[test]
+fn dash_f_dash_reads_standard_input_and_writes_nothing_back() {
+    let lab = Lab::new();
+    let run = run_stdin(&lab, &["validate", "-f", "-"], &hosts()).expect_code(0);
+    assert!(run.stdout.contains("worker-0"), "{}", run.stdout);
+    let run = run_stdin(&lab, &["get", "-f", "-", "-o", "json"], &hosts()).expect_code(0);
+    assert_eq!(run.json()["items"][0]["metadata"]["name"], "worker-0");
+    run_stdin(&lab, &["apply", "--store", "s", "-f", "-"], &hosts()).expect_code(0);
+    let run = lab
+        .run(&["get", "--store", "s", "-o", "json"])
+        .expect_code(0);
+    assert_eq!(run.json()["items"][0]["metadata"]["name"], "worker-0");
+    // Problems in standard input are located in it.
+    let bad = hosts().replace("online: true", "online: true\n  onlin: true");
+    let run = run_stdin(&lab, &["validate", "-f", "-"], &bad).expect_code(2);
+    insta::assert_snapshot!(run.stderr, @"error: <stdin>:15:10: BareMetalHost default/worker-0: spec.onlin: unknown field (did you mean online?)");
+}
+
+#[test]
+fn provision_refuses_standard_input() {
+    let lab = Lab::new();
+    let run = run_stdin(&lab, &["provision", "-f", "-"], &hosts()).expect_code(2);
+    insta::assert_snapshot!(run.stderr, @"error: <stdin>: hosts from standard input (-f -) cannot be driven: their status is written back into their file; give the file itself (validate, get, apply and export read -f -)");
+    assert!(!lab.path(".bmhctl").exists());
+}
+
+#[test]
+fn dash_o_is_a_format_in_export_too() {
+    let lab = Lab::new().file("hosts.yaml", &hosts());
+    let yaml = lab
+        .run(&["export", "-f", "hosts.yaml", "-o", "yaml"])
+        .expect_code(0)
+        .stdout;
+    assert!(yaml.contains("kind: BareMetalHost"), "{yaml}");
+    lab.run(&["export", "-f", "hosts.yaml", "--output-file", "out.yaml"])
+        .expect_code(0);
+    assert_eq!(lab.read("out.yaml"), yaml);
+    // The old `-o FILE`: refused, with the way to say it, and no file named either way.
+    let run = lab
+        .run(&["export", "-f", "hosts.yaml", "-o", "export.yaml"])
+        .expect_code(2);
+    assert!(
+        run.stderr.contains(
+            "-o is the output format (yaml); to write to a file use --output-file export.yaml"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!lab.path("export.yaml").exists());
+}
+
+#[test]
+fn a_closed_pipe_on_stdout_is_a_quiet_exit_0() {
+    // Far more than a pipe holds, so that bmhctl is still writing when `head` exits.
+    let mut text = secret("bmc-secret");
+    for i in 0..2000 {
+        text.push_str("---\n");
+        text.push_str(&host(&format!("worker-{i}"), ""));
+    }
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let out = std::process::Command::new("bash")
+        .current_dir(lab.path("."))
+        .arg("-c")
+        .arg("set -o pipefail; \"$BMHCTL\" get -f hosts.yaml -o yaml | head -1")
+        .env("BMHCTL", assert_cmd::cargo::cargo_bin("bmhctl"))
+        .output()
+        .expect("run bash");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "apiVersion: metal3.io/v1alpha1\n"
+    );
+    assert_eq!(stderr, "");
+}
