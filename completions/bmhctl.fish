@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_bmhctl_global_optspecs
-    string join \n v/verbose q/quiet h/help V/version
+    string join \n v/verbose q/quiet validate= skip-unknown-kinds h/help V/version
 end
 
 function __fish_bmhctl_needs_command
@@ -24,8 +24,12 @@ function __fish_bmhctl_using_subcommand
     contains -- $cmd[1] $argv
 end
 
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "provision" -d 'Drive every selected host to its goal and write its status back into its file'
@@ -63,12 +67,16 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l timeout -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
 json\t''"
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s f -l filename -d 'YAML files, or directories of them (as the FILE|DIR arguments)' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s f -l filename -d 'YAML files, or directories of them (as the FILE|DIR arguments; `-` is standard input, refused here: the status could not be written back)' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s f -l filename -d 'YAML files, or directories of them, holding the hosts and their BMC Secrets' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s f -l filename -d 'YAML files, or directories of them, holding the hosts and their BMC Secrets (required)' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
@@ -79,11 +87,15 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l timeout -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
@@ -95,43 +107,64 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l timeout -d 'Giv
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l no-wait -d 'Return once the deletion is recorded, without waiting for BMO\'s delete path to finish (a running `bmhctl watch` finishes it; on files, the next run that drives them)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s f -l filename -d 'YAML files, or directories of them, holding BareMetalHosts, their Secrets and companion objects' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s o -l output -r -f -a "table\t''
 wide\t''
 yaml\t''
 json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s o -l output -d 'Write the export to FILE (mode 0600: it holds the Secrets\' values) instead of stdout' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s o -l output -d 'The output format: `yaml`, the only one (as `-o` is everywhere a format; a file name here is refused with a pointer to --output-file)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l output-file -d 'Write the export to FILE (mode 0600: it holds the Secrets\' values) instead of stdout' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
@@ -140,13 +173,17 @@ bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l poll-interval -d 'How often the store\'s files (or the files given) are checked for changes' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l for -d 'The state to wait for: a provisioning state (`available`, `provisioned`, `externally-provisioned`, ...), `goal` (the host\'s goal, as `provision` sees it, with no error), `detached`, `error`, `powered-on` or `powered-off`' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timeout -d 'Give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
@@ -155,19 +192,27 @@ bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -f -a "off" -d 'Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
@@ -176,13 +221,17 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
@@ -191,18 +240,22 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l hard -d 'Power off hard, without a graceful shutdown first (`{"mode":"hard"}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l force -d 'Also act on hosts that are not provisioned (`{"force":true}`; BMO ignores the annotation in `available` otherwise, and a forced one interrupts inspection or provisioning)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from help" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from help" -f -a "off" -d 'Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
@@ -211,15 +264,19 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l timing -d 'When
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l hard -d 'Power off hard, without a graceful shutdown first'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l force -d 'Also act on hosts that are not provisioned (see `power off --force`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
@@ -228,13 +285,17 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l timing -d 'Whe
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
@@ -243,14 +304,18 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l timing -d 'When
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l force -d 'Detach even while an operation is in progress (`{"force":true}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
@@ -259,13 +324,17 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l timing -d 'When
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
@@ -274,13 +343,17 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l timing -d 'When 
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
@@ -289,13 +362,17 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l timing -d 'When
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s f -l filename -d 'YAML files, or directories of them; without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
@@ -304,9 +381,13 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l timing -d 'When 
 bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
@@ -320,44 +401,78 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l timeout -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s o -l output -d 'How to show the result: a table for people, or JSON (per host: errors, warnings and the resolved BMC access, passwords redacted)' -r -f -a "table\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s f -l filename -d 'YAML files, or directories of them (as the FILE|DIR arguments; `-` is standard input)' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l strict -d 'Fail (exit 2) on warnings too: unknown fields under `--validate=warn` or under `status:`, BMC addresses BMO accepts but that cannot work, the admission warnings'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -f -a "list" -d 'The plugins in the plugin directory, with their names and versions'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "list" -d 'The plugins in the plugin directory, with their names and versions'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "provision" -d 'Drive every selected host to its goal and write its status back into its file'
