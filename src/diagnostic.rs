@@ -161,6 +161,27 @@ impl fmt::Display for Diagnostics {
     }
 }
 
+/// The closest of `candidates` to `word`: the same word in another case, or one a few edits
+/// away (a typo, not another word).
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = if c.to_ascii_lowercase() == lower {
+            0
+        } else {
+            strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase())
+        };
+        if d <= (word.len() / 3).clamp(1, 3) && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

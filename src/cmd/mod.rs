@@ -284,9 +284,45 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         }
         Err(e) => {
             eprintln!("{}", e.render());
+            if let Error::Provisioner {
+                name,
+                reason: crate::provisioners::loader::LoadError::Open { .. },
+                ..
+            } = &e
+            {
+                eprintln!("{}", provisioners_found(name));
+            }
             e.exit_code()
         }
     }
+}
+
+/// The provisioners there are, for a `--provisioner` that names none: the built-in one and the
+/// plugins of the plugin directory, with the closest name.
+fn provisioners_found(name: &str) -> String {
+    let mut names = vec!["fixture".to_string()];
+    let dir = crate::provisioners::plugin_dir().ok();
+    if let Some(rd) = dir.as_ref().and_then(|d| std::fs::read_dir(d).ok()) {
+        let mut plugins: Vec<String> = rd
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let file = e.file_name();
+                file.to_str()?
+                    .strip_suffix("-provisioner.so")
+                    .map(str::to_string)
+            })
+            .collect();
+        plugins.sort();
+        names.extend(plugins);
+    }
+    let mut hint = format!("provisioners found: {}", names.join(", "));
+    if let Some(d) = &dir {
+        hint.push_str(&format!(" (plugins in {})", d.display()));
+    }
+    if let Some(m) = crate::diagnostic::did_you_mean(name, names.iter().map(String::as_str)) {
+        hint.push_str(&format!("; did you mean --provisioner {m}?"));
+    }
+    hint
 }
 
 fn dispatch(cli: Cli) -> Result<()> {

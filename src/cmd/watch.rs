@@ -416,8 +416,11 @@ pub fn state_condition(state: &str) -> Result<Condition> {
                     "powered-off",
                     "deleted",
                 ]);
+                let hint = crate::diagnostic::did_you_mean(state, states.iter().copied())
+                    .map(|s| format!(" (did you mean {s}?)"))
+                    .unwrap_or_default();
                 return Err(Error::Usage(format!(
-                    "unknown state {state:?} for --for; one of: {}",
+                    "unknown state {state:?} for --for{hint}; one of: {}",
                     states.join(", ")
                 )));
             };

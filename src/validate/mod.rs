@@ -188,9 +188,23 @@ pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAcces
     let Some(bmc) = host.spec.bmc.as_ref().filter(|b| !b.address.is_empty()) else {
         return (None, warnings);
     };
-    let Ok(access) = bmh_bmc::parse(&bmc.address) else {
-        return (None, warnings);
+    let access = match bmh_bmc::parse(&bmc.address) {
+        Ok(a) => a,
+        Err(bmh_bmc::BmcError::UnknownType { bmc_type, .. }) => {
+            // The webhook's error says what is wrong; this says what was probably meant.
+            let types = bmh_bmc::registered_types();
+            if let Some(t) =
+                crate::diagnostic::did_you_mean(&bmc_type, types.iter().map(String::as_str))
+            {
+                warnings.push(format!(
+                    "spec.bmc.address: unknown BMC type {bmc_type:?} (did you mean {t}://?)"
+                ));
+            }
+            return (None, warnings);
+        }
+        Err(_) => return (None, warnings),
     };
+    warnings.extend(address_warnings(access.parsed()));
     if access.is_extension() {
         warnings.push(format!(
             "{}:// is bmhctl's own BMC scheme (Ironic's {} driver), not BMO's: a metal3 \
@@ -232,4 +246,20 @@ pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAcces
         driver_info,
     };
     (Some(report), warnings)
+}
+
+/// What BMO accepts in a BMC address but cannot work: no host, a port beyond 65535 (BMO's URL
+/// parser only checks that the port is digits).
+fn address_warnings(parsed: &bmh_bmc::ParsedAddress) -> Vec<String> {
+    let mut out = Vec::new();
+    if parsed.hostname().is_empty() {
+        out.push("spec.bmc.address: no host: the BMC cannot be reached".to_string());
+    }
+    let port = parsed.port();
+    if !port.is_empty() && !port.parse::<u16>().is_ok_and(|p| p > 0) {
+        out.push(format!(
+            "spec.bmc.address: port {port} is out of range (1-65535): the BMC cannot be reached"
+        ));
+    }
+    out
 }

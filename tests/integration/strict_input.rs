@@ -190,3 +190,69 @@ fn the_repositorys_examples_load_cleanly_under_strict() {
     ]);
     run.expect_code(0);
 }
+
+#[test]
+fn state_provisioner_and_bmc_scheme_typos_get_a_did_you_mean() {
+    let lab = Lab::new().file(
+        "hosts.yaml",
+        &typos()
+            .replace("bootMacAddress", "bootMACAddress")
+            .replace("externalyProvisioned", "externallyProvisioned"),
+    );
+    let run = lab
+        .run(&["wait", "-f", "hosts.yaml", "--for", "provisiond"])
+        .expect_code(2);
+    assert!(
+        run.stderr.starts_with(
+            "error: unknown state \"provisiond\" for --for (did you mean provisioned?); one of: "
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = lab
+        .run_env(
+            &["provision", "--provisioner", "fixtur", "-f", "hosts.yaml"],
+            &[(
+                "PROVISIONER_PLUGIN_DIR",
+                lab.path("plugins").to_str().unwrap(),
+            )],
+        )
+        .expect_code(4);
+    let last = run.stderr.lines().last().unwrap_or_default().to_string();
+    assert_eq!(
+        last,
+        format!(
+            "provisioners found: fixture (plugins in {}); did you mean --provisioner fixture?",
+            lab.path("plugins").display()
+        )
+    );
+    let typo = lab.read("hosts.yaml").replace("ipmi://", "ipmii://");
+    let lab = lab.file("scheme.yaml", &typo);
+    let run = lab.run(&["validate", "scheme.yaml"]).expect_code(2);
+    assert!(
+        run.stderr.contains(
+            "warning: BareMetalHost default/worker-0: spec.bmc.address: unknown BMC type \"ipmii\" (did you mean ipmi://?)"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bmc_addresses_bmo_accepts_but_that_cannot_work_are_warnings() {
+    let text = typos()
+        .replace("bootMacAddress", "bootMACAddress")
+        .replace("externalyProvisioned", "externallyProvisioned")
+        .replace(
+            "ipmi://192.168.122.1:6233",
+            "redfish://:99999/redfish/v1/Systems/1",
+        );
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let run = lab.run(&["validate", "hosts.yaml"]).expect_code(0);
+    insta::assert_snapshot!(run.stderr, @r"
+    warning: BareMetalHost default/worker-0: spec.bmc.address: no host: the BMC cannot be reached
+    warning: BareMetalHost default/worker-0: spec.bmc.address: port 99999 is out of range (1-65535): the BMC cannot be reached
+    ");
+    lab.run(&["validate", "--strict", "hosts.yaml"])
+        .expect_code(2);
+}

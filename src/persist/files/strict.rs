@@ -8,7 +8,7 @@
 //! bmhctl's and BMO's own output, and a newer BMO may write more: they are warnings at most.
 
 use super::yaml_file::PathSeg;
-use crate::diagnostic::{Diagnostic, Position};
+use crate::diagnostic::{Diagnostic, Position, did_you_mean};
 use crate::persist::{FieldValidation, InputPolicy};
 use bmh_api::{BareMetalHost, HostFirmwareComponents, HostFirmwareSettings, ObjectKey};
 use serde::de::DeserializeOwned;
@@ -286,27 +286,6 @@ fn siblings(kind: &str, parent: &str) -> &'static [&'static str] {
         }
         _ => &[],
     }
-}
-
-/// The closest of `candidates` to `word`: the same word in another case, or one a few edits
-/// away (a typo, not another word).
-pub fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let lower = word.to_ascii_lowercase();
-    let mut best: Option<(usize, &str)> = None;
-    for c in candidates {
-        let d = if c.to_ascii_lowercase() == lower {
-            0
-        } else {
-            strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase())
-        };
-        if d <= (word.len() / 3).clamp(1, 3) && best.is_none_or(|(b, _)| d < b) {
-            best = Some((d, c));
-        }
-    }
-    best.map(|(_, c)| c)
 }
 
 fn dotted(path: &[Seg]) -> String {
