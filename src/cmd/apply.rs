@@ -80,9 +80,12 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
     )?;
     check_hosts(&inv, existing.as_ref())?;
     let store = Store::open(&root)?;
+    // Every object is written whether or not the report is read (a closed pipe): the first
+    // failed report is returned at the end.
+    let mut reported = Ok(());
     for (key, applied, _) in &objects {
         let written = write_retrying(&store, key, |stored| Ok(merge_object(applied, stored)))?;
-        report(key, written);
+        reported = reported.and(report(key, written));
     }
     for h in &inv.hosts {
         let key = host_key(&h.key);
@@ -90,9 +93,9 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
         let written = write_retrying(&store, &key, |stored| {
             merge_host(&h.record.host, stored, hardware.as_ref())
         })?;
-        report(&key, written);
+        reported = reported.and(report(&key, written));
     }
-    Ok(())
+    reported
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
@@ -198,7 +201,7 @@ fn secrets(paths: &[PathBuf], inv: &Inventory) -> Result<Vec<(TypedKey, Value, P
     Ok(out)
 }
 
-fn report(key: &TypedKey, written: Written) {
+fn report(key: &TypedKey, written: Written) -> Result<()> {
     let what = match written {
         Written::Created => "created",
         Written::Updated => "configured",
@@ -214,5 +217,5 @@ fn report(key: &TypedKey, written: Written) {
     } else {
         format!(" (namespace {})", key.key.namespace)
     };
-    println!("{resource}/{} {what}{ns}", key.key.name);
+    super::output::outln!("{resource}/{} {what}{ns}", key.key.name)
 }

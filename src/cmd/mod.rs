@@ -346,10 +346,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Verb(v) => verbs::run(v),
         Command::Validate(a) => validate::validate(a, verbosity),
         Command::Plugin(c) => plugin::run(c),
-        Command::Version => {
-            version::print();
-            Ok(())
-        }
+        Command::Version => version::print(),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut text = Vec::new();

@@ -190,6 +190,14 @@ pub fn write_stdout(text: &str) -> Result<()> {
         .map_err(|e| Error::io("stdout", e))
 }
 
+/// `println!` through [`line`]: a closed pipe is an error to return, not a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cmd::output::line(format_args!($($arg)*))
+    };
+}
+pub(crate) use outln;
+
 /// [`write_stdout`] with a newline.
 pub fn line(text: impl std::fmt::Display) -> Result<()> {
     write_stdout(&format!("{text}\n"))

@@ -40,18 +40,18 @@ fn check(path: &std::path::Path, name: &str) -> Result<()> {
         )));
     }
     let plugin = loader::open(path, Some(name)).map_err(fail)?;
-    println!("plugin          {}", path.display());
-    println!("name            {}", plugin.name());
-    println!(
+    super::output::outln!("plugin          {}", path.display())?;
+    super::output::outln!("name            {}", plugin.name())?;
+    super::output::outln!(
         "plugin ABI      {} (bmhctl {})",
         plugin.abi_version(),
         bmhctl_plugin_sdk::ABI_VERSION
-    );
-    println!(
+    )?;
+    super::output::outln!(
         "plugin SDK      {} (bmhctl {})",
         plugin.sdk_version(),
         bmhctl_plugin_sdk::SDK_VERSION
-    );
+    )?;
     let namespace = provisioners::default_namespace();
     let input = HostConfigureInput {
         features: Vec::new(),
@@ -64,7 +64,7 @@ fn check(path: &std::path::Path, name: &str) -> Result<()> {
             .iter()
             .map(|k| format!("{} {}", k.api_version, k.kind))
             .collect();
-        println!(
+        super::output::outln!(
             "host configure  ok (object kinds: {}; namespace: {})",
             if kinds.is_empty() {
                 "none".into()
@@ -72,9 +72,9 @@ fn check(path: &std::path::Path, name: &str) -> Result<()> {
                 kinds.join(", ")
             },
             requirements.namespace.as_deref().unwrap_or("any")
-        );
+        )?;
     } else {
-        println!("host configure  none");
+        super::output::outln!("host configure  none")?;
     }
     let config = PluginConfig {
         name: name.to_string(),
@@ -82,7 +82,7 @@ fn check(path: &std::path::Path, name: &str) -> Result<()> {
         default_namespace: namespace,
     };
     let factory = plugin.new_factory(config).map_err(fail)?;
-    println!("factory         ok");
+    super::output::outln!("factory         ok")?;
     let host = HostData {
         key: bmh_api::ObjectKey::new("default", "plugin-check"),
         ..Default::default()
@@ -91,8 +91,8 @@ fn check(path: &std::path::Path, name: &str) -> Result<()> {
         .new_provisioner(host, Arc::new(|_| {}))
         .map_err(|e| fail(e.to_string()))?;
     let health = prov.get_health();
-    println!("provisioner     ok (health: {:?})", health);
-    println!("plugin check PASSED");
+    super::output::outln!("provisioner     ok (health: {:?})", health)?;
+    super::output::outln!("plugin check PASSED")?;
     Ok(())
 }
 
@@ -133,7 +133,7 @@ fn list() -> Result<()> {
         };
         t.add_row(row);
     }
-    println!("plugin directory: {}", dir.display());
-    println!("{t}");
+    super::output::outln!("plugin directory: {}", dir.display())?;
+    super::output::outln!("{t}")?;
     Ok(())
 }

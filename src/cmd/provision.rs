@@ -110,7 +110,7 @@ pub fn mark_for_deletion(paths: &[PathBuf], selection: &HostSelection) -> Result
         } else {
             ""
         };
-        println!("baremetalhost/{} deletion requested{note}", h.key.name);
+        super::output::outln!("baremetalhost/{} deletion requested{note}", h.key.name)?;
     }
     Ok(())
 }
@@ -298,9 +298,9 @@ fn report(
 ) -> Result<()> {
     match format {
         super::ResultFormat::Table => {
-            println!("{}", output::result_table(results, backend_trouble))
+            super::output::outln!("{}", output::result_table(results, backend_trouble))?
         }
-        super::ResultFormat::Json => println!("{}", output::result_json(results)),
+        super::ResultFormat::Json => super::output::outln!("{}", output::result_json(results))?,
     }
     let failed = results.iter().filter(|r| !r.reached).count();
     if failed > 0 {

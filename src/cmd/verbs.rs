@@ -224,7 +224,8 @@ pub fn run(cmd: VerbCommand) -> Result<()> {
             let keys = select_keys(&place, &selection)?;
             for key in &keys {
                 let written = annotate(&store, key, &change)?;
-                report(&key.name, done, written != Written::Unchanged);
+                // The annotation is written whether or not the report is read.
+                let _ = report(&key.name, done, written != Written::Unchanged);
                 if let Some(rec) = store.load_host(key)? {
                     warn_if_no_effect(&rec, &change);
                 }
@@ -236,15 +237,15 @@ pub fn run(cmd: VerbCommand) -> Result<()> {
     if verb.wait {
         wait_until(&place, &keys, cond, what, verb.timeout, &verb.drive)?;
         for k in &keys {
-            println!("baremetalhost/{} {what}", k.name);
+            super::output::outln!("baremetalhost/{} {what}", k.name)?;
         }
     }
     Ok(())
 }
 
-fn report(name: &str, done: &str, changed: bool) {
+fn report(name: &str, done: &str, changed: bool) -> Result<()> {
     let note = if changed { "" } else { " (unchanged)" };
-    println!("baremetalhost/{name} {done}{note}");
+    super::output::outln!("baremetalhost/{name} {done}{note}")
 }
 
 fn open_store(root: &std::path::Path) -> Result<Store> {
@@ -290,7 +291,8 @@ fn annotate_files(
             Change::Remove(k) => (*k, None),
         };
         let changed = inv.file_of(i).write_annotation(doc, k, value)?;
-        report(&key.name, done, changed);
+        // The annotation is written whether or not the report is read.
+        let _ = report(&key.name, done, changed);
         let rec = &mut inv.hosts[i].record;
         match value {
             Some(v) => {
@@ -417,7 +419,7 @@ fn delete_from_store(
         } else {
             ""
         };
-        println!("baremetalhost/{} deletion requested{note}", key.name);
+        super::output::outln!("baremetalhost/{} deletion requested{note}", key.name)?;
     }
     if wait {
         wait_until(
@@ -429,7 +431,7 @@ fn delete_from_store(
             drive,
         )?;
         for k in &keys {
-            println!("baremetalhost/{} deleted", k.name);
+            super::output::outln!("baremetalhost/{} deleted", k.name)?;
         }
     }
     Ok(())

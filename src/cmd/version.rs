@@ -1,7 +1,7 @@
 //! `bmhctl version`.
 
-pub fn print() {
-    println!("bmhctl {}", env!("CARGO_PKG_VERSION"));
-    println!("plugin SDK {}", bmhctl_plugin_sdk::SDK_VERSION);
-    println!("plugin ABI {}", bmhctl_plugin_sdk::ABI_VERSION);
+pub fn print() -> crate::error::Result<()> {
+    super::output::outln!("bmhctl {}", env!("CARGO_PKG_VERSION"))?;
+    super::output::outln!("plugin SDK {}", bmhctl_plugin_sdk::SDK_VERSION)?;
+    super::output::outln!("plugin ABI {}", bmhctl_plugin_sdk::ABI_VERSION)
 }

@@ -165,7 +165,9 @@ fn transitions(quiet: bool) -> Observer {
             if out.deleted {
                 last.remove(key);
                 if !quiet {
-                    println!("{} {key} deleted", format_time(SystemClock.now()));
+                    // A reader gone from stdout does not stop the controller.
+                    let _ =
+                        super::output::outln!("{} {key} deleted", format_time(SystemClock.now()));
                 }
                 return;
             }
@@ -182,7 +184,7 @@ fn transitions(quiet: bool) -> Observer {
                     } else {
                         format!(" error: {}", now.3)
                     };
-                    println!(
+                    let _ = super::output::outln!(
                         "{} {key} {} {op} power {power}{err}",
                         format_time(SystemClock.now()),
                         super::output::state_text(rec),
@@ -451,7 +453,7 @@ pub fn wait(args: WaitArgs) -> Result<()> {
         &args.drive,
     )?;
     for k in &keys {
-        println!("baremetalhost/{} condition met", k.name);
+        super::output::outln!("baremetalhost/{} condition met", k.name)?;
     }
     Ok(())
 }
