@@ -18,12 +18,18 @@
 //!   writes their `status:` back like the host's); one without such a host is an error;
 //! * `metal3.io/v1alpha1` `HostUpdatePolicy`: kept in [`Inventory::objects`] (the state machine
 //!   reads it) and in [`Inventory::other_documents`];
-//! * anything else is kept untouched and noted, with its JSON value, in
-//!   [`Inventory::other_documents`]. Documents of the extra kinds a provisioner plugin asked for
-//!   ([`LoadOptions`], from its host-configure step) in its namespace (all namespaces when it
-//!   named none) also go into [`Inventory::objects`], where the plugin can read them; two such
-//!   documents with the same kind, namespace and name are an error. Documents of other kinds
-//!   are ignored.
+//! * the other kinds bmhctl knows (`strict.rs`: HardwareData, DataImage, ...) are kept
+//!   untouched and noted, with their JSON value, in [`Inventory::other_documents`]. Documents of
+//!   the extra kinds a provisioner plugin asked for ([`LoadOptions`], from its host-configure
+//!   step) are known too; those in its namespace (all namespaces when it named none) also go
+//!   into [`Inventory::objects`], where the plugin can read them; two such documents with the
+//!   same kind, namespace and name are an error. A document of any other kind or apiVersion is
+//!   bad input, or skipped and counted under `--skip-unknown-kinds`
+//!   ([`crate::persist::InputPolicy`]).
+//!
+//! Unknown fields, names Kubernetes refuses and duplicate keys are found while parsing
+//! (`strict.rs`); warnings (unknown fields under `status:` or under `--validate=warn`)
+//! are printed once the load succeeds and kept in [`Inventory::warnings`].
 //!
 //! Every problem is a [`Diagnostic`](crate::diagnostic::Diagnostic) of an
 //! [`Error::Invalid`](crate::error::Error::Invalid) naming `file:line:column`, the object and
