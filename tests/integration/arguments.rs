@@ -66,6 +66,8 @@ fn dash_f_dash_reads_standard_input_and_writes_nothing_back() {
     assert!(run.stdout.contains("worker-0"), "{}", run.stdout);
     let run = run_stdin(&lab, &["get", "-f", "-", "-o", "json"], &hosts()).expect_code(0);
     assert_eq!(run.json()["items"][0]["metadata"]["name"], "worker-0");
+    let run = run_stdin(&lab, &["describe", "-f", "-", "worker-0"], &hosts()).expect_code(0);
+    assert!(run.stdout.contains("worker-0"), "{}", run.stdout);
     run_stdin(&lab, &["apply", "--store", "s", "-f", "-"], &hosts()).expect_code(0);
     let run = lab
         .run(&["get", "--store", "s", "-o", "json"])
@@ -82,6 +84,22 @@ fn provision_refuses_standard_input() {
     let lab = Lab::new();
     let run = run_stdin(&lab, &["provision", "-f", "-"], &hosts()).expect_code(2);
     insta::assert_snapshot!(run.stderr, @"error: <stdin>: hosts from standard input (-f -) cannot be driven: their status is written back into their file; give the file itself (validate, get, apply and export read -f -)");
+    assert!(!lab.path(".bmhctl").exists());
+    // So do the other commands that write the hosts' files.
+    for args in [
+        &["deprovision", "-f", "-"][..],
+        &["delete", "-f", "-"],
+        &["power", "off", "-f", "-", "worker-0"],
+    ] {
+        let run = run_stdin(&lab, args, &hosts());
+        assert_eq!(run.code, 2, "{args:?}\n{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("hosts from standard input (-f -) cannot be driven"),
+            "{args:?}\n{}",
+            run.stderr
+        );
+    }
     assert!(!lab.path(".bmhctl").exists());
 }
 
