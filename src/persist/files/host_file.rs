@@ -5,7 +5,7 @@
 use super::lock::FileLock;
 use super::parse::position;
 use super::sidecar::Sidecar;
-use super::yaml_file::{YamlFile, YamlFileError};
+use super::yaml_file::{Overlay, YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::error::Error;
 use crate::persist::atomic::{write_atomic, write_atomic_if};
@@ -38,9 +38,10 @@ pub struct HostFile {
     /// The resolved path: what is read, written and locked.
     pub(super) real_path: PathBuf,
     pub(super) yaml: YamlFile,
-    /// SHA-256 of the bytes last read from or written to `real_path`.
-    /// What we last wrote to `real_path`; `None` while it still holds what was parsed.
-    pub(super) disk_text: Option<String>,
+    /// What we last wrote to `real_path`, as the edits that made it over the text parsed;
+    /// `None` while it still holds what was parsed. (Kept as edits, not text: a big file's
+    /// text is never held twice.)
+    pub(super) disk_text: Option<Overlay>,
     /// The file's metadata when we last read or wrote it: a cheap check that nobody else
     /// wrote it since (the content is compared only when this differs).
     pub(super) disk_stamp: Option<Stamp>,
@@ -99,11 +100,63 @@ impl Stamp {
 }
 
 impl HostFile {
-    fn disk_text(&self) -> &str {
+    /// The edits that make what `real_path` holds (as bmhctl last read or wrote it).
+    fn disk_overlay(&self) -> &Overlay {
+        static NONE: std::sync::OnceLock<Overlay> = std::sync::OnceLock::new();
         self.disk_text
-            .as_deref()
-            .unwrap_or_else(|| self.yaml.source_text())
+            .as_ref()
+            .unwrap_or_else(|| NONE.get_or_init(Overlay::default))
     }
+
+    /// What `real_path` holds, in pieces.
+    fn disk_pieces(&self) -> Vec<&str> {
+        self.yaml.pieces(Some(self.disk_overlay()))
+    }
+
+    /// What `real_path` holds, whole.
+    fn disk_text(&self) -> String {
+        self.disk_pieces().concat()
+    }
+}
+
+/// Whether the file at `path` holds exactly the text given in `pieces`, read a block at a
+/// time (a big file is not read into memory whole).
+fn file_holds(path: &Path, pieces: &[&str]) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let want: u64 = pieces.iter().map(|p| p.len() as u64).sum();
+    if f.metadata()?.len() != want {
+        return Ok(false);
+    }
+    let mut buf = vec![0u8; 64 << 10];
+    let mut pieces = pieces.iter().map(|s| s.as_bytes());
+    let mut rest: &[u8] = &[];
+    loop {
+        let n = match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let mut got = &buf[..n];
+        while !got.is_empty() {
+            if rest.is_empty() {
+                match pieces.next() {
+                    Some(p) => rest = p,
+                    // Longer than expected (it grew since its length was read).
+                    None => return Ok(false),
+                }
+                continue;
+            }
+            let k = got.len().min(rest.len());
+            if got[..k] != rest[..k] {
+                return Ok(false);
+            }
+            got = &got[k..];
+            rest = &rest[k..];
+        }
+    }
+    Ok(rest.is_empty() && pieces.all(|p| p.is_empty()))
 }
 
 impl HostFile {
@@ -239,7 +292,8 @@ impl HostFile {
 
     /// Whether [`commit`](Self::commit) would write anything.
     pub fn has_changes(&self) -> bool {
-        self.sidecar.is_dirty() || (self.pending && self.yaml.render() != self.disk_text())
+        self.sidecar.is_dirty()
+            || (self.pending && !self.yaml.renders_same(None, Some(self.disk_overlay())))
     }
 
     /// Write what was staged: the sidecar first, then the file (only if its bytes changed),
@@ -248,12 +302,13 @@ impl HostFile {
     /// wrote (someone edited it meanwhile).
     pub fn commit(&mut self) -> Result<CommitStats, Error> {
         let sidecar_dirty = self.sidecar.is_dirty();
-        let rendered = if !self.pending {
+        let next = if !self.pending {
             None
         } else {
-            Some(self.yaml.render()).filter(|r| r != self.disk_text())
+            Some(self.yaml.overlay())
+                .filter(|o| !self.yaml.renders_same(Some(o), Some(self.disk_overlay())))
         };
-        if !sidecar_dirty && rendered.is_none() {
+        if !sidecar_dirty && next.is_none() {
             self.pending = false;
             return Ok(CommitStats::default());
         }
@@ -268,27 +323,30 @@ impl HostFile {
         if sidecar_dirty {
             stats.sidecar_written = self.sidecar.save()?;
         }
-        if let Some(r) = rendered {
+        if let Some(next) = next {
             // Checked again once the new text is on disk, right before the rename: an edit
             // made while the sidecar and the temporary file were written is not overwritten.
             // The content is compared (not the size or time, which an edit can keep).
-            let expected = self.disk_text().as_bytes();
-            let replaced = write_atomic_if(
-                &self.real_path,
-                None,
-                |out| out.write_all(r.as_bytes()),
-                || match std::fs::read(&self.real_path) {
-                    Ok(now) => Ok(now == expected),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-                    Err(e) => Err(e),
-                },
-            )
-            .map_err(|e| Error::io(&self.path, e))?;
+            let replaced = {
+                let new = self.yaml.pieces(Some(&next));
+                let expected = self.disk_pieces();
+                write_atomic_if(
+                    &self.real_path,
+                    None,
+                    |out| new.iter().try_for_each(|p| out.write_all(p.as_bytes())),
+                    || match file_holds(&self.real_path, &expected) {
+                        Ok(same) => Ok(same),
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+                        Err(e) => Err(e),
+                    },
+                )
+                .map_err(|e| Error::io(&self.path, e))?
+            };
             if !replaced {
                 return Err(self.changed_during_run());
             }
             self.disk_stamp = Stamp::of(&self.real_path);
-            self.disk_text = Some(r);
+            self.disk_text = Some(next);
             stats.file_written = true;
         }
         self.pending = false;
@@ -312,7 +370,7 @@ impl HostFile {
             if f.disk_stamp.is_some() && Stamp::of(&f.real_path) == f.disk_stamp {
                 return Ok(true);
             }
-            Ok(std::fs::read(&f.real_path)? == f.disk_text().as_bytes())
+            file_holds(&f.real_path, &f.disk_pieces())
         };
         match unchanged(self) {
             Ok(true) => Ok(()),
@@ -358,7 +416,7 @@ impl HostFile {
                 self.path.display()
             )));
         }
-        let text = super::annotation_edit::with_annotation(self.disk_text(), doc, key, value)
+        let text = super::annotation_edit::with_annotation(&self.disk_text(), doc, key, value)
             .map_err(|e| match e {
                 Error::Invalid(ds) => Error::Invalid(
                     ds.0.into_iter()
@@ -387,5 +445,26 @@ impl HostFile {
     /// The hosts of this file, as `namespace/name`.
     pub fn host_keys(&self) -> &BTreeSet<String> {
         &self.host_keys
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_holds;
+
+    #[test]
+    fn a_file_holds_its_text_in_any_pieces_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hosts.yaml");
+        // Longer than the block read at a time, so a difference after the first block counts.
+        let mut text = "a: 1\n".repeat(30_000);
+        std::fs::write(&path, &text).unwrap();
+        let (head, tail) = text.split_at(70_001);
+        assert!(file_holds(&path, &[head, "", tail]).unwrap());
+        assert!(!file_holds(&path, &[head]).unwrap());
+        assert!(!file_holds(&path, &[head, tail, "x"]).unwrap());
+        text.replace_range(100_000..100_001, "b");
+        assert!(!file_holds(&path, &[&text]).unwrap());
+        assert!(file_holds(&dir.path().join("gone.yaml"), &[]).is_err());
     }
 }

@@ -10,6 +10,7 @@
 //! * entries of `metadata.annotations` (removed).
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+use std::sync::Arc;
 
 /// 1-based line/column of a syntax problem or a located node.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,11 +94,24 @@ struct Doc {
     /// A top-level key is explicit (`? key`).
     explicit_key: bool,
     /// Replacement text for `status_range.0..status_edit_end`; `None` = original text.
-    status_edit: Option<String>,
+    /// Shared: an [`Overlay`] taken at a commit keeps it without a copy.
+    status_edit: Option<Arc<str>>,
     /// End of the replaced range: `status_range.1`, or further over the blank lines after it
     /// when those would become content of a `|+` scalar ending the entry (or before it).
     status_edit_end: usize,
     annotations: Option<Annotations>,
+}
+
+/// The edits of every document at one moment ([`YamlFile::overlay`]): with the source text,
+/// what the file was then (a commit keeps the one it wrote instead of the written text).
+#[derive(Debug, Clone, Default)]
+pub struct Overlay(Vec<DocOverlay>);
+
+#[derive(Debug, Clone, Default)]
+struct DocOverlay {
+    /// The status edit and the end of the range it replaces.
+    status: Option<(Arc<str>, usize)>,
+    annotations: Vec<(usize, usize, String)>,
 }
 
 #[derive(Debug, Default)]
@@ -535,7 +549,7 @@ impl YamlFile {
                 d.status_range.1
             };
             let d = &mut self.docs[doc];
-            d.status_edit = d.status_exists.then(String::new);
+            d.status_edit = d.status_exists.then(|| Arc::from(""));
             d.status_edit_end = end;
             return Ok(());
         };
@@ -562,7 +576,8 @@ impl YamlFile {
         // Trailing empty lines are dropped, unless they are content of a `|+` scalar ending
         // the status; then the blank lines after the entry in the file would become its
         // content too, so they go.
-        let keep = ends_with_keep_scalar(&lines);
+        // (A keep header has a `+`: most statuses have none, and need no scan of their lines.)
+        let keep = yaml.contains('+') && ends_with_keep_scalar(&lines);
         let lines: &[&str] = {
             let mut n = lines.len();
             while !keep && n > 0 && lines[n - 1].is_empty() {
@@ -595,7 +610,7 @@ impl YamlFile {
                 out.push_str(nl);
             }
         }
-        self.docs[doc].status_edit = Some(out);
+        self.docs[doc].status_edit = Some(Arc::from(out));
         self.docs[doc].status_edit_end = end;
         Ok(())
     }
@@ -694,38 +709,125 @@ impl YamlFile {
         Ok(d.status_exists)
     }
 
-    /// The whole file with all edits applied.
     /// The text the file was parsed from.
     pub fn source_text(&self) -> &str {
         &self.text
     }
 
+    /// The whole file with all edits applied.
     pub fn render(&self) -> String {
-        let mut out = String::with_capacity(self.text.len() + self.text.len() / 16 + 64);
-        let mut edits: Vec<(usize, usize, &str)> = Vec::new();
-        for d in &self.docs {
-            edits.clear();
-            if let Some(s) = &d.status_edit {
-                edits.push((d.status_range.0, d.status_edit_end, s));
-            }
-            if let Some(a) = &d.annotations {
-                edits.extend(a.edits.iter().map(|(s, e, r)| (*s, *e, r.as_str())));
-            }
-            if edits.is_empty() {
-                out.push_str(&self.text[d.start..d.end]);
-                continue;
-            }
-            edits.sort_by_key(|&(s, e, _)| (s, e));
-            let mut pos = d.start;
-            for &(s, e, r) in &edits {
-                let s = s.max(pos);
-                out.push_str(&self.text[pos..s]);
-                out.push_str(r);
-                pos = e.max(s);
-            }
-            out.push_str(&self.text[pos..d.end]);
+        let pieces = self.pieces(None);
+        let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+        pieces.iter().for_each(|p| out.push_str(p));
+        out
+    }
+
+    /// The edits as they are now, to render the file as it is now later ([`Self::pieces`]).
+    pub fn overlay(&self) -> Overlay {
+        Overlay(
+            self.docs
+                .iter()
+                .map(|d| DocOverlay {
+                    status: d.status_edit.clone().map(|s| (s, d.status_edit_end)),
+                    annotations: d
+                        .annotations
+                        .as_ref()
+                        .map(|a| a.edits.clone())
+                        .unwrap_or_default(),
+                })
+                .collect(),
+        )
+    }
+
+    /// The file's text with the edits of `overlay` (`None`: the edits now) applied, in
+    /// pieces: their concatenation is the file. A big file is written and compared from
+    /// them, never held whole a second time.
+    pub fn pieces<'a>(&'a self, overlay: Option<&'a Overlay>) -> Vec<&'a str> {
+        let mut out = Vec::with_capacity(self.docs.len() + 8);
+        let mut edits = Vec::new();
+        for i in 0..self.docs.len() {
+            self.doc_pieces(i, overlay, &mut edits, &mut out);
         }
         out
+    }
+
+    /// Whether the file reads the same with the edits of `a` and of `b` (`None`: the edits
+    /// now). Only the documents whose edits differ are compared.
+    pub fn renders_same(&self, a: Option<&Overlay>, b: Option<&Overlay>) -> bool {
+        let (mut edits, mut pa, mut pb) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..self.docs.len() {
+            let (sa, aa) = self.doc_edit(i, a);
+            let (sb, ab) = self.doc_edit(i, b);
+            let same_status = match (sa, sb) {
+                (None, None) => true,
+                (Some((x, xe)), Some((y, ye))) => xe == ye && Arc::ptr_eq(x, y),
+                _ => false,
+            };
+            if same_status && aa == ab {
+                continue;
+            }
+            pa.clear();
+            pb.clear();
+            self.doc_pieces(i, a, &mut edits, &mut pa);
+            self.doc_pieces(i, b, &mut edits, &mut pb);
+            if !same_text(&pa, &pb) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Document `i`'s status edit (and the end of the range it replaces) and annotation edits
+    /// in `overlay` (`None`: now).
+    #[allow(clippy::type_complexity)]
+    fn doc_edit<'a>(
+        &'a self,
+        i: usize,
+        overlay: Option<&'a Overlay>,
+    ) -> (Option<(&'a Arc<str>, usize)>, &'a [(usize, usize, String)]) {
+        match overlay {
+            None => {
+                let d = &self.docs[i];
+                (
+                    d.status_edit.as_ref().map(|s| (s, d.status_edit_end)),
+                    d.annotations.as_ref().map_or(&[][..], |a| &a.edits[..]),
+                )
+            }
+            Some(o) => match o.0.get(i) {
+                None => (None, &[]),
+                Some(o) => (o.status.as_ref().map(|(s, e)| (s, *e)), &o.annotations[..]),
+            },
+        }
+    }
+
+    /// Appends document `i`'s text with the edits of `overlay` to `out`, in pieces.
+    fn doc_pieces<'a>(
+        &'a self,
+        i: usize,
+        overlay: Option<&'a Overlay>,
+        edits: &mut Vec<(usize, usize, &'a str)>,
+        out: &mut Vec<&'a str>,
+    ) {
+        let d = &self.docs[i];
+        let (status, annotations) = self.doc_edit(i, overlay);
+        edits.clear();
+        if let Some((s, end)) = status {
+            edits.push((d.status_range.0, end, s));
+        }
+        edits.extend(annotations.iter().map(|(s, e, r)| (*s, *e, r.as_str())));
+        if edits.is_empty() {
+            out.push(&self.text[d.start..d.end]);
+            return;
+        }
+        edits.sort_by_key(|&(s, e, _)| (s, e));
+        let mut pos = d.start;
+        for &(s, e, r) in edits.iter() {
+            let s = s.max(pos);
+            out.push(&self.text[pos..s]);
+            out.push(r);
+            pos = e.max(s);
+        }
+        out.push(&self.text[pos..d.end]);
     }
 
     /// Position (1-based, in the file) of the node at `path` in the original text of document
@@ -1219,6 +1321,34 @@ fn close_entry(
     }
 }
 
+/// Whether two texts given in pieces are the same.
+pub(super) fn same_text(a: &[&str], b: &[&str]) -> bool {
+    let len = |p: &[&str]| p.iter().map(|s| s.len()).sum::<usize>();
+    if len(a) != len(b) {
+        return false;
+    }
+    let mut b = b.iter().map(|s| s.as_bytes());
+    let mut rest: &[u8] = &[];
+    for mut piece in a.iter().map(|s| s.as_bytes()) {
+        while !piece.is_empty() {
+            if rest.is_empty() {
+                match b.next() {
+                    Some(next) => rest = next,
+                    None => return false,
+                }
+                continue;
+            }
+            let n = piece.len().min(rest.len());
+            if piece[..n] != rest[..n] {
+                return false;
+            }
+            piece = &piece[n..];
+            rest = &rest[n..];
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1257,6 +1387,45 @@ mod tests {
         "{\"a\": 1, \"b\": [1, 2]}\n",
         "- 1\n- 2\n",
     ];
+
+    #[test]
+    fn an_overlay_renders_the_file_as_it_was_taken() {
+        let t = "a: 1\nstatus:\n  x: 1\n---\nb: 2\n---\nmetadata:\n  annotations:\n    k: v\n";
+        let mut f = parse(t);
+        let source = Overlay::default();
+        assert_eq!(f.pieces(Some(&source)).concat(), t);
+        assert!(f.renders_same(None, Some(&source)));
+
+        f.set_status(0, Some("x: 2\n")).unwrap();
+        f.set_status(1, Some("y: 3\n")).unwrap();
+        let first = f.overlay();
+        let first_text = f.render();
+        assert_eq!(f.pieces(None).concat(), first_text);
+        assert_eq!(f.pieces(Some(&first)).concat(), first_text);
+        assert!(!f.renders_same(Some(&first), Some(&source)));
+
+        // Later edits leave what the overlay renders alone.
+        f.set_status(1, None).unwrap();
+        assert!(f.remove_annotations(2, &["k"]).unwrap());
+        assert_eq!(f.pieces(Some(&first)).concat(), first_text);
+        assert_eq!(f.pieces(None).concat(), f.render());
+        assert!(!f.renders_same(None, Some(&first)));
+
+        // An edit back to the text of the source is no change of what the file reads.
+        let mut g = parse(t);
+        g.set_status(0, Some("x: 1\n")).unwrap();
+        assert!(g.renders_same(None, Some(&source)));
+        g.set_status(0, Some("x: 9\n")).unwrap();
+        assert!(!g.renders_same(None, Some(&source)));
+    }
+
+    #[test]
+    fn texts_in_pieces_compare_whatever_the_cuts() {
+        assert!(same_text(&["ab", "", "c"], &["a", "bc"]));
+        assert!(same_text(&[], &["", ""]));
+        assert!(!same_text(&["ab", "c"], &["a", "bd"]));
+        assert!(!same_text(&["abc"], &["ab"]));
+    }
 
     #[test]
     fn no_edits_round_trip() {
