@@ -64,9 +64,9 @@ LAB = ROOT / "scripts" / "ironic"
 
 DEFAULT_TRIALS = {
     "kill-file": 45,
-    "kill-store": 40,
-    "kill-ironic": 15,
-    "edit-file": 50,
+    "kill-store": 41,
+    "kill-ironic": 21,
+    "edit-file": 55,
     "full-disk": 5,
     "ironic-restart": 3,
 }
@@ -403,7 +403,7 @@ def edit_file(bm, args, res, work, rng):
         t0 = time.monotonic()
         proc = bm.spawn(["provision", "--provisioner", "fixture", "-q", "hosts.yaml"], d,
                         {"BMHCTL_TIME_SCALE": scale})
-        time.sleep(rng.uniform(0.0, wall * 0.8))
+        time.sleep(rng.uniform(0.0, wall * 0.7))
         running = proc.poll() is None
         text = path.read_text()
         head = f"  name: {target}\n"
@@ -561,7 +561,7 @@ class Ironic:
 
     def nodes(self):
         fields = "uuid,name,provision_state,provision_updated_at"
-        return self.api("GET", f"/nodes?fields={fields}&limit=0")["nodes"]
+        return self.api("GET", f"/nodes?fields={fields}")["nodes"]
 
     def remove(self, uuids):
         """Deletes nodes (maintenance first: a node in any state can then be deleted)."""
@@ -571,6 +571,11 @@ class Ironic:
                 self.api("DELETE", f"/nodes/{u}")
             except OSError as e:
                 log(f"could not delete node {u}: {e}")
+
+
+def host_of(node):
+    """The host a node was registered for: BMO names it `<namespace>~<name>`."""
+    return (node.get("name") or "").split("~")[-1]
 
 
 def lab_dir():
@@ -605,9 +610,9 @@ def ironic_rerun(bm, res, t, d, ironic, names, active_before):
         else:
             check_hosts(res, t, out, names)
     nodes = ironic.nodes()
-    mine = [nd for nd in nodes if any((nd["name"] or "").endswith(n) for n in names)]
+    mine = [nd for nd in nodes if host_of(nd) in names]
     for n in names:
-        same = [nd for nd in mine if (nd["name"] or "").split("~")[-1] == n]
+        same = [nd for nd in mine if host_of(nd) == n]
         if len(same) != 1:
             res.bad("duplicates", t, f"{len(same)} Ironic nodes for host {n}")
     for nd in mine:
@@ -622,6 +627,7 @@ def ironic_rerun(bm, res, t, d, ironic, names, active_before):
 def kill_ironic(bm, args, res, work, rng, ironic):
     phases = ["registering", "inspecting", "provisioning"]
     per_phase = {p: 0 for p in phases}
+    checked_active = 0  # nodes already active at the kill, checked not to be deployed again
     for t in range(args.trials_of("kill-ironic")):
         phase = phases[t % len(phases)]
         d = work / f"kill-ironic-{t}"
@@ -651,12 +657,14 @@ def kill_ironic(bm, args, res, work, rng, ironic):
             per_phase[phase] += 1
         active = {nd["uuid"]: nd["provision_updated_at"] for nd in ironic.nodes()
                   if nd["provision_state"] == "active"
-                  and any((nd["name"] or "").endswith(n) for n in names)}
+                  and host_of(nd) in names}
+        checked_active += len(active)
         ironic_rerun(bm, res, t, d, ironic, names, active)
         res.trials += 1
         res.seconds += time.monotonic() - t0
     res.notes.append("kill-ironic: killed while a host was " + ", ".join(
-        f"{p}: {c}" for p, c in per_phase.items()))
+        f"{p}: {c}" for p, c in per_phase.items()) + f"; {checked_active} nodes were already "
+        "active at the kill (each checked: still active, provision_updated_at unchanged)")
 
 
 def ironic_restart(bm, args, res, work, rng, ironic):
@@ -673,15 +681,18 @@ def ironic_restart(bm, args, res, work, rng, ironic):
             if set(states_in(d / "hosts.yaml")) - {"registering"}:
                 break
             time.sleep(0.05)
+        down = time.monotonic()
         ironic.stop()
         time.sleep(rng.uniform(2, 6))
         ironic.start(fresh=False)
+        down = time.monotonic() - down
         code, _, err = finish(proc, HANG_BOUND["ironic"])
         if code is None:
             res.bad("hung", t, "the run did not end after Ironic came back")
         else:
             last = err.strip().splitlines()[-1] if err.strip() else ""
-            res.notes.append(f"ironic-restart #{t}: the run ended with exit {code} in "
+            res.notes.append(f"ironic-restart #{t}: Ironic away {down:.1f} s (stop, wait, "
+                             f"start); the run ended with exit {code} after "
                              f"{time.monotonic() - t0:.1f} s {last}".rstrip())
         ironic_rerun(bm, res, t, d, ironic, names, {})
         res.trials += 1
