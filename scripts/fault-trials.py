@@ -11,11 +11,13 @@ Scenarios (each trial uses a directory of its own under a temporary directory):
   kill-store      the same on the local store: `apply`, then `wait --for goal` (odd trials:
                   `watch`) killed at a random moment; every host must still be in the store, and
                   `wait --for goal` must then finish.
-  kill-ironic     `provision` of fake-hardware hosts against a local Ironic (port 6485 by
-                  default), killed once some host is registering, inspecting or provisioning (the
-                  phases take turns); the re-run must end with every host provisioned, exactly
-                  one Ironic node per host, and no node that was already `active` deployed again
-                  (its `provision_updated_at` unchanged, still `active`).
+  kill-ironic     three fake-hardware hosts against a local Ironic (port 6485 by default): the
+                  first provisioned alone, then `provision` of all three killed once one of the
+                  others is registering, inspecting or provisioning (the phases take turns);
+                  the re-run must end with every host provisioned, exactly one Ironic node per
+                  host, each node deployed once (one move to "deploying" in Ironic's log), and
+                  the node that was `active` at the kill untouched (still `active`, the same
+                  `provision_updated_at`).
   edit-file       an edit of the hosts file (one host's `online: true` becomes `false`, with a
                   marker comment) at a random moment of a `provision` run, written in place or
                   as editors do (new file, rename), in turns. The run may end with exit 3 ("edit
@@ -27,9 +29,9 @@ Scenarios (each trial uses a directory of its own under a temporary directory):
                   the space freed a re-run must finish. Needs root, passwordless sudo or
                   unprivileged user namespaces (for `mount -t tmpfs`); otherwise it is skipped,
                   with the reason.
-  ironic-restart  Ironic stopped (stop-ironic.sh) during a `provision` run and started again a
-                  few seconds later: the run must end (exit 0, or an error naming the cause), and
-                  a re-run must end with every host provisioned and one node per host.
+  ironic-restart  the same three hosts, Ironic stopped (stop-ironic.sh) during the `provision`
+                  run and started again a few seconds later: the run must end (any exit code:
+                  it is reported), and a re-run must pass the checks of kill-ironic.
 
     scripts/fault-trials.py [--bin PATH] [--scenario NAME]... [--trials N] [--port PORT]
                             [--keep] [--seed N]
@@ -615,6 +617,12 @@ def ironic_rerun(bm, res, t, d, ironic, names, active_before):
         same = [nd for nd in mine if host_of(nd) == n]
         if len(same) != 1:
             res.bad("duplicates", t, f"{len(same)} Ironic nodes for host {n}")
+    # Ironic logs every provision state change: a node deployed twice went to "deploying" twice
+    log_text = (lab_dir() / f"ironic-{ironic.port}" / "ironic.log").read_text(errors="replace")
+    for nd in mine:
+        deploys = log_text.count(f'Node {nd["uuid"]} moved to provision state "deploying"')
+        if deploys != 1:
+            res.bad("duplicates", t, f"node {nd['name']} deployed {deploys} times")
     for nd in mine:
         before = active_before.get(nd["uuid"])
         if before is not None and (nd["provision_state"] != "active"
@@ -622,6 +630,15 @@ def ironic_rerun(bm, res, t, d, ironic, names, active_before):
             res.bad("duplicates", t, f"node {nd['name']} was active and was touched again: "
                     f"{nd['provision_state']} at {nd['provision_updated_at']} (was {before})")
     ironic.remove([nd["uuid"] for nd in mine])
+
+
+def provision_first(bm, res, t, d, ironic, name):
+    """Provisions one host of the file alone, so that it is active when the trial's run
+    starts: the trial then checks it is not deployed again."""
+    code, _, err = bm.run(["provision", "-q", "--host", name, "hosts.yaml"], d,
+                          HANG_BOUND["ironic"], {**ironic.env, "BMHCTL_TIME_SCALE": "0.2"})
+    if code != 0:
+        res.bad("failed", t, f"provisioning {name} alone exited {code}: {err.strip()[-300:]}")
 
 
 def kill_ironic(bm, args, res, work, rng, ironic):
@@ -635,6 +652,7 @@ def kill_ironic(bm, args, res, work, rng, ironic):
         names = [f"t{t}-host-{i}" for i in range(3)]
         (d / "hosts.yaml").write_text(ironic_file(names, ironic.port))
         t0 = time.monotonic()
+        provision_first(bm, res, t, d, ironic, names[0])
         proc = bm.spawn(["provision", "-q", "hosts.yaml"], d,
                         {**ironic.env, "BMHCTL_TIME_SCALE": "0.2"})
         # kill once a host is in the phase (the file shows each step), a little later at random
@@ -674,11 +692,14 @@ def ironic_restart(bm, args, res, work, rng, ironic):
         names = [f"r{t}-host-{i}" for i in range(3)]
         (d / "hosts.yaml").write_text(ironic_file(names, ironic.port))
         t0 = time.monotonic()
+        provision_first(bm, res, t, d, ironic, names[0])
+        active = {nd["uuid"]: nd["provision_updated_at"] for nd in ironic.nodes()
+                  if nd["provision_state"] == "active" and host_of(nd) in names}
         proc = bm.spawn(["provision", "-q", "hosts.yaml"], d,
                         {**ironic.env, "BMHCTL_TIME_SCALE": "0.2"})
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:
-            if set(states_in(d / "hosts.yaml")) - {"registering"}:
+            if set(states_in(d / "hosts.yaml")) - {"registering", "provisioned"}:
                 break
             time.sleep(0.05)
         down = time.monotonic()
@@ -694,7 +715,7 @@ def ironic_restart(bm, args, res, work, rng, ironic):
             res.notes.append(f"ironic-restart #{t}: Ironic away {down:.1f} s (stop, wait, "
                              f"start); the run ended with exit {code} after "
                              f"{time.monotonic() - t0:.1f} s {last}".rstrip())
-        ironic_rerun(bm, res, t, d, ironic, names, {})
+        ironic_rerun(bm, res, t, d, ironic, names, active)
         res.trials += 1
         res.seconds += time.monotonic() - t0
 
@@ -741,6 +762,11 @@ def main():
     log(f"binary {binary}, seed {seed}, trial directories in {work}")
 
     needs_ironic = {"kill-ironic", "ironic-restart"} & set(scenarios)
+    plugin_dir = pathlib.Path(os.environ.get("PROVISIONER_PLUGIN_DIR") or binary.parent / "plugins")
+    if needs_ironic and not (plugin_dir / "ironic-provisioner.so").is_file():
+        raise SystemExit(f"{plugin_dir}/ironic-provisioner.so missing (the Ironic scenarios need "
+                         "it): run scripts/stage-plugins.sh release, or set "
+                         "PROVISIONER_PLUGIN_DIR")
     ironic = Ironic(args.port) if needs_ironic else None
     results = []
     started = time.monotonic()
