@@ -4,6 +4,7 @@ mod lab;
 
 mod arguments;
 mod bad_input;
+mod ci_output;
 mod completions;
 mod config_secrets;
 mod exit_codes;
