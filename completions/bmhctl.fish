@@ -226,7 +226,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s q -l quiet -d 'O
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l for -d 'The state to wait for: a provisioning state (`available`, `provisioned`, `externally-provisioned`, ...), `goal` (the host\'s goal, as `provision` sees it, with no error), `detached`, `error`, `powered-on` or `powered-off`' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l for -d 'The state to wait for: a provisioning state as BMO spells it (`available`, `provisioned`, `"externally provisioned"`, ...; `-` or `_` may stand for the space, as in `externally-provisioned`), `goal` (the host\'s goal, as `provision` sees it, with no error), `detached`, `error`, `powered-on` or `powered-off`' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timeout -d 'Give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F

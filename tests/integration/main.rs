@@ -19,6 +19,7 @@ mod out_of_tree;
 mod plugins;
 mod provision;
 mod refused_input;
+mod result_contract;
 mod save_failures;
 mod store;
 mod store_delete;
