@@ -632,8 +632,8 @@ mod tests {
             .lines()
             .filter(|l| l.ends_with("1/2 hosts decided, 1 waiting on the provisioner"))
             .collect();
-        // One per silent interval, not more: after 3.5 intervals, 2 or 3 (a loaded machine).
-        assert!((2..=3).contains(&beats.len()), "{text}");
+        // At most one per silent interval: after 3.5 intervals, 3 (fewer on a loaded machine).
+        assert!((1..=3).contains(&beats.len()), "{text}");
         assert!(beats.iter().all(|l| stamped(l)), "{text}");
         // Stopped: no more beats.
         let before = out.text().len();
