@@ -215,7 +215,7 @@ _bmhctl() {
 
     case "${cmd}" in
         bmhctl)
-            opts="-v -q -h -V --verbose --quiet --validate --skip-unknown-kinds --help --version provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -223,6 +223,14 @@ _bmhctl() {
             case "${prev}" in
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -233,7 +241,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__apply)
-            opts="-f -v -q -h -V --filename --store --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-f -v -q -h -V --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,6 +261,14 @@ _bmhctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -263,7 +279,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__attach)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -315,6 +331,14 @@ _bmhctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -325,7 +349,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__completions)
-            opts="-v -q -h -V --verbose --quiet --validate --skip-unknown-kinds --help --version bash elvish fish powershell zsh"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -333,6 +357,14 @@ _bmhctl() {
             case "${prev}" in
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -343,7 +375,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__delete)
-            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --no-wait --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --no-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -403,6 +435,14 @@ _bmhctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -413,7 +453,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__deprovision)
-            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -471,6 +511,14 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -479,7 +527,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__describe)
-            opts="-f -v -q -h -V --filename --store --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-f -v -q -h -V --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -501,6 +549,14 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -509,7 +565,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__detach)
-            opts="-l -f -v -q -h -V --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -563,6 +619,14 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -571,7 +635,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__export)
-            opts="-f -o -l -v -q -h -V --filename --store --output --output-file --selector --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-f -o -l -v -q -h -V --filename --store --output --output-file --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -613,6 +677,14 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -621,7 +693,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__get)
-            opts="-f -o -l -v -q -h -V --filename --store --output --selector --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-f -o -l -v -q -h -V --filename --store --output --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -657,6 +729,14 @@ _bmhctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1073,7 +1153,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__inspect)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1125,6 +1205,14 @@ _bmhctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1135,7 +1223,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__man)
-            opts="-v -q -h -V --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1143,6 +1231,14 @@ _bmhctl() {
             case "${prev}" in
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1153,7 +1249,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__pause)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1207,6 +1303,14 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1215,7 +1319,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plugin)
-            opts="-v -q -h -V --verbose --quiet --validate --skip-unknown-kinds --help --version check list help"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version check list help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1223,6 +1327,14 @@ _bmhctl() {
             case "${prev}" in
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1233,7 +1345,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plugin__subcmd__check)
-            opts="-v -q -h -V --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1241,6 +1353,14 @@ _bmhctl() {
             case "${prev}" in
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1307,7 +1427,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plugin__subcmd__list)
-            opts="-v -q -h -V --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1315,6 +1435,14 @@ _bmhctl() {
             case "${prev}" in
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1325,7 +1453,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power)
-            opts="-v -q -h -V --verbose --quiet --validate --skip-unknown-kinds --help --version on off help"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version on off help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1333,6 +1461,14 @@ _bmhctl() {
             case "${prev}" in
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1399,7 +1535,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power__subcmd__off)
-            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1451,6 +1587,14 @@ _bmhctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1461,7 +1605,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power__subcmd__on)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1515,6 +1659,14 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1523,7 +1675,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__provision)
-            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --filename --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --filename --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1585,6 +1737,14 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1593,7 +1753,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__reboot)
-            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1645,6 +1805,14 @@ _bmhctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1655,7 +1823,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__reconcile)
-            opts="-l -o -v -q -h -V --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -o -v -q -h -V --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1707,6 +1875,14 @@ _bmhctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1717,7 +1893,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__resume)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1769,6 +1945,14 @@ _bmhctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1779,7 +1963,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__retry)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1833,6 +2017,14 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1841,7 +2033,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__validate)
-            opts="-o -f -v -q -h -V --output --strict --filename --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-o -f -v -q -h -V --output --strict --filename --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1867,6 +2059,14 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1875,7 +2075,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__version)
-            opts="-v -q -h -V --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1883,6 +2083,14 @@ _bmhctl() {
             case "${prev}" in
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1893,7 +2101,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__wait)
-            opts="-f -l -v -q -h -V --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --selector --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-f -l -v -q -h -V --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1951,6 +2159,14 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
                     ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1959,7 +2175,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__watch)
-            opts="-f -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --poll-interval --verbose --quiet --validate --skip-unknown-kinds --help --version"
+            opts="-f -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --poll-interval --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2003,6 +2219,14 @@ _bmhctl() {
                     ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 *)

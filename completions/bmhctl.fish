@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_bmhctl_global_optspecs
-    string join \n v/verbose q/quiet validate= skip-unknown-kinds h/help V/version
+    string join \n v/verbose q/quiet validate= progress= log-format= skip-unknown-kinds h/help V/version
 end
 
 function __fish_bmhctl_needs_command
@@ -27,6 +27,11 @@ end
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -71,6 +76,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s f -l filenam
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -90,6 +100,11 @@ json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -110,6 +125,11 @@ json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l no-wait -d 'Return once the deletion is recorded, without waiting for BMO\'s delete path to finish (a running `bmhctl watch` finishes it; on files, the next run that drives them)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s q -l quiet -d 'Only errors and the final result'
@@ -121,6 +141,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l store -d 'The lo
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -136,6 +161,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s l -l selector -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -146,6 +176,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l store -d 'The
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -159,6 +194,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s l -l selector -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -176,12 +216,17 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l poll-interval -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l for -d 'The state to wait for: a provisioning state (`available`, `provisioned`, `externally-provisioned`, ...), `goal` (the host\'s goal, as `provision` sees it, with no error), `detached`, `error`, `powered-on` or `powered-off`' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l for -d 'The state to wait for: a provisioning state as BMO spells it (`available`, `provisioned`, `"externally provisioned"`, ...; `-` or `_` may stand for the space, as in `externally-provisioned`), `goal` (the host\'s goal, as `provision` sees it, with no error), `detached`, `error`, `powered-on` or `powered-off`' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timeout -d 'Give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
@@ -195,6 +240,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s l -l selector -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -203,6 +253,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s V -l version -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -224,6 +279,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s q -l quiet -d 'Only errors and the final result'
@@ -243,6 +303,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l hard -d 'Power off hard, without a graceful shutdown first (`{"mode":"hard"}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l force -d 'Also act on hosts that are not provisioned (`{"force":true}`; BMO ignores the annotation in `available` otherwise, and a forced one interrupts inspection or provisioning)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
@@ -267,6 +332,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l ironic-wait -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l hard -d 'Power off hard, without a graceful shutdown first'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l force -d 'Also act on hosts that are not provisioned (see `power off --force`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
@@ -288,6 +358,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l ironic-wait -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s q -l quiet -d 'Only errors and the final result'
@@ -307,6 +382,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l ironic-wait -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l force -d 'Detach even while an operation is in progress (`{"force":true}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -327,6 +407,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l ironic-wait -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s q -l quiet -d 'Only errors and the final result'
@@ -346,6 +431,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l ironic-wait -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s q -l quiet -d 'Only errors and the final result'
@@ -365,6 +455,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l ironic-wait -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s q -l quiet -d 'Only errors and the final result'
@@ -384,6 +479,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l ironic-wait -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s q -l quiet -d 'Only errors and the final result'
@@ -404,6 +504,11 @@ json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reconcile" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -415,6 +520,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s f -l filename
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l strict -d 'Fail (exit 2) on warnings too: unknown fields under `--validate=warn` or under `status:`, BMC addresses BMO accepts but that cannot work, the admission warnings'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s q -l quiet -d 'Only errors and the final result'
@@ -424,6 +534,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s V -l version 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -435,6 +550,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_see
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -443,6 +563,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -454,6 +579,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -462,6 +592,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s V -l version -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -470,6 +605,11 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s V -l versi
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand man" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'

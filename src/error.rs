@@ -127,6 +127,34 @@ impl Error {
         format!("error: {}", self.chain())
     }
 
+    /// The error as a list of JSON problems, for a command whose `-o json` reports its errors
+    /// in its document: each diagnostic with its `position` as text (`file:line:column`), its
+    /// `location` as an object, `object` and `field` when known; any other error as its
+    /// `message` alone (the same text as [`Self::chain`]).
+    pub fn problems_json(&self) -> Vec<serde_json::Value> {
+        match self {
+            Error::Invalid(diags) => diags
+                .0
+                .iter()
+                .map(|d| {
+                    let mut v = serde_json::json!({ "message": d.message });
+                    if let Some(p) = &d.position {
+                        v["position"] = p.to_string().into();
+                        v["location"] = serde_json::to_value(p).unwrap_or_default();
+                    }
+                    if let Some(o) = &d.object {
+                        v["object"] = o.as_str().into();
+                    }
+                    if let Some(f) = &d.field {
+                        v["field"] = f.as_str().into();
+                    }
+                    v
+                })
+                .collect(),
+            _ => vec![serde_json::json!({ "message": self.chain() })],
+        }
+    }
+
     /// The error, then each cause (`: cause`), as kube-runtime walks `source()`: what a log
     /// line shows. Several diagnostics are one per line.
     pub fn chain(&self) -> String {

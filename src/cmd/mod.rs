@@ -47,6 +47,15 @@ pub struct Cli {
         value_parser = ["strict", "warn", "ignore"]
     )]
     pub field_validation: String,
+    /// Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show
+    /// them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain`
+    /// always prints the lines, `none` prints nothing but errors.
+    #[arg(long, global = true, value_enum, default_value_t = ProgressChoice::Auto, value_name = "MODE")]
+    pub progress: ProgressChoice,
+    /// The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a
+    /// terminal unless NO_COLOR is set, or `json`, one object a line.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
+    pub log_format: LogFormat,
     /// Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing
     /// the input.
     #[arg(long, global = true)]
@@ -245,6 +254,19 @@ pub struct ReconcileArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProgressChoice {
+    Auto,
+    Plain,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ResultFormat {
     Table,
     Json,
@@ -329,6 +351,7 @@ fn dispatch(cli: Cli) -> Result<()> {
     let verbosity = Verbosity {
         verbose: cli.verbose,
         quiet: cli.quiet,
+        progress: cli.progress,
     };
     match cli.command {
         Command::Provision(a) => provision::provision(a, verbosity),
@@ -368,9 +391,24 @@ fn dispatch(cli: Cli) -> Result<()> {
 pub struct Verbosity {
     pub verbose: u8,
     pub quiet: bool,
+    pub progress: ProgressChoice,
+}
+
+impl Verbosity {
+    /// The progress a run shows on stderr (whatever `-o` prints on stdout).
+    pub fn progress_mode(&self) -> crate::runner::ProgressMode {
+        use crate::runner::ProgressMode;
+        match self.progress {
+            _ if self.quiet => ProgressMode::Quiet,
+            ProgressChoice::None => ProgressMode::Quiet,
+            ProgressChoice::Plain => ProgressMode::Lines,
+            ProgressChoice::Auto => ProgressMode::Auto,
+        }
+    }
 }
 
 fn init_logging(cli: &Cli) {
+    use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
     let level = match (cli.quiet, cli.verbose) {
         (true, _) => "error",
@@ -379,9 +417,43 @@ fn init_logging(cli: &Cli) {
         (false, _) => "debug",
     };
     let filter = EnvFilter::try_from_env("BMHCTL_LOG").unwrap_or_else(|_| EnvFilter::new(level));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .without_time()
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match cli.log_format {
+        LogFormat::Text => {
+            let colour = colour_fits(
+                std::io::stderr().is_terminal(),
+                std::env::var_os("NO_COLOR").as_deref(),
+                std::env::var("TERM").ok().as_deref(),
+            );
+            builder.with_ansi(colour).without_time().try_init()
+        }
+        LogFormat::Json => builder
+            .with_ansi(false)
+            .event_format(log_json::JsonLines)
+            .try_init(),
+    };
+}
+
+/// Colours only on a terminal that shows them, and not when NO_COLOR is set to anything.
+fn colour_fits(terminal: bool, no_color: Option<&std::ffi::OsStr>, term: Option<&str>) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty()) && term != Some("dumb")
+}
+
+mod log_json;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colours_only_on_a_terminal_without_no_color() {
+        assert!(colour_fits(true, None, Some("xterm")));
+        assert!(!colour_fits(false, None, Some("xterm")));
+        assert!(!colour_fits(true, Some("1".as_ref()), Some("xterm")));
+        assert!(!colour_fits(true, None, Some("dumb")));
+        // NO_COLOR= (empty) is unset, as its convention says.
+        assert!(colour_fits(true, Some("".as_ref()), None));
+    }
 }

@@ -2,7 +2,8 @@
 
 use crate::error::{Error, Result};
 use crate::record::HostRecord;
-use crate::runner::HostResult;
+use crate::runner::{Goal, HostResult, LedgerEntry, Seen};
+use chrono::{DateTime, Utc};
 use comfy_table::{Table, presets::NOTHING};
 use serde_json::json;
 
@@ -49,46 +50,186 @@ pub fn state_text(rec: &HostRecord) -> String {
     }
 }
 
+/// The group and version of every JSON document bmhctl prints as a result (docs/output.md).
+pub const API_VERSION: &str = "bmhctl.metal3.io/v1alpha1";
+
+/// Which command's run a result document reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunKind {
+    Provision,
+    Deprovision,
+    Delete,
+    Reconcile,
+}
+
+impl RunKind {
+    pub fn kind(self) -> &'static str {
+        match self {
+            RunKind::Provision => "ProvisionResult",
+            RunKind::Deprovision => "DeprovisionResult",
+            RunKind::Delete => "DeleteResult",
+            RunKind::Reconcile => "ReconcileResult",
+        }
+    }
+}
+
+/// How a host's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// At its goal (for `delete`: gone).
+    Reached,
+    /// Stopped short of its goal: failed, paused, detached, or out of time (see its reason).
+    Failed,
+    /// Still being driven when the run was interrupted.
+    InFlight,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Reached => "reached",
+            Outcome::Failed => "failed",
+            Outcome::InFlight => "inFlight",
+        }
+    }
+}
+
+/// One host of a run's result, whether the run ended or was interrupted.
+#[derive(Debug, Clone)]
+pub struct HostReport {
+    pub namespace: String,
+    pub name: String,
+    pub goal: Goal,
+    pub outcome: Outcome,
+    pub deleted: bool,
+    /// Why the host stopped short of its goal.
+    pub reason: String,
+    pub seen: Seen,
+    pub passes: u64,
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+}
+
+/// The hosts of a run: from the runner's `results` when it ended, else from what the ledger
+/// saw (an interrupted run). `ledger` is in job order, as `results` are.
+pub fn host_reports(results: Option<&[HostResult]>, ledger: &[LedgerEntry]) -> Vec<HostReport> {
+    match results {
+        Some(results) => results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let meta = &r.record.host.metadata;
+                let entry = ledger.get(i);
+                HostReport {
+                    namespace: meta.namespace_or_default().to_string(),
+                    name: meta.name.clone(),
+                    goal: r.goal.clone(),
+                    outcome: if r.reached {
+                        Outcome::Reached
+                    } else {
+                        Outcome::Failed
+                    },
+                    deleted: r.deleted,
+                    reason: r.reason.clone(),
+                    seen: Seen::of(&r.record),
+                    passes: r.passes,
+                    start: entry.map(|e| e.start),
+                    end: entry.and_then(|e| e.end),
+                }
+            })
+            .collect(),
+        None => ledger
+            .iter()
+            .map(|e| HostReport {
+                namespace: e.namespace.clone(),
+                name: e.name.clone(),
+                goal: e.goal.clone(),
+                outcome: match (e.end, e.reached) {
+                    (None, _) => Outcome::InFlight,
+                    (Some(_), true) => Outcome::Reached,
+                    (Some(_), false) => Outcome::Failed,
+                },
+                deleted: e.end.is_some() && e.reached && e.goal == Goal::Deleted,
+                reason: e.reason.clone(),
+                seen: e.seen.clone(),
+                passes: e.passes,
+                start: Some(e.start),
+                end: e.end,
+            })
+            .collect(),
+    }
+}
+
+fn display_name(namespace: &str, name: &str) -> String {
+    if namespace == bmh_api::DEFAULT_NAMESPACE {
+        name.to_string()
+    } else {
+        format!("{namespace}/{name}")
+    }
+}
+
+fn seen_error(s: &Seen) -> String {
+    match (s.error_type.as_str(), s.error_message.as_str()) {
+        ("", "") => String::new(),
+        ("", m) => m.to_string(),
+        (t, "") => t.to_string(),
+        (t, m) => format!("{t}: {m}"),
+    }
+}
+
+fn show_state(s: &str) -> &str {
+    if s.is_empty() { "(new)" } else { s }
+}
+
 /// The final table of a run: one row per host, and why a host stopped short; `backend_trouble`
 /// (what the provisioner's backend last failed with, which BMO writes nowhere) is added to
 /// the error of each host that stopped short.
-pub fn result_table(results: &[HostResult], backend_trouble: Option<&str>) -> String {
+pub fn result_table(hosts: &[HostReport], backend_trouble: Option<&str>) -> String {
     let mut t = table(&["HOST", "STATE", "STATUS", "POWER", "RESULT", "ERROR"]);
-    for r in results {
-        let rec = &r.record;
-        let (state, result) = if r.deleted {
-            ("(deleted)".to_string(), "ok".to_string())
-        } else if r.reached {
-            (state_text(rec), "ok".into())
-        } else {
-            (
-                state_text(rec),
+    for r in hosts {
+        let s = &r.seen;
+        let (state, result) = match r.outcome {
+            _ if r.deleted => ("(deleted)".to_string(), "ok".to_string()),
+            Outcome::Reached => (show_state(&s.state).to_string(), "ok".into()),
+            Outcome::Failed => (
+                show_state(&s.state).to_string(),
                 format!("failed (goal {})", r.goal.describe()),
-            )
+            ),
+            Outcome::InFlight => (
+                show_state(&s.state).to_string(),
+                format!("in flight (goal {})", r.goal.describe()),
+            ),
         };
-        let mut error = error_text(rec);
-        if !r.reached && !r.reason.is_empty() && !error.contains(&r.reason) {
+        let stopped_short = r.outcome != Outcome::Reached;
+        let mut error = seen_error(s);
+        if stopped_short && !r.reason.is_empty() && !error.contains(&r.reason) {
             error = if error.is_empty() {
                 r.reason.clone()
             } else {
                 format!("{error} ({})", r.reason)
             };
         }
-        if let Some(t) = backend_trouble.filter(|_| !r.reached && !r.deleted) {
+        if let Some(t) = backend_trouble.filter(|_| stopped_short && !r.deleted) {
             error = if error.is_empty() {
                 format!("waiting for the provisioner: {t}")
             } else {
                 format!("{error}; waiting for the provisioner: {t}")
             };
         }
-        let status = if r.deleted {
-            ""
+        let (status, power) = if r.deleted {
+            ("", "")
         } else {
-            rec.status().operational_status.as_str()
+            (
+                s.operational_status.as_str(),
+                match s.powered_on {
+                    None => "",
+                    Some(true) => "on",
+                    Some(false) => "off",
+                },
+            )
         };
-        let power = if r.deleted { "" } else { power(rec) };
         t.add_row(vec![
-            host_name(rec),
+            display_name(&r.namespace, &r.name),
             state,
             status.to_string(),
             power.to_string(),
@@ -99,32 +240,64 @@ pub fn result_table(results: &[HostResult], backend_trouble: Option<&str>) -> St
     t.to_string()
 }
 
-pub fn result_json(results: &[HostResult]) -> String {
-    let hosts: Vec<_> = results
+/// A time in result documents: RFC 3339, UTC, milliseconds.
+pub fn json_time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// The result document of a run (docs/output.md): `interrupted` when Ctrl-C or SIGTERM cut it
+/// short, its hosts still driven then marked `inFlight`; `now` ends their durations.
+pub fn result_json(
+    kind: RunKind,
+    hosts: &[HostReport],
+    interrupted: bool,
+    now: DateTime<Utc>,
+) -> String {
+    let count = |o: Outcome| hosts.iter().filter(|h| h.outcome == o).count();
+    let docs: Vec<_> = hosts
         .iter()
         .map(|r| {
-            let rec = &r.record;
-            let s = rec.status();
+            let s = &r.seen;
+            let duration = r
+                .start
+                .map(|start| (r.end.unwrap_or(now) - start).num_milliseconds() as f64 / 1000.0);
             json!({
-                "name": rec.host.metadata.name,
-                "namespace": rec.host.metadata.namespace_or_default(),
+                "name": r.name,
+                "namespace": r.namespace,
                 "goal": r.goal.describe(),
-                "reached": r.reached,
+                "outcome": r.outcome.as_str(),
+                "reached": r.outcome == Outcome::Reached,
                 "deleted": r.deleted,
                 "reason": r.reason,
-                "passes": r.passes,
-                "state": s.provisioning.state.as_str(),
-                "operationalStatus": s.operational_status.as_str(),
-                "poweredOn": s.powered_on,
-                "errorType": s.error_type.as_str(),
+                "state": s.state,
+                "operationalStatus": s.operational_status,
+                "poweredOn": s.powered_on.unwrap_or(false),
+                "error": seen_error(s),
+                "errorType": s.error_type,
                 "errorMessage": s.error_message,
                 "errorCount": s.error_count,
                 "provisioningFailCount": s.provisioning_fail_count,
-                "provisioningID": s.provisioning.id,
+                "provisioningID": s.provisioning_id,
+                "passes": r.passes,
+                "start": r.start.map(json_time),
+                "end": r.end.map(json_time),
+                "durationSeconds": duration,
             })
         })
         .collect();
-    serde_json::to_string_pretty(&json!({ "hosts": hosts })).expect("JSON of plain values")
+    let doc = json!({
+        "apiVersion": API_VERSION,
+        "kind": kind.kind(),
+        "interrupted": interrupted,
+        "summary": {
+            "hosts": hosts.len(),
+            "reached": count(Outcome::Reached),
+            "failed": count(Outcome::Failed),
+            "inFlight": count(Outcome::InFlight),
+        },
+        "hosts": docs,
+    });
+    serde_json::to_string_pretty(&doc).expect("JSON of plain values")
 }
 
 /// `get` as a table; `wide` adds the BMC, profile, ID and hardware columns.

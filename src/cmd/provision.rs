@@ -2,7 +2,7 @@
 //! selected hosts with the runner, write status back, print the result.
 
 use super::options::{DriveOptions, Environment};
-use super::output;
+use super::output::{self, RunKind};
 use super::{ProvisionArgs, TeardownArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result, Unfinished};
@@ -11,7 +11,7 @@ use crate::persist::HostSource;
 use crate::persist::files::file_source::FileSource;
 use crate::persist::files::inventory::{self, Inventory, LoadMode};
 use crate::record::HostRecord;
-use crate::runner::{self, Goal, HostJob, HostResult, Progress, ProgressMode, Services};
+use crate::runner::{self, Goal, HostJob, HostResult, Ledger, Progress, Services};
 use crate::selection::HostSelection;
 use bmh_api::ObjectKey;
 use bmh_api::ProvisioningState as S;
@@ -36,6 +36,7 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     // BMO's admission rules: an invalid host is refused before anything is written.
     crate::persist::files::admission::check_hosts(&inv, &selected)?;
     let run = Run {
+        kind: RunKind::Provision,
         paths: &paths,
         options: &options,
         output: args.run.output,
@@ -74,6 +75,10 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
         mark_deleted(&mut inv, &selected, &now)?;
     }
     let run = Run {
+        kind: match what {
+            Teardown::Deprovision => RunKind::Deprovision,
+            Teardown::Delete => RunKind::Delete,
+        },
         paths: &args.paths,
         options: &options,
         output: args.run.output,
@@ -141,6 +146,7 @@ fn select(inv: &Inventory, selection: &HostSelection) -> Result<Vec<usize>> {
 
 /// How a batch run on files goes: where, with what, and how it reports.
 struct Run<'a> {
+    kind: RunKind,
     paths: &'a [PathBuf],
     options: &'a DriveOptions,
     output: super::ResultFormat,
@@ -173,6 +179,7 @@ fn drive(
         jobs.push(HostJob { record, goal });
     }
     drive_with(
+        run.kind,
         jobs,
         Arc::new(source),
         objects,
@@ -221,6 +228,7 @@ pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()>
     }
     let objects: Arc<dyn ObjectSource> = Arc::new(store.object_map()?);
     drive_with(
+        RunKind::Reconcile,
         jobs,
         Arc::new(source),
         objects,
@@ -231,7 +239,9 @@ pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()>
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn drive_with(
+    kind: RunKind,
     jobs: Vec<HostJob>,
     source: Arc<dyn HostSource>,
     objects: Arc<dyn ObjectSource>,
@@ -241,12 +251,9 @@ fn drive_with(
     verbosity: Verbosity,
 ) -> Result<()> {
     let config = options.runner.clone();
-    let mode = if verbosity.quiet || output == super::ResultFormat::Json {
-        ProgressMode::Quiet
-    } else {
-        ProgressMode::Auto
-    };
-    let mut progress = Progress::new(mode, verbosity.verbose > 0, jobs.len());
+    // Progress goes to stderr whatever `-o` prints on stdout.
+    let mut progress = Progress::new(verbosity.progress_mode(), verbosity.verbose > 0, jobs.len());
+    let ledger = progress.keep_ledger();
     progress.watch_backend(provisioner.health.clone());
     let health = provisioner.health.clone();
     // The plugin was created before the objects were read: it sees them from now on.
@@ -273,8 +280,18 @@ fn drive_with(
             source,
         };
         runner::run(jobs, services, config, progress, stop_rx).await
-    })?;
-    report(&results, output, health.trouble().as_deref())
+    });
+    let trouble = health.trouble();
+    match results {
+        Ok(results) => report(kind, Some(&results), &ledger, output, trouble.as_deref()),
+        // Ctrl-C or SIGTERM: the same document, the hosts still driven marked in flight, so
+        // that a pipeline learns where each host got to.
+        Err(Error::Interrupted) => {
+            report(kind, None, &ledger, output, trouble.as_deref())?;
+            Err(Error::Interrupted)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 pub(super) async fn wait_for_signal() {
@@ -291,22 +308,32 @@ pub(super) async fn wait_for_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
+/// Prints the result of a run: `results` when it ended, else (interrupted) what the ledger saw.
 fn report(
-    results: &[HostResult],
+    kind: RunKind,
+    results: Option<&[HostResult]>,
+    ledger: &Ledger,
     format: super::ResultFormat,
     backend_trouble: Option<&str>,
 ) -> Result<()> {
+    let hosts = output::host_reports(results, &ledger.entries());
     match format {
         super::ResultFormat::Table => {
-            super::output::outln!("{}", output::result_table(results, backend_trouble))?
+            super::output::outln!("{}", output::result_table(&hosts, backend_trouble))?
         }
-        super::ResultFormat::Json => super::output::outln!("{}", output::result_json(results))?,
+        super::ResultFormat::Json => super::output::outln!(
+            "{}",
+            output::result_json(kind, &hosts, results.is_none(), chrono::Utc::now())
+        )?,
     }
-    let failed = results.iter().filter(|r| !r.reached).count();
-    if failed > 0 {
+    let failed = hosts
+        .iter()
+        .filter(|h| h.outcome != output::Outcome::Reached)
+        .count();
+    if failed > 0 && results.is_some() {
         return Err(Unfinished::Hosts {
             failed,
-            total: results.len(),
+            total: hosts.len(),
         }
         .into());
     }

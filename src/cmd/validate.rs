@@ -30,10 +30,22 @@ pub struct ValidateArgs {
 
 pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
-    let inv = inventory::load_checked(&paths, LoadMode::ReadOnly)?;
-    if inv.hosts.is_empty() {
-        return Err(Error::invalid("no BareMetalHost in the given files"));
-    }
+    let loaded = inventory::load_checked(&paths, LoadMode::ReadOnly).and_then(|inv| {
+        if inv.hosts.is_empty() {
+            return Err(Error::invalid("no BareMetalHost in the given files"));
+        }
+        Ok(inv)
+    });
+    let inv = match loaded {
+        Ok(inv) => inv,
+        // The files could not be read as hosts (syntax, a missing Secret, an unknown kind): a
+        // pipeline asking for JSON gets the problems in the same document (and the exit code).
+        Err(e) if args.output == ResultFormat::Json => {
+            output::line(document(&[], &e.problems_json(), 0))?;
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
     let reports: Vec<HostValidation> = (0..inv.hosts.len())
         .map(|i| admission::validate_entry(&inv, i))
         .collect();
@@ -69,12 +81,8 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
                     v
                 })
                 .collect();
-            let all_valid = reports.iter().all(|r| r.valid);
-            let doc = serde_json::json!({"valid": all_valid, "hosts": hosts});
-            output::line(
-                serde_json::to_string_pretty(&doc)
-                    .map_err(|e| Error::internal("cannot encode the report as JSON", e))?,
-            )?;
+            let invalid = reports.iter().filter(|r| !r.valid).count();
+            output::line(document(&hosts, &[], invalid))?;
         }
     }
     let invalid = reports.iter().filter(|r| !r.valid).count();
@@ -92,6 +100,25 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// The `ValidationResult` document (docs/output.md): `errors` are the problems that kept the
+/// files from being read as hosts (then there are no hosts), `invalid` counts the invalid hosts.
+fn document(hosts: &[serde_json::Value], errors: &[serde_json::Value], invalid: usize) -> String {
+    let doc = serde_json::json!({
+        "apiVersion": output::API_VERSION,
+        "kind": "ValidationResult",
+        "valid": errors.is_empty() && invalid == 0,
+        "summary": {
+            "hosts": hosts.len(),
+            "valid": hosts.len() - invalid,
+            "invalid": invalid,
+            "errors": errors.len(),
+        },
+        "errors": errors,
+        "hosts": hosts,
+    });
+    serde_json::to_string_pretty(&doc).expect("JSON of plain values")
 }
 
 fn table(inv: &inventory::Inventory, reports: &[HostValidation]) -> String {

@@ -41,8 +41,9 @@ pub struct WatchArgs {
 
 #[derive(Debug, Args)]
 pub struct WaitArgs {
-    /// The state to wait for: a provisioning state (`available`, `provisioned`,
-    /// `externally-provisioned`, ...), `goal` (the host's goal, as `provision` sees it, with no
+    /// The state to wait for: a provisioning state as BMO spells it (`available`,
+    /// `provisioned`, `"externally provisioned"`, ...; `-` or `_` may stand for the space, as in
+    /// `externally-provisioned`), `goal` (the host's goal, as `provision` sees it, with no
     /// error), `detached`, `error`, `powered-on` or `powered-off`.
     #[arg(long = "for", value_name = "STATE")]
     pub for_state: String,

@@ -11,7 +11,7 @@ mod scheduler;
 
 pub use due::{MIN_ASK_INTERVAL, Timing};
 pub use goal::Goal;
-pub use progress::{Progress, ProgressMode};
+pub use progress::{Ledger, LedgerEntry, Progress, ProgressMode, Seen};
 
 use crate::clock::Clock;
 use crate::error::Result;

@@ -1,24 +1,42 @@
-//! What the user sees while hosts move: a bar per host on a terminal, an aggregate bar when
-//! there are more hosts than lines, plain log lines otherwise.
+//! What the user sees while hosts move: a bar per host on a capable terminal, an aggregate bar
+//! when there are more hosts than lines, timestamped plain lines otherwise (a pipe, CI,
+//! `TERM=dumb`), with a heartbeat when nothing else is said. It also keeps the [`Ledger`]: per
+//! host, what the result document says when the run is cut short.
 
 use super::Goal;
 use crate::machine::PassOutcome;
 use crate::provisioners::BackendHealth;
 use crate::record::HostRecord;
+use chrono::{DateTime, Utc};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
-use std::sync::Arc;
-use std::time::Duration;
+use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProgressMode {
-    /// Bars on a terminal, lines otherwise.
+    /// Bars on a capable terminal, plain lines otherwise (see [`bars_fit`]).
     Auto,
-    /// Plain lines on stderr: state changes, errors, and (verbose) events.
+    /// Plain lines on stderr: state changes, errors, (verbose) events and a heartbeat.
     Lines,
     /// Nothing but errors.
     Quiet,
+}
+
+/// How often the bars may redraw: a pty records every frame, so a few per second is plenty.
+const DRAW_HZ: u8 = 2;
+/// The spinners' tick: often enough to show the run is alive.
+const TICK: Duration = Duration::from_secs(1);
+/// Plain lines: at most this long without a line before a heartbeat.
+pub const HEARTBEAT: Duration = Duration::from_secs(30);
+
+/// Whether bars suit this stderr: a terminal that can redraw in place, outside CI.
+/// `term` is `$TERM`, `ci` is `$CI`.
+pub fn bars_fit(terminal: bool, term: Option<&str>, ci: Option<&str>) -> bool {
+    let dumb = term.is_some_and(|t| t == "dumb");
+    let in_ci = ci.is_some_and(|c| !c.is_empty() && c != "0" && !c.eq_ignore_ascii_case("false"));
+    terminal && !dumb && !in_ci
 }
 
 /// The last thing shown for a host, to print only changes.
@@ -29,6 +47,161 @@ struct Shown {
     error: String,
 }
 
+/// What is known of one host of a batch, kept as it goes so that an interrupted run can still
+/// report every host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LedgerEntry {
+    pub namespace: String,
+    pub name: String,
+    pub goal: Goal,
+    /// When the run took the host on.
+    pub start: DateTime<Utc>,
+    /// When the host stopped being driven; `None` while in flight.
+    pub end: Option<DateTime<Utc>>,
+    pub passes: u64,
+    /// The host's status after its last pass (as it was given before the first).
+    pub seen: Seen,
+    pub reached: bool,
+    /// Why the host stopped short of its goal.
+    pub reason: String,
+}
+
+/// The parts of a host's status a result reports.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seen {
+    pub state: String,
+    pub operational_status: String,
+    /// `None` before the host has a status.
+    pub powered_on: Option<bool>,
+    pub error_type: String,
+    pub error_message: String,
+    pub error_count: i64,
+    pub provisioning_fail_count: i64,
+    pub provisioning_id: String,
+}
+
+impl Seen {
+    pub fn of(rec: &HostRecord) -> Self {
+        let s = rec.status();
+        Self {
+            state: s.provisioning.state.as_str().to_string(),
+            operational_status: s.operational_status.as_str().to_string(),
+            powered_on: rec.host.status.as_ref().map(|s| s.powered_on),
+            error_type: s.error_type.as_str().to_string(),
+            error_message: s.error_message.clone(),
+            error_count: s.error_count,
+            provisioning_fail_count: s.provisioning_fail_count,
+            provisioning_id: s.provisioning.id.clone(),
+        }
+    }
+}
+
+/// Every host's [`LedgerEntry`], shared between the run and its caller.
+#[derive(Clone, Default)]
+pub struct Ledger(Arc<Mutex<Vec<LedgerEntry>>>);
+
+impl Ledger {
+    /// A copy of the entries, in job order.
+    pub fn entries(&self) -> Vec<LedgerEntry> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Vec<LedgerEntry>)) {
+        f(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// Where plain lines go, and what the heartbeat says.
+struct Lines {
+    out: Box<dyn Write + Send>,
+    last_line: Instant,
+    total: usize,
+    decided: usize,
+    /// Per host: its next pass waits on the provisioner.
+    waiting: Vec<bool>,
+    stopped: bool,
+}
+
+impl Lines {
+    fn say(&mut self, text: &str) {
+        let now = Utc::now().format("%Y-%m-%dT%H:%M:%SZ");
+        // stderr gone: nothing to do about it, and no reason to stop the run.
+        let _ = writeln!(self.out, "{now} {text}");
+        let _ = self.out.flush();
+        self.last_line = Instant::now();
+    }
+
+    fn heartbeat(&mut self) {
+        let waiting = self.waiting.iter().filter(|w| **w).count();
+        let text = format!(
+            "{}/{} hosts decided, {waiting} waiting on the provisioner",
+            self.decided, self.total
+        );
+        self.say(&text);
+    }
+}
+
+/// The plain lines and the thread that writes the heartbeat.
+struct Plain {
+    lines: Arc<(Mutex<Lines>, Condvar)>,
+    beat: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Plain {
+    fn new(out: Box<dyn Write + Send>, hosts: usize, every: Duration) -> Self {
+        let lines = Arc::new((
+            Mutex::new(Lines {
+                out,
+                last_line: Instant::now(),
+                total: hosts,
+                decided: 0,
+                waiting: vec![false; hosts],
+                stopped: false,
+            }),
+            Condvar::new(),
+        ));
+        let shared = lines.clone();
+        let beat = std::thread::Builder::new()
+            .name("bmhctl-heartbeat".into())
+            .spawn(move || {
+                let (lock, wake) = &*shared;
+                let mut l = lock.lock().unwrap_or_else(|e| e.into_inner());
+                while !l.stopped {
+                    let due = l.last_line + every;
+                    let now = Instant::now();
+                    if now >= due {
+                        l.heartbeat();
+                        continue;
+                    }
+                    l = wake
+                        .wait_timeout(l, due - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            })
+            .ok();
+        Self { lines, beat }
+    }
+
+    fn with(&self, f: impl FnOnce(&mut Lines)) {
+        f(&mut self.lines.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn stop(&mut self) {
+        self.with(|l| l.stopped = true);
+        self.lines.1.notify_all();
+        if let Some(t) = self.beat.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Plain {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
 pub struct Progress {
     view: View,
     verbose: bool,
@@ -37,11 +210,12 @@ pub struct Progress {
     /// The provisioner's backend, and the trouble last shown of it (BMO writes none).
     backend: Option<Arc<BackendHealth>>,
     backend_shown: Option<String>,
+    ledger: Option<Ledger>,
 }
 
 enum View {
     Quiet,
-    Lines,
+    Lines(Plain),
     Bars {
         multi: MultiProgress,
         bars: Vec<ProgressBar>,
@@ -53,38 +227,56 @@ enum View {
 }
 
 impl Progress {
+    /// Progress on stderr; `Auto` draws bars only where [`bars_fit`] (reading `$TERM` and `$CI`).
     pub fn new(mode: ProgressMode, verbose: bool, hosts: usize) -> Self {
-        let terminal = std::io::stderr().is_terminal();
+        let fit = bars_fit(
+            std::io::stderr().is_terminal(),
+            std::env::var("TERM").ok().as_deref(),
+            std::env::var("CI").ok().as_deref(),
+        );
         let view = match mode {
             ProgressMode::Quiet => View::Quiet,
-            ProgressMode::Lines => View::Lines,
-            ProgressMode::Auto if !terminal => View::Lines,
-            ProgressMode::Auto => {
+            ProgressMode::Auto if fit => {
                 let rows = terminal_rows().unwrap_or(24);
+                let target = || ProgressDrawTarget::stderr_with_hz(DRAW_HZ);
                 if hosts + 2 > rows {
-                    let bar = ProgressBar::with_draw_target(
-                        Some(hosts as u64),
-                        ProgressDrawTarget::stderr(),
-                    );
+                    let bar = ProgressBar::with_draw_target(Some(hosts as u64), target());
                     bar.set_style(
                         ProgressStyle::with_template(
                             "{bar:30} {pos}/{len} stable  {elapsed}  {msg}",
                         )
                         .expect("valid template"),
                     );
-                    bar.enable_steady_tick(Duration::from_millis(200));
+                    bar.enable_steady_tick(TICK);
                     View::Aggregate {
                         bar,
                         states: vec![String::new(); hosts],
                     }
                 } else {
                     View::Bars {
-                        multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+                        multi: MultiProgress::with_draw_target(target()),
                         bars: Vec::new(),
                     }
                 }
             }
+            ProgressMode::Auto | ProgressMode::Lines => {
+                View::Lines(Plain::new(Box::new(std::io::stderr()), hosts, HEARTBEAT))
+            }
         };
+        Self::with_view(view, verbose)
+    }
+
+    /// Plain lines into `out`, with a heartbeat after `heartbeat` of silence.
+    pub fn lines_to(
+        out: Box<dyn Write + Send>,
+        verbose: bool,
+        hosts: usize,
+        heartbeat: Duration,
+    ) -> Self {
+        Self::with_view(View::Lines(Plain::new(out, hosts, heartbeat)), verbose)
+    }
+
+    fn with_view(view: View, verbose: bool) -> Self {
         Self {
             view,
             verbose,
@@ -92,7 +284,13 @@ impl Progress {
             shown: Vec::new(),
             backend: None,
             backend_shown: None,
+            ledger: None,
         }
+    }
+
+    /// Keeps a [`Ledger`] of the hosts from now on, and returns it.
+    pub fn keep_ledger(&mut self) -> Ledger {
+        self.ledger.get_or_insert_with(Ledger::default).clone()
     }
 
     /// Shows the trouble of the provisioner's backend (e.g. an unreachable Ironic) with the
@@ -102,6 +300,22 @@ impl Progress {
     }
 
     pub fn host_started(&mut self, host: usize, rec: &HostRecord, goal: &Goal) {
+        if let Some(l) = &self.ledger {
+            let meta = &rec.host.metadata;
+            l.update(|e| {
+                e.push(LedgerEntry {
+                    namespace: meta.namespace_or_default().to_string(),
+                    name: meta.name.clone(),
+                    goal: goal.clone(),
+                    start: Utc::now(),
+                    end: None,
+                    passes: 0,
+                    seen: Seen::of(rec),
+                    reached: false,
+                    reason: String::new(),
+                })
+            });
+        }
         // Quiet shows nothing: keep no names nor states (a pass then costs no allocation here).
         if matches!(self.view, View::Quiet) {
             return;
@@ -121,7 +335,7 @@ impl Progress {
             );
             bar.set_prefix(name.clone());
             bar.set_message(format!("{} (goal: {})", describe(&shown), goal.describe()));
-            bar.enable_steady_tick(Duration::from_millis(120));
+            bar.enable_steady_tick(TICK);
             bars.push(bar);
         }
         if let View::Aggregate { states, .. } = &mut self.view {
@@ -132,6 +346,14 @@ impl Progress {
     }
 
     pub fn pass_done(&mut self, host: usize, rec: &HostRecord, out: &PassOutcome) {
+        if let Some(l) = &self.ledger {
+            l.update(|e| {
+                if let Some(e) = e.get_mut(host) {
+                    e.passes += 1;
+                    e.seen = Seen::of(rec);
+                }
+            });
+        }
         if matches!(self.view, View::Quiet) {
             return;
         }
@@ -147,34 +369,36 @@ impl Progress {
             Some(t) => format!("{text} (waiting for the provisioner: {t})"),
             None => text,
         };
+        let verbose = self.verbose;
         match &mut self.view {
             View::Quiet => {}
-            View::Lines => {
-                if self.verbose {
+            View::Lines(plain) => plain.with(|l| {
+                l.waiting[host] = out.wait.is_some() || trouble.is_some();
+                if verbose {
                     for e in &out.events {
-                        eprintln!("{name}: event {}: {}", e.reason, e.message);
+                        l.say(&format!("{name}: event {}: {}", e.reason, e.message));
                     }
                     if let Some(err) = &out.error {
-                        eprintln!("{name}: pass failed: {err}");
+                        l.say(&format!("{name}: pass failed: {err}"));
                     }
                 }
                 if before.state != now.state {
-                    eprintln!(
+                    l.say(&format!(
                         "{name}: {} -> {}",
                         show_state(&before.state),
                         show_state(&now.state)
-                    );
+                    ));
                 }
                 if before.error != now.error && !now.error.is_empty() {
-                    eprintln!("{name}: error: {}", now.error);
+                    l.say(&format!("{name}: error: {}", now.error));
                 }
                 if trouble_changed {
                     match &trouble {
-                        Some(t) => eprintln!("{name}: waiting for the provisioner: {t}"),
-                        None => eprintln!("{name}: the provisioner answers again"),
+                        Some(t) => l.say(&format!("{name}: waiting for the provisioner: {t}")),
+                        None => l.say(&format!("{name}: the provisioner answers again")),
                     }
                 }
-            }
+            }),
             View::Bars { bars, .. } => {
                 if before != now || trouble.is_some() || trouble_changed {
                     bars[host].set_message(waiting(describe(&now)));
@@ -190,6 +414,16 @@ impl Progress {
     }
 
     pub fn host_finished(&mut self, host: usize, rec: &HostRecord, reached: bool, reason: &str) {
+        if let Some(l) = &self.ledger {
+            l.update(|e| {
+                if let Some(e) = e.get_mut(host) {
+                    e.end = Some(Utc::now());
+                    e.seen = Seen::of(rec);
+                    e.reached = reached;
+                    e.reason = reason.to_string();
+                }
+            });
+        }
         if matches!(self.view, View::Quiet) {
             return;
         }
@@ -202,7 +436,11 @@ impl Progress {
         };
         match &mut self.view {
             View::Quiet => {}
-            View::Lines => eprintln!("{name}: {} ({verdict})", show_state(&shown.state)),
+            View::Lines(plain) => plain.with(|l| {
+                l.decided += 1;
+                l.waiting[host] = false;
+                l.say(&format!("{name}: {} ({verdict})", show_state(&shown.state)));
+            }),
             View::Bars { bars, .. } => {
                 bars[host].finish_with_message(format!("{} ({verdict})", describe(&shown)))
             }
@@ -217,19 +455,21 @@ impl Progress {
                 let _ = multi.println(msg);
             }
             View::Aggregate { bar, .. } => bar.println(msg),
-            _ => eprintln!("{msg}"),
+            View::Lines(plain) => plain.with(|l| l.say(msg)),
+            View::Quiet => eprintln!("{msg}"),
         }
     }
 
     pub fn finish(&mut self) {
-        match &self.view {
+        match &mut self.view {
             View::Bars { bars, .. } => bars.iter().for_each(|b| {
                 if !b.is_finished() {
                     b.abandon()
                 }
             }),
             View::Aggregate { bar, .. } => bar.finish(),
-            _ => {}
+            View::Lines(plain) => plain.stop(),
+            View::Quiet => {}
         }
     }
 }
@@ -274,4 +514,167 @@ fn terminal_rows() -> Option<usize> {
     console::Term::stderr()
         .size_checked()
         .map(|(rows, _)| rows as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::Requeue;
+    use bmh_api::ProvisioningState;
+
+    /// A writer the test reads back.
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Buffer {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Buffer {
+        fn text(&self) -> String {
+            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+        }
+    }
+
+    fn record(name: &str, state: ProvisioningState) -> HostRecord {
+        let mut rec = HostRecord::default();
+        rec.host.metadata.name = name.into();
+        let mut status = bmh_api::BareMetalHostStatus::default();
+        status.provisioning.state = state;
+        rec.host.status = Some(status);
+        rec
+    }
+
+    fn outcome(waits: bool) -> PassOutcome {
+        PassOutcome {
+            requeue: Requeue::After(Duration::from_secs(10)),
+            save_status: true,
+            bookkeeping_changed: false,
+            firmware_changed: false,
+            removed_annotations: Vec::new(),
+            events: Vec::new(),
+            error: None,
+            deleted: false,
+            steady: false,
+            paused: false,
+            wait: waits.then_some(bmhctl_plugin_sdk::WaitOn::Progress),
+        }
+    }
+
+    /// `2026-12-01T14:15:11Z `: the timestamp every plain line starts with.
+    fn stamped(line: &str) -> bool {
+        let (stamp, rest) = line.split_at(line.find(' ').unwrap_or(0));
+        chrono::NaiveDateTime::parse_from_str(stamp, "%Y-%m-%dT%H:%M:%SZ").is_ok()
+            && !rest.trim().is_empty()
+    }
+
+    #[test]
+    fn bars_only_on_a_terminal_that_is_not_dumb_outside_ci() {
+        assert!(bars_fit(true, Some("xterm-256color"), None));
+        assert!(bars_fit(true, None, Some("false")));
+        assert!(!bars_fit(false, Some("xterm"), None), "a pipe");
+        assert!(!bars_fit(true, Some("dumb"), None));
+        assert!(!bars_fit(true, Some("xterm"), Some("true")));
+        assert!(!bars_fit(true, Some("xterm"), Some("1")));
+    }
+
+    #[test]
+    fn plain_lines_carry_a_timestamp() {
+        let out = Buffer::default();
+        let mut p = Progress::lines_to(Box::new(out.clone()), false, 1, HEARTBEAT);
+        p.host_started(
+            0,
+            &record("h", ProvisioningState::None),
+            &Goal::State(ProvisioningState::Available),
+        );
+        p.pass_done(
+            0,
+            &record("h", ProvisioningState::Registering),
+            &outcome(false),
+        );
+        p.host_finished(0, &record("h", ProvisioningState::Available), true, "");
+        p.finish();
+        let text = out.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines.iter().all(|l| stamped(l)), "{text}");
+        assert!(
+            lines[0].ends_with(" default/h: (new) -> registering"),
+            "{text}"
+        );
+        assert!(lines[1].ends_with(" default/h: available (done)"), "{text}");
+    }
+
+    #[test]
+    fn a_heartbeat_comes_when_nothing_else_is_said() {
+        let out = Buffer::default();
+        let beat = Duration::from_millis(200);
+        let mut p = Progress::lines_to(Box::new(out.clone()), false, 2, beat);
+        let goal = Goal::State(ProvisioningState::Provisioned);
+        p.host_started(0, &record("a", ProvisioningState::None), &goal);
+        p.host_started(1, &record("b", ProvisioningState::None), &goal);
+        p.host_finished(0, &record("a", ProvisioningState::Provisioned), true, "");
+        p.pass_done(
+            1,
+            &record("b", ProvisioningState::Provisioning),
+            &outcome(true),
+        );
+        std::thread::sleep(beat * 3 + beat / 2);
+        p.finish();
+        let text = out.text();
+        let beats: Vec<&str> = text
+            .lines()
+            .filter(|l| l.ends_with("1/2 hosts decided, 1 waiting on the provisioner"))
+            .collect();
+        // At most one per silent interval: after 3.5 intervals, 3 (fewer on a loaded machine).
+        assert!((1..=3).contains(&beats.len()), "{text}");
+        assert!(beats.iter().all(|l| stamped(l)), "{text}");
+        // Stopped: no more beats.
+        let before = out.text().len();
+        std::thread::sleep(beat * 2);
+        assert_eq!(out.text().len(), before);
+    }
+
+    #[test]
+    fn the_ledger_keeps_every_host_as_it_goes() {
+        let mut p = Progress::new(ProgressMode::Quiet, false, 2);
+        let ledger = p.keep_ledger();
+        let goal = Goal::State(ProvisioningState::Provisioned);
+        p.host_started(0, &record("a", ProvisioningState::None), &goal);
+        p.host_started(1, &record("b", ProvisioningState::None), &goal);
+        p.pass_done(
+            0,
+            &record("a", ProvisioningState::Registering),
+            &outcome(false),
+        );
+        p.pass_done(
+            1,
+            &record("b", ProvisioningState::Registering),
+            &outcome(false),
+        );
+        p.pass_done(
+            1,
+            &record("b", ProvisioningState::Inspecting),
+            &outcome(false),
+        );
+        p.host_finished(
+            0,
+            &record("a", ProvisioningState::Registering),
+            false,
+            "gave up",
+        );
+        let e = ledger.entries();
+        assert_eq!(e.len(), 2);
+        assert_eq!((e[0].passes, e[1].passes), (1, 2));
+        assert_eq!((e[0].reached, e[0].reason.as_str()), (false, "gave up"));
+        assert!(e[0].end.is_some_and(|end| end >= e[0].start));
+        assert_eq!(e[1].end, None, "still in flight");
+        assert_eq!(e[1].seen.state, "inspecting");
+    }
 }

@@ -213,6 +213,8 @@ fn hosts_waiting_on_an_ironic_gone_mid_run_show_its_error_in_progress_and_table(
     let waiting = run
         .stderr
         .lines()
+        // Plain progress lines start with their timestamp.
+        .filter_map(|l| l.split_once(' ').map(|(_, rest)| rest))
         .find(|l| l.starts_with("default/h0: waiting for the provisioner: "))
         .unwrap_or_else(|| panic!("no waiting line in\n{}", run.stderr));
     assert!(

@@ -4,6 +4,7 @@ mod lab;
 
 mod arguments;
 mod bad_input;
+mod ci_output;
 mod completions;
 mod config_secrets;
 mod exit_codes;
@@ -18,6 +19,7 @@ mod out_of_tree;
 mod plugins;
 mod provision;
 mod refused_input;
+mod result_contract;
 mod save_failures;
 mod store;
 mod store_delete;
