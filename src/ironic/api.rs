@@ -302,6 +302,13 @@ impl IronicClient {
         self.list_all("ports", &query, "ports")
     }
 
+    /// `GET /v1/ports?fields=node_uuid,uuid,address&limit=1000`, following `next`: every port.
+    pub fn list_ports_paged(&self) -> Result<Vec<Port>, IronicError> {
+        let fields = PORT_FIELDS.join(",");
+        let limit = MAX_PAGE.to_string();
+        self.list_all("ports", &[("fields", &fields), ("limit", &limit)], "ports")
+    }
+
     /// `POST /v1/ports` (201).
     pub fn create_port(
         &self,

@@ -26,6 +26,7 @@ mod config_drive;
 mod custom_deploy;
 mod image_checksums;
 mod network_data;
+mod port_listing;
 mod ports;
 mod raid_clear;
 mod servicing;
@@ -2401,8 +2402,9 @@ fn with_due_hosts_a_new_host_is_registered_without_name_lookups_or_port_listing(
     );
     assert_eq!(fake.changes_since(m), writes);
 
-    // With it: one shared listing answers both name lookups, the node just created has no
-    // ports, and the MAC's owners were read a moment ago. The writes are the same.
+    // With it: one shared node listing answers both name lookups, the shared port listing the
+    // MAC's owners, and the node just created has no ports. The writes are the same.
+    let port_listing = "GET /v1/ports?fields=node_uuid%2Cuuid%2Caddress&limit=1000".to_string();
     let fake = FakeIronic::start();
     let shared = watched(&fake, 20);
     let m = fake.mark();
@@ -2410,7 +2412,8 @@ fn with_due_hosts_a_new_host_is_registered_without_name_lookups_or_port_listing(
     assert_requeue(&r.result, 3);
     assert_eq!(r.provisioner_id, UUID);
     assert_eq!(fake.since(m)[0], watch_listing());
-    assert_eq!(without_listings(&fake, m)[0], by_mac);
+    assert_eq!(without_listings(&fake, m)[0], port_listing);
+    assert!(!fake.since(m).contains(&by_mac));
     assert_eq!(fake.changes_since(m), writes);
     assert_eq!(fake.since(m).len(), 5, "{:?}", fake.since(m));
     assert_eq!(fake.bodies_since(m, "POST", "/v1/ports").len(), 1);
