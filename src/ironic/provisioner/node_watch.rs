@@ -104,9 +104,10 @@ pub fn settled(n: &Node) -> bool {
 /// Provision targets after which the node a pass reads is its last read plus the listed fields.
 /// `manage` (verification, or a plain move to manageable) and `provide` (cleaning) move the
 /// listed fields, `driver_internal_info`, `clean_step`, vendor and RAID/BIOS data that BMO's
-/// decisions and PATCHes do not read; `inspect` (`properties`), `active`/`deleted`/`rebuild`
-/// (`instance_info`, `instance_uuid`), `adopt`, `clean`, `service` and `abort` are not here.
-pub const MERGED_TARGETS: &[&str] = &["manage", "provide"];
+/// decisions and PATCHes do not read; `inspect` adds `properties` (listed) and `active` adds
+/// `instance_info` and `instance_uuid` (listed), `deploy_step` and `driver_internal_info`.
+/// `deleted`, `rebuild`, `adopt`, `clean`, `service` and `abort` are not here.
+pub const MERGED_TARGETS: &[&str] = &["manage", "provide", "inspect", "active"];
 
 /// The node a pass would read now: `last` (its last full read) with the listed fields of
 /// `listed` over it (BMO's decisions read no other field those requests change).
@@ -124,6 +125,9 @@ pub fn merges(last: &Node, listed: &Node) -> Node {
     n.boot_interface = listed.boot_interface.clone();
     n.provision_updated_at = listed.provision_updated_at.clone();
     n.health = listed.health.clone();
+    n.properties = listed.properties.clone();
+    n.instance_info = listed.instance_info.clone();
+    n.instance_uuid = listed.instance_uuid.clone();
     n
 }
 
@@ -347,6 +351,32 @@ impl NodeWatch {
         Ok(l)
     }
 
+    /// A listing started after `after`: the current one if under [`CACHE_LISTING_AGE`] old,
+    /// else the shared one made now. When the current one is too young to be made again
+    /// ([`LISTING_TTL`]), `None`, or with `wait` the next one, after sleeping out the TTL.
+    fn listing_after(
+        &self,
+        client: &IronicClient,
+        after: Instant,
+        wait: bool,
+    ) -> Option<Arc<Listing>> {
+        if let Some(l) = self.current() {
+            if l.started > after && l.started.elapsed() < CACHE_LISTING_AGE {
+                return Some(l);
+            }
+            let young = LISTING_TTL.saturating_sub(l.started.elapsed());
+            if !young.is_zero() {
+                if !wait {
+                    return Some(l);
+                }
+                std::thread::sleep(young);
+            }
+        }
+        self.listing(client, LISTING_TTL)
+            .ok()
+            .filter(|l| l.started > after)
+    }
+
     /// The node cache: the node a pass may use instead of a `GET`, with when it was read and
     /// whether it is mergeable. The last node a pass read of `uuid`, if nothing was written since
     /// and either it was read under [`FRESH_READ`] ago or a listing started after the read shows
@@ -354,7 +384,10 @@ impl NodeWatch {
     /// mergeable, that node with the fields of a listing started after the pass ended over it,
     /// as read when the listing started. The listing is the current one
     /// if under [`CACHE_LISTING_AGE`] old and late enough, else one made now (at most one per
-    /// [`LISTING_TTL`], shared by every host).
+    /// [`LISTING_TTL`], shared by every host). A mergeable record whose pass ended after the
+    /// current listing started waits for the next shared listing (under [`LISTING_TTL`]) rather
+    /// than send a `GET` of its own: an immediate requeue after a power request, or a pass soon
+    /// after a `PATCH`, then costs no call.
     pub fn cached(&self, client: &IronicClient, uuid: &str) -> Option<(Node, Instant, bool)> {
         if !self.enabled || uuid.is_empty() {
             return None;
@@ -379,10 +412,7 @@ impl NodeWatch {
         }
         // A listing must have started after the read (same node) or after the pass (merged).
         let after = if wrote { ended_at } else { read_at };
-        let l = match self.current() {
-            Some(l) if l.started > after && l.started.elapsed() < CACHE_LISTING_AGE => l,
-            _ => self.listing(client, LISTING_TTL).ok()?,
-        };
+        let mut l = self.listing_after(client, after, false)?;
         let listed = l.by_uuid(uuid)?;
         if l.started > read_at
             && !wrote
@@ -391,6 +421,10 @@ impl NodeWatch {
         {
             return Some((node, read_at, mergeable));
         }
+        if mergeable && l.started <= ended_at {
+            l = self.listing_after(client, ended_at, true)?;
+        }
+        let listed = l.by_uuid(uuid)?;
         // A reserved node is merged too: a GET would show the same rows while the conductor works.
         if mergeable && l.started > ended_at {
             return Some((merges(&node, listed), l.started, true));
