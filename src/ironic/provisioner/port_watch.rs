@@ -132,7 +132,16 @@ impl PortWatch {
         let ports = client.list_ports_paged()?;
         let l = Arc::new(PortListing::new(started, ports));
         *lock(&self.listing) = Some(l.clone());
+        // Writes this listing already shows no longer matter: the map stays as small as the
+        // writes of the last second, however many hosts registered.
+        lock(&self.wrote).retain(|_, t| *t >= started);
         Ok(l)
+    }
+
+    /// Nodes whose last port write no listing shows yet (tests).
+    #[cfg(test)]
+    pub fn writes(&self) -> usize {
+        lock(&self.wrote).len()
     }
 
     /// Make the current listing look `by` older (tests: no sleeping through the TTL).

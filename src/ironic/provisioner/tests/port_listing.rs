@@ -119,6 +119,7 @@ fn a_port_listing_older_than_our_own_port_write_is_not_trusted() {
         .unwrap();
     drop(p);
     assert_eq!(fake.state.lock().unwrap().ports.len(), 1);
+    assert_eq!(shared.ports.writes(), 1);
 
     // The port is not remembered (a crash before the status was saved), and the listing, still
     // within its second, predates the POST: BMO's direct lookups answer, and find the port.
@@ -143,6 +144,8 @@ fn a_port_listing_older_than_our_own_port_write_is_not_trusted() {
     assert_eq!(count(&sent, "GET /v1/ports?"), 1, "{sent:?}");
     assert_eq!(count(&sent, "POST /v1/ports"), 0, "{sent:?}");
     assert_eq!(fake.state.lock().unwrap().ports.len(), 1);
+    // That listing shows the write: it is forgotten.
+    assert_eq!(shared.ports.writes(), 0);
 }
 
 #[test]
