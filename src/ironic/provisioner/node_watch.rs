@@ -351,32 +351,6 @@ impl NodeWatch {
         Ok(l)
     }
 
-    /// A listing started after `after`: the current one if under [`CACHE_LISTING_AGE`] old,
-    /// else the shared one made now. When the current one is too young to be made again
-    /// ([`LISTING_TTL`]), `None`, or with `wait` the next one, after sleeping out the TTL.
-    fn listing_after(
-        &self,
-        client: &IronicClient,
-        after: Instant,
-        wait: bool,
-    ) -> Option<Arc<Listing>> {
-        if let Some(l) = self.current() {
-            if l.started > after && l.started.elapsed() < CACHE_LISTING_AGE {
-                return Some(l);
-            }
-            let young = LISTING_TTL.saturating_sub(l.started.elapsed());
-            if !young.is_zero() {
-                if !wait {
-                    return Some(l);
-                }
-                std::thread::sleep(young);
-            }
-        }
-        self.listing(client, LISTING_TTL)
-            .ok()
-            .filter(|l| l.started > after)
-    }
-
     /// The node cache: the node a pass may use instead of a `GET`, with when it was read and
     /// whether it is mergeable. The last node a pass read of `uuid`, if nothing was written since
     /// and either it was read under [`FRESH_READ`] ago or a listing started after the read shows
@@ -384,10 +358,10 @@ impl NodeWatch {
     /// mergeable, that node with the fields of a listing started after the pass ended over it,
     /// as read when the listing started. The listing is the current one
     /// if under [`CACHE_LISTING_AGE`] old and late enough, else one made now (at most one per
-    /// [`LISTING_TTL`], shared by every host). A mergeable record whose pass ended after the
-    /// current listing started waits for the next shared listing (under [`LISTING_TTL`]) rather
-    /// than send a `GET` of its own: an immediate requeue after a power request, or a pass soon
-    /// after a `PATCH`, then costs no call.
+    /// [`LISTING_TTL`], shared by every host). A pass that finds the listing older than its last
+    /// write and too young to be made again sends its `GET`: waiting for the next listing saved
+    /// the call but held a pass in flight, and made SQLite runs longer and costlier for Ironic
+    /// (docs/benchmarks.md, "Shared port listing, node reads from the listing").
     pub fn cached(&self, client: &IronicClient, uuid: &str) -> Option<(Node, Instant, bool)> {
         if !self.enabled || uuid.is_empty() {
             return None;
@@ -412,7 +386,10 @@ impl NodeWatch {
         }
         // A listing must have started after the read (same node) or after the pass (merged).
         let after = if wrote { ended_at } else { read_at };
-        let mut l = self.listing_after(client, after, false)?;
+        let l = match self.current() {
+            Some(l) if l.started > after && l.started.elapsed() < CACHE_LISTING_AGE => l,
+            _ => self.listing(client, LISTING_TTL).ok()?,
+        };
         let listed = l.by_uuid(uuid)?;
         if l.started > read_at
             && !wrote
@@ -421,10 +398,6 @@ impl NodeWatch {
         {
             return Some((node, read_at, mergeable));
         }
-        if mergeable && l.started <= ended_at {
-            l = self.listing_after(client, ended_at, true)?;
-        }
-        let listed = l.by_uuid(uuid)?;
         // A reserved node is merged too: a GET would show the same rows while the conductor works.
         if mergeable && l.started > ended_at {
             return Some((merges(&node, listed), l.started, true));
