@@ -360,8 +360,8 @@ impl NodeWatch {
     /// if under [`CACHE_LISTING_AGE`] old and late enough, else one made now (at most one per
     /// [`LISTING_TTL`], shared by every host). A pass that finds the listing older than its last
     /// write and too young to be made again sends its `GET`: waiting for the next listing saved
-    /// the call but held a pass in flight, and made SQLite runs longer and costlier for Ironic
-    /// (docs/benchmarks.md, "Shared port listing, node reads from the listing").
+    /// the call but held a pass in flight, and on average made SQLite runs longer and costlier
+    /// for Ironic (docs/benchmarks.md, "Shared port listing, node reads from the listing").
     pub fn cached(&self, client: &IronicClient, uuid: &str) -> Option<(Node, Instant, bool)> {
         if !self.enabled || uuid.is_empty() {
             return None;
