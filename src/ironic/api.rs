@@ -14,7 +14,10 @@ use super::types::{
 /// Fields BMO lists nodes with for the capacity count.
 pub const CAPACITY_FIELDS: &[&str] = &["uuid", "name", "provision_state", "boot_interface"];
 /// Fields of the node watch's shared listing (`provisioner/node_watch.rs`): what the state
-/// machine decides on, plus `reservation` and `provision_updated_at` (Ironic refuses `updated_at` in `fields`); `health` is added when the API has it.
+/// machine decides on, plus `reservation` and `provision_updated_at` (Ironic refuses
+/// `updated_at` in `fields`); `health` is added when the API has it. `properties`,
+/// `instance_info` and `instance_uuid` are what inspection and deployment rewrite of what a
+/// pass reads, so a pass after `inspect` or `active` is served from the listing too.
 pub const WATCH_FIELDS: &[&str] = &[
     "uuid",
     "name",
@@ -29,6 +32,9 @@ pub const WATCH_FIELDS: &[&str] = &[
     "inspection_finished_at",
     "boot_interface",
     "provision_updated_at",
+    "properties",
+    "instance_info",
+    "instance_uuid",
 ];
 /// Ironic's largest page (`[api]max_limit`); a larger `limit` is cut to it.
 pub const MAX_PAGE: u32 = 1000;
@@ -300,6 +306,13 @@ impl IronicClient {
         }
         query.push(("fields", &fields));
         self.list_all("ports", &query, "ports")
+    }
+
+    /// `GET /v1/ports?fields=node_uuid,uuid,address&limit=1000`, following `next`: every port.
+    pub fn list_ports_paged(&self) -> Result<Vec<Port>, IronicError> {
+        let fields = PORT_FIELDS.join(",");
+        let limit = MAX_PAGE.to_string();
+        self.list_all("ports", &[("fields", &fields), ("limit", &limit)], "ports")
     }
 
     /// `POST /v1/ports` (201).

@@ -11,6 +11,7 @@ mod config;
 mod extras;
 mod lifecycle;
 mod node_watch;
+mod port_watch;
 mod power;
 mod register;
 
@@ -20,6 +21,7 @@ mod tests;
 pub use capacity::CapacityGate;
 pub use config::{ProvisionerConfig, parse_provisioning_limit};
 pub use node_watch::{Fingerprint, NodeWatch, Wrote};
+pub use port_watch::{PortListing, PortWatch};
 
 use super::client::{IronicClient, IronicError, IronicErrorKind};
 use super::types::{Node, NodePatch, ProvisionStateRequest};
@@ -55,6 +57,8 @@ pub struct Shared {
     /// The shared node listing, baselines and node cache behind `due_hosts` (disabled without
     /// the host feature `DueHosts`).
     pub watch: NodeWatch,
+    /// The shared port listing behind registration's port reads (disabled likewise).
+    pub ports: PortWatch,
     /// The readiness probe passed once; reset when Ironic stops answering.
     ready: AtomicBool,
 }
@@ -62,12 +66,14 @@ pub struct Shared {
 impl Shared {
     pub fn new(client: IronicClient, config: ProvisionerConfig) -> Self {
         let limit = config.provisioning_limit;
-        let watch = NodeWatch::new(config.answer_due_hosts);
+        let config_due = config.answer_due_hosts;
+        let watch = NodeWatch::new(config_due);
         Shared {
             client,
             config,
             capacity: CapacityGate::new(limit),
             watch,
+            ports: PortWatch::new(config_due),
             ready: AtomicBool::new(false),
         }
     }

@@ -104,9 +104,10 @@ pub fn settled(n: &Node) -> bool {
 /// Provision targets after which the node a pass reads is its last read plus the listed fields.
 /// `manage` (verification, or a plain move to manageable) and `provide` (cleaning) move the
 /// listed fields, `driver_internal_info`, `clean_step`, vendor and RAID/BIOS data that BMO's
-/// decisions and PATCHes do not read; `inspect` (`properties`), `active`/`deleted`/`rebuild`
-/// (`instance_info`, `instance_uuid`), `adopt`, `clean`, `service` and `abort` are not here.
-pub const MERGED_TARGETS: &[&str] = &["manage", "provide"];
+/// decisions and PATCHes do not read; `inspect` adds `properties` (listed) and `active` adds
+/// `instance_info` and `instance_uuid` (listed), `deploy_step` and `driver_internal_info`.
+/// `deleted`, `rebuild`, `adopt`, `clean`, `service` and `abort` are not here.
+pub const MERGED_TARGETS: &[&str] = &["manage", "provide", "inspect", "active"];
 
 /// The node a pass would read now: `last` (its last full read) with the listed fields of
 /// `listed` over it (BMO's decisions read no other field those requests change).
@@ -124,6 +125,9 @@ pub fn merges(last: &Node, listed: &Node) -> Node {
     n.boot_interface = listed.boot_interface.clone();
     n.provision_updated_at = listed.provision_updated_at.clone();
     n.health = listed.health.clone();
+    n.properties = listed.properties.clone();
+    n.instance_info = listed.instance_info.clone();
+    n.instance_uuid = listed.instance_uuid.clone();
     n
 }
 
@@ -354,7 +358,10 @@ impl NodeWatch {
     /// mergeable, that node with the fields of a listing started after the pass ended over it,
     /// as read when the listing started. The listing is the current one
     /// if under [`CACHE_LISTING_AGE`] old and late enough, else one made now (at most one per
-    /// [`LISTING_TTL`], shared by every host).
+    /// [`LISTING_TTL`], shared by every host). A pass that finds the listing older than its last
+    /// write and too young to be made again sends its `GET`: waiting for the next listing saved
+    /// the call but held a pass in flight, and on average made SQLite runs longer and costlier
+    /// for Ironic (docs/benchmarks.md, "Shared port listing, node reads from the listing").
     pub fn cached(&self, client: &IronicClient, uuid: &str) -> Option<(Node, Instant, bool)> {
         if !self.enabled || uuid.is_empty() {
             return None;

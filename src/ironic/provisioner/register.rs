@@ -248,11 +248,21 @@ impl IronicProvisioner {
         if mac.is_empty() {
             return Ok(None);
         }
-        // A failed port lookup counts as "not found", as in BMO.
-        let ports = match self.seen(self.client().list_ports(&PortQuery {
-            address: Some(&mac),
-            node_uuid: None,
-        })) {
+        // With `due_hosts`, the shared port listing answers; a failed lookup counts as "not
+        // found", as in BMO.
+        let answered = self
+            .shared
+            .ports
+            .answering(self.client(), "")
+            .map(|l| l.with_address(&mac));
+        let looked_up = match answered {
+            Some(p) => Ok(p),
+            None => self.seen(self.client().list_ports(&PortQuery {
+                address: Some(&mac),
+                node_uuid: None,
+            })),
+        };
+        let ports = match looked_up {
             Ok(p) => {
                 self.mac_owners = Some((mac.to_ascii_lowercase(), p.clone()));
                 p
@@ -349,9 +359,17 @@ impl IronicProvisioner {
         if wanted.iter().all(|(m, _)| known.contains(m.as_str())) {
             return Ok(());
         }
-        // With `due_hosts`, a node this pass created is known to have no ports.
+        // With `due_hosts`, a node this pass created is known to have no ports, and the shared
+        // port listing answers for the others unless our last port write for the node is newer.
+        let listing = if self.created {
+            None
+        } else {
+            self.shared.ports.answering(self.client(), &node.uuid)
+        };
         let existing = if self.created && self.shared.watch.enabled() {
             Vec::new()
+        } else if let Some(l) = &listing {
+            l.of_node(&node.uuid)
         } else {
             self.seen(self.client().list_ports(&PortQuery {
                 address: None,
@@ -374,7 +392,7 @@ impl IronicProvisioner {
                 .as_ref()
                 .filter(|(m, _)| *m == mac && self.shared.watch.enabled())
                 .map(|(_, owners)| owners.clone());
-            let owners = match reused {
+            let owners = match reused.or_else(|| listing.as_ref().map(|l| l.with_address(&mac))) {
                 Some(owners) => owners,
                 None => self
                     .seen(self.client().list_ports(&PortQuery {
@@ -390,10 +408,12 @@ impl IronicProvisioner {
                 ));
             }
             if owners.is_empty() {
-                self.seen(self.client().create_port(&node.uuid, &mac, pxe))
-                    .map_err(|e| {
-                        format!("failed to create ironic port for node {}: {e}", node.uuid)
-                    })?;
+                self.shared.ports.writing(&node.uuid);
+                let created = self.seen(self.client().create_port(&node.uuid, &mac, pxe));
+                self.shared.ports.wrote(&node.uuid);
+                created.map_err(|e| {
+                    format!("failed to create ironic port for node {}: {e}", node.uuid)
+                })?;
             }
             have.insert(mac);
         }

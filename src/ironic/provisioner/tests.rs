@@ -26,6 +26,7 @@ mod config_drive;
 mod custom_deploy;
 mod image_checksums;
 mod network_data;
+mod port_listing;
 mod ports;
 mod raid_clear;
 mod servicing;
@@ -2112,18 +2113,37 @@ fn with_due_hosts_an_immediate_requeue_reuses_the_node_and_a_write_forces_a_read
     let m = fake.mark();
     assert_requeue(&provisioning_pass(&shared), 10);
     assert_eq!(fake.since(m), [watch_listing()]);
-    // After a request that changes what the listing does not show (`active`: Ironic rewrites
-    // instance_info), the next pass reads the node.
+    // After `active`, Ironic's deployment rewrites instance_info and instance_uuid, which the
+    // listing carries: the next pass reads them from it, no GET.
     fake.set(json!({"provision_state": "available", "target_provision_state": null, "provision_updated_at": stamp(3)}));
     shared.watch.age_records(Duration::from_millis(2500));
     shared.watch.age_listing(Duration::from_millis(2500));
     let m = fake.mark();
     assert_requeue(&provisioning_pass(&shared), 3);
     assert_eq!(fake.provision_targets_since(m), ["active"]);
-    fake.set(json!({"provision_state": "active", "provision_updated_at": stamp(4)}));
+    let deployed =
+        json!({"image_source": IMAGE_URL, "image_checksum": CHECKSUM, "deployed_by": "ironic"});
+    fake.set(
+        json!({"provision_state": "active", "provision_updated_at": stamp(4),
+        "instance_uuid": "i-1", "instance_info": deployed}),
+    );
     shared.watch.age_listing(Duration::from_secs(1));
     let m = fake.mark();
     assert_done(&provisioning_pass(&shared));
+    assert!(without_listings(&fake, m).is_empty(), "{:?}", fake.since(m));
+    let n = prov(&shared).get_node().unwrap();
+    assert_eq!(n.instance_uuid.as_deref(), Some("i-1"));
+    assert_eq!(Value::Object(n.instance_info), deployed);
+    // A request whose effect the listing does not show (`deleted`: tear-down) means a GET next.
+    let mut p = prov(&shared);
+    let node = p.get_node().unwrap();
+    assert_requeue(&p.change_state(&node, "deleted").unwrap(), 3);
+    drop(p);
+    fake.set(json!({"provision_state": "available", "provision_updated_at": stamp(5)}));
+    shared.watch.age_listing(Duration::from_secs(1));
+    shared.watch.age_records(Duration::from_millis(2500));
+    let m = fake.mark();
+    prov(&shared).get_node().unwrap();
     assert_eq!(
         without_listings(&fake, m),
         [format!("GET /v1/nodes/{UUID}")]
@@ -2401,8 +2421,9 @@ fn with_due_hosts_a_new_host_is_registered_without_name_lookups_or_port_listing(
     );
     assert_eq!(fake.changes_since(m), writes);
 
-    // With it: one shared listing answers both name lookups, the node just created has no
-    // ports, and the MAC's owners were read a moment ago. The writes are the same.
+    // With it: one shared node listing answers both name lookups, the shared port listing the
+    // MAC's owners, and the node just created has no ports. The writes are the same.
+    let port_listing = "GET /v1/ports?fields=node_uuid%2Cuuid%2Caddress&limit=1000".to_string();
     let fake = FakeIronic::start();
     let shared = watched(&fake, 20);
     let m = fake.mark();
@@ -2410,7 +2431,8 @@ fn with_due_hosts_a_new_host_is_registered_without_name_lookups_or_port_listing(
     assert_requeue(&r.result, 3);
     assert_eq!(r.provisioner_id, UUID);
     assert_eq!(fake.since(m)[0], watch_listing());
-    assert_eq!(without_listings(&fake, m)[0], by_mac);
+    assert_eq!(without_listings(&fake, m)[0], port_listing);
+    assert!(!fake.since(m).contains(&by_mac));
     assert_eq!(fake.changes_since(m), writes);
     assert_eq!(fake.since(m).len(), 5, "{:?}", fake.since(m));
     assert_eq!(fake.bodies_since(m, "POST", "/v1/ports").len(), 1);
@@ -2515,7 +2537,7 @@ fn provide_deploy_power_on(fake: &FakeIronic, shared: &Arc<Shared>) -> Vec<Vec<S
 }
 
 #[test]
-fn with_due_hosts_a_change_after_provide_or_power_is_read_from_the_listing() {
+fn with_due_hosts_a_change_after_provide_active_or_power_is_read_from_the_listing() {
     let get = format!("GET /v1/nodes/{UUID}");
     let plain_fake = FakeIronic::start();
     let plain = provide_deploy_power_on(&plain_fake, &plain_fake.shared());
@@ -2524,11 +2546,11 @@ fn with_due_hosts_a_change_after_provide_or_power_is_read_from_the_listing() {
     let watched = provide_deploy_power_on(&fake, &shared);
     // Every pass of BMO's timing starts with a GET of the node...
     assert!(plain.iter().all(|p| p[0] == get), "{plain:?}");
-    // ...with the feature, the passes after `provide` and after the power change read the
-    // node from their last read and the listing; the pass after `active` (Ironic's deployment
-    // changes instance_info) reads it.
+    // ...with the feature, the passes after `provide`, `active` and the power change read the
+    // node from their last read and the listing (which carries the instance_info and
+    // instance_uuid deployment rewrites).
     let firsts: Vec<bool> = watched.iter().map(|p| p.first() == Some(&get)).collect();
-    assert_eq!(firsts, [true, false, true, false], "{watched:?}");
+    assert_eq!(firsts, [true, false, false, false], "{watched:?}");
     // The rest of each pass, and what is sent, are BMO's.
     for (b, w) in plain.iter().zip(&watched) {
         let rest: Vec<&String> = b.iter().filter(|r| **r != get).collect();
@@ -2577,5 +2599,75 @@ fn with_due_hosts_a_read_taken_mid_operation_is_never_followed_through_the_listi
     assert_eq!(
         without_listings(&fake, m),
         [format!("GET /v1/nodes/{UUID}")]
+    );
+}
+
+#[test]
+fn with_due_hosts_the_passes_after_inspect_read_the_listing_properties_and_all() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    fake.node_in("manageable", json!({"provision_updated_at": stamp(1)}));
+    let mut p = prov(&shared);
+    let node = p.get_node().unwrap();
+    assert_requeue(&p.change_state(&node, "inspect").unwrap(), 3);
+    drop(p);
+    // BMO's timer pass, 3 s on, while Ironic inspects: a listing made after the request answers.
+    fake.set(
+        json!({"provision_state": "inspect wait", "target_provision_state": "manageable",
+        "provision_updated_at": stamp(2)}),
+    );
+    shared.watch.age_records(Duration::from_secs(3));
+    let m = fake.mark();
+    assert_eq!(
+        prov(&shared).get_node().unwrap().provision_state,
+        "inspect wait"
+    );
+    assert_eq!(fake.since(m), [watch_listing()]);
+    // Inspection ends and rewrites properties: the listing carries them.
+    let properties =
+        json!({"capabilities": "boot_mode:uefi", "cpu_arch": "x86_64", "memory_mb": 4096});
+    fake.set(
+        json!({"provision_state": "manageable", "target_provision_state": null,
+        "properties": properties, "inspection_finished_at": stamp(3),
+        "provision_updated_at": stamp(3)}),
+    );
+    shared.watch.age_records(Duration::from_secs(3));
+    shared.watch.age_listing(Duration::from_secs(3));
+    let m = fake.mark();
+    let n = prov(&shared).get_node().unwrap();
+    assert_eq!(Value::Object(n.properties), properties);
+    assert_eq!(n.provision_state, "manageable");
+    assert_eq!(fake.since(m), [watch_listing()]);
+}
+
+#[test]
+fn with_due_hosts_the_pass_right_after_a_power_request_reads_the_node_without_waiting() {
+    let fake = FakeIronic::start();
+    let shared = watched(&fake, 20);
+    fake.node_in(
+        "active",
+        json!({"power_state": "power off", "provision_updated_at": stamp(1)}),
+    );
+    // The shared listing was just made (for every waiting host), before this pass.
+    shared
+        .watch
+        .listing(&shared.client, node_watch::LISTING_TTL)
+        .unwrap();
+    let mut p = prov(&shared);
+    let on = p.power_on(PowerOnOptions::default()).unwrap();
+    assert!(on.dirty && on.requeue_after.is_zero(), "{on:?}");
+    drop(p);
+    // BMO requeues at once; Ironic is powering the node on. No listing shows that yet and the
+    // current one is too young to be made again: the pass reads the node at once.
+    fake.set(json!({"target_power_state": "power on"}));
+    let m = fake.mark();
+    let t = Instant::now();
+    let n = prov(&shared).get_node().unwrap();
+    assert_eq!(fake.since(m), [format!("GET /v1/nodes/{UUID}")]);
+    assert_eq!(n.target_power_state.as_deref(), Some("power on"));
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
     );
 }

@@ -1,0 +1,159 @@
+//! The shared port listing: one `GET /v1/ports?fields=…&limit=1000` (at most one a second, made
+//! only when a registering host asks) answers the port reads of every host's registration, the
+//! node's ports and the owners of a MAC, instead of a `GET /v1/ports?node_uuid=` and a
+//! `GET /v1/ports?address=` per host.
+//!
+//! A listing answers for a node only if it started after this process's last port write for
+//! that node ended: a listing sent while our own `POST /v1/ports` was in flight may not show
+//! the port, and the host then asks Ironic directly, as BMO does. Ironic keeps port addresses
+//! unique, so a port created elsewhere after the listing cannot be duplicated either: its `POST`
+//! gets 409 and the next pass sees it.
+//!
+//! Without the host feature `DueHosts` the watch is disabled and every read is BMO's own.
+
+use crate::client::{IronicClient, IronicError};
+use crate::types::Port;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// A port listing serves every asker for this long before it is made again.
+pub const PORT_LISTING_TTL: Duration = Duration::from_secs(1);
+
+/// One port listing (all pages), indexed by lower-cased address and by node.
+pub struct PortListing {
+    /// When its first request was sent: it shows every port created before.
+    pub started: Instant,
+    by_address: HashMap<String, Vec<Port>>,
+    by_node: HashMap<String, Vec<Port>>,
+}
+
+impl PortListing {
+    pub fn new(started: Instant, ports: Vec<Port>) -> PortListing {
+        let mut by_address: HashMap<String, Vec<Port>> = HashMap::new();
+        let mut by_node: HashMap<String, Vec<Port>> = HashMap::new();
+        for p in ports {
+            by_address
+                .entry(p.address.to_ascii_lowercase())
+                .or_default()
+                .push(p.clone());
+            by_node.entry(p.node_uuid.clone()).or_default().push(p);
+        }
+        PortListing {
+            started,
+            by_address,
+            by_node,
+        }
+    }
+
+    /// The ports of `node_uuid` (`GET /v1/ports?node_uuid=`).
+    pub fn of_node(&self, node_uuid: &str) -> Vec<Port> {
+        self.by_node.get(node_uuid).cloned().unwrap_or_default()
+    }
+
+    /// The ports with address `mac`, in any case (`GET /v1/ports?address=`).
+    pub fn with_address(&self, mac: &str) -> Vec<Port> {
+        self.by_address
+            .get(&mac.to_ascii_lowercase())
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// The process-wide port listing (one per factory).
+pub struct PortWatch {
+    enabled: bool,
+    listing: Mutex<Option<Arc<PortListing>>>,
+    /// Held while listing, so concurrent askers wait and reuse one listing.
+    listing_in_flight: Mutex<()>,
+    /// Per node, when this process's last `POST /v1/ports` for it ended (or, while one is in
+    /// flight, a time in the future): only a listing started later answers for the node.
+    wrote: Mutex<HashMap<String, Instant>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Far enough ahead that no listing started while a write is in flight counts.
+const IN_FLIGHT: Duration = Duration::from_secs(3600);
+
+impl PortWatch {
+    pub fn new(enabled: bool) -> PortWatch {
+        PortWatch {
+            enabled,
+            listing: Mutex::new(None),
+            listing_in_flight: Mutex::new(()),
+            wrote: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A `POST /v1/ports` for `node_uuid` is about to be sent.
+    pub fn writing(&self, node_uuid: &str) {
+        if self.enabled {
+            lock(&self.wrote).insert(node_uuid.to_string(), Instant::now() + IN_FLIGHT);
+        }
+    }
+
+    /// That `POST` ended (whatever its answer).
+    pub fn wrote(&self, node_uuid: &str) {
+        if self.enabled {
+            lock(&self.wrote).insert(node_uuid.to_string(), Instant::now());
+        }
+    }
+
+    /// A listing that answers for `node_uuid` (empty: a node not created yet, which has no
+    /// ports of ours): the current one if it started under [`PORT_LISTING_TTL`] ago and after
+    /// our last port write for the node, else one made now. `None` without the feature, when
+    /// the listing fails, or while our write is in flight: then the caller asks Ironic
+    /// directly, as BMO does.
+    pub fn answering(&self, client: &IronicClient, node_uuid: &str) -> Option<Arc<PortListing>> {
+        if !self.enabled {
+            return None;
+        }
+        let l = self.listing(client).ok()?;
+        let after = lock(&self.wrote).get(node_uuid).copied();
+        match after {
+            Some(t) if l.started <= t => None,
+            _ => Some(l),
+        }
+    }
+
+    /// The listing if it started under [`PORT_LISTING_TTL`] ago, else a new one. A write of
+    /// ours does not renew it: only the written node's reads stop being answered by it.
+    fn listing(&self, client: &IronicClient) -> Result<Arc<PortListing>, IronicError> {
+        let _one = lock(&self.listing_in_flight);
+        if let Some(l) = lock(&self.listing).clone()
+            && l.started.elapsed() < PORT_LISTING_TTL
+        {
+            return Ok(l);
+        }
+        let started = Instant::now();
+        let ports = client.list_ports_paged()?;
+        let l = Arc::new(PortListing::new(started, ports));
+        *lock(&self.listing) = Some(l.clone());
+        // Writes this listing already shows no longer matter: the map stays as small as the
+        // writes of the last second, however many hosts registered.
+        lock(&self.wrote).retain(|_, t| *t >= started);
+        Ok(l)
+    }
+
+    /// Nodes whose last port write no listing shows yet (tests).
+    #[cfg(test)]
+    pub fn writes(&self) -> usize {
+        lock(&self.wrote).len()
+    }
+
+    /// Make the current listing look `by` older (tests: no sleeping through the TTL).
+    #[cfg(test)]
+    pub fn age_listing(&self, by: Duration) {
+        let mut l = lock(&self.listing);
+        if let Some(cur) = l.take() {
+            *l = Some(Arc::new(PortListing {
+                started: cur.started - by,
+                by_address: cur.by_address.clone(),
+                by_node: cur.by_node.clone(),
+            }));
+        }
+    }
+}
