@@ -77,7 +77,9 @@ def main():
         if args.concurrency:
             cmd += ["--concurrency", str(args.concurrency)]
         cmd.append(str(tmp))
-        env = dict(os.environ, BMHCTL_TIME_SCALE="0", BMHCTL_SEED="1")
+        # The source logs each rewrite of a hosts file at debug level: counted below.
+        env = dict(os.environ, BMHCTL_TIME_SCALE="0", BMHCTL_SEED="1",
+                   BMHCTL_LOG="error,bmhctl::persist::files::file_source=debug")
         start = time.monotonic()
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         out, err = proc.communicate()
@@ -93,6 +95,8 @@ def main():
         print(f"CPU time            {ru.ru_utime + ru.ru_stime:.2f} s (user {ru.ru_utime:.2f}, sys {ru.ru_stime:.2f})")
         print(f"peak RSS            {ru.ru_maxrss / 1024:.0f} MiB")
         print(f"hosts per second    {args.hosts / wall:.0f}")
+        rewrites = sum(1 for line in err.decode().splitlines() if ": written" in line)
+        print(f"hosts file rewrites {rewrites}")
         if status != 0:
             sys.stderr.write(err.decode()[-2000:])
             return 1

@@ -566,7 +566,18 @@ impl Pass<'_, '_> {
 
     // ----- operation history (host_state_machine.go:64-86) ------------------------------
 
-    fn operation_metric(&mut self, state: &S) -> Option<&mut bmh_api::OperationMetric> {
+    fn operation_metric(&self, state: &S) -> Option<&bmh_api::OperationMetric> {
+        let h = &self.status().operation_history;
+        match state {
+            S::Registering => Some(&h.register),
+            S::Inspecting => Some(&h.inspect),
+            S::Provisioning => Some(&h.provision),
+            S::Deprovisioning => Some(&h.deprovision),
+            _ => None,
+        }
+    }
+
+    fn operation_metric_mut(&mut self, state: &S) -> Option<&mut bmh_api::OperationMetric> {
         let h = &mut self.status_mut().operation_history;
         match state {
             S::Registering => Some(&mut h.register),
@@ -577,29 +588,33 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// Starts the metric unless it is running; returns whether anything changed.
+    /// Starts the metric unless it is running; returns whether anything changed. (Looked at
+    /// before it is changed: `status_mut` copies the whole status.)
     pub(crate) fn start_operation(&mut self, state: &S) -> bool {
-        let now = self.now.clone();
-        match self.operation_metric(state) {
-            Some(m) if m.start.is_none() || m.end.is_some() => {
-                m.start = Some(now);
-                m.end = None;
-                true
-            }
-            _ => false,
+        if !self
+            .operation_metric(state)
+            .is_some_and(|m| m.start.is_none() || m.end.is_some())
+        {
+            return false;
         }
+        let now = self.now.clone();
+        let m = self.operation_metric_mut(state).expect("a metric");
+        m.start = Some(now);
+        m.end = None;
+        true
     }
 
     /// Ends the metric if it is running; returns whether anything changed.
     pub(crate) fn end_operation(&mut self, state: &S) -> bool {
-        let now = self.now.clone();
-        match self.operation_metric(state) {
-            Some(m) if m.start.is_some() && m.end.is_none() => {
-                m.end = Some(now);
-                true
-            }
-            _ => false,
+        if !self
+            .operation_metric(state)
+            .is_some_and(|m| m.start.is_some() && m.end.is_none())
+        {
+            return false;
         }
+        let now = self.now.clone();
+        self.operation_metric_mut(state).expect("a metric").end = Some(now);
+        true
     }
 
     // ----- reconcileHostData and updateHardwareDetails (controller :2697-2775, :299-345) --

@@ -174,16 +174,20 @@ impl Pass<'_, '_> {
                 ));
             }
         };
-        let data = self.management_access_data(network_data);
+        let mut data = self.management_access_data(network_data);
         let restart = *self.error_type() == ErrorType::RegistrationError;
         let opts = RegisterOptions {
             credentials_changed: creds_changed,
             restart_on_failure: restart,
         };
+        // The HardwareData is lent for the call and put back, not copied on every pass.
+        data.hardware_data = self.rec.book.hardware_data.take().map(|hd| *hd);
+        let registered = prov.register(&data, opts);
+        self.rec.book.hardware_data = data.hardware_data.take().map(Box::new);
         let RegisterResult {
             result: res,
             provisioner_id: prov_id,
-        } = match prov.register(&data, opts) {
+        } = match registered {
             Ok(r) => r,
             Err(ProvisionerError::NeedsPreprovisioningImage) if formats.is_some() => {
                 return Some(Action::continue_or_update(
@@ -271,7 +275,8 @@ impl Pass<'_, '_> {
             has_custom_deploy,
             disable_power_off: host.spec.disable_power_off,
             cpu_architecture: self.cpu_architecture(),
-            hardware_data: self.rec.book.hardware_data.as_deref().cloned(),
+            // Lent by the caller for the call (see `register_host`).
+            hardware_data: None,
             disable_inspection: host.inspection_disabled(),
             inspection_mode: host.spec.inspection_mode.clone(),
         }

@@ -491,7 +491,13 @@ impl HostSource for FileSource {
             return Ok(ticket);
         };
         match file.commit() {
-            Ok(_) => Ok(ticket),
+            Ok(stats) => {
+                if stats.file_written {
+                    // Counted by scripts/bench-fixture.py (BMHCTL_LOG).
+                    tracing::debug!("{}: written", file.path().display());
+                }
+                Ok(ticket)
+            }
             Err(e) => {
                 if matches!(e, Error::Conflict(_)) {
                     self.reread(&mut g);

@@ -192,7 +192,11 @@ impl Sidecar {
 
 /// One entry's JSON, as the sidecar keeps it.
 pub fn encode(book: &Bookkeeping) -> String {
-    serde_json::to_string(book).expect("bookkeeping serializes")
+    let mut json = serde_json::to_string(book).expect("bookkeeping serializes");
+    // Kept until the host's next save: the room left by the buffer's doubling (up to half of
+    // it) is given back.
+    json.shrink_to_fit();
+    json
 }
 
 fn file_name(file: &Path) -> String {
