@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use super::client::{IronicClient, IronicError, IronicErrorKind};
 use super::types::{
-    Driver, InterfaceValidation, Node, NodeInventory, NodePatch, Port, ProvisionStateRequest,
+    Conductor, Driver, InterfaceValidation, Node, NodeInventory, NodePatch, Port,
+    ProvisionStateRequest,
 };
 
 /// Fields BMO lists nodes with for the capacity count.
@@ -138,6 +139,11 @@ impl IronicClient {
     /// `GET /v1/nodes/{uuid-or-name}`.
     pub fn get_node(&self, ident: &str) -> Result<Node, IronicError> {
         self.get_json(&format!("nodes/{}", seg(ident)), &[])
+    }
+
+    /// `GET /v1/conductors?fields=hostname,alive`, all pages (API 1.49 and later).
+    pub fn list_conductors(&self) -> Result<Vec<Conductor>, IronicError> {
+        self.list_all("conductors", &[("fields", "hostname,alive")], "conductors")
     }
 
     /// `GET /v1/nodes?fields=…`, all pages. Empty `fields` lists full nodes.

@@ -305,3 +305,12 @@ impl NodePatch {
         serde_json::to_value(&self.ops).unwrap_or(Value::Array(vec![]))
     }
 }
+
+/// One entry of `GET /v1/conductors`: a conductor process and whether its heartbeat is recent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Conductor {
+    #[serde(default)]
+    pub hostname: String,
+    #[serde(default)]
+    pub alive: bool,
+}

@@ -372,7 +372,7 @@ impl IronicProvisioner {
                 self.wrote_unlisted();
                 Ok(None)
             }
-            Err(e) if e.is_conflict() => Ok(Some(requeue(SHORT_DELAY))),
+            Err(e) if e.is_conflict() => Ok(Some(requeue(self.conflict_delay()))),
             Err(e) => transient(format!("failed to set raid config: {e}")),
         }
     }
@@ -539,7 +539,7 @@ impl IronicProvisioner {
                     )));
                 }
             }
-            Err(e) if e.is_conflict() => return Ok(requeue(SHORT_DELAY)),
+            Err(e) if e.is_conflict() => return Ok(requeue(self.conflict_delay())),
             Err(e) => {
                 return transient(format!("failed to validate host during registration: {e}"));
             }
@@ -880,7 +880,7 @@ impl IronicProvisioner {
                 self.invalidate();
                 Ok(requeue(Duration::ZERO))
             }
-            Err(e) if e.is_conflict() => Ok(requeue(SHORT_DELAY)),
+            Err(e) if e.is_conflict() => Ok(requeue(self.conflict_delay())),
             Err(e) => transient(format!("failed to remove host: {e}")),
         }
     }

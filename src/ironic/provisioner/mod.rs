@@ -10,6 +10,7 @@ mod capacity;
 mod config;
 mod extras;
 mod lifecycle;
+mod lock_watch;
 mod node_watch;
 mod port_watch;
 mod power;
@@ -20,6 +21,7 @@ mod tests;
 
 pub use capacity::CapacityGate;
 pub use config::{ProvisionerConfig, parse_provisioning_limit};
+pub use lock_watch::{LockWatch, StaleLock, stale_lock_message};
 pub use node_watch::{Fingerprint, NodeWatch, Wrote};
 pub use port_watch::{PortListing, PortWatch};
 
@@ -40,7 +42,7 @@ use bmhctl_plugin_sdk::{
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// BMO's short and long requeue delays (`ironic.go`).
@@ -59,6 +61,8 @@ pub struct Shared {
     pub watch: NodeWatch,
     /// The shared port listing behind registration's port reads (disabled likewise).
     pub ports: PortWatch,
+    /// Nodes locked by a conductor that is offline, and their retry delays.
+    pub locks: LockWatch,
     /// The readiness probe passed once; reset when Ironic stops answering.
     ready: AtomicBool,
 }
@@ -74,6 +78,7 @@ impl Shared {
             capacity: CapacityGate::new(limit),
             watch,
             ports: PortWatch::new(config_due),
+            locks: LockWatch::new(),
             ready: AtomicBool::new(false),
         }
     }
@@ -199,6 +204,18 @@ impl ProvisionerFactory for IronicFactory {
         events: EventSink,
     ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
         self.shared.ensure_ready()?;
+        // A node known to be locked by an offline conductor: every request would get 409.
+        // The host waits (status untouched, as for an Ironic that is not ready) and says why;
+        // once the reservation is gone it carries on with this very pass.
+        let id = &host.provisioner_id;
+        if !id.is_empty()
+            && self.shared.locks.holds(id)
+            && let Some(stale) = self.shared.locks.check(&self.shared.client, id, None)
+        {
+            return Err(ProvisionerError::NotReady(
+                stale.message(&node_name(&host.key)),
+            ));
+        }
         Ok(Box::new(IronicProvisioner::new(
             self.shared.clone(),
             host,
@@ -243,6 +260,9 @@ pub struct IronicProvisioner {
     mergeable: bool,
     /// A request of this pass got 409 (node locked).
     locked: AtomicBool,
+    /// The retry delay after a 409 (milliseconds; 0: BMO's short delay): longer when the lock
+    /// is held by an offline conductor.
+    conflict_wait_ms: AtomicU64,
     /// This pass created the node (`POST /v1/nodes`).
     created: bool,
     /// This pass's lookup of the boot MAC's ports (lower-cased MAC, answer).
@@ -299,6 +319,7 @@ impl IronicProvisioner {
             wrote: false,
             mergeable: false,
             locked: AtomicBool::new(false),
+            conflict_wait_ms: AtomicU64::new(0),
             created: false,
             mac_owners: None,
         }
@@ -335,9 +356,41 @@ impl IronicProvisioner {
             self.shared.note_error(e);
             if e.is_conflict() {
                 self.locked.store(true, Ordering::Relaxed);
+                if let Some(holder) = lock_watch::lock_holder(&e.message) {
+                    self.note_conflict(holder);
+                }
             }
         }
         r
+    }
+
+    /// After a 409: is the lock held by an offline conductor? Then the retry waits longer
+    /// (growing) and, the first time, an event says who holds it and what to do.
+    fn note_conflict(&self, holder: &str) {
+        if self.node_id.is_empty() {
+            return;
+        }
+        let locks = &self.shared.locks;
+        let Some(stale) = locks.check(&self.shared.client, &self.node_id, Some(holder)) else {
+            return;
+        };
+        let ms = u64::try_from(stale.delay.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        self.conflict_wait_ms.store(ms, Ordering::Relaxed);
+        if stale.new {
+            let message = stale.message(&self.node_name());
+            tracing::warn!(node = %self.node_id, conductor = %stale.conductor, "{message}");
+            self.publish("NodeLockedByOfflineConductor", message);
+        }
+    }
+
+    /// The retry delay after a 409: BMO's short delay, or the stale lock's backoff.
+    fn conflict_delay(&self) -> Duration {
+        match self.conflict_wait_ms.load(Ordering::Relaxed) {
+            0 => SHORT_DELAY,
+            ms => Duration::from_millis(ms),
+        }
     }
 
     /// A full node just read from Ironic (GET, or a POST/PATCH answer): the current node.
@@ -421,7 +474,7 @@ impl IronicProvisioner {
                 Ok(updated)
             }
             Ok(None) => Ok(node.clone()),
-            Err(e) if e.is_conflict() => Err(Ok(requeue(SHORT_DELAY))),
+            Err(e) if e.is_conflict() => Err(Ok(requeue(self.conflict_delay()))),
             Err(e) => Err(transient(format!(
                 "failed to update host settings in ironic: {e}"
             ))),
@@ -452,7 +505,7 @@ impl IronicProvisioner {
                 });
                 (Ok(requeue(SHORT_DELAY)), true)
             }
-            Err(e) if e.is_conflict() => (Ok(requeue(SHORT_DELAY)), false),
+            Err(e) if e.is_conflict() => (Ok(requeue(self.conflict_delay())), false),
             Err(e) => (
                 transient(format!(
                     "failed to change provisioning state to {target:?}: {e}"
@@ -479,7 +532,7 @@ impl IronicProvisioner {
                 self.invalidate_as(Wrote::Listed);
                 Ok(requeue(Duration::ZERO))
             }
-            Err(e) if e.is_conflict() => Ok(requeue(SHORT_DELAY)),
+            Err(e) if e.is_conflict() => Ok(requeue(self.conflict_delay())),
             Err(e) => transient(format!("failed to set host maintenance flag to {on} ({e})")),
         }
     }

@@ -133,7 +133,7 @@ impl IronicProvisioner {
                 self.invalidate_as(super::Wrote::Listed);
                 PowerChange::Done(Ok(requeue(Duration::ZERO)))
             }
-            Err(e) if e.is_conflict() => PowerChange::Done(Ok(requeue(SHORT_DELAY))),
+            Err(e) if e.is_conflict() => PowerChange::Done(Ok(requeue(self.conflict_delay()))),
             Err(e) if e.is_bad_request() && soft_off => PowerChange::SoftUnsupported,
             Err(e) => PowerChange::Done(transient(format!("failed to {target} node: {e}"))),
         }

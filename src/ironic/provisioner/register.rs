@@ -325,7 +325,7 @@ impl IronicProvisioner {
                 self.keep(node.clone());
                 Ok(node)
             }
-            Err(e) if e.is_conflict() => Err(Ok(requeue(SHORT_DELAY))),
+            Err(e) if e.is_conflict() => Err(Ok(requeue(self.conflict_delay()))),
             Err(e) => Err(transient(format!("failed to register host in ironic: {e}"))),
         }
     }

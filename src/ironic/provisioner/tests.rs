@@ -30,6 +30,7 @@ mod port_listing;
 mod ports;
 mod raid_clear;
 mod servicing;
+mod stale_lock;
 
 const UUID: &str = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123";
 const NAME: &str = "default~worker-0";
@@ -78,6 +79,8 @@ struct State {
     validate: Value,
     /// Ironic's `[api]max_limit`: the largest page of a listing with `limit`.
     page_limit: usize,
+    /// What `GET /v1/conductors` lists.
+    conductors: Vec<Value>,
 }
 
 struct FakeIronic {
@@ -153,6 +156,7 @@ fn handle(st: &mut State, r: &Seen) -> (u16, String) {
             200,
             json!({"drivers": [{"name": "ipmi", "hosts": ["c1"], "type": "dynamic"}]}).to_string(),
         ),
+        ("GET", ["conductors"]) => (200, json!({ "conductors": st.conductors }).to_string()),
         ("GET", ["nodes"]) => match query_value(query, "limit") {
             // Without `limit`, one page; with it, pages after `marker` and a `next` link.
             None => (200, json!({ "nodes": st.nodes }).to_string()),
@@ -271,6 +275,7 @@ impl FakeIronic {
             faults: Vec::new(),
             validate: json!({"boot": {"result": true}, "deploy": {"result": true}, "power": {"result": true}}),
             page_limit: 1000,
+            conductors: Vec::new(),
         }));
         let st = state.clone();
         let srv = FakeServer::start(move |r| {
