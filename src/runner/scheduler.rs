@@ -140,6 +140,9 @@ struct Job {
     host: usize,
     /// `None`: read the host from the store first.
     record: Option<Box<HostRecord>>,
+    /// With a host read afresh: the record of its last accepted spec, which BMO's update
+    /// rules compare the new one with.
+    accepted: Option<Box<HostRecord>>,
     key: Option<ObjectKey>,
     seed: u64,
 }
@@ -159,6 +162,8 @@ enum Done {
     Unreadable {
         host: usize,
         error: Error,
+        /// Kept, so that the next edit is compared with it too.
+        accepted: Option<Box<HostRecord>>,
     },
 }
 
@@ -236,6 +241,7 @@ fn run_pass(cx: &PassContext, worker: usize, job: Job) {
     let Job {
         host,
         record,
+        accepted,
         key,
         seed,
     } = job;
@@ -255,27 +261,24 @@ fn run_pass(cx: &PassContext, worker: usize, job: Job) {
             match source.load(&key) {
                 Ok(Some(r)) => {
                     let r = Box::new(r);
-                    // A host read afresh (a hand edit of the store reaches watch this way) is
-                    // checked with BMO's admission rules, as `apply` checks it; a host being
-                    // deleted is not, so an invalid host can still be removed.
-                    if r.host.metadata.deletion_timestamp.is_none() {
-                        let errors = crate::validate::validate(&r.host, None);
-                        if !errors.is_empty() {
-                            let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-                            return send(Done::Unreadable {
-                                host,
-                                error: Error::invalid(format!(
-                                    "refused by BMO's admission rules, not reconciled until its \
-                                     file changes: {}",
-                                    texts.join("; ")
-                                )),
-                            });
-                        }
+                    let old = accepted.as_ref().map(|a| &*a.host);
+                    if let Err(error) = admit(&r.host, old) {
+                        return send(Done::Unreadable {
+                            host,
+                            error,
+                            accepted,
+                        });
                     }
                     r
                 }
                 Ok(None) => return send(Done::Gone { host }),
-                Err(error) => return send(Done::Unreadable { host, error }),
+                Err(error) => {
+                    return send(Done::Unreadable {
+                        host,
+                        error,
+                        accepted,
+                    });
+                }
             }
         }
     };
@@ -318,6 +321,25 @@ fn run_pass(cx: &PassContext, worker: usize, job: Job) {
         staged_ticket,
         stage_error,
     })
+}
+
+/// Checks a host read afresh (a hand edit of the store or of a watched file reaches watch
+/// this way) with BMO's admission rules, as `apply` does: the update rules against `accepted`,
+/// the host as last driven (BMO's validateChanges), so that a refused edit never reaches the
+/// provisioner. A host being deleted is not checked, so an invalid host can still be removed.
+fn admit(host: &bmh_api::BareMetalHost, accepted: Option<&bmh_api::BareMetalHost>) -> Result<()> {
+    if host.metadata.deletion_timestamp.is_some() {
+        return Ok(());
+    }
+    let errors = crate::validate::validate(host, accepted);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    Err(Error::invalid(format!(
+        "refused by BMO's admission rules, not reconciled until its file changes: {}",
+        texts.join("; ")
+    )))
 }
 
 type DueQueue = BinaryHeap<Reverse<(Instant, usize, u64)>>;
@@ -588,7 +610,10 @@ impl Scheduler {
             slot.generation += 1;
             slot.waiting = None;
             slot.bmo_due = None;
-            let record = slot.record.take().filter(|_| !slot.stale);
+            let (record, accepted) = match slot.record.take() {
+                Some(r) if slot.stale => (None, Some(r)),
+                r => (r, None),
+            };
             let key = record.is_none().then(|| slot.key.clone());
             slot.stale = false;
             self.in_flight += 1;
@@ -596,6 +621,7 @@ impl Scheduler {
             self.workers.run(Job {
                 host,
                 record,
+                accepted,
                 key,
                 seed,
             });
@@ -611,10 +637,15 @@ impl Scheduler {
                 slot.gone = true;
                 return;
             }
-            Done::Unreadable { host, error } => {
+            Done::Unreadable {
+                host,
+                error,
+                accepted,
+            } => {
                 let slot = &mut self.slots[host];
                 slot.in_flight = false;
                 slot.stale = true;
+                slot.record = accepted;
                 // Waits for the next change of its file.
                 tracing::warn!("BareMetalHost {}: {}", slot.key, error.chain());
                 return;
@@ -947,5 +978,60 @@ async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(t) => tokio::time::sleep_until(t.into()).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod admit_tests {
+    use super::admit;
+    use bmh_api::BareMetalHost;
+
+    /// A provisioned host with boot MAC `mac`.
+    fn provisioned(mac: &str) -> BareMetalHost {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "metal3.io/v1alpha1",
+            "kind": "BareMetalHost",
+            "metadata": {"name": "worker-0", "namespace": "default"},
+            "spec": {
+                "online": true,
+                "bootMACAddress": mac,
+                "bmc": {
+                    "address": "ipmi://192.168.122.1:6233",
+                    "credentialsName": "bmc-secret"
+                }
+            },
+            "status": {"provisioning": {"state": "provisioned"}}
+        }))
+        .expect("a host")
+    }
+
+    /// BMO's validateChanges (baremetalhost_validation.go): a set boot MAC never changes.
+    #[test]
+    fn a_mac_change_is_refused_against_the_accepted_host_only() {
+        let accepted = provisioned("00:11:22:33:44:01");
+        let edited = provisioned("00:11:22:33:44:99");
+        let error = admit(&edited, Some(&accepted)).unwrap_err().to_string();
+        assert!(
+            error.contains("spec.bootMACAddress")
+                && error.contains("bootMACAddress can not be changed once it is set"),
+            "{error}"
+        );
+        // Without a last accepted host only the create rules run: the new MAC is fine.
+        admit(&edited, None).unwrap();
+        // Reverted, or re-cased (compared case-insensitively as BMO does): accepted.
+        admit(&accepted, Some(&accepted)).unwrap();
+        admit(
+            &provisioned("00:11:22:33:44:01".to_uppercase().as_str()),
+            Some(&accepted),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_host_being_deleted_is_not_checked() {
+        let accepted = provisioned("00:11:22:33:44:01");
+        let mut edited = provisioned("00:11:22:33:44:99");
+        edited.metadata.deletion_timestamp = Some("2026-01-01T00:00:00Z".into());
+        admit(&edited, Some(&accepted)).unwrap();
     }
 }

@@ -690,3 +690,115 @@ fn watch_refuses_a_host_made_invalid_by_a_hand_edit_until_it_is_fixed() {
         "{stderr}"
     );
 }
+
+/// A hand edit that changes a provisioned host's `bootMACAddress` and asks for a power change
+/// a reconciled host would get, then the MAC put back: BMO's update rules (validateChanges in
+/// its baremetalhost_validation.go) compare every edit with the last accepted spec, so the
+/// edit is refused and nothing of it reaches the provisioner until it is reverted.
+fn check_mac_change_refused_then_reverted(
+    path: &std::path::Path,
+    wait_powered_off: impl FnOnce(),
+) -> String {
+    let good = std::fs::read_to_string(path).unwrap();
+    assert!(
+        good.contains("provisioned") && good.contains("poweredOn: true"),
+        "{good}"
+    );
+    let bad = good
+        .replacen("00:11:22:33:44:01", "00:11:22:33:44:99", 1)
+        .replacen("  online: true\n", "  online: false\n", 1);
+    assert!(bad.contains("bootMACAddress: 00:11:22:33:44:99"), "{bad}");
+    std::fs::write(path, &bad).unwrap();
+    // (a pass already in flight may still save its status)
+    std::thread::sleep(Duration::from_secs(1));
+    let refused = std::fs::read_to_string(path).unwrap();
+    assert!(
+        refused.contains("bootMACAddress: 00:11:22:33:44:99"),
+        "{refused}"
+    );
+    // Not reconciled: still powered on although `online: false`, and nothing written.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(std::fs::read_to_string(path).unwrap(), refused);
+    assert!(refused.contains("poweredOn: true"), "{refused}");
+    // The MAC put back: driven again, and powered off as asked.
+    std::fs::write(
+        path,
+        refused.replacen("00:11:22:33:44:99", "00:11:22:33:44:01", 1),
+    )
+    .unwrap();
+    wait_powered_off();
+    let after = std::fs::read_to_string(path).unwrap();
+    // The refused MAC never reached the provisioner, so no status carries it.
+    assert!(!after.contains("44:99"), "{after}");
+    assert!(
+        after.contains("provisioned") && after.contains("poweredOn: false"),
+        "{after}"
+    );
+    after
+}
+
+/// What a refused MAC edit leaves in watch's output: BMO's message, naming the field.
+fn assert_mac_change_reported(stderr: &str) {
+    assert!(
+        stderr.contains("refused by BMO's admission rules")
+            && stderr.contains("spec.bootMACAddress")
+            && stderr.contains("bootMACAddress can not be changed once it is set"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn watch_refuses_a_hand_edit_of_the_store_that_bmos_update_rules_refuse() {
+    let lab = Lab::new().file("hosts.yaml", &file_of(&[worker("worker-0", 1)]));
+    run(&lab, &["apply", "-f", "hosts.yaml"]).expect_code(0);
+    let watch = Watch::start(&lab);
+    run(&lab, &["wait", "--for", "goal", "--timeout", "60s"]).expect_code(0);
+    let path = lab.path("store/baremetalhosts/default/worker-0.yaml");
+    check_mac_change_refused_then_reverted(&path, || {
+        run(&lab, &["wait", "--for", "powered-off", "--timeout", "60s"]).expect_code(0);
+    });
+    let (code, _, stderr) = watch.stop();
+    assert_eq!(code, 0, "{stderr}");
+    assert_mac_change_reported(&stderr);
+}
+
+#[test]
+fn watch_on_a_file_refuses_a_hand_edit_that_bmos_update_rules_refuse() {
+    use std::io::BufRead;
+    let lab = Lab::new().file("hosts.yaml", &file_of(&[worker("worker-0", 1)]));
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+        .current_dir(lab.path(""))
+        .envs(ENV)
+        .args(["watch", "-f", "hosts.yaml"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start bmhctl watch -f");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(line.starts_with("watching hosts.yaml"), "{line}");
+    let watch = Watch { child, stderr };
+    let wait_for = |what: &str| {
+        lab.run_env(
+            &[
+                "wait",
+                "-f",
+                "hosts.yaml",
+                "--for",
+                what,
+                "worker-0",
+                "--timeout",
+                "60s",
+            ],
+            &ENV,
+        )
+        .expect_code(0);
+    };
+    wait_for("provisioned");
+    wait_for("powered-on");
+    check_mac_change_refused_then_reverted(&lab.path("hosts.yaml"), || wait_for("powered-off"));
+    let (code, _, stderr) = watch.stop();
+    assert_eq!(code, 0, "{stderr}");
+    assert_mac_change_reported(&stderr);
+}
