@@ -82,8 +82,8 @@ pub enum Command {
     Apply(apply::ApplyArgs),
     /// Show hosts and their status: those of the local store, or of files with -f.
     Get(get::GetArgs),
-    /// Show one host in detail, with its conditions and recent events (the store's; files
-    /// keep none).
+    /// Show hosts in detail: spec highlights, hardware, operation history, conditions and
+    /// recent events (the store's; files keep none), identical events counted once.
     Describe(describe::DescribeArgs),
     /// Write hosts as a metal3 cluster accepts them: status in BMO's status annotation, with
     /// their Secrets, firmware objects and HardwareData.
