@@ -176,6 +176,32 @@ fn the_creation_time_is_kept_across_runs() {
 }
 
 #[test]
+fn a_host_recorded_without_a_creation_time_has_an_unknown_age() {
+    let lab = store();
+    // As a store written before bmhctl kept the time holds it.
+    let path = lab.path("store/baremetalhosts/default/spare-0.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let old: String = text
+        .split_inclusive('\n')
+        .filter(|l| !l.trim_start().starts_with("creationTimestamp:"))
+        .collect();
+    assert_ne!(old, text, "the store keeps the creation time");
+    std::fs::write(&path, old).unwrap();
+    let run = lab
+        .run(&["get", "--store", "store", "spare-0", "--no-headers"])
+        .expect_code(0);
+    assert!(
+        run.stdout.trim_end().ends_with("<unknown>"),
+        "{}",
+        run.stdout
+    );
+    let run = lab
+        .run(&["get", "--store", "store", "spare-0", "-o", "json"])
+        .expect_code(0);
+    assert!(run.json()["metadata"].get("creationTimestamp").is_none());
+}
+
+#[test]
 fn describe_shows_several_hosts_with_identical_events_counted_once() {
     let lab = store();
     // Three more identical events, as a host inspected again records them.
