@@ -527,12 +527,28 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__describe)
-            opts="-f -v -q -h -V --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -n -A -f -v -q -h -V --selector --namespace --all-namespaces --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --filename)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -693,7 +709,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__get)
-            opts="-f -o -l -v -q -h -V --filename --store --output --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -o -l -n -A -v -q -h -V --filename --store --output --selector --namespace --all-namespaces --no-headers --show-labels --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -712,11 +728,11 @@ _bmhctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide yaml json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide yaml json name" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide yaml json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide yaml json name" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -724,6 +740,14 @@ _bmhctl() {
                     return 0
                     ;;
                 -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

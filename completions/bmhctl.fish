@@ -42,7 +42,7 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "deprovision" -d 'Remo
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "apply" -d 'Create or update the files\' hosts, Secrets and companion objects in the local store'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "get" -d 'Show hosts and their status: those of the local store, or of files with -f'
-complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "describe" -d 'Show one host in detail, with its conditions and recent events (the store\'s; files keep none)'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "describe" -d 'Show hosts in detail: spec highlights, hardware, operation history, conditions and recent events (the store\'s; files keep none), identical events counted once'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "export" -d 'Write hosts as a metal3 cluster accepts them: status in BMO\'s status annotation, with their Secrets, firmware objects and HardwareData'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "watch" -d 'Reconcile hosts continuously, as BMO\'s controller does, until Ctrl-C or SIGTERM: those of the local store, or of files with -f'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "wait" -d 'Wait until hosts reach a state (driving them when no `watch` runs)'
@@ -59,7 +59,7 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "validate" -d 'Check h
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "plugin" -d 'Inspect provisioner plugins'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
-complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "man" -d 'Print the man page (roff)'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "man" -d 'Print a man page (roff): bmhctl\'s, or COMMAND\'s'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l host -d 'Only this host (NAME or NAMESPACE/NAME); may be repeated' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
@@ -156,8 +156,10 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l store -d 'The loca
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s o -l output -r -f -a "table\t''
 wide\t''
 yaml\t''
-json\t''"
+json\t''
+name\t'`baremetalhost.metal3.io/NAME`, one a line'"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s n -l namespace -d 'Only the hosts of this namespace [default on the store: default]' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -166,11 +168,16 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s A -l all-namespaces -d 'The hosts of every namespace, with a NAMESPACE column'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l no-headers -d 'Print the table without its header line'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l show-labels -d 'Add a LABELS column to the table'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s n -l namespace -d 'Only the hosts of this namespace [default on the store: default]' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
@@ -181,6 +188,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s A -l all-namespaces -d 'The hosts of every namespace, with a NAMESPACE column'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -620,7 +628,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "apply" -d 'Create or update the files\' hosts, Secrets and companion objects in the local store'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "get" -d 'Show hosts and their status: those of the local store, or of files with -f'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "describe" -d 'Show one host in detail, with its conditions and recent events (the store\'s; files keep none)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "describe" -d 'Show hosts in detail: spec highlights, hardware, operation history, conditions and recent events (the store\'s; files keep none), identical events counted once'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "export" -d 'Write hosts as a metal3 cluster accepts them: status in BMO\'s status annotation, with their Secrets, firmware objects and HardwareData'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "watch" -d 'Reconcile hosts continuously, as BMO\'s controller does, until Ctrl-C or SIGTERM: those of the local store, or of files with -f'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "wait" -d 'Wait until hosts reach a state (driving them when no `watch` runs)'
@@ -637,7 +645,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "plugin" -d 'Inspect provisioner plugins'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "man" -d 'Print a man page (roff): bmhctl\'s, or COMMAND\'s'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from power" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from power" -f -a "off" -d 'Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`'

@@ -35,6 +35,10 @@ pub struct Bookkeeping {
     pub spec_snapshot: Option<Arc<serde_json::Value>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
+    /// Plays `metadata.creationTimestamp` (RFC 3339): set once, when bmhctl first records the
+    /// host; none for a host recorded before bmhctl kept it (its age is then unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<String>,
     /// Plays `metadata.deletionTimestamp`: set by `bmhctl delete`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_requested: Option<String>,

@@ -6,7 +6,8 @@
 //! host is elsewhere); several hosts of that name and none in `default` is a usage error asking
 //! for `NAMESPACE/NAME`. A name that names no host is a usage error (exit 2), whatever the
 //! command. The selector keeps, among the named hosts (all when none is named), those whose
-//! labels match.
+//! labels match. A namespace (`-n`) narrows the candidates to that namespace first: a `NAME`
+//! then names the host of that name there.
 
 use crate::error::{Error, Result};
 use crate::selector::Selector;
@@ -18,6 +19,7 @@ use std::collections::BTreeMap;
 pub struct HostSelection {
     names: Vec<String>,
     selector: Option<Selector>,
+    namespace: Option<String>,
 }
 
 /// One host as selection sees it.
@@ -37,7 +39,14 @@ impl HostSelection {
         Ok(Self {
             names: names.to_vec(),
             selector,
+            namespace: None,
         })
+    }
+
+    /// The same selection among the hosts of `namespace` only (kubectl's `-n`).
+    pub fn in_namespace(mut self, namespace: &str) -> Self {
+        self.namespace = Some(namespace.to_string());
+        self
     }
 
     /// Every host.
@@ -58,7 +67,16 @@ impl HostSelection {
         hosts: impl IntoIterator<Item = Candidate<'a>>,
         place: &str,
     ) -> Result<Vec<usize>> {
-        let hosts: Vec<Candidate> = hosts.into_iter().collect();
+        let all: Vec<Candidate> = hosts.into_iter().collect();
+        // Indices into `all` of the hosts in scope (the namespace's, or every host).
+        let scope: Vec<usize> = (0..all.len())
+            .filter(|&i| {
+                self.namespace
+                    .as_deref()
+                    .is_none_or(|ns| all[i].key.namespace == ns)
+            })
+            .collect();
+        let hosts: Vec<&Candidate> = scope.iter().map(|&i| &all[i]).collect();
         let mut named: Vec<bool> = vec![self.names.is_empty(); hosts.len()];
         let mut unknown = Vec::new();
         for name in &self.names {
@@ -68,6 +86,10 @@ impl HostSelection {
             }
         }
         if !unknown.is_empty() {
+            let place = match &self.namespace {
+                Some(ns) => format!("namespace {ns} of {place}"),
+                None => place.to_string(),
+            };
             return Err(Error::Usage(format!(
                 "no BareMetalHost named {} in {place}",
                 unknown.join(", ")
@@ -79,7 +101,7 @@ impl HostSelection {
             .filter(|(i, h)| {
                 named[*i] && self.selector.as_ref().is_none_or(|s| s.matches(h.labels))
             })
-            .map(|(i, _)| i)
+            .map(|(i, _)| scope[i])
             .collect())
     }
 
@@ -104,7 +126,7 @@ impl HostSelection {
 }
 
 /// The host `name` names, if any.
-fn resolve(hosts: &[Candidate], name: &str) -> Result<Option<usize>> {
+fn resolve(hosts: &[&Candidate], name: &str) -> Result<Option<usize>> {
     if let Some((ns, n)) = name.split_once('/') {
         return Ok(hosts
             .iter()
@@ -212,6 +234,34 @@ mod tests {
             )
         );
         assert_eq!(message(select(&[], Some("a in (b"))).0, 2);
+    }
+
+    #[test]
+    fn a_namespace_narrows_the_candidates_and_where_names_resolve() {
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let hosts = lab();
+        let pick = |n: &[&str], ns: &str| {
+            HostSelection::new(&names(n), None)
+                .unwrap()
+                .in_namespace(ns)
+                .select(
+                    hosts.iter().map(|h| Candidate {
+                        key: &h.0,
+                        labels: &h.1,
+                    }),
+                    "the store",
+                )
+        };
+        assert_eq!(pick(&[], "lab").unwrap(), [1, 2]);
+        assert_eq!(pick(&["w0"], "lab").unwrap(), [1]);
+        assert_eq!(pick(&["x"], "b").unwrap(), [4]);
+        assert_eq!(
+            message(pick(&["w1"], "default")),
+            (
+                2,
+                "no BareMetalHost named w1 in namespace default of the store".into()
+            )
+        );
     }
 
     #[test]

@@ -1,42 +1,54 @@
-//! `bmhctl describe [-f FILE|DIR] HOST`: one host in detail, as `kubectl describe` shows an
-//! object: identity, state, power, error, conditions, hardware, provisioning, recent events
-//! (the store's; files keep none).
+//! `bmhctl describe [-f FILE|DIR] [HOST...]`: hosts in detail, as `kubectl describe` shows
+//! objects: identity, state, spec highlights, power, error, conditions, hardware (NICs,
+//! disks), operation history and recent events (the store's; files keep none), identical
+//! events counted once as kubectl does (`x20 over 3m`).
 
+use super::get::NamespaceArgs;
 use super::options::Place;
 use super::snapshot::Snapshot;
 use super::{SourceArgs, output};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::persist::store::StoredEvent;
 use crate::record::HostRecord;
 use crate::selection::HostSelection;
+use chrono::{DateTime, Utc};
 use clap::Args;
 use comfy_table::{Table, presets::NOTHING};
 use std::fmt::Write as _;
 
 #[derive(Debug, Args)]
 pub struct DescribeArgs {
-    /// The host: NAME (in `default`, else the only host of that name) or NAMESPACE/NAME.
+    /// The hosts: NAME or NAMESPACE/NAME (see `get`); every host in scope when none is given.
     #[arg(value_name = "HOST")]
-    pub host: String,
+    pub hosts: Vec<String>,
+    /// Only hosts whose labels match (kubectl syntax).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    #[command(flatten)]
+    pub namespaces: NamespaceArgs,
     #[command(flatten)]
     pub source: SourceArgs,
 }
 
 pub fn describe(args: DescribeArgs) -> Result<()> {
     let place = Place::resolve(&args.source)?;
+    let selection = args.namespaces.narrow(
+        HostSelection::new(&args.hosts, args.selector.as_deref())?,
+        &place,
+        !args.hosts.is_empty(),
+    );
     let snapshot = Snapshot::read(&place)?;
-    let selection = HostSelection::new(std::slice::from_ref(&args.host), None)?;
     let keys = snapshot.select_keys(&selection, &place)?;
-    let [key] = keys.as_slice() else {
-        return Err(Error::Usage(format!(
-            "{} names {} hosts: give one",
-            args.host,
-            keys.len()
-        )));
-    };
-    let rec = snapshot.record(key).expect("a selected host");
-    super::output::write_stdout(&render(rec, &snapshot.events(key)?))?;
-    Ok(())
+    let mut text = String::new();
+    for (i, key) in keys.iter().enumerate() {
+        // kubectl separates described objects with a blank line.
+        if i > 0 {
+            text.push('\n');
+        }
+        let rec = snapshot.record(key).expect("a selected host");
+        text.push_str(&render(rec, &snapshot.events(key)?));
+    }
+    output::write_stdout(&text)
 }
 
 fn or_none(s: &str) -> &str {
@@ -79,6 +91,13 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
     line("Online", &h.spec.online.to_string());
     line("Power", or_none(output::power(rec)));
     line("BMC", or_none(h.bmc_address()));
+    line("Boot MAC Address", or_none(&h.spec.boot_mac_address));
+    line("Boot Mode", or_none(h.spec.boot_mode.as_str()));
+    line("Consumer", or_none(&output::consumer(rec)));
+    line(
+        "Created",
+        or_none(rec.book.creation_timestamp.as_deref().unwrap_or("")),
+    );
     line("Error Type", or_none(s.error_type.as_str()));
     line("Error Message", or_none(&s.error_message));
     line("Error Count", &s.error_count.to_string());
@@ -92,6 +111,47 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
         let text = format!("{} {}", vendor.manufacturer, vendor.product_name);
         line("System", or_none(text.trim()));
     }
+    if let Some(hw) = &s.hardware {
+        out.push_str("NICs:\n");
+        let rows = hw.nics.iter().map(|n| {
+            vec![
+                n.name.clone(),
+                n.mac.clone(),
+                n.ip.clone(),
+                speed(n.speed_gbps),
+                n.pxe.to_string(),
+            ]
+        });
+        push_table(&mut out, &["NAME", "MAC", "IP", "SPEED", "PXE"], rows);
+        out.push_str("Disks:\n");
+        let rows = hw.storage.iter().map(|d| {
+            vec![
+                d.name.clone(),
+                d.type_.clone(),
+                gigabytes(d.size_bytes),
+                d.model.clone(),
+            ]
+        });
+        push_table(&mut out, &["NAME", "TYPE", "SIZE", "MODEL"], rows);
+    }
+    out.push_str("Operation History:\n");
+    let hist = &s.operation_history;
+    let rows = [
+        ("register", &hist.register),
+        ("inspect", &hist.inspect),
+        ("provision", &hist.provision),
+        ("deprovision", &hist.deprovision),
+    ]
+    .into_iter()
+    .filter(|(_, m)| !m.is_empty())
+    .map(|(op, m)| {
+        vec![
+            op.to_string(),
+            m.start.clone().unwrap_or_default(),
+            m.end.clone().unwrap_or_default(),
+        ]
+    });
+    push_table(&mut out, &["OPERATION", "START", "END"], rows);
     out.push_str("Conditions:\n");
     if s.conditions.is_empty() {
         out.push_str("  <none>\n");
@@ -111,19 +171,101 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
         push_indented(&mut out, &t.to_string());
     }
     out.push_str("Events:\n");
-    if events.is_empty() {
-        out.push_str("  <none>\n");
-    } else {
-        let mut t = Table::new();
-        t.load_preset(NOTHING);
-        t.set_header(["TIME", "REASON", "MESSAGE"]);
-        // The most recent 20, oldest first, as kubectl shows them.
-        for e in &events[events.len().saturating_sub(20)..] {
-            t.add_row([e.time.as_str(), e.reason.as_str(), e.message.as_str()]);
-        }
-        push_indented(&mut out, &t.to_string());
-    }
+    // The most recent 20 kinds of event, oldest first, as kubectl shows them.
+    let groups = aggregate(events);
+    let rows = groups[groups.len().saturating_sub(20)..].iter().map(|g| {
+        vec![
+            g.seen_text(),
+            g.event.reason.clone(),
+            g.event.message.clone(),
+        ]
+    });
+    push_table(&mut out, &["LAST SEEN", "REASON", "MESSAGE"], rows);
     out
+}
+
+/// Identical events (same reason and message), counted once as kubectl's event aggregation
+/// counts them.
+struct EventGroup<'a> {
+    event: &'a StoredEvent,
+    first: &'a str,
+    count: usize,
+}
+
+impl EventGroup<'_> {
+    /// The last time, and `(x20 over 3m)` for an event seen more than once.
+    fn seen_text(&self) -> String {
+        if self.count == 1 {
+            return self.event.time.clone();
+        }
+        let parse = |t: &str| {
+            DateTime::parse_from_rfc3339(t)
+                .ok()
+                .map(|t| t.with_timezone(&Utc))
+        };
+        let span = match (parse(self.first), parse(&self.event.time)) {
+            (Some(a), Some(b)) => output::human_duration(b - a),
+            _ => "<unknown>".into(),
+        };
+        format!("{} (x{} over {span})", self.event.time, self.count)
+    }
+}
+
+/// `events` grouped, ordered by when each group was last seen.
+fn aggregate(events: &[StoredEvent]) -> Vec<EventGroup<'_>> {
+    let mut groups: Vec<EventGroup> = Vec::new();
+    for e in events {
+        match groups
+            .iter()
+            .position(|g| g.event.reason == e.reason && g.event.message == e.message)
+        {
+            Some(i) => {
+                let mut g = groups.remove(i);
+                g.event = e;
+                g.count += 1;
+                groups.push(g);
+            }
+            None => groups.push(EventGroup {
+                event: e,
+                first: &e.time,
+                count: 1,
+            }),
+        }
+    }
+    groups
+}
+
+fn speed(gbps: i64) -> String {
+    if gbps == 0 {
+        String::new()
+    } else {
+        format!("{gbps} Gbps")
+    }
+}
+
+fn gigabytes(bytes: i64) -> String {
+    if bytes == 0 {
+        String::new()
+    } else {
+        format!("{} GiB", bytes / (1 << 30))
+    }
+}
+
+/// A table under a heading, indented, or `<none>`.
+fn push_table(out: &mut String, header: &[&str], rows: impl Iterator<Item = Vec<String>>) {
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    t.set_header(header.iter().map(|h| h.to_string()));
+    let mut any = false;
+    for r in rows {
+        t.add_row(r);
+        any = true;
+    }
+    if any {
+        push_indented(out, &t.to_string());
+    } else {
+        out.push_str("  <none>\n");
+    }
 }
 
 fn push_indented(out: &mut String, text: &str) {
@@ -131,5 +273,39 @@ fn push_indented(out: &mut String, text: &str) {
         out.push_str("  ");
         out.push_str(l.strip_prefix(' ').unwrap_or(l).trim_end());
         out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(time: &str, reason: &str, message: &str) -> StoredEvent {
+        StoredEvent {
+            time: time.into(),
+            reason: reason.into(),
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn identical_events_are_counted_once_ordered_by_when_last_seen() {
+        let events = [
+            event("2026-01-01T00:00:00Z", "InspectionComplete", "done"),
+            event("2026-01-01T00:01:00Z", "PowerOn", "on"),
+            event("2026-01-01T00:03:00Z", "InspectionComplete", "done"),
+            event("2026-01-01T00:04:00Z", "InspectionComplete", "other"),
+        ];
+        let groups = aggregate(&events);
+        let seen: Vec<String> = groups.iter().map(|g| g.seen_text()).collect();
+        assert_eq!(
+            seen,
+            [
+                "2026-01-01T00:01:00Z",
+                "2026-01-01T00:03:00Z (x2 over 3m)",
+                "2026-01-01T00:04:00Z",
+            ]
+        );
+        assert_eq!(groups[1].event.reason, "InspectionComplete");
     }
 }

@@ -1,5 +1,9 @@
 //! `bmhctl get [-f FILE|DIR]`: hosts and their status, as read from the files (`-f`) or from
-//! the local store.
+//! the local store, printed as `kubectl get` prints BareMetalHosts.
+//!
+//! Namespaces follow kubectl: on the store, the `default` namespace unless `-n NAMESPACE` or
+//! `-A` says otherwise; with `-f`, every host of the files (as `kubectl get -f`). Hosts named
+//! on the command line are found as every command finds them (see [`crate::selection`]).
 
 use super::options::Place;
 use super::snapshot::Snapshot;
@@ -8,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::record::HostRecord;
 use crate::selection::HostSelection;
 use clap::{Args, ValueEnum};
+use serde_json::Value;
 
 #[derive(Debug, Args)]
 pub struct GetArgs {
@@ -18,9 +23,40 @@ pub struct GetArgs {
     /// Only hosts whose labels match (kubectl syntax).
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     pub selector: Option<String>,
+    #[command(flatten)]
+    pub namespaces: NamespaceArgs,
+    /// Print the table without its header line.
+    #[arg(long)]
+    pub no_headers: bool,
+    /// Add a LABELS column to the table.
+    #[arg(long)]
+    pub show_labels: bool,
     /// Only these hosts (NAME or NAMESPACE/NAME).
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
+}
+
+/// kubectl's `-n` and `-A`.
+#[derive(Debug, Args, Clone)]
+pub struct NamespaceArgs {
+    /// Only the hosts of this namespace [default on the store: default].
+    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+    /// The hosts of every namespace, with a NAMESPACE column.
+    #[arg(short = 'A', long = "all-namespaces", conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+}
+
+impl NamespaceArgs {
+    /// `selection` narrowed as kubectl would: to `-n`'s namespace; on the store without `-n`,
+    /// `-A` or a host named, to `default`.
+    pub fn narrow(&self, selection: HostSelection, place: &Place, named: bool) -> HostSelection {
+        match &self.namespace {
+            Some(ns) => selection.in_namespace(ns),
+            None if self.all_namespaces || named || matches!(place, Place::Files(_)) => selection,
+            None => selection.in_namespace(bmh_api::DEFAULT_NAMESPACE),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -29,11 +65,17 @@ pub enum GetFormat {
     Wide,
     Yaml,
     Json,
+    /// `baremetalhost.metal3.io/NAME`, one a line.
+    Name,
 }
 
 pub fn get(args: GetArgs) -> Result<()> {
-    let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = Place::resolve(&args.source)?;
+    let selection = args.namespaces.narrow(
+        HostSelection::new(&args.hosts, args.selector.as_deref())?,
+        &place,
+        !args.hosts.is_empty(),
+    );
     let snapshot = Snapshot::read(&place)?;
     let all = snapshot.records();
     let records: Vec<&HostRecord> = snapshot
@@ -41,35 +83,71 @@ pub fn get(args: GetArgs) -> Result<()> {
         .into_iter()
         .map(|i| all[i])
         .collect();
-    if records.is_empty()
-        && matches!(place, Place::Store(_))
-        && matches!(args.output, GetFormat::Table | GetFormat::Wide)
-    {
-        eprintln!("No BareMetalHosts found in the store.");
+    if records.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
+        // kubectl's words, on stderr: a script reading stdout sees no hosts.
+        match (&place, &args.namespaces.namespace) {
+            (Place::Files(_), _) => {}
+            (_, Some(ns)) => eprintln!("No BareMetalHosts found in namespace {ns}."),
+            _ if args.namespaces.all_namespaces => {
+                eprintln!("No BareMetalHosts found in the store.")
+            }
+            _ => eprintln!("No BareMetalHosts found in namespace default."),
+        }
         return Ok(());
     }
-    print(&records, args.output)
-}
-
-fn print(records: &[&HostRecord], format: GetFormat) -> Result<()> {
-    match format {
-        GetFormat::Table | GetFormat::Wide => {
-            output::line(output::hosts_table(records, format == GetFormat::Wide))?;
+    match args.output {
+        GetFormat::Table | GetFormat::Wide => output::line(output::hosts_table(
+            &records,
+            &output::TableOptions {
+                wide: args.output == GetFormat::Wide,
+                namespace_column: args.namespaces.all_namespaces,
+                qualified_names: args.namespaces.namespace.is_none(),
+                headers: !args.no_headers,
+                labels: args.show_labels,
+                now: chrono::Utc::now(),
+            },
+        )),
+        GetFormat::Name => {
+            let text: String = records
+                .iter()
+                .map(|r| format!("baremetalhost.metal3.io/{}\n", r.host.metadata.name))
+                .collect();
+            output::write_stdout(&text)
         }
-        GetFormat::Json => {
-            let hosts: Vec<_> = records.iter().map(|r| &r.host).collect();
-            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": hosts});
-            output::line(
-                serde_json::to_string_pretty(&list)
-                    .map_err(|e| Error::internal("cannot encode the hosts as JSON", e))?,
-            )?;
-        }
-        GetFormat::Yaml => {
-            let hosts: Vec<_> = records.iter().map(|r| &r.host).collect();
-            let text = serde_saphyr::to_string_multiple(&hosts)
-                .map_err(|e| Error::internal("cannot encode the hosts as YAML", e))?;
-            output::write_stdout(&text)?;
+        // kubectl prints the object itself when one host is named, else a List.
+        GetFormat::Json | GetFormat::Yaml => {
+            let mut objects = records
+                .iter()
+                .map(|r| object(r))
+                .collect::<Result<Vec<_>>>()?;
+            let doc = if args.hosts.len() == 1 && objects.len() == 1 {
+                objects.remove(0)
+            } else {
+                serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
+            };
+            if args.output == GetFormat::Json {
+                output::line(
+                    serde_json::to_string_pretty(&doc)
+                        .map_err(|e| Error::internal("cannot encode the hosts as JSON", e))?,
+                )
+            } else {
+                let text = serde_saphyr::to_string(&doc)
+                    .map_err(|e| Error::internal("cannot encode the hosts as YAML", e))?;
+                output::write_stdout(&text)
+            }
         }
     }
-    Ok(())
+}
+
+/// The host as kubectl prints it: with the creation time bmhctl recorded for it.
+fn object(rec: &HostRecord) -> Result<Value> {
+    let mut v = serde_json::to_value(&rec.host)
+        .map_err(|e| Error::internal("cannot encode a host as JSON", e))?;
+    if let (Some(t), Some(meta)) = (
+        &rec.book.creation_timestamp,
+        v.get_mut("metadata").and_then(Value::as_object_mut),
+    ) {
+        meta.insert("creationTimestamp".into(), Value::String(t.clone()));
+    }
+    Ok(v)
 }

@@ -4,6 +4,7 @@ mod apply;
 mod describe;
 mod export;
 mod get;
+pub mod man;
 mod options;
 mod output;
 mod plugin;
@@ -82,8 +83,8 @@ pub enum Command {
     Apply(apply::ApplyArgs),
     /// Show hosts and their status: those of the local store, or of files with -f.
     Get(get::GetArgs),
-    /// Show one host in detail, with its conditions and recent events (the store's; files
-    /// keep none).
+    /// Show hosts in detail: spec highlights, hardware, operation history, conditions and
+    /// recent events (the store's; files keep none), identical events counted once.
     Describe(describe::DescribeArgs),
     /// Write hosts as a metal3 cluster accepts them: status in BMO's status annotation, with
     /// their Secrets, firmware objects and HardwareData.
@@ -121,9 +122,9 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff).
+    /// Print a man page (roff): bmhctl's, or COMMAND's.
     #[command(hide = true)]
-    Man,
+    Man { command: Option<String> },
 }
 
 /// How hosts are driven: shared by every command that runs the state machine.
@@ -376,14 +377,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             clap_complete::generate(shell, &mut Cli::command(), "bmhctl", &mut text);
             output::write_stdout(&String::from_utf8_lossy(&text))
         }
-        Command::Man => {
-            use clap::CommandFactory;
-            let mut text = Vec::new();
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut text)
-                .map_err(|e| Error::io("stdout", e))?;
-            output::write_stdout(&String::from_utf8_lossy(&text))
-        }
+        Command::Man { command } => output::write_stdout(&man::page(command.as_deref())?),
     }
 }
 

@@ -31,16 +31,6 @@ pub fn power(rec: &HostRecord) -> &'static str {
     }
 }
 
-pub fn error_text(rec: &HostRecord) -> String {
-    let s = rec.status();
-    match (s.error_type.as_str(), s.error_message.as_str()) {
-        ("", "") => String::new(),
-        ("", m) => m.to_string(),
-        (t, "") => t.to_string(),
-        (t, m) => format!("{t}: {m}"),
-    }
-}
-
 pub fn state_text(rec: &HostRecord) -> String {
     let s = rec.status().provisioning.state.as_str();
     if s.is_empty() {
@@ -300,36 +290,155 @@ pub fn result_json(
     serde_json::to_string_pretty(&doc).expect("JSON of plain values")
 }
 
-/// `get` as a table; `wide` adds the BMC, profile, ID and hardware columns.
-pub fn hosts_table(records: &[&HostRecord], wide: bool) -> String {
-    let mut header = vec!["NAME", "STATE", "STATUS", "ONLINE", "POWER", "ERROR"];
-    if wide {
-        header.extend(["BMC", "PROFILE", "PROVISIONING ID", "HARDWARE", "IMAGE"]);
+/// How `get` prints its table.
+pub struct TableOptions {
+    /// `-o wide`: BMO's wide columns too (STATUS, BMC).
+    pub wide: bool,
+    /// `-A`: a NAMESPACE column, and bare names.
+    pub namespace_column: bool,
+    /// `NAMESPACE/NAME` for a host outside `default` (no `-n` given).
+    pub qualified_names: bool,
+    pub headers: bool,
+    /// `--show-labels`: a LABELS column last.
+    pub labels: bool,
+    /// What AGE counts to.
+    pub now: DateTime<Utc>,
+}
+
+/// `get` as a table: BMO's printer columns (its kubebuilder printcolumn markers) in their
+/// order, those of priority 1 (STATUS, BMC) with `wide` only; ERROR is the error's type, as
+/// BMO's column is (`describe` has the message).
+pub fn hosts_table(records: &[&HostRecord], o: &TableOptions) -> String {
+    let mut header = Vec::new();
+    if o.namespace_column {
+        header.push("NAMESPACE");
+    }
+    header.push("NAME");
+    if o.wide {
+        header.push("STATUS");
+    }
+    header.extend(["STATE", "CONSUMER"]);
+    if o.wide {
+        header.push("BMC");
+    }
+    header.extend(["ONLINE", "ERROR", "AGE"]);
+    if o.labels {
+        header.push("LABELS");
     }
     let mut t = table(&header);
+    if !o.headers {
+        t = Table::new();
+        t.load_preset(NOTHING);
+    }
     for rec in records {
-        let mut row = vec![
-            host_name(rec),
-            state_text(rec),
-            rec.status().operational_status.as_str().to_string(),
+        let s = rec.status();
+        let mut row = Vec::new();
+        if o.namespace_column {
+            row.push(rec.host.metadata.namespace_or_default().to_string());
+        }
+        row.push(if o.namespace_column || !o.qualified_names {
+            rec.host.metadata.name.clone()
+        } else {
+            host_name(rec)
+        });
+        if o.wide {
+            row.push(s.operational_status.as_str().to_string());
+        }
+        row.extend([state_text(rec), consumer(rec)]);
+        if o.wide {
+            row.push(rec.host.bmc_address().to_string());
+        }
+        row.extend([
             rec.host.spec.online.to_string(),
-            power(rec).to_string(),
-            error_text(rec),
-        ];
-        if wide {
-            let s = rec.status();
-            let hw = hardware_summary(rec);
-            row.extend([
-                rec.host.bmc_address().to_string(),
-                s.hardware_profile.clone(),
-                s.provisioning.id.clone(),
-                hw,
-                s.provisioning.image.url.clone(),
-            ]);
+            s.error_type.as_str().to_string(),
+            age(rec, o.now),
+        ]);
+        if o.labels {
+            row.push(labels_text(&rec.host.metadata.labels));
         }
         t.add_row(row);
     }
+    // comfy-table pads the last column; kubectl does not.
     t.to_string()
+        .lines()
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `spec.consumerRef.name`, BMO's CONSUMER column.
+pub fn consumer(rec: &HostRecord) -> String {
+    rec.host
+        .spec
+        .consumer_ref
+        .as_ref()
+        .and_then(|c| c.get("name"))
+        .and_then(|n| n.as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Labels as `--show-labels` prints them: `k=v,k=v`, or `<none>`.
+pub fn labels_text(labels: &std::collections::BTreeMap<String, String>) -> String {
+    if labels.is_empty() {
+        return "<none>".into();
+    }
+    labels
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The host's AGE: since bmhctl first recorded it; `<unknown>` for a host recorded before
+/// bmhctl kept that time.
+pub fn age(rec: &HostRecord, now: DateTime<Utc>) -> String {
+    rec.book
+        .creation_timestamp
+        .as_deref()
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| human_duration(now - t.with_timezone(&Utc)))
+        .unwrap_or_else(|| "<unknown>".into())
+}
+
+/// A duration as kubectl prints ages: two significant units at most, coarser as it grows
+/// (`45s`, `3m20s`, `25m`, `5h10m`, `20h`, `3d4h`, `20d`, `2y30d`).
+pub fn human_duration(d: chrono::TimeDelta) -> String {
+    let secs = d.num_seconds();
+    if secs < -1 {
+        return "<invalid>".into();
+    }
+    if secs < 0 {
+        return "0s".into();
+    }
+    if secs < 120 {
+        return format!("{secs}s");
+    }
+    let (mins, hours, days) = (secs / 60, secs / 3600, secs / 86400);
+    let pair = |big: i64, bu: &str, small: i64, su: &str| {
+        if small == 0 {
+            format!("{big}{bu}")
+        } else {
+            format!("{big}{bu}{small}{su}")
+        }
+    };
+    if mins < 10 {
+        pair(mins, "m", secs % 60, "s")
+    } else if mins < 180 {
+        format!("{mins}m")
+    } else if hours < 8 {
+        pair(hours, "h", mins % 60, "m")
+    } else if hours < 48 {
+        format!("{hours}h")
+    } else if hours < 24 * 8 {
+        pair(days, "d", hours % 24, "h")
+    } else if days < 365 * 2 {
+        format!("{days}d")
+    } else if days < 365 * 8 {
+        pair(days / 365, "y", days % 365, "d")
+    } else {
+        format!("{}y", days / 365)
+    }
 }
 
 /// The hardware in one line: CPUs, RAM, disks and NICs (empty before inspection).
@@ -374,4 +483,33 @@ pub(crate) use outln;
 /// [`write_stdout`] with a newline.
 pub fn line(text: impl std::fmt::Display) -> Result<()> {
     write_stdout(&format!("{text}\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_duration;
+    use chrono::TimeDelta;
+
+    #[test]
+    fn ages_read_as_kubectl_prints_them() {
+        let cases = [
+            (-5, "<invalid>"),
+            (-1, "0s"),
+            (0, "0s"),
+            (119, "119s"),
+            (120, "2m"),
+            (200, "3m20s"),
+            (25 * 60 + 7, "25m"),
+            (5 * 3600 + 10 * 60, "5h10m"),
+            (7 * 3600, "7h"),
+            (20 * 3600 + 59, "20h"),
+            (3 * 86400 + 4 * 3600, "3d4h"),
+            (20 * 86400, "20d"),
+            (2 * 365 * 86400 + 30 * 86400, "2y30d"),
+            (9 * 365 * 86400, "9y"),
+        ];
+        for (secs, text) in cases {
+            assert_eq!(human_duration(TimeDelta::seconds(secs)), text, "{secs}s");
+        }
+    }
 }

@@ -48,6 +48,9 @@ pub fn bookkeeping_at_load(
         None => Bookkeeping {
             uid: uuid::Uuid::new_v4().to_string(),
             generation: 1,
+            creation_timestamp: Some(
+                chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            ),
             spec_hash: hash.clone(),
             spec_snapshot: Some(snapshot.clone()),
             ..Default::default()

@@ -8,7 +8,7 @@ fn check(args: &[&str], path: &str) {
     let checked_in = std::fs::read_to_string(format!("{root}/{path}")).unwrap();
     assert!(
         run.stdout == checked_in,
-        "{path} is out of date: regenerate it with `bmhctl {}`",
+        "{path} is out of date: regenerate it from `bmhctl {}`",
         args.join(" ")
     );
 }
@@ -19,4 +19,34 @@ fn completions_and_man_page_are_current() {
     check(&["completions", "zsh"], "completions/_bmhctl");
     check(&["completions", "fish"], "completions/bmhctl.fish");
     check(&["man"], "docs/man/bmhctl.1");
+}
+
+#[test]
+fn every_command_has_a_current_man_page_with_its_sections() {
+    let commands = bmhctl::cmd::man::subcommands();
+    assert!(commands.iter().any(|c| c == "get"), "{commands:?}");
+    for cmd in &commands {
+        let path = format!("docs/man/bmhctl-{cmd}.1");
+        check(&["man", cmd], &path);
+        let page =
+            std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        for section in ["EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES"] {
+            assert!(
+                page.contains(&format!(".SH \"{section}\"")),
+                "{path} lacks {section}"
+            );
+        }
+    }
+    // No page for a command that is gone.
+    let pages = std::fs::read_dir(format!("{}/docs/man", env!("CARGO_MANIFEST_DIR")))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("bmhctl-")
+        })
+        .count();
+    assert_eq!(pages, commands.len());
 }

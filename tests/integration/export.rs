@@ -41,12 +41,12 @@ fn find<'a>(docs: &'a [Value], kind: &str, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {kind} {name} in {docs:#?}"))
 }
 
-/// A host of the store as JSON (`get -o json`).
+/// A host of the store as JSON (`get -o json NAME`: the object itself).
 fn stored_host(lab: &Lab, store: &str, name: &str) -> Value {
     let run = lab
         .run(&["get", "--store", store, "-o", "json", name])
         .expect_code(0);
-    run.json()["items"][0].clone()
+    run.json()
 }
 
 /// A store with worker-0 provisioned and spare-0 available, driven by the fixture.

@@ -15,6 +15,7 @@ mod hardware_details_annotation;
 mod ironic_faults;
 mod ironic_lab;
 mod ironic_unreachable;
+mod kubectl_parity;
 mod out_of_tree;
 mod plugins;
 mod provision;

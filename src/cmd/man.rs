@@ -1,0 +1,175 @@
+//! The man pages: `bmhctl(1)` and one `bmhctl-COMMAND(1)` per visible subcommand, rendered by
+//! clap_mangen from the CLI, with the sections clap knows nothing of (EXIT STATUS, ENVIRONMENT,
+//! FILES, EXAMPLES) appended in roff. `docs/man/` holds them; a test keeps them current.
+
+use super::Cli;
+use crate::error::{Error, Result};
+use clap::CommandFactory;
+
+/// The visible subcommands, in the order `--help` lists them.
+pub fn subcommands() -> Vec<String> {
+    Cli::command()
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+        .map(|c| c.get_name().to_string())
+        .collect()
+}
+
+/// The page of `bmhctl` (no subcommand) or of `bmhctl SUBCOMMAND`.
+pub fn page(subcommand: Option<&str>) -> Result<String> {
+    let mut cli = Cli::command();
+    cli.build();
+    let mut text = Vec::new();
+    let cmd = match subcommand {
+        None => cli,
+        Some(name) => {
+            let sub = cli
+                .find_subcommand(name)
+                .filter(|c| !c.is_hide_set())
+                .ok_or_else(|| Error::Usage(format!("no bmhctl command {name}")))?
+                .clone();
+            // clap names a page after its command: leaked once, in a hidden one-shot command.
+            let title: &'static str = Box::leak(format!("bmhctl-{name}").into_boxed_str());
+            sub.name(title).bin_name(format!("bmhctl {name}"))
+        }
+    };
+    clap_mangen::Man::new(cmd)
+        .render(&mut text)
+        .map_err(|e| Error::io("stdout", e))?;
+    let mut page = String::from_utf8_lossy(&text).into_owned();
+    page.push_str(&sections(subcommand.unwrap_or("")));
+    Ok(page)
+}
+
+/// A roff section of plain paragraphs, one per line of `body`; `- ` lines are tagged items.
+fn section(title: &str, body: &[&str]) -> String {
+    let mut s = format!(".SH \"{title}\"\n");
+    for line in body {
+        if let Some((tag, text)) = line.split_once(" :: ") {
+            s.push_str(&format!(".TP\n\\fB{}\\fR\n{}\n", roff(tag), roff(text)));
+        } else {
+            s.push_str(&format!(".PP\n{}\n", roff(line)));
+        }
+    }
+    s
+}
+
+/// Text with what roff would read as its own escaped.
+fn roff(text: &str) -> String {
+    let t = text.replace('\\', "\\\\").replace('-', "\\-");
+    if t.starts_with('.') || t.starts_with('\'') {
+        format!("\\&{t}")
+    } else {
+        t
+    }
+}
+
+fn sections(cmd: &str) -> String {
+    let mut s = String::new();
+    s.push_str(&section("EXIT STATUS", &exit_status(cmd)));
+    s.push_str(&section(
+        "ENVIRONMENT",
+        &[
+            "BMHCTL_STORE :: The local store, when --store is not given.",
+            "BMHCTL_PROVISIONER :: The provisioner, when --provisioner is not given (default ironic).",
+            "PROVISIONER_PLUGIN_DIR :: Where provisioner plugins (NAME-provisioner.so) are; default: plugins/ beside the bmhctl binary.",
+            "BMHCTL_IRONIC_WAIT :: How long to keep trying to reach Ironic at start (default 2m).",
+            "BMHCTL_TIME_SCALE :: Multiplies every delay (default 1; 0 runs without waiting).",
+            "BMHCTL_SEED :: Fixes the backoff jitter.",
+            "BMO_CONCURRENCY :: Passes at once when --concurrency is not given (default 8).",
+            "BMHCTL_TIMING :: change or bmo, when --timing is not given.",
+            "BMHCTL_LOG :: Log filter (tracing syntax), over -v and -q.",
+            "BMHCTL_MAX_FILE_SIZE :: The largest input file read, in bytes (default 512 MiB).",
+            "NO_COLOR :: No colours when set to anything.",
+        ],
+    ));
+    s.push_str(&section(
+        "FILES",
+        &[
+            "~/.local/share/bmhctl/store :: The local store when neither --store nor BMHCTL_STORE is given.",
+            "DIR/.bmhctl/ :: Beside a hosts file: bmhctl's bookkeeping for its hosts (uid, generation, finalizers, first seen) and the files' locks.",
+            "plugins/NAME-provisioner.so :: Beside the binary: the provisioner plugins (ironic-provisioner.so for the default).",
+        ],
+    ));
+    s.push_str(&section("EXAMPLES", &examples(cmd)));
+    s
+}
+
+fn exit_status(cmd: &str) -> Vec<&'static str> {
+    let mut codes = vec!["0 :: Done."];
+    match cmd {
+        "provision" | "deprovision" | "delete" | "wait" => {
+            codes.push("1 :: Ran, but some host did not reach its goal (the result says which and why), or the provisioner's backend stayed unreachable.")
+        }
+        "validate" => {}
+        "plugin" => codes.push("1 :: plugin check failed."),
+        "watch" => codes.push("1 :: The provisioner's backend stayed unreachable at start."),
+        "" => codes.push("1 :: Ran, but the goal was not met."),
+        _ => {}
+    }
+    codes.push(if cmd == "validate" {
+        "2 :: A host is invalid, or bad input or usage; nothing is written."
+    } else {
+        "2 :: Bad input or usage (a missing file, a malformed or invalid host, an unknown host name, a bad flag); nothing is written."
+    });
+    if cmd != "version" && cmd != "completions" && cmd != "validate" {
+        codes.push("3 :: Conflict, safe to retry: another bmhctl holds the files' locks or the store's lease, or an object changed during the run.");
+        codes.push("4 :: Reading or writing failed, or the provisioner plugin cannot be loaded.");
+    }
+    codes.push("70 :: Internal error (a bug).");
+    if matches!(
+        cmd,
+        "" | "provision" | "deprovision" | "delete" | "watch" | "wait"
+    ) {
+        codes.push("130 :: Interrupted (Ctrl-C or SIGTERM); pending saves are written first.");
+    }
+    codes
+}
+
+fn examples(cmd: &str) -> Vec<&'static str> {
+    match cmd {
+        "provision" => vec![
+            "bmhctl provision hosts.yaml :: Drive every host of the file to its goal through Ironic.",
+            "bmhctl provision --provisioner fixture -l rack=r1 -o json hosts.yaml :: Without Ironic, only rack r1, the result as JSON.",
+        ],
+        "deprovision" => vec!["bmhctl deprovision -f hosts.yaml worker-0 :: Back to available."],
+        "delete" => vec![
+            "bmhctl delete worker-0 :: BMO's delete path for a stored host, to its end.",
+            "bmhctl delete -f hosts.yaml :: The same for every host of the file.",
+        ],
+        "apply" => vec![
+            "bmhctl apply -f hosts.yaml :: Create or update the hosts and Secrets in the store.",
+        ],
+        "get" => vec![
+            "bmhctl get :: The store's hosts in the default namespace.",
+            "bmhctl get -A --show-labels :: Every namespace, with labels.",
+            "bmhctl get worker-0 -o json :: One host as a BareMetalHost object.",
+            "bmhctl get -f hosts.yaml -o wide :: The hosts of a file, with BMO's wide columns.",
+        ],
+        "describe" => vec![
+            "bmhctl describe worker-0 spare-0 :: Two hosts of the store in detail.",
+            "bmhctl describe -f hosts.yaml -l rack=r1 :: The matching hosts of a file.",
+        ],
+        "export" => vec![
+            "bmhctl export > cluster.yaml :: The store's hosts as a metal3 cluster takes them.",
+        ],
+        "watch" => vec!["bmhctl watch :: Reconcile the store's hosts until Ctrl-C."],
+        "wait" => vec!["bmhctl wait --for provisioned worker-0 :: Until worker-0 is provisioned."],
+        "validate" => {
+            vec!["bmhctl validate hosts.yaml :: Check the hosts against BMO's admission rules."]
+        }
+        "plugin" => {
+            vec!["bmhctl plugin list :: The plugins of the plugin directory, with their versions."]
+        }
+        "version" => vec!["bmhctl version :: bmhctl's version and its plugin interface's."],
+        "completions" => {
+            vec!["bmhctl completions bash > /etc/bash_completion.d/bmhctl :: Bash completion."]
+        }
+        "" => vec![
+            "cp hosts.example.yaml hosts.yaml && bmhctl provision --provisioner fixture hosts.yaml :: A first run without Ironic.",
+            "bmhctl get -f hosts.yaml :: What it did.",
+        ],
+        "power" => vec!["bmhctl power off worker-0 :: Keep worker-0 powered off."],
+        _ => vec!["bmhctl get :: The hosts, as the command left them."],
+    }
+}
