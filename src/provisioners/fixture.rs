@@ -581,9 +581,12 @@ impl Provisioner for FixtureProvisioner {
     fn inspect_hardware(
         &mut self,
         _data: &InspectData,
-        _opts: InspectOptions,
+        opts: InspectOptions,
     ) -> Result<InspectResult, ProvisionerError> {
-        if !self.state.inspection_started {
+        // A refresh (the `inspect` annotation) starts a new inspection, as Ironic's `inspect`
+        // does: answering with the old details would leave the annotation in place, and the host
+        // would go through inspection again and again.
+        if !self.state.inspection_started || opts.refresh {
             self.state.inspection_started = true;
             return Ok(InspectResult {
                 result: OpResult::in_progress(INSPECTION_REQUEUE_DELAY),

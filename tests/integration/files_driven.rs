@@ -416,3 +416,25 @@ fn delete_on_files_records_the_mark_without_wait_and_runs_the_delete_path_with_i
         without_status(&hosts)
     );
 }
+
+/// BMO's `inspect.metal3.io` on an available host: one more inspection, the annotation removed
+/// when it starts (BMO's `actionInspecting`, `inspectionRefreshRequested`), and the host back in
+/// `available`. The fixture used to answer a refresh with its old details, so the annotation
+/// stayed and the host went round inspection for ever.
+#[test]
+fn inspect_on_files_inspects_once_more_and_removes_the_annotation() {
+    let lab = Lab::new().file("hosts.yaml", &file_of(&[spare("spare-0")]));
+    run(&lab, &["provision", "-f", "hosts.yaml", "--timeout", "60s"]).expect_code(0);
+    assert_eq!(state(&lab, "hosts.yaml", "spare-0"), "available");
+    run(&lab, &["inspect", "-f", "hosts.yaml", "spare-0"]).expect_code(0);
+    assert!(lab.read("hosts.yaml").contains("inspect.metal3.io"));
+    let again = run(
+        &lab,
+        &["provision", "-v", "-f", "hosts.yaml", "--timeout", "60s"],
+    )
+    .expect_code(0);
+    let inspections = again.stderr.matches("-> inspecting").count();
+    assert_eq!(inspections, 1, "{}", again.stderr);
+    assert!(!lab.read("hosts.yaml").contains("inspect.metal3.io"));
+    assert_eq!(state(&lab, "hosts.yaml", "spare-0"), "available");
+}
