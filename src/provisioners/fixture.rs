@@ -1002,22 +1002,19 @@ mod tests {
             vec![ev("InspectionComplete", "Hardware inspection completed")]
         );
 
-        // The flag is never reset: a re-inspection finishes at once.
-        let InspectResult {
-            result: r,
-            started,
-            details,
-        } = p
-            .inspect_hardware(
-                &data,
-                InspectOptions {
-                    restart_on_failure: true,
-                    refresh: true,
-                    force_reboot: true,
-                },
-            )
+        // A refresh starts a new inspection (the machine then removes the annotation), and the
+        // next call without it completes.
+        let refresh = InspectOptions {
+            restart_on_failure: true,
+            refresh: true,
+            force_reboot: true,
+        };
+        let again = p.inspect_hardware(&data, refresh).unwrap();
+        assert!(again.started && again.details.is_none());
+        let done = p
+            .inspect_hardware(&data, InspectOptions::default())
             .unwrap();
-        assert!(!r.dirty && !started && details.is_some());
+        assert!(!done.result.dirty && !done.started && done.details.is_some());
     }
 
     #[test]
