@@ -397,6 +397,11 @@ impl Text<'_> {
         {
             return None;
         }
+        // The parser ended the scalar before the LF ending its header line: it took something
+        // else there for a line break (a lone CR; such a file is refused for edits).
+        if eb < line_end {
+            return None;
+        }
         let keep = indicators.contains('+');
         let header_end = (line_end + 1).min(self.b.len()).min(eb.max(line_end));
         if keep {
@@ -481,6 +486,16 @@ impl YamlFile {
     /// the line of its own `---`; comments directly before a `---` belong to the previous
     /// document.
     pub fn parse(text: String) -> Result<YamlFile, YamlFileError> {
+        // YAML does not allow a NUL, but the parser takes one ending a comment for the end of
+        // the input and accepts the file, the bytes after it unread: refuse it wherever it is.
+        if let Some(i) = text.find('\0') {
+            let ls = text[..i].rfind('\n').map_or(0, |l| l + 1);
+            return Err(YamlFileError::Syntax {
+                line: text[..i].matches('\n').count() + 1,
+                column: text[ls..i].chars().count() + 1,
+                message: "a NUL character, not allowed in YAML".to_string(),
+            });
+        }
         let docs = index(&text)?;
         let b = text.as_bytes();
         let lone_cr = b
@@ -1951,6 +1966,41 @@ mod tests {
         let mut f = parse("a: 1\r\n");
         f.set_status(0, Some("s: 1\n")).unwrap();
         assert_eq!(f.render(), "a: 1\r\nstatus:\r\n  s: 1\r\n");
+    }
+
+    #[test]
+    fn block_scalar_header_ended_by_a_lone_carriage_return() {
+        // The parser ends `a`'s header at the CR (finding J: this panicked).
+        let mut f = parse("a: |\rb: |");
+        assert_eq!(vals(f.source_text())[0], json!({"a": "", "b": ""}));
+        assert!(matches!(
+            f.set_status(0, Some("s: 1\n")),
+            Err(YamlFileError::LoneCarriageReturn)
+        ));
+        assert_eq!(f.render(), "a: |\rb: |");
+        parse("a: >+ # c\r  x\rb: 1\n");
+    }
+
+    #[test]
+    fn a_nul_character_is_refused_at_its_position() {
+        // After a block scalar header's comment (finding J: this panicked), or anywhere.
+        for (text, at) in [
+            ("x: | #\0", (1, 7)),
+            ("x: | #\0\ny: 1\n", (1, 7)),
+            ("a: 1\nb: é\0\n", (2, 5)),
+        ] {
+            let err = YamlFile::parse(text.to_string()).err();
+            let Some(YamlFileError::Syntax {
+                line,
+                column,
+                message,
+            }) = err
+            else {
+                panic!("{text:?}: {err:?}");
+            };
+            assert_eq!((line, column), at, "{text:?}");
+            assert_eq!(message, "a NUL character, not allowed in YAML");
+        }
     }
 
     #[test]
