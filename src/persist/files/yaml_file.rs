@@ -307,7 +307,20 @@ impl Text<'_> {
     /// Whether the key starting at `p` follows a `?` indicator (perhaps on an earlier line).
     /// (A continuation line `?` of a plain scalar is taken for one too: a refusal, not harm.)
     fn explicit_key_before(&self, p: usize) -> bool {
-        let before = self.s[..p].trim_end_matches([' ', '\t', '\r', '\n']);
+        let ws = [' ', '\t', '\r', '\n'];
+        let mut before = self.s[..p].trim_end_matches(ws);
+        // Comments between the `?` and the key (`? # c`, the key on a later line) hide it.
+        loop {
+            let ls = self.line_start(before.len());
+            let line = &before[ls..];
+            let comment = line
+                .char_indices()
+                .find(|&(i, c)| c == '#' && (i == 0 || line[..i].ends_with([' ', '\t'])));
+            match comment {
+                Some((i, _)) => before = before[..ls + i].trim_end_matches(ws),
+                None => break,
+            }
+        }
         before.ends_with('?') && {
             let q = before.len() - 1;
             self.at_line_start(q)
@@ -2042,9 +2055,24 @@ mod tests {
             Err(YamlFileError::ExplicitKey { doc: 0 })
         ));
         assert!(f.set_status(0, None).is_err());
-        // A `?` inside a value is no explicit key.
+        // A comment after the `?` (finding K): the key on a later line is explicit too.
+        for text in ["? #\n A", "? #\n .\n:", "? # c\n# d\n\n  a\n: 1\n"] {
+            let mut f = parse(text);
+            assert!(
+                matches!(
+                    f.set_status(0, Some("{}\n")),
+                    Err(YamlFileError::ExplicitKey { doc: 0 })
+                ),
+                "{text:?}"
+            );
+            assert_eq!(f.render(), text);
+        }
+        // A `?` inside a value or a comment is no explicit key.
         let mut f = parse("a: what?\nb: [?]\n");
         f.set_status(0, Some("{}\n")).unwrap();
+        let mut f = parse("a: 1 # ?\n# ?\nb: 2\n");
+        f.set_status(0, Some("{}\n")).unwrap();
+        assert_eq!(f.render(), "a: 1 # ?\n# ?\nb: 2\nstatus: {}\n");
     }
 
     #[test]
