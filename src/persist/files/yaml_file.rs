@@ -419,7 +419,10 @@ impl Text<'_> {
         let header_end = (line_end + 1).min(self.b.len()).min(eb.max(line_end));
         if keep {
             // Everything is content but the next line's indentation.
-            let end = if eb < self.b.len() && self.at_line_start(eb) {
+            let end = if (eb < self.b.len() && self.at_line_start(eb))
+                || (eb == self.b.len()
+                    && self.blank_last_line(hl, line_end, header_end, indicators))
+            {
                 self.line_start(eb).max(header_end)
             } else {
                 eb
@@ -451,6 +454,35 @@ impl Text<'_> {
             }
         }
         Some((end, false))
+    }
+
+    /// Whether the text ends with a line of spaces, without a line break, no deeper than the
+    /// indentation of the keep-chomping scalar whose header line is `hl..line_end`. The parser
+    /// reads no line break there, so it is no content; but it would be once a status follows
+    /// it. (With an indentation indicator, the header line's indentation plus the indicator
+    /// is at most the scalar's: a line that deep may be taken for content, bytes kept.) In a
+    /// scalar without a content line, the parser does read it as a line break.
+    fn blank_last_line(
+        &self,
+        hl: usize,
+        line_end: usize,
+        header_end: usize,
+        indicators: &str,
+    ) -> bool {
+        let tail_start = self.line_start(self.b.len());
+        let tail = &self.b[tail_start..];
+        if tail_start < header_end || !tail.iter().all(|&c| c == b' ') {
+            return false;
+        }
+        let spaces = |l: &[u8]| l.iter().take_while(|&&c| c == b' ').count();
+        let n = match indicators.bytes().find(|c| c.is_ascii_digit()) {
+            Some(d) => Some(spaces(&self.b[hl..line_end]) + usize::from(d - b'0')),
+            None => self.b[header_end..tail_start]
+                .split_inclusive(|&c| c == b'\n')
+                .find(|l| !l.iter().all(|&c| matches!(c, b' ' | b'\r' | b'\n')))
+                .map(spaces),
+        };
+        n.is_some_and(|n| tail.len() <= n)
     }
 
     /// Byte range of a block mapping entry whose key starts at `key_start` (column `key_col`),
@@ -1992,6 +2024,39 @@ mod tests {
         ));
         assert_eq!(f.render(), "a: |\rb: |");
         parse("a: >+ # c\r  x\rb: 1\n");
+    }
+
+    #[test]
+    fn unterminated_last_line_of_spaces_after_keep_chomping_scalar() {
+        // No content where the parser reads no line break; once the status follows it, it
+        // would be a blank line of the `|+` scalar (found by the fuzzer after J and K).
+        for (text, keep) in [
+            ("k: |+\n  a\n ", "a\n"),
+            ("k: |+\n  a\n\n  ", "a\n\n"),
+            ("k: |+2\n  a\n  ", "a\n"),
+            ("k: |+\n ", "\n"),
+        ] {
+            let mut f = parse(text);
+            f.set_status(0, Some("s: 1\n")).unwrap();
+            let out = f.render();
+            assert_eq!(vals(text)[0], json!({"k": keep}), "{text:?}");
+            assert_eq!(
+                vals(&out)[0],
+                json!({"k": keep, "status": {"s": 1}}),
+                "{out:?}"
+            );
+            f.set_status(0, None).unwrap();
+            assert_eq!(vals(&f.render())[0], json!({"k": keep}), "{text:?}");
+        }
+        // Deeper than the scalar's indentation, the spaces are content.
+        let mut f = parse("k: |+\n  a\n   ");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        let out = f.render();
+        assert_eq!(
+            vals(&out)[0]["k"],
+            vals("k: |+\n  a\n   ")[0]["k"],
+            "{out:?}"
+        );
     }
 
     #[test]
