@@ -460,8 +460,8 @@ impl Text<'_> {
     /// indentation of the keep-chomping scalar whose header line is `hl..line_end`. The parser
     /// reads no line break there, so it is no content; but it would be once a status follows
     /// it. (With an indentation indicator, the header line's indentation plus the indicator
-    /// is at most the scalar's: a line that deep may be taken for content, bytes kept.) In a
-    /// scalar without a content line, the parser does read it as a line break.
+    /// is a lower bound of the scalar's: a line deeper than that is taken for content, as
+    /// before.) In a scalar without a content line, the parser does read it as a line break.
     fn blank_last_line(
         &self,
         hl: usize,
@@ -2029,7 +2029,7 @@ mod tests {
     #[test]
     fn unterminated_last_line_of_spaces_after_keep_chomping_scalar() {
         // No content where the parser reads no line break; once the status follows it, it
-        // would be a blank line of the `|+` scalar (found by the fuzzer after J and K).
+        // would be a blank line of the `|+` scalar (finding L).
         for (text, keep) in [
             ("k: |+\n  a\n ", "a\n"),
             ("k: |+\n  a\n\n  ", "a\n\n"),
