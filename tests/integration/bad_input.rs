@@ -130,3 +130,51 @@ fn a_file_over_the_size_limit_is_refused_and_left_alone() {
     lab.run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
         .expect_code(0);
 }
+
+#[test]
+fn a_lone_carriage_return_ending_a_block_scalar_header_is_refused_not_a_panic() {
+    // The parser ends `description`'s header at the CR; this used to panic (exit 101).
+    let text = format!(
+        "{}---\n{}  description: |\r  automatedCleaningMode: metadata\n",
+        secret("bmc-secret"),
+        host("h0", "")
+    );
+    let lab = Lab::new()
+        .file("hosts.yaml", &text)
+        .file("x.yaml", "a: |\rb: |");
+    let run = lab
+        .run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
+        .expect_code(2);
+    assert!(
+        run.stderr.starts_with("error: hosts.yaml:"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert_untouched(&lab, "hosts.yaml", &text);
+    let run = lab.run(&["validate", "x.yaml"]).expect_code(2);
+    assert!(run.stderr.starts_with("error: x.yaml:"), "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert_eq!(lab.read("x.yaml"), "a: |\rb: |");
+}
+
+#[test]
+fn a_nul_character_is_refused_naming_file_line_and_column() {
+    // After a block scalar header's comment the parser took the NUL for the end of the input
+    // (and panicked on it); anywhere else it is an unprintable character.
+    let text = format!(
+        "{}---\n{}  description: | #\0\n",
+        secret("bmc-secret"),
+        host("h0", "")
+    );
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let run = lab
+        .run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
+        .expect_code(2);
+    assert_eq!(
+        run.stderr.lines().next().unwrap_or(""),
+        "error: hosts.yaml:18:19: a NUL character, not allowed in YAML"
+    );
+    assert_untouched(&lab, "hosts.yaml", &text);
+    lab.run(&["validate", "hosts.yaml"]).expect_code(2);
+}

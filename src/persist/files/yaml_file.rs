@@ -307,7 +307,20 @@ impl Text<'_> {
     /// Whether the key starting at `p` follows a `?` indicator (perhaps on an earlier line).
     /// (A continuation line `?` of a plain scalar is taken for one too: a refusal, not harm.)
     fn explicit_key_before(&self, p: usize) -> bool {
-        let before = self.s[..p].trim_end_matches([' ', '\t', '\r', '\n']);
+        let ws = [' ', '\t', '\r', '\n'];
+        let mut before = self.s[..p].trim_end_matches(ws);
+        // Comments between the `?` and the key (`? # c`, the key on a later line) hide it.
+        loop {
+            let ls = self.line_start(before.len());
+            let line = &before[ls..];
+            let comment = line
+                .char_indices()
+                .find(|&(i, c)| c == '#' && (i == 0 || line[..i].ends_with([' ', '\t'])));
+            match comment {
+                Some((i, _)) => before = before[..ls + i].trim_end_matches(ws),
+                None => break,
+            }
+        }
         before.ends_with('?') && {
             let q = before.len() - 1;
             self.at_line_start(q)
@@ -397,11 +410,19 @@ impl Text<'_> {
         {
             return None;
         }
+        // The parser ended the scalar before the LF ending its header line: it took something
+        // else there for a line break (a lone CR; such a file is refused for edits).
+        if eb < line_end {
+            return None;
+        }
         let keep = indicators.contains('+');
         let header_end = (line_end + 1).min(self.b.len()).min(eb.max(line_end));
         if keep {
             // Everything is content but the next line's indentation.
-            let end = if eb < self.b.len() && self.at_line_start(eb) {
+            let end = if (eb < self.b.len() && self.at_line_start(eb))
+                || (eb == self.b.len()
+                    && self.blank_last_line(hl, line_end, header_end, indicators))
+            {
                 self.line_start(eb).max(header_end)
             } else {
                 eb
@@ -433,6 +454,35 @@ impl Text<'_> {
             }
         }
         Some((end, false))
+    }
+
+    /// Whether the text ends with a line of spaces, without a line break, no deeper than the
+    /// indentation of the keep-chomping scalar whose header line is `hl..line_end`. The parser
+    /// reads no line break there, so it is no content; but it would be once a status follows
+    /// it. (With an indentation indicator, the header line's indentation plus the indicator
+    /// is a lower bound of the scalar's: a line deeper than that is taken for content, as
+    /// before.) In a scalar without a content line, the parser does read it as a line break.
+    fn blank_last_line(
+        &self,
+        hl: usize,
+        line_end: usize,
+        header_end: usize,
+        indicators: &str,
+    ) -> bool {
+        let tail_start = self.line_start(self.b.len());
+        let tail = &self.b[tail_start..];
+        if tail_start < header_end || !tail.iter().all(|&c| c == b' ') {
+            return false;
+        }
+        let spaces = |l: &[u8]| l.iter().take_while(|&&c| c == b' ').count();
+        let n = match indicators.bytes().find(|c| c.is_ascii_digit()) {
+            Some(d) => Some(spaces(&self.b[hl..line_end]) + usize::from(d - b'0')),
+            None => self.b[header_end..tail_start]
+                .split_inclusive(|&c| c == b'\n')
+                .find(|l| !l.iter().all(|&c| matches!(c, b' ' | b'\r' | b'\n')))
+                .map(spaces),
+        };
+        n.is_some_and(|n| tail.len() <= n)
     }
 
     /// Byte range of a block mapping entry whose key starts at `key_start` (column `key_col`),
@@ -481,6 +531,16 @@ impl YamlFile {
     /// the line of its own `---`; comments directly before a `---` belong to the previous
     /// document.
     pub fn parse(text: String) -> Result<YamlFile, YamlFileError> {
+        // YAML does not allow a NUL, but the parser takes one ending a comment for the end of
+        // the input and accepts the file, the bytes after it unread: refuse it wherever it is.
+        if let Some(i) = text.find('\0') {
+            let ls = text[..i].rfind('\n').map_or(0, |l| l + 1);
+            return Err(YamlFileError::Syntax {
+                line: text[..i].matches('\n').count() + 1,
+                column: text[ls..i].chars().count() + 1,
+                message: "a NUL character, not allowed in YAML".to_string(),
+            });
+        }
         let docs = index(&text)?;
         let b = text.as_bytes();
         let lone_cr = b
@@ -1954,6 +2014,74 @@ mod tests {
     }
 
     #[test]
+    fn block_scalar_header_ended_by_a_lone_carriage_return() {
+        // The parser ends `a`'s header at the CR (finding J: this panicked).
+        let mut f = parse("a: |\rb: |");
+        assert_eq!(vals(f.source_text())[0], json!({"a": "", "b": ""}));
+        assert!(matches!(
+            f.set_status(0, Some("s: 1\n")),
+            Err(YamlFileError::LoneCarriageReturn)
+        ));
+        assert_eq!(f.render(), "a: |\rb: |");
+        parse("a: >+ # c\r  x\rb: 1\n");
+    }
+
+    #[test]
+    fn unterminated_last_line_of_spaces_after_keep_chomping_scalar() {
+        // No content where the parser reads no line break; once the status follows it, it
+        // would be a blank line of the `|+` scalar (finding L).
+        for (text, keep) in [
+            ("k: |+\n  a\n ", "a\n"),
+            ("k: |+\n  a\n\n  ", "a\n\n"),
+            ("k: |+2\n  a\n  ", "a\n"),
+            ("k: |+\n ", "\n"),
+        ] {
+            let mut f = parse(text);
+            f.set_status(0, Some("s: 1\n")).unwrap();
+            let out = f.render();
+            assert_eq!(vals(text)[0], json!({"k": keep}), "{text:?}");
+            assert_eq!(
+                vals(&out)[0],
+                json!({"k": keep, "status": {"s": 1}}),
+                "{out:?}"
+            );
+            f.set_status(0, None).unwrap();
+            assert_eq!(vals(&f.render())[0], json!({"k": keep}), "{text:?}");
+        }
+        // Deeper than the scalar's indentation, the spaces are content.
+        let mut f = parse("k: |+\n  a\n   ");
+        f.set_status(0, Some("s: 1\n")).unwrap();
+        let out = f.render();
+        assert_eq!(
+            vals(&out)[0]["k"],
+            vals("k: |+\n  a\n   ")[0]["k"],
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_nul_character_is_refused_at_its_position() {
+        // After a block scalar header's comment (finding J: this panicked), or anywhere.
+        for (text, at) in [
+            ("x: | #\0", (1, 7)),
+            ("x: | #\0\ny: 1\n", (1, 7)),
+            ("a: 1\nb: é\0\n", (2, 5)),
+        ] {
+            let err = YamlFile::parse(text.to_string()).err();
+            let Some(YamlFileError::Syntax {
+                line,
+                column,
+                message,
+            }) = err
+            else {
+                panic!("{text:?}: {err:?}");
+            };
+            assert_eq!((line, column), at, "{text:?}");
+            assert_eq!(message, "a NUL character, not allowed in YAML");
+        }
+    }
+
+    #[test]
     fn empty_last_sequence_item_without_newline() {
         let mut f = parse("x: 1\nstatus:\n  -");
         f.set_status(0, Some("s: 1\n")).unwrap();
@@ -1992,9 +2120,24 @@ mod tests {
             Err(YamlFileError::ExplicitKey { doc: 0 })
         ));
         assert!(f.set_status(0, None).is_err());
-        // A `?` inside a value is no explicit key.
+        // A comment after the `?` (finding K): the key on a later line is explicit too.
+        for text in ["? #\n A", "? #\n .\n:", "? # c\n# d\n\n  a\n: 1\n"] {
+            let mut f = parse(text);
+            assert!(
+                matches!(
+                    f.set_status(0, Some("{}\n")),
+                    Err(YamlFileError::ExplicitKey { doc: 0 })
+                ),
+                "{text:?}"
+            );
+            assert_eq!(f.render(), text);
+        }
+        // A `?` inside a value or a comment is no explicit key.
         let mut f = parse("a: what?\nb: [?]\n");
         f.set_status(0, Some("{}\n")).unwrap();
+        let mut f = parse("a: 1 # ?\n# ?\nb: 2\n");
+        f.set_status(0, Some("{}\n")).unwrap();
+        assert_eq!(f.render(), "a: 1 # ?\n# ?\nb: 2\nstatus: {}\n");
     }
 
     #[test]
