@@ -36,6 +36,10 @@ pub enum YamlFileError {
         "document {doc} has an explicit key (`? key`) at its top level; cannot write its status"
     )]
     ExplicitKey { doc: usize },
+    /// The status entry defines an anchor (`&name`): rewriting or removing the entry would
+    /// take the anchor away from any alias of it elsewhere in the document.
+    #[error("document {doc} defines an anchor (`&name`) in its status; cannot write its status")]
+    AnchorInStatus { doc: usize },
     /// The file has a carriage return not followed by a line feed: the YAML parser takes it
     /// for a line break, the splice would not, so edits could land in the wrong place.
     #[error("the file has a carriage return without a line feed; cannot edit it")]
@@ -93,6 +97,8 @@ struct Doc {
     status_after_keep: bool,
     /// A top-level key is explicit (`? key`).
     explicit_key: bool,
+    /// The existing status entry defines an anchor.
+    status_anchor: bool,
     /// Replacement text for `status_range.0..status_edit_end`; `None` = original text.
     /// Shared: an [`Overlay`] taken at a commit keeps it without a copy.
     status_edit: Option<Arc<str>>,
@@ -598,6 +604,9 @@ impl YamlFile {
         if d.explicit_key {
             return Err(YamlFileError::ExplicitKey { doc });
         }
+        if d.status_anchor {
+            return Err(YamlFileError::AnchorInStatus { doc });
+        }
         let t = Text {
             s: &self.text,
             b: self.text.as_bytes(),
@@ -1026,6 +1035,8 @@ struct DocState {
     /// after it are its content.
     keep_end: Option<usize>,
     root_seen: bool,
+    /// Where the document's anchored nodes start (most documents have none).
+    anchors: Vec<usize>,
 }
 
 fn new_doc(start: usize, start_line: usize) -> Doc {
@@ -1042,6 +1053,7 @@ fn new_doc(start: usize, start_line: usize) -> Doc {
         status_at_line_start: true,
         status_after_keep: false,
         explicit_key: false,
+        status_anchor: false,
         status_edit: None,
         status_edit_end: 0,
         annotations: None,
@@ -1098,11 +1110,15 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
                     last_end: sb,
                     keep_end: None,
                     root_seen: false,
+                    anchors: Vec::new(),
                 });
             }
             Event::DocumentEnd => {
                 if let Some(st) = state.take() {
                     let mut doc = st.doc;
+                    let (from, to) = doc.status_range;
+                    doc.status_anchor =
+                        doc.status_exists && st.anchors.iter().any(|&p| (from..to).contains(&p));
                     if t.b[sb..eb].starts_with(b"...") {
                         after_explicit_end = Some(t.eol_after(eb));
                     }
@@ -1112,6 +1128,13 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
             }
             ev => {
                 if let Some(st) = state.as_mut() {
+                    if let Event::Scalar(_, _, a, _)
+                    | Event::SequenceStart(a, _)
+                    | Event::MappingStart(a, _) = &ev
+                        && *a > 0
+                    {
+                        st.anchors.push(sb);
+                    }
                     node_event(&t, st, ev, sp.start.line(), sp.start.col(), sb, eb);
                 }
             }
@@ -2110,6 +2133,27 @@ mod tests {
         let mut f = parse("a: 1\nstatus: 2\n # c");
         f.set_status(0, None).unwrap();
         assert_eq!(f.render(), "a: 1\n");
+    }
+
+    #[test]
+    fn an_anchor_in_the_status_is_refused() {
+        // Finding M: removing or replacing the entry would take `&b` from `*b`.
+        for text in ["status: &b 1\nuse: *b\n", "a: 1\nstatus:\n  x: &c {y: 1}\n"] {
+            let mut f = parse(text);
+            assert!(
+                matches!(
+                    f.set_status(0, Some("{}\n")),
+                    Err(YamlFileError::AnchorInStatus { doc: 0 })
+                ),
+                "{text:?}"
+            );
+            assert!(f.set_status(0, None).is_err(), "{text:?}");
+            assert_eq!(f.render(), text);
+        }
+        // An anchor outside the status, even aliased inside it, is no obstacle.
+        let mut f = parse("a: &b 1\nstatus: *b\n");
+        f.set_status(0, Some("{}\n")).unwrap();
+        assert_eq!(f.render(), "a: &b 1\nstatus: {}\n");
     }
 
     #[test]
