@@ -49,9 +49,6 @@ _bmhctl() {
             bmhctl,inspect)
                 cmd="bmhctl__subcmd__inspect"
                 ;;
-            bmhctl,man)
-                cmd="bmhctl__subcmd__man"
-                ;;
             bmhctl,pause)
                 cmd="bmhctl__subcmd__pause"
                 ;;
@@ -66,9 +63,6 @@ _bmhctl() {
                 ;;
             bmhctl,reboot)
                 cmd="bmhctl__subcmd__reboot"
-                ;;
-            bmhctl,reconcile)
-                cmd="bmhctl__subcmd__reconcile"
                 ;;
             bmhctl,resume)
                 cmd="bmhctl__subcmd__resume"
@@ -121,9 +115,6 @@ _bmhctl() {
             bmhctl__subcmd__help,inspect)
                 cmd="bmhctl__subcmd__help__subcmd__inspect"
                 ;;
-            bmhctl__subcmd__help,man)
-                cmd="bmhctl__subcmd__help__subcmd__man"
-                ;;
             bmhctl__subcmd__help,pause)
                 cmd="bmhctl__subcmd__help__subcmd__pause"
                 ;;
@@ -138,9 +129,6 @@ _bmhctl() {
                 ;;
             bmhctl__subcmd__help,reboot)
                 cmd="bmhctl__subcmd__help__subcmd__reboot"
-                ;;
-            bmhctl__subcmd__help,reconcile)
-                cmd="bmhctl__subcmd__help__subcmd__reconcile"
                 ;;
             bmhctl__subcmd__help,resume)
                 cmd="bmhctl__subcmd__help__subcmd__resume"
@@ -215,7 +203,7 @@ _bmhctl() {
 
     case "${cmd}" in
         bmhctl)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -771,7 +759,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help)
-            opts="provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry reconcile validate plugin version completions man help"
+            opts="provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -938,20 +926,6 @@ _bmhctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bmhctl__subcmd__help__subcmd__man)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
         bmhctl__subcmd__help__subcmd__pause)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1065,20 +1039,6 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help__subcmd__reboot)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bmhctl__subcmd__help__subcmd__reconcile)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1227,32 +1187,6 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --validate)
-                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
-                    return 0
-                    ;;
-                --progress)
-                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
-                    return 0
-                    ;;
-                --log-format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bmhctl__subcmd__man)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
@@ -1825,76 +1759,6 @@ _bmhctl() {
                     ;;
                 --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --validate)
-                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
-                    return 0
-                    ;;
-                --progress)
-                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
-                    return 0
-                    ;;
-                --log-format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bmhctl__subcmd__reconcile)
-            opts="-l -o -v -q -h -V --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --provisioner)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --concurrency)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timing)
-                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
-                    return 0
-                    ;;
-                --max-provisioning-retries)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ironic-wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --selector)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -l)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)

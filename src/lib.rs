@@ -5,6 +5,16 @@
 //! trait (`bmhctl-plugin-sdk`); beside the machine, `persist` (where hosts live between passes,
 //! behind its `HostSource` interface: the user's files, or the local store).
 
+/// `eprintln!` that never panics: a closed standard error (`2>&1 | head -1`) ends nothing
+/// worth a crash, so the line is dropped.
+#[macro_export]
+macro_rules! eprintln_quiet {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod clock;
 pub mod cmd;
 pub mod diagnostic;

@@ -173,10 +173,10 @@ pub fn export(args: ExportArgs) -> Result<()> {
         )));
     }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        crate::eprintln_quiet!("warning: {w}");
     }
     if selected.is_empty() {
-        eprintln!("No BareMetalHosts found in {from}.");
+        crate::eprintln_quiet!("No BareMetalHosts found in {from}.");
     }
     let mut text = format!(
         "# bmhctl export of {} BareMetalHost(s) from {from}, for `kubectl apply -f` into a metal3\n\

@@ -87,11 +87,11 @@ pub fn get(args: GetArgs) -> Result<()> {
         // kubectl's words, on stderr: a script reading stdout sees no hosts.
         match (&place, &args.namespaces.namespace) {
             (Place::Files(_), _) => {}
-            (_, Some(ns)) => eprintln!("No BareMetalHosts found in namespace {ns}."),
+            (_, Some(ns)) => crate::eprintln_quiet!("No BareMetalHosts found in namespace {ns}."),
             _ if args.namespaces.all_namespaces => {
-                eprintln!("No BareMetalHosts found in the store.")
+                crate::eprintln_quiet!("No BareMetalHosts found in the store.")
             }
-            _ => eprintln!("No BareMetalHosts found in namespace default."),
+            _ => crate::eprintln_quiet!("No BareMetalHosts found in namespace default."),
         }
         return Ok(());
     }

@@ -306,14 +306,14 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("{}", e.render());
+            crate::eprintln_quiet!("{}", e.render());
             if let Error::Provisioner {
                 name,
                 reason: crate::provisioners::loader::LoadError::Open { .. },
                 ..
             } = &e
             {
-                eprintln!("{}", provisioners_found(name));
+                crate::eprintln_quiet!("{}", provisioners_found(name));
             }
             e.exit_code()
         }
@@ -373,8 +373,16 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Version => version::print(),
         Command::Completions { shell } => {
             use clap::CommandFactory;
+            // clap_complete offers hidden commands too: complete only the documented ones.
+            let full = Cli::command();
+            let mut shown = clap::Command::new("bmhctl")
+                .version(env!("CARGO_PKG_VERSION"))
+                .propagate_version(true)
+                .about(full.get_about().cloned().unwrap_or_default())
+                .args(full.get_arguments().cloned())
+                .subcommands(full.get_subcommands().filter(|c| !c.is_hide_set()).cloned());
             let mut text = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "bmhctl", &mut text);
+            clap_complete::generate(shell, &mut shown, "bmhctl", &mut text);
             output::write_stdout(&String::from_utf8_lossy(&text))
         }
         Command::Man { command } => output::write_stdout(&man::page(command.as_deref())?),

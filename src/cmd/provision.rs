@@ -263,7 +263,7 @@ fn drive_with(
     provisioner.set_objects(objects.clone());
     let factory = provisioner.factory;
     super::reachable::wait_until_reachable(factory.as_ref(), options.ironic_wait, |m| {
-        eprintln!("bmhctl: {m}")
+        crate::eprintln_quiet!("bmhctl: {m}")
     })?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

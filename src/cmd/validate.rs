@@ -55,7 +55,7 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
             if !verbosity.quiet {
                 for (i, r) in reports.iter().enumerate() {
                     for w in &r.warnings {
-                        eprintln!("warning: BareMetalHost {}: {w}", inv.hosts[i].key);
+                        crate::eprintln_quiet!("warning: BareMetalHost {}: {w}", inv.hosts[i].key);
                     }
                 }
             }

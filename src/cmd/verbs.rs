@@ -318,7 +318,9 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
     match change {
         Change::Remove(POWER_OFF_ANNOTATION) => {
             if !rec.host.spec.online {
-                eprintln!("warning: {name} has spec.online: false and stays powered off");
+                crate::eprintln_quiet!(
+                    "warning: {name} has spec.online: false and stays powered off"
+                );
             }
             let others: Vec<&String> = m
                 .annotations
@@ -326,7 +328,7 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
                 .filter(|k| bmh_api::annotations::is_reboot_annotation(k))
                 .collect();
             if !others.is_empty() {
-                eprintln!(
+                crate::eprintln_quiet!(
                     "warning: {name} stays powered off while it has {}",
                     others
                         .iter()
@@ -341,14 +343,14 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
                 && !v.contains("\"force\":true")
                 && !matches!(state, S::Provisioned | S::ExternallyProvisioned) =>
         {
-            eprintln!(
+            crate::eprintln_quiet!(
                 "warning: {name} is {:?}: BMO acts on a reboot annotation without \
                  \"force\" only once the host is provisioned (see --force)",
                 state.as_str()
             );
         }
         Change::Set(INSPECT, _) if *state != S::Available => {
-            eprintln!(
+            crate::eprintln_quiet!(
                 "warning: {name} is {:?}: BMO inspects again only an available host; the \
                  request waits until then",
                 state.as_str()

@@ -123,7 +123,7 @@ fn drive_live(
     super::reachable::wait_until_reachable(
         driven.provisioner.factory.as_ref(),
         options.ironic_wait,
-        |m| eprintln!("bmhctl: {m}"),
+        |m| crate::eprintln_quiet!("bmhctl: {m}"),
     )?;
     let services = LiveServices {
         factory: driven.provisioner.factory.clone(),
@@ -211,12 +211,12 @@ pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
     });
     if !verbosity.quiet {
         match (&place, &driven.lease) {
-            (Place::Store(root), Some(lease)) => eprintln!(
+            (Place::Store(root), Some(lease)) => crate::eprintln_quiet!(
                 "watching {} (lease {}); Ctrl-C or SIGTERM to stop",
                 root.display(),
                 lease.path().display()
             ),
-            (Place::Files(paths), _) => eprintln!(
+            (Place::Files(paths), _) => crate::eprintln_quiet!(
                 "watching {} (their locks are in .bmhctl/ beside them); Ctrl-C or SIGTERM to \
                  stop",
                 paths
@@ -225,7 +225,7 @@ pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            (Place::Store(root), None) => eprintln!("watching {}", root.display()),
+            (Place::Store(root), None) => crate::eprintln_quiet!("watching {}", root.display()),
         }
     }
     drive_live(
@@ -238,7 +238,7 @@ pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
         &runtime,
     )?;
     if !verbosity.quiet {
-        eprintln!("stopped: passes in flight finished and their status saved");
+        crate::eprintln_quiet!("stopped: passes in flight finished and their status saved");
     }
     drop(driven);
     Ok(())

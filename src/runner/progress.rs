@@ -456,7 +456,7 @@ impl Progress {
             }
             View::Aggregate { bar, .. } => bar.println(msg),
             View::Lines(plain) => plain.with(|l| l.say(msg)),
-            View::Quiet => eprintln!("{msg}"),
+            View::Quiet => crate::eprintln_quiet!("{msg}"),
         }
     }
 

@@ -149,3 +149,28 @@ fn a_closed_pipe_on_stdout_is_a_quiet_exit_0() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "apiVersion: v1\n");
     assert_eq!(stderr, "");
 }
+
+#[test]
+fn a_closed_pipe_on_stderr_is_no_crash() {
+    // Thousands of warnings (fake-hardware:// is not BMO's scheme), so that bmhctl is still
+    // writing them when `head` exits.
+    let mut text = secret("bmc-secret");
+    for i in 0..2000 {
+        text.push_str("---\n");
+        text.push_str(
+            &host(&format!("worker-{i}"), "")
+                .replace("ipmi://192.168.122.1:6233", "fake-hardware://x"),
+        );
+    }
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let out = std::process::Command::new("bash")
+        .current_dir(lab.path("."))
+        .arg("-c")
+        .arg("\"$BMHCTL\" validate -f hosts.yaml 2>&1 >/dev/null | head -c1; echo \"${PIPESTATUS[0]}\"")
+        .env("BMHCTL", assert_cmd::cargo::cargo_bin("bmhctl"))
+        .output()
+        .expect("run bash");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // `head -c1` printed one byte of the first warning; then bmhctl's exit code.
+    assert_eq!(stdout.get(1..).map(str::trim), Some("0"), "{stdout}");
+}

@@ -50,3 +50,18 @@ fn every_command_has_a_current_man_page_with_its_sections() {
         .count();
     assert_eq!(pages, commands.len());
 }
+
+#[test]
+fn completions_offer_no_hidden_command() {
+    for shell in ["bash", "zsh", "fish"] {
+        let text = crate::lab::Lab::new()
+            .run(&["completions", shell])
+            .expect_code(0)
+            .stdout;
+        assert!(text.contains("provision"), "{shell}");
+        assert!(
+            !text.contains("reconcile"),
+            "{shell} offers the hidden reconcile"
+        );
+    }
+}

@@ -527,7 +527,7 @@ fn load_collecting(
         });
     }
     if skipped_kinds > 0 && !policy.quiet {
-        eprintln!(
+        crate::eprintln_quiet!(
             "note: skipped {skipped_kinds} document{} of kinds bmhctl does not read \
              (--skip-unknown-kinds)",
             if skipped_kinds == 1 { "" } else { "s" }
@@ -535,7 +535,7 @@ fn load_collecting(
     }
     if errors.is_empty() && !policy.quiet {
         for w in &inv.warnings {
-            eprintln!("warning: {w}");
+            crate::eprintln_quiet!("warning: {w}");
         }
     }
     Ok((inv, errors))

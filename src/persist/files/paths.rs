@@ -146,7 +146,7 @@ fn unusable(e: &std::io::Error) -> String {
 
 /// A directory entry not read: said on stderr, so that a host file never goes missing quietly.
 fn skipped(path: &Path, why: &str) {
-    eprintln!("warning: skipped {}: {why}", path.display());
+    crate::eprintln_quiet!("warning: skipped {}: {why}", path.display());
 }
 
 /// The largest input file read, unless `BMHCTL_MAX_FILE_SIZE` (bytes) says otherwise: far above
