@@ -17,6 +17,7 @@ mod ironic_lab;
 mod ironic_unreachable;
 mod kubectl_parity;
 mod out_of_tree;
+mod output_snapshots;
 mod plugins;
 mod provision;
 mod refused_input;
