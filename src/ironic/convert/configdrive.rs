@@ -114,6 +114,11 @@ mod tests {
         name: "myhost",
     };
 
+    /// The drive of [`HOST`] when no Secret failed to read.
+    fn drive(data: &HostConfigData, live_iso: bool) -> Result<Value, String> {
+        config_drive(&HOST, data, &HostConfigErrors::default(), live_iso)
+    }
+
     fn data(user: &str, network: &str, meta: &str) -> HostConfigData {
         HostConfigData {
             user_data: user.into(),
@@ -182,33 +187,20 @@ mod tests {
             ("live ISO", data("", "", ""), true, json!({})),
         ];
         for (name, host_data, live_iso, expected) in cases {
-            assert_eq!(
-                config_drive(&HOST, &host_data, &HostConfigErrors::default(), live_iso),
-                Ok(expected),
-                "{name}"
-            );
+            assert_eq!(drive(&host_data, live_iso), Ok(expected), "{name}");
         }
     }
 
     #[test]
     fn live_iso_ignores_all_data_even_broken_data() {
         let broken = data("#cloud-config", "[not: a mapping", "- a list");
-        assert_eq!(
-            config_drive(&HOST, &broken, &HostConfigErrors::default(), true),
-            Ok(json!({}))
-        );
+        assert_eq!(drive(&broken, true), Ok(json!({})));
     }
 
     #[test]
     fn meta_data_secret_overrides_defaults() {
         let meta = "name: other\nlocal-hostname: other.example.com\npublic_keys:\n  default: ssh-ed25519 AAAA\n";
-        let drive = config_drive(
-            &HOST,
-            &data("", "", meta),
-            &HostConfigErrors::default(),
-            false,
-        )
-        .expect("valid");
+        let drive = drive(&data("", "", meta), false).expect("valid");
         assert_eq!(
             drive["meta_data"],
             meta_with(json!({
@@ -222,13 +214,7 @@ mod tests {
     #[test]
     fn user_data_is_passed_verbatim() {
         let user = "#cloud-config\nusers:\n  - name: core\n";
-        let drive = config_drive(
-            &HOST,
-            &data(user, "", ""),
-            &HostConfigErrors::default(),
-            false,
-        )
-        .expect("valid");
+        let drive = drive(&data(user, "", ""), false).expect("valid");
         assert_eq!(drive["user_data"], json!(user));
     }
 
@@ -237,13 +223,7 @@ mod tests {
         // Secrets often hold network_data.json itself; JSON is YAML.
         let network = r#"{"links": [{"id": "eth0", "type": "phy", "ethernet_mac_address": "00:11:22:33:44:55", "mtu": 1500}],
             "networks": [{"id": "n0", "link": "eth0", "type": "ipv4_dhcp"}], "services": []}"#;
-        let drive = config_drive(
-            &HOST,
-            &data("", network, ""),
-            &HostConfigErrors::default(),
-            false,
-        )
-        .expect("valid");
+        let drive = drive(&data("", network, ""), false).expect("valid");
         assert_eq!(
             drive["network_data"],
             json!({
@@ -258,13 +238,7 @@ mod tests {
     fn network_data_as_yaml_keeps_scalar_types() {
         let network =
             "links:\n- id: eth0\n  mtu: 9000\n  enabled: true\n  mac: \"00:11:22:33:44:55\"\n";
-        let drive = config_drive(
-            &HOST,
-            &data("", network, ""),
-            &HostConfigErrors::default(),
-            false,
-        )
-        .expect("valid");
+        let drive = drive(&data("", network, ""), false).expect("valid");
         assert_eq!(
             drive["network_data"],
             json!({"links": [{"id": "eth0", "mtu": 9000, "enabled": true, "mac": "00:11:22:33:44:55"}]})
@@ -275,13 +249,7 @@ mod tests {
     fn null_or_empty_documents_add_nothing() {
         // Comment-only or `{}` network data is left out; such meta data keeps the defaults.
         for text in ["# nothing here\n", "null", "~", "{}"] {
-            let drive = config_drive(
-                &HOST,
-                &data("", text, text),
-                &HostConfigErrors::default(),
-                false,
-            )
-            .expect("valid");
+            let drive = drive(&data("", text, text), false).expect("valid");
             assert_eq!(drive, json!({"meta_data": default_meta()}), "{text:?}");
         }
     }
@@ -289,13 +257,7 @@ mod tests {
     #[test]
     fn network_data_errors() {
         for text in ["- a\n- b\n", "just a string", "42", "{unclosed: [1, 2"] {
-            let err = config_drive(
-                &HOST,
-                &data("", text, ""),
-                &HostConfigErrors::default(),
-                false,
-            )
-            .expect_err(text);
+            let err = drive(&data("", text, ""), false).expect_err(text);
             assert!(
                 err.starts_with("failed to unmarshal network_data.json from secret: "),
                 "{text:?}: {err}"
@@ -309,22 +271,10 @@ mod tests {
 
     #[test]
     fn parse_errors_are_one_line_with_a_position() {
-        let err = config_drive(
-            &HOST,
-            &data("", "{unclosed: [1, 2", ""),
-            &HostConfigErrors::default(),
-            false,
-        )
-        .expect_err("bad");
+        let err = drive(&data("", "{unclosed: [1, 2", ""), false).expect_err("bad");
         assert!(!err.contains('\n'), "{err}");
         assert!(err.contains("line 1"), "{err}");
-        let err = config_drive(
-            &HOST,
-            &data("", "", "a: 1\na: 2\n"),
-            &HostConfigErrors::default(),
-            false,
-        )
-        .expect_err("dup");
+        let err = drive(&data("", "", "a: 1\na: 2\n"), false).expect_err("dup");
         assert!(
             err.starts_with("failed to unmarshal metadata from secret: "),
             "{err}"
@@ -335,24 +285,12 @@ mod tests {
 
     #[test]
     fn shape_errors_name_what_was_found() {
-        let err = config_drive(
-            &HOST,
-            &data("", "- a", ""),
-            &HostConfigErrors::default(),
-            false,
-        )
-        .expect_err("list");
+        let err = drive(&data("", "- a", ""), false).expect_err("list");
         assert_eq!(
             err,
             "failed to unmarshal network_data.json from secret: expected a mapping, found a sequence"
         );
-        let err = config_drive(
-            &HOST,
-            &data("", "", "hello"),
-            &HostConfigErrors::default(),
-            false,
-        )
-        .expect_err("string");
+        let err = drive(&data("", "", "hello"), false).expect_err("string");
         assert_eq!(
             err,
             "failed to unmarshal metadata from secret: expected a mapping, found a string"
@@ -362,13 +300,7 @@ mod tests {
     #[test]
     fn yaml_scalars_in_meta_data() {
         // Non-string keys become strings; YAML 1.1 booleans are read as Go's YAML library does.
-        let drive = config_drive(
-            &HOST,
-            &data("", "", "1: one\nflag: yes\ncount: 3\n"),
-            &HostConfigErrors::default(),
-            false,
-        )
-        .expect("ok");
+        let drive = drive(&data("", "", "1: one\nflag: yes\ncount: 3\n"), false).expect("ok");
         assert_eq!(drive["meta_data"]["1"], json!("one"));
         assert_eq!(drive["meta_data"]["flag"], json!(true));
         assert_eq!(drive["meta_data"]["count"], json!(3));
@@ -377,13 +309,7 @@ mod tests {
     #[test]
     fn meta_data_errors() {
         for text in ["- a\n- b\n", "true", "{unclosed: [1, 2"] {
-            let err = config_drive(
-                &HOST,
-                &data("", "", text),
-                &HostConfigErrors::default(),
-                false,
-            )
-            .expect_err(text);
+            let err = drive(&data("", "", text), false).expect_err(text);
             assert!(
                 err.starts_with("failed to unmarshal metadata from secret: "),
                 "{text:?}: {err}"
@@ -393,13 +319,7 @@ mod tests {
 
     #[test]
     fn network_data_error_comes_first() {
-        let err = config_drive(
-            &HOST,
-            &data("", "- x", "- y"),
-            &HostConfigErrors::default(),
-            false,
-        )
-        .expect_err("two errors");
+        let err = drive(&data("", "- x", "- y"), false).expect_err("two errors");
         assert!(err.starts_with("failed to unmarshal network_data.json from secret: "));
     }
 
