@@ -74,3 +74,76 @@ wait_http() {
     sleep 0.1
   done
 }
+
+# --- Ironic's configuration, shared by start-ironic.sh and start-ironic-split.sh --------------
+# The hardware types and interfaces the lab enables (NO_IPMI says why ipmi is left out).
+HW=fake-hardware,redfish
+POWER=fake,redfish
+MGMT=fake,redfish
+VENDOR=fake,redfish,no-vendor
+if command -v ipmitool >/dev/null 2>&1; then
+  HW+=,ipmi POWER+=,ipmitool MGMT+=,ipmitool VENDOR+=,ipmitool
+else
+  # with ipmi enabled and no ipmitool binary the conductor crash-loops
+  NO_IPMI="no ipmitool on PATH: the ipmi hardware type is left out (apt-get install ipmitool)"
+fi
+
+# The [DEFAULT] lines that enable them.
+ironic_conf_interfaces() {
+  cat <<CONF
+enabled_hardware_types = $HW
+enabled_power_interfaces = $POWER
+enabled_management_interfaces = $MGMT
+enabled_vendor_interfaces = $VENDOR
+enabled_boot_interfaces = fake,redfish-virtual-media,redfish-https,ipxe
+enabled_deploy_interfaces = fake,ramdisk,direct,custom-agent
+enabled_inspect_interfaces = fake,redfish,agent,no-inspect
+enabled_bios_interfaces = fake,redfish,no-bios
+enabled_raid_interfaces = fake,redfish,agent,no-raid
+enabled_firmware_interfaces = fake,redfish,no-firmware
+enabled_console_interfaces = fake,no-console
+enabled_rescue_interfaces = fake,no-rescue
+enabled_storage_interfaces = fake,noop
+enabled_network_interfaces = noop
+default_network_interface = noop
+CONF
+}
+
+# The sections from [dhcp] to [redfish] (they use IMG_URL, STATE and URL); $1, when given, ends
+# [conductor].
+ironic_conf_common() {
+  local extra=${1:+$'\n'$1}
+  cat <<CONF
+[dhcp]
+dhcp_provider = none
+
+[conductor]
+automated_clean = ${IRONIC_AUTOMATED_CLEAN:-true}
+check_provision_state_interval = 10
+sync_power_state_interval = 60
+# trust the BMC after an emulator restart instead of re-applying the DB's state
+force_power_state_during_sync = false
+power_state_change_timeout = 30
+deploy_callback_timeout = 300
+graceful_shutdown_timeout = 10${extra}
+
+[deploy]
+http_url = $IMG_URL
+http_root = $STATE/httpboot
+
+[pxe]
+tftp_root = $STATE/tftpboot
+tftp_master_path = $STATE/tftpboot/master_images
+images_path = $STATE/images
+instance_master_path = $STATE/master_images
+
+[service_catalog]
+# no Keystone catalog: where a ramdisk would call back
+endpoint_override = $URL
+
+[redfish]
+# an emulator on loopback either answers or is down: fail fast
+connection_attempts = 2
+connection_retry_interval = 1
+CONF
+}

@@ -68,14 +68,10 @@ PY=$IRONIC_VENV/bin/python
 VERSION=$(pinned ironic ironic)
 
 # --- configuration -----------------------------------------------------------
-# Driver lists as in start-ironic.sh.
-HW=fake-hardware,redfish
-POWER=fake,redfish
-MGMT=fake,redfish
-VENDOR=fake,redfish,no-vendor
-if command -v ipmitool >/dev/null 2>&1; then
-  HW+=,ipmi POWER+=,ipmitool MGMT+=,ipmitool VENDOR+=,ipmitool
-fi
+
+# how soon the others see a killed conductor as offline and take its nodes
+HEARTBEAT='heartbeat_interval = 5
+heartbeat_timeout = 30'
 
 # conf ROLE HOST NAME: ROLE api | conductor | all (API and conductor in one)
 conf() {
@@ -90,21 +86,7 @@ debug = $([[ ${IRONIC_DEBUG:-0} == 1 ]] && echo true || echo false)
 use_stderr = false
 log_file = $SPLIT/$3.log
 minimum_memory_warning_only = true
-enabled_hardware_types = $HW
-enabled_power_interfaces = $POWER
-enabled_management_interfaces = $MGMT
-enabled_vendor_interfaces = $VENDOR
-enabled_boot_interfaces = fake,redfish-virtual-media,redfish-https,ipxe
-enabled_deploy_interfaces = fake,ramdisk,direct,custom-agent
-enabled_inspect_interfaces = fake,redfish,agent,no-inspect
-enabled_bios_interfaces = fake,redfish,no-bios
-enabled_raid_interfaces = fake,redfish,agent,no-raid
-enabled_firmware_interfaces = fake,redfish,no-firmware
-enabled_console_interfaces = fake,no-console
-enabled_rescue_interfaces = fake,no-rescue
-enabled_storage_interfaces = fake,noop
-enabled_network_interfaces = noop
-default_network_interface = noop
+$(ironic_conf_interfaces)
 
 [api]
 host_ip = $([[ $role == all ]] && echo "$host" || echo "$API_IP")
@@ -119,37 +101,7 @@ port = $RPC_PORT
 [database]
 connection = $DB_URL
 
-[dhcp]
-dhcp_provider = none
-
-[conductor]
-automated_clean = ${IRONIC_AUTOMATED_CLEAN:-true}
-check_provision_state_interval = 10
-sync_power_state_interval = 60
-force_power_state_during_sync = false
-power_state_change_timeout = 30
-deploy_callback_timeout = 300
-graceful_shutdown_timeout = 10
-# how soon the others see a killed conductor as offline and take its nodes
-heartbeat_interval = 5
-heartbeat_timeout = 30
-
-[deploy]
-http_url = $IMG_URL
-http_root = $STATE/httpboot
-
-[pxe]
-tftp_root = $STATE/tftpboot
-tftp_master_path = $STATE/tftpboot/master_images
-images_path = $STATE/images
-instance_master_path = $STATE/master_images
-
-[service_catalog]
-endpoint_override = $URL
-
-[redfish]
-connection_attempts = 2
-connection_retry_interval = 1
+$(ironic_conf_common "$HEARTBEAT")
 
 [oslo_concurrency]
 lock_path = $STATE/locks/$3

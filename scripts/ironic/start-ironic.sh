@@ -58,16 +58,6 @@ ironic_up() { owns "$STATE/ironic.pid" "$STATE/ironic.conf" && curl -fsS -o /dev
 images_up() { owns "$STATE/http.pid" "$STATE/httpboot"; }
 
 # --- configuration -----------------------------------------------------------
-HW=fake-hardware,redfish
-POWER=fake,redfish
-MGMT=fake,redfish
-VENDOR=fake,redfish,no-vendor
-if command -v ipmitool >/dev/null 2>&1; then
-  HW+=,ipmi POWER+=,ipmitool MGMT+=,ipmitool VENDOR+=,ipmitool
-else
-  # with ipmi enabled and no ipmitool binary the conductor crash-loops
-  NO_IPMI="no ipmitool on PATH: the ipmi hardware type is left out (apt-get install ipmitool)"
-fi
 if [[ $DB == sqlite ]]; then DB_URL=sqlite:///$STATE/ironic.sqlite; else DB_URL=$DB; fi
 
 conf() {
@@ -83,21 +73,7 @@ debug = $([[ ${IRONIC_DEBUG:-0} == 1 ]] && echo true || echo false)
 use_stderr = false
 log_file = $STATE/ironic.log
 minimum_memory_warning_only = true
-enabled_hardware_types = $HW
-enabled_power_interfaces = $POWER
-enabled_management_interfaces = $MGMT
-enabled_vendor_interfaces = $VENDOR
-enabled_boot_interfaces = fake,redfish-virtual-media,redfish-https,ipxe
-enabled_deploy_interfaces = fake,ramdisk,direct,custom-agent
-enabled_inspect_interfaces = fake,redfish,agent,no-inspect
-enabled_bios_interfaces = fake,redfish,no-bios
-enabled_raid_interfaces = fake,redfish,agent,no-raid
-enabled_firmware_interfaces = fake,redfish,no-firmware
-enabled_console_interfaces = fake,no-console
-enabled_rescue_interfaces = fake,no-rescue
-enabled_storage_interfaces = fake,noop
-enabled_network_interfaces = noop
-default_network_interface = noop
+$(ironic_conf_interfaces)
 
 [api]
 host_ip = 127.0.0.1
@@ -106,37 +82,7 @@ port = $PORT
 [database]
 connection = $DB_URL
 
-[dhcp]
-dhcp_provider = none
-
-[conductor]
-automated_clean = ${IRONIC_AUTOMATED_CLEAN:-true}
-check_provision_state_interval = 10
-sync_power_state_interval = 60
-# trust the BMC after an emulator restart instead of re-applying the DB's state
-force_power_state_during_sync = false
-power_state_change_timeout = 30
-deploy_callback_timeout = 300
-graceful_shutdown_timeout = 10
-
-[deploy]
-http_url = $IMG_URL
-http_root = $STATE/httpboot
-
-[pxe]
-tftp_root = $STATE/tftpboot
-tftp_master_path = $STATE/tftpboot/master_images
-images_path = $STATE/images
-instance_master_path = $STATE/master_images
-
-[service_catalog]
-# no Keystone catalog: where a ramdisk would call back
-endpoint_override = $URL
-
-[redfish]
-# an emulator on loopback either answers or is down: fail fast
-connection_attempts = 2
-connection_retry_interval = 1
+$(ironic_conf_common)
 
 [oslo_concurrency]
 lock_path = $STATE/locks
