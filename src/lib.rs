@@ -23,6 +23,7 @@ pub mod machine;
 pub mod metal3_export;
 pub mod objects;
 pub mod persist;
+pub mod plan;
 pub mod provisioners;
 pub mod record;
 pub mod runner;

@@ -2,11 +2,13 @@
 
 mod apply;
 mod describe;
+mod diff;
 mod export;
 mod get;
 pub mod man;
 mod options;
 mod output;
+mod plan;
 mod plugin;
 mod provision;
 mod reachable;
@@ -81,6 +83,21 @@ pub enum Command {
     /// Hosts are checked with BMO's admission rules first (exit 2, nothing written, when one is
     /// invalid). A spec change bumps the host's generation; a status in the files is ignored.
     Apply(apply::ApplyArgs),
+    /// Show what `apply -f` would change in the local store, as `kubectl diff`: a unified diff
+    /// of each object that would change (Secret values masked).
+    ///
+    /// Exit code 0 when nothing would change, 1 when something would, above 1 on an error.
+    /// Nothing is written.
+    Diff(diff::DiffArgs),
+    /// Show the path each host would take to its goal, what the provisioner would be asked to
+    /// do, and what of it is destructive, without acting: from the hosts' files or the local
+    /// store, their status, and the live node when the provisioner answers read-only
+    /// questions (ironic).
+    ///
+    /// Nothing is written anywhere: no status, no bookkeeping, no lock, no store change, no
+    /// write to the provisioner. The same plan is what `provision`, `deprovision` and `delete`
+    /// print with --dry-run.
+    Plan(plan::PlanArgs),
     /// Show hosts and their status: those of the local store, or of files with -f.
     Get(get::GetArgs),
     /// Show hosts in detail: spec highlights, hardware, operation history, conditions and
@@ -194,6 +211,9 @@ pub struct ProvisionArgs {
     /// YAML files, or directories of them, holding BareMetalHosts and their BMC Secrets.
     #[arg(value_name = "FILE|DIR", required_unless_present = "files")]
     pub paths: Vec<PathBuf>,
+    /// Act on nothing: print the plan (`bmhctl plan`) of the run and exit 0.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]
@@ -206,6 +226,9 @@ pub struct TeardownArgs {
     /// Only these hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
+    /// Act on nothing: print the plan (`bmhctl plan --for deprovision`) and exit 0.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `delete`: on files with `-f`, else on the local store.
@@ -222,6 +245,9 @@ pub struct DeleteArgs {
     /// (a running `bmhctl watch` finishes it; on files, the next run that drives them).
     #[arg(long)]
     pub no_wait: bool,
+    /// Act on nothing: print the plan (`bmhctl plan --for delete`) and exit 0.
+    #[arg(long, conflicts_with = "no_wait")]
+    pub dry_run: bool,
 }
 
 /// Where the hosts are: files with -f, else the local store.
@@ -297,8 +323,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         skip_unknown_kinds: cli.skip_unknown_kinds,
         quiet: cli.quiet,
     });
-    match dispatch(cli) {
-        Ok(()) => 0,
+    // `diff` tells by its exit code whether anything differs, as `kubectl diff` does.
+    let outcome = match &cli.command {
+        Command::Diff(a) => diff::diff(a).map(i32::from),
+        _ => dispatch(cli).map(|()| 0),
+    };
+    match outcome {
+        Ok(code) => code,
         // The reader went away (`bmhctl get ... | head -1`): what it wanted, it has.
         Err(Error::Io { path, source })
             if path.as_os_str() == "stdout" && source.kind() == std::io::ErrorKind::BrokenPipe =>
@@ -361,6 +392,8 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Delete(a) => verbs::delete(a, verbosity),
         Command::Apply(a) => apply::apply(a),
+        Command::Diff(a) => diff::diff(&a).map(drop),
+        Command::Plan(a) => plan::plan(a),
         Command::Get(a) => get::get(a),
         Command::Describe(a) => describe::describe(a),
         Command::Export(a) => export::export(a),

@@ -29,6 +29,15 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
+    if args.dry_run {
+        return super::plan::dry_run(
+            super::plan::Intent::Provision,
+            super::options::Place::Files(paths),
+            selection,
+            &args.run.drive,
+            args.run.output,
+        );
+    }
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
     missing_inputs(&options.provisioner, &paths)?;
     let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
@@ -66,6 +75,14 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
     }
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
+    if args.dry_run {
+        let intent = match what {
+            Teardown::Deprovision => super::plan::Intent::Deprovision,
+            Teardown::Delete => super::plan::Intent::Delete,
+        };
+        let place = super::options::Place::Files(args.paths);
+        return super::plan::dry_run(intent, place, selection, &args.run.drive, args.run.output);
+    }
     missing_inputs(&options.provisioner, &args.paths)?;
     let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
