@@ -76,8 +76,8 @@ fn file_name(key: &TypedKey) -> String {
 
 /// The unified diff of one object, empty when it would not change.
 fn object_diff(key: &TypedKey, stored: Option<Value>, merged: Value) -> Result<String> {
-    let mut before = stored.map(without_version);
-    let mut after = without_version(merged);
+    let mut before = stored.map(comparable);
+    let mut after = comparable(merged);
     if before.as_ref() == Some(&after) {
         return Ok(String::new());
     }
@@ -104,10 +104,15 @@ fn yaml(key: &TypedKey, v: &Value) -> Result<String> {
         .map_err(|e| Error::internal(format!("{key}: cannot encode as YAML"), e))
 }
 
-/// The store's version counter changes on every write: not a change of the object.
-fn without_version(mut v: Value) -> Value {
+/// The object as a user compares it: without the store's version counter, which changes on
+/// every write, and without bmhctl's bookkeeping of a host (derived from its spec, as the
+/// fields kubectl diff leaves out are).
+fn comparable(mut v: Value) -> Value {
     if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
         m.remove("resourceVersion");
+    }
+    if let Some(o) = v.as_object_mut() {
+        o.remove(crate::persist::store::hosts::BOOK_KEY);
     }
     v
 }

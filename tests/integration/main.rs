@@ -18,6 +18,7 @@ mod ironic_unreachable;
 mod kubectl_parity;
 mod out_of_tree;
 mod output_snapshots;
+mod plan;
 mod plugins;
 mod provision;
 mod refused_input;
