@@ -37,6 +37,9 @@ _bmhctl() {
             bmhctl,detach)
                 cmd="bmhctl__subcmd__detach"
                 ;;
+            bmhctl,diff)
+                cmd="bmhctl__subcmd__diff"
+                ;;
             bmhctl,export)
                 cmd="bmhctl__subcmd__export"
                 ;;
@@ -51,6 +54,9 @@ _bmhctl() {
                 ;;
             bmhctl,pause)
                 cmd="bmhctl__subcmd__pause"
+                ;;
+            bmhctl,plan)
+                cmd="bmhctl__subcmd__plan"
                 ;;
             bmhctl,plugin)
                 cmd="bmhctl__subcmd__plugin"
@@ -103,6 +109,9 @@ _bmhctl() {
             bmhctl__subcmd__help,detach)
                 cmd="bmhctl__subcmd__help__subcmd__detach"
                 ;;
+            bmhctl__subcmd__help,diff)
+                cmd="bmhctl__subcmd__help__subcmd__diff"
+                ;;
             bmhctl__subcmd__help,export)
                 cmd="bmhctl__subcmd__help__subcmd__export"
                 ;;
@@ -117,6 +126,9 @@ _bmhctl() {
                 ;;
             bmhctl__subcmd__help,pause)
                 cmd="bmhctl__subcmd__help__subcmd__pause"
+                ;;
+            bmhctl__subcmd__help,plan)
+                cmd="bmhctl__subcmd__help__subcmd__plan"
                 ;;
             bmhctl__subcmd__help,plugin)
                 cmd="bmhctl__subcmd__help__subcmd__plugin"
@@ -203,7 +215,7 @@ _bmhctl() {
 
     case "${cmd}" in
         bmhctl)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -229,7 +241,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__apply)
-            opts="-f -v -q -h -V --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -v -q -h -V --filename --store --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -363,7 +375,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__delete)
-            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --no-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --no-wait --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -441,7 +453,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__deprovision)
-            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -638,6 +650,44 @@ _bmhctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bmhctl__subcmd__diff)
+            opts="-f -v -q -h -V --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bmhctl__subcmd__export)
             opts="-f -o -l -v -q -h -V --filename --store --output --output-file --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -759,7 +809,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help)
-            opts="provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help"
+            opts="provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -870,6 +920,20 @@ _bmhctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bmhctl__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bmhctl__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -927,6 +991,20 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1255,6 +1333,72 @@ _bmhctl() {
                     ;;
                 --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__plan)
+            opts="-f -l -o -v -q -h -V --filename --store --selector --for --provisioner --max-provisioning-retries --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --for)
+                    COMPREPLY=($(compgen -W "provision deprovision delete" -- "${cur}"))
+                    return 0
+                    ;;
+                --provisioner)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -1633,7 +1777,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__provision)
-            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --filename --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --filename --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -104,6 +104,7 @@ fn exit_status(cmd: &str) -> Vec<&'static str> {
         "validate" => {}
         "plugin" => codes.push("1 :: plugin check failed."),
         "watch" => codes.push("1 :: The provisioner's backend stayed unreachable at start."),
+        "diff" => codes.push("1 :: Something would change: the diff is on standard output."),
         "" => codes.push("1 :: Ran, but the goal was not met."),
         _ => {}
     }
@@ -131,6 +132,7 @@ fn examples(cmd: &str) -> Vec<&'static str> {
         "provision" => vec![
             "bmhctl provision hosts.yaml :: Drive every host of the file to its goal through Ironic.",
             "bmhctl provision --provisioner fixture -l rack=r1 -o json hosts.yaml :: Without Ironic, only rack r1, the result as JSON.",
+            "bmhctl provision --dry-run hosts.yaml :: What the run would do (bmhctl plan), doing nothing.",
         ],
         "deprovision" => vec!["bmhctl deprovision -f hosts.yaml worker-0 :: Back to available."],
         "delete" => vec![
@@ -139,6 +141,14 @@ fn examples(cmd: &str) -> Vec<&'static str> {
         ],
         "apply" => vec![
             "bmhctl apply -f hosts.yaml :: Create or update the hosts and Secrets in the store.",
+            "bmhctl apply --dry-run -f hosts.yaml :: What it would change (bmhctl diff), writing nothing.",
+        ],
+        "diff" => vec![
+            "bmhctl diff -f hosts.yaml :: What apply -f hosts.yaml would change in the store; exit 1 when anything would.",
+        ],
+        "plan" => vec![
+            "bmhctl plan -f hosts.yaml :: Each host's path to its provision goal, its actions, and which are destructive.",
+            "bmhctl plan --for delete worker-0 -o json :: The delete path of a stored host, as a PlanResult document.",
         ],
         "get" => vec![
             "bmhctl get :: The store's hosts in the default namespace.",
