@@ -19,6 +19,7 @@ mod kubectl_parity;
 mod out_of_tree;
 mod output_snapshots;
 mod plan;
+mod plan_lab;
 mod plugins;
 mod provision;
 mod refused_input;
