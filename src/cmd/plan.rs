@@ -278,7 +278,7 @@ pub fn table(plans: &[HostPlan]) -> String {
     t.load_preset(NOTHING);
     t.set_header(["HOST", "FROM", "PATH", "ACTIONS", "DESTRUCTIVE"]);
     for p in plans {
-        let mut path = path_states(p, true).join(" → ");
+        let mut path = path_states(p, true).join(" -> ");
         if !p.reaches {
             path.push_str(&format!(" (stops: {})", p.stops));
         }
@@ -305,7 +305,12 @@ pub fn table(plans: &[HostPlan]) -> String {
             if p.destructive() { "yes" } else { "no" }.to_string(),
         ]);
     }
+    // As `get` prints its table: no margin, no padding after the last column.
     t.to_string()
+        .lines()
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn live_json(live: &Live) -> Value {

@@ -204,7 +204,7 @@ fn dry_runs_print_the_plan_of_their_command_and_write_nothing() {
     let dry = run_writing_nothing(&lab, &["provision", "--dry-run", "hosts.yaml"]).expect_code(0);
     let plan = run_writing_nothing(&lab, &["plan", "-f", "hosts.yaml"]).expect_code(0);
     assert_eq!(dry.stdout, plan.stdout);
-    assert!(dry.stdout.contains("→ provisioned"), "{}", dry.stdout);
+    assert!(dry.stdout.contains("-> provisioned"), "{}", dry.stdout);
 
     let lab = provisioned_files();
     let doc = run_writing_nothing(
