@@ -156,3 +156,33 @@ fn a_host_whose_secret_is_missing_stops_with_the_reason() {
     assert!(!p.reaches);
     assert!(p.stops.contains("nope"), "{}", p.stops);
 }
+
+#[test]
+fn raid_and_firmware_changes_of_an_available_host_are_destructive_prepare_steps() {
+    let raid = bmh_api::RaidConfig {
+        hardware_raid_volumes: Some(vec![bmh_api::HardwareRaidVolume {
+            level: "1".into(),
+            ..Default::default()
+        }]),
+        software_raid_volumes: None,
+    };
+    let t = HostTest::standard("host-0")
+        .spec(|s| {
+            s.image = None;
+            s.raid = Some(raid);
+        })
+        .registered_in(S::Available)
+        .firmware_settings(serde_json::json!({"ProcVirtualization": "Disabled"}));
+    let p = planner(&t, false).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    assert!(p.reaches, "{p:?}");
+    assert_eq!(p.path, [S::Available, S::Preparing, S::Available]);
+    assert_eq!(
+        texts(&p),
+        [
+            ("apply RAID, apply firmware settings", true),
+            ("power on", false)
+        ],
+        "{p:?}"
+    );
+    assert_eq!(p.steps[0].kind, "prepare");
+}
