@@ -81,6 +81,12 @@ fn object_diff(key: &TypedKey, stored: Option<Value>, merged: Value) -> Result<S
     if before.as_ref() == Some(&after) {
         return Ok(String::new());
     }
+    if before.is_none()
+        && let Some(m) = after.get_mut("metadata").and_then(Value::as_object_mut)
+    {
+        // Made up for the comparison: the apply will make another.
+        m.remove("uid");
+    }
     if key.kind == SECRET_KIND && key.api_version == "v1" {
         mask_secret(&mut before, &mut after);
     }

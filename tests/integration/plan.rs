@@ -317,6 +317,8 @@ fn diff_shows_what_apply_would_change_and_exits_as_kubectl_diff() {
         "{}",
         out.stdout
     );
+    // No uid is shown for an object to create: the apply makes it.
+    assert!(!out.stdout.contains("uid:"), "{}", out.stdout);
     run(&lab, &["apply", "-f", "hosts.yaml", "--store", "store"]).expect_code(0);
     let out =
         run_writing_nothing(&lab, &["diff", "-f", "hosts.yaml", "--store", "store"]).expect_code(0);
