@@ -343,3 +343,32 @@ fn diff_shows_what_apply_would_change_and_exits_as_kubectl_diff() {
     let lab = Lab::new().file("hosts.yaml", "kind: [");
     run_writing_nothing(&lab, &["diff", "-f", "hosts.yaml", "--store", "store"]).expect_code(2);
 }
+
+#[test]
+fn a_plan_takes_no_lock_so_it_runs_while_a_watch_holds_the_files() {
+    use std::io::BufRead;
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    let mut watch = std::process::Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+        .current_dir(lab.path(""))
+        .env("BMHCTL_PROVISIONER", "fixture")
+        .env("BMHCTL_TIME_SCALE", "0")
+        .args(["watch", "-f", "hosts.yaml"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start bmhctl watch -f");
+    // It says so once it holds the files' locks.
+    let mut line = String::new();
+    std::io::BufReader::new(watch.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("watching hosts.yaml"), "{line}");
+    // A writer is refused; a plan and a dry run are not.
+    run(&lab, &["provision", "hosts.yaml"]).expect_code(3);
+    let plan = run(&lab, &["plan", "-f", "hosts.yaml"]);
+    let dry = run(&lab, &["provision", "--dry-run", "hosts.yaml"]);
+    let _ = watch.kill();
+    let _ = watch.wait();
+    plan.expect_code(0);
+    dry.expect_code(0);
+}
