@@ -71,6 +71,11 @@ impl Ironic {
 
     /// Every node of this test, in full, by name.
     fn our_nodes(&self) -> Vec<Value> {
+        self.nodes_named(NS)
+    }
+
+    /// Every node whose name starts with `prefix`, in full, by name.
+    fn nodes_named(&self, prefix: &str) -> Vec<Value> {
         let (code, body) = http("GET", &format!("{}/v1/nodes?detail=true", self.root), None);
         assert_eq!(code, 200, "GET nodes: {body}");
         let v: Value = serde_json::from_str(&body).unwrap();
@@ -78,7 +83,7 @@ impl Ironic {
             .as_array()
             .unwrap()
             .iter()
-            .filter(|n| n["name"].as_str().is_some_and(|s| s.starts_with(NS)))
+            .filter(|n| n["name"].as_str().is_some_and(|s| s.starts_with(prefix)))
             .cloned()
             .collect();
         nodes.sort_by_key(|n| n["name"].as_str().unwrap_or_default().to_string());
@@ -282,6 +287,29 @@ fn plan_asks_ironic_read_only_and_leaves_its_nodes_as_they_were() {
     assert_eq!(new["live"], json!({"node": "notAsked"}));
     assert_eq!(new["from"], "");
     assert_eq!(new["reaches"], true);
+
+    // A copy of the example hosts, none of them registered: planned without a write either.
+    let example =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/hosts.example.yaml"))
+            .unwrap();
+    let copy = Lab::new().file("hosts.yaml", &example);
+    let files = crate::refused_input::listing(&copy.path(""));
+    // The example's hosts are in `default`: BMO names their nodes `default~NAME`.
+    let defaults = ironic.nodes_named("default~");
+    let mark = ironic.log_lines();
+    let doc = bmhctl(
+        &copy,
+        &ironic,
+        &plugins,
+        &["plan", "-f", "hosts.yaml", "-o", "json"],
+    )
+    .expect_code(0)
+    .json();
+    assert_eq!(doc["hosts"].as_array().unwrap().len(), 6);
+    assert_eq!(crate::refused_input::listing(&copy.path("")), files);
+    assert_eq!(ironic.nodes_named("default~"), defaults, "a node was made");
+    assert_eq!(ironic.our_nodes(), nodes, "Ironic's nodes changed");
+    assert_eq!(ironic.writes_since(mark, &ids), Vec::<String>::new());
 
     ironic.purge();
 }
