@@ -188,3 +188,64 @@ fn export_carries_the_data_image_and_apply_restores_it() {
         .collect();
     assert_eq!(back, exported);
 }
+
+/// Polls `done` every 50 ms for up to a minute; panics with `what` when it never holds.
+fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(60) {
+        if done() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("not within a minute: {what}");
+}
+
+fn stored(lab: &Lab, path: &str) -> Option<Value> {
+    let text = std::fs::read_to_string(lab.path(path)).ok()?;
+    serde_saphyr::from_str(&text).ok()
+}
+
+#[test]
+fn watch_attaches_writes_the_status_and_detaches_a_removed_data_image_after_a_reboot() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file(&host("worker-0", IMAGE)));
+    lab.run(&["apply", "-f", "hosts.yaml", "--store", "store"])
+        .expect_code(0);
+    let env = [
+        ("BMHCTL_PROVISIONER", "fixture"),
+        ("BMHCTL_TIME_SCALE", "0.01"),
+        ("BMHCTL_SEED", "1"),
+    ];
+    let mut watch = std::process::Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+        .current_dir(lab.path(""))
+        .envs(env)
+        .args(["watch", "--store", "store", "-q"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start bmhctl watch");
+    let image_path = "store/dataimages/default/worker-0.yaml";
+    let host_path = "store/baremetalhosts/default/worker-0.yaml";
+    eventually("the DataImage attached and the host on", || {
+        stored(&lab, image_path).is_some_and(|d| d["status"]["attachedImage"]["url"] == ISO)
+            && stored(&lab, host_path).is_some_and(|h| h["status"]["poweredOn"] == true)
+    });
+    let h = stored(&lab, host_path).unwrap();
+    assert_eq!(h["bmhctl"]["provisionerState"]["dataImageUrl"], ISO);
+
+    // The object goes from the store; watch sees it, and the reboot detaches the image.
+    std::fs::remove_file(lab.path(image_path)).unwrap();
+    lab.run_env(&["reboot", "worker-0", "--store", "store"], &env)
+        .expect_code(0);
+    eventually("the image detached and the DataImage released", || {
+        stored(&lab, host_path).is_some_and(|h| {
+            h["bmhctl"].get("dataImage").is_none()
+                && h["bmhctl"]["provisionerState"]
+                    .get("dataImageUrl")
+                    .is_none()
+                && h["status"]["poweredOn"] == true
+        })
+    });
+    let _ = watch.kill();
+    let _ = watch.wait();
+}
