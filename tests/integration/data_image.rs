@@ -249,3 +249,19 @@ fn watch_attaches_writes_the_status_and_detaches_a_removed_data_image_after_a_re
     let _ = watch.kill();
     let _ = watch.wait();
 }
+
+#[test]
+fn a_bad_data_image_is_refused_with_file_line_object_and_field_and_nothing_written() {
+    let bad = format!(
+        "{}---\n{}---\napiVersion: metal3.io/v1alpha1\nkind: DataImage\nmetadata:\n  name: worker-0\nspec:\n  url: file:///etc/passwd\n---\napiVersion: metal3.io/v1alpha1\nkind: DataImage\nmetadata:\n  name: worker-1\nspec:\n  ulr: http://x/y.iso\n",
+        secret("bmc-secret"),
+        host("worker-0", IMAGE)
+    );
+    let lab = Lab::new().file("hosts.yaml", &bad);
+    let run = lab
+        .run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
+        .expect_code(2);
+    insta::assert_snapshot!("bad_data_image", run.stderr);
+    assert_eq!(lab.read("hosts.yaml"), bad);
+    assert!(!lab.path(".bmhctl").exists(), "nothing written");
+}

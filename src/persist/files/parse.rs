@@ -216,6 +216,18 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                         &mut pf.errors,
                         &mut pf.warnings,
                     )
+                    .filter(|d| {
+                        let problem = data_image_url_problem(&d.spec.url);
+                        if let Some(p) = &problem {
+                            pf.errors.push(
+                                Diagnostic::new(p.clone())
+                                    .at(at(&[PathSeg::Key("spec"), PathSeg::Key("url")]))
+                                    .object(kind, &key)
+                                    .field("spec.url"),
+                            );
+                        }
+                        problem.is_none()
+                    })
                     .map(|o| FirmwareObject::DataImage(Box::new(o)))
                 } else if kind == HOST_FIRMWARE_SETTINGS_KIND {
                     typed::<HostFirmwareSettings>(
@@ -309,6 +321,19 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
 /// `value` as a `T`; a problem is recorded with the field's position, the object and the field.
 /// Unknown fields and invalid names are problems too, or warnings, as `policy` says.
 #[allow(clippy::too_many_arguments)]
+/// BMO's DataImage webhook (`validateDataImage`, with `validateURL`): the URL must parse as an
+/// HTTP request URI with one of these schemes.
+fn data_image_url_problem(url: &str) -> Option<String> {
+    const SCHEMES: &[&str] = &["http", "https", "ftp", "gopher", "oci"];
+    match bmh_bmc::parse_request_uri(url) {
+        Err(e) => Some(format!("URL \"{url}\" is invalid: {e}")),
+        Ok(scheme) if !SCHEMES.contains(&scheme.as_str()) => Some(format!(
+            "URL \"{url}\" is invalid: invalid scheme in URL, \"{scheme}\" not allowed"
+        )),
+        Ok(_) => None,
+    }
+}
+
 fn typed<T: DeserializeOwned + Extras>(
     value: &Value,
     kind: &str,
