@@ -56,6 +56,16 @@ fn attached_before_power_on_status_written_then_detached_when_the_document_goes(
     let book = &sidecar(&lab)["hosts"]["default/worker-0"];
     assert_eq!(book["provisionerState"]["dataImageUrl"], ISO);
     assert_eq!(book["dataImage"]["spec"]["url"], ISO);
+    let run = lab
+        .run(&["describe", "-f", "hosts.yaml", "worker-0"])
+        .expect_code(0);
+    assert!(
+        run.stdout.contains(&format!(
+            "Data Image:\n  URL:             {ISO}\n  Attached:        {ISO}\n  Errors:          0\n"
+        )),
+        "{}",
+        run.stdout
+    );
 
     // The document goes: nothing happens while the host runs; a reboot detaches the image.
     let without_image = after
