@@ -35,6 +35,10 @@
 //!   version to the update URL's file name without extension (a new component starts with that
 //!   as its initial version too). So HostFirmwareSettings and HostFirmwareComponents can be
 //!   driven to completion end to end.
+//! * **A data image stays attached.** BMO's fixture answers "not attached" to every status query,
+//!   so a DataImage would be attached again on every pass and its host never powered on. Here
+//!   `attach_data_image` keeps the URL in the state, `get_data_image_status` reports it and
+//!   `detach_data_image` clears it; the `data-image-error` knob makes all three fail.
 
 use bmh_api::{Cpu, CustomDeploy, HardwareDetails, Image, Lldp, Nic, ObjectKey, Storage};
 use bmhctl_plugin_sdk::{
