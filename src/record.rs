@@ -6,8 +6,8 @@
 //! beside the file (the sidecar) or beside the object in the local store.
 
 use bmh_api::{
-    BareMetalHost, BareMetalHostStatus, FirmwareSchema, HardwareData, HostFirmwareComponents,
-    HostFirmwareSettings, annotations,
+    BareMetalHost, BareMetalHostStatus, DataImage, FirmwareSchema, HardwareData,
+    HostFirmwareComponents, HostFirmwareSettings, annotations,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -55,6 +55,10 @@ pub struct Bookkeeping {
     /// What Kubernetes would keep for the host's HostFirmwareSettings and HostFirmwareComponents.
     #[serde(default, skip_serializing_if = "FirmwareBook::is_empty")]
     pub firmware: FirmwareBook,
+    /// Plays the DataImage's finalizer: the host's DataImage as last handled, kept while an
+    /// image may be attached, so that removing the document still detaches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_image: Option<Box<DataImage>>,
 }
 
 /// The bookkeeping of a host's firmware objects: their generations, the FirmwareSchema of its
@@ -113,6 +117,8 @@ pub struct HostRecord {
     pub firmware_settings: Option<Box<HostFirmwareSettings>>,
     /// The host's HostFirmwareComponents, likewise.
     pub firmware_components: Option<Box<HostFirmwareComponents>>,
+    /// The host's DataImage (same namespace and name), if the files or the store hold one.
+    pub data_image: Option<Box<DataImage>>,
 }
 
 impl HostRecord {

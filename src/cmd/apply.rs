@@ -100,6 +100,10 @@ pub(super) fn collect(paths: &[PathBuf], existing: Option<&Store>) -> Result<App
             let key = crate::persist::store::hosts::components_key(&h.key);
             objects.push((key, to_value(c)?, file.clone()));
         }
+        if let Some(d) = &h.record.data_image {
+            let key = crate::persist::store::hosts::data_image_key(&h.key);
+            objects.push((key, to_value(d)?, file.clone()));
+        }
     }
     // All or nothing: every name is checked before the store is created or written.
     check_names(

@@ -152,6 +152,7 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
         ]
     });
     push_table(&mut out, &["OPERATION", "START", "END"], rows);
+    super::data_image::describe_section(&mut out, rec.data_image.as_deref());
     out.push_str("Conditions:\n");
     if s.conditions.is_empty() {
         out.push_str("  <none>\n");

@@ -31,7 +31,8 @@ pub struct GetArgs {
     /// Add a LABELS column to the table.
     #[arg(long)]
     pub show_labels: bool,
-    /// Only these hosts (NAME or NAMESPACE/NAME).
+    /// Only these hosts (NAME or NAMESPACE/NAME). `dataimages [NAME...]` lists DataImages
+    /// instead.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
 }
@@ -70,6 +71,11 @@ pub enum GetFormat {
 }
 
 pub fn get(args: GetArgs) -> Result<()> {
+    if let Some((kind, names)) = args.hosts.split_first()
+        && super::data_image::is_kind(kind)
+    {
+        return super::data_image::get(&args, names);
+    }
     let place = Place::resolve(&args.source)?;
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,

@@ -155,6 +155,7 @@ fn examples(cmd: &str) -> Vec<&'static str> {
             "bmhctl get -A --show-labels :: Every namespace, with labels.",
             "bmhctl get worker-0 -o json :: One host as a BareMetalHost object.",
             "bmhctl get -f hosts.yaml -o wide :: The hosts of a file, with BMO's wide columns.",
+            "bmhctl get dataimages -f hosts.yaml :: The hosts' DataImages: URL, what is attached, errors.",
         ],
         "describe" => vec![
             "bmhctl describe worker-0 spare-0 :: Two hosts of the store in detail.",

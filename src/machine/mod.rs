@@ -12,6 +12,7 @@ mod action;
 pub mod backoff;
 mod conditions;
 mod credentials;
+mod data_image;
 mod firmware;
 mod handlers;
 mod image_pull_secret;
@@ -92,6 +93,8 @@ pub struct PassOutcome {
     /// The status of the host's HostFirmwareSettings or HostFirmwareComponents changed: persist
     /// it (whatever the pass's outcome, as BMO writes these objects' status at once).
     pub firmware_changed: bool,
+    /// The status of the host's DataImage changed: persist it (as BMO writes it at once).
+    pub data_image_changed: bool,
     /// Annotations BMO consumed and removed from the object this pass.
     pub removed_annotations: Vec<String>,
     /// Events of the pass (the controller's and the provisioner's, in the order they were
@@ -119,6 +122,7 @@ impl PassOutcome {
             save_status: false,
             bookkeeping_changed: false,
             firmware_changed: false,
+            data_image_changed: false,
             removed_annotations: Vec::new(),
             events: Vec::new(),
             error: None,
@@ -151,6 +155,8 @@ pub(crate) struct Pass<'m, 'r> {
     bookkeeping_changed: bool,
     /// The status of a firmware object changed.
     firmware_changed: bool,
+    /// The status of the DataImage changed.
+    data_image_changed: bool,
     next_state: S,
     have_creds: bool,
     creds_secret: Option<Arc<ResolvedSecret>>,
@@ -178,6 +184,7 @@ impl Machine<'_> {
             removed_annotations: Vec::new(),
             bookkeeping_changed: false,
             firmware_changed: false,
+            data_image_changed: false,
             next_state: S::None,
             have_creds: false,
             creds_secret: None,
@@ -188,6 +195,7 @@ impl Machine<'_> {
         let mut out = pass.run();
         out.bookkeeping_changed |= pass.bookkeeping_changed;
         out.firmware_changed |= pass.firmware_changed;
+        out.data_image_changed |= pass.data_image_changed;
         out.removed_annotations = std::mem::take(&mut pass.removed_annotations);
         out.steady = pass.steady;
         let events = std::mem::take(&mut *events.lock().unwrap());

@@ -119,6 +119,7 @@ pub(crate) fn staged<'a>(out: &'a PassOutcome, rec: &'a HostRecord) -> Option<St
             // The firmware objects go with their host (BMO's owner references).
             firmware_settings_status: Some(None),
             firmware_components_status: Some(None),
+            data_image_status: None,
         });
     }
     let firmware = out.firmware_changed;
@@ -136,6 +137,11 @@ pub(crate) fn staged<'a>(out: &'a PassOutcome, rec: &'a HostRecord) -> Option<St
             .as_ref()
             .filter(|_| firmware)
             .map(|c| c.status.as_ref()),
+        data_image_status: rec
+            .data_image
+            .as_ref()
+            .filter(|_| out.data_image_changed)
+            .map(|d| d.status.as_ref()),
     };
     (!staged.is_empty()).then_some(staged)
 }

@@ -557,6 +557,7 @@ mod tests {
             save_status: true,
             bookkeeping_changed: false,
             firmware_changed: false,
+            data_image_changed: false,
             removed_annotations: Vec::new(),
             events: Vec::new(),
             error: None,

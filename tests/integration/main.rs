@@ -7,6 +7,8 @@ mod bad_input;
 mod ci_output;
 mod completions;
 mod config_secrets;
+mod data_image;
+mod data_image_lab;
 mod exit_codes;
 mod export;
 mod files_driven;

@@ -145,20 +145,26 @@ macro_rules! provisioner_calls {
                 Ok(OpResult::done())
             }
 
-            /// Whether a data image is attached; never by default.
+            /// Whether a data image (a DataImage's virtual media) is attached;
+            /// `ProvisionerError::NodeIsBusy` while the node is locked. Not supported by default
+            /// (SDK 0.4 on; before, the default answered "no").
             GetDataImageStatus
-            fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> { Ok(false) }
+            fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+                Err(crate::data_images_not_supported())
+            }
 
-            /// Attach the data image at `url` as virtual media; nothing to do by default.
+            /// Attach the data image at `url` as virtual media (a CD). Not supported by default.
             AttachDataImage { url: String }
             fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
                 let _ = url;
-                Ok(())
+                Err(crate::data_images_not_supported())
             }
 
-            /// Detach the data image; nothing to do by default.
+            /// Detach the data image. Not supported by default.
             DetachDataImage
-            fn detach_data_image(&mut self) -> Result<(), ProvisionerError> { Ok(()) }
+            fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+                Err(crate::data_images_not_supported())
+            }
 
             /// Whether the BMC reports a power failure; no by default.
             HasPowerFailure
@@ -653,6 +659,14 @@ mod tests {
         assert_eq!(p.get_health(), HEALTH_WARNING);
         assert!(!p.has_power_failure());
         assert_eq!(p.persistent_state(), None);
+        assert_eq!(
+            p.get_data_image_status(),
+            Err(crate::data_images_not_supported())
+        );
+        assert_eq!(
+            p.detach_data_image(),
+            Err(crate::data_images_not_supported())
+        );
         assert!(failed.lock().unwrap().is_empty());
     }
 

@@ -45,6 +45,7 @@ struct Entry {
     doc: usize,
     settings_doc: Option<usize>,
     components_doc: Option<usize>,
+    data_image_doc: Option<usize>,
     /// The host as its last pass left it (what [`HostSource::load`] answers); `None` once
     /// handed over ([`FileSource::handing_over`]).
     /// Boxed: the entries of a big file stay small once their records are handed over.
@@ -64,6 +65,7 @@ impl Entry {
             doc: h.doc,
             settings_doc: h.firmware_settings_doc,
             components_doc: h.firmware_components_doc,
+            data_image_doc: h.data_image_doc,
             record,
             deleted: false,
         };
@@ -424,6 +426,7 @@ impl HostSource for FileSource {
             .firmware_components_status
             .map(status_yaml)
             .transpose()?;
+        let data_image_text = staged.data_image_status.map(status_yaml).transpose()?;
         let book_json = staged.bookkeeping.map(|b| b.map(sidecar::encode));
         let key = self.key_of(host);
         let Some(g) = self.group_of_key(&key) else {
@@ -458,6 +461,13 @@ impl HostSource for FileSource {
             entry.components_doc,
             staged.firmware_components_status,
             &components_text,
+        ) {
+            file.stage_status_yaml(d, status, text.as_deref())?;
+        }
+        if let (Some(d), Some(status), Some(text)) = (
+            entry.data_image_doc,
+            staged.data_image_status,
+            &data_image_text,
         ) {
             file.stage_status_yaml(d, status, text.as_deref())?;
         }

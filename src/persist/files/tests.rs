@@ -11,7 +11,7 @@ use bmh_api::ObjectKey;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-const HOSTS: &str = "# two hosts and a DataImage (a kind bmhctl keeps untouched)
+const HOSTS: &str = "# two hosts and a HardwareData (a kind bmhctl keeps untouched)
 apiVersion: metal3.io/v1alpha1
 kind: BareMetalHost
 metadata:
@@ -36,7 +36,7 @@ spec:
     name: ud
 ---
 apiVersion: metal3.io/v1alpha1
-kind: DataImage
+kind: HardwareData
 metadata:
   name: cm
 data:
@@ -162,12 +162,12 @@ fn loads_a_directory() {
             file: d.join("hosts.yaml"),
             doc: 2,
             api_version: "metal3.io/v1alpha1".into(),
-            kind: "DataImage".into(),
+            kind: "HardwareData".into(),
             namespace: "default".into(),
             name: "cm".into(),
             value: serde_json::json!({
                 "apiVersion": "metal3.io/v1alpha1",
-                "kind": "DataImage",
+                "kind": "HardwareData",
                 "metadata": {"name": "cm"},
                 "data": {"a": "b"},
             }),
@@ -709,7 +709,7 @@ fn extra_kinds_are_kept_as_objects_in_their_namespace() {
     assert_eq!(blue["spec"]["colour"], "blue");
     // The namespace is filled in, as an API server would.
     assert_eq!(blue["metadata"]["namespace"], "default");
-    // BMCEventSubscriptions (duplicated, but not asked for) and the DataImage stay ignored.
+    // BMCEventSubscriptions (duplicated, but not asked for) and the HardwareData stay ignored.
     assert_eq!(inv.other_documents.len(), 5);
     assert_eq!(
         inv.objects.object(
