@@ -55,6 +55,11 @@ pub struct Bookkeeping {
     /// What Kubernetes would keep for the host's HostFirmwareSettings and HostFirmwareComponents.
     #[serde(default, skip_serializing_if = "FirmwareBook::is_empty")]
     pub firmware: FirmwareBook,
+    /// Why the host's passes wait on its provisioner (e.g. its node locked by a conductor that
+    /// is offline), as the provisioner said; kept while it holds and cleared by the first pass
+    /// that gets through. BMO writes this nowhere: it is only logged there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
 }
 
 /// The bookkeeping of a host's firmware objects: their generations, the FirmwareSchema of its
