@@ -909,6 +909,8 @@ fn after_pass(
             return stop(false, status.error_message.clone());
         }
     } else if out.paused {
+        // BMO asks nothing for a paused host: controller-runtime forgets its failures.
+        slot.limiter = RateLimiter::default();
         return Next::Idle;
     }
     // Errors and zero-delay requeues go through BMO's rate limiter, in both timings: BMO's

@@ -502,6 +502,17 @@ fn a_sigkilled_conductor_leaves_its_lock_the_host_says_why_and_asks_seldom() {
 
     // Then, while the lock holds: refused requests for the node, from Ironic's API log.
     let api_log_at_reason = lab.log("api").len();
+    // `describe` says it too, from the host's bookkeeping on disk.
+    let described = dir.run(&["describe", "-f", "hosts.yaml", &format!("{NS}/{locked}")]);
+    let described = described.expect_code(0).stdout;
+    let waiting = described
+        .lines()
+        .find(|l| l.starts_with("Waiting:"))
+        .unwrap_or_else(|| panic!("no Waiting: line in\n{described}"));
+    assert!(
+        waiting.contains(&format!("locked by conductor {holder}, which is offline")),
+        "{waiting}"
+    );
     std::thread::sleep(Duration::from_secs(45));
     let refused = |from: usize, to: usize| {
         lab.log("api")[from..to]
