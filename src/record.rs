@@ -59,6 +59,11 @@ pub struct Bookkeeping {
     /// image may be attached, so that removing the document still detaches it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_image: Option<Box<DataImage>>,
+    /// Why the host's passes wait on its provisioner (e.g. its node locked by a conductor that
+    /// is offline), as the provisioner said; kept while it holds and cleared by the first pass
+    /// that gets through. BMO writes this nowhere: it is only logged there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
 }
 
 /// The bookkeeping of a host's firmware objects: their generations, the FirmwareSchema of its

@@ -101,6 +101,10 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
     line("Error Type", or_none(s.error_type.as_str()));
     line("Error Message", or_none(&s.error_message));
     line("Error Count", &s.error_count.to_string());
+    // Only while it holds: what the host's passes wait on (bmhctl's own, see Bookkeeping).
+    if let Some(w) = &rec.book.waiting {
+        line("Waiting", &format!("for the provisioner: {w}"));
+    }
     line("Provisioning ID", or_none(&s.provisioning.id));
     let image = h.spec.image.as_ref().map(|i| i.url.as_str()).unwrap_or("");
     line("Image", or_none(image));
@@ -287,6 +291,19 @@ mod tests {
             reason: reason.into(),
             message: message.into(),
         }
+    }
+
+    #[test]
+    fn a_host_waiting_on_its_provisioner_says_why_and_one_that_is_not_says_nothing() {
+        let mut rec = HostRecord::default();
+        rec.host.metadata.name = "worker-1".into();
+        rec.book.uid = "7c0c3a56-0000-4000-8000-000000000001".into();
+        rec.book.generation = 1;
+        let quiet = render(&rec, &[]);
+        assert!(!quiet.contains("Waiting"), "{quiet}");
+        rec.book.waiting =
+            Some("node default~worker-1 locked by conductor 127.0.0.3, which is offline".into());
+        insta::assert_snapshot!(render(&rec, &[]));
     }
 
     #[test]

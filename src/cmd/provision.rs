@@ -274,8 +274,6 @@ fn drive_with(
     // Progress goes to stderr whatever `-o` prints on stdout.
     let mut progress = Progress::new(verbosity.progress_mode(), verbosity.verbose > 0, jobs.len());
     let ledger = progress.keep_ledger();
-    progress.watch_backend(provisioner.health.clone());
-    let health = provisioner.health.clone();
     // The plugin was created before the objects were read: it sees them from now on.
     provisioner.set_objects(objects.clone());
     let factory = provisioner.factory;
@@ -301,13 +299,12 @@ fn drive_with(
         };
         runner::run(jobs, services, config, progress, stop_rx).await
     });
-    let trouble = health.trouble();
     match results {
-        Ok(results) => report(kind, Some(&results), &ledger, output, trouble.as_deref()),
+        Ok(results) => report(kind, Some(&results), &ledger, output),
         // Ctrl-C or SIGTERM: the same document, the hosts still driven marked in flight, so
         // that a pipeline learns where each host got to.
         Err(Error::Interrupted) => {
-            report(kind, None, &ledger, output, trouble.as_deref())?;
+            report(kind, None, &ledger, output)?;
             Err(Error::Interrupted)
         }
         Err(e) => Err(e),
@@ -334,13 +331,10 @@ fn report(
     results: Option<&[HostResult]>,
     ledger: &Ledger,
     format: super::ResultFormat,
-    backend_trouble: Option<&str>,
 ) -> Result<()> {
     let hosts = output::host_reports(results, &ledger.entries());
     match format {
-        super::ResultFormat::Table => {
-            super::output::outln!("{}", output::result_table(&hosts, backend_trouble))?
-        }
+        super::ResultFormat::Table => super::output::outln!("{}", output::result_table(&hosts))?,
         super::ResultFormat::Json => super::output::outln!(
             "{}",
             output::result_json(kind, &hosts, results.is_none(), chrono::Utc::now())

@@ -253,8 +253,12 @@ impl Pass<'_, '_> {
             return out;
         }
         let mut prov = match self.new_provisioner() {
-            Ok(p) => p,
-            Err(ProvisionerError::NotReady(_)) => {
+            Ok(p) => {
+                self.note_waiting(None);
+                p
+            }
+            Err(ProvisionerError::NotReady(why)) => {
+                self.note_waiting((!why.is_empty()).then_some(why));
                 return PassOutcome::new(Requeue::After(delays::PROVISIONER_NOT_READY_RETRY));
             }
             Err(e) => return self.error_outcome(format!("failed to create provisioner: {e}")),
@@ -307,6 +311,15 @@ impl Pass<'_, '_> {
     pub(crate) fn wait_on_provisioner(&mut self, changed: bool, delay: Duration) -> Action {
         self.waits_on_provisioner = true;
         Action::continue_or_update(changed, delay)
+    }
+
+    /// Keeps why the host waits on its provisioner in its bookkeeping (see
+    /// [`crate::record::Bookkeeping::waiting`]); `None` once a provisioner could be made.
+    fn note_waiting(&mut self, why: Option<String>) {
+        if self.rec.book.waiting != why {
+            self.rec.book.waiting = why;
+            self.bookkeeping_changed = true;
+        }
     }
 
     fn error_outcome(&mut self, message: String) -> PassOutcome {

@@ -7,6 +7,7 @@ mod due;
 pub mod goal;
 pub mod live;
 mod progress;
+mod rate_limit;
 mod scheduler;
 
 pub use due::{MIN_ASK_INTERVAL, Timing};

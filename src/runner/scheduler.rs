@@ -15,9 +15,10 @@
 
 use super::due::{self, DueAsker};
 use super::live::{LiveChange, MIN_REQUEUE, MIN_STEADY_REQUEUE, Observer};
+use super::rate_limit::RateLimiter;
 use super::{GroupCommits, HostJob, HostResult, Progress, RunnerConfig, Services, staged};
 use crate::error::{Error, Result};
-use crate::machine::{Machine, MachineConfig, PassOutcome, Requeue, backoff};
+use crate::machine::{Machine, MachineConfig, PassOutcome};
 use crate::persist::RETRY_ANNOTATION;
 use crate::record::HostRecord;
 use bmh_api::{ErrorType, ObjectKey, OperationalStatus, ProvisioningState};
@@ -73,7 +74,8 @@ struct Slot {
     gone: bool,
     /// A batch's host that has decided: never driven again.
     done: bool,
-    error_failures: u32,
+    /// controller-runtime's per-host limiter for errors and zero-delay requeues.
+    limiter: RateLimiter,
     /// BMO time this host has waited so far (delays before scaling).
     virtual_elapsed: Duration,
     /// Only the due entry with the slot's current token counts: a host rescheduled early
@@ -100,7 +102,7 @@ impl Slot {
             want: None,
             gone: false,
             done: false,
-            error_failures: 0,
+            limiter: RateLimiter::default(),
             virtual_elapsed: Duration::ZERO,
             token: 0,
             generation: 0,
@@ -907,20 +909,16 @@ fn after_pass(
             return stop(false, status.error_message.clone());
         }
     } else if out.paused {
+        // BMO asks nothing for a paused host: controller-runtime forgets its failures.
+        slot.limiter = RateLimiter::default();
         return Next::Idle;
     }
-    let bmo_delay = match out.requeue {
-        Requeue::After(d) => {
-            slot.error_failures = 0;
-            d
-        }
-        Requeue::ErrorBackoff => {
-            let d = backoff::error_retry_delay(slot.error_failures);
-            slot.error_failures += 1;
-            d
-        }
-        Requeue::Never if batch.is_none() => return Next::Idle,
-        Requeue::Never => {
+    // Errors and zero-delay requeues go through BMO's rate limiter, in both timings: BMO's
+    // controller does the same.
+    let bmo_delay = match slot.limiter.delay(out.requeue) {
+        Some(d) => d,
+        None if batch.is_none() => return Next::Idle,
+        None => {
             let why = out
                 .error
                 .clone()

@@ -27,6 +27,7 @@ mod provision;
 mod refused_input;
 mod result_contract;
 mod save_failures;
+mod split_lab;
 mod store;
 mod store_delete;
 mod store_trust;
