@@ -5,6 +5,7 @@ mod config;
 mod describe;
 mod export;
 mod get;
+mod import;
 pub mod man;
 mod options;
 mod output;
@@ -124,6 +125,9 @@ pub enum Command {
     /// ~/.config/bmhctl/config.yaml).
     #[command(subcommand)]
     Config(config::ConfigCommand),
+    /// Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they
+    /// are by the next run) or of a bifrost inventory.
+    Import(import::ImportArgs),
     /// Print the version of bmhctl and of its plugin interface.
     Version,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -404,6 +408,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Validate(a) => validate::validate(a, verbosity),
         Command::Plugin(c) => plugin::run(c),
         Command::Config(c) => config::run(c, cli.context.as_deref()),
+        Command::Import(a) => import::import(a),
         Command::Version => version::print(),
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -13,6 +13,8 @@ mod export;
 mod files_driven;
 mod firmware;
 mod hardware_details_annotation;
+mod import;
+mod import_lab;
 mod ironic_faults;
 mod ironic_lab;
 mod ironic_unreachable;
