@@ -3,6 +3,7 @@
 mod apply;
 mod config;
 mod describe;
+pub mod dynamic_completion;
 mod export;
 mod get;
 mod import;
@@ -292,6 +293,7 @@ fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
 
 /// Runs bmhctl with these arguments; returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    dynamic_completion::complete_if_asked();
     let args: Vec<OsString> = args.into_iter().collect();
     let parse = |args: &[OsString]| {
         Cli::try_parse_from(args).map_err(|e| {

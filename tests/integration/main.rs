@@ -8,6 +8,7 @@ mod ci_output;
 mod completions;
 mod config_secrets;
 mod contexts;
+mod dynamic_completion;
 mod exit_codes;
 mod export;
 mod files_driven;
