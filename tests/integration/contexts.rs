@@ -2,10 +2,11 @@
 //! test, the real `ironic-provisioner.so` for the endpoint a context picks.
 
 use crate::lab::{Lab, Run, host, secret};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 const CONFIG: &str = "\
 # the test's contexts
@@ -215,10 +216,56 @@ fn a_credentials_file_others_can_read_is_refused_and_nothing_is_written() {
     assert!(!lab.path(".bmhctl").exists(), "no bookkeeping written");
 }
 
+/// An Ironic that answers version discovery and 401 to anything else, and keeps the
+/// `Authorization` headers it was sent.
+fn recording_ironic() -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let keep = seen.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let mut reader = BufReader::new(conn.try_clone().unwrap());
+            let mut line = String::new();
+            let _ = reader.read_line(&mut line);
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                    break;
+                }
+                if let Some((k, v)) = h.split_once(':')
+                    && k.eq_ignore_ascii_case("authorization")
+                {
+                    keep.lock().unwrap().push(v.trim().to_string());
+                }
+            }
+            let target = line.split_whitespace().nth(1).unwrap_or("");
+            let (status, body) = if target == "/v1/" || target == "/v1" {
+                (
+                    "200 OK",
+                    r#"{"version":{"version":"1.95","min_version":"1.1"}}"#,
+                )
+            } else {
+                (
+                    "401 Unauthorized",
+                    r#"{"error_message":"{\"faultstring\":\"Incorrect username or password\"}"}"#,
+                )
+            };
+            let _ = write!(
+                conn,
+                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (endpoint, seen)
+}
+
 #[test]
-fn the_context_credentials_reach_ironic_but_no_output() {
-    // An endpoint that refuses connections: the error names it without the credentials.
-    let endpoint = format!("http://127.0.0.1:{}", closed_port());
+fn the_context_credentials_reach_ironic_and_no_output() {
+    let (endpoint, seen) = recording_ironic();
     let config = format!(
         "currentContext: secure\ncontexts:\n- name: secure\n  ironicEndpoint: {endpoint}\n  credentialsFile: creds.yaml\n  provisioner: ironic\n"
     );
@@ -227,7 +274,7 @@ fn the_context_credentials_reach_ironic_but_no_output() {
         .file("hosts.yaml", &hosts())
         .file(
             "creds.yaml",
-            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: ironic\nstringData:\n  username: admin\n  password: very-s3cret\n",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: ironic\nstringData:\n  username: admin\n  password: very s3cret@/\n",
         );
     std::fs::set_permissions(
         lab.path("creds.yaml"),
@@ -242,12 +289,21 @@ fn the_context_credentials_reach_ironic_but_no_output() {
     .expect_code(1);
     assert!(
         r.stderr
-            .contains(&format!("cannot reach Ironic at {endpoint}/v1/")),
+            .contains(&format!("Ironic at {endpoint}/v1/ refused the credentials")),
         "{}",
         r.stderr
     );
-    assert!(!r.stderr.contains("very-s3cret"), "{}", r.stderr);
-    assert!(!r.stderr.contains("admin:"), "{}", r.stderr);
+    // HTTP basic of admin:very s3cret@/ (the userinfo percent-decoded again).
+    let want = "Basic YWRtaW46dmVyeSBzM2NyZXRALw==";
+    assert!(
+        seen.lock().unwrap().iter().any(|h| h == want),
+        "{:?}",
+        seen.lock().unwrap()
+    );
+    for leak in ["s3cret", "s3cret%40", "admin:"] {
+        assert!(!r.stderr.contains(leak), "{leak}: {}", r.stderr);
+        assert!(!r.stdout.contains(leak), "{leak}: {}", r.stdout);
+    }
 }
 
 #[test]

@@ -289,6 +289,35 @@ fn imported_active_nodes_are_adopted_without_a_new_deploy() {
             assert!(h["spec"]["image"].is_null());
         }
     }
+    // The same through a context naming the lab's Ironic (its credentials in a 0600 file),
+    // with nothing of Ironic in the environment.
+    let mut config = format!(
+        "currentContext: lab\ncontexts:\n- name: lab\n  ironicEndpoint: {}\n",
+        ironic.root
+    );
+    if let Some((u, p)) = &ironic.auth {
+        let creds = lab.path("ironic-credentials.yaml");
+        std::fs::write(&creds, format!("username: {u}\npassword: {p}\n")).unwrap();
+        std::fs::set_permissions(&creds, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .unwrap();
+        config.push_str("  credentialsFile: ironic-credentials.yaml\n");
+    }
+    std::fs::write(lab.path("config.yaml"), config).unwrap();
+    let mut ctx_args = args.clone();
+    ctx_args.push("--output-file=via-context.yaml");
+    let via_context = lab
+        .run_env(
+            &ctx_args,
+            &[
+                ("BMHCTL_CONFIG", lab.path("config.yaml").to_str().unwrap()),
+                ("IRONIC_ENDPOINT", ""),
+                ("METAL3_AUTH_ROOT_DIR", ""),
+            ],
+        )
+        .expect_code(0);
+    assert_eq!(via_context.stderr, "");
+    assert_eq!(lab.read("via-context.yaml"), run.stdout);
+
     // -l selects on the generated labels.
     let mut selected = args.clone();
     selected.extend(["-l", "ironic.state=active"]);
