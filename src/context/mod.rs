@@ -436,8 +436,14 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
 /// `--context`. Returns the context's name. Call before any thread starts.
 pub fn apply(wanted: Option<&str>) -> Result<Option<String>> {
     let from_env = std::env::var(CONTEXT_VAR).ok();
-    let wanted = wanted.or(from_env.as_deref());
-    let config = Config::load()?;
+    let wanted = wanted.or(from_env.as_deref()).filter(|w| !w.is_empty());
+    let path = match config_path() {
+        Ok(p) => p,
+        // No home directory: no config file, which matters only to one who names a context.
+        Err(e) if wanted.is_some() => return Err(e),
+        Err(_) => return Ok(None),
+    };
+    let config = Config::read(&path)?;
     let Some(ctx) = config.select(wanted)? else {
         return Ok(None);
     };
