@@ -17,6 +17,7 @@ macro_rules! eprintln_quiet {
 
 pub mod clock;
 pub mod cmd;
+pub mod context;
 pub mod diagnostic;
 pub mod error;
 pub mod machine;

@@ -81,12 +81,16 @@ fn sections(cmd: &str) -> String {
             "BMHCTL_LOG :: Log filter (tracing syntax), over -v and -q.",
             "BMHCTL_MAX_FILE_SIZE :: The largest input file read, in bytes (default 512 MiB).",
             "NO_COLOR :: No colours when set to anything.",
+            "BMHCTL_CONFIG :: The config file of the contexts (default ~/.config/bmhctl/config.yaml).",
+            "BMHCTL_CONTEXT :: The context to use when --context is not given (default: the file's currentContext). A context sets IRONIC_ENDPOINT, its credentials, CA and client certificate, DEPLOY_* URLs, BMHCTL_PROVISIONER and BMHCTL_STORE; each variable set in the environment wins over it.",
+            "COMPLETE :: bash, zsh, fish, elvish or powershell: print the script of the completions that know the data (source <(COMPLETE=bash bmhctl)).",
         ],
     ));
     s.push_str(&section(
         "FILES",
         &[
             "~/.local/share/bmhctl/store :: The local store when neither --store nor BMHCTL_STORE is given.",
+            "~/.config/bmhctl/config.yaml :: The contexts (see bmhctl-config(1)); a credentials file a context names must have mode 0600.",
             "DIR/.bmhctl/ :: Beside a hosts file: bmhctl's bookkeeping for its hosts (uid, generation, finalizers, first seen) and the files' locks.",
             "plugins/NAME-provisioner.so :: Beside the binary: the provisioner plugins (ironic-provisioner.so for the default).",
         ],
@@ -173,8 +177,21 @@ fn examples(cmd: &str) -> Vec<&'static str> {
             vec!["bmhctl plugin list :: The plugins of the plugin directory, with their versions."]
         }
         "version" => vec!["bmhctl version :: bmhctl's version and its plugin interface's."],
+        "config" => vec![
+            "bmhctl config get-contexts :: The contexts of the config file, * marking the current one.",
+            "bmhctl config use-context lab :: Make lab the current context.",
+            "bmhctl --context prod get :: One command in another context.",
+        ],
+        "import" => vec![
+            "bmhctl import --from-ironic > hosts.yaml :: Every active or available node of the Ironic, as hosts bmhctl adopts as they are.",
+            "bmhctl import --from-ironic -l ironic.driver=redfish --output-file hosts.yaml :: Only the redfish nodes, into a new file.",
+            "bmhctl import --from-bifrost baremetal.json --output-file hosts.yaml :: A bifrost inventory, with its BMC passwords (file mode 0600).",
+        ],
         "completions" => {
-            vec!["bmhctl completions bash > /etc/bash_completion.d/bmhctl :: Bash completion."]
+            vec![
+                "bmhctl completions bash > /etc/bash_completion.d/bmhctl :: Bash completion.",
+                "source <(COMPLETE=bash bmhctl) :: Bash completion that also offers host names, states and contexts.",
+            ]
         }
         "" => vec![
             "cp hosts.example.yaml hosts.yaml && bmhctl provision --provisioner fixture hosts.yaml :: A first run without Ironic.",

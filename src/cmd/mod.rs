@@ -1,11 +1,14 @@
 //! The command line: one module per subcommand, one error type, one exit code.
 
 mod apply;
+mod config;
 mod data_image;
 mod describe;
 mod diff;
+pub mod dynamic_completion;
 mod export;
 mod get;
+mod import;
 pub mod man;
 mod options;
 mod output;
@@ -64,6 +67,10 @@ pub struct Cli {
     /// the input.
     #[arg(long, global = true)]
     pub skip_unknown_kinds: bool,
+    /// The context of the config file to use (endpoint, credentials, deploy images,
+    /// provisioner, store) instead of its current one (or $BMHCTL_CONTEXT).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -133,6 +140,13 @@ pub enum Command {
     /// Inspect provisioner plugins.
     #[command(subcommand)]
     Plugin(plugin::PluginCommand),
+    /// Show and switch the contexts of the config file ($BMHCTL_CONFIG, else
+    /// ~/.config/bmhctl/config.yaml).
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
+    /// Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they
+    /// are by the next run) or of a bifrost inventory.
+    Import(import::ImportArgs),
     /// Print the version of bmhctl and of its plugin interface.
     Version,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -306,14 +320,39 @@ fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
 
 /// Runs bmhctl with these arguments; returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(c) => c,
-        Err(e) => {
+    dynamic_completion::complete_if_asked();
+    let args: Vec<OsString> = args.into_iter().collect();
+    let parse = |args: &[OsString]| {
+        Cli::try_parse_from(args).map_err(|e| {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
-            return code;
-        }
+            code
+        })
     };
+    let mut cli = match parse(&args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    // A context sets the environment the plugin and clap read (what the user set wins), so
+    // the command line is parsed again under it. `config` reads the file itself.
+    if !matches!(
+        cli.command,
+        Command::Config(_) | Command::Completions { .. } | Command::Man { .. } | Command::Version
+    ) {
+        match crate::context::apply(cli.context.as_deref()) {
+            Ok(None) => {}
+            Ok(Some(_)) => {
+                cli = match parse(&args) {
+                    Ok(c) => c,
+                    Err(code) => return code,
+                };
+            }
+            Err(e) => {
+                crate::eprintln_quiet!("{}", e.render());
+                return e.exit_code();
+            }
+        }
+    }
     init_logging(&cli);
     crate::persist::set_input_policy(crate::persist::InputPolicy {
         fields: match cli.field_validation.as_str() {
@@ -404,6 +443,8 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Verb(v) => verbs::run(v),
         Command::Validate(a) => validate::validate(a, verbosity),
         Command::Plugin(c) => plugin::run(c),
+        Command::Config(c) => config::run(c, cli.context.as_deref()),
+        Command::Import(a) => import::import(a),
         Command::Version => version::print(),
         Command::Completions { shell } => {
             use clap::CommandFactory;
