@@ -5,6 +5,7 @@ mod describe;
 mod export;
 mod get;
 pub mod man;
+mod metrics_server;
 mod options;
 mod output;
 mod plugin;
