@@ -14,7 +14,7 @@ use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result, Unfinished};
 use crate::machine::PassOutcome;
-use crate::metrics::{Metrics, TimedSource};
+use crate::metrics::{Metrics, ObservedFactory, TimedSource};
 use crate::persist::HostSource;
 use crate::persist::files::file_source::FileSource;
 use crate::persist::files::inventory::{self, LoadMode};
@@ -287,6 +287,10 @@ pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
             let metrics = Arc::new(Metrics::new());
             driven.source = Arc::new(TimedSource {
                 inner: driven.source.clone(),
+                metrics: metrics.clone(),
+            });
+            driven.provisioner.factory = Arc::new(ObservedFactory {
+                inner: driven.provisioner.factory.clone(),
                 metrics: metrics.clone(),
             });
             let at = super::metrics_server::serve(listener, metrics.clone(), &runtime)?;

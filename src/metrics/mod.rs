@@ -3,11 +3,14 @@
 //! (`bmhctl_...`) where it has none. docs/metrics.md lists them all.
 //!
 //! Everything is counted from what the controller already sees: each pass's outcome (through
-//! its observer) and each commit (through [`TimedSource`]); nothing here reaches into a
-//! provisioner plugin.
+//! its observer), each commit (through [`TimedSource`]) and each provisioner call (through
+//! [`ObservedFactory`], on the runner's side of the plugin interface); nothing here reaches
+//! into a provisioner plugin.
 
+mod observed_factory;
 mod timed_source;
 
+pub use observed_factory::ObservedFactory;
 pub use timed_source::TimedSource;
 
 use crate::machine::PassOutcome;
@@ -39,6 +42,11 @@ struct StateChangeLabels {
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    call: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HostStateLabels {
     provisioning_state: String,
     operational_status: String,
@@ -54,6 +62,10 @@ pub struct Metrics {
     delayed_deprovisioning: Family<HostLabels, Counter>,
     hosts: Family<HostStateLabels, Gauge>,
     store_writes: Histogram,
+    provisioner_calls: Family<CallLabels, Histogram, fn() -> Histogram>,
+    /// Provisioners alive: a pass holds one from when it starts talking to the provisioner to
+    /// its end.
+    pub(crate) passes_in_flight: Gauge,
     /// Each host's (provisioning state, operational status) after its last pass: the hosts
     /// gauge is set from it when scraped, so a host gone leaves no stale series.
     states: Mutex<HashMap<ObjectKey, (String, String)>>,
@@ -115,8 +127,24 @@ impl Metrics {
              bookkeeping)",
             store_writes.clone(),
         );
+        // 100 us to about 3.3 s: a fixture call to an Ironic call under load.
+        let provisioner_calls: Family<CallLabels, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.0001, 2.0, 16)));
+        registry.register(
+            "bmhctl_provisioner_call_duration_seconds",
+            "Time of each provisioner call, by call (the plugin method), as the runner sees it",
+            provisioner_calls.clone(),
+        );
+        let passes_in_flight = Gauge::default();
+        registry.register(
+            "bmhctl_passes_in_flight",
+            "Passes holding a provisioner now",
+            passes_in_flight.clone(),
+        );
         Self {
             registry,
+            provisioner_calls,
+            passes_in_flight,
             reconciles,
             reconcile_errors,
             state_changes,
@@ -167,6 +195,15 @@ impl Metrics {
                 .inc();
         }
         states.insert(key.clone(), now);
+    }
+
+    /// Records how long one provisioner call took.
+    pub fn observe_provisioner_call(&self, call: &str, took: Duration) {
+        self.provisioner_calls
+            .get_or_create(&CallLabels {
+                call: call.to_string(),
+            })
+            .observe(took.as_secs_f64());
     }
 
     /// Records how long one commit took.

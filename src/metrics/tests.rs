@@ -67,3 +67,19 @@ fn a_deleted_host_leaves_the_hosts_gauge() {
     m.observe_pass(&a, &rec, &gone);
     assert!(!m.encode().contains("bmhctl_hosts{"), "{}", m.encode());
 }
+
+#[test]
+fn provisioner_calls_are_timed_by_call() {
+    let m = Metrics::new();
+    m.observe_provisioner_call("register", std::time::Duration::from_millis(3));
+    m.observe_provisioner_call("register", std::time::Duration::from_millis(1));
+    m.passes_in_flight.inc();
+    let text = m.encode();
+    for want in [
+        r#"bmhctl_provisioner_call_duration_seconds_count{call="register"} 2"#,
+        r#"bmhctl_provisioner_call_duration_seconds_bucket{le="0.0016",call="register"} 1"#,
+        "bmhctl_passes_in_flight 1",
+    ] {
+        assert!(text.contains(want), "{want} not in:\n{text}");
+    }
+}

@@ -153,6 +153,19 @@ fn a_scrape_during_a_run_finds_the_hosts_get_shows() {
     );
     let writes = sample(&body, "bmhctl_store_write_duration_seconds_count");
     assert!(writes.is_some_and(|n| n >= 3.0), "{body}");
+    // Each host registered at least once, timed at the runner's side of the plugin.
+    for call in ["register", "new_provisioner", "provision"] {
+        let n = sample(
+            &body,
+            &format!("bmhctl_provisioner_call_duration_seconds_count{{call=\"{call}\"}}"),
+        );
+        assert!(n.is_some_and(|n| n >= 2.0), "{call}: {n:?}\n{body}");
+    }
+    let in_flight = sample(&body, "bmhctl_passes_in_flight");
+    assert!(
+        in_flight.is_some_and(|n| (0.0..=8.0).contains(&n)),
+        "{in_flight:?}\n{body}"
+    );
 
     let (code, _, _) = http_get(&addr, "/");
     assert_eq!(code, 404);
