@@ -258,6 +258,7 @@ fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()>
     let mut last: HashMap<ObjectKey, (HostRecord, Value)> =
         first.into_iter().map(|(k, r, v)| (k, (r, v))).collect();
     let mut headers = last.is_empty();
+    let mut failing: Option<String> = None;
     runtime.block_on(async {
         let signal = super::provision::wait_for_signal();
         tokio::pin!(signal);
@@ -267,10 +268,17 @@ fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()>
                 _ = tokio::time::sleep(args.poll_interval) => {}
             }
             let now = match watched(place, selection) {
-                Ok(now) => now,
-                // A file being edited by hand may not parse for a moment: say so, go on.
+                Ok(now) => {
+                    failing = None;
+                    now
+                }
+                // A file being edited by hand may not parse for a moment: say so (once), go on.
                 Err(e) => {
-                    crate::eprintln_quiet!("bmhctl: {}", e.chain());
+                    let said = e.chain();
+                    if failing.as_ref() != Some(&said) {
+                        crate::eprintln_quiet!("bmhctl: {said}");
+                        failing = Some(said);
+                    }
                     continue;
                 }
             };

@@ -382,10 +382,7 @@ fn get_w_prints_the_table_then_a_row_per_change() {
         "{lines:#?}"
     );
     // The first row is the host before the run, later rows its changes.
-    assert!(
-        lines[1].contains("(new)") || lines[1].contains("   "),
-        "{lines:#?}"
-    );
+    assert!(lines[1].contains(" (new) "), "{lines:#?}");
     assert!(lines.len() >= 4, "{lines:#?}");
 }
 
@@ -417,4 +414,46 @@ fn describe_f_shows_the_events_kept_beside_the_files() {
         })
         .collect();
     insta::assert_snapshot!(rows);
+}
+
+#[test]
+fn get_w_says_once_that_a_file_does_not_parse_and_goes_on_when_it_does() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    let get = Streaming::start(
+        &lab,
+        &[
+            "get",
+            "-w",
+            "-o",
+            "json",
+            "--poll-interval",
+            "50ms",
+            "-f",
+            "hosts.yaml",
+        ],
+    );
+    get.wait_for("the three hosts", Duration::from_secs(30), |l| l.len() >= 3);
+    // A hand edit caught half-way, for several polls.
+    std::fs::write(
+        lab.path("hosts.yaml"),
+        format!("{}garbage: [\n", hosts_file()),
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    std::fs::write(
+        lab.path("hosts.yaml"),
+        hosts_file().replacen("online: true", "online: false", 1),
+    )
+    .unwrap();
+    get.wait_for("the edit", Duration::from_secs(30), |l| l.len() >= 4);
+    let (code, lines, stderr) = get.stop();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(lines.len(), 4, "{lines:#?}");
+    let edited = parse(&lines[3]);
+    assert_eq!(edited["type"], "MODIFIED");
+    assert_eq!(edited["object"]["metadata"]["name"], "worker-0");
+    assert_eq!(edited["object"]["spec"]["online"], false);
+    let said: Vec<&str> = stderr.lines().collect();
+    assert_eq!(said.len(), 1, "said once: {stderr}");
+    assert!(said[0].starts_with("bmhctl: hosts.yaml:"), "{stderr}");
 }
