@@ -1083,7 +1083,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__get)
-            opts="-f -o -l -n -A -v -q -h -V --filename --store --output --selector --namespace --all-namespaces --no-headers --show-labels --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -o -l -n -A -w -v -q -h -V --filename --store --output --selector --namespace --all-namespaces --no-headers --show-labels --watch --poll-interval --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1122,6 +1122,10 @@ _bmhctl() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --poll-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2749,7 +2753,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__watch)
-            opts="-f -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --poll-interval --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --poll-interval --output --metrics-addr --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2788,6 +2792,18 @@ _bmhctl() {
                     return 0
                     ;;
                 --poll-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --metrics-addr)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

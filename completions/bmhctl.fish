@@ -211,6 +211,7 @@ json\t''
 name\t'`baremetalhost.metal3.io/NAME`, one a line'"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s n -l namespace -d 'Only the hosts of this namespace [default on the store: default]' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l poll-interval -d 'How often `-w` reads the hosts again' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -223,6 +224,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l context -d 'The co
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s A -l all-namespaces -d 'The hosts of every namespace, with a NAMESPACE column'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l no-headers -d 'Print the table without its header line'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l show-labels -d 'Add a LABELS column to the table'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s w -l watch -d 'After the hosts, print each change of them as it happens, until SIGINT or SIGTERM: a table row, or with `-o json` one watch event a line (`{"type":"ADDED|MODIFIED|DELETED","object":{...}}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -275,6 +277,9 @@ bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l poll-interval -d 'How often the store\'s files (or the files given) are checked for changes' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s o -l output -d '`text`: a line per transition; `json`: one JSON object a line (NDJSON) per transition and per event, flushed as it happens' -r -f -a "text\t'A line per change of a host\'s state, status, power or error'
+json\t'One JSON object a line: each transition and each event (docs/output.md)'"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l metrics-addr -d 'Serve Prometheus metrics at http://ADDR/metrics (`HOST:PORT`; port 0 picks a free port, said on stderr)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"

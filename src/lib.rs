@@ -22,6 +22,7 @@ pub mod diagnostic;
 pub mod error;
 pub mod machine;
 pub mod metal3_export;
+pub mod metrics;
 pub mod objects;
 pub mod persist;
 pub mod plan;

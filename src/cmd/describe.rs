@@ -1,7 +1,7 @@
 //! `bmhctl describe [-f FILE|DIR] [HOST...]`: hosts in detail, as `kubectl describe` shows
 //! objects: identity, state, spec highlights, power, error, conditions, hardware (NICs,
-//! disks), operation history and recent events (the store's; files keep none), identical
-//! events counted once as kubectl does (`x20 over 3m`).
+//! disks), operation history and recent events (the store's log; with `-f`, the last ones kept
+//! in the host's bookkeeping), identical events counted once as kubectl does (`x20 over 3m`).
 
 use super::get::NamespaceArgs;
 use super::options::Place;

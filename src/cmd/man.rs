@@ -160,6 +160,8 @@ fn examples(cmd: &str) -> Vec<&'static str> {
             "bmhctl get worker-0 -o json :: One host as a BareMetalHost object.",
             "bmhctl get -f hosts.yaml -o wide :: The hosts of a file, with BMO's wide columns.",
             "bmhctl get dataimages -f hosts.yaml :: The hosts' DataImages: URL, what is attached, errors.",
+            "bmhctl get -w :: The hosts, then a row per change as a running watch or provision drives them, until Ctrl-C.",
+            "bmhctl get -w -o json :: The same as kubectl watch events, one JSON object a line: {\"type\": \"ADDED|MODIFIED|DELETED\", \"object\": {...}}.",
         ],
         "describe" => vec![
             "bmhctl describe worker-0 spare-0 :: Two hosts of the store in detail.",
@@ -168,7 +170,11 @@ fn examples(cmd: &str) -> Vec<&'static str> {
         "export" => vec![
             "bmhctl export > cluster.yaml :: The store's hosts as a metal3 cluster takes them.",
         ],
-        "watch" => vec!["bmhctl watch :: Reconcile the store's hosts until Ctrl-C."],
+        "watch" => vec![
+            "bmhctl watch :: Reconcile the store's hosts until Ctrl-C.",
+            "bmhctl watch -o json :: The same, each transition and event as one JSON object a line (NDJSON).",
+            "bmhctl watch --metrics-addr 127.0.0.1:9464 :: The same, with Prometheus metrics at http://127.0.0.1:9464/metrics (docs/metrics.md).",
+        ],
         "wait" => vec!["bmhctl wait --for provisioned worker-0 :: Until worker-0 is provisioned."],
         "validate" => {
             vec!["bmhctl validate hosts.yaml :: Check the hosts against BMO's admission rules."]

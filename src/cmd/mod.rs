@@ -10,6 +10,7 @@ mod export;
 mod get;
 mod import;
 pub mod man;
+mod metrics_server;
 mod options;
 mod output;
 mod plan;

@@ -116,7 +116,7 @@ pub struct PassOutcome {
 }
 
 impl PassOutcome {
-    fn new(requeue: Requeue) -> Self {
+    pub(crate) fn new(requeue: Requeue) -> Self {
         Self {
             requeue,
             save_status: false,

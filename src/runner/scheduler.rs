@@ -304,7 +304,12 @@ fn run_pass(cx: &PassContext, worker: usize, job: Job) {
             .removed_annotations
             .push(RETRY_ANNOTATION.to_string());
     }
-    if !outcome.events.is_empty()
+    if !outcome.events.is_empty() && source.events_in_bookkeeping() {
+        record
+            .book
+            .remember_events(&crate::clock::format_time(clock.now()), &outcome.events);
+        outcome.bookkeeping_changed = true;
+    } else if !outcome.events.is_empty()
         && let Err(e) = source.record_events(host, &outcome.events)
     {
         tracing::warn!("cannot record events: {}", e.chain());

@@ -1,7 +1,7 @@
 //! The provisioner calls, declared once.
 //!
 //! [`provisioner_calls!`] is the one table of the calls a provisioner answers. It hands the table
-//! to a generator macro, and four generators turn it into
+//! to a generator macro, and five generators turn it into
 //!
 //! * the [`Provisioner`](crate::Provisioner) trait, with each call's docs and default body
 //!   (`provisioner_trait!`, expanded in `lib.rs`);
@@ -11,6 +11,8 @@
 //!   (`dispatch_fn!`, in `abi_plugin.rs`);
 //! * the `Provisioner` impl of [`RemoteProvisioner`](crate::abi::RemoteProvisioner), which sends
 //!   each method as a call on the host side (`remote_impl!`, in `abi.rs`).
+//! * the `Provisioner` impl of [`ObservedProvisioner`](crate::ObservedProvisioner), which times
+//!   each call of the provisioner it wraps (`observed_impl!`, in `observed.rs`).
 //!
 //! Adding a call is one entry in the table plus its implementations; `tests/wire_format.rs` then
 //! asks for the new call's JSON to be pinned.
@@ -318,6 +320,38 @@ macro_rules! remote_method {
     };
 }
 pub(crate) use remote_method;
+
+/// `impl Provisioner for ObservedProvisioner`: every method forwarded to `inner`, timed.
+macro_rules! observed_impl {
+    (
+        { $($head:tt)* }
+        $(
+            $(#[$doc:meta])*
+            $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
+            fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
+        )*
+    ) => {
+        impl Provisioner for ObservedProvisioner {
+            $( $crate::calls::observed_method! { $name ($($params)*) -> $ret } )*
+        }
+    };
+}
+pub(crate) use observed_impl;
+
+macro_rules! observed_method {
+    ($name:ident (&mut self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
+        fn $name(&mut self $(, $arg: $sig)*) -> $ret {
+            let inner = &mut self.inner;
+            timed(self.observer.as_ref(), stringify!($name), || inner.$name($($arg),*))
+        }
+    };
+    ($name:ident (&self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
+        fn $name(&self $(, $arg: $sig)*) -> $ret {
+            timed(self.observer.as_ref(), stringify!($name), || self.inner.$name($($arg),*))
+        }
+    };
+}
+pub(crate) use observed_method;
 
 /// A method parameter and the `ProvisionerCall` field it travels in.
 pub(crate) trait WireArg<'a, W>: Sized {

@@ -11,11 +11,13 @@ mod args;
 mod calls;
 mod data;
 mod error;
+mod observed;
 
 pub use abi_plugin::{Logger, ObjectReader, PluginContext};
 pub use args::*;
 pub use data::*;
 pub use error::ProvisionerError;
+pub use observed::{CallObserver, ObservedProvisioner};
 /// Re-exported so plugins need no direct dependency on it.
 pub use serde_json;
 

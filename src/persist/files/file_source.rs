@@ -518,8 +518,12 @@ impl HostSource for FileSource {
     }
 
     fn record_events(&self, _host: usize, _events: &[bmhctl_plugin_sdk::Event]) -> Result<()> {
-        // Files keep no events (there is nowhere in them to put them).
+        // The events go in the hosts' bookkeeping (the sidecar) instead.
         Ok(())
+    }
+
+    fn events_in_bookkeeping(&self) -> bool {
+        true
     }
 
     fn add_host(&self, key: ObjectKey) -> usize {
