@@ -517,7 +517,7 @@ fn external_change_is_a_conflict() {
     assert_eq!(
         msg,
         format!(
-            "{} changed on disk since bmhctl read it; not overwriting it (the edit is kept; re-run to pick it up)",
+            "{} changed on disk since bmhctl read it; not overwriting it (the edit is kept)",
             p.display()
         )
     );
@@ -1061,10 +1061,11 @@ fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
         Some("rotated")
     );
 
-    // A save refused because the file was edited meanwhile: the edit wins, the file is read
-    // again and its hosts are reported changed.
+    // A save that meets an edit made meanwhile: the file is read again, the status this run
+    // holds is spliced into the edited text (the edit of everything else wins) and saved, and
+    // its hosts are reported changed.
     let st = status("Error");
-    source
+    let ticket = source
         .stage(
             host,
             &Staged {
@@ -1077,18 +1078,19 @@ fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
         .unwrap()
         .replace("online: true", "online: false");
     rewrite(&hosts, &edited);
-    let Err(Error::Conflict(_)) = source.commit(source.group_of(host)) else {
-        panic!("an edit meanwhile refuses the save")
-    };
+    assert_eq!(source.commit(source.group_of(host)).unwrap(), ticket);
     assert_eq!(source.changes().unwrap(), [SourceChange::Host(h0.clone())]);
     let now = source.load(&h0).unwrap().unwrap();
     assert!(!now.host.spec.online, "the edit");
     assert_eq!(
         now.status().operational_status.as_str(),
-        "OK",
-        "not the refused save"
+        "Error",
+        "the status the run holds"
     );
-    assert_eq!(std::fs::read_to_string(&hosts).unwrap(), edited);
+    let saved = std::fs::read_to_string(&hosts).unwrap();
+    let spec_of = |t: &str| t.split("\nstatus:\n").next().unwrap().to_string();
+    assert_eq!(spec_of(&saved), spec_of(&edited), "{saved}");
+    assert!(saved.contains("operationalStatus: Error"), "{saved}");
 
     // A file half-way through an edit is left alone until it is whole again.
     rewrite(&hosts, "{{{ not yaml");
