@@ -258,3 +258,25 @@ fn a_host_edited_after_it_decided_is_driven_again() {
         .unwrap();
     assert_eq!(w0["poweredOn"], false, "{stdout}");
 }
+
+/// An edit that leaves the file unreadable (YAML that does not parse) is never overwritten: the
+/// run cannot save into it, and ends with 1 naming the file and the problem.
+#[test]
+fn an_edit_that_breaks_the_file_ends_the_run_with_1_and_is_kept() {
+    let lab = Lab::new().file("hosts.yaml", &hosts(2));
+    let child = start(&lab);
+    wait_for_a_save(&lab.path("hosts.yaml"));
+    let broken = format!("{}---\nkind: [half-way\n", lab.read("hosts.yaml"));
+    std::fs::write(lab.path(".hosts.yaml.swp"), &broken).unwrap();
+    std::fs::rename(lab.path(".hosts.yaml.swp"), lab.path("hosts.yaml")).unwrap();
+    let (code, _, stderr) = wait_output(child);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "error: cannot save: hosts.yaml changed on disk since bmhctl read it; not \
+             overwriting it (the edit is kept): it cannot be read again: hosts.yaml:"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(lab.read("hosts.yaml"), broken);
+}

@@ -32,8 +32,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-/// How many times in a row one commit reads its file again after an edit before it gives up.
-const EDIT_TURNS: usize = 3;
+/// How many times in a row one commit reads its file again after an edit before it gives up,
+/// and how long it waits after a text it cannot read (an edit written in place, caught
+/// half-way) before it looks again.
+const EDIT_TURNS: usize = 5;
+const EDIT_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 
 struct Group {
     /// `None` once the file is gone from the paths.
@@ -630,10 +633,14 @@ impl HostSource for FileSource {
                     let path = file.path().display().to_string();
                     tracing::info!("{path} changed on disk during the run: reading it again");
                     if let Err(e) = self.reread(&mut g) {
-                        return Err(Error::Conflict(format!(
-                            "{why}: it cannot be read again: {}",
-                            e.chain()
-                        )));
+                        if turns == EDIT_TURNS {
+                            return Err(Error::Conflict(format!(
+                                "{why}: it cannot be read again: {}",
+                                e.chain()
+                            )));
+                        }
+                        // Perhaps caught half-way through an edit written in place.
+                        std::thread::sleep(EDIT_SETTLE);
                     }
                 }
                 Err(e) => return Err(e),
