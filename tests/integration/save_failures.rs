@@ -353,3 +353,27 @@ fn sigterm_while_saves_fail_ends_provision_with_130_in_seconds() {
     let doc: serde_json::Value = serde_json::from_str(&stdout).expect("the result document");
     assert_eq!(doc["interrupted"], true, "{stdout}");
 }
+
+/// A controller's save that hangs (its file replaced by a FIFO) does not keep SIGTERM from
+/// ending `watch` within seconds.
+#[test]
+fn sigterm_while_a_save_hangs_ends_watch_in_seconds() {
+    let lab = Lab::new().file("hosts.yaml", &hosts(2));
+    let child = spawn(
+        &lab,
+        &["watch", "--provisioner", "fixture", "-f", "hosts.yaml"],
+    );
+    wait_for_a_save(&lab.path("hosts.yaml"));
+    make_fifo(&lab.path("hosts.yaml"));
+    std::thread::sleep(Duration::from_millis(1500));
+    let start = Instant::now();
+    sigterm(&child);
+    let (code, stderr) = wait(child);
+    let took = start.elapsed();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(took < Duration::from_secs(10), "took {took:?}: {stderr}");
+    assert!(
+        stderr.contains("stopping without waiting longer"),
+        "{stderr}"
+    );
+}
