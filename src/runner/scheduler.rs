@@ -369,18 +369,26 @@ fn run_pass(cx: &PassContext, worker: usize, job: Job) {
 /// the host as last driven (BMO's validateChanges), so that a refused edit never reaches the
 /// provisioner. A host being deleted is not checked, so an invalid host can still be removed.
 fn admit(host: &bmh_api::BareMetalHost, accepted: Option<&bmh_api::BareMetalHost>) -> Result<()> {
+    match refusal(host, accepted) {
+        None => Ok(()),
+        Some(why) => Err(Error::invalid(format!(
+            "refused by BMO's admission rules, not reconciled until its file changes: {why}"
+        ))),
+    }
+}
+
+/// What BMO's admission rules find wrong with `host` (the update rules against `accepted`,
+/// when given), one `; ` between problems; `None` when they accept it or it is being deleted.
+fn refusal(
+    host: &bmh_api::BareMetalHost,
+    accepted: Option<&bmh_api::BareMetalHost>,
+) -> Option<String> {
     if host.metadata.deletion_timestamp.is_some() {
-        return Ok(());
+        return None;
     }
     let errors = crate::validate::validate(host, accepted);
-    if errors.is_empty() {
-        return Ok(());
-    }
     let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-    Err(Error::invalid(format!(
-        "refused by BMO's admission rules, not reconciled until its file changes: {}",
-        texts.join("; ")
-    )))
+    (!texts.is_empty()).then(|| texts.join("; "))
 }
 
 type DueQueue = BinaryHeap<Reverse<(Instant, usize, u64)>>;
@@ -1059,8 +1067,8 @@ impl Scheduler {
             Some(edits) => (edits.prepare)(&mut record),
             None => b.goals[host].clone(),
         };
-        if let Err(e) = admit(&record.host, Some(&held.host)) {
-            let reason = format!("the edit of its file is refused: {}", e.chain());
+        if let Some(why) = refusal(&record.host, Some(&held.host)) {
+            let reason = format!("its edit is refused by BMO's admission rules: {why}");
             b.stop_host(slot, host, *held, reason);
             return false;
         }
@@ -1107,14 +1115,15 @@ impl Scheduler {
         b.results.push(None);
         b.remaining += 1;
         b.index.insert(key.clone(), host);
-        let admitted = admit(&record.host, None);
+        let refused = refusal(&record.host, None);
         self.slots.push(Slot::new(key, Some(Box::new(record))));
         let slot = &mut self.slots[host];
-        match admitted {
-            Ok(()) => schedule(&mut self.due, slot, host, Instant::now()),
-            Err(e) => {
+        match refused {
+            None => schedule(&mut self.due, slot, host, Instant::now()),
+            Some(why) => {
                 let record = slot.record.take().expect("just added");
-                b.stop_host(slot, host, *record, e.chain());
+                let reason = format!("refused by BMO's admission rules: {why}");
+                b.stop_host(slot, host, *record, reason);
             }
         }
     }

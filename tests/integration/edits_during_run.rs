@@ -156,7 +156,8 @@ fn an_edit_the_update_rules_refuse_stops_that_host_and_is_kept() {
         .expect("worker-1 in the result");
     assert_eq!(outcome, "failed", "{stdout}");
     assert!(
-        reason.contains("bootMACAddress can not be changed once it is set"),
+        reason.starts_with("its edit is refused by BMO's admission rules: ")
+            && reason.contains("bootMACAddress can not be changed once it is set"),
         "{reason}"
     );
     for other in ["worker-0", "worker-2"] {

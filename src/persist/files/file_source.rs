@@ -574,19 +574,16 @@ impl HostSource for FileSource {
                 .collect();
             file.stage_removed_annotations(entry.doc, &keys)?;
         }
+        // Kept (moved, not copied: this runs for every pass that saves).
         let held = entry.held.get_or_insert_with(Default::default);
-        if let Some(text) = &status_text {
-            held.status = Some(text.clone());
+        if status_text.is_some() {
+            held.status = status_text;
         }
-        if entry.settings_doc.is_some()
-            && let Some(text) = &settings_text
-        {
-            held.settings = Some(text.clone());
+        if entry.settings_doc.is_some() && settings_text.is_some() {
+            held.settings = settings_text;
         }
-        if entry.components_doc.is_some()
-            && let Some(text) = &components_text
-        {
-            held.components = Some(text.clone());
+        if entry.components_doc.is_some() && components_text.is_some() {
+            held.components = components_text;
         }
         held.removed
             .extend(staged.removed_annotations.iter().cloned());
