@@ -782,6 +782,11 @@ impl Scheduler {
                 after_pass(slot, &record, &outcome, &self.config, None)
             }
         };
+        // An edit that came during the pass is acted upon before the host may decide.
+        let next = match next {
+            Next::Stop { deleted: false, .. } if slot.stale => Next::After(Duration::ZERO),
+            next => next,
+        };
         let now = Instant::now();
         let mut at = None;
         match next {

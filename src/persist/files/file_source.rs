@@ -21,11 +21,14 @@ use super::inventory::{self, HostEntry, Inventory, LoadMode};
 use super::lock::FileLock;
 use super::paths::expand;
 use super::sidecar;
+use super::yaml_file::YamlFile;
 use crate::error::{Error, Result};
 use crate::objects::ObjectMap;
 use crate::persist::{HostSource, LoadOptions, SourceChange, Staged};
 use crate::record::HostRecord;
-use bmh_api::ObjectKey;
+use bmh_api::{
+    BareMetalHostStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus, ObjectKey,
+};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -67,41 +70,65 @@ struct Entry {
     held: Option<Box<Held>>,
 }
 
-/// The last status staged for each of a host's documents (`Some(None)`: no status), as YAML,
-/// and the annotations it consumed since the file's last commit.
+/// Which of a host's documents' statuses this run staged (the file's current text holds them,
+/// written or about to be), and the annotations it consumed since the file's last commit.
 #[derive(Default)]
 struct Held {
-    status: Option<Option<String>>,
-    settings: Option<Option<String>>,
-    components: Option<Option<String>>,
+    status: bool,
+    settings: bool,
+    components: bool,
     removed: Vec<String>,
 }
 
 impl Held {
-    /// Stages what is held into `doc`'s documents of `file` (the file's new text).
-    fn splice(&self, file: &mut HostFile, entry: &Entry) -> Result<()> {
-        let docs = [
-            (Some(entry.doc), &self.status),
-            (entry.settings_doc, &self.settings),
-            (entry.components_doc, &self.components),
-        ];
-        for (doc, held) in docs {
-            let (Some(doc), Some(yaml)) = (doc, held) else {
-                continue;
-            };
-            // Compared as plain values, so an unchanged status keeps the user's formatting.
-            let value: Option<Value> = yaml
-                .as_deref()
-                .map(serde_saphyr::from_str)
-                .transpose()
-                .map_err(|e| Error::internal("cannot read back a status bmhctl wrote", e))?;
-            file.stage_status_yaml(doc, value.as_ref(), yaml.as_deref())?;
+    /// Stages into `entry`'s documents of `file` (the file's new text) the statuses this run
+    /// staged for the host, as `old` (the file's text as this run holds it) has them at
+    /// `before`'s documents, and the annotations it consumed.
+    fn splice(
+        &self,
+        old: &YamlFile,
+        before: &Entry,
+        file: &mut HostFile,
+        entry: &Entry,
+    ) -> Result<()> {
+        if self.status {
+            let s = status_in::<BareMetalHostStatus>(old, before.doc)?;
+            file.stage_status(entry.doc, s.as_ref())?;
+        }
+        if self.settings
+            && let (Some(was), Some(doc)) = (before.settings_doc, entry.settings_doc)
+        {
+            let s = status_in::<HostFirmwareSettingsStatus>(old, was)?;
+            file.stage_status(doc, s.as_ref())?;
+        }
+        if self.components
+            && let (Some(was), Some(doc)) = (before.components_doc, entry.components_doc)
+        {
+            let s = status_in::<HostFirmwareComponentsStatus>(old, was)?;
+            file.stage_status(doc, s.as_ref())?;
         }
         if !self.removed.is_empty() {
             let keys: Vec<&str> = self.removed.iter().map(String::as_str).collect();
             file.stage_removed_annotations(entry.doc, &keys)?;
         }
         Ok(())
+    }
+}
+
+/// The status of document `doc` of `yaml`, as bmhctl wrote it there.
+fn status_in<T: serde::de::DeserializeOwned>(yaml: &YamlFile, doc: usize) -> Result<Option<T>> {
+    let unreadable = |e: &dyn std::fmt::Display| {
+        Error::bug(format!(
+            "internal error: cannot read back a status bmhctl wrote: {e}"
+        ))
+    };
+    let value: Value =
+        serde_saphyr::from_str(yaml.document_text(doc)).map_err(|e| unreadable(&e))?;
+    match value.get("status") {
+        None | Some(Value::Null) => Ok(None),
+        Some(s) => serde_json::from_value(s.clone())
+            .map(Some)
+            .map_err(|e| unreadable(&e)),
     }
 }
 
@@ -445,13 +472,26 @@ impl FileSource {
 /// wins, the user's edit of everything else wins. A record kept here keeps its status and
 /// bookkeeping likewise. Nothing changes when the splice fails.
 fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>) -> Result<()> {
+    // The text as this run holds it, parsed again (its staged statuses are read from it): an
+    // edit met during a run is rare, so nothing is kept per host for it meanwhile.
+    let mut old: Option<YamlFile> = None;
     let mut hosts = HashMap::with_capacity(entries.len());
     for h in entries {
         let key = h.key.clone();
         let (mut entry, _) = Entry::new(h, Kept::Here);
         if let Some(before) = group.hosts.get(&key) {
-            if let Some(held) = &before.held {
-                held.splice(&mut fresh, &entry)?;
+            if let (Some(held), Some(file)) = (&before.held, &group.file) {
+                if old.is_none() {
+                    let text = file.yaml().render();
+                    old = Some(YamlFile::parse(text).map_err(|e| {
+                        Error::bug(format!(
+                            "internal error: {}: cannot parse the text bmhctl holds: {e}",
+                            file.path().display()
+                        ))
+                    })?);
+                }
+                let old = old.as_ref().expect("parsed above");
+                held.splice(old, before, &mut fresh, &entry)?;
             }
             if let (Some(rec), Some(was)) = (entry.record.as_mut(), before.record.as_ref()) {
                 rec.host.status.clone_from(&was.host.status);
@@ -574,17 +614,10 @@ impl HostSource for FileSource {
                 .collect();
             file.stage_removed_annotations(entry.doc, &keys)?;
         }
-        // Kept (moved, not copied: this runs for every pass that saves).
         let held = entry.held.get_or_insert_with(Default::default);
-        if status_text.is_some() {
-            held.status = status_text;
-        }
-        if entry.settings_doc.is_some() && settings_text.is_some() {
-            held.settings = settings_text;
-        }
-        if entry.components_doc.is_some() && components_text.is_some() {
-            held.components = components_text;
-        }
+        held.status |= status_text.is_some();
+        held.settings |= entry.settings_doc.is_some() && settings_text.is_some();
+        held.components |= entry.components_doc.is_some() && components_text.is_some();
         held.removed
             .extend(staged.removed_annotations.iter().cloned());
         if let Some(json) = book_json {
