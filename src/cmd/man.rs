@@ -103,7 +103,7 @@ fn exit_status(cmd: &str) -> Vec<&'static str> {
     let mut codes = vec!["0 :: Done."];
     match cmd {
         "provision" | "deprovision" | "delete" | "wait" => {
-            codes.push("1 :: Ran, but some host did not reach its goal (the result says which and why), or the provisioner's backend stayed unreachable.")
+            codes.push("1 :: Ran, but some host did not reach its goal (the result says which and why), a save failed during the run (the file and the cause are named; what was saved before stays), or the provisioner's backend stayed unreachable.")
         }
         "validate" => {}
         "plugin" => codes.push("1 :: plugin check failed."),
@@ -118,7 +118,7 @@ fn exit_status(cmd: &str) -> Vec<&'static str> {
         "2 :: Bad input or usage (a missing file, a malformed or invalid host, an unknown host name, a bad flag); nothing is written."
     });
     if cmd != "version" && cmd != "completions" && cmd != "validate" {
-        codes.push("3 :: Conflict, safe to retry: another bmhctl holds the files' locks or the store's lease, or an object changed during the run.");
+        codes.push("3 :: Conflict, safe to retry: another bmhctl holds the files' locks or the store's lease, or an object changed under a command that writes it once.");
         codes.push("4 :: Reading or writing failed, or the provisioner plugin cannot be loaded.");
     }
     codes.push("70 :: Internal error (a bug).");
@@ -126,7 +126,7 @@ fn exit_status(cmd: &str) -> Vec<&'static str> {
         cmd,
         "" | "provision" | "deprovision" | "delete" | "watch" | "wait"
     ) {
-        codes.push("130 :: Interrupted (Ctrl-C or SIGTERM); pending saves are written first.");
+        codes.push("130 :: Interrupted (Ctrl-C or SIGTERM), whatever else failed; passes in flight and pending saves are given 3 s to finish.");
     }
     codes
 }

@@ -49,6 +49,7 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     let run = Run {
         kind: RunKind::Provision,
         paths: &paths,
+        selection,
         options: &options,
         output: args.run.output,
         verbosity,
@@ -100,11 +101,12 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
             Teardown::Delete => RunKind::Delete,
         },
         paths: &args.paths,
+        selection,
         options: &options,
         output: args.run.output,
         verbosity,
     };
-    drive(inv, selected, provisioner, run, |record| match what {
+    drive(inv, selected, provisioner, run, move |record| match what {
         Teardown::Deprovision => {
             // BMO deprovisions when the image goes from the spec. The user's spec is not
             // ours to edit, so the image is masked for this run only.
@@ -168,19 +170,23 @@ fn select(inv: &Inventory, selection: &HostSelection) -> Result<Vec<usize>> {
 struct Run<'a> {
     kind: RunKind,
     paths: &'a [PathBuf],
+    /// Which hosts the command names: a host added to the files during the run joins it when
+    /// this takes it.
+    selection: HostSelection,
     options: &'a DriveOptions,
     output: super::ResultFormat,
     verbosity: Verbosity,
 }
 
 /// Drives the `selected` hosts of `inv` (indices into its hosts), each prepared and given its
-/// goal by `prepare`, and prints the result.
+/// goal by `prepare`, and prints the result. Edits of the files during the run are taken
+/// (see [`runner::TakeEdits`]): a host read again is prepared by `prepare` too.
 fn drive(
     inv: Inventory,
     selected: Vec<usize>,
     provisioner: crate::provisioners::Resolved,
     run: Run,
-    mut prepare: impl FnMut(&mut HostRecord) -> Goal,
+    mut prepare: impl FnMut(&mut HostRecord) -> Goal + Send + 'static,
 ) -> Result<()> {
     let objects: Arc<dyn ObjectSource> = Arc::new(inv.objects.clone());
     let mut keys: BTreeMap<usize, ObjectKey> = selected
@@ -198,6 +204,22 @@ fn drive(
         let goal = prepare(&mut record);
         jobs.push(HostJob { record, goal });
     }
+    let selection = run.selection;
+    let edits = runner::TakeEdits {
+        poll: EDIT_POLL,
+        selects: Box::new(move |record: &HostRecord| {
+            let meta = &record.host.metadata;
+            let key = ObjectKey::new(meta.namespace_or_default(), &meta.name);
+            let candidate = crate::selection::Candidate {
+                key: &key,
+                labels: &meta.labels,
+            };
+            selection
+                .select([candidate], "the given files")
+                .is_ok_and(|picked| !picked.is_empty())
+        }),
+        prepare: Box::new(prepare),
+    };
     drive_with(
         run.kind,
         jobs,
@@ -207,8 +229,12 @@ fn drive(
         run.options,
         run.output,
         run.verbosity,
+        Some(edits),
     )
 }
+
+/// How often a run on files looks for edits of them (a few file stats each time).
+const EDIT_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// `bmhctl reconcile` (hidden): drive the store's hosts to their goal with the runner, holding
 /// the store's lease, as `watch` and `--wait` will.
@@ -256,6 +282,7 @@ pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()>
         &options,
         args.run.output,
         verbosity,
+        None,
     )
 }
 
@@ -269,6 +296,7 @@ fn drive_with(
     options: &DriveOptions,
     output: super::ResultFormat,
     verbosity: Verbosity,
+    edits: Option<runner::TakeEdits>,
 ) -> Result<()> {
     let config = options.runner.clone();
     // Progress goes to stderr whatever `-o` prints on stdout.
@@ -297,8 +325,10 @@ fn drive_with(
             clock: Arc::new(SystemClock),
             source,
         };
-        runner::run(jobs, services, config, progress, stop_rx).await
+        runner::run_taking_edits(jobs, services, config, progress, stop_rx, edits).await
     });
+    // A pass or save left behind by a signal (it hangs) is not waited for.
+    runtime.shutdown_background();
     match results {
         Ok(results) => report(kind, Some(&results), &ledger, output),
         // Ctrl-C or SIGTERM: the same document, the hosts still driven marked in flight, so

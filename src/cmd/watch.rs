@@ -345,6 +345,8 @@ pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
         stop_rx,
         &runtime,
     )?;
+    // A save left behind after the signal (it hangs) is not waited for.
+    runtime.shutdown_background();
     if !verbosity.quiet {
         crate::eprintln_quiet!("stopped: passes in flight finished and their status saved");
     }
@@ -466,7 +468,10 @@ pub fn wait_until(
         }
     }
     drop(driven);
-    why_rx.recv().unwrap_or(Err(Error::Interrupted))
+    let outcome = why_rx.recv().unwrap_or(Err(Error::Interrupted));
+    // A save left behind after the signal (it hangs) is not waited for.
+    runtime.shutdown_background();
+    outcome
 }
 
 /// The host is stable at its goal as far as the store shows: the state `provision` drives it

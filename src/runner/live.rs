@@ -80,10 +80,32 @@ pub async fn control(
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<()> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let mut scan_stop = stop.clone();
-    let source = services.source.clone();
     let Watching { only, poll } = watching;
-    let scanner = tokio::spawn(async move {
+    let scanner = scan(
+        services.source.clone(),
+        only,
+        poll,
+        Some(objects),
+        tx,
+        stop.clone(),
+    );
+    let result = run_live(services, config, rx, observer, stop).await;
+    scanner.abort();
+    result
+}
+
+/// Asks `source` for changes every `poll` (on a blocking thread) and sends those of the hosts
+/// in `only` (all when `None`) on `tx`, refreshing `objects` when the objects change (a batch,
+/// whose objects are fixed, gives none), until `stop` changes or nobody listens.
+pub(super) fn scan(
+    source: Arc<dyn crate::persist::HostSource>,
+    only: Option<BTreeSet<ObjectKey>>,
+    poll: Duration,
+    objects: Option<Arc<LiveObjects>>,
+    tx: mpsc::UnboundedSender<LiveChange>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
         let wanted = |k: &ObjectKey| only.as_ref().is_none_or(|o| o.contains(k));
         loop {
             let scanned = source.clone();
@@ -98,10 +120,12 @@ pub async fn control(
                             SourceChange::HostGone(k) if wanted(&k) => tx.send(LiveChange::Gone(k)),
                             SourceChange::Host(_) | SourceChange::HostGone(_) => Ok(()),
                             SourceChange::Objects => {
-                                match source.objects() {
-                                    Ok(m) => objects.replace(m),
-                                    Err(e) => {
-                                        tracing::warn!("cannot read the objects: {}", e.chain())
+                                if let Some(objects) = &objects {
+                                    match source.objects() {
+                                        Ok(m) => objects.replace(m),
+                                        Err(e) => {
+                                            tracing::warn!("cannot read the objects: {}", e.chain())
+                                        }
                                     }
                                 }
                                 Ok(())
@@ -116,13 +140,11 @@ pub async fn control(
             }
             tokio::select! {
                 _ = tokio::time::sleep(poll) => {}
-                _ = scan_stop.changed() => return,
+                _ = stop.changed() => return,
+                _ = tx.closed() => return,
             }
         }
-    });
-    let result = run_live(services, config, rx, observer, stop).await;
-    scanner.abort();
-    result
+    })
 }
 
 /// Reconciles hosts as they are announced on `changes` until `stop` turns true; then lets the

@@ -334,6 +334,22 @@ impl Progress {
             bar.enable_steady_tick(TICK);
             bars.push(bar);
         }
+        // A host added during the run (an edit of a batch's files) comes after the counted ones.
+        match &mut self.view {
+            View::Aggregate {
+                states, waiting, ..
+            } if host >= states.len() => {
+                states.resize(host + 1, String::new());
+                waiting.resize(host + 1, String::new());
+            }
+            View::Lines(plain) => plain.with(|l| {
+                if host >= l.waiting.len() {
+                    l.waiting.resize(host + 1, false);
+                    l.total = l.total.max(host + 1);
+                }
+            }),
+            _ => {}
+        }
         if let View::Aggregate {
             states, waiting, ..
         } = &mut self.view

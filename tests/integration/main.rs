@@ -11,6 +11,7 @@ mod contexts;
 mod data_image;
 mod data_image_lab;
 mod dynamic_completion;
+mod edits_during_run;
 mod exit_codes;
 mod export;
 mod files_driven;
