@@ -33,6 +33,9 @@ pub enum ContextFormat {
 }
 
 pub fn run(cmd: ConfigCommand, context: Option<&str>) -> Result<()> {
+    // The context the other commands would use: the flag, else the environment, else the file.
+    let from_env = std::env::var(crate::context::CONTEXT_VAR).ok();
+    let context = context.or(from_env.as_deref()).filter(|c| !c.is_empty());
     let config = Config::load()?;
     match cmd {
         ConfigCommand::GetContexts { output } => {

@@ -94,6 +94,16 @@ fn get_contexts_marks_the_current_one_and_use_context_persists_it() {
     );
     let current = run(&lab, &["config", "current-context"], &[]).expect_code(0);
     assert_eq!(current.stdout, "lab\n");
+    // The context the other commands would use: the environment's over the file's.
+    let env = [("BMHCTL_CONTEXT", "local")];
+    let current = run(&lab, &["config", "current-context"], &env).expect_code(0);
+    assert_eq!(current.stdout, "local\n");
+    let table = run(&lab, &["config", "get-contexts"], &env).expect_code(0);
+    assert!(
+        table.stdout.contains("\n*        local"),
+        "{}",
+        table.stdout
+    );
     let names = run(&lab, &["config", "get-contexts", "-o", "name"], &[]).expect_code(0);
     assert_eq!(names.stdout, "lab\nlocal\n");
     // An unknown name is refused, the file left as it was.
