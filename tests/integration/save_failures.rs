@@ -377,3 +377,32 @@ fn sigterm_while_a_save_hangs_ends_watch_in_seconds() {
         "{stderr}"
     );
 }
+
+#[test]
+fn bad_input_in_a_read_only_directory_is_refused_for_what_it_is() {
+    use std::os::unix::fs::{PermissionsExt, chown};
+    let lab = Lab::new();
+    let mode = |path: &std::path::Path, m: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(m)).unwrap()
+    };
+    mode(&lab.path(""), 0o755);
+    std::fs::create_dir(lab.path("ro")).unwrap();
+    let typo = hosts(1).replacen("  online:", "  externalyProvisioned: true\n  online:", 1);
+    std::fs::write(lab.path("ro/hosts.yaml"), &typo).unwrap();
+    for p in ["ro", "ro/hosts.yaml"] {
+        chown(lab.path(p), Some(65534), Some(65534)).unwrap();
+    }
+    mode(&lab.path("ro"), 0o555);
+    let child = spawn_as(
+        &lab,
+        &as_nobody(),
+        &["provision", "--provisioner", "fixture", "ro/hosts.yaml"],
+    );
+    let (code, stderr) = wait(child);
+    // The field, not the lock a read-only directory cannot hold.
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("ro/hosts.yaml:"), "{stderr}");
+    assert!(stderr.contains("externalyProvisioned"), "{stderr}");
+    assert!(!stderr.contains("Permission denied"), "{stderr}");
+    assert_eq!(lab.read("ro/hosts.yaml"), typo);
+}

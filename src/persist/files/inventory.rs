@@ -278,6 +278,12 @@ fn load_collecting(
             );
             continue;
         }
+        if mode == LoadMode::Write && pf.has_hosts() && !pf.errors.is_empty() {
+            // Refused whatever its lock: its errors are what to show, not the lock's (which a
+            // read-only directory cannot hold).
+            parsed.push(pf);
+            continue;
+        }
         if mode == LoadMode::Write && pf.has_hosts() {
             // Lock, then re-read: whatever another writer did before we got the lock is seen.
             let lock = FileLock::acquire(&real, &label)?;
