@@ -70,3 +70,27 @@ impl ProvisionerFactory for ProbingFactory {
         Ok(Some(self.inner.shared().client.api_calls().snapshot()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provisioner::ProvisionerConfig;
+
+    #[test]
+    fn the_probes_requests_are_counted_with_the_provisioners() {
+        // Nothing listens on port 1: every attempt is refused, and each one counts.
+        let config = IronicConfig::new("http://127.0.0.1:1").unwrap();
+        let inner = IronicFactory::new(
+            IronicClient::new(config.clone()).unwrap(),
+            ProvisionerConfig::default(),
+        );
+        let factory = ProbingFactory::new(inner, &config).unwrap();
+        assert_eq!(factory.api_calls(), Ok(Some(Vec::new())));
+        assert!(factory.probe().is_err());
+        let rows = factory.api_calls().unwrap().unwrap();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0].kind, "GET /v1/");
+        // A refused read is sent again: three attempts.
+        assert_eq!(rows[0].count, 3);
+    }
+}
