@@ -285,6 +285,7 @@ pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
     let metrics = match listener {
         Some(listener) => {
             let metrics = Arc::new(Metrics::new());
+            metrics.read_api_calls_from(driven.provisioner.factory.clone());
             driven.source = Arc::new(TimedSource {
                 inner: driven.source.clone(),
                 metrics: metrics.clone(),

@@ -5,8 +5,8 @@
 //! our own.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -14,6 +14,8 @@ use reqwest::Method;
 use reqwest::Url;
 use reqwest::blocking::{Client, RequestBuilder};
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
+
+use super::api_calls::ApiCalls;
 
 /// BMO's minimum Ironic API microversion (spec 1.5): 1.89.
 pub const MIN_MICROVERSION: u32 = 89;
@@ -517,6 +519,8 @@ pub struct IronicClient {
     auth: Option<HeaderValue>,
     version: Mutex<Option<ApiVersion>>,
     requests: AtomicU64,
+    /// The same requests by kind; shared by the clients of one factory.
+    calls: Arc<ApiCalls>,
     pub(crate) drivers_cache: Mutex<Option<Vec<super::types::Driver>>>,
 }
 
@@ -601,6 +605,7 @@ impl IronicClient {
             auth: config.auth.header(),
             version: Mutex::new(None),
             requests: AtomicU64::new(0),
+            calls: Arc::default(),
             drivers_cache: Mutex::new(None),
         })
     }
@@ -613,6 +618,18 @@ impl IronicClient {
     /// HTTP requests sent so far (every attempt, version discovery included).
     pub fn request_count(&self) -> u64 {
         self.requests.load(Ordering::Relaxed)
+    }
+
+    /// The requests sent so far by kind (every attempt, version discovery included).
+    pub fn api_calls(&self) -> &Arc<ApiCalls> {
+        &self.calls
+    }
+
+    /// This client, counting its requests by kind into `calls` (another client's, so that one
+    /// count covers them both).
+    pub fn counting_into(mut self, calls: Arc<ApiCalls>) -> Self {
+        self.calls = calls;
+        self
     }
 
     /// The negotiated API version, discovering it on first use (`GET /v1/`, no auth header).
@@ -733,18 +750,25 @@ impl IronicClient {
         // provision-state PUT that did reach Ironic would start a second transition.
         let idempotent = matches!(*method, Method::GET | Method::HEAD);
         let attempts = if idempotent { IDEMPOTENT_ATTEMPTS } else { 1 };
+        let path = Url::parse(url)
+            .map(|u| u.path().to_owned())
+            .unwrap_or_default();
+        let count = || {
+            self.requests.fetch_add(1, Ordering::Relaxed);
+            self.calls.count(method, self.endpoint.path(), &path);
+        };
         let mut last_err = None;
         for attempt in 0..attempts {
             let Some(this) = rb.try_clone() else {
                 // a streaming body cannot be cloned: send once
-                self.requests.fetch_add(1, Ordering::Relaxed);
+                count();
                 return read_response(method, url, rb.send());
             };
             if attempt > 0 {
                 std::thread::sleep(Duration::from_millis(100 * u64::from(attempt)));
                 tracing::debug!(%method, url, attempt, "retrying Ironic request after connection error");
             }
-            self.requests.fetch_add(1, Ordering::Relaxed);
+            count();
             match this.send() {
                 Err(e) if retryable(&e) && attempt + 1 < attempts => last_err = Some(e),
                 other => return read_response(method, url, other),

@@ -6,6 +6,7 @@
 //! bmhctl CLI, which reaches it only by loading the `.so`.
 
 pub mod api;
+pub mod api_calls;
 pub mod client;
 pub mod convert;
 pub mod plugin;

@@ -7,8 +7,8 @@
 use super::client::{IronicClient, IronicConfig, IronicErrorKind};
 use super::provisioner::IronicFactory;
 use bmhctl_plugin_sdk::{
-    DueHosts, EventSink, HostData, ProbeReport, Provisioner, ProvisionerError, ProvisionerFactory,
-    WaitingHost,
+    ApiCallCount, DueHosts, EventSink, HostData, ProbeReport, Provisioner, ProvisionerError,
+    ProvisionerFactory, WaitingHost,
 };
 use std::time::Duration;
 
@@ -26,8 +26,10 @@ impl ProbingFactory {
     pub fn new(inner: IronicFactory, config: &IronicConfig) -> Result<Self, ProvisionerError> {
         let mut config = config.clone();
         config.timeout = config.timeout.min(PROBE_TIMEOUT);
-        let probe =
-            IronicClient::new(config).map_err(|e| ProvisionerError::Other(e.to_string()))?;
+        // The probe's requests reach Ironic too: they are counted with the provisioners'.
+        let probe = IronicClient::new(config)
+            .map_err(|e| ProvisionerError::Other(e.to_string()))?
+            .counting_into(inner.shared().client.api_calls().clone());
         Ok(Self { inner, probe })
     }
 }
@@ -62,5 +64,33 @@ impl ProvisionerFactory for ProbingFactory {
                 _ => format!("Ironic at {at} is not ready: {e}"),
             })),
         }
+    }
+
+    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
+        Ok(Some(self.inner.shared().client.api_calls().snapshot()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provisioner::ProvisionerConfig;
+
+    #[test]
+    fn the_probes_requests_are_counted_with_the_provisioners() {
+        // Nothing listens on port 1: every attempt is refused, and each one counts.
+        let config = IronicConfig::new("http://127.0.0.1:1").unwrap();
+        let inner = IronicFactory::new(
+            IronicClient::new(config.clone()).unwrap(),
+            ProvisionerConfig::default(),
+        );
+        let factory = ProbingFactory::new(inner, &config).unwrap();
+        assert_eq!(factory.api_calls(), Ok(Some(Vec::new())));
+        assert!(factory.probe().is_err());
+        let rows = factory.api_calls().unwrap().unwrap();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0].kind, "GET /v1/");
+        // A refused read is sent again: three attempts.
+        assert_eq!(rows[0].count, 3);
     }
 }

@@ -4,8 +4,9 @@
 //!
 //! Everything is counted from what the controller already sees: each pass's outcome (through
 //! its observer), each commit (through [`TimedSource`]) and each provisioner call (through
-//! [`ObservedFactory`], on the runner's side of the plugin interface); nothing here reaches
-//! into a provisioner plugin.
+//! [`ObservedFactory`], on the runner's side of the plugin interface). The one thing asked of
+//! the provisioner plugin is its own count of the requests it sent its backend
+//! (`ProvisionerFactory::api_calls`), read at each scrape.
 
 mod observed_factory;
 mod timed_source;
@@ -16,7 +17,7 @@ pub use timed_source::TimedSource;
 use crate::machine::PassOutcome;
 use crate::record::HostRecord;
 use bmh_api::{ObjectKey, ProvisioningState};
-use bmhctl_plugin_sdk::WaitOn;
+use bmhctl_plugin_sdk::{ProvisionerFactory, WaitOn};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -24,7 +25,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// BMO's per-host labels.
@@ -44,6 +45,11 @@ struct StateChangeLabels {
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct CallLabels {
     call: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct KindLabels {
+    kind: String,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -69,6 +75,11 @@ pub struct Metrics {
     /// Each host's (provisioning state, operational status) after its last pass: the hosts
     /// gauge is set from it when scraped, so a host gone leaves no stale series.
     states: Mutex<HashMap<ObjectKey, (String, String)>>,
+    /// The provisioner's requests to its backend, by kind, as the plugin last told them.
+    ironic_api_calls: Family<KindLabels, Counter>,
+    /// Whom to ask for them at each scrape; the lock also keeps two scrapes from adding the
+    /// same growth twice.
+    api_call_source: Mutex<Option<Arc<dyn ProvisionerFactory>>>,
 }
 
 impl Default for Metrics {
@@ -141,7 +152,16 @@ impl Metrics {
             "Passes holding a provisioner now",
             passes_in_flight.clone(),
         );
+        let ironic_api_calls = Family::<KindLabels, Counter>::default();
+        registry.register(
+            "bmhctl_ironic_api_calls",
+            "HTTP requests the provisioner plugin sent to Ironic, by method and path template \
+             (every attempt, version discovery and probe included), as the plugin counts them",
+            ironic_api_calls.clone(),
+        );
         Self {
+            ironic_api_calls,
+            api_call_source: Mutex::new(None),
             registry,
             provisioner_calls,
             passes_in_flight,
@@ -211,8 +231,45 @@ impl Metrics {
         self.store_writes.observe(took.as_secs_f64());
     }
 
+    /// Asks `factory` for its API request counts at each scrape (nothing is served for a
+    /// provisioner that does not count them).
+    pub fn read_api_calls_from(&self, factory: Arc<dyn ProvisionerFactory>) {
+        *self
+            .api_call_source
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(factory);
+    }
+
+    /// Brings `bmhctl_ironic_api_calls_total` up to the provisioner's own counts. A count
+    /// never goes down: one lower than served (a plugin that started again) is left as served.
+    fn read_api_calls(&self) {
+        let source = self
+            .api_call_source
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let Some(factory) = source.as_ref() else {
+            return;
+        };
+        match factory.api_calls() {
+            Ok(Some(rows)) => {
+                for row in rows {
+                    let counter = self
+                        .ironic_api_calls
+                        .get_or_create(&KindLabels { kind: row.kind });
+                    let served = counter.get();
+                    if row.count > served {
+                        counter.inc_by(row.count - served);
+                    }
+                }
+            }
+            Ok(None) => {}
+            Err(e) => tracing::debug!("metrics: cannot read the provisioner's API calls: {e}"),
+        }
+    }
+
     /// The metrics in Prometheus' text exposition format (OpenMetrics text).
     pub fn encode(&self) -> String {
+        self.read_api_calls();
         {
             let states = self.states.lock().unwrap_or_else(|e| e.into_inner());
             self.hosts.clear();

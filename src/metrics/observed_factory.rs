@@ -4,8 +4,8 @@
 
 use super::Metrics;
 use bmhctl_plugin_sdk::{
-    CallObserver, DueHosts, EventSink, HostData, ObservedProvisioner, ProbeReport, Provisioner,
-    ProvisionerError, ProvisionerFactory, WaitingHost,
+    ApiCallCount, CallObserver, DueHosts, EventSink, HostData, ObservedProvisioner, ProbeReport,
+    Provisioner, ProvisionerError, ProvisionerFactory, WaitingHost,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -63,5 +63,10 @@ impl ProvisionerFactory for ObservedFactory {
 
     fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
         self.timed("probe", || self.inner.probe())
+    }
+
+    // Not timed: it is the scrape asking, not a pass.
+    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
+        self.inner.api_calls()
     }
 }

@@ -83,3 +83,68 @@ fn provisioner_calls_are_timed_by_call() {
         assert!(text.contains(want), "{want} not in:\n{text}");
     }
 }
+
+/// A provisioner whose request counts the test sets.
+struct Counting(std::sync::Mutex<Vec<(&'static str, u64)>>);
+
+impl bmhctl_plugin_sdk::ProvisionerFactory for Counting {
+    fn new_provisioner(
+        &self,
+        _: bmhctl_plugin_sdk::HostData,
+        _: bmhctl_plugin_sdk::EventSink,
+    ) -> Result<Box<dyn bmhctl_plugin_sdk::Provisioner>, bmhctl_plugin_sdk::ProvisionerError> {
+        Err(bmhctl_plugin_sdk::ProvisionerError::Other("unused".into()))
+    }
+
+    fn api_calls(
+        &self,
+    ) -> Result<Option<Vec<bmhctl_plugin_sdk::ApiCallCount>>, bmhctl_plugin_sdk::ProvisionerError>
+    {
+        let rows = self.0.lock().unwrap();
+        Ok(Some(
+            rows.iter()
+                .map(|(kind, count)| bmhctl_plugin_sdk::ApiCallCount {
+                    kind: kind.to_string(),
+                    count: *count,
+                })
+                .collect(),
+        ))
+    }
+}
+
+#[test]
+fn api_calls_are_read_from_the_provisioner_at_each_scrape() {
+    let m = Metrics::new();
+    // Without a provisioner that counts, the family has no series.
+    assert!(!m.encode().contains("bmhctl_ironic_api_calls_total{"));
+    let counting = std::sync::Arc::new(Counting(std::sync::Mutex::new(vec![
+        ("GET /v1/nodes", 4),
+        ("POST /v1/nodes", 2),
+    ])));
+    m.read_api_calls_from(counting.clone());
+    let text = m.encode();
+    assert!(
+        text.contains("# TYPE bmhctl_ironic_api_calls counter"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"bmhctl_ironic_api_calls_total{kind="GET /v1/nodes"} 4"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"bmhctl_ironic_api_calls_total{kind="POST /v1/nodes"} 2"#),
+        "{text}"
+    );
+    // Counts grow between scrapes; a count lower than served (a plugin started again) is not
+    // served as a counter going down.
+    *counting.0.lock().unwrap() = vec![("GET /v1/nodes", 9), ("POST /v1/nodes", 1)];
+    let text = m.encode();
+    assert!(
+        text.contains(r#"bmhctl_ironic_api_calls_total{kind="GET /v1/nodes"} 9"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"bmhctl_ironic_api_calls_total{kind="POST /v1/nodes"} 2"#),
+        "{text}"
+    );
+}

@@ -18,6 +18,7 @@ use bmhctl_plugin_sdk::{
     PROBE_SINCE_MINOR, ProbeReport, Provisioner, ProvisionerError, ProvisionerFactory, SDK_VERSION,
     WaitingHost,
 };
+use bmhctl_plugin_sdk::{API_CALLS_SINCE_MINOR, ApiCallCount};
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 use std::ffi::{CStr, c_char, c_void};
@@ -123,6 +124,8 @@ impl LoadedPlugin {
                     .is_some_and(|(_, minor)| minor >= PROBE_SINCE_MINOR),
                 answers_data_images: abi::parse_major_minor(&self.sdk_version)
                     .is_some_and(|(_, minor)| minor >= DATA_IMAGE_SINCE_MINOR),
+                answers_api_calls: abi::parse_major_minor(&self.sdk_version)
+                    .is_some_and(|(_, minor)| minor >= API_CALLS_SINCE_MINOR),
             }),
         })
     }
@@ -450,6 +453,8 @@ struct Shared {
     /// Built with an SDK whose data image calls are meant: older plugins' defaults answered
     /// "not attached" and "done" without doing anything, so they are never asked.
     answers_data_images: bool,
+    /// Built with an SDK that knows `api_calls`: older plugins are never asked.
+    answers_api_calls: bool,
 }
 
 impl Shared {
@@ -563,6 +568,19 @@ impl ProvisionerFactory for PluginFactory {
             return Ok(None);
         }
         let value = self.shared.request(&Request::Probe)?;
+        serde_json::from_value(value).map_err(|e| {
+            ProvisionerError::Other(format!(
+                "provisioner plugin {:?} sent an invalid answer: {e}",
+                self.shared.name
+            ))
+        })
+    }
+
+    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
+        if !self.shared.answers_api_calls {
+            return Ok(None);
+        }
+        let value = self.shared.request(&Request::ApiCalls)?;
         serde_json::from_value(value).map_err(|e| {
             ProvisionerError::Other(format!(
                 "provisioner plugin {:?} sent an invalid answer: {e}",
@@ -847,5 +865,43 @@ mod tests {
             err.starts_with("failed to open plugin /nonexistent/x-provisioner.so: "),
             "{err}"
         );
+    }
+
+    // Its own counter: the tests run at once.
+    static API_CALLS_ASKED: AtomicU64 = AtomicU64::new(0);
+    unsafe extern "C" fn api_calls_call(
+        _: *mut c_void,
+        _: *const u8,
+        _: usize,
+        _: *mut PluginBuffer,
+    ) -> i32 {
+        API_CALLS_ASKED.fetch_add(1, Ordering::SeqCst);
+        1
+    }
+    const fn asked_api_calls(sdk: &'static CStr) -> PluginDeclaration {
+        PluginDeclaration {
+            create_factory: some_factory,
+            call: api_calls_call,
+            ..decl(sdk, c"demo")
+        }
+    }
+    static PROBE_ERA: PluginDeclaration = asked_api_calls(c"0.3.0");
+    static API_CALLS_ERA: PluginDeclaration = asked_api_calls(abi::SDK_VERSION_NUL);
+
+    #[test]
+    fn plugins_older_than_sdk_0_4_are_never_asked_their_api_calls() {
+        let path = Path::new("/p/demo-provisioner.so");
+        let old = check_declaration(path, &PROBE_ERA, None).unwrap();
+        let factory = old.new_factory(PluginConfig::default()).unwrap();
+        assert_eq!(factory.api_calls(), Ok(None));
+        assert_eq!(API_CALLS_ASKED.load(Ordering::SeqCst), 0);
+        // A 0.3 plugin is still asked what it knows (the probe)...
+        assert!(factory.probe().is_err());
+        assert_eq!(API_CALLS_ASKED.load(Ordering::SeqCst), 1);
+        // ...and a plugin of this SDK is asked (this one answers with an error).
+        let new = check_declaration(path, &API_CALLS_ERA, None).unwrap();
+        let factory = new.new_factory(PluginConfig::default()).unwrap();
+        assert!(factory.api_calls().is_err());
+        assert_eq!(API_CALLS_ASKED.load(Ordering::SeqCst), 2);
     }
 }

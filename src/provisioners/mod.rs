@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::objects::ObjectSource;
 use crate::persist::LoadOptions;
 use crate::runner::Timing;
+use bmhctl_plugin_sdk::ApiCallCount;
 use bmhctl_plugin_sdk::abi::HostRequirements;
 use bmhctl_plugin_sdk::{
     DueHosts, EventSink, HostData, ProbeReport, Provisioner, ProvisionerError, ProvisionerFactory,
@@ -235,5 +236,9 @@ impl ProvisionerFactory for Watched {
 
     fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
         self.inner.probe()
+    }
+
+    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
+        self.inner.api_calls()
     }
 }

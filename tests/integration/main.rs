@@ -24,6 +24,7 @@ mod ironic_lab;
 mod ironic_unreachable;
 mod kubectl_parity;
 mod metrics;
+mod metrics_lab;
 mod out_of_tree;
 mod output_snapshots;
 mod plan;

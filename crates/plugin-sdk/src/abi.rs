@@ -284,6 +284,9 @@ pub enum Request {
     /// `ProvisionerFactory::probe` (SDK 0.3 on; never sent to older plugins). Answer: `null` or a
     /// [`ProbeReport`](crate::ProbeReport).
     Probe,
+    /// `ProvisionerFactory::api_calls` (SDK 0.4 on; never sent to older plugins). Answer: `null`
+    /// or an array of [`ApiCallCount`](crate::ApiCallCount).
+    ApiCalls,
 }
 
 calls::provisioner_calls!(call_enum {
@@ -393,6 +396,16 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<Request>(&text).unwrap(),
             Request::Probe
+        );
+    }
+
+    #[test]
+    fn api_calls_is_one_op_with_no_arguments() {
+        let text = serde_json::to_string(&Request::ApiCalls).unwrap();
+        assert_eq!(text, r#"{"op":"api_calls"}"#);
+        assert_eq!(
+            serde_json::from_str::<Request>(&text).unwrap(),
+            Request::ApiCalls
         );
     }
 

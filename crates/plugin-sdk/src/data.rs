@@ -273,3 +273,13 @@ pub struct ProbeReport {
     /// The backend, as the user names it (e.g. `Ironic at https://host:6385/v1/`).
     pub reached: String,
 }
+
+/// How many requests a provisioner has sent its backend of one kind, since it started: one row of
+/// [`ProvisionerFactory::api_calls`](crate::ProvisionerFactory::api_calls).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiCallCount {
+    /// A kind from a fixed set the plugin documents (e.g. `GET /v1/nodes/{node}`); never a
+    /// host's or node's name or ID, so that a metric labelled by it stays small.
+    pub kind: String,
+    pub count: u64,
+}

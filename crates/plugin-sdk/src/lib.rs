@@ -64,6 +64,13 @@ pub trait ProvisionerFactory: Send + Sync {
     fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
         Ok(None)
     }
+
+    /// The requests sent to the backend so far, by kind, each count only ever growing; read
+    /// when the host's metrics are scraped, so it must be cheap and must not reach the backend.
+    /// An optional capability: `Ok(None)` (the default) means "not counted".
+    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
+        Ok(None)
+    }
 }
 
 /// The first SDK minor version whose plugins answer [`ProvisionerFactory::probe`]; older plugins
@@ -97,3 +104,7 @@ calls::provisioner_calls!(provisioner_trait {
 
 /// The version of the C ABI between bmhctl and its provisioner plugins.
 pub const ABI_VERSION: u32 = 1;
+
+/// The first SDK minor version whose plugins answer [`ProvisionerFactory::api_calls`]; older
+/// plugins are never asked.
+pub const API_CALLS_SINCE_MINOR: u64 = 4;
