@@ -274,6 +274,23 @@ impl Provisioner for DemoProvisioner {
     fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
         Ok(true)
     }
+
+    /// BMO's demo makes nothing and gives no ID, successfully.
+    fn create_bmc_event_subscription(
+        &mut self,
+        _subscription: &bmh_api::BmcEventSubscription,
+        _http_headers: &[std::collections::BTreeMap<String, String>],
+    ) -> Result<Option<String>, ProvisionerError> {
+        Ok(Some(String::new()))
+    }
+
+    /// BMO's demo removes nothing, successfully.
+    fn delete_bmc_event_subscription(
+        &mut self,
+        _subscription: &bmh_api::BmcEventSubscription,
+    ) -> Result<bool, ProvisionerError> {
+        Ok(true)
+    }
 }
 
 bmhctl_plugin_sdk::export_plugin!(name = "demo", factory = Demo::new);
