@@ -12,6 +12,7 @@ mod action;
 pub mod backoff;
 mod conditions;
 mod credentials;
+pub mod event_subscription;
 mod firmware;
 mod handlers;
 mod image_pull_secret;
