@@ -14,6 +14,9 @@
 //! loaded again, every host of a changed file is reported changed, the hosts no longer there
 //! gone, and the objects changed.
 
+use super::bmc_event_subscriptions::{
+    SubscriptionDoc, not_in_a_host_file, subscription_docs, write_status,
+};
 use super::host_file::{HostFile, Stamp, status_yaml};
 use super::inventory::{self, HostEntry, Inventory, LoadMode};
 use super::lock::FileLock;
@@ -96,6 +99,8 @@ pub struct FileSource {
     scanned: AtomicBool,
     /// The last problem met loading the files again, logged once.
     last_problem: Mutex<Option<String>>,
+    /// The BMCEventSubscription documents, as last loaded and written since.
+    subscriptions: RwLock<Vec<SubscriptionDoc>>,
 }
 
 impl FileSource {
@@ -128,8 +133,10 @@ impl FileSource {
             files,
             hosts,
             objects,
+            other_documents,
             ..
         } = inv;
+        let subscriptions = RwLock::new(subscription_docs(&other_documents));
         let mut groups: Vec<Group> = files
             .into_iter()
             .map(|file| Group {
@@ -168,6 +175,7 @@ impl FileSource {
             objects: RwLock::new(objects),
             scanned: AtomicBool::new(false),
             last_problem: Mutex::new(None),
+            subscriptions,
         };
         (source, handed)
     }
@@ -274,8 +282,13 @@ impl FileSource {
             files,
             hosts,
             objects,
+            other_documents,
             ..
         } = inv;
+        *self
+            .subscriptions
+            .write()
+            .expect("file source subscriptions") = subscription_docs(&other_documents);
         let mut by_file: Vec<Vec<HostEntry>> = files.iter().map(|_| Vec::new()).collect();
         for h in hosts {
             let f = h.file;
@@ -539,6 +552,54 @@ impl HostSource for FileSource {
 
     fn objects(&self) -> Result<ObjectMap> {
         Ok(self.objects.read().expect("file source objects").clone())
+    }
+
+    fn event_subscriptions(&self) -> Result<Vec<bmh_api::BmcEventSubscription>> {
+        Ok(self
+            .subscriptions
+            .read()
+            .expect("file source subscriptions")
+            .iter()
+            .map(|d| d.sub.clone())
+            .collect())
+    }
+
+    fn write_event_subscription_status(
+        &self,
+        key: &ObjectKey,
+        status: &bmh_api::BmcEventSubscriptionStatus,
+    ) -> Result<bool> {
+        let mut subs = self
+            .subscriptions
+            .write()
+            .expect("file source subscriptions");
+        let Some(d) = subs.iter_mut().find(|d| {
+            d.sub.metadata.namespace_or_default() == key.namespace
+                && d.sub.metadata.name == key.name
+        }) else {
+            return Ok(false);
+        };
+        let group = self.all_groups().into_iter().find(|g| {
+            let g = g.lock().expect("file group");
+            g.file.as_ref().is_some_and(|f| f.path() == d.file)
+        });
+        let Some(group) = group else {
+            return Err(not_in_a_host_file(d, key));
+        };
+        let mut g = group.lock().expect("file group");
+        let file = g.file.as_mut().expect("a file group with its file");
+        match write_status(file, d.doc, status) {
+            Ok(()) => {
+                d.sub.status = Some(status.clone());
+                Ok(true)
+            }
+            Err(e) => {
+                if matches!(e, Error::Conflict(_)) {
+                    self.reread(&mut g);
+                }
+                Err(e)
+            }
+        }
     }
 
     fn changes(&self) -> Result<Vec<SourceChange>> {

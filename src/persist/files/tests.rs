@@ -666,11 +666,17 @@ apiVersion: metal3.io/v1alpha1
 kind: BMCEventSubscription
 metadata:
   name: g
+spec:
+  hostName: host-0
+  destination: https://events.example/
 ---
 apiVersion: metal3.io/v1alpha1
 kind: BMCEventSubscription
 metadata:
-  name: g
+  name: g2
+spec:
+  hostName: host-0
+  destination: https://events.example/
 ";
 
 fn widget_options(namespace: Option<&str>) -> LoadOptions {
@@ -709,7 +715,7 @@ fn extra_kinds_are_kept_as_objects_in_their_namespace() {
     assert_eq!(blue["spec"]["colour"], "blue");
     // The namespace is filled in, as an API server would.
     assert_eq!(blue["metadata"]["namespace"], "default");
-    // BMCEventSubscriptions (duplicated, but not asked for) and the DataImage stay ignored.
+    // BMCEventSubscriptions (not asked for) and the DataImage are no plugin's objects.
     assert_eq!(inv.other_documents.len(), 5);
     assert_eq!(
         inv.objects.object(
