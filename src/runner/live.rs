@@ -83,6 +83,9 @@ pub async fn control(
     let mut scan_stop = stop.clone();
     let source = services.source.clone();
     let Watching { only, poll } = watching;
+    let only_subscriptions = only.clone();
+    let wanted_subscriptions: Arc<dyn Fn(&ObjectKey) -> bool + Send + Sync> =
+        Arc::new(move |k| only_subscriptions.as_ref().is_none_or(|o| o.contains(k)));
     let scanner = tokio::spawn(async move {
         let wanted = |k: &ObjectKey| only.as_ref().is_none_or(|o| o.contains(k));
         loop {
@@ -120,8 +123,23 @@ pub async fn control(
             }
         }
     });
+    // BMO's BMCEventSubscription controller runs beside the hosts' one.
+    let subscriptions = tokio::spawn(super::event_subscriptions::control(
+        services.shared(),
+        config.time_scale,
+        poll,
+        wanted_subscriptions,
+        stop.clone(),
+    ));
+    let stopped = stop.clone();
     let result = run_live(services, config, rx, observer, stop).await;
     scanner.abort();
+    if *stopped.borrow() {
+        // Told to stop: a reconcile in flight finishes (its status reaches the disk).
+        let _ = subscriptions.await;
+    } else {
+        subscriptions.abort();
+    }
     result
 }
 

@@ -4,6 +4,7 @@
 //! group commits.
 
 mod due;
+pub mod event_subscriptions;
 pub mod goal;
 pub mod live;
 mod progress;
@@ -104,9 +105,35 @@ pub async fn run(
     progress: Progress,
     interrupt: tokio::sync::watch::Receiver<bool>,
 ) -> Result<Vec<HostResult>> {
+    let deadline = std::time::Instant::now() + config.timeout;
+    let time_scale = config.time_scale;
+    let subscriptions = services.shared();
     let mut scheduler = Scheduler::batch(jobs, services, config, progress);
     scheduler.run(interrupt).await?;
-    Ok(scheduler.results())
+    let results = scheduler.results();
+    // BMO's BMCEventSubscription controller, over the subscriptions of the run's hosts.
+    let hosts = results
+        .iter()
+        .map(|r| {
+            let meta = &r.record.host.metadata;
+            let key = bmh_api::ObjectKey::new(meta.namespace_or_default(), &meta.name);
+            (key, (!r.deleted).then(|| r.record.clone()))
+        })
+        .collect();
+    event_subscriptions::settle(&subscriptions, hosts, time_scale, deadline).await?;
+    Ok(results)
+}
+
+impl Services {
+    /// Another handle on the same services.
+    pub fn shared(&self) -> Services {
+        Services {
+            factory: self.factory.clone(),
+            objects: self.objects.clone(),
+            clock: self.clock.clone(),
+            source: self.source.clone(),
+        }
+    }
 }
 
 /// What a pass asks to persist; `None` when it changed nothing that is persisted.
