@@ -70,6 +70,11 @@ pub enum GetFormat {
 }
 
 pub fn get(args: GetArgs) -> Result<()> {
+    if let Some((first, names)) = args.hosts.split_first()
+        && super::bmc_event_subscriptions::is_resource(first)
+    {
+        return super::bmc_event_subscriptions::get(&args, names);
+    }
     let place = Place::resolve(&args.source)?;
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,
