@@ -75,7 +75,7 @@ pub fn get(args: &GetArgs, names: &[String]) -> Result<()> {
                 .as_ref()
                 .is_none_or(|ns| s.metadata.namespace_or_default() == ns)
         })
-        .filter(|s| names.is_empty() || names.iter().any(|n| *n == s.metadata.name))
+        .filter(|s| names.is_empty() || names.contains(&s.metadata.name))
         .collect();
     for n in names {
         if !subs.iter().any(|s| s.metadata.name == *n) {
