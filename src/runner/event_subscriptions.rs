@@ -465,3 +465,184 @@ pub async fn control(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::SystemClock;
+    use crate::error::Result;
+    use crate::objects::ObjectMap;
+    use crate::persist::{SourceChange, Staged};
+    use crate::provisioners::fixture::Fixture;
+    use crate::provisioners::fixture_subscriptions::ANNOTATION_SUBSCRIPTION_ERROR;
+    use std::sync::Mutex;
+
+    /// Holds the subscriptions' statuses as written; no hosts.
+    #[derive(Default)]
+    struct Statuses(Mutex<Vec<(ObjectKey, BmcEventSubscriptionStatus)>>);
+
+    impl HostSource for Statuses {
+        fn groups(&self) -> usize {
+            0
+        }
+        fn group_of(&self, _: usize) -> usize {
+            0
+        }
+        fn stage(&self, _: usize, _: &Staged) -> Result<u64> {
+            Ok(0)
+        }
+        fn commit(&self, _: usize) -> Result<u64> {
+            Ok(0)
+        }
+        fn record_events(&self, _: usize, _: &[bmhctl_plugin_sdk::Event]) -> Result<()> {
+            Ok(())
+        }
+        fn add_host(&self, _: ObjectKey) -> usize {
+            0
+        }
+        fn load(&self, _: &ObjectKey) -> Result<Option<HostRecord>> {
+            Ok(None)
+        }
+        fn objects(&self) -> Result<ObjectMap> {
+            Ok(ObjectMap::default())
+        }
+        fn changes(&self) -> Result<Vec<SourceChange>> {
+            Ok(Vec::new())
+        }
+        fn write_event_subscription_status(
+            &self,
+            key: &ObjectKey,
+            status: &BmcEventSubscriptionStatus,
+        ) -> Result<bool> {
+            self.0.lock().unwrap().push((key.clone(), status.clone()));
+            Ok(true)
+        }
+    }
+
+    fn setup() -> (SubscriptionLoop, Fixture, Arc<Statuses>) {
+        let fixture = Fixture::new();
+        let source = Arc::new(Statuses::default());
+        let services = Services {
+            factory: Arc::new(fixture.clone()),
+            objects: Arc::new(ObjectMap::default()),
+            clock: Arc::new(SystemClock),
+            source: source.clone(),
+        };
+        (SubscriptionLoop::new(&services, 1.0), fixture, source)
+    }
+
+    fn sub() -> BmcEventSubscription {
+        let mut s = BmcEventSubscription::default();
+        s.metadata.name = "sub".into();
+        s.metadata.namespace = "default".into();
+        s.spec.host_name = "worker-0".into();
+        s.spec.destination = "https://events.example/hook".into();
+        s
+    }
+
+    /// `s` as its source holds it after the statuses written.
+    fn read_back(mut s: BmcEventSubscription, source: &Statuses) -> BmcEventSubscription {
+        s.status = source.0.lock().unwrap().last().map(|(_, st)| st.clone());
+        s
+    }
+
+    fn registered() -> HostRecord {
+        let mut r = HostRecord::default();
+        r.host.metadata.name = "worker-0".into();
+        r.host.metadata.namespace = "default".into();
+        r.host
+            .status
+            .get_or_insert_with(Default::default)
+            .provisioning
+            .id = "node-1".into();
+        r
+    }
+
+    // BMO's Reconcile, then its finalizer: made once, removed when the object goes.
+    #[test]
+    fn a_subscription_is_made_once_and_removed_when_it_goes() {
+        let (mut ctl, fixture, source) = setup();
+        let host = ObjectKey::new("default", "worker-0");
+        let key = ObjectKey::new("default", "sub");
+        let now = Instant::now();
+        let found = |_: &ObjectKey| Some(registered());
+        let out = ctl.round(vec![sub()], &found, &|_| true, now);
+        assert_eq!(
+            out,
+            [(key.clone(), Outcome::Created("fixture-default-sub".into()))]
+        );
+        assert_eq!(fixture.subscriptions().of(&host).len(), 1);
+        let written = source.0.lock().unwrap().clone();
+        assert_eq!(written.len(), 1);
+        assert_eq!(written[0].1.subscription_id, "fixture-default-sub");
+        // Read back with its status: nothing more to do.
+        let mut made = sub();
+        made.status = Some(written[0].1.clone());
+        assert!(ctl.round(vec![made], &found, &|_| true, now).is_empty());
+        assert_eq!(ctl.next_due(), None);
+        // Its document is gone: removed from the BMC, then forgotten.
+        let out = ctl.round(Vec::new(), &found, &|_| true, now);
+        assert_eq!(out, [(key, Outcome::Deleted)]);
+        assert!(fixture.subscriptions().of(&host).is_empty());
+        assert!(ctl.round(Vec::new(), &found, &|_| true, now).is_empty());
+    }
+
+    // BMO's handleError: the status says so; a missing host waits subscriptionRetryDelay, a
+    // refused create controller-runtime's growing backoff.
+    #[test]
+    fn errors_write_bmo_s_status_and_wait_their_delay() {
+        let (mut ctl, _, source) = setup();
+        let now = Instant::now();
+        let out = ctl.round(vec![sub()], &|_| None, &|_| true, now);
+        assert_eq!(out[0].1, Outcome::HostMissing);
+        assert_eq!(
+            source.0.lock().unwrap()[0].1.error,
+            "baremetal host \"worker-0\" not found"
+        );
+        assert_eq!(ctl.next_due(), Some(now + Duration::from_secs(600)));
+        // Not due before then (read back with the status written).
+        assert!(
+            ctl.round(vec![read_back(sub(), &source)], &|_| None, &|_| true, now)
+                .is_empty()
+        );
+
+        let (mut ctl, _, source) = setup();
+        let mut refused = sub();
+        refused
+            .metadata
+            .annotations
+            .insert(ANNOTATION_SUBSCRIPTION_ERROR.into(), "BMC said no".into());
+        let found = |_: &ObjectKey| Some(registered());
+        let mut delays = Vec::new();
+        let mut at = now;
+        for _ in 0..3 {
+            let out = ctl.round(
+                vec![read_back(refused.clone(), &source)],
+                &found,
+                &|_| true,
+                at,
+            );
+            assert_eq!(
+                out[0].1,
+                Outcome::Failed {
+                    cause: "BMC said no".into()
+                }
+            );
+            let next = ctl.next_due().unwrap();
+            delays.push(next - at);
+            at = next;
+        }
+        assert_eq!(
+            delays,
+            [
+                Duration::from_millis(5),
+                Duration::from_millis(10),
+                Duration::from_millis(20)
+            ]
+        );
+        assert_eq!(
+            source.0.lock().unwrap()[0].1.error,
+            "failed to create a subscription"
+        );
+    }
+}

@@ -7,6 +7,7 @@ mod bad_input;
 mod ci_output;
 mod completions;
 mod config_secrets;
+mod event_subscription;
 mod exit_codes;
 mod export;
 mod files_driven;

@@ -226,6 +226,14 @@ impl FileSource {
             &self.options,
         ) {
             Ok(mut inv) if inv.files.len() == 1 => {
+                // The file's subscriptions as it holds them now (an edit may have removed one).
+                let mut subs = self
+                    .subscriptions
+                    .write()
+                    .expect("file source subscriptions");
+                subs.retain(|d| d.file != path);
+                subs.extend(subscription_docs(&inv.other_documents));
+                drop(subs);
                 let mut fresh = loaded(inv.files.remove(0));
                 fresh.lock = file.lock.take();
                 *file = fresh;

@@ -250,6 +250,11 @@ fn siblings(kind: &str, parent: &str) -> &'static [&'static str] {
         ("BareMetalHost", "spec.userData" | "spec.networkData" | "spec.metaData") => {
             &["name", "namespace"]
         }
+        ("BMCEventSubscription", "spec") => {
+            &["hostName", "destination", "context", "httpHeadersRef"]
+        }
+        ("BMCEventSubscription", "spec.httpHeadersRef") => &["name", "namespace"],
+        ("BMCEventSubscription", "status") => &["subscriptionID", "error"],
         ("BareMetalHost", "status") => &[
             "operationalStatus",
             "errorType",
