@@ -150,7 +150,8 @@ fn a_refused_subscription_gets_bmo_s_error_and_the_cause_is_told() {
 fn a_subscription_the_webhook_refuses_is_bad_input_at_its_line() {
     let refused = "apiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription\nmetadata:\n  name: bad\nspec:\n  hostName: \"\"\n  destination: https://events.example.com\n";
     let typo = "apiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription\nmetadata:\n  name: typo\nspec:\n  hostName: worker-0\n  destinaton: https://events.example.com/\n";
-    let text = hosts_file(&format!("{refused}---\n{typo}"));
+    let twice = "apiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription\nmetadata:\n  name: typo\nspec:\n  hostName: worker-0\n  destination: https://events.example.com/\n";
+    let text = hosts_file(&format!("{refused}---\n{typo}---\n{twice}"));
     let lab = Lab::new().file("hosts.yaml", &text);
     let run = lab
         .run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
@@ -164,10 +165,13 @@ fn a_subscription_the_webhook_refuses_is_bad_input_at_its_line() {
     let expected = format!(
         "error: hosts.yaml:{}:13: BMCEventSubscription default/bad: spec.hostName: hostName cannot be empty\n\
          hosts.yaml:{}:16: BMCEventSubscription default/bad: spec.destination: hostname-only destination must have a trailing slash\n\
-         hosts.yaml:{}:15: BMCEventSubscription default/typo: spec.destinaton: unknown field (did you mean destination?)\n",
+         hosts.yaml:{}:15: BMCEventSubscription default/typo: spec.destinaton: unknown field (did you mean destination?)\n\
+         hosts.yaml:{}:9: BMCEventSubscription default/typo: defined more than once (first at hosts.yaml:{}:9)\n",
         line(6),
         line(7),
         line(15),
+        line(20),
+        line(12),
     );
     assert_eq!(run.stderr, expected);
     assert_eq!(lab.read("hosts.yaml"), text, "nothing written");
