@@ -362,12 +362,12 @@ fn tell(outcomes: &[(ObjectKey, Outcome)]) {
     }
 }
 
-/// The batch's end: reconciles the subscriptions of `hosts` (the run's hosts as they ended;
+/// The batch's end: reconciles the subscriptions of the run's hosts (`results`: as they ended;
 /// a deleted one is missing) until each is stable or `deadline` passes. Answers the last
 /// outcome of each.
 pub async fn settle(
     services: &Services,
-    hosts: HashMap<ObjectKey, Option<HostRecord>>,
+    results: &[super::HostResult],
     time_scale: f64,
     deadline: Instant,
 ) -> crate::error::Result<Vec<(ObjectKey, Outcome)>> {
@@ -375,6 +375,21 @@ pub async fn settle(
     let subs = tokio::task::spawn_blocking(move || source.event_subscriptions())
         .await
         .expect("reading subscriptions does not panic")?;
+    if subs.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Only the hosts subscriptions name are kept (a run may hold thousands).
+    let named: BTreeSet<ObjectKey> = subs.iter().map(decision::host_key).collect();
+    let hosts: HashMap<ObjectKey, Option<HostRecord>> = results
+        .iter()
+        .filter_map(|r| {
+            let meta = &r.record.host.metadata;
+            let key = ObjectKey::new(meta.namespace_or_default(), &meta.name);
+            named
+                .contains(&key)
+                .then(|| (key, (!r.deleted).then(|| r.record.clone())))
+        })
+        .collect();
     let subs: Vec<BmcEventSubscription> = subs
         .into_iter()
         .filter(|s| hosts.contains_key(&decision::host_key(s)))

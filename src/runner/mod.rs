@@ -112,15 +112,7 @@ pub async fn run(
     scheduler.run(interrupt).await?;
     let results = scheduler.results();
     // BMO's BMCEventSubscription controller, over the subscriptions of the run's hosts.
-    let hosts = results
-        .iter()
-        .map(|r| {
-            let meta = &r.record.host.metadata;
-            let key = bmh_api::ObjectKey::new(meta.namespace_or_default(), &meta.name);
-            (key, (!r.deleted).then(|| r.record.clone()))
-        })
-        .collect();
-    event_subscriptions::settle(&subscriptions, hosts, time_scale, deadline).await?;
+    event_subscriptions::settle(&subscriptions, &results, time_scale, deadline).await?;
     Ok(results)
 }
 
