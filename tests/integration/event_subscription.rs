@@ -178,63 +178,123 @@ fn a_subscription_the_webhook_refuses_is_bad_input_at_its_line() {
     assert!(!lab.path(".bmhctl").exists());
 }
 
+/// A `watch` whose stderr is read line by line on a thread, so that a missing line fails the
+/// test in time; killed (SIGKILL) when dropped if still running.
+struct Watching {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    reader: Option<std::thread::JoinHandle<()>>,
+    seen: String,
+}
+
+impl Watching {
+    fn start(lab: &Lab, args: &[&str]) -> Watching {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+            .current_dir(lab.path(""))
+            .env("BMHCTL_PROVISIONER", "fixture")
+            .env("BMHCTL_TIME_SCALE", "0.01")
+            .env("BMHCTL_SEED", "1")
+            .args(["watch", "--poll-interval", "100ms"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start bmhctl watch");
+        let (tx, lines) = std::sync::mpsc::channel::<String>();
+        let stderr = child.stderr.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                if tx.send(line.unwrap_or_default() + "\n").is_err() {
+                    break;
+                }
+            }
+        });
+        Watching {
+            child,
+            lines,
+            reader: Some(reader),
+            seen: String::new(),
+        }
+    }
+
+    fn wait_for(&mut self, what: &str) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !self.seen.contains(what) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.seen.push_str(&line),
+                Err(_) => panic!("no {what:?} in:\n{}", self.seen),
+            }
+        }
+    }
+
+    /// SIGTERM; answers the exit code and everything it wrote on stderr.
+    fn stop(mut self) -> (Option<i32>, String) {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let status = self.child.wait().unwrap();
+        if let Some(r) = self.reader.take() {
+            r.join().unwrap();
+        }
+        let rest: String = self.lines.try_iter().collect();
+        (status.code(), std::mem::take(&mut self.seen) + &rest)
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn watch_removes_the_subscription_when_its_document_goes() {
     let text = hosts_file(&subscription("worker-0-events", "worker-0", ""));
     let lab = Lab::new().file("hosts.yaml", &text);
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
-        .current_dir(lab.path(""))
-        .env("BMHCTL_PROVISIONER", "fixture")
-        .env("BMHCTL_TIME_SCALE", "0.01")
-        .env("BMHCTL_SEED", "1")
-        .args(["watch", "--poll-interval", "100ms", "-f", "hosts.yaml"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start bmhctl watch -f");
-    // Lines of its stderr, read on a thread so that a missing line fails the test in time.
-    let (tx, lines) = std::sync::mpsc::channel::<String>();
-    let stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stderr).lines() {
-            if tx.send(line.unwrap_or_default() + "\n").is_err() {
-                break;
-            }
-        }
+    let mut watch = Watching::start(&lab, &["-f", "hosts.yaml"]);
+    watch.wait_for("subscription fixture-default-worker-0-events created");
+    wait_until("the status in the file", || {
+        lab.read("hosts.yaml").contains("subscriptionID:")
     });
-    let mut seen = String::new();
-    let mut wait_for_line = |what: &str| {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !seen.contains(what) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match lines.recv_timeout(left) {
-                Ok(line) => seen.push_str(&line),
-                Err(_) => {
-                    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
-                    panic!("no {what:?} in:\n{seen}");
-                }
-            }
-        }
-        seen.clone()
-    };
-    wait_for_line("subscription fixture-default-worker-0-events created");
-    // The status reaches the file.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !lab.read("hosts.yaml").contains("subscriptionID:") {
-        assert!(Instant::now() < deadline, "{}", lab.read("hosts.yaml"));
-        std::thread::sleep(Duration::from_millis(50));
-    }
     // The user removes the document: its subscription is removed from the BMC.
     let now = lab.read("hosts.yaml");
     let cut = now.rfind("---\napiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription");
     std::fs::write(lab.path("hosts.yaml"), &now[..cut.unwrap()]).unwrap();
-    let seen = wait_for_line("BMCEventSubscription default/worker-0-events: subscription deleted");
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let status = child.wait().unwrap();
-    reader.join().unwrap();
-    let rest: String = lines.try_iter().collect();
-    assert_eq!(status.code(), Some(0), "{seen}{rest}");
-    assert_no_header_value("watch", &(seen + &rest));
+    watch.wait_for("BMCEventSubscription default/worker-0-events: subscription deleted");
+    let (code, stderr) = watch.stop();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_no_header_value("watch", &stderr);
+}
+
+#[test]
+fn watch_on_the_store_makes_and_removes_subscriptions() {
+    let text = hosts_file(&subscription("worker-0-events", "worker-0", ""));
+    let lab = Lab::new().file("hosts.yaml", &text);
+    lab.run(&["apply", "-f", "hosts.yaml", "--store", "store"])
+        .expect_code(0);
+    let mut watch = Watching::start(&lab, &["--store", "store"]);
+    watch.wait_for("subscription fixture-default-worker-0-events created");
+    let object = lab.path("store/bmceventsubscriptions/default/worker-0-events.yaml");
+    wait_until("the status in the store", || {
+        std::fs::read_to_string(&object)
+            .unwrap()
+            .contains("subscriptionID: fixture-default-worker-0-events")
+    });
+    std::fs::remove_file(&object).unwrap();
+    watch.wait_for("BMCEventSubscription default/worker-0-events: subscription deleted");
+    let (code, stderr) = watch.stop();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_no_header_value("watch --store", &stderr);
 }
 
 #[test]
