@@ -115,6 +115,38 @@ fn provision_makes_the_subscription_and_writes_its_id() {
 }
 
 #[test]
+fn a_subscription_outside_the_hosts_files_is_refused_where_status_is_written() {
+    let text = format!("{}---\n{}", secret("bmc-secret"), host("worker-0", ""));
+    let subs = format!(
+        "{}---\n{}",
+        headers_secret(),
+        subscription("worker-0-events", "worker-0", "")
+    );
+    let lab = Lab::new()
+        .file("hosts.yaml", &text)
+        .file("subs.yaml", &subs);
+    let run = lab
+        .run(&[
+            "provision",
+            "--provisioner",
+            "fixture",
+            "hosts.yaml",
+            "subs.yaml",
+        ])
+        .expect_code(2);
+    assert_eq!(
+        run.stderr,
+        "error: subs.yaml:11:9: BMCEventSubscription default/worker-0-events: in a file holding \
+         no BareMetalHost: bmhctl writes a subscription's status only into a file of hosts; move \
+         it into one\n"
+    );
+    assert_eq!(lab.read("hosts.yaml"), text, "nothing written");
+    // Reading it is fine.
+    lab.run(&["get", "bes", "-f", "hosts.yaml", "-f", "subs.yaml"])
+        .expect_code(0);
+}
+
+#[test]
 fn a_refused_subscription_gets_bmo_s_error_and_the_cause_is_told() {
     let sub = subscription(
         "worker-0-events",

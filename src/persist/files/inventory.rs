@@ -368,6 +368,17 @@ fn load_collecting(
             );
             let here = Position::new(&pf.label, pos.line, pos.column);
             let key = ObjectKey::new(&o.namespace, &o.name);
+            if mode == LoadMode::Write && !pf.has_hosts() {
+                // Its status could not be written: it would be made again by every run.
+                errors.push(
+                    Diagnostic::new(
+                        "in a file holding no BareMetalHost: bmhctl writes a subscription's \
+                         status only into a file of hosts; move it into one",
+                    )
+                    .at(here.clone())
+                    .object(&o.kind, &key),
+                );
+            }
             match subscription_at.get(&key) {
                 Some(first) => errors.push(
                     Diagnostic::new(format!("defined more than once (first at {first})"))
