@@ -577,14 +577,20 @@ impl HostSource for FileSource {
         key: &ObjectKey,
         status: &bmh_api::BmcEventSubscriptionStatus,
     ) -> Result<bool> {
-        let mut subs = self
-            .subscriptions
-            .write()
-            .expect("file source subscriptions");
-        let Some(d) = subs.iter_mut().find(|d| {
+        let is_it = |d: &SubscriptionDoc| {
             d.sub.metadata.namespace_or_default() == key.namespace
                 && d.sub.metadata.name == key.name
-        }) else {
+        };
+        // Copied out: the subscriptions' lock is never held while a file group's is taken (a
+        // refused commit reads its file again, subscriptions included, under the group's).
+        let found = self
+            .subscriptions
+            .read()
+            .expect("file source subscriptions")
+            .iter()
+            .find(|d| is_it(d))
+            .cloned();
+        let Some(d) = found else {
             return Ok(false);
         };
         let group = self.all_groups().into_iter().find(|g| {
@@ -592,13 +598,20 @@ impl HostSource for FileSource {
             g.file.as_ref().is_some_and(|f| f.path() == d.file)
         });
         let Some(group) = group else {
-            return Err(not_in_a_host_file(d, key));
+            return Err(not_in_a_host_file(&d, key));
         };
         let mut g = group.lock().expect("file group");
         let file = g.file.as_mut().expect("a file group with its file");
         match write_status(file, d.doc, status) {
             Ok(()) => {
-                d.sub.status = Some(status.clone());
+                drop(g);
+                let mut subs = self
+                    .subscriptions
+                    .write()
+                    .expect("file source subscriptions");
+                if let Some(d) = subs.iter_mut().find(|d| is_it(d)) {
+                    d.sub.status = Some(status.clone());
+                }
                 Ok(true)
             }
             Err(e) => {

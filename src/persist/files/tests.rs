@@ -1113,3 +1113,52 @@ fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
 fn h0_bmc() -> ObjectKey {
     ObjectKey::new("default", "host-0-bmc")
 }
+
+#[test]
+fn a_subscription_status_written_over_an_edit_is_refused_and_the_file_read_again() {
+    use crate::persist::HostSource;
+    use crate::persist::files::file_source::FileSource;
+    let dir = tempfile::tempdir().unwrap();
+    let sub = "---\napiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription\nmetadata:\n  name: sub\nspec:\n  hostName: host-0\n  destination: https://events.example/\n";
+    let p = write(dir.path(), "hosts.yaml", &format!("{HOSTS}{sub}"));
+    let paths = vec![p.clone()];
+    let inv = load_with(&paths, LoadMode::Write, &LoadOptions::default()).unwrap();
+    let source = FileSource::new(inv, &paths, &LoadOptions::default());
+    let key = ObjectKey::new("default", "sub");
+    let status = bmh_api::BmcEventSubscriptionStatus {
+        subscription_id: "id-1".into(),
+        ..Default::default()
+    };
+    assert!(
+        source
+            .write_event_subscription_status(&key, &status)
+            .unwrap()
+    );
+    let written = std::fs::read_to_string(&p).unwrap();
+    assert!(
+        written.ends_with("status:\n  subscriptionID: id-1\n"),
+        "{written}"
+    );
+    assert_eq!(
+        source.event_subscriptions().unwrap()[0].subscription_id(),
+        "id-1"
+    );
+    // The user removes the subscription meanwhile: the write is refused (not made over the
+    // edit), and the source reads the file again, without the subscription.
+    rewrite(&p, HOSTS);
+    let status = bmh_api::BmcEventSubscriptionStatus {
+        error: "failed to create a subscription".into(),
+        ..Default::default()
+    };
+    let err = source
+        .write_event_subscription_status(&key, &status)
+        .unwrap_err();
+    assert!(matches!(err, Error::Conflict(_)), "{err:?}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), HOSTS);
+    assert!(source.event_subscriptions().unwrap().is_empty());
+    assert!(
+        !source
+            .write_event_subscription_status(&key, &status)
+            .unwrap()
+    );
+}
