@@ -25,6 +25,9 @@ _bmhctl() {
             bmhctl,completions)
                 cmd="bmhctl__subcmd__completions"
                 ;;
+            bmhctl,config)
+                cmd="bmhctl__subcmd__config"
+                ;;
             bmhctl,delete)
                 cmd="bmhctl__subcmd__delete"
                 ;;
@@ -37,6 +40,9 @@ _bmhctl() {
             bmhctl,detach)
                 cmd="bmhctl__subcmd__detach"
                 ;;
+            bmhctl,diff)
+                cmd="bmhctl__subcmd__diff"
+                ;;
             bmhctl,export)
                 cmd="bmhctl__subcmd__export"
                 ;;
@@ -46,11 +52,17 @@ _bmhctl() {
             bmhctl,help)
                 cmd="bmhctl__subcmd__help"
                 ;;
+            bmhctl,import)
+                cmd="bmhctl__subcmd__import"
+                ;;
             bmhctl,inspect)
                 cmd="bmhctl__subcmd__inspect"
                 ;;
             bmhctl,pause)
                 cmd="bmhctl__subcmd__pause"
+                ;;
+            bmhctl,plan)
+                cmd="bmhctl__subcmd__plan"
                 ;;
             bmhctl,plugin)
                 cmd="bmhctl__subcmd__plugin"
@@ -82,6 +94,36 @@ _bmhctl() {
             bmhctl,watch)
                 cmd="bmhctl__subcmd__watch"
                 ;;
+            bmhctl__subcmd__config,current-context)
+                cmd="bmhctl__subcmd__config__subcmd__current__subcmd__context"
+                ;;
+            bmhctl__subcmd__config,get-contexts)
+                cmd="bmhctl__subcmd__config__subcmd__get__subcmd__contexts"
+                ;;
+            bmhctl__subcmd__config,help)
+                cmd="bmhctl__subcmd__config__subcmd__help"
+                ;;
+            bmhctl__subcmd__config,path)
+                cmd="bmhctl__subcmd__config__subcmd__path"
+                ;;
+            bmhctl__subcmd__config,use-context)
+                cmd="bmhctl__subcmd__config__subcmd__use__subcmd__context"
+                ;;
+            bmhctl__subcmd__config__subcmd__help,current-context)
+                cmd="bmhctl__subcmd__config__subcmd__help__subcmd__current__subcmd__context"
+                ;;
+            bmhctl__subcmd__config__subcmd__help,get-contexts)
+                cmd="bmhctl__subcmd__config__subcmd__help__subcmd__get__subcmd__contexts"
+                ;;
+            bmhctl__subcmd__config__subcmd__help,help)
+                cmd="bmhctl__subcmd__config__subcmd__help__subcmd__help"
+                ;;
+            bmhctl__subcmd__config__subcmd__help,path)
+                cmd="bmhctl__subcmd__config__subcmd__help__subcmd__path"
+                ;;
+            bmhctl__subcmd__config__subcmd__help,use-context)
+                cmd="bmhctl__subcmd__config__subcmd__help__subcmd__use__subcmd__context"
+                ;;
             bmhctl__subcmd__help,apply)
                 cmd="bmhctl__subcmd__help__subcmd__apply"
                 ;;
@@ -90,6 +132,9 @@ _bmhctl() {
                 ;;
             bmhctl__subcmd__help,completions)
                 cmd="bmhctl__subcmd__help__subcmd__completions"
+                ;;
+            bmhctl__subcmd__help,config)
+                cmd="bmhctl__subcmd__help__subcmd__config"
                 ;;
             bmhctl__subcmd__help,delete)
                 cmd="bmhctl__subcmd__help__subcmd__delete"
@@ -103,6 +148,9 @@ _bmhctl() {
             bmhctl__subcmd__help,detach)
                 cmd="bmhctl__subcmd__help__subcmd__detach"
                 ;;
+            bmhctl__subcmd__help,diff)
+                cmd="bmhctl__subcmd__help__subcmd__diff"
+                ;;
             bmhctl__subcmd__help,export)
                 cmd="bmhctl__subcmd__help__subcmd__export"
                 ;;
@@ -112,11 +160,17 @@ _bmhctl() {
             bmhctl__subcmd__help,help)
                 cmd="bmhctl__subcmd__help__subcmd__help"
                 ;;
+            bmhctl__subcmd__help,import)
+                cmd="bmhctl__subcmd__help__subcmd__import"
+                ;;
             bmhctl__subcmd__help,inspect)
                 cmd="bmhctl__subcmd__help__subcmd__inspect"
                 ;;
             bmhctl__subcmd__help,pause)
                 cmd="bmhctl__subcmd__help__subcmd__pause"
+                ;;
+            bmhctl__subcmd__help,plan)
+                cmd="bmhctl__subcmd__help__subcmd__plan"
                 ;;
             bmhctl__subcmd__help,plugin)
                 cmd="bmhctl__subcmd__help__subcmd__plugin"
@@ -147,6 +201,18 @@ _bmhctl() {
                 ;;
             bmhctl__subcmd__help,watch)
                 cmd="bmhctl__subcmd__help__subcmd__watch"
+                ;;
+            bmhctl__subcmd__help__subcmd__config,current-context)
+                cmd="bmhctl__subcmd__help__subcmd__config__subcmd__current__subcmd__context"
+                ;;
+            bmhctl__subcmd__help__subcmd__config,get-contexts)
+                cmd="bmhctl__subcmd__help__subcmd__config__subcmd__get__subcmd__contexts"
+                ;;
+            bmhctl__subcmd__help__subcmd__config,path)
+                cmd="bmhctl__subcmd__help__subcmd__config__subcmd__path"
+                ;;
+            bmhctl__subcmd__help__subcmd__config,use-context)
+                cmd="bmhctl__subcmd__help__subcmd__config__subcmd__use__subcmd__context"
                 ;;
             bmhctl__subcmd__help__subcmd__plugin,check)
                 cmd="bmhctl__subcmd__help__subcmd__plugin__subcmd__check"
@@ -203,7 +269,7 @@ _bmhctl() {
 
     case "${cmd}" in
         bmhctl)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -221,6 +287,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -229,7 +299,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__apply)
-            opts="-f -v -q -h -V --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -v -q -h -V --filename --store --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -257,6 +327,10 @@ _bmhctl() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -267,7 +341,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__attach)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -327,6 +401,10 @@ _bmhctl() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -337,7 +415,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__completions)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version bash elvish fish powershell zsh"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -355,6 +433,252 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config)
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version get-contexts current-context use-context path help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__current__subcmd__context)
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__get__subcmd__contexts)
+            opts="-o -v -q -h -V --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "table name" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table name" -- "${cur}"))
+                    return 0
+                    ;;
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__help)
+            opts="get-contexts current-context use-context path help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__help__subcmd__current__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__help__subcmd__get__subcmd__contexts)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__help__subcmd__path)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__help__subcmd__use__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__path)
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__use__subcmd__context)
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -363,7 +687,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__delete)
-            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --no-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --no-wait --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -433,6 +757,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -441,7 +769,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__deprovision)
-            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -507,6 +835,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -515,7 +847,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__describe)
-            opts="-l -n -A -f -v -q -h -V --selector --namespace --all-namespaces --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -n -A -f -v -q -h -V --selector --namespace --all-namespaces --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -561,6 +893,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -569,7 +905,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__detach)
-            opts="-l -f -v -q -h -V --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -631,6 +967,52 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__diff)
+            opts="-f -v -q -h -V --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -639,7 +1021,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__export)
-            opts="-f -o -l -v -q -h -V --filename --store --output --output-file --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -o -l -v -q -h -V --filename --store --output --output-file --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -689,6 +1071,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -697,7 +1083,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__get)
-            opts="-f -o -l -n -A -v -q -h -V --filename --store --output --selector --namespace --all-namespaces --no-headers --show-labels --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -o -l -n -A -w -v -q -h -V --filename --store --output --selector --namespace --all-namespaces --no-headers --show-labels --watch --poll-interval --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -739,6 +1125,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --poll-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
@@ -751,6 +1141,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -759,7 +1153,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help)
-            opts="provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help"
+            opts="provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -803,6 +1197,76 @@ _bmhctl() {
         bmhctl__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__config)
+            opts="get-contexts current-context use-context path"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__config__subcmd__current__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__config__subcmd__get__subcmd__contexts)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__config__subcmd__path)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__config__subcmd__use__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -870,6 +1334,20 @@ _bmhctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bmhctl__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bmhctl__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -912,6 +1390,20 @@ _bmhctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bmhctl__subcmd__help__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bmhctl__subcmd__help__subcmd__inspect)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -927,6 +1419,20 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1136,8 +1642,62 @@ _bmhctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bmhctl__subcmd__import)
+            opts="-l -n -v -q -h -V --from-ironic --from-bifrost --selector --namespace --output-file --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from-bifrost)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bmhctl__subcmd__inspect)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1197,6 +1757,10 @@ _bmhctl() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1207,7 +1771,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__pause)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1269,6 +1833,80 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__plan)
+            opts="-f -l -o -v -q -h -V --filename --store --selector --for --provisioner --max-provisioning-retries --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --for)
+                    COMPREPLY=($(compgen -W "provision deprovision delete" -- "${cur}"))
+                    return 0
+                    ;;
+                --provisioner)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-provisioning-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1277,7 +1915,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plugin)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version check list help"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version check list help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1295,6 +1933,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1303,7 +1945,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plugin__subcmd__check)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1319,6 +1961,10 @@ _bmhctl() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1385,7 +2031,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plugin__subcmd__list)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1403,6 +2049,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1411,7 +2061,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version on off help"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version on off help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1427,6 +2077,10 @@ _bmhctl() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1493,7 +2147,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power__subcmd__off)
-            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1553,6 +2207,10 @@ _bmhctl() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1563,7 +2221,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power__subcmd__on)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1625,6 +2283,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1633,7 +2295,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__provision)
-            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --filename --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --filename --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1703,6 +2365,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1711,7 +2377,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__reboot)
-            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1771,6 +2437,10 @@ _bmhctl() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1781,7 +2451,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__resume)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1841,6 +2511,10 @@ _bmhctl() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1851,7 +2525,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__retry)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1913,6 +2587,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1921,7 +2599,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__validate)
-            opts="-o -f -v -q -h -V --output --strict --filename --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-o -f -v -q -h -V --output --strict --filename --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1955,6 +2633,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1963,7 +2645,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__version)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1981,6 +2663,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1989,7 +2675,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__wait)
-            opts="-f -l -v -q -h -V --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -l -v -q -h -V --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2055,6 +2741,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2063,7 +2753,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__watch)
-            opts="-f -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --poll-interval --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --help --version"
+            opts="-f -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --poll-interval --output --metrics-addr --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2105,6 +2795,18 @@ _bmhctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --metrics-addr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
@@ -2115,6 +2817,10 @@ _bmhctl() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_bmhctl_global_optspecs
-    string join \n v/verbose q/quiet validate= progress= log-format= skip-unknown-kinds h/help V/version
+    string join \n v/verbose q/quiet validate= progress= log-format= skip-unknown-kinds context= h/help V/version
 end
 
 function __fish_bmhctl_needs_command
@@ -32,6 +32,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -41,6 +42,8 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "provision" -d 'Drive 
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "deprovision" -d 'Remove what provisioning did: BMO\'s deprovision path back to `available`'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "apply" -d 'Create or update the files\' hosts, Secrets and companion objects in the local store'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "diff" -d 'Show what `apply -f` would change in the local store, as `kubectl diff`: a unified diff of each object that would change (Secret values masked)'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "plan" -d 'Show the path each host would take to its goal, what the provisioner would be asked to do, and what of it is destructive, without acting: from the hosts\' files or the local store, their status, and the live node when the provisioner answers read-only questions (ironic)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "get" -d 'Show hosts and their status: those of the local store, or of files with -f'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "describe" -d 'Show hosts in detail: spec highlights, hardware, operation history, conditions and recent events (the store\'s; files keep none), identical events counted once'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "export" -d 'Write hosts as a metal3 cluster accepts them: status in BMO\'s status annotation, with their Secrets, firmware objects and HardwareData'
@@ -56,6 +59,8 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "resume" -d 'Reconcile
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "retry" -d 'Retry hosts now instead of after their backoff wait (their error counts are kept)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "plugin" -d 'Inspect provisioner plugins'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "config" -d 'Show and switch the contexts of the config file ($BMHCTL_CONFIG, else ~/.config/bmhctl/config.yaml)'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "import" -d 'Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they are by the next run) or of a bifrost inventory'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -79,6 +84,8 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l dry-run -d 'Act on nothing: print the plan (`bmhctl plan`) of the run and exit 0'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -103,6 +110,8 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l dry-run -d 'Act on nothing: print the plan (`bmhctl plan --for deprovision`) and exit 0'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -128,7 +137,9 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l no-wait -d 'Return once the deletion is recorded, without waiting for BMO\'s delete path to finish (a running `bmhctl watch` finishes it; on files, the next run that drives them)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l dry-run -d 'Act on nothing: print the plan (`bmhctl plan --for delete`) and exit 0'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -144,11 +155,53 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l dry-run -d 'Write nothing: show what would change in the store, as `bmhctl diff` does (exit 0)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -s f -l filename -d 'YAML files, or directories of them, as `bmhctl apply` takes them' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l for -d 'The command whose goal is planned: `provision` (on the store: what `watch` would do, hosts being deleted included), `deprovision` or `delete`' -r -f -a "provision\t''
+deprovision\t''
+delete\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l provisioner -d 'The provisioner whose hosts these are: `fixture` or a plugin NAME; a plugin that answers read-only questions (ironic) is asked for each registered host\'s node' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s o -l output -r -f -a "table\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s o -l output -r -f -a "table\t''
@@ -158,6 +211,7 @@ json\t''
 name\t'`baremetalhost.metal3.io/NAME`, one a line'"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s n -l namespace -d 'Only the hosts of this namespace [default on the store: default]' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l poll-interval -d 'How often `-w` reads the hosts again' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -166,9 +220,11 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s A -l all-namespaces -d 'The hosts of every namespace, with a NAMESPACE column'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l no-headers -d 'Print the table without its header line'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l show-labels -d 'Add a LABELS column to the table'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s w -l watch -d 'After the hosts, print each change of them as it happens, until SIGINT or SIGTERM: a table row, or with `-o json` one watch event a line (`{"type":"ADDED|MODIFIED|DELETED","object":{...}}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -186,6 +242,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s A -l all-namespaces -d 'The hosts of every namespace, with a NAMESPACE column'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s q -l quiet -d 'Only errors and the final result'
@@ -205,6 +262,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -219,6 +277,9 @@ bmo\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l poll-interval -d 'How often the store\'s files (or the files given) are checked for changes' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s o -l output -d '`text`: a line per transition; `json`: one JSON object a line (NDJSON) per transition and per event, flushed as it happens' -r -f -a "text\t'A line per change of a host\'s state, status, power or error'
+json\t'One JSON object a line: each transition and each event (docs/output.md)'"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l metrics-addr -d 'Serve Prometheus metrics at http://ADDR/metrics (`HOST:PORT`; port 0 picks a free port, said on stderr)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -227,6 +288,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -251,6 +313,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -264,6 +327,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -290,6 +354,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s q -l quiet -d 'Only errors and the final result'
@@ -314,6 +379,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l hard -d 'Power off hard, without a graceful shutdown first (`{"mode":"hard"}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l force -d 'Also act on hosts that are not provisioned (`{"force":true}`; BMO ignores the annotation in `available` otherwise, and a forced one interrupts inspection or provisioning)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
@@ -343,6 +409,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l hard -d 'Power off hard, without a graceful shutdown first'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l force -d 'Also act on hosts that are not provisioned (see `power off --force`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
@@ -369,6 +436,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s q -l quiet -d 'Only errors and the final result'
@@ -393,6 +461,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l force -d 'Detach even while an operation is in progress (`{"force":true}`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
@@ -418,6 +487,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s q -l quiet -d 'Only errors and the final result'
@@ -442,6 +512,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s q -l quiet -d 'Only errors and the final result'
@@ -466,6 +537,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s q -l quiet -d 'Only errors and the final result'
@@ -490,6 +562,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s q -l quiet -d 'Only errors and the final result'
@@ -507,6 +580,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l strict -d 'Fail (exit 2) on warnings too: unknown fields under `--validate=warn` or under `status:`, BMC addresses BMO accepts but that cannot work, the admission warnings'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s q -l quiet -d 'Only errors and the final result'
@@ -521,6 +595,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -537,6 +612,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -550,6 +626,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -558,6 +635,107 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "list" -d 'The plugins in the plugin directory, with their names and versions'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "get-contexts" -d 'List the contexts of the config file; `*` marks the current one'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "current-context" -d 'Print the name of the current context'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "use-context" -d 'Make NAME the current context (written into the config file)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "path" -d 'Print where the config file is (`$BMHCTL_CONFIG`, else the platform\'s config directory)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -s o -l output -d '`table`, or `name`: the names alone, one a line' -r -f -a "table\t''
+name\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "get-contexts" -d 'List the contexts of the config file; `*` marks the current one'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "current-context" -d 'Print the name of the current context'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "use-context" -d 'Make NAME the current context (written into the config file)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print where the config file is (`$BMHCTL_CONFIG`, else the platform\'s config directory)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l from-bifrost -d 'Read a bifrost inventory (JSON or YAML: node name -> uuid, driver, driver_info, nics)' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s l -l selector -d 'Only nodes whose generated labels match (kubectl syntax), e.g. `ironic.driver=redfish,ironic.state=active`' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s n -l namespace -d 'The namespace of the hosts (a node named `NAMESPACE~NAME`, as BMO names its nodes, keeps its own)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l output-file -d 'Write the documents into FILE (created, mode 0600; refused when it exists) instead of standard output. Only a file gets a real password; standard output gets placeholders' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l from-ironic -d 'Read the nodes of the Ironic the environment (or the context) names: IRONIC_ENDPOINT, its credentials and CA, as the ironic provisioner reads them'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -566,6 +744,7 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
@@ -579,34 +758,43 @@ plain\t''
 none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "provision" -d 'Drive every selected host to its goal and write its status back into its file'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "deprovision" -d 'Remove what provisioning did: BMO\'s deprovision path back to `available`'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "apply" -d 'Create or update the files\' hosts, Secrets and companion objects in the local store'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "get" -d 'Show hosts and their status: those of the local store, or of files with -f'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "describe" -d 'Show hosts in detail: spec highlights, hardware, operation history, conditions and recent events (the store\'s; files keep none), identical events counted once'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "export" -d 'Write hosts as a metal3 cluster accepts them: status in BMO\'s status annotation, with their Secrets, firmware objects and HardwareData'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "watch" -d 'Reconcile hosts continuously, as BMO\'s controller does, until Ctrl-C or SIGTERM: those of the local store, or of files with -f'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "wait" -d 'Wait until hosts reach a state (driving them when no `watch` runs)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "power" -d 'Power hosts off or let them power on again (BMO\'s held reboot annotation)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "reboot" -d 'Reboot hosts once: sets BMO\'s one-shot `reboot.metal3.io` annotation'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "inspect" -d 'Inspect hosts again: sets `inspect.metal3.io` (BMO acts on it in `available`)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "detach" -d 'Detach hosts from the provisioner: sets `baremetalhost.metal3.io/detached`'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "attach" -d 'Attach detached hosts again: removes `baremetalhost.metal3.io/detached`'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "pause" -d 'Stop reconciling hosts: sets `baremetalhost.metal3.io/paused`'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "resume" -d 'Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused`'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "retry" -d 'Retry hosts now instead of after their backoff wait (their error counts are kept)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "plugin" -d 'Inspect provisioner plugins'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin version completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "provision" -d 'Drive every selected host to its goal and write its status back into its file'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "deprovision" -d 'Remove what provisioning did: BMO\'s deprovision path back to `available`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "apply" -d 'Create or update the files\' hosts, Secrets and companion objects in the local store'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "diff" -d 'Show what `apply -f` would change in the local store, as `kubectl diff`: a unified diff of each object that would change (Secret values masked)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "plan" -d 'Show the path each host would take to its goal, what the provisioner would be asked to do, and what of it is destructive, without acting: from the hosts\' files or the local store, their status, and the live node when the provisioner answers read-only questions (ironic)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "get" -d 'Show hosts and their status: those of the local store, or of files with -f'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "describe" -d 'Show hosts in detail: spec highlights, hardware, operation history, conditions and recent events (the store\'s; files keep none), identical events counted once'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "export" -d 'Write hosts as a metal3 cluster accepts them: status in BMO\'s status annotation, with their Secrets, firmware objects and HardwareData'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "watch" -d 'Reconcile hosts continuously, as BMO\'s controller does, until Ctrl-C or SIGTERM: those of the local store, or of files with -f'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "wait" -d 'Wait until hosts reach a state (driving them when no `watch` runs)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "power" -d 'Power hosts off or let them power on again (BMO\'s held reboot annotation)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "reboot" -d 'Reboot hosts once: sets BMO\'s one-shot `reboot.metal3.io` annotation'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "inspect" -d 'Inspect hosts again: sets `inspect.metal3.io` (BMO acts on it in `available`)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "detach" -d 'Detach hosts from the provisioner: sets `baremetalhost.metal3.io/detached`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "attach" -d 'Attach detached hosts again: removes `baremetalhost.metal3.io/detached`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "pause" -d 'Stop reconciling hosts: sets `baremetalhost.metal3.io/paused`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "resume" -d 'Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "retry" -d 'Retry hosts now instead of after their backoff wait (their error counts are kept)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "plugin" -d 'Inspect provisioner plugins'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "config" -d 'Show and switch the contexts of the config file ($BMHCTL_CONFIG, else ~/.config/bmhctl/config.yaml)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "import" -d 'Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they are by the next run) or of a bifrost inventory'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from power" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from power" -f -a "off" -d 'Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from plugin" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from plugin" -f -a "list" -d 'The plugins in the plugin directory, with their names and versions'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "get-contexts" -d 'List the contexts of the config file; `*` marks the current one'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "current-context" -d 'Print the name of the current context'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "use-context" -d 'Make NAME the current context (written into the config file)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print where the config file is (`$BMHCTL_CONFIG`, else the platform\'s config directory)'

@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """Benchmark: bmhctl against a minimal hand-written driver, each on a fresh Ironic.
 
-For each backend (SQLite, PostgreSQL), each number of hosts and each contender, it starts a
-fresh Ironic with the same configuration (scripts/ironic/start-ironic.sh with IRONIC_FRESH=1,
-noauth, automated cleaning on; port 6485, PostgreSQL in a private cluster of
-scripts/ironic/start-postgres.sh on 15485), takes N fake-hardware hosts from nothing to active
-and powered on, and measures the run. The contenders:
+For each backend (SQLite, PostgreSQL), each topology, each number of hosts and each contender,
+it starts a fresh Ironic with the same configuration (IRONIC_FRESH=1, noauth, automated cleaning
+on; port 6485, PostgreSQL in a private cluster of scripts/ironic/start-postgres.sh on 15485),
+takes N fake-hardware hosts from nothing to active and powered on, and measures the run. The
+topologies (--topology):
+
+  all-in-one   one `ironic` process (scripts/ironic/start-ironic.sh), the default
+  split        one ironic-api and two ironic-conductor processes
+               (scripts/ironic/start-ironic-split.sh --conductors 2); PostgreSQL only, so
+               SQLite runs are all-in-one whatever is asked
+
+The contenders:
 
   driver-all   scripts/peer_driver.py --concurrency 0   (every node in flight)
   driver-8     scripts/peer_driver.py --concurrency 8
@@ -16,8 +23,8 @@ and powered on, and measures the run. The contenders:
   bmhctl-bmo   the same with --timing bmo (not by default: BMO's requeue times, for reference)
 
 For every run it prints: wall (from the child's start to its exit), client CPU (user+sys of the
-child, os.wait4), Ironic CPU and PostgreSQL CPU (from /proc, as scripts/bench-ironic.py
-measures them), API calls and calls per host (Ironic's access log), and whether the outcome is
+child, os.wait4), Ironic CPU (every Ironic process: API and conductors when split) and
+PostgreSQL CPU (from /proc, as scripts/bench-ironic.py measures them), API calls and calls per host (Ironic's access log), and whether the outcome is
 right (the driver exited 0; bmhctl exited 0 and `bmhctl get` shows every host provisioned).
 Then the ratios of bmhctl to the driver's best run (the smaller wall of driver-all and
 driver-8) against the bounds bmhctl aims for: wall <= 1.0x at 200 hosts and more, <= 1.25x below;
@@ -26,11 +33,13 @@ calls per host <= 1.5x; Ironic CPU per host <= 1.2x.
 Not a test and not part of .ci/run: run it by hand.
 
     scripts/bench-peers.py [--hosts 50,200] [--backend sqlite|postgres|both]
+                           [--topology all-in-one|split|both]
                            [--contenders driver-all,driver-8,bmhctl] [--bin PATH]
                            [--port 6485] [--pg-port 15485] [--poll 1.0]
                            [--calls] [--json FILE] [--strict]
 
     scripts/bench-peers.py --hosts 10 --backend sqlite      # a quick check, about 1.5 minutes
+    scripts/bench-peers.py --hosts 50 --backend postgres --topology both   # side by side
 
 `driver-K` runs the driver with K nodes in flight, for any K. Exit code: 0 when every run had
 the right outcome; 1 when one did not; 2 when PostgreSQL was asked for explicitly and could
@@ -80,11 +89,11 @@ def parse_contender(name):
 # --- one run -----------------------------------------------------------------------------------
 
 
-def run_once(args, backend, hosts, contender, workdir, pg_url):
+def run_once(args, backend, topology, hosts, contender, workdir, pg_url):
     kind, in_flight = parse_contender(contender)
-    state, benv = start_ironic(args.port, pg_url or "sqlite")
+    state, benv = start_ironic(args.port, pg_url or "sqlite", topology)
     endpoint = f"http://127.0.0.1:{args.port}"
-    rundir = workdir / f"{backend}-{hosts}-{contender}"
+    rundir = workdir / f"{backend}-{topology}-{hosts}-{contender}"
     shutil.rmtree(rundir, ignore_errors=True)
     rundir.mkdir(parents=True)
 
@@ -106,9 +115,8 @@ def run_once(args, backend, hosts, contender, workdir, pg_url):
             cmd += ["--concurrency", str(in_flight)]
         cmd.append(str(hosts_file))
 
-    ironic_marker = str(state / "ironic.conf")
+    ironic_marker, logfile = benchlib.ironic_files(state, topology)
     pg_marker = benchlib.pg_datadir(args.pg_port) if pg_url else None
-    logfile = state / "ironic.log"
 
     time.sleep(2)  # let Ironic's start-up work settle before the first reading
     offset = logfile.stat().st_size
@@ -117,7 +125,7 @@ def run_once(args, backend, hosts, contender, workdir, pg_url):
         log(f"warning: Ironic's process tree has {nprocs} process(es); expected master + worker")
     pg0 = tree_cpu(pg_marker)[0] if pg_marker else 0.0
 
-    log(f"{backend}, {hosts} hosts, {contender}: {' '.join(cmd)}")
+    log(f"{backend}, {topology}, {hosts} hosts, {contender}: {' '.join(cmd)}")
     code, wall, ru = run_child(cmd, env, rundir, rundir / "stdout", rundir / "stderr")
     time.sleep(0.5)  # the access-log line of the last request is written after its answer
     ironic1, _ = tree_cpu(ironic_marker)
@@ -125,7 +133,8 @@ def run_once(args, backend, hosts, contender, workdir, pg_url):
     calls = read_calls(logfile, offset)
 
     r = {
-        "backend": backend, "hosts": hosts, "contender": contender, "exit": code,
+        "backend": backend, "topology": topology, "hosts": hosts, "contender": contender,
+        "exit": code,
         "wall": wall, "client_cpu": ru.ru_utime + ru.ru_stime, "client_rss": ru.ru_maxrss / 1024,
         "ironic_cpu": ironic1 - ironic0, "pg_cpu": (pg1 - pg0) if pg_marker else None,
         "calls": calls, "state_dir": str(state),
@@ -144,7 +153,7 @@ def run_once(args, backend, hosts, contender, workdir, pg_url):
         r["ok"] = code == 0 and states.get("provisioned", 0) == hosts
         r["outcome"] = f"{states.get('provisioned', 0)}/{hosts} provisioned"
     if not r["ok"]:
-        log(f"{backend}, {hosts} hosts, {contender}: exit {code}, {r['outcome']}")
+        log(f"{backend}, {topology}, {hosts} hosts, {contender}: exit {code}, {r['outcome']}")
         sys.stderr.write((rundir / "stderr").read_text(errors="replace")[-3000:])
         if kind == "driver":
             sys.stderr.write(json.dumps(r["driver"].get("errors", []), indent=1) + "\n")
@@ -186,31 +195,37 @@ def report(args, results):
         groups[(r["backend"], r["hosts"])].append(r)
     for (backend, n), group in groups.items():
         print(f"\n{backend}, {n} hosts")
-        head = (f"{'contender':<12} {'result':>22} {'wall s':>7} {'client CPU s':>12} "
+        head = (f"{'topology':<10} {'contender':<12} {'result':>22} {'wall s':>7} {'client CPU s':>12} "
                 f"{'Ironic CPU s':>12} {'PG CPU s':>8} {'API calls':>9} {'calls/host':>10} "
                 f"{'Ironic CPU/host':>15}")
         print(head)
         print("-" * len(head))
         for r in group:
+            topology = r.get("topology", "-")
             if "error" in r:
-                print(f"{r['contender']:<12} {'not run':>22}  {r['error']}")
+                print(f"{topology:<10} {r['contender']:<12} {'not run':>22}  {r['error']}")
                 continue
             ncalls = len(r["calls"])
             result = ("ok " if r["ok"] else "FAILED ") + r["outcome"]
             pg = f"{r['pg_cpu']:.1f}" if r["pg_cpu"] is not None else "-"
-            print(f"{r['contender']:<12} {result:>22} {r['wall']:>7.1f} {r['client_cpu']:>12.2f} "
+            print(f"{topology:<10} {r['contender']:<12} {result:>22} {r['wall']:>7.1f} {r['client_cpu']:>12.2f} "
                   f"{r['ironic_cpu']:>12.1f} {pg:>8} {ncalls:>9} {ncalls / n:>10.1f} "
                   f"{r['ironic_cpu'] / n:>15.2f}")
         for r in group:
             d = r.get("driver")
             if d:
-                print(f"  {r['contender']}: {d.get('listings')} listings, "
+                print(f"  {r['topology']} {r['contender']}: {d.get('listings')} listings, "
                       f"{d.get('locked_retries')} retries on 409 locked, "
                       f"{d.get('connection_retries')} on a dropped connection")
-        rat = ratios([r for r in group if "error" not in r])
-        if rat is None:
-            print("ratios: not computed (bmhctl or every driver run missing or wrong)")
-        else:
+        for topology in benchlib.TOPOLOGIES:
+            runs = [r for r in group if "error" not in r and r["topology"] == topology]
+            if not runs:
+                continue
+            rat = ratios(runs)
+            if rat is None:
+                print(f"{topology}: ratios not computed (bmhctl or every driver run missing or "
+                      "wrong)")
+                continue
             parts = []
             for key, label in (("wall", "wall"), ("calls_per_host", "calls/host"),
                                ("ironic_cpu_per_host", "Ironic CPU/host")):
@@ -218,12 +233,12 @@ def report(args, results):
                 mark = "ok" if value <= bound else "OVER"
                 over |= value > bound
                 parts.append(f"{label} {value:.2f}x (<= {bound}x: {mark})")
-            print(f"bmhctl / {rat['driver_best']}: " + "; ".join(parts))
+            print(f"{topology}: bmhctl / {rat['driver_best']}: " + "; ".join(parts))
         if args.calls:
             for r in group:
                 if "error" in r:
                     continue
-                print(f"  {r['contender']}:")
+                print(f"  {r['topology']} {r['contender']}:")
                 shapes = collections.Counter(shape(c[0], c[1]) for c in r["calls"])
                 for s, c in shapes.most_common():
                     print(f"    {c:>7} {c / n:>7.2f}/host  {s}")
@@ -236,6 +251,9 @@ def main():
                     help="comma-separated numbers of hosts (default 50,200)")
     ap.add_argument("--backend", choices=["sqlite", "postgres", "both"], default=None,
                     help="default both (PostgreSQL is skipped with a warning if unavailable)")
+    ap.add_argument("--topology", choices=["all-in-one", "split", "both"], default="all-in-one",
+                    help="how Ironic runs (default all-in-one; split: an API and two "
+                    "conductors, PostgreSQL only; both: each run in each, side by side)")
     ap.add_argument("--contenders", default="driver-all,driver-8,bmhctl",
                     help="comma-separated: driver-all, driver-K, bmhctl, bmhctl-K "
                     "(--concurrency K), bmhctl-bmo (--timing bmo)")
@@ -260,6 +278,9 @@ def main():
     if not host_counts or min(host_counts) < 1:
         ap.error("--hosts takes positive integers, e.g. 50 or 50,200")
     backends = ["sqlite", "postgres"] if args.backend in (None, "both") else [args.backend]
+    topologies = list(benchlib.TOPOLOGIES) if args.topology == "both" else [args.topology]
+    if topologies == ["split"] and backends == ["sqlite"]:
+        ap.error("--topology split needs PostgreSQL: --backend postgres")
     pg_required = args.backend in ("postgres", "both")
     args.bin = args.bin.absolute()
     if any(c.startswith("bmhctl") for c in contenders):
@@ -269,7 +290,8 @@ def main():
         if not (args.bin.parent / "plugins" / "ironic-provisioner.so").exists():
             sys.exit(f"{args.bin.parent}/plugins/ironic-provisioner.so missing: run "
                      "scripts/stage-plugins.sh release (or stage the plugins beside --bin)")
-    ours = (benchlib.lab_dir() / f"ironic-{args.port}" / "ironic.pid").exists()
+    state = benchlib.lab_dir() / f"ironic-{args.port}"
+    ours = (state / "ironic.pid").exists() or (state / "split" / "api.pid").exists()
     for p in (args.port, args.port + 1):
         if port_open(p) and not ours:
             sys.exit(f"127.0.0.1:{p} already answers, not this lab's Ironic: pick another "
@@ -297,20 +319,26 @@ def main():
                     results.append({"backend": backend, "hosts": 0, "contender": "-",
                                     "error": str(e)})
                     continue
+            # several Ironic processes need a server database
+            kinds = topologies if backend == "postgres" else ["all-in-one"]
             for hosts in host_counts:
-                for contender in contenders:
-                    try:
-                        ironic_started = True
-                        r = run_once(args, backend, hosts, contender, workdir, pg_url)
-                    except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
-                        log(f"{backend}, {hosts} hosts, {contender}: run failed: {e}")
-                        status = max(status, 1)
-                        results.append({"backend": backend, "hosts": hosts,
-                                        "contender": contender, "error": str(e)})
-                        continue
-                    results.append(r)
-                    if not r["ok"]:
-                        status = max(status, 1)
+                for topology in kinds:
+                    for contender in contenders:
+                        try:
+                            ironic_started = True
+                            r = run_once(args, backend, topology, hosts, contender, workdir,
+                                         pg_url)
+                        except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
+                            log(f"{backend}, {topology}, {hosts} hosts, {contender}: run "
+                                f"failed: {e}")
+                            status = max(status, 1)
+                            results.append({"backend": backend, "topology": topology,
+                                            "hosts": hosts, "contender": contender,
+                                            "error": str(e)})
+                            continue
+                        results.append(r)
+                        if not r["ok"]:
+                            status = max(status, 1)
     except KeyboardInterrupt:
         log("interrupted")
         status = 130
@@ -331,12 +359,12 @@ def main():
         groups = collections.defaultdict(list)
         for r in results:
             if "error" not in r:
-                groups[(r["backend"], r["hosts"])].append(r)
+                groups[(r["backend"], r["topology"], r["hosts"])].append(r)
         summary = []
-        for (backend, n), group in groups.items():
+        for (backend, topology, n), group in groups.items():
             rat = ratios(group)
             if rat:
-                summary.append({"backend": backend, "hosts": n,
+                summary.append({"backend": backend, "topology": topology, "hosts": n,
                                 "driver_best": rat["driver_best"],
                                 **{k: {"ratio": v[0], "bound": v[1]}
                                    for k, v in rat.items() if k != "driver_best"}})

@@ -8,7 +8,8 @@ Not a script: import it from a script in this directory.
     calls = benchlib.read_calls(state / "ironic.log", offset)
 
 What it holds:
-  * the lab: start_ironic / stop_ironic (scripts/ironic/start-ironic.sh, stop-ironic.sh),
+  * the lab: start_ironic / stop_ironic / ironic_files (scripts/ironic/start-ironic.sh or
+    start-ironic-split.sh, stop-ironic.sh),
     start_postgres / stop_postgres / pg_datadir (scripts/ironic/start-postgres.sh), port_open;
   * CPU of a process tree from /proc (tree_cpu);
   * Ironic's API access log (read_calls, shape);
@@ -181,18 +182,27 @@ def pg_datadir(pg_port):
     return f.read_text().strip() if f.exists() else str(lab_dir() / f"pg-{pg_port}" / "data")
 
 
-def start_ironic(port, db_url):
+# How Ironic runs: one process (start-ironic.sh), or one ironic-api and two ironic-conductor
+# processes on a server database (start-ironic-split.sh, conductors on 127.0.0.2 and .3:8089).
+TOPOLOGIES = ("all-in-one", "split")
+
+
+def start_ironic(port, db_url, topology="all-in-one"):
     """A fresh Ironic (IRONIC_FRESH=1: database and logs wiped) on 127.0.0.1:port, noauth,
-    the lab's default configuration otherwise. Returns (state dir, bmhctl.env as a dict)."""
+    the lab's default configuration otherwise, in `topology` (split needs PostgreSQL).
+    Returns (state dir, bmhctl.env as a dict)."""
     env = dict(os.environ, IRONIC_FRESH="1", IRONIC_DB=db_url, IRONIC_AUTH="noauth")
     for k in ("IRONIC_EXTRA_CONF", "IRONIC_AUTOMATED_CLEAN", "IRONIC_DEBUG"):
         env.pop(k, None)
+    if topology == "split":
+        cmd = [str(LAB_SCRIPTS / "start-ironic-split.sh"), str(port), "--conductors", "2"]
+    else:
+        cmd = [str(LAB_SCRIPTS / "start-ironic.sh"), str(port)]
     t0 = time.monotonic()
-    r = subprocess.run([str(LAB_SCRIPTS / "start-ironic.sh"), str(port)], env=env,
-                       stdout=subprocess.PIPE, text=True)
+    r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        raise RuntimeError(f"scripts/ironic/start-ironic.sh {port} failed")
-    log(f"Ironic on port {port} ready in {time.monotonic() - t0:.1f} s ({db_url})")
+        raise RuntimeError(f"{' '.join(cmd)} failed")
+    log(f"Ironic ({topology}) on port {port} ready in {time.monotonic() - t0:.1f} s ({db_url})")
     state = lab_dir() / f"ironic-{port}"
     benv = {}
     for line in (state / "bmhctl.env").read_text().splitlines():
@@ -200,6 +210,14 @@ def start_ironic(port, db_url):
             k, v = line.split("=", 1)
             benv[k] = v
     return state, benv
+
+
+def ironic_files(state, topology):
+    """(marker, access log) of an Ironic started by start_ironic: the marker is in the command
+    line of each of its processes (for tree_cpu), the log is where the API logs requests."""
+    if topology == "split":
+        return f"{state}/split/", state / "split" / "api.log"
+    return str(state / "ironic.conf"), state / "ironic.log"
 
 
 def stop_ironic(port):

@@ -20,12 +20,14 @@ Scenarios (each trial uses a directory of its own under a temporary directory):
                   `provision_updated_at`).
   edit-file       an edit of the hosts file (one host's `online: true` becomes `false`, with a
                   marker comment) at a random moment of a `provision` run, written in place or
-                  as editors do (new file, rename), in turns. The run may end with exit 3 ("edit
-                  kept; re-run") or carry on with the edit (exit 0); either way the edit's bytes
-                  must be in the file, and a re-run must then end with the host provisioned and
-                  powered off. "Lost": the edit's bytes are gone.
+                  as editors do (new file, rename), in turns. The run must carry on with the
+                  edit and exit 0, the edit's bytes in the file and acted upon by that run: the
+                  host powered off (provisioned, or available when the edit came before its
+                  deploy); a re-run then changes nothing of it. "Lost": the edit's bytes are
+                  gone; "failed": any other exit code (the old "edit kept; re-run" exit 3
+                  among them) or an edit not acted upon.
   full-disk       the hosts file on a 1 MiB tmpfs filled up before the first save: the run must
-                  end within seconds with exit 4 and the file's name, the file as it was; with
+                  end within seconds with exit 1 and the file's name, the file as it was; with
                   the space freed a re-run must finish. Needs root, passwordless sudo or
                   unprivileged user namespaces (for `mount -t tmpfs`); otherwise it is skipped,
                   with the reason.
@@ -426,22 +428,27 @@ def edit_file(bm, args, res, work, rng):
         else:
             key = f"exit {code}" + ("" if running else " (ended before the edit)")
             outcomes[key] = outcomes.get(key, 0) + 1
-            if code not in (0, 3):
+            if code != 0:
                 res.bad("failed", t, f"the run exited {code}: {err.strip()[-300:]}")
-            elif code == 3 and "re-run" not in err:
-                res.bad("failed", t, f"exit 3 without the re-run advice: {err.strip()[-300:]}")
         now = path.read_text()
         if marker not in now:
             res.bad("lost", t, f"the edit ({marker!r}) is gone from the file")
         else:
-            def powered_off(rows, text, t=t, target=target):
+            def powered_off(rows, text, t=t, target=target, when="after the re-run"):
                 powered = {r[0]: r[2] for r in rows}
                 if powered.get(target) is not False:
-                    res.bad("failed", t, f"{target} is not powered off after the re-run "
-                            f"(poweredOn {powered.get(target)}): the edit was not applied")
+                    res.bad("failed", t, f"{target} is not powered off {when} "
+                            f"(poweredOn {powered.get(target)}): the edit was not acted upon")
                 if marker not in text:
                     res.bad("lost", t, "the edit is gone after the re-run")
 
+            if code == 0 and running:
+                # acted upon by the run it was made during, before any re-run
+                got, out, gerr = bm.run(["get", "-f", "hosts.yaml", "-o", "json"], d, 30)
+                if got != 0:
+                    res.bad("failed", t, f"get exited {got}: {gerr.strip()[-300:]}")
+                else:
+                    powered_off(hosts_of(out), now, when="at the end of the run")
             # BMO's goal for a host turned off: it stays provisioned if it already was,
             # else it stops at available
             rerun_file(bm, res, t, d, names, edited, powered_off, {target: ("available",)})
@@ -506,11 +513,11 @@ def full_disk(bm, args, res, work, rng):
             took = time.monotonic() - t0
             if code is None:
                 res.bad("hung", t, f"still running after {FULL_DISK_BOUND} s on a full disk")
-            elif code != 4 or "hosts.yaml" not in err:
-                res.bad("failed", t, f"exit {code} in {took:.1f} s (want 4 naming hosts.yaml): "
+            elif code != 1 or "hosts.yaml" not in err:
+                res.bad("failed", t, f"exit {code} in {took:.1f} s (want 1 naming hosts.yaml): "
                         f"{err.strip()[-300:]}")
             else:
-                res.notes.append(f"full-disk #{t} (room {room} B): exit 4 in {took:.2f} s: "
+                res.notes.append(f"full-disk #{t} (room {room} B): exit 1 in {took:.2f} s: "
                                  f"{err.strip().splitlines()[-1]}")
             text = (d / "hosts.yaml").read_text()
             if without_status(text) != without_status(original):

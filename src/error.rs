@@ -1,7 +1,7 @@
 //! The one error type of the CLI, the exit code each kind maps to, and the one renderer.
 //!
 //! Exit codes, the same for every command (the README's "Exit codes" table):
-//! 0 success, 1 [`Error::Unfinished`], 2 [`Error::Invalid`] and [`Error::Usage`],
+//! 0 success, 1 [`Error::Unfinished`] (a save that failed during a run among them), 2 [`Error::Invalid`] and [`Error::Usage`],
 //! 3 [`Error::Conflict`], 4 [`Error::Io`] and [`Error::Provisioner`], 70 [`Error::Internal`],
 //! 130 [`Error::Interrupted`].
 
@@ -79,6 +79,11 @@ pub enum Unfinished {
     /// `plugin check` found the plugin wanting.
     #[error("plugin check FAILED: {0}")]
     PluginCheck(String),
+    /// A save failed during a run (a full disk, a read-only directory, a file that changed and
+    /// cannot be read again): the run ended there, the hosts saved before keep their status.
+    /// The cause keeps its own text, which names the file.
+    #[error("cannot save: {}", .0.chain())]
+    Save(Box<Error>),
 }
 
 impl Error {
@@ -214,6 +219,14 @@ mod tests {
             ),
             (Unfinished::PluginCheck("name".into()).into(), 1),
             (
+                Unfinished::Save(Box::new(Error::io(
+                    "h.yaml",
+                    std::io::Error::other("No space left on device"),
+                )))
+                .into(),
+                1,
+            ),
+            (
                 Unfinished::Unreachable {
                     after: Duration::from_secs(3),
                     error: "connection refused".into(),
@@ -243,6 +256,15 @@ mod tests {
         let e = Error::io("h.yaml", std::io::Error::other("Is a directory"));
         assert_eq!(e.render(), "error: h.yaml: Is a directory");
         assert_eq!(Error::bug("lost").render(), "error: lost");
+        let e: Error = Unfinished::Save(Box::new(Error::io(
+            "h.yaml",
+            std::io::Error::other("No space left on device"),
+        )))
+        .into();
+        assert_eq!(
+            e.render(),
+            "error: cannot save: h.yaml: No space left on device"
+        );
     }
 
     #[test]

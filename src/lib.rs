@@ -17,12 +17,15 @@ macro_rules! eprintln_quiet {
 
 pub mod clock;
 pub mod cmd;
+pub mod context;
 pub mod diagnostic;
 pub mod error;
 pub mod machine;
 pub mod metal3_export;
+pub mod metrics;
 pub mod objects;
 pub mod persist;
+pub mod plan;
 pub mod provisioners;
 pub mod record;
 pub mod runner;

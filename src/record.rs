@@ -6,8 +6,8 @@
 //! beside the file (the sidecar) or beside the object in the local store.
 
 use bmh_api::{
-    BareMetalHost, BareMetalHostStatus, FirmwareSchema, HardwareData, HostFirmwareComponents,
-    HostFirmwareSettings, annotations,
+    BareMetalHost, BareMetalHostStatus, DataImage, FirmwareSchema, HardwareData,
+    HostFirmwareComponents, HostFirmwareSettings, annotations,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -55,6 +55,32 @@ pub struct Bookkeeping {
     /// What Kubernetes would keep for the host's HostFirmwareSettings and HostFirmwareComponents.
     #[serde(default, skip_serializing_if = "FirmwareBook::is_empty")]
     pub firmware: FirmwareBook,
+    /// Plays the DataImage's finalizer: the host's DataImage as last handled, kept while an
+    /// image may be attached, so that removing the document still detaches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_image: Option<Box<DataImage>>,
+    /// Why the host's passes wait on its provisioner (e.g. its node locked by a conductor that
+    /// is offline), as the provisioner said; kept while it holds and cleared by the first pass
+    /// that gets through. BMO writes this nowhere: it is only logged there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
+    /// The host's last events, oldest first, at most [`EVENTS_KEPT`]: kept here in file mode
+    /// (the store keeps its own log), where Kubernetes would keep Event objects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<RecordedEvent>,
+}
+
+/// How many events a host's bookkeeping keeps: enough for `describe` (which shows at most 20
+/// kinds), bounded so that a sidecar does not grow with every pass.
+pub const EVENTS_KEPT: usize = 20;
+
+/// One event of a host, as its bookkeeping keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedEvent {
+    /// When it was recorded (RFC 3339, UTC).
+    pub time: String,
+    pub reason: String,
+    pub message: String,
 }
 
 /// The bookkeeping of a host's firmware objects: their generations, the FirmwareSchema of its
@@ -99,6 +125,17 @@ impl Bookkeeping {
     pub fn is_deleting(&self) -> bool {
         self.deletion_requested.is_some()
     }
+
+    /// Appends `events`, recorded at `time`, dropping the oldest beyond [`EVENTS_KEPT`].
+    pub fn remember_events(&mut self, time: &str, events: &[bmhctl_plugin_sdk::Event]) {
+        self.events.extend(events.iter().map(|e| RecordedEvent {
+            time: time.to_string(),
+            reason: e.reason.clone(),
+            message: e.message.clone(),
+        }));
+        let extra = self.events.len().saturating_sub(EVENTS_KEPT);
+        self.events.drain(..extra);
+    }
 }
 
 /// One host: the object from the user's file (or the store) and its bookkeeping.
@@ -113,6 +150,8 @@ pub struct HostRecord {
     pub firmware_settings: Option<Box<HostFirmwareSettings>>,
     /// The host's HostFirmwareComponents, likewise.
     pub firmware_components: Option<Box<HostFirmwareComponents>>,
+    /// The host's DataImage (same namespace and name), if the files or the store hold one.
+    pub data_image: Option<Box<DataImage>>,
 }
 
 impl HostRecord {
@@ -175,5 +214,32 @@ pub mod shared_option {
         d: D,
     ) -> Result<Option<Arc<T>>, D::Error> {
         Option::<T>::deserialize(d).map(|v| v.map(Arc::new))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Bookkeeping, EVENTS_KEPT};
+    use bmhctl_plugin_sdk::Event;
+
+    #[test]
+    fn the_bookkeeping_keeps_only_the_last_events() {
+        let mut book = Bookkeeping::default();
+        let events: Vec<Event> = (0..EVENTS_KEPT + 5)
+            .map(|i| Event {
+                reason: format!("R{i}"),
+                message: format!("event {i}"),
+            })
+            .collect();
+        book.remember_events("2026-12-01T00:00:00Z", &events[..3]);
+        assert_eq!(book.events.len(), 3);
+        book.remember_events("2026-12-01T00:00:01Z", &events[3..]);
+        assert_eq!(book.events.len(), EVENTS_KEPT);
+        assert_eq!(book.events[0].reason, "R5");
+        assert_eq!(
+            book.events.last().unwrap().message,
+            format!("event {}", EVENTS_KEPT + 4)
+        );
+        assert_eq!(book.events.last().unwrap().time, "2026-12-01T00:00:01Z");
     }
 }

@@ -36,15 +36,49 @@ pub struct ApplyArgs {
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub store: StoreArgs,
+    /// Write nothing: show what would change in the store, as `bmhctl diff` does (exit 0).
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// What an apply would write: the files' hosts, and every other object with its value and the
+/// file it came from, all checked.
+pub(super) struct Applied {
+    pub inv: Inventory,
+    pub objects: Vec<(TypedKey, Value, PathBuf)>,
 }
 
 pub fn apply(args: ApplyArgs) -> Result<()> {
-    let inv = inventory::load(&args.paths, LoadMode::ReadOnly)?;
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
+    if args.dry_run {
+        return super::diff::show(&args.paths, &root).map(drop);
+    }
     let existing = Store::open_existing(&root)?;
+    let Applied { inv, objects } = collect(&args.paths, existing.as_ref())?;
+    let store = Store::open(&root)?;
+    // Every object is written whether or not the report is read (a closed pipe): the first
+    // failed report is returned at the end.
+    let mut reported = Ok(());
+    for (key, applied, _) in &objects {
+        let written = write_retrying(&store, key, |stored| Ok(merge_object(applied, stored)))?;
+        reported = reported.and(report(key, written));
+    }
+    for h in &inv.hosts {
+        let key = host_key(&h.key);
+        let hardware = stored_hardware(&store, &h.key)?;
+        let written = write_retrying(&store, &key, |stored| {
+            merge_host(&h.record.host, stored, hardware.as_ref())
+        })?;
+        reported = reported.and(report(&key, written));
+    }
+    reported
+}
 
+/// Reads the files and checks what they hold, as an apply to `existing` would.
+pub(super) fn collect(paths: &[PathBuf], existing: Option<&Store>) -> Result<Applied> {
+    let inv = inventory::load(paths, LoadMode::ReadOnly)?;
     // (object, value, the file it came from)
-    let mut objects: Vec<(TypedKey, Value, PathBuf)> = secrets(&args.paths, &inv)?;
+    let mut objects: Vec<(TypedKey, Value, PathBuf)> = secrets(paths, &inv)?;
     for d in &inv.other_documents {
         if d.kind.is_empty() || d.name.is_empty() || d.api_version.is_empty() {
             continue;
@@ -66,6 +100,10 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
             let key = crate::persist::store::hosts::components_key(&h.key);
             objects.push((key, to_value(c)?, file.clone()));
         }
+        if let Some(d) = &h.record.data_image {
+            let key = crate::persist::store::hosts::data_image_key(&h.key);
+            objects.push((key, to_value(d)?, file.clone()));
+        }
     }
     // All or nothing: every name is checked before the store is created or written.
     check_names(
@@ -78,24 +116,8 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
                     .map(|h| (host_key(&h.key), inv.files[h.file].path.as_path())),
             ),
     )?;
-    check_hosts(&inv, existing.as_ref())?;
-    let store = Store::open(&root)?;
-    // Every object is written whether or not the report is read (a closed pipe): the first
-    // failed report is returned at the end.
-    let mut reported = Ok(());
-    for (key, applied, _) in &objects {
-        let written = write_retrying(&store, key, |stored| Ok(merge_object(applied, stored)))?;
-        reported = reported.and(report(key, written));
-    }
-    for h in &inv.hosts {
-        let key = host_key(&h.key);
-        let hardware = stored_hardware(&store, &h.key)?;
-        let written = write_retrying(&store, &key, |stored| {
-            merge_host(&h.record.host, stored, hardware.as_ref())
-        })?;
-        reported = reported.and(report(&key, written));
-    }
-    reported
+    check_hosts(&inv, existing)?;
+    Ok(Applied { inv, objects })
 }
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {

@@ -1,7 +1,7 @@
 //! `bmhctl describe [-f FILE|DIR] [HOST...]`: hosts in detail, as `kubectl describe` shows
 //! objects: identity, state, spec highlights, power, error, conditions, hardware (NICs,
-//! disks), operation history and recent events (the store's; files keep none), identical
-//! events counted once as kubectl does (`x20 over 3m`).
+//! disks), operation history and recent events (the store's log; with `-f`, the last ones kept
+//! in the host's bookkeeping), identical events counted once as kubectl does (`x20 over 3m`).
 
 use super::get::NamespaceArgs;
 use super::options::Place;
@@ -117,6 +117,10 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
     line("Error Type", or_none(s.error_type.as_str()));
     line("Error Message", or_none(&s.error_message));
     line("Error Count", &s.error_count.to_string());
+    // Only while it holds: what the host's passes wait on (bmhctl's own, see Bookkeeping).
+    if let Some(w) = &rec.book.waiting {
+        line("Waiting", &format!("for the provisioner: {w}"));
+    }
     line("Provisioning ID", or_none(&s.provisioning.id));
     let image = h.spec.image.as_ref().map(|i| i.url.as_str()).unwrap_or("");
     line("Image", or_none(image));
@@ -168,6 +172,7 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
         ]
     });
     push_table(&mut out, &["OPERATION", "START", "END"], rows);
+    super::data_image::describe_section(&mut out, rec.data_image.as_deref());
     out.push_str("Conditions:\n");
     if s.conditions.is_empty() {
         out.push_str("  <none>\n");
@@ -302,6 +307,19 @@ mod tests {
             reason: reason.into(),
             message: message.into(),
         }
+    }
+
+    #[test]
+    fn a_host_waiting_on_its_provisioner_says_why_and_one_that_is_not_says_nothing() {
+        let mut rec = HostRecord::default();
+        rec.host.metadata.name = "worker-1".into();
+        rec.book.uid = "7c0c3a56-0000-4000-8000-000000000001".into();
+        rec.book.generation = 1;
+        let quiet = render(&rec, &[]);
+        assert!(!quiet.contains("Waiting"), "{quiet}");
+        rec.book.waiting =
+            Some("node default~worker-1 locked by conductor 127.0.0.3, which is offline".into());
+        insta::assert_snapshot!(render(&rec, &[]));
     }
 
     #[test]

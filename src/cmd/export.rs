@@ -4,7 +4,7 @@
 //! One multi-document YAML stream (stdout, or `--output-file FILE` written 0600) holding, per host and in
 //! an order `kubectl apply -f` can take: the Secrets the host references (BMC credentials,
 //! `userData`, `networkData`, `metaData`, `preprovisioningNetworkDataName`; each once), its
-//! HardwareData, HostFirmwareSettings, HostFirmwareComponents and HostUpdatePolicy, then the
+//! HardwareData, HostFirmwareSettings, HostFirmwareComponents, HostUpdatePolicy and DataImage, then the
 //! BareMetalHost itself with BMO's status annotation and no `status:`. Every exported host is then put through bmhctl's admission checks (the
 //! webhook and the CRD schema), so what the cluster would refuse is refused here.
 //!
@@ -159,6 +159,9 @@ pub fn export(args: ExportArgs) -> Result<()> {
         }
         if let Some(p) = source.update_policy(&key)? {
             docs.push(clean_object(&p, &key, false));
+        }
+        if let Some(d) = &r.data_image {
+            docs.push(clean_object(&to_value(d)?, &key, false));
         }
         docs.extend(super::bmc_event_subscriptions::export_docs(
             &subscriptions,

@@ -4,6 +4,10 @@
 //! Namespaces follow kubectl: on the store, the `default` namespace unless `-n NAMESPACE` or
 //! `-A` says otherwise; with `-f`, every host of the files (as `kubectl get -f`). Hosts named
 //! on the command line are found as every command finds them (see [`crate::selection`]).
+//!
+//! `-w` is kubectl's watch: the hosts as they are, then each change as it happens, until SIGINT
+//! or SIGTERM. It only reads (no lock), so it runs beside the `watch` or `provision` that drives
+//! the hosts.
 
 use super::options::Place;
 use super::snapshot::Snapshot;
@@ -11,8 +15,11 @@ use super::{SourceArgs, output};
 use crate::error::{Error, Result};
 use crate::record::HostRecord;
 use crate::selection::HostSelection;
+use bmh_api::ObjectKey;
 use clap::{Args, ValueEnum};
 use serde_json::Value;
+use std::collections::HashMap;
+use std::time::Duration;
 
 #[derive(Debug, Args)]
 pub struct GetArgs {
@@ -31,7 +38,17 @@ pub struct GetArgs {
     /// Add a LABELS column to the table.
     #[arg(long)]
     pub show_labels: bool,
-    /// Only these hosts (NAME or NAMESPACE/NAME).
+    /// After the hosts, print each change of them as it happens, until SIGINT or SIGTERM:
+    /// a table row, or with `-o json` one watch event a line
+    /// (`{"type":"ADDED|MODIFIED|DELETED","object":{...}}`).
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+    /// How often `-w` reads the hosts again.
+    #[arg(long, default_value = "250ms", value_parser = super::parse_duration,
+          value_name = "DURATION", requires = "watch")]
+    pub poll_interval: Duration,
+    /// Only these hosts (NAME or NAMESPACE/NAME). `dataimages [NAME...]` lists DataImages
+    /// instead.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
 }
@@ -75,12 +92,20 @@ pub fn get(args: GetArgs) -> Result<()> {
     {
         return super::bmc_event_subscriptions::get(&args, names);
     }
+    if let Some((kind, names)) = args.hosts.split_first()
+        && super::data_image::is_kind(kind)
+    {
+        return super::data_image::get(&args, names);
+    }
     let place = Place::resolve(&args.source)?;
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,
         &place,
         !args.hosts.is_empty(),
     );
+    if args.watch {
+        return watch(&args, &place, &selection);
+    }
     let snapshot = Snapshot::read(&place)?;
     let all = snapshot.records();
     let records: Vec<&HostRecord> = snapshot
@@ -155,4 +180,149 @@ fn object(rec: &HostRecord) -> Result<Value> {
         meta.insert("creationTimestamp".into(), Value::String(t.clone()));
     }
     Ok(v)
+}
+
+/// A watch event's type, as kubectl's `--output-watch-events` spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl Change {
+    fn as_str(self) -> &'static str {
+        match self {
+            Change::Added => "ADDED",
+            Change::Modified => "MODIFIED",
+            Change::Deleted => "DELETED",
+        }
+    }
+}
+
+/// The selected hosts as read now, each with the object `-o json` prints for it. A host named
+/// on the command line and gone is simply absent (its deletion is a change to print).
+fn watched(
+    place: &Place,
+    selection: &HostSelection,
+) -> Result<Vec<(ObjectKey, HostRecord, Value)>> {
+    let snapshot = Snapshot::read(place)?;
+    let all = snapshot.records();
+    let picked = snapshot.select(selection, place).unwrap_or_default();
+    picked
+        .into_iter()
+        .map(|i| {
+            let rec = all[i];
+            Ok((super::snapshot::key_of(rec), rec.clone(), object(rec)?))
+        })
+        .collect()
+}
+
+/// `get -w`: the hosts as they are, then every change until SIGINT or SIGTERM (exit 0). The
+/// hosts are read again every `--poll-interval` and compared with what was printed: the
+/// controller's own watchers skip its status writes on purpose (it must not wake on them),
+/// while status writes are what `get -w` is for.
+fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::internal("cannot start the async runtime", e))?;
+    let table = |recs: &[&HostRecord], headers: bool| {
+        output::hosts_table(
+            recs,
+            &output::TableOptions {
+                wide: args.output == GetFormat::Wide,
+                namespace_column: args.namespaces.all_namespaces,
+                qualified_names: args.namespaces.namespace.is_none(),
+                headers: headers && !args.no_headers,
+                labels: args.show_labels,
+                now: chrono::Utc::now(),
+            },
+        )
+    };
+    let print = |change: Change, rec: &HostRecord, obj: &Value, headers: bool| -> Result<()> {
+        match args.output {
+            GetFormat::Table | GetFormat::Wide => output::line(table(&[rec], headers)),
+            GetFormat::Name => {
+                output::outln!("baremetalhost.metal3.io/{}", rec.host.metadata.name)
+            }
+            GetFormat::Json => output::line(
+                serde_json::to_string(&watch_event(change, obj))
+                    .map_err(|e| Error::internal("cannot encode a watch event as JSON", e))?,
+            ),
+            GetFormat::Yaml => {
+                let text = serde_saphyr::to_string(&watch_event(change, obj))
+                    .map_err(|e| Error::internal("cannot encode a watch event as YAML", e))?;
+                output::write_stdout(&format!("---\n{text}"))
+            }
+        }
+    };
+    let first = watched(place, selection)?;
+    if matches!(args.output, GetFormat::Table | GetFormat::Wide) && !first.is_empty() {
+        let recs: Vec<&HostRecord> = first.iter().map(|(_, r, _)| r).collect();
+        output::line(table(&recs, true))?;
+    } else {
+        for (_, rec, obj) in &first {
+            print(Change::Added, rec, obj, false)?;
+        }
+    }
+    let mut last: HashMap<ObjectKey, (HostRecord, Value)> =
+        first.into_iter().map(|(k, r, v)| (k, (r, v))).collect();
+    let mut headers = last.is_empty();
+    let mut failing: Option<String> = None;
+    runtime.block_on(async {
+        let signal = super::provision::wait_for_signal();
+        tokio::pin!(signal);
+        loop {
+            tokio::select! {
+                _ = &mut signal => return Ok(()),
+                _ = tokio::time::sleep(args.poll_interval) => {}
+            }
+            let now = match watched(place, selection) {
+                Ok(now) => {
+                    failing = None;
+                    now
+                }
+                // A file being edited by hand may not parse for a moment: say so (once), go on.
+                Err(e) => {
+                    let said = e.chain();
+                    if failing.as_ref() != Some(&said) {
+                        crate::eprintln_quiet!("bmhctl: {said}");
+                        failing = Some(said);
+                    }
+                    continue;
+                }
+            };
+            let mut seen = std::collections::HashSet::new();
+            for (key, rec, obj) in now {
+                seen.insert(key.clone());
+                let change = match last.get(&key) {
+                    None => Change::Added,
+                    Some((_, before)) if *before == obj => continue,
+                    Some(_) => Change::Modified,
+                };
+                print(change, &rec, &obj, headers)?;
+                headers = false;
+                last.insert(key, (rec, obj));
+            }
+            let mut gone: Vec<ObjectKey> = last
+                .keys()
+                .filter(|k| !seen.contains(*k))
+                .cloned()
+                .collect();
+            gone.sort();
+            for key in gone {
+                if let Some((rec, obj)) = last.remove(&key) {
+                    print(Change::Deleted, &rec, &obj, headers)?;
+                    headers = false;
+                }
+            }
+        }
+    })
+}
+
+/// kubectl's watch event (`--output-watch-events`): the change and the host as `get NAME -o
+/// json` prints it (as last seen, for a deletion).
+fn watch_event(change: Change, object: &Value) -> Value {
+    serde_json::json!({"type": change.as_str(), "object": object})
 }

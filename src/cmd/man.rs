@@ -81,12 +81,16 @@ fn sections(cmd: &str) -> String {
             "BMHCTL_LOG :: Log filter (tracing syntax), over -v and -q.",
             "BMHCTL_MAX_FILE_SIZE :: The largest input file read, in bytes (default 512 MiB).",
             "NO_COLOR :: No colours when set to anything.",
+            "BMHCTL_CONFIG :: The config file of the contexts (default ~/.config/bmhctl/config.yaml).",
+            "BMHCTL_CONTEXT :: The context to use when --context is not given (default: the file's currentContext). A context sets IRONIC_ENDPOINT, its credentials, CA and client certificate, DEPLOY_* URLs, BMHCTL_PROVISIONER and BMHCTL_STORE; each variable set in the environment wins over it.",
+            "COMPLETE :: bash, zsh, fish, elvish or powershell: print the script of the completions that know the data (source <(COMPLETE=bash bmhctl)).",
         ],
     ));
     s.push_str(&section(
         "FILES",
         &[
             "~/.local/share/bmhctl/store :: The local store when neither --store nor BMHCTL_STORE is given.",
+            "~/.config/bmhctl/config.yaml :: The contexts (see bmhctl-config(1)); a credentials file a context names must have mode 0600.",
             "DIR/.bmhctl/ :: Beside a hosts file: bmhctl's bookkeeping for its hosts (uid, generation, finalizers, first seen) and the files' locks.",
             "plugins/NAME-provisioner.so :: Beside the binary: the provisioner plugins (ironic-provisioner.so for the default).",
         ],
@@ -99,11 +103,12 @@ fn exit_status(cmd: &str) -> Vec<&'static str> {
     let mut codes = vec!["0 :: Done."];
     match cmd {
         "provision" | "deprovision" | "delete" | "wait" => {
-            codes.push("1 :: Ran, but some host did not reach its goal (the result says which and why), or the provisioner's backend stayed unreachable.")
+            codes.push("1 :: Ran, but some host did not reach its goal (the result says which and why), a save failed during the run (the file and the cause are named; what was saved before stays), or the provisioner's backend stayed unreachable.")
         }
         "validate" => {}
         "plugin" => codes.push("1 :: plugin check failed."),
         "watch" => codes.push("1 :: The provisioner's backend stayed unreachable at start."),
+        "diff" => codes.push("1 :: Something would change: the diff is on standard output."),
         "" => codes.push("1 :: Ran, but the goal was not met."),
         _ => {}
     }
@@ -113,7 +118,7 @@ fn exit_status(cmd: &str) -> Vec<&'static str> {
         "2 :: Bad input or usage (a missing file, a malformed or invalid host, an unknown host name, a bad flag); nothing is written."
     });
     if cmd != "version" && cmd != "completions" && cmd != "validate" {
-        codes.push("3 :: Conflict, safe to retry: another bmhctl holds the files' locks or the store's lease, or an object changed during the run.");
+        codes.push("3 :: Conflict, safe to retry: another bmhctl holds the files' locks or the store's lease, or an object changed under a command that writes it once.");
         codes.push("4 :: Reading or writing failed, or the provisioner plugin cannot be loaded.");
     }
     codes.push("70 :: Internal error (a bug).");
@@ -121,7 +126,7 @@ fn exit_status(cmd: &str) -> Vec<&'static str> {
         cmd,
         "" | "provision" | "deprovision" | "delete" | "watch" | "wait"
     ) {
-        codes.push("130 :: Interrupted (Ctrl-C or SIGTERM); pending saves are written first.");
+        codes.push("130 :: Interrupted (Ctrl-C or SIGTERM), whatever else failed; passes in flight and pending saves are given 3 s to finish.");
     }
     codes
 }
@@ -131,6 +136,7 @@ fn examples(cmd: &str) -> Vec<&'static str> {
         "provision" => vec![
             "bmhctl provision hosts.yaml :: Drive every host of the file to its goal through Ironic.",
             "bmhctl provision --provisioner fixture -l rack=r1 -o json hosts.yaml :: Without Ironic, only rack r1, the result as JSON.",
+            "bmhctl provision --dry-run hosts.yaml :: What the run would do (bmhctl plan), doing nothing.",
         ],
         "deprovision" => vec!["bmhctl deprovision -f hosts.yaml worker-0 :: Back to available."],
         "delete" => vec![
@@ -139,12 +145,23 @@ fn examples(cmd: &str) -> Vec<&'static str> {
         ],
         "apply" => vec![
             "bmhctl apply -f hosts.yaml :: Create or update the hosts and Secrets in the store.",
+            "bmhctl apply --dry-run -f hosts.yaml :: What it would change (bmhctl diff), writing nothing.",
+        ],
+        "diff" => vec![
+            "bmhctl diff -f hosts.yaml :: What apply -f hosts.yaml would change in the store; exit 1 when anything would.",
+        ],
+        "plan" => vec![
+            "bmhctl plan -f hosts.yaml :: Each host's path to its provision goal, its actions, and which are destructive.",
+            "bmhctl plan --for delete worker-0 -o json :: The delete path of a stored host, as a PlanResult document.",
         ],
         "get" => vec![
             "bmhctl get :: The store's hosts in the default namespace.",
             "bmhctl get -A --show-labels :: Every namespace, with labels.",
             "bmhctl get worker-0 -o json :: One host as a BareMetalHost object.",
             "bmhctl get -f hosts.yaml -o wide :: The hosts of a file, with BMO's wide columns.",
+            "bmhctl get dataimages -f hosts.yaml :: The hosts' DataImages: URL, what is attached, errors.",
+            "bmhctl get -w :: The hosts, then a row per change as a running watch or provision drives them, until Ctrl-C.",
+            "bmhctl get -w -o json :: The same as kubectl watch events, one JSON object a line: {\"type\": \"ADDED|MODIFIED|DELETED\", \"object\": {...}}.",
         ],
         "describe" => vec![
             "bmhctl describe worker-0 spare-0 :: Two hosts of the store in detail.",
@@ -153,7 +170,11 @@ fn examples(cmd: &str) -> Vec<&'static str> {
         "export" => vec![
             "bmhctl export > cluster.yaml :: The store's hosts as a metal3 cluster takes them.",
         ],
-        "watch" => vec!["bmhctl watch :: Reconcile the store's hosts until Ctrl-C."],
+        "watch" => vec![
+            "bmhctl watch :: Reconcile the store's hosts until Ctrl-C.",
+            "bmhctl watch -o json :: The same, each transition and event as one JSON object a line (NDJSON).",
+            "bmhctl watch --metrics-addr 127.0.0.1:9464 :: The same, with Prometheus metrics at http://127.0.0.1:9464/metrics (docs/metrics.md).",
+        ],
         "wait" => vec!["bmhctl wait --for provisioned worker-0 :: Until worker-0 is provisioned."],
         "validate" => {
             vec!["bmhctl validate hosts.yaml :: Check the hosts against BMO's admission rules."]
@@ -162,8 +183,21 @@ fn examples(cmd: &str) -> Vec<&'static str> {
             vec!["bmhctl plugin list :: The plugins of the plugin directory, with their versions."]
         }
         "version" => vec!["bmhctl version :: bmhctl's version and its plugin interface's."],
+        "config" => vec![
+            "bmhctl config get-contexts :: The contexts of the config file, * marking the current one.",
+            "bmhctl config use-context lab :: Make lab the current context.",
+            "bmhctl --context prod get :: One command in another context.",
+        ],
+        "import" => vec![
+            "bmhctl import --from-ironic > hosts.yaml :: Every active or available node of the Ironic, as hosts bmhctl adopts as they are.",
+            "bmhctl import --from-ironic -l ironic.driver=redfish --output-file hosts.yaml :: Only the redfish nodes, into a new file.",
+            "bmhctl import --from-bifrost baremetal.json --output-file hosts.yaml :: A bifrost inventory, with its BMC passwords (file mode 0600).",
+        ],
         "completions" => {
-            vec!["bmhctl completions bash > /etc/bash_completion.d/bmhctl :: Bash completion."]
+            vec![
+                "bmhctl completions bash > /etc/bash_completion.d/bmhctl :: Bash completion.",
+                "source <(COMPLETE=bash bmhctl) :: Bash completion that also offers host names, states and contexts.",
+            ]
         }
         "" => vec![
             "cp hosts.example.yaml hosts.yaml && bmhctl provision --provisioner fixture hosts.yaml :: A first run without Ironic.",

@@ -2,12 +2,19 @@
 
 mod apply;
 mod bmc_event_subscriptions;
+mod config;
+mod data_image;
 mod describe;
+mod diff;
+pub mod dynamic_completion;
 mod export;
 mod get;
+mod import;
 pub mod man;
+mod metrics_server;
 mod options;
 mod output;
+mod plan;
 mod plugin;
 mod provision;
 mod reachable;
@@ -62,6 +69,10 @@ pub struct Cli {
     /// the input.
     #[arg(long, global = true)]
     pub skip_unknown_kinds: bool,
+    /// The context of the config file to use (endpoint, credentials, deploy images,
+    /// provisioner, store) instead of its current one (or $BMHCTL_CONTEXT).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -82,6 +93,21 @@ pub enum Command {
     /// Hosts are checked with BMO's admission rules first (exit 2, nothing written, when one is
     /// invalid). A spec change bumps the host's generation; a status in the files is ignored.
     Apply(apply::ApplyArgs),
+    /// Show what `apply -f` would change in the local store, as `kubectl diff`: a unified diff
+    /// of each object that would change (Secret values masked).
+    ///
+    /// Exit code 0 when nothing would change, 1 when something would, above 1 on an error.
+    /// Nothing is written.
+    Diff(diff::DiffArgs),
+    /// Show the path each host would take to its goal, what the provisioner would be asked to
+    /// do, and what of it is destructive, without acting: from the hosts' files or the local
+    /// store, their status, and the live node when the provisioner answers read-only
+    /// questions (ironic).
+    ///
+    /// Nothing is written anywhere: no status, no bookkeeping, no lock, no store change, no
+    /// write to the provisioner. The same plan is what `provision`, `deprovision` and `delete`
+    /// print with --dry-run.
+    Plan(plan::PlanArgs),
     /// Show hosts and their status: those of the local store, or of files with -f.
     Get(get::GetArgs),
     /// Show hosts in detail: spec highlights, hardware, operation history, conditions and
@@ -116,6 +142,13 @@ pub enum Command {
     /// Inspect provisioner plugins.
     #[command(subcommand)]
     Plugin(plugin::PluginCommand),
+    /// Show and switch the contexts of the config file ($BMHCTL_CONFIG, else
+    /// ~/.config/bmhctl/config.yaml).
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
+    /// Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they
+    /// are by the next run) or of a bifrost inventory.
+    Import(import::ImportArgs),
     /// Print the version of bmhctl and of its plugin interface.
     Version,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -195,6 +228,9 @@ pub struct ProvisionArgs {
     /// YAML files, or directories of them, holding BareMetalHosts and their BMC Secrets.
     #[arg(value_name = "FILE|DIR", required_unless_present = "files")]
     pub paths: Vec<PathBuf>,
+    /// Act on nothing: print the plan (`bmhctl plan`) of the run and exit 0.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]
@@ -207,6 +243,9 @@ pub struct TeardownArgs {
     /// Only these hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
+    /// Act on nothing: print the plan (`bmhctl plan --for deprovision`) and exit 0.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `delete`: on files with `-f`, else on the local store.
@@ -223,6 +262,9 @@ pub struct DeleteArgs {
     /// (a running `bmhctl watch` finishes it; on files, the next run that drives them).
     #[arg(long)]
     pub no_wait: bool,
+    /// Act on nothing: print the plan (`bmhctl plan --for delete`) and exit 0.
+    #[arg(long, conflicts_with = "no_wait")]
+    pub dry_run: bool,
 }
 
 /// Where the hosts are: files with -f, else the local store.
@@ -280,14 +322,39 @@ fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
 
 /// Runs bmhctl with these arguments; returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(c) => c,
-        Err(e) => {
+    dynamic_completion::complete_if_asked();
+    let args: Vec<OsString> = args.into_iter().collect();
+    let parse = |args: &[OsString]| {
+        Cli::try_parse_from(args).map_err(|e| {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
-            return code;
-        }
+            code
+        })
     };
+    let mut cli = match parse(&args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    // A context sets the environment the plugin and clap read (what the user set wins), so
+    // the command line is parsed again under it. `config` reads the file itself.
+    if !matches!(
+        cli.command,
+        Command::Config(_) | Command::Completions { .. } | Command::Man { .. } | Command::Version
+    ) {
+        match crate::context::apply(cli.context.as_deref()) {
+            Ok(None) => {}
+            Ok(Some(_)) => {
+                cli = match parse(&args) {
+                    Ok(c) => c,
+                    Err(code) => return code,
+                };
+            }
+            Err(e) => {
+                crate::eprintln_quiet!("{}", e.render());
+                return e.exit_code();
+            }
+        }
+    }
     init_logging(&cli);
     crate::persist::set_input_policy(crate::persist::InputPolicy {
         fields: match cli.field_validation.as_str() {
@@ -298,8 +365,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         skip_unknown_kinds: cli.skip_unknown_kinds,
         quiet: cli.quiet,
     });
-    match dispatch(cli) {
-        Ok(()) => 0,
+    // `diff` tells by its exit code whether anything differs, as `kubectl diff` does.
+    let outcome = match &cli.command {
+        Command::Diff(a) => diff::diff(a).map(i32::from),
+        _ => dispatch(cli).map(|()| 0),
+    };
+    match outcome {
+        Ok(code) => code,
         // The reader went away (`bmhctl get ... | head -1`): what it wanted, it has.
         Err(Error::Io { path, source })
             if path.as_os_str() == "stdout" && source.kind() == std::io::ErrorKind::BrokenPipe =>
@@ -362,6 +434,8 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Delete(a) => verbs::delete(a, verbosity),
         Command::Apply(a) => apply::apply(a),
+        Command::Diff(a) => diff::diff(&a).map(drop),
+        Command::Plan(a) => plan::plan(a),
         Command::Get(a) => get::get(a),
         Command::Describe(a) => describe::describe(a),
         Command::Export(a) => export::export(a),
@@ -371,6 +445,8 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Verb(v) => verbs::run(v),
         Command::Validate(a) => validate::validate(a, verbosity),
         Command::Plugin(c) => plugin::run(c),
+        Command::Config(c) => config::run(c, cli.context.as_deref()),
+        Command::Import(a) => import::import(a),
         Command::Version => version::print(),
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -171,10 +171,9 @@ fn show_state(s: &str) -> &str {
     if s.is_empty() { "(new)" } else { s }
 }
 
-/// The final table of a run: one row per host, and why a host stopped short; `backend_trouble`
-/// (what the provisioner's backend last failed with, which BMO writes nowhere) is added to
-/// the error of each host that stopped short.
-pub fn result_table(hosts: &[HostReport], backend_trouble: Option<&str>) -> String {
+/// The final table of a run: one row per host, and why a host stopped short, with what its
+/// passes last waited on (the provisioner's reason, which BMO writes nowhere).
+pub fn result_table(hosts: &[HostReport]) -> String {
     let mut t = table(&["HOST", "STATE", "STATUS", "POWER", "RESULT", "ERROR"]);
     for r in hosts {
         let s = &r.seen;
@@ -199,7 +198,8 @@ pub fn result_table(hosts: &[HostReport], backend_trouble: Option<&str>) -> Stri
                 format!("{error} ({})", r.reason)
             };
         }
-        if let Some(t) = backend_trouble.filter(|_| stopped_short && !r.deleted) {
+        if stopped_short && !r.deleted && !s.waiting.is_empty() {
+            let t = &s.waiting;
             error = if error.is_empty() {
                 format!("waiting for the provisioner: {t}")
             } else {
@@ -268,6 +268,7 @@ pub fn result_json(
                 "errorCount": s.error_count,
                 "provisioningFailCount": s.provisioning_fail_count,
                 "provisioningID": s.provisioning_id,
+                "waiting": s.waiting,
                 "passes": r.passes,
                 "start": r.start.map(json_time),
                 "end": r.end.map(json_time),
@@ -487,8 +488,48 @@ pub fn line(text: impl std::fmt::Display) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::human_duration;
+    use super::*;
     use chrono::TimeDelta;
+
+    const LOCKED: &str = "node default~worker-1 locked by conductor 127.0.0.3, which is offline";
+
+    /// Two hosts stopped short at the timeout: only the one whose passes wait on the
+    /// provisioner says so, in the table and in the document.
+    fn reports() -> Vec<HostReport> {
+        let host = |name: &str, waiting: &str| HostReport {
+            namespace: "default".into(),
+            name: name.into(),
+            goal: Goal::State(bmh_api::ProvisioningState::Provisioned),
+            outcome: Outcome::Failed,
+            deleted: false,
+            reason: "still \"provisioning\" when the timeout ran out".into(),
+            seen: Seen {
+                state: "provisioning".into(),
+                operational_status: "OK".into(),
+                powered_on: Some(false),
+                waiting: waiting.into(),
+                ..Default::default()
+            },
+            passes: 7,
+            start: None,
+            end: None,
+        };
+        vec![host("worker-0", ""), host("worker-1", LOCKED)]
+    }
+
+    #[test]
+    fn the_result_names_the_waiting_reason_of_its_host_only() {
+        insta::assert_snapshot!(result_table(&reports()));
+        let doc: serde_json::Value = serde_json::from_str(&result_json(
+            RunKind::Provision,
+            &reports(),
+            false,
+            Utc::now(),
+        ))
+        .unwrap();
+        assert_eq!(doc["hosts"][0]["waiting"], "");
+        assert_eq!(doc["hosts"][1]["waiting"], LOCKED);
+    }
 
     #[test]
     fn ages_read_as_kubectl_prints_them() {

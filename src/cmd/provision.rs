@@ -29,6 +29,15 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
+    if args.dry_run {
+        return super::plan::dry_run(
+            super::plan::Intent::Provision,
+            super::options::Place::Files(paths),
+            selection,
+            &args.run.drive,
+            args.run.output,
+        );
+    }
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
     missing_inputs(&options.provisioner, &paths)?;
     let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
@@ -40,6 +49,7 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     let run = Run {
         kind: RunKind::Provision,
         paths: &paths,
+        selection,
         options: &options,
         output: args.run.output,
         verbosity,
@@ -66,6 +76,14 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
     }
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
+    if args.dry_run {
+        let intent = match what {
+            Teardown::Deprovision => super::plan::Intent::Deprovision,
+            Teardown::Delete => super::plan::Intent::Delete,
+        };
+        let place = super::options::Place::Files(args.paths);
+        return super::plan::dry_run(intent, place, selection, &args.run.drive, args.run.output);
+    }
     missing_inputs(&options.provisioner, &args.paths)?;
     let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
@@ -83,11 +101,12 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
             Teardown::Delete => RunKind::Delete,
         },
         paths: &args.paths,
+        selection,
         options: &options,
         output: args.run.output,
         verbosity,
     };
-    drive(inv, selected, provisioner, run, |record| match what {
+    drive(inv, selected, provisioner, run, move |record| match what {
         Teardown::Deprovision => {
             // BMO deprovisions when the image goes from the spec. The user's spec is not
             // ours to edit, so the image is masked for this run only.
@@ -151,19 +170,23 @@ fn select(inv: &Inventory, selection: &HostSelection) -> Result<Vec<usize>> {
 struct Run<'a> {
     kind: RunKind,
     paths: &'a [PathBuf],
+    /// Which hosts the command names: a host added to the files during the run joins it when
+    /// this takes it.
+    selection: HostSelection,
     options: &'a DriveOptions,
     output: super::ResultFormat,
     verbosity: Verbosity,
 }
 
 /// Drives the `selected` hosts of `inv` (indices into its hosts), each prepared and given its
-/// goal by `prepare`, and prints the result.
+/// goal by `prepare`, and prints the result. Edits of the files during the run are taken
+/// (see [`runner::TakeEdits`]): a host read again is prepared by `prepare` too.
 fn drive(
     inv: Inventory,
     selected: Vec<usize>,
     provisioner: crate::provisioners::Resolved,
     run: Run,
-    mut prepare: impl FnMut(&mut HostRecord) -> Goal,
+    mut prepare: impl FnMut(&mut HostRecord) -> Goal + Send + 'static,
 ) -> Result<()> {
     let objects: Arc<dyn ObjectSource> = Arc::new(inv.objects.clone());
     let mut keys: BTreeMap<usize, ObjectKey> = selected
@@ -181,6 +204,22 @@ fn drive(
         let goal = prepare(&mut record);
         jobs.push(HostJob { record, goal });
     }
+    let selection = run.selection;
+    let edits = runner::TakeEdits {
+        poll: EDIT_POLL,
+        selects: Box::new(move |record: &HostRecord| {
+            let meta = &record.host.metadata;
+            let key = ObjectKey::new(meta.namespace_or_default(), &meta.name);
+            let candidate = crate::selection::Candidate {
+                key: &key,
+                labels: &meta.labels,
+            };
+            selection
+                .select([candidate], "the given files")
+                .is_ok_and(|picked| !picked.is_empty())
+        }),
+        prepare: Box::new(prepare),
+    };
     drive_with(
         run.kind,
         jobs,
@@ -190,8 +229,12 @@ fn drive(
         run.options,
         run.output,
         run.verbosity,
+        Some(edits),
     )
 }
+
+/// How often a run on files looks for edits of them (a few file stats each time).
+const EDIT_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// `bmhctl reconcile` (hidden): drive the store's hosts to their goal with the runner, holding
 /// the store's lease, as `watch` and `--wait` will.
@@ -239,6 +282,7 @@ pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()>
         &options,
         args.run.output,
         verbosity,
+        None,
     )
 }
 
@@ -252,13 +296,12 @@ fn drive_with(
     options: &DriveOptions,
     output: super::ResultFormat,
     verbosity: Verbosity,
+    edits: Option<runner::TakeEdits>,
 ) -> Result<()> {
     let config = options.runner.clone();
     // Progress goes to stderr whatever `-o` prints on stdout.
     let mut progress = Progress::new(verbosity.progress_mode(), verbosity.verbose > 0, jobs.len());
     let ledger = progress.keep_ledger();
-    progress.watch_backend(provisioner.health.clone());
-    let health = provisioner.health.clone();
     // The plugin was created before the objects were read: it sees them from now on.
     provisioner.set_objects(objects.clone());
     let factory = provisioner.factory;
@@ -282,15 +325,16 @@ fn drive_with(
             clock: Arc::new(SystemClock),
             source,
         };
-        runner::run(jobs, services, config, progress, stop_rx).await
+        runner::run_taking_edits(jobs, services, config, progress, stop_rx, edits).await
     });
-    let trouble = health.trouble();
+    // A pass or save left behind by a signal (it hangs) is not waited for.
+    runtime.shutdown_background();
     match results {
-        Ok(results) => report(kind, Some(&results), &ledger, output, trouble.as_deref()),
+        Ok(results) => report(kind, Some(&results), &ledger, output),
         // Ctrl-C or SIGTERM: the same document, the hosts still driven marked in flight, so
         // that a pipeline learns where each host got to.
         Err(Error::Interrupted) => {
-            report(kind, None, &ledger, output, trouble.as_deref())?;
+            report(kind, None, &ledger, output)?;
             Err(Error::Interrupted)
         }
         Err(e) => Err(e),
@@ -317,13 +361,10 @@ fn report(
     results: Option<&[HostResult]>,
     ledger: &Ledger,
     format: super::ResultFormat,
-    backend_trouble: Option<&str>,
 ) -> Result<()> {
     let hosts = output::host_reports(results, &ledger.entries());
     match format {
-        super::ResultFormat::Table => {
-            super::output::outln!("{}", output::result_table(&hosts, backend_trouble))?
-        }
+        super::ResultFormat::Table => super::output::outln!("{}", output::result_table(&hosts))?,
         super::ResultFormat::Json => super::output::outln!(
             "{}",
             output::result_json(kind, &hosts, results.is_none(), chrono::Utc::now())

@@ -67,11 +67,25 @@ impl Snapshot {
             .collect())
     }
 
-    /// The host's recent events: the store's (files keep none).
+    /// The host's recent events: the store's log, or (files) the host's bookkeeping.
     pub fn events(&self, key: &ObjectKey) -> Result<Vec<StoredEvent>> {
         match self {
             Snapshot::Store(Some(store), _) => store.events(key),
-            _ => Ok(Vec::new()),
+            Snapshot::Files(_) => Ok(self
+                .record(key)
+                .map(|r| {
+                    r.book
+                        .events
+                        .iter()
+                        .map(|e| StoredEvent {
+                            time: e.time.clone(),
+                            reason: e.reason.clone(),
+                            message: e.message.clone(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()),
+            Snapshot::Store(None, _) => Ok(Vec::new()),
         }
     }
 }

@@ -366,6 +366,22 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
 pub fn delete(args: DeleteArgs, verbosity: Verbosity) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     match Place::resolve(&args.source)? {
+        Place::Store(_)
+            if args.dry_run && selection.names_none() && args.run.selector.is_none() =>
+        {
+            Err(Error::Usage(
+                "delete: name the hosts to delete from the store, or give -f FILE to act on \
+                 files"
+                    .into(),
+            ))
+        }
+        place if args.dry_run => super::plan::dry_run(
+            super::plan::Intent::Delete,
+            place,
+            selection,
+            &args.run.drive,
+            args.run.output,
+        ),
         Place::Files(paths) if args.no_wait => {
             super::provision::mark_for_deletion(&paths, &selection)
         }
@@ -374,6 +390,7 @@ pub fn delete(args: DeleteArgs, verbosity: Verbosity) -> Result<()> {
                 paths,
                 run: args.run,
                 hosts: args.hosts,
+                dry_run: false,
             },
             super::provision::Teardown::Delete,
             verbosity,

@@ -14,6 +14,7 @@ use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result, Unfinished};
 use crate::machine::PassOutcome;
+use crate::metrics::{Metrics, ObservedFactory, TimedSource};
 use crate::persist::HostSource;
 use crate::persist::files::file_source::FileSource;
 use crate::persist::files::inventory::{self, LoadMode};
@@ -37,6 +38,22 @@ pub struct WatchArgs {
     /// How often the store's files (or the files given) are checked for changes.
     #[arg(long, default_value = "250ms", value_parser = parse_duration, value_name = "DURATION")]
     pub poll_interval: Duration,
+    /// `text`: a line per transition; `json`: one JSON object a line (NDJSON) per transition
+    /// and per event, flushed as it happens.
+    #[arg(short, long, value_enum, default_value_t = WatchFormat::Text)]
+    pub output: WatchFormat,
+    /// Serve Prometheus metrics at http://ADDR/metrics (`HOST:PORT`; port 0 picks a free port,
+    /// said on stderr).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WatchFormat {
+    /// A line per change of a host's state, status, power or error.
+    Text,
+    /// One JSON object a line: each transition and each event (docs/output.md).
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -199,11 +216,102 @@ fn transitions(quiet: bool) -> Observer {
     )
 }
 
+/// `watch -o json`: each transition, and each event of a pass, as one versioned JSON object a
+/// line (docs/output.md).
+fn json_lines() -> Observer {
+    let mut last: HashMap<ObjectKey, (String, String, bool, String)> = HashMap::new();
+    Box::new(
+        move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
+            let time = format_time(SystemClock.now());
+            let s = rec.status();
+            let now = (
+                s.provisioning.state.as_str().to_string(),
+                s.operational_status.as_str().to_string(),
+                s.powered_on,
+                s.error_message.clone(),
+            );
+            let mut lines = Vec::new();
+            if out.deleted || last.get(key) != Some(&now) {
+                let mut t = serde_json::json!({
+                    "apiVersion": super::output::API_VERSION,
+                    "kind": "Transition",
+                    "time": time,
+                    "namespace": key.namespace,
+                    "name": key.name,
+                    "provisioningState": now.0,
+                    "operationalStatus": now.1,
+                    "poweredOn": now.2,
+                    "errorType": s.error_type.as_str(),
+                    "errorMessage": now.3,
+                });
+                if out.deleted {
+                    t["deleted"] = true.into();
+                    last.remove(key);
+                } else {
+                    last.insert(key.clone(), now);
+                }
+                lines.push(t);
+            }
+            for e in &out.events {
+                lines.push(serde_json::json!({
+                    "apiVersion": super::output::API_VERSION,
+                    "kind": "Event",
+                    "time": time,
+                    "namespace": key.namespace,
+                    "name": key.name,
+                    "reason": e.reason,
+                    "message": e.message,
+                }));
+            }
+            for l in lines {
+                // A reader gone from stdout does not stop the controller.
+                let _ = super::output::line(l);
+            }
+        },
+    )
+}
+
 pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
     let place = Place::resolve(&args.source)?;
     let options = DriveOptions::for_controller(&args.drive, &Environment::read()?);
-    let driven = open_driven(&place, None, &options)?;
+    // Bound before the hosts are taken: a busy address changes nothing.
+    let listener = args
+        .metrics_addr
+        .as_deref()
+        .map(super::metrics_server::bind)
+        .transpose()?;
+    let mut driven = open_driven(&place, None, &options)?;
     let runtime = runtime(options.runner.concurrency)?;
+    let metrics = match listener {
+        Some(listener) => {
+            let metrics = Arc::new(Metrics::new());
+            driven.source = Arc::new(TimedSource {
+                inner: driven.source.clone(),
+                metrics: metrics.clone(),
+            });
+            driven.provisioner.factory = Arc::new(ObservedFactory {
+                inner: driven.provisioner.factory.clone(),
+                metrics: metrics.clone(),
+            });
+            let at = super::metrics_server::serve(listener, metrics.clone(), &runtime)?;
+            crate::eprintln_quiet!("metrics at http://{at}/metrics");
+            Some(metrics)
+        }
+        None => None,
+    };
+    let mut print = match args.output {
+        WatchFormat::Text => transitions(verbosity.quiet),
+        WatchFormat::Json => json_lines(),
+    };
+    let observer: Observer = match metrics.clone() {
+        Some(m) => Box::new(
+            move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
+                m.observe_pass(key, rec, out);
+                print(key, rec, out);
+            },
+        ),
+        None => print,
+    };
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     runtime.spawn(async move {
         super::provision::wait_for_signal().await;
@@ -233,10 +341,12 @@ pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
         None,
         &options,
         args.poll_interval,
-        transitions(verbosity.quiet),
+        observer,
         stop_rx,
         &runtime,
     )?;
+    // A save left behind after the signal (it hangs) is not waited for.
+    runtime.shutdown_background();
     if !verbosity.quiet {
         crate::eprintln_quiet!("stopped: passes in flight finished and their status saved");
     }
@@ -358,7 +468,10 @@ pub fn wait_until(
         }
     }
     drop(driven);
-    why_rx.recv().unwrap_or(Err(Error::Interrupted))
+    let outcome = why_rx.recv().unwrap_or(Err(Error::Interrupted));
+    // A save left behind after the signal (it hangs) is not waited for.
+    runtime.shutdown_background();
+    outcome
 }
 
 /// The host is stable at its goal as far as the store shows: the state `provision` drives it

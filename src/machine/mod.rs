@@ -12,6 +12,7 @@ mod action;
 pub mod backoff;
 mod conditions;
 mod credentials;
+mod data_image;
 pub mod event_subscription;
 mod firmware;
 mod handlers;
@@ -93,6 +94,8 @@ pub struct PassOutcome {
     /// The status of the host's HostFirmwareSettings or HostFirmwareComponents changed: persist
     /// it (whatever the pass's outcome, as BMO writes these objects' status at once).
     pub firmware_changed: bool,
+    /// The status of the host's DataImage changed: persist it (as BMO writes it at once).
+    pub data_image_changed: bool,
     /// Annotations BMO consumed and removed from the object this pass.
     pub removed_annotations: Vec<String>,
     /// Events of the pass (the controller's and the provisioner's, in the order they were
@@ -114,12 +117,13 @@ pub struct PassOutcome {
 }
 
 impl PassOutcome {
-    fn new(requeue: Requeue) -> Self {
+    pub(crate) fn new(requeue: Requeue) -> Self {
         Self {
             requeue,
             save_status: false,
             bookkeeping_changed: false,
             firmware_changed: false,
+            data_image_changed: false,
             removed_annotations: Vec::new(),
             events: Vec::new(),
             error: None,
@@ -152,6 +156,8 @@ pub(crate) struct Pass<'m, 'r> {
     bookkeeping_changed: bool,
     /// The status of a firmware object changed.
     firmware_changed: bool,
+    /// The status of the DataImage changed.
+    data_image_changed: bool,
     next_state: S,
     have_creds: bool,
     creds_secret: Option<Arc<ResolvedSecret>>,
@@ -179,6 +185,7 @@ impl Machine<'_> {
             removed_annotations: Vec::new(),
             bookkeeping_changed: false,
             firmware_changed: false,
+            data_image_changed: false,
             next_state: S::None,
             have_creds: false,
             creds_secret: None,
@@ -189,6 +196,7 @@ impl Machine<'_> {
         let mut out = pass.run();
         out.bookkeeping_changed |= pass.bookkeeping_changed;
         out.firmware_changed |= pass.firmware_changed;
+        out.data_image_changed |= pass.data_image_changed;
         out.removed_annotations = std::mem::take(&mut pass.removed_annotations);
         out.steady = pass.steady;
         let events = std::mem::take(&mut *events.lock().unwrap());
@@ -246,8 +254,12 @@ impl Pass<'_, '_> {
             return out;
         }
         let mut prov = match self.new_provisioner() {
-            Ok(p) => p,
-            Err(ProvisionerError::NotReady(_)) => {
+            Ok(p) => {
+                self.note_waiting(None);
+                p
+            }
+            Err(ProvisionerError::NotReady(why)) => {
+                self.note_waiting((!why.is_empty()).then_some(why));
                 return PassOutcome::new(Requeue::After(delays::PROVISIONER_NOT_READY_RETRY));
             }
             Err(e) => return self.error_outcome(format!("failed to create provisioner: {e}")),
@@ -300,6 +312,15 @@ impl Pass<'_, '_> {
     pub(crate) fn wait_on_provisioner(&mut self, changed: bool, delay: Duration) -> Action {
         self.waits_on_provisioner = true;
         Action::continue_or_update(changed, delay)
+    }
+
+    /// Keeps why the host waits on its provisioner in its bookkeeping (see
+    /// [`crate::record::Bookkeeping::waiting`]); `None` once a provisioner could be made.
+    fn note_waiting(&mut self, why: Option<String>) {
+        if self.rec.book.waiting != why {
+            self.rec.book.waiting = why;
+            self.bookkeeping_changed = true;
+        }
     }
 
     fn error_outcome(&mut self, message: String) -> PassOutcome {

@@ -80,7 +80,13 @@ impl Pass<'_, '_> {
         let provisioned = matches!(self.state(), S::Provisioned | S::ExternallyProvisioned);
         let powered_on = self.status().powered_on;
 
-        // Data images (3.9.4) are not supported yet: nothing to attach.
+        if provisioned
+            && desired
+            && !powered_on
+            && let Some(a) = self.handle_data_image_actions(prov)
+        {
+            return a;
+        }
         if !powered_on && self.remove_annotation(annotations::REBOOT_PREFIX) {
             // The "off" half of a one-shot reboot is done.
             return Action::Continue(Duration::ZERO);

@@ -8,6 +8,7 @@
 
 mod config_data;
 mod current_image;
+mod data_image;
 mod firmware;
 mod hardware_details;
 pub(crate) mod harness;

@@ -51,6 +51,11 @@ pub trait HostSource: Send + Sync {
     /// Keeps a pass's events where `describe` finds them. Best effort, as Kubernetes events
     /// are: an error is logged and the run goes on.
     fn record_events(&self, host: usize, events: &[bmhctl_plugin_sdk::Event]) -> Result<()>;
+    /// Whether a host's events go in its bookkeeping ([`crate::record::Bookkeeping::events`])
+    /// rather than through [`HostSource::record_events`]: files have no event log of their own.
+    fn events_in_bookkeeping(&self) -> bool {
+        false
+    }
     /// Adds a host (one that appeared while a controller runs); returns its index.
     fn add_host(&self, key: ObjectKey) -> usize;
     /// Reads a host as it is now; `None` when it is gone.

@@ -1,7 +1,9 @@
 //! What one pass asks a host source to persist.
 
 use crate::record::{Bookkeeping, HostRecord};
-use bmh_api::{BareMetalHostStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus};
+use bmh_api::{
+    BareMetalHostStatus, DataImageStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus,
+};
 
 /// What one pass asks to persist. `Some(None)` removes (the status block, the bookkeeping).
 #[derive(Debug, Default)]
@@ -13,6 +15,8 @@ pub struct Staged<'a> {
     pub firmware_settings_status: Option<Option<&'a HostFirmwareSettingsStatus>>,
     /// The status of the host's HostFirmwareComponents (ignored when it has none).
     pub firmware_components_status: Option<Option<&'a HostFirmwareComponentsStatus>>,
+    /// The status of the host's DataImage (ignored when it has none).
+    pub data_image_status: Option<Option<&'a DataImageStatus>>,
 }
 
 impl Staged<'_> {
@@ -22,6 +26,7 @@ impl Staged<'_> {
             && self.bookkeeping.is_none()
             && self.firmware_settings_status.is_none()
             && self.firmware_components_status.is_none()
+            && self.data_image_status.is_none()
             && self.removed_annotations.is_empty()
     }
 
@@ -42,6 +47,9 @@ impl Staged<'_> {
             self.firmware_components_status,
         ) {
             c.status = status.cloned();
+        }
+        if let (Some(d), Some(status)) = (rec.data_image.as_mut(), self.data_image_status) {
+            d.status = status.cloned();
         }
         for k in self.removed_annotations {
             rec.host.metadata.annotations.remove(k);

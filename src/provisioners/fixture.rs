@@ -35,6 +35,10 @@
 //!   version to the update URL's file name without extension (a new component starts with that
 //!   as its initial version too). So HostFirmwareSettings and HostFirmwareComponents can be
 //!   driven to completion end to end.
+//! * **A data image stays attached.** BMO's fixture answers "not attached" to every status query,
+//!   so a DataImage would be attached again on every pass and its host never powered on. Here
+//!   `attach_data_image` keeps the URL in the state, `get_data_image_status` reports it and
+//!   `detach_data_image` clears it; the `data-image-error` knob makes all three fail.
 
 use crate::provisioners::fixture_subscriptions::FixtureSubscriptions;
 use bmh_api::{Cpu, CustomDeploy, HardwareDetails, Image, Lldp, Nic, ObjectKey, Storage};
@@ -87,6 +91,8 @@ pub const ANNOTATION_HEALTH: &str = "fixture.bmhctl.metal3.io/health";
 pub const ANNOTATION_POWER_FAILED: &str = "fixture.bmhctl.metal3.io/power-failed";
 /// Sets `disablePowerOff` (`true`/`false`): `power_off` only records `rebootCalled`.
 pub const ANNOTATION_DISABLE_POWER_OFF: &str = "fixture.bmhctl.metal3.io/disable-power-off";
+/// Sets `dataImageError`: the data image calls fail with this message. An empty value clears it.
+pub const ANNOTATION_DATA_IMAGE_ERROR: &str = "fixture.bmhctl.metal3.io/data-image-error";
 
 /// BMO's `HostFirmwareSettingsMock`: what `get_firmware_settings` returns.
 pub type FirmwareSettingsMock = FirmwareSettings;
@@ -264,6 +270,13 @@ pub struct FixtureState {
         with = "crate::record::shared"
     )]
     pub host_firmware_components: Arc<FirmwareComponentsMock>,
+    /// The data image attached as virtual media (empty: none). BMO's fixture keeps none and
+    /// answers "not attached", which would make a DataImage attach again on every pass.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub data_image_url: String,
+    /// Knob: the data image calls fail with this message when non-empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub data_image_error: String,
 }
 
 impl Default for FixtureState {
@@ -283,6 +296,8 @@ impl Default for FixtureState {
             custom_deploy: None,
             host_firmware_settings: shared_canned_settings(),
             host_firmware_components: shared_canned_components(),
+            data_image_url: String::new(),
+            data_image_error: String::new(),
         }
     }
 }
@@ -319,6 +334,7 @@ impl FixtureState {
                 ANNOTATION_HEALTH => self.health = value.trim().to_string(),
                 ANNOTATION_POWER_FAILED => self.power_failed = parse_bool(key, value)?,
                 ANNOTATION_DISABLE_POWER_OFF => self.disable_power_off = parse_bool(key, value)?,
+                ANNOTATION_DATA_IMAGE_ERROR => self.data_image_error = value.clone(),
                 ANNOTATION_BECOME_READY_COUNTER => {
                     self.become_ready_counter = value.trim().parse().map_err(|_| {
                         ProvisionerError::Other(format!(
@@ -547,6 +563,15 @@ impl FixtureProvisioner {
     /// The provisioner ID as this provisioner knows it (set by the first `register`).
     pub fn provisioner_id(&self) -> &str {
         &self.prov_id
+    }
+
+    /// The `data-image-error` knob, as the error of a data image call.
+    fn data_image_knob(&self) -> Result<(), ProvisionerError> {
+        if self.state.data_image_error.is_empty() {
+            Ok(())
+        } else {
+            Err(ProvisionerError::Other(self.state.data_image_error.clone()))
+        }
     }
 
     fn publish(&self, reason: &str, message: &str) {
@@ -794,14 +819,19 @@ impl Provisioner for FixtureProvisioner {
     }
 
     fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
-        Ok(false)
+        self.data_image_knob()?;
+        Ok(!self.state.data_image_url.is_empty())
     }
 
-    fn attach_data_image(&mut self, _url: &str) -> Result<(), ProvisionerError> {
+    fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
+        self.data_image_knob()?;
+        self.state.data_image_url = url.to_string();
         Ok(())
     }
 
     fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+        self.data_image_knob()?;
+        self.state.data_image_url.clear();
         Ok(())
     }
 
@@ -1682,7 +1712,13 @@ mod tests {
         );
         assert!(!p.get_data_image_status().unwrap());
         p.attach_data_image("http://x/iso").unwrap();
+        assert!(p.get_data_image_status().unwrap());
+        assert_eq!(p.state().data_image_url, "http://x/iso");
+        let kept = p.persistent_state().unwrap();
+        assert_eq!(kept["dataImageUrl"], "http://x/iso");
         p.detach_data_image().unwrap();
+        assert!(!p.get_data_image_status().unwrap());
+        assert_eq!(p.persistent_state().unwrap().get("dataImageUrl"), None);
 
         let (mut q, _) = prov(&f, host(None));
         assert_eq!(q.get_health(), "");
@@ -1723,6 +1759,19 @@ mod tests {
             p.create_bmc_event_subscription(&sub, &headers),
             Err(ProvisionerError::Other("BMC said no".into()))
         );
+    }
+
+    #[test]
+    fn the_data_image_error_knob_fails_every_data_image_call() {
+        let mut h = host(None);
+        h.annotations
+            .insert(ANNOTATION_DATA_IMAGE_ERROR.into(), "vmedia down".into());
+        let (mut p, _) = prov(&Fixture::new(), h);
+        let down = Err(ProvisionerError::Other("vmedia down".into()));
+        assert_eq!(p.get_data_image_status(), down.clone().map(|()| false));
+        assert_eq!(p.attach_data_image("http://x/iso"), down.clone());
+        assert_eq!(p.detach_data_image(), down);
+        assert_eq!(p.state().data_image_url, "");
     }
 
     #[test]

@@ -14,9 +14,9 @@ use bmhctl_plugin_sdk::abi::{
     ProvisionerCall, RemoteProvisioner, Request, Response, STATUS_ERROR, STATUS_OK,
 };
 use bmhctl_plugin_sdk::{
-    ABI_VERSION, BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR, DUE_HOSTS_SINCE_MINOR, DueHosts, EventSink,
-    HostData, PROBE_SINCE_MINOR, ProbeReport, Provisioner, ProvisionerError, ProvisionerFactory,
-    SDK_VERSION, WaitingHost,
+    ABI_VERSION, BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR, DATA_IMAGE_SINCE_MINOR,
+    DUE_HOSTS_SINCE_MINOR, DueHosts, EventSink, HostData, PROBE_SINCE_MINOR, ProbeReport,
+    Provisioner, ProvisionerError, ProvisionerFactory, SDK_VERSION, WaitingHost,
 };
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
@@ -123,6 +123,8 @@ impl LoadedPlugin {
                     .is_some_and(|(_, minor)| minor >= PROBE_SINCE_MINOR),
                 answers_subscriptions: abi::parse_major_minor(&self.sdk_version)
                     .is_some_and(|(_, minor)| minor >= BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR),
+                answers_data_images: abi::parse_major_minor(&self.sdk_version)
+                    .is_some_and(|(_, minor)| minor >= DATA_IMAGE_SINCE_MINOR),
             }),
         })
     }
@@ -450,6 +452,9 @@ struct Shared {
     /// Built with an SDK that knows the BMC event subscription calls: older plugins are never
     /// asked.
     answers_subscriptions: bool,
+    /// Built with an SDK whose data image calls are meant: older plugins' defaults answered
+    /// "not attached" and "done" without doing anything, so they are never asked.
+    answers_data_images: bool,
 }
 
 impl Shared {
@@ -614,6 +619,16 @@ impl CallTransport for PluginCalls {
             };
             return serde_json::from_value(not_supported).map_err(ProvisionerError::other);
         }
+        if !self.shared.answers_data_images
+            && matches!(
+                call,
+                ProvisionerCall::GetDataImageStatus
+                    | ProvisionerCall::AttachDataImage { .. }
+                    | ProvisionerCall::DetachDataImage
+            )
+        {
+            return Err(bmhctl_plugin_sdk::data_images_not_supported());
+        }
         self.shared.call(self.id, call)
     }
 
@@ -754,6 +769,22 @@ mod tests {
         let factory = new.new_factory(PluginConfig::default()).unwrap();
         assert!(factory.probe().is_err());
         assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+        // And for the data image calls (SDK 0.4 on): an older plugin's provisioner is not
+        // asked, and the call is "not supported" (dropping it is one call: DropProvisioner).
+        let calls_of = |plugin: &LoadedPlugin| PluginCalls {
+            shared: plugin
+                .new_factory(PluginConfig::default())
+                .unwrap()
+                .shared
+                .clone(),
+            id: 1,
+        };
+        let answer = calls_of(&old).call::<bool>(ProvisionerCall::GetDataImageStatus);
+        assert_eq!(answer, Err(bmhctl_plugin_sdk::data_images_not_supported()));
+        assert_eq!(CALLS.load(Ordering::SeqCst), 3);
+        let answer = calls_of(&new).call::<bool>(ProvisionerCall::DetachDataImage);
+        assert!(answer.is_err_and(|e| e != bmhctl_plugin_sdk::data_images_not_supported()));
+        assert_eq!(CALLS.load(Ordering::SeqCst), 5);
     }
 
     #[test]

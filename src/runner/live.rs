@@ -80,49 +80,18 @@ pub async fn control(
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<()> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let mut scan_stop = stop.clone();
-    let source = services.source.clone();
     let Watching { only, poll } = watching;
     let only_subscriptions = only.clone();
     let wanted_subscriptions: Arc<dyn Fn(&ObjectKey) -> bool + Send + Sync> =
         Arc::new(move |k| only_subscriptions.as_ref().is_none_or(|o| o.contains(k)));
-    let scanner = tokio::spawn(async move {
-        let wanted = |k: &ObjectKey| only.as_ref().is_none_or(|o| o.contains(k));
-        loop {
-            let scanned = source.clone();
-            let result = tokio::task::spawn_blocking(move || scanned.changes())
-                .await
-                .expect("a scan does not panic");
-            match result {
-                Ok(changes) => {
-                    for c in changes {
-                        let sent = match c {
-                            SourceChange::Host(k) if wanted(&k) => tx.send(LiveChange::Host(k)),
-                            SourceChange::HostGone(k) if wanted(&k) => tx.send(LiveChange::Gone(k)),
-                            SourceChange::Host(_) | SourceChange::HostGone(_) => Ok(()),
-                            SourceChange::Objects => {
-                                match source.objects() {
-                                    Ok(m) => objects.replace(m),
-                                    Err(e) => {
-                                        tracing::warn!("cannot read the objects: {}", e.chain())
-                                    }
-                                }
-                                Ok(())
-                            }
-                        };
-                        if sent.is_err() {
-                            return;
-                        }
-                    }
-                }
-                Err(e) => tracing::warn!("cannot look for changes: {}", e.chain()),
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(poll) => {}
-                _ = scan_stop.changed() => return,
-            }
-        }
-    });
+    let scanner = scan(
+        services.source.clone(),
+        only,
+        poll,
+        Some(objects),
+        tx,
+        stop.clone(),
+    );
     // BMO's BMCEventSubscription controller runs beside the hosts' one.
     let subscriptions = tokio::spawn(super::event_subscriptions::control(
         services.shared(),
@@ -141,6 +110,59 @@ pub async fn control(
         subscriptions.abort();
     }
     result
+}
+
+/// Asks `source` for changes every `poll` (on a blocking thread) and sends those of the hosts
+/// in `only` (all when `None`) on `tx`, refreshing `objects` when the objects change (a batch,
+/// whose objects are fixed, gives none), until `stop` changes or nobody listens.
+pub(super) fn scan(
+    source: Arc<dyn crate::persist::HostSource>,
+    only: Option<BTreeSet<ObjectKey>>,
+    poll: Duration,
+    objects: Option<Arc<LiveObjects>>,
+    tx: mpsc::UnboundedSender<LiveChange>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let wanted = |k: &ObjectKey| only.as_ref().is_none_or(|o| o.contains(k));
+        loop {
+            let scanned = source.clone();
+            let result = tokio::task::spawn_blocking(move || scanned.changes())
+                .await
+                .expect("a scan does not panic");
+            match result {
+                Ok(changes) => {
+                    for c in changes {
+                        let sent = match c {
+                            SourceChange::Host(k) if wanted(&k) => tx.send(LiveChange::Host(k)),
+                            SourceChange::HostGone(k) if wanted(&k) => tx.send(LiveChange::Gone(k)),
+                            SourceChange::Host(_) | SourceChange::HostGone(_) => Ok(()),
+                            SourceChange::Objects => {
+                                if let Some(objects) = &objects {
+                                    match source.objects() {
+                                        Ok(m) => objects.replace(m),
+                                        Err(e) => {
+                                            tracing::warn!("cannot read the objects: {}", e.chain())
+                                        }
+                                    }
+                                }
+                                Ok(())
+                            }
+                        };
+                        if sent.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!("cannot look for changes: {}", e.chain()),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(poll) => {}
+                _ = stop.changed() => return,
+                _ = tx.closed() => return,
+            }
+        }
+    })
 }
 
 /// Reconciles hosts as they are announced on `changes` until `stop` turns true; then lets the

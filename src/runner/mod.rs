@@ -8,6 +8,7 @@ pub mod event_subscriptions;
 pub mod goal;
 pub mod live;
 mod progress;
+mod rate_limit;
 mod scheduler;
 
 pub use due::{MIN_ASK_INTERVAL, Timing};
@@ -105,11 +106,58 @@ pub async fn run(
     progress: Progress,
     interrupt: tokio::sync::watch::Receiver<bool>,
 ) -> Result<Vec<HostResult>> {
+    run_taking_edits(jobs, services, config, progress, interrupt, None).await
+}
+
+/// How a batch takes the edits made to its hosts' source while it runs (`provision` on files),
+/// as BMO reconciles an updated object: an edited host goes on with its new spec (and the
+/// status and bookkeeping the run holds) once BMO's update rules accept it, and stops with
+/// their error when they do not; a host added is driven too when the selection takes it; a
+/// host removed stops. A host that has decided is not driven again.
+pub struct TakeEdits {
+    /// How often the source is asked for changes.
+    pub poll: Duration,
+    /// Whether the command's selection (names, `-l`) takes a host added during the run.
+    pub selects: Box<dyn Fn(&HostRecord) -> bool + Send>,
+    /// Prepares a host read afresh as the run's hosts were (e.g. `deprovision`'s masked
+    /// image) and gives its goal.
+    pub prepare: Box<dyn FnMut(&mut HostRecord) -> Goal + Send>,
+}
+
+/// [`run`], taking the edits of the source as `edits` says (none when `None`).
+pub async fn run_taking_edits(
+    jobs: Vec<HostJob>,
+    services: Services,
+    config: RunnerConfig,
+    progress: Progress,
+    interrupt: tokio::sync::watch::Receiver<bool>,
+    edits: Option<TakeEdits>,
+) -> Result<Vec<HostResult>> {
+    let scanner = edits.as_ref().map(|e| {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let task = live::scan(
+            services.source.clone(),
+            None,
+            e.poll,
+            None,
+            tx,
+            interrupt.clone(),
+        );
+        (task, rx)
+    });
+    let (task, changes) = scanner.unzip();
     let deadline = std::time::Instant::now() + config.timeout;
     let time_scale = config.time_scale;
     let subscriptions = services.shared();
     let mut scheduler = Scheduler::batch(jobs, services, config, progress);
-    scheduler.run(interrupt).await?;
+    if let (Some(edits), Some(changes)) = (edits, changes) {
+        scheduler.take_edits(edits, changes);
+    }
+    let result = scheduler.run(interrupt).await;
+    if let Some(task) = task {
+        task.abort();
+    }
+    result?;
     let results = scheduler.results();
     // BMO's BMCEventSubscription controller, over the subscriptions of the run's hosts.
     event_subscriptions::settle(&subscriptions, &results, time_scale, deadline).await?;
@@ -138,6 +186,7 @@ pub(crate) fn staged<'a>(out: &'a PassOutcome, rec: &'a HostRecord) -> Option<St
             // The firmware objects go with their host (BMO's owner references).
             firmware_settings_status: Some(None),
             firmware_components_status: Some(None),
+            data_image_status: None,
         });
     }
     let firmware = out.firmware_changed;
@@ -155,6 +204,11 @@ pub(crate) fn staged<'a>(out: &'a PassOutcome, rec: &'a HostRecord) -> Option<St
             .as_ref()
             .filter(|_| firmware)
             .map(|c| c.status.as_ref()),
+        data_image_status: rec
+            .data_image
+            .as_ref()
+            .filter(|_| out.data_image_changed)
+            .map(|d| d.status.as_ref()),
     };
     (!staged.is_empty()).then_some(staged)
 }

@@ -5,7 +5,6 @@
 
 use super::Goal;
 use crate::machine::PassOutcome;
-use crate::provisioners::BackendHealth;
 use crate::record::HostRecord;
 use chrono::{DateTime, Utc};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -45,6 +44,8 @@ struct Shown {
     state: String,
     op: String,
     error: String,
+    /// Why its passes wait on the provisioner (its bookkeeping's `waiting`).
+    waiting: String,
 }
 
 /// What is known of one host of a batch, kept as it goes so that an interrupted run can still
@@ -78,6 +79,8 @@ pub struct Seen {
     pub error_count: i64,
     pub provisioning_fail_count: i64,
     pub provisioning_id: String,
+    /// Why the host's passes wait on its provisioner (empty: they don't).
+    pub waiting: String,
 }
 
 impl Seen {
@@ -92,6 +95,7 @@ impl Seen {
             error_count: s.error_count,
             provisioning_fail_count: s.provisioning_fail_count,
             provisioning_id: s.provisioning.id.clone(),
+            waiting: rec.book.waiting.clone().unwrap_or_default(),
         }
     }
 }
@@ -207,9 +211,6 @@ pub struct Progress {
     verbose: bool,
     names: Vec<String>,
     shown: Vec<Shown>,
-    /// The provisioner's backend, and the trouble last shown of it (BMO writes none).
-    backend: Option<Arc<BackendHealth>>,
-    backend_shown: Option<String>,
     ledger: Option<Ledger>,
 }
 
@@ -223,6 +224,8 @@ enum View {
     Aggregate {
         bar: ProgressBar,
         states: Vec<String>,
+        /// Per host, why it waits on the provisioner (empty: it doesn't).
+        waiting: Vec<String>,
     },
 }
 
@@ -251,6 +254,7 @@ impl Progress {
                     View::Aggregate {
                         bar,
                         states: vec![String::new(); hosts],
+                        waiting: vec![String::new(); hosts],
                     }
                 } else {
                     View::Bars {
@@ -282,8 +286,6 @@ impl Progress {
             verbose,
             names: Vec::new(),
             shown: Vec::new(),
-            backend: None,
-            backend_shown: None,
             ledger: None,
         }
     }
@@ -291,12 +293,6 @@ impl Progress {
     /// Keeps a [`Ledger`] of the hosts from now on, and returns it.
     pub fn keep_ledger(&mut self) -> Ledger {
         self.ledger.get_or_insert_with(Ledger::default).clone()
-    }
-
-    /// Shows the trouble of the provisioner's backend (e.g. an unreachable Ironic) with the
-    /// hosts whose passes wait on it.
-    pub fn watch_backend(&mut self, health: Arc<BackendHealth>) {
-        self.backend = Some(health);
     }
 
     pub fn host_started(&mut self, host: usize, rec: &HostRecord, goal: &Goal) {
@@ -338,8 +334,28 @@ impl Progress {
             bar.enable_steady_tick(TICK);
             bars.push(bar);
         }
-        if let View::Aggregate { states, .. } = &mut self.view {
+        // A host added during the run (an edit of a batch's files) comes after the counted ones.
+        match &mut self.view {
+            View::Aggregate {
+                states, waiting, ..
+            } if host >= states.len() => {
+                states.resize(host + 1, String::new());
+                waiting.resize(host + 1, String::new());
+            }
+            View::Lines(plain) => plain.with(|l| {
+                if host >= l.waiting.len() {
+                    l.waiting.resize(host + 1, false);
+                    l.total = l.total.max(host + 1);
+                }
+            }),
+            _ => {}
+        }
+        if let View::Aggregate {
+            states, waiting, ..
+        } = &mut self.view
+        {
             states[host] = shown.state.clone();
+            waiting[host] = shown.waiting.clone();
         }
         self.names.push(name);
         self.shown.push(shown);
@@ -360,20 +376,11 @@ impl Progress {
         let now = shown_of(rec);
         let before = std::mem::replace(&mut self.shown[host], now.clone());
         let name = &self.names[host];
-        let trouble = self.backend.as_ref().and_then(|b| b.trouble());
-        let trouble_changed = trouble != self.backend_shown;
-        if trouble_changed {
-            self.backend_shown = trouble.clone();
-        }
-        let waiting = |text: String| match &trouble {
-            Some(t) => format!("{text} (waiting for the provisioner: {t})"),
-            None => text,
-        };
         let verbose = self.verbose;
         match &mut self.view {
             View::Quiet => {}
             View::Lines(plain) => plain.with(|l| {
-                l.waiting[host] = out.wait.is_some() || trouble.is_some();
+                l.waiting[host] = out.wait.is_some() || !now.waiting.is_empty();
                 if verbose {
                     for e in &out.events {
                         l.say(&format!("{name}: event {}: {}", e.reason, e.message));
@@ -392,22 +399,31 @@ impl Progress {
                 if before.error != now.error && !now.error.is_empty() {
                     l.say(&format!("{name}: error: {}", now.error));
                 }
-                if trouble_changed {
-                    match &trouble {
-                        Some(t) => l.say(&format!("{name}: waiting for the provisioner: {t}")),
-                        None => l.say(&format!("{name}: the provisioner answers again")),
+                if before.waiting != now.waiting {
+                    if now.waiting.is_empty() {
+                        l.say(&format!("{name}: the provisioner answers again"));
+                    } else {
+                        l.say(&format!(
+                            "{name}: waiting for the provisioner: {}",
+                            now.waiting
+                        ));
                     }
                 }
             }),
             View::Bars { bars, .. } => {
-                if before != now || trouble.is_some() || trouble_changed {
-                    bars[host].set_message(waiting(describe(&now)));
+                if before != now {
+                    bars[host].set_message(describe(&now));
                 }
             }
-            View::Aggregate { bar, states } => {
+            View::Aggregate {
+                bar,
+                states,
+                waiting,
+            } => {
                 states[host] = now.state.clone();
-                if before.state != now.state || trouble_changed {
-                    bar.set_message(waiting(summarise(states)));
+                waiting[host] = now.waiting.clone();
+                if before.state != now.state || before.waiting != now.waiting {
+                    bar.set_message(summarise(states, waiting));
                 }
             }
         }
@@ -480,6 +496,7 @@ fn shown_of(rec: &HostRecord) -> Shown {
         state: st.provisioning.state.as_str().to_string(),
         op: st.operational_status.as_str().to_string(),
         error: st.error_message.clone(),
+        waiting: rec.book.waiting.clone().unwrap_or_default(),
     }
 }
 
@@ -495,19 +512,30 @@ fn describe(s: &Shown) -> String {
     if !s.error.is_empty() {
         text.push_str(&format!(": {}", s.error));
     }
+    if !s.waiting.is_empty() {
+        text.push_str(&format!(" (waiting for the provisioner: {})", s.waiting));
+    }
     text
 }
 
-fn summarise(states: &[String]) -> String {
+/// The aggregate bar's message: hosts per state, then how many wait on the provisioner and
+/// why (the first such host's reason: they are most often one cause).
+fn summarise(states: &[String], waiting: &[String]) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for s in states {
         *counts.entry(show_state(s)).or_default() += 1;
     }
-    counts
+    let mut text = counts
         .iter()
         .map(|(s, n)| format!("{s}: {n}"))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    let mut why = waiting.iter().filter(|w| !w.is_empty());
+    if let Some(first) = why.next() {
+        let n = 1 + why.count();
+        text.push_str(&format!(" ({n} waiting for the provisioner: {first})"));
+    }
+    text
 }
 
 fn terminal_rows() -> Option<usize> {
@@ -557,6 +585,7 @@ mod tests {
             save_status: true,
             bookkeeping_changed: false,
             firmware_changed: false,
+            data_image_changed: false,
             removed_annotations: Vec::new(),
             events: Vec::new(),
             error: None,
@@ -639,6 +668,56 @@ mod tests {
         let before = out.text().len();
         std::thread::sleep(beat * 2);
         assert_eq!(out.text().len(), before);
+    }
+
+    /// A host's waiting reason is its own: another host's pass neither shows nor clears it,
+    /// and it is said once when it comes and once when it goes.
+    #[test]
+    fn a_waiting_reason_is_per_host_and_said_on_change_only() {
+        let out = Buffer::default();
+        let mut p = Progress::lines_to(Box::new(out.clone()), false, 2, HEARTBEAT);
+        let ledger = p.keep_ledger();
+        let goal = Goal::State(ProvisioningState::Provisioned);
+        let why = "node default~a locked by conductor 127.0.0.3, which is offline";
+        let a = record("a", ProvisioningState::Provisioning);
+        let mut a_waits = a.clone();
+        a_waits.book.waiting = Some(why.into());
+        let b = record("b", ProvisioningState::Provisioning);
+        p.host_started(0, &a, &goal);
+        p.host_started(1, &b, &goal);
+        for _ in 0..3 {
+            p.pass_done(0, &a_waits, &outcome(false));
+            p.pass_done(1, &b, &outcome(false));
+        }
+        assert_eq!(ledger.entries()[0].seen.waiting, why);
+        assert_eq!(ledger.entries()[1].seen.waiting, "");
+        p.pass_done(0, &a, &outcome(false));
+        p.finish();
+        let text = out.text();
+        let said: Vec<&str> = text.lines().map(|l| l.split_once(' ').unwrap().1).collect();
+        assert_eq!(
+            said,
+            [
+                format!("default/a: waiting for the provisioner: {why}").as_str(),
+                "default/a: the provisioner answers again",
+            ],
+            "{text}"
+        );
+        assert_eq!(ledger.entries()[0].seen.waiting, "");
+    }
+
+    #[test]
+    fn the_aggregate_message_counts_the_waiting_hosts() {
+        let states = ["provisioning".to_string(), "provisioning".to_string()];
+        let waiting = [String::new(), "node x locked".to_string()];
+        assert_eq!(
+            summarise(&states, &waiting),
+            "provisioning: 2 (1 waiting for the provisioner: node x locked)"
+        );
+        assert_eq!(
+            summarise(&states, &[String::new(), String::new()]),
+            "provisioning: 2"
+        );
     }
 
     #[test]

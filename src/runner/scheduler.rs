@@ -15,9 +15,12 @@
 
 use super::due::{self, DueAsker};
 use super::live::{LiveChange, MIN_REQUEUE, MIN_STEADY_REQUEUE, Observer};
-use super::{GroupCommits, HostJob, HostResult, Progress, RunnerConfig, Services, staged};
-use crate::error::{Error, Result};
-use crate::machine::{Machine, MachineConfig, PassOutcome, Requeue, backoff};
+use super::rate_limit::RateLimiter;
+use super::{
+    GroupCommits, HostJob, HostResult, Progress, RunnerConfig, Services, TakeEdits, staged,
+};
+use crate::error::{Error, Result, Unfinished};
+use crate::machine::{Machine, MachineConfig, PassOutcome};
 use crate::persist::RETRY_ANNOTATION;
 use crate::record::HostRecord;
 use bmh_api::{ErrorType, ObjectKey, OperationalStatus, ProvisioningState};
@@ -34,7 +37,8 @@ use super::Goal;
 pub(crate) enum Mode {
     /// `provision`: a fixed set of hosts, each driven until it decides; the run ends when all
     /// have, or when interrupted (an error).
-    Batch(Batch),
+    /// Boxed: a batch holds more than a controller.
+    Batch(Box<Batch>),
     /// `watch`: hosts come, change and go on `changes`, and none ever stops being driven; the
     /// run ends when told to stop.
     Live(Live),
@@ -47,7 +51,38 @@ pub(crate) struct Batch {
     progress: Progress,
     /// No host's next pass is later than this.
     deadline: Instant,
+    /// How edits of the source are taken, and where they come from (none: the hosts are
+    /// driven as they were read).
+    edits: Option<TakeEdits>,
+    changes: Option<mpsc::UnboundedReceiver<LiveChange>>,
+    index: HashMap<ObjectKey, usize>,
 }
+
+impl Batch {
+    /// Ends host `host` short of its goal, with `reason`, as `record` left it.
+    fn stop_host(&mut self, slot: &mut Slot, host: usize, record: HostRecord, reason: String) {
+        self.progress.host_finished(host, &record, false, &reason);
+        self.results[host] = Some(HostResult {
+            record,
+            goal: self.goals[host].clone(),
+            reached: false,
+            reason,
+            passes: slot.passes,
+            deleted: false,
+        });
+        self.remaining -= 1;
+        slot.done = true;
+        slot.record = None;
+    }
+}
+
+/// Why a batch's host removed from its file during the run stopped.
+const REMOVED: &str = "removed from its file during the run: not driven further";
+
+/// How long a run told to stop waits for the passes in flight and the saves under way: one
+/// that hangs (a save on a stuck disk, a provisioner call that never answers) is then left
+/// behind, as if the process had been killed, so that a signal always ends the run in seconds.
+const STOP_GRACE: Duration = Duration::from_secs(3);
 
 pub(crate) struct Live {
     changes: mpsc::UnboundedReceiver<LiveChange>,
@@ -73,7 +108,8 @@ struct Slot {
     gone: bool,
     /// A batch's host that has decided: never driven again.
     done: bool,
-    error_failures: u32,
+    /// controller-runtime's per-host limiter for errors and zero-delay requeues.
+    limiter: RateLimiter,
     /// BMO time this host has waited so far (delays before scaling).
     virtual_elapsed: Duration,
     /// Only the due entry with the slot's current token counts: a host rescheduled early
@@ -100,7 +136,7 @@ impl Slot {
             want: None,
             gone: false,
             done: false,
-            error_failures: 0,
+            limiter: RateLimiter::default(),
             virtual_elapsed: Duration::ZERO,
             token: 0,
             generation: 0,
@@ -226,6 +262,13 @@ impl Workers {
         self.idle.push(worker);
     }
 
+    /// Leaves the workers behind (a pass that hangs is never waited for): each ends once its
+    /// queue is empty, or with the process.
+    fn abandon(&mut self) {
+        self.threads.clear();
+        self.idle.clear();
+    }
+
     /// Ends the workers (each once its queue is empty) and waits for them.
     fn stop(&mut self) {
         for (tx, thread) in self.threads.drain(..) {
@@ -302,7 +345,12 @@ fn run_pass(cx: &PassContext, worker: usize, job: Job) {
             .removed_annotations
             .push(RETRY_ANNOTATION.to_string());
     }
-    if !outcome.events.is_empty()
+    if !outcome.events.is_empty() && source.events_in_bookkeeping() {
+        record
+            .book
+            .remember_events(&crate::clock::format_time(clock.now()), &outcome.events);
+        outcome.bookkeeping_changed = true;
+    } else if !outcome.events.is_empty()
         && let Err(e) = source.record_events(host, &outcome.events)
     {
         tracing::warn!("cannot record events: {}", e.chain());
@@ -328,18 +376,26 @@ fn run_pass(cx: &PassContext, worker: usize, job: Job) {
 /// the host as last driven (BMO's validateChanges), so that a refused edit never reaches the
 /// provisioner. A host being deleted is not checked, so an invalid host can still be removed.
 fn admit(host: &bmh_api::BareMetalHost, accepted: Option<&bmh_api::BareMetalHost>) -> Result<()> {
+    match refusal(host, accepted) {
+        None => Ok(()),
+        Some(why) => Err(Error::invalid(format!(
+            "refused by BMO's admission rules, not reconciled until its file changes: {why}"
+        ))),
+    }
+}
+
+/// What BMO's admission rules find wrong with `host` (the update rules against `accepted`,
+/// when given), one `; ` between problems; `None` when they accept it or it is being deleted.
+fn refusal(
+    host: &bmh_api::BareMetalHost,
+    accepted: Option<&bmh_api::BareMetalHost>,
+) -> Option<String> {
     if host.metadata.deletion_timestamp.is_some() {
-        return Ok(());
+        return None;
     }
     let errors = crate::validate::validate(host, accepted);
-    if errors.is_empty() {
-        return Ok(());
-    }
     let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-    Err(Error::invalid(format!(
-        "refused by BMO's admission rules, not reconciled until its file changes: {}",
-        texts.join("; ")
-    )))
+    (!texts.is_empty()).then(|| texts.join("; "))
 }
 
 type DueQueue = BinaryHeap<Reverse<(Instant, usize, u64)>>;
@@ -388,6 +444,8 @@ pub(crate) struct Scheduler {
     rng: fastrand::Rng,
     in_flight: usize,
     stopping: bool,
+    /// When the run was told to stop.
+    stopped_at: Option<Instant>,
     fatal: Option<Error>,
 }
 
@@ -419,6 +477,7 @@ impl Scheduler {
             rng,
             in_flight: 0,
             stopping: false,
+            stopped_at: None,
             fatal: None,
         }
     }
@@ -441,13 +500,21 @@ impl Scheduler {
             goals.push(j.goal);
         }
         let n = slots.len();
-        let mode = Mode::Batch(Batch {
+        let index = slots
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.key.clone(), i))
+            .collect();
+        let mode = Mode::Batch(Box::new(Batch {
             goals,
             results: (0..n).map(|_| None).collect(),
             remaining: n,
             progress,
             deadline,
-        });
+            edits: None,
+            changes: None,
+            index,
+        }));
         let mut s = Self::new(services, config, mode);
         s.slots = slots;
         let now = Instant::now();
@@ -455,6 +522,18 @@ impl Scheduler {
             schedule(&mut s.due, slot, i, now);
         }
         s
+    }
+
+    /// Takes the edits announced on `changes` as `edits` says (a batch only).
+    pub(crate) fn take_edits(
+        &mut self,
+        edits: TakeEdits,
+        changes: mpsc::UnboundedReceiver<LiveChange>,
+    ) {
+        if let Mode::Batch(b) = &mut self.mode {
+            b.edits = Some(edits);
+            b.changes = Some(changes);
+        }
     }
 
     /// A controller over the hosts announced on `changes`.
@@ -511,6 +590,15 @@ impl Scheduler {
             if (self.halted() || self.finished()) && self.in_flight == 0 && !self.commits.busy() {
                 break;
             }
+            let give_up_at = self.stopped_at.map(|t| t + STOP_GRACE);
+            if give_up_at.is_some_and(|t| t <= Instant::now()) {
+                tracing::warn!(
+                    "stopping without waiting longer for {} passes in flight and the saves under way",
+                    self.in_flight
+                );
+                self.workers.abandon();
+                break;
+            }
             // Ask the provisioner which waiting hosts are due (change-driven timing).
             if !self.halted() {
                 let slots = &self.slots;
@@ -525,12 +613,13 @@ impl Scheduler {
                 .map(|Reverse((at, _, _))| *at)
                 .filter(|_| self.in_flight < self.config.concurrency && running);
             let next_ask = self.asker.next_ask().filter(|_| running);
-            let wake_at = [next_due, self.commits.next_ready_at(), next_ask]
+            let wake_at = [next_due, self.commits.next_ready_at(), next_ask, give_up_at]
                 .into_iter()
                 .flatten()
                 .min();
             let changes = match &mut self.mode {
                 Mode::Live(l) if l.changes_open => Some(&mut l.changes),
+                Mode::Batch(b) if running => b.changes.as_mut(),
                 _ => None,
             };
             let listen = !self.stopping && stop_open;
@@ -571,11 +660,16 @@ impl Scheduler {
         if let Mode::Batch(b) = &mut self.mode {
             b.progress.finish();
         }
+        let batch = matches!(self.mode, Mode::Batch(_));
+        if self.stopping && batch {
+            // A signal ends a batch with 130 whatever else went wrong; what did is said.
+            if let Some(e) = self.fatal.take() {
+                tracing::error!("{}", e.chain());
+            }
+            return Err(Error::Interrupted);
+        }
         if let Some(e) = self.fatal.take() {
             return Err(e);
-        }
-        if self.stopping && matches!(self.mode, Mode::Batch(_)) {
-            return Err(Error::Interrupted);
         }
         Ok(())
     }
@@ -585,6 +679,7 @@ impl Scheduler {
             return;
         }
         self.stopping = true;
+        self.stopped_at = Some(Instant::now());
         if let Mode::Batch(b) = &mut self.mode {
             b.progress.interrupted();
         }
@@ -605,6 +700,10 @@ impl Scheduler {
             if slot.token != token || slot.gone || slot.done || slot.in_flight || slot.parked {
                 continue;
             }
+            if slot.stale && matches!(self.mode, Mode::Batch(_)) && !self.take_edit(host) {
+                continue;
+            }
+            let slot = &mut self.slots[host];
             slot.in_flight = true;
             slot.passes += 1;
             slot.generation += 1;
@@ -668,6 +767,12 @@ impl Scheduler {
             }
         };
         let slot = &mut self.slots[host];
+        if let Mode::Batch(b) = &mut self.mode
+            && slot.gone
+        {
+            b.stop_host(slot, host, *record, REMOVED.into());
+            return;
+        }
         let next = match &mut self.mode {
             Mode::Batch(b) => {
                 b.progress.pass_done(host, &record, &outcome);
@@ -683,6 +788,11 @@ impl Scheduler {
                 (l.observer)(&slot.key, &record, &outcome);
                 after_pass(slot, &record, &outcome, &self.config, None)
             }
+        };
+        // An edit that came during the pass is acted upon before the host may decide.
+        let next = match next {
+            Next::Stop { deleted: false, .. } if slot.stale => Next::After(Duration::ZERO),
+            next => next,
         };
         let now = Instant::now();
         let mut at = None;
@@ -751,6 +861,12 @@ impl Scheduler {
             Ok(t) => t,
             Err(e) => match &self.mode {
                 Mode::Batch(_) => {
+                    // A save that fails ends a batch with 1 (its goal not met), the cause
+                    // named; only a bug keeps its own code.
+                    let e = match e {
+                        e @ Error::Internal { .. } => e,
+                        e => Unfinished::Save(Box::new(e)).into(),
+                    };
                     self.fatal.get_or_insert(e);
                     0
                 }
@@ -789,6 +905,9 @@ impl Scheduler {
     }
 
     fn change(&mut self, change: Option<LiveChange>) {
+        if matches!(self.mode, Mode::Batch(_)) {
+            return self.batch_change(change);
+        }
         let Mode::Live(live) = &mut self.mode else {
             return;
         };
@@ -829,6 +948,194 @@ impl Scheduler {
                     slot.waiting = None;
                     slot.token += 1;
                 }
+            }
+        }
+    }
+
+    /// A batch's host changed in the source (an edit during the run): read again before its
+    /// next pass ([`Self::take_edit`]), one that had decided driven again if its spec or
+    /// metadata changed; an added host the selection takes joins the run; a removed host stops
+    /// (as `watch` stops driving it).
+    fn batch_change(&mut self, change: Option<LiveChange>) {
+        let Mode::Batch(b) = &mut self.mode else {
+            return;
+        };
+        let now = Instant::now();
+        match change {
+            None => b.changes = None,
+            Some(LiveChange::Host(key)) => match b.index.get(&key) {
+                Some(&host) => {
+                    if self.slots[host].done && !self.revive(host) {
+                        return;
+                    }
+                    let slot = &mut self.slots[host];
+                    if slot.gone {
+                        return;
+                    }
+                    slot.stale = true;
+                    if slot.in_flight {
+                        // Read again once this pass is done.
+                    } else if slot.parked {
+                        slot.want = Some(now);
+                    } else {
+                        schedule(&mut self.due, slot, host, now);
+                    }
+                }
+                None => self.add_edited_host(key),
+            },
+            Some(LiveChange::Gone(key)) => {
+                let Some(&host) = b.index.get(&key) else {
+                    return;
+                };
+                let slot = &mut self.slots[host];
+                if slot.done || slot.gone {
+                    return;
+                }
+                slot.gone = true;
+                if !slot.in_flight
+                    && let Some(record) = slot.record.take()
+                {
+                    b.stop_host(slot, host, *record, REMOVED.into());
+                }
+            }
+        }
+    }
+
+    /// A batch's host that had decided, whose file changed: driven again, from where it
+    /// stopped, when its spec or metadata (as the run prepares them) differ from those it
+    /// decided with, as BMO reconciles an updated object. `false` when nothing it acts on
+    /// changed (an edit of another host of its file, a comment).
+    fn revive(&mut self, host: usize) -> bool {
+        let Mode::Batch(b) = &mut self.mode else {
+            return false;
+        };
+        let (Some(edits), Some(result)) = (b.edits.as_mut(), b.results[host].as_ref()) else {
+            return false;
+        };
+        if result.deleted {
+            return false;
+        }
+        let source = &self.workers.context.services.source;
+        let Ok(Some(mut fresh)) = source.load(&self.slots[host].key) else {
+            return false;
+        };
+        (edits.prepare)(&mut fresh);
+        let (was, now) = (&result.record.host, &fresh.host);
+        if was.spec == now.spec
+            && was.metadata.labels == now.metadata.labels
+            && was.metadata.annotations == now.metadata.annotations
+        {
+            return false;
+        }
+        let result = b.results[host]
+            .take()
+            .expect("a decided host has its result");
+        tracing::info!(
+            "BareMetalHost {}: its file was edited after it decided: driving it again",
+            self.slots[host].key
+        );
+        let slot = &mut self.slots[host];
+        slot.record = Some(Box::new(result.record));
+        slot.done = false;
+        slot.limiter = RateLimiter::default();
+        b.remaining += 1;
+        true
+    }
+
+    /// Reads a batch's edited host again before its pass: its new metadata and spec, with the
+    /// status and bookkeeping the run holds, prepared as the run's hosts were, checked with
+    /// BMO's update rules against the host as driven so far (its validateChanges). `false`
+    /// when the host stopped: its edit refused (the error is its reason), or gone.
+    fn take_edit(&mut self, host: usize) -> bool {
+        let Mode::Batch(b) = &mut self.mode else {
+            return true;
+        };
+        let slot = &mut self.slots[host];
+        slot.stale = false;
+        let Some(held) = slot.record.take() else {
+            return true;
+        };
+        let source = &self.workers.context.services.source;
+        let mut record = match source.load(&slot.key) {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                b.stop_host(slot, host, *held, REMOVED.into());
+                return false;
+            }
+            Err(e) => {
+                b.stop_host(slot, host, *held, e.chain());
+                return false;
+            }
+        };
+        record.host.status.clone_from(&held.host.status);
+        record.book.clone_from(&held.book);
+        if let (Some(s), Some(h)) = (&mut record.firmware_settings, &held.firmware_settings) {
+            s.status.clone_from(&h.status);
+        }
+        if let (Some(c), Some(h)) = (&mut record.firmware_components, &held.firmware_components) {
+            c.status.clone_from(&h.status);
+        }
+        let goal = match b.edits.as_mut() {
+            Some(edits) => (edits.prepare)(&mut record),
+            None => b.goals[host].clone(),
+        };
+        if let Some(why) = refusal(&record.host, Some(&held.host)) {
+            let reason = format!("its edit is refused by BMO's admission rules: {why}");
+            b.stop_host(slot, host, *held, reason);
+            return false;
+        }
+        if b.goals[host] != goal {
+            tracing::info!(
+                "BareMetalHost {}: goal now {} (its file was edited)",
+                slot.key,
+                goal.describe()
+            );
+            b.goals[host] = goal;
+        }
+        slot.record = Some(Box::new(record));
+        true
+    }
+
+    /// A host added to a batch's files during the run: driven when the selection takes it,
+    /// after BMO's create rules; one they refuse is reported stopped with their error.
+    fn add_edited_host(&mut self, key: ObjectKey) {
+        let Mode::Batch(b) = &mut self.mode else {
+            return;
+        };
+        let Some(edits) = b.edits.as_mut() else {
+            return;
+        };
+        let source = &self.workers.context.services.source;
+        let mut record = match source.load(&key) {
+            Ok(Some(r)) => r,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!("BareMetalHost {key}: {}", e.chain());
+                return;
+            }
+        };
+        if !(edits.selects)(&record) {
+            return;
+        }
+        let goal = (edits.prepare)(&mut record);
+        let host = source.add_host(key.clone());
+        self.commits.grow(source.groups());
+        debug_assert_eq!(host, self.slots.len());
+        tracing::info!("BareMetalHost {key}: added to its file during the run: driving it");
+        b.progress.host_started(host, &record, &goal);
+        b.goals.push(goal);
+        b.results.push(None);
+        b.remaining += 1;
+        b.index.insert(key.clone(), host);
+        let refused = refusal(&record.host, None);
+        self.slots.push(Slot::new(key, Some(Box::new(record))));
+        let slot = &mut self.slots[host];
+        match refused {
+            None => schedule(&mut self.due, slot, host, Instant::now()),
+            Some(why) => {
+                let record = slot.record.take().expect("just added");
+                let reason = format!("refused by BMO's admission rules: {why}");
+                b.stop_host(slot, host, *record, reason);
             }
         }
     }
@@ -907,20 +1214,16 @@ fn after_pass(
             return stop(false, status.error_message.clone());
         }
     } else if out.paused {
+        // BMO asks nothing for a paused host: controller-runtime forgets its failures.
+        slot.limiter = RateLimiter::default();
         return Next::Idle;
     }
-    let bmo_delay = match out.requeue {
-        Requeue::After(d) => {
-            slot.error_failures = 0;
-            d
-        }
-        Requeue::ErrorBackoff => {
-            let d = backoff::error_retry_delay(slot.error_failures);
-            slot.error_failures += 1;
-            d
-        }
-        Requeue::Never if batch.is_none() => return Next::Idle,
-        Requeue::Never => {
+    // Errors and zero-delay requeues go through BMO's rate limiter, in both timings: BMO's
+    // controller does the same.
+    let bmo_delay = match slot.limiter.delay(out.requeue) {
+        Some(d) => d,
+        None if batch.is_none() => return Next::Idle,
+        None => {
             let why = out
                 .error
                 .clone()

@@ -657,6 +657,68 @@ fn a_failed_deploy_shows_last_error_in_the_file_and_the_result_at_once() {
     );
 }
 
+/// BMO's `Provision` answers a `deploy failed` node without `last_error` (Ironic has not written
+/// it yet) with "again at once", and its controller records no error for it (`actionContinue`
+/// of 0 s, which clears the error). controller-runtime's rate limiter then spaces the passes 5
+/// ms, 10 ms, 20 ms, ... up to 1000 s: the host must not send Ironic requests back to back.
+#[test]
+fn a_deploy_failed_node_without_last_error_is_retried_through_the_rate_limiter() {
+    for timing in ["change", "bmo"] {
+        let ironic = FakeIronic::start(Knobs {
+            deploy_error: Some(String::new()),
+            ..Default::default()
+        });
+        let dir = Dir::new();
+        // About 15 s of BMO time to the deployment, then ten minutes in `deploy failed`.
+        let run = provision(
+            &dir,
+            &ironic,
+            &["-o", "json", "--timeout", "615s", "--timing", timing],
+        );
+        expect_code(&run, 1);
+        let h = run.host();
+        assert_eq!(h["state"], "provisioning", "{timing}: {h:#}");
+        assert_eq!(h["errorType"], "", "{timing}: {h:#}");
+        assert_eq!(
+            h["reason"], "still \"provisioning\" when the timeout ran out",
+            "{timing}: {h:#}"
+        );
+        assert_eq!(ironic.node()["provision_state"], "deploy failed");
+        let requests = ironic.requests();
+        let deployed = requests
+            .iter()
+            .position(|r| r.target.ends_with("/states/provision") && r.body.contains("active"))
+            .expect("a deployment");
+        // 5 ms × (2^17 − 1) ≈ 655 s: seventeen passes fill the ten minutes. Back to back
+        // they would be thousands.
+        let passes = h["passes"].as_u64().expect("passes");
+        assert!((20..=40).contains(&passes), "{timing}: {passes} passes");
+        // BMO's timing reads the node on each of them; the change timing reads it once and
+        // then follows the node listing.
+        let after = requests.len() - deployed - 1;
+        let want = if timing == "bmo" { 10..=20 } else { 1..=20 };
+        assert!(
+            want.contains(&after),
+            "{timing}: {after} requests in 10 minutes of deploy failed: {:?}",
+            requests[deployed + 1..]
+                .iter()
+                .map(|r| format!("{} {}", r.method, r.target))
+                .collect::<Vec<_>>()
+        );
+        // Nothing is sent again: the node is only read.
+        assert!(
+            requests[deployed + 1..].iter().all(|r| r.method == "GET"),
+            "{timing}"
+        );
+        let status = file_status(&dir);
+        assert_eq!(
+            status["provisioning"]["state"], "provisioning",
+            "{status:#}"
+        );
+        assert_eq!(status["errorMessage"], "", "{status:#}");
+    }
+}
+
 #[test]
 fn a_failed_inspection_shows_last_error() {
     let error = "Inspection failed: the BMC did not answer in time";
@@ -700,10 +762,11 @@ fn a_5xx_storm_ends_in_the_error_at_the_timeout() {
         "want {want:?} in {h:#}"
     );
     // A transient error is BMO's actionError: retried with the work queue's backoff (5 ms·2^k
-    // after the k-th consecutive error, docs/decisions.md), not counted as a host error. After
-    // n attempts 5 ms·(2^n - 1) of BMO time have passed: 81.9 s after 14, 163.8 s after 15,
-    // so the 2-minute timeout ends the run after exactly 15 attempts.
-    assert_eq!(ironic.count("PUT", "/v1/nodes/"), 15);
+    // after the k-th rate-limited requeue, docs/decisions.md), not counted as a host error. The
+    // two zero-delay requeues before the first PUT (BMO's `Requeue: true`) count too, as in
+    // controller-runtime: n attempts span 5 ms·(2^(n+2) - 4) of BMO time, 81.9 s after 12 and
+    // 163.8 s after 13, so the 2-minute timeout ends the run after exactly 13 attempts.
+    assert_eq!(ironic.count("PUT", "/v1/nodes/"), 13);
     assert_eq!(h["errorType"], "", "{h:#}");
     assert_eq!(h["errorCount"], 0, "{h:#}");
     // the table says it too
@@ -835,10 +898,10 @@ fn requests_that_time_out_end_in_the_error_at_the_timeout() {
     assert_eq!(h["errorType"], "", "{h:#}");
     // A request that timed out may be running: it is never sent again by the client, so each
     // attempt is one pass, retried with the work queue's backoff as for the 5xx storm.
-    assert_eq!(ironic.count("PUT", "/v1/nodes/"), 15);
+    assert_eq!(ironic.count("PUT", "/v1/nodes/"), 13);
     // Each transport failure makes the next pass probe Ironic again (and bmhctl's start-up
     // probe asks once before the first pass).
-    assert_eq!(ironic.count("GET", "/v1/drivers"), 16);
+    assert_eq!(ironic.count("GET", "/v1/drivers"), 14);
 }
 
 /// Change-driven timing (the default) against BMO's: at BMO's real delays, the plugin's

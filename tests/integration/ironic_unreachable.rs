@@ -226,9 +226,6 @@ fn hosts_waiting_on_an_ironic_gone_mid_run_show_its_error_in_progress_and_table(
         .lines()
         .find(|l| l.trim_start().starts_with("h0 "))
         .unwrap_or_else(|| panic!("no row for h0 in\n{}", run.stdout));
-    assert!(
-        row.contains("waiting for the provisioner: provisioner is not ready"),
-        "{row}"
-    );
+    assert!(row.contains("waiting for the provisioner: "), "{row}");
     assert!(row.to_lowercase().contains("connection refused"), "{row}");
 }

@@ -3,6 +3,9 @@
 use assert_cmd::Command;
 use std::path::PathBuf;
 
+/// The config file bmhctl is pointed at unless a test says otherwise: one that does not exist.
+const NO_CONFIG: &str = "no-bmhctl-config.yaml";
+
 pub struct Lab {
     dir: tempfile::TempDir,
 }
@@ -58,6 +61,9 @@ impl Lab {
             .env("BMHCTL_TIME_SCALE", "1")
             .env("BMHCTL_SEED", "1")
             .env_remove("BMHCTL_PROVISIONER")
+            // No context from the user's own config file.
+            .env("BMHCTL_CONFIG", self.path(NO_CONFIG))
+            .env_remove("BMHCTL_CONTEXT")
             .args(args)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -78,6 +84,8 @@ impl Lab {
             .env("BMHCTL_TIME_SCALE", "0")
             .env("BMHCTL_SEED", "1")
             .env_remove("BMHCTL_PROVISIONER")
+            .env("BMHCTL_CONFIG", self.path(NO_CONFIG))
+            .env_remove("BMHCTL_CONTEXT")
             .envs(envs.iter().copied())
             .args(args)
             .output()

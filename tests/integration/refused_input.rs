@@ -7,7 +7,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 /// Everything under `dir`, symlinks not followed: path → (kind, mode, content or link target).
-fn listing(dir: &Path) -> BTreeMap<String, (String, u32, String)> {
+pub(crate) fn listing(dir: &Path) -> BTreeMap<String, (String, u32, String)> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

@@ -549,6 +549,8 @@ fn inspect_sends_an_available_host_through_inspection_again() {
             .sum()
     };
     demo(&["inspect", "demo-available", "--wait", "--timeout", "30s"]).expect_code(0);
+    // "inspected" holds from `preparing` on; the host is then driven back to its goal.
+    demo(&["wait", "--for", "goal", "--timeout", "60s"]).expect_code(0);
     let h = host_json(&lab, "demo-available");
     assert!(
         h["metadata"]

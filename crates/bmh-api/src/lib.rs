@@ -5,6 +5,7 @@
 
 pub mod annotations;
 pub mod bmc_event_subscription;
+pub mod data_image;
 pub mod enums;
 pub mod firmware;
 pub mod hardware;
@@ -15,6 +16,7 @@ pub mod secret;
 mod string_enum;
 
 pub use bmc_event_subscription::*;
+pub use data_image::*;
 pub use enums::*;
 pub use firmware::*;
 pub use hardware::*;

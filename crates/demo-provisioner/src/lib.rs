@@ -291,6 +291,19 @@ impl Provisioner for DemoProvisioner {
     ) -> Result<bool, ProvisionerError> {
         Ok(true)
     }
+
+    // As BMO's demo: never attached, and attaching or detaching does nothing.
+    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+        Ok(false)
+    }
+
+    fn attach_data_image(&mut self, _url: &str) -> Result<(), ProvisionerError> {
+        Ok(())
+    }
+
+    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+        Ok(())
+    }
 }
 
 bmhctl_plugin_sdk::export_plugin!(name = "demo", factory = Demo::new);
@@ -432,6 +445,16 @@ mod tests {
         assert!(d.nics.iter().all(|n| n.lldp.is_none()));
         assert_eq!(events.lock().unwrap()[0].reason, "InspectionComplete");
         assert_eq!(p.update_hardware_state().unwrap().powered_on, None);
+    }
+
+    #[test]
+    fn data_images_are_never_attached_as_bmos_demo() {
+        let (mut p, events) = prov(AVAILABLE_HOST, "x");
+        assert_eq!(p.get_data_image_status(), Ok(false));
+        assert_eq!(p.attach_data_image("http://x/iso"), Ok(()));
+        assert_eq!(p.get_data_image_status(), Ok(false));
+        assert_eq!(p.detach_data_image(), Ok(()));
+        assert!(events.lock().unwrap().is_empty());
     }
 
     #[test]

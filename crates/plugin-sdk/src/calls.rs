@@ -1,7 +1,7 @@
 //! The provisioner calls, declared once.
 //!
 //! [`provisioner_calls!`] is the one table of the calls a provisioner answers. It hands the table
-//! to a generator macro, and four generators turn it into
+//! to a generator macro, and five generators turn it into
 //!
 //! * the [`Provisioner`](crate::Provisioner) trait, with each call's docs and default body
 //!   (`provisioner_trait!`, expanded in `lib.rs`);
@@ -11,6 +11,8 @@
 //!   (`dispatch_fn!`, in `abi_plugin.rs`);
 //! * the `Provisioner` impl of [`RemoteProvisioner`](crate::abi::RemoteProvisioner), which sends
 //!   each method as a call on the host side (`remote_impl!`, in `abi.rs`).
+//! * the `Provisioner` impl of [`ObservedProvisioner`](crate::ObservedProvisioner), which times
+//!   each call of the provisioner it wraps (`observed_impl!`, in `observed.rs`).
 //!
 //! Adding a call is one entry in the table plus its implementations; `tests/wire_format.rs` then
 //! asks for the new call's JSON to be pinned.
@@ -178,20 +180,26 @@ macro_rules! provisioner_calls {
                 Ok(false)
             }
 
-            /// Whether a data image is attached; never by default.
+            /// Whether a data image (a DataImage's virtual media) is attached;
+            /// `ProvisionerError::NodeIsBusy` while the node is locked. Not supported by default
+            /// (SDK 0.4 on; before, the default answered "no").
             GetDataImageStatus
-            fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> { Ok(false) }
+            fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+                Err(crate::data_images_not_supported())
+            }
 
-            /// Attach the data image at `url` as virtual media; nothing to do by default.
+            /// Attach the data image at `url` as virtual media (a CD). Not supported by default.
             AttachDataImage { url: String }
             fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
                 let _ = url;
-                Ok(())
+                Err(crate::data_images_not_supported())
             }
 
-            /// Detach the data image; nothing to do by default.
+            /// Detach the data image. Not supported by default.
             DetachDataImage
-            fn detach_data_image(&mut self) -> Result<(), ProvisionerError> { Ok(()) }
+            fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+                Err(crate::data_images_not_supported())
+            }
 
             /// Whether the BMC reports a power failure; no by default.
             HasPowerFailure
@@ -345,6 +353,38 @@ macro_rules! remote_method {
     };
 }
 pub(crate) use remote_method;
+
+/// `impl Provisioner for ObservedProvisioner`: every method forwarded to `inner`, timed.
+macro_rules! observed_impl {
+    (
+        { $($head:tt)* }
+        $(
+            $(#[$doc:meta])*
+            $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
+            fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
+        )*
+    ) => {
+        impl Provisioner for ObservedProvisioner {
+            $( $crate::calls::observed_method! { $name ($($params)*) -> $ret } )*
+        }
+    };
+}
+pub(crate) use observed_impl;
+
+macro_rules! observed_method {
+    ($name:ident (&mut self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
+        fn $name(&mut self $(, $arg: $sig)*) -> $ret {
+            let inner = &mut self.inner;
+            timed(self.observer.as_ref(), stringify!($name), || inner.$name($($arg),*))
+        }
+    };
+    ($name:ident (&self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
+        fn $name(&self $(, $arg: $sig)*) -> $ret {
+            timed(self.observer.as_ref(), stringify!($name), || self.inner.$name($($arg),*))
+        }
+    };
+}
+pub(crate) use observed_method;
 
 /// A method parameter and the `ProvisionerCall` field it travels in.
 pub(crate) trait WireArg<'a, W>: Sized {
@@ -686,6 +726,14 @@ mod tests {
         assert_eq!(p.get_health(), HEALTH_WARNING);
         assert!(!p.has_power_failure());
         assert_eq!(p.persistent_state(), None);
+        assert_eq!(
+            p.get_data_image_status(),
+            Err(crate::data_images_not_supported())
+        );
+        assert_eq!(
+            p.detach_data_image(),
+            Err(crate::data_images_not_supported())
+        );
         assert!(failed.lock().unwrap().is_empty());
     }
 

@@ -11,11 +11,13 @@ mod args;
 mod calls;
 mod data;
 mod error;
+mod observed;
 
 pub use abi_plugin::{Logger, ObjectReader, PluginContext};
 pub use args::*;
 pub use data::*;
 pub use error::ProvisionerError;
+pub use observed::{CallObserver, ObservedProvisioner};
 /// Re-exported so plugins need no direct dependency on it.
 pub use serde_json;
 
@@ -72,6 +74,16 @@ pub const BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR: u64 = 4;
 /// The first SDK minor version whose plugins answer [`ProvisionerFactory::probe`]; older plugins
 /// are never asked.
 pub const PROBE_SINCE_MINOR: u64 = 3;
+
+/// The first SDK minor version whose plugins answer the data image calls
+/// ([`Provisioner::get_data_image_status`], `attach_data_image`, `detach_data_image`) for real;
+/// older plugins are never asked, and the caller gets [`data_images_not_supported`].
+pub const DATA_IMAGE_SINCE_MINOR: u64 = 4;
+
+/// The error of a data image call that the provisioner does not implement.
+pub fn data_images_not_supported() -> ProvisionerError {
+    ProvisionerError::Other("data images are not supported by this provisioner".into())
+}
 
 /// The first SDK minor version whose plugins answer [`ProvisionerFactory::due_hosts`]; older
 /// plugins are never asked.

@@ -24,6 +24,7 @@ use std::time::Instant;
 mod capacity_release;
 mod config_drive;
 mod custom_deploy;
+mod data_image;
 mod event_subscription;
 mod image_checksums;
 mod network_data;
@@ -263,6 +264,24 @@ fn handle(st: &mut State, r: &Seen) -> (u16, String) {
                     query_value(query, "method").as_deref(),
                     &body,
                 ),
+                // The virtual CD, kept in the node under `_vmedia` (its image URL, or null).
+                ("GET", ["vmedia"]) => {
+                    let cd = node.get("_vmedia").cloned().unwrap_or(Value::Null);
+                    let media = json!([
+                        {"media_types": ["CD", "DVD"], "inserted": !cd.is_null(),
+                         "image": cd.as_str().unwrap_or("")},
+                        {"media_types": ["Floppy", "USBStick"], "inserted": false, "image": ""},
+                    ]);
+                    (200, media.to_string())
+                }
+                ("POST", ["vmedia"]) => {
+                    node["_vmedia"] = body["image_url"].clone();
+                    (204, String::new())
+                }
+                ("DELETE", ["vmedia"]) => {
+                    node["_vmedia"] = Value::Null;
+                    (204, String::new())
+                }
                 _ => (405, error_body("unexpected request")),
             }
         }

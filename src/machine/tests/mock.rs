@@ -36,6 +36,9 @@ pub struct Script {
     pub power_on: VecDeque<Reply<OpResult>>,
     pub power_off: VecDeque<Reply<OpResult>>,
     pub has_capacity: VecDeque<Reply<bool>>,
+    pub data_image_status: VecDeque<Reply<bool>>,
+    pub attach_data_image: VecDeque<Reply<()>>,
+    pub detach_data_image: VecDeque<Reply<()>>,
 }
 
 /// What the mock knows and records; shared by the factory and every provisioner it creates.
@@ -68,6 +71,8 @@ pub struct MockState {
     pub provisioned: Vec<ProvisionData>,
     /// The data of every `register` call, in order.
     pub registered: Vec<ManagementAccessData>,
+    /// The data image attached (a script-less attach sets it, a detach clears it).
+    pub data_image: Option<String>,
 }
 
 impl Default for MockState {
@@ -89,6 +94,7 @@ impl Default for MockState {
             serviced: Vec::new(),
             provisioned: Vec::new(),
             registered: Vec::new(),
+            data_image: None,
         }
     }
 }
@@ -359,15 +365,32 @@ impl Provisioner for MockProvisioner {
     }
 
     fn get_data_image_status(&mut self) -> Reply<bool> {
-        Ok(false)
+        match self.call("get_data_image_status".into(), |s| &mut s.data_image_status) {
+            Some(r) => r,
+            None => Ok(self.state.lock().unwrap().data_image.is_some()),
+        }
     }
 
-    fn attach_data_image(&mut self, _url: &str) -> Reply<()> {
-        Ok(())
+    fn attach_data_image(&mut self, url: &str) -> Reply<()> {
+        match self.call(format!("attach_data_image({url})"), |s| {
+            &mut s.attach_data_image
+        }) {
+            Some(r) => r,
+            None => {
+                self.state.lock().unwrap().data_image = Some(url.to_string());
+                Ok(())
+            }
+        }
     }
 
     fn detach_data_image(&mut self) -> Reply<()> {
-        Ok(())
+        match self.call("detach_data_image".into(), |s| &mut s.detach_data_image) {
+            Some(r) => r,
+            None => {
+                self.state.lock().unwrap().data_image = None;
+                Ok(())
+            }
+        }
     }
 
     fn has_power_failure(&mut self) -> bool {

@@ -4,9 +4,11 @@
 //! The source holds the lock of every file it may write (taken by the [`Inventory`] it is made
 //! from, or when a new file appears in a watched directory). A pass's changes are staged into
 //! the file's text and committed as one atomic write ([`HostFile::commit`]), which is refused
-//! when the file changed on disk meanwhile: the file is then read again, so that the hosts'
-//! next passes start from what it holds, as a controller whose status write met a newer object
-//! does.
+//! when the file changed on disk meanwhile: the file is then read again, the statuses this run
+//! holds are spliced into its new text (the status we hold wins, the user's edit of everything
+//! else wins) and the commit is made again on that text, so that an edit is never overwritten
+//! nor lost; its hosts are reported changed, so that their next passes take the new spec, as a
+//! controller whose status write met a newer object does.
 //!
 //! [`HostSource::changes`] compares every file's size, modification time and inode with what
 //! the source last read or wrote (files of Secrets and other objects too), and looks for files
@@ -22,15 +24,25 @@ use super::inventory::{self, HostEntry, Inventory, LoadMode};
 use super::lock::FileLock;
 use super::paths::expand;
 use super::sidecar;
+use super::yaml_file::YamlFile;
 use crate::error::{Error, Result};
 use crate::objects::ObjectMap;
 use crate::persist::{HostSource, LoadOptions, SourceChange, Staged};
 use crate::record::HostRecord;
-use bmh_api::ObjectKey;
+use bmh_api::{
+    BareMetalHostStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus, ObjectKey,
+};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+
+/// How many times in a row one commit reads its file again after an edit before it gives up,
+/// and how long it waits after a text it cannot read (an edit written in place, caught
+/// half-way) before it looks again.
+const EDIT_TURNS: usize = 5;
+const EDIT_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 
 struct Group {
     /// `None` once the file is gone from the paths.
@@ -39,8 +51,10 @@ struct Group {
     staged: u64,
     /// The file's hosts, as last loaded and staged since.
     hosts: HashMap<ObjectKey, Entry>,
-    /// Read again after a refused commit: its hosts are reported changed at the next look.
+    /// Read again after a refused commit: its hosts are reported changed at the next look,
+    /// and these, no longer in it, gone.
     reread: bool,
+    gone: Vec<ObjectKey>,
 }
 
 struct Entry {
@@ -48,12 +62,78 @@ struct Entry {
     doc: usize,
     settings_doc: Option<usize>,
     components_doc: Option<usize>,
+    data_image_doc: Option<usize>,
     /// The host as its last pass left it (what [`HostSource::load`] answers); `None` once
     /// handed over ([`FileSource::handing_over`]).
     /// Boxed: the entries of a big file stay small once their records are handed over.
     record: Option<Box<HostRecord>>,
     /// BMO's delete path finished: the host is gone until its file changes.
     deleted: bool,
+    /// What this run staged for the host's documents: staged again into the file's new text
+    /// when the file is read again after an edit. `None` until the host's first stage.
+    held: Option<Box<Held>>,
+}
+
+/// Which of a host's documents' statuses this run staged (the file's current text holds them,
+/// written or about to be), and the annotations it consumed since the file's last commit.
+#[derive(Default)]
+struct Held {
+    status: bool,
+    settings: bool,
+    components: bool,
+    removed: Vec<String>,
+}
+
+impl Held {
+    /// Stages into `entry`'s documents of `file` (the file's new text) the statuses this run
+    /// staged for the host, as `old` (the file's text as this run holds it) has them at
+    /// `before`'s documents, and the annotations it consumed.
+    fn splice(
+        &self,
+        old: &YamlFile,
+        before: &Entry,
+        file: &mut HostFile,
+        entry: &Entry,
+    ) -> Result<()> {
+        if self.status {
+            let s = status_in::<BareMetalHostStatus>(old, before.doc)?;
+            file.stage_status(entry.doc, s.as_ref())?;
+        }
+        if self.settings
+            && let (Some(was), Some(doc)) = (before.settings_doc, entry.settings_doc)
+        {
+            let s = status_in::<HostFirmwareSettingsStatus>(old, was)?;
+            file.stage_status(doc, s.as_ref())?;
+        }
+        if self.components
+            && let (Some(was), Some(doc)) = (before.components_doc, entry.components_doc)
+        {
+            let s = status_in::<HostFirmwareComponentsStatus>(old, was)?;
+            file.stage_status(doc, s.as_ref())?;
+        }
+        if !self.removed.is_empty() {
+            let keys: Vec<&str> = self.removed.iter().map(String::as_str).collect();
+            file.stage_removed_annotations(entry.doc, &keys)?;
+        }
+        Ok(())
+    }
+}
+
+/// The status of document `doc` of `yaml`, as bmhctl wrote it there.
+fn status_in<T: serde::de::DeserializeOwned>(yaml: &YamlFile, doc: usize) -> Result<Option<T>> {
+    let unreadable = |e: &dyn std::fmt::Display| {
+        Error::bug(format!(
+            "internal error: cannot read back a status bmhctl wrote: {e}"
+        ))
+    };
+    let value: Value =
+        serde_saphyr::from_str(yaml.document_text(doc)).map_err(|e| unreadable(&e))?;
+    match value.get("status") {
+        None | Some(Value::Null) => Ok(None),
+        Some(s) => serde_json::from_value(s.clone())
+            .map(Some)
+            .map_err(|e| unreadable(&e)),
+    }
 }
 
 impl Entry {
@@ -67,8 +147,10 @@ impl Entry {
             doc: h.doc,
             settings_doc: h.firmware_settings_doc,
             components_doc: h.firmware_components_doc,
+            data_image_doc: h.data_image_doc,
             record,
             deleted: false,
+            held: None,
         };
         (entry, handed)
     }
@@ -120,7 +202,10 @@ impl FileSource {
         paths: &[PathBuf],
         options: &LoadOptions,
     ) -> (Self, Vec<HostRecord>) {
-        Self::build(inv, paths, options, |h| Entry::new(h, Kept::ByCaller))
+        let (source, records) = Self::build(inv, paths, options, |h| Entry::new(h, Kept::ByCaller));
+        // The caller has every host already: its first look for changes reports only changes.
+        source.scanned.store(true, Ordering::SeqCst);
+        (source, records)
     }
 
     fn build(
@@ -144,6 +229,7 @@ impl FileSource {
                 staged: 0,
                 hosts: HashMap::new(),
                 reread: false,
+                gone: Vec::new(),
             })
             .collect();
         let mut index = HashMap::new();
@@ -213,40 +299,44 @@ impl FileSource {
             .copied()
     }
 
-    /// Reads one file again after a refused commit (its staged edits are dropped: the hosts'
-    /// next passes start from what the file holds).
-    fn reread(&self, group: &mut Group) {
-        let Some(file) = group.file.as_mut() else {
-            return;
+    /// Reads one file again after a refused commit and takes its new text
+    /// ([`take_new_text`]); the hosts are reported changed at the next look.
+    fn reread(&self, group: &mut Group) -> Result<()> {
+        let Some(file) = group.file.as_ref() else {
+            return Ok(());
         };
         let path = file.path.clone();
-        match inventory::load_with(
+        let mut inv = inventory::load_with(
             std::slice::from_ref(&path),
             LoadMode::ReadOnly,
             &self.options,
-        ) {
-            Ok(mut inv) if inv.files.len() == 1 => {
-                // The file's subscriptions as it holds them now (an edit may have removed one).
-                let mut subs = self
-                    .subscriptions
-                    .write()
-                    .expect("file source subscriptions");
-                subs.retain(|d| d.file != path);
-                subs.extend(subscription_docs(&inv.other_documents));
-                drop(subs);
-                let mut fresh = loaded(inv.files.remove(0));
-                fresh.lock = file.lock.take();
-                *file = fresh;
-                group.hosts = inv
-                    .hosts
-                    .into_iter()
-                    .map(|h| (h.key.clone(), Entry::new(h, Kept::Here).0))
-                    .collect();
-                group.reread = true;
-            }
-            Ok(_) => {}
-            Err(e) => tracing::debug!("{}: cannot read it again: {}", path.display(), e.chain()),
+        )?;
+        if inv.files.len() != 1 {
+            return Err(Error::Conflict(format!(
+                "{} no longer holds hosts",
+                path.display()
+            )));
         }
+        let fresh = loaded(inv.files.remove(0));
+        let subscriptions_now = subscription_docs(&inv.other_documents);
+        let before: Vec<ObjectKey> = group.hosts.keys().cloned().collect();
+        take_new_text(group, fresh, inv.hosts)?;
+        // The file's subscriptions as it holds them now (an edit may have removed one), taken
+        // only with its new text: their document indexes are that text's.
+        let mut subs = self
+            .subscriptions
+            .write()
+            .expect("file source subscriptions");
+        subs.retain(|d| d.file != path);
+        subs.extend(subscriptions_now);
+        drop(subs);
+        group.reread = true;
+        for key in before {
+            if !group.hosts.contains_key(&key) {
+                group.gone.push(key);
+            }
+        }
+        Ok(())
     }
 
     fn problem(&self, e: &Error) {
@@ -322,15 +412,18 @@ impl FileSource {
                     if old.disk_stamp == file.disk_stamp && old.disk_stamp.is_some() {
                         continue;
                     }
-                    file.lock = old.lock.take();
                     for k in group.hosts.keys() {
                         if !entries.iter().any(|e| e.key == *k) {
                             changes.push(SourceChange::HostGone(k.clone()));
                         }
                     }
-                    group.file = Some(file);
-                    group.hosts.clear();
-                    g
+                    let keys: Vec<ObjectKey> = entries.iter().map(|h| h.key.clone()).collect();
+                    match take_new_text(&mut group, file, entries) {
+                        Ok(()) => changes.extend(keys.into_iter().map(SourceChange::Host)),
+                        // Its hosts stay as they were; its next commit is refused and says why.
+                        Err(e) => self.problem(&e),
+                    }
+                    continue;
                 }
                 None => {
                     match FileLock::acquire(file.real_path(), file.path()) {
@@ -345,6 +438,7 @@ impl FileSource {
                         staged: 0,
                         hosts: HashMap::new(),
                         reread: false,
+                        gone: Vec::new(),
                     })));
                     seen.insert(groups.len() - 1);
                     groups.len() - 1
@@ -397,6 +491,61 @@ impl FileSource {
     }
 }
 
+/// Takes a file's new text (edited during the run) in place of the group's: the file's lock and
+/// its sidecar as this run holds it carry over, and what each host's entry holds (its statuses,
+/// the annotations it consumed) is staged into its new document: the status this run holds
+/// wins, the user's edit of everything else wins. A record kept here keeps its status and
+/// bookkeeping likewise. Nothing changes when the splice fails.
+fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>) -> Result<()> {
+    // The text as this run holds it, parsed again (its staged statuses are read from it): an
+    // edit met during a run is rare, so nothing is kept per host for it meanwhile.
+    let mut old: Option<YamlFile> = None;
+    let mut hosts = HashMap::with_capacity(entries.len());
+    for h in entries {
+        let key = h.key.clone();
+        let (mut entry, _) = Entry::new(h, Kept::Here);
+        if let Some(before) = group.hosts.get(&key) {
+            if let (Some(held), Some(file)) = (&before.held, &group.file) {
+                if old.is_none() {
+                    let text = file.yaml().render();
+                    old = Some(YamlFile::parse(text).map_err(|e| {
+                        Error::bug(format!(
+                            "internal error: {}: cannot parse the text bmhctl holds: {e}",
+                            file.path().display()
+                        ))
+                    })?);
+                }
+                let old = old.as_ref().expect("parsed above");
+                held.splice(old, before, &mut fresh, &entry)?;
+            }
+            if let (Some(rec), Some(was)) = (entry.record.as_mut(), before.record.as_ref()) {
+                rec.host.status.clone_from(&was.host.status);
+                rec.book.clone_from(&was.book);
+                if let (Some(s), Some(w)) = (&mut rec.firmware_settings, &was.firmware_settings) {
+                    s.status.clone_from(&w.status);
+                }
+                if let (Some(c), Some(w)) = (&mut rec.firmware_components, &was.firmware_components)
+                {
+                    c.status.clone_from(&w.status);
+                }
+            }
+        }
+        hosts.insert(key, entry);
+    }
+    for (key, entry) in &mut hosts {
+        if let Some(before) = group.hosts.get_mut(key) {
+            entry.held = before.held.take();
+        }
+    }
+    if let Some(old) = group.file.as_mut() {
+        fresh.lock = old.lock.take();
+        std::mem::swap(&mut fresh.sidecar, &mut old.sidecar);
+    }
+    group.file = Some(fresh);
+    group.hosts = hosts;
+    Ok(())
+}
+
 /// A file whose hosts are loaded: what its sidecar read is in their records now.
 fn loaded(mut file: HostFile) -> HostFile {
     file.sidecar.forget_read();
@@ -445,12 +594,14 @@ impl HostSource for FileSource {
             .firmware_components_status
             .map(status_yaml)
             .transpose()?;
+        let data_image_text = staged.data_image_status.map(status_yaml).transpose()?;
         let book_json = staged.bookkeeping.map(|b| b.map(sidecar::encode));
         let key = self.key_of(host);
+        // A host removed from its file during the run: its save has nowhere to go (the
+        // runner learns it is gone from `changes`).
         let Some(g) = self.group_of_key(&key) else {
-            return Err(Error::Conflict(format!(
-                "BareMetalHost {key} is no longer in the given files"
-            )));
+            tracing::debug!("BareMetalHost {key} is no longer in the given files: not saved");
+            return Ok(0);
         };
         let group = self.group(g);
         let mut guard = group.lock().expect("file group");
@@ -461,9 +612,8 @@ impl HostSource for FileSource {
             ..
         } = &mut *guard;
         let (Some(file), Some(entry)) = (file.as_mut(), hosts.get_mut(&key)) else {
-            return Err(Error::Conflict(format!(
-                "BareMetalHost {key} is no longer in the given files"
-            )));
+            tracing::debug!("BareMetalHost {key} is no longer in the given files: not saved");
+            return Ok(0);
         };
         if let (Some(status), Some(text)) = (staged.status, &status_text) {
             file.stage_status_yaml(entry.doc, status, text.as_deref())?;
@@ -482,6 +632,13 @@ impl HostSource for FileSource {
         ) {
             file.stage_status_yaml(d, status, text.as_deref())?;
         }
+        if let (Some(d), Some(status), Some(text)) = (
+            entry.data_image_doc,
+            staged.data_image_status,
+            &data_image_text,
+        ) {
+            file.stage_status_yaml(d, status, text.as_deref())?;
+        }
         if !staged.removed_annotations.is_empty() {
             let keys: Vec<&str> = staged
                 .removed_annotations
@@ -490,6 +647,12 @@ impl HostSource for FileSource {
                 .collect();
             file.stage_removed_annotations(entry.doc, &keys)?;
         }
+        let held = entry.held.get_or_insert_with(Default::default);
+        held.status |= status_text.is_some();
+        held.settings |= entry.settings_doc.is_some() && settings_text.is_some();
+        held.components |= entry.components_doc.is_some() && components_text.is_some();
+        held.removed
+            .extend(staged.removed_annotations.iter().cloned());
         if let Some(json) = book_json {
             let gone = json.is_none();
             file.stage_bookkeeping_json(&key, json)?;
@@ -508,29 +671,53 @@ impl HostSource for FileSource {
         let group = self.group(group);
         let mut g = group.lock().expect("file group");
         let ticket = g.staged;
-        let Some(file) = g.file.as_mut() else {
-            return Ok(ticket);
-        };
-        match file.commit() {
-            Ok(stats) => {
-                if stats.file_written {
-                    // Counted by scripts/bench-fixture.py (BMHCTL_LOG).
-                    tracing::debug!("{}: written", file.path().display());
+        // An edit met at the commit is taken (read again, statuses spliced) and the commit made
+        // again on the new text; an editor saving again and again in between gets a few turns.
+        let mut turns = 0;
+        loop {
+            let Some(file) = g.file.as_mut() else {
+                return Ok(ticket);
+            };
+            match file.commit() {
+                Ok(stats) => {
+                    if stats.file_written {
+                        // Counted by scripts/bench-fixture.py (BMHCTL_LOG).
+                        tracing::debug!("{}: written", file.path().display());
+                    }
+                    for entry in g.hosts.values_mut() {
+                        if let Some(held) = entry.held.as_mut() {
+                            held.removed.clear();
+                        }
+                    }
+                    return Ok(ticket);
                 }
-                Ok(ticket)
-            }
-            Err(e) => {
-                if matches!(e, Error::Conflict(_)) {
-                    self.reread(&mut g);
+                Err(Error::Conflict(why)) if turns < EDIT_TURNS => {
+                    turns += 1;
+                    let path = file.path().display().to_string();
+                    tracing::info!("{path} changed on disk during the run: reading it again");
+                    if let Err(e) = self.reread(&mut g) {
+                        if turns == EDIT_TURNS {
+                            return Err(Error::Conflict(format!(
+                                "{why}: it cannot be read again: {}",
+                                e.chain()
+                            )));
+                        }
+                        // Perhaps caught half-way through an edit written in place.
+                        std::thread::sleep(EDIT_SETTLE);
+                    }
                 }
-                Err(e)
+                Err(e) => return Err(e),
             }
         }
     }
 
     fn record_events(&self, _host: usize, _events: &[bmhctl_plugin_sdk::Event]) -> Result<()> {
-        // Files keep no events (there is nowhere in them to put them).
+        // The events go in the hosts' bookkeeping (the sidecar) instead.
         Ok(())
+    }
+
+    fn events_in_bookkeeping(&self) -> bool {
+        true
     }
 
     fn add_host(&self, key: ObjectKey) -> usize {
@@ -614,12 +801,18 @@ impl HostSource for FileSource {
                 }
                 Ok(true)
             }
-            Err(e) => {
-                if matches!(e, Error::Conflict(_)) {
-                    self.reread(&mut g);
+            Err(Error::Conflict(why)) => {
+                // The file changed on disk: the status is not written over the edit, and the
+                // file is read again so that the next reconcile sees the subscription as it is.
+                match self.reread(&mut g) {
+                    Ok(()) => Err(Error::Conflict(why)),
+                    Err(again) => Err(Error::Conflict(format!(
+                        "{why}: it cannot be read again: {}",
+                        again.chain()
+                    ))),
                 }
-                Err(e)
             }
+            Err(e) => Err(e),
         }
     }
 
@@ -632,15 +825,43 @@ impl HostSource for FileSource {
                 .collect());
         }
         // The hosts of files read again after a refused commit (the edit that refused it is
-        // seen there, not by comparing stamps).
+        // seen there, not by comparing stamps), and those no longer there. The index follows
+        // once no file is held (a reload takes it before the files).
         let mut reread = Vec::new();
-        for group in self.all_groups() {
+        let mut present: Vec<(ObjectKey, usize)> = Vec::new();
+        let mut gone: Vec<(ObjectKey, usize)> = Vec::new();
+        for (i, group) in self.all_groups().iter().enumerate() {
             let mut g = group.lock().expect("file group");
             if std::mem::take(&mut g.reread) {
                 let mut keys: Vec<(usize, ObjectKey)> =
                     g.hosts.iter().map(|(k, e)| (e.doc, k.clone())).collect();
                 keys.sort();
+                present.extend(keys.iter().map(|(_, k)| (k.clone(), i)));
                 reread.extend(keys.into_iter().map(|(_, k)| SourceChange::Host(k)));
+                let Group {
+                    gone: g_gone,
+                    hosts,
+                    ..
+                } = &mut *g;
+                gone.extend(
+                    g_gone
+                        .drain(..)
+                        .filter(|k| !hosts.contains_key(k))
+                        .map(|k| (k, i)),
+                );
+            }
+        }
+        if !present.is_empty() || !gone.is_empty() {
+            let mut index = self.index.write().expect("file source index");
+            for (k, i) in gone {
+                // Unless it moved to another file (a reload may have seen that first).
+                if index.get(&k).is_none_or(|&j| j == i) {
+                    index.remove(&k);
+                    reread.push(SourceChange::HostGone(k));
+                }
+            }
+            for (k, i) in present {
+                index.insert(k, i);
             }
         }
         if !self.files_changed()? {

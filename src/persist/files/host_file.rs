@@ -299,7 +299,8 @@ impl HostFile {
     /// Write what was staged: the sidecar first, then the file (only if its bytes changed),
     /// both atomically. Nothing is written when nothing changed. Refuses with
     /// [`Error::Conflict`] when the file on disk no longer has the content bmhctl last read or
-    /// wrote (someone edited it meanwhile).
+    /// wrote (someone edited it meanwhile): the caller reads it again and stages anew
+    /// ([`super::file_source`]).
     pub fn commit(&mut self) -> Result<CommitStats, Error> {
         let sidecar_dirty = self.sidecar.is_dirty();
         let next = if !self.pending {
@@ -321,7 +322,17 @@ impl HostFile {
         self.check_unchanged_on_disk()?;
         let mut stats = CommitStats::default();
         if sidecar_dirty {
-            stats.sidecar_written = self.sidecar.save()?;
+            // Named after the hosts file the user gave, the state file beside it said too.
+            stats.sidecar_written = self.sidecar.save().map_err(|e| match e {
+                Error::Io { path, source } => Error::io(
+                    &self.path,
+                    std::io::Error::new(
+                        source.kind(),
+                        format!("its state file {}: {source}", path.display()),
+                    ),
+                ),
+                e => e,
+            })?;
         }
         if let Some(next) = next {
             // Checked again once the new text is on disk, right before the rename: an edit
@@ -356,8 +367,7 @@ impl HostFile {
     /// The [`Error::Conflict`] of a file edited (or removed) since bmhctl last read or wrote it.
     fn changed_during_run(&self) -> Error {
         Error::Conflict(format!(
-            "{} changed on disk since bmhctl read it; not overwriting it (the edit is kept; \
-             re-run to pick it up)",
+            "{} changed on disk since bmhctl read it; not overwriting it (the edit is kept)",
             self.path.display()
         ))
     }

@@ -18,7 +18,8 @@
 //!   writes their `status:` back like the host's); one without such a host is an error;
 //! * `metal3.io/v1alpha1` `HostUpdatePolicy`: kept in [`Inventory::objects`] (the state machine
 //!   reads it) and in [`Inventory::other_documents`];
-//! * the other kinds bmhctl knows (`strict.rs`: HardwareData, DataImage, ...) are kept
+//! * `metal3.io/v1alpha1` `DataImage`: likewise the host's, in its file, its `status:` written;
+//! * the other kinds bmhctl knows (`strict.rs`: HardwareData, FirmwareSchema, ...) are kept
 //!   untouched and noted, with their JSON value, in [`Inventory::other_documents`]. Documents of
 //!   the extra kinds a provisioner plugin asked for ([`LoadOptions`], from its host-configure
 //!   step) are known too; those in its namespace (all namespaces when it named none) also go
@@ -104,6 +105,8 @@ pub struct HostEntry {
     pub firmware_settings_doc: Option<usize>,
     /// Document index of the host's HostFirmwareComponents in the same file, if any.
     pub firmware_components_doc: Option<usize>,
+    /// Document index of the host's DataImage in the same file, if any.
+    pub data_image_doc: Option<usize>,
 }
 
 /// A document bmhctl does not handle.
@@ -298,6 +301,7 @@ fn load_collecting(
     let mut settings_at: HashMap<ObjectKey, Position> = HashMap::new();
     let mut components_at: HashMap<ObjectKey, Position> = HashMap::new();
     let mut subscription_at: HashMap<ObjectKey, Position> = HashMap::new();
+    let mut data_image_at: HashMap<ObjectKey, Position> = HashMap::new();
     // The file (index into `parsed`) of each host.
     let mut host_file: HashMap<ObjectKey, usize> = HashMap::new();
     // Kept objects of the extra kinds, by kind (whatever the version) and key.
@@ -337,6 +341,8 @@ fn load_collecting(
                 Item::Firmware { doc, key, kind, .. } => {
                     if *kind == HOST_FIRMWARE_SETTINGS_KIND {
                         (*doc, key, *kind, &mut settings_at)
+                    } else if *kind == bmh_api::DATA_IMAGE_KIND {
+                        (*doc, key, *kind, &mut data_image_at)
                     } else {
                         (*doc, key, *kind, &mut components_at)
                     }
@@ -520,6 +526,7 @@ fn load_collecting(
             let mut book = bookkeeping_at_load(sidecar.get(&key.to_string()), &host.spec);
             let (mut settings, mut components) = (None, None);
             let (mut settings_doc, mut components_doc) = (None, None);
+            let (mut data_image, mut data_image_doc) = (None, None);
             for (d, o) in firmware.remove(&key).unwrap_or_default() {
                 match o {
                     FirmwareObject::Settings(s) if settings.is_none() => {
@@ -529,6 +536,10 @@ fn load_collecting(
                     FirmwareObject::Components(c) if components.is_none() => {
                         components = Some(*c);
                         components_doc = Some(d);
+                    }
+                    FirmwareObject::DataImage(i) if data_image.is_none() => {
+                        data_image = Some(i);
+                        data_image_doc = Some(d);
                     }
                     _ => {}
                 }
@@ -543,9 +554,11 @@ fn load_collecting(
                     book,
                     firmware_settings: settings.map(Box::new),
                     firmware_components: components.map(Box::new),
+                    data_image,
                 },
                 firmware_settings_doc: settings_doc,
                 firmware_components_doc: components_doc,
+                data_image_doc,
             });
         }
         let disk_stamp = Stamp::of(&pf.real);

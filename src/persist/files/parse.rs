@@ -9,8 +9,8 @@ use crate::diagnostic::{Diagnostic, Position};
 use crate::objects::ResolvedSecret;
 use base64::Engine as _;
 use bmh_api::{
-    BareMetalHost, DEFAULT_NAMESPACE, HOST_FIRMWARE_COMPONENTS_KIND, HOST_FIRMWARE_SETTINGS_KIND,
-    HostFirmwareComponents, HostFirmwareSettings, ObjectKey,
+    BareMetalHost, DATA_IMAGE_KIND, DEFAULT_NAMESPACE, DataImage, HOST_FIRMWARE_COMPONENTS_KIND,
+    HOST_FIRMWARE_SETTINGS_KIND, HostFirmwareComponents, HostFirmwareSettings, ObjectKey,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -19,10 +19,12 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// A HostFirmwareSettings or HostFirmwareComponents document, typed.
+/// A HostFirmwareSettings, HostFirmwareComponents or DataImage document, typed: the objects
+/// that belong to the host of their name, in its file, and whose status bmhctl writes.
 pub(super) enum FirmwareObject {
     Settings(Box<HostFirmwareSettings>),
     Components(Box<HostFirmwareComponents>),
+    DataImage(Box<DataImage>),
 }
 
 pub(super) enum Item {
@@ -190,11 +192,12 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                 pf.items.push(Item::Host { doc, key, host });
             }
             (bmh_api::host::API_VERSION, HOST_FIRMWARE_SETTINGS_KIND)
-            | (bmh_api::host::API_VERSION, HOST_FIRMWARE_COMPONENTS_KIND) => {
-                let kind = if kind == HOST_FIRMWARE_SETTINGS_KIND {
-                    HOST_FIRMWARE_SETTINGS_KIND
-                } else {
-                    HOST_FIRMWARE_COMPONENTS_KIND
+            | (bmh_api::host::API_VERSION, HOST_FIRMWARE_COMPONENTS_KIND)
+            | (bmh_api::host::API_VERSION, DATA_IMAGE_KIND) => {
+                let kind = match &*kind {
+                    HOST_FIRMWARE_SETTINGS_KIND => HOST_FIRMWARE_SETTINGS_KIND,
+                    HOST_FIRMWARE_COMPONENTS_KIND => HOST_FIRMWARE_COMPONENTS_KIND,
+                    _ => DATA_IMAGE_KIND,
                 };
                 if name.is_empty() {
                     pf.errors.push(
@@ -203,7 +206,30 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     );
                     continue;
                 }
-                let object = if kind == HOST_FIRMWARE_SETTINGS_KIND {
+                let object = if kind == DATA_IMAGE_KIND {
+                    typed::<DataImage>(
+                        &value,
+                        kind,
+                        &key,
+                        &at,
+                        policy,
+                        &mut pf.errors,
+                        &mut pf.warnings,
+                    )
+                    .filter(|d| {
+                        let problem = data_image_url_problem(&d.spec.url);
+                        if let Some(p) = &problem {
+                            pf.errors.push(
+                                Diagnostic::new(p.clone())
+                                    .at(at(&[PathSeg::Key("spec"), PathSeg::Key("url")]))
+                                    .object(kind, &key)
+                                    .field("spec.url"),
+                            );
+                        }
+                        problem.is_none()
+                    })
+                    .map(|o| FirmwareObject::DataImage(Box::new(o)))
+                } else if kind == HOST_FIRMWARE_SETTINGS_KIND {
                     typed::<HostFirmwareSettings>(
                         &value,
                         kind,
@@ -330,6 +356,19 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
 /// `value` as a `T`; a problem is recorded with the field's position, the object and the field.
 /// Unknown fields and invalid names are problems too, or warnings, as `policy` says.
 #[allow(clippy::too_many_arguments)]
+/// BMO's DataImage webhook (`validateDataImage`, with `validateURL`): the URL must parse as an
+/// HTTP request URI with one of these schemes.
+fn data_image_url_problem(url: &str) -> Option<String> {
+    const SCHEMES: &[&str] = &["http", "https", "ftp", "gopher", "oci"];
+    match bmh_bmc::parse_request_uri(url) {
+        Err(e) => Some(format!("URL \"{url}\" is invalid: {e}")),
+        Ok(scheme) if !SCHEMES.contains(&scheme.as_str()) => Some(format!(
+            "URL \"{url}\" is invalid: invalid scheme in URL, \"{scheme}\" not allowed"
+        )),
+        Ok(_) => None,
+    }
+}
+
 fn typed<T: DeserializeOwned + Extras>(
     value: &Value,
     kind: &str,

@@ -7,7 +7,8 @@
 //! ```
 //!
 //! It holds what Kubernetes would keep in the object's metadata for BMO (uid, generation,
-//! finalizers, ...; see [`Bookkeeping`]), keyed by `namespace/name`. `dir/hosts.yaml` is the
+//! finalizers, ...; see [`Bookkeeping`]) and the host's last events (at most
+//! [`crate::record::EVENTS_KEPT`], which `describe -f` shows), keyed by `namespace/name`. `dir/hosts.yaml` is the
 //! resolved path of the user's file (symlinks followed), so every link to one file shares one
 //! sidecar. A missing sidecar is an empty one; one that can't be read or parsed is bad input
 //! whose message says it may be deleted to start over.

@@ -10,7 +10,7 @@
 use super::yaml_file::PathSeg;
 use crate::diagnostic::{Diagnostic, Position, did_you_mean};
 use crate::persist::{FieldValidation, InputPolicy};
-use bmh_api::{BareMetalHost, HostFirmwareComponents, HostFirmwareSettings, ObjectKey};
+use bmh_api::{BareMetalHost, DataImage, HostFirmwareComponents, HostFirmwareSettings, ObjectKey};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -116,6 +116,17 @@ impl Extras for BareMetalHost {
 }
 
 impl Extras for HostFirmwareSettings {
+    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
+        extra_keys(&[], &self.extra, out);
+        meta_extras(&self.metadata, out);
+        extra_keys(&["spec"], &self.spec.extra, out);
+        if let Some(status) = &self.status {
+            extra_keys(&["status"], &status.extra, out);
+        }
+    }
+}
+
+impl Extras for DataImage {
     fn extras(&self, out: &mut Vec<Vec<Seg>>) {
         extra_keys(&[], &self.extra, out);
         meta_extras(&self.metadata, out);
@@ -284,6 +295,8 @@ fn siblings(kind: &str, parent: &str) -> &'static [&'static str] {
         ],
         ("HostFirmwareSettings", "spec") => &["settings"],
         ("HostFirmwareSettings", "status") => &["schema", "settings", "lastUpdated", "conditions"],
+        ("DataImage", "spec") => &["url"],
+        ("DataImage", "status") => &["lastReconciled", "attachedImage", "error"],
         ("HostFirmwareComponents", "spec") => &["updates"],
         ("HostFirmwareComponents", "spec.updates.*") => &["component", "url"],
         ("HostFirmwareComponents", "status") => {
@@ -368,8 +381,8 @@ pub(super) fn report_unknown_fields(
     }
 }
 
-/// The kinds bmhctl reads, by apiVersion. DataImage and BMCEventSubscription are accepted and
-/// not acted on yet.
+/// The kinds bmhctl reads, by apiVersion. BMCEventSubscription is accepted and not acted on
+/// yet.
 pub const KNOWN_KINDS: &[(&str, &str)] = &[
     (bmh_api::host::API_VERSION, bmh_api::host::KIND),
     ("v1", "Secret"),
@@ -378,7 +391,7 @@ pub const KNOWN_KINDS: &[(&str, &str)] = &[
     (bmh_api::API_VERSION, bmh_api::HOST_UPDATE_POLICY_KIND),
     (bmh_api::API_VERSION, "HardwareData"),
     (bmh_api::API_VERSION, "FirmwareSchema"),
-    (bmh_api::API_VERSION, "DataImage"),
+    (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
     (bmh_api::API_VERSION, "BMCEventSubscription"),
 ];
 

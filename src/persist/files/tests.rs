@@ -11,7 +11,7 @@ use bmh_api::ObjectKey;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-const HOSTS: &str = "# two hosts and a DataImage (a kind bmhctl keeps untouched)
+const HOSTS: &str = "# two hosts and a HardwareData (a kind bmhctl keeps untouched)
 apiVersion: metal3.io/v1alpha1
 kind: BareMetalHost
 metadata:
@@ -36,7 +36,7 @@ spec:
     name: ud
 ---
 apiVersion: metal3.io/v1alpha1
-kind: DataImage
+kind: HardwareData
 metadata:
   name: cm
 data:
@@ -162,12 +162,12 @@ fn loads_a_directory() {
             file: d.join("hosts.yaml"),
             doc: 2,
             api_version: "metal3.io/v1alpha1".into(),
-            kind: "DataImage".into(),
+            kind: "HardwareData".into(),
             namespace: "default".into(),
             name: "cm".into(),
             value: serde_json::json!({
                 "apiVersion": "metal3.io/v1alpha1",
-                "kind": "DataImage",
+                "kind": "HardwareData",
                 "metadata": {"name": "cm"},
                 "data": {"a": "b"},
             }),
@@ -517,7 +517,7 @@ fn external_change_is_a_conflict() {
     assert_eq!(
         msg,
         format!(
-            "{} changed on disk since bmhctl read it; not overwriting it (the edit is kept; re-run to pick it up)",
+            "{} changed on disk since bmhctl read it; not overwriting it (the edit is kept)",
             p.display()
         )
     );
@@ -715,7 +715,7 @@ fn extra_kinds_are_kept_as_objects_in_their_namespace() {
     assert_eq!(blue["spec"]["colour"], "blue");
     // The namespace is filled in, as an API server would.
     assert_eq!(blue["metadata"]["namespace"], "default");
-    // BMCEventSubscriptions (not asked for) and the DataImage are no plugin's objects.
+    // BMCEventSubscriptions (not asked for) and the HardwareData are no plugin's objects.
     assert_eq!(inv.other_documents.len(), 5);
     assert_eq!(
         inv.objects.object(
@@ -1067,10 +1067,11 @@ fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
         Some("rotated")
     );
 
-    // A save refused because the file was edited meanwhile: the edit wins, the file is read
-    // again and its hosts are reported changed.
+    // A save that meets an edit made meanwhile: the file is read again, the status this run
+    // holds is spliced into the edited text (the edit of everything else wins) and saved, and
+    // its hosts are reported changed.
     let st = status("Error");
-    source
+    let ticket = source
         .stage(
             host,
             &Staged {
@@ -1083,18 +1084,19 @@ fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
         .unwrap()
         .replace("online: true", "online: false");
     rewrite(&hosts, &edited);
-    let Err(Error::Conflict(_)) = source.commit(source.group_of(host)) else {
-        panic!("an edit meanwhile refuses the save")
-    };
+    assert_eq!(source.commit(source.group_of(host)).unwrap(), ticket);
     assert_eq!(source.changes().unwrap(), [SourceChange::Host(h0.clone())]);
     let now = source.load(&h0).unwrap().unwrap();
     assert!(!now.host.spec.online, "the edit");
     assert_eq!(
         now.status().operational_status.as_str(),
-        "OK",
-        "not the refused save"
+        "Error",
+        "the status the run holds"
     );
-    assert_eq!(std::fs::read_to_string(&hosts).unwrap(), edited);
+    let saved = std::fs::read_to_string(&hosts).unwrap();
+    let spec_of = |t: &str| t.split("\nstatus:\n").next().unwrap().to_string();
+    assert_eq!(spec_of(&saved), spec_of(&edited), "{saved}");
+    assert!(saved.contains("operationalStatus: Error"), "{saved}");
 
     // A file half-way through an edit is left alone until it is whole again.
     rewrite(&hosts, "{{{ not yaml");
@@ -1161,4 +1163,81 @@ fn a_subscription_status_written_over_an_edit_is_refused_and_the_file_read_again
             .write_event_subscription_status(&key, &status)
             .unwrap()
     );
+}
+
+/// `provision`'s source (records handed over): an editor saving a copy read before the run's
+/// last save (an older status in it) gets its spec edit kept and the run's status back; the
+/// edited host is reported changed, the one removed gone.
+#[test]
+fn an_edit_from_a_stale_copy_keeps_the_users_spec_and_the_runs_status() {
+    use crate::persist::files::file_source::FileSource;
+    use crate::persist::{HostSource, SourceChange, Staged};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let hosts = write(d, "hosts.yaml", HOSTS);
+    write(d, "secrets.yml", SECRETS);
+    let paths = vec![d.to_path_buf()];
+    let inv = load_checked(&paths, LoadMode::Write).unwrap();
+    let (source, records) = FileSource::handing_over(inv, &paths, &LoadOptions::default());
+    assert_eq!(records.len(), 2);
+    // The run's hosts are handed over: the first look reports no change.
+    assert_eq!(source.changes().unwrap(), []);
+    let h0 = ObjectKey::new("default", "host-0");
+    let h1 = ObjectKey::new("lab", "host-1");
+    let host = source.add_host(h0.clone());
+    source.add_host(h1.clone());
+    let stale = std::fs::read_to_string(&hosts).unwrap();
+    let st = status("OK");
+    let ticket = source
+        .stage(
+            host,
+            &Staged {
+                status: Some(Some(&st)),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(source.commit(source.group_of(host)).unwrap(), ticket);
+    assert!(
+        std::fs::read_to_string(&hosts)
+            .unwrap()
+            .contains("operationalStatus: OK")
+    );
+
+    // The editor's copy: no status, host-0 turned off, host-1 removed.
+    let (first, _) = stale
+        .split_once("\n---\napiVersion: metal3.io/v1alpha1")
+        .unwrap();
+    let edited = format!("{first}\n").replace("online: true", "online: false");
+    assert!(!edited.contains("status:"), "{edited}");
+    rewrite(&hosts, &edited);
+    let st = status("Error");
+    let ticket = source
+        .stage(
+            host,
+            &Staged {
+                status: Some(Some(&st)),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(source.commit(source.group_of(host)).unwrap(), ticket);
+    let saved = std::fs::read_to_string(&hosts).unwrap();
+    assert!(
+        saved.starts_with(&edited),
+        "the edit, byte for byte:\n{saved}"
+    );
+    assert!(saved.contains("operationalStatus: Error"), "{saved}");
+    let changes = source.changes().unwrap();
+    assert!(
+        changes.contains(&SourceChange::Host(h0.clone())),
+        "{changes:?}"
+    );
+    assert!(
+        changes.contains(&SourceChange::HostGone(h1.clone())),
+        "{changes:?}"
+    );
+    let now = source.load(&h0).unwrap().unwrap();
+    assert!(!now.host.spec.online);
+    assert!(source.load(&h1).unwrap().is_none());
 }

@@ -8,6 +8,7 @@
 //!   `hardwareData` in file mode).
 //! * `hostfirmwaresettings/...`, `hostfirmwarecomponents/...`: the firmware objects, whose
 //!   `metadata.generation` is the one the host's firmware bookkeeping plays in file mode.
+//! * `dataimages/...`: the host's DataImage, whose status the runner writes.
 
 use super::{Store, Stored, Written};
 use crate::error::{Error, Result};
@@ -15,8 +16,9 @@ use crate::objects::TypedKey;
 use crate::persist::bookkeeping::value_hash;
 use crate::record::{Bookkeeping, HostRecord};
 use bmh_api::{
-    BareMetalHost, HOST_FIRMWARE_COMPONENTS_KIND, HOST_FIRMWARE_SETTINGS_KIND, HardwareData,
-    HostFirmwareComponents, HostFirmwareSettings, ObjectKey,
+    BareMetalHost, DATA_IMAGE_KIND, DataImage, HOST_FIRMWARE_COMPONENTS_KIND,
+    HOST_FIRMWARE_SETTINGS_KIND, HardwareData, HostFirmwareComponents, HostFirmwareSettings,
+    ObjectKey,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -115,6 +117,10 @@ pub fn components_key(key: &ObjectKey) -> TypedKey {
         HOST_FIRMWARE_COMPONENTS_KIND,
         key.clone(),
     )
+}
+
+pub fn data_image_key(key: &ObjectKey) -> TypedKey {
+    TypedKey::new(bmh_api::API_VERSION, DATA_IMAGE_KIND, key.clone())
 }
 
 pub fn hardware_key(key: &ObjectKey) -> TypedKey {
@@ -331,11 +337,16 @@ impl Store {
         if settings.is_none() && components.is_none() {
             fw.refresh_pending = false;
         }
+        let data_image: Option<DataImage> = self
+            .get(&data_image_key(key))?
+            .map(|s| typed(&format!("DataImage {key}"), s.value))
+            .transpose()?;
         Ok(HostRecord {
             host: Box::new(host),
             book,
             firmware_settings: settings.map(Box::new),
             firmware_components: components.map(Box::new),
+            data_image: data_image.map(Box::new),
         })
     }
 }

@@ -11,8 +11,8 @@
 use super::Store;
 use super::events::StoredEvent;
 use super::hosts::{
-    carry_last_applied, components_key, decode_host, encode_hardware, encode_host, hardware_key,
-    host_key, settings_key,
+    carry_last_applied, components_key, data_image_key, decode_host, encode_hardware, encode_host,
+    hardware_key, host_key, settings_key,
 };
 use super::watcher::StoreWatcher;
 use crate::clock::{Clock, format_time};
@@ -22,7 +22,8 @@ use crate::persist::{HostSource, SourceChange, Staged};
 use crate::record::Bookkeeping;
 use crate::record::HostRecord;
 use bmh_api::{
-    BareMetalHostStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus, ObjectKey,
+    BareMetalHostStatus, DataImageStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus,
+    ObjectKey,
 };
 use serde_json::Value;
 use std::sync::{Arc, Mutex, RwLock};
@@ -35,6 +36,7 @@ struct Pending {
     removed_annotations: Vec<String>,
     settings_status: Option<Option<HostFirmwareSettingsStatus>>,
     components_status: Option<Option<HostFirmwareComponentsStatus>>,
+    data_image_status: Option<Option<DataImageStatus>>,
 }
 
 /// Stages each pass in memory and writes it into the host's objects at commit.
@@ -79,6 +81,7 @@ fn merge_book(stored: &mut Bookkeeping, ours: &Bookkeeping) {
     stored.hardware_data = ours.hardware_data.clone();
     stored.firmware.schema = ours.firmware.schema.clone();
     stored.firmware.refresh_pending = ours.firmware.refresh_pending;
+    stored.data_image = ours.data_image.clone();
 }
 
 fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
@@ -138,6 +141,9 @@ impl HostSource for StoreSource {
         if let Some(s) = staged.firmware_components_status {
             p.components_status = Some(s.cloned());
         }
+        if let Some(s) = staged.data_image_status {
+            p.data_image_status = Some(s.cloned());
+        }
         p.staged += 1;
         Ok(p.staged)
     }
@@ -157,6 +163,7 @@ impl HostSource for StoreSource {
             // The delete path finished: the host and what it owns are gone.
             store.delete(&settings_key(key))?;
             store.delete(&components_key(key))?;
+            store.delete(&data_image_key(key))?;
             store.delete(&hardware_key(key))?;
             store.delete(&host_key(key))?;
             return Ok(ticket);
@@ -208,6 +215,11 @@ impl HostSource for StoreSource {
         }
         if let Some(status) = &p.components_status {
             store.update(&components_key(key), |current| {
+                current.map(|c| set_status(c, status.as_ref())).transpose()
+            })?;
+        }
+        if let Some(status) = &p.data_image_status {
+            store.update(&data_image_key(key), |current| {
                 current.map(|c| set_status(c, status.as_ref())).transpose()
             })?;
         }

@@ -9,7 +9,7 @@
 //! consumed and set again in between: only the versions tell). So the controller's own status
 //! writes, and its consumption of a `reboot.metal3.io` or `inspect.metal3.io` annotation, are
 //! not reported back to it, while an `apply`, a verb's annotation or a hand edit is. A change to
-//! a host's HostFirmwareSettings or HostFirmwareComponents counts as a change of the host; any
+//! a host's HostFirmwareSettings, HostFirmwareComponents or DataImage counts as a change of the host; any
 //! other object (Secrets, a plugin's kinds) is reported as [`SourceChange::Objects`].
 
 use super::{Store, hosts::HARDWARE_DATA_KIND, object_key, resource_dir, sorted_entries};
@@ -123,6 +123,7 @@ impl StoreWatcher {
         let companions = [
             resource_dir(bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
             resource_dir(bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
+            resource_dir(bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
         ];
         let ignored = resource_dir(bmh_api::API_VERSION, HARDWARE_DATA_KIND);
         let mut changes = Vec::new();

@@ -1,0 +1,109 @@
+//! `DataImage` (metal3.io/v1alpha1): an image attached to a provisioned BareMetalHost as
+//! virtual media (a CD), named like the host it belongs to (same namespace and name).
+//!
+//! BMO's host controller attaches `spec.url` when the provisioned host is about to be powered on,
+//! and detaches it when the URL changes or the DataImage is deleted; `status` records what is
+//! attached and the attach/detach errors.
+
+use crate::meta::{Extra, ObjectMeta};
+use serde::{Deserialize, Serialize};
+
+pub const DATA_IMAGE_KIND: &str = "DataImage";
+
+/// BMO's finalizer on a DataImage: held until the image is detached.
+pub const DATA_IMAGE_FINALIZER: &str = "dataimage.metal3.io";
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DataImage {
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: DataImageSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<DataImageStatus>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DataImageSpec {
+    /// The image to attach.
+    #[serde(default)]
+    pub url: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// As BMO's Go type: `attachedImage` and `error` are structs, so they are always written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DataImageStatus {
+    /// When the host controller last looked at the image (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_reconciled: Option<String>,
+    #[serde(default)]
+    pub attached_image: AttachedImageReference,
+    #[serde(default)]
+    pub error: DataImageError,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The image attached now (empty URL: none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttachedImageReference {
+    #[serde(default)]
+    pub url: String,
+}
+
+/// How many attach/detach/status errors in a row, and the last one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataImageError {
+    #[serde(default)]
+    pub count: i64,
+    #[serde(default)]
+    pub message: String,
+}
+
+impl DataImage {
+    pub fn status(&self) -> DataImageStatus {
+        self.status.clone().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_and_writes_bmos_field_names() {
+        let text = r#"{"apiVersion":"metal3.io/v1alpha1","kind":"DataImage",
+            "metadata":{"name":"worker-0","namespace":"ns"},
+            "spec":{"url":"http://x/a.iso"},
+            "status":{"lastReconciled":"2026-01-01T00:00:00Z","attachedImage":{"url":"http://x/a.iso"},
+                      "error":{"count":2,"message":"boom"}}}"#;
+        let d: DataImage = serde_json::from_str(text).unwrap();
+        assert_eq!(d.spec.url, "http://x/a.iso");
+        let st = d.status();
+        assert_eq!(st.attached_image.url, "http://x/a.iso");
+        assert_eq!((st.error.count, st.error.message.as_str()), (2, "boom"));
+        let back = serde_json::to_value(&d).unwrap();
+        assert_eq!(back["status"]["error"]["count"], 2);
+        assert_eq!(back["status"]["attachedImage"]["url"], "http://x/a.iso");
+    }
+
+    #[test]
+    fn an_empty_status_still_writes_its_structs_as_go_does() {
+        let v = serde_json::to_value(DataImageStatus::default()).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"attachedImage": {"url": ""}, "error": {"count": 0, "message": ""}})
+        );
+    }
+}

@@ -1,0 +1,29 @@
+//! [`ObservedProvisioner`]: a provisioner whose every call is reported with its duration, for a
+//! caller that measures its provisioner (bmhctl's metrics) whatever the plugin. Generated from
+//! the call table, so that a call added there is forwarded and timed too.
+
+use crate::calls::observed_impl;
+use crate::*;
+use std::time::{Duration, Instant};
+
+/// Told of each call of an [`ObservedProvisioner`]; dropped with it, at the end of the pass.
+pub trait CallObserver: Send {
+    /// `call` (the method's name) returned after `took`.
+    fn observe(&self, call: &'static str, took: Duration);
+}
+
+/// `inner`, each call reported to `observer`.
+pub struct ObservedProvisioner {
+    pub inner: Box<dyn Provisioner>,
+    pub observer: Box<dyn CallObserver>,
+}
+
+calls::provisioner_calls!(observed_impl);
+
+/// Runs `f`, telling `observer` how long it took.
+fn timed<R>(observer: &dyn CallObserver, call: &'static str, f: impl FnOnce() -> R) -> R {
+    let started = Instant::now();
+    let r = f();
+    observer.observe(call, started.elapsed());
+    r
+}

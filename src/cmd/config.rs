@@ -1,0 +1,100 @@
+//! `bmhctl config`: the contexts of the config file, as `kubectl config` shows and switches
+//! them (see [`crate::context`]).
+
+use super::output;
+use crate::context::Config;
+use crate::error::Result;
+use clap::{Subcommand, ValueEnum};
+use comfy_table::{Table, presets::NOTHING};
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// List the contexts of the config file; `*` marks the current one.
+    GetContexts {
+        /// `table`, or `name`: the names alone, one a line.
+        #[arg(short, long, value_enum, default_value_t = ContextFormat::Table)]
+        output: ContextFormat,
+    },
+    /// Print the name of the current context.
+    CurrentContext,
+    /// Make NAME the current context (written into the config file).
+    UseContext {
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+    /// Print where the config file is (`$BMHCTL_CONFIG`, else the platform's config directory).
+    Path,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ContextFormat {
+    Table,
+    Name,
+}
+
+pub fn run(cmd: ConfigCommand, context: Option<&str>) -> Result<()> {
+    let config = Config::load()?;
+    match cmd {
+        ConfigCommand::GetContexts { output } => {
+            if config.file.contexts.is_empty() {
+                crate::eprintln_quiet!("No contexts in {}.", config.path.display());
+                return Ok(());
+            }
+            let current = config.select(context)?.map(|c| c.name.clone());
+            match output {
+                ContextFormat::Name => {
+                    let text: String = config
+                        .file
+                        .contexts
+                        .iter()
+                        .map(|c| format!("{}\n", c.name))
+                        .collect();
+                    output::write_stdout(&text)
+                }
+                ContextFormat::Table => output::line(table(&config, current.as_deref())),
+            }
+        }
+        ConfigCommand::CurrentContext => match config.select(context)? {
+            Some(c) => output::line(&c.name),
+            None => Err(crate::error::Error::Usage(format!(
+                "no current context: {} sets none (bmhctl config use-context NAME)",
+                config.path.display()
+            ))),
+        },
+        ConfigCommand::UseContext { name } => {
+            config.use_context(&name)?;
+            crate::eprintln_quiet!("Switched to context \"{name}\".");
+            Ok(())
+        }
+        ConfigCommand::Path => output::line(config.path.display()),
+    }
+}
+
+/// kubectl's table: CURRENT (`*`), NAME, and what each context points at.
+fn table(config: &Config, current: Option<&str>) -> String {
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    t.set_header(["CURRENT", "NAME", "ENDPOINT", "PROVISIONER", "STORE"]);
+    for c in &config.file.contexts {
+        t.add_row([
+            if current == Some(c.name.as_str()) {
+                "*"
+            } else {
+                ""
+            }
+            .to_string(),
+            c.name.clone(),
+            c.ironic_endpoint.clone().unwrap_or_default(),
+            c.provisioner.clone().unwrap_or_default(),
+            c.store
+                .as_ref()
+                .map(|s| config.resolve(s).display().to_string())
+                .unwrap_or_default(),
+        ]);
+    }
+    t.to_string()
+        .lines()
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}

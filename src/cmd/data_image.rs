@@ -1,0 +1,222 @@
+//! The DataImage kind in `get` and `describe`: `bmhctl get dataimages [NAME...]` lists the
+//! DataImages of the selected place (each belongs to the host of its name), and `describe` of a
+//! host shows its DataImage. BMO declares no short name and no printer columns for the kind;
+//! the table shows what a user asks of it: the URL, what is attached, the errors.
+
+use super::get::{GetArgs, GetFormat};
+use super::options::Place;
+use super::output;
+use super::snapshot::Snapshot;
+use crate::error::{Error, Result};
+use bmh_api::{DataImage, ObjectKey};
+use comfy_table::Table;
+use comfy_table::presets::NOTHING;
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// Whether `get`'s first word names the kind (as kubectl takes it: singular, plural, with the
+/// group).
+pub fn is_kind(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "dataimage" | "dataimages" | "dataimage.metal3.io" | "dataimages.metal3.io"
+    )
+}
+
+/// `get dataimages [NAME...]`.
+pub fn get(args: &GetArgs, names: &[String]) -> Result<()> {
+    let place = Place::resolve(&args.source)?;
+    let snapshot = Snapshot::read(&place)?;
+    let wanted: Vec<ObjectKey> = names.iter().map(|n| key_of_name(n, args)).collect();
+    let all: Vec<&DataImage> = snapshot
+        .records()
+        .into_iter()
+        .filter_map(|r| r.data_image.as_deref())
+        .filter(|d| {
+            let key = key(d);
+            if !wanted.is_empty() {
+                return wanted.contains(&key);
+            }
+            match &args.namespaces.namespace {
+                Some(ns) => key.namespace == *ns,
+                None if args.namespaces.all_namespaces || matches!(place, Place::Files(_)) => true,
+                None => key.namespace == bmh_api::DEFAULT_NAMESPACE,
+            }
+        })
+        .collect();
+    let missing: Vec<String> = wanted
+        .iter()
+        .filter(|k| !all.iter().any(|d| key(d) == **k))
+        .map(|k| format!("DataImage {k} not found in {}", place.name()))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::Usage(missing.join("\n")));
+    }
+    if all.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
+        crate::eprintln_quiet!("No DataImages found in {}.", place.name());
+        return Ok(());
+    }
+    match args.output {
+        GetFormat::Table | GetFormat::Wide => output::line(table(
+            &all,
+            args.namespaces.all_namespaces,
+            !args.no_headers,
+        )),
+        GetFormat::Name => {
+            let text: String = all
+                .iter()
+                .map(|d| format!("dataimage.metal3.io/{}\n", d.metadata.name))
+                .collect();
+            output::write_stdout(&text)
+        }
+        GetFormat::Json | GetFormat::Yaml => {
+            let mut objects = all.iter().map(|d| object(d)).collect::<Result<Vec<_>>>()?;
+            let doc = if names.len() == 1 && objects.len() == 1 {
+                objects.remove(0)
+            } else {
+                serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
+            };
+            if args.output == GetFormat::Json {
+                output::line(
+                    serde_json::to_string_pretty(&doc)
+                        .map_err(|e| Error::internal("cannot encode as JSON", e))?,
+                )
+            } else {
+                let text = serde_saphyr::to_string(&doc)
+                    .map_err(|e| Error::internal("cannot encode as YAML", e))?;
+                output::write_stdout(&text)
+            }
+        }
+    }
+}
+
+fn key(d: &DataImage) -> ObjectKey {
+    ObjectKey::new(d.metadata.namespace_or_default(), &d.metadata.name)
+}
+
+/// NAME or NAMESPACE/NAME; a bare name is in `-n`'s namespace, else `default`.
+fn key_of_name(name: &str, args: &GetArgs) -> ObjectKey {
+    match name.split_once('/') {
+        Some((ns, n)) => ObjectKey::new(ns, n),
+        None => ObjectKey::new(
+            args.namespaces
+                .namespace
+                .as_deref()
+                .unwrap_or(bmh_api::DEFAULT_NAMESPACE),
+            name,
+        ),
+    }
+}
+
+fn object(d: &DataImage) -> Result<Value> {
+    let mut v =
+        serde_json::to_value(d).map_err(|e| Error::internal("cannot encode a DataImage", e))?;
+    if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+        let ns = d.metadata.namespace_or_default().to_string();
+        meta.insert("namespace".into(), Value::String(ns));
+    }
+    Ok(v)
+}
+
+/// NAME, URL, ATTACHED (the attached URL, `<none>`), ERRORS (count), ERROR (the last message).
+pub fn table(images: &[&DataImage], namespace_column: bool, headers: bool) -> String {
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    if headers {
+        let mut header = Vec::new();
+        if namespace_column {
+            header.push("NAMESPACE");
+        }
+        header.extend(["NAME", "URL", "ATTACHED", "ERRORS", "ERROR"]);
+        t.set_header(header);
+    }
+    for d in images {
+        let st = d.status();
+        let mut row = Vec::new();
+        if namespace_column {
+            row.push(d.metadata.namespace_or_default().to_string());
+        }
+        row.extend([
+            d.metadata.name.clone(),
+            d.spec.url.clone(),
+            none_if_empty(&st.attached_image.url),
+            st.error.count.to_string(),
+            none_if_empty(&st.error.message),
+        ]);
+        t.add_row(row);
+    }
+    // comfy-table pads the last column; kubectl does not.
+    t.to_string()
+        .lines()
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn none_if_empty(s: &str) -> String {
+    if s.is_empty() {
+        "<none>".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// `describe`'s section of the host's DataImage (none for a host without one).
+pub fn describe_section(out: &mut String, image: Option<&DataImage>) {
+    let Some(d) = image else {
+        return;
+    };
+    out.push_str("Data Image:\n");
+    let st = d.status();
+    let _ = writeln!(out, "  URL:             {}", d.spec.url);
+    let _ = writeln!(
+        out,
+        "  Attached:        {}",
+        none_if_empty(&st.attached_image.url)
+    );
+    let _ = writeln!(out, "  Errors:          {}", st.error.count);
+    if !st.error.message.is_empty() {
+        let _ = writeln!(out, "  Last Error:      {}", st.error.message);
+    }
+    if let Some(t) = &st.last_reconciled {
+        let _ = writeln!(out, "  Last Reconciled: {t}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(url: &str, attached: &str, count: i64, message: &str) -> DataImage {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "worker-0"},
+            "spec": {"url": url},
+            "status": {"attachedImage": {"url": attached}, "error": {"count": count, "message": message}},
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_kind_is_taken_as_kubectl_takes_it() {
+        for w in [
+            "dataimage",
+            "DataImages",
+            "dataimage.metal3.io",
+            "dataimages.metal3.io",
+        ] {
+            assert!(is_kind(w), "{w}");
+        }
+        assert!(!is_kind("worker-0") && !is_kind("di"));
+    }
+
+    #[test]
+    fn table_and_describe_show_url_attachment_and_errors() {
+        let ok = image("http://x/a.iso", "http://x/a.iso", 0, "");
+        let failing = image("http://x/b.iso", "", 3, "vmedia down");
+        insta::assert_snapshot!(table(&[&ok, &failing], true, true));
+        let mut out = String::new();
+        describe_section(&mut out, Some(&failing));
+        describe_section(&mut out, None);
+        insta::assert_snapshot!(out);
+    }
+}

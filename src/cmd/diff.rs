@@ -1,0 +1,187 @@
+//! `bmhctl diff -f FILE|DIR`: what `bmhctl apply` of the files would change in the local store,
+//! as `kubectl diff` shows it: a unified diff of each object that would change, the stored
+//! object (`LIVE`) against what apply would write (`MERGED`), both as YAML. Exit 0 when nothing
+//! would change, 1 when something would, above 1 on an error. Nothing is written.
+//!
+//! A Secret's values are never shown: each is `***`, marked `(before)` and `(after)` when it
+//! would change, as kubectl masks them.
+
+use super::StoreArgs;
+use crate::error::{Error, Result};
+use crate::objects::{SECRET_KIND, TypedKey};
+use crate::persist::store::Store;
+use crate::persist::store::apply_merge::{merge_host, merge_object, stored_hardware};
+use crate::persist::store::hosts::host_key;
+use clap::Args;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// YAML files, or directories of them, as `bmhctl apply` takes them.
+    #[arg(
+        short = 'f',
+        long = "filename",
+        required = true,
+        value_name = "FILE|DIR"
+    )]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+/// `bmhctl diff`: whether anything would change (exit 1 then).
+pub fn diff(args: &DiffArgs) -> Result<bool> {
+    let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
+    show(&args.paths, &root)
+}
+
+/// Prints the diff of applying `paths` to the store at `root`; whether anything would change.
+pub fn show(paths: &[PathBuf], root: &Path) -> Result<bool> {
+    let existing = Store::open_existing(root)?;
+    let store = existing.as_ref();
+    let applied = super::apply::collect(paths, store)?;
+    let mut text = String::new();
+    for (key, value, _) in &applied.objects {
+        let stored = match store {
+            Some(s) => s.get(key)?,
+            None => None,
+        };
+        let merged = merge_object(value, stored.as_ref());
+        text.push_str(&object_diff(key, stored.map(|s| s.value), merged)?);
+    }
+    for h in &applied.inv.hosts {
+        let key = host_key(&h.key);
+        let (stored, hardware) = match store {
+            Some(s) => (s.get(&key)?, stored_hardware(s, &h.key)?),
+            None => (None, None),
+        };
+        let merged = merge_host(&h.record.host, stored.as_ref(), hardware.as_ref())?;
+        text.push_str(&object_diff(&key, stored.map(|s| s.value), merged)?);
+    }
+    super::output::write_stdout(&text)?;
+    Ok(!text.is_empty())
+}
+
+/// kubectl's name of an object's file: `GROUP.VERSION.KIND.NAMESPACE.NAME`.
+fn file_name(key: &TypedKey) -> String {
+    format!(
+        "{}.{}.{}.{}",
+        key.api_version.replace('/', "."),
+        key.kind,
+        key.key.namespace,
+        key.key.name
+    )
+}
+
+/// The unified diff of one object, empty when it would not change.
+fn object_diff(key: &TypedKey, stored: Option<Value>, merged: Value) -> Result<String> {
+    let mut before = stored.map(comparable);
+    let mut after = comparable(merged);
+    if before.as_ref() == Some(&after) {
+        return Ok(String::new());
+    }
+    if before.is_none()
+        && let Some(m) = after.get_mut("metadata").and_then(Value::as_object_mut)
+    {
+        // Made up for the comparison: the apply will make another.
+        m.remove("uid");
+    }
+    if key.kind == SECRET_KIND && key.api_version == "v1" {
+        mask_secret(&mut before, &mut after);
+    }
+    let old = match &before {
+        Some(v) => yaml(key, v)?,
+        None => String::new(),
+    };
+    let new = yaml(key, &after)?;
+    let name = file_name(key);
+    let (a, b) = (format!("LIVE/{name}"), format!("MERGED/{name}"));
+    let body = similar::TextDiff::from_lines(&old, &new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &b)
+        .to_string();
+    Ok(format!("diff -u -N {a} {b}\n{body}"))
+}
+
+fn yaml(key: &TypedKey, v: &Value) -> Result<String> {
+    serde_saphyr::to_string(v)
+        .map_err(|e| Error::internal(format!("{key}: cannot encode as YAML"), e))
+}
+
+/// The object as a user compares it: without the store's version counter, which changes on
+/// every write, and without bmhctl's bookkeeping of a host (derived from its spec, as the
+/// fields kubectl diff leaves out are).
+fn comparable(mut v: Value) -> Value {
+    if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.remove("resourceVersion");
+    }
+    if let Some(o) = v.as_object_mut() {
+        o.remove(crate::persist::store::hosts::BOOK_KEY);
+    }
+    v
+}
+
+/// Every value of a Secret's `data` and `stringData` replaced by `***`, marked `(before)` and
+/// `(after)` where it differs, as kubectl diff masks Secrets.
+fn mask_secret(before: &mut Option<Value>, after: &mut Value) {
+    for field in ["data", "stringData"] {
+        let old = before
+            .as_ref()
+            .and_then(|b| b.get(field))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let new = after
+            .get(field)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let mask = |v: &mut Value, other: &serde_json::Map<String, Value>, mark: &str| {
+            if let Some(m) = v.get_mut(field).and_then(Value::as_object_mut) {
+                for (k, val) in m.iter_mut() {
+                    let same = other.get(k) == Some(&*val);
+                    *val = Value::String(if same {
+                        "***".into()
+                    } else {
+                        format!("*** ({mark})")
+                    });
+                }
+            }
+        };
+        if let Some(b) = before.as_mut() {
+            mask(b, &new, "before");
+        }
+        mask(after, &old, "after");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn secret_values_are_masked_and_changes_marked() {
+        let mut before = Some(json!({"data": {"username": "YQ==", "password": "cA=="}}));
+        let mut after = json!({"data": {"username": "YQ==", "password": "cQ==", "new": "eA=="}});
+        mask_secret(&mut before, &mut after);
+        assert_eq!(
+            before.unwrap(),
+            json!({"data": {"username": "***", "password": "*** (before)"}})
+        );
+        assert_eq!(
+            after,
+            json!({"data": {"username": "***", "password": "*** (after)", "new": "*** (after)"}})
+        );
+    }
+
+    #[test]
+    fn an_unchanged_object_has_no_diff_whatever_its_version() {
+        let key = TypedKey::new("v1", "ConfigMap", bmh_api::ObjectKey::new("default", "c"));
+        let stored = json!({"metadata": {"name": "c", "resourceVersion": "3"}, "data": {"a": "1"}});
+        let merged = json!({"metadata": {"name": "c"}, "data": {"a": "1"}});
+        assert_eq!(object_diff(&key, Some(stored), merged).unwrap(), "");
+    }
+}

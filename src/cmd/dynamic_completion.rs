@@ -1,0 +1,207 @@
+//! Completions that know the data (`source <(COMPLETE=bash bmhctl)`): host names from the
+//! files given with `-f` or from the store, provisioning states for `wait --for`, and the
+//! config file's contexts. clap_complete's dynamic engine calls bmhctl itself at every Tab;
+//! the static scripts of `bmhctl completions SHELL` stay as they are.
+
+use super::Cli;
+use super::options::Place;
+use super::snapshot::Snapshot;
+use clap::CommandFactory;
+use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
+use std::ffi::{OsStr, OsString};
+use std::path::PathBuf;
+
+/// Completes when the shell asks (`COMPLETE` is set) and exits; returns otherwise.
+pub fn complete_if_asked() {
+    clap_complete::CompleteEnv::with_factory(command).complete();
+}
+
+/// The CLI with completers on every argument that names a host, a state or a context.
+pub fn command() -> clap::Command {
+    with_completers(Cli::command())
+}
+
+fn with_completers(mut cmd: clap::Command) -> clap::Command {
+    let args: Vec<(String, Option<String>)> = cmd
+        .get_arguments()
+        .map(|a| {
+            (
+                a.get_id().to_string(),
+                a.get_value_names()
+                    .and_then(|v| v.first())
+                    .map(|v| v.to_string()),
+            )
+        })
+        .collect();
+    let use_context = cmd.get_name() == "use-context";
+    for (id, value_name) in args {
+        let completer = match (id.as_str(), value_name.as_deref()) {
+            ("context", _) => Some(ArgValueCompleter::new(contexts)),
+            ("name", _) if use_context => Some(ArgValueCompleter::new(contexts)),
+            ("for_state", _) => Some(ArgValueCompleter::new(states)),
+            (_, Some("HOST")) | ("hosts", _) => Some(ArgValueCompleter::new(hosts)),
+            _ => None,
+        };
+        if let Some(c) = completer {
+            cmd = cmd.mut_arg(id, |a| a.add(c));
+        }
+    }
+    let subs: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for s in subs {
+        cmd = cmd.mut_subcommand(s, with_completers);
+    }
+    cmd
+}
+
+fn matching(current: &OsStr, names: impl IntoIterator<Item = String>) -> Vec<CompletionCandidate> {
+    let prefix = current.to_string_lossy();
+    names
+        .into_iter()
+        .filter(|n| n.starts_with(prefix.as_ref()))
+        .map(CompletionCandidate::new)
+        .collect()
+}
+
+/// The value of `long` (or `short`) on the command line being completed.
+fn flag_values(words: &[OsString], short: Option<&str>, long: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = words.iter().map(|w| w.to_string_lossy().into_owned());
+    while let Some(w) = it.next() {
+        if w == format!("--{long}") || short.is_some_and(|s| w == format!("-{s}")) {
+            if let Some(v) = it.next() {
+                out.push(v);
+            }
+        } else if let Some(v) = w.strip_prefix(&format!("--{long}=")) {
+            out.push(v.to_string());
+        } else if let Some(v) = short
+            .and_then(|s| w.strip_prefix(&format!("-{s}")))
+            .filter(|v| !v.is_empty() && !w.starts_with("--"))
+        {
+            out.push(v.to_string());
+        }
+    }
+    out
+}
+
+/// The words of the command line being completed (after the `--` clap_complete passes).
+fn words() -> Vec<OsString> {
+    let all: Vec<OsString> = std::env::args_os().collect();
+    match all.iter().position(|a| a == "--") {
+        Some(i) => all[i + 1..].to_vec(),
+        None => all,
+    }
+}
+
+/// The hosts of the `-f` files on the command line, else of the store (`--store`, the
+/// context's, `BMHCTL_STORE`, the default).
+fn hosts(current: &OsStr) -> Vec<CompletionCandidate> {
+    let words = words();
+    let files: Vec<PathBuf> = flag_values(&words, Some("f"), "filename")
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    let place = if files.is_empty() {
+        let context = flag_values(&words, None, "context").pop();
+        // The context may name the store; a broken config file just completes nothing more.
+        let _ = crate::context::apply(context.as_deref());
+        let store = flag_values(&words, None, "store")
+            .pop()
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("BMHCTL_STORE").map(PathBuf::from));
+        match crate::persist::store::resolve_root(store.as_deref()) {
+            Ok(root) => Place::Store(root),
+            Err(_) => return Vec::new(),
+        }
+    } else {
+        Place::Files(files)
+    };
+    let Ok(snapshot) = Snapshot::read(&place) else {
+        return Vec::new();
+    };
+    let names: Vec<String> = snapshot
+        .records()
+        .into_iter()
+        .map(super::output::host_name)
+        .collect();
+    matching(current, names)
+}
+
+/// What `wait --for` accepts.
+fn states(current: &OsStr) -> Vec<CompletionCandidate> {
+    let mut names: Vec<String> = bmh_api::ProvisioningState::KNOWN
+        .iter()
+        .filter(|k| !k.is_empty())
+        .map(|k| k.replace(' ', "-"))
+        .collect();
+    names.extend(
+        [
+            "goal",
+            "detached",
+            "error",
+            "powered-on",
+            "powered-off",
+            "deleted",
+        ]
+        .map(String::from),
+    );
+    matching(current, names)
+}
+
+/// The config file's contexts.
+fn contexts(current: &OsStr) -> Vec<CompletionCandidate> {
+    let names: Vec<String> = crate::context::Config::load()
+        .map(|c| c.file.contexts.into_iter().map(|c| c.name).collect())
+        .unwrap_or_default();
+    matching(current, names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_values_reads_every_spelling() {
+        let w: Vec<OsString> = [
+            "get",
+            "-f",
+            "a.yaml",
+            "--filename=b.yaml",
+            "-fc.yaml",
+            "--store",
+            "s",
+        ]
+        .map(OsString::from)
+        .to_vec();
+        assert_eq!(
+            flag_values(&w, Some("f"), "filename"),
+            ["a.yaml", "b.yaml", "c.yaml"]
+        );
+        assert_eq!(flag_values(&w, None, "store"), ["s"]);
+    }
+
+    #[test]
+    fn states_are_offered_with_dashes() {
+        let c = states(OsStr::new("ext"));
+        let names: Vec<String> = c
+            .iter()
+            .map(|c| c.get_value().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["externally-provisioned"]);
+    }
+
+    #[test]
+    fn every_host_argument_gets_a_completer() {
+        let cmd = command();
+        for sub in ["get", "describe", "delete", "deprovision", "wait"] {
+            let s = cmd.find_subcommand(sub).unwrap();
+            let a = s
+                .get_arguments()
+                .find(|a| a.get_id() == "hosts")
+                .unwrap_or_else(|| panic!("{sub} has no hosts"));
+            assert!(a.get::<ArgValueCompleter>().is_some(), "{sub}");
+        }
+    }
+}

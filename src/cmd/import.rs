@@ -1,0 +1,665 @@
+//! `bmhctl import`: BareMetalHosts (and their BMC Secrets) for machines another tool already
+//! knows: the nodes of an Ironic (`--from-ironic`), or a bifrost inventory (`--from-bifrost`).
+//!
+//! A node Ironic has deployed (`active`) is written with the status BMO's adoption starts
+//! from: `provisioned`, the node's UUID as provisioning ID and its deployed image, so the next
+//! run registers the host with that node and adopts it (BMO's `actionManageSteadyState`)
+//! instead of inspecting or deploying it again. An `available` node becomes an `available`
+//! host. A bifrost inventory describes machines to enrol: hosts without a status.
+//!
+//! Ironic masks BMC passwords in its answers (`******`), so their Secrets get a placeholder
+//! the user replaces; a real password (bifrost's) is written only into a file, never on
+//! standard output.
+
+use super::output;
+use crate::error::{Error, Result};
+use crate::selector::Selector;
+use clap::{ArgGroup, Args};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What a Secret holds where the real password is unknown (or kept off standard output).
+pub const PLACEHOLDER: &str = "REPLACE-ME";
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["from_ironic", "from_bifrost"])))]
+pub struct ImportArgs {
+    /// Read the nodes of the Ironic the environment (or the context) names: IRONIC_ENDPOINT,
+    /// its credentials and CA, as the ironic provisioner reads them.
+    #[arg(long)]
+    pub from_ironic: bool,
+    /// Read a bifrost inventory (JSON or YAML: node name -> uuid, driver, driver_info, nics).
+    #[arg(long, value_name = "FILE")]
+    pub from_bifrost: Option<PathBuf>,
+    /// Only nodes whose generated labels match (kubectl syntax), e.g.
+    /// `ironic.driver=redfish,ironic.state=active`.
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// The namespace of the hosts (a node named `NAMESPACE~NAME`, as BMO names its nodes,
+    /// keeps its own).
+    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE", default_value = bmh_api::DEFAULT_NAMESPACE)]
+    pub namespace: String,
+    /// Write the documents into FILE (created, mode 0600; refused when it exists) instead of
+    /// standard output. Only a file gets a real password; standard output gets placeholders.
+    #[arg(long = "output-file", value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// Only these nodes (name or UUID).
+    #[arg(value_name = "NODE")]
+    pub nodes: Vec<String>,
+}
+
+/// One machine as read from Ironic or bifrost, before it becomes documents.
+#[derive(Debug, Default)]
+struct Machine {
+    /// Where it came from, for messages: `node <uuid>` or `FILE: <name>`.
+    origin: String,
+    namespace: String,
+    name: String,
+    uuid: String,
+    driver: String,
+    boot_interface: String,
+    deploy_interface: String,
+    driver_info: Map<String, Value>,
+    macs: Vec<String>,
+    boot_mac: Option<String>,
+    provision_state: String,
+    power_on: Option<bool>,
+    instance_info: Map<String, Value>,
+    properties: Map<String, Value>,
+    automated_clean: Option<bool>,
+}
+
+pub fn import(args: ImportArgs) -> Result<()> {
+    let selector = args
+        .selector
+        .as_deref()
+        .map(Selector::parse)
+        .transpose()
+        .map_err(|e| Error::Usage(format!("-l: {e}")))?;
+    let machines = match &args.from_bifrost {
+        Some(file) => read_bifrost(file, &args.namespace)?,
+        None => read_ironic(&args.namespace)?,
+    };
+    // A node named that does not exist is a mistake; one `-l` leaves out is not.
+    for n in &args.nodes {
+        if !machines.iter().any(|m| m.name == *n || m.uuid == *n) {
+            return Err(Error::Usage(format!("no node {n:?} to import")));
+        }
+    }
+    let to_file = args.output_file.is_some();
+    let mut docs = Vec::new();
+    let mut notes = Vec::new();
+    for m in &machines {
+        if !args.nodes.is_empty() && !args.nodes.iter().any(|n| *n == m.name || *n == m.uuid) {
+            continue;
+        }
+        let labels = labels(m, args.from_bifrost.is_some());
+        if selector.as_ref().is_some_and(|s| !s.matches(&labels)) {
+            continue;
+        }
+        match documents(m, labels, to_file, &mut notes) {
+            Ok(mut d) => docs.append(&mut d),
+            Err(why) => notes.push(format!("{}: skipped: {why}", m.origin)),
+        }
+    }
+    for n in &notes {
+        crate::eprintln_quiet!("{n}");
+    }
+    if docs.is_empty() {
+        crate::eprintln_quiet!("No nodes to import.");
+        return Ok(());
+    }
+    let mut text = String::new();
+    for d in &docs {
+        text.push_str("---\n");
+        text.push_str(
+            &serde_saphyr::to_string(d).map_err(|e| Error::internal("cannot encode YAML", e))?,
+        );
+    }
+    match &args.output_file {
+        None => output::write_stdout(&text),
+        Some(path) => write_new(path, &text),
+    }
+}
+
+/// Creates `path` readable by its owner only (it may hold BMC passwords); an existing file is
+/// refused, not overwritten.
+fn write_new(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write as _;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let mut f = opts.open(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            Error::Usage(format!(
+                "{}: exists: import writes a new file (remove it, or pick another name)",
+                path.display()
+            ))
+        } else {
+            Error::io(path, e)
+        }
+    })?;
+    f.write_all(text.as_bytes()).map_err(|e| Error::io(path, e))
+}
+
+/// The labels a generated host carries (what `-l` selects on).
+fn labels(m: &Machine, bifrost: bool) -> BTreeMap<String, String> {
+    let mut l = BTreeMap::new();
+    l.insert("ironic.driver".to_string(), m.driver.clone());
+    if !bifrost && !m.provision_state.is_empty() {
+        l.insert(
+            "ironic.state".to_string(),
+            m.provision_state.replace(' ', "-"),
+        );
+    }
+    if let Some(rc) = m
+        .properties
+        .get("resource_class")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+    {
+        l.insert("ironic.resource-class".to_string(), rc.to_string());
+    }
+    l
+}
+
+/// The BMC Secret and the BareMetalHost of `m`.
+fn documents(
+    m: &Machine,
+    labels: BTreeMap<String, String>,
+    to_file: bool,
+    notes: &mut Vec<String>,
+) -> std::result::Result<Vec<Value>, String> {
+    let (address, user_key, pass_key) = bmc_address(m)?;
+    let secret_name = format!("{}-bmc-secret", m.name);
+    let username = user_key
+        .and_then(|k| m.driver_info.get(k))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let password = pass_key
+        .and_then(|k| m.driver_info.get(k))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let password = if pass_key.is_none() {
+        // fake-hardware needs no credentials, but BMO wants a Secret all the same.
+        "unused".to_string()
+    } else if password.is_empty() || password.chars().all(|c| c == '*') {
+        notes.push(format!(
+            "{}: Ironic does not show the BMC password: Secret {}/{secret_name} holds {PLACEHOLDER}; put the password in before running",
+            m.origin, m.namespace
+        ));
+        PLACEHOLDER.to_string()
+    } else if to_file {
+        password.to_string()
+    } else {
+        notes.push(format!(
+            "{}: the BMC password is kept off standard output: Secret {}/{secret_name} holds {PLACEHOLDER} (--output-file FILE writes it)",
+            m.origin, m.namespace
+        ));
+        PLACEHOLDER.to_string()
+    };
+    let username = if username.is_empty() {
+        "unused".to_string()
+    } else {
+        username
+    };
+    let secret = json!({
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": secret_name, "namespace": m.namespace},
+        "type": "Opaque",
+        "stringData": {"username": username, "password": password},
+    });
+
+    let mut bmc = json!({"address": address, "credentialsName": secret_name});
+    if verify_ca_off(m) {
+        bmc["disableCertificateVerification"] = true.into();
+    }
+    let mut spec = Map::new();
+    let online = m.power_on.unwrap_or(false);
+    spec.insert("online".into(), online.into());
+    spec.insert("bmc".into(), bmc);
+    if let Some(mac) = m.boot_mac.as_ref().or(m.macs.first()) {
+        spec.insert("bootMACAddress".into(), mac.clone().into());
+    }
+    let boot_mode = boot_mode(m);
+    if let Some(b) = boot_mode {
+        spec.insert("bootMode".into(), b.into());
+    }
+    if m.automated_clean == Some(false) {
+        spec.insert("automatedCleaningMode".into(), "disabled".into());
+    }
+    let mut host = json!({
+        "apiVersion": "metal3.io/v1alpha1",
+        "kind": "BareMetalHost",
+        "metadata": {"name": m.name, "namespace": m.namespace, "labels": labels},
+    });
+    let status = match m.provision_state.as_str() {
+        // bifrost: machines to enrol.
+        "" => None,
+        "active" => {
+            let image = image(m)?;
+            spec.insert("image".into(), image.clone());
+            let mut prov = json!({"state": "provisioned", "ID": m.uuid, "image": image});
+            if let Some(b) = boot_mode {
+                prov["bootMode"] = b.into();
+            }
+            Some(json!({
+                "operationalStatus": "OK",
+                "provisioning": prov,
+                "poweredOn": online,
+            }))
+        }
+        "available" => {
+            let mut prov = json!({"state": "available", "ID": m.uuid});
+            if let Some(b) = boot_mode {
+                prov["bootMode"] = b.into();
+            }
+            Some(json!({
+                "operationalStatus": "OK",
+                "provisioning": prov,
+                "poweredOn": online,
+            }))
+        }
+        other => {
+            return Err(format!(
+                "provision state {other:?}: only active and available nodes are imported"
+            ));
+        }
+    };
+    host["spec"] = Value::Object(spec);
+    if let Some(s) = status {
+        host["status"] = s;
+    }
+    Ok(vec![secret, host])
+}
+
+/// The BMC address BMO would have registered the node with (the reverse of its driver_info
+/// mapping), and the driver_info keys of the username and password.
+fn bmc_address(
+    m: &Machine,
+) -> std::result::Result<(String, Option<&'static str>, Option<&'static str>), String> {
+    let info = |k: &str| {
+        m.driver_info
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    match m.driver.as_str() {
+        "fake-hardware" => Ok((format!("fake-hardware://{}", m.name), None, None)),
+        "ipmi" => {
+            let host =
+                info("ipmi_address").ok_or("driver ipmi without driver_info.ipmi_address")?;
+            let host = bracket_v6(host);
+            let port = m
+                .driver_info
+                .get("ipmi_port")
+                .map(|p| match p {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .filter(|p| !p.is_empty() && p != "623");
+            let address = match port {
+                Some(p) => format!("ipmi://{host}:{p}"),
+                None => format!("ipmi://{host}"),
+            };
+            Ok((address, Some("ipmi_username"), Some("ipmi_password")))
+        }
+        "redfish" | "idrac" => {
+            let base = info("redfish_address").ok_or(format!(
+                "driver {} without driver_info.redfish_address",
+                m.driver
+            ))?;
+            let (transport, authority) = match base.split_once("://") {
+                Some((s, rest)) => (s, rest.trim_end_matches('/')),
+                None => ("https", base.trim_end_matches('/')),
+            };
+            let system = info("redfish_system_id").unwrap_or("");
+            let kind = match (m.driver.as_str(), m.boot_interface.as_str()) {
+                ("idrac", "idrac-redfish-virtual-media") => "idrac-virtualmedia",
+                ("idrac", _) => "idrac-redfish",
+                (_, "redfish-virtual-media") => "redfish-virtualmedia",
+                (_, "redfish-https") => "redfish-uefihttp",
+                _ => "redfish",
+            };
+            Ok((
+                format!("{kind}+{transport}://{authority}{system}"),
+                Some("redfish_username"),
+                Some("redfish_password"),
+            ))
+        }
+        other => Err(format!(
+            "driver {other:?}: no BMC address can be made for it (fake-hardware, ipmi, redfish and idrac are)"
+        )),
+    }
+}
+
+fn bracket_v6(host: &str) -> String {
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]")
+    } else {
+        host.to_string()
+    }
+}
+
+fn verify_ca_off(m: &Machine) -> bool {
+    match m.driver_info.get("redfish_verify_ca") {
+        Some(Value::Bool(b)) => !b,
+        Some(Value::String(s)) => matches!(s.to_ascii_lowercase().as_str(), "false" | "no" | "0"),
+        _ => false,
+    }
+}
+
+/// `UEFI` or `legacy` from the node's `boot_mode` capability.
+fn boot_mode(m: &Machine) -> Option<&'static str> {
+    let caps = m.properties.get("capabilities").and_then(Value::as_str)?;
+    caps.split(',')
+        .filter_map(|c| c.split_once(':'))
+        .find(|(k, _)| k.trim() == "boot_mode")
+        .and_then(|(_, v)| match v.trim() {
+            "uefi" => Some("UEFI"),
+            "bios" => Some("legacy"),
+            _ => None,
+        })
+}
+
+/// The deployed image, as the host's `spec.image` and `status.provisioning.image` (BMO writes
+/// `instance_info` from these, so this is its reverse).
+fn image(m: &Machine) -> std::result::Result<Value, String> {
+    let get = |k: &str| {
+        m.instance_info
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let url = get("image_source").ok_or("active without instance_info.image_source")?;
+    let mut image = json!({"url": url});
+    if let (Some(algo), Some(sum)) = (get("image_os_hash_algo"), get("image_os_hash_value")) {
+        image["checksum"] = sum.into();
+        image["checksumType"] = algo.into();
+    } else if let Some(sum) = get("image_checksum") {
+        image["checksum"] = sum.into();
+        if let Some(t) = get("image_checksum_type") {
+            image["checksumType"] = t.into();
+        }
+    }
+    if m.deploy_interface == "ramdisk" {
+        image["format"] = "live-iso".into();
+    } else if let Some(f) = get("image_disk_format") {
+        image["format"] = f.into();
+    }
+    Ok(image)
+}
+
+/// `NAMESPACE~NAME` (BMO's node names) split; another name in `namespace`. A node without a
+/// name is named after its UUID.
+fn host_name(node_name: Option<&str>, uuid: &str, namespace: &str) -> (String, String) {
+    match node_name.filter(|n| !n.is_empty()) {
+        Some(n) => match n.split_once('~') {
+            Some((ns, name)) => (ns.to_string(), name.to_string()),
+            None => (namespace.to_string(), n.to_string()),
+        },
+        None => (namespace.to_string(), uuid.to_string()),
+    }
+}
+
+// ------------------------------------------------------------------------------- bifrost
+
+/// A bifrost inventory: a mapping of node names to `{uuid, driver, driver_info, nics, ...}`
+/// (`driver_info.power` in older inventories), JSON or YAML.
+fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
+    use crate::diagnostic::{Diagnostic, Diagnostics, Position};
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let bad = |msg: String, at: Option<(usize, usize)>| {
+        let pos = match at {
+            Some((l, c)) => Position::new(path, l, c),
+            None => Position::file(path),
+        };
+        Error::Invalid(Diagnostics::from(Diagnostic::new(msg).at(pos)))
+    };
+    let doc: Value = serde_saphyr::from_str(&text).map_err(|e| {
+        let at = e
+            .location()
+            .map(|l| (l.line() as usize, l.column() as usize));
+        // The message alone: a snippet could quote a password.
+        let msg = e.without_snippet().to_string();
+        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+        bad(format!("not a bifrost inventory: {msg}"), at)
+    })?;
+    let Value::Object(nodes) = doc else {
+        return Err(bad(
+            "a bifrost inventory is a mapping of node names to nodes".into(),
+            None,
+        ));
+    };
+    let line_of = |name: &str| {
+        text.lines()
+            .position(|l| l.contains(&format!("\"{name}\"")) || l.starts_with(&format!("{name}:")))
+            .map(|n| (n + 1, 1))
+    };
+    let mut out = Vec::new();
+    for (key, node) in nodes {
+        let Value::Object(node) = node else {
+            return Err(bad(format!("node {key}: not a mapping"), line_of(&key)));
+        };
+        let str_of = |k: &str| node.get(k).and_then(Value::as_str).map(str::to_string);
+        let mut driver_info = match node.get("driver_info") {
+            Some(Value::Object(m)) => m.clone(),
+            None => Map::new(),
+            Some(_) => {
+                return Err(bad(
+                    format!("node {key}: driver_info: not a mapping"),
+                    line_of(&key),
+                ));
+            }
+        };
+        // Older inventories nest the BMC settings under driver_info.power.
+        if let Some(Value::Object(power)) = driver_info.remove("power") {
+            for (k, v) in power {
+                driver_info.entry(k).or_insert(v);
+            }
+        }
+        let driver = str_of("driver").ok_or_else(|| {
+            bad(
+                format!("node {key}: field driver is missing"),
+                line_of(&key),
+            )
+        })?;
+        let macs: Vec<String> = node
+            .get("nics")
+            .and_then(Value::as_array)
+            .map(|nics| {
+                nics.iter()
+                    .filter_map(|n| n.get("mac").and_then(Value::as_str))
+                    .map(str::to_ascii_lowercase)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let uuid = str_of("uuid").unwrap_or_default();
+        let name = str_of("name").unwrap_or_else(|| key.clone());
+        let (ns, name) = host_name(Some(&name), &uuid, namespace);
+        let obj = |k: &str| match node.get(k) {
+            Some(Value::Object(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        out.push(Machine {
+            origin: format!("{}: {key}", path.display()),
+            namespace: ns,
+            name,
+            uuid,
+            boot_interface: str_of("boot_interface").unwrap_or_default(),
+            deploy_interface: str_of("deploy_interface").unwrap_or_default(),
+            driver,
+            driver_info,
+            boot_mac: None,
+            macs,
+            provision_state: String::new(),
+            power_on: None,
+            instance_info: obj("instance_info"),
+            properties: obj("properties"),
+            automated_clean: None,
+        });
+    }
+    Ok(out)
+}
+
+// -------------------------------------------------------------------------------- Ironic
+
+/// Every node of the Ironic the environment names, with its ports' MACs.
+fn read_ironic(namespace: &str) -> Result<Vec<Machine>> {
+    let client = ironic_client::IronicReader::from_env()?;
+    let nodes = client.list("nodes?detail=true&limit=1000", "nodes")?;
+    let ports = client.list(
+        "ports?fields=address,node_uuid,pxe_enabled&limit=1000",
+        "ports",
+    )?;
+    let mut out = Vec::new();
+    for node in nodes {
+        let s = |k: &str| {
+            node.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let obj = |k: &str| match node.get(k) {
+            Some(Value::Object(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        let uuid = s("uuid");
+        let (ns, name) = host_name(node.get("name").and_then(Value::as_str), &uuid, namespace);
+        let mine: Vec<&Value> = ports
+            .iter()
+            .filter(|p| p.get("node_uuid").and_then(Value::as_str) == Some(uuid.as_str()))
+            .collect();
+        let mac = |p: &&Value| {
+            p.get("address")
+                .and_then(Value::as_str)
+                .map(str::to_ascii_lowercase)
+        };
+        let mut properties = obj("properties");
+        if let Some(rc) = node.get("resource_class").cloned() {
+            properties.insert("resource_class".into(), rc);
+        }
+        out.push(Machine {
+            origin: format!("node {uuid} ({})", s("name")),
+            namespace: ns,
+            name,
+            driver: s("driver"),
+            boot_interface: s("boot_interface"),
+            deploy_interface: s("deploy_interface"),
+            driver_info: obj("driver_info"),
+            boot_mac: mine
+                .iter()
+                .find(|p| p.get("pxe_enabled") == Some(&Value::Bool(true)))
+                .and_then(mac),
+            macs: mine.iter().filter_map(mac).collect(),
+            provision_state: s("provision_state"),
+            power_on: Some(s("power_state") == "power on"),
+            instance_info: obj("instance_info"),
+            properties,
+            automated_clean: node.get("automated_clean").and_then(Value::as_bool),
+            uuid,
+        });
+    }
+    Ok(out)
+}
+
+mod ironic_client;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn machine(driver: &str, info: Value) -> Machine {
+        Machine {
+            origin: "node x".into(),
+            namespace: "default".into(),
+            name: "w0".into(),
+            driver: driver.into(),
+            driver_info: info.as_object().unwrap().clone(),
+            ..Machine::default()
+        }
+    }
+
+    #[test]
+    fn driver_info_maps_back_to_bmo_addresses() {
+        let m = machine(
+            "redfish",
+            json!({"redfish_address": "https://10.0.0.1:8000", "redfish_system_id": "/redfish/v1/Systems/1"}),
+        );
+        assert_eq!(
+            bmc_address(&m).unwrap().0,
+            "redfish+https://10.0.0.1:8000/redfish/v1/Systems/1"
+        );
+        let mut m = machine(
+            "redfish",
+            json!({"redfish_address": "http://h", "redfish_system_id": "/redfish/v1/Systems/a"}),
+        );
+        m.boot_interface = "redfish-virtual-media".into();
+        assert_eq!(
+            bmc_address(&m).unwrap().0,
+            "redfish-virtualmedia+http://h/redfish/v1/Systems/a"
+        );
+        let m = machine(
+            "ipmi",
+            json!({"ipmi_address": "fd00::1", "ipmi_port": 6230}),
+        );
+        assert_eq!(bmc_address(&m).unwrap().0, "ipmi://[fd00::1]:6230");
+        let m = machine(
+            "ipmi",
+            json!({"ipmi_address": "10.0.0.2", "ipmi_port": "623"}),
+        );
+        assert_eq!(bmc_address(&m).unwrap().0, "ipmi://10.0.0.2");
+        assert!(
+            bmc_address(&machine("ilo", json!({})))
+                .unwrap_err()
+                .contains("\"ilo\"")
+        );
+    }
+
+    #[test]
+    fn masked_passwords_become_placeholders_and_are_reported() {
+        let mut m = machine(
+            "ipmi",
+            json!({"ipmi_address": "10.0.0.2", "ipmi_username": "root", "ipmi_password": "******"}),
+        );
+        m.provision_state = "available".into();
+        let mut notes = Vec::new();
+        let docs = documents(&m, BTreeMap::new(), true, &mut notes).unwrap();
+        assert_eq!(docs[0]["stringData"]["password"], PLACEHOLDER);
+        assert_eq!(docs[0]["stringData"]["username"], "root");
+        assert!(
+            notes[0].contains("does not show the BMC password"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn real_passwords_go_only_into_files() {
+        let m = machine(
+            "ipmi",
+            json!({"ipmi_address": "10.0.0.2", "ipmi_username": "root", "ipmi_password": "s3cret"}),
+        );
+        let mut notes = Vec::new();
+        let docs = documents(&m, BTreeMap::new(), false, &mut notes).unwrap();
+        assert_eq!(docs[0]["stringData"]["password"], PLACEHOLDER);
+        assert!(!notes.concat().contains("s3cret"));
+        let docs = documents(&m, BTreeMap::new(), true, &mut Vec::new()).unwrap();
+        assert_eq!(docs[0]["stringData"]["password"], "s3cret");
+    }
+
+    #[test]
+    fn namespaced_node_names_keep_their_namespace() {
+        assert_eq!(
+            host_name(Some("metal3~w0"), "u", "default"),
+            ("metal3".to_string(), "w0".to_string())
+        );
+        assert_eq!(
+            host_name(None, "1234", "lab"),
+            ("lab".to_string(), "1234".to_string())
+        );
+    }
+}

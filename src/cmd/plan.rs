@@ -1,0 +1,355 @@
+//! `bmhctl plan` and the `--dry-run` of `provision`, `deprovision` and `delete`: the path each
+//! selected host would take to the command's goal, from its document, its status and (when the
+//! provisioner can answer read-only questions) its live node, with what is destructive marked.
+//! Nothing is written: the files are read without their locks, the store without its lease,
+//! and the hosts are driven in memory against a simulated backend ([`crate::plan`]).
+
+use super::options::Place;
+use super::output::{self, API_VERSION};
+use super::{ResultFormat, SourceArgs};
+use crate::clock::{Clock, SystemClock, format_time};
+use crate::error::Result;
+use crate::machine::MachineConfig;
+use crate::objects::ObjectSource;
+use crate::persist::files::inventory::{self, LoadMode};
+use crate::persist::store::Store;
+use crate::plan::{HostPlan, Live, Planner};
+use crate::record::HostRecord;
+use crate::runner::{Goal, Timing};
+use crate::selection::{Candidate, HostSelection};
+use bmh_api::ProvisioningState as S;
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// The hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
+    #[arg(value_name = "HOST")]
+    pub hosts: Vec<String>,
+    /// Only hosts whose labels match (kubectl syntax).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// The command whose goal is planned: `provision` (on the store: what `watch` would do,
+    /// hosts being deleted included), `deprovision` or `delete`.
+    #[arg(long = "for", value_enum, default_value_t = Intent::Provision, value_name = "COMMAND")]
+    pub intent: Intent,
+    /// The provisioner whose hosts these are: `fixture` or a plugin NAME; a plugin that
+    /// answers read-only questions (ironic) is asked for each registered host's node.
+    #[arg(
+        long,
+        env = "BMHCTL_PROVISIONER",
+        default_value = "ironic",
+        value_name = "NAME"
+    )]
+    pub provisioner: String,
+    /// Provisioning attempts per image before a host gives up (0 = unlimited).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub max_provisioning_retries: u32,
+    #[arg(short, long, value_enum, default_value_t = ResultFormat::Table)]
+    pub output: ResultFormat,
+}
+
+/// Which command's goal a plan is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Intent {
+    Provision,
+    Deprovision,
+    Delete,
+}
+
+impl Intent {
+    fn command(self) -> &'static str {
+        match self {
+            Intent::Provision => "provision",
+            Intent::Deprovision => "deprovision",
+            Intent::Delete => "delete",
+        }
+    }
+}
+
+/// One plan to make: where the hosts are, which, for what, with which provisioner.
+pub struct Request {
+    pub intent: Intent,
+    pub place: Place,
+    pub selection: HostSelection,
+    pub provisioner: String,
+    pub max_provisioning_retries: u32,
+    pub output: ResultFormat,
+}
+
+pub fn plan(args: PlanArgs) -> Result<()> {
+    let request = Request {
+        intent: args.intent,
+        place: Place::resolve(&args.source)?,
+        selection: HostSelection::new(&args.hosts, args.selector.as_deref())?,
+        provisioner: args.provisioner,
+        max_provisioning_retries: args.max_provisioning_retries,
+        output: args.output,
+    };
+    run(request)
+}
+
+/// The `--dry-run` of a command that drives hosts: its plan, from the same flags.
+pub fn dry_run(
+    intent: Intent,
+    place: Place,
+    selection: HostSelection,
+    drive: &super::DriveArgs,
+    output: ResultFormat,
+) -> Result<()> {
+    run(Request {
+        intent,
+        place,
+        selection,
+        provisioner: drive.provisioner.clone(),
+        max_provisioning_retries: drive.max_provisioning_retries,
+        output,
+    })
+}
+
+/// Makes and prints the plan of `req`.
+pub fn run(req: Request) -> Result<()> {
+    if let Place::Files(paths) = &req.place {
+        super::provision::missing_inputs(&req.provisioner, paths)?;
+    }
+    // BMO's timing: nothing asks the provisioner which hosts are due.
+    let provisioner = crate::provisioners::resolve(&req.provisioner, Timing::Bmo)?;
+    let (records, objects) = read(&req, &provisioner.load_options)?;
+    provisioner.set_objects(objects.clone());
+    let fixture = req.provisioner == crate::provisioners::fixture::NAME;
+    let reachable = if fixture {
+        Ok(())
+    } else {
+        match provisioner.factory.probe() {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                crate::eprintln_quiet!(
+                    "warning: the provisioner could not be reached ({e}); planning from the \
+                     hosts' status alone"
+                );
+                Err(e.to_string())
+            }
+        }
+    };
+    let machine = MachineConfig {
+        max_provisioning_retries: i64::from(req.max_provisioning_retries),
+        ..MachineConfig::default()
+    };
+    let planner = Planner {
+        objects: objects.as_ref(),
+        machine: &machine,
+        fixture,
+        // Ironic's automated cleaning runs when a node is made available for a deployment.
+        cleans_before_deploy: req.provisioner == "ironic",
+    };
+    let now = format_time(SystemClock.now());
+    let plans: Vec<HostPlan> = records
+        .into_iter()
+        .map(|mut rec| {
+            let live = match &reachable {
+                _ if fixture => Live::NotAsked,
+                Ok(()) => crate::plan::seed::ask(provisioner.factory.as_ref(), &rec),
+                Err(_) if rec.status().provisioning.id.is_empty() => Live::NotAsked,
+                Err(e) => Live::Failed(e.clone()),
+            };
+            let goal = goal(req.intent, &mut rec, &now);
+            planner.plan(&rec, goal, live)
+        })
+        .collect();
+    match req.output {
+        ResultFormat::Table => output::line(table(&plans)),
+        ResultFormat::Json => output::line(
+            serde_json::to_string_pretty(&document(req.intent, &req.provisioner, &plans))
+                .map_err(|e| crate::error::Error::internal("cannot encode the plan", e))?,
+        ),
+    }
+}
+
+/// The selected hosts of `req.place` (read without a lock or lease) and the objects they use.
+fn read(
+    req: &Request,
+    load_options: &crate::persist::LoadOptions,
+) -> Result<(Vec<HostRecord>, Arc<dyn ObjectSource>)> {
+    match &req.place {
+        Place::Files(paths) => {
+            let inv = inventory::load_with(paths, LoadMode::ReadOnly, load_options)?;
+            inventory::check_secret_references(&inv)?;
+            let selected = req.selection.select_some(
+                inv.hosts.iter().map(|h| Candidate {
+                    key: &h.key,
+                    labels: &h.record.host.metadata.labels,
+                }),
+                req.place.name(),
+            )?;
+            // What `provision` would refuse, a plan refuses too.
+            crate::persist::files::admission::check_hosts(&inv, &selected)?;
+            let records = selected
+                .iter()
+                .map(|&i| inv.hosts[i].record.clone())
+                .collect();
+            Ok((records, Arc::new(inv.objects.clone())))
+        }
+        Place::Store(root) => {
+            let Some(store) = Store::open_existing(root)? else {
+                return Err(crate::error::Error::Usage(format!(
+                    "no store at {}",
+                    root.display()
+                )));
+            };
+            let records = store.load_hosts()?;
+            let keys: Vec<bmh_api::ObjectKey> =
+                records.iter().map(super::snapshot::key_of).collect();
+            let selected = req.selection.select_some(
+                records.iter().zip(&keys).map(|(r, key)| Candidate {
+                    key,
+                    labels: &r.host.metadata.labels,
+                }),
+                req.place.name(),
+            )?;
+            let records = selected.iter().map(|&i| records[i].clone()).collect();
+            Ok((records, Arc::new(store.object_map()?)))
+        }
+    }
+}
+
+/// The goal of `intent` for the copy `rec`, which is prepared as the command prepares it.
+fn goal(intent: Intent, rec: &mut HostRecord, now: &str) -> Goal {
+    match intent {
+        Intent::Provision if rec.being_deleted() => Goal::Deleted,
+        Intent::Provision => Goal::for_provision(rec),
+        Intent::Deprovision => {
+            // As `deprovision` does: the image masked for the run.
+            rec.host.spec.image = None;
+            rec.host.spec.custom_deploy = None;
+            Goal::State(S::Available)
+        }
+        Intent::Delete => {
+            if rec.book.deletion_requested.is_none() {
+                rec.book.deletion_requested = Some(now.to_string());
+            }
+            Goal::Deleted
+        }
+    }
+}
+
+fn state_text(s: &S) -> String {
+    if s.as_str().is_empty() {
+        "(new)".into()
+    } else {
+        s.as_str().into()
+    }
+}
+
+/// The states of the path (for people: a new host's empty state as `(new)`), `deleted` at the
+/// end of a finished delete path.
+fn path_states(p: &HostPlan, people: bool) -> Vec<String> {
+    let mut states: Vec<String> = p
+        .path
+        .iter()
+        .map(|s| {
+            if people {
+                state_text(s)
+            } else {
+                s.as_str().to_string()
+            }
+        })
+        .collect();
+    if p.deleted {
+        states.push("deleted".into());
+    }
+    states
+}
+
+fn host_name(p: &HostPlan) -> String {
+    if p.key.namespace == bmh_api::DEFAULT_NAMESPACE {
+        p.key.name.clone()
+    } else {
+        p.key.to_string()
+    }
+}
+
+/// HOST, FROM, PATH, ACTIONS, DESTRUCTIVE: one line a host.
+pub fn table(plans: &[HostPlan]) -> String {
+    use comfy_table::{Table, presets::NOTHING};
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    t.set_header(["HOST", "FROM", "PATH", "ACTIONS", "DESTRUCTIVE"]);
+    for p in plans {
+        let mut path = path_states(p, true).join(" -> ");
+        if !p.reaches {
+            path.push_str(&format!(" (stops: {})", p.stops));
+        }
+        let actions = if p.steps.is_empty() {
+            "none".to_string()
+        } else {
+            p.steps
+                .iter()
+                .map(|s| {
+                    if s.destructive {
+                        format!("{} (destructive)", s.text)
+                    } else {
+                        s.text.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        t.add_row([
+            host_name(p),
+            state_text(&p.from),
+            path,
+            actions,
+            if p.destructive() { "yes" } else { "no" }.to_string(),
+        ]);
+    }
+    // As `get` prints its table: no margin, no padding after the last column.
+    t.to_string()
+        .lines()
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn live_json(live: &Live) -> Value {
+    match live {
+        Live::NotAsked => json!({"node": "notAsked"}),
+        Live::Node { powered_on } => json!({"node": "found", "poweredOn": powered_on}),
+        Live::NoNode => json!({"node": "missing"}),
+        Live::Failed(e) => json!({"node": "unknown", "error": e}),
+    }
+}
+
+/// The `PlanResult` document (docs/output.md).
+pub fn document(intent: Intent, provisioner: &str, plans: &[HostPlan]) -> Value {
+    let hosts: Vec<Value> = plans
+        .iter()
+        .map(|p| {
+            json!({
+                "namespace": p.key.namespace,
+                "name": p.key.name,
+                "from": p.from.as_str(),
+                "goal": p.goal.describe(),
+                "path": path_states(p, false),
+                "reaches": p.reaches,
+                "reason": p.stops,
+                "destructive": p.destructive(),
+                "actions": p.steps.iter().map(|s| json!({
+                    "kind": s.kind,
+                    "text": s.text,
+                    "destructive": s.destructive,
+                })).collect::<Vec<_>>(),
+                "live": live_json(&p.live),
+            })
+        })
+        .collect();
+    json!({
+        "apiVersion": API_VERSION,
+        "kind": "PlanResult",
+        "command": intent.command(),
+        "provisioner": provisioner,
+        "hosts": hosts,
+    })
+}

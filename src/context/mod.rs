@@ -1,0 +1,541 @@
+//! Named contexts: a config file (as kubectl's kubeconfig) naming Ironic endpoints, their
+//! credentials and TLS files, deploy ramdisks, provisioner and store, one of them current.
+//!
+//! The provisioner plugin reads its settings from the environment, as BMO does, so a context
+//! is applied by setting the variables it names for this process, before the command line is
+//! parsed (clap then sees `BMHCTL_PROVISIONER` and `BMHCTL_STORE` as if the user set them) and
+//! before any thread or plugin exists. A variable the user set wins over the context; a flag
+//! wins over both.
+
+mod credentials;
+
+pub use credentials::{Credentials, read_credentials};
+
+use crate::diagnostic::{Diagnostic, Diagnostics, Position};
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The variable that names the config file instead of the platform's default (as KUBECONFIG).
+pub const CONFIG_VAR: &str = "BMHCTL_CONFIG";
+/// The variable that picks a context when `--context` is not given.
+pub const CONTEXT_VAR: &str = "BMHCTL_CONTEXT";
+
+/// The config file as written.
+#[derive(Debug, Default, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ConfigFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_context: Option<String>,
+    #[serde(default)]
+    pub contexts: Vec<Context>,
+}
+
+/// One context. Every setting is optional: what a context leaves out stays as the environment
+/// (or the default) has it. Relative paths are relative to the config file's directory.
+#[derive(Debug, Default, Clone, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Context {
+    pub name: String,
+    /// `IRONIC_ENDPOINT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ironic_endpoint: Option<String>,
+    /// HTTP basic credentials for the endpoint: a YAML file with `username` and `password`, or
+    /// a Kubernetes Secret holding them. Must not be readable by group or others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials_file: Option<PathBuf>,
+    /// `IRONIC_CACERT_FILE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<PathBuf>,
+    /// `IRONIC_CLIENT_CERT_FILE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cert_file: Option<PathBuf>,
+    /// `IRONIC_CLIENT_PRIVATE_KEY_FILE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_key_file: Option<PathBuf>,
+    /// `IRONIC_INSECURE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insecure: Option<bool>,
+    /// `DEPLOY_KERNEL_URL`.
+    #[serde(
+        default,
+        rename = "deployKernelURL",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deploy_kernel_url: Option<String>,
+    /// `DEPLOY_RAMDISK_URL`.
+    #[serde(
+        default,
+        rename = "deployRamdiskURL",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deploy_ramdisk_url: Option<String>,
+    /// `DEPLOY_ISO_URL`.
+    #[serde(
+        default,
+        rename = "deployISOURL",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deploy_iso_url: Option<String>,
+    /// `BMHCTL_PROVISIONER` (`--provisioner`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioner: Option<String>,
+    /// `BMHCTL_STORE` (`--store`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<PathBuf>,
+}
+
+/// The config file read from `path` (an absent file is an empty config).
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub path: PathBuf,
+    pub file: ConfigFile,
+    /// The text as read (`None`: no file), so `use-context` can edit one line of it.
+    pub text: Option<String>,
+}
+
+/// Where the config file is: `$BMHCTL_CONFIG`, else `config.yaml` in the platform's config
+/// directory (`~/.config/bmhctl/` on Linux).
+pub fn config_path() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os(CONFIG_VAR).filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    directories::ProjectDirs::from("io", "metal3", "bmhctl")
+        .map(|d| d.config_dir().join("config.yaml"))
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "no home directory to find the config file in: set {CONFIG_VAR}"
+            ))
+        })
+}
+
+impl Config {
+    /// The config file of [`config_path`].
+    pub fn load() -> Result<Config> {
+        Config::read(&config_path()?)
+    }
+
+    /// The config file at `path`, strictly parsed: unknown fields, duplicate names and a
+    /// current context that names none are refused with the file and line.
+    pub fn read(path: &Path) -> Result<Config> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Config {
+                    path: path.to_path_buf(),
+                    file: ConfigFile::default(),
+                    text: None,
+                });
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let file: ConfigFile = if text.trim().is_empty() {
+            ConfigFile::default()
+        } else {
+            serde_saphyr::from_str(&text).map_err(|e| {
+                let position = match e.location() {
+                    Some(l) => Position::new(path, l.line() as usize, l.column() as usize),
+                    None => Position::file(path),
+                };
+                Error::Invalid(Diagnostics::from(
+                    Diagnostic::new(yaml_error_text(&e)).at(position),
+                ))
+            })?
+        };
+        let config = Config {
+            path: path.to_path_buf(),
+            file,
+            text: Some(text),
+        };
+        config.check()?;
+        Ok(config)
+    }
+
+    fn check(&self) -> Result<()> {
+        let mut problems = Vec::new();
+        for (i, c) in self.file.contexts.iter().enumerate() {
+            if c.name.trim().is_empty() {
+                problems.push(
+                    Diagnostic::new("a context needs a name")
+                        .at(self.position_of(&format!("contexts[{i}]")))
+                        .field(format!("contexts[{i}].name")),
+                );
+            } else if self.file.contexts[..i].iter().any(|o| o.name == c.name) {
+                problems.push(
+                    Diagnostic::new(format!("context {:?} is defined twice", c.name))
+                        .at(self.position_of(&c.name))
+                        .field(format!("contexts[{i}].name")),
+                );
+            }
+            if let Some(e) = &c.ironic_endpoint
+                && let Err(why) = check_endpoint(e)
+            {
+                problems.push(
+                    Diagnostic::new(why)
+                        .at(self.position_of("ironicEndpoint"))
+                        .object("Context", &c.name)
+                        .field(format!("contexts[{i}].ironicEndpoint")),
+                );
+            }
+        }
+        if let Some(cur) = &self.file.current_context
+            && !cur.is_empty()
+            && self.context(cur).is_none()
+        {
+            problems.push(
+                Diagnostic::new(format!(
+                    "currentContext {cur:?} names no context of the file{}",
+                    self.known_hint()
+                ))
+                .at(self.position_of("currentContext"))
+                .field("currentContext"),
+            );
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Invalid(Diagnostics::from(problems)))
+        }
+    }
+
+    /// The line of the first line mentioning `needle` (a good enough place for a semantic
+    /// problem the parser did not see), else the file.
+    fn position_of(&self, needle: &str) -> Position {
+        let line = self
+            .text
+            .as_deref()
+            .and_then(|t| t.lines().position(|l| l.contains(needle)));
+        match line {
+            Some(n) => Position::new(&self.path, n + 1, 1),
+            None => Position::file(&self.path),
+        }
+    }
+
+    pub fn context(&self, name: &str) -> Option<&Context> {
+        self.file.contexts.iter().find(|c| c.name == name)
+    }
+
+    /// `; contexts: a, b` (or that there are none), for messages.
+    fn known_hint(&self) -> String {
+        if self.file.contexts.is_empty() {
+            format!(" (it defines no context: {})", self.path.display())
+        } else {
+            let names: Vec<&str> = self.file.contexts.iter().map(|c| c.name.as_str()).collect();
+            format!("; contexts: {}", names.join(", "))
+        }
+    }
+
+    /// The context a command runs in: `wanted` (`--context`, else `$BMHCTL_CONTEXT`), else the
+    /// file's current one, else none. Naming a context the file lacks is an error.
+    pub fn select(&self, wanted: Option<&str>) -> Result<Option<&Context>> {
+        match wanted.filter(|w| !w.is_empty()) {
+            Some(name) => self.context(name).map(Some).ok_or_else(|| {
+                let mut msg = format!(
+                    "no context {name:?} in {}{}",
+                    self.path.display(),
+                    if self.text.is_none() {
+                        " (the file does not exist)".to_string()
+                    } else {
+                        self.known_hint()
+                    }
+                );
+                if let Some(m) = crate::diagnostic::did_you_mean(
+                    name,
+                    self.file.contexts.iter().map(|c| c.name.as_str()),
+                ) {
+                    msg.push_str(&format!("; did you mean {m}?"));
+                }
+                Error::Usage(msg)
+            }),
+            None => Ok(self
+                .file
+                .current_context
+                .as_deref()
+                .filter(|c| !c.is_empty())
+                .and_then(|c| self.context(c))),
+        }
+    }
+
+    /// A path of the file, relative to its directory, with `~/` as the home directory.
+    pub fn resolve(&self, p: &Path) -> PathBuf {
+        if let Ok(rest) = p.strip_prefix("~")
+            && let Some(home) = directories::BaseDirs::new()
+        {
+            return home.home_dir().join(rest);
+        }
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.path.parent().unwrap_or(Path::new(".")).join(p)
+        }
+    }
+
+    /// The environment `ctx` stands for: `(variable, value)` pairs, credentials read (and their
+    /// file's mode checked). `set` says whether the user already set a variable: such a
+    /// variable is left out, and credentials are only added to the context's own endpoint.
+    pub fn environment(
+        &self,
+        ctx: &Context,
+        set: impl Fn(&str) -> bool,
+    ) -> Result<Vec<(&'static str, String)>> {
+        let mut vars: Vec<(&'static str, String)> = Vec::new();
+        let mut put = |k: &'static str, v: String| {
+            if !set(k) {
+                vars.push((k, v));
+            }
+        };
+        if let Some(endpoint) = &ctx.ironic_endpoint {
+            let endpoint = match &ctx.credentials_file {
+                // The user's own auth root wins over the context's credentials.
+                Some(file) if !set("METAL3_AUTH_ROOT_DIR") => {
+                    let creds = read_credentials(&self.resolve(file))?;
+                    with_userinfo(endpoint, &creds)
+                }
+                _ => endpoint.clone(),
+            };
+            put("IRONIC_ENDPOINT", endpoint);
+        } else if let Some(file) = &ctx.credentials_file {
+            // Credentials without an endpoint of the context are checked all the same: a
+            // misplaced secret file is refused whatever the endpoint.
+            read_credentials(&self.resolve(file))?;
+        }
+        let path = |p: &PathBuf| self.resolve(p).to_string_lossy().into_owned();
+        if let Some(p) = &ctx.ca_file {
+            put("IRONIC_CACERT_FILE", path(p));
+        }
+        if let Some(p) = &ctx.client_cert_file {
+            put("IRONIC_CLIENT_CERT_FILE", path(p));
+        }
+        if let Some(p) = &ctx.client_key_file {
+            put("IRONIC_CLIENT_PRIVATE_KEY_FILE", path(p));
+        }
+        if let Some(b) = ctx.insecure {
+            put("IRONIC_INSECURE", b.to_string());
+        }
+        if let Some(u) = &ctx.deploy_kernel_url {
+            put("DEPLOY_KERNEL_URL", u.clone());
+        }
+        if let Some(u) = &ctx.deploy_ramdisk_url {
+            put("DEPLOY_RAMDISK_URL", u.clone());
+        }
+        if let Some(u) = &ctx.deploy_iso_url {
+            put("DEPLOY_ISO_URL", u.clone());
+        }
+        if let Some(p) = &ctx.provisioner {
+            put("BMHCTL_PROVISIONER", p.clone());
+        }
+        if let Some(s) = &ctx.store {
+            put("BMHCTL_STORE", path(s));
+        }
+        Ok(vars)
+    }
+
+    /// The file with `currentContext` set to `name` (which must exist), written atomically,
+    /// everything else in it (comments included) kept as it was.
+    pub fn use_context(&self, name: &str) -> Result<()> {
+        self.select(Some(name))?;
+        let text = self.text.clone().unwrap_or_default();
+        let line = format!("currentContext: {}", yaml_scalar(name));
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        match lines.iter().position(|l| l.starts_with("currentContext:")) {
+            Some(i) => lines[i] = line,
+            None => {
+                // After a leading `---` or comments, before the first key.
+                let at = lines
+                    .iter()
+                    .position(|l| !(l.starts_with('#') || l.trim().is_empty() || l == "---"))
+                    .unwrap_or(lines.len());
+                lines.insert(at, line);
+            }
+        }
+        let mut new = lines.join("\n");
+        new.push('\n');
+        write_atomically(&self.path, &new)
+    }
+}
+
+/// The parser's message without its source snippet (the position is given apart).
+fn yaml_error_text(e: &serde_saphyr::Error) -> String {
+    let text = e.without_snippet().to_string();
+    // serde-saphyr appends " at line L column C"; the position already says where.
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// An endpoint the plugin will take: http(s), a host, no credentials of its own (those belong
+/// in `credentialsFile`, which is kept out of a world-readable config file).
+fn check_endpoint(e: &str) -> std::result::Result<(), String> {
+    let rest = e
+        .strip_prefix("http://")
+        .or_else(|| e.strip_prefix("https://"))
+        .ok_or_else(|| format!("ironicEndpoint {e:?} must start with http:// or https://"))?;
+    let authority = rest.split('/').next().unwrap_or("");
+    if authority.contains('@') {
+        return Err(
+            "ironicEndpoint must not hold credentials: put them in a credentialsFile (mode 0600)"
+                .to_string(),
+        );
+    }
+    if authority.is_empty() || e.chars().any(char::is_whitespace) {
+        return Err(format!("ironicEndpoint {e:?} is not a URL with a host"));
+    }
+    Ok(())
+}
+
+/// `endpoint` with `user:password@` after its scheme, percent-encoded: the plugin takes
+/// userinfo as HTTP basic credentials and strips it from every URL it shows.
+fn with_userinfo(endpoint: &str, creds: &Credentials) -> String {
+    let (scheme, rest) = endpoint.split_once("://").unwrap_or(("http", endpoint));
+    format!(
+        "{scheme}://{}:{}@{rest}",
+        percent_encode(&creds.username),
+        percent_encode(creds.password())
+    )
+}
+
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A context name as a YAML scalar: plain when it can be, else double-quoted.
+fn yaml_scalar(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+        && !matches!(s, "true" | "false" | "null" | "yes" | "no" | "on" | "off")
+    {
+        s.to_string()
+    } else {
+        serde_json::to_string(s).unwrap_or_default()
+    }
+}
+
+fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    let tmp = path.with_extension("yaml.tmp");
+    std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
+    // Keep the mode the user gave the file.
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&tmp, meta.permissions());
+    }
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+}
+
+/// Applies the selected context (if any) to this process's environment: `wanted` is
+/// `--context`. Returns the context's name. Call before any thread starts.
+pub fn apply(wanted: Option<&str>) -> Result<Option<String>> {
+    let from_env = std::env::var(CONTEXT_VAR).ok();
+    let wanted = wanted.or(from_env.as_deref()).filter(|w| !w.is_empty());
+    let path = match config_path() {
+        Ok(p) => p,
+        // No home directory: no config file, which matters only to one who names a context.
+        Err(e) if wanted.is_some() => return Err(e),
+        Err(_) => return Ok(None),
+    };
+    let config = Config::read(&path)?;
+    let Some(ctx) = config.select(wanted)? else {
+        return Ok(None);
+    };
+    let vars = config.environment(ctx, |k| std::env::var_os(k).is_some_and(|v| !v.is_empty()))?;
+    for (k, v) in vars {
+        // SAFETY: called from `cmd::run` before the runtime, the plugin or any other thread
+        // exists: nothing reads the environment concurrently.
+        unsafe { std::env::set_var(k, v) };
+    }
+    Ok(Some(ctx.name.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> (tempfile::TempDir, Result<Config>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.yaml");
+        std::fs::write(&path, text).unwrap();
+        let c = Config::read(&path);
+        (dir, c)
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_with_the_line() {
+        let (_d, c) = config("contexts:\n- name: lab\n  ironicEndpont: http://x\n");
+        let e = c.unwrap_err().to_string();
+        assert!(e.contains("config.yaml:3:"), "{e}");
+        assert!(e.contains("ironicEndpont"), "{e}");
+    }
+
+    #[test]
+    fn a_current_context_must_exist_and_names_must_be_unique() {
+        let (_d, c) = config("currentContext: prod\ncontexts:\n- name: lab\n- name: lab\n");
+        let e = c.unwrap_err().to_string();
+        assert!(e.contains("config.yaml:1:1: currentContext"), "{e}");
+        assert!(e.contains("\"prod\" names no context"), "{e}");
+        assert!(e.contains("context \"lab\" is defined twice"), "{e}");
+    }
+
+    #[test]
+    fn endpoints_with_credentials_are_refused() {
+        let (_d, c) = config("contexts:\n- name: lab\n  ironicEndpoint: http://u:p@h:6385\n");
+        let e = c.unwrap_err().to_string();
+        assert!(e.contains("config.yaml:3:1: Context lab"), "{e}");
+        assert!(!e.contains("u:p"), "the credentials are not repeated: {e}");
+    }
+
+    #[test]
+    fn the_environment_wins_over_the_context_variable_by_variable() {
+        let (_d, c) = config(
+            "contexts:\n- name: lab\n  ironicEndpoint: http://h:6385\n  deployISOURL: http://i/x.iso\n  store: st\n  provisioner: fixture\n",
+        );
+        let c = c.unwrap();
+        let ctx = c.context("lab").unwrap();
+        let vars = c.environment(ctx, |k| k == "DEPLOY_ISO_URL").unwrap();
+        let names: Vec<&str> = vars.iter().map(|(k, _)| *k).collect();
+        assert_eq!(
+            names,
+            ["IRONIC_ENDPOINT", "BMHCTL_PROVISIONER", "BMHCTL_STORE"]
+        );
+        // A relative store is relative to the config file.
+        assert_eq!(
+            PathBuf::from(&vars[2].1),
+            c.path.parent().unwrap().join("st")
+        );
+    }
+
+    #[test]
+    fn use_context_edits_one_line_and_keeps_comments() {
+        let (_d, c) = config("# mine\ncontexts:\n- name: a\n- name: b\n");
+        let c = c.unwrap();
+        c.use_context("b").unwrap();
+        let text = std::fs::read_to_string(&c.path).unwrap();
+        assert_eq!(
+            text,
+            "# mine\ncurrentContext: b\ncontexts:\n- name: a\n- name: b\n"
+        );
+        let c = Config::read(&c.path).unwrap();
+        c.use_context("a").unwrap();
+        let text = std::fs::read_to_string(&c.path).unwrap();
+        assert!(text.contains("currentContext: a\n"), "{text}");
+        assert!(c.use_context("nope").is_err());
+    }
+
+    #[test]
+    fn userinfo_is_percent_encoded() {
+        let creds = Credentials::new("ad min", "p@ss:w/rd");
+        assert_eq!(
+            with_userinfo("https://h:6385/v1", &creds),
+            "https://ad%20min:p%40ss%3Aw%2Frd@h:6385/v1"
+        );
+    }
+}

@@ -1,0 +1,236 @@
+//! What `watch --metrics-addr` serves: Prometheus metrics of the controller, under BMO's names
+//! where BMO has the metric (`metal3_...`, as BMO's metrics.go registers them) and bmhctl's own
+//! (`bmhctl_...`) where it has none. docs/metrics.md lists them all.
+//!
+//! Everything is counted from what the controller already sees: each pass's outcome (through
+//! its observer), each commit (through [`TimedSource`]) and each provisioner call (through
+//! [`ObservedFactory`], on the runner's side of the plugin interface); nothing here reaches
+//! into a provisioner plugin.
+
+mod observed_factory;
+mod timed_source;
+
+pub use observed_factory::ObservedFactory;
+pub use timed_source::TimedSource;
+
+use crate::machine::PassOutcome;
+use crate::record::HostRecord;
+use bmh_api::{ObjectKey, ProvisioningState};
+use bmhctl_plugin_sdk::WaitOn;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// BMO's per-host labels.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HostLabels {
+    namespace: String,
+    host: String,
+}
+
+/// BMO's labels of `metal3_provisioning_state_change_total`.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StateChangeLabels {
+    prev_state: String,
+    new_state: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    call: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HostStateLabels {
+    provisioning_state: String,
+    operational_status: String,
+}
+
+/// The controller's metrics, shared by its observer, its host source and the HTTP server.
+pub struct Metrics {
+    registry: Registry,
+    reconciles: Family<HostLabels, Counter>,
+    reconcile_errors: Counter,
+    state_changes: Family<StateChangeLabels, Counter>,
+    delayed_provisioning: Family<HostLabels, Counter>,
+    delayed_deprovisioning: Family<HostLabels, Counter>,
+    hosts: Family<HostStateLabels, Gauge>,
+    store_writes: Histogram,
+    provisioner_calls: Family<CallLabels, Histogram, fn() -> Histogram>,
+    /// Provisioners alive: a pass holds one from when it starts talking to the provisioner to
+    /// its end.
+    pub(crate) passes_in_flight: Gauge,
+    /// Each host's (provisioning state, operational status) after its last pass: the hosts
+    /// gauge is set from it when scraped, so a host gone leaves no stale series.
+    states: Mutex<HashMap<ObjectKey, (String, String)>>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let mut registry = Registry::default();
+        let reconciles = Family::<HostLabels, Counter>::default();
+        // prometheus-client adds `_total` to a counter's name.
+        registry.register(
+            "metal3_reconcile",
+            "The number of times hosts have been reconciled",
+            reconciles.clone(),
+        );
+        let reconcile_errors = Counter::default();
+        registry.register(
+            "metal3_reconcile_error",
+            "The number of times the operator has failed to reconcile a host",
+            reconcile_errors.clone(),
+        );
+        let state_changes = Family::<StateChangeLabels, Counter>::default();
+        registry.register(
+            "metal3_provisioning_state_change",
+            "Number of times a state transition has occurred",
+            state_changes.clone(),
+        );
+        // BMO's names, double underscore included.
+        let delayed_provisioning = Family::<HostLabels, Counter>::default();
+        registry.register(
+            "metal3_delayed__provisioning",
+            "The number of times hosts have been delayed while provisioning due a busy provisioner",
+            delayed_provisioning.clone(),
+        );
+        let delayed_deprovisioning = Family::<HostLabels, Counter>::default();
+        registry.register(
+            "metal3_delayed__deprovisioning",
+            "The number of times hosts have been delayed while deprovisioning due a busy \
+             provisioner",
+            delayed_deprovisioning.clone(),
+        );
+        let hosts = Family::<HostStateLabels, Gauge>::default();
+        registry.register(
+            "bmhctl_hosts",
+            "Hosts by provisioning state and operational status, after their last pass",
+            hosts.clone(),
+        );
+        // 1 ms to about 33 s: a commit of one store object to one of a 10,000-host file.
+        let store_writes = Histogram::new(exponential_buckets(0.001, 2.0, 16));
+        registry.register(
+            "bmhctl_store_write_duration_seconds",
+            "Time to write one commit group (a store object, or a host file and its \
+             bookkeeping)",
+            store_writes.clone(),
+        );
+        // 100 us to about 3.3 s: a fixture call to an Ironic call under load.
+        let provisioner_calls: Family<CallLabels, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.0001, 2.0, 16)));
+        registry.register(
+            "bmhctl_provisioner_call_duration_seconds",
+            "Time of each provisioner call, by call (the plugin method), as the runner sees it",
+            provisioner_calls.clone(),
+        );
+        let passes_in_flight = Gauge::default();
+        registry.register(
+            "bmhctl_passes_in_flight",
+            "Passes holding a provisioner now",
+            passes_in_flight.clone(),
+        );
+        Self {
+            registry,
+            provisioner_calls,
+            passes_in_flight,
+            reconciles,
+            reconcile_errors,
+            state_changes,
+            delayed_provisioning,
+            delayed_deprovisioning,
+            hosts,
+            store_writes,
+            states: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Counts one pass of `key` (BMO counts each Reconcile call, and an error when it returns
+    /// one) and records where it left the host.
+    pub fn observe_pass(&self, key: &ObjectKey, rec: &HostRecord, out: &PassOutcome) {
+        let labels = HostLabels {
+            namespace: key.namespace.clone(),
+            host: key.name.clone(),
+        };
+        self.reconciles.get_or_create(&labels).inc();
+        if out.error.is_some() {
+            self.reconcile_errors.inc();
+        }
+        let status = rec.status();
+        let state = status.provisioning.state.as_str().to_string();
+        if out.wait == Some(WaitOn::Capacity) {
+            // BMO's recordActionDelayed: the deprovisioning counter in deprovisioning.
+            if status.provisioning.state == ProvisioningState::Deprovisioning {
+                self.delayed_deprovisioning.get_or_create(&labels).inc();
+            } else {
+                self.delayed_provisioning.get_or_create(&labels).inc();
+            }
+        }
+        let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
+        if out.deleted {
+            states.remove(key);
+            return;
+        }
+        let now = (state, status.operational_status.as_str().to_string());
+        // A host first seen has no previous state to count a change from.
+        if let Some((before, _)) = states.get(key)
+            && *before != now.0
+        {
+            self.state_changes
+                .get_or_create(&StateChangeLabels {
+                    prev_state: before.clone(),
+                    new_state: now.0.clone(),
+                })
+                .inc();
+        }
+        states.insert(key.clone(), now);
+    }
+
+    /// Records how long one provisioner call took.
+    pub fn observe_provisioner_call(&self, call: &str, took: Duration) {
+        self.provisioner_calls
+            .get_or_create(&CallLabels {
+                call: call.to_string(),
+            })
+            .observe(took.as_secs_f64());
+    }
+
+    /// Records how long one commit took.
+    pub fn observe_store_write(&self, took: Duration) {
+        self.store_writes.observe(took.as_secs_f64());
+    }
+
+    /// The metrics in Prometheus' text exposition format (OpenMetrics text).
+    pub fn encode(&self) -> String {
+        {
+            let states = self.states.lock().unwrap_or_else(|e| e.into_inner());
+            self.hosts.clear();
+            for (state, op) in states.values() {
+                self.hosts
+                    .get_or_create(&HostStateLabels {
+                        provisioning_state: state.clone(),
+                        operational_status: op.clone(),
+                    })
+                    .inc();
+            }
+        }
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests;

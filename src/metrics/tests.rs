@@ -1,0 +1,85 @@
+use super::Metrics;
+use crate::machine::PassOutcome;
+use crate::record::HostRecord;
+use bmh_api::{ObjectKey, OperationalStatus, ProvisioningState};
+use bmhctl_plugin_sdk::WaitOn;
+
+fn host(state: ProvisioningState, op: OperationalStatus) -> HostRecord {
+    let mut rec = HostRecord::default();
+    let status = rec.host.status.get_or_insert_with(Default::default);
+    status.provisioning.state = state;
+    status.operational_status = op;
+    rec
+}
+
+fn outcome() -> PassOutcome {
+    PassOutcome::new(crate::machine::Requeue::Never)
+}
+
+#[test]
+fn passes_are_counted_under_bmo_names_and_hosts_by_state() {
+    let m = Metrics::new();
+    let a = ObjectKey::new("default", "a");
+    let b = ObjectKey::new("lab", "b");
+    m.observe_pass(
+        &a,
+        &host(ProvisioningState::Registering, OperationalStatus::Ok),
+        &outcome(),
+    );
+    m.observe_pass(
+        &a,
+        &host(ProvisioningState::Inspecting, OperationalStatus::Ok),
+        &outcome(),
+    );
+    let mut failed = outcome();
+    failed.error = Some("boom".into());
+    failed.wait = Some(WaitOn::Capacity);
+    m.observe_pass(
+        &b,
+        &host(ProvisioningState::Provisioning, OperationalStatus::Delayed),
+        &failed,
+    );
+    let text = m.encode();
+    for want in [
+        r#"metal3_reconcile_total{namespace="default",host="a"} 2"#,
+        r#"metal3_reconcile_total{namespace="lab",host="b"} 1"#,
+        "metal3_reconcile_error_total 1",
+        r#"metal3_provisioning_state_change_total{prev_state="registering",new_state="inspecting"} 1"#,
+        r#"metal3_delayed__provisioning_total{namespace="lab",host="b"} 1"#,
+        r#"bmhctl_hosts{provisioning_state="inspecting",operational_status="OK"} 1"#,
+        r#"bmhctl_hosts{provisioning_state="provisioning",operational_status="delayed"} 1"#,
+        "# TYPE bmhctl_store_write_duration_seconds histogram",
+    ] {
+        assert!(text.contains(want), "{want} not in:\n{text}");
+    }
+    assert!(!text.contains("registering\",operational"), "{text}");
+}
+
+#[test]
+fn a_deleted_host_leaves_the_hosts_gauge() {
+    let m = Metrics::new();
+    let a = ObjectKey::new("default", "a");
+    let rec = host(ProvisioningState::Deleting, OperationalStatus::Ok);
+    m.observe_pass(&a, &rec, &outcome());
+    assert!(m.encode().contains("bmhctl_hosts{"));
+    let mut gone = outcome();
+    gone.deleted = true;
+    m.observe_pass(&a, &rec, &gone);
+    assert!(!m.encode().contains("bmhctl_hosts{"), "{}", m.encode());
+}
+
+#[test]
+fn provisioner_calls_are_timed_by_call() {
+    let m = Metrics::new();
+    m.observe_provisioner_call("register", std::time::Duration::from_millis(3));
+    m.observe_provisioner_call("register", std::time::Duration::from_millis(1));
+    m.passes_in_flight.inc();
+    let text = m.encode();
+    for want in [
+        r#"bmhctl_provisioner_call_duration_seconds_count{call="register"} 2"#,
+        r#"bmhctl_provisioner_call_duration_seconds_bucket{le="0.0016",call="register"} 1"#,
+        "bmhctl_passes_in_flight 1",
+    ] {
+        assert!(text.contains(want), "{want} not in:\n{text}");
+    }
+}

@@ -1,0 +1,212 @@
+//! Plans: the path each host would take to its goal, found by running BMO's state machine on a
+//! copy of the host against a simulated backend that completes every step at once, and noting
+//! each state it passes through and each provisioner call that starts a change.
+//!
+//! Nothing is written: the copy lives in memory, the simulated backend is the fixture
+//! provisioner with its state in that copy, and the real provisioner, when it is asked at all,
+//! is asked only read-only questions ([`seed::ask`]).
+
+mod recording;
+pub mod seed;
+
+pub use seed::Live;
+
+use crate::clock::{Clock, ManualClock};
+use crate::machine::{Machine, MachineConfig, Requeue};
+use crate::objects::ObjectSource;
+use crate::record::HostRecord;
+use crate::runner::Goal;
+use bmh_api::{AutomatedCleaningMode, ObjectKey, OperationalStatus, ProvisioningState as S};
+use recording::{RecordingFactory, Steps};
+use std::time::Duration;
+
+/// Passes a simulation runs at most: every path BMO has takes a few dozen.
+const MAX_PASSES: usize = 500;
+
+/// One thing the provisioner would be asked to do, in plain words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// The kind of step (`register`, `inspect`, `prepare`, `service`, `provision`,
+    /// `deprovision`, `clean`, `delete`, `detach`, `powerOn`, `powerOff`, ...).
+    pub kind: &'static str,
+    /// What it does (`deploy image http://...`).
+    pub text: String,
+    /// It erases disks or changes RAID or firmware, or removes the host from the provisioner.
+    pub destructive: bool,
+}
+
+impl Step {
+    fn plain(kind: &'static str, text: impl Into<String>) -> Self {
+        Self {
+            kind,
+            text: text.into(),
+            destructive: false,
+        }
+    }
+
+    fn destructive(kind: &'static str, text: impl Into<String>) -> Self {
+        Self {
+            kind,
+            text: text.into(),
+            destructive: true,
+        }
+    }
+}
+
+/// The path one host would take.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostPlan {
+    pub key: ObjectKey,
+    /// Its state now.
+    pub from: S,
+    pub goal: Goal,
+    /// Every state it would pass through, the first being `from`.
+    pub path: Vec<S>,
+    /// The delete path would end with the host gone.
+    pub deleted: bool,
+    pub steps: Vec<Step>,
+    /// It would reach its goal; else `stops` says why not.
+    pub reaches: bool,
+    pub stops: String,
+    /// What the provisioner said of the host's node.
+    pub live: Live,
+}
+
+impl HostPlan {
+    pub fn destructive(&self) -> bool {
+        self.steps.iter().any(|s| s.destructive)
+    }
+}
+
+/// What plans are made with.
+pub struct Planner<'a> {
+    pub objects: &'a dyn ObjectSource,
+    pub machine: &'a MachineConfig,
+    /// The fixture is the chosen provisioner: a host's fixture state is its backend's.
+    pub fixture: bool,
+    /// The backend cleans a node's disks when it is first made available for a deployment
+    /// (Ironic's automated cleaning on `provide`, unless `automatedCleaningMode: disabled`).
+    pub cleans_before_deploy: bool,
+}
+
+impl Planner<'_> {
+    /// The plan of `record` (its copy is driven; `record` is left as it is) to `goal`.
+    pub fn plan(&self, record: &HostRecord, goal: Goal, live: Live) -> HostPlan {
+        let mut rec = record.clone();
+        if live == Live::NoNode
+            && let Some(st) = rec.host.status.as_mut()
+        {
+            // BMO registers a host whose node is gone again, from scratch.
+            st.provisioning.id.clear();
+        }
+        rec.book.provisioner_state = seed::backend_state(&rec, &live, self.fixture);
+        let steps = Steps::default();
+        let factory = RecordingFactory {
+            inner: crate::provisioners::fixture::Fixture::new(),
+            steps: steps.clone(),
+        };
+        let clock = ManualClock::new(crate::clock::SystemClock.now());
+        let machine = Machine {
+            factory: &factory,
+            objects: self.objects,
+            clock: &clock,
+            config: self.machine,
+        };
+        let mut rng = fastrand::Rng::with_seed(1);
+        let from = rec.status().provisioning.state.clone();
+        let mut plan = HostPlan {
+            key: ObjectKey::new(
+                rec.host.metadata.namespace_or_default(),
+                &rec.host.metadata.name,
+            ),
+            from: from.clone(),
+            goal: goal.clone(),
+            path: vec![from],
+            deleted: false,
+            steps: Vec::new(),
+            reaches: false,
+            stops: String::new(),
+            live,
+        };
+        let mut ended = false;
+        for _ in 0..MAX_PASSES {
+            let out = machine.reconcile(&mut rec, &mut rng);
+            let status = rec.status();
+            let state = status.provisioning.state.clone();
+            if plan.path.last() != Some(&state) {
+                plan.path.push(state.clone());
+            }
+            let op = &status.operational_status;
+            let stop = if out.deleted {
+                plan.deleted = true;
+                plan.reaches = goal == Goal::Deleted;
+                Some(String::new())
+            } else if out.paused {
+                Some("paused (annotation baremetalhost.metal3.io/paused)".into())
+            } else if out.steady && goal.reached_by(&state) && *op != OperationalStatus::Error {
+                plan.reaches = true;
+                Some(String::new())
+            } else if *op == OperationalStatus::Detached {
+                Some("detached".into())
+            } else if let Some(e) = &out.error {
+                Some(e.clone())
+            } else if *op == OperationalStatus::Error {
+                Some(status.error_message.clone())
+            } else {
+                match out.requeue {
+                    Requeue::Never => Some(format!(
+                        "stops in state {:?}, waiting for a change",
+                        state.as_str()
+                    )),
+                    Requeue::After(d) => {
+                        clock.advance(d);
+                        None
+                    }
+                    Requeue::ErrorBackoff => {
+                        clock.advance(Duration::from_secs(10));
+                        None
+                    }
+                }
+            };
+            if let Some(why) = stop {
+                plan.stops = why;
+                ended = true;
+                break;
+            }
+        }
+        if !ended {
+            plan.stops = format!(
+                "still {:?} after {MAX_PASSES} passes",
+                rec.status().provisioning.state.as_str()
+            );
+        }
+        plan.steps = std::mem::take(&mut *steps.lock().unwrap_or_else(|e| e.into_inner()));
+        if self.cleans_before_deploy
+            && record.host.spec.automated_cleaning_mode != AutomatedCleaningMode::Disabled
+        {
+            add_cleaning_before_deploy(&mut plan);
+        }
+        plan
+    }
+}
+
+/// Ironic cleans a node's disks when BMO first asks for a deployment on it (its `provide`),
+/// unless the node was just deprovisioned (cleaned then) or is deploying already.
+fn add_cleaning_before_deploy(plan: &mut HostPlan) {
+    if plan.from == S::Provisioning {
+        return;
+    }
+    let Some(i) = plan.steps.iter().position(|s| s.kind == "provision") else {
+        return;
+    };
+    if plan.steps[..i].iter().any(|s| s.kind == "deprovision") {
+        return;
+    }
+    plan.steps.insert(
+        i,
+        Step::destructive("clean", "clean disks (automated cleaning, if not done yet)"),
+    );
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,280 @@
+//! The provisioner of a plan: every call goes to a simulated backend (the fixture, which answers
+//! as if each step succeeds), and each call that starts a change is noted in plain words.
+
+use super::Step;
+use bmh_api::AutomatedCleaningMode;
+use bmhctl_plugin_sdk::{
+    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, EventSink, FirmwareComponentStatus,
+    FirmwareSettings, FirmwareSettingsOptions, HardwareState, HostData, ImageFormat, InspectData,
+    InspectOptions, InspectResult, ManagementAccessData, OpResult, PowerOffOptions, PowerOnOptions,
+    PrepareData, ProvisionData, ProvisionOptions, Provisioner, ProvisionerError,
+    ProvisionerFactory, RegisterOptions, RegisterResult, ServicingData, StepOptions, StepResult,
+};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// The steps noted so far, shared by every provisioner of one host's simulation.
+pub(super) type Steps = Arc<Mutex<Vec<Step>>>;
+
+/// Creates the simulated provisioner of each pass, each noting its steps in `steps`.
+pub(super) struct RecordingFactory {
+    pub inner: crate::provisioners::fixture::Fixture,
+    pub steps: Steps,
+}
+
+impl ProvisionerFactory for RecordingFactory {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        let new_node = host.provisioner_id.is_empty();
+        let inner = self.inner.new_provisioner(host, events)?;
+        Ok(Box::new(Recording {
+            inner,
+            steps: self.steps.clone(),
+            new_node,
+        }))
+    }
+}
+
+/// One pass's simulated provisioner.
+struct Recording {
+    inner: Box<dyn Provisioner>,
+    steps: Steps,
+    /// The host has no provisioner ID yet: a registration creates its node.
+    new_node: bool,
+}
+
+impl Recording {
+    fn note(&self, step: Step) {
+        let mut steps = self.steps.lock().unwrap_or_else(|e| e.into_inner());
+        // A call repeated while its operation runs is one step.
+        if steps.last() != Some(&step) {
+            steps.push(step);
+        }
+    }
+}
+
+/// What cleaning a deprovision does, in words.
+fn cleaning(mode: &AutomatedCleaningMode) -> &'static str {
+    match mode {
+        AutomatedCleaningMode::Disabled => "deprovision (no disk cleaning)",
+        _ => "deprovision and clean disks",
+    }
+}
+
+/// The manual cleaning a prepare or servicing step applies, in words.
+fn changes(raid: bool, settings: bool, components: bool) -> String {
+    let mut parts = Vec::new();
+    if raid {
+        parts.push("apply RAID");
+    }
+    if settings {
+        parts.push("apply firmware settings");
+    }
+    if components {
+        parts.push("update firmware");
+    }
+    if parts.is_empty() {
+        parts.push("clean (root device hints)");
+    }
+    parts.join(", ")
+}
+
+impl Provisioner for Recording {
+    fn register(
+        &mut self,
+        data: &ManagementAccessData,
+        opts: RegisterOptions,
+    ) -> Result<RegisterResult, ProvisionerError> {
+        let r = self.inner.register(data, opts)?;
+        if self.new_node {
+            self.note(Step::plain("register", "register BMC"));
+        } else if opts.credentials_changed {
+            self.note(Step::plain("register", "update BMC credentials"));
+        }
+        Ok(r)
+    }
+
+    fn preprovisioning_image_formats(
+        &mut self,
+    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
+        self.inner.preprovisioning_image_formats()
+    }
+
+    fn inspect_hardware(
+        &mut self,
+        data: &InspectData,
+        opts: InspectOptions,
+    ) -> Result<InspectResult, ProvisionerError> {
+        let r = self.inner.inspect_hardware(data, opts)?;
+        if r.started {
+            self.note(Step::plain("inspect", "inspect hardware"));
+        }
+        Ok(r)
+    }
+
+    fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
+        self.inner.update_hardware_state()
+    }
+
+    fn adopt(
+        &mut self,
+        data: &AdoptData,
+        opts: AdoptOptions,
+    ) -> Result<OpResult, ProvisionerError> {
+        self.inner.adopt(data, opts)
+    }
+
+    fn prepare(
+        &mut self,
+        data: &PrepareData,
+        opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
+        let r = self.inner.prepare(data, opts)?;
+        if opts.unprepared {
+            let raid = data.target_raid_config.is_some()
+                && data.target_raid_config != data.actual_raid_config;
+            let what = changes(
+                raid,
+                !data.target_firmware_settings.is_empty(),
+                !data.target_firmware_components.is_empty(),
+            );
+            self.note(Step::destructive("prepare", what));
+        }
+        Ok(r)
+    }
+
+    fn service(
+        &mut self,
+        data: &ServicingData,
+        opts: StepOptions,
+    ) -> Result<StepResult, ProvisionerError> {
+        let r = self.inner.service(data, opts)?;
+        if opts.unprepared {
+            let what = changes(
+                false,
+                !data.target_firmware_settings.is_empty(),
+                !data.target_firmware_components.is_empty(),
+            );
+            self.note(Step::destructive("service", format!("service: {what}")));
+        }
+        Ok(r)
+    }
+
+    fn provision(
+        &mut self,
+        data: &ProvisionData,
+        opts: ProvisionOptions,
+    ) -> Result<OpResult, ProvisionerError> {
+        let r = self.inner.provision(data, opts)?;
+        let what = match &data.custom_deploy {
+            Some(c) if !c.method.is_empty() => format!("custom deploy {}", c.method),
+            _ => format!("deploy image {}", data.image.url),
+        };
+        self.note(Step::plain("provision", what));
+        Ok(r)
+    }
+
+    fn deprovision(&mut self, opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
+        let r = self.inner.deprovision(opts.clone())?;
+        self.note(Step::destructive(
+            "deprovision",
+            cleaning(&opts.automated_cleaning_mode),
+        ));
+        Ok(r)
+    }
+
+    fn delete(&mut self) -> Result<OpResult, ProvisionerError> {
+        let r = self.inner.delete()?;
+        self.note(Step::destructive("delete", "remove from the provisioner"));
+        Ok(r)
+    }
+
+    fn detach(&mut self, opts: DetachOptions) -> Result<OpResult, ProvisionerError> {
+        let r = self.inner.detach(opts)?;
+        self.note(Step::plain("detach", "detach from the provisioner"));
+        Ok(r)
+    }
+
+    fn power_on(&mut self, opts: PowerOnOptions) -> Result<OpResult, ProvisionerError> {
+        let r = self.inner.power_on(opts)?;
+        if r.dirty {
+            self.note(Step::plain("powerOn", "power on"));
+        }
+        Ok(r)
+    }
+
+    fn power_off(&mut self, opts: PowerOffOptions) -> Result<OpResult, ProvisionerError> {
+        let r = self.inner.power_off(opts)?;
+        if r.dirty {
+            self.note(Step::plain("powerOff", "power off"));
+        }
+        Ok(r)
+    }
+
+    fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
+        self.inner.has_capacity()
+    }
+
+    fn get_firmware_settings(
+        &mut self,
+        opts: FirmwareSettingsOptions,
+    ) -> Result<FirmwareSettings, ProvisionerError> {
+        self.inner.get_firmware_settings(opts)
+    }
+
+    fn get_firmware_components(
+        &mut self,
+    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
+        self.inner.get_firmware_components()
+    }
+
+    fn add_bmc_event_subscription(
+        &mut self,
+        subscription: &serde_json::Value,
+        http_headers: &[BTreeMap<String, String>],
+    ) -> Result<OpResult, ProvisionerError> {
+        self.inner
+            .add_bmc_event_subscription(subscription, http_headers)
+    }
+
+    fn remove_bmc_event_subscription(
+        &mut self,
+        subscription: &serde_json::Value,
+    ) -> Result<OpResult, ProvisionerError> {
+        self.inner.remove_bmc_event_subscription(subscription)
+    }
+
+    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
+        self.inner.get_data_image_status()
+    }
+
+    fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
+        self.inner.attach_data_image(url)?;
+        self.note(Step::plain(
+            "attachDataImage",
+            format!("attach data image {url}"),
+        ));
+        Ok(())
+    }
+
+    fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
+        self.inner.detach_data_image()?;
+        self.note(Step::plain("detachDataImage", "detach data image"));
+        Ok(())
+    }
+
+    fn has_power_failure(&mut self) -> bool {
+        self.inner.has_power_failure()
+    }
+
+    fn get_health(&mut self) -> String {
+        self.inner.get_health()
+    }
+
+    fn persistent_state(&self) -> Option<serde_json::Value> {
+        self.inner.persistent_state()
+    }
+}
