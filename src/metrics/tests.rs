@@ -122,3 +122,46 @@ fn the_timed_source_passes_subscriptions_through() {
         "{written}"
     );
 }
+
+/// The subscription controller's calls go through the same timed provisioner as the hosts'.
+#[test]
+fn subscription_calls_are_timed_and_reach_the_provisioner() {
+    use bmhctl_plugin_sdk::{HostData, ProvisionerFactory};
+    let fixture = crate::provisioners::fixture::Fixture::new();
+    let metrics = std::sync::Arc::new(Metrics::new());
+    let factory = super::ObservedFactory {
+        inner: std::sync::Arc::new(fixture.clone()),
+        metrics: metrics.clone(),
+    };
+    let host = HostData {
+        key: ObjectKey::new("default", "host-0"),
+        ..HostData::default()
+    };
+    let mut p = factory
+        .new_provisioner(host, std::sync::Arc::new(|_| {}))
+        .unwrap();
+    let mut sub = bmh_api::BmcEventSubscription::default();
+    sub.metadata.name = "sub".into();
+    sub.spec.destination = "https://events.example/".into();
+    let id = p.create_bmc_event_subscription(&sub, &[]).unwrap();
+    assert_eq!(id.as_deref(), Some("fixture-default-sub"));
+    sub.status = Some(bmh_api::BmcEventSubscriptionStatus {
+        subscription_id: id.unwrap(),
+        ..Default::default()
+    });
+    assert!(p.delete_bmc_event_subscription(&sub).unwrap());
+    assert!(
+        fixture
+            .subscriptions()
+            .of(&ObjectKey::new("default", "host-0"))
+            .is_empty()
+    );
+    let text = metrics.encode();
+    for call in [
+        "create_bmc_event_subscription",
+        "delete_bmc_event_subscription",
+    ] {
+        let want = format!(r#"bmhctl_provisioner_call_duration_seconds_count{{call="{call}"}} 1"#);
+        assert!(text.contains(&want), "{want} not in:\n{text}");
+    }
+}
