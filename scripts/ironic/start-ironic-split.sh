@@ -35,7 +35,12 @@ LAB_TAG=start-ironic-split
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() { die "usage: $0 PORT [--conductors N] [--shape split|ha]"; }
+usage() { die "usage: $0 PORT [--conductors N] [--shape split|ha] (--help: the whole story)"; }
+# --help: the comment at the top of this file, which is the whole story.
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+  exit 0
+fi
 [[ $# -ge 1 && $1 =~ ^[0-9]+$ ]] || usage
 PORT=$1
 shift

@@ -294,8 +294,16 @@ fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()>
                 }
             };
             let mut seen = std::collections::HashSet::new();
-            for (key, rec, obj) in now {
+            for (key, rec, mut obj) in now {
                 seen.insert(key.clone());
+                // A host with no bookkeeping yet (a file never run) is given the time of the
+                // read as its creation time: keep the first one, or every read would change it.
+                if let Some((_, before)) = last.get(&key) {
+                    let created = &before["metadata"]["creationTimestamp"];
+                    if !created.is_null() {
+                        obj["metadata"]["creationTimestamp"] = created.clone();
+                    }
+                }
                 let change = match last.get(&key) {
                     None => Change::Added,
                     Some((_, before)) if *before == obj => continue,

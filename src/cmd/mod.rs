@@ -111,7 +111,7 @@ pub enum Command {
     /// Show hosts and their status: those of the local store, or of files with -f.
     Get(get::GetArgs),
     /// Show hosts in detail: spec highlights, hardware, operation history, conditions and
-    /// recent events (the store's; files keep none), identical events counted once.
+    /// recent events (the store's log; for files, each host's last 20, kept in its bookkeeping), identical events counted once.
     Describe(describe::DescribeArgs),
     /// Write hosts as a metal3 cluster accepts them: status in BMO's status annotation, with
     /// their Secrets, firmware objects and HardwareData.

@@ -443,6 +443,17 @@ pub fn apply(wanted: Option<&str>) -> Result<Option<String>> {
         Err(e) if wanted.is_some() => return Err(e),
         Err(_) => return Ok(None),
     };
+    // A process run as another user with the caller's HOME (sudo -u, setpriv) may not be let
+    // into that home: a default config file it cannot open matters only to one who names a
+    // context.
+    let explicit = std::env::var_os(CONFIG_VAR).is_some_and(|p| !p.is_empty());
+    if wanted.is_none()
+        && !explicit
+        && std::fs::File::open(&path)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
+    {
+        return Ok(None);
+    }
     let config = Config::read(&path)?;
     let Some(ctx) = config.select(wanted)? else {
         return Ok(None);
