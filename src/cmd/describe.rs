@@ -32,6 +32,17 @@ pub struct DescribeArgs {
 
 pub fn describe(args: DescribeArgs) -> Result<()> {
     let place = Place::resolve(&args.source)?;
+    if let Some((first, names)) = args.hosts.split_first()
+        && super::bmc_event_subscriptions::is_resource(first)
+    {
+        let subs = super::bmc_event_subscriptions::read(&Snapshot::read(&place)?)?;
+        let text: Vec<String> = subs
+            .iter()
+            .filter(|s| names.is_empty() || names.contains(&s.metadata.name))
+            .map(super::bmc_event_subscriptions::describe)
+            .collect();
+        return output::write_stdout(&text.join("\n"));
+    }
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,
         &place,
@@ -39,6 +50,7 @@ pub fn describe(args: DescribeArgs) -> Result<()> {
     );
     let snapshot = Snapshot::read(&place)?;
     let keys = snapshot.select_keys(&selection, &place)?;
+    let subscriptions = super::bmc_event_subscriptions::read(&snapshot)?;
     let mut text = String::new();
     for (i, key) in keys.iter().enumerate() {
         // kubectl separates described objects with a blank line.
@@ -47,6 +59,10 @@ pub fn describe(args: DescribeArgs) -> Result<()> {
         }
         let rec = snapshot.record(key).expect("a selected host");
         text.push_str(&render(rec, &snapshot.events(key)?));
+        let mine: Vec<_> = super::bmc_event_subscriptions::of_host(&subscriptions, key).collect();
+        if !mine.is_empty() {
+            text.push_str(&super::bmc_event_subscriptions::host_section(&mine));
+        }
     }
     output::write_stdout(&text)
 }

@@ -103,6 +103,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
             .join(", "),
     };
     let source = Snapshot::read(&place)?;
+    let subscriptions = super::bmc_event_subscriptions::read(&source)?;
     let all = source.records();
     let selected: Vec<&HostRecord> = source
         .select(&selection, &place)?
@@ -162,6 +163,13 @@ pub fn export(args: ExportArgs) -> Result<()> {
         if let Some(d) = &r.data_image {
             docs.push(clean_object(&to_value(d)?, &key, false));
         }
+        docs.extend(super::bmc_event_subscriptions::export_docs(
+            &subscriptions,
+            &key,
+            &|sk| source.secret(sk),
+            &mut secrets_done,
+            &mut warnings,
+        )?);
         let mut hv = to_value(&host)?;
         hv["metadata"] = clean_metadata(&hv["metadata"], &key, false);
         if let Some(o) = hv.as_object_mut() {

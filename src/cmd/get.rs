@@ -87,6 +87,11 @@ pub enum GetFormat {
 }
 
 pub fn get(args: GetArgs) -> Result<()> {
+    if let Some((first, names)) = args.hosts.split_first()
+        && super::bmc_event_subscriptions::is_resource(first)
+    {
+        return super::bmc_event_subscriptions::get(&args, names);
+    }
     if let Some((kind, names)) = args.hosts.split_first()
         && super::data_image::is_kind(kind)
     {

@@ -1,6 +1,7 @@
 //! The command line: one module per subcommand, one error type, one exit code.
 
 mod apply;
+mod bmc_event_subscriptions;
 mod config;
 mod data_image;
 mod describe;

@@ -13,6 +13,7 @@ pub mod backoff;
 mod conditions;
 mod credentials;
 mod data_image;
+pub mod event_subscription;
 mod firmware;
 mod handlers;
 mod image_pull_secret;

@@ -148,3 +148,85 @@ fn api_calls_are_read_from_the_provisioner_at_each_scrape() {
         "{text}"
     );
 }
+
+/// `watch --metrics` wraps its source: the subscriptions must still be seen and their status
+/// written through it (the trait's defaults would answer none and write nothing).
+#[test]
+fn the_timed_source_passes_subscriptions_through() {
+    use crate::persist::files::file_source::FileSource;
+    use crate::persist::files::inventory::{LoadMode, load_with};
+    use crate::persist::{HostSource, LoadOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hosts.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: host-0\nspec:\n  online: true\n---\napiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription\nmetadata:\n  name: sub\nspec:\n  hostName: host-0\n  destination: https://events.example/\n",
+    )
+    .unwrap();
+    let paths = vec![path.clone()];
+    let inv = load_with(&paths, LoadMode::Write, &LoadOptions::default()).unwrap();
+    let timed = super::TimedSource {
+        inner: std::sync::Arc::new(FileSource::new(inv, &paths, &LoadOptions::default())),
+        metrics: std::sync::Arc::new(Metrics::new()),
+    };
+    let subs = timed.event_subscriptions().unwrap();
+    assert_eq!(subs.len(), 1);
+    assert_eq!(subs[0].metadata.name, "sub");
+    let status = bmh_api::BmcEventSubscriptionStatus {
+        subscription_id: "id-1".into(),
+        ..Default::default()
+    };
+    assert!(
+        timed
+            .write_event_subscription_status(&ObjectKey::new("default", "sub"), &status)
+            .unwrap()
+    );
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        written.ends_with("status:\n  subscriptionID: id-1\n"),
+        "{written}"
+    );
+}
+
+/// The subscription controller's calls go through the same timed provisioner as the hosts'.
+#[test]
+fn subscription_calls_are_timed_and_reach_the_provisioner() {
+    use bmhctl_plugin_sdk::{HostData, ProvisionerFactory};
+    let fixture = crate::provisioners::fixture::Fixture::new();
+    let metrics = std::sync::Arc::new(Metrics::new());
+    let factory = super::ObservedFactory {
+        inner: std::sync::Arc::new(fixture.clone()),
+        metrics: metrics.clone(),
+    };
+    let host = HostData {
+        key: ObjectKey::new("default", "host-0"),
+        ..HostData::default()
+    };
+    let mut p = factory
+        .new_provisioner(host, std::sync::Arc::new(|_| {}))
+        .unwrap();
+    let mut sub = bmh_api::BmcEventSubscription::default();
+    sub.metadata.name = "sub".into();
+    sub.spec.destination = "https://events.example/".into();
+    let id = p.create_bmc_event_subscription(&sub, &[]).unwrap();
+    assert_eq!(id.as_deref(), Some("fixture-default-sub"));
+    sub.status = Some(bmh_api::BmcEventSubscriptionStatus {
+        subscription_id: id.unwrap(),
+        ..Default::default()
+    });
+    assert!(p.delete_bmc_event_subscription(&sub).unwrap());
+    assert!(
+        fixture
+            .subscriptions()
+            .of(&ObjectKey::new("default", "host-0"))
+            .is_empty()
+    );
+    let text = metrics.encode();
+    for call in [
+        "create_bmc_event_subscription",
+        "delete_bmc_event_subscription",
+    ] {
+        let want = format!(r#"bmhctl_provisioner_call_duration_seconds_count{{call="{call}"}} 1"#);
+        assert!(text.contains(&want), "{want} not in:\n{text}");
+    }
+}

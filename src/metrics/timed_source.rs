@@ -58,4 +58,18 @@ impl HostSource for TimedSource {
     fn changes(&self) -> Result<Vec<SourceChange>> {
         self.inner.changes()
     }
+
+    // Forwarded although defaulted: the defaults would hide the source's subscriptions from
+    // `watch` whenever metrics are served.
+    fn event_subscriptions(&self) -> Result<Vec<bmh_api::BmcEventSubscription>> {
+        self.inner.event_subscriptions()
+    }
+
+    fn write_event_subscription_status(
+        &self,
+        key: &ObjectKey,
+        status: &bmh_api::BmcEventSubscriptionStatus,
+    ) -> Result<bool> {
+        self.inner.write_event_subscription_status(key, status)
+    }
 }

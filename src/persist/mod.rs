@@ -65,6 +65,22 @@ pub trait HostSource: Send + Sync {
     /// What changed since the last call (the first reports every host it watches). Its own
     /// writes are not changes.
     fn changes(&self) -> Result<Vec<SourceChange>>;
+
+    /// The BMCEventSubscriptions where the hosts live, as last read (files are read again by
+    /// [`HostSource::changes`]); none by default.
+    fn event_subscriptions(&self) -> Result<Vec<bmh_api::BmcEventSubscription>> {
+        Ok(Vec::new())
+    }
+
+    /// Writes a subscription's status at once; `Ok(false)` when the subscription is gone.
+    fn write_event_subscription_status(
+        &self,
+        key: &ObjectKey,
+        status: &bmh_api::BmcEventSubscriptionStatus,
+    ) -> Result<bool> {
+        let _ = (key, status);
+        Ok(false)
+    }
 }
 
 /// Tunes glibc's malloc, once per process, before hosts are loaded. Setting a trim threshold

@@ -247,6 +247,38 @@ impl Provisioner for Recording {
         self.inner.remove_bmc_event_subscription(subscription)
     }
 
+    // Forwarded (not left to the defaults, "not supported") so that the simulation answers as
+    // the fixture does; a plan runs no subscription controller today.
+    fn create_bmc_event_subscription(
+        &mut self,
+        subscription: &bmh_api::BmcEventSubscription,
+        http_headers: &[BTreeMap<String, String>],
+    ) -> Result<Option<String>, ProvisionerError> {
+        let id = self
+            .inner
+            .create_bmc_event_subscription(subscription, http_headers)?;
+        self.note(Step::plain(
+            "createBMCEventSubscription",
+            format!("subscribe {} to BMC events", subscription.spec.destination),
+        ));
+        Ok(id)
+    }
+
+    fn delete_bmc_event_subscription(
+        &mut self,
+        subscription: &bmh_api::BmcEventSubscription,
+    ) -> Result<bool, ProvisionerError> {
+        let removed = self.inner.delete_bmc_event_subscription(subscription)?;
+        self.note(Step::plain(
+            "deleteBMCEventSubscription",
+            format!(
+                "remove the BMC event subscription of {}",
+                subscription.spec.destination
+            ),
+        ));
+        Ok(removed)
+    }
+
     fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
         self.inner.get_data_image_status()
     }

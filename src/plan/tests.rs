@@ -186,3 +186,47 @@ fn raid_and_firmware_changes_of_an_available_host_are_destructive_prepare_steps(
     );
     assert_eq!(p.steps[0].kind, "prepare");
 }
+
+#[test]
+fn the_recording_provisioner_forwards_and_notes_the_subscription_calls() {
+    use bmhctl_plugin_sdk::{HostData, ProvisionerFactory};
+    let steps = Steps::default();
+    let factory = RecordingFactory {
+        inner: crate::provisioners::fixture::Fixture::new(),
+        steps: steps.clone(),
+    };
+    let host = HostData {
+        key: ObjectKey::new("default", "host-0"),
+        ..HostData::default()
+    };
+    let mut p = factory
+        .new_provisioner(host, std::sync::Arc::new(|_| {}))
+        .unwrap();
+    let mut sub = bmh_api::BmcEventSubscription::default();
+    sub.metadata.name = "sub".into();
+    sub.spec.destination = "https://events.example/".into();
+    let id = p.create_bmc_event_subscription(&sub, &[]).unwrap();
+    assert_eq!(
+        id.as_deref(),
+        Some("fixture-default-sub"),
+        "the fixture's ID"
+    );
+    sub.status = Some(bmh_api::BmcEventSubscriptionStatus {
+        subscription_id: id.unwrap(),
+        ..Default::default()
+    });
+    assert!(p.delete_bmc_event_subscription(&sub).unwrap());
+    let noted: Vec<String> = steps
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| s.text.clone())
+        .collect();
+    assert_eq!(
+        noted,
+        [
+            "subscribe https://events.example/ to BMC events",
+            "remove the BMC event subscription of https://events.example/",
+        ]
+    );
+}

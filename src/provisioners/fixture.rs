@@ -40,6 +40,7 @@
 //!   `attach_data_image` keeps the URL in the state, `get_data_image_status` reports it and
 //!   `detach_data_image` clears it; the `data-image-error` knob makes all three fail.
 
+use crate::provisioners::fixture_subscriptions::FixtureSubscriptions;
 use bmh_api::{Cpu, CustomDeploy, HardwareDetails, Image, Lldp, Nic, ObjectKey, Storage};
 use bmhctl_plugin_sdk::{
     AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, Event, EventSink,
@@ -464,11 +465,17 @@ pub fn new_host_config_data(
 #[derive(Debug, Clone, Default)]
 pub struct Fixture {
     ready_counters: Arc<Mutex<HashMap<ObjectKey, i64>>>,
+    subscriptions: FixtureSubscriptions,
 }
 
 impl Fixture {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The BMC event subscriptions of every host, as made through this factory's provisioners.
+    pub fn subscriptions(&self) -> &FixtureSubscriptions {
+        &self.subscriptions
     }
 
     /// The remaining `BecomeReadyCounter` of a host this process has seen, if any.
@@ -523,6 +530,7 @@ impl Fixture {
             prov_id: host.provisioner_id,
             events,
             state,
+            subscriptions: self.subscriptions.clone(),
         })
     }
 }
@@ -533,6 +541,7 @@ pub struct FixtureProvisioner {
     prov_id: String,
     events: EventSink,
     state: FixtureState,
+    subscriptions: FixtureSubscriptions,
 }
 
 impl std::fmt::Debug for FixtureProvisioner {
@@ -789,6 +798,24 @@ impl Provisioner for FixtureProvisioner {
         _subscription: &serde_json::Value,
     ) -> Result<OpResult, ProvisionerError> {
         Ok(OpResult::done())
+    }
+
+    fn create_bmc_event_subscription(
+        &mut self,
+        subscription: &bmh_api::BmcEventSubscription,
+        http_headers: &[BTreeMap<String, String>],
+    ) -> Result<Option<String>, ProvisionerError> {
+        self.subscriptions
+            .create(&self.key, subscription, http_headers)
+            .map(Some)
+    }
+
+    fn delete_bmc_event_subscription(
+        &mut self,
+        subscription: &bmh_api::BmcEventSubscription,
+    ) -> Result<bool, ProvisionerError> {
+        self.subscriptions.delete(&self.key, subscription);
+        Ok(true)
     }
 
     fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
@@ -1696,6 +1723,42 @@ mod tests {
         let (mut q, _) = prov(&f, host(None));
         assert_eq!(q.get_health(), "");
         assert!(!q.has_power_failure());
+    }
+
+    #[test]
+    fn subscriptions_are_kept_per_host_until_deleted() {
+        let f = Fixture::new();
+        let (mut p, _) = prov(&f, host(None));
+        let mut sub = bmh_api::BmcEventSubscription::default();
+        sub.metadata.name = "sub".into();
+        sub.spec.destination = "https://x/".into();
+        let headers = [BTreeMap::from([(
+            "X-Auth".to_string(),
+            "s3cret".to_string(),
+        )])];
+        let id = p.create_bmc_event_subscription(&sub, &headers).unwrap();
+        assert_eq!(id.as_deref(), Some("fixture-default-sub"));
+        let held = f.subscriptions().of(&ObjectKey::new("default", "host-0"));
+        assert_eq!(held["fixture-default-sub"].header_names, vec!["X-Auth"]);
+        assert_eq!(held["fixture-default-sub"].destination, "https://x/");
+        sub.status = Some(bmh_api::BmcEventSubscriptionStatus {
+            subscription_id: id.unwrap(),
+            ..Default::default()
+        });
+        assert!(p.delete_bmc_event_subscription(&sub).unwrap());
+        assert!(
+            f.subscriptions()
+                .of(&ObjectKey::new("default", "host-0"))
+                .is_empty()
+        );
+        sub.metadata.annotations.insert(
+            crate::provisioners::fixture_subscriptions::ANNOTATION_SUBSCRIPTION_ERROR.into(),
+            "BMC said no".into(),
+        );
+        assert_eq!(
+            p.create_bmc_event_subscription(&sub, &headers),
+            Err(ProvisionerError::Other("BMC said no".into()))
+        );
     }
 
     #[test]

@@ -14,9 +14,9 @@ use bmhctl_plugin_sdk::abi::{
     ProvisionerCall, RemoteProvisioner, Request, Response, STATUS_ERROR, STATUS_OK,
 };
 use bmhctl_plugin_sdk::{
-    ABI_VERSION, DATA_IMAGE_SINCE_MINOR, DUE_HOSTS_SINCE_MINOR, DueHosts, EventSink, HostData,
-    PROBE_SINCE_MINOR, ProbeReport, Provisioner, ProvisionerError, ProvisionerFactory, SDK_VERSION,
-    WaitingHost,
+    ABI_VERSION, BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR, DATA_IMAGE_SINCE_MINOR,
+    DUE_HOSTS_SINCE_MINOR, DueHosts, EventSink, HostData, PROBE_SINCE_MINOR, ProbeReport,
+    Provisioner, ProvisionerError, ProvisionerFactory, SDK_VERSION, WaitingHost,
 };
 use bmhctl_plugin_sdk::{API_CALLS_SINCE_MINOR, ApiCallCount};
 use serde::de::DeserializeOwned;
@@ -122,6 +122,8 @@ impl LoadedPlugin {
                     .is_some_and(|(_, minor)| minor >= DUE_HOSTS_SINCE_MINOR),
                 answers_probe: abi::parse_major_minor(&self.sdk_version)
                     .is_some_and(|(_, minor)| minor >= PROBE_SINCE_MINOR),
+                answers_subscriptions: abi::parse_major_minor(&self.sdk_version)
+                    .is_some_and(|(_, minor)| minor >= BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR),
                 answers_data_images: abi::parse_major_minor(&self.sdk_version)
                     .is_some_and(|(_, minor)| minor >= DATA_IMAGE_SINCE_MINOR),
                 answers_api_calls: abi::parse_major_minor(&self.sdk_version)
@@ -450,6 +452,9 @@ struct Shared {
     answers_due_hosts: bool,
     /// Built with an SDK that knows `probe`: older plugins are never asked.
     answers_probe: bool,
+    /// Built with an SDK that knows the BMC event subscription calls: older plugins are never
+    /// asked.
+    answers_subscriptions: bool,
     /// Built with an SDK whose data image calls are meant: older plugins' defaults answered
     /// "not attached" and "done" without doing anything, so they are never asked.
     answers_data_images: bool,
@@ -617,6 +622,21 @@ impl Drop for PluginCalls {
 
 impl CallTransport for PluginCalls {
     fn call<T: DeserializeOwned>(&self, call: ProvisionerCall) -> Result<T, ProvisionerError> {
+        if !self.shared.answers_subscriptions
+            && matches!(
+                call,
+                ProvisionerCall::CreateBmcEventSubscription { .. }
+                    | ProvisionerCall::DeleteBmcEventSubscription { .. }
+            )
+        {
+            // An older plugin does not know the call: its answer is "not supported" (`None`
+            // for a create, `false` for a delete), both JSON's null-ish defaults.
+            let not_supported = match call {
+                ProvisionerCall::CreateBmcEventSubscription { .. } => serde_json::Value::Null,
+                _ => serde_json::Value::Bool(false),
+            };
+            return serde_json::from_value(not_supported).map_err(ProvisionerError::other);
+        }
         if !self.shared.answers_data_images
             && matches!(
                 call,
@@ -783,6 +803,34 @@ mod tests {
         let answer = calls_of(&new).call::<bool>(ProvisionerCall::DetachDataImage);
         assert!(answer.is_err_and(|e| e != bmhctl_plugin_sdk::data_images_not_supported()));
         assert_eq!(CALLS.load(Ordering::SeqCst), 5);
+    }
+
+    #[test]
+    fn plugins_older_than_sdk_0_4_are_never_asked_about_subscriptions() {
+        static SDK_0_3: PluginDeclaration = counting(c"0.3.0");
+        let path = Path::new("/p/demo-provisioner.so");
+        let old = check_declaration(path, &SDK_0_3, None).unwrap();
+        let factory = old.new_factory(PluginConfig::default()).unwrap();
+        // A provisioner handle as `new_provisioner` would make it (this plugin refuses that).
+        let calls = PluginCalls {
+            shared: factory.shared.clone(),
+            id: 1,
+        };
+        let before = CALLS.load(Ordering::SeqCst);
+        let sub = bmh_api::BmcEventSubscription::default();
+        let created: Option<String> = calls
+            .call(ProvisionerCall::CreateBmcEventSubscription {
+                subscription: sub.clone(),
+                http_headers: Vec::new(),
+            })
+            .unwrap();
+        assert_eq!(created, None, "not supported");
+        let deleted: bool = calls
+            .call(ProvisionerCall::DeleteBmcEventSubscription { subscription: sub })
+            .unwrap();
+        assert!(!deleted, "not supported");
+        assert_eq!(CALLS.load(Ordering::SeqCst), before, "the plugin was asked");
+        std::mem::forget(calls);
     }
 
     unsafe extern "C" fn append(out: *mut c_void, data: *const u8, len: usize) {

@@ -2,6 +2,7 @@
 //! `$PROVISIONER_PLUGIN_DIR/<name>-provisioner.so`.
 
 pub mod fixture;
+pub mod fixture_subscriptions;
 pub mod loader;
 pub mod trust;
 

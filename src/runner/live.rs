@@ -81,6 +81,9 @@ pub async fn control(
 ) -> Result<()> {
     let (tx, rx) = mpsc::unbounded_channel();
     let Watching { only, poll } = watching;
+    let only_subscriptions = only.clone();
+    let wanted_subscriptions: Arc<dyn Fn(&ObjectKey) -> bool + Send + Sync> =
+        Arc::new(move |k| only_subscriptions.as_ref().is_none_or(|o| o.contains(k)));
     let scanner = scan(
         services.source.clone(),
         only,
@@ -89,8 +92,23 @@ pub async fn control(
         tx,
         stop.clone(),
     );
+    // BMO's BMCEventSubscription controller runs beside the hosts' one.
+    let subscriptions = tokio::spawn(super::event_subscriptions::control(
+        services.shared(),
+        config.time_scale,
+        poll,
+        wanted_subscriptions,
+        stop.clone(),
+    ));
+    let stopped = stop.clone();
     let result = run_live(services, config, rx, observer, stop).await;
     scanner.abort();
+    if *stopped.borrow() {
+        // Told to stop: a reconcile in flight finishes (its status reaches the disk).
+        let _ = subscriptions.await;
+    } else {
+        subscriptions.abort();
+    }
     result
 }
 

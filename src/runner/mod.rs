@@ -4,6 +4,7 @@
 //! group commits.
 
 mod due;
+pub mod event_subscriptions;
 pub mod goal;
 pub mod live;
 mod progress;
@@ -145,6 +146,9 @@ pub async fn run_taking_edits(
         (task, rx)
     });
     let (task, changes) = scanner.unzip();
+    let deadline = std::time::Instant::now() + config.timeout;
+    let time_scale = config.time_scale;
+    let subscriptions = services.shared();
     let mut scheduler = Scheduler::batch(jobs, services, config, progress);
     if let (Some(edits), Some(changes)) = (edits, changes) {
         scheduler.take_edits(edits, changes);
@@ -154,7 +158,22 @@ pub async fn run_taking_edits(
         task.abort();
     }
     result?;
-    Ok(scheduler.results())
+    let results = scheduler.results();
+    // BMO's BMCEventSubscription controller, over the subscriptions of the run's hosts.
+    event_subscriptions::settle(&subscriptions, &results, time_scale, deadline).await?;
+    Ok(results)
+}
+
+impl Services {
+    /// Another handle on the same services.
+    pub fn shared(&self) -> Services {
+        Services {
+            factory: self.factory.clone(),
+            objects: self.objects.clone(),
+            clock: self.clock.clone(),
+            source: self.source.clone(),
+        }
+    }
 }
 
 /// What a pass asks to persist; `None` when it changed nothing that is persisted.

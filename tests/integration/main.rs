@@ -12,6 +12,7 @@ mod data_image;
 mod data_image_lab;
 mod dynamic_completion;
 mod edits_during_run;
+mod event_subscription;
 mod exit_codes;
 mod export;
 mod files_driven;

@@ -110,7 +110,7 @@ fn a_mistyped_kind_and_a_wrong_api_version_are_refused_and_named() {
 #[test]
 fn the_kinds_being_added_are_accepted() {
     let text = format!(
-        "{}---\n{}---\napiVersion: metal3.io/v1alpha1\nkind: DataImage\nmetadata:\n  name: worker-0\nspec:\n  url: http://x/y.iso\n---\napiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription\nmetadata:\n  name: sub\nspec:\n  hostName: worker-0\n",
+        "{}---\n{}---\napiVersion: metal3.io/v1alpha1\nkind: DataImage\nmetadata:\n  name: worker-0\nspec:\n  url: http://x/y.iso\n---\napiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription\nmetadata:\n  name: sub\nspec:\n  hostName: worker-0\n  destination: https://events.example/\n",
         secret("bmc-secret"),
         host("worker-0", "")
     );

@@ -4,6 +4,7 @@
 //! Unknown fields are kept (`extra`) so a read-write round trip loses nothing.
 
 pub mod annotations;
+pub mod bmc_event_subscription;
 pub mod data_image;
 pub mod enums;
 pub mod firmware;
@@ -14,6 +15,7 @@ pub mod predicates;
 pub mod secret;
 mod string_enum;
 
+pub use bmc_event_subscription::*;
 pub use data_image::*;
 pub use enums::*;
 pub use firmware::*;

@@ -275,6 +275,23 @@ impl Provisioner for DemoProvisioner {
         Ok(true)
     }
 
+    /// BMO's demo makes nothing and gives no ID, successfully.
+    fn create_bmc_event_subscription(
+        &mut self,
+        _subscription: &bmh_api::BmcEventSubscription,
+        _http_headers: &[std::collections::BTreeMap<String, String>],
+    ) -> Result<Option<String>, ProvisionerError> {
+        Ok(Some(String::new()))
+    }
+
+    /// BMO's demo removes nothing, successfully.
+    fn delete_bmc_event_subscription(
+        &mut self,
+        _subscription: &bmh_api::BmcEventSubscription,
+    ) -> Result<bool, ProvisionerError> {
+        Ok(true)
+    }
+
     // As BMO's demo: never attached, and attaching or detaching does nothing.
     fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
         Ok(false)

@@ -125,7 +125,8 @@ macro_rules! provisioner_calls {
             fn get_firmware_components(&mut self)
                 -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> { Ok(Vec::new()) }
 
-            /// Subscribes to the BMC's events; nothing to do by default.
+            /// Superseded by `create_bmc_event_subscription` (SDK 0.4), which answers the
+            /// subscription's ID; bmhctl never sends this call.
             AddBmcEventSubscription {
                 subscription: serde_json::Value,
                 http_headers: Vec<std::collections::BTreeMap<String, String>>
@@ -139,12 +140,44 @@ macro_rules! provisioner_calls {
                 Ok(OpResult::done())
             }
 
-            /// Removes a subscription made by `add_bmc_event_subscription`; nothing to do by default.
+            /// Superseded by `delete_bmc_event_subscription` (SDK 0.4); bmhctl never sends this
+            /// call.
             RemoveBmcEventSubscription { subscription: serde_json::Value }
             fn remove_bmc_event_subscription(&mut self, subscription: &serde_json::Value)
                 -> Result<OpResult, ProvisionerError> {
                 let _ = subscription;
                 Ok(OpResult::done())
+            }
+
+            /// Makes the subscription on the host's BMC (BMO's `AddBMCEventSubscriptionForNode`),
+            /// `http_headers` being the header Secret's entries, one per map (their values are
+            /// secrets: never log them). Answers the subscription's ID (empty when the backend
+            /// gives none); `None`, the default, means "not supported". SDK 0.4 on; older
+            /// plugins are never asked.
+            CreateBmcEventSubscription {
+                subscription: bmh_api::BmcEventSubscription,
+                http_headers: Vec<std::collections::BTreeMap<String, String>>
+            }
+            fn create_bmc_event_subscription(
+                &mut self,
+                subscription: &bmh_api::BmcEventSubscription,
+                http_headers: &[std::collections::BTreeMap<String, String>]
+            ) -> Result<Option<String>, ProvisionerError> {
+                let _ = (subscription, http_headers);
+                Ok(None)
+            }
+
+            /// Removes the subscription whose ID is in `subscription.status` from the host's BMC
+            /// (BMO's `RemoveBMCEventSubscriptionForNode`); one already gone counts as removed.
+            /// Answers `true` once removed; `false`, the default, means "not supported". SDK 0.4
+            /// on; older plugins are never asked.
+            DeleteBmcEventSubscription { subscription: bmh_api::BmcEventSubscription }
+            fn delete_bmc_event_subscription(
+                &mut self,
+                subscription: &bmh_api::BmcEventSubscription
+            ) -> Result<bool, ProvisionerError> {
+                let _ = subscription;
+                Ok(false)
             }
 
             /// Whether a data image (a DataImage's virtual media) is attached;

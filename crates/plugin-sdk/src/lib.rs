@@ -73,6 +73,11 @@ pub trait ProvisionerFactory: Send + Sync {
     }
 }
 
+/// The first SDK minor version whose plugins answer `create_bmc_event_subscription` and
+/// `delete_bmc_event_subscription`; older plugins are never asked (their answer is taken as
+/// "not supported").
+pub const BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR: u64 = 4;
+
 /// The first SDK minor version whose plugins answer [`ProvisionerFactory::probe`]; older plugins
 /// are never asked.
 pub const PROBE_SINCE_MINOR: u64 = 3;

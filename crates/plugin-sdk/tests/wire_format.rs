@@ -51,6 +51,16 @@ fn calls() -> Vec<Value> {
         json!({"method": "add_bmc_event_subscription", "subscription": {"destination": "d"},
                "http_headers": [{"k": "v"}]}),
         json!({"method": "remove_bmc_event_subscription", "subscription": {"id": "s"}}),
+        json!({"method": "create_bmc_event_subscription",
+               "subscription": {"apiVersion": "metal3.io/v1alpha1",
+                   "kind": "BMCEventSubscription", "metadata": {"name": "s"},
+                   "spec": {"hostName": "h", "destination": "https://x/"}},
+               "http_headers": [{"k": "v"}]}),
+        json!({"method": "delete_bmc_event_subscription",
+               "subscription": {"apiVersion": "metal3.io/v1alpha1",
+                   "kind": "BMCEventSubscription", "metadata": {"name": "s"},
+                   "spec": {"hostName": "h", "destination": "https://x/"},
+                   "status": {"subscriptionID": "id-1"}}}),
         json!({"method": "get_data_image_status"}),
         json!({"method": "attach_data_image", "url": "http://x/iso"}),
         json!({"method": "detach_data_image"}),
@@ -77,7 +87,7 @@ fn every_call_and_answer_keeps_its_abi_v1_json() {
         );
     }
     let unique: std::collections::BTreeSet<_> = methods.iter().collect();
-    assert_eq!(unique.len(), 24, "every call is pinned once: {methods:?}");
+    assert_eq!(unique.len(), 26, "every call is pinned once: {methods:?}");
 
     // The framing around a call.
     round_trips::<Request>(r#"{"op":"call","id":7,"call":{"method":"delete"}}"#);
@@ -149,6 +159,13 @@ fn answer_of(call: &ProvisionerCall) -> (&'static str, Value) {
         }
         C::RemoveBmcEventSubscription { .. } => {
             pin("remove_bmc_event_subscription", answer::<OpResult>(op))
+        }
+        C::CreateBmcEventSubscription { .. } => pin(
+            "create_bmc_event_subscription",
+            answer::<Option<String>>(json!("id-1")),
+        ),
+        C::DeleteBmcEventSubscription { .. } => {
+            pin("delete_bmc_event_subscription", answer::<bool>(json!(true)))
         }
         C::GetDataImageStatus => pin("get_data_image_status", answer::<bool>(json!(true))),
         C::AttachDataImage { .. } => pin("attach_data_image", answer::<()>(json!(null))),

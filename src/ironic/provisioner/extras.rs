@@ -1,13 +1,11 @@
-//! Firmware reads (3.13), data images, BMC event subscriptions (3.14).
+//! Firmware reads (3.13), data images (3.14).
 
-use super::{IronicProvisioner, Outcome, transient};
+use super::{IronicProvisioner, transient};
 use bmhctl_plugin_sdk::FirmwareSettingsOptions;
 use bmhctl_plugin_sdk::{
-    FirmwareComponentStatus, FirmwareSettings, OpResult, ProvisionerError, SettingSchema,
+    FirmwareComponentStatus, FirmwareSettings, ProvisionerError, SettingSchema,
 };
-use reqwest::Method;
-use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use serde_json::Value;
 
 fn text(v: &Value, key: &str) -> String {
     match v.get(key) {
@@ -131,48 +129,5 @@ impl IronicProvisioner {
         self.wrote_unlisted();
         self.seen(self.client().detach_vmedia(&id))
             .map_err(|e| ProvisionerError::Other(format!("failed to detach data image: {e}")))
-    }
-
-    pub(super) fn do_add_bmc_event_subscription(
-        &mut self,
-        subscription: &Value,
-        http_headers: &[BTreeMap<String, String>],
-    ) -> Outcome {
-        let id = self.require_node_id()?;
-        let spec = subscription.get("spec").unwrap_or(subscription);
-        let body = json!({
-            "Destination": text(spec, "destination"),
-            "Context": text(spec, "context"),
-            "HttpHeaders": http_headers,
-        });
-        match self.seen(self.client().vendor_passthru(
-            &id,
-            "create_subscription",
-            Method::POST,
-            &body,
-        )) {
-            Ok(_) => Ok(OpResult::done()),
-            Err(e) => transient(format!("failed to create subscription: {e}")),
-        }
-    }
-
-    pub(super) fn do_remove_bmc_event_subscription(&mut self, subscription: &Value) -> Outcome {
-        let id = self.require_node_id()?;
-        let sub_id = subscription
-            .pointer("/status/subscriptionID")
-            .or_else(|| subscription.get("id"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let body = json!({ "id": sub_id });
-        match self.seen(self.client().vendor_passthru(
-            &id,
-            "delete_subscription",
-            Method::DELETE,
-            &body,
-        )) {
-            Ok(_) => Ok(OpResult::done()),
-            Err(e) if e.is_not_found() => Ok(OpResult::done()),
-            Err(e) => transient(format!("failed to delete subscription: {e}")),
-        }
     }
 }

@@ -8,6 +8,7 @@
 
 mod capacity;
 mod config;
+mod event_subscription;
 mod extras;
 mod lifecycle;
 mod lock_watch;
@@ -636,16 +637,21 @@ impl Provisioner for IronicProvisioner {
         self.do_get_firmware_components()
     }
 
-    fn add_bmc_event_subscription(
+    fn create_bmc_event_subscription(
         &mut self,
-        subscription: &serde_json::Value,
+        subscription: &bmh_api::BmcEventSubscription,
         http_headers: &[std::collections::BTreeMap<String, String>],
-    ) -> Outcome {
-        self.do_add_bmc_event_subscription(subscription, http_headers)
+    ) -> Result<Option<String>, ProvisionerError> {
+        self.do_create_bmc_event_subscription(subscription, http_headers)
+            .map(Some)
     }
 
-    fn remove_bmc_event_subscription(&mut self, subscription: &serde_json::Value) -> Outcome {
-        self.do_remove_bmc_event_subscription(subscription)
+    fn delete_bmc_event_subscription(
+        &mut self,
+        subscription: &bmh_api::BmcEventSubscription,
+    ) -> Result<bool, ProvisionerError> {
+        self.do_delete_bmc_event_subscription(subscription)
+            .map(|()| true)
     }
 
     fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {

@@ -25,6 +25,7 @@ mod capacity_release;
 mod config_drive;
 mod custom_deploy;
 mod data_image;
+mod event_subscription;
 mod image_checksums;
 mod network_data;
 mod port_listing;
@@ -82,6 +83,8 @@ struct State {
     page_limit: usize,
     /// What `GET /v1/conductors` lists.
     conductors: Vec<Value>,
+    /// The BMC event subscriptions the Redfish vendor passthru made.
+    subscriptions: Vec<Value>,
 }
 
 struct FakeIronic {
@@ -255,6 +258,12 @@ fn handle(st: &mut State, r: &Seen) -> (u16, String) {
                 ("GET", ["inventory"]) => not_found("Inventory"),
                 ("GET", ["bios"]) => (200, json!({"bios": []}).to_string()),
                 ("GET", ["firmware"]) => (200, json!({"firmware": []}).to_string()),
+                ("POST" | "DELETE", ["vendor_passthru"]) => event_subscription::passthru(
+                    &mut st.subscriptions,
+                    method,
+                    query_value(query, "method").as_deref(),
+                    &body,
+                ),
                 // The virtual CD, kept in the node under `_vmedia` (its image URL, or null).
                 ("GET", ["vmedia"]) => {
                     let cd = node.get("_vmedia").cloned().unwrap_or(Value::Null);
@@ -295,6 +304,7 @@ impl FakeIronic {
             validate: json!({"boot": {"result": true}, "deploy": {"result": true}, "power": {"result": true}}),
             page_limit: 1000,
             conductors: Vec::new(),
+            subscriptions: Vec::new(),
         }));
         let st = state.clone();
         let srv = FakeServer::start(move |r| {

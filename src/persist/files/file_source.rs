@@ -16,6 +16,9 @@
 //! loaded again, every host of a changed file is reported changed, the hosts no longer there
 //! gone, and the objects changed.
 
+use super::bmc_event_subscriptions::{
+    SubscriptionDoc, not_in_a_host_file, subscription_docs, write_status,
+};
 use super::host_file::{HostFile, Stamp, status_yaml};
 use super::inventory::{self, HostEntry, Inventory, LoadMode};
 use super::lock::FileLock;
@@ -178,6 +181,8 @@ pub struct FileSource {
     scanned: AtomicBool,
     /// The last problem met loading the files again, logged once.
     last_problem: Mutex<Option<String>>,
+    /// The BMCEventSubscription documents, as last loaded and written since.
+    subscriptions: RwLock<Vec<SubscriptionDoc>>,
 }
 
 impl FileSource {
@@ -213,8 +218,10 @@ impl FileSource {
             files,
             hosts,
             objects,
+            other_documents,
             ..
         } = inv;
+        let subscriptions = RwLock::new(subscription_docs(&other_documents));
         let mut groups: Vec<Group> = files
             .into_iter()
             .map(|file| Group {
@@ -254,6 +261,7 @@ impl FileSource {
             objects: RwLock::new(objects),
             scanned: AtomicBool::new(false),
             last_problem: Mutex::new(None),
+            subscriptions,
         };
         (source, handed)
     }
@@ -310,8 +318,18 @@ impl FileSource {
             )));
         }
         let fresh = loaded(inv.files.remove(0));
+        let subscriptions_now = subscription_docs(&inv.other_documents);
         let before: Vec<ObjectKey> = group.hosts.keys().cloned().collect();
         take_new_text(group, fresh, inv.hosts)?;
+        // The file's subscriptions as it holds them now (an edit may have removed one), taken
+        // only with its new text: their document indexes are that text's.
+        let mut subs = self
+            .subscriptions
+            .write()
+            .expect("file source subscriptions");
+        subs.retain(|d| d.file != path);
+        subs.extend(subscriptions_now);
+        drop(subs);
         group.reread = true;
         for key in before {
             if !group.hosts.contains_key(&key) {
@@ -362,8 +380,13 @@ impl FileSource {
             files,
             hosts,
             objects,
+            other_documents,
             ..
         } = inv;
+        *self
+            .subscriptions
+            .write()
+            .expect("file source subscriptions") = subscription_docs(&other_documents);
         let mut by_file: Vec<Vec<HostEntry>> = files.iter().map(|_| Vec::new()).collect();
         for h in hosts {
             let f = h.file;
@@ -724,6 +747,73 @@ impl HostSource for FileSource {
 
     fn objects(&self) -> Result<ObjectMap> {
         Ok(self.objects.read().expect("file source objects").clone())
+    }
+
+    fn event_subscriptions(&self) -> Result<Vec<bmh_api::BmcEventSubscription>> {
+        Ok(self
+            .subscriptions
+            .read()
+            .expect("file source subscriptions")
+            .iter()
+            .map(|d| d.sub.clone())
+            .collect())
+    }
+
+    fn write_event_subscription_status(
+        &self,
+        key: &ObjectKey,
+        status: &bmh_api::BmcEventSubscriptionStatus,
+    ) -> Result<bool> {
+        let is_it = |d: &SubscriptionDoc| {
+            d.sub.metadata.namespace_or_default() == key.namespace
+                && d.sub.metadata.name == key.name
+        };
+        // Copied out: the subscriptions' lock is never held while a file group's is taken (a
+        // refused commit reads its file again, subscriptions included, under the group's).
+        let found = self
+            .subscriptions
+            .read()
+            .expect("file source subscriptions")
+            .iter()
+            .find(|d| is_it(d))
+            .cloned();
+        let Some(d) = found else {
+            return Ok(false);
+        };
+        let group = self.all_groups().into_iter().find(|g| {
+            let g = g.lock().expect("file group");
+            g.file.as_ref().is_some_and(|f| f.path() == d.file)
+        });
+        let Some(group) = group else {
+            return Err(not_in_a_host_file(&d, key));
+        };
+        let mut g = group.lock().expect("file group");
+        let file = g.file.as_mut().expect("a file group with its file");
+        match write_status(file, d.doc, status) {
+            Ok(()) => {
+                drop(g);
+                let mut subs = self
+                    .subscriptions
+                    .write()
+                    .expect("file source subscriptions");
+                if let Some(d) = subs.iter_mut().find(|d| is_it(d)) {
+                    d.sub.status = Some(status.clone());
+                }
+                Ok(true)
+            }
+            Err(Error::Conflict(why)) => {
+                // The file changed on disk: the status is not written over the edit, and the
+                // file is read again so that the next reconcile sees the subscription as it is.
+                match self.reread(&mut g) {
+                    Ok(()) => Err(Error::Conflict(why)),
+                    Err(again) => Err(Error::Conflict(format!(
+                        "{why}: it cannot be read again: {}",
+                        again.chain()
+                    ))),
+                }
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn changes(&self) -> Result<Vec<SourceChange>> {

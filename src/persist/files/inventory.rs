@@ -306,6 +306,7 @@ fn load_collecting(
     let mut secret_at: HashMap<ObjectKey, Position> = HashMap::new();
     let mut settings_at: HashMap<ObjectKey, Position> = HashMap::new();
     let mut components_at: HashMap<ObjectKey, Position> = HashMap::new();
+    let mut subscription_at: HashMap<ObjectKey, Position> = HashMap::new();
     let mut data_image_at: HashMap<ObjectKey, Position> = HashMap::new();
     // The file (index into `parsed`) of each host.
     let mut host_file: HashMap<ObjectKey, usize> = HashMap::new();
@@ -364,6 +365,41 @@ fn load_collecting(
                 );
             } else {
                 seen.insert(key.clone(), here);
+            }
+        }
+        // Two BMCEventSubscriptions of one name would be one subscription made twice.
+        for item in &pf.items {
+            let Item::Other(o) = item else { continue };
+            if !super::bmc_event_subscriptions::is_subscription(o) || o.name.is_empty() {
+                continue;
+            }
+            let pos = position(
+                yaml,
+                o.doc,
+                &[PathSeg::Key("metadata"), PathSeg::Key("name")],
+            );
+            let here = Position::new(&pf.label, pos.line, pos.column);
+            let key = ObjectKey::new(&o.namespace, &o.name);
+            if mode == LoadMode::Write && !pf.has_hosts() {
+                // Its status could not be written: it would be made again by every run.
+                errors.push(
+                    Diagnostic::new(
+                        "in a file holding no BareMetalHost: bmhctl writes a subscription's \
+                         status only into a file of hosts; move it into one",
+                    )
+                    .at(here.clone())
+                    .object(&o.kind, &key),
+                );
+            }
+            match subscription_at.get(&key) {
+                Some(first) => errors.push(
+                    Diagnostic::new(format!("defined more than once (first at {first})"))
+                        .at(here)
+                        .object(&o.kind, &key),
+                ),
+                None => {
+                    subscription_at.insert(key, here);
+                }
             }
         }
         for item in &pf.items {

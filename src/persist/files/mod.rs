@@ -3,6 +3,7 @@
 
 pub mod admission;
 pub mod annotation_edit;
+mod bmc_event_subscriptions;
 pub mod file_source;
 pub mod host_file;
 pub mod inventory;

@@ -303,6 +303,41 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                 pf.errors.append(&mut problems);
                 pf.items.push(Item::Secret { doc, key, secret });
             }
+            (bmh_api::host::API_VERSION, bmh_api::BMC_EVENT_SUBSCRIPTION_KIND) => {
+                // Typed and checked, then kept as another document (see bmc_event_subscriptions).
+                let kind = bmh_api::BMC_EVENT_SUBSCRIPTION_KIND;
+                if let Some(sub) = typed::<bmh_api::BmcEventSubscription>(
+                    &value,
+                    kind,
+                    &key,
+                    &at,
+                    policy,
+                    &mut pf.errors,
+                    &mut pf.warnings,
+                ) {
+                    pf.errors
+                        .extend(super::bmc_event_subscriptions::admission(&sub, &key, &at));
+                    if mode == LoadMode::Write && !is_block_mapping(text) {
+                        pf.errors.push(
+                            Diagnostic::new(
+                                "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
+                                 bmhctl can only write the status of objects written in block style",
+                            )
+                            .at(at(&[]))
+                            .object(kind, &key),
+                        );
+                    }
+                }
+                pf.items.push(Item::Other(OtherDocument {
+                    file: label.to_path_buf(),
+                    doc,
+                    api_version: api_version.to_string(),
+                    kind: kind.to_string(),
+                    namespace: key.namespace.clone(),
+                    name: name.to_string(),
+                    value: value.clone(),
+                }));
+            }
             _ => pf.items.push(Item::Other(OtherDocument {
                 file: label.to_path_buf(),
                 doc,

@@ -90,7 +90,7 @@ const OBJECT_META_FIELDS: &[&str] = &[
     "managedFields",
 ];
 
-fn meta_extras(meta: &bmh_api::ObjectMeta, out: &mut Vec<Vec<Seg>>) {
+pub(super) fn meta_extras(meta: &bmh_api::ObjectMeta, out: &mut Vec<Vec<Seg>>) {
     for k in meta.extra.keys() {
         if !OBJECT_META_FIELDS.contains(&k.as_str()) {
             out.push(vec![key("metadata"), key(k)]);
@@ -261,6 +261,11 @@ fn siblings(kind: &str, parent: &str) -> &'static [&'static str] {
         ("BareMetalHost", "spec.userData" | "spec.networkData" | "spec.metaData") => {
             &["name", "namespace"]
         }
+        ("BMCEventSubscription", "spec") => {
+            &["hostName", "destination", "context", "httpHeadersRef"]
+        }
+        ("BMCEventSubscription", "spec.httpHeadersRef") => &["name", "namespace"],
+        ("BMCEventSubscription", "status") => &["subscriptionID", "error"],
         ("BareMetalHost", "status") => &[
             "operationalStatus",
             "errorType",

@@ -666,11 +666,17 @@ apiVersion: metal3.io/v1alpha1
 kind: BMCEventSubscription
 metadata:
   name: g
+spec:
+  hostName: host-0
+  destination: https://events.example/
 ---
 apiVersion: metal3.io/v1alpha1
 kind: BMCEventSubscription
 metadata:
-  name: g
+  name: g2
+spec:
+  hostName: host-0
+  destination: https://events.example/
 ";
 
 fn widget_options(namespace: Option<&str>) -> LoadOptions {
@@ -709,7 +715,7 @@ fn extra_kinds_are_kept_as_objects_in_their_namespace() {
     assert_eq!(blue["spec"]["colour"], "blue");
     // The namespace is filled in, as an API server would.
     assert_eq!(blue["metadata"]["namespace"], "default");
-    // BMCEventSubscriptions (duplicated, but not asked for) and the HardwareData stay ignored.
+    // BMCEventSubscriptions (not asked for) and the HardwareData are no plugin's objects.
     assert_eq!(inv.other_documents.len(), 5);
     assert_eq!(
         inv.objects.object(
@@ -1108,6 +1114,55 @@ fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
 
 fn h0_bmc() -> ObjectKey {
     ObjectKey::new("default", "host-0-bmc")
+}
+
+#[test]
+fn a_subscription_status_written_over_an_edit_is_refused_and_the_file_read_again() {
+    use crate::persist::HostSource;
+    use crate::persist::files::file_source::FileSource;
+    let dir = tempfile::tempdir().unwrap();
+    let sub = "---\napiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription\nmetadata:\n  name: sub\nspec:\n  hostName: host-0\n  destination: https://events.example/\n";
+    let p = write(dir.path(), "hosts.yaml", &format!("{HOSTS}{sub}"));
+    let paths = vec![p.clone()];
+    let inv = load_with(&paths, LoadMode::Write, &LoadOptions::default()).unwrap();
+    let source = FileSource::new(inv, &paths, &LoadOptions::default());
+    let key = ObjectKey::new("default", "sub");
+    let status = bmh_api::BmcEventSubscriptionStatus {
+        subscription_id: "id-1".into(),
+        ..Default::default()
+    };
+    assert!(
+        source
+            .write_event_subscription_status(&key, &status)
+            .unwrap()
+    );
+    let written = std::fs::read_to_string(&p).unwrap();
+    assert!(
+        written.ends_with("status:\n  subscriptionID: id-1\n"),
+        "{written}"
+    );
+    assert_eq!(
+        source.event_subscriptions().unwrap()[0].subscription_id(),
+        "id-1"
+    );
+    // The user removes the subscription meanwhile: the write is refused (not made over the
+    // edit), and the source reads the file again, without the subscription.
+    rewrite(&p, HOSTS);
+    let status = bmh_api::BmcEventSubscriptionStatus {
+        error: "failed to create a subscription".into(),
+        ..Default::default()
+    };
+    let err = source
+        .write_event_subscription_status(&key, &status)
+        .unwrap_err();
+    assert!(matches!(err, Error::Conflict(_)), "{err:?}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), HOSTS);
+    assert!(source.event_subscriptions().unwrap().is_empty());
+    assert!(
+        !source
+            .write_event_subscription_status(&key, &status)
+            .unwrap()
+    );
 }
 
 /// `provision`'s source (records handed over): an editor saving a copy read before the run's

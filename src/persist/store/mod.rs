@@ -36,6 +36,7 @@
 //! removes the temporary files of writers killed mid-write (never read: they are dot-files).
 
 pub mod apply_merge;
+pub mod bmc_event_subscriptions;
 pub mod events;
 pub mod hosts;
 pub mod store_source;

@@ -104,6 +104,18 @@ fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<
 }
 
 impl HostSource for StoreSource {
+    fn event_subscriptions(&self) -> Result<Vec<bmh_api::BmcEventSubscription>> {
+        super::bmc_event_subscriptions::list(&self.store)
+    }
+
+    fn write_event_subscription_status(
+        &self,
+        key: &ObjectKey,
+        status: &bmh_api::BmcEventSubscriptionStatus,
+    ) -> Result<bool> {
+        super::bmc_event_subscriptions::write_status(&self.store, key, status)
+    }
+
     fn groups(&self) -> usize {
         self.hosts.read().expect("store source hosts").len()
     }

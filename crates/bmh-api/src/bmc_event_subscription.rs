@@ -1,0 +1,231 @@
+//! `BMCEventSubscription` (metal3.io/v1alpha1): a Redfish event subscription on a host's BMC,
+//! made and removed through the provisioner. Short names `bes` and `bmcevent`, as BMO's CRD.
+
+use crate::host::SecretReference;
+use crate::meta::{Extra, ObjectMeta};
+use serde::{Deserialize, Serialize};
+
+pub const BMC_EVENT_SUBSCRIPTION_KIND: &str = "BMCEventSubscription";
+
+/// Holds a subscription until it is removed from the BMC (BMO's
+/// `BMCEventSubscriptionFinalizer`).
+pub const BMC_EVENT_SUBSCRIPTION_FINALIZER: &str = "bmceventsubscription.metal3.io";
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BmcEventSubscription {
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: BmcEventSubscriptionSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<BmcEventSubscriptionStatus>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BmcEventSubscriptionSpec {
+    /// The BareMetalHost, in the subscription's namespace.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host_name: String,
+    /// The URL the BMC sends its events to.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub destination: String,
+    /// Free text the BMC sends back with every event.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context: String,
+    /// A Secret whose keys and values are HTTP headers sent with every event (values are
+    /// secrets: never printed).
+    #[serde(
+        default,
+        rename = "httpHeadersRef",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub http_headers_ref: Option<SecretReference>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BmcEventSubscriptionStatus {
+    /// The BMC's ID of the subscription, once made.
+    #[serde(
+        default,
+        rename = "subscriptionID",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub subscription_id: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub error: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl BmcEventSubscription {
+    /// The subscription's ID on the BMC; empty until it is made.
+    pub fn subscription_id(&self) -> &str {
+        self.status
+            .as_ref()
+            .map(|s| s.subscription_id.as_str())
+            .unwrap_or_default()
+    }
+
+    /// The last error; empty when none.
+    pub fn error(&self) -> &str {
+        self.status
+            .as_ref()
+            .map(|s| s.error.as_str())
+            .unwrap_or_default()
+    }
+
+    /// BMO's admission checks of a new subscription (its webhook's `validateSubscription`), as
+    /// (field, message) pairs; empty when it is valid.
+    pub fn validate(&self) -> Vec<(&'static str, String)> {
+        let mut errors = Vec::new();
+        let spec = &self.spec;
+        if spec.host_name.is_empty() {
+            errors.push(("spec.hostName", "hostName cannot be empty".to_string()));
+        }
+        if let Some(r) = &spec.http_headers_ref
+            && r.namespace != self.metadata.namespace_or_default()
+        {
+            errors.push((
+                "spec.httpHeadersRef.namespace",
+                "httpHeadersRef secret must be in the same namespace as the BMCEventSubscription"
+                    .to_string(),
+            ));
+        }
+        if spec.destination.is_empty() {
+            errors.push((
+                "spec.destination",
+                "destination cannot be empty".to_string(),
+            ));
+        } else if let Some(problem) = destination_problem(&spec.destination) {
+            errors.push(("spec.destination", problem));
+        }
+        errors
+    }
+}
+
+/// What Go's `url.ParseRequestURI` refuses in a destination, and BMO's rule that a URL with a
+/// host and no path needs a trailing slash. `None` when the destination is acceptable.
+fn destination_problem(destination: &str) -> Option<String> {
+    let invalid = |why: &str| Some(format!("destination is invalid: {why}"));
+    if destination
+        .chars()
+        .any(|c| c.is_ascii_control() || c == ' ')
+    {
+        return invalid("invalid character in URL");
+    }
+    // An absolute URI (`scheme:...`) or an absolute path (`/...`).
+    let rest = match destination.split_once(':') {
+        Some((scheme, rest))
+            if !scheme.is_empty()
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
+        {
+            rest
+        }
+        _ if destination.starts_with('/') => destination,
+        _ => return invalid(&format!("parse {destination:?}: invalid URI for request")),
+    };
+    let path = match rest.strip_prefix("//") {
+        Some(authority_and_path) => {
+            let path_at = authority_and_path
+                .find(['/', '?', '#'])
+                .unwrap_or(authority_and_path.len());
+            let path = &authority_and_path[path_at..];
+            path.split(['?', '#']).next().unwrap_or_default()
+        }
+        None => rest.split('?').next().unwrap_or_default(),
+    };
+    if path.is_empty() {
+        return Some("hostname-only destination must have a trailing slash".to_string());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sub(host: &str, destination: &str) -> BmcEventSubscription {
+        BmcEventSubscription {
+            metadata: ObjectMeta {
+                name: "sub".into(),
+                namespace: "ns".into(),
+                ..Default::default()
+            },
+            spec: BmcEventSubscriptionSpec {
+                host_name: host.into(),
+                destination: destination.into(),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn bmo_webhook_rules() {
+        assert!(
+            sub("h", "https://events.example.com/hook")
+                .validate()
+                .is_empty()
+        );
+        assert!(sub("h", "http://10.0.0.1:8080/").validate().is_empty());
+        let fields = |s: &BmcEventSubscription| -> Vec<(&str, String)> { s.validate() };
+        assert_eq!(
+            fields(&sub("", "https://x/")),
+            vec![("spec.hostName", "hostName cannot be empty".to_string())]
+        );
+        assert_eq!(
+            fields(&sub("h", "")),
+            vec![(
+                "spec.destination",
+                "destination cannot be empty".to_string()
+            )]
+        );
+        assert_eq!(
+            fields(&sub("h", "https://events.example.com")),
+            vec![(
+                "spec.destination",
+                "hostname-only destination must have a trailing slash".to_string()
+            )]
+        );
+        assert_eq!(fields(&sub("h", "not a url")).len(), 1);
+        assert_eq!(fields(&sub("h", "events.example.com/x")).len(), 1);
+        let mut other_ns = sub("h", "https://x/");
+        other_ns.spec.http_headers_ref = Some(SecretReference {
+            name: "headers".into(),
+            namespace: "elsewhere".into(),
+        });
+        assert_eq!(other_ns.validate()[0].0, "spec.httpHeadersRef.namespace");
+    }
+
+    #[test]
+    fn status_round_trips_with_bmo_field_names() {
+        let json = serde_json::json!({
+            "apiVersion": "metal3.io/v1alpha1",
+            "kind": "BMCEventSubscription",
+            "metadata": {"name": "sub"},
+            "spec": {"hostName": "h", "destination": "https://x/", "context": "c",
+                     "httpHeadersRef": {"name": "hdr", "namespace": "default"}},
+            "status": {"subscriptionID": "abc", "error": "boom"}
+        });
+        let s: BmcEventSubscription = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(s.subscription_id(), "abc");
+        assert_eq!(s.error(), "boom");
+        assert_eq!(s.spec.http_headers_ref.as_ref().unwrap().name, "hdr");
+        assert!(s.extra.is_empty() && s.spec.extra.is_empty());
+        assert_eq!(serde_json::to_value(&s).unwrap(), json);
+    }
+}

@@ -1,0 +1,72 @@
+//! BMC event subscriptions through Ironic's Redfish vendor passthru (3.14), as BMO's
+//! `AddBMCEventSubscriptionForNode` and `RemoveBMCEventSubscriptionForNode` make them:
+//! `create_subscription` with Redfish's capitalised keys, answering the new subscription's
+//! `Id`; `delete_subscription` with `{"id": ...}`.
+
+use super::IronicProvisioner;
+use bmh_api::BmcEventSubscription;
+use bmhctl_plugin_sdk::ProvisionerError;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+impl IronicProvisioner {
+    fn subscription_node(&self) -> Result<String, ProvisionerError> {
+        if self.node_id.is_empty() {
+            Err(ProvisionerError::NeedsRegistration)
+        } else {
+            Ok(self.node_id.clone())
+        }
+    }
+
+    /// Makes the subscription; answers its ID. The header values travel in the request body
+    /// only (Ironic keeps them in its BMC's subscription; none is logged here).
+    pub(super) fn do_create_bmc_event_subscription(
+        &mut self,
+        subscription: &BmcEventSubscription,
+        http_headers: &[BTreeMap<String, String>],
+    ) -> Result<String, ProvisionerError> {
+        let node = self.subscription_node()?;
+        let body = json!({
+            "Destination": subscription.spec.destination,
+            "Context": subscription.spec.context,
+            "HttpHeaders": http_headers,
+        });
+        self.wrote_unlisted();
+        let answer = self
+            .seen(
+                self.client()
+                    .vendor_passthru(&node, "create_subscription", Method::POST, &body),
+            )
+            .map_err(|e| ProvisionerError::Other(format!("failed to create subscription: {e}")))?;
+        match answer.get("Id").and_then(Value::as_str) {
+            Some(id) => Ok(id.to_string()),
+            None => Err(ProvisionerError::Other(
+                "failed to create subscription: Ironic's answer has no Id".into(),
+            )),
+        }
+    }
+
+    /// Removes the subscription of `status.subscriptionID`; one the BMC no longer has (404)
+    /// counts as removed.
+    pub(super) fn do_delete_bmc_event_subscription(
+        &mut self,
+        subscription: &BmcEventSubscription,
+    ) -> Result<(), ProvisionerError> {
+        let node = self.subscription_node()?;
+        let body = json!({ "id": subscription.subscription_id() });
+        self.wrote_unlisted();
+        match self.seen(self.client().vendor_passthru(
+            &node,
+            "delete_subscription",
+            Method::DELETE,
+            &body,
+        )) {
+            Ok(_) => Ok(()),
+            Err(e) if e.is_not_found() => Ok(()),
+            Err(e) => Err(ProvisionerError::Other(format!(
+                "failed to remove subscription: {e}"
+            ))),
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! BMCEventSubscriptions in the store (`bmceventsubscriptions/<namespace>/<name>.yaml`, put
+//! there by `apply`): read by their controller, which owns their `status` as BMO's does and
+//! writes it under the object's lock, whatever the rest of the object has become.
+
+use super::Store;
+use crate::diagnostic::Diagnostic;
+use crate::error::{Error, Result};
+use crate::objects::TypedKey;
+use bmh_api::{
+    API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, BmcEventSubscriptionStatus,
+    ObjectKey,
+};
+use serde_json::Value;
+
+/// The store key of a subscription.
+pub fn subscription_key(key: &ObjectKey) -> TypedKey {
+    TypedKey::new(API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, key.clone())
+}
+
+/// Every subscription of the store, typed, sorted by namespace and name.
+pub fn list(store: &Store) -> Result<Vec<BmcEventSubscription>> {
+    store
+        .list(API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND)?
+        .into_iter()
+        .map(|s| decode(&s.value))
+        .collect()
+}
+
+fn decode(value: &Value) -> Result<BmcEventSubscription> {
+    let mut sub: BmcEventSubscription = serde_json::from_value(value.clone()).map_err(|e| {
+        Error::invalid(
+            Diagnostic::new(format!("in the store: {e}"))
+                .object(BMC_EVENT_SUBSCRIPTION_KIND, super::object_key(value)),
+        )
+    })?;
+    if sub.metadata.namespace.is_empty() {
+        sub.metadata.namespace = bmh_api::DEFAULT_NAMESPACE.to_string();
+    }
+    Ok(sub)
+}
+
+/// Writes `status` into the stored subscription; `Ok(false)` when it is no longer stored.
+pub fn write_status(
+    store: &Store,
+    key: &ObjectKey,
+    status: &BmcEventSubscriptionStatus,
+) -> Result<bool> {
+    let mut found = false;
+    store.update(&subscription_key(key), |current| {
+        let Some(current) = current else {
+            return Ok(None);
+        };
+        found = true;
+        let mut v = current.clone();
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert(
+                "status".into(),
+                serde_json::to_value(status)
+                    .map_err(|e| Error::internal("cannot encode a status as JSON", e))?,
+            );
+        }
+        Ok(Some(v))
+    })?;
+    Ok(found)
+}

@@ -1,0 +1,663 @@
+//! BMO's BMCEventSubscription controller: a loop of its own beside the hosts' scheduler, as
+//! BMO runs it beside the host controller. Each reconcile is decided by
+//! [`crate::machine::event_subscription::decide`] and carried out here with a provisioner made
+//! for the subscription's host (BMO's `BuildHostDataNoBMC`: no BMC credentials), its status
+//! written back where it lives ([`HostSource::write_event_subscription_status`]).
+//!
+//! * `provision` (and the other batch runs): once the hosts' passes are over, every
+//!   subscription of a host driven in the run is reconciled until it is stable: made, or in
+//!   error (BMO would retry an error later; a batch reports it and ends). [`settle`]
+//! * `watch`: every poll, each subscription that is due (new, changed, or its retry time come)
+//!   is reconciled, and one whose document is gone is removed from its BMC first, as BMO's
+//!   finalizer makes it. [`control`]
+//!
+//! Every outcome worth telling is one line on standard error, naming the subscription; header
+//! values never appear (they are read from their Secret and handed to the provisioner only).
+
+use super::Services;
+use crate::machine::event_subscription::{
+    self as decision, CREATE_FAILED, DELETE_FAILED, Decision, HEADERS_FAILED, HostView,
+    PROVISIONER_NOT_READY_DELAY,
+};
+use crate::objects::ObjectSource;
+use crate::persist::HostSource;
+use crate::record::HostRecord;
+use bmh_api::{BmcEventSubscription, BmcEventSubscriptionStatus, ObjectKey};
+use bmhctl_plugin_sdk::{EventSink, HostData, ProvisionerError, ProvisionerFactory};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What one reconcile of a subscription came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Made now, with this ID (empty when the provisioner gives none).
+    Created(String),
+    /// Made before (`status.subscriptionID` set).
+    Exists,
+    /// Failed: `status.error` says BMO's short text, `cause` why.
+    Failed { cause: String },
+    /// The host is missing (`status.error` says so).
+    HostMissing,
+    /// The host has no provisioner ID yet.
+    WaitingForHost,
+    /// The provisioner is not ready (nothing written).
+    NotReady(String),
+    /// The provisioner does not support subscriptions.
+    NotSupported,
+    /// Removed from the BMC after its document went.
+    Deleted,
+    /// Its document went and there was nothing to remove.
+    Forgotten,
+}
+
+impl Outcome {
+    /// Whether a batch may stop looking at the subscription.
+    fn stable(&self) -> bool {
+        !matches!(self, Outcome::NotReady(_))
+    }
+}
+
+/// One subscription as the loop knows it.
+struct Tracked {
+    /// The subscription as accepted (its spec is not changed afterwards, as BMO's webhook
+    /// refuses spec updates) with its last status.
+    sub: BmcEventSubscription,
+    /// Failed reconciles in a row (the error backoff).
+    failures: u32,
+    /// When to look again; `None`: only when it changes.
+    next: Option<Instant>,
+    /// A refused spec change was reported (once).
+    refused_update: bool,
+}
+
+/// The controller's state, moved onto a blocking thread for each round of reconciles.
+pub struct SubscriptionLoop {
+    factory: Arc<dyn ProvisionerFactory>,
+    objects: Arc<dyn ObjectSource>,
+    source: Arc<dyn HostSource>,
+    time_scale: f64,
+    tracked: HashMap<ObjectKey, Tracked>,
+}
+
+impl SubscriptionLoop {
+    pub fn new(services: &Services, time_scale: f64) -> Self {
+        Self {
+            factory: services.factory.clone(),
+            objects: services.objects.clone(),
+            source: services.source.clone(),
+            time_scale,
+            tracked: HashMap::new(),
+        }
+    }
+
+    fn scaled(&self, d: Duration) -> Duration {
+        d.mul_f64(self.time_scale.max(0.0))
+    }
+
+    /// One round: reconciles every subscription of `subs` that is due and removes the tracked
+    /// ones no longer there. `host` finds a host's record (`None`: missing); `wanted` limits
+    /// which hosts' subscriptions are this controller's. Answers each reconciled subscription's
+    /// outcome.
+    pub fn round(
+        &mut self,
+        subs: Vec<BmcEventSubscription>,
+        host: &dyn Fn(&ObjectKey) -> Option<HostRecord>,
+        wanted: &dyn Fn(&ObjectKey) -> bool,
+        now: Instant,
+    ) -> Vec<(ObjectKey, Outcome)> {
+        let mut out = Vec::new();
+        let mut present = BTreeSet::new();
+        for sub in subs {
+            let key = decision::key(&sub);
+            let host_key = decision::host_key(&sub);
+            if !wanted(&host_key) {
+                continue;
+            }
+            present.insert(key.clone());
+            let due = match self.tracked.get_mut(&key) {
+                None => true,
+                Some(t) => {
+                    let spec_changed = t.sub.spec != sub.spec;
+                    if spec_changed && !t.sub.subscription_id().is_empty() {
+                        if !t.refused_update {
+                            t.refused_update = true;
+                            crate::eprintln_quiet!(
+                                "bmhctl: BMCEventSubscription {key}: spec not changed: \
+                                 subscriptions cannot be updated, please recreate it"
+                            );
+                        }
+                        t.next.is_some_and(|n| n <= now)
+                    } else {
+                        let status_changed = t.sub.status != sub.status;
+                        if spec_changed || status_changed {
+                            t.sub = sub.clone();
+                            t.refused_update = false;
+                        }
+                        spec_changed || status_changed || t.next.is_some_and(|n| n <= now)
+                    }
+                }
+            };
+            if !due {
+                continue;
+            }
+            let tracked = self.tracked.entry(key.clone()).or_insert_with(|| Tracked {
+                sub: sub.clone(),
+                failures: 0,
+                next: None,
+                refused_update: false,
+            });
+            let sub = tracked.sub.clone();
+            let record = host(&host_key);
+            let outcome = self.reconcile(&key, &sub, record.as_ref(), false, now);
+            out.push((key, outcome));
+        }
+        let gone: Vec<ObjectKey> = self
+            .tracked
+            .keys()
+            .filter(|k| !present.contains(*k))
+            .cloned()
+            .collect();
+        for key in gone {
+            let sub = self.tracked[&key].sub.clone();
+            let record = host(&decision::host_key(&sub));
+            let outcome = self.reconcile(&key, &sub, record.as_ref(), true, now);
+            if matches!(outcome, Outcome::Deleted | Outcome::Forgotten) {
+                self.tracked.remove(&key);
+            }
+            out.push((key, outcome));
+        }
+        out
+    }
+
+    /// The earliest time a tracked subscription wants to be looked at again.
+    pub fn next_due(&self) -> Option<Instant> {
+        self.tracked.values().filter_map(|t| t.next).min()
+    }
+
+    fn reconcile(
+        &mut self,
+        key: &ObjectKey,
+        sub: &BmcEventSubscription,
+        record: Option<&HostRecord>,
+        deleting: bool,
+        now: Instant,
+    ) -> Outcome {
+        let view = record.map(|r| HostView {
+            provisioner_id: r.status().provisioning.id.clone(),
+        });
+        let decided = decision::decide(sub, view.as_ref(), deleting);
+        let (outcome, next) = match decided {
+            Decision::Done => (Outcome::Exists, None),
+            Decision::HostMissing { error, retry_after } => {
+                self.write_status(key, sub, "", &error);
+                (Outcome::HostMissing, Some(self.scaled(retry_after)))
+            }
+            Decision::WaitForHost { retry_after } => {
+                (Outcome::WaitingForHost, Some(self.scaled(retry_after)))
+            }
+            Decision::Forget { warning } => {
+                if let Some(w) = warning {
+                    crate::eprintln_quiet!("bmhctl: BMCEventSubscription {key}: {w}");
+                }
+                (Outcome::Forgotten, None)
+            }
+            Decision::Create | Decision::Delete => {
+                let record = record.expect("a decision to call the provisioner has a host");
+                match self.call(sub, record, deleting) {
+                    Ok(o) => o,
+                    Err(Called::NotReady(e)) => (
+                        Outcome::NotReady(e),
+                        Some(self.scaled(PROVISIONER_NOT_READY_DELAY)),
+                    ),
+                    Err(Called::Failed {
+                        status_error,
+                        cause,
+                    }) => {
+                        self.write_status(key, sub, sub.subscription_id(), status_error);
+                        let failures = self.tracked.get(key).map_or(1, |t| t.failures + 1);
+                        if let Some(t) = self.tracked.get_mut(key) {
+                            t.failures = failures;
+                        }
+                        let delay = self.scaled(decision::error_backoff(failures));
+                        (Outcome::Failed { cause }, Some(delay))
+                    }
+                }
+            }
+        };
+        if let Some(t) = self.tracked.get_mut(key) {
+            if !matches!(outcome, Outcome::Failed { .. }) {
+                t.failures = 0;
+            }
+            t.next = next.map(|d| now + d);
+        }
+        outcome
+    }
+
+    /// Makes or removes the subscription through a provisioner of its host.
+    fn call(
+        &mut self,
+        sub: &BmcEventSubscription,
+        record: &HostRecord,
+        deleting: bool,
+    ) -> Result<(Outcome, Option<Duration>), Called> {
+        let key = decision::key(sub);
+        let mut headers = Vec::new();
+        if !deleting {
+            headers = decision::http_headers(sub, self.objects.as_ref()).map_err(|cause| {
+                Called::Failed {
+                    status_error: HEADERS_FAILED,
+                    cause,
+                }
+            })?;
+        }
+        let host = &record.host;
+        let data = HostData {
+            key: ObjectKey::new(host.metadata.namespace_or_default(), &host.metadata.name),
+            uid: record.book.uid.clone(),
+            labels: host.metadata.labels.clone(),
+            annotations: host.metadata.annotations.clone(),
+            provisioner_id: record.status().provisioning.id.clone(),
+            provisioner_state: record.book.provisioner_state.clone(),
+            ..HostData::default()
+        };
+        let events: EventSink = Arc::new(|_| {});
+        let failed = |status_error: &'static str| {
+            move |e: ProvisionerError| match e {
+                ProvisionerError::NotReady(m) => Called::NotReady(m),
+                other => Called::Failed {
+                    status_error,
+                    cause: other.to_string(),
+                },
+            }
+        };
+        let what = if deleting {
+            DELETE_FAILED
+        } else {
+            CREATE_FAILED
+        };
+        let mut prov = self
+            .factory
+            .new_provisioner(data, events)
+            .map_err(failed(what))?;
+        if deleting {
+            return match prov
+                .delete_bmc_event_subscription(sub)
+                .map_err(failed(DELETE_FAILED))?
+            {
+                true => Ok((Outcome::Deleted, None)),
+                false => Ok((Outcome::NotSupported, None)),
+            };
+        }
+        match prov
+            .create_bmc_event_subscription(sub, &headers)
+            .map_err(failed(CREATE_FAILED))?
+        {
+            Some(id) => {
+                self.write_status(&key, sub, &id, "");
+                Ok((Outcome::Created(id), None))
+            }
+            None => Ok((Outcome::NotSupported, None)),
+        }
+    }
+
+    /// Writes the status when it differs from the subscription's; the tracked copy follows.
+    fn write_status(&mut self, key: &ObjectKey, sub: &BmcEventSubscription, id: &str, error: &str) {
+        let mut status = sub.status.clone().unwrap_or_default();
+        status.subscription_id = id.to_string();
+        status.error = error.to_string();
+        if sub.status.as_ref() == Some(&status)
+            || (sub.status.is_none() && status == BmcEventSubscriptionStatus::default())
+        {
+            return;
+        }
+        match self.source.write_event_subscription_status(key, &status) {
+            Ok(_) => {
+                if let Some(t) = self.tracked.get_mut(key) {
+                    t.sub.status = Some(status);
+                }
+            }
+            Err(e) => crate::eprintln_quiet!(
+                "bmhctl: BMCEventSubscription {key}: cannot write its status: {}",
+                e.chain()
+            ),
+        }
+    }
+}
+
+/// Why a provisioner call did not happen or failed.
+enum Called {
+    NotReady(String),
+    Failed {
+        status_error: &'static str,
+        cause: String,
+    },
+}
+
+/// The line telling what a reconcile did (`None`: nothing worth telling).
+pub fn describe_outcome(key: &ObjectKey, outcome: &Outcome) -> Option<String> {
+    let what = match outcome {
+        Outcome::Created(id) if id.is_empty() => "subscription created (no ID given)".to_string(),
+        Outcome::Created(id) => format!("subscription {id} created"),
+        Outcome::Exists => return None,
+        Outcome::Failed { cause } => format!("error: {cause}"),
+        Outcome::HostMissing => "error: its BareMetalHost is not there".to_string(),
+        Outcome::WaitingForHost => "waiting for its BareMetalHost to be registered".to_string(),
+        Outcome::NotReady(e) if e.is_empty() => "waiting for the provisioner".to_string(),
+        Outcome::NotReady(e) => format!("waiting for the provisioner: {e}"),
+        Outcome::NotSupported => {
+            "the provisioner does not support BMC event subscriptions".to_string()
+        }
+        Outcome::Deleted => "subscription deleted".to_string(),
+        Outcome::Forgotten => return None,
+    };
+    Some(format!("BMCEventSubscription {key}: {what}"))
+}
+
+fn tell(outcomes: &[(ObjectKey, Outcome)]) {
+    for (key, o) in outcomes {
+        if let Some(line) = describe_outcome(key, o) {
+            crate::eprintln_quiet!("bmhctl: {line}");
+        }
+    }
+}
+
+/// The batch's end: reconciles the subscriptions of the run's hosts (`results`: as they ended;
+/// a deleted one is missing) until each is stable or `deadline` passes. Answers the last
+/// outcome of each.
+pub async fn settle(
+    services: &Services,
+    results: &[super::HostResult],
+    time_scale: f64,
+    deadline: Instant,
+) -> crate::error::Result<Vec<(ObjectKey, Outcome)>> {
+    let source = services.source.clone();
+    let subs = tokio::task::spawn_blocking(move || source.event_subscriptions())
+        .await
+        .expect("reading subscriptions does not panic")?;
+    if subs.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Only the hosts subscriptions name are kept (a run may hold thousands).
+    let named: BTreeSet<ObjectKey> = subs.iter().map(decision::host_key).collect();
+    let hosts: HashMap<ObjectKey, Option<HostRecord>> = results
+        .iter()
+        .filter_map(|r| {
+            let meta = &r.record.host.metadata;
+            let key = ObjectKey::new(meta.namespace_or_default(), &meta.name);
+            named
+                .contains(&key)
+                .then(|| (key, (!r.deleted).then(|| r.record.clone())))
+        })
+        .collect();
+    let subs: Vec<BmcEventSubscription> = subs
+        .into_iter()
+        .filter(|s| hosts.contains_key(&decision::host_key(s)))
+        .collect();
+    if subs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut ctl = SubscriptionLoop::new(services, time_scale);
+    let hosts = Arc::new(hosts);
+    let mut last: HashMap<ObjectKey, Outcome> = HashMap::new();
+    let mut pending = subs;
+    loop {
+        let h = hosts.clone();
+        let (back, outcomes) = tokio::task::spawn_blocking(move || {
+            let outcomes = ctl.round(
+                pending.clone(),
+                &|k| h.get(k).cloned().flatten(),
+                &|_| true,
+                Instant::now(),
+            );
+            (ctl, (pending, outcomes))
+        })
+        .await
+        .expect("a subscription round does not panic");
+        ctl = back;
+        let (subs, outcomes) = outcomes;
+        tell(&outcomes);
+        for (k, o) in outcomes {
+            last.insert(k, o);
+        }
+        let unstable: Vec<BmcEventSubscription> = subs
+            .into_iter()
+            .filter(|s| last.get(&decision::key(s)).is_some_and(|o| !o.stable()))
+            .collect();
+        let next = ctl.next_due();
+        match next {
+            Some(at) if !unstable.is_empty() && at < deadline => {
+                tokio::time::sleep_until(at.into()).await;
+                pending = unstable;
+            }
+            _ => break,
+        }
+    }
+    let mut out: Vec<(ObjectKey, Outcome)> = last.into_iter().collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// The controller under `watch`: every `poll`, and when a retry is due, reconciles the
+/// subscriptions of the hosts `wanted` names, until `stop` turns true.
+pub async fn control(
+    services: Services,
+    time_scale: f64,
+    poll: Duration,
+    wanted: Arc<dyn Fn(&ObjectKey) -> bool + Send + Sync>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    let mut ctl = SubscriptionLoop::new(&services, time_scale);
+    let source = services.source.clone();
+    loop {
+        let src = source.clone();
+        let w = wanted.clone();
+        let (back, outcomes) = tokio::task::spawn_blocking(move || {
+            let outcomes = match src.event_subscriptions() {
+                Ok(subs) => ctl.round(
+                    subs,
+                    &|k| src.load(k).ok().flatten(),
+                    &|k| w(k),
+                    Instant::now(),
+                ),
+                Err(e) => {
+                    tracing::warn!("cannot read the BMCEventSubscriptions: {}", e.chain());
+                    Vec::new()
+                }
+            };
+            (ctl, outcomes)
+        })
+        .await
+        .expect("a subscription round does not panic");
+        ctl = back;
+        tell(&outcomes);
+        let wake = ctl.next_due().map_or(poll, |at| {
+            at.saturating_duration_since(Instant::now()).min(poll)
+        });
+        tokio::select! {
+            _ = tokio::time::sleep(wake) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::SystemClock;
+    use crate::error::Result;
+    use crate::objects::ObjectMap;
+    use crate::persist::{SourceChange, Staged};
+    use crate::provisioners::fixture::Fixture;
+    use crate::provisioners::fixture_subscriptions::ANNOTATION_SUBSCRIPTION_ERROR;
+    use std::sync::Mutex;
+
+    /// Holds the subscriptions' statuses as written; no hosts.
+    #[derive(Default)]
+    struct Statuses(Mutex<Vec<(ObjectKey, BmcEventSubscriptionStatus)>>);
+
+    impl HostSource for Statuses {
+        fn groups(&self) -> usize {
+            0
+        }
+        fn group_of(&self, _: usize) -> usize {
+            0
+        }
+        fn stage(&self, _: usize, _: &Staged) -> Result<u64> {
+            Ok(0)
+        }
+        fn commit(&self, _: usize) -> Result<u64> {
+            Ok(0)
+        }
+        fn record_events(&self, _: usize, _: &[bmhctl_plugin_sdk::Event]) -> Result<()> {
+            Ok(())
+        }
+        fn add_host(&self, _: ObjectKey) -> usize {
+            0
+        }
+        fn load(&self, _: &ObjectKey) -> Result<Option<HostRecord>> {
+            Ok(None)
+        }
+        fn objects(&self) -> Result<ObjectMap> {
+            Ok(ObjectMap::default())
+        }
+        fn changes(&self) -> Result<Vec<SourceChange>> {
+            Ok(Vec::new())
+        }
+        fn write_event_subscription_status(
+            &self,
+            key: &ObjectKey,
+            status: &BmcEventSubscriptionStatus,
+        ) -> Result<bool> {
+            self.0.lock().unwrap().push((key.clone(), status.clone()));
+            Ok(true)
+        }
+    }
+
+    fn setup() -> (SubscriptionLoop, Fixture, Arc<Statuses>) {
+        let fixture = Fixture::new();
+        let source = Arc::new(Statuses::default());
+        let services = Services {
+            factory: Arc::new(fixture.clone()),
+            objects: Arc::new(ObjectMap::default()),
+            clock: Arc::new(SystemClock),
+            source: source.clone(),
+        };
+        (SubscriptionLoop::new(&services, 1.0), fixture, source)
+    }
+
+    fn sub() -> BmcEventSubscription {
+        let mut s = BmcEventSubscription::default();
+        s.metadata.name = "sub".into();
+        s.metadata.namespace = "default".into();
+        s.spec.host_name = "worker-0".into();
+        s.spec.destination = "https://events.example/hook".into();
+        s
+    }
+
+    /// `s` as its source holds it after the statuses written.
+    fn read_back(mut s: BmcEventSubscription, source: &Statuses) -> BmcEventSubscription {
+        s.status = source.0.lock().unwrap().last().map(|(_, st)| st.clone());
+        s
+    }
+
+    fn registered() -> HostRecord {
+        let mut r = HostRecord::default();
+        r.host.metadata.name = "worker-0".into();
+        r.host.metadata.namespace = "default".into();
+        r.host
+            .status
+            .get_or_insert_with(Default::default)
+            .provisioning
+            .id = "node-1".into();
+        r
+    }
+
+    // BMO's Reconcile, then its finalizer: made once, removed when the object goes.
+    #[test]
+    fn a_subscription_is_made_once_and_removed_when_it_goes() {
+        let (mut ctl, fixture, source) = setup();
+        let host = ObjectKey::new("default", "worker-0");
+        let key = ObjectKey::new("default", "sub");
+        let now = Instant::now();
+        let found = |_: &ObjectKey| Some(registered());
+        let out = ctl.round(vec![sub()], &found, &|_| true, now);
+        assert_eq!(
+            out,
+            [(key.clone(), Outcome::Created("fixture-default-sub".into()))]
+        );
+        assert_eq!(fixture.subscriptions().of(&host).len(), 1);
+        let written = source.0.lock().unwrap().clone();
+        assert_eq!(written.len(), 1);
+        assert_eq!(written[0].1.subscription_id, "fixture-default-sub");
+        // Read back with its status: nothing more to do.
+        let mut made = sub();
+        made.status = Some(written[0].1.clone());
+        assert!(ctl.round(vec![made], &found, &|_| true, now).is_empty());
+        assert_eq!(ctl.next_due(), None);
+        // Its document is gone: removed from the BMC, then forgotten.
+        let out = ctl.round(Vec::new(), &found, &|_| true, now);
+        assert_eq!(out, [(key, Outcome::Deleted)]);
+        assert!(fixture.subscriptions().of(&host).is_empty());
+        assert!(ctl.round(Vec::new(), &found, &|_| true, now).is_empty());
+    }
+
+    // BMO's handleError: the status says so; a missing host waits subscriptionRetryDelay, a
+    // refused create controller-runtime's growing backoff.
+    #[test]
+    fn errors_write_bmo_s_status_and_wait_their_delay() {
+        let (mut ctl, _, source) = setup();
+        let now = Instant::now();
+        let out = ctl.round(vec![sub()], &|_| None, &|_| true, now);
+        assert_eq!(out[0].1, Outcome::HostMissing);
+        assert_eq!(
+            source.0.lock().unwrap()[0].1.error,
+            "baremetal host \"worker-0\" not found"
+        );
+        assert_eq!(ctl.next_due(), Some(now + Duration::from_secs(600)));
+        // Not due before then (read back with the status written).
+        assert!(
+            ctl.round(vec![read_back(sub(), &source)], &|_| None, &|_| true, now)
+                .is_empty()
+        );
+
+        let (mut ctl, _, source) = setup();
+        let mut refused = sub();
+        refused
+            .metadata
+            .annotations
+            .insert(ANNOTATION_SUBSCRIPTION_ERROR.into(), "BMC said no".into());
+        let found = |_: &ObjectKey| Some(registered());
+        let mut delays = Vec::new();
+        let mut at = now;
+        for _ in 0..3 {
+            let out = ctl.round(
+                vec![read_back(refused.clone(), &source)],
+                &found,
+                &|_| true,
+                at,
+            );
+            assert_eq!(
+                out[0].1,
+                Outcome::Failed {
+                    cause: "BMC said no".into()
+                }
+            );
+            let next = ctl.next_due().unwrap();
+            delays.push(next - at);
+            at = next;
+        }
+        assert_eq!(
+            delays,
+            [
+                Duration::from_millis(5),
+                Duration::from_millis(10),
+                Duration::from_millis(20)
+            ]
+        );
+        assert_eq!(
+            source.0.lock().unwrap()[0].1.error,
+            "failed to create a subscription"
+        );
+    }
+}
