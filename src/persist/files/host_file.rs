@@ -775,7 +775,9 @@ mod tests {
         half.last_attempted_image = None;
         half.error_count = -1;
         let mut seen = 0;
-        for s in [&bare, &full, &full, &others, &full, &none, &empty, &half, &bare] {
+        for s in [
+            &bare, &full, &full, &others, &full, &none, &empty, &half, &bare,
+        ] {
             let whole = status_yaml(Some(s)).unwrap().unwrap();
             let parts = host_status_yaml(Some(s)).unwrap().unwrap();
             assert_eq!(parts, whole);
