@@ -10,7 +10,10 @@ use crate::diagnostic::{Diagnostic, Position};
 use crate::error::Error;
 use crate::persist::atomic::{write_atomic, write_atomic_if};
 use crate::record::Bookkeeping;
-use bmh_api::ObjectKey;
+use bmh_api::{
+    BareMetalHostStatus, Condition, CredentialsStatus, ErrorType, Extra, HardwareDetails, Image,
+    ObjectKey, OperationHistory, OperationalStatus, ProvisionStatus,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -77,6 +80,232 @@ pub fn status_yaml<T: Serialize>(status: Option<&T>) -> Result<Option<String>, E
                 .map_err(|e| Error::internal("cannot serialize the status as YAML", e))
         })
         .transpose()
+}
+
+/// A host's status as [`HostFile::stage_status_yaml`] takes it: the same text as
+/// [`status_yaml`], rendered field by field so that what does not change from one save to the
+/// next is rendered once and reused while it stays equal. Rendering YAML is the dear part of a
+/// save; the hardware details are the biggest field and do not change once inspected (the
+/// fixture's are the same for every host), a condition changes only on a transition, and hosts
+/// that move together share images, credentials and timestamps. Each thread keeps its recent
+/// renderings of each field, looked up by equality.
+pub fn host_status_yaml(status: Option<&BareMetalHostStatus>) -> Result<Option<String>, Error> {
+    let Some(s) = status else {
+        return Ok(None);
+    };
+    match status_in_parts(s) {
+        Ok(text) => Ok(Some(text)),
+        // (Only a layout of the emitter's not seen in the tests gets here.)
+        Err(_) => status_yaml(Some(s)),
+    }
+}
+
+/// [`host_status_yaml`]'s text. The fields, their order and when each is left out are those of
+/// `BareMetalHostStatus`'s serde attributes.
+fn status_in_parts(s: &BareMetalHostStatus) -> Result<String, Error> {
+    let mut out = String::with_capacity(4096);
+    let head = (
+        &s.operational_status,
+        &s.error_type,
+        &s.last_updated,
+        &s.hardware_profile,
+    );
+    cached(
+        &HEADS,
+        8,
+        &mut out,
+        |k| (&k.0, &k.1, &k.2, &k.3) == head,
+        || {
+            (
+                head.0.clone(),
+                head.1.clone(),
+                head.2.clone(),
+                head.3.clone(),
+            )
+        },
+        |out| {
+            entry(out, "operationalStatus", head.0)?;
+            if !head.1.is_none() {
+                entry(out, "errorType", head.1)?;
+            }
+            if let Some(t) = head.2 {
+                entry(out, "lastUpdated", t)?;
+            }
+            if !head.3.is_empty() {
+                entry(out, "hardwareProfile", head.3)?;
+            }
+            Ok(())
+        },
+    )?;
+    if let Some(h) = &s.hardware {
+        cached(
+            &HARDWARE,
+            2,
+            &mut out,
+            |k| k == h,
+            || h.clone(),
+            |out| entry(out, "hardware", h),
+        )?;
+    }
+    let p = &s.provisioning;
+    cached(
+        &PROVISIONING,
+        8,
+        &mut out,
+        |k| k == p,
+        || p.clone(),
+        |out| entry(out, "provisioning", p),
+    )?;
+    for (cache, name, c) in [
+        (&GOOD_CREDENTIALS, "goodCredentials", &s.good_credentials),
+        (&TRIED_CREDENTIALS, "triedCredentials", &s.tried_credentials),
+    ] {
+        if !c.is_empty() {
+            cached(
+                cache,
+                4,
+                &mut out,
+                |k| k == c,
+                || c.clone(),
+                |out| entry(out, name, c),
+            )?;
+        }
+    }
+    if s.error_message.is_empty() {
+        out.push_str("errorMessage: \"\"\n");
+    } else {
+        entry(&mut out, "errorMessage", &s.error_message)?;
+    }
+    out.push_str(if s.powered_on {
+        "poweredOn: true\n"
+    } else {
+        "poweredOn: false\n"
+    });
+    let h = &s.operation_history;
+    if !h.is_empty() {
+        cached(
+            &HISTORIES,
+            16,
+            &mut out,
+            |k| k == h,
+            || h.clone(),
+            |out| entry(out, "operationHistory", h),
+        )?;
+    }
+    use std::fmt::Write;
+    let _ = write!(
+        out,
+        "errorCount: {}\nprovisioningFailCount: {}\n",
+        s.error_count, s.provisioning_fail_count
+    );
+    if let Some(i) = &s.last_attempted_image {
+        cached(
+            &IMAGES,
+            4,
+            &mut out,
+            |k| k == i,
+            || i.clone(),
+            |out| entry(out, "lastAttemptedImage", i),
+        )?;
+    }
+    if !s.conditions.is_empty() {
+        out.push_str(CONDITIONS_KEY);
+        for c in &s.conditions {
+            cached(
+                &CONDITIONS,
+                CONDITIONS_KEPT,
+                &mut out,
+                |k| k == c,
+                || c.clone(),
+                |out| {
+                    // An item alone: a list of one without its key.
+                    let mut one = String::with_capacity(256);
+                    entry(&mut one, "conditions", &[c])?;
+                    let item = one.strip_prefix(CONDITIONS_KEY).ok_or_else(|| {
+                        Error::internal("a condition's YAML", "not laid out as an item of a list")
+                    })?;
+                    out.push_str(item);
+                    Ok(())
+                },
+            )?;
+        }
+    }
+    if !s.extra.is_empty() {
+        serde_saphyr::to_fmt_writer(&mut out, &StatusExtra { extra: &s.extra })
+            .map_err(|e| Error::internal("cannot serialize the status as YAML", e))?;
+    }
+    Ok(out)
+}
+
+/// How many conditions' renderings a thread keeps: a few hosts' worth (BMO sets five or six
+/// per host).
+const CONDITIONS_KEPT: usize = 48;
+
+/// The line the conditions' items follow.
+const CONDITIONS_KEY: &str = "conditions:\n";
+
+/// A thread's recent renderings of one field: the value and its text.
+type Recent<K> = std::cell::RefCell<std::collections::VecDeque<(K, String)>>;
+
+type Head = (OperationalStatus, ErrorType, Option<String>, String);
+
+thread_local! {
+    static HEADS: Recent<Head> = Recent::default();
+    static HARDWARE: Recent<HardwareDetails> = Recent::default();
+    static PROVISIONING: Recent<ProvisionStatus> = Recent::default();
+    static GOOD_CREDENTIALS: Recent<CredentialsStatus> = Recent::default();
+    static TRIED_CREDENTIALS: Recent<CredentialsStatus> = Recent::default();
+    static HISTORIES: Recent<OperationHistory> = Recent::default();
+    static IMAGES: Recent<Image> = Recent::default();
+    static CONDITIONS: Recent<Condition> = Recent::default();
+}
+
+/// Appends the text kept for the value `matches` finds in `cache`, or renders it with `render`
+/// and keeps it (with `key()`, the oldest of `kept` going).
+fn cached<K: 'static>(
+    cache: &'static std::thread::LocalKey<Recent<K>>,
+    kept: usize,
+    out: &mut String,
+    matches: impl Fn(&K) -> bool,
+    key: impl FnOnce() -> K,
+    render: impl FnOnce(&mut String) -> Result<(), Error>,
+) -> Result<(), Error> {
+    cache.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        if let Some((_, text)) = recent.iter().find(|(k, _)| matches(k)) {
+            out.push_str(text);
+            return Ok(());
+        }
+        let start = out.len();
+        render(out)?;
+        if recent.len() >= kept {
+            recent.pop_front();
+        }
+        recent.push_back((key(), out[start..].to_string()));
+        Ok(())
+    })
+}
+
+/// Appends `name: value` as the emitter renders an entry of the status's mapping (which serde
+/// writes as a map: the status has flattened fields).
+fn entry<T: Serialize + ?Sized>(out: &mut String, name: &str, value: &T) -> Result<(), Error> {
+    struct Entry<'a, T: ?Sized>(&'a str, &'a T);
+    impl<T: Serialize + ?Sized> Serialize for Entry<'_, T> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let mut m = s.serialize_map(None)?;
+            m.serialize_entry(self.0, self.1)?;
+            m.end()
+        }
+    }
+    serde_saphyr::to_fmt_writer(out, &Entry(name, value))
+        .map_err(|e| Error::internal("cannot serialize the status as YAML", e))
+}
+
+#[derive(Serialize)]
+struct StatusExtra<'a> {
+    #[serde(flatten)]
+    extra: &'a Extra,
 }
 
 /// Size, modification time and inode of a file.
@@ -476,5 +705,93 @@ mod tests {
         text.replace_range(100_000..100_001, "b");
         assert!(!file_holds(&path, &[&text]).unwrap());
         assert!(file_holds(&dir.path().join("gone.yaml"), &[]).is_err());
+    }
+
+    /// The status rendered in parts, with the hardware's text reused, is the status rendered
+    /// whole, byte for byte: for every field set or unset, and hardware the same as the last
+    /// rendering's, different from it, and absent.
+    #[test]
+    fn a_host_status_in_parts_is_the_status_rendered_whole() {
+        use super::{host_status_yaml, status_yaml};
+        use crate::provisioners::fixture::canned_hardware_details;
+        use bmh_api::*;
+        let canned = canned_hardware_details();
+        let mut other = canned.clone();
+        other.hostname = "other: host\nwith a line".into();
+        other.nics.truncate(1);
+        let bare = BareMetalHostStatus {
+            hardware: Some(canned.clone()),
+            ..Default::default()
+        };
+        let mut full = bare.clone();
+        full.operational_status = OperationalStatus::Error;
+        full.error_type = ErrorType::ProvisioningError;
+        full.last_updated = Some("2026-12-01T16:00:00Z".into());
+        full.hardware_profile = "unknown".into();
+        full.provisioning.state = ProvisioningState::Provisioned;
+        full.provisioning.id = "0b3a-uuid".into();
+        full.good_credentials.credentials = Some(SecretReference {
+            name: "bmc".into(),
+            namespace: "default".into(),
+        });
+        full.good_credentials.credentials_version = "1".into();
+        full.tried_credentials = full.good_credentials.clone();
+        full.error_message = "failed: \"x\"\nsecond line".into();
+        full.powered_on = true;
+        full.operation_history.provision.start = Some("2026-12-01T16:00:01Z".into());
+        full.error_count = 2;
+        full.provisioning_fail_count = 1;
+        full.last_attempted_image = Some(Image {
+            url: "http://images/os.qcow2".into(),
+            ..Default::default()
+        });
+        full.conditions = vec![Condition {
+            type_: "Ready".into(),
+            status: "True".into(),
+            observed_generation: 3,
+            last_transition_time: "2026-12-01T16:00:02Z".into(),
+            reason: "Provisioned".into(),
+            message: "yes: it is".into(),
+        }];
+        full.conditions.push(Condition {
+            type_: "Healthy".into(),
+            status: "Unknown".into(),
+            reason: "- no".into(),
+            message: "two\nlines: and a trailing one\n".into(),
+            ..Default::default()
+        });
+        full.extra
+            .insert("kept".into(), serde_json::json!({"a": [1, "b"], "c": null}));
+        let mut others = full.clone();
+        others.hardware = Some(other);
+        let mut none = full.clone();
+        none.hardware = None;
+        let mut empty = full.clone();
+        empty.hardware = Some(HardwareDetails::default());
+        let mut half = full.clone();
+        half.good_credentials = Default::default();
+        half.operation_history = Default::default();
+        half.conditions.clear();
+        half.last_attempted_image = None;
+        half.error_count = -1;
+        let mut seen = 0;
+        for s in [
+            &bare, &full, &full, &others, &full, &none, &empty, &half, &bare,
+        ] {
+            let whole = status_yaml(Some(s)).unwrap().unwrap();
+            let parts = host_status_yaml(Some(s)).unwrap().unwrap();
+            assert_eq!(parts, whole);
+            seen += whole.contains("hardware:") as usize;
+        }
+        assert_eq!(seen, 8);
+        // More conditions than a thread keeps the text of: each is rendered as it is.
+        for i in 0..2 * super::CONDITIONS_KEPT {
+            let mut s = full.clone();
+            s.conditions[i % 2].last_transition_time = format!("2026-12-01T16:{:02}:00Z", i % 60);
+            s.conditions[i % 2].observed_generation = i as i64;
+            let whole = status_yaml(Some(&s)).unwrap().unwrap();
+            assert_eq!(host_status_yaml(Some(&s)).unwrap().unwrap(), whole);
+        }
+        assert_eq!(host_status_yaml(None).unwrap(), None);
     }
 }
