@@ -294,19 +294,11 @@ fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()>
                 }
             };
             let mut seen = std::collections::HashSet::new();
-            for (key, rec, mut obj) in now {
+            for (key, rec, obj) in now {
                 seen.insert(key.clone());
-                // A host with no bookkeeping yet (a file never run) is given the time of the
-                // read as its creation time: keep the first one, or every read would change it.
-                if let Some((_, before)) = last.get(&key) {
-                    let created = &before["metadata"]["creationTimestamp"];
-                    if !created.is_null() {
-                        obj["metadata"]["creationTimestamp"] = created.clone();
-                    }
-                }
                 let change = match last.get(&key) {
                     None => Change::Added,
-                    Some((_, before)) if *before == obj => continue,
+                    Some((_, before)) if same_but_created(before, &obj) => continue,
                     Some(_) => Change::Modified,
                 };
                 print(change, &rec, &obj, headers)?;
@@ -329,8 +321,49 @@ fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()>
     })
 }
 
+/// Whether two reads of a host differ in nothing but `metadata.creationTimestamp`: a host with
+/// no bookkeeping yet (a file never run) is given the time of each read as its creation time,
+/// which is no change to print.
+fn same_but_created(before: &Value, now: &Value) -> bool {
+    let without = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.remove("creationTimestamp");
+        }
+        v
+    };
+    before == now || without(before) == without(now)
+}
+
 /// kubectl's watch event (`--output-watch-events`): the change and the host as `get NAME -o
 /// json` prints it (as last seen, for a deletion).
 fn watch_event(change: Change, object: &Value) -> Value {
     serde_json::json!({"type": change.as_str(), "object": object})
+}
+
+#[cfg(test)]
+mod watch_tests {
+    use super::same_but_created;
+    use serde_json::json;
+
+    #[test]
+    fn a_new_creation_time_alone_is_no_change() {
+        let host = |created: &str, online: bool| {
+            json!({"metadata": {"name": "w0", "creationTimestamp": created},
+                   "spec": {"online": online}})
+        };
+        let first = host("2026-12-01T10:00:00Z", true);
+        assert!(same_but_created(
+            &first,
+            &host("2026-12-01T10:00:01Z", true)
+        ));
+        assert!(!same_but_created(
+            &first,
+            &host("2026-12-01T10:00:00Z", false)
+        ));
+        assert!(!same_but_created(
+            &first,
+            &host("2026-12-01T10:00:01Z", false)
+        ));
+    }
 }
