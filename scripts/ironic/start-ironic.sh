@@ -171,20 +171,7 @@ EOF
 fi
 
 # --- image web server ----------------------------------------------------------
-if [[ ! -s $STATE/httpboot/images/fake-boot.iso ]]; then
-  "$PY" - "$STATE/httpboot/images/fake-boot.iso" <<'EOF'
-import io, sys, pycdlib
-iso = pycdlib.PyCdlib()
-iso.new(interchange_level=3, joliet=3, vol_ident="BMHCTL_LAB")
-data = b"stand-in boot image of the bmhctl Ironic lab\n"
-iso.add_fp(io.BytesIO(data), len(data), "/README.;1", joliet_path="/README")
-iso.write(sys.argv[1])
-iso.close()
-EOF
-fi
-setsid "$PY" -m http.server --bind 127.0.0.1 --directory "$STATE/httpboot" "$HTTP_PORT" \
-  >>"$STATE/http.log" 2>&1 </dev/null &
-echo $! >"$STATE/http.pid"
+image_server "$STATE" "$HTTP_PORT"
 
 # --- Ironic --------------------------------------------------------------------
 [[ -z ${NO_IPMI:-} ]] || log "$NO_IPMI"
