@@ -12,14 +12,28 @@ wait is served by one shared node listing (`GET /v1/nodes?fields=...&limit=1000`
 `next`) taken at most once per `--poll` seconds while any node waits: a node never polls on its
 own. No ports, no validation, no lookups by name: what BMO needs beyond this is bmhctl's cost.
 
+`--bmo-calls` adds the calls BMO makes beyond these, with the content bmhctl sends for a
+fake-hardware host, each where bmhctl makes it:
+
+    after manage:   PATCH /v1/nodes/{id} (the registration PATCH: driver_info/deploy_iso from
+                    --deploy-iso, automated_clean true)
+    after inspect:  POST /v1/ports (the boot MAC bmhctl gives a fake-hardware node: 02: and the
+                    last 10 hex digits of its UUID; pxe_enabled true)
+    before deploy:  GET /v1/nodes/{id}/validate (boot and deploy must be valid)
+
+BMO's lookups of the node by name before enrolling are not made: bmhctl answers them from its
+node listing and sends none.
+
     scripts/peer_driver.py --endpoint http://127.0.0.1:6385 --nodes 50 [--concurrency 0|K]
                            [--poll 1.0] [--prefix peer] [--image-source URL]
                            [--image-checksum SUM] [--timeout SECONDS]
+                           [--bmo-calls [--deploy-iso URL]]
 
 Prints one JSON object on stdout: nodes, concurrency, wall (s), ok, failed, errors (the first
 few), listings (full listings made), list_pages, requests (by method), locked_retries,
-connection_retries, and per step the p50/p90/max seconds. Exit code 0 when every node reached active and powered on, 1
-otherwise, 2 on bad arguments.
+connection_retries, and per step the p50/p90/max seconds; with --bmo-calls also
+"bmo_calls": true. Exit code 0 when every node reached active and powered on, 1 otherwise, 2 on
+bad arguments.
 
 Standard library only. Client behaviour: `X-OpenStack-Ironic-API-Version: latest`; one
 keep-alive connection per thread, closed when idle for more than 5 s (Ironic's embedded cheroot
@@ -275,6 +289,31 @@ def settled(node):
     return not node.get("target_provision_state") or state.endswith("failed") or state == "error"
 
 
+def registration_patch(deploy_iso):
+    """The ops of bmhctl's first configure PATCH for a fake-hardware host (BMO's
+    configureNode): the deploy ISO (a fake-hardware BMC takes an ISO, and DEPLOY_ISO_URL is
+    set) and automated cleaning, which bmhctl's node POST leaves unset."""
+    return [
+        {"op": "add", "path": "/driver_info/deploy_iso", "value": deploy_iso},
+        {"op": "add", "path": "/automated_clean", "value": True},
+    ]
+
+
+def boot_mac(uuid):
+    """The MAC bmhctl's canned hardware details give a fake-hardware node without a boot MAC:
+    locally administered (02:) with the last 10 hex digits of the node's UUID."""
+    tail = uuid.replace("-", "").lower()[-10:]
+    return "02:" + ":".join(tail[i:i + 2] for i in range(0, 10, 2))
+
+
+def check_valid(doc):
+    """BMO's validateNode before deploying: the boot and deploy interfaces must be valid."""
+    for iface in ("boot", "deploy"):
+        result = (doc or {}).get(iface) or {}
+        if result.get("result") is False:
+            raise Failed(f"validate: {iface}: {result.get('reason')}")
+
+
 def drive(i, args, lister, stats, steps, deadline):
     """Walk one node from nothing to active and powered on; returns its name."""
     name = f"{args.prefix}-{i}"
@@ -305,11 +344,26 @@ def drive(i, args, lister, stats, steps, deadline):
         def created(status, _doc):  # 409: the first POST created it
             return c.call("GET", f"/v1/nodes/{name}") if status == 409 else None
 
+        def port_created(status, _doc):  # 409: the first POST created the port
+            return {} if status == 409 else None
+
+        def timed(label, send):
+            t0 = time.monotonic()
+            send()
+            steps.add(label, time.monotonic() - t0)
+
         t0 = time.monotonic()
         uuid = c.call("POST", "/v1/nodes", dict(NODE_BODY, name=name), replayed_ok=created)["uuid"]
         steps.add("enroll", time.monotonic() - t0)
         step("manage", provision("manage"), "manageable")
+        if args.bmo_calls:
+            timed("register_patch", lambda: c.call("PATCH", f"/v1/nodes/{uuid}",
+                                                   registration_patch(args.deploy_iso)))
         step("inspect", provision("inspect"), "manageable")
+        if args.bmo_calls:
+            timed("port", lambda: c.call("POST", "/v1/ports", {
+                "node_uuid": uuid, "address": boot_mac(uuid), "pxe_enabled": True,
+            }, replayed_ok=port_created))
         step("provide", provision("provide"), "available")
         t0 = time.monotonic()
         c.call("PATCH", f"/v1/nodes/{uuid}", [
@@ -318,6 +372,8 @@ def drive(i, args, lister, stats, steps, deadline):
              "value": args.image_checksum},
         ])
         steps.add("instance_info", time.monotonic() - t0)
+        if args.bmo_calls:
+            timed("validate", lambda: check_valid(c.call("GET", f"/v1/nodes/{uuid}/validate")))
         step("deploy", provision("active"), "active")
         step("power_on", lambda: c.call("PUT", f"/v1/nodes/{uuid}/states/power",
                                         {"target": "power on"}, replayed_ok=applied),
@@ -360,6 +416,10 @@ def main():
                     default="0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
     ap.add_argument("--timeout", type=float, default=1800.0,
                     help="seconds for the whole run before a waiting node gives up")
+    ap.add_argument("--bmo-calls", action="store_true",
+                    help="also make BMO's registration PATCH, port POST and validate")
+    ap.add_argument("--deploy-iso", default="http://127.0.0.1:6386/images/fake-boot.iso",
+                    help="with --bmo-calls: driver_info/deploy_iso (bmhctl's DEPLOY_ISO_URL)")
     args = ap.parse_args()
     if args.nodes < 1 or args.concurrency < 0 or args.poll <= 0:
         ap.error("--nodes >= 1, --concurrency >= 0 and --poll > 0 please")
@@ -396,6 +456,7 @@ def main():
     wall = time.monotonic() - t_start
     lister.stop()
 
+    extra = {"bmo_calls": True} if args.bmo_calls else {}
     print(json.dumps({
         "nodes": args.nodes,
         "concurrency": args.concurrency or args.nodes,
@@ -410,6 +471,7 @@ def main():
         "locked_retries": stats.locked_retries,
         "connection_retries": stats.connection_retries,
         "steps": steps.summary(),
+        **extra,
     }, indent=2))
     return 0 if not errors and len(done) == args.nodes else 1
 
