@@ -17,8 +17,9 @@ The contenders:
   driver-all   scripts/peer_driver.py --concurrency 0   (every node in flight)
   driver-8     scripts/peer_driver.py --concurrency 8
   driver-bmo   scripts/peer_driver.py --bmo-calls --concurrency 0: the driver plus the calls BMO
-               makes beyond it (registration PATCH, port POST, validate) with bmhctl's content,
-               i.e. BMO's floor (driver-bmo-K: K in flight); not by default
+               makes beyond it (registration PATCH, port POST, validate), its instance PATCH
+               and deploy request with bmhctl's content (config drive included): BMO's floor
+               (driver-bmo-K: K in flight); not by default
   bmhctl       `bmhctl provision --provisioner ironic` at its defaults, on one file of N hosts
                (the binary given by --bin; its plugins staged beside it in plugins/, as
                scripts/stage-plugins.sh does)
@@ -133,10 +134,7 @@ def run_once(args, backend, topology, hosts, contender, workdir, pg_url):
                "--image-source", benchlib.image_url(args.port),
                "--image-checksum", benchlib.IMAGE_CHECKSUM]
         if who.kind == "driver-bmo":
-            # the deploy ISO bmhctl gets from the same lab (its DEPLOY_ISO_URL)
-            if not benv.get("DEPLOY_ISO_URL"):
-                raise RuntimeError(f"{state}/bmhctl.env sets no DEPLOY_ISO_URL for driver-bmo")
-            cmd += ["--bmo-calls", "--deploy-iso", benv["DEPLOY_ISO_URL"]]
+            cmd.append("--bmo-calls")
         hosts_file = None
     else:
         env = benchlib.bmhctl_env(benv, defaults=True)

@@ -15,19 +15,23 @@ own. No ports, no validation, no lookups by name: what BMO needs beyond this is 
 `--bmo-calls` adds the calls BMO makes beyond these, with the content bmhctl sends for a
 fake-hardware host, each where bmhctl makes it:
 
-    after manage:   PATCH /v1/nodes/{id} (the registration PATCH: driver_info/deploy_iso from
-                    --deploy-iso, automated_clean true)
+    after manage:   PATCH /v1/nodes/{id} (the registration PATCH: automated_clean true, which
+                    bmhctl's node POST leaves unset)
     after inspect:  POST /v1/ports (the boot MAC bmhctl gives a fake-hardware node: 02: and the
                     last 10 hex digits of its UUID; pxe_enabled true)
     before deploy:  GET /v1/nodes/{id}/validate (boot and deploy must be valid)
 
-BMO's lookups of the node by name before enrolling are not made: bmhctl answers them from its
-node listing and sends none.
+and sends two of the driver's own calls with bmhctl's content: the instance PATCH sets what
+BMO sets (instance_uuid, instance_info capabilities, root_device, image_source,
+image_disk_format, image_os_hash_algo and _value, driver_info force_persistent_boot_device),
+and the deploy request carries BMO's config drive (meta_data only, which Ironic builds into
+an ISO). BMO's lookups of the node by name before enrolling are not made: bmhctl answers them
+from its node listing and sends none.
 
     scripts/peer_driver.py --endpoint http://127.0.0.1:6385 --nodes 50 [--concurrency 0|K]
                            [--poll 1.0] [--prefix peer] [--image-source URL]
                            [--image-checksum SUM] [--timeout SECONDS]
-                           [--bmo-calls [--deploy-iso URL]]
+                           [--bmo-calls]
 
 Prints one JSON object on stdout: nodes, concurrency, wall (s), ok, failed, errors (the first
 few), listings (full listings made), list_pages, requests (by method), locked_retries,
@@ -51,6 +55,7 @@ import sys
 import threading
 import time
 import urllib.parse
+import uuid as uuid_module
 
 API_VERSION = "latest"
 IDLE_CLOSE = 5.0  # seconds: reopen a kept-alive connection idle for longer
@@ -289,14 +294,28 @@ def settled(node):
     return not node.get("target_provision_state") or state.endswith("failed") or state == "error"
 
 
-def registration_patch(deploy_iso):
-    """The ops of bmhctl's first configure PATCH for a fake-hardware host (BMO's
-    configureNode): the deploy ISO (a fake-hardware BMC takes an ISO, and DEPLOY_ISO_URL is
-    set) and automated cleaning, which bmhctl's node POST leaves unset."""
-    return [
-        {"op": "add", "path": "/driver_info/deploy_iso", "value": deploy_iso},
-        {"op": "add", "path": "/automated_clean", "value": True},
-    ]
+# bmhctl's first configure PATCH for a fake-hardware host (BMO's configureNode): automated
+# cleaning, which its node POST leaves unset; no deploy image (fake-hardware takes none).
+REGISTRATION_PATCH = [{"op": "add", "path": "/automated_clean", "value": True}]
+
+
+def instance_patch(args, instance_uuid):
+    """bmhctl's instance PATCH before deploying (BMO's setUpForProvisioning) for a host with a
+    qcow2 image and a sha256 checksum, no root device hints and fake-hardware's one disk."""
+    info = [("capabilities", {}), ("root_device", {"name": "s== /dev/sda"}),
+            ("image_source", args.image_source), ("image_disk_format", "qcow2"),
+            ("image_os_hash_algo", "sha256"), ("image_os_hash_value", args.image_checksum)]
+    return ([{"op": "add", "path": "/instance_uuid", "value": instance_uuid}]
+            + [{"op": "add", "path": f"/instance_info/{k}", "value": v} for k, v in info]
+            + [{"op": "add", "path": "/driver_info/force_persistent_boot_device",
+                "value": "Default"}])
+
+
+def config_drive(instance_uuid, name):
+    """BMO's config drive for a host without user or network data: meta_data only."""
+    return {"meta_data": {"uuid": instance_uuid, "metal3-namespace": "default",
+                          "metal3-name": name, "local-hostname": name,
+                          "local_hostname": name, "name": name}}
 
 
 def boot_mac(uuid):
@@ -337,9 +356,9 @@ def drive(i, args, lister, stats, steps, deadline):
         def applied(status, _doc):
             return {} if status == 400 else None
 
-        def provision(target):
+        def provision(target, **extra):
             return lambda: c.call("PUT", f"/v1/nodes/{uuid}/states/provision",
-                                  {"target": target}, replayed_ok=applied)
+                                  dict({"target": target}, **extra), replayed_ok=applied)
 
         def created(status, _doc):  # 409: the first POST created it
             return c.call("GET", f"/v1/nodes/{name}") if status == 409 else None
@@ -358,7 +377,7 @@ def drive(i, args, lister, stats, steps, deadline):
         step("manage", provision("manage"), "manageable")
         if args.bmo_calls:
             timed("register_patch", lambda: c.call("PATCH", f"/v1/nodes/{uuid}",
-                                                   registration_patch(args.deploy_iso)))
+                                                   REGISTRATION_PATCH))
         step("inspect", provision("inspect"), "manageable")
         if args.bmo_calls:
             timed("port", lambda: c.call("POST", "/v1/ports", {
@@ -366,15 +385,22 @@ def drive(i, args, lister, stats, steps, deadline):
             }, replayed_ok=port_created))
         step("provide", provision("provide"), "available")
         t0 = time.monotonic()
-        c.call("PATCH", f"/v1/nodes/{uuid}", [
-            {"op": "add", "path": "/instance_info/image_source", "value": args.image_source},
-            {"op": "add", "path": "/instance_info/image_checksum",
-             "value": args.image_checksum},
-        ])
+        if args.bmo_calls:
+            instance_uuid = str(uuid_module.uuid4())
+            c.call("PATCH", f"/v1/nodes/{uuid}", instance_patch(args, instance_uuid))
+        else:
+            c.call("PATCH", f"/v1/nodes/{uuid}", [
+                {"op": "add", "path": "/instance_info/image_source", "value": args.image_source},
+                {"op": "add", "path": "/instance_info/image_checksum",
+                 "value": args.image_checksum},
+            ])
         steps.add("instance_info", time.monotonic() - t0)
         if args.bmo_calls:
             timed("validate", lambda: check_valid(c.call("GET", f"/v1/nodes/{uuid}/validate")))
-        step("deploy", provision("active"), "active")
+            step("deploy", provision("active", configdrive=config_drive(instance_uuid, name)),
+                 "active")
+        else:
+            step("deploy", provision("active"), "active")
         step("power_on", lambda: c.call("PUT", f"/v1/nodes/{uuid}/states/power",
                                         {"target": "power on"}, replayed_ok=applied),
              "active", "power on")
@@ -417,9 +443,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=1800.0,
                     help="seconds for the whole run before a waiting node gives up")
     ap.add_argument("--bmo-calls", action="store_true",
-                    help="also make BMO's registration PATCH, port POST and validate")
-    ap.add_argument("--deploy-iso", default="http://127.0.0.1:6386/images/fake-boot.iso",
-                    help="with --bmo-calls: driver_info/deploy_iso (bmhctl's DEPLOY_ISO_URL)")
+                    help="also make BMO's registration PATCH, port POST and validate, and send "
+                    "the instance PATCH and the deploy request with bmhctl's content")
     args = ap.parse_args()
     if args.nodes < 1 or args.concurrency < 0 or args.poll <= 0:
         ap.error("--nodes >= 1, --concurrency >= 0 and --poll > 0 please")
