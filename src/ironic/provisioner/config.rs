@@ -22,6 +22,9 @@ pub struct ProvisionerConfig {
     /// The host will ask `due_hosts` (its feature `DueHosts`): keep the node watch and the
     /// cross-pass node cache. Off: every pass makes today's requests.
     pub answer_due_hosts: bool,
+    /// The host will ask `ready_hosts` before starting passes (its feature `ReadyHosts`); only
+    /// answered with the node watch (`answer_due_hosts`).
+    pub answer_ready_hosts: bool,
 }
 
 pub const DEFAULT_PROVISIONING_LIMIT: usize = 20;
@@ -39,6 +42,7 @@ impl Default for ProvisionerConfig {
             provisioning_network_disabled: false,
             have_preprov_image_builder: false,
             answer_due_hosts: false,
+            answer_ready_hosts: false,
         }
     }
 }
@@ -101,6 +105,7 @@ impl ProvisionerConfig {
                 .eq_ignore_ascii_case("true"),
             have_preprov_image_builder,
             answer_due_hosts: false,
+            answer_ready_hosts: false,
         })
     }
 }
