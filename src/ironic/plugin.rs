@@ -53,7 +53,7 @@ pub fn factory(ctx: PluginContext) -> Result<ProbingFactory, ProvisionerError> {
     let mut prov = ProvisionerConfig::from_env(ctx.has_feature(FEATURE_PREPROVISIONING_IMAGE))
         .map_err(ProvisionerError::Other)?;
     prov.answer_due_hosts = ctx.has_feature(FEATURE_DUE_HOSTS);
-    prov.answer_ready_hosts = ctx.has_feature(FEATURE_READY_HOSTS);
+    prov.answer_ready_hosts = ctx.has_feature(FEATURE_READY_HOSTS) && prov.hold_passes;
     ctx.logger().info(format!(
         "using Ironic at {} (PROVISIONING_LIMIT={})",
         client.endpoint(),
