@@ -12,8 +12,8 @@ use super::probe::ProbingFactory;
 use super::provisioner::{IronicFactory, ProvisionerConfig};
 use base64::Engine;
 use bmhctl_plugin_sdk::abi::{
-    FEATURE_DUE_HOSTS, FEATURE_PREPROVISIONING_IMAGE, HostConfigureInput, HostRequirements,
-    ObjectKind, ObjectRequest,
+    FEATURE_DUE_HOSTS, FEATURE_PREPROVISIONING_IMAGE, FEATURE_READY_HOSTS, HostConfigureInput,
+    HostRequirements, ObjectKind, ObjectRequest,
 };
 use bmhctl_plugin_sdk::{PluginContext, ProvisionerError};
 use serde_json::Value;
@@ -53,6 +53,7 @@ pub fn factory(ctx: PluginContext) -> Result<ProbingFactory, ProvisionerError> {
     let mut prov = ProvisionerConfig::from_env(ctx.has_feature(FEATURE_PREPROVISIONING_IMAGE))
         .map_err(ProvisionerError::Other)?;
     prov.answer_due_hosts = ctx.has_feature(FEATURE_DUE_HOSTS);
+    prov.answer_ready_hosts = ctx.has_feature(FEATURE_READY_HOSTS) && prov.hold_passes;
     ctx.logger().info(format!(
         "using Ironic at {} (PROVISIONING_LIMIT={})",
         client.endpoint(),

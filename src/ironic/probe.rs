@@ -47,6 +47,13 @@ impl ProvisionerFactory for ProbingFactory {
         self.inner.due_hosts(waiting)
     }
 
+    fn ready_hosts(
+        &self,
+        starting: &[bmhctl_plugin_sdk::StartingHost],
+    ) -> Result<Option<bmhctl_plugin_sdk::ReadyHosts>, ProvisionerError> {
+        self.inner.ready_hosts(starting)
+    }
+
     fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
         let at = self.probe.endpoint();
         // Each probe asks afresh: Ironic may have come up, or been replaced, since the last.

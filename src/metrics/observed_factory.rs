@@ -61,6 +61,14 @@ impl ProvisionerFactory for ObservedFactory {
         self.timed("due_hosts", || self.inner.due_hosts(waiting))
     }
 
+    // Not timed: asked on the scheduling thread, answered from memory.
+    fn ready_hosts(
+        &self,
+        starting: &[bmhctl_plugin_sdk::StartingHost],
+    ) -> Result<Option<bmhctl_plugin_sdk::ReadyHosts>, ProvisionerError> {
+        self.inner.ready_hosts(starting)
+    }
+
     fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
         self.timed("probe", || self.inner.probe())
     }

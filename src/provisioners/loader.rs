@@ -19,6 +19,7 @@ use bmhctl_plugin_sdk::{
     Provisioner, ProvisionerError, ProvisionerFactory, SDK_VERSION, WaitingHost,
 };
 use bmhctl_plugin_sdk::{API_CALLS_SINCE_MINOR, ApiCallCount};
+use bmhctl_plugin_sdk::{READY_HOSTS_SINCE_MINOR, ReadyHosts, StartingHost};
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 use std::ffi::{CStr, c_char, c_void};
@@ -128,6 +129,8 @@ impl LoadedPlugin {
                     .is_some_and(|(_, minor)| minor >= DATA_IMAGE_SINCE_MINOR),
                 answers_api_calls: abi::parse_major_minor(&self.sdk_version)
                     .is_some_and(|(_, minor)| minor >= API_CALLS_SINCE_MINOR),
+                answers_ready_hosts: abi::parse_major_minor(&self.sdk_version)
+                    .is_some_and(|(_, minor)| minor >= READY_HOSTS_SINCE_MINOR),
             }),
         })
     }
@@ -460,6 +463,8 @@ struct Shared {
     answers_data_images: bool,
     /// Built with an SDK that knows `api_calls`: older plugins are never asked.
     answers_api_calls: bool,
+    /// Built with an SDK that knows `ready_hosts`: older plugins are never asked.
+    answers_ready_hosts: bool,
 }
 
 impl Shared {
@@ -586,6 +591,24 @@ impl ProvisionerFactory for PluginFactory {
             return Ok(None);
         }
         let value = self.shared.request(&Request::ApiCalls)?;
+        serde_json::from_value(value).map_err(|e| {
+            ProvisionerError::Other(format!(
+                "provisioner plugin {:?} sent an invalid answer: {e}",
+                self.shared.name
+            ))
+        })
+    }
+
+    fn ready_hosts(
+        &self,
+        starting: &[StartingHost],
+    ) -> Result<Option<ReadyHosts>, ProvisionerError> {
+        if !self.shared.answers_ready_hosts {
+            return Ok(None);
+        }
+        let value = self.shared.request(&Request::ReadyHosts {
+            starting: starting.to_vec(),
+        })?;
         serde_json::from_value(value).map_err(|e| {
             ProvisionerError::Other(format!(
                 "provisioner plugin {:?} sent an invalid answer: {e}",
@@ -951,5 +974,44 @@ mod tests {
         let factory = new.new_factory(PluginConfig::default()).unwrap();
         assert!(factory.api_calls().is_err());
         assert_eq!(API_CALLS_ASKED.load(Ordering::SeqCst), 2);
+    }
+
+    // Its own counter: the tests run at once.
+    static READY_HOSTS_ASKED: AtomicU64 = AtomicU64::new(0);
+    unsafe extern "C" fn ready_hosts_call(
+        _: *mut c_void,
+        _: *const u8,
+        _: usize,
+        _: *mut PluginBuffer,
+    ) -> i32 {
+        READY_HOSTS_ASKED.fetch_add(1, Ordering::SeqCst);
+        1
+    }
+    const fn asked_ready_hosts(sdk: &'static CStr) -> PluginDeclaration {
+        PluginDeclaration {
+            create_factory: some_factory,
+            call: ready_hosts_call,
+            ..decl(sdk, c"demo")
+        }
+    }
+    static API_CALLS_ERA_ONLY: PluginDeclaration = asked_ready_hosts(c"0.4.0");
+    static READY_HOSTS_ERA: PluginDeclaration = asked_ready_hosts(abi::SDK_VERSION_NUL);
+
+    #[test]
+    fn plugins_older_than_sdk_0_5_are_never_asked_which_passes_to_hold() {
+        let path = Path::new("/p/demo-provisioner.so");
+        let starting = [StartingHost {
+            host: ObjectKey::new("ns", "h"),
+            provisioner_id: String::new(),
+        }];
+        let old = check_declaration(path, &API_CALLS_ERA_ONLY, None).unwrap();
+        let factory = old.new_factory(PluginConfig::default()).unwrap();
+        // "Not supported": the runner starts every pass at once and never asks again.
+        assert_eq!(factory.ready_hosts(&starting), Ok(None));
+        assert_eq!(READY_HOSTS_ASKED.load(Ordering::SeqCst), 0);
+        let new = check_declaration(path, &READY_HOSTS_ERA, None).unwrap();
+        let factory = new.new_factory(PluginConfig::default()).unwrap();
+        assert!(factory.ready_hosts(&starting).is_err());
+        assert_eq!(READY_HOSTS_ASKED.load(Ordering::SeqCst), 1);
     }
 }

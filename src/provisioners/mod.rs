@@ -14,7 +14,7 @@ use bmhctl_plugin_sdk::ApiCallCount;
 use bmhctl_plugin_sdk::abi::HostRequirements;
 use bmhctl_plugin_sdk::{
     DueHosts, EventSink, HostData, ProbeReport, Provisioner, ProvisionerError, ProvisionerFactory,
-    WaitingHost,
+    ReadyHosts, StartingHost, WaitingHost,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -114,7 +114,8 @@ pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
 }
 
 /// The provisioner called `name`; with [`Timing::Change`] a plugin is told the host will ask it
-/// which waiting hosts are due (`FEATURE_DUE_HOSTS`), with [`Timing::Bmo`] it is not.
+/// which waiting hosts are due (`FEATURE_DUE_HOSTS`) and which starting passes to hold back
+/// (`FEATURE_READY_HOSTS`), with [`Timing::Bmo`] it is not.
 pub fn resolve(name: &str, timing: Timing) -> Result<Resolved> {
     if !valid_name(name) {
         return Err(Error::Usage(format!(
@@ -149,7 +150,7 @@ pub fn default_namespace() -> String {
 
 /// Opens the plugin `name` at `path` (every check of the loader), runs its host configure (whose
 /// requirements become the [`Resolved::load_options`]) and creates its factory, telling the
-/// plugin the host will ask `due_hosts` unless `timing` is BMO's.
+/// plugin the host will ask `due_hosts` and `ready_hosts` unless `timing` is BMO's.
 pub fn load(
     name: &str,
     path: &std::path::Path,
@@ -171,6 +172,7 @@ pub fn load(
     let mut features = Vec::new();
     if timing == Timing::Change {
         features.push(bmhctl_plugin_sdk::abi::FEATURE_DUE_HOSTS.to_string());
+        features.push(bmhctl_plugin_sdk::abi::FEATURE_READY_HOSTS.to_string());
     }
     let factory = plugin.new_factory(bmhctl_plugin_sdk::abi::PluginConfig {
         name: name.to_string(),
@@ -241,5 +243,12 @@ impl ProvisionerFactory for Watched {
 
     fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
         self.inner.api_calls()
+    }
+
+    fn ready_hosts(
+        &self,
+        starting: &[StartingHost],
+    ) -> Result<Option<ReadyHosts>, ProvisionerError> {
+        self.inner.ready_hosts(starting)
     }
 }

@@ -2,8 +2,16 @@
 //! factory ([`ProvisionerFactory::due_hosts`]) which of them are due now, at most once per
 //! `max(ask_again_after, 1 s)`, and runs those at once instead of at BMO's requeue time. BMO's
 //! timer stays armed: a report can only make a pass earlier. `--timing bmo` never asks.
+//!
+//! Just before passes start, the runner also asks which of them the provisioner cannot serve
+//! yet ([`ProvisionerFactory::ready_hosts`], e.g. its shared node listing is older than the
+//! host's last write and too young to be made again) and holds those back, up to [`MAX_HOLD`],
+//! without taking a pass slot: a pass BMO requeues at once may start up to about a second later
+//! and be served by the next shared listing instead of a read of its own.
 
-use bmhctl_plugin_sdk::{DueHosts, ProvisionerError, ProvisionerFactory, WaitingHost};
+use bmhctl_plugin_sdk::{
+    DueHosts, ProvisionerError, ProvisionerFactory, ReadyHosts, StartingHost, WaitingHost,
+};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -144,6 +152,61 @@ impl DueAsker {
                     .collect()
             }
         }
+    }
+}
+
+/// The longest a pass is held back for its provisioner to be ready, whatever it answers.
+pub const MAX_HOLD: Duration = Duration::from_secs(2);
+
+/// Asks the factory, just before passes start, how long to hold each back
+/// ([`ProvisionerFactory::ready_hosts`]); synchronous, one question per batch of passes (the
+/// answer comes from the provisioner's memory).
+pub(crate) struct ReadyAsker {
+    factory: Arc<dyn ProvisionerFactory>,
+    enabled: bool,
+}
+
+impl ReadyAsker {
+    pub fn new(factory: Arc<dyn ProvisionerFactory>, timing: Timing) -> Self {
+        Self {
+            factory,
+            enabled: timing == Timing::Change,
+        }
+    }
+
+    /// Whether passes are asked about: change-driven timing, and the provisioner has not said
+    /// it does not answer.
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// How long to hold each of `starting` back, in order, each at most [`MAX_HOLD`]; empty
+    /// (start them all now) when not answered.
+    pub fn ask(&mut self, starting: &[StartingHost]) -> Vec<Duration> {
+        if !self.enabled || starting.is_empty() {
+            return Vec::new();
+        }
+        match self.factory.ready_hosts(starting) {
+            Ok(None) => {
+                tracing::debug!("the provisioner does not hold passes back: they start at once");
+                self.enabled = false;
+                Vec::new()
+            }
+            Err(e) => {
+                tracing::debug!("cannot ask the provisioner which passes it can serve: {e}");
+                Vec::new()
+            }
+            Ok(Some(ReadyHosts { wait })) => wait.into_iter().map(|w| w.min(MAX_HOLD)).collect(),
+        }
+    }
+}
+
+/// How the runner asks the factory about a host whose pass is about to start.
+pub(crate) fn starting_host(record: &crate::record::HostRecord) -> StartingHost {
+    let meta = &record.host.metadata;
+    StartingHost {
+        host: bmh_api::ObjectKey::new(meta.namespace_or_default(), &meta.name),
+        provisioner_id: record.status().provisioning.id.clone(),
     }
 }
 

@@ -13,7 +13,7 @@
 //! record. Saves are staged into the host's commit group (its file) and committed at a bounded
 //! rate (group commit); a host's next pass waits until its last save is on disk.
 
-use super::due::{self, DueAsker};
+use super::due::{self, DueAsker, ReadyAsker};
 use super::live::{LiveChange, MIN_REQUEUE, MIN_STEADY_REQUEUE, Observer};
 use super::rate_limit::RateLimiter;
 use super::{
@@ -122,6 +122,9 @@ struct Slot {
     /// When its next pass is due at BMO's (scaled) time; its BMO delay is already counted in
     /// `virtual_elapsed`, so a host woken earlier is credited back the part it did not wait.
     bmo_due: Option<Instant>,
+    /// The pass after pass `generation` was already held back for its provisioner: it starts
+    /// when next due, unasked (one hold per pass).
+    held: Option<u64>,
 }
 
 impl Slot {
@@ -142,6 +145,7 @@ impl Slot {
             generation: 0,
             waiting: None,
             bmo_due: None,
+            held: None,
         }
     }
 
@@ -441,6 +445,7 @@ pub(crate) struct Scheduler {
     done: mpsc::UnboundedReceiver<(usize, Done)>,
     commits: GroupCommits,
     asker: DueAsker,
+    ready: ReadyAsker,
     rng: fastrand::Rng,
     in_flight: usize,
     stopping: bool,
@@ -454,6 +459,7 @@ impl Scheduler {
         let (tx, done) = mpsc::unbounded_channel();
         let commits = GroupCommits::new(services.source.groups(), config.commit_interval);
         let asker = DueAsker::new(services.factory.clone(), config.timing);
+        let ready = ReadyAsker::new(services.factory.clone(), config.timing);
         let rng = match config.seed {
             Some(s) => fastrand::Rng::with_seed(s),
             None => fastrand::Rng::new(),
@@ -474,6 +480,7 @@ impl Scheduler {
             done,
             commits,
             asker,
+            ready,
             rng,
             in_flight: 0,
             stopping: false,
@@ -685,46 +692,107 @@ impl Scheduler {
         }
     }
 
-    /// Starts every due pass there is room for.
+    /// Starts every due pass there is room for; in change-driven timing, first holds back those
+    /// the provisioner cannot serve yet ([`Self::hold_back`]), which take no room.
     fn start_due(&mut self) {
         let now = Instant::now();
-        while self.in_flight < self.config.concurrency {
-            let Some(Reverse((at, host, token))) = self.due.peek().copied() else {
+        loop {
+            let mut due_now = Vec::new();
+            while self.in_flight + due_now.len() < self.config.concurrency {
+                let Some(Reverse((at, host, token))) = self.due.peek().copied() else {
+                    break;
+                };
+                if at > now {
+                    break;
+                }
+                self.due.pop();
+                let slot = &mut self.slots[host];
+                if slot.token != token || slot.gone || slot.done || slot.in_flight || slot.parked {
+                    continue;
+                }
+                if slot.stale && matches!(self.mode, Mode::Batch(_)) && !self.take_edit(host) {
+                    continue;
+                }
+                due_now.push(host);
+            }
+            if due_now.is_empty() {
                 break;
-            };
-            if at > now {
+            }
+            let held = self.hold_back(&mut due_now, now);
+            for host in due_now {
+                self.start(host);
+            }
+            // Held passes left room: fill it (each pass is held at most once).
+            if !held {
                 break;
             }
-            self.due.pop();
-            let slot = &mut self.slots[host];
-            if slot.token != token || slot.gone || slot.done || slot.in_flight || slot.parked {
-                continue;
-            }
-            if slot.stale && matches!(self.mode, Mode::Batch(_)) && !self.take_edit(host) {
-                continue;
-            }
-            let slot = &mut self.slots[host];
-            slot.in_flight = true;
-            slot.passes += 1;
-            slot.generation += 1;
-            slot.waiting = None;
-            slot.bmo_due = None;
-            let (record, accepted) = match slot.record.take() {
-                Some(r) if slot.stale => (None, Some(r)),
-                r => (r, None),
-            };
-            let key = record.is_none().then(|| slot.key.clone());
-            slot.stale = false;
-            self.in_flight += 1;
-            let seed = self.rng.u64(..);
-            self.workers.run(Job {
-                host,
-                record,
-                accepted,
-                key,
-                seed,
-            });
         }
+    }
+
+    /// Asks the provisioner, in one question, how long to hold back each pass of `hosts` that
+    /// follows an earlier pass and was not held yet; reschedules those it cannot serve yet (at
+    /// most [`due::MAX_HOLD`] on) and removes them from `hosts`. `true` when any was held.
+    fn hold_back(&mut self, hosts: &mut Vec<usize>, now: Instant) -> bool {
+        if !self.ready.enabled() {
+            return false;
+        }
+        let asked: Vec<usize> = hosts
+            .iter()
+            .copied()
+            .filter(|&h| {
+                let s = &self.slots[h];
+                s.passes > 0 && s.held != Some(s.generation) && s.record.is_some() && !s.stale
+            })
+            .collect();
+        let starting: Vec<_> = asked
+            .iter()
+            .filter_map(|&h| self.slots[h].record.as_deref().map(due::starting_host))
+            .collect();
+        let waits = self.ready.ask(&starting);
+        let mut held = Vec::new();
+        for (&host, wait) in asked.iter().zip(waits) {
+            if wait.is_zero() {
+                continue;
+            }
+            let slot = &mut self.slots[host];
+            slot.held = Some(slot.generation);
+            schedule(&mut self.due, slot, host, now + wait);
+            held.push(host);
+        }
+        if held.is_empty() {
+            return false;
+        }
+        tracing::trace!(
+            passes = held.len(),
+            "passes held back for their provisioner"
+        );
+        hosts.retain(|h| !held.contains(h));
+        true
+    }
+
+    /// Starts the pass of `host` on a worker.
+    fn start(&mut self, host: usize) {
+        let slot = &mut self.slots[host];
+        slot.in_flight = true;
+        slot.passes += 1;
+        slot.generation += 1;
+        slot.waiting = None;
+        slot.bmo_due = None;
+        let (record, accepted) = match slot.record.take() {
+            Some(r) if slot.stale => (None, Some(r)),
+            r => (r, None),
+        };
+        let key = record.is_none().then(|| slot.key.clone());
+        slot.stale = false;
+        self.in_flight += 1;
+        let seed = self.rng.u64(..);
+        self.workers.run(Job {
+            host,
+            record,
+            accepted,
+            key,
+            seed,
+        });
     }
 
     fn pass_done(&mut self, done: Done) {

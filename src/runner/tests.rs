@@ -461,3 +461,222 @@ fn a_batch_ends_when_every_host_has_decided() {
     }
     assert!(!factory.overlap.load(Ordering::SeqCst));
 }
+
+// ---------------------------------------------- passes held back for the provisioner (ready_hosts)
+
+/// One `ready_hosts` question: when, about which hosts, and the waits answered.
+type ReadyQuestion = (Instant, Vec<bmhctl_plugin_sdk::StartingHost>, Vec<Duration>);
+
+/// Answers `ready_hosts` for a fixture: holds host `held`'s first pass asked about for `hold`
+/// (every other pass: none), or answers "not supported" without a hold; records every question
+/// and when each pass starts, and checks that no two passes of one host overlap.
+struct Holding {
+    inner: crate::provisioners::fixture::Fixture,
+    held: &'static str,
+    hold: Option<Duration>,
+    asked: Mutex<Vec<ReadyQuestion>>,
+    starts: Mutex<Vec<(Instant, String)>>,
+    active: Mutex<HashSet<ObjectKey>>,
+    overlap: AtomicBool,
+}
+
+impl Holding {
+    fn new(held: &'static str, hold: Option<Duration>) -> Arc<Self> {
+        Arc::new(Self {
+            inner: crate::provisioners::fixture::Fixture::new(),
+            held,
+            hold,
+            asked: Mutex::new(Vec::new()),
+            starts: Mutex::new(Vec::new()),
+            active: Mutex::new(HashSet::new()),
+            overlap: AtomicBool::new(false),
+        })
+    }
+
+    fn starts_of(&self, name: &str) -> Vec<Instant> {
+        let starts = self.starts.lock().unwrap();
+        starts
+            .iter()
+            .filter(|(_, n)| n == name)
+            .map(|(t, _)| *t)
+            .collect()
+    }
+
+    /// When host `held` was held, and for how long it was told.
+    fn holds(&self) -> Vec<(Instant, Duration)> {
+        let asked = self.asked.lock().unwrap();
+        asked
+            .iter()
+            .flat_map(|(t, hosts, waits)| {
+                hosts
+                    .iter()
+                    .zip(waits)
+                    .filter(|(h, w)| h.host.name == self.held && !w.is_zero())
+                    .map(|(_, w)| (*t, *w))
+            })
+            .collect()
+    }
+}
+
+impl ProvisionerFactory for Holding {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> std::result::Result<Box<dyn Provisioner>, ProvisionerError> {
+        self.starts
+            .lock()
+            .unwrap()
+            .push((Instant::now(), host.key.name.clone()));
+        if !self.active.lock().unwrap().insert(host.key.clone()) {
+            self.overlap.store(true, Ordering::SeqCst);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        self.active.lock().unwrap().remove(&host.key);
+        self.inner.new_provisioner(host, events)
+    }
+
+    fn ready_hosts(
+        &self,
+        starting: &[bmhctl_plugin_sdk::StartingHost],
+    ) -> std::result::Result<Option<bmhctl_plugin_sdk::ReadyHosts>, ProvisionerError> {
+        let Some(hold) = self.hold else {
+            self.asked
+                .lock()
+                .unwrap()
+                .push((Instant::now(), starting.to_vec(), Vec::new()));
+            return Ok(None);
+        };
+        let already = !self.holds().is_empty();
+        let wait: Vec<Duration> = starting
+            .iter()
+            .map(|h| {
+                if h.host.name == self.held && !already {
+                    hold
+                } else {
+                    Duration::ZERO
+                }
+            })
+            .collect();
+        self.asked
+            .lock()
+            .unwrap()
+            .push((Instant::now(), starting.to_vec(), wait.clone()));
+        Ok(Some(bmhctl_plugin_sdk::ReadyHosts { wait }))
+    }
+}
+
+/// Drives `hosts` to provisioned with `factory`, `concurrency` passes at most at once.
+fn drive_holding(
+    hosts: Vec<HostTest>,
+    factory: Arc<Holding>,
+    concurrency: usize,
+    timing: Timing,
+) -> Vec<HostResult> {
+    let objects = Arc::new(hosts[0].secrets.clone());
+    let jobs = hosts
+        .into_iter()
+        .map(|t| HostJob {
+            goal: Goal::for_provision(&t.rec),
+            record: t.rec,
+        })
+        .collect();
+    let services = Services {
+        factory,
+        objects,
+        clock: Arc::new(SystemClock),
+        source: Arc::new(Memory::default()),
+    };
+    let config = RunnerConfig {
+        concurrency,
+        time_scale: 0.05,
+        timing,
+        seed: Some(1),
+        commit_interval: Duration::from_millis(1),
+        ..RunnerConfig::default()
+    };
+    let (_stop, interrupt) = tokio::sync::watch::channel(false);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(run(
+        jobs,
+        services,
+        config,
+        Progress::new(ProgressMode::Quiet, false, 0),
+        interrupt,
+    ))
+    .expect("the run ends")
+}
+
+/// A pass the provisioner cannot serve yet is held back without taking a pass slot: with one
+/// slot, the other host's passes run meanwhile. A hold longer than the bound (here 5 s) ends
+/// at the bound, and a held pass is not held twice.
+#[test]
+fn a_held_pass_takes_no_slot_and_starts_by_the_bound() {
+    let factory = Holding::new("host-0", Some(Duration::from_secs(5)));
+    let results = drive_holding(fixture_hosts(2), factory.clone(), 1, Timing::Change);
+    for r in &results {
+        assert!(r.reached, "{}: {}", r.record.host.metadata.name, r.reason);
+    }
+    assert!(
+        !factory.overlap.load(Ordering::SeqCst),
+        "two passes at once"
+    );
+    let holds = factory.holds();
+    let [(held_at, told)] = holds[..] else {
+        panic!("host-0 held once: {holds:?}")
+    };
+    assert_eq!(told, Duration::from_secs(5));
+    // Its held pass starts at the bound, not when the provisioner said.
+    let next = factory
+        .starts_of("host-0")
+        .into_iter()
+        .find(|t| *t > held_at)
+        .expect("host-0 ran again");
+    let after = next - held_at;
+    assert!(
+        after >= due::MAX_HOLD - Duration::from_millis(20)
+            && after < due::MAX_HOLD + Duration::from_millis(700),
+        "held for {after:?}"
+    );
+    // Meanwhile the one slot ran host-1's passes.
+    let meanwhile = factory
+        .starts_of("host-1")
+        .into_iter()
+        .filter(|t| *t > held_at && *t < next)
+        .count();
+    assert!(meanwhile >= 1, "host-1 waited for host-0's hold");
+    // Both hosts' passes were asked about, one question for the passes starting together.
+    let asked = factory.asked.lock().unwrap();
+    let names: HashSet<_> = asked
+        .iter()
+        .flat_map(|(_, hosts, _)| hosts.iter().map(|h| h.host.name.clone()))
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        asked.iter().all(|(_, hosts, _)| hosts.len() == 1),
+        "one slot"
+    );
+}
+
+/// A provisioner that does not hold passes back (a plugin older than SDK 0.5, the fixture, the
+/// demo) is asked once and every pass then starts at once; `--timing bmo` never asks.
+#[test]
+fn a_provisioner_without_ready_hosts_is_asked_once_and_bmo_timing_never() {
+    let factory = Holding::new("host-0", None);
+    let results = drive_holding(fixture_hosts(2), factory.clone(), 8, Timing::Change);
+    assert!(results.iter().all(|r| r.reached));
+    assert_eq!(factory.asked.lock().unwrap().len(), 1, "asked once");
+    assert!(!factory.overlap.load(Ordering::SeqCst));
+
+    let factory = Holding::new("host-0", Some(Duration::from_secs(5)));
+    let results = drive_holding(fixture_hosts(2), factory.clone(), 8, Timing::Bmo);
+    assert!(results.iter().all(|r| r.reached));
+    assert!(
+        factory.asked.lock().unwrap().is_empty(),
+        "--timing bmo asks"
+    );
+}

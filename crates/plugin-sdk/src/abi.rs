@@ -62,6 +62,10 @@ pub const FEATURE_PREPROVISIONING_IMAGE: &str = "PreprovisioningImage";
 /// it, the host runs at BMO's requeue times and never asks).
 pub const FEATURE_DUE_HOSTS: &str = "DueHosts";
 
+/// The host will ask [`Request::ReadyHosts`] before starting passes: a plugin may keep what it
+/// needs to answer (without it, the host starts every pass at once and never asks).
+pub const FEATURE_READY_HOSTS: &str = "ReadyHosts";
+
 /// A byte buffer allocated by the plugin; the host frees it with [`PluginDeclaration::free_buffer`].
 #[repr(C)]
 #[derive(Debug)]
@@ -287,6 +291,9 @@ pub enum Request {
     /// `ProvisionerFactory::api_calls` (SDK 0.4 on; never sent to older plugins). Answer: `null`
     /// or an array of [`ApiCallCount`](crate::ApiCallCount).
     ApiCalls,
+    /// `ProvisionerFactory::ready_hosts` (SDK 0.5 on; never sent to older plugins). Answer:
+    /// `null` or a [`ReadyHosts`](crate::ReadyHosts).
+    ReadyHosts { starting: Vec<crate::StartingHost> },
 }
 
 calls::provisioner_calls!(call_enum {
@@ -406,6 +413,31 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<Request>(&text).unwrap(),
             Request::ApiCalls
+        );
+    }
+
+    #[test]
+    fn ready_hosts_sends_the_hosts_and_answers_waits_per_host() {
+        let r = Request::ReadyHosts {
+            starting: vec![crate::StartingHost {
+                host: bmh_api::ObjectKey::new("ns", "h"),
+                provisioner_id: "u1".into(),
+            }],
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(
+            text.starts_with(r#"{"op":"ready_hosts","starting":[{"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""provisioner_id":"u1""#), "{text}");
+        assert_eq!(serde_json::from_str::<Request>(&text).unwrap(), r);
+        let answer: crate::ReadyHosts =
+            serde_json::from_str(r#"{"wait":[{"secs":0,"nanos":250000000}]}"#).unwrap();
+        assert_eq!(answer.wait, [std::time::Duration::from_millis(250)]);
+        // An answer without waits reads as "every host now".
+        assert_eq!(
+            serde_json::from_str::<crate::ReadyHosts>("{}").unwrap(),
+            crate::ReadyHosts::default()
         );
     }
 

@@ -264,6 +264,7 @@ impl FactoryState {
             Request::DueHosts { waiting } => answer(self.factory.due_hosts(&waiting)),
             Request::Probe => answer(self.factory.probe()),
             Request::ApiCalls => answer(self.factory.api_calls()),
+            Request::ReadyHosts { starting } => answer(self.factory.ready_hosts(&starting)),
             Request::Call { id, call } => {
                 let Some(p) = lock(&self.provisioners).get(&id).cloned() else {
                     return Response::Err(ProvisionerError::Other(format!(

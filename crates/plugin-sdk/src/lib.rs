@@ -12,12 +12,14 @@ mod calls;
 mod data;
 mod error;
 mod observed;
+mod ready;
 
 pub use abi_plugin::{Logger, ObjectReader, PluginContext};
 pub use args::*;
 pub use data::*;
 pub use error::ProvisionerError;
 pub use observed::{CallObserver, ObservedProvisioner};
+pub use ready::{ReadyHosts, StartingHost};
 /// Re-exported so plugins need no direct dependency on it.
 pub use serde_json;
 
@@ -71,6 +73,21 @@ pub trait ProvisionerFactory: Send + Sync {
     fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
         Ok(None)
     }
+
+    /// How long until the provisioner can serve the next pass of each of these hosts from what
+    /// it shares between hosts (e.g. "my view of this node is older than the pass's last write;
+    /// the next shared listing may be made in 300 ms"), asked in change-driven timing just
+    /// before their passes start; the caller holds each pass back that long (bounded) without
+    /// taking a pass slot. It must be cheap and must not reach the backend: it is asked on the
+    /// caller's scheduling thread. An optional capability: `Ok(None)` (the default, "not
+    /// supported") makes every pass start at once, and the caller does not ask again.
+    fn ready_hosts(
+        &self,
+        starting: &[StartingHost],
+    ) -> Result<Option<ReadyHosts>, ProvisionerError> {
+        let _ = starting;
+        Ok(None)
+    }
 }
 
 /// The first SDK minor version whose plugins answer `create_bmc_event_subscription` and
@@ -113,3 +130,7 @@ pub const ABI_VERSION: u32 = 1;
 /// The first SDK minor version whose plugins answer [`ProvisionerFactory::api_calls`]; older
 /// plugins are never asked.
 pub const API_CALLS_SINCE_MINOR: u64 = 4;
+
+/// The first SDK minor version whose plugins answer [`ProvisionerFactory::ready_hosts`]; older
+/// plugins are never asked (their passes start at once).
+pub const READY_HOSTS_SINCE_MINOR: u64 = 5;

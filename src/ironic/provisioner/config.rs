@@ -22,7 +22,17 @@ pub struct ProvisionerConfig {
     /// The host will ask `due_hosts` (its feature `DueHosts`): keep the node watch and the
     /// cross-pass node cache. Off: every pass makes today's requests.
     pub answer_due_hosts: bool,
+    /// The host will ask `ready_hosts` before starting passes (its feature `ReadyHosts`) and
+    /// `hold_passes` is on; only answered with the node watch (`answer_due_hosts`).
+    pub answer_ready_hosts: bool,
+    /// `BMHCTL_IRONIC_HOLD_PASSES`: answer `ready_hosts` (hold a pass back for the next shared
+    /// listing rather than send its own node `GET`).
+    pub hold_passes: bool,
 }
+
+/// `BMHCTL_IRONIC_HOLD_PASSES` when unset: off, as measured in docs/benchmarks.md ("Passes held
+/// for the next listing").
+pub const DEFAULT_HOLD_PASSES: bool = false;
 
 pub const DEFAULT_PROVISIONING_LIMIT: usize = 20;
 
@@ -39,6 +49,8 @@ impl Default for ProvisionerConfig {
             provisioning_network_disabled: false,
             have_preprov_image_builder: false,
             answer_due_hosts: false,
+            answer_ready_hosts: false,
+            hold_passes: DEFAULT_HOLD_PASSES,
         }
     }
 }
@@ -51,6 +63,18 @@ pub fn parse_provisioning_limit(raw: Option<&str>) -> Result<usize, String> {
             .trim()
             .parse::<usize>()
             .map_err(|_| format!("invalid value set for variable PROVISIONING_LIMIT={v}")),
+    }
+}
+
+/// A `true`/`false` setting (any case); `None` when unset or empty.
+fn parse_bool(name: &str, raw: Option<String>) -> Result<Option<bool>, String> {
+    match raw.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) if v.eq_ignore_ascii_case("true") => Ok(Some(true)),
+        Some(v) if v.eq_ignore_ascii_case("false") => Ok(Some(false)),
+        Some(v) => Err(format!(
+            "invalid value for variable {name}={v}, must be true or false"
+        )),
     }
 }
 
@@ -101,6 +125,36 @@ impl ProvisionerConfig {
                 .eq_ignore_ascii_case("true"),
             have_preprov_image_builder,
             answer_due_hosts: false,
+            answer_ready_hosts: false,
+            hold_passes: parse_bool(
+                "BMHCTL_IRONIC_HOLD_PASSES",
+                get("BMHCTL_IRONIC_HOLD_PASSES"),
+            )?
+            .unwrap_or(DEFAULT_HOLD_PASSES),
         })
+    }
+}
+
+#[cfg(test)]
+mod hold_passes {
+    use super::*;
+
+    fn with(value: Option<&str>) -> Result<ProvisionerConfig, String> {
+        ProvisionerConfig::from_lookup(
+            |k| (k == "BMHCTL_IRONIC_HOLD_PASSES").then(|| value.map(String::from))?,
+            false,
+        )
+    }
+
+    #[test]
+    fn hold_passes_is_read_and_a_bad_value_names_the_variable() {
+        assert_eq!(with(None).unwrap().hold_passes, DEFAULT_HOLD_PASSES);
+        assert_eq!(with(Some("")).unwrap().hold_passes, DEFAULT_HOLD_PASSES);
+        assert!(with(Some("TRUE")).unwrap().hold_passes);
+        assert!(!with(Some(" false ")).unwrap().hold_passes);
+        assert_eq!(
+            with(Some("yes")).unwrap_err(),
+            "invalid value for variable BMHCTL_IRONIC_HOLD_PASSES=yes, must be true or false"
+        );
     }
 }

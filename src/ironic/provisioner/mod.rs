@@ -33,8 +33,8 @@ use bmh_bmc::AccessDetails;
 use bmhctl_plugin_sdk::{
     AdoptData, DueHosts, Event, EventSink, FirmwareComponentStatus, FirmwareSettings,
     HardwareState, HostData, InspectData, ManagementAccessData, OpResult, PrepareData,
-    ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ServicingData, WaitOn,
-    WaitingHost,
+    ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ReadyHosts, ServicingData,
+    StartingHost, WaitOn, WaitingHost,
 };
 use bmhctl_plugin_sdk::{
     AdoptOptions, DeprovisionOptions, DetachOptions, FirmwareSettingsOptions, InspectOptions,
@@ -168,6 +168,27 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// `ProvisionerFactory::ready_hosts`: for each starting host, how long until the shared
+    /// listing can serve its pass ([`NodeWatch::ready_in`]); answered from memory, never from
+    /// Ironic. `None` without the host features `DueHosts` and `ReadyHosts`.
+    pub fn ready_hosts(
+        &self,
+        starting: &[StartingHost],
+    ) -> Result<Option<ReadyHosts>, ProvisionerError> {
+        if !self.config.answer_ready_hosts || !self.watch.enabled() {
+            return Ok(None);
+        }
+        let now = Instant::now();
+        Ok(Some(ReadyHosts {
+            wait: starting
+                .iter()
+                .map(|h| self.watch.ready_in(&h.provisioner_id, now))
+                .collect(),
+        }))
+    }
+}
+
 /// `due_hosts` answers "ask again after a second": the listing's own rate.
 pub const ASK_AGAIN_AFTER: Duration = Duration::from_secs(1);
 
@@ -226,6 +247,13 @@ impl ProvisionerFactory for IronicFactory {
 
     fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
         self.shared.due_hosts(waiting)
+    }
+
+    fn ready_hosts(
+        &self,
+        starting: &[StartingHost],
+    ) -> Result<Option<ReadyHosts>, ProvisionerError> {
+        self.shared.ready_hosts(starting)
     }
 }
 

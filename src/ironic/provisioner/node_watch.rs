@@ -20,6 +20,9 @@ pub const FRESH_READ: Duration = Duration::from_secs(1);
 /// A listing older than this no longer vouches for a cached node (the runner asks every second,
 /// so a waiting host's listing is about a second old at most).
 pub const CACHE_LISTING_AGE: Duration = Duration::from_secs(2);
+/// How much later than the listing's TTL a pass held for the next listing is told to start, so
+/// that by the time it asks, the listing is old enough to be made again.
+pub const READY_MARGIN: Duration = Duration::from_millis(10);
 /// A host's record is dropped this long after its last pass ended and it was last asked about.
 pub const KEEP: Duration = Duration::from_secs(30);
 
@@ -362,6 +365,8 @@ impl NodeWatch {
     /// write and too young to be made again sends its `GET`: waiting for the next listing saved
     /// the call but held a pass in flight, and on average made SQLite runs longer and costlier
     /// for Ironic (docs/benchmarks.md, "Shared port listing, node reads from the listing").
+    /// With `ready_hosts`, the runner holds such a pass back until the next listing may be made
+    /// ([`Self::ready_in`]), without it taking a pass slot.
     pub fn cached(&self, client: &IronicClient, uuid: &str) -> Option<(Node, Instant, bool)> {
         if !self.enabled || uuid.is_empty() {
             return None;
@@ -403,6 +408,37 @@ impl NodeWatch {
             return Some((merges(&node, listed), l.started, true));
         }
         None
+    }
+
+    /// How long from `now` until [`Self::cached`] can serve the next pass of `uuid` from a
+    /// listing instead of a `GET` (`ready_hosts`): zero unless the host's last node read is
+    /// stale (written since, or read over [`FRESH_READ`] ago), a listing would serve it (the
+    /// record is mergeable), and the current listing predates what it must show yet is too young
+    /// to be made again; then until that listing is [`LISTING_TTL`] old (plus
+    /// [`READY_MARGIN`]). Every host held for one listing gets the same instant, so their passes
+    /// start together and share the next listing.
+    pub fn ready_in(&self, uuid: &str, now: Instant) -> Duration {
+        if !self.enabled || uuid.is_empty() {
+            return Duration::ZERO;
+        }
+        let Some(l) = self.current() else {
+            return Duration::ZERO;
+        };
+        let records = lock(&self.records);
+        let Some(r) = records.by_uuid.get(uuid) else {
+            return Duration::ZERO;
+        };
+        if !r.mergeable || (!r.wrote && now.saturating_duration_since(r.read_at) < FRESH_READ) {
+            return Duration::ZERO;
+        }
+        // Unwritten and unchanged on a listing made after the read: served as read.
+        let unchanged = !r.wrote
+            && l.started > r.read_at
+            && l.by_uuid(uuid).is_some_and(|n| Fingerprint::of(n) == r.fp);
+        if unchanged || l.started > r.ended_at {
+            return Duration::ZERO;
+        }
+        (l.started + LISTING_TTL + READY_MARGIN).saturating_duration_since(now)
     }
 
     /// A pass ended: `read` is its last node read (and when), `wrote` whether a write was sent

@@ -15,7 +15,7 @@ use bmh_api::{AutomatedCleaningMode, Image, InspectionMode, ProvisioningState, R
 use bmhctl_plugin_sdk::{
     AdoptOptions, BmcCredentials, DeprovisionOptions, DetachOptions, InspectOptions, InspectResult,
     PowerOffOptions, PowerOnOptions, ProvisionOptions, RegisterOptions, RegisterResult,
-    StepOptions, StepResult, WaitOn, WaitingHost,
+    StartingHost, StepOptions, StepResult, WaitOn, WaitingHost,
 };
 use serde_json::{Value, json};
 use std::sync::Mutex;
@@ -2704,4 +2704,126 @@ fn with_due_hosts_the_pass_right_after_a_power_request_reads_the_node_without_wa
         "{:?}",
         t.elapsed()
     );
+}
+
+// ------------------------------------------------- ready_hosts (ReadyHosts feature, issue 10)
+
+/// What one process shares when the host asks `due_hosts` and, before passes, `ready_hosts`.
+fn watched_ready(fake: &FakeIronic) -> Arc<Shared> {
+    let prov = ProvisionerConfig {
+        answer_due_hosts: true,
+        answer_ready_hosts: true,
+        ..Default::default()
+    };
+    fake.shared_with(fake.config(), prov)
+}
+
+fn starting(id: &str) -> StartingHost {
+    StartingHost {
+        host: ObjectKey::new("default", "worker-0"),
+        provisioner_id: id.into(),
+    }
+}
+
+#[test]
+fn with_ready_hosts_the_pass_after_a_power_request_waits_for_the_next_listing_and_costs_no_get() {
+    let fake = FakeIronic::start();
+    let shared = watched_ready(&fake);
+    fake.node_in(
+        "active",
+        json!({"power_state": "power off", "provision_updated_at": stamp(1)}),
+    );
+    // The shared listing was just made (for every waiting host), before this pass.
+    shared
+        .watch
+        .listing(&shared.client, node_watch::LISTING_TTL)
+        .unwrap();
+    let mut p = prov(&shared);
+    let on = p.power_on(PowerOnOptions::default()).unwrap();
+    assert!(on.dirty && on.requeue_after.is_zero(), "{on:?}");
+    drop(p);
+    fake.set(json!({"target_power_state": "power on"}));
+    // BMO requeues at once. Asked before the pass starts: no listing shows the power request
+    // yet and the current one is too young to be made again, so the pass can be served once
+    // that listing is a second old; nothing is sent to answer.
+    let m = fake.mark();
+    let answer = shared
+        .ready_hosts(&[starting(UUID), starting("")])
+        .unwrap()
+        .expect("answered");
+    let [wait, unregistered] = answer.wait[..] else {
+        panic!("one wait per host: {answer:?}")
+    };
+    assert!(
+        wait > Duration::from_millis(900)
+            && wait <= node_watch::LISTING_TTL + node_watch::READY_MARGIN,
+        "{wait:?}"
+    );
+    assert_eq!(unregistered, Duration::ZERO);
+    assert!(fake.since(m).is_empty(), "{:?}", fake.since(m));
+    // The runner holds the pass back that long (here: the listing is made to look that old).
+    shared.watch.age_listing(wait);
+    assert_eq!(
+        shared.ready_hosts(&[starting(UUID)]).unwrap().unwrap().wait,
+        [Duration::ZERO]
+    );
+    // The pass: one shared listing, which shows the power request, and no GET of the node.
+    let m = fake.mark();
+    let n = prov(&shared).get_node().unwrap();
+    assert_eq!(fake.since(m), [watch_listing()]);
+    assert_eq!(n.target_power_state.as_deref(), Some("power on"));
+}
+
+#[test]
+fn with_ready_hosts_only_a_stale_node_a_listing_would_serve_is_held() {
+    let fake = FakeIronic::start();
+    let shared = watched_ready(&fake);
+    fake.node_in("manageable", json!({"provision_updated_at": stamp(1)}));
+    shared
+        .watch
+        .listing(&shared.client, node_watch::LISTING_TTL)
+        .unwrap();
+    // A fresh read without a write: served from the cache now.
+    let mut p = prov(&shared);
+    let node = p.get_node().unwrap();
+    drop(p);
+    let now = |s: &Arc<Shared>| s.ready_hosts(&[starting(UUID)]).unwrap().unwrap().wait;
+    assert_eq!(now(&shared), [Duration::ZERO]);
+    // A write no listing shows (here: `deleted`): its pass reads the node anyway, so it starts
+    // at once.
+    let mut p = prov(&shared);
+    p.get_node().unwrap();
+    assert_requeue(&p.change_state(&node, "deleted").unwrap(), 3);
+    drop(p);
+    assert_eq!(now(&shared), [Duration::ZERO]);
+    // A listed write (`provide`): held until the next listing.
+    let mut p = prov(&shared);
+    p.get_node().unwrap();
+    assert_requeue(&p.change_state(&node, "provide").unwrap(), 3);
+    drop(p);
+    assert!(now(&shared)[0] > Duration::ZERO, "{:?}", now(&shared));
+    // A listing made since the write serves it: now.
+    shared.watch.age_listing(node_watch::LISTING_TTL);
+    shared
+        .watch
+        .listing(&shared.client, node_watch::LISTING_TTL)
+        .unwrap();
+    assert_eq!(now(&shared), [Duration::ZERO]);
+}
+
+#[test]
+fn ready_hosts_is_not_answered_without_its_feature() {
+    let fake = FakeIronic::start();
+    fake.node_in("manageable", json!({}));
+    // Without `ReadyHosts`, or without the node watch it answers from: "not supported".
+    assert_eq!(
+        watched(&fake, 20).ready_hosts(&[starting(UUID)]).unwrap(),
+        None
+    );
+    let prov = ProvisionerConfig {
+        answer_ready_hosts: true,
+        ..Default::default()
+    };
+    let unwatched = fake.shared_with(fake.config(), prov);
+    assert_eq!(unwatched.ready_hosts(&[starting(UUID)]).unwrap(), None);
 }
