@@ -50,8 +50,14 @@ pub struct Bookkeeping {
     /// Boxed: a record is moved between threads on every pass, and most never have one.
     pub hardware_data: Option<Box<HardwareData>>,
     /// What the provisioner asked to keep for this host between passes (the fixture's state).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisioner_state: Option<serde_json::Value>,
+    /// Shared: hosts at the same step often keep the same state (see
+    /// [`crate::machine::shared_state`]), and the bookkeeping is copied whenever it is saved.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "shared_option"
+    )]
+    pub provisioner_state: Option<Arc<serde_json::Value>>,
     /// What Kubernetes would keep for the host's HostFirmwareSettings and HostFirmwareComponents.
     #[serde(default, skip_serializing_if = "FirmwareBook::is_empty")]
     pub firmware: FirmwareBook,

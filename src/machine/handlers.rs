@@ -8,6 +8,7 @@ use bmhctl_plugin_sdk::{
     InspectOptions, InspectResult, PowerOffOptions, PrepareData, ProvisionData, ProvisionOptions,
     Provisioner, ProvisionerError, StepOptions, StepResult,
 };
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 impl Pass<'_, '_> {
@@ -121,6 +122,7 @@ impl Pass<'_, '_> {
             return self.wait_on_provisioner(changed, res.requeue_after);
         };
         self.clear_error();
+        let details = shared_details(details);
         self.status_mut().hardware = Some(details.clone());
         if !self.rec.being_deleted() {
             let host = &self.rec.host;
@@ -680,4 +682,46 @@ fn prov_error_action(e: ProvisionerError, prefix: &str) -> Action {
         needs_registration: e == ProvisionerError::NeedsRegistration,
         message: format!("{prefix}{e}"),
     })
+}
+
+/// The inspected details as a shared value: the last details seen when they are equal (every
+/// fixture host, and every host of one model, reports the same), so that all those hosts'
+/// statuses and HardwareData hold one copy.
+fn shared_details(details: bmh_api::HardwareDetails) -> Arc<bmh_api::HardwareDetails> {
+    static LAST: Mutex<Option<Arc<bmh_api::HardwareDetails>>> = Mutex::new(None);
+    shared_details_in(&LAST, details)
+}
+
+fn shared_details_in(
+    last: &Mutex<Option<Arc<bmh_api::HardwareDetails>>>,
+    details: bmh_api::HardwareDetails,
+) -> Arc<bmh_api::HardwareDetails> {
+    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+    match &*last {
+        Some(seen) if **seen == details => seen.clone(),
+        _ => last.insert(Arc::new(details)).clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shared_details_in;
+    use crate::provisioners::fixture::canned_hardware_details;
+    use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn equal_details_are_one_shared_copy_and_other_details_replace_it() {
+        let last = Mutex::new(None);
+        let a = shared_details_in(&last, canned_hardware_details());
+        let b = shared_details_in(&last, canned_hardware_details());
+        assert!(Arc::ptr_eq(&a, &b));
+        let mut other = canned_hardware_details();
+        other.hostname = "other".into();
+        let c = shared_details_in(&last, other.clone());
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(*c, other);
+        let d = shared_details_in(&last, canned_hardware_details());
+        assert!(!Arc::ptr_eq(&a, &d), "only the last details are kept");
+        assert_eq!(*d, canned_hardware_details());
+    }
 }

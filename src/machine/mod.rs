@@ -267,9 +267,9 @@ impl Pass<'_, '_> {
         let initial = self.state().clone();
         let action = self.reconcile_state(prov.as_mut());
         if let Some(state) = prov.persistent_state()
-            && self.rec.book.provisioner_state.as_ref() != Some(&state)
+            && self.rec.book.provisioner_state.as_deref() != Some(&state)
         {
-            self.rec.book.provisioner_state = Some(state);
+            self.rec.book.provisioner_state = Some(shared_state(state));
             self.bookkeeping_changed = true;
         }
         let (requeue, dirty, deleted) = match &action {
@@ -349,7 +349,7 @@ impl Pass<'_, '_> {
             disable_certificate_verification: bmc.disable_certificate_verification,
             boot_mac_address: host.spec.boot_mac_address.clone(),
             provisioner_id: self.status().provisioning.id.clone(),
-            provisioner_state: self.rec.book.provisioner_state.clone(),
+            provisioner_state: self.rec.book.provisioner_state.as_deref().cloned(),
         };
         let sink_events = self.events.clone();
         let sink: EventSink = Arc::new(move |e| sink_events.lock().unwrap().push(e));
@@ -678,8 +678,7 @@ impl Pass<'_, '_> {
         if self.rec.architecture().is_empty()
             && let Some(arch) = self
                 .hardware_data_details()
-                .and_then(|d| d.cpu)
-                .map(|c| c.arch)
+                .and_then(|d| d.cpu.as_ref().map(|c| c.arch.clone()))
             && !arch.is_empty()
         {
             self.rec.book.architecture = arch;
@@ -689,7 +688,7 @@ impl Pass<'_, '_> {
         None
     }
 
-    fn hardware_data_details(&self) -> Option<HardwareDetails> {
+    fn hardware_data_details(&self) -> Option<Arc<HardwareDetails>> {
         self.rec
             .book
             .hardware_data
@@ -705,7 +704,7 @@ impl Pass<'_, '_> {
                 // An empty value is no annotation (BMO's `getHardwareDetailsFromAnnotation`).
                 None => match self.annotation(annotations::HARDWARE_DETAILS) {
                     Some(text) if !text.is_empty() => match parse_hardware_details_strict(text) {
-                        Ok(d) => Some(d),
+                        Ok(d) => Some(Arc::new(d)),
                         Err(e) => {
                             return Some(self.error_outcome(format!(
                                 "could not update hardware details: error parsing HardwareDetails from annotation: {e}"
@@ -736,6 +735,37 @@ impl Pass<'_, '_> {
         }
         None
     }
+}
+
+/// A provisioner's state as a shared value: one of the last few distinct states kept when it is
+/// equal. Hosts driven alike keep the same state at each step (every fixture host does: its
+/// state holds no name or address), so thousands of hosts hold a handful of copies.
+pub fn shared_state(state: serde_json::Value) -> Arc<serde_json::Value> {
+    static RECENT: Mutex<Vec<Arc<serde_json::Value>>> = Mutex::new(Vec::new());
+    shared_state_in(&RECENT, state)
+}
+
+/// How many distinct provisioner states [`shared_state`] keeps: a few more than the hosts of a
+/// run at the fixture's steps are in at one time.
+pub(crate) const STATES_KEPT: usize = 16;
+
+pub(crate) fn shared_state_in(
+    recent: &Mutex<Vec<Arc<serde_json::Value>>>,
+    state: serde_json::Value,
+) -> Arc<serde_json::Value> {
+    let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = recent.iter().position(|s| **s == state) {
+        // The most recent last: the next host's state is most likely this one.
+        let s = recent.remove(i);
+        recent.push(s.clone());
+        return s;
+    }
+    if recent.len() == STATES_KEPT {
+        recent.remove(0);
+    }
+    let s = Arc::new(state);
+    recent.push(s.clone());
+    s
 }
 
 /// The annotation's JSON decoded as BMO's `json.Decoder` with `DisallowUnknownFields` does:

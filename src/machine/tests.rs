@@ -16,6 +16,7 @@ mod image_pull_secret;
 pub(crate) mod mock;
 mod raid;
 mod reboot_annotations;
+mod shared_values;
 
 use super::{Requeue, backoff, delays};
 use bmh_api::{

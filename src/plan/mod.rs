@@ -99,7 +99,8 @@ impl Planner<'_> {
             // BMO registers a host whose node is gone again, from scratch.
             st.provisioning.id.clear();
         }
-        rec.book.provisioner_state = seed::backend_state(&rec, &live, self.fixture);
+        rec.book.provisioner_state =
+            seed::backend_state(&rec, &live, self.fixture).map(std::sync::Arc::new);
         let steps = Steps::default();
         let factory = RecordingFactory {
             inner: crate::provisioners::fixture::Fixture::new(),

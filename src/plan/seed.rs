@@ -46,7 +46,7 @@ pub fn ask(factory: &dyn ProvisionerFactory, rec: &HostRecord) -> Live {
             .is_some_and(|b| b.disable_certificate_verification),
         boot_mac_address: host.spec.boot_mac_address.clone(),
         provisioner_id: status.provisioning.id.clone(),
-        provisioner_state: rec.book.provisioner_state.clone(),
+        provisioner_state: rec.book.provisioner_state.as_deref().cloned(),
     };
     // Events of a read are of no interest to a plan.
     let sink: EventSink = Arc::new(|_| {});
@@ -71,9 +71,9 @@ pub fn backend_state(
 ) -> Option<serde_json::Value> {
     if fixture_is_the_provisioner
         && let Some(v) = &rec.book.provisioner_state
-        && serde_json::from_value::<FixtureState>(v.clone()).is_ok()
+        && <FixtureState as serde::Deserialize>::deserialize(&**v).is_ok()
     {
-        return Some(v.clone());
+        return Some((**v).clone());
     }
     let status = rec.status();
     // Fields not named keep their defaults (the canned firmware, no knobs): the literal stays

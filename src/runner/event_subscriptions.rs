@@ -258,7 +258,7 @@ impl SubscriptionLoop {
             labels: host.metadata.labels.clone(),
             annotations: host.metadata.annotations.clone(),
             provisioner_id: record.status().provisioning.id.clone(),
-            provisioner_state: record.book.provisioner_state.clone(),
+            provisioner_state: record.book.provisioner_state.as_deref().cloned(),
             ..HostData::default()
         };
         let events: EventSink = Arc::new(|_| {});

@@ -2,6 +2,7 @@
 
 use crate::meta::{Extra, ObjectMeta};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -173,6 +174,7 @@ pub struct HardwareData {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HardwareDataSpec {
+    /// Shared with the host's `status.hardware`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hardware: Option<HardwareDetails>,
+    pub hardware: Option<Arc<HardwareDetails>>,
 }

@@ -4,6 +4,7 @@ use crate::enums::*;
 use crate::hardware::HardwareDetails;
 use crate::meta::{Extra, ObjectMeta};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 pub const API_VERSION: &str = "metal3.io/v1alpha1";
 pub const KIND: &str = "BareMetalHost";
@@ -256,8 +257,10 @@ pub struct BareMetalHostStatus {
     pub last_updated: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hardware_profile: String,
+    /// Shared: the details do not change once inspected, are the biggest field, and a status
+    /// is copied on most passes that change it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hardware: Option<HardwareDetails>,
+    pub hardware: Option<Arc<HardwareDetails>>,
     #[serde(default)]
     pub provisioning: ProvisionStatus,
     #[serde(default, skip_serializing_if = "CredentialsStatus::is_empty")]

@@ -137,7 +137,7 @@ impl HostTest {
 
     /// Seeds the fixture's per-host state (its knobs), as `HostData::provisioner_state`.
     pub fn fixture_state(mut self, state: serde_json::Value) -> Self {
-        self.rec.book.provisioner_state = Some(state);
+        self.rec.book.provisioner_state = Some(state.into());
         self
     }
 
@@ -223,7 +223,7 @@ impl HostTest {
         st.good_credentials = creds.clone();
         st.tried_credentials = creds;
         st.last_updated = Some(now);
-        st.hardware = Some(crate::provisioners::fixture::canned_hardware_details());
+        st.hardware = Some(crate::provisioners::fixture::canned_hardware_details().into());
         self
     }
 
@@ -449,7 +449,7 @@ impl HostTest {
             .book
             .provisioner_state
             .as_ref()
-            .map(|v| serde_json::from_value(v.clone()).expect("fixture state"))
+            .map(|v| serde_json::from_value((**v).clone()).expect("fixture state"))
             .unwrap_or_default()
     }
 

@@ -251,7 +251,7 @@ type Head = (OperationalStatus, ErrorType, Option<String>, String);
 
 thread_local! {
     static HEADS: Recent<Head> = Recent::default();
-    static HARDWARE: Recent<HardwareDetails> = Recent::default();
+    static HARDWARE: Recent<std::sync::Arc<HardwareDetails>> = Recent::default();
     static PROVISIONING: Recent<ProvisionStatus> = Recent::default();
     static GOOD_CREDENTIALS: Recent<CredentialsStatus> = Recent::default();
     static TRIED_CREDENTIALS: Recent<CredentialsStatus> = Recent::default();
@@ -720,7 +720,7 @@ mod tests {
         other.hostname = "other: host\nwith a line".into();
         other.nics.truncate(1);
         let bare = BareMetalHostStatus {
-            hardware: Some(canned.clone()),
+            hardware: Some(canned.clone().into()),
             ..Default::default()
         };
         let mut full = bare.clone();
@@ -763,11 +763,11 @@ mod tests {
         full.extra
             .insert("kept".into(), serde_json::json!({"a": [1, "b"], "c": null}));
         let mut others = full.clone();
-        others.hardware = Some(other);
+        others.hardware = Some(other.into());
         let mut none = full.clone();
         none.hardware = None;
         let mut empty = full.clone();
-        empty.hardware = Some(HardwareDetails::default());
+        empty.hardware = Some(HardwareDetails::default().into());
         let mut half = full.clone();
         half.good_credentials = Default::default();
         half.operation_history = Default::default();

@@ -210,7 +210,8 @@ pub fn stored_hardware(store: &Store, key: &ObjectKey) -> Result<Option<bmh_api:
     Ok(
         serde_json::from_value::<bmh_api::HardwareData>(stored.value)
             .ok()
-            .and_then(|hd| hd.spec.hardware),
+            .and_then(|hd| hd.spec.hardware)
+            .map(std::sync::Arc::unwrap_or_clone),
     )
 }
 
@@ -240,7 +241,7 @@ fn applied_status(
         return kept;
     };
     if let Some(hw) = hardware {
-        status.hardware = Some(hw.clone());
+        status.hardware = Some(hw.clone().into());
     }
     if status.last_updated.is_none() {
         status.last_updated = Some(crate::clock::format_time(chrono::Utc::now()));

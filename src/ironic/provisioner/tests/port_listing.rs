@@ -23,15 +23,18 @@ fn inspected(mac: &str) -> ManagementAccessData {
     ManagementAccessData {
         hardware_data: Some(HardwareData {
             spec: HardwareDataSpec {
-                hardware: Some(HardwareDetails {
-                    nics: vec![Nic {
-                        name: "eth0".into(),
-                        mac: mac.into(),
-                        pxe: true,
+                hardware: Some(
+                    HardwareDetails {
+                        nics: vec![Nic {
+                            name: "eth0".into(),
+                            mac: mac.into(),
+                            pxe: true,
+                            ..Default::default()
+                        }],
                         ..Default::default()
-                    }],
-                    ..Default::default()
-                }),
+                    }
+                    .into(),
+                ),
             },
             ..Default::default()
         }),

@@ -18,10 +18,13 @@ fn the_boot_mac_port_is_always_pxe_enabled() {
     let data = ManagementAccessData {
         hardware_data: Some(HardwareData {
             spec: HardwareDataSpec {
-                hardware: Some(HardwareDetails {
-                    nics: vec![nic(MAC), nic("52:54:00:99:99:99")],
-                    ..Default::default()
-                }),
+                hardware: Some(
+                    HardwareDetails {
+                        nics: vec![nic(MAC), nic("52:54:00:99:99:99")],
+                        ..Default::default()
+                    }
+                    .into(),
+                ),
             },
             ..Default::default()
         }),
