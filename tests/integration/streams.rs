@@ -273,7 +273,9 @@ fn get_w_and_watch_json_stream_the_changes_of_a_store_watch_drives() {
     let watch = Streaming::start(&lab, &["watch", "-o", "json", "--store", "store"]);
     // `wait` drives the hosts itself when no `watch` holds the store's lease: it must start
     // only once `watch` holds it, which its first line shows (a pass ran).
-    watch.wait_for("watch's first line", Duration::from_secs(30), |l| !l.is_empty());
+    watch.wait_for("watch's first line", Duration::from_secs(30), |l| {
+        !l.is_empty()
+    });
     lab.run_env(
         &[
             "wait",
