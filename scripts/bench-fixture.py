@@ -4,11 +4,12 @@
 Prints wall time, CPU time (user+sys) and peak RSS of the bmhctl process, and the number of
 times the hosts file was rewritten. With --watch-idle S, then runs `bmhctl watch` on the
 provisioned files (real time) and prints its CPU over S seconds once its start-up passes are
-done: every host is steady, so that is BMO's 60 s power poll and the file scanner. Not a test:
-run it by hand.
+done: every host is steady, so that is BMO's 60 s power poll and the file scanner. With
+--keep DIR, the files are provisioned in DIR (which must not exist) and left there, to compare
+what two builds wrote. Not a test: run it by hand.
 
     scripts/bench-fixture.py [--hosts N] [--files F] [--concurrency C] [--bin PATH]
-                             [--watch-idle S]
+                             [--watch-idle S] [--keep DIR]
 """
 import argparse
 import os
@@ -55,6 +56,7 @@ def main():
     ap.add_argument("--concurrency", type=int, default=None)
     ap.add_argument("--bin", default=None)
     ap.add_argument("--watch-idle", type=float, default=0, help="seconds of idle watch measured")
+    ap.add_argument("--keep", default=None, help="provision in this new directory and keep it")
     args = ap.parse_args()
 
     root = pathlib.Path(__file__).resolve().parent.parent
@@ -64,6 +66,9 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="bmhctl-bench-") as tmp:
         tmp = pathlib.Path(tmp)
+        if args.keep:
+            tmp = pathlib.Path(args.keep)
+            tmp.mkdir(parents=True)
         per_file = [[] for _ in range(args.files)]
         for i in range(args.hosts):
             a, b, c, d = (i >> 24) & 255, (i >> 16) & 255, (i >> 8) & 255, i & 255

@@ -19,7 +19,7 @@
 use super::bmc_event_subscriptions::{
     SubscriptionDoc, not_in_a_host_file, subscription_docs, write_status,
 };
-use super::host_file::{HostFile, Stamp, host_status_yaml, status_yaml};
+use super::host_file::{HostFile, Stamp, host_status_text, status_yaml};
 use super::inventory::{self, HostEntry, Inventory, LoadMode};
 use super::lock::FileLock;
 use super::paths::expand;
@@ -585,7 +585,7 @@ impl HostSource for FileSource {
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
         // Serialised before the file's lock is taken: passes of other hosts of the file stage
         // (and its commit runs) meanwhile.
-        let status_text = staged.status.map(host_status_yaml).transpose()?;
+        let status_text = staged.status.map(host_status_text).transpose()?;
         let settings_text = staged
             .firmware_settings_status
             .map(status_yaml)
@@ -616,7 +616,7 @@ impl HostSource for FileSource {
             return Ok(0);
         };
         if let (Some(status), Some(text)) = (staged.status, &status_text) {
-            file.stage_status_yaml(entry.doc, status, text.as_deref())?;
+            file.stage_host_status(entry.doc, status, text.as_ref())?;
         }
         if let (Some(d), Some(status), Some(text)) = (
             entry.settings_doc,

@@ -5,7 +5,7 @@
 use super::lock::FileLock;
 use super::parse::position;
 use super::sidecar::Sidecar;
-use super::yaml_file::{Overlay, YamlFile, YamlFileError};
+use super::yaml_file::{LaidOut, Overlay, YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::error::Error;
 use crate::persist::atomic::{write_atomic, write_atomic_if};
@@ -82,28 +82,49 @@ pub fn status_yaml<T: Serialize>(status: Option<&T>) -> Result<Option<String>, E
         .transpose()
 }
 
-/// A host's status as [`HostFile::stage_status_yaml`] takes it: the same text as
-/// [`status_yaml`], rendered field by field so that what does not change from one save to the
-/// next is rendered once and reused while it stays equal. Rendering YAML is the dear part of a
-/// save; the hardware details are the biggest field and do not change once inspected (the
-/// fixture's are the same for every host), a condition changes only on a transition, and hosts
-/// that move together share images, credentials and timestamps. Each thread keeps its recent
-/// renderings of each field, looked up by equality.
-pub fn host_status_yaml(status: Option<&BareMetalHostStatus>) -> Result<Option<String>, Error> {
+/// A host's status as [`HostFile::stage_host_status`] takes it: laid out in pieces, one per
+/// field (or per condition), that stay shared while they are equal, or whole.
+#[derive(Debug, Clone)]
+pub enum StatusText {
+    Pieces(Vec<LaidOut>),
+    /// As [`status_yaml`] renders it.
+    Whole(String),
+}
+
+impl StatusText {
+    /// The text as [`status_yaml`] renders it.
+    pub fn plain(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            StatusText::Pieces(p) => LaidOut::plain(p).into(),
+            StatusText::Whole(s) => s.as_str().into(),
+        }
+    }
+}
+
+/// A host's status as [`HostFile::stage_host_status`] takes it: the text of [`status_yaml`],
+/// rendered field by field so that what does not change from one save to the next is
+/// rendered (and laid out under `status:`) once, and reused while it stays equal. Rendering
+/// YAML is the dear part of a save; the hardware details are the biggest field and do not
+/// change once inspected (the fixture's are the same for every host), a condition changes only
+/// on a transition, and hosts that move together share images, credentials and timestamps.
+/// Each thread keeps its recent renderings of each field, looked up by equality; the file's
+/// edits hold the pieces, so a field's text shared by many hosts is in memory once.
+pub fn host_status_text(status: Option<&BareMetalHostStatus>) -> Result<Option<StatusText>, Error> {
     let Some(s) = status else {
         return Ok(None);
     };
     match status_in_parts(s) {
-        Ok(text) => Ok(Some(text)),
-        // (Only a layout of the emitter's not seen in the tests gets here.)
-        Err(_) => status_yaml(Some(s)),
+        Ok(parts) => Ok(Some(StatusText::Pieces(parts))),
+        // A field with a text the pieces do not take (a CR, a `+`), or a layout of the
+        // emitter's not seen in the tests.
+        Err(_) => Ok(status_yaml(Some(s))?.map(StatusText::Whole)),
     }
 }
 
-/// [`host_status_yaml`]'s text. The fields, their order and when each is left out are those of
-/// `BareMetalHostStatus`'s serde attributes.
-fn status_in_parts(s: &BareMetalHostStatus) -> Result<String, Error> {
-    let mut out = String::with_capacity(4096);
+/// [`host_status_text`]'s pieces. The fields, their order and when each is left out are those
+/// of `BareMetalHostStatus`'s serde attributes.
+fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
+    let mut out = Vec::with_capacity(16 + s.conditions.len());
     let head = (
         &s.operational_status,
         &s.error_type,
@@ -171,16 +192,38 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<String, Error> {
             )?;
         }
     }
-    if s.error_message.is_empty() {
-        out.push_str("errorMessage: \"\"\n");
-    } else {
-        entry(&mut out, "errorMessage", &s.error_message)?;
-    }
-    out.push_str(if s.powered_on {
-        "poweredOn: true\n"
-    } else {
-        "poweredOn: false\n"
-    });
+    let e = &s.error_message;
+    cached(
+        &MESSAGES,
+        4,
+        &mut out,
+        |k| k == e,
+        || e.clone(),
+        |out| {
+            if e.is_empty() {
+                out.push_str("errorMessage: \"\"\n");
+                Ok(())
+            } else {
+                entry(out, "errorMessage", e)
+            }
+        },
+    )?;
+    let powered = s.powered_on;
+    cached(
+        &POWER,
+        2,
+        &mut out,
+        |k| *k == powered,
+        || powered,
+        |out| {
+            out.push_str(if powered {
+                "poweredOn: true\n"
+            } else {
+                "poweredOn: false\n"
+            });
+            Ok(())
+        },
+    )?;
     let h = &s.operation_history;
     if !h.is_empty() {
         cached(
@@ -192,12 +235,23 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<String, Error> {
             |out| entry(out, "operationHistory", h),
         )?;
     }
-    use std::fmt::Write;
-    let _ = write!(
-        out,
-        "errorCount: {}\nprovisioningFailCount: {}\n",
-        s.error_count, s.provisioning_fail_count
-    );
+    let counts = (s.error_count, s.provisioning_fail_count);
+    cached(
+        &COUNTS,
+        4,
+        &mut out,
+        |k| *k == counts,
+        || counts,
+        |out| {
+            use std::fmt::Write;
+            let _ = write!(
+                out,
+                "errorCount: {}\nprovisioningFailCount: {}\n",
+                counts.0, counts.1
+            );
+            Ok(())
+        },
+    )?;
     if let Some(i) = &s.last_attempted_image {
         cached(
             &IMAGES,
@@ -209,7 +263,11 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<String, Error> {
         )?;
     }
     if !s.conditions.is_empty() {
-        out.push_str(CONDITIONS_KEY);
+        static KEY: std::sync::OnceLock<LaidOut> = std::sync::OnceLock::new();
+        out.push(
+            KEY.get_or_init(|| LaidOut::new(CONDITIONS_KEY).expect("a key's line"))
+                .clone(),
+        );
         for c in &s.conditions {
             cached(
                 &CONDITIONS,
@@ -231,10 +289,17 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<String, Error> {
         }
     }
     if !s.extra.is_empty() {
-        serde_saphyr::to_fmt_writer(&mut out, &StatusExtra { extra: &s.extra })
+        let mut text = String::new();
+        serde_saphyr::to_fmt_writer(&mut text, &StatusExtra { extra: &s.extra })
             .map_err(|e| Error::internal("cannot serialize the status as YAML", e))?;
+        out.push(laid_out(&text)?);
     }
     Ok(out)
+}
+
+/// `text` laid out, or the error that sends the status to [`status_yaml`].
+fn laid_out(text: &str) -> Result<LaidOut, Error> {
+    LaidOut::new(text).ok_or_else(|| Error::internal("a status field's YAML", "not laid out"))
 }
 
 /// How many conditions' renderings a thread keeps: a few hosts' worth (BMO sets five or six
@@ -244,8 +309,8 @@ const CONDITIONS_KEPT: usize = 48;
 /// The line the conditions' items follow.
 const CONDITIONS_KEY: &str = "conditions:\n";
 
-/// A thread's recent renderings of one field: the value and its text.
-type Recent<K> = std::cell::RefCell<std::collections::VecDeque<(K, String)>>;
+/// A thread's recent renderings of one field: the value and its text, laid out.
+type Recent<K> = std::cell::RefCell<std::collections::VecDeque<(K, LaidOut)>>;
 
 type Head = (OperationalStatus, ErrorType, Option<String>, String);
 
@@ -255,17 +320,20 @@ thread_local! {
     static PROVISIONING: Recent<ProvisionStatus> = Recent::default();
     static GOOD_CREDENTIALS: Recent<CredentialsStatus> = Recent::default();
     static TRIED_CREDENTIALS: Recent<CredentialsStatus> = Recent::default();
+    static MESSAGES: Recent<String> = Recent::default();
+    static POWER: Recent<bool> = Recent::default();
     static HISTORIES: Recent<OperationHistory> = Recent::default();
+    static COUNTS: Recent<(i64, i64)> = Recent::default();
     static IMAGES: Recent<Image> = Recent::default();
     static CONDITIONS: Recent<Condition> = Recent::default();
 }
 
-/// Appends the text kept for the value `matches` finds in `cache`, or renders it with `render`
-/// and keeps it (with `key()`, the oldest of `kept` going).
+/// Pushes the piece kept for the value `matches` finds in `cache`, or renders it with
+/// `render`, lays it out and keeps it (with `key()`, the oldest of `kept` going).
 fn cached<K: 'static>(
     cache: &'static std::thread::LocalKey<Recent<K>>,
     kept: usize,
-    out: &mut String,
+    out: &mut Vec<LaidOut>,
     matches: impl Fn(&K) -> bool,
     key: impl FnOnce() -> K,
     render: impl FnOnce(&mut String) -> Result<(), Error>,
@@ -273,15 +341,17 @@ fn cached<K: 'static>(
     cache.with(|recent| {
         let mut recent = recent.borrow_mut();
         if let Some((_, text)) = recent.iter().find(|(k, _)| matches(k)) {
-            out.push_str(text);
+            out.push(text.clone());
             return Ok(());
         }
-        let start = out.len();
-        render(out)?;
+        let mut text = String::new();
+        render(&mut text)?;
+        let piece = laid_out(&text)?;
         if recent.len() >= kept {
             recent.pop_front();
         }
-        recent.push_back((key(), out[start..].to_string()));
+        recent.push_back((key(), piece.clone()));
+        out.push(piece);
         Ok(())
     })
 }
@@ -437,20 +507,8 @@ impl HostFile {
     where
         T: DeserializeOwned + PartialEq + Clone,
     {
-        if !self.edited.contains(&doc) {
-            let in_file = self
-                .yaml
-                .has_block_status(doc)
-                .map_err(|e| self.edit_error(doc, e))?;
-            // Only a status block in the file needs reading to compare.
-            let unchanged = match (in_file, status) {
-                (false, None) => true,
-                (false, Some(_)) => false,
-                (true, _) => self.status_in_file::<T>(doc).as_ref() == Some(&status.cloned()),
-            };
-            if unchanged {
-                return Ok(());
-            }
+        if self.as_in_file(doc, status)? {
+            return Ok(());
         }
         self.yaml
             .set_status(doc, yaml)
@@ -458,6 +516,57 @@ impl HostFile {
         self.edited.insert(doc);
         self.pending = true;
         Ok(())
+    }
+
+    /// [`stage_status_yaml`](Self::stage_status_yaml) for a host's status rendered by
+    /// [`host_status_text`]: its pieces go into the file's edits as they are when the
+    /// document is laid out as they are, else its text is laid out for the document.
+    pub fn stage_host_status(
+        &mut self,
+        doc: usize,
+        status: Option<&BareMetalHostStatus>,
+        text: Option<&StatusText>,
+    ) -> Result<(), Error> {
+        if self.as_in_file(doc, status)? {
+            return Ok(());
+        }
+        let laid = match text {
+            Some(StatusText::Pieces(p)) => self
+                .yaml
+                .set_status_laid_out(doc, p)
+                .map_err(|e| self.edit_error(doc, e))?,
+            _ => false,
+        };
+        if !laid {
+            let plain = text.map(StatusText::plain);
+            self.yaml
+                .set_status(doc, plain.as_deref())
+                .map_err(|e| self.edit_error(doc, e))?;
+        }
+        self.edited.insert(doc);
+        self.pending = true;
+        Ok(())
+    }
+
+    /// Whether `status` is what document `doc` holds as the user wrote it (not an edit: the
+    /// user's formatting of an unchanged status is kept). Only a document not edited yet
+    /// with a status block needs reading.
+    fn as_in_file<T>(&self, doc: usize, status: Option<&T>) -> Result<bool, Error>
+    where
+        T: DeserializeOwned + PartialEq + Clone,
+    {
+        if self.edited.contains(&doc) {
+            return Ok(false);
+        }
+        let in_file = self
+            .yaml
+            .has_block_status(doc)
+            .map_err(|e| self.edit_error(doc, e))?;
+        Ok(match (in_file, status) {
+            (false, None) => true,
+            (false, Some(_)) => false,
+            (true, _) => self.status_in_file::<T>(doc).as_ref() == Some(&status.cloned()),
+        })
     }
 
     /// The status of `doc` as the file has it: `Some(None)` = no status, `None` = unreadable.
@@ -712,7 +821,11 @@ mod tests {
     /// rendering's, different from it, and absent.
     #[test]
     fn a_host_status_in_parts_is_the_status_rendered_whole() {
-        use super::{host_status_yaml, status_yaml};
+        use super::{StatusText, host_status_text, status_yaml};
+        let parts = |s: &BareMetalHostStatus| match host_status_text(Some(s)).unwrap().unwrap() {
+            StatusText::Pieces(p) => super::LaidOut::plain(&p),
+            StatusText::Whole(w) => panic!("rendered whole: {w}"),
+        };
         use crate::provisioners::fixture::canned_hardware_details;
         use bmh_api::*;
         let canned = canned_hardware_details();
@@ -779,8 +892,7 @@ mod tests {
             &bare, &full, &full, &others, &full, &none, &empty, &half, &bare,
         ] {
             let whole = status_yaml(Some(s)).unwrap().unwrap();
-            let parts = host_status_yaml(Some(s)).unwrap().unwrap();
-            assert_eq!(parts, whole);
+            assert_eq!(parts(s), whole);
             seen += whole.contains("hardware:") as usize;
         }
         assert_eq!(seen, 8);
@@ -790,8 +902,8 @@ mod tests {
             s.conditions[i % 2].last_transition_time = format!("2026-12-01T16:{:02}:00Z", i % 60);
             s.conditions[i % 2].observed_generation = i as i64;
             let whole = status_yaml(Some(&s)).unwrap().unwrap();
-            assert_eq!(host_status_yaml(Some(&s)).unwrap().unwrap(), whole);
+            assert_eq!(parts(&s), whole);
         }
-        assert_eq!(host_status_yaml(None).unwrap(), None);
+        assert!(host_status_text(None).unwrap().is_none());
     }
 }

@@ -99,9 +99,10 @@ struct Doc {
     explicit_key: bool,
     /// The existing status entry defines an anchor.
     status_anchor: bool,
-    /// Replacement text for `status_range.0..status_edit_end`; `None` = original text.
-    /// Shared: an [`Overlay`] taken at a commit keeps it without a copy.
-    status_edit: Option<Arc<str>>,
+    /// Replacement text for `status_range.0..status_edit_end`, in pieces; `None` = original
+    /// text. Shared: an [`Overlay`] taken at a commit keeps it without a copy, and the pieces
+    /// a caller lays out once ([`YamlFile::set_status_laid_out`]) serve many documents.
+    status_edit: Option<StatusEdit>,
     /// End of the replaced range: `status_range.1`, or further over the blank lines after it
     /// when those would become content of a `|+` scalar ending the entry (or before it).
     status_edit_end: usize,
@@ -113,10 +114,13 @@ struct Doc {
 #[derive(Debug, Clone, Default)]
 pub struct Overlay(Vec<DocOverlay>);
 
+/// A status edit's text: the concatenation of its pieces.
+type StatusEdit = Arc<[Arc<str>]>;
+
 #[derive(Debug, Clone, Default)]
 struct DocOverlay {
     /// The status edit and the end of the range it replaces.
-    status: Option<(Arc<str>, usize)>,
+    status: Option<(StatusEdit, usize)>,
     annotations: Vec<(usize, usize, String)>,
 }
 
@@ -618,7 +622,7 @@ impl YamlFile {
                 d.status_range.1
             };
             let d = &mut self.docs[doc];
-            d.status_edit = d.status_exists.then(|| Arc::from(""));
+            d.status_edit = d.status_exists.then(|| Arc::from(Vec::new()));
             d.status_edit_end = end;
             return Ok(());
         };
@@ -679,9 +683,65 @@ impl YamlFile {
                 out.push_str(nl);
             }
         }
-        self.docs[doc].status_edit = Some(Arc::from(out));
+        self.docs[doc].status_edit = Some(Arc::from(vec![Arc::from(out)]));
         self.docs[doc].status_edit_end = end;
         Ok(())
+    }
+
+    /// [`set_status`](Self::set_status) with the status's text already laid out in pieces
+    /// ([`LaidOut`]) that other documents' edits may share. Returns `Ok(false)`, changing
+    /// nothing, when the document is not laid out as the pieces are (keys indented, CRLF) or
+    /// the text needs `set_status`'s care (trailing blank lines, a first line that is not a
+    /// key's): the caller then gives [`LaidOut::plain`] to `set_status`, which writes the same
+    /// bytes either way.
+    pub fn set_status_laid_out(
+        &mut self,
+        doc: usize,
+        pieces: &[LaidOut],
+    ) -> Result<bool, YamlFileError> {
+        let d = &self.docs[doc];
+        if d.root != RootKind::BlockMapping {
+            return Err(YamlFileError::NotBlockMapping { doc });
+        }
+        self.check_line_breaks()?;
+        if d.explicit_key {
+            return Err(YamlFileError::ExplicitKey { doc });
+        }
+        if d.status_anchor {
+            return Err(YamlFileError::AnchorInStatus { doc });
+        }
+        if d.indent != 0 || d.crlf || !laid_out_plainly(pieces) {
+            return Ok(false);
+        }
+        static HEADS: std::sync::OnceLock<[Arc<str>; 2]> = std::sync::OnceLock::new();
+        let [head, after_newline] =
+            HEADS.get_or_init(|| [Arc::from("status:\n"), Arc::from("\nstatus:\n")]);
+        let (p, _) = d.status_range;
+        // As set_status: inserting at the end of a file whose last line has no newline.
+        let head = if p > 0
+            && self.text.as_bytes()[p - 1] != b'\n'
+            && (!d.status_exists || d.status_at_line_start)
+        {
+            after_newline
+        } else {
+            head
+        };
+        let end = if d.status_after_keep {
+            let t = Text {
+                s: &self.text,
+                b: self.text.as_bytes(),
+            };
+            t.skip_blank_lines(d.status_range.1, d.end)
+        } else {
+            d.status_range.1
+        };
+        let mut edit = Vec::with_capacity(pieces.len() + 1);
+        edit.push(head.clone());
+        edit.extend(pieces.iter().map(|p| p.0.clone()));
+        let d = &mut self.docs[doc];
+        d.status_edit = Some(Arc::from(edit));
+        d.status_edit_end = end;
+        Ok(true)
     }
 
     /// Remove entries whose key is in `keys` from the document's `metadata.annotations`
@@ -853,7 +913,10 @@ impl YamlFile {
         &'a self,
         i: usize,
         overlay: Option<&'a Overlay>,
-    ) -> (Option<(&'a Arc<str>, usize)>, &'a [(usize, usize, String)]) {
+    ) -> (
+        Option<(&'a StatusEdit, usize)>,
+        &'a [(usize, usize, String)],
+    ) {
         match overlay {
             None => {
                 let d = &self.docs[i];
@@ -874,25 +937,30 @@ impl YamlFile {
         &'a self,
         i: usize,
         overlay: Option<&'a Overlay>,
-        edits: &mut Vec<(usize, usize, &'a str)>,
+        edits: &mut Vec<(usize, usize, &'a [Arc<str>], &'a str)>,
         out: &mut Vec<&'a str>,
     ) {
         let d = &self.docs[i];
         let (status, annotations) = self.doc_edit(i, overlay);
         edits.clear();
         if let Some((s, end)) = status {
-            edits.push((d.status_range.0, end, s));
+            edits.push((d.status_range.0, end, &s[..], ""));
         }
-        edits.extend(annotations.iter().map(|(s, e, r)| (*s, *e, r.as_str())));
+        edits.extend(
+            annotations
+                .iter()
+                .map(|(s, e, r)| (*s, *e, &[][..], r.as_str())),
+        );
         if edits.is_empty() {
             out.push(&self.text[d.start..d.end]);
             return;
         }
-        edits.sort_by_key(|&(s, e, _)| (s, e));
+        edits.sort_by_key(|&(s, e, _, _)| (s, e));
         let mut pos = d.start;
-        for &(s, e, r) in edits.iter() {
+        for &(s, e, parts, r) in edits.iter() {
             let s = s.max(pos);
             out.push(&self.text[pos..s]);
+            out.extend(parts.iter().map(|p| &**p));
             out.push(r);
             pos = e.max(s);
         }
@@ -932,6 +1000,59 @@ impl YamlFile {
             column: m.col() + 1,
         })
     }
+}
+
+/// Whole lines of a status's YAML laid out as [`YamlFile::set_status`] writes them under
+/// `status:` at column 0 of a file with LF line breaks: every non-empty line indented two
+/// spaces. Laid out once, a piece (a field's rendering) serves every document whose status
+/// holds it, and the file's text is made of the pieces without indenting them again.
+#[derive(Debug, Clone)]
+pub struct LaidOut(Arc<str>);
+
+impl LaidOut {
+    /// `text` laid out; `None` when it is not whole lines, or holds a CR (set_status breaks
+    /// lines as `str::lines` does) or a `+` (a keep-chomping header's sign, after which
+    /// set_status keeps blank lines as content): such a text goes through set_status.
+    pub fn new(text: &str) -> Option<LaidOut> {
+        if !text.ends_with('\n') || text.bytes().any(|b| b == b'\r' || b == b'+') {
+            return None;
+        }
+        let mut out = String::with_capacity(text.len() + text.len() / 8 + 8);
+        for line in text.split_inclusive('\n') {
+            if line != "\n" {
+                out.push_str("  ");
+            }
+            out.push_str(line);
+        }
+        Some(LaidOut(Arc::from(out)))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The text the pieces were laid out from, whole.
+    pub fn plain(pieces: &[LaidOut]) -> String {
+        let mut out = String::with_capacity(pieces.iter().map(|p| p.0.len()).sum());
+        for line in pieces.iter().flat_map(|p| p.0.split_inclusive('\n')) {
+            out.push_str(line.strip_prefix("  ").unwrap_or(line));
+        }
+        out
+    }
+}
+
+/// Whether `pieces`, joined, are written by [`YamlFile::set_status`] as they are: a first
+/// line that is a key's (not `---`, nor a flow collection set_status writes on the key's
+/// line) and no blank line at the end (set_status drops those).
+fn laid_out_plainly(pieces: &[LaidOut]) -> bool {
+    let first_is_a_key = pieces.first().is_some_and(|p| {
+        let b = p.0.as_bytes();
+        b.len() > 2 && b.starts_with(b"  ") && b[2].is_ascii_alphabetic()
+    });
+    let no_blank_at_end = pieces
+        .last()
+        .is_some_and(|p| p.0.len() > 1 && !p.0.ends_with("\n\n"));
+    first_is_a_key && no_blank_at_end
 }
 
 /// Whether serialized YAML `lines` end with a keep-chomping block scalar (`|+`, `>2+`): its
@@ -1955,6 +2076,75 @@ mod tests {
         let out = f.render();
         assert_eq!(out, "a: |\n  x\n   \n\nb: 1\nstatus:\n  s: 1\n");
         assert_eq!(vals(&out)[0]["a"], json!("x\n \n"));
+    }
+
+    /// A status set from laid-out pieces writes the bytes set_status writes for their text,
+    /// wherever the status goes, however the text is cut into lines; a document the pieces
+    /// do not fit (indented keys, CRLF) or a text they cannot hold is left to set_status.
+    #[test]
+    fn a_status_laid_out_in_pieces_is_the_status_set_from_its_text() {
+        let files = [
+            "a: 1\n",
+            "a: 1",
+            "status:\n  old: 1\nb: 2\n",
+            "a: 1\nstatus: {x: 1}\n# after\n---\nb: 2\nstatus:\n  y: 2\n\n",
+            "s: |+\n  x\n\nstatus: 1\n\n\nb: 2\n",
+            "---\na: 1\n...\n",
+            "  a: 1\n  b: 2\n",
+            "a: 1\r\nb: 2\r\n",
+        ];
+        let texts = [
+            "x: 1\n",
+            "operationalStatus: OK\nlist:\n- a\n- b: 1\n",
+            "m: |\n  one\n\n  two\nn: 2\n",
+            "m: |-\n  one\n   \nn: \"\"\n",
+        ];
+        let mut fitted = 0;
+        for file in files {
+            for text in texts {
+                let lines: Vec<&str> = text.split_inclusive('\n').collect();
+                for cut in 1..=lines.len() {
+                    let pieces: Vec<LaidOut> = [lines[..cut].concat(), lines[cut..].concat()]
+                        .iter()
+                        .filter(|p| !p.is_empty())
+                        .map(|p| LaidOut::new(p).unwrap())
+                        .collect();
+                    assert_eq!(LaidOut::plain(&pieces), text);
+                    let mut whole = parse(file);
+                    let mut laid = parse(file);
+                    for d in 0..whole.len() {
+                        whole.set_status(d, Some(text)).unwrap();
+                        if laid.set_status_laid_out(d, &pieces).unwrap() {
+                            fitted += 1;
+                        } else {
+                            laid.set_status(d, Some(&LaidOut::plain(&pieces))).unwrap();
+                        }
+                    }
+                    assert_eq!(laid.render(), whole.render(), "{file:?} {text:?} cut {cut}");
+                }
+            }
+        }
+        // Every document but those of the last two files (seven) took the pieces as they are,
+        // cut every way (14 ways over the four texts).
+        assert_eq!(fitted, 7 * 14);
+        // A text the pieces cannot hold as set_status writes it.
+        for text in ["a: |+\n  x\n\n", "a: \"\r\"\n", "a: 1"] {
+            assert!(LaidOut::new(text).is_none(), "{text:?}");
+        }
+        // Trailing blank lines (set_status drops them), a flow collection: left to set_status.
+        let mut f = parse("a: 1\n");
+        for pieces in [["x: 1\n", "\n"], ["{}\n", "y: 1\n"]] {
+            let pieces: Vec<LaidOut> = pieces.iter().map(|p| LaidOut::new(p).unwrap()).collect();
+            assert!(!f.set_status_laid_out(0, &pieces).unwrap());
+        }
+        assert_eq!(f.render(), "a: 1\n");
+        // The errors of set_status.
+        let mut f = parse("- a\n");
+        let pieces = [LaidOut::new("x: 1\n").unwrap()];
+        assert!(matches!(
+            f.set_status_laid_out(0, &pieces),
+            Err(YamlFileError::NotBlockMapping { doc: 0 })
+        ));
     }
 
     #[test]
