@@ -338,15 +338,19 @@ impl Pass<'_, '_> {
             ),
             _ => (String::new(), String::new()),
         };
-        let bmc = host.spec.bmc.clone().unwrap_or_default();
+        // Only what the provisioner is given: not the whole BMC block, every pass.
+        let (bmc_address, disable_certificate_verification) = match &host.spec.bmc {
+            Some(b) => (b.address.clone(), b.disable_certificate_verification),
+            None => Default::default(),
+        };
         let data = HostData {
             key: bmh_api::ObjectKey::new(host.metadata.namespace_or_default(), &host.metadata.name),
             uid: self.rec.book.uid.clone(),
             labels: host.metadata.labels.clone(),
             annotations: host.metadata.annotations.clone(),
-            bmc_address: bmc.address,
+            bmc_address,
             bmc_credentials: bmhctl_plugin_sdk::BmcCredentials { username, password },
-            disable_certificate_verification: bmc.disable_certificate_verification,
+            disable_certificate_verification,
             boot_mac_address: host.spec.boot_mac_address.clone(),
             provisioner_id: self.status().provisioning.id.clone(),
             provisioner_state: self.rec.book.provisioner_state.as_deref().cloned(),
