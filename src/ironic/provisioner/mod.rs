@@ -136,14 +136,9 @@ impl Shared {
             .iter()
             .enumerate()
             .partition(|(_, w)| w.on == WaitOn::Progress);
-        let asked: Vec<node_watch::Asked<'_>> = progress
-            .iter()
-            .map(|(_, w)| node_watch::Asked {
-                uuid: &w.provisioner_id,
-                names: lookup_names(&w.host),
-            })
-            .collect();
-        let due = self.watch.progress_due(&listing, &asked);
+        // Before `progress_due` sweeps the records: a delayed host's stays.
+        self.watch.capacity_asked(&listing, &asked_of(&capacity));
+        let due = self.watch.progress_due(&listing, &asked_of(&progress));
         answer.due.extend(
             progress
                 .iter()
@@ -187,6 +182,17 @@ impl Shared {
                 .collect(),
         }))
     }
+}
+
+/// Waiting hosts as the node watch looks them up.
+fn asked_of<'a>(hosts: &[(usize, &'a WaitingHost)]) -> Vec<node_watch::Asked<'a>> {
+    hosts
+        .iter()
+        .map(|(_, w)| node_watch::Asked {
+            uuid: &w.provisioner_id,
+            names: lookup_names(&w.host),
+        })
+        .collect()
 }
 
 /// `due_hosts` answers "ask again after a second": the listing's own rate.
@@ -440,16 +446,7 @@ impl IronicProvisioner {
             return Err(ProvisionerError::NeedsRegistration);
         }
         let id = self.node_id.clone();
-        // With `due_hosts`, a node the listing shows unchanged since an earlier pass read it (or
-        // moved only in listed fields); never after this pass wrote, which no listing shows yet.
-        if !self.wrote
-            && let Some((n, read_at, mergeable)) =
-                self.shared.watch.cached(&self.shared.client, &id)
-        {
-            self.read = Some((n.clone(), read_at));
-            self.wrote = false;
-            self.mergeable = mergeable;
-            self.node = Some(n.clone());
+        if let Some(n) = self.cached_node() {
             return Ok(n);
         }
         match self.seen(self.client().get_node(&id)) {
@@ -460,6 +457,23 @@ impl IronicProvisioner {
             Err(e) if e.is_not_found() => Err(ProvisionerError::NeedsRegistration),
             Err(e) => transient(format!("failed to find node by ID {id}: {e}")),
         }
+    }
+
+    /// With `due_hosts`, a node the listing shows unchanged since an earlier pass read it (or
+    /// moved only in listed fields); never after this pass wrote, which no listing shows yet.
+    fn cached_node(&mut self) -> Option<Node> {
+        if self.wrote {
+            return None;
+        }
+        let (n, read_at, mergeable) = self
+            .shared
+            .watch
+            .cached(&self.shared.client, &self.node_id)?;
+        self.read = Some((n.clone(), read_at));
+        self.wrote = false;
+        self.mergeable = mergeable;
+        self.node = Some(n.clone());
+        Some(n)
     }
 
     /// A write was sent: the node is stale for the rest of the pass.
@@ -482,10 +496,21 @@ impl IronicProvisioner {
         self.mergeable = false;
     }
 
-    /// The current node if known, else the last one seen this pass, else a fresh read.
+    /// The current node if known, else the last one seen this pass, else (a pass that has read
+    /// and written nothing, such as one delayed by the limit) the node cache or the listed
+    /// fields, which hold `fault` and `health`, else a fresh read.
     fn node_for_health(&mut self) -> Option<Node> {
         if let Some(n) = self.node.as_ref().or(self.last_seen.as_ref()) {
             return Some(n.clone());
+        }
+        if !self.wrote && self.read.is_none() && !self.node_id.is_empty() {
+            if let Some(n) = self.cached_node() {
+                return Some(n);
+            }
+            if let Some(n) = self.shared.watch.listed(&self.shared.client, &self.node_id) {
+                self.last_seen = Some(n.clone());
+                return Some(n);
+            }
         }
         self.get_node().ok()
     }

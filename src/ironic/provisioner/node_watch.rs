@@ -410,6 +410,42 @@ impl NodeWatch {
         None
     }
 
+    /// The node as a listing shows it (the listed fields only), for a pass that has read and
+    /// written nothing (a pass delayed by `PROVISIONING_LIMIT`, which asks only `HasCapacity`):
+    /// its end-of-pass questions read `fault` and `health`, both listed. A listing started
+    /// after the host's last pass ended shows every write of that pass, and this one wrote
+    /// nothing, so it answers them as a `GET` would. The listing is the current one if under
+    /// [`CACHE_LISTING_AGE`] old and late enough, else one made now (at most one per
+    /// [`LISTING_TTL`], shared by every host); `None` without a record of the host.
+    pub fn listed(&self, client: &IronicClient, uuid: &str) -> Option<Node> {
+        if !self.enabled || uuid.is_empty() {
+            return None;
+        }
+        let ended_at = lock(&self.records).by_uuid.get(uuid)?.ended_at;
+        let l = match self.current() {
+            Some(l) if l.started > ended_at && l.started.elapsed() < CACHE_LISTING_AGE => l,
+            _ => self.listing(client, LISTING_TTL).ok()?,
+        };
+        if l.started <= ended_at {
+            return None;
+        }
+        l.by_uuid(uuid).cloned()
+    }
+
+    /// Hosts delayed by the limit were asked about: their records stay past [`KEEP`] (a
+    /// delayed host may wait far longer than that, and its woken pass reads from the record).
+    pub fn capacity_asked(&self, listing: &Listing, asked: &[Asked<'_>]) {
+        let now = Instant::now();
+        let mut records = lock(&self.records);
+        for a in asked {
+            if let Some(node) = Self::find(listing, a)
+                && let Some(r) = records.by_uuid.get_mut(&node.uuid)
+            {
+                r.asked_at = Some(now);
+            }
+        }
+    }
+
     /// How long from `now` until [`Self::cached`] can serve the next pass of `uuid` from a
     /// listing instead of a `GET` (`ready_hosts`): zero unless the host's last node read is
     /// stale (written since, or read over [`FRESH_READ`] ago), a listing would serve it (the

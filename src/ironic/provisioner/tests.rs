@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use std::sync::Mutex;
 use std::time::Instant;
 
+mod capacity_delayed_reads;
 mod capacity_release;
 mod config_drive;
 mod custom_deploy;
