@@ -123,6 +123,22 @@ fn drive(
     time_scale: f64,
     timing: Timing,
 ) -> (Vec<HostResult>, Duration) {
+    let config = RunnerConfig {
+        time_scale,
+        timing,
+        seed: Some(1),
+        commit_interval: Duration::from_millis(1),
+        ..RunnerConfig::default()
+    };
+    drive_with(hosts, factory, config)
+}
+
+/// Drives `hosts` to provisioned with `factory` and `config`; the results and how long it took.
+fn drive_with(
+    hosts: Vec<HostTest>,
+    factory: Arc<dyn ProvisionerFactory>,
+    config: RunnerConfig,
+) -> (Vec<HostResult>, Duration) {
     let objects = Arc::new(hosts[0].secrets.clone());
     let jobs = hosts
         .into_iter()
@@ -136,13 +152,6 @@ fn drive(
         objects,
         clock: Arc::new(SystemClock),
         source: Arc::new(Memory::default()),
-    };
-    let config = RunnerConfig {
-        time_scale,
-        timing,
-        seed: Some(1),
-        commit_interval: Duration::from_millis(1),
-        ..RunnerConfig::default()
     };
     let (_stop, interrupt) = tokio::sync::watch::channel(false);
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -573,20 +582,6 @@ fn drive_holding(
     concurrency: usize,
     timing: Timing,
 ) -> Vec<HostResult> {
-    let objects = Arc::new(hosts[0].secrets.clone());
-    let jobs = hosts
-        .into_iter()
-        .map(|t| HostJob {
-            goal: Goal::for_provision(&t.rec),
-            record: t.rec,
-        })
-        .collect();
-    let services = Services {
-        factory,
-        objects,
-        clock: Arc::new(SystemClock),
-        source: Arc::new(Memory::default()),
-    };
     let config = RunnerConfig {
         concurrency,
         time_scale: 0.05,
@@ -595,20 +590,7 @@ fn drive_holding(
         commit_interval: Duration::from_millis(1),
         ..RunnerConfig::default()
     };
-    let (_stop, interrupt) = tokio::sync::watch::channel(false);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(run(
-        jobs,
-        services,
-        config,
-        Progress::new(ProgressMode::Quiet, false, 0),
-        interrupt,
-    ))
-    .expect("the run ends")
+    drive_with(hosts, factory, config).0
 }
 
 /// A pass the provisioner cannot serve yet is held back without taking a pass slot: with one

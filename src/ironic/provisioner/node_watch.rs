@@ -391,10 +391,7 @@ impl NodeWatch {
         }
         // A listing must have started after the read (same node) or after the pass (merged).
         let after = if wrote { ended_at } else { read_at };
-        let l = match self.current() {
-            Some(l) if l.started > after && l.started.elapsed() < CACHE_LISTING_AGE => l,
-            _ => self.listing(client, LISTING_TTL).ok()?,
-        };
+        let l = self.listing_after(client, after)?;
         let listed = l.by_uuid(uuid)?;
         if l.started > read_at
             && !wrote
@@ -410,6 +407,16 @@ impl NodeWatch {
         None
     }
 
+    /// The current listing if it started after `after` and is under [`CACHE_LISTING_AGE`] old,
+    /// else one made now (at most one per [`LISTING_TTL`], shared by every host), which may
+    /// still be the current one: the caller checks when it started.
+    fn listing_after(&self, client: &IronicClient, after: Instant) -> Option<Arc<Listing>> {
+        match self.current() {
+            Some(l) if l.started > after && l.started.elapsed() < CACHE_LISTING_AGE => Some(l),
+            _ => self.listing(client, LISTING_TTL).ok(),
+        }
+    }
+
     /// The node as a listing shows it (the listed fields only), for a pass that has read and
     /// written nothing (a pass delayed by `PROVISIONING_LIMIT`, which asks only `HasCapacity`):
     /// its end-of-pass questions read `fault` and `health`, both listed. A listing started
@@ -422,10 +429,7 @@ impl NodeWatch {
             return None;
         }
         let ended_at = lock(&self.records).by_uuid.get(uuid)?.ended_at;
-        let l = match self.current() {
-            Some(l) if l.started > ended_at && l.started.elapsed() < CACHE_LISTING_AGE => l,
-            _ => self.listing(client, LISTING_TTL).ok()?,
-        };
+        let l = self.listing_after(client, ended_at)?;
         if l.started <= ended_at {
             return None;
         }
