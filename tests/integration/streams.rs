@@ -206,24 +206,21 @@ fn check_states(states: &BTreeMap<String, Vec<String>>) {
     );
 }
 
+/// Starts `get -w -o json` (polling every 50 ms) on `source`, and waits for its first three
+/// lines: the three hosts as first listed.
+fn get_w_json(lab: &Lab, source: &[&str]) -> Streaming {
+    let mut args = vec!["get", "-w", "-o", "json", "--poll-interval", "50ms"];
+    args.extend_from_slice(source);
+    let get = Streaming::start(lab, &args);
+    get.wait_for("the three hosts", Duration::from_secs(30), |l| l.len() >= 3);
+    get
+}
+
 #[test]
 fn get_w_json_prints_one_watch_event_a_line_while_provision_drives_the_files() {
     let lab = Lab::new().file("hosts.yaml", &hosts_file());
     let source = ["-f", "hosts.yaml"];
-    let get = Streaming::start(
-        &lab,
-        &[
-            "get",
-            "-w",
-            "-o",
-            "json",
-            "--poll-interval",
-            "50ms",
-            "-f",
-            "hosts.yaml",
-        ],
-    );
-    get.wait_for("the three hosts", Duration::from_secs(30), |l| l.len() >= 3);
+    let get = get_w_json(&lab, &["-f", "hosts.yaml"]);
     lab.run_env(&["provision", "-f", "hosts.yaml"], &ENV)
         .expect_code(0);
     let final_objects: Vec<Value> = ["worker-0", "worker-1", "spare-0"]
@@ -256,20 +253,7 @@ fn get_w_and_watch_json_stream_the_changes_of_a_store_watch_drives() {
     let store = ["--store", "store"];
     lab.run_env(&["apply", "-f", "hosts.yaml", "--store", "store"], &ENV)
         .expect_code(0);
-    let get = Streaming::start(
-        &lab,
-        &[
-            "get",
-            "-w",
-            "-o",
-            "json",
-            "--poll-interval",
-            "50ms",
-            "--store",
-            "store",
-        ],
-    );
-    get.wait_for("the three hosts", Duration::from_secs(30), |l| l.len() >= 3);
+    let get = get_w_json(&lab, &["--store", "store"]);
     let watch = Streaming::start(&lab, &["watch", "-o", "json", "--store", "store"]);
     // `wait` drives the hosts itself when no `watch` holds the store's lease: it must start
     // only once `watch` holds it, which its first line shows (a pass ran).
@@ -424,20 +408,7 @@ fn describe_f_shows_the_events_kept_beside_the_files() {
 #[test]
 fn get_w_says_once_that_a_file_does_not_parse_and_goes_on_when_it_does() {
     let lab = Lab::new().file("hosts.yaml", &hosts_file());
-    let get = Streaming::start(
-        &lab,
-        &[
-            "get",
-            "-w",
-            "-o",
-            "json",
-            "--poll-interval",
-            "50ms",
-            "-f",
-            "hosts.yaml",
-        ],
-    );
-    get.wait_for("the three hosts", Duration::from_secs(30), |l| l.len() >= 3);
+    let get = get_w_json(&lab, &["-f", "hosts.yaml"]);
     // A hand edit caught half-way, for several polls.
     std::fs::write(
         lab.path("hosts.yaml"),
