@@ -10,6 +10,7 @@ pub mod live;
 mod progress;
 mod rate_limit;
 mod scheduler;
+mod workers;
 
 pub use due::{MIN_ASK_INTERVAL, Timing};
 pub use goal::Goal;

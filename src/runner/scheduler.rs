@@ -9,13 +9,14 @@
 //! failed, timed out), and the run ends when every host has stopped.
 //!
 //! Passes run on `concurrency` long-lived worker threads (provisioner calls are synchronous),
-//! fed through one channel; a host's record travels boxed, so a pass moves a pointer, not the
-//! record. Saves are staged into the host's commit group (its file) and committed at a bounded
+//! fed from one queue ([`Workers`]); a host's record travels boxed, so a pass moves a pointer,
+//! not the record. Saves are staged into the host's commit group (its file) and committed at a bounded
 //! rate (group commit); a host's next pass waits until its last save is on disk.
 
 use super::due::{self, DueAsker, ReadyAsker};
 use super::live::{LiveChange, MIN_REQUEUE, MIN_STEADY_REQUEUE, Observer};
 use super::rate_limit::RateLimiter;
+use super::workers::Workers;
 use super::{
     GroupCommits, HostJob, HostResult, Progress, RunnerConfig, Services, TakeEdits, staged,
 };
@@ -213,78 +214,10 @@ struct PassContext {
     machine: MachineConfig,
     /// A controller: hosts are read afresh and checked, and the retry annotation is consumed.
     live: bool,
-    /// Results, with the worker that made them.
-    done: mpsc::UnboundedSender<(usize, Done)>,
 }
 
-/// The long-lived threads passes run on, started as passes need them (so at most
-/// `concurrency`). Each has its own queue and the last one to finish gets the next pass: one
-/// wake-up per pass, on the thread most likely still running.
-struct Workers {
-    context: Arc<PassContext>,
-    threads: Vec<(std::sync::mpsc::Sender<Job>, std::thread::JoinHandle<()>)>,
-    idle: Vec<usize>,
-}
-
-impl Workers {
-    fn new(context: PassContext) -> Self {
-        Self {
-            context: Arc::new(context),
-            threads: Vec::new(),
-            idle: Vec::new(),
-        }
-    }
-
-    /// Hands a pass to an idle worker, or to a new one.
-    fn run(&mut self, job: Job) {
-        let worker = match self.idle.pop() {
-            Some(w) => w,
-            None => {
-                let worker = self.threads.len();
-                let (tx, rx) = std::sync::mpsc::channel();
-                let context = self.context.clone();
-                let thread = std::thread::Builder::new()
-                    .name("bmhctl-pass".into())
-                    .spawn(move || {
-                        while let Ok(job) = rx.recv() {
-                            run_pass(&context, worker, job);
-                        }
-                    })
-                    .expect("a worker thread starts");
-                self.threads.push((tx, thread));
-                worker
-            }
-        };
-        self.threads[worker]
-            .0
-            .send(job)
-            .expect("a worker lives as long as its queue");
-    }
-
-    /// A worker sent its pass's result: it is free.
-    fn free(&mut self, worker: usize) {
-        self.idle.push(worker);
-    }
-
-    /// Leaves the workers behind (a pass that hangs is never waited for): each ends once its
-    /// queue is empty, or with the process.
-    fn abandon(&mut self) {
-        self.threads.clear();
-        self.idle.clear();
-    }
-
-    /// Ends the workers (each once its queue is empty) and waits for them.
-    fn stop(&mut self) {
-        for (tx, thread) in self.threads.drain(..) {
-            drop(tx);
-            let _ = thread.join();
-        }
-        self.idle.clear();
-    }
-}
-
-/// Runs one pass on a worker and sends its result back.
-fn run_pass(cx: &PassContext, worker: usize, job: Job) {
+/// Runs one pass on a worker.
+fn run_pass(cx: &PassContext, job: Job) -> Done {
     let Job {
         host,
         record,
@@ -298,9 +231,6 @@ fn run_pass(cx: &PassContext, worker: usize, job: Job) {
         clock,
         source,
     } = &cx.services;
-    let send = |d: Done| {
-        let _ = cx.done.send((worker, d));
-    };
     let mut record = match record {
         Some(r) => r,
         None => {
@@ -310,21 +240,21 @@ fn run_pass(cx: &PassContext, worker: usize, job: Job) {
                     let r = Box::new(r);
                     let old = accepted.as_ref().map(|a| &*a.host);
                     if let Err(error) = admit(&r.host, old) {
-                        return send(Done::Unreadable {
+                        return Done::Unreadable {
                             host,
                             error,
                             accepted,
-                        });
+                        };
                     }
                     r
                 }
-                Ok(None) => return send(Done::Gone { host }),
+                Ok(None) => return Done::Gone { host },
                 Err(error) => {
-                    return send(Done::Unreadable {
+                    return Done::Unreadable {
                         host,
                         error,
                         accepted,
-                    });
+                    };
                 }
             }
         }
@@ -366,13 +296,13 @@ fn run_pass(cx: &PassContext, worker: usize, job: Job) {
         },
         None => (None, None),
     };
-    send(Done::Pass {
+    Done::Pass {
         host,
         record,
         outcome,
         staged_ticket,
         stage_error,
-    })
+    }
 }
 
 /// Checks a host read afresh (a hand edit of the store or of a watched file reaches watch
@@ -426,7 +356,7 @@ fn waiting_hosts(slots: &[Slot]) -> Vec<(usize, u64, WaitingHost)> {
 
 /// What woke the loop.
 enum Wake {
-    Pass(usize, Done),
+    Passes,
     Commit(usize, Result<u64>),
     Change(Option<LiveChange>),
     Answer(due::Answer),
@@ -441,8 +371,9 @@ pub(crate) struct Scheduler {
     mode: Mode,
     slots: Vec<Slot>,
     due: DueQueue,
-    workers: Workers,
-    done: mpsc::UnboundedReceiver<(usize, Done)>,
+    workers: Workers<Job, Done>,
+    /// What the passes work with; the source also saves.
+    context: Arc<PassContext>,
     commits: GroupCommits,
     asker: DueAsker,
     ready: ReadyAsker,
@@ -456,7 +387,6 @@ pub(crate) struct Scheduler {
 
 impl Scheduler {
     fn new(services: Services, config: RunnerConfig, mode: Mode) -> Self {
-        let (tx, done) = mpsc::unbounded_channel();
         let commits = GroupCommits::new(services.source.groups(), config.commit_interval);
         let asker = DueAsker::new(services.factory.clone(), config.timing);
         let ready = ReadyAsker::new(services.factory.clone(), config.timing);
@@ -465,19 +395,22 @@ impl Scheduler {
             None => fastrand::Rng::new(),
         };
         let live = matches!(mode, Mode::Live(_));
-        let workers = Workers::new(PassContext {
+        let context = Arc::new(PassContext {
             services,
             machine: config.machine.clone(),
             live,
-            done: tx,
         });
+        let workers = {
+            let context = context.clone();
+            Workers::new(config.concurrency, move |job| run_pass(&context, job))
+        };
         Self {
             config,
             mode,
             slots: Vec::new(),
             due: BinaryHeap::new(),
             workers,
-            done,
+            context,
             commits,
             asker,
             ready,
@@ -592,7 +525,7 @@ impl Scheduler {
             if !self.halted() {
                 self.start_due();
             }
-            let source = self.workers.context.services.source.clone();
+            let source = self.context.services.source.clone();
             self.commits.start_ready(move |group| source.commit(group));
             if (self.halted() || self.finished()) && self.in_flight == 0 && !self.commits.busy() {
                 break;
@@ -618,7 +551,7 @@ impl Scheduler {
                 .due
                 .peek()
                 .map(|Reverse((at, _, _))| *at)
-                .filter(|_| self.in_flight < self.config.concurrency && running);
+                .filter(|_| self.in_flight < self.room() && running);
             let next_ask = self.asker.next_ask().filter(|_| running);
             let wake_at = [next_due, self.commits.next_ready_at(), next_ask, give_up_at]
                 .into_iter()
@@ -631,7 +564,7 @@ impl Scheduler {
             };
             let listen = !self.stopping && stop_open;
             let wake = tokio::select! {
-                Some((worker, done)) = self.done.recv() => Wake::Pass(worker, done),
+                () = self.workers.results_ready() => Wake::Passes,
                 Some((group, result)) = self.commits.recv() => Wake::Commit(group, result),
                 change = next_change(changes) => Wake::Change(change),
                 answer = self.asker.recv() => Wake::Answer(answer),
@@ -642,12 +575,8 @@ impl Scheduler {
                 _ = sleep_until(wake_at) => Wake::Timer,
             };
             match wake {
-                Wake::Pass(worker, done) => {
-                    self.workers.free(worker);
-                    self.pass_done(done);
-                    // Take every result already there before starting more passes.
-                    while let Ok((worker, done)) = self.done.try_recv() {
-                        self.workers.free(worker);
+                Wake::Passes => {
+                    for done in self.workers.take_results() {
                         self.pass_done(done);
                     }
                 }
@@ -681,11 +610,21 @@ impl Scheduler {
         Ok(())
     }
 
+    /// Passes started and not done: `concurrency` running, and as many again queued for the
+    /// workers when more are due than can run (see [`Workers`]).
+    fn room(&self) -> usize {
+        self.config.concurrency.max(1) * 2
+    }
+
     fn interrupt(&mut self) {
         if self.stopping {
             return;
         }
         self.stopping = true;
+        // Passes queued and not running yet never start: the host waits as if never due.
+        for job in self.workers.take_queued() {
+            self.unstart(job);
+        }
         self.stopped_at = Some(Instant::now());
         if let Mode::Batch(b) = &mut self.mode {
             b.progress.interrupted();
@@ -698,7 +637,7 @@ impl Scheduler {
         let now = Instant::now();
         loop {
             let mut due_now = Vec::new();
-            while self.in_flight + due_now.len() < self.config.concurrency {
+            while self.in_flight + due_now.len() < self.room() {
                 let Some(Reverse((at, host, token))) = self.due.peek().copied() else {
                     break;
                 };
@@ -793,6 +732,17 @@ impl Scheduler {
             key,
             seed,
         });
+    }
+
+    /// Undoes [`Self::start`] for a pass no worker started.
+    fn unstart(&mut self, job: Job) {
+        let slot = &mut self.slots[job.host];
+        slot.in_flight = false;
+        slot.passes -= 1;
+        slot.generation -= 1;
+        slot.stale = job.key.is_some();
+        slot.record = job.record.or(job.accepted);
+        self.in_flight -= 1;
     }
 
     fn pass_done(&mut self, done: Done) {
@@ -904,7 +854,7 @@ impl Scheduler {
             at = Some(now);
         }
         if let Some(ticket) = staged_ticket {
-            let group = self.workers.context.services.source.group_of(host);
+            let group = self.context.services.source.group_of(host);
             self.commits.staged(group, ticket);
             // A batch's stopped host waits for nothing; the run waits for its commit.
             if !slot.done && self.commits.park(group, ticket, host) {
@@ -942,7 +892,7 @@ impl Scheduler {
                     // Not fatal to a controller: the host is read again and retried.
                     tracing::warn!("cannot save: {}", e.chain());
                     // What the group held is read again before its hosts' next passes.
-                    let source = &self.workers.context.services.source;
+                    let source = &self.context.services.source;
                     for (host, slot) in self.slots.iter_mut().enumerate() {
                         if source.group_of(host) == group {
                             slot.stale = true;
@@ -979,7 +929,7 @@ impl Scheduler {
         let Mode::Live(live) = &mut self.mode else {
             return;
         };
-        let source = &self.workers.context.services.source;
+        let source = &self.context.services.source;
         match change {
             None => live.changes_open = false,
             Some(LiveChange::Host(key)) => {
@@ -1083,7 +1033,7 @@ impl Scheduler {
         if result.deleted {
             return false;
         }
-        let source = &self.workers.context.services.source;
+        let source = &self.context.services.source;
         let Ok(Some(mut fresh)) = source.load(&self.slots[host].key) else {
             return false;
         };
@@ -1123,7 +1073,7 @@ impl Scheduler {
         let Some(held) = slot.record.take() else {
             return true;
         };
-        let source = &self.workers.context.services.source;
+        let source = &self.context.services.source;
         let mut record = match source.load(&slot.key) {
             Ok(Some(r)) => r,
             Ok(None) => {
@@ -1173,7 +1123,7 @@ impl Scheduler {
         let Some(edits) = b.edits.as_mut() else {
             return;
         };
-        let source = &self.workers.context.services.source;
+        let source = &self.context.services.source;
         let mut record = match source.load(&key) {
             Ok(Some(r)) => r,
             Ok(None) => return,

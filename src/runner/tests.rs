@@ -638,9 +638,10 @@ fn a_held_pass_takes_no_slot_and_starts_by_the_bound() {
         .flat_map(|(_, hosts, _)| hosts.iter().map(|h| h.host.name.clone()))
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
+    // One pass running and at most one queued for the worker behind it.
     assert!(
-        asked.iter().all(|(_, hosts, _)| hosts.len() == 1),
-        "one slot"
+        asked.iter().all(|(_, hosts, _)| hosts.len() <= 2),
+        "one slot: {asked:?}"
     );
 }
 
