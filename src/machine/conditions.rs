@@ -138,7 +138,7 @@ impl Pass<'_, '_> {
                 return false;
             }
         }
-        let now = self.now.clone();
+        let now = self.now.text().to_string();
         let conditions = &mut self.status_mut().conditions;
         match found {
             Some(i) => {

@@ -30,7 +30,7 @@ impl Pass<'_, '_> {
             (None, None) => return None,
         };
         let mut status = image.status();
-        status.last_reconciled = Some(self.now.clone());
+        status.last_reconciled = Some(self.now.text().to_string());
         // Every wait of this handler backs off with the DataImage's own error count.
         let retry =
             DATA_IMAGE_UPDATE_DELAY.max(backoff::backoff(status.error.count, self.rng.f64()));

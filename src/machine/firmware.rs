@@ -308,7 +308,7 @@ impl Pass<'_, '_> {
             self.bookkeeping_changed = true;
         }
 
-        let now = self.now.clone();
+        let now = self.now.text().to_string();
         let hfs = self
             .rec
             .firmware_settings
@@ -406,7 +406,7 @@ impl Pass<'_, '_> {
                 return false;
             }
         };
-        let now = self.now.clone();
+        let now = self.now.text().to_string();
         let hfc = self
             .rec
             .firmware_components

@@ -36,6 +36,8 @@ use bmh_api::{
 use bmhctl_plugin_sdk::{
     Event, EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory, WaitOn,
 };
+use chrono::{DateTime, Utc};
+use std::cell::OnceCell;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -148,7 +150,7 @@ pub(crate) struct Pass<'m, 'r> {
     m: &'m Machine<'m>,
     rec: &'r mut HostRecord,
     rng: &'r mut fastrand::Rng,
-    now: String,
+    now: PassTime,
     /// BMO's `info.events`: what the controller and the provisioner (through its publisher)
     /// queued this pass; published only if the pass does not fail.
     events: Arc<Mutex<Vec<Event>>>,
@@ -178,7 +180,7 @@ impl Machine<'_> {
         let events = Arc::new(Mutex::new(Vec::new()));
         let mut pass = Pass {
             m: self,
-            now: format_time(self.clock.now()),
+            now: PassTime::new(self.clock.now()),
             rec,
             rng,
             events: events.clone(),
@@ -204,7 +206,7 @@ impl Machine<'_> {
             out.events = events;
         }
         if out.save_status {
-            let now = std::mem::take(&mut pass.now);
+            let now = pass.now.text().to_string();
             pass.rec
                 .host
                 .status
@@ -215,6 +217,26 @@ impl Machine<'_> {
             pass.rec.host.status = before;
         }
         out
+    }
+}
+
+/// The time of a pass: read once when it starts, written out as RFC 3339 only when a pass
+/// writes a time (most passes that change nothing write none).
+pub(crate) struct PassTime {
+    at: DateTime<Utc>,
+    text: OnceCell<String>,
+}
+
+impl PassTime {
+    fn new(at: DateTime<Utc>) -> Self {
+        Self {
+            at,
+            text: OnceCell::new(),
+        }
+    }
+
+    pub(crate) fn text(&self) -> &str {
+        self.text.get_or_init(|| format_time(self.at))
     }
 }
 
@@ -266,8 +288,13 @@ impl Pass<'_, '_> {
         };
         let initial = self.state().clone();
         let action = self.reconcile_state(prov.as_mut());
-        if let Some(state) = prov.persistent_state()
-            && self.rec.book.provisioner_state.as_deref() != Some(&state)
+        if let Some(state) = prov.shared_persistent_state()
+            && !self
+                .rec
+                .book
+                .provisioner_state
+                .as_ref()
+                .is_some_and(|kept| Arc::ptr_eq(kept, &state) || **kept == *state)
         {
             self.rec.book.provisioner_state = Some(shared_state(state));
             self.bookkeeping_changed = true;
@@ -353,11 +380,13 @@ impl Pass<'_, '_> {
             disable_certificate_verification,
             boot_mac_address: host.spec.boot_mac_address.clone(),
             provisioner_id: self.status().provisioning.id.clone(),
-            provisioner_state: self.rec.book.provisioner_state.as_deref().cloned(),
+            // Handed over shared below rather than copied here.
+            provisioner_state: None,
         };
         let sink_events = self.events.clone();
         let sink: EventSink = Arc::new(move |e| sink_events.lock().unwrap().push(e));
-        self.m.factory.new_provisioner(data, sink)
+        let state = self.rec.book.provisioner_state.clone();
+        self.m.factory.new_provisioner_with_state(data, state, sink)
     }
 
     // ----- small accessors --------------------------------------------------------------
@@ -623,7 +652,7 @@ impl Pass<'_, '_> {
         {
             return false;
         }
-        let now = self.now.clone();
+        let now = self.now.text().to_string();
         let m = self.operation_metric_mut(state).expect("a metric");
         m.start = Some(now);
         m.end = None;
@@ -638,7 +667,7 @@ impl Pass<'_, '_> {
         {
             return false;
         }
-        let now = self.now.clone();
+        let now = self.now.text().to_string();
         self.operation_metric_mut(state).expect("a metric").end = Some(now);
         true
     }
@@ -667,7 +696,7 @@ impl Pass<'_, '_> {
                 restored.hardware = Some(details);
             }
             if restored.last_updated.is_none() {
-                restored.last_updated = Some(self.now.clone());
+                restored.last_updated = Some(self.now.text().to_string());
             }
             self.keep_status_before();
             self.rec.host.status = Some(restored);
@@ -744,7 +773,7 @@ impl Pass<'_, '_> {
 /// A provisioner's state as a shared value: one of the last few distinct states kept when it is
 /// equal. Hosts driven alike keep the same state at each step (every fixture host does: its
 /// state holds no name or address), so thousands of hosts hold a handful of copies.
-pub fn shared_state(state: serde_json::Value) -> Arc<serde_json::Value> {
+pub fn shared_state(state: impl Into<Arc<serde_json::Value>>) -> Arc<serde_json::Value> {
     static RECENT: Mutex<Vec<Arc<serde_json::Value>>> = Mutex::new(Vec::new());
     shared_state_in(&RECENT, state)
 }
@@ -755,10 +784,16 @@ pub(crate) const STATES_KEPT: usize = 16;
 
 pub(crate) fn shared_state_in(
     recent: &Mutex<Vec<Arc<serde_json::Value>>>,
-    state: serde_json::Value,
+    state: impl Into<Arc<serde_json::Value>>,
 ) -> Arc<serde_json::Value> {
+    let state = state.into();
     let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(i) = recent.iter().position(|s| **s == state) {
+    // The same value first: a provisioner that shares its states hands back one of these.
+    if let Some(i) = recent
+        .iter()
+        .position(|s| Arc::ptr_eq(s, &state))
+        .or_else(|| recent.iter().position(|s| **s == *state))
+    {
         // The most recent last: the next host's state is most likely this one.
         let s = recent.remove(i);
         recent.push(s.clone());
@@ -767,9 +802,8 @@ pub(crate) fn shared_state_in(
     if recent.len() == STATES_KEPT {
         recent.remove(0);
     }
-    let s = Arc::new(state);
-    recent.push(s.clone());
-    s
+    recent.push(state.clone());
+    state
 }
 
 /// The annotation's JSON decoded as BMO's `json.Decoder` with `DisallowUnknownFields` does:

@@ -3,26 +3,37 @@
 
 use super::Pass;
 use bmh_api::{RaidConfig, RootDeviceHints};
+use std::sync::LazyLock;
 
 /// The root device hint of a hardware profile; `None` for an unknown profile name.
 pub fn profile_root_device_hints(profile: &str) -> Option<RootDeviceHints> {
-    let device = |name: &str| RootDeviceHints {
-        device_name: name.into(),
-        ..Default::default()
-    };
-    let hctl = |h: &str| RootDeviceHints {
-        hctl: h.into(),
-        ..Default::default()
-    };
-    Some(match profile {
-        "unknown" => device("/dev/sda"),
-        "libvirt" => device("/dev/vda"),
-        "dell" => hctl("0:0:0:0"),
-        "dell-raid" => hctl("0:2:0:0"),
-        "openstack" => device("/dev/vdb"),
-        "empty" => RootDeviceHints::default(),
-        _ => return None,
-    })
+    profile_hints(profile).cloned()
+}
+
+/// The profiles' hints, built once: every registered host's pass compares with them.
+fn profile_hints(profile: &str) -> Option<&'static RootDeviceHints> {
+    static PROFILES: LazyLock<[(&str, RootDeviceHints); 6]> = LazyLock::new(|| {
+        let device = |name: &str| RootDeviceHints {
+            device_name: name.into(),
+            ..Default::default()
+        };
+        let hctl = |h: &str| RootDeviceHints {
+            hctl: h.into(),
+            ..Default::default()
+        };
+        [
+            ("unknown", device("/dev/sda")),
+            ("libvirt", device("/dev/vda")),
+            ("dell", hctl("0:0:0:0")),
+            ("dell-raid", hctl("0:2:0:0")),
+            ("openstack", device("/dev/vdb")),
+            ("empty", RootDeviceHints::default()),
+        ]
+    });
+    PROFILES
+        .iter()
+        .find(|(name, _)| *name == profile)
+        .map(|(_, hints)| hints)
 }
 
 /// Root device hints and RAID the spec asks for.
@@ -43,21 +54,32 @@ fn raid_is_empty(raid: &Option<RaidConfig>) -> bool {
 impl Pass<'_, '_> {
     /// The profile BMO matches: status, then spec, then `libvirt` for libvirt BMCs, else `unknown`.
     pub(crate) fn hardware_profile_name(&self) -> String {
+        self.hardware_profile().to_string()
+    }
+
+    /// [`Pass::hardware_profile_name`], borrowed.
+    fn hardware_profile(&self) -> &str {
         let status = &self.status().hardware_profile;
         if !status.is_empty() {
-            return status.clone();
+            return status;
         }
         if !self.rec.host.spec.hardware_profile.is_empty() {
-            return self.rec.host.spec.hardware_profile.clone();
+            return &self.rec.host.spec.hardware_profile;
         }
         if self.rec.host.bmc_address().starts_with("libvirt") {
-            return "libvirt".into();
+            return "libvirt";
         }
-        "unknown".into()
+        "unknown"
     }
 
     /// The hints to apply: none with a software RAID root volume, else the spec's, else the profile's.
     pub(crate) fn desired_root_device_hints(&self) -> Result<Option<RootDeviceHints>, String> {
+        Ok(self.desired_hints()?.cloned())
+    }
+
+    /// [`Pass::desired_root_device_hints`], borrowed: compared on every registered pass, copied
+    /// only when they change.
+    fn desired_hints(&self) -> Result<Option<&RootDeviceHints>, String> {
         let spec = &self.rec.host.spec;
         let software_root = spec
             .raid
@@ -68,10 +90,10 @@ impl Pass<'_, '_> {
             return Ok(None);
         }
         if let Some(h) = &spec.root_device_hints {
-            return Ok(Some(h.clone()));
+            return Ok(Some(h));
         }
-        let profile = self.hardware_profile_name();
-        profile_root_device_hints(&profile)
+        let profile = self.hardware_profile();
+        profile_hints(profile)
             .map(Some)
             .ok_or_else(|| format!("no hardware profile named \"{profile}\""))
     }
@@ -124,18 +146,20 @@ impl Pass<'_, '_> {
     /// BMO's `matchProfile`: records the profile and its root device hints; returns whether
     /// anything changed.
     pub(crate) fn match_profile(&mut self) -> Result<bool, String> {
-        let name = self.hardware_profile_name();
-        if profile_root_device_hints(&name).is_none() {
+        let name = self.hardware_profile();
+        if profile_hints(name).is_none() {
             return Err(format!("no hardware profile named \"{name}\""));
         }
         let mut changed = false;
         if self.status().hardware_profile != name {
-            self.status_mut().hardware_profile = name.clone();
+            let name = name.to_string();
             self.event("ProfileSet", format!("Hardware profile set: {name}"));
+            self.status_mut().hardware_profile = name;
             changed = true;
         }
-        let hints = self.desired_root_device_hints()?;
-        if self.status().provisioning.root_device_hints != hints {
+        let hints = self.desired_hints()?;
+        if self.status().provisioning.root_device_hints.as_ref() != hints {
+            let hints = hints.cloned();
             self.status_mut().provisioning.root_device_hints = hints;
             changed = true;
         }

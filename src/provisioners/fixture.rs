@@ -306,11 +306,18 @@ impl FixtureState {
     /// The state stored in `host.provisioner_state`, or the default state when there is none.
     pub fn from_host(host: &HostData) -> Result<Self, ProvisionerError> {
         match &host.provisioner_state {
-            None | Some(serde_json::Value::Null) => Ok(Self::default()),
-            Some(v) => Self::deserialize(v).map_err(|e| {
-                ProvisionerError::Other(format!("invalid fixture provisioner state: {e}"))
-            }),
+            None => Ok(Self::default()),
+            Some(v) => Self::from_json(v),
         }
+    }
+
+    /// The state stored as `json` (`null`: the default state).
+    fn from_json(json: &serde_json::Value) -> Result<Self, ProvisionerError> {
+        if json.is_null() {
+            return Ok(Self::default());
+        }
+        Self::deserialize(json)
+            .map_err(|e| ProvisionerError::Other(format!("invalid fixture provisioner state: {e}")))
     }
 
     /// Applies the `fixture.bmhctl.metal3.io/*` annotations over this state. Unknown keys under
@@ -466,6 +473,70 @@ pub fn new_host_config_data(
 pub struct Fixture {
     ready_counters: Arc<Mutex<HashMap<ObjectKey, i64>>>,
     subscriptions: FixtureSubscriptions,
+    known: KnownStates,
+}
+
+/// How many states [`KnownStates`] keeps: a few more than the steps the hosts of a run are at
+/// at one time (hosts driven alike have equal states at each step).
+const STATES_KNOWN: usize = 16;
+
+/// The last few states this factory's provisioners were created with or answered, each with its
+/// JSON, most recent first: a pass handed one of these values (the very one) decodes nothing,
+/// and a pass ending in one of these states encodes nothing and hands back that value, which the
+/// caller recognises without comparing. Only states whose JSON is what
+/// [`Provisioner::persistent_state`] would answer are kept, so both ways give what decoding and
+/// encoding would.
+#[derive(Debug, Clone, Default)]
+struct KnownStates(Arc<Mutex<Vec<KnownState>>>);
+
+#[derive(Debug)]
+struct KnownState {
+    json: Arc<serde_json::Value>,
+    state: FixtureState,
+}
+
+impl KnownStates {
+    /// The state `json` decodes to (see [`FixtureState::from_host`]).
+    fn decode(&self, json: &Arc<serde_json::Value>) -> Result<FixtureState, ProvisionerError> {
+        if let Some(state) = self.find(|k| Arc::ptr_eq(&k.json, json), |k| k.state.clone()) {
+            return Ok(state);
+        }
+        let state = FixtureState::from_json(json)?;
+        // Kept only when it is the state's own JSON (a hand-written state may omit fields).
+        if serde_json::to_value(&state).is_ok_and(|own| own == **json) {
+            self.remember(json.clone(), state.clone());
+        }
+        Ok(state)
+    }
+
+    /// The JSON of `state`, shared.
+    fn encode(&self, state: &FixtureState) -> Option<Arc<serde_json::Value>> {
+        if let Some(json) = self.find(|k| k.state == *state, |k| k.json.clone()) {
+            return Some(json);
+        }
+        // Serialising plain data with string keys cannot fail.
+        let json = Arc::new(serde_json::to_value(state).ok()?);
+        self.remember(json.clone(), state.clone());
+        Some(json)
+    }
+
+    /// What `take` reads from the first known state that `matches`, which moves to the front.
+    fn find<T>(
+        &self,
+        matches: impl Fn(&KnownState) -> bool,
+        take: impl Fn(&KnownState) -> T,
+    ) -> Option<T> {
+        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let i = known.iter().position(matches)?;
+        known[..=i].rotate_right(1);
+        Some(take(&known[0]))
+    }
+
+    fn remember(&self, json: Arc<serde_json::Value>, state: FixtureState) {
+        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        known.truncate(STATES_KNOWN - 1);
+        known.insert(0, KnownState { json, state });
+    }
 }
 
 impl Fixture {
@@ -496,6 +567,20 @@ impl ProvisionerFactory for Fixture {
     ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
         Ok(Box::new(self.new_fixture_provisioner(host, events)?))
     }
+
+    fn new_provisioner_with_state(
+        &self,
+        host: HostData,
+        state: Option<Arc<serde_json::Value>>,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        let state = match &state {
+            // `host.provisioner_state` is not looked at: the caller hands the state here.
+            None => FixtureState::default(),
+            Some(json) => self.known.decode(json)?,
+        };
+        Ok(Box::new(self.fixture_provisioner(host, state, events)?))
+    }
 }
 
 impl Fixture {
@@ -505,7 +590,17 @@ impl Fixture {
         host: HostData,
         events: EventSink,
     ) -> Result<FixtureProvisioner, ProvisionerError> {
-        let mut state = FixtureState::from_host(&host)?;
+        let state = FixtureState::from_host(&host)?;
+        self.fixture_provisioner(host, state, events)
+    }
+
+    /// A provisioner for `host`, whose stored state is `state`.
+    fn fixture_provisioner(
+        &self,
+        host: HostData,
+        mut state: FixtureState,
+        events: EventSink,
+    ) -> Result<FixtureProvisioner, ProvisionerError> {
         state.apply_annotations(&host.annotations)?;
 
         {
@@ -513,9 +608,13 @@ impl Fixture {
                 .ready_counters
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            let counter = counters
-                .entry(host.key.clone())
-                .or_insert(state.become_ready_counter);
+            // Looked up before inserting: the key is copied only for a host seen first.
+            let counter = match counters.get_mut(&host.key) {
+                Some(counter) => counter,
+                None => counters
+                    .entry(host.key.clone())
+                    .or_insert(state.become_ready_counter),
+            };
             if *counter > 0 {
                 *counter -= 1;
                 if *counter != 0 {
@@ -531,6 +630,7 @@ impl Fixture {
             events,
             state,
             subscriptions: self.subscriptions.clone(),
+            known: self.known.clone(),
         })
     }
 }
@@ -542,6 +642,7 @@ pub struct FixtureProvisioner {
     events: EventSink,
     state: FixtureState,
     subscriptions: FixtureSubscriptions,
+    known: KnownStates,
 }
 
 impl std::fmt::Debug for FixtureProvisioner {
@@ -846,6 +947,10 @@ impl Provisioner for FixtureProvisioner {
     fn persistent_state(&self) -> Option<serde_json::Value> {
         // Serialising plain data with string keys cannot fail.
         serde_json::to_value(&self.state).ok()
+    }
+
+    fn shared_persistent_state(&self) -> Option<Arc<serde_json::Value>> {
+        self.known.encode(&self.state)
     }
 }
 
@@ -1593,6 +1698,98 @@ mod tests {
         let f = Fixture::new();
         let (p, _) = prov(&f, host(Some(json!({"becomeReadyCounter": 1}))));
         assert_eq!(p.state().become_ready_counter, 0);
+    }
+
+    /// A provisioner made with a shared state: a state it leaves unchanged, or one another host
+    /// ended in, comes back as the very value it was handed; a changed one as its encoding.
+    #[test]
+    fn a_shared_state_comes_back_itself_while_unchanged() {
+        let f = Fixture::new();
+        let make = |state: Option<Arc<serde_json::Value>>| {
+            let (sink, _) = recorder();
+            f.new_provisioner_with_state(host(None), state, sink)
+                .expect("provisioner")
+        };
+        let mut p = make(None);
+        p.power_on(PowerOnOptions::default()).unwrap();
+        let on = p.shared_persistent_state().expect("a state");
+        assert_eq!(Some(&*on), p.persistent_state().as_ref());
+        assert_eq!(on["poweredOn"], json!(true));
+
+        let same = make(Some(on.clone())).shared_persistent_state().unwrap();
+        assert!(Arc::ptr_eq(&same, &on), "unchanged: the value handed in");
+
+        // An equal value held elsewhere decodes alike and comes back equal.
+        let copy = Arc::new((*on).clone());
+        let mut p = make(Some(copy.clone()));
+        assert_eq!(*p.shared_persistent_state().unwrap(), *copy);
+        p.power_off(PowerOffOptions::default()).unwrap();
+        let off = p.shared_persistent_state().unwrap();
+        assert_eq!(off["poweredOn"], json!(false));
+        assert_eq!(Some(&*off), p.persistent_state().as_ref());
+        assert!(!Arc::ptr_eq(&off, &on));
+
+        // Another host reaching the same state gets the value already made.
+        let mut q = make(Some(on.clone()));
+        q.power_off(PowerOffOptions::default()).unwrap();
+        assert!(Arc::ptr_eq(&q.shared_persistent_state().unwrap(), &off));
+    }
+
+    /// A hand-written state (knobs only) is not handed back as it was written: the full
+    /// encoding is, as `persistent_state` answers; a state that does not decode is the same
+    /// error either way.
+    #[test]
+    fn a_shared_partial_state_comes_back_encoded_and_a_bad_one_fails_alike() {
+        let f = Fixture::new();
+        let (sink, _) = recorder();
+        let knobs = Arc::new(json!({"health": "OK"}));
+        let p = f
+            .new_provisioner_with_state(host(None), Some(knobs.clone()), sink.clone())
+            .expect("provisioner");
+        let back = p.shared_persistent_state().unwrap();
+        assert_ne!(*back, *knobs);
+        assert_eq!(Some(&*back), p.persistent_state().as_ref());
+        assert_eq!(back["health"], json!("OK"));
+        let (plain, _) = prov(&f, host(Some((*knobs).clone())));
+        assert_eq!(p.persistent_state(), plain.persistent_state());
+
+        let bad = json!({"poweredOn": "yes"});
+        let shared = f
+            .new_provisioner_with_state(host(None), Some(Arc::new(bad.clone())), sink.clone())
+            .err()
+            .expect("an error");
+        let plain = f
+            .new_fixture_provisioner(host(Some(bad)), sink)
+            .expect_err("an error");
+        assert_eq!(shared, plain);
+        assert!(
+            shared
+                .to_string()
+                .contains("invalid fixture provisioner state"),
+            "{shared}"
+        );
+    }
+
+    /// At most `STATES_KNOWN` states are kept, the most recently used first.
+    #[test]
+    fn the_known_states_are_the_recent_few() {
+        let known = KnownStates::default();
+        let state = |n: i64| FixtureState {
+            become_ready_counter: n,
+            ..FixtureState::default()
+        };
+        let first = known.encode(&state(0)).unwrap();
+        for n in 1..STATES_KNOWN as i64 {
+            known.encode(&state(n));
+        }
+        assert!(Arc::ptr_eq(&known.encode(&state(0)).unwrap(), &first));
+        for n in STATES_KNOWN as i64..2 * STATES_KNOWN as i64 {
+            known.encode(&state(n));
+        }
+        assert_eq!(known.0.lock().unwrap().len(), STATES_KNOWN);
+        let again = known.encode(&state(0)).unwrap();
+        assert!(!Arc::ptr_eq(&again, &first), "forgotten: encoded anew");
+        assert_eq!(again, first);
     }
 
     #[test]

@@ -218,19 +218,36 @@ struct Watched {
     health: Arc<BackendHealth>,
 }
 
-impl ProvisionerFactory for Watched {
-    fn new_provisioner(
+impl Watched {
+    fn noted(
         &self,
-        host: HostData,
-        events: EventSink,
+        made: Result<Box<dyn Provisioner>, ProvisionerError>,
     ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
-        let made = self.inner.new_provisioner(host, events);
         match &made {
             Ok(_) => self.health.set(None),
             Err(e @ ProvisionerError::NotReady(_)) => self.health.set(Some(e.to_string())),
             Err(_) => {}
         }
         made
+    }
+}
+
+impl ProvisionerFactory for Watched {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        self.noted(self.inner.new_provisioner(host, events))
+    }
+
+    fn new_provisioner_with_state(
+        &self,
+        host: HostData,
+        state: Option<Arc<serde_json::Value>>,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        self.noted(self.inner.new_provisioner_with_state(host, state, events))
     }
 
     fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {

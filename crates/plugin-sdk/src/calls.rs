@@ -231,6 +231,15 @@ macro_rules! provisioner_trait {
     ) => {
         $($head)* {
             $( $crate::calls::trait_method! { $(#[$doc])* fn $name($($params)*) -> $ret; [$($default)?] } )*
+
+            /// [`Provisioner::persistent_state`] as a shared value, for a caller that keeps the
+            /// state of many hosts: a provisioner that knows its state unchanged (or equal to one
+            /// it answered before) returns that value itself, which spares the caller building,
+            /// copying and comparing it on every pass. Not a call of its own: a plugin is asked
+            /// `persistent_state`, as the default body does.
+            fn shared_persistent_state(&self) -> Option<std::sync::Arc<serde_json::Value>> {
+                self.persistent_state().map(std::sync::Arc::new)
+            }
         }
     };
 }

@@ -49,6 +49,21 @@ pub trait ProvisionerFactory: Send + Sync {
         events: EventSink,
     ) -> Result<Box<dyn Provisioner>, ProvisionerError>;
 
+    /// [`ProvisionerFactory::new_provisioner`] with the host's saved state handed over shared
+    /// instead of in [`HostData::provisioner_state`] (which the caller leaves `None`), so that a
+    /// factory that keeps its states shared (see [`Provisioner::shared_persistent_state`]) need
+    /// not have it copied on every pass. The default puts a copy in `host` and calls
+    /// `new_provisioner`.
+    fn new_provisioner_with_state(
+        &self,
+        mut host: HostData,
+        state: Option<Arc<serde_json::Value>>,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        host.provisioner_state = state.map(Arc::unwrap_or_clone);
+        self.new_provisioner(host, events)
+    }
+
     /// Which of these hosts, whose passes wait on this provisioner, are due now: their node
     /// changed, or a slot they wait for freed. An optional capability: a caller that gets
     /// `Ok(None)` (the default, "not supported") keeps BMO's requeue times and does not ask again.

@@ -63,3 +63,29 @@ fn the_bookkeeping_keeps_the_fixtures_state() {
     assert_eq!(kept["poweredOn"], json!(true));
     assert!(t.fixture().is_powered_on());
 }
+
+/// A state handed in shared, when it is a recent one, is that copy whatever its equal
+/// neighbours: no comparison of the values is needed to find it.
+#[test]
+fn a_recent_state_handed_in_shared_is_kept_as_it_is() {
+    let recent = Mutex::new(Vec::new());
+    let a = Arc::new(json!({"poweredOn": true}));
+    assert!(Arc::ptr_eq(&shared_state_in(&recent, a.clone()), &a));
+    let b = shared_state_in(&recent, json!({"poweredOn": false}));
+    assert!(Arc::ptr_eq(&shared_state_in(&recent, a.clone()), &a));
+    let equal = Arc::new(json!({"poweredOn": false}));
+    assert!(Arc::ptr_eq(&shared_state_in(&recent, equal), &b));
+}
+
+/// Every pass after the first hands the fixture the state it kept, and the fixture hands the
+/// same value back while nothing changed: the steady host's bookkeeping keeps that very value.
+#[test]
+fn a_steady_host_keeps_its_state_value() {
+    let mut t = HostTest::standard("host-0");
+    t.run_to_steady();
+    let before = t.rec.book.provisioner_state.clone().expect("a state");
+    let out = t.pass();
+    assert!(out.steady && !out.bookkeeping_changed);
+    let after = t.rec.book.provisioner_state.clone().expect("a state");
+    assert!(Arc::ptr_eq(&before, &after));
+}
