@@ -531,6 +531,73 @@ mod tests {
         assert_eq!(doc["hosts"][1]["waiting"], LOCKED);
     }
 
+    /// One host of each kind a run reports, with fixed times: the exact text `provision`
+    /// prints (these snapshots pin it byte for byte).
+    fn every_kind_of_host() -> Vec<HostReport> {
+        let at = |s: &str| Some(DateTime::parse_from_rfc3339(s).unwrap().to_utc());
+        let provisioned = Goal::State(bmh_api::ProvisioningState::Provisioned);
+        let host = |namespace: &str, name: &str, outcome: Outcome| HostReport {
+            namespace: namespace.into(),
+            name: name.into(),
+            goal: provisioned.clone(),
+            outcome,
+            deleted: false,
+            reason: String::new(),
+            seen: Seen {
+                state: "provisioned".into(),
+                operational_status: "OK".into(),
+                powered_on: Some(true),
+                provisioning_id: "6a1c0f3e-0000-4000-8000-000000000001".into(),
+                ..Default::default()
+            },
+            passes: 12,
+            start: at("2026-12-01T10:00:00.250Z"),
+            end: at("2026-12-01T10:00:03.500Z"),
+        };
+        let reached = host("default", "worker-0", Outcome::Reached);
+        let mut failed = host("lab", "worker-1", Outcome::Failed);
+        failed.reason = "still \"provisioning\" when the timeout ran out".into();
+        failed.seen = Seen {
+            state: "provisioning".into(),
+            operational_status: "error".into(),
+            powered_on: Some(false),
+            error_type: "provisioning error".into(),
+            error_message: "Deploy step failed: \"disk\" is gone".into(),
+            error_count: 2,
+            provisioning_fail_count: 1,
+            waiting: LOCKED.into(),
+            ..Default::default()
+        };
+        let mut in_flight = host("default", "worker-2", Outcome::InFlight);
+        in_flight.seen.state = "inspecting".into();
+        in_flight.end = None;
+        let mut deleted = host("default", "worker-3", Outcome::Reached);
+        deleted.goal = Goal::Deleted;
+        deleted.deleted = true;
+        let mut new = host("default", "worker-4", Outcome::Failed);
+        new.reason = "paused".into();
+        new.seen = Seen::default();
+        new.passes = 0;
+        new.start = None;
+        new.end = None;
+        vec![reached, failed, in_flight, deleted, new]
+    }
+
+    #[test]
+    fn the_result_document_is_printed_exactly() {
+        let now = DateTime::parse_from_rfc3339("2026-12-01T10:00:10Z")
+            .unwrap()
+            .to_utc();
+        let hosts = every_kind_of_host();
+        insta::assert_snapshot!(result_json(RunKind::Provision, &hosts, true, now));
+        insta::assert_snapshot!(result_json(RunKind::Delete, &[], false, now));
+    }
+
+    #[test]
+    fn the_result_table_is_printed_exactly() {
+        insta::assert_snapshot!(result_table(&every_kind_of_host()));
+    }
+
     #[test]
     fn ages_read_as_kubectl_prints_them() {
         let cases = [
