@@ -137,13 +137,11 @@ pub fn get(args: GetArgs) -> Result<()> {
                 now: chrono::Utc::now(),
             },
         )),
-        GetFormat::Name => {
-            let text: String = records
+        GetFormat::Name => output::print_with(|out| {
+            records
                 .iter()
-                .map(|r| format!("baremetalhost.metal3.io/{}\n", r.host.metadata.name))
-                .collect();
-            output::write_stdout(&text)
-        }
+                .try_for_each(|r| writeln!(out, "baremetalhost.metal3.io/{}", r.host.metadata.name))
+        }),
         // kubectl prints the object itself when one host is named, else a List.
         GetFormat::Json | GetFormat::Yaml => {
             let mut objects = records
