@@ -625,17 +625,21 @@ pub fn write_stdout(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| Error::io("stdout", e))
+        .map_err(stdout_error)
 }
 
 /// What `write` writes, on standard output through a buffer: a document written piece by
 /// piece (host by host) costs a few system calls, not one per line (standard output alone
 /// flushes at every newline), and is never whole in memory. Errors as [`write_stdout`]'s.
-pub fn print_with(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
+pub fn print_with(write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
     let mut out = std::io::BufWriter::with_capacity(STDOUT_BUFFER, std::io::stdout().lock());
-    write(&mut out)
-        .and_then(|()| out.flush())
-        .map_err(|e| Error::io("stdout", e))
+    write(&mut out)?;
+    out.flush().map_err(stdout_error)
+}
+
+/// A failed write on standard output, as [`write_stdout`] reports it.
+pub fn stdout_error(e: std::io::Error) -> Error {
+    Error::io("stdout", e)
 }
 
 /// Enough to write a long document in a few large pieces.

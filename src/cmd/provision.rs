@@ -366,11 +366,14 @@ fn report(
     let interrupted = results.is_none();
     let hosts = output::Reports::of_run(results, ledger.take());
     let (failed, total) = (hosts.short_of_goal(), hosts.total());
-    output::print_with(|out| match format {
-        super::ResultFormat::Table => output::write_result_table(out, hosts),
-        super::ResultFormat::Json => {
-            output::write_result_json(out, kind, hosts, interrupted, chrono::Utc::now())
+    output::print_with(|out| {
+        match format {
+            super::ResultFormat::Table => output::write_result_table(out, hosts),
+            super::ResultFormat::Json => {
+                output::write_result_json(out, kind, hosts, interrupted, chrono::Utc::now())
+            }
         }
+        .map_err(output::stdout_error)
     })?;
     if failed > 0 && !interrupted {
         return Err(Unfinished::Hosts { failed, total }.into());
