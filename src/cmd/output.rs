@@ -646,10 +646,7 @@ pub fn stdout_error(e: std::io::Error) -> Error {
 const STDOUT_BUFFER: usize = 64 * 1024;
 
 /// Lines as `lines.join("\n")` and a newline, without the joined text.
-pub fn write_lines(
-    out: &mut dyn Write,
-    lines: impl Iterator<Item = String>,
-) -> std::io::Result<()> {
+fn write_lines(out: &mut dyn Write, lines: impl Iterator<Item = String>) -> std::io::Result<()> {
     for (i, line) in lines.enumerate() {
         if i > 0 {
             out.write_all(b"\n")?;
