@@ -137,35 +137,78 @@ pub fn get(args: GetArgs) -> Result<()> {
                 now: chrono::Utc::now(),
             },
         )),
-        GetFormat::Name => {
-            let text: String = records
+        GetFormat::Name => output::print_with(|out| {
+            records
                 .iter()
-                .map(|r| format!("baremetalhost.metal3.io/{}\n", r.host.metadata.name))
-                .collect();
-            output::write_stdout(&text)
-        }
-        // kubectl prints the object itself when one host is named, else a List.
-        GetFormat::Json | GetFormat::Yaml => {
-            let mut objects = records
-                .iter()
-                .map(|r| object(r))
-                .collect::<Result<Vec<_>>>()?;
-            let doc = if args.hosts.len() == 1 && objects.len() == 1 {
-                objects.remove(0)
+                .try_for_each(|r| writeln!(out, "baremetalhost.metal3.io/{}", r.host.metadata.name))
+                .map_err(output::stdout_error)
+        }),
+        GetFormat::Json | GetFormat::Yaml => output::print_with(|out| {
+            let single = args.hosts.len() == 1 && records.len() == 1;
+            write_objects(out, &records, single, args.output == GetFormat::Json)
+        }),
+    }
+}
+
+/// The hosts as `get -o json|yaml` prints them, as kubectl does: the object itself when one
+/// host is named (`single`), else a List. Each object is made as it is written: at thousands
+/// of hosts, all of them at once as JSON trees, then as text, were tens of MiB.
+fn write_objects(
+    out: &mut dyn std::io::Write,
+    records: &[&HostRecord],
+    single: bool,
+    json: bool,
+) -> Result<()> {
+    if single {
+        return encode(out, &object(records[0])?, json);
+    }
+    let list = List {
+        api_version: "v1",
+        kind: "List",
+        items: Objects(records),
+    };
+    encode(out, &list, json)
+}
+
+/// `doc` as JSON (with a newline) or YAML on `out`.
+fn encode(out: &mut dyn std::io::Write, doc: &impl serde::Serialize, json: bool) -> Result<()> {
+    if json {
+        serde_json::to_writer_pretty(&mut *out, doc).map_err(|e| {
+            if e.is_io() {
+                output::stdout_error(e.into())
             } else {
-                serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
-            };
-            if args.output == GetFormat::Json {
-                output::line(
-                    serde_json::to_string_pretty(&doc)
-                        .map_err(|e| Error::internal("cannot encode the hosts as JSON", e))?,
-                )
-            } else {
-                let text = serde_saphyr::to_string(&doc)
-                    .map_err(|e| Error::internal("cannot encode the hosts as YAML", e))?;
-                output::write_stdout(&text)
+                Error::internal("cannot encode the hosts as JSON", e)
             }
+        })?;
+        out.write_all(b"\n").map_err(output::stdout_error)
+    } else {
+        serde_saphyr::to_io_writer(&mut &mut *out, doc).map_err(|e| match e {
+            serde_saphyr::SerializeError::IO { error } => output::stdout_error(error),
+            e => Error::internal("cannot encode the hosts as YAML", e),
+        })
+    }
+}
+
+/// kubectl's List of the hosts; its fields in the order printed.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct List<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    items: Objects<'a>,
+}
+
+/// The List's items, each host's object made as it is written.
+struct Objects<'a>(&'a [&'a HostRecord]);
+
+impl serde::Serialize for Objects<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
+        let mut seq = ser.serialize_seq(Some(self.0.len()))?;
+        for rec in self.0 {
+            seq.serialize_element(&object(rec).map_err(S::Error::custom)?)?;
         }
+        seq.end()
     }
 }
 
@@ -365,5 +408,59 @@ mod watch_tests {
             &first,
             &host("2026-12-01T10:00:01Z", false)
         ));
+    }
+}
+
+#[cfg(test)]
+mod output_tests {
+    use super::*;
+
+    /// Three hosts, one with the creation time bmhctl records.
+    fn hosts() -> Vec<HostRecord> {
+        (0..3)
+            .map(|i| {
+                let mut r = HostRecord::default();
+                r.host.metadata.name = format!("worker-{i}");
+                r.host.spec.online = i != 1;
+                if i == 2 {
+                    r.book.creation_timestamp = Some("2026-12-01T10:00:00Z".into());
+                }
+                r
+            })
+            .collect()
+    }
+
+    fn written(records: &[&HostRecord], single: bool, json: bool) -> String {
+        let mut out = Vec::new();
+        write_objects(&mut out, records, single, json).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Written host by host, the List and the single object are byte for byte what they were
+    /// as one JSON tree printed whole (`to_string_pretty` and a newline, or YAML).
+    #[test]
+    fn objects_written_one_by_one_are_the_document_printed_whole() {
+        let hosts = hosts();
+        let records: Vec<&HostRecord> = hosts.iter().collect();
+        let objects: Vec<Value> = records.iter().map(|r| object(r).unwrap()).collect();
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects});
+        for (records, doc, single) in [
+            (&records[..], &list, false),
+            (&records[2..], &objects[2], true),
+            (
+                &records[..0],
+                &serde_json::json!({"apiVersion": "v1", "kind": "List", "items": []}),
+                false,
+            ),
+        ] {
+            let json = format!("{}\n", serde_json::to_string_pretty(doc).unwrap());
+            assert_eq!(written(records, single, true), json);
+            let yaml = serde_saphyr::to_string(doc).unwrap();
+            assert_eq!(written(records, single, false), yaml);
+        }
+        assert!(
+            written(&records, false, true)
+                .contains("\"creationTimestamp\": \"2026-12-01T10:00:00Z\"")
+        );
     }
 }

@@ -5,7 +5,8 @@ use crate::record::HostRecord;
 use crate::runner::{Goal, HostResult, LedgerEntry, Seen};
 use chrono::{DateTime, Utc};
 use comfy_table::{Table, presets::NOTHING};
-use serde_json::json;
+use serde::Serialize;
+use std::io::Write;
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
@@ -100,53 +101,132 @@ pub struct HostReport {
     pub end: Option<DateTime<Utc>>,
 }
 
-/// The hosts of a run: from the runner's `results` when it ended, else from what the ledger
-/// saw (an interrupted run). `ledger` is in job order, as `results` are.
-pub fn host_reports(results: Option<&[HostResult]>, ledger: &[LedgerEntry]) -> Vec<HostReport> {
-    match results {
-        Some(results) => results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let meta = &r.record.host.metadata;
-                let entry = ledger.get(i);
-                HostReport {
-                    namespace: meta.namespace_or_default().to_string(),
-                    name: meta.name.clone(),
-                    goal: r.goal.clone(),
-                    outcome: if r.reached {
-                        Outcome::Reached
-                    } else {
-                        Outcome::Failed
-                    },
-                    deleted: r.deleted,
-                    reason: r.reason.clone(),
-                    seen: Seen::of(&r.record),
-                    passes: r.passes,
-                    start: entry.map(|e| e.start),
-                    end: entry.and_then(|e| e.end),
+/// How many hosts of a run's result ended each way.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    hosts: usize,
+    reached: usize,
+    failed: usize,
+    in_flight: usize,
+}
+
+impl Counts {
+    fn of(outcomes: impl Iterator<Item = Outcome>) -> Self {
+        outcomes.fold(Self::default(), |mut c, o| {
+            c.hosts += 1;
+            match o {
+                Outcome::Reached => c.reached += 1,
+                Outcome::Failed => c.failed += 1,
+                Outcome::InFlight => c.in_flight += 1,
+            }
+            c
+        })
+    }
+}
+
+/// The hosts of a run's result, handed out one at a time as they are printed: a host's result
+/// becomes its [`HostReport`] only then, and its record is freed at once, so that the whole
+/// report is never held besides the results (at 10,000 hosts that was tens of MiB).
+pub struct Reports {
+    counts: Counts,
+    hosts: Box<dyn Iterator<Item = HostReport>>,
+}
+
+impl Reports {
+    /// The hosts of a run: from the runner's `results` when it ended, else from what the ledger
+    /// saw (an interrupted run). `ledger` is in job order, as `results` are.
+    pub fn of_run(results: Option<Vec<HostResult>>, ledger: Vec<LedgerEntry>) -> Self {
+        match results {
+            Some(results) => {
+                let counts = Counts::of(results.iter().map(|r| ended(r.reached)));
+                let mut ledger = ledger.into_iter();
+                let hosts = results.into_iter().map(move |r| {
+                    let entry = ledger.next();
+                    let seen = Seen::of(&r.record);
+                    let mut meta = r.record.host.metadata;
+                    HostReport {
+                        namespace: meta.namespace_or_default().to_string(),
+                        name: std::mem::take(&mut meta.name),
+                        goal: r.goal,
+                        outcome: ended(r.reached),
+                        deleted: r.deleted,
+                        reason: r.reason,
+                        seen,
+                        passes: r.passes,
+                        start: entry.as_ref().map(|e| e.start),
+                        end: entry.and_then(|e| e.end),
+                    }
+                });
+                Self {
+                    counts,
+                    hosts: Box::new(hosts),
                 }
-            })
-            .collect(),
-        None => ledger
-            .iter()
-            .map(|e| HostReport {
-                namespace: e.namespace.clone(),
-                name: e.name.clone(),
-                goal: e.goal.clone(),
-                outcome: match (e.end, e.reached) {
-                    (None, _) => Outcome::InFlight,
-                    (Some(_), true) => Outcome::Reached,
-                    (Some(_), false) => Outcome::Failed,
-                },
-                deleted: e.end.is_some() && e.reached && e.goal == Goal::Deleted,
-                reason: e.reason.clone(),
-                seen: e.seen.clone(),
-                passes: e.passes,
-                start: Some(e.start),
-                end: e.end,
-            })
-            .collect(),
+            }
+            None => {
+                let counts = Counts::of(ledger.iter().map(seen_outcome));
+                let hosts = ledger.into_iter().map(|e| HostReport {
+                    outcome: seen_outcome(&e),
+                    deleted: e.end.is_some() && e.reached && e.goal == Goal::Deleted,
+                    namespace: e.namespace,
+                    name: e.name,
+                    goal: e.goal,
+                    reason: e.reason,
+                    seen: e.seen,
+                    passes: e.passes,
+                    start: Some(e.start),
+                    end: e.end,
+                });
+                Self {
+                    counts,
+                    hosts: Box::new(hosts),
+                }
+            }
+        }
+    }
+
+    /// Hosts already reported (the tests' own).
+    #[cfg(test)]
+    pub fn listed(hosts: Vec<HostReport>) -> Self {
+        Self {
+            counts: Counts::of(hosts.iter().map(|h| h.outcome)),
+            hosts: Box::new(hosts.into_iter()),
+        }
+    }
+
+    /// How many hosts the result has.
+    pub fn total(&self) -> usize {
+        self.counts.hosts
+    }
+
+    /// How many stopped short of their goal or were still in flight.
+    pub fn short_of_goal(&self) -> usize {
+        self.counts.failed + self.counts.in_flight
+    }
+}
+
+impl Iterator for Reports {
+    type Item = HostReport;
+
+    fn next(&mut self) -> Option<HostReport> {
+        self.hosts.next()
+    }
+}
+
+/// How a host the run decided ended.
+fn ended(reached: bool) -> Outcome {
+    if reached {
+        Outcome::Reached
+    } else {
+        Outcome::Failed
+    }
+}
+
+/// How a host of an interrupted run ended, as its ledger entry has it.
+fn seen_outcome(e: &LedgerEntry) -> Outcome {
+    match (e.end, e.reached) {
+        (None, _) => Outcome::InFlight,
+        (Some(_), true) => Outcome::Reached,
+        (Some(_), false) => Outcome::Failed,
     }
 }
 
@@ -173,8 +253,9 @@ fn show_state(s: &str) -> &str {
 
 /// The final table of a run: one row per host, and why a host stopped short, with what its
 /// passes last waited on (the provisioner's reason, which BMO writes nowhere).
-pub fn result_table(hosts: &[HostReport]) -> String {
+pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Result<()> {
     let mut t = table(&["HOST", "STATE", "STATUS", "POWER", "RESULT", "ERROR"]);
+    // The columns' widths need every row: the rows are kept, the records they came from not.
     for r in hosts {
         let s = &r.seen;
         let (state, result) = match r.outcome {
@@ -227,7 +308,7 @@ pub fn result_table(hosts: &[HostReport]) -> String {
             error,
         ]);
     }
-    t.to_string()
+    write_lines(out, t.lines())
 }
 
 /// A time in result documents: RFC 3339, UTC, milliseconds.
@@ -235,60 +316,135 @@ pub fn json_time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-/// The result document of a run (docs/output.md): `interrupted` when Ctrl-C or SIGTERM cut it
-/// short, its hosts still driven then marked `inFlight`; `now` ends their durations.
-pub fn result_json(
+/// The result document of a run (docs/output.md), written host by host: `interrupted` when
+/// Ctrl-C or SIGTERM cut it short, its hosts still driven then marked `inFlight`; `now` ends
+/// their durations.
+pub fn write_result_json(
+    out: &mut dyn Write,
     kind: RunKind,
-    hosts: &[HostReport],
+    hosts: Reports,
     interrupted: bool,
     now: DateTime<Utc>,
-) -> String {
-    let count = |o: Outcome| hosts.iter().filter(|h| h.outcome == o).count();
-    let docs: Vec<_> = hosts
-        .iter()
-        .map(|r| {
-            let s = &r.seen;
-            let duration = r
-                .start
-                .map(|start| (r.end.unwrap_or(now) - start).num_milliseconds() as f64 / 1000.0);
-            json!({
-                "name": r.name,
-                "namespace": r.namespace,
-                "goal": r.goal.describe(),
-                "outcome": r.outcome.as_str(),
-                "reached": r.outcome == Outcome::Reached,
-                "deleted": r.deleted,
-                "reason": r.reason,
-                "state": s.state,
-                "operationalStatus": s.operational_status,
-                "poweredOn": s.powered_on.unwrap_or(false),
-                "error": seen_error(s),
-                "errorType": s.error_type,
-                "errorMessage": s.error_message,
-                "errorCount": s.error_count,
-                "provisioningFailCount": s.provisioning_fail_count,
-                "provisioningID": s.provisioning_id,
-                "waiting": s.waiting,
-                "passes": r.passes,
-                "start": r.start.map(json_time),
-                "end": r.end.map(json_time),
-                "durationSeconds": duration,
-            })
-        })
-        .collect();
-    let doc = json!({
-        "apiVersion": API_VERSION,
-        "kind": kind.kind(),
-        "interrupted": interrupted,
-        "summary": {
-            "hosts": hosts.len(),
-            "reached": count(Outcome::Reached),
-            "failed": count(Outcome::Failed),
-            "inFlight": count(Outcome::InFlight),
+) -> std::io::Result<()> {
+    let c = hosts.counts;
+    let doc = ResultDocument {
+        api_version: API_VERSION,
+        kind: kind.kind(),
+        interrupted,
+        summary: Summary {
+            hosts: c.hosts,
+            reached: c.reached,
+            failed: c.failed,
+            in_flight: c.in_flight,
         },
-        "hosts": docs,
-    });
-    serde_json::to_string_pretty(&doc).expect("JSON of plain values")
+        hosts: OneByOne {
+            hosts: std::cell::RefCell::new(Some(hosts)),
+            now,
+        },
+    };
+    doc.serialize(&mut serde_json::Serializer::pretty(&mut *out))?;
+    out.write_all(b"\n")
+}
+
+/// The result document; its fields in the order printed.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultDocument {
+    api_version: &'static str,
+    kind: &'static str,
+    interrupted: bool,
+    summary: Summary,
+    hosts: OneByOne,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary {
+    hosts: usize,
+    reached: usize,
+    failed: usize,
+    in_flight: usize,
+}
+
+/// The document's hosts, each made into its entry as it is written (serialized once).
+struct OneByOne {
+    hosts: std::cell::RefCell<Option<Reports>>,
+    now: DateTime<Utc>,
+}
+
+impl Serialize for OneByOne {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
+        let hosts = self
+            .hosts
+            .borrow_mut()
+            .take()
+            .ok_or_else(|| S::Error::custom("the hosts of a result are written once"))?;
+        let mut seq = ser.serialize_seq(Some(hosts.total()))?;
+        for r in hosts {
+            seq.serialize_element(&HostEntry::of(&r, self.now))?;
+        }
+        seq.end()
+    }
+}
+
+/// One host of the result document; its fields in the order printed.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HostEntry<'a> {
+    name: &'a str,
+    namespace: &'a str,
+    goal: String,
+    outcome: &'static str,
+    reached: bool,
+    deleted: bool,
+    reason: &'a str,
+    state: &'a str,
+    operational_status: &'a str,
+    powered_on: bool,
+    error: String,
+    error_type: &'a str,
+    error_message: &'a str,
+    error_count: i64,
+    provisioning_fail_count: i64,
+    #[serde(rename = "provisioningID")]
+    provisioning_id: &'a str,
+    waiting: &'a str,
+    passes: u64,
+    start: Option<String>,
+    end: Option<String>,
+    duration_seconds: Option<f64>,
+}
+
+impl<'a> HostEntry<'a> {
+    fn of(r: &'a HostReport, now: DateTime<Utc>) -> Self {
+        let s = &r.seen;
+        Self {
+            name: &r.name,
+            namespace: &r.namespace,
+            goal: r.goal.describe(),
+            outcome: r.outcome.as_str(),
+            reached: r.outcome == Outcome::Reached,
+            deleted: r.deleted,
+            reason: &r.reason,
+            state: &s.state,
+            operational_status: &s.operational_status,
+            powered_on: s.powered_on.unwrap_or(false),
+            error: seen_error(s),
+            error_type: &s.error_type,
+            error_message: &s.error_message,
+            error_count: s.error_count,
+            provisioning_fail_count: s.provisioning_fail_count,
+            provisioning_id: &s.provisioning_id,
+            waiting: &s.waiting,
+            passes: r.passes,
+            start: r.start.map(json_time),
+            end: r.end.map(json_time),
+            duration_seconds: r
+                .start
+                .map(|start| (r.end.unwrap_or(now) - start).num_milliseconds() as f64 / 1000.0),
+        }
+    }
 }
 
 /// How `get` prints its table.
@@ -466,11 +622,38 @@ pub fn hardware_summary(rec: &HostRecord) -> String {
 /// `text` on standard output; a closed pipe comes back as an `stdout` I/O error, which
 /// [`super::run`] turns into a quiet exit 0 (where `println!` would panic).
 pub fn write_stdout(text: &str) -> Result<()> {
-    use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| Error::io("stdout", e))
+        .map_err(stdout_error)
+}
+
+/// What `write` writes, on standard output through a buffer: a document written piece by
+/// piece (host by host) costs a few system calls, not one per line (standard output alone
+/// flushes at every newline), and is never whole in memory. Errors as [`write_stdout`]'s.
+pub fn print_with(write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(STDOUT_BUFFER, std::io::stdout().lock());
+    write(&mut out)?;
+    out.flush().map_err(stdout_error)
+}
+
+/// A failed write on standard output, as [`write_stdout`] reports it.
+pub fn stdout_error(e: std::io::Error) -> Error {
+    Error::io("stdout", e)
+}
+
+/// Enough to write a long document in a few large pieces.
+const STDOUT_BUFFER: usize = 64 * 1024;
+
+/// Lines as `lines.join("\n")` and a newline, without the joined text.
+fn write_lines(out: &mut dyn Write, lines: impl Iterator<Item = String>) -> std::io::Result<()> {
+    for (i, line) in lines.enumerate() {
+        if i > 0 {
+            out.write_all(b"\n")?;
+        }
+        out.write_all(line.as_bytes())?;
+    }
+    out.write_all(b"\n")
 }
 
 /// `println!` through [`line`]: a closed pipe is an error to return, not a panic.
@@ -490,6 +673,28 @@ pub fn line(text: impl std::fmt::Display) -> Result<()> {
 mod tests {
     use super::*;
     use chrono::TimeDelta;
+
+    /// The result table as `provision` prints it, without its last newline (as the snapshots
+    /// were taken).
+    fn table_of(hosts: Vec<HostReport>) -> String {
+        let mut out = Vec::new();
+        write_result_table(&mut out, Reports::listed(hosts)).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        text.strip_suffix('\n').unwrap().to_string()
+    }
+
+    /// The result document as `provision` prints it, without its last newline.
+    fn json_of(
+        kind: RunKind,
+        hosts: Vec<HostReport>,
+        interrupted: bool,
+        now: DateTime<Utc>,
+    ) -> String {
+        let mut out = Vec::new();
+        write_result_json(&mut out, kind, Reports::listed(hosts), interrupted, now).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        text.strip_suffix('\n').unwrap().to_string()
+    }
 
     const LOCKED: &str = "node default~worker-1 locked by conductor 127.0.0.3, which is offline";
 
@@ -519,16 +724,164 @@ mod tests {
 
     #[test]
     fn the_result_names_the_waiting_reason_of_its_host_only() {
-        insta::assert_snapshot!(result_table(&reports()));
-        let doc: serde_json::Value = serde_json::from_str(&result_json(
-            RunKind::Provision,
-            &reports(),
-            false,
-            Utc::now(),
-        ))
-        .unwrap();
+        insta::assert_snapshot!(table_of(reports()));
+        let doc: serde_json::Value =
+            serde_json::from_str(&json_of(RunKind::Provision, reports(), false, Utc::now()))
+                .unwrap();
         assert_eq!(doc["hosts"][0]["waiting"], "");
         assert_eq!(doc["hosts"][1]["waiting"], LOCKED);
+    }
+
+    /// One host of each kind a run reports, with fixed times: the exact text `provision`
+    /// prints (these snapshots pin it byte for byte).
+    fn every_kind_of_host() -> Vec<HostReport> {
+        let at = |s: &str| Some(DateTime::parse_from_rfc3339(s).unwrap().to_utc());
+        let provisioned = Goal::State(bmh_api::ProvisioningState::Provisioned);
+        let host = |namespace: &str, name: &str, outcome: Outcome| HostReport {
+            namespace: namespace.into(),
+            name: name.into(),
+            goal: provisioned.clone(),
+            outcome,
+            deleted: false,
+            reason: String::new(),
+            seen: Seen {
+                state: "provisioned".into(),
+                operational_status: "OK".into(),
+                powered_on: Some(true),
+                provisioning_id: "6a1c0f3e-0000-4000-8000-000000000001".into(),
+                ..Default::default()
+            },
+            passes: 12,
+            start: at("2026-12-01T10:00:00.250Z"),
+            end: at("2026-12-01T10:00:03.500Z"),
+        };
+        let reached = host("default", "worker-0", Outcome::Reached);
+        let mut failed = host("lab", "worker-1", Outcome::Failed);
+        failed.reason = "still \"provisioning\" when the timeout ran out".into();
+        failed.seen = Seen {
+            state: "provisioning".into(),
+            operational_status: "error".into(),
+            powered_on: Some(false),
+            error_type: "provisioning error".into(),
+            error_message: "Deploy step failed: \"disk\" is gone".into(),
+            error_count: 2,
+            provisioning_fail_count: 1,
+            waiting: LOCKED.into(),
+            ..Default::default()
+        };
+        let mut in_flight = host("default", "worker-2", Outcome::InFlight);
+        in_flight.seen.state = "inspecting".into();
+        in_flight.end = None;
+        let mut deleted = host("default", "worker-3", Outcome::Reached);
+        deleted.goal = Goal::Deleted;
+        deleted.deleted = true;
+        let mut new = host("default", "worker-4", Outcome::Failed);
+        new.reason = "paused".into();
+        new.seen = Seen::default();
+        new.passes = 0;
+        new.start = None;
+        new.end = None;
+        vec![reached, failed, in_flight, deleted, new]
+    }
+
+    #[test]
+    fn the_result_document_is_printed_exactly() {
+        let now = DateTime::parse_from_rfc3339("2026-12-01T10:00:10Z")
+            .unwrap()
+            .to_utc();
+        let hosts = every_kind_of_host();
+        insta::assert_snapshot!(json_of(RunKind::Provision, hosts, true, now));
+        insta::assert_snapshot!(json_of(RunKind::Delete, Vec::new(), false, now));
+    }
+
+    #[test]
+    fn the_result_table_is_printed_exactly() {
+        insta::assert_snapshot!(table_of(every_kind_of_host()));
+    }
+
+    /// A run that ended reports its results (with the ledger's times), one cut short what its
+    /// ledger saw: the hosts in job order, their outcomes counted before any is handed out.
+    #[test]
+    fn a_run_reports_its_results_or_else_what_its_ledger_saw() {
+        use crate::record::HostRecord;
+        use bmh_api::ProvisioningState as P;
+        let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        let record = |namespace: &str, name: &str, state: P| {
+            let mut r = HostRecord::default();
+            r.host.metadata.namespace = namespace.into();
+            r.host.metadata.name = name.into();
+            let mut status = bmh_api::BareMetalHostStatus::default();
+            status.provisioning.state = state;
+            r.host.status = Some(status);
+            r
+        };
+        let goal = Goal::State(P::Provisioned);
+        let entry = |name: &str, end: Option<&str>, reached: bool, state: P| LedgerEntry {
+            namespace: "default".into(),
+            name: name.into(),
+            goal: goal.clone(),
+            start: at("2026-12-01T10:00:00Z"),
+            end: end.map(at),
+            passes: 3,
+            seen: Seen::of(&record("default", name, state)),
+            reached,
+            reason: String::new(),
+        };
+        let ledger = vec![
+            entry("a", Some("2026-12-01T10:00:02Z"), true, P::Provisioned),
+            entry("b", None, false, P::Inspecting),
+        ];
+        let results = vec![
+            HostResult {
+                record: record("", "a", P::Provisioned),
+                goal: goal.clone(),
+                reached: true,
+                reason: String::new(),
+                passes: 9,
+                deleted: false,
+            },
+            HostResult {
+                record: record("lab", "b", P::Provisioning),
+                goal: goal.clone(),
+                reached: false,
+                reason: "timed out".into(),
+                passes: 4,
+                deleted: false,
+            },
+        ];
+
+        let ended = Reports::of_run(Some(results), ledger.clone());
+        assert_eq!((ended.total(), ended.short_of_goal()), (2, 1));
+        let hosts: Vec<HostReport> = ended.collect();
+        let a = &hosts[0];
+        assert_eq!((a.namespace.as_str(), a.name.as_str()), ("default", "a"));
+        assert_eq!(
+            (a.outcome, a.passes, a.seen.state.as_str()),
+            (Outcome::Reached, 9, "provisioned")
+        );
+        assert_eq!(
+            (a.start, a.end),
+            (
+                Some(at("2026-12-01T10:00:00Z")),
+                Some(at("2026-12-01T10:00:02Z"))
+            )
+        );
+        let b = &hosts[1];
+        assert_eq!((b.namespace.as_str(), b.name.as_str()), ("lab", "b"));
+        assert_eq!(
+            (b.outcome, b.reason.as_str()),
+            (Outcome::Failed, "timed out")
+        );
+        assert_eq!((b.seen.state.as_str(), b.end), ("provisioning", None));
+
+        let cut = Reports::of_run(None, ledger);
+        assert_eq!((cut.total(), cut.short_of_goal()), (2, 1));
+        let hosts: Vec<HostReport> = cut.collect();
+        assert_eq!((hosts[0].outcome, hosts[0].passes), (Outcome::Reached, 3));
+        assert_eq!(
+            (hosts[1].outcome, hosts[1].seen.state.as_str()),
+            (Outcome::InFlight, "inspecting")
+        );
     }
 
     #[test]

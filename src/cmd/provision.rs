@@ -330,7 +330,7 @@ fn drive_with(
     // A pass or save left behind by a signal (it hangs) is not waited for.
     runtime.shutdown_background();
     match results {
-        Ok(results) => report(kind, Some(&results), &ledger, output),
+        Ok(results) => report(kind, Some(results), &ledger, output),
         // Ctrl-C or SIGTERM: the same document, the hosts still driven marked in flight, so
         // that a pipeline learns where each host got to.
         Err(Error::Interrupted) => {
@@ -355,31 +355,28 @@ pub(super) async fn wait_for_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-/// Prints the result of a run: `results` when it ended, else (interrupted) what the ledger saw.
+/// Prints the result of a run, host by host: `results` when it ended, else (interrupted) what
+/// the ledger saw. Each host's result is freed as it is printed.
 fn report(
     kind: RunKind,
-    results: Option<&[HostResult]>,
+    results: Option<Vec<HostResult>>,
     ledger: &Ledger,
     format: super::ResultFormat,
 ) -> Result<()> {
-    let hosts = output::host_reports(results, &ledger.entries());
-    match format {
-        super::ResultFormat::Table => super::output::outln!("{}", output::result_table(&hosts))?,
-        super::ResultFormat::Json => super::output::outln!(
-            "{}",
-            output::result_json(kind, &hosts, results.is_none(), chrono::Utc::now())
-        )?,
-    }
-    let failed = hosts
-        .iter()
-        .filter(|h| h.outcome != output::Outcome::Reached)
-        .count();
-    if failed > 0 && results.is_some() {
-        return Err(Unfinished::Hosts {
-            failed,
-            total: hosts.len(),
+    let interrupted = results.is_none();
+    let hosts = output::Reports::of_run(results, ledger.take());
+    let (failed, total) = (hosts.short_of_goal(), hosts.total());
+    output::print_with(|out| {
+        match format {
+            super::ResultFormat::Table => output::write_result_table(out, hosts),
+            super::ResultFormat::Json => {
+                output::write_result_json(out, kind, hosts, interrupted, chrono::Utc::now())
+            }
         }
-        .into());
+        .map_err(output::stdout_error)
+    })?;
+    if failed > 0 && !interrupted {
+        return Err(Unfinished::Hosts { failed, total }.into());
     }
     Ok(())
 }

@@ -84,6 +84,30 @@ pub struct Seen {
 }
 
 impl Seen {
+    /// As [`Self::of`], in place: a pass's update reuses the texts' room instead of
+    /// allocating them again.
+    pub fn refresh(&mut self, rec: &HostRecord) {
+        let s = rec.status();
+        let set = |to: &mut String, from: &str| {
+            if to != from {
+                to.clear();
+                to.push_str(from);
+            }
+        };
+        set(&mut self.state, s.provisioning.state.as_str());
+        set(&mut self.operational_status, s.operational_status.as_str());
+        self.powered_on = rec.host.status.as_ref().map(|s| s.powered_on);
+        set(&mut self.error_type, s.error_type.as_str());
+        set(&mut self.error_message, &s.error_message);
+        self.error_count = s.error_count;
+        self.provisioning_fail_count = s.provisioning_fail_count;
+        set(&mut self.provisioning_id, &s.provisioning.id);
+        set(
+            &mut self.waiting,
+            rec.book.waiting.as_deref().unwrap_or_default(),
+        );
+    }
+
     pub fn of(rec: &HostRecord) -> Self {
         let s = rec.status();
         Self {
@@ -108,6 +132,11 @@ impl Ledger {
     /// A copy of the entries, in job order.
     pub fn entries(&self) -> Vec<LedgerEntry> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The entries, in job order, taken out: for the run's report, once nothing adds to them.
+    pub fn take(&self) -> Vec<LedgerEntry> {
+        std::mem::take(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     fn update(&self, f: impl FnOnce(&mut Vec<LedgerEntry>)) {
@@ -212,6 +241,8 @@ pub struct Progress {
     names: Vec<String>,
     shown: Vec<Shown>,
     ledger: Option<Ledger>,
+    /// How many hosts the run starts with: the ledger's room.
+    hosts: usize,
 }
 
 enum View {
@@ -267,7 +298,7 @@ impl Progress {
                 View::Lines(Plain::new(Box::new(std::io::stderr()), hosts, HEARTBEAT))
             }
         };
-        Self::with_view(view, verbose)
+        Self::with_view(view, verbose, hosts)
     }
 
     /// Plain lines into `out`, with a heartbeat after `heartbeat` of silence.
@@ -277,22 +308,31 @@ impl Progress {
         hosts: usize,
         heartbeat: Duration,
     ) -> Self {
-        Self::with_view(View::Lines(Plain::new(out, hosts, heartbeat)), verbose)
+        Self::with_view(
+            View::Lines(Plain::new(out, hosts, heartbeat)),
+            verbose,
+            hosts,
+        )
     }
 
-    fn with_view(view: View, verbose: bool) -> Self {
+    fn with_view(view: View, verbose: bool, hosts: usize) -> Self {
         Self {
             view,
             verbose,
             names: Vec::new(),
             shown: Vec::new(),
             ledger: None,
+            hosts,
         }
     }
 
-    /// Keeps a [`Ledger`] of the hosts from now on, and returns it.
+    /// Keeps a [`Ledger`] of the hosts from now on, and returns it. It has room for the hosts
+    /// the run starts with: grown by doubling, it held up to twice their entries' room.
     pub fn keep_ledger(&mut self) -> Ledger {
-        self.ledger.get_or_insert_with(Ledger::default).clone()
+        let hosts = self.hosts;
+        self.ledger
+            .get_or_insert_with(|| Ledger(Arc::new(Mutex::new(Vec::with_capacity(hosts)))))
+            .clone()
     }
 
     pub fn host_started(&mut self, host: usize, rec: &HostRecord, goal: &Goal) {
@@ -366,7 +406,7 @@ impl Progress {
             l.update(|e| {
                 if let Some(e) = e.get_mut(host) {
                     e.passes += 1;
-                    e.seen = Seen::of(rec);
+                    e.seen.refresh(rec);
                 }
             });
         }
@@ -434,7 +474,7 @@ impl Progress {
             l.update(|e| {
                 if let Some(e) = e.get_mut(host) {
                     e.end = Some(Utc::now());
-                    e.seen = Seen::of(rec);
+                    e.seen.refresh(rec);
                     e.reached = reached;
                     e.reason = reason.to_string();
                 }
@@ -704,6 +744,45 @@ mod tests {
             "{text}"
         );
         assert_eq!(ledger.entries()[0].seen.waiting, "");
+    }
+
+    /// A pass's in-place update of what the ledger saw is what a fresh look would give,
+    /// whatever was there before.
+    #[test]
+    fn a_refreshed_seen_is_the_seen_of_the_record() {
+        let mut seen = Seen::of(&record("a", ProvisioningState::Provisioning));
+        let mut rec = record("a", ProvisioningState::Provisioned);
+        let st = rec.host.status.as_mut().unwrap();
+        st.error_type = bmh_api::ErrorType::ProvisionedRegistrationError;
+        st.error_message = "gone".into();
+        st.error_count = 3;
+        st.provisioning_fail_count = 1;
+        st.provisioning.id = "6a1c0f3e".into();
+        st.powered_on = true;
+        rec.book.waiting = Some("node locked".into());
+        for rec in [
+            rec,
+            record("a", ProvisioningState::None),
+            HostRecord::default(),
+        ] {
+            seen.refresh(&rec);
+            assert_eq!(seen, Seen::of(&rec));
+        }
+    }
+
+    #[test]
+    fn the_ledger_is_taken_whole_and_left_empty() {
+        let mut p = Progress::new(ProgressMode::Quiet, false, 2);
+        let ledger = p.keep_ledger();
+        let goal = Goal::State(ProvisioningState::Provisioned);
+        p.host_started(0, &record("a", ProvisioningState::None), &goal);
+        p.host_started(1, &record("b", ProvisioningState::None), &goal);
+        let taken = ledger.take();
+        assert_eq!(
+            taken.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert!(ledger.entries().is_empty());
     }
 
     #[test]
