@@ -32,7 +32,7 @@ pub struct Bookkeeping {
         skip_serializing_if = "Option::is_none",
         with = "shared_option"
     )]
-    pub spec_snapshot: Option<Arc<serde_json::Value>>,
+    pub spec_snapshot: Option<Arc<crate::persist::bookkeeping::SpecSnapshot>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
     /// Plays `metadata.creationTimestamp` (RFC 3339): set once, when bmhctl first records the

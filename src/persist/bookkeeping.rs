@@ -4,31 +4,96 @@
 
 use crate::record::Bookkeeping;
 use bmh_api::{BareMetalHostSpec, HostFirmwareComponents, HostFirmwareSettings};
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
-/// SHA-256 (hex) of the canonical JSON of `spec` (object keys sorted), and the spec as JSON.
-pub fn spec_hash(spec: &BareMetalHostSpec) -> (String, Arc<Value>) {
-    let value = serde_json::to_value(spec).unwrap_or(Value::Null);
-    let canonical = serde_json::to_string(&sorted(&value)).unwrap_or_default();
-    (hex(&Sha256::digest(canonical.as_bytes())), Arc::new(value))
+/// A host's spec as the bookkeeping last saw it, which BMO's update rules compare an edited spec
+/// against: kept as its compact JSON text (what the sidecar holds), parsed only when a
+/// comparison needs it. A spec as a `Value` tree takes about 1.5 KB, its text a few hundred
+/// bytes, and one is kept for every host for the whole run.
+#[derive(Clone)]
+pub struct SpecSnapshot(Box<RawValue>);
+
+impl SpecSnapshot {
+    /// The snapshot of a spec already turned into JSON.
+    pub fn of(spec: &Value) -> Self {
+        let text = serde_json::to_string(spec).unwrap_or_else(|_| "null".into());
+        Self(RawValue::from_string(text).expect("serde_json writes valid JSON"))
+    }
+
+    /// The spec, typed; `None` when the text is not a spec (a hand-edited sidecar).
+    pub fn spec(&self) -> Option<BareMetalHostSpec> {
+        serde_json::from_str(self.0.get()).ok()
+    }
+
+    /// The spec as a JSON tree.
+    pub fn value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
 }
 
-fn sorted(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sorted(&m[k])))
-                    .collect(),
-            )
+impl PartialEq for SpecSnapshot {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Eq for SpecSnapshot {}
+
+impl std::fmt::Debug for SpecSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
+impl Serialize for SpecSnapshot {
+    /// As the text, verbatim: the bytes a `Value` of the same spec would write.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for SpecSnapshot {
+    /// Through a `Value`, so that the text kept is the compact form whatever the file's spacing.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Value::deserialize(d).map(|v| Self::of(&v))
+    }
+}
+
+/// SHA-256 (hex) of the canonical JSON of `spec` (object keys sorted), and the spec's snapshot.
+pub fn spec_hash(spec: &BareMetalHostSpec) -> (String, Arc<SpecSnapshot>) {
+    let value = serde_json::to_value(spec).unwrap_or(Value::Null);
+    (canonical_hash(&value), Arc::new(SpecSnapshot::of(&value)))
+}
+
+/// SHA-256 (hex) of `value` written with its object keys sorted.
+fn canonical_hash(value: &Value) -> String {
+    let canonical = serde_json::to_string(&Sorted(value)).unwrap_or_default();
+    hex(&Sha256::digest(canonical.as_bytes()))
+}
+
+/// Writes a JSON value with its object keys sorted, without copying it.
+struct Sorted<'a>(&'a Value);
+
+impl Serialize for Sorted<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Object(m) => {
+                let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, &Sorted(v))?;
+                }
+                map.end()
+            }
+            Value::Array(a) => s.collect_seq(a.iter().map(Sorted)),
+            other => other.serialize(s),
         }
-        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
-        other => other.clone(),
     }
 }
 
@@ -74,9 +139,7 @@ pub fn bookkeeping_at_load(
 
 /// SHA-256 (hex) of the canonical JSON of any spec.
 pub fn value_hash<T: Serialize>(spec: &T) -> String {
-    let value = serde_json::to_value(spec).unwrap_or(Value::Null);
-    let canonical = serde_json::to_string(&sorted(&value)).unwrap_or_default();
-    hex(&Sha256::digest(canonical.as_bytes()))
+    canonical_hash(&serde_json::to_value(spec).unwrap_or(Value::Null))
 }
 
 /// Sets the generations of the host's firmware objects in `book.firmware` (as
@@ -124,5 +187,89 @@ pub fn firmware_at_load(
     }
     if fw.settings_generation == 0 && fw.components_generation == 0 {
         fw.refresh_pending = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec() -> BareMetalHostSpec {
+        serde_json::from_value(json!({
+            "online": true,
+            "bootMACAddress": "52:54:00:00:00:01",
+            "bmc": {"address": "ipmi://192.168.0.1:623", "credentialsName": "bmc", "zz": [2, 1]},
+            "image": {"url": "http://images.example/os.qcow2", "checksum": "0123456789abcdef"},
+            "unknownField": {"b": 1, "a": {"d": null, "c": 1.5}}
+        }))
+        .unwrap()
+    }
+
+    /// The hash as the sidecars already written have it: of a sorted copy of the JSON tree.
+    fn hash_of_a_sorted_copy(v: &Value) -> String {
+        fn sorted(v: &Value) -> Value {
+            match v {
+                Value::Object(m) => {
+                    let mut keys: Vec<&String> = m.keys().collect();
+                    keys.sort();
+                    Value::Object(
+                        keys.into_iter()
+                            .map(|k| (k.clone(), sorted(&m[k])))
+                            .collect(),
+                    )
+                }
+                Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+                other => other.clone(),
+            }
+        }
+        hex(&Sha256::digest(serde_json::to_string(&sorted(v)).unwrap()))
+    }
+
+    #[test]
+    fn the_hash_and_the_snapshot_are_what_a_json_tree_of_the_spec_gave() {
+        let spec = spec();
+        let value = serde_json::to_value(&spec).unwrap();
+        let (hash, snapshot) = spec_hash(&spec);
+        assert_eq!(hash, hash_of_a_sorted_copy(&value));
+        assert_eq!(value_hash(&spec), hash);
+        assert_eq!(snapshot.value(), value);
+        assert_eq!(snapshot.spec(), Some(spec));
+        // The sidecar (JSON text) and the store (a JSON tree) hold the same as before.
+        let book = Bookkeeping {
+            spec_snapshot: Some(snapshot.clone()),
+            ..Default::default()
+        };
+        let old = json!({"uid": "", "generation": 0, "specHash": "", "specSnapshot": value});
+        let text = serde_json::to_string(&book).unwrap();
+        assert!(
+            text.contains(&format!(
+                "\"specSnapshot\":{}",
+                serde_json::to_string(&value).unwrap()
+            )),
+            "{text}"
+        );
+        assert_eq!(
+            serde_json::to_value(&book).unwrap()["specSnapshot"],
+            old["specSnapshot"]
+        );
+        let back: Bookkeeping = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, book);
+    }
+
+    #[test]
+    fn a_snapshot_read_with_other_spacing_is_kept_compact() {
+        let book: Bookkeeping = serde_json::from_str(
+            r#"{"specSnapshot": { "online" : false,  "bmc": {"address": "x"} }}"#,
+        )
+        .unwrap();
+        let snapshot = book.spec_snapshot.unwrap();
+        assert_eq!(
+            format!("{snapshot:?}"),
+            r#"{"online":false,"bmc":{"address":"x"}}"#
+        );
+        assert!(!snapshot.spec().unwrap().online);
+        let not_a_spec: Bookkeeping = serde_json::from_str(r#"{"specSnapshot": [1]}"#).unwrap();
+        assert_eq!(not_a_spec.spec_snapshot.unwrap().spec(), None);
     }
 }

@@ -7,6 +7,7 @@ pub mod annotations;
 pub mod bmc_event_subscription;
 pub mod data_image;
 pub mod enums;
+pub mod extra;
 pub mod firmware;
 pub mod hardware;
 pub mod host;

@@ -3,8 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Fields bmhctl does not model, kept so that a read-write round trip loses nothing.
-pub type Extra = serde_json::Map<String, serde_json::Value>;
+pub use crate::extra::Extra;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -6,8 +6,8 @@ use super::yaml_file::PathSeg;
 use crate::diagnostic::{Diagnostic, Diagnostics, Position};
 use crate::error::Error;
 use crate::validate::{BmcAccess, FieldPath, Seg, ValidationError, bmc_access, validate};
-use bmh_api::{BareMetalHost, BareMetalHostSpec};
-use serde::{Deserialize, Serialize};
+use bmh_api::BareMetalHost;
+use serde::Serialize;
 
 /// The host as bmhctl last saw it: its last saved spec with its current metadata and status.
 pub fn old_object(inv: &Inventory, host: usize) -> Option<BareMetalHost> {
@@ -15,7 +15,7 @@ pub fn old_object(inv: &Inventory, host: usize) -> Option<BareMetalHost> {
     let book = inv.files[entry.file]
         .sidecar()
         .get(&entry.key.to_string())?;
-    let spec = BareMetalHostSpec::deserialize(book.spec_snapshot.as_deref()?).ok()?;
+    let spec = book.spec_snapshot.as_deref()?.spec()?;
     let mut old = entry.record.host.clone();
     old.spec = spec;
     Some(*old)

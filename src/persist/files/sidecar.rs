@@ -216,7 +216,9 @@ mod tests {
             uid: uid.into(),
             generation,
             spec_hash: "abc".into(),
-            spec_snapshot: Some(std::sync::Arc::new(serde_json::json!({"online": true}))),
+            spec_snapshot: Some(std::sync::Arc::new(
+                crate::persist::bookkeeping::SpecSnapshot::of(&serde_json::json!({"online": true})),
+            )),
             finalizers: vec!["baremetalhost.metal3.io".into()],
             ..Default::default()
         }

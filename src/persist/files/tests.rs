@@ -130,7 +130,7 @@ fn loads_a_directory() {
     assert_ne!(h0.book.uid, inv.hosts[1].record.book.uid);
     assert_eq!(h0.book.spec_hash, spec_hash(&h0.host.spec).0);
     assert_eq!(
-        h0.book.spec_snapshot.as_ref().unwrap()["bmc"]["credentialsName"],
+        h0.book.spec_snapshot.as_ref().unwrap().value()["bmc"]["credentialsName"],
         "host-0-bmc"
     );
 
@@ -587,7 +587,7 @@ fn generation_bumps_when_the_spec_changes() {
     assert_eq!(b.uid, first.uid);
     assert_eq!(b.generation, 2);
     assert_ne!(b.spec_hash, first.spec_hash);
-    assert_eq!(b.spec_snapshot.as_ref().unwrap()["online"], false);
+    assert_eq!(b.spec_snapshot.as_ref().unwrap().value()["online"], false);
     assert_eq!(
         inv.hosts[1].record.book.generation, 1,
         "other host unchanged"
