@@ -104,9 +104,10 @@ pub struct FirmwareBook {
     pub components_generation: i64,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub components_spec_hash: String,
-    /// Plays the FirmwareSchema object the settings' `status.schema` names.
+    /// Plays the FirmwareSchema object the settings' `status.schema` names. Boxed: most hosts
+    /// never have one, and every host's bookkeeping is kept, copied and moved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schema: Option<FirmwareSchema>,
+    pub schema: Option<Box<FirmwareSchema>>,
     /// Firmware changes were handed to the provisioner: read the firmware status again before
     /// deciding whether anything is left to apply.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

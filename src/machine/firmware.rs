@@ -271,7 +271,7 @@ impl Pass<'_, '_> {
         let name = schema_name(&current.schema);
         let schema = match &self.rec.book.firmware.schema {
             Some(s) if s.metadata.name == name && s.metadata.namespace == key.namespace => {
-                s.clone()
+                (**s).clone()
             }
             _ => {
                 let vendor = self
@@ -303,8 +303,8 @@ impl Pass<'_, '_> {
                 }
             }
         };
-        if self.rec.book.firmware.schema.as_ref() != Some(&schema) {
-            self.rec.book.firmware.schema = Some(schema.clone());
+        if self.rec.book.firmware.schema.as_deref() != Some(&schema) {
+            self.rec.book.firmware.schema = Some(Box::new(schema.clone()));
             self.bookkeeping_changed = true;
         }
 
