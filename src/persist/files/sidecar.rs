@@ -16,7 +16,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::persist::atomic::write_atomic_with;
-use crate::record::{Bookkeeping, RecordedEvent};
+use crate::record::Bookkeeping;
 use bmh_api::{HardwareData, HardwareDataSpec, HardwareDetails};
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
@@ -203,8 +203,8 @@ impl Sidecar {
 /// One entry's JSON, as the sidecar keeps it: what `serde_json::to_string(book)` gives, byte
 /// for byte. Every pass of a host saves its entry again, most of it unchanged: the parts
 /// shared between hosts or kept from pass to pass (the provisioner state, the hardware
-/// details, the spec as last seen, the events) are rendered once per thread while they stay
-/// the same and copied from there (see [`entry_json`]); the spec, each host's own, is kept with
+/// details, the spec as last seen) are rendered once per thread while they stay the same and
+/// copied from there (see [`entry_json`]); the spec, each host's own, is kept with
 /// the host by [`encode_kept`]'s caller.
 pub fn encode(book: &Bookkeeping) -> String {
     encode_kept(book, &mut KeptSnapshot::default())
@@ -303,14 +303,10 @@ fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping, kept: &mut KeptSnapshot) {
         json(out, w);
     }
     if !events.is_empty() {
-        out.extend_from_slice(b",\"events\":[");
-        for (n, e) in events.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
-            }
-            recent(&EVENTS, EVENTS_KEPT, out, |k| k == e, || e.clone(), e);
-        }
-        out.push(b']');
+        // Rendered each time: looking each one up among a thread's recent ones (by value)
+        // costs more than rendering it once they are spread over a few seconds.
+        out.extend_from_slice(b",\"events\":");
+        json(out, events);
     }
     out.push(b'}');
 }
@@ -378,9 +374,9 @@ fn recent<K: 'static, T: Serialize + ?Sized>(
 ) {
     cache.with(|recent| {
         let mut recent = recent.borrow_mut();
-        if let Some(i) = recent.iter().position(|(k, _)| matches(k)) {
+        // The most recent last, where a hit most likely is.
+        if let Some(i) = recent.iter().rposition(|(k, _)| matches(k)) {
             out.extend_from_slice(&recent[i].1);
-            // The most recent last: looked up first.
             if i + 1 != recent.len() {
                 let hit = recent.remove(i).expect("found above");
                 recent.push_back(hit);
@@ -399,16 +395,14 @@ fn recent<K: 'static, T: Serialize + ?Sized>(
 /// A thread's recent renderings of one part of the entries: the value and its JSON.
 type Recent<K> = RefCell<VecDeque<(K, Box<[u8]>)>>;
 
-/// How many of each a thread keeps: the provisioner states and events of the hosts at the
-/// steps a run's hosts are in at one time, the hardware details of the kinds of hardware.
+/// How many of each a thread keeps: the provisioner states of the steps a run's hosts are in
+/// at one time, the hardware details of the kinds of hardware.
 const STATES_KEPT: usize = 16;
-const EVENTS_KEPT: usize = 32;
 const DETAILS_KEPT: usize = 4;
 
 thread_local! {
     static STATES: Recent<Arc<serde_json::Value>> = Recent::default();
     static DETAILS: Recent<Arc<HardwareDetails>> = Recent::default();
-    static EVENTS: Recent<RecordedEvent> = Recent::default();
     /// The length of the thread's last entry: the next one's is most likely about the same.
     static LAST_LEN: Cell<usize> = const { Cell::new(0) };
 }
@@ -423,6 +417,7 @@ fn file_name(file: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::RecordedEvent;
 
     fn book(uid: &str, generation: i64) -> Bookkeeping {
         Bookkeeping {
