@@ -163,6 +163,15 @@ enum Kept {
     ByCaller,
 }
 
+/// A runner's host, as its passes name it: shared, so that a pass takes it without copying.
+struct HostKey {
+    key: ObjectKey,
+    /// Its key in the sidecar (`namespace/name`).
+    sidecar: String,
+    /// The JSON of its spec snapshot, for its sidecar entry. Locked by one pass at a time.
+    snapshot: Mutex<sidecar::KeptSnapshot>,
+}
+
 /// The hosts of the files given on the command line (see the module docs).
 pub struct FileSource {
     paths: Vec<PathBuf>,
@@ -172,7 +181,7 @@ pub struct FileSource {
     index: RwLock<HashMap<ObjectKey, usize>>,
     /// The runner's hosts, in the order they were added, with the group each was last seen in
     /// (kept while its file is gone, so its commits still have a group).
-    hosts: RwLock<Vec<(ObjectKey, usize)>>,
+    hosts: RwLock<Vec<(Arc<HostKey>, usize)>>,
     /// The files of the paths that hold no host (Secrets, other objects), as last loaded: a
     /// change to one is a change too.
     others: Mutex<BTreeMap<PathBuf, Option<Stamp>>>,
@@ -285,7 +294,7 @@ impl FileSource {
         self.groups.read().expect("file groups")[g].clone()
     }
 
-    fn key_of(&self, host: usize) -> ObjectKey {
+    fn key_of(&self, host: usize) -> Arc<HostKey> {
         self.hosts.read().expect("file source hosts")[host]
             .0
             .clone()
@@ -573,7 +582,7 @@ impl HostSource for FileSource {
 
     fn group_of(&self, host: usize) -> usize {
         let (key, last) = self.hosts.read().expect("file source hosts")[host].clone();
-        match self.group_of_key(&key) {
+        match self.group_of_key(&key.key) {
             Some(g) if g != last => {
                 self.hosts.write().expect("file source hosts")[host].1 = g;
                 g
@@ -595,11 +604,17 @@ impl HostSource for FileSource {
             .map(status_yaml)
             .transpose()?;
         let data_image_text = staged.data_image_status.map(status_yaml).transpose()?;
-        let book_json = staged.bookkeeping.map(|b| b.map(sidecar::encode));
-        let key = self.key_of(host);
+        let host_key = self.key_of(host);
+        let book_json = staged.bookkeeping.map(|b| {
+            b.map(|b| {
+                let mut kept = host_key.snapshot.lock().expect("host's snapshot");
+                sidecar::encode_kept(b, &mut kept)
+            })
+        });
+        let key = &host_key.key;
         // A host removed from its file during the run: its save has nowhere to go (the
         // runner learns it is gone from `changes`).
-        let Some(g) = self.group_of_key(&key) else {
+        let Some(g) = self.group_of_key(key) else {
             tracing::debug!("BareMetalHost {key} is no longer in the given files: not saved");
             return Ok(0);
         };
@@ -611,7 +626,7 @@ impl HostSource for FileSource {
             hosts,
             ..
         } = &mut *guard;
-        let (Some(file), Some(entry)) = (file.as_mut(), hosts.get_mut(&key)) else {
+        let (Some(file), Some(entry)) = (file.as_mut(), hosts.get_mut(key)) else {
             tracing::debug!("BareMetalHost {key} is no longer in the given files: not saved");
             return Ok(0);
         };
@@ -655,7 +670,7 @@ impl HostSource for FileSource {
             .extend(staged.removed_annotations.iter().cloned());
         if let Some(json) = book_json {
             let gone = json.is_none();
-            file.stage_bookkeeping_json(&key, json)?;
+            file.stage_bookkeeping_json(&host_key.sidecar, json)?;
             if gone {
                 entry.deleted = true;
             }
@@ -723,8 +738,16 @@ impl HostSource for FileSource {
     fn add_host(&self, key: ObjectKey) -> usize {
         // A host is added when its file holds it: it has a group.
         let group = self.group_of_key(&key).unwrap_or_default();
+        let sidecar = key.to_string();
         let mut hosts = self.hosts.write().expect("file source hosts");
-        hosts.push((key, group));
+        hosts.push((
+            Arc::new(HostKey {
+                key,
+                sidecar,
+                snapshot: Mutex::default(),
+            }),
+            group,
+        ));
         hosts.len() - 1
     }
 

@@ -601,24 +601,19 @@ impl HostFile {
         key: &ObjectKey,
         book: Option<&Bookkeeping>,
     ) -> Result<(), Error> {
-        self.stage_bookkeeping_json(key, book.map(super::sidecar::encode))
+        self.stage_bookkeeping_json(&key.to_string(), book.map(super::sidecar::encode))
     }
 
-    /// [`stage_bookkeeping`](Self::stage_bookkeeping) with the entry already serialised by
-    /// [`super::sidecar::encode`].
-    pub fn stage_bookkeeping_json(
-        &mut self,
-        key: &ObjectKey,
-        json: Option<String>,
-    ) -> Result<(), Error> {
-        let k = key.to_string();
-        if json.is_some() && !self.host_keys.contains(&k) {
+    /// [`stage_bookkeeping`](Self::stage_bookkeeping) for the host of sidecar key `key`
+    /// (`namespace/name`) with the entry already serialised by [`super::sidecar::encode`].
+    pub fn stage_bookkeeping_json(&mut self, key: &str, json: Option<String>) -> Result<(), Error> {
+        if json.is_some() && !self.host_keys.contains(key) {
             return Err(Error::bug(format!(
-                "{}: internal error: host {k} is not in this file",
+                "{}: internal error: host {key} is not in this file",
                 self.path.display()
             )));
         }
-        self.sidecar.set_encoded(&k, json);
+        self.sidecar.set_encoded(key, json);
         Ok(())
     }
 

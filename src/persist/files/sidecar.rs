@@ -17,9 +17,12 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::persist::atomic::write_atomic_with;
 use crate::record::Bookkeeping;
+use bmh_api::{HardwareData, HardwareDataSpec, HardwareDetails};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The hidden directory beside a host file holding its sidecar and lock.
 pub const STATE_DIR: &str = ".bmhctl";
@@ -129,12 +132,18 @@ impl Sidecar {
     /// not a change.
     pub fn set_encoded(&mut self, key: &str, json: Option<String>) {
         match json {
-            Some(j) => {
-                if self.encoded.get(key) != Some(&j) {
+            // The key is copied only for a new entry: a host's entry is set at every pass.
+            Some(j) => match self.encoded.get_mut(key) {
+                Some(saved) if *saved == j => {}
+                Some(saved) => {
+                    *saved = j;
+                    self.dirty = true;
+                }
+                None => {
                     self.encoded.insert(key.to_string(), j);
                     self.dirty = true;
                 }
-            }
+            },
             None => {
                 self.entries.remove(key);
                 if self.encoded.remove(key).is_some() {
@@ -191,13 +200,211 @@ impl Sidecar {
     }
 }
 
-/// One entry's JSON, as the sidecar keeps it.
+/// One entry's JSON, as the sidecar keeps it: what `serde_json::to_string(book)` gives, byte
+/// for byte. Every pass of a host saves its entry again, most of it unchanged: the parts
+/// shared between hosts or kept from pass to pass (the provisioner state, the hardware
+/// details, the spec as last seen) are rendered once per thread while they stay the same and
+/// copied from there (see [`entry_json`]); the spec, each host's own, is kept with
+/// the host by [`encode_kept`]'s caller.
 pub fn encode(book: &Bookkeeping) -> String {
-    let mut json = serde_json::to_string(book).expect("bookkeeping serializes");
-    // Kept until the host's next save: the room left by the buffer's doubling (up to half of
-    // it) is given back.
-    json.shrink_to_fit();
-    json
+    encode_kept(book, &mut KeptSnapshot::default())
+}
+
+/// The JSON of a host's spec as last seen, kept with the host between its passes: it changes
+/// only when the spec does, and each host has its own.
+#[derive(Default)]
+pub struct KeptSnapshot(Option<(Arc<serde_json::Value>, Box<[u8]>)>);
+
+/// [`encode`] for a host whose spec snapshot's JSON is kept in `kept` (taken from there while
+/// the host's snapshot is the same, put there when it is new).
+pub fn encode_kept(book: &Bookkeeping, kept: &mut KeptSnapshot) -> String {
+    // Room for the last entry's length and a little more, so that the buffer seldom grows.
+    let mut out = Vec::with_capacity(LAST_LEN.get() + 256);
+    entry_json(&mut out, book, kept);
+    LAST_LEN.set(out.len());
+    // Kept until the host's next save: the room left is given back.
+    out.shrink_to_fit();
+    // Checked once, whole: serde_json writes UTF-8, and so do the pieces here.
+    String::from_utf8(out).expect("JSON is UTF-8")
+}
+
+/// Writes `book` as serde writes a [`Bookkeeping`]: its fields in order, the same skipped
+/// when empty, each rendered by serde (or taken from the thread's renderings).
+fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping, kept: &mut KeptSnapshot) {
+    // Every field, so that one added to Bookkeeping does not build until it is written here.
+    let Bookkeeping {
+        uid,
+        generation,
+        spec_hash,
+        spec_snapshot,
+        finalizers,
+        creation_timestamp,
+        deletion_requested,
+        architecture,
+        hardware_data,
+        provisioner_state,
+        firmware,
+        data_image,
+        waiting,
+        events,
+    } = book;
+    out.extend_from_slice(b"{\"uid\":");
+    json(out, uid);
+    out.extend_from_slice(b",\"generation\":");
+    json(out, generation);
+    out.extend_from_slice(b",\"specHash\":");
+    json(out, spec_hash);
+    if let Some(s) = spec_snapshot {
+        out.extend_from_slice(b",\"specSnapshot\":");
+        match &kept.0 {
+            // The same pointer is the same value: `kept` holds it (see [`shared`]).
+            Some((k, text)) if Arc::ptr_eq(k, s) => out.extend_from_slice(text),
+            _ => {
+                let start = out.len();
+                json(out, &**s);
+                kept.0 = Some((s.clone(), out[start..].into()));
+            }
+        }
+    }
+    if !finalizers.is_empty() {
+        out.extend_from_slice(b",\"finalizers\":");
+        json(out, finalizers);
+    }
+    if let Some(t) = creation_timestamp {
+        out.extend_from_slice(b",\"creationTimestamp\":");
+        json(out, t);
+    }
+    if let Some(t) = deletion_requested {
+        out.extend_from_slice(b",\"deletionRequested\":");
+        json(out, t);
+    }
+    if !architecture.is_empty() {
+        out.extend_from_slice(b",\"architecture\":");
+        json(out, architecture);
+    }
+    if let Some(h) = hardware_data {
+        out.extend_from_slice(b",\"hardwareData\":");
+        hardware_data_json(out, h);
+    }
+    if let Some(s) = provisioner_state {
+        out.extend_from_slice(b",\"provisionerState\":");
+        shared(&STATES, STATES_KEPT, out, s);
+    }
+    if !firmware.is_empty() {
+        out.extend_from_slice(b",\"firmware\":");
+        json(out, firmware);
+    }
+    if let Some(d) = data_image {
+        out.extend_from_slice(b",\"dataImage\":");
+        json(out, d);
+    }
+    if let Some(w) = waiting {
+        out.extend_from_slice(b",\"waiting\":");
+        json(out, w);
+    }
+    if !events.is_empty() {
+        // Rendered each time: looking each one up among a thread's recent ones (by value)
+        // costs more than rendering it once they are spread over a few seconds.
+        out.extend_from_slice(b",\"events\":");
+        json(out, events);
+    }
+    out.push(b'}');
+}
+
+/// A HardwareData as serde writes it, its details (the same for the hosts inspected alike,
+/// and shared by them) taken from the thread's renderings. One with fields bmhctl does not
+/// know is left to serde.
+fn hardware_data_json(out: &mut Vec<u8>, h: &HardwareData) {
+    let HardwareData {
+        api_version,
+        kind,
+        metadata,
+        spec: HardwareDataSpec { hardware },
+        extra,
+    } = h;
+    if !extra.is_empty() {
+        return json(out, h);
+    }
+    out.extend_from_slice(b"{\"apiVersion\":");
+    json(out, api_version);
+    out.extend_from_slice(b",\"kind\":");
+    json(out, kind);
+    out.extend_from_slice(b",\"metadata\":");
+    json(out, metadata);
+    out.extend_from_slice(b",\"spec\":{");
+    if let Some(d) = hardware {
+        out.extend_from_slice(b"\"hardware\":");
+        shared(&DETAILS, DETAILS_KEPT, out, d);
+    }
+    out.extend_from_slice(b"}}");
+}
+
+/// Appends `value`'s JSON.
+fn json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    serde_json::to_writer(out, value).expect("bookkeeping serializes");
+}
+
+/// Appends a shared value's JSON: the same pointer is the same value (the thread's copy holds
+/// it, so it is neither changed in place nor freed and its address reused meanwhile).
+fn shared<T: Serialize>(
+    cache: &'static std::thread::LocalKey<Recent<Arc<T>>>,
+    kept: usize,
+    out: &mut Vec<u8>,
+    value: &Arc<T>,
+) {
+    recent(
+        cache,
+        kept,
+        out,
+        |k| Arc::ptr_eq(k, value),
+        || value.clone(),
+        &**value,
+    )
+}
+
+/// Appends the JSON kept for the value `matches` finds in `cache`, or renders `value` and
+/// keeps it (with `key()`, the oldest of `kept` going).
+fn recent<K: 'static, T: Serialize + ?Sized>(
+    cache: &'static std::thread::LocalKey<Recent<K>>,
+    kept: usize,
+    out: &mut Vec<u8>,
+    matches: impl Fn(&K) -> bool,
+    key: impl FnOnce() -> K,
+    value: &T,
+) {
+    cache.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        // The most recent last, where a hit most likely is.
+        if let Some(i) = recent.iter().rposition(|(k, _)| matches(k)) {
+            out.extend_from_slice(&recent[i].1);
+            if i + 1 != recent.len() {
+                let hit = recent.remove(i).expect("found above");
+                recent.push_back(hit);
+            }
+            return;
+        }
+        let start = out.len();
+        json(out, value);
+        if recent.len() >= kept {
+            recent.pop_front();
+        }
+        recent.push_back((key(), out[start..].into()));
+    })
+}
+
+/// A thread's recent renderings of one part of the entries: the value and its JSON.
+type Recent<K> = RefCell<VecDeque<(K, Box<[u8]>)>>;
+
+/// How many of each a thread keeps: the provisioner states of the steps a run's hosts are in
+/// at one time, the hardware details of the kinds of hardware.
+const STATES_KEPT: usize = 16;
+const DETAILS_KEPT: usize = 4;
+
+thread_local! {
+    static STATES: Recent<Arc<serde_json::Value>> = Recent::default();
+    static DETAILS: Recent<Arc<HardwareDetails>> = Recent::default();
+    /// The length of the thread's last entry: the next one's is most likely about the same.
+    static LAST_LEN: Cell<usize> = const { Cell::new(0) };
 }
 
 fn file_name(file: &Path) -> String {
@@ -210,6 +417,7 @@ fn file_name(file: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::RecordedEvent;
 
     fn book(uid: &str, generation: i64) -> Bookkeeping {
         Bookkeeping {
@@ -266,6 +474,113 @@ mod tests {
         sc.set("ns/host-1", None);
         assert!(sc.save().unwrap());
         assert!(Sidecar::load(&file).unwrap().get("ns/host-1").is_none());
+    }
+
+    /// A bookkeeping with every field set, so that each is written.
+    fn full_book(n: usize) -> Bookkeeping {
+        let details: bmh_api::HardwareDetails = serde_json::from_value(serde_json::json!({
+            "ramMebibytes": 131072,
+            "cpu": {"arch": "x86_64", "model": "CPU \"quoted\" ü", "count": 1},
+            "nics": [{"name": "nic-1", "mac": "ab:cd:12:34:56:78", "pxe": true}]
+        }))
+        .unwrap();
+        let mut hardware = HardwareData {
+            api_version: "metal3.io/v1alpha1".into(),
+            kind: "HardwareData".into(),
+            spec: HardwareDataSpec {
+                hardware: Some(Arc::new(details)),
+            },
+            ..Default::default()
+        };
+        hardware.metadata.name = format!("host-{n}");
+        hardware.metadata.namespace = "default".into();
+        let data_image: bmh_api::DataImage = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": format!("host-{n}")},
+            "spec": {"url": "http://images.example/data.iso"}
+        }))
+        .unwrap();
+        Bookkeeping {
+            uid: format!("u{n}"),
+            generation: 3,
+            spec_hash: "abc".into(),
+            spec_snapshot: Some(Arc::new(serde_json::json!({"online": true, "n": n}))),
+            finalizers: vec!["baremetalhost.metal3.io".into()],
+            creation_timestamp: Some("2026-12-01T00:00:00Z".into()),
+            deletion_requested: Some("2026-12-01T00:00:09Z".into()),
+            architecture: "x86_64".into(),
+            hardware_data: Some(Box::new(hardware)),
+            provisioner_state: Some(Arc::new(serde_json::json!({"poweredOn": true, "x": null}))),
+            firmware: crate::record::FirmwareBook {
+                settings_generation: 2,
+                refresh_pending: true,
+                ..Default::default()
+            },
+            data_image: Some(Box::new(data_image)),
+            waiting: Some("node locked by \"conductor-1\"\n".into()),
+            events: (0..3)
+                .map(|i| RecordedEvent {
+                    time: format!("2026-12-01T00:00:0{i}Z"),
+                    reason: "PowerOn".into(),
+                    message: format!("event {i} \u{1} \\ done"),
+                })
+                .collect(),
+        }
+    }
+
+    /// The entry is serde's JSON of the bookkeeping, byte for byte, however much of it the
+    /// thread had rendered before: fresh, from the thread's renderings, with a part changed.
+    #[test]
+    fn an_entry_is_the_bookkeepings_json() {
+        let serde = |b: &Bookkeeping| serde_json::to_string(b).unwrap();
+        let default = Bookkeeping::default();
+        assert_eq!(encode(&default), serde(&default));
+        let mut book = full_book(0);
+        assert_eq!(encode(&book), serde(&book));
+        assert_eq!(encode(&book), serde(&book), "from the thread's renderings");
+        // The host's spec as kept with it, then a new spec.
+        let mut kept = KeptSnapshot::default();
+        assert_eq!(encode_kept(&book, &mut kept), serde(&book));
+        assert_eq!(encode_kept(&book, &mut kept), serde(&book), "as kept");
+        book.spec_snapshot = Some(Arc::new(serde_json::json!({"online": false})));
+        assert_eq!(encode_kept(&book, &mut kept), serde(&book), "a new spec");
+        // Another host sharing the details and state, with its own spec and events.
+        let mut other = full_book(1);
+        other.hardware_data.as_mut().unwrap().spec.hardware =
+            book.hardware_data.as_ref().unwrap().spec.hardware.clone();
+        other.provisioner_state = book.provisioner_state.clone();
+        other.events[1].message = "another".into();
+        assert_eq!(encode(&other), serde(&other));
+        // A new state, and a part left out.
+        book.provisioner_state = Some(Arc::new(serde_json::json!({"poweredOn": false})));
+        book.events.clear();
+        book.spec_snapshot = None;
+        assert_eq!(encode(&book), serde(&book));
+        // HardwareData with fields bmhctl does not know, or without details.
+        let hw = book.hardware_data.as_mut().unwrap();
+        hw.extra
+            .insert("status".into(), serde_json::json!({"x": 1}));
+        assert_eq!(encode(&book), serde(&book));
+        let hw = book.hardware_data.as_mut().unwrap();
+        hw.extra.clear();
+        hw.spec.hardware = None;
+        assert_eq!(encode(&book), serde(&book));
+    }
+
+    /// A sidecar saved from entries rendered part by part reads back as the bookkeeping.
+    #[test]
+    fn entries_read_back_as_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hosts.yaml");
+        let mut sc = Sidecar::load(&file).unwrap();
+        let books: Vec<Bookkeeping> = (0..3).map(full_book).collect();
+        for (n, b) in books.iter().enumerate() {
+            sc.set(&format!("default/host-{n}"), Some(b));
+        }
+        assert!(sc.save().unwrap());
+        let again = Sidecar::load(&file).unwrap();
+        for (n, b) in books.iter().enumerate() {
+            assert_eq!(again.get(&format!("default/host-{n}")), Some(b));
+        }
     }
 
     #[test]
