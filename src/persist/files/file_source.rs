@@ -168,8 +168,6 @@ struct HostKey {
     key: ObjectKey,
     /// Its key in the sidecar (`namespace/name`).
     sidecar: String,
-    /// The JSON of its spec snapshot, for its sidecar entry. Locked by one pass at a time.
-    snapshot: Mutex<sidecar::KeptSnapshot>,
 }
 
 /// The hosts of the files given on the command line (see the module docs).
@@ -605,12 +603,7 @@ impl HostSource for FileSource {
             .transpose()?;
         let data_image_text = staged.data_image_status.map(status_yaml).transpose()?;
         let host_key = self.key_of(host);
-        let book_json = staged.bookkeeping.map(|b| {
-            b.map(|b| {
-                let mut kept = host_key.snapshot.lock().expect("host's snapshot");
-                sidecar::encode_kept(b, &mut kept)
-            })
-        });
+        let book_json = staged.bookkeeping.map(|b| b.map(sidecar::encode));
         let key = &host_key.key;
         // A host removed from its file during the run: its save has nowhere to go (the
         // runner learns it is gone from `changes`).
@@ -740,14 +733,7 @@ impl HostSource for FileSource {
         let group = self.group_of_key(&key).unwrap_or_default();
         let sidecar = key.to_string();
         let mut hosts = self.hosts.write().expect("file source hosts");
-        hosts.push((
-            Arc::new(HostKey {
-                key,
-                sidecar,
-                snapshot: Mutex::default(),
-            }),
-            group,
-        ));
+        hosts.push((Arc::new(HostKey { key, sidecar }), group));
         hosts.len() - 1
     }
 

@@ -202,25 +202,13 @@ impl Sidecar {
 
 /// One entry's JSON, as the sidecar keeps it: what `serde_json::to_string(book)` gives, byte
 /// for byte. Every pass of a host saves its entry again, most of it unchanged: the parts
-/// shared between hosts or kept from pass to pass (the provisioner state, the hardware
-/// details, the spec as last seen) are rendered once per thread while they stay the same and
-/// copied from there (see [`entry_json`]); the spec, each host's own, is kept with
-/// the host by [`encode_kept`]'s caller.
+/// shared between hosts (the provisioner state, the hardware details) are rendered once per
+/// thread while they stay the same and copied from there (see [`entry_json`]); the spec as
+/// last seen is kept as its JSON text already and copied as it is.
 pub fn encode(book: &Bookkeeping) -> String {
-    encode_kept(book, &mut KeptSnapshot::default())
-}
-
-/// The JSON of a host's spec as last seen, kept with the host between its passes: it changes
-/// only when the spec does, and each host has its own.
-#[derive(Default)]
-pub struct KeptSnapshot(Option<(Arc<serde_json::Value>, Box<[u8]>)>);
-
-/// [`encode`] for a host whose spec snapshot's JSON is kept in `kept` (taken from there while
-/// the host's snapshot is the same, put there when it is new).
-pub fn encode_kept(book: &Bookkeeping, kept: &mut KeptSnapshot) -> String {
     // Room for the last entry's length and a little more, so that the buffer seldom grows.
     let mut out = Vec::with_capacity(LAST_LEN.get() + 256);
-    entry_json(&mut out, book, kept);
+    entry_json(&mut out, book);
     LAST_LEN.set(out.len());
     // Kept until the host's next save: the room left is given back.
     out.shrink_to_fit();
@@ -230,7 +218,7 @@ pub fn encode_kept(book: &Bookkeeping, kept: &mut KeptSnapshot) -> String {
 
 /// Writes `book` as serde writes a [`Bookkeeping`]: its fields in order, the same skipped
 /// when empty, each rendered by serde (or taken from the thread's renderings).
-fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping, kept: &mut KeptSnapshot) {
+fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping) {
     // Every field, so that one added to Bookkeeping does not build until it is written here.
     let Bookkeeping {
         uid,
@@ -256,15 +244,7 @@ fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping, kept: &mut KeptSnapshot) {
     json(out, spec_hash);
     if let Some(s) = spec_snapshot {
         out.extend_from_slice(b",\"specSnapshot\":");
-        match &kept.0 {
-            // The same pointer is the same value: `kept` holds it (see [`shared`]).
-            Some((k, text)) if Arc::ptr_eq(k, s) => out.extend_from_slice(text),
-            _ => {
-                let start = out.len();
-                json(out, &**s);
-                kept.0 = Some((s.clone(), out[start..].into()));
-            }
-        }
+        json(out, &**s);
     }
     if !finalizers.is_empty() {
         out.extend_from_slice(b",\"finalizers\":");
@@ -503,7 +483,9 @@ mod tests {
             uid: format!("u{n}"),
             generation: 3,
             spec_hash: "abc".into(),
-            spec_snapshot: Some(Arc::new(serde_json::json!({"online": true, "n": n}))),
+            spec_snapshot: Some(Arc::new(crate::persist::bookkeeping::SpecSnapshot::of(
+                &serde_json::json!({"online": true, "n": n}),
+            ))),
             finalizers: vec!["baremetalhost.metal3.io".into()],
             creation_timestamp: Some("2026-12-01T00:00:00Z".into()),
             deletion_requested: Some("2026-12-01T00:00:09Z".into()),
@@ -537,12 +519,11 @@ mod tests {
         let mut book = full_book(0);
         assert_eq!(encode(&book), serde(&book));
         assert_eq!(encode(&book), serde(&book), "from the thread's renderings");
-        // The host's spec as kept with it, then a new spec.
-        let mut kept = KeptSnapshot::default();
-        assert_eq!(encode_kept(&book, &mut kept), serde(&book));
-        assert_eq!(encode_kept(&book, &mut kept), serde(&book), "as kept");
-        book.spec_snapshot = Some(Arc::new(serde_json::json!({"online": false})));
-        assert_eq!(encode_kept(&book, &mut kept), serde(&book), "a new spec");
+        // A new spec.
+        book.spec_snapshot = Some(Arc::new(crate::persist::bookkeeping::SpecSnapshot::of(
+            &serde_json::json!({"online": false}),
+        )));
+        assert_eq!(encode(&book), serde(&book), "a new spec");
         // Another host sharing the details and state, with its own spec and events.
         let mut other = full_book(1);
         other.hardware_data.as_mut().unwrap().spec.hardware =
