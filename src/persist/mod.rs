@@ -87,10 +87,12 @@ pub trait HostSource: Send + Sync {
 /// also stops glibc from raising its mmap threshold each time a large block is freed; left
 /// to rise, the file's rendered text and other large buffers of every commit came from the
 /// heaps, between hosts' records, and the resident size grew to about 1.7 times the heap
-/// (10,000 fixture hosts: 695 MiB peak; 386 MiB this way, at the same CPU). Two arenas
+/// (10,000 fixture hosts: 695 MiB peak; 386 MiB this way, at the same CPU). Four arenas
 /// instead of one per thread (a pass worker's allocations otherwise spread over up to eight
-/// times the cores' arenas): 10,000 fixture hosts 311 -> 273 MiB peak at the same CPU, and an
-/// idle `watch` of them 0.67 -> 0.47 % of a core. An allocator crate would do as well; this
+/// times the cores' arenas): two saved 38 MiB at 10,000 fixture hosts when every pass woke a
+/// worker, but once workers run back to back they wait on each other's arena lock (most of
+/// the futex calls left); four take as little CPU as eight, and a `watch` of them 12 MiB
+/// less. An allocator crate would do as well; this
 /// keeps the dependencies as they are. `MALLOC_TRIM_THRESHOLD_` and `MALLOC_ARENA_MAX` in the
 /// environment still decide.
 pub fn tune_malloc() {
@@ -112,7 +114,7 @@ pub fn tune_malloc() {
             if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
                 // SAFETY: as above.
                 unsafe {
-                    mallopt(M_ARENA_MAX, 2);
+                    mallopt(M_ARENA_MAX, 4);
                 }
             }
         });
