@@ -117,19 +117,24 @@ impl HostSource for Memory {
     }
 }
 
+/// Seeded, with saves committed at once.
+fn test_config(time_scale: f64, timing: Timing) -> RunnerConfig {
+    RunnerConfig {
+        time_scale,
+        timing,
+        seed: Some(1),
+        commit_interval: Duration::from_millis(1),
+        ..RunnerConfig::default()
+    }
+}
+
 fn drive(
     hosts: Vec<HostTest>,
     factory: Arc<Reporting>,
     time_scale: f64,
     timing: Timing,
 ) -> (Vec<HostResult>, Duration) {
-    let config = RunnerConfig {
-        time_scale,
-        timing,
-        seed: Some(1),
-        commit_interval: Duration::from_millis(1),
-        ..RunnerConfig::default()
-    };
+    let config = test_config(time_scale, timing);
     drive_with(hosts, factory, config)
 }
 
@@ -331,13 +336,7 @@ fn drive_live(n: usize, factory: Arc<Reporting>, time_scale: f64, timing: Timing
             ticket: AtomicU64::new(0),
         }),
     };
-    let config = RunnerConfig {
-        time_scale,
-        timing,
-        seed: Some(1),
-        commit_interval: Duration::from_millis(1),
-        ..RunnerConfig::default()
-    };
+    let config = test_config(time_scale, timing);
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let (tx, rx) = mpsc::unbounded_channel();
     for k in keys {

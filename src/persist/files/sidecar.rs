@@ -238,55 +238,44 @@ fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping) {
     } = book;
     out.extend_from_slice(b"{\"uid\":");
     json(out, uid);
-    out.extend_from_slice(b",\"generation\":");
-    json(out, generation);
-    out.extend_from_slice(b",\"specHash\":");
-    json(out, spec_hash);
+    field(out, "generation", generation);
+    field(out, "specHash", spec_hash);
     if let Some(s) = spec_snapshot {
-        out.extend_from_slice(b",\"specSnapshot\":");
-        json(out, &**s);
+        field(out, "specSnapshot", &**s);
     }
     if !finalizers.is_empty() {
-        out.extend_from_slice(b",\"finalizers\":");
-        json(out, finalizers);
+        field(out, "finalizers", finalizers);
     }
     if let Some(t) = creation_timestamp {
-        out.extend_from_slice(b",\"creationTimestamp\":");
-        json(out, t);
+        field(out, "creationTimestamp", t);
     }
     if let Some(t) = deletion_requested {
-        out.extend_from_slice(b",\"deletionRequested\":");
-        json(out, t);
+        field(out, "deletionRequested", t);
     }
     if !architecture.is_empty() {
-        out.extend_from_slice(b",\"architecture\":");
-        json(out, architecture);
+        field(out, "architecture", architecture);
     }
     if let Some(h) = hardware_data {
-        out.extend_from_slice(b",\"hardwareData\":");
+        key(out, "hardwareData");
         hardware_data_json(out, h);
     }
     if let Some(s) = provisioner_state {
-        out.extend_from_slice(b",\"provisionerState\":");
+        key(out, "provisionerState");
         shared(&STATES, STATES_KEPT, out, s);
     }
     if !firmware.is_empty() {
-        out.extend_from_slice(b",\"firmware\":");
-        json(out, firmware);
+        field(out, "firmware", firmware);
     }
     if let Some(d) = data_image {
-        out.extend_from_slice(b",\"dataImage\":");
-        json(out, d);
+        field(out, "dataImage", d);
     }
     if let Some(w) = waiting {
-        out.extend_from_slice(b",\"waiting\":");
-        json(out, w);
+        field(out, "waiting", w);
     }
     if !events.is_empty() {
         // Rendered each time: looking each one up among a thread's recent ones (by value)
         // costs more than rendering it once they are spread over a few seconds.
-        out.extend_from_slice(b",\"events\":");
-        json(out, events);
+        field(out, "events", events);
     }
     out.push(b'}');
 }
@@ -307,11 +296,10 @@ fn hardware_data_json(out: &mut Vec<u8>, h: &HardwareData) {
     }
     out.extend_from_slice(b"{\"apiVersion\":");
     json(out, api_version);
-    out.extend_from_slice(b",\"kind\":");
-    json(out, kind);
-    out.extend_from_slice(b",\"metadata\":");
-    json(out, metadata);
-    out.extend_from_slice(b",\"spec\":{");
+    field(out, "kind", kind);
+    field(out, "metadata", metadata);
+    key(out, "spec");
+    out.push(b'{');
     if let Some(d) = hardware {
         out.extend_from_slice(b"\"hardware\":");
         shared(&DETAILS, DETAILS_KEPT, out, d);
@@ -322,6 +310,19 @@ fn hardware_data_json(out: &mut Vec<u8>, h: &HardwareData) {
 /// Appends `value`'s JSON.
 fn json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     serde_json::to_writer(out, value).expect("bookkeeping serializes");
+}
+
+/// Appends `,"name":` (a field after the first: the names here need no escaping).
+fn key(out: &mut Vec<u8>, name: &str) {
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+}
+
+/// Appends `,"name":` and `value`'s JSON.
+fn field<T: Serialize + ?Sized>(out: &mut Vec<u8>, name: &str, value: &T) {
+    key(out, name);
+    json(out, value);
 }
 
 /// Appends a shared value's JSON: the same pointer is the same value (the thread's copy holds

@@ -584,6 +584,23 @@ impl YamlFile {
         self.docs[doc].content_line
     }
 
+    /// Whether document `doc`'s status can be written in place: a block mapping, with plain
+    /// keys, no anchor in its status, and no lone CR in the file.
+    fn check_status_editable(&self, doc: usize) -> Result<(), YamlFileError> {
+        let d = &self.docs[doc];
+        if d.root != RootKind::BlockMapping {
+            return Err(YamlFileError::NotBlockMapping { doc });
+        }
+        self.check_line_breaks()?;
+        if d.explicit_key {
+            return Err(YamlFileError::ExplicitKey { doc });
+        }
+        if d.status_anchor {
+            return Err(YamlFileError::AnchorInStatus { doc });
+        }
+        Ok(())
+    }
+
     /// Replace, insert (`Some`) or remove (`None`) the document's top-level `status` entry.
     ///
     /// The new entry is `status:` at the document's top-level key column, followed by the
@@ -600,17 +617,8 @@ impl YamlFile {
         doc: usize,
         status_yaml: Option<&str>,
     ) -> Result<(), YamlFileError> {
+        self.check_status_editable(doc)?;
         let d = &self.docs[doc];
-        if d.root != RootKind::BlockMapping {
-            return Err(YamlFileError::NotBlockMapping { doc });
-        }
-        self.check_line_breaks()?;
-        if d.explicit_key {
-            return Err(YamlFileError::ExplicitKey { doc });
-        }
-        if d.status_anchor {
-            return Err(YamlFileError::AnchorInStatus { doc });
-        }
         let t = Text {
             s: &self.text,
             b: self.text.as_bytes(),
@@ -699,17 +707,8 @@ impl YamlFile {
         doc: usize,
         pieces: &[LaidOut],
     ) -> Result<bool, YamlFileError> {
+        self.check_status_editable(doc)?;
         let d = &self.docs[doc];
-        if d.root != RootKind::BlockMapping {
-            return Err(YamlFileError::NotBlockMapping { doc });
-        }
-        self.check_line_breaks()?;
-        if d.explicit_key {
-            return Err(YamlFileError::ExplicitKey { doc });
-        }
-        if d.status_anchor {
-            return Err(YamlFileError::AnchorInStatus { doc });
-        }
         if d.indent != 0 || d.crlf || !laid_out_plainly(pieces) {
             return Ok(false);
         }
