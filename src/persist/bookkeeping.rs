@@ -21,8 +21,12 @@ pub struct SpecSnapshot(Box<RawValue>);
 impl SpecSnapshot {
     /// The snapshot of a spec already turned into JSON.
     pub fn of(spec: &Value) -> Self {
-        let text = serde_json::to_string(spec).unwrap_or_else(|_| "null".into());
-        Self(RawValue::from_string(text).expect("serde_json writes valid JSON"))
+        // (Written straight into the raw value: `RawValue::from_string` would parse the text
+        // again to check what serde_json has just written.)
+        Self(
+            serde_json::value::to_raw_value(spec)
+                .unwrap_or_else(|_| RawValue::from_string("null".into()).expect("valid JSON")),
+        )
     }
 
     /// The spec, typed; `None` when the text is not a spec (a hand-edited sidecar).
@@ -98,7 +102,13 @@ impl Serialize for Sorted<'_> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    s
 }
 
 /// The bookkeeping of a host at load: the sidecar's entry, or a new one (fresh uid,

@@ -57,7 +57,6 @@ use crate::persist::bookkeeping::{bookkeeping_at_load, firmware_at_load};
 use crate::record::HostRecord;
 use bmh_api::{HOST_FIRMWARE_SETTINGS_KIND, ObjectKey};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -249,6 +248,18 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
     errors
 }
 
+/// Where document `doc`'s `metadata.name` is in `pf` (a file without its YAML, which has a
+/// syntax error, holds no documents: its start then).
+fn name_position(pf: &super::parse::ParsedFile, doc: usize) -> Position {
+    let pos = pf
+        .yaml
+        .as_ref()
+        .map_or(super::yaml_file::TextPos { line: 1, column: 1 }, |yaml| {
+            position(yaml, doc, &[PathSeg::Key("metadata"), PathSeg::Key("name")])
+        });
+    Position::new(&pf.label, pos.line, pos.column)
+}
+
 fn load_collecting(
     paths: &[PathBuf],
     mode: LoadMode,
@@ -290,7 +301,8 @@ fn load_collecting(
             let Some(again) = read_text(&real, &label, &mut errors)? else {
                 continue;
             };
-            if Sha256::digest(again.as_bytes())[..] != pf.hash[..] {
+            // (Compared with the text read, which the parse kept: cheaper than hashing both.)
+            if pf.yaml.as_ref().map(|y| y.source_text()) != Some(again.as_str()) {
                 pf = parse_file(&label, &real, again, mode);
             }
             pf.lock = Some(lock);
@@ -302,21 +314,24 @@ fn load_collecting(
     let policy = crate::persist::input_policy();
     let mut skipped_kinds = 0;
     // Duplicates, across all files.
-    let mut host_at: HashMap<ObjectKey, Position> = HashMap::new();
-    let mut secret_at: HashMap<ObjectKey, Position> = HashMap::new();
-    let mut settings_at: HashMap<ObjectKey, Position> = HashMap::new();
-    let mut components_at: HashMap<ObjectKey, Position> = HashMap::new();
+    // (Where the first of each key is, as file and document: its position is looked up only
+    // for a duplicate, since finding one parses the document's text again.)
+    let mut host_at: HashMap<ObjectKey, (usize, usize)> = HashMap::new();
+    let mut secret_at: HashMap<ObjectKey, (usize, usize)> = HashMap::new();
+    let mut settings_at: HashMap<ObjectKey, (usize, usize)> = HashMap::new();
+    let mut components_at: HashMap<ObjectKey, (usize, usize)> = HashMap::new();
     let mut subscription_at: HashMap<ObjectKey, Position> = HashMap::new();
-    let mut data_image_at: HashMap<ObjectKey, Position> = HashMap::new();
+    let mut data_image_at: HashMap<ObjectKey, (usize, usize)> = HashMap::new();
     // The file (index into `parsed`) of each host.
     let mut host_file: HashMap<ObjectKey, usize> = HashMap::new();
     // Kept objects of the extra kinds, by kind (whatever the version) and key.
     let mut object_at: HashMap<(String, ObjectKey), Position> = HashMap::new();
     // Which of the other documents are kept as objects (the first of duplicates only).
     let mut kept: HashSet<(usize, usize)> = HashSet::new();
-    for (file, pf) in parsed.iter_mut().enumerate() {
-        errors.append(&mut pf.errors);
-        inv.warnings.append(&mut pf.warnings);
+    for file in 0..parsed.len() {
+        errors.append(&mut parsed[file].errors);
+        inv.warnings.append(&mut parsed[file].warnings);
+        let pf = &parsed[file];
         let Some(yaml) = &pf.yaml else { continue };
         for item in &pf.items {
             let Item::Other(o) = item else { continue };
@@ -355,16 +370,15 @@ fn load_collecting(
                 }
                 Item::Other(_) => continue,
             };
-            let pos = position(yaml, doc, &[PathSeg::Key("metadata"), PathSeg::Key("name")]);
-            let here = Position::new(&pf.label, pos.line, pos.column);
-            if let Some(first) = seen.get(key) {
+            if let Some(&(first_file, first_doc)) = seen.get(key) {
+                let first = name_position(&parsed[first_file], first_doc);
                 errors.push(
                     Diagnostic::new(format!("defined more than once (first at {first})"))
-                        .at(here)
+                        .at(name_position(pf, doc))
                         .object(what, key),
                 );
             } else {
-                seen.insert(key.clone(), here);
+                seen.insert(key.clone(), (file, doc));
             }
         }
         // Two BMCEventSubscriptions of one name would be one subscription made twice.
@@ -438,20 +452,13 @@ fn load_collecting(
 
     // Every firmware object belongs to a host in its own file.
     for (file, pf) in parsed.iter().enumerate() {
-        let Some(yaml) = &pf.yaml else { continue };
         for item in &pf.items {
             let Item::Firmware { doc, key, kind, .. } = item else {
                 continue;
             };
-            let pos = position(
-                yaml,
-                *doc,
-                &[PathSeg::Key("metadata"), PathSeg::Key("name")],
-            );
-            let here = Position::new(&pf.label, pos.line, pos.column);
             let problem = |message: String| {
                 Diagnostic::new(message)
-                    .at(here.clone())
+                    .at(name_position(pf, *doc))
                     .object(kind, key)
                     .field("metadata.name")
             };

@@ -14,7 +14,6 @@ use bmh_api::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,7 +52,6 @@ pub(super) enum Item {
 pub(super) struct ParsedFile {
     pub(super) label: PathBuf,
     pub(super) real: PathBuf,
-    pub(super) hash: [u8; 32],
     /// `None` when the file has a syntax error.
     pub(super) yaml: Option<YamlFile>,
     pub(super) items: Vec<Item>,
@@ -94,11 +92,9 @@ fn str_at<'a>(v: &'a Value, path: &[&str]) -> Cow<'a, str> {
 }
 
 pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode) -> ParsedFile {
-    let hash: [u8; 32] = Sha256::digest(text.as_bytes()).into();
     let mut pf = ParsedFile {
         label: label.to_path_buf(),
         real: real.to_path_buf(),
-        hash,
         yaml: None,
         items: Vec::new(),
         errors: Vec::new(),
@@ -179,7 +175,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     &mut pf.warnings,
                 )
                 .map(Box::new);
-                if host.is_some() && mode == LoadMode::Write && !is_block_mapping(text) {
+                if host.is_some() && mode == LoadMode::Write && !is_block_mapping(&yaml, doc) {
                     pf.errors.push(
                         Diagnostic::new(
                             "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
@@ -252,7 +248,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     )
                     .map(|o| FirmwareObject::Components(Box::new(o)))
                 };
-                if object.is_some() && mode == LoadMode::Write && !is_block_mapping(text) {
+                if object.is_some() && mode == LoadMode::Write && !is_block_mapping(&yaml, doc) {
                     pf.errors.push(
                         Diagnostic::new(
                             "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
@@ -317,7 +313,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                 ) {
                     pf.errors
                         .extend(super::bmc_event_subscriptions::admission(&sub, &key, &at));
-                    if mode == LoadMode::Write && !is_block_mapping(text) {
+                    if mode == LoadMode::Write && !is_block_mapping(&yaml, doc) {
                         pf.errors.push(
                             Diagnostic::new(
                                 "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
@@ -382,7 +378,13 @@ fn typed<T: DeserializeOwned + Extras>(
     let names = strict::name_problems(value, kind, key, at);
     let bad_names = !names.is_empty();
     errors.extend(names);
-    match strict::deserialize::<T>(value, &mut unknown) {
+    // Typed without tracking the path first: the path is only needed to report an error, and
+    // tracking it allocates every key. On an error the document is typed again with it.
+    let typed = strict::deserialize_untracked::<T>(value, &mut unknown).or_else(|_| {
+        unknown.clear();
+        strict::deserialize::<T>(value, &mut unknown)
+    });
+    match typed {
         Ok(o) => {
             o.extras(&mut unknown);
             let before = errors.len();
@@ -497,8 +499,70 @@ fn saphyr_error(e: &serde_saphyr::Error) -> (usize, usize, String) {
     }
 }
 
-/// Whether bmhctl can splice a status into this document (probing a copy of it).
-fn is_block_mapping(doc_text: &str) -> bool {
+/// Whether bmhctl can splice a status into document `doc` of `yaml` (probing a copy of its
+/// text alone).
+fn is_block_mapping(yaml: &YamlFile, doc: usize) -> bool {
+    let text = yaml.document_text(doc);
+    // The file's index already says whether the root is a block mapping. What else makes the
+    // probe fail needs one of these bytes: `?` (an explicit key), `&` (an anchor), `\r` (a
+    // lone carriage return), `%` (a directive, which the text alone may hold without its
+    // `---`). Without them the probe, a second parse of the text, would say yes.
+    if yaml.has_block_status(doc).is_ok()
+        && !text
+            .bytes()
+            .any(|b| matches!(b, b'?' | b'&' | b'\r' | b'%'))
+    {
+        return true;
+    }
+    probe(text)
+}
+
+/// Whether a status can be spliced into `doc_text` parsed on its own.
+fn probe(doc_text: &str) -> bool {
     YamlFile::parse(doc_text.to_string())
         .is_ok_and(|mut y| y.len() == 1 && y.set_status(0, None).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut answers as the probe of the text alone, for documents that pass and fail
+    /// it in each way it can fail, in files that hold other documents too.
+    #[test]
+    fn the_block_mapping_shortcut_answers_as_the_probe() {
+        let files = [
+            "a: 1\nstatus:\n  x: 1\n---\nb: 2\n",
+            "---\n{a: 1}\n---\n[1, 2]\n---\nplain\n---\n",
+            "{\"apiVersion\": \"v1\"}\n---\nkind: X\n",
+            "a: 1\n? b\n: 2\n---\nc: 3\n",
+            "a: 1\nstatus: &s\n  x: 1\nother: *s\n---\nd: 4\n",
+            "a: &v 1\nb: *v\n",
+            "a: 1\r\nb: 2\r\n---\r\nc: 3\r\n",
+            "a: 1\rb: 2\n",
+            "a: 1\n...\n%YAML 1.2\n---\nb: 2\n",
+            "url: http://x.example/?a=b\n# 100%\n---\nc: 1\n",
+            "# only a comment\n",
+            "a: 1\n...\n# after the end\n",
+        ];
+        let mut checked = 0;
+        for text in files {
+            let Ok(yaml) = YamlFile::parse(text.to_string()) else {
+                continue;
+            };
+            for doc in 0..yaml.len() {
+                assert_eq!(
+                    is_block_mapping(&yaml, doc),
+                    probe(yaml.document_text(doc)),
+                    "document {doc} of {text:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 15, "{checked} documents checked");
+        // Both answers occur.
+        let yaml = YamlFile::parse("a: 1\n---\n{b: 2}\n".to_string()).unwrap();
+        assert!(is_block_mapping(&yaml, 0));
+        assert!(!is_block_mapping(&yaml, 1));
+    }
 }

@@ -39,6 +39,19 @@ pub(super) fn deserialize<T: DeserializeOwned>(
     serde_path_to_error::deserialize(de)
 }
 
+/// [`deserialize`] without the path of an error (cheaper, for a first try).
+pub(super) fn deserialize_untracked<T: DeserializeOwned>(
+    value: &Value,
+    ignored: &mut Vec<Vec<Seg>>,
+) -> Result<T, serde_json::Error> {
+    let mut note = |path: serde_ignored::Path| {
+        let mut segs = Vec::new();
+        segments(&path, &mut segs);
+        ignored.push(segs);
+    };
+    T::deserialize(serde_ignored::Deserializer::new(value, &mut note))
+}
+
 fn segments(path: &serde_ignored::Path, out: &mut Vec<Seg>) {
     use serde_ignored::Path;
     match path {
