@@ -560,6 +560,10 @@ impl Fixture {
 }
 
 impl ProvisionerFactory for Fixture {
+    fn calls_never_block(&self) -> bool {
+        true
+    }
+
     fn new_provisioner(
         &self,
         host: HostData,

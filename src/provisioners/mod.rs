@@ -250,6 +250,10 @@ impl ProvisionerFactory for Watched {
         self.noted(self.inner.new_provisioner_with_state(host, state, events))
     }
 
+    fn calls_never_block(&self) -> bool {
+        self.inner.calls_never_block()
+    }
+
     fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
         self.inner.due_hosts(waiting)
     }

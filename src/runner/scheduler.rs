@@ -8,8 +8,9 @@
 //! hosts with a finish policy: a host stops being driven once it has decided (reached its goal,
 //! failed, timed out), and the run ends when every host has stopped.
 //!
-//! Passes run on `concurrency` long-lived worker threads (provisioner calls are synchronous),
-//! fed from one queue ([`Workers`]); a host's record travels boxed, so a pass moves a pointer,
+//! Passes run on `concurrency` long-lived worker threads (provisioner calls are synchronous;
+//! no more than the cores when they never block, see [`pass_threads`]), fed from one queue
+//! ([`Workers`]); a host's record travels boxed, so a pass moves a pointer,
 //! not the record. Saves are staged into the host's commit group (its file) and committed at a bounded
 //! rate (group commit); a host's next pass waits until its last save is on disk.
 
@@ -332,6 +333,42 @@ fn refusal(
     (!texts.is_empty()).then(|| texts.join("; "))
 }
 
+/// How many passes run at once, and how many more are queued for the threads that run them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct PassThreads {
+    running: usize,
+    ahead: usize,
+}
+
+/// Passes queued per thread when the provisioner never blocks: the scheduler is then woken once
+/// per hundreds of passes rather than once per few, each wake-up two thread switches (at 10,000
+/// fixture hosts, 32 per thread still cost 24,000 switches, 512 cost 6,000).
+const AHEAD_PER_CPU_THREAD: usize = 512;
+
+/// `concurrency` passes at once, and as many again queued, when the provisioner's calls wait
+/// (on Ironic: a thread per pass waiting); when they never block, no more threads than `cores`
+/// (more would only take turns on them, each turn a switch) and a deeper queue.
+fn pass_threads(concurrency: usize, never_block: bool, cores: usize) -> PassThreads {
+    let concurrency = concurrency.max(1);
+    if never_block {
+        let running = concurrency.min(cores.max(1));
+        PassThreads {
+            running,
+            ahead: running * AHEAD_PER_CPU_THREAD,
+        }
+    } else {
+        PassThreads {
+            running: concurrency,
+            ahead: concurrency,
+        }
+    }
+}
+
+/// The cores this process may run on.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 type DueQueue = BinaryHeap<Reverse<(Instant, usize, u64)>>;
 
 /// Queues the host's next pass at `at`; any earlier entry of it no longer counts.
@@ -372,6 +409,7 @@ pub(crate) struct Scheduler {
     slots: Vec<Slot>,
     due: DueQueue,
     workers: Workers<Job, Done>,
+    threads: PassThreads,
     /// What the passes work with; the source also saves.
     context: Arc<PassContext>,
     commits: GroupCommits,
@@ -400,9 +438,16 @@ impl Scheduler {
             machine: config.machine.clone(),
             live,
         });
+        let threads = pass_threads(
+            config.concurrency,
+            context.services.factory.calls_never_block(),
+            cores(),
+        );
         let workers = {
             let context = context.clone();
-            Workers::new(config.concurrency, move |job| run_pass(&context, job))
+            Workers::new(threads.running, threads.ahead, move |job| {
+                run_pass(&context, job)
+            })
         };
         Self {
             config,
@@ -410,6 +455,7 @@ impl Scheduler {
             slots: Vec::new(),
             due: BinaryHeap::new(),
             workers,
+            threads,
             context,
             commits,
             asker,
@@ -610,10 +656,10 @@ impl Scheduler {
         Ok(())
     }
 
-    /// Passes started and not done: `concurrency` running, and as many again queued for the
-    /// workers when more are due than can run (see [`Workers`]).
+    /// Passes started and not done: those running, and those queued for the workers when more
+    /// are due than can run (see [`Workers`]).
     fn room(&self) -> usize {
-        self.config.concurrency.max(1) * 2
+        self.threads.running + self.threads.ahead
     }
 
     fn interrupt(&mut self) {
@@ -1354,5 +1400,46 @@ mod admit_tests {
         let mut edited = provisioned("00:11:22:33:44:99");
         edited.metadata.deletion_timestamp = Some("2026-01-01T00:00:00Z".into());
         admit(&edited, Some(&accepted)).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod pass_threads_tests {
+    use super::{AHEAD_PER_CPU_THREAD, PassThreads, pass_threads};
+
+    /// Passes that wait on their provisioner each keep a thread: `concurrency` of them, and as
+    /// many again queued, whatever the cores.
+    #[test]
+    fn a_provisioner_that_may_block_runs_concurrency_passes() {
+        for cores in [1, 2, 64] {
+            assert_eq!(
+                pass_threads(8, false, cores),
+                PassThreads {
+                    running: 8,
+                    ahead: 8
+                }
+            );
+        }
+        assert_eq!(
+            pass_threads(0, false, 2),
+            PassThreads {
+                running: 1,
+                ahead: 1
+            }
+        );
+    }
+
+    /// Passes that never block run on no more threads than cores, nor more than
+    /// `concurrency`, with a deep queue each.
+    #[test]
+    fn a_provisioner_that_never_blocks_runs_a_pass_per_core_at_most() {
+        let deep = |running| PassThreads {
+            running,
+            ahead: running * AHEAD_PER_CPU_THREAD,
+        };
+        assert_eq!(pass_threads(8, true, 2), deep(2));
+        assert_eq!(pass_threads(8, true, 1), deep(1));
+        assert_eq!(pass_threads(3, true, 64), deep(3));
+        assert_eq!(pass_threads(8, true, 0), deep(1));
     }
 }

@@ -12,7 +12,7 @@ use bmhctl_plugin_sdk::{
 };
 use std::collections::HashSet;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// How the test factory answers `due_hosts`.
 #[derive(Clone, Copy, PartialEq)]
@@ -181,6 +181,78 @@ fn fixture_hosts(n: usize) -> Vec<HostTest> {
     (0..n)
         .map(|i| HostTest::standard(&format!("host-{i}")))
         .collect()
+}
+
+/// The fixture, saying (or not) that its calls never block, counting the passes that create
+/// their provisioner at once.
+struct Counting {
+    never_block: bool,
+    inner: crate::provisioners::fixture::Fixture,
+    running: AtomicUsize,
+    most: AtomicUsize,
+}
+
+impl Counting {
+    fn new(never_block: bool) -> Arc<Self> {
+        Arc::new(Self {
+            never_block,
+            inner: crate::provisioners::fixture::Fixture::new(),
+            running: AtomicUsize::new(0),
+            most: AtomicUsize::new(0),
+        })
+    }
+}
+
+impl ProvisionerFactory for Counting {
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> std::result::Result<Box<dyn Provisioner>, ProvisionerError> {
+        let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        // Long enough that passes started together overlap here.
+        std::thread::sleep(Duration::from_millis(5));
+        self.running.fetch_sub(1, Ordering::SeqCst);
+        self.inner.new_provisioner(host, events)
+    }
+
+    fn calls_never_block(&self) -> bool {
+        self.never_block
+    }
+}
+
+/// A provisioner whose calls never block gets no more passes at once than there are cores,
+/// whatever `--concurrency`, and every host still reaches its goal; one that may block gets
+/// `--concurrency`.
+#[test]
+fn passes_that_never_block_run_no_more_at_once_than_cores() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let concurrency = cores + 2;
+    for never_block in [true, false] {
+        let factory = Counting::new(never_block);
+        let config = RunnerConfig {
+            concurrency,
+            ..test_config(0.0, Timing::Bmo)
+        };
+        let (results, _) = drive_with(fixture_hosts(4 * concurrency), factory.clone(), config);
+        for r in &results {
+            assert!(r.reached, "{}: {}", r.record.host.metadata.name, r.reason);
+            assert_eq!(r.record.status().provisioning.state, S::Provisioned);
+        }
+        let most = factory.most.load(Ordering::SeqCst);
+        if never_block {
+            assert!(
+                (1..=cores).contains(&most),
+                "{most} at once on {cores} cores"
+            );
+        } else {
+            assert!(
+                most > cores && most <= concurrency,
+                "{most} at once, --concurrency {concurrency}"
+            );
+        }
+    }
 }
 
 /// Waiting hosts reported changed run before their BMO requeue time: BMO's waits for

@@ -64,6 +64,16 @@ pub trait ProvisionerFactory: Send + Sync {
         self.new_provisioner(host, events)
     }
 
+    /// Whether this factory and its provisioners answer every call from memory, never waiting
+    /// on a backend, a disk or a timer: a pass then keeps a core busy from start to end, and
+    /// the caller runs no more passes at once than there are cores (more would only take turns
+    /// on them), queueing the rest. Like [`Self::new_provisioner_with_state`], for provisioners
+    /// compiled into bmhctl and not a call of the ABI: a plugin loaded from a `.so` is never
+    /// asked. The default, `false`, keeps every pass its own thread.
+    fn calls_never_block(&self) -> bool {
+        false
+    }
+
     /// Which of these hosts, whose passes wait on this provisioner, are due now: their node
     /// changed, or a slot they wait for freed. An optional capability: a caller that gets
     /// `Ok(None)` (the default, "not supported") keeps BMO's requeue times and does not ask again.

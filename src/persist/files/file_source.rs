@@ -579,9 +579,17 @@ impl HostSource for FileSource {
     }
 
     fn group_of(&self, host: usize) -> usize {
-        let (key, last) = self.hosts.read().expect("file source hosts")[host].clone();
+        // Asked after every pass that saves: one file needs no look-up (its hosts can move to
+        // no other), and the key is looked up where it lies rather than copied out.
+        if self.groups.read().expect("file groups").len() == 1 {
+            return 0;
+        }
+        let hosts = self.hosts.read().expect("file source hosts");
+        let (key, last) = &hosts[host];
+        let last = *last;
         match self.group_of_key(&key.key) {
             Some(g) if g != last => {
+                drop(hosts);
                 self.hosts.write().expect("file source hosts")[host].1 = g;
                 g
             }
