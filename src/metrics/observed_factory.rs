@@ -73,6 +73,12 @@ impl ProvisionerFactory for ObservedFactory {
         self.timed("probe", || self.inner.probe())
     }
 
+    // A property of the provider, not a call to time: passes it through so `watch` with
+    // metrics sizes its threads as without.
+    fn calls_never_block(&self) -> bool {
+        self.inner.calls_never_block()
+    }
+
     // Not timed: it is the scrape asking, not a pass.
     fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
         self.inner.api_calls()
