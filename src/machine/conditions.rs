@@ -2,7 +2,7 @@
 //! `baremetalhost_controller.go:2389-2469`).
 
 use super::Pass;
-use bmh_api::{Condition, OperationalStatus, ProvisioningState as S};
+use bmh_api::{Condition, OperationalStatus, ProvisioningState as S, Word};
 use bmhctl_plugin_sdk::{HEALTH_CRITICAL, HEALTH_OK, HEALTH_WARNING, Provisioner};
 
 pub mod condition_types {
@@ -125,7 +125,11 @@ impl Pass<'_, '_> {
 
     /// cluster-api's `conditions.Set`: the transition time moves only when the status flips.
     /// Returns whether the condition changed (an unchanged one leaves the status untouched).
-    fn set_condition(&mut self, type_: &str, (status, reason): (&str, &str)) -> bool {
+    fn set_condition(
+        &mut self,
+        type_: &'static str,
+        (status, reason): (&'static str, &'static str),
+    ) -> bool {
         let generation = self.rec.book.generation;
         let found = self
             .status()
@@ -138,24 +142,24 @@ impl Pass<'_, '_> {
                 return false;
             }
         }
-        let now = self.now.text().to_string();
+        let now = self.now.word().clone();
         let conditions = &mut self.status_mut().conditions;
         match found {
             Some(i) => {
                 let c = &mut conditions[i];
                 if c.status != status {
                     c.last_transition_time = now;
-                    c.status = status.into();
+                    c.status = Word::from_static(status);
                 }
-                c.reason = reason.into();
+                c.reason = Word::from_static(reason);
                 c.observed_generation = generation;
             }
             None => conditions.push(Condition {
-                type_: type_.into(),
-                status: status.into(),
+                type_: Word::from_static(type_),
+                status: Word::from_static(status),
                 observed_generation: generation,
                 last_transition_time: now,
-                reason: reason.into(),
+                reason: Word::from_static(reason),
                 message: String::new(),
             }),
         }
@@ -164,10 +168,12 @@ impl Pass<'_, '_> {
 }
 
 fn in_order(a: &Condition, b: &Condition) -> bool {
-    (a.type_ != READY, &a.type_) <= (b.type_ != READY, &b.type_)
+    (a.type_ != READY, a.type_.as_str()) <= (b.type_ != READY, b.type_.as_str())
 }
 
 /// `Ready` first, then alphabetical.
 fn sort_conditions(c: &mut [Condition]) {
-    c.sort_by(|a, b| (a.type_ != READY, &a.type_).cmp(&(b.type_ != READY, &b.type_)));
+    c.sort_by(|a, b| {
+        (a.type_ != READY, a.type_.as_str()).cmp(&(b.type_ != READY, b.type_.as_str()))
+    });
 }

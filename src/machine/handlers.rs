@@ -156,7 +156,7 @@ impl Pass<'_, '_> {
         let mut data = PrepareData {
             target_raid_config: desired.raid.clone(),
             actual_raid_config: self.status().provisioning.raid.clone(),
-            root_device_hints: desired.root_device_hints.clone(),
+            root_device_hints: desired.root_device_hints.as_deref().cloned(),
             ..Default::default()
         };
         if restart {
@@ -326,7 +326,11 @@ impl Pass<'_, '_> {
             self.next_state = S::Deprovisioning;
             return Action::Complete;
         }
-        if let Some(image) = self.rec.host.spec.image.clone() {
+        // Written only when it differs: a pass that writes the status copies it first.
+        if let Some(image) = &self.rec.host.spec.image
+            && self.status().last_attempted_image.as_ref() != Some(image)
+        {
+            let image = image.clone();
             self.status_mut().last_attempted_image = Some(image);
         }
         let action = self.action_provisioning(prov);
@@ -362,7 +366,12 @@ impl Pass<'_, '_> {
             host_config_errors,
             boot_mode: self.status().provisioning.boot_mode.clone(),
             hardware_profile: self.hardware_profile_name(),
-            root_device_hints: self.status().provisioning.root_device_hints.clone(),
+            root_device_hints: self
+                .status()
+                .provisioning
+                .root_device_hints
+                .as_deref()
+                .cloned(),
             custom_deploy: spec.custom_deploy.clone(),
             image_pull_secret,
         };

@@ -31,7 +31,7 @@ use crate::objects::{ObjectSource, ResolvedSecret};
 use crate::record::HostRecord;
 use bmh_api::{
     BareMetalHostStatus, ErrorType, HardwareDetails, OperationalStatus, ProvisioningState as S,
-    annotations,
+    Word, annotations,
 };
 use bmhctl_plugin_sdk::{
     Event, EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory, WaitOn,
@@ -224,7 +224,7 @@ impl Machine<'_> {
 /// writes a time (most passes that change nothing write none).
 pub(crate) struct PassTime {
     at: DateTime<Utc>,
-    text: OnceCell<String>,
+    text: OnceCell<Word>,
 }
 
 impl PassTime {
@@ -236,7 +236,13 @@ impl PassTime {
     }
 
     pub(crate) fn text(&self) -> &str {
-        self.text.get_or_init(|| format_time(self.at))
+        self.word().as_str()
+    }
+
+    /// The time as shared text: every condition the pass sets holds the one copy.
+    pub(crate) fn word(&self) -> &Word {
+        self.text
+            .get_or_init(|| Word::shared(format_time(self.at).into()))
     }
 }
 

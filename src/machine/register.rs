@@ -108,12 +108,15 @@ impl Pass<'_, '_> {
     }
 
     fn good_credentials_match(&self) -> bool {
-        match self.secret_reference() {
-            Some((k, v)) => self
-                .status()
-                .good_credentials
-                .matches(&k.namespace, &k.name, &v),
-            None => false,
+        self.creds_secret.is_some() && self.credentials_match(&self.status().good_credentials)
+    }
+
+    /// Whether `c` names the Secret in use at its version (no Secret: the empty name and
+    /// version). Compared in place: this runs on every registered pass.
+    fn credentials_match(&self, c: &CredentialsStatus) -> bool {
+        match &self.creds_secret {
+            Some(s) => c.matches(&s.key.namespace, &s.key.name, &s.version),
+            None => c.matches("", "", ""),
         }
     }
 
@@ -130,12 +133,7 @@ impl Pass<'_, '_> {
 
     fn register_host(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
         let mut dirty = false;
-        let (key, version) = self.secret_reference().unwrap_or_default();
-        let creds_changed =
-            !self
-                .status()
-                .tried_credentials
-                .matches(&key.namespace, &key.name, &version);
+        let creds_changed = !self.credentials_match(&self.status().tried_credentials);
         if creds_changed {
             self.status_mut().tried_credentials = self.credentials_status();
             dirty = true;

@@ -3,23 +3,28 @@
 
 use super::Pass;
 use bmh_api::{RaidConfig, RootDeviceHints};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 /// The root device hint of a hardware profile; `None` for an unknown profile name.
 pub fn profile_root_device_hints(profile: &str) -> Option<RootDeviceHints> {
-    profile_hints(profile).cloned()
+    profile_hints(profile).map(|h| (**h).clone())
 }
 
-/// The profiles' hints, built once: every registered host's pass compares with them.
-fn profile_hints(profile: &str) -> Option<&'static RootDeviceHints> {
-    static PROFILES: LazyLock<[(&str, RootDeviceHints); 6]> = LazyLock::new(|| {
-        let device = |name: &str| RootDeviceHints {
-            device_name: name.into(),
-            ..Default::default()
+/// The profiles' hints, built once and shared by every status that holds them: every registered
+/// host's pass compares with them, which is then a comparison of addresses.
+fn profile_hints(profile: &str) -> Option<&'static Arc<RootDeviceHints>> {
+    static PROFILES: LazyLock<[(&str, Arc<RootDeviceHints>); 6]> = LazyLock::new(|| {
+        let device = |name: &str| {
+            Arc::new(RootDeviceHints {
+                device_name: name.into(),
+                ..Default::default()
+            })
         };
-        let hctl = |h: &str| RootDeviceHints {
-            hctl: h.into(),
-            ..Default::default()
+        let hctl = |h: &str| {
+            Arc::new(RootDeviceHints {
+                hctl: h.into(),
+                ..Default::default()
+            })
         };
         [
             ("unknown", device("/dev/sda")),
@@ -27,7 +32,7 @@ fn profile_hints(profile: &str) -> Option<&'static RootDeviceHints> {
             ("dell", hctl("0:0:0:0")),
             ("dell-raid", hctl("0:2:0:0")),
             ("openstack", device("/dev/vdb")),
-            ("empty", RootDeviceHints::default()),
+            ("empty", Arc::default()),
         ]
     });
     PROFILES
@@ -36,10 +41,44 @@ fn profile_hints(profile: &str) -> Option<&'static RootDeviceHints> {
         .map(|(_, hints)| hints)
 }
 
+/// The root device hints wanted, borrowed: the spec's, or a profile's shared value.
+#[derive(Clone, Copy)]
+enum WantedHints<'a> {
+    Spec(&'a RootDeviceHints),
+    Profile(&'static Arc<RootDeviceHints>),
+}
+
+impl WantedHints<'_> {
+    /// Whether the status holds these hints.
+    fn held_by(self, status: Option<&Arc<RootDeviceHints>>) -> bool {
+        match (self, status) {
+            (_, None) => false,
+            (Self::Spec(h), Some(s)) => *h == **s,
+            (Self::Profile(p), Some(s)) => Arc::ptr_eq(p, s) || **p == **s,
+        }
+    }
+
+    /// The hints to keep in the status: a profile's are shared, not copied.
+    fn to_status(self) -> Arc<RootDeviceHints> {
+        match self {
+            Self::Spec(h) => Arc::new(h.clone()),
+            Self::Profile(p) => p.clone(),
+        }
+    }
+}
+
+/// Whether the status holds `wanted` (no hints in both counts).
+fn hints_held(wanted: Option<WantedHints>, status: Option<&Arc<RootDeviceHints>>) -> bool {
+    match wanted {
+        None => status.is_none(),
+        Some(w) => w.held_by(status),
+    }
+}
+
 /// Root device hints and RAID the spec asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ProvisioningSettings {
-    pub root_device_hints: Option<RootDeviceHints>,
+    pub root_device_hints: Option<Arc<RootDeviceHints>>,
     pub raid: Option<RaidConfig>,
 }
 
@@ -72,14 +111,9 @@ impl Pass<'_, '_> {
         "unknown"
     }
 
-    /// The hints to apply: none with a software RAID root volume, else the spec's, else the profile's.
-    pub(crate) fn desired_root_device_hints(&self) -> Result<Option<RootDeviceHints>, String> {
-        Ok(self.desired_hints()?.cloned())
-    }
-
-    /// [`Pass::desired_root_device_hints`], borrowed: compared on every registered pass, copied
-    /// only when they change.
-    fn desired_hints(&self) -> Result<Option<&RootDeviceHints>, String> {
+    /// The hints to apply: none with a software RAID root volume, else the spec's, else the
+    /// profile's. Borrowed: compared on every registered pass, copied only when they change.
+    fn desired_hints(&self) -> Result<Option<WantedHints<'_>>, String> {
         let spec = &self.rec.host.spec;
         let software_root = spec
             .raid
@@ -90,11 +124,11 @@ impl Pass<'_, '_> {
             return Ok(None);
         }
         if let Some(h) = &spec.root_device_hints {
-            return Ok(Some(h));
+            return Ok(Some(WantedHints::Spec(h)));
         }
         let profile = self.hardware_profile();
         profile_hints(profile)
-            .map(Some)
+            .map(|h| Some(WantedHints::Profile(h)))
             .ok_or_else(|| format!("no hardware profile named \"{profile}\""))
     }
 
@@ -104,7 +138,7 @@ impl Pass<'_, '_> {
         &self,
     ) -> Result<(bool, ProvisioningSettings), String> {
         let status = &self.status().provisioning;
-        let hints = self.desired_root_device_hints()?;
+        let wanted = self.desired_hints()?;
         let spec_raid = &self.rec.host.spec.raid;
         let raid = if raid_is_empty(spec_raid) {
             status.raid.as_ref().map(|current| RaidConfig {
@@ -117,11 +151,11 @@ impl Pass<'_, '_> {
         } else {
             spec_raid.clone()
         };
-        let dirty = hints != status.root_device_hints || raid != status.raid;
+        let dirty = !hints_held(wanted, status.root_device_hints.as_ref()) || raid != status.raid;
         Ok((
             dirty,
             ProvisioningSettings {
-                root_device_hints: hints,
+                root_device_hints: wanted.map(WantedHints::to_status),
                 raid,
             },
         ))
@@ -157,12 +191,45 @@ impl Pass<'_, '_> {
             self.status_mut().hardware_profile = name;
             changed = true;
         }
-        let hints = self.desired_hints()?;
-        if self.status().provisioning.root_device_hints.as_ref() != hints {
-            let hints = hints.cloned();
+        let wanted = self.desired_hints()?;
+        if !hints_held(
+            wanted,
+            self.status().provisioning.root_device_hints.as_ref(),
+        ) {
+            let hints = wanted.map(WantedHints::to_status);
             self.status_mut().provisioning.root_device_hints = hints;
             changed = true;
         }
         Ok(changed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The status holds the wanted hints by address (a profile's shared value) or by value (read
+    /// back from a file, or the spec's); none wanted matches none held.
+    #[test]
+    fn hints_are_held_by_address_or_by_value() {
+        let unknown = profile_hints("unknown").expect("the unknown profile");
+        let same_value = Arc::new((**unknown).clone());
+        let other = profile_hints("libvirt").expect("the libvirt profile");
+        let profile = Some(WantedHints::Profile(unknown));
+        assert!(hints_held(profile, Some(unknown)));
+        assert!(hints_held(profile, Some(&same_value)));
+        assert!(!hints_held(profile, Some(other)));
+        assert!(!hints_held(profile, None));
+        let spec = Some(WantedHints::Spec(other));
+        assert!(hints_held(spec, Some(other)));
+        assert!(!hints_held(spec, Some(unknown)));
+        assert!(hints_held(None, None));
+        assert!(!hints_held(None, Some(unknown)));
+        assert!(Arc::ptr_eq(
+            &WantedHints::Profile(unknown).to_status(),
+            unknown
+        ));
+        assert_eq!(profile_root_device_hints("dell").unwrap().hctl, "0:0:0:0");
+        assert!(profile_root_device_hints("nope").is_none());
     }
 }

@@ -52,6 +52,7 @@ use bmhctl_plugin_sdk::{
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -471,9 +472,33 @@ pub fn new_host_config_data(
 /// Clones share that countdown.
 #[derive(Debug, Clone, Default)]
 pub struct Fixture {
-    ready_counters: Arc<Mutex<HashMap<ObjectKey, i64>>>,
+    ready_counters: Arc<Mutex<HashMap<ObjectKey, i64, BuildHasherDefault<KeyHasher>>>>,
     subscriptions: FixtureSubscriptions,
     known: KnownStates,
+}
+
+/// The hash of the countdowns' keys: every pass of every host looks its key up, and the keys are
+/// the hosts' own names (no one chooses them to collide), so a multiply-and-rotate hash (FxHash's)
+/// does rather than the default keyed one.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let word = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// How many states [`KnownStates`] keeps: a few more than the steps the hosts of a run are at
@@ -481,9 +506,10 @@ pub struct Fixture {
 const STATES_KNOWN: usize = 16;
 
 /// The last few states this factory's provisioners were created with or answered, each with its
-/// JSON, most recent first: a pass handed one of these values (the very one) decodes nothing,
-/// and a pass ending in one of these states encodes nothing and hands back that value, which the
-/// caller recognises without comparing. Only states whose JSON is what
+/// JSON, most recent first: a pass handed one of these values (the very one) decodes nothing and
+/// shares the state itself; a pass that leaves that state untouched answers with that very value
+/// again, comparing nothing (the provisioner copies its state only when it writes to it); one
+/// ending in another known state encodes nothing. Only states whose JSON is what
 /// [`Provisioner::persistent_state`] would answer are kept, so both ways give what decoding and
 /// encoding would.
 #[derive(Debug, Clone, Default)]
@@ -492,30 +518,34 @@ struct KnownStates(Arc<Mutex<Vec<KnownState>>>);
 #[derive(Debug)]
 struct KnownState {
     json: Arc<serde_json::Value>,
-    state: FixtureState,
+    state: Arc<FixtureState>,
 }
 
 impl KnownStates {
     /// The state `json` decodes to (see [`FixtureState::from_host`]).
-    fn decode(&self, json: &Arc<serde_json::Value>) -> Result<FixtureState, ProvisionerError> {
+    fn decode(&self, json: &Arc<serde_json::Value>) -> Result<Arc<FixtureState>, ProvisionerError> {
         if let Some(state) = self.find(|k| Arc::ptr_eq(&k.json, json), |k| k.state.clone()) {
             return Ok(state);
         }
-        let state = FixtureState::from_json(json)?;
+        let state = Arc::new(FixtureState::from_json(json)?);
         // Kept only when it is the state's own JSON (a hand-written state may omit fields).
-        if serde_json::to_value(&state).is_ok_and(|own| own == **json) {
+        if serde_json::to_value(&*state).is_ok_and(|own| own == **json) {
             self.remember(json.clone(), state.clone());
         }
         Ok(state)
     }
 
     /// The JSON of `state`, shared.
-    fn encode(&self, state: &FixtureState) -> Option<Arc<serde_json::Value>> {
-        if let Some(json) = self.find(|k| k.state == *state, |k| k.json.clone()) {
+    fn encode(&self, state: &Arc<FixtureState>) -> Option<Arc<serde_json::Value>> {
+        // The very state first (it was not written to), then an equal one.
+        if let Some(json) = self
+            .find(|k| Arc::ptr_eq(&k.state, state), |k| k.json.clone())
+            .or_else(|| self.find(|k| *k.state == **state, |k| k.json.clone()))
+        {
             return Some(json);
         }
         // Serialising plain data with string keys cannot fail.
-        let json = Arc::new(serde_json::to_value(state).ok()?);
+        let json = Arc::new(serde_json::to_value(&**state).ok()?);
         self.remember(json.clone(), state.clone());
         Some(json)
     }
@@ -532,7 +562,7 @@ impl KnownStates {
         Some(take(&known[0]))
     }
 
-    fn remember(&self, json: Arc<serde_json::Value>, state: FixtureState) {
+    fn remember(&self, json: Arc<serde_json::Value>, state: Arc<FixtureState>) {
         let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
         known.truncate(STATES_KNOWN - 1);
         known.insert(0, KnownState { json, state });
@@ -580,7 +610,7 @@ impl ProvisionerFactory for Fixture {
     ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
         let state = match &state {
             // `host.provisioner_state` is not looked at: the caller hands the state here.
-            None => FixtureState::default(),
+            None => Arc::new(FixtureState::default()),
             Some(json) => self.known.decode(json)?,
         };
         Ok(Box::new(self.fixture_provisioner(host, state, events)?))
@@ -594,7 +624,7 @@ impl Fixture {
         host: HostData,
         events: EventSink,
     ) -> Result<FixtureProvisioner, ProvisionerError> {
-        let state = FixtureState::from_host(&host)?;
+        let state = Arc::new(FixtureState::from_host(&host)?);
         self.fixture_provisioner(host, state, events)
     }
 
@@ -602,10 +632,17 @@ impl Fixture {
     fn fixture_provisioner(
         &self,
         host: HostData,
-        mut state: FixtureState,
+        mut state: Arc<FixtureState>,
         events: EventSink,
     ) -> Result<FixtureProvisioner, ProvisionerError> {
-        state.apply_annotations(&host.annotations)?;
+        // The state is copied only when a knob is there to apply (most hosts have none).
+        if host
+            .annotations
+            .keys()
+            .any(|k| k.starts_with(ANNOTATION_PREFIX))
+        {
+            Arc::make_mut(&mut state).apply_annotations(&host.annotations)?;
+        }
 
         {
             let mut counters = self
@@ -625,7 +662,9 @@ impl Fixture {
                     return Err(ProvisionerError::NotReady(String::new()));
                 }
             }
-            state.become_ready_counter = *counter;
+            if state.become_ready_counter != *counter {
+                Arc::make_mut(&mut state).become_ready_counter = *counter;
+            }
         }
 
         Ok(FixtureProvisioner {
@@ -644,7 +683,8 @@ pub struct FixtureProvisioner {
     key: ObjectKey,
     prov_id: String,
     events: EventSink,
-    state: FixtureState,
+    /// Shared with the factory's known states until the first write (see [`KnownStates`]).
+    state: Arc<FixtureState>,
     subscriptions: FixtureSubscriptions,
     known: KnownStates,
 }
@@ -663,6 +703,11 @@ impl FixtureProvisioner {
     /// The state as it is now (what `persistent_state` will return).
     pub fn state(&self) -> &FixtureState {
         &self.state
+    }
+
+    /// The state, to write to: copied first when it is shared.
+    fn state_mut(&mut self) -> &mut FixtureState {
+        Arc::make_mut(&mut self.state)
     }
 
     /// The provisioner ID as this provisioner knows it (set by the first `register`).
@@ -726,7 +771,7 @@ impl Provisioner for FixtureProvisioner {
         // does: answering with the old details would leave the annotation in place, and the host
         // would go through inspection again and again.
         if !self.state.inspection_started || opts.refresh {
-            self.state.inspection_started = true;
+            self.state_mut().inspection_started = true;
             return Ok(InspectResult {
                 result: OpResult::in_progress(INSPECTION_REQUEUE_DELAY),
                 started: true,
@@ -753,7 +798,7 @@ impl Provisioner for FixtureProvisioner {
         _opts: AdoptOptions,
     ) -> Result<OpResult, ProvisionerError> {
         if !self.state.adopted {
-            self.state.adopted = true;
+            self.state_mut().adopted = true;
             return Ok(OpResult::in_progress(SHORT_RETRY_DELAY));
         }
         Ok(OpResult::done())
@@ -765,7 +810,7 @@ impl Provisioner for FixtureProvisioner {
         opts: StepOptions,
     ) -> Result<StepResult, ProvisionerError> {
         if opts.unprepared {
-            self.state.apply_firmware(
+            self.state_mut().apply_firmware(
                 &data.target_firmware_settings,
                 &data.target_firmware_components,
             );
@@ -783,7 +828,7 @@ impl Provisioner for FixtureProvisioner {
     ) -> Result<StepResult, ProvisionerError> {
         let unprepared = opts.unprepared;
         if unprepared {
-            self.state.apply_firmware(
+            self.state_mut().apply_firmware(
                 &data.target_firmware_settings,
                 &data.target_firmware_components,
             );
@@ -806,7 +851,7 @@ impl Provisioner for FixtureProvisioner {
         if let Some(custom_deploy) = &data.custom_deploy
             && self.state.custom_deploy.is_none()
         {
-            self.state.custom_deploy = Some(custom_deploy.clone());
+            self.state_mut().custom_deploy = Some(custom_deploy.clone());
             self.publish(
                 "ProvisioningComplete",
                 "Custom deploy provisioning completed",
@@ -814,7 +859,7 @@ impl Provisioner for FixtureProvisioner {
             return Ok(OpResult::in_progress(LONG_RETRY_DELAY));
         }
         if !data.image.url.is_empty() && self.state.image.url.is_empty() {
-            self.state.image = data.image.clone();
+            self.state_mut().image = data.image.clone();
             self.publish("ProvisioningComplete", "Image provisioning completed");
             return Ok(OpResult::in_progress(LONG_RETRY_DELAY));
         }
@@ -823,12 +868,12 @@ impl Provisioner for FixtureProvisioner {
 
     fn deprovision(&mut self, _opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
         if !self.state.image.url.is_empty() {
-            self.state.image = Image::default();
+            self.state_mut().image = Image::default();
             self.publish("DeprovisionStarted", "Image deprovisioning started");
             return Ok(OpResult::in_progress(LONG_RETRY_DELAY));
         }
         if self.state.custom_deploy.is_some() {
-            self.state.custom_deploy = None;
+            self.state_mut().custom_deploy = None;
             self.publish("DeprovisionStarted", "Custom deploy deprovisioning started");
             return Ok(OpResult::in_progress(LONG_RETRY_DELAY));
         }
@@ -841,7 +886,7 @@ impl Provisioner for FixtureProvisioner {
 
     fn delete(&mut self) -> Result<OpResult, ProvisionerError> {
         if !self.state.deleted {
-            self.state.deleted = true;
+            self.state_mut().deleted = true;
             return Ok(OpResult::in_progress(Duration::ZERO));
         }
         Ok(OpResult::done())
@@ -853,7 +898,7 @@ impl Provisioner for FixtureProvisioner {
 
     fn power_on(&mut self, _opts: PowerOnOptions) -> Result<OpResult, ProvisionerError> {
         if !self.state.is_powered_on() {
-            self.state.powered_on = Some(true);
+            self.state_mut().powered_on = Some(true);
             self.publish("PowerOn", "Host powered on");
             return Ok(OpResult::in_progress(Duration::ZERO));
         }
@@ -862,11 +907,11 @@ impl Provisioner for FixtureProvisioner {
 
     fn power_off(&mut self, _opts: PowerOffOptions) -> Result<OpResult, ProvisionerError> {
         if self.state.disable_power_off {
-            self.state.reboot_called = true;
+            self.state_mut().reboot_called = true;
             return Ok(OpResult::in_progress(Duration::ZERO));
         }
         if self.state.is_powered_on() {
-            self.state.powered_on = Some(false);
+            self.state_mut().powered_on = Some(false);
             self.publish("PowerOff", "Host powered off");
             return Ok(OpResult::in_progress(Duration::ZERO));
         }
@@ -930,13 +975,13 @@ impl Provisioner for FixtureProvisioner {
 
     fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
         self.data_image_knob()?;
-        self.state.data_image_url = url.to_string();
+        self.state_mut().data_image_url = url.to_string();
         Ok(())
     }
 
     fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
         self.data_image_knob()?;
-        self.state.data_image_url.clear();
+        self.state_mut().data_image_url.clear();
         Ok(())
     }
 
@@ -950,7 +995,7 @@ impl Provisioner for FixtureProvisioner {
 
     fn persistent_state(&self) -> Option<serde_json::Value> {
         // Serialising plain data with string keys cannot fail.
-        serde_json::to_value(&self.state).ok()
+        serde_json::to_value(&*self.state).ok()
     }
 
     fn shared_persistent_state(&self) -> Option<Arc<serde_json::Value>> {
@@ -1737,6 +1782,10 @@ mod tests {
         let mut q = make(Some(on.clone()));
         q.power_off(PowerOffOptions::default()).unwrap();
         assert!(Arc::ptr_eq(&q.shared_persistent_state().unwrap(), &off));
+        // Writing copied the state first: the one it was handed is still on.
+        let r = make(Some(on.clone()));
+        assert_eq!(r.persistent_state().unwrap()["poweredOn"], json!(true));
+        assert!(Arc::ptr_eq(&r.shared_persistent_state().unwrap(), &on));
     }
 
     /// A hand-written state (knobs only) is not handed back as it was written: the full
@@ -1778,9 +1827,11 @@ mod tests {
     #[test]
     fn the_known_states_are_the_recent_few() {
         let known = KnownStates::default();
-        let state = |n: i64| FixtureState {
-            become_ready_counter: n,
-            ..FixtureState::default()
+        let state = |n: i64| {
+            Arc::new(FixtureState {
+                become_ready_counter: n,
+                ..FixtureState::default()
+            })
         };
         let first = known.encode(&state(0)).unwrap();
         for n in 1..STATES_KNOWN as i64 {

@@ -3,6 +3,7 @@
 use crate::enums::*;
 use crate::hardware::HardwareDetails;
 use crate::meta::{Extra, ObjectMeta};
+use crate::word::Word;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -296,7 +297,7 @@ pub struct ProvisionStatus {
     #[serde(default)]
     pub image: Image,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub root_device_hints: Option<RootDeviceHints>,
+    pub root_device_hints: Option<Arc<RootDeviceHints>>,
     #[serde(default, skip_serializing_if = "BootMode::is_unset")]
     pub boot_mode: BootMode,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -376,14 +377,14 @@ impl OperationHistory {
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
     #[serde(rename = "type")]
-    pub type_: String,
-    pub status: String,
+    pub type_: Word,
+    pub status: Word,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub observed_generation: i64,
     #[serde(default)]
-    pub last_transition_time: String,
+    pub last_transition_time: Word,
     #[serde(default)]
-    pub reason: String,
+    pub reason: Word,
     #[serde(default)]
     pub message: String,
 }

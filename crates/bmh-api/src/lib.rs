@@ -15,6 +15,7 @@ pub mod meta;
 pub mod predicates;
 pub mod secret;
 mod string_enum;
+pub mod word;
 
 pub use bmc_event_subscription::*;
 pub use data_image::*;
@@ -24,3 +25,4 @@ pub use hardware::*;
 pub use host::*;
 pub use meta::*;
 pub use secret::Secret;
+pub use word::Word;

@@ -15,6 +15,7 @@ use bmh_api::{
 };
 use bmhctl_plugin_sdk::{Event, ProvisionerFactory};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub const BMC: &str = "ipmi://192.168.122.1:6233";
@@ -214,10 +215,10 @@ impl HostTest {
         st.provisioning.state = state;
         st.provisioning.id = TEMPORARY_FAKE_ID.into();
         st.provisioning.boot_mode = bmh_api::BootMode::Uefi;
-        st.provisioning.root_device_hints = Some(RootDeviceHints {
+        st.provisioning.root_device_hints = Some(Arc::new(RootDeviceHints {
             device_name: "/dev/sda".into(),
             ..Default::default()
-        });
+        }));
         st.hardware_profile = "unknown".into();
         st.operational_status = OperationalStatus::Ok;
         st.good_credentials = creds.clone();

@@ -895,7 +895,8 @@ mod tests {
         // More conditions than a thread keeps the text of: each is rendered as it is.
         for i in 0..2 * super::CONDITIONS_KEPT {
             let mut s = full.clone();
-            s.conditions[i % 2].last_transition_time = format!("2026-12-01T16:{:02}:00Z", i % 60);
+            s.conditions[i % 2].last_transition_time =
+                format!("2026-12-01T16:{:02}:00Z", i % 60).into();
             s.conditions[i % 2].observed_generation = i as i64;
             let whole = status_yaml(Some(&s)).unwrap().unwrap();
             assert_eq!(parts(&s), whole);
