@@ -606,7 +606,11 @@ impl HostFile {
 
     /// [`stage_bookkeeping`](Self::stage_bookkeeping) for the host of sidecar key `key`
     /// (`namespace/name`) with the entry already serialised by [`super::sidecar::encode`].
-    pub fn stage_bookkeeping_json(&mut self, key: &str, json: Option<String>) -> Result<(), Error> {
+    pub fn stage_bookkeeping_json(
+        &mut self,
+        key: &str,
+        json: Option<super::sidecar::Encoded>,
+    ) -> Result<(), Error> {
         if json.is_some() && !self.host_keys.contains(key) {
             return Err(Error::bug(format!(
                 "{}: internal error: host {key} is not in this file",
