@@ -633,23 +633,24 @@ impl HostFile {
         book: Option<&Bookkeeping>,
     ) -> Result<(), Error> {
         self.stage_bookkeeping_json(&key.to_string(), book.map(super::sidecar::encode))
+            .map(drop)
     }
 
     /// [`stage_bookkeeping`](Self::stage_bookkeeping) for the host of sidecar key `key`
     /// (`namespace/name`) with the entry already serialised by [`super::sidecar::encode`].
+    /// Returns the entry no longer needed ([`super::sidecar::Sidecar::set_encoded`]).
     pub fn stage_bookkeeping_json(
         &mut self,
         key: &str,
         json: Option<super::sidecar::Encoded>,
-    ) -> Result<(), Error> {
+    ) -> Result<Option<super::sidecar::Encoded>, Error> {
         if json.is_some() && !self.host_keys.contains(key) {
             return Err(Error::bug(format!(
                 "{}: internal error: host {key} is not in this file",
                 self.path.display()
             )));
         }
-        self.sidecar.set_encoded(key, json);
-        Ok(())
+        Ok(self.sidecar.set_encoded(key, json))
     }
 
     fn edit_error(&self, doc: usize, e: YamlFileError) -> Error {

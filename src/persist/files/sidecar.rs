@@ -131,26 +131,28 @@ impl Sidecar {
 
     /// [`set`](Self::set) with the entry already serialised by [`encode`] (which a caller
     /// can do before taking a lock the sidecar is under). An entry equal to the saved one is
-    /// not a change.
-    pub fn set_encoded(&mut self, key: &str, json: Option<Encoded>) {
+    /// not a change. Returns the entry no longer needed (the one replaced or removed, or the
+    /// one given when equal), for the caller to free once its lock is released.
+    pub fn set_encoded(&mut self, key: &str, json: Option<Encoded>) -> Option<Encoded> {
         match json {
             // The key is copied only for a new entry: a host's entry is set at every pass.
             Some(j) => match self.encoded.get_mut(key) {
-                Some(saved) if *saved == j => {}
+                Some(saved) if *saved == j => Some(j),
                 Some(saved) => {
-                    *saved = j;
                     self.dirty = true;
+                    Some(std::mem::replace(saved, j))
                 }
                 None => {
                     self.encoded.insert(key.to_string(), j);
                     self.dirty = true;
+                    None
                 }
             },
             None => {
                 self.entries.remove(key);
-                if self.encoded.remove(key).is_some() {
-                    self.dirty = true;
-                }
+                let gone = self.encoded.remove(key);
+                self.dirty |= gone.is_some();
+                gone
             }
         }
     }
