@@ -669,9 +669,10 @@ impl HostSource for FileSource {
         held.components |= entry.components_doc.is_some() && components_text.is_some();
         held.removed
             .extend(staged.removed_annotations.iter().cloned());
+        let mut unneeded = None;
         if let Some(json) = book_json {
             let gone = json.is_none();
-            file.stage_bookkeeping_json(&host_key.sidecar, json)?;
+            unneeded = file.stage_bookkeeping_json(&host_key.sidecar, json)?;
             if gone {
                 entry.deleted = true;
             }
@@ -680,7 +681,11 @@ impl HostSource for FileSource {
             staged.apply_to(rec);
         }
         *n += 1;
-        Ok(*n)
+        let ticket = *n;
+        // The entry replaced is freed once the file's other passes may stage again.
+        drop(guard);
+        drop(unneeded);
+        Ok(ticket)
     }
 
     fn commit(&self, group: usize) -> Result<u64> {

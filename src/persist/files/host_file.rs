@@ -8,7 +8,7 @@ use super::sidecar::Sidecar;
 use super::yaml_file::{LaidOut, Overlay, YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::error::Error;
-use crate::persist::atomic::{write_atomic, write_atomic_if};
+use crate::persist::atomic::{Gather, write_atomic, write_atomic_file_if};
 use crate::record::Bookkeeping;
 use bmh_api::{
     BareMetalHostStatus, Condition, CredentialsStatus, ErrorType, Extra, HardwareDetails, Image,
@@ -419,44 +419,75 @@ impl HostFile {
     }
 }
 
-/// Whether the file at `path` holds exactly the text given in `pieces`, read a block at a
-/// time (a big file is not read into memory whole).
-fn file_holds(path: &Path, pieces: &[&str]) -> std::io::Result<bool> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path)?;
-    let want: u64 = pieces.iter().map(|p| p.len() as u64).sum();
-    if f.metadata()?.len() != want {
-        return Ok(false);
-    }
-    let mut buf = vec![0u8; 64 << 10];
-    let mut pieces = pieces.iter().map(|s| s.as_bytes());
-    let mut rest: &[u8] = &[];
-    loop {
-        let n = match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let mut got = &buf[..n];
-        while !got.is_empty() {
-            if rest.is_empty() {
-                match pieces.next() {
-                    Some(p) => rest = p,
-                    // Longer than expected (it grew since its length was read).
-                    None => return Ok(false),
+/// Whether the file at `path` holds exactly the text `each` gives in pieces, read a block at
+/// a time: a big file is neither read into memory whole nor its pieces listed. (Its length is
+/// not compared first: that would walk the pieces twice, and a file of another length differs
+/// at its first differing byte or at its end anyway.)
+fn file_holds(path: &Path, each: impl FnOnce(&mut dyn FnMut(&[u8]))) -> std::io::Result<bool> {
+    let file = std::fs::File::open(path)?;
+    let mut read = Compared {
+        file,
+        buf: vec![0u8; 64 << 10],
+        at: 0,
+        len: 0,
+        same: true,
+        error: None,
+    };
+    each(&mut |p| read.feed(p));
+    read.finish()
+}
+
+/// A file read and compared with a text given a piece at a time ([`file_holds`]).
+struct Compared {
+    file: std::fs::File,
+    buf: Vec<u8>,
+    /// What of `buf` was read (`..len`) and compared (`..at`).
+    at: usize,
+    len: usize,
+    same: bool,
+    error: Option<std::io::Error>,
+}
+
+impl Compared {
+    fn feed(&mut self, mut piece: &[u8]) {
+        use std::io::Read;
+        while self.same && self.error.is_none() && !piece.is_empty() {
+            if self.at == self.len {
+                match self.file.read(&mut self.buf) {
+                    // Shorter than the text (it shrank since its length was read).
+                    Ok(0) => self.same = false,
+                    Ok(n) => (self.at, self.len) = (0, n),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => self.error = Some(e),
                 }
                 continue;
             }
-            let k = got.len().min(rest.len());
-            if got[..k] != rest[..k] {
-                return Ok(false);
+            let k = piece.len().min(self.len - self.at);
+            if piece[..k] != self.buf[self.at..self.at + k] {
+                self.same = false;
             }
-            got = &got[k..];
-            rest = &rest[k..];
+            piece = &piece[k..];
+            self.at += k;
         }
     }
-    Ok(rest.is_empty() && pieces.all(|p| p.is_empty()))
+
+    fn finish(mut self) -> std::io::Result<bool> {
+        use std::io::Read;
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        if !self.same || self.at != self.len {
+            return Ok(false);
+        }
+        // Nothing after the text (the file grew since its length was read).
+        loop {
+            match self.file.read(&mut self.buf[..1]) {
+                Ok(n) => return Ok(n == 0),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
 }
 
 impl HostFile {
@@ -602,19 +633,24 @@ impl HostFile {
         book: Option<&Bookkeeping>,
     ) -> Result<(), Error> {
         self.stage_bookkeeping_json(&key.to_string(), book.map(super::sidecar::encode))
+            .map(drop)
     }
 
     /// [`stage_bookkeeping`](Self::stage_bookkeeping) for the host of sidecar key `key`
     /// (`namespace/name`) with the entry already serialised by [`super::sidecar::encode`].
-    pub fn stage_bookkeeping_json(&mut self, key: &str, json: Option<String>) -> Result<(), Error> {
+    /// Returns the entry no longer needed ([`super::sidecar::Sidecar::set_encoded`]).
+    pub fn stage_bookkeeping_json(
+        &mut self,
+        key: &str,
+        json: Option<super::sidecar::Encoded>,
+    ) -> Result<Option<super::sidecar::Encoded>, Error> {
         if json.is_some() && !self.host_keys.contains(key) {
             return Err(Error::bug(format!(
                 "{}: internal error: host {key} is not in this file",
                 self.path.display()
             )));
         }
-        self.sidecar.set_encoded(key, json);
-        Ok(())
+        Ok(self.sidecar.set_encoded(key, json))
     }
 
     fn edit_error(&self, doc: usize, e: YamlFileError) -> Error {
@@ -672,14 +708,21 @@ impl HostFile {
             // Checked again once the new text is on disk, right before the rename: an edit
             // made while the sidecar and the temporary file were written is not overwritten.
             // The content is compared (not the size or time, which an edit can keep).
+            // Both texts are walked a piece at a time, straight from the text parsed and the
+            // edits: a big file's pieces are never listed, nor copied before the kernel's copy.
             let replaced = {
-                let new = self.yaml.pieces(Some(&next));
-                let expected = self.disk_pieces();
-                write_atomic_if(
+                let (yaml, disk) = (&self.yaml, self.disk_overlay());
+                write_atomic_file_if(
                     &self.real_path,
                     None,
-                    |out| new.iter().try_for_each(|p| out.write_all(p.as_bytes())),
-                    || match file_holds(&self.real_path, &expected) {
+                    |file| {
+                        let mut out = Gather::new(file);
+                        yaml.each_piece(Some(&next), |p| out.push(p.as_bytes()));
+                        out.finish()
+                    },
+                    || match file_holds(&self.real_path, |f| {
+                        yaml.each_piece(Some(disk), |p| f(p.as_bytes()))
+                    }) {
                         Ok(same) => Ok(same),
                         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
                         Err(e) => Err(e),
@@ -714,7 +757,10 @@ impl HostFile {
             if f.disk_stamp.is_some() && Stamp::of(&f.real_path) == f.disk_stamp {
                 return Ok(true);
             }
-            file_holds(&f.real_path, &f.disk_pieces())
+            let disk = f.disk_overlay();
+            file_holds(&f.real_path, |g| {
+                f.yaml.each_piece(Some(disk), |p| g(p.as_bytes()))
+            })
         };
         match unchanged(self) {
             Ok(true) => Ok(()),
@@ -804,12 +850,20 @@ mod tests {
         let mut text = "a: 1\n".repeat(30_000);
         std::fs::write(&path, &text).unwrap();
         let (head, tail) = text.split_at(70_001);
-        assert!(file_holds(&path, &[head, "", tail]).unwrap());
-        assert!(!file_holds(&path, &[head]).unwrap());
-        assert!(!file_holds(&path, &[head, tail, "x"]).unwrap());
+        let holds = |path: &std::path::Path, pieces: &[&str]| {
+            file_holds(path, |f| pieces.iter().for_each(|p| f(p.as_bytes())))
+        };
+        assert!(holds(&path, &[head, "", tail]).unwrap());
+        assert!(!holds(&path, &[head]).unwrap());
+        assert!(!holds(&path, &[head, tail, "x"]).unwrap());
+        // The same length, one byte differing in the last block or the first.
+        let mut other = text.clone();
+        other.replace_range(149_999..150_000, "x");
+        assert!(!holds(&path, &[&other]).unwrap());
+        assert!(!holds(&path, &[&format!("b{}", &text[1..])]).unwrap());
         text.replace_range(100_000..100_001, "b");
-        assert!(!file_holds(&path, &[&text]).unwrap());
-        assert!(file_holds(&dir.path().join("gone.yaml"), &[]).is_err());
+        assert!(!holds(&path, &[&text]).unwrap());
+        assert!(holds(&dir.path().join("gone.yaml"), &[]).is_err());
     }
 
     /// The status rendered in parts, with the hardware's text reused, is the status rendered

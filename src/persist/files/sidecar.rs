@@ -16,11 +16,13 @@
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::persist::atomic::write_atomic_with;
-use crate::record::Bookkeeping;
+use crate::persist::bookkeeping::SpecSnapshot;
+use crate::record::{Bookkeeping, RecordedEvent};
 use bmh_api::{HardwareData, HardwareDataSpec, HardwareDetails};
 use serde::{Deserialize, Serialize};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -49,7 +51,7 @@ pub struct Sidecar {
     entries: BTreeMap<String, Bookkeeping>,
     /// Each entry's JSON as it should be saved: a save is a concatenation, and a change is
     /// found by comparing text (no second typed copy of every host's bookkeeping is kept).
-    encoded: BTreeMap<String, String>,
+    encoded: BTreeMap<String, Encoded>,
     /// The entries differ from what is on disk. Tracked on every change rather than found by
     /// comparing, which would cost a deep comparison of every entry at each commit.
     dirty: bool,
@@ -129,26 +131,28 @@ impl Sidecar {
 
     /// [`set`](Self::set) with the entry already serialised by [`encode`] (which a caller
     /// can do before taking a lock the sidecar is under). An entry equal to the saved one is
-    /// not a change.
-    pub fn set_encoded(&mut self, key: &str, json: Option<String>) {
+    /// not a change. Returns the entry no longer needed (the one replaced or removed, or the
+    /// one given when equal), for the caller to free once its lock is released.
+    pub fn set_encoded(&mut self, key: &str, json: Option<Encoded>) -> Option<Encoded> {
         match json {
             // The key is copied only for a new entry: a host's entry is set at every pass.
             Some(j) => match self.encoded.get_mut(key) {
-                Some(saved) if *saved == j => {}
+                Some(saved) if *saved == j => Some(j),
                 Some(saved) => {
-                    *saved = j;
                     self.dirty = true;
+                    Some(std::mem::replace(saved, j))
                 }
                 None => {
                     self.encoded.insert(key.to_string(), j);
                     self.dirty = true;
+                    None
                 }
             },
             None => {
                 self.entries.remove(key);
-                if self.encoded.remove(key).is_some() {
-                    self.dirty = true;
-                }
+                let gone = self.encoded.remove(key);
+                self.dirty |= gone.is_some();
+                gone
             }
         }
     }
@@ -189,7 +193,7 @@ impl Sidecar {
                 out.write_all(if n > 0 { b",\n" } else { b"\n" })?;
                 serde_json::to_writer(&mut *out, key)?;
                 out.write_all(b":")?;
-                out.write_all(json.as_bytes())?;
+                json.write_to(&mut *out)?;
             }
             out.write_all(b"}}\n")
         })
@@ -201,24 +205,113 @@ impl Sidecar {
 }
 
 /// One entry's JSON, as the sidecar keeps it: what `serde_json::to_string(book)` gives, byte
-/// for byte. Every pass of a host saves its entry again, most of it unchanged: the parts
-/// shared between hosts (the provisioner state, the hardware details) are rendered once per
-/// thread while they stay the same and copied from there (see [`entry_json`]); the spec as
-/// last seen is kept as its JSON text already and copied as it is.
-pub fn encode(book: &Bookkeeping) -> String {
-    // Room for the last entry's length and a little more, so that the buffer seldom grows.
-    let mut out = Vec::with_capacity(LAST_LEN.get() + 256);
-    entry_json(&mut out, book);
-    LAST_LEN.set(out.len());
-    // Kept until the host's next save: the room left is given back.
-    out.shrink_to_fit();
-    // Checked once, whole: serde_json writes UTF-8, and so do the pieces here.
-    String::from_utf8(out).expect("JSON is UTF-8")
+/// for byte, in parts. The entry holds its own bytes; the parts many entries have the same are
+/// held once and referred to: the hardware details and the provisioner state as a thread
+/// rendered them (hosts inspected alike, or at the same step, share them), and the spec as
+/// last seen, whose text the host's record keeps already. A sidecar of many hosts is then
+/// mostly their own fields, and a save writes the shared parts from where they are.
+#[derive(Debug, Clone, Default)]
+pub struct Encoded {
+    own: Box<[u8]>,
+    /// Each shared part, and the offset in `own` where it goes (in order).
+    shared: Box<[(u32, Shared)]>,
+}
+
+#[derive(Debug, Clone)]
+enum Shared {
+    /// A thread's rendering (see [`shared`]).
+    Json(Arc<[u8]>),
+    /// The spec as last seen: its text already.
+    Spec(Arc<SpecSnapshot>),
+}
+
+impl Shared {
+    fn same(&self, other: &Shared) -> bool {
+        match (self, other) {
+            (Shared::Json(a), Shared::Json(b)) => Arc::ptr_eq(a, b) || a == b,
+            (Shared::Spec(a), Shared::Spec(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => false,
+        }
+    }
+
+    fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        match self {
+            Shared::Json(j) => out.write_all(j),
+            // The snapshot's text, verbatim.
+            Shared::Spec(s) => serde_json::to_writer(out, &**s).map_err(std::io::Error::from),
+        }
+    }
+}
+
+impl PartialEq for Encoded {
+    /// The same text: the entries of equal bookkeeping are cut at the same places (an entry
+    /// cut elsewhere is taken as changed, and saved again with the same bytes).
+    fn eq(&self, other: &Self) -> bool {
+        self.own == other.own
+            && self.shared.len() == other.shared.len()
+            && self
+                .shared
+                .iter()
+                .zip(other.shared.iter())
+                .all(|((a, x), (b, y))| a == b && x.same(y))
+    }
+}
+
+impl Encoded {
+    /// Writes the entry's text.
+    pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let mut at = 0;
+        for (to, part) in self.shared.iter() {
+            let to = *to as usize;
+            out.write_all(&self.own[at..to])?;
+            part.write_to(out)?;
+            at = to;
+        }
+        out.write_all(&self.own[at..])
+    }
+
+    /// The entry's text, whole.
+    pub fn text(&self) -> String {
+        let mut out = Vec::new();
+        self.write_to(&mut out).expect("writing to memory");
+        String::from_utf8(out).expect("JSON is UTF-8")
+    }
+}
+
+/// An entry as it is built: its own bytes, and the shared parts with their offsets.
+#[derive(Default)]
+struct Parts {
+    own: Vec<u8>,
+    shared: Vec<(u32, Shared)>,
+}
+
+impl Parts {
+    fn share(&mut self, part: Shared) {
+        let at = u32::try_from(self.own.len()).expect("a sidecar entry under 4 GiB");
+        self.shared.push((at, part));
+    }
+}
+
+/// Renders `book`'s entry ([`Encoded`]). Every pass of a host saves its entry again, most of
+/// it unchanged: the parts shared between hosts are rendered once per thread while they stay
+/// the same (see [`entry_json`]).
+pub fn encode(book: &Bookkeeping) -> Encoded {
+    PARTS.with(|parts| {
+        // The thread's buffers, reused: the entry gets allocations of its exact size.
+        let mut parts = parts.borrow_mut();
+        parts.own.clear();
+        parts.shared.clear();
+        entry_json(&mut parts, book);
+        Encoded {
+            own: Box::from(&parts.own[..]),
+            shared: parts.shared.drain(..).collect(),
+        }
+    })
 }
 
 /// Writes `book` as serde writes a [`Bookkeeping`]: its fields in order, the same skipped
 /// when empty, each rendered by serde (or taken from the thread's renderings).
-fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping) {
+fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
     // Every field, so that one added to Bookkeeping does not build until it is written here.
     let Bookkeeping {
         uid,
@@ -236,13 +329,16 @@ fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping) {
         waiting,
         events,
     } = book;
+    let out = &mut parts.own;
     out.extend_from_slice(b"{\"uid\":");
     json(out, uid);
     field(out, "generation", generation);
     field(out, "specHash", spec_hash);
     if let Some(s) = spec_snapshot {
-        field(out, "specSnapshot", &**s);
+        key(out, "specSnapshot");
+        parts.share(Shared::Spec(s.clone()));
     }
+    let out = &mut parts.own;
     if !finalizers.is_empty() {
         field(out, "finalizers", finalizers);
     }
@@ -257,12 +353,14 @@ fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping) {
     }
     if let Some(h) = hardware_data {
         key(out, "hardwareData");
-        hardware_data_json(out, h);
+        hardware_data_json(parts, h);
     }
     if let Some(s) = provisioner_state {
-        key(out, "provisionerState");
-        shared(&STATES, STATES_KEPT, out, s);
+        key(&mut parts.own, "provisionerState");
+        let json = shared(&STATES, STATES_KEPT, s);
+        parts.share(Shared::Json(json));
     }
+    let out = &mut parts.own;
     if !firmware.is_empty() {
         field(out, "firmware", firmware);
     }
@@ -273,9 +371,8 @@ fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping) {
         field(out, "waiting", w);
     }
     if !events.is_empty() {
-        // Rendered each time: looking each one up among a thread's recent ones (by value)
-        // costs more than rendering it once they are spread over a few seconds.
-        field(out, "events", events);
+        key(out, "events");
+        events_json(out, events);
     }
     out.push(b'}');
 }
@@ -283,7 +380,7 @@ fn entry_json(out: &mut Vec<u8>, book: &Bookkeeping) {
 /// A HardwareData as serde writes it, its details (the same for the hosts inspected alike,
 /// and shared by them) taken from the thread's renderings. One with fields bmhctl does not
 /// know is left to serde.
-fn hardware_data_json(out: &mut Vec<u8>, h: &HardwareData) {
+fn hardware_data_json(parts: &mut Parts, h: &HardwareData) {
     let HardwareData {
         api_version,
         kind,
@@ -291,6 +388,7 @@ fn hardware_data_json(out: &mut Vec<u8>, h: &HardwareData) {
         spec: HardwareDataSpec { hardware },
         extra,
     } = h;
+    let out = &mut parts.own;
     if !extra.is_empty() {
         return json(out, h);
     }
@@ -302,9 +400,70 @@ fn hardware_data_json(out: &mut Vec<u8>, h: &HardwareData) {
     out.push(b'{');
     if let Some(d) = hardware {
         out.extend_from_slice(b"\"hardware\":");
-        shared(&DETAILS, DETAILS_KEPT, out, d);
+        let json = shared(&DETAILS, DETAILS_KEPT, d);
+        parts.share(Shared::Json(json));
     }
-    out.extend_from_slice(b"}}");
+    parts.own.extend_from_slice(b"}}");
+}
+
+/// The events as serde writes a `Vec<RecordedEvent>`, without serde's machinery: a host's
+/// events are written again at each of its saves, and they are the longest of its own fields.
+fn events_json(out: &mut Vec<u8>, events: &[RecordedEvent]) {
+    out.push(b'[');
+    for (n, e) in events.iter().enumerate() {
+        let RecordedEvent {
+            time,
+            reason,
+            message,
+        } = e;
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"time\":");
+        string_json(out, time);
+        out.extend_from_slice(b",\"reason\":");
+        string_json(out, reason);
+        out.extend_from_slice(b",\"message\":");
+        string_json(out, message);
+        out.push(b'}');
+    }
+    out.push(b']');
+}
+
+/// A string as serde_json writes it: copied as it is when nothing in it is escaped, else
+/// left to serde_json.
+fn string_json(out: &mut Vec<u8>, s: &str) {
+    if !escaped(s.as_bytes()) {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        json(out, s);
+    }
+}
+
+/// Whether serde_json escapes anything in `s` (a control character, `"` or `\\`): looked
+/// for eight bytes at a time.
+fn escaped(s: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    // A byte of `w` is zero: the classic test, exact for the lowest such byte and free of
+    // false alarms when no byte is (which is all that is asked here).
+    let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
+    let mut words = s.chunks_exact(8);
+    for w in &mut words {
+        let w = u64::from_ne_bytes(w.try_into().expect("eight bytes"));
+        // Below 0x20: `w - 0x20..` borrows into a byte's high bit where `w` has none.
+        let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        if control | zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\'))) != 0 {
+            return true;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 /// Appends `value`'s JSON.
@@ -325,56 +484,38 @@ fn field<T: Serialize + ?Sized>(out: &mut Vec<u8>, name: &str, value: &T) {
     json(out, value);
 }
 
-/// Appends a shared value's JSON: the same pointer is the same value (the thread's copy holds
-/// it, so it is neither changed in place nor freed and its address reused meanwhile).
+/// A shared value's JSON, from the thread's renderings: the same pointer is the same value
+/// (the thread's copy holds it, so it is neither changed in place nor freed and its address
+/// reused meanwhile).
 fn shared<T: Serialize>(
     cache: &'static std::thread::LocalKey<Recent<Arc<T>>>,
     kept: usize,
-    out: &mut Vec<u8>,
     value: &Arc<T>,
-) {
-    recent(
-        cache,
-        kept,
-        out,
-        |k| Arc::ptr_eq(k, value),
-        || value.clone(),
-        &**value,
-    )
-}
-
-/// Appends the JSON kept for the value `matches` finds in `cache`, or renders `value` and
-/// keeps it (with `key()`, the oldest of `kept` going).
-fn recent<K: 'static, T: Serialize + ?Sized>(
-    cache: &'static std::thread::LocalKey<Recent<K>>,
-    kept: usize,
-    out: &mut Vec<u8>,
-    matches: impl Fn(&K) -> bool,
-    key: impl FnOnce() -> K,
-    value: &T,
-) {
+) -> Arc<[u8]> {
     cache.with(|recent| {
         let mut recent = recent.borrow_mut();
         // The most recent last, where a hit most likely is.
-        if let Some(i) = recent.iter().rposition(|(k, _)| matches(k)) {
-            out.extend_from_slice(&recent[i].1);
+        if let Some(i) = recent.iter().rposition(|(k, _)| Arc::ptr_eq(k, value)) {
+            let json = recent[i].1.clone();
             if i + 1 != recent.len() {
                 let hit = recent.remove(i).expect("found above");
                 recent.push_back(hit);
             }
-            return;
+            return json;
         }
-        let start = out.len();
-        json(out, value);
+        let json: Arc<[u8]> = serde_json::to_vec(&**value)
+            .expect("bookkeeping serializes")
+            .into();
         if recent.len() >= kept {
             recent.pop_front();
         }
-        recent.push_back((key(), out[start..].into()));
+        recent.push_back((value.clone(), json.clone()));
+        json
     })
 }
 
 /// A thread's recent renderings of one part of the entries: the value and its JSON.
-type Recent<K> = RefCell<VecDeque<(K, Box<[u8]>)>>;
+type Recent<K> = RefCell<VecDeque<(K, Arc<[u8]>)>>;
 
 /// How many of each a thread keeps: the provisioner states of the steps a run's hosts are in
 /// at one time, the hardware details of the kinds of hardware.
@@ -384,8 +525,7 @@ const DETAILS_KEPT: usize = 4;
 thread_local! {
     static STATES: Recent<Arc<serde_json::Value>> = Recent::default();
     static DETAILS: Recent<Arc<HardwareDetails>> = Recent::default();
-    /// The length of the thread's last entry: the next one's is most likely about the same.
-    static LAST_LEN: Cell<usize> = const { Cell::new(0) };
+    static PARTS: RefCell<Parts> = RefCell::default();
 }
 
 fn file_name(file: &Path) -> String {
@@ -398,7 +538,6 @@ fn file_name(file: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::RecordedEvent;
 
     fn book(uid: &str, generation: i64) -> Bookkeeping {
         Bookkeeping {
@@ -515,6 +654,7 @@ mod tests {
     #[test]
     fn an_entry_is_the_bookkeepings_json() {
         let serde = |b: &Bookkeeping| serde_json::to_string(b).unwrap();
+        let encode = |b: &Bookkeeping| encode(b).text();
         let default = Bookkeeping::default();
         assert_eq!(encode(&default), serde(&default));
         let mut book = full_book(0);
@@ -546,6 +686,51 @@ mod tests {
         hw.extra.clear();
         hw.spec.hardware = None;
         assert_eq!(encode(&book), serde(&book));
+    }
+
+    /// Entries of hosts sharing hardware details and a provisioner state hold their text
+    /// once: neither is in an entry's own bytes, and both entries refer to the same copy.
+    #[test]
+    fn shared_parts_are_held_once() {
+        let a = full_book(0);
+        let mut b = full_book(1);
+        b.hardware_data.as_mut().unwrap().spec.hardware =
+            a.hardware_data.as_ref().unwrap().spec.hardware.clone();
+        b.provisioner_state = a.provisioner_state.clone();
+        let (ea, eb) = (encode(&a), encode(&b));
+        let mut parts = 0;
+        for e in [&ea, &eb] {
+            assert!(!e.own.windows(12).any(|w| w == b"ramMebibytes"));
+            assert!(!e.own.windows(9).any(|w| w == b"poweredOn"));
+            assert!(e.text().contains("poweredOn") && e.text().contains("ramMebibytes"));
+        }
+        for ((_, x), (_, y)) in ea.shared.iter().zip(eb.shared.iter()) {
+            if let (Shared::Json(x), Shared::Json(y)) = (x, y) {
+                assert!(Arc::ptr_eq(x, y));
+                parts += 1;
+            }
+        }
+        assert_eq!(parts, 2);
+        assert_ne!(ea, eb);
+        assert_eq!(ea, encode(&a));
+    }
+
+    /// The eight-bytes-at-a-time test finds what serde_json escapes, at any place of a word,
+    /// and nothing else (non-ASCII text included).
+    #[test]
+    fn escaped_is_what_serde_escapes() {
+        let naive = |s: &[u8]| s.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\');
+        let base = "Ünïcödé power on~\u{7f} host-0042 ok".as_bytes().to_vec();
+        assert!(!escaped(&base));
+        for len in 0..base.len() {
+            for at in 0..len {
+                for b in 0u8..=0x7f {
+                    let mut s = base[..len].to_vec();
+                    s[at] = b;
+                    assert_eq!(escaped(&s), naive(&s), "{s:?}");
+                }
+            }
+        }
     }
 
     /// A sidecar saved from entries rendered part by part reads back as the bookkeeping.

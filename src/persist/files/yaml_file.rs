@@ -879,6 +879,17 @@ impl YamlFile {
         out
     }
 
+    /// [`pieces`](Self::pieces), each given to `f` in order as it is found: a file of many
+    /// documents is written or compared without a list of all its pieces.
+    pub fn each_piece<'a>(&'a self, overlay: Option<&'a Overlay>, mut f: impl FnMut(&'a str)) {
+        let (mut edits, mut out) = (Vec::new(), Vec::new());
+        for i in 0..self.docs.len() {
+            out.clear();
+            self.doc_pieces(i, overlay, &mut edits, &mut out);
+            out.iter().for_each(|p| f(p));
+        }
+    }
+
     /// Whether the file reads the same with the edits of `a` and of `b` (`None`: the edits
     /// now). Only the documents whose edits differ are compared.
     pub fn renders_same(&self, a: Option<&Overlay>, b: Option<&Overlay>) -> bool {
@@ -1612,6 +1623,9 @@ mod tests {
         assert!(f.remove_annotations(2, &["k"]).unwrap());
         assert_eq!(f.pieces(Some(&first)).concat(), first_text);
         assert_eq!(f.pieces(None).concat(), f.render());
+        let mut each = Vec::new();
+        f.each_piece(Some(&first), |p| each.push(p));
+        assert_eq!(each, f.pieces(Some(&first)));
         assert!(!f.renders_same(None, Some(&first)));
 
         // An edit back to the text of the source is no change of what the file reads.
