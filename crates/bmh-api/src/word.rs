@@ -28,9 +28,10 @@ impl Default for Word {
     }
 }
 
-/// The words held without a copy: the types, statuses and reasons of the conditions BMO sets on
+/// The words held without a copy (a `static`, so every use reads the one copy: a `const` may be
+/// copied per use): the types, statuses and reasons of the conditions BMO sets on
 /// a BareMetalHost and on its firmware objects.
-const KNOWN: &[&str] = &[
+static KNOWN: &[&str] = &[
     // Types.
     "Ready",
     "Manageable",
