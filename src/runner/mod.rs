@@ -4,6 +4,7 @@
 //! group commits.
 
 mod due;
+mod due_queue;
 pub mod event_subscriptions;
 pub mod goal;
 pub mod live;

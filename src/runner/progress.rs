@@ -401,6 +401,12 @@ impl Progress {
         self.shown.push(shown);
     }
 
+    /// Whether [`Self::pass_done`] reads a pass's events (verbose plain lines only): when not,
+    /// a pass's events are freed on the thread that ran it, not on the scheduler's.
+    pub fn reads_events(&self) -> bool {
+        self.verbose && matches!(self.view, View::Lines(_))
+    }
+
     pub fn pass_done(&mut self, host: usize, rec: &HostRecord, out: &PassOutcome) {
         if let Some(l) = &self.ledger {
             l.update(|e| {

@@ -15,6 +15,7 @@
 //! rate (group commit); a host's next pass waits until its last save is on disk.
 
 use super::due::{self, DueAsker, ReadyAsker};
+use super::due_queue::DueQueue;
 use super::live::{LiveChange, MIN_REQUEUE, MIN_STEADY_REQUEUE, Observer};
 use super::rate_limit::RateLimiter;
 use super::workers::Workers;
@@ -27,8 +28,7 @@ use crate::persist::RETRY_ANNOTATION;
 use crate::record::HostRecord;
 use bmh_api::{ErrorType, ObjectKey, OperationalStatus, ProvisioningState};
 use bmhctl_plugin_sdk::WaitingHost;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -57,6 +57,8 @@ pub(crate) struct Batch {
     /// driven as they were read).
     edits: Option<TakeEdits>,
     changes: Option<mpsc::UnboundedReceiver<LiveChange>>,
+    /// The hosts by key, made at the first change of the source: a run nobody edits never
+    /// holds this second copy of every key.
     index: HashMap<ObjectKey, usize>,
 }
 
@@ -119,8 +121,9 @@ struct Slot {
     token: u64,
     /// Counts the host's passes started: a change report answers for one generation.
     generation: u64,
-    /// Since when, and on what, the host's next pass waits on the provisioner.
-    waiting: Option<(Instant, WaitingHost)>,
+    /// Since when, and on what, the host's next pass waits on the provisioner. Boxed: most
+    /// slots, and every decided host's, hold none, and a slot is kept for every host.
+    waiting: Option<Box<(Instant, WaitingHost)>>,
     /// When its next pass is due at BMO's (scaled) time; its BMO delay is already counted in
     /// `virtual_elapsed`, so a host woken earlier is credited back the part it did not wait.
     bmo_due: Option<Instant>,
@@ -215,6 +218,10 @@ struct PassContext {
     machine: MachineConfig,
     /// A controller: hosts are read afresh and checked, and the retry annotation is consumed.
     live: bool,
+    /// The scheduler reads a pass's events (a controller's observer, verbose progress): when
+    /// not, they are freed on the pass's thread once recorded, so that the scheduler's thread
+    /// neither frees them nor waits on the pass thread's allocator to.
+    events_read: bool,
 }
 
 /// Runs one pass on a worker.
@@ -297,6 +304,10 @@ fn run_pass(cx: &PassContext, job: Job) -> Done {
         },
         None => (None, None),
     };
+    // Recorded and staged: events nobody reads further are freed here.
+    if !cx.events_read {
+        outcome.events = Vec::new();
+    }
     Done::Pass {
         host,
         record,
@@ -369,12 +380,10 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-type DueQueue = BinaryHeap<Reverse<(Instant, usize, u64)>>;
-
 /// Queues the host's next pass at `at`; any earlier entry of it no longer counts.
 fn schedule(due: &mut DueQueue, slot: &mut Slot, host: usize, at: Instant) {
     slot.token += 1;
-    due.push(Reverse((at, host, slot.token)));
+    due.push((at, host, slot.token));
 }
 
 /// The idle hosts whose next pass waits on the provisioner, oldest wait first.
@@ -383,7 +392,7 @@ fn waiting_hosts(slots: &[Slot]) -> Vec<(usize, u64, WaitingHost)> {
         .iter()
         .enumerate()
         .filter(|(_, s)| !s.gone && !s.done)
-        .filter_map(|(i, s)| s.waiting.as_ref().map(|(t, h)| (*t, i, s.generation, h)))
+        .filter_map(|(i, s)| s.waiting.as_deref().map(|(t, h)| (*t, i, s.generation, h)))
         .collect();
     list.sort_by_key(|(since, i, _, _)| (*since, *i));
     list.into_iter()
@@ -433,10 +442,15 @@ impl Scheduler {
             None => fastrand::Rng::new(),
         };
         let live = matches!(mode, Mode::Live(_));
+        let events_read = match &mode {
+            Mode::Live(_) => true,
+            Mode::Batch(b) => b.progress.reads_events(),
+        };
         let context = Arc::new(PassContext {
             services,
             machine: config.machine.clone(),
             live,
+            events_read,
         });
         let threads = pass_threads(
             config.concurrency,
@@ -453,7 +467,7 @@ impl Scheduler {
             config,
             mode,
             slots: Vec::new(),
-            due: BinaryHeap::new(),
+            due: DueQueue::default(),
             workers,
             threads,
             context,
@@ -486,11 +500,6 @@ impl Scheduler {
             goals.push(j.goal);
         }
         let n = slots.len();
-        let index = slots
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.key.clone(), i))
-            .collect();
         let mode = Mode::Batch(Box::new(Batch {
             goals,
             results: (0..n).map(|_| None).collect(),
@@ -499,7 +508,7 @@ impl Scheduler {
             deadline,
             edits: None,
             changes: None,
-            index,
+            index: HashMap::new(),
         }));
         let mut s = Self::new(services, config, mode);
         s.slots = slots;
@@ -596,7 +605,7 @@ impl Scheduler {
             let next_due = self
                 .due
                 .peek()
-                .map(|Reverse((at, _, _))| *at)
+                .map(|(at, _, _)| at)
                 .filter(|_| self.in_flight < self.room() && running);
             let next_ask = self.asker.next_ask().filter(|_| running);
             let wake_at = [next_due, self.commits.next_ready_at(), next_ask, give_up_at]
@@ -684,7 +693,7 @@ impl Scheduler {
         loop {
             let mut due_now = Vec::new();
             while self.in_flight + due_now.len() < self.room() {
-                let Some(Reverse((at, host, token))) = self.due.peek().copied() else {
+                let Some((at, host, token)) = self.due.peek() else {
                     break;
                 };
                 if at > now {
@@ -863,7 +872,7 @@ impl Scheduler {
         match next {
             Next::After(after) => {
                 if let Some(on) = outcome.wait {
-                    slot.waiting = Some((now, due::waiting_host(&record, on)));
+                    slot.waiting = Some(Box::new((now, due::waiting_host(&record, on))));
                     self.asker.host_waits();
                 }
                 at = Some(now + after);
@@ -1024,6 +1033,11 @@ impl Scheduler {
         let Mode::Batch(b) = &mut self.mode else {
             return;
         };
+        if b.index.is_empty() && change.is_some() {
+            b.index = (self.slots.iter().enumerate())
+                .map(|(i, s)| (s.key.clone(), i))
+                .collect();
+        }
         let now = Instant::now();
         match change {
             None => b.changes = None,
