@@ -85,7 +85,7 @@ pub(crate) struct ProvisioningSettings {
 /// "No RAID requested": no `spec.raid`, or one with both lists absent (BMO's
 /// `saveHostProvisioningSettings` compares with an empty `RAIDConfig`). An empty list is a
 /// request: `hardwareRAIDVolumes: []` removes every hardware volume.
-fn raid_is_empty(raid: &Option<RaidConfig>) -> bool {
+fn raid_is_empty(raid: &Option<Box<RaidConfig>>) -> bool {
     raid.as_ref()
         .is_none_or(|r| r.hardware_raid_volumes.is_none() && r.software_raid_volumes.is_none())
 }
@@ -149,7 +149,7 @@ impl Pass<'_, '_> {
                 software_raid_volumes: Some(Vec::new()),
             })
         } else {
-            spec_raid.clone()
+            spec_raid.as_deref().cloned()
         };
         let dirty = !hints_held(wanted, status.root_device_hints.as_ref()) || raid != status.raid;
         Ok((

@@ -657,7 +657,7 @@ fn removing_the_image_with_software_raid_prepares_once_more() {
             ..Default::default()
         }]),
     };
-    let mut t = HostTest::standard("host-0").spec(|s| s.raid = Some(raid.clone()));
+    let mut t = HostTest::standard("host-0").spec(|s| s.raid = Some(Box::new(raid.clone())));
     t.run_to_steady();
     assert_eq!(*t.state(), S::Provisioned);
     assert_eq!(t.st().provisioning.raid.as_ref(), Some(&raid));

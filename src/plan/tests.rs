@@ -169,7 +169,7 @@ fn raid_and_firmware_changes_of_an_available_host_are_destructive_prepare_steps(
     let t = HostTest::standard("host-0")
         .spec(|s| {
             s.image = None;
-            s.raid = Some(raid);
+            s.raid = Some(Box::new(raid));
         })
         .registered_in(S::Available)
         .firmware_settings(serde_json::json!({"ProcVirtualization": "Disabled"}));

@@ -37,14 +37,16 @@ pub struct BareMetalHostSpec {
     pub taints: Vec<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bmc: Option<BmcDetails>,
+    /// Boxed, as the hints below: rarely set, and 48 bytes inline in every host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raid: Option<RaidConfig>,
+    pub raid: Option<Box<RaidConfig>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firmware: Option<FirmwareConfig>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hardware_profile: String,
+    /// Boxed: rarely set, and over 200 bytes inline in every host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub root_device_hints: Option<RootDeviceHints>,
+    pub root_device_hints: Option<Box<RootDeviceHints>>,
     #[serde(default, skip_serializing_if = "BootMode::is_unset")]
     pub boot_mode: BootMode,
     #[serde(

@@ -27,7 +27,7 @@ fn an_empty_hardware_raid_list_removes_the_recorded_volumes() {
     let mut t = HostTest::standard("host-0")
         .spec(|s| {
             s.image = None;
-            s.raid = Some(hardware(Vec::new()));
+            s.raid = Some(Box::new(hardware(Vec::new())));
         })
         .mock(&mock)
         .registered_in(S::Available)
@@ -49,7 +49,7 @@ fn a_raid_with_both_lists_absent_keeps_the_recorded_hardware_volumes() {
     let mut t = HostTest::standard("host-0")
         .spec(|s| {
             s.image = None;
-            s.raid = Some(RaidConfig::default());
+            s.raid = Some(Box::default());
         })
         .mock(&mock)
         .registered_in(S::Available)
