@@ -80,13 +80,48 @@ pub struct Bookkeeping {
 /// kinds), bounded so that a sidecar does not grow with every pass.
 pub const EVENTS_KEPT: usize = 20;
 
-/// One event of a host, as its bookkeeping keeps it.
+/// One event of a host, as its bookkeeping keeps it. Its fields never change once recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordedEvent {
     /// When it was recorded (RFC 3339, UTC).
     pub time: String,
     pub reason: String,
     pub message: String,
+    /// Its JSON in a sidecar, made at its first save and kept: a host's events are saved
+    /// again at every pass, and never change.
+    #[serde(skip)]
+    pub json: EventJson,
+}
+
+/// A [`RecordedEvent`]'s JSON once made (see `persist::files::sidecar`); shared by the copies
+/// of the bookkeeping, and by the hosts that recorded the same event at the same second.
+/// Not part of the event's value: equal events are equal whether or not it was made.
+#[derive(Clone, Default)]
+pub struct EventJson(std::sync::OnceLock<Arc<[u8]>>);
+
+impl EventJson {
+    /// The JSON, made by `make` the first time.
+    pub fn get_or_init(&self, make: impl FnOnce() -> Arc<[u8]>) -> &Arc<[u8]> {
+        self.0.get_or_init(make)
+    }
+}
+
+impl PartialEq for EventJson {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for EventJson {}
+
+impl std::fmt::Debug for EventJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "made"
+        } else {
+            "not made"
+        })
+    }
 }
 
 /// The bookkeeping of a host's firmware objects: their generations, the FirmwareSchema of its
@@ -139,6 +174,7 @@ impl Bookkeeping {
             time: time.to_string(),
             reason: e.reason.clone(),
             message: e.message.clone(),
+            json: EventJson::default(),
         }));
         let extra = self.events.len().saturating_sub(EVENTS_KEPT);
         self.events.drain(..extra);

@@ -372,9 +372,9 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
     }
     if !events.is_empty() {
         key(out, "events");
-        events_json(out, events);
+        events_json(parts, events);
     }
-    out.push(b'}');
+    parts.own.push(b'}');
 }
 
 /// A HardwareData as serde writes it, its details (the same for the hosts inspected alike,
@@ -406,28 +406,55 @@ fn hardware_data_json(parts: &mut Parts, h: &HardwareData) {
     parts.own.extend_from_slice(b"}}");
 }
 
-/// The events as serde writes a `Vec<RecordedEvent>`, without serde's machinery: a host's
-/// events are written again at each of its saves, and they are the longest of its own fields.
-fn events_json(out: &mut Vec<u8>, events: &[RecordedEvent]) {
-    out.push(b'[');
+/// The events as serde writes a `Vec<RecordedEvent>`: each event's JSON is made once (it
+/// never changes) and kept with it, shared by the hosts that recorded the same event at the
+/// same second, so an entry refers to it rather than holding its text.
+fn events_json(parts: &mut Parts, events: &[RecordedEvent]) {
+    parts.own.push(b'[');
     for (n, e) in events.iter().enumerate() {
+        if n > 0 {
+            parts.own.push(b',');
+        }
+        let json = e.json.get_or_init(|| event_json(e)).clone();
+        parts.share(Shared::Json(json));
+    }
+    parts.own.push(b']');
+}
+
+/// An event's JSON, from the thread's recent renderings when another host recorded the same
+/// event at the same second.
+fn event_json(e: &RecordedEvent) -> Arc<[u8]> {
+    EVENTS.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        let same =
+            |k: &(String, String, String)| k.0 == e.time && k.1 == e.reason && k.2 == e.message;
+        if let Some((_, json)) = recent.iter().rev().find(|(k, _)| same(k)) {
+            return json.clone();
+        }
         let RecordedEvent {
             time,
             reason,
             message,
+            json: _,
         } = e;
-        if n > 0 {
-            out.push(b',');
-        }
+        let mut out = Vec::with_capacity(40 + time.len() + reason.len() + message.len());
         out.extend_from_slice(b"{\"time\":");
-        string_json(out, time);
+        string_json(&mut out, time);
         out.extend_from_slice(b",\"reason\":");
-        string_json(out, reason);
+        string_json(&mut out, reason);
         out.extend_from_slice(b",\"message\":");
-        string_json(out, message);
+        string_json(&mut out, message);
         out.push(b'}');
-    }
-    out.push(b']');
+        let json: Arc<[u8]> = out.into();
+        if recent.len() >= EVENT_RENDERINGS_KEPT {
+            recent.pop_front();
+        }
+        recent.push_back((
+            (time.clone(), reason.clone(), message.clone()),
+            json.clone(),
+        ));
+        json
+    })
 }
 
 /// A string as serde_json writes it: copied as it is when nothing in it is escaped, else
@@ -521,10 +548,13 @@ type Recent<K> = RefCell<VecDeque<(K, Arc<[u8]>)>>;
 /// at one time, the hardware details of the kinds of hardware.
 const STATES_KEPT: usize = 16;
 const DETAILS_KEPT: usize = 4;
+/// Of events: those a few steps' hosts record in the same second.
+const EVENT_RENDERINGS_KEPT: usize = 16;
 
 thread_local! {
     static STATES: Recent<Arc<serde_json::Value>> = Recent::default();
     static DETAILS: Recent<Arc<HardwareDetails>> = Recent::default();
+    static EVENTS: Recent<(String, String, String)> = Recent::default();
     static PARTS: RefCell<Parts> = RefCell::default();
 }
 
@@ -644,6 +674,7 @@ mod tests {
                     time: format!("2026-12-01T00:00:0{i}Z"),
                     reason: "PowerOn".into(),
                     message: format!("event {i} \u{1} \\ done"),
+                    json: Default::default(),
                 })
                 .collect(),
         }
@@ -710,9 +741,47 @@ mod tests {
                 parts += 1;
             }
         }
-        assert_eq!(parts, 2);
+        // The details, the state and the three events both hosts recorded alike.
+        assert_eq!(parts, 5);
         assert_ne!(ea, eb);
         assert_eq!(ea, encode(&a));
+    }
+
+    /// An event's JSON is made at its first save and kept with it: the copies of the
+    /// bookkeeping and the later saves write it as made, and an entry holds none of its text.
+    #[test]
+    fn an_events_json_is_made_once_and_kept() {
+        let mut book = full_book(0);
+        let first = encode(&book);
+        let made: Vec<Arc<[u8]>> = book
+            .events
+            .iter()
+            .map(|e| e.json.get_or_init(|| panic!("made by the save")).clone())
+            .collect();
+        assert!(!first.own.windows(4).any(|w| w == b"done"));
+        // A copy (as a pass's record is) shares the JSON made; a new event gets its own.
+        let mut copy = book.clone();
+        copy.remember_events(
+            "2026-12-01T00:00:09Z",
+            &[bmhctl_plugin_sdk::Event {
+                reason: "PowerOff".into(),
+                message: "Host \"soft\" powered off".into(),
+            }],
+        );
+        let again = encode(&copy);
+        assert_eq!(again.text(), serde_json::to_string(&copy).unwrap());
+        for (e, m) in copy.events.iter().zip(&made) {
+            assert!(Arc::ptr_eq(e.json.get_or_init(|| panic!("kept")), m));
+        }
+        // An event recorded alike by another host is the same JSON, made once.
+        book.events.truncate(1);
+        let other = RecordedEvent {
+            json: Default::default(),
+            ..book.events[0].clone()
+        };
+        let json = other.json.get_or_init(|| event_json(&other)).clone();
+        assert!(Arc::ptr_eq(&json, &made[0]));
+        assert_eq!(encode(&book).text(), serde_json::to_string(&book).unwrap());
     }
 
     /// The eight-bytes-at-a-time test finds what serde_json escapes, at any place of a word,
