@@ -130,6 +130,8 @@ struct Slot {
     /// The pass after pass `generation` was already held back for its provisioner: it starts
     /// when next due, unasked (one hold per pass).
     held: Option<u64>,
+    /// The commit group its pass in flight was counted in (when commits wait for passes).
+    running_in: usize,
 }
 
 impl Slot {
@@ -151,6 +153,7 @@ impl Slot {
             waiting: None,
             bmo_due: None,
             held: None,
+            running_in: 0,
         }
     }
 
@@ -434,7 +437,12 @@ pub(crate) struct Scheduler {
 
 impl Scheduler {
     fn new(services: Services, config: RunnerConfig, mode: Mode) -> Self {
-        let commits = GroupCommits::new(services.source.groups(), config.commit_interval);
+        // Passes that never block come back within moments: a commit may wait for them.
+        let commits = GroupCommits::new(
+            services.source.groups(),
+            config.commit_interval,
+            services.factory.calls_never_block(),
+        );
         let asker = DueAsker::new(services.factory.clone(), config.timing);
         let ready = ReadyAsker::new(services.factory.clone(), config.timing);
         let rng = match config.seed {
@@ -778,6 +786,10 @@ impl Scheduler {
         };
         let key = record.is_none().then(|| slot.key.clone());
         slot.stale = false;
+        if self.commits.holds() {
+            slot.running_in = self.context.services.source.group_of(host);
+            self.commits.pass_started(slot.running_in);
+        }
         self.in_flight += 1;
         let seed = self.rng.u64(..);
         self.workers.run(Job {
@@ -798,10 +810,21 @@ impl Scheduler {
         slot.stale = job.key.is_some();
         slot.record = job.record.or(job.accepted);
         self.in_flight -= 1;
+        if self.commits.holds() {
+            self.commits.pass_ended(slot.running_in);
+        }
     }
 
     fn pass_done(&mut self, done: Done) {
         self.in_flight -= 1;
+        if self.commits.holds() {
+            let host = match &done {
+                Done::Gone { host } | Done::Unreadable { host, .. } | Done::Pass { host, .. } => {
+                    *host
+                }
+            };
+            self.commits.pass_ended(self.slots[host].running_in);
+        }
         let (host, record, outcome, staged_ticket) = match done {
             Done::Gone { host } => {
                 let slot = &mut self.slots[host];

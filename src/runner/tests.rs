@@ -478,7 +478,7 @@ fn the_controller_never_asks_with_timing_bmo() {
 /// reached the loop) is not parked: nothing would ever release it.
 #[test]
 fn a_save_already_on_disk_parks_nobody() {
-    let mut commits = GroupCommits::new(1, Duration::from_millis(1));
+    let mut commits = GroupCommits::new(1, Duration::from_millis(1), false);
     commits.staged(0, 3);
     commits.start(0);
     assert!(commits.finished(0, 3).is_empty());
@@ -494,7 +494,7 @@ fn a_save_already_on_disk_parks_nobody() {
 /// run can end), its parked hosts are released and no commit of it starts.
 #[test]
 fn a_failed_commit_given_up_on_leaves_the_group_idle() {
-    let mut commits = GroupCommits::new(1, Duration::from_millis(1));
+    let mut commits = GroupCommits::new(1, Duration::from_millis(1), false);
     commits.staged(0, 1);
     commits.start(0);
     assert!(commits.park(0, 1, 5));
@@ -733,4 +733,70 @@ fn a_provisioner_without_ready_hosts_is_asked_once_and_bmo_timing_never() {
         factory.asked.lock().unwrap().is_empty(),
         "--timing bmo asks"
     );
+}
+
+/// When passes never block, a commit due while passes of its group are under way waits for the
+/// last of them (one in their midst would split the hosts it releases in two, each half then
+/// needing commits of its own); another group's passes hold nothing.
+#[test]
+fn a_commit_waits_for_its_groups_passes_when_passes_never_block() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // Held at most 4 x 1 s: the test sees it released by its pass, not by time.
+        let mut commits = GroupCommits::new(2, Duration::from_secs(1), true);
+        let commit = |group: usize| Ok(group as u64 + 1);
+        async fn next(commits: &mut GroupCommits) -> Option<(usize, Option<u64>)> {
+            tokio::time::timeout(Duration::from_millis(200), commits.recv())
+                .await
+                .ok()
+                .flatten()
+                .map(|(g, r)| (g, r.ok()))
+        }
+        commits.pass_started(0);
+        commits.staged(0, 1);
+        commits.staged(1, 2);
+        commits.start_ready(commit);
+        assert_eq!(next(&mut commits).await, Some((1, Some(2))));
+        commits.start_ready(commit);
+        assert_eq!(next(&mut commits).await, None, "group 0 waits for its pass");
+        commits.pass_ended(0);
+        commits.start_ready(commit);
+        assert_eq!(next(&mut commits).await, Some((0, Some(1))));
+    });
+}
+
+/// A held commit waits at most four times its usual wait, even while its group's passes keep
+/// running; when passes may block (Ironic's), nothing waits for them at all.
+#[test]
+fn a_held_commit_waits_a_bounded_time_and_only_when_passes_never_block() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        for hold in [true, false] {
+            let mut commits = GroupCommits::new(1, Duration::from_millis(5), hold);
+            let started = Instant::now();
+            commits.pass_started(0);
+            commits.staged(0, 1);
+            loop {
+                commits.start_ready(|_| Ok(1));
+                if let Ok(Some((0, r))) =
+                    tokio::time::timeout(Duration::from_millis(1), commits.recv()).await
+                {
+                    assert_eq!(r.ok(), Some(1));
+                    break;
+                }
+            }
+            let waited = started.elapsed();
+            if hold {
+                assert!(waited >= Duration::from_millis(20), "{waited:?}");
+            } else {
+                assert!(waited < Duration::from_millis(20), "{waited:?}");
+            }
+        }
+    });
 }
