@@ -212,9 +212,14 @@ impl Machine<'_> {
                 .status
                 .get_or_insert_with(Default::default)
                 .last_updated = Some(now);
+            if let Some(Some(before)) = pass.status_before.take() {
+                keep_spare(before);
+            }
         } else if let Some(before) = pass.status_before.take() {
             // BMO discards in-memory status changes that are not saved.
-            pass.rec.host.status = before;
+            if let Some(changed) = std::mem::replace(&mut pass.rec.host.status, before) {
+                keep_spare(changed);
+            }
         }
         out
     }
@@ -410,7 +415,7 @@ impl Pass<'_, '_> {
 
     fn keep_status_before(&mut self) {
         if self.status_before.is_none() {
-            self.status_before = Some(self.rec.host.status.clone());
+            self.status_before = Some(self.rec.host.status.as_ref().map(spare_copy));
         }
     }
 
@@ -774,6 +779,30 @@ impl Pass<'_, '_> {
         }
         None
     }
+}
+
+thread_local! {
+    /// A status no host holds, kept for the next copy a pass on this thread makes of its host's
+    /// status before changing it: copied into field by field, it reuses the text and lists of
+    /// the status it was (hosts' statuses are alike), where a fresh copy would allocate each.
+    static SPARE_STATUS: std::cell::Cell<Option<BareMetalHostStatus>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// A copy of `status`, made in this thread's spare status when there is one.
+fn spare_copy(status: &BareMetalHostStatus) -> BareMetalHostStatus {
+    match SPARE_STATUS.take() {
+        Some(mut spare) => {
+            spare.clone_from(status);
+            spare
+        }
+        None => status.clone(),
+    }
+}
+
+/// Keeps `status`, which no host holds any more, as this thread's spare.
+fn keep_spare(status: BareMetalHostStatus) {
+    SPARE_STATUS.set(Some(status));
 }
 
 /// A provisioner's state as a shared value: one of the last few distinct states kept when it is

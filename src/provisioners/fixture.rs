@@ -218,7 +218,7 @@ fn version_of(url: &str) -> String {
 ///
 /// Serialised as camelCase JSON; every field is optional so a partial document (a set of knobs)
 /// is a valid state. The firmware fields are left out while they hold the canned values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FixtureState {
     /// Knob: N > 0 makes the first N−1 provisioner creations fail with `NotReady`.
@@ -300,6 +300,50 @@ impl Default for FixtureState {
             data_image_url: String::new(),
             data_image_error: String::new(),
         }
+    }
+}
+
+/// Field by field, the firmware mocks by address first: a state a provisioner wrote to is looked
+/// for among the known ones every pass, and the mocks (shared, rarely changed) are its largest
+/// part.
+impl PartialEq for FixtureState {
+    fn eq(&self, other: &Self) -> bool {
+        let Self {
+            become_ready_counter,
+            deleted,
+            disable_power_off,
+            powered_on,
+            reboot_called,
+            power_failed,
+            health,
+            adopted,
+            image,
+            inspection_started,
+            validate_error,
+            custom_deploy,
+            host_firmware_settings,
+            host_firmware_components,
+            data_image_url,
+            data_image_error,
+        } = self;
+        *become_ready_counter == other.become_ready_counter
+            && *deleted == other.deleted
+            && *disable_power_off == other.disable_power_off
+            && *powered_on == other.powered_on
+            && *reboot_called == other.reboot_called
+            && *power_failed == other.power_failed
+            && *adopted == other.adopted
+            && *inspection_started == other.inspection_started
+            && *health == other.health
+            && *image == other.image
+            && *validate_error == other.validate_error
+            && *custom_deploy == other.custom_deploy
+            && *data_image_url == other.data_image_url
+            && *data_image_error == other.data_image_error
+            && (Arc::ptr_eq(host_firmware_settings, &other.host_firmware_settings)
+                || host_firmware_settings == &other.host_firmware_settings)
+            && (Arc::ptr_eq(host_firmware_components, &other.host_firmware_components)
+                || host_firmware_components == &other.host_firmware_components)
     }
 }
 
@@ -472,7 +516,7 @@ pub fn new_host_config_data(
 /// Clones share that countdown.
 #[derive(Debug, Clone, Default)]
 pub struct Fixture {
-    ready_counters: Arc<Mutex<HashMap<ObjectKey, i64, BuildHasherDefault<KeyHasher>>>>,
+    ready_counters: Arc<Mutex<HashMap<CountdownKey, i64, BuildHasherDefault<KeyHasher>>>>,
     subscriptions: FixtureSubscriptions,
     known: KnownStates,
 }
@@ -498,6 +542,43 @@ impl Hasher for KeyHasher {
 
     fn finish(&self) -> u64 {
         self.0
+    }
+}
+
+/// A host's key as the countdowns hold it: namespace and name inline in the table when they are
+/// short (as hosts' names are), so a pass's look-up reads the table alone, not two texts
+/// elsewhere in memory.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum CountdownKey {
+    /// The namespace's length, the namespace and the name: one text per key. `len` bytes used.
+    Short {
+        len: u8,
+        bytes: [u8; SHORT_KEY],
+    },
+    Long(ObjectKey),
+}
+
+/// The longest namespace and name kept inline, together (the key then takes 48 bytes).
+const SHORT_KEY: usize = 46;
+
+impl CountdownKey {
+    fn of(key: &ObjectKey) -> Self {
+        let (ns, name) = (key.namespace.as_bytes(), key.name.as_bytes());
+        let len = 1 + ns.len() + name.len();
+        match u8::try_from(ns.len()) {
+            Ok(ns_len) if len <= SHORT_KEY => {
+                let mut bytes = [0; SHORT_KEY];
+                bytes[0] = ns_len;
+                bytes[1..1 + ns.len()].copy_from_slice(ns);
+                bytes[1 + ns.len()..len].copy_from_slice(name);
+                Self::Short {
+                    // At most SHORT_KEY.
+                    len: len as u8,
+                    bytes,
+                }
+            }
+            _ => Self::Long(key.clone()),
+        }
     }
 }
 
@@ -584,7 +665,7 @@ impl Fixture {
         self.ready_counters
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(key)
+            .get(&CountdownKey::of(key))
             .copied()
     }
 }
@@ -649,13 +730,9 @@ impl Fixture {
                 .ready_counters
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            // Looked up before inserting: the key is copied only for a host seen first.
-            let counter = match counters.get_mut(&host.key) {
-                Some(counter) => counter,
-                None => counters
-                    .entry(host.key.clone())
-                    .or_insert(state.become_ready_counter),
-            };
+            let counter = counters
+                .entry(CountdownKey::of(&host.key))
+                .or_insert(state.become_ready_counter);
             if *counter > 0 {
                 *counter -= 1;
                 if *counter != 0 {
@@ -1059,6 +1136,43 @@ mod tests {
 
     fn in_progress(after: Duration) -> OpResult {
         OpResult::in_progress(after)
+    }
+
+    /// States are equal field by field: the firmware mocks by value when they are not the
+    /// same shared value.
+    #[test]
+    fn states_compare_every_field_and_the_mocks_by_value() {
+        let state = FixtureState::default();
+        let mut copy = state.clone();
+        assert_eq!(state, copy);
+        copy.host_firmware_settings = Arc::new((*state.host_firmware_settings).clone());
+        copy.host_firmware_components = Arc::new((*state.host_firmware_components).clone());
+        assert!(!Arc::ptr_eq(
+            &state.host_firmware_settings,
+            &copy.host_firmware_settings
+        ));
+        assert_eq!(state, copy);
+        Arc::make_mut(&mut copy.host_firmware_settings)
+            .settings
+            .insert("ProcVirtualization".into(), "Disabled".into());
+        assert_ne!(state, copy);
+        let changed: [fn(&mut FixtureState); 6] = [
+            |s| s.powered_on = Some(true),
+            |s| s.health = "Critical".into(),
+            |s| s.image.url = "http://image".into(),
+            |s| s.become_ready_counter = 2,
+            |s| s.data_image_url = "http://data".into(),
+            |s| {
+                Arc::make_mut(&mut s.host_firmware_components)
+                    .components
+                    .clear()
+            },
+        ];
+        for change in changed {
+            let mut other = state.clone();
+            change(&mut other);
+            assert_ne!(state, other);
+        }
     }
 
     #[test]
@@ -1696,6 +1810,45 @@ mod tests {
         assert!(p.state().reboot_called);
         assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(true));
         assert!(events.lock().unwrap().is_empty());
+    }
+
+    /// Hosts whose namespace and name split the same text differently, and hosts whose names
+    /// are too long to be held inline, each count down on their own.
+    #[test]
+    fn countdowns_are_per_host_whatever_the_length_of_its_name() {
+        let f = Fixture::new();
+        // With "default" and its length, the longest name held inline.
+        let longest = "n".repeat(SHORT_KEY - 1 - "default".len());
+        let long = format!("{longest}n");
+        let keys = [
+            ObjectKey::new("ab", "c"),
+            ObjectKey::new("a", "bc"),
+            ObjectKey::new("default", longest.as_str()),
+            ObjectKey::new("default", long.as_str()),
+            ObjectKey::new("x".repeat(300), "h"),
+        ];
+        for (i, key) in keys.iter().enumerate() {
+            let state = json!({"becomeReadyCounter": 10 + i});
+            for _ in 0..=i {
+                let mut h = host(Some(state.clone()));
+                h.key = key.clone();
+                let (sink, _) = recorder();
+                assert!(matches!(
+                    f.new_provisioner(h, sink),
+                    Err(ProvisionerError::NotReady(_))
+                ));
+            }
+        }
+        // Each was seeded with 10 + i and called i + 1 times.
+        for key in &keys {
+            assert_eq!(f.remaining_counter(key), Some(9), "{key}");
+        }
+        assert_eq!(f.remaining_counter(&ObjectKey::new("a", "b")), None);
+        assert!(matches!(
+            CountdownKey::of(&keys[2]),
+            CountdownKey::Short { .. }
+        ));
+        assert!(matches!(CountdownKey::of(&keys[3]), CountdownKey::Long(_)));
     }
 
     #[test]

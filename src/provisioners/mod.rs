@@ -17,6 +17,7 @@ use bmhctl_plugin_sdk::{
     ReadyHosts, StartingHost, WaitingHost,
 };
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Names must match `^[a-z0-9][a-z0-9-]*$`, checked before any path is built, so a name can't
@@ -193,6 +194,9 @@ pub fn load(
 #[derive(Debug, Default)]
 pub struct BackendHealth {
     trouble: Mutex<Option<String>>,
+    /// Whether `trouble` holds one: every pass that makes a provisioner clears the trouble, and
+    /// then need not take the lock the other pass threads take too.
+    troubled: AtomicBool,
 }
 
 impl BackendHealth {
@@ -205,7 +209,11 @@ impl BackendHealth {
     }
 
     fn set(&self, trouble: Option<String>) {
+        if trouble.is_none() && !self.troubled.load(Ordering::Acquire) {
+            return;
+        }
         let mut t = self.trouble.lock().unwrap_or_else(|e| e.into_inner());
+        self.troubled.store(trouble.is_some(), Ordering::Release);
         if *t != trouble {
             *t = trouble;
         }
@@ -271,5 +279,28 @@ impl ProvisionerFactory for Watched {
         starting: &[StartingHost],
     ) -> Result<Option<ReadyHosts>, ProvisionerError> {
         self.inner.ready_hosts(starting)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A provisioner made clears the trouble a failed creation left, however many were made
+    /// before it.
+    #[test]
+    fn backend_trouble_is_kept_until_a_provisioner_is_made() {
+        let health = BackendHealth::default();
+        health.set(None);
+        assert_eq!(health.trouble(), None);
+        health.set(Some("connection refused".into()));
+        health.set(Some("still refused".into()));
+        assert_eq!(health.trouble().as_deref(), Some("still refused"));
+        health.set(None);
+        assert_eq!(health.trouble(), None);
+        health.set(None);
+        assert_eq!(health.trouble(), None);
+        health.set(Some("refused again".into()));
+        assert_eq!(health.trouble().as_deref(), Some("refused again"));
     }
 }

@@ -194,7 +194,7 @@ pub struct FirmwareConfig {
     pub sriov_enabled: Option<bool>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Image {
     /// Always written, even when empty, as BMO does (`status.provisioning.image.url: ""`).
@@ -230,7 +230,7 @@ pub struct CustomDeploy {
     pub method: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SecretReference {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -250,7 +250,7 @@ pub struct NetworkInterface {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BareMetalHostStatus {
     #[serde(default)]
@@ -289,7 +289,7 @@ pub struct BareMetalHostStatus {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProvisionStatus {
     #[serde(default)]
@@ -312,7 +312,7 @@ pub struct ProvisionStatus {
     pub extra: Extra,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CredentialsStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -337,7 +337,7 @@ impl CredentialsStatus {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OperationMetric {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -352,7 +352,7 @@ impl OperationMetric {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OperationHistory {
     #[serde(default, skip_serializing_if = "OperationMetric::is_empty")]
@@ -375,7 +375,7 @@ impl OperationHistory {
 }
 
 /// metav1.Condition.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
     #[serde(rename = "type")]
@@ -391,6 +391,81 @@ pub struct Condition {
     pub message: String,
 }
 
+/// `Clone` field by field, with a `clone_from` that clones each field into the one it replaces:
+/// a pass copies its host's status before first changing it, into a status it keeps for that
+/// (see bmhctl's machine), so the copy reuses the text buffers of the previous host's status
+/// rather than allocating its own. (A derived `clone_from` clones the whole value afresh.)
+macro_rules! clone_field_by_field {
+    ($ty:ident { $($field:ident),* $(,)? }) => {
+        impl Clone for $ty {
+            fn clone(&self) -> Self {
+                Self { $($field: self.$field.clone()),* }
+            }
+
+            fn clone_from(&mut self, source: &Self) {
+                $(self.$field.clone_from(&source.$field);)*
+            }
+        }
+    };
+}
+
+clone_field_by_field!(Image {
+    url,
+    checksum,
+    checksum_type,
+    format,
+    oci_auth_secret_name,
+});
+clone_field_by_field!(SecretReference { name, namespace });
+clone_field_by_field!(BareMetalHostStatus {
+    operational_status,
+    error_type,
+    last_updated,
+    hardware_profile,
+    hardware,
+    provisioning,
+    good_credentials,
+    tried_credentials,
+    error_message,
+    powered_on,
+    operation_history,
+    error_count,
+    provisioning_fail_count,
+    last_attempted_image,
+    conditions,
+    extra,
+});
+clone_field_by_field!(ProvisionStatus {
+    state,
+    id,
+    image,
+    root_device_hints,
+    boot_mode,
+    raid,
+    firmware,
+    custom_deploy,
+    extra,
+});
+clone_field_by_field!(CredentialsStatus {
+    credentials,
+    credentials_version,
+});
+clone_field_by_field!(OperationMetric { start, end });
+clone_field_by_field!(OperationHistory {
+    register,
+    inspect,
+    provision,
+    deprovision,
+});
+clone_field_by_field!(Condition {
+    type_,
+    status,
+    observed_generation,
+    last_transition_time,
+    reason,
+    message,
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,6 +479,62 @@ mod tests {
         assert!(!image("é日本").is_oci());
         assert!(!image("oci:/").is_oci());
         assert!(image("OCI://registry/x").is_oci());
+    }
+
+    /// A status copied into another gives an equal status, and reuses the text of the one it
+    /// replaces when that text is as long.
+    #[test]
+    fn clone_from_copies_every_field_into_the_buffers_it_replaces() {
+        let status = |name: &str, when: &str| BareMetalHostStatus {
+            error_message: format!("error of {name}"),
+            last_updated: Some(when.to_string()),
+            provisioning: ProvisionStatus {
+                id: format!("id-{name}"),
+                image: Image {
+                    url: format!("http://images/{name}.qcow2"),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            good_credentials: CredentialsStatus {
+                credentials: Some(SecretReference {
+                    name: format!("{name}-bmc-secret"),
+                    namespace: "default".into(),
+                }),
+                credentials_version: "1".into(),
+            },
+            operation_history: OperationHistory {
+                register: OperationMetric {
+                    start: Some(when.to_string()),
+                    end: Some(when.to_string()),
+                },
+                ..Default::default()
+            },
+            conditions: vec![Condition {
+                type_: Word::from("Ready"),
+                status: Word::from("True"),
+                last_transition_time: Word::from(when),
+                message: format!("{name} is ready"),
+                ..Default::default()
+            }],
+            powered_on: true,
+            error_count: 3,
+            ..Default::default()
+        };
+        let source = status("host-1", "2026-01-01T00:00:01Z");
+        let mut copy = status("host-2", "2026-01-01T00:00:02Z");
+        let url = copy.provisioning.image.url.as_ptr();
+        let message = copy.conditions[0].message.as_ptr();
+        copy.clone_from(&source);
+        assert_eq!(copy, source);
+        assert_eq!(copy.clone(), source);
+        assert_eq!(copy.provisioning.image.url.as_ptr(), url);
+        assert_eq!(copy.conditions[0].message.as_ptr(), message);
+        let mut empty = BareMetalHostStatus::default();
+        empty.clone_from(&source);
+        assert_eq!(empty, source);
+        copy.clone_from(&BareMetalHostStatus::default());
+        assert_eq!(copy, BareMetalHostStatus::default());
     }
 
     /// Every host is held for the whole run: 2,712 bytes inline before the unknown fields and
