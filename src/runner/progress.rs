@@ -60,7 +60,8 @@ pub struct LedgerEntry {
     /// When the host stopped being driven; `None` while in flight.
     pub end: Option<DateTime<Utc>>,
     pub passes: u64,
-    /// The host's status after its last pass (as it was given before the first).
+    /// The host's status when it finished, or when the run stopped (as it was given before
+    /// its first pass until then).
     pub seen: Seen,
     pub reached: bool,
     /// Why the host stopped short of its goal.
@@ -241,6 +242,10 @@ pub struct Progress {
     names: Vec<String>,
     shown: Vec<Shown>,
     ledger: Option<Ledger>,
+    /// Per host, its passes done, counted here and written into the ledger when the host
+    /// finishes or the run stops ([`Self::left_off`]): the ledger's readers read it then
+    /// only, and a pass then costs no lock nor a look at an entry of thousands.
+    passes: Vec<u64>,
     /// How many hosts the run starts with: the ledger's room.
     hosts: usize,
 }
@@ -322,6 +327,7 @@ impl Progress {
             names: Vec::new(),
             shown: Vec::new(),
             ledger: None,
+            passes: Vec::new(),
             hosts,
         }
     }
@@ -330,6 +336,7 @@ impl Progress {
     /// the run starts with: grown by doubling, it held up to twice their entries' room.
     pub fn keep_ledger(&mut self) -> Ledger {
         let hosts = self.hosts;
+        self.passes.reserve(hosts);
         self.ledger
             .get_or_insert_with(|| Ledger(Arc::new(Mutex::new(Vec::with_capacity(hosts)))))
             .clone()
@@ -351,6 +358,9 @@ impl Progress {
                     reason: String::new(),
                 })
             });
+            if host >= self.passes.len() {
+                self.passes.resize(host + 1, 0);
+            }
         }
         // Quiet shows nothing: keep no names nor states (a pass then costs no allocation here).
         if matches!(self.view, View::Quiet) {
@@ -408,13 +418,8 @@ impl Progress {
     }
 
     pub fn pass_done(&mut self, host: usize, rec: &HostRecord, out: &PassOutcome) {
-        if let Some(l) = &self.ledger {
-            l.update(|e| {
-                if let Some(e) = e.get_mut(host) {
-                    e.passes += 1;
-                    e.seen.refresh(rec);
-                }
-            });
+        if let Some(n) = self.passes.get_mut(host) {
+            *n += 1;
         }
         if matches!(self.view, View::Quiet) {
             return;
@@ -477,9 +482,11 @@ impl Progress {
 
     pub fn host_finished(&mut self, host: usize, rec: &HostRecord, reached: bool, reason: &str) {
         if let Some(l) = &self.ledger {
+            let passes = self.passes.get(host).copied().unwrap_or_default();
             l.update(|e| {
                 if let Some(e) = e.get_mut(host) {
                     e.end = Some(Utc::now());
+                    e.passes = passes;
                     e.seen.refresh(rec);
                     e.reached = reached;
                     e.reason = reason.to_string();
@@ -507,6 +514,20 @@ impl Progress {
                 bars[host].finish_with_message(format!("{} ({verdict})", describe(&shown)))
             }
             View::Aggregate { bar, .. } => bar.inc(1),
+        }
+    }
+
+    /// Writes into the ledger where a host still driven got to, as `rec` has it, when the run
+    /// stops short (its readers read it then): its passes done and its status.
+    pub fn left_off(&mut self, host: usize, rec: &HostRecord) {
+        if let Some(l) = &self.ledger {
+            let passes = self.passes.get(host).copied().unwrap_or_default();
+            l.update(|e| {
+                if let Some(e) = e.get_mut(host).filter(|e| e.end.is_none()) {
+                    e.passes = passes;
+                    e.seen.refresh(rec);
+                }
+            });
         }
     }
 
@@ -735,9 +756,13 @@ mod tests {
             p.pass_done(0, &a_waits, &outcome(false));
             p.pass_done(1, &b, &outcome(false));
         }
+        // Where the hosts got to, as the run writes it when it stops short.
+        p.left_off(0, &a_waits);
+        p.left_off(1, &b);
         assert_eq!(ledger.entries()[0].seen.waiting, why);
         assert_eq!(ledger.entries()[1].seen.waiting, "");
         p.pass_done(0, &a, &outcome(false));
+        p.left_off(0, &a);
         p.finish();
         let text = out.text();
         let said: Vec<&str> = text.lines().map(|l| l.split_once(' ').unwrap().1).collect();
@@ -835,10 +860,19 @@ mod tests {
         );
         let e = ledger.entries();
         assert_eq!(e.len(), 2);
-        assert_eq!((e[0].passes, e[1].passes), (1, 2));
         assert_eq!((e[0].reached, e[0].reason.as_str()), (false, "gave up"));
+        assert_eq!(e[0].passes, 1);
+        assert_eq!(e[0].seen.state, "registering");
         assert!(e[0].end.is_some_and(|end| end >= e[0].start));
+        // A host still driven is written when the run stops short, not at each pass.
+        assert_eq!(e[1].passes, 0);
+        assert_eq!(e[1].seen, Seen::of(&record("b", ProvisioningState::None)));
+        p.left_off(1, &record("b", ProvisioningState::Inspecting));
+        // A finished host keeps what it finished with.
+        p.left_off(0, &record("a", ProvisioningState::Provisioned));
+        let e = ledger.entries();
         assert_eq!(e[1].end, None, "still in flight");
-        assert_eq!(e[1].seen.state, "inspecting");
+        assert_eq!((e[1].passes, e[1].seen.state.as_str()), (2, "inspecting"));
+        assert_eq!((e[0].passes, e[0].seen.state.as_str()), (1, "registering"));
     }
 }

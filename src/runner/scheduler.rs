@@ -657,6 +657,13 @@ impl Scheduler {
         }
         self.workers.stop();
         if let Mode::Batch(b) = &mut self.mode {
+            // Where the hosts still driven got to, for the report of a run stopped short (a
+            // pass given up on leaves its host as its ledger last had it).
+            for (host, slot) in self.slots.iter().enumerate() {
+                if let (false, Some(record)) = (slot.done, &slot.record) {
+                    b.progress.left_off(host, record);
+                }
+            }
             b.progress.finish();
         }
         let batch = matches!(self.mode, Mode::Batch(_));

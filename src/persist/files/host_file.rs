@@ -269,24 +269,31 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
             KEY.get_or_init(|| LaidOut::new(CONDITIONS_KEY).expect("a key's line"))
                 .clone(),
         );
-        for c in &s.conditions {
-            cached(
-                &CONDITIONS,
-                CONDITIONS_KEPT,
-                &mut out,
-                |k| k == c,
-                || c.clone(),
-                |out| {
-                    // An item alone: a list of one without its key.
-                    let mut one = String::with_capacity(256);
-                    entry(&mut one, "conditions", &[c])?;
-                    let item = one.strip_prefix(CONDITIONS_KEY).ok_or_else(|| {
-                        Error::internal("a condition's YAML", "not laid out as an item of a list")
-                    })?;
-                    out.push_str(item);
-                    Ok(())
-                },
-            )?;
+        for (i, c) in s.conditions.iter().enumerate() {
+            // Kept by place in the list: BMO sets a host's conditions in one order, so a
+            // place's renderings are of one type, and a lookup compares those only.
+            CONDITIONS.with(|places| {
+                cached_in(
+                    &places[i.min(CONDITION_PLACES - 1)],
+                    CONDITIONS_KEPT,
+                    &mut out,
+                    |k| same_condition(k, c),
+                    || c.clone(),
+                    |out| {
+                        // An item alone: a list of one without its key.
+                        let mut one = String::with_capacity(256);
+                        entry(&mut one, "conditions", &[c])?;
+                        let item = one.strip_prefix(CONDITIONS_KEY).ok_or_else(|| {
+                            Error::internal(
+                                "a condition's YAML",
+                                "not laid out as an item of a list",
+                            )
+                        })?;
+                        out.push_str(item);
+                        Ok(())
+                    },
+                )
+            })?;
         }
     }
     if !s.extra.is_empty() {
@@ -303,9 +310,45 @@ fn laid_out(text: &str) -> Result<LaidOut, Error> {
     LaidOut::new(text).ok_or_else(|| Error::internal("a status field's YAML", "not laid out"))
 }
 
-/// How many conditions' renderings a thread keeps: a few hosts' worth (BMO sets five or six
-/// per host).
-const CONDITIONS_KEPT: usize = 48;
+/// How many renderings of the conditions at one place of the list a thread keeps: those of the
+/// steps a few hosts are at (BMO sets five or six conditions per host).
+const CONDITIONS_KEPT: usize = 8;
+
+/// The places of the list kept apart; the conditions after them share the last one's.
+const CONDITION_PLACES: usize = 8;
+
+/// Whether two conditions are equal (all their fields), the fields most likely to differ
+/// compared first: the words BMO sets are compared by address, a time's text last.
+fn same_condition(a: &Condition, b: &Condition) -> bool {
+    a.type_ == b.type_
+        && a.status == b.status
+        && a.reason == b.reason
+        && a.observed_generation == b.observed_generation
+        && same_short_text(&a.last_transition_time, &b.last_transition_time)
+        && same_short_text(&a.message, &b.message)
+}
+
+/// `a == b`, compared here a word at a time rather than by a call to `memcmp`: the texts
+/// compared at every save are short (a time, an empty message), and a call per comparison
+/// cost more than the bytes.
+fn same_short_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() > 64 {
+        return a == b;
+    }
+    let (mut x, mut y) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (p, q) in (&mut x).zip(&mut y) {
+        if u64::from_ne_bytes(p.try_into().expect("eight bytes"))
+            != u64::from_ne_bytes(q.try_into().expect("eight bytes"))
+        {
+            return false;
+        }
+    }
+    x.remainder().iter().zip(y.remainder()).all(|(p, q)| p == q)
+}
 
 /// The line the conditions' items follow.
 const CONDITIONS_KEY: &str = "conditions:\n";
@@ -326,7 +369,7 @@ thread_local! {
     static HISTORIES: Recent<OperationHistory> = Recent::default();
     static COUNTS: Recent<(i64, i64)> = Recent::default();
     static IMAGES: Recent<Image> = Recent::default();
-    static CONDITIONS: Recent<Condition> = Recent::default();
+    static CONDITIONS: [Recent<Condition>; CONDITION_PLACES] = Default::default();
 }
 
 /// Pushes the piece kept for the value `matches` finds in `cache`, or renders it with
@@ -339,22 +382,35 @@ fn cached<K: 'static>(
     key: impl FnOnce() -> K,
     render: impl FnOnce(&mut String) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    cache.with(|recent| {
-        let mut recent = recent.borrow_mut();
-        if let Some((_, text)) = recent.iter().find(|(k, _)| matches(k)) {
-            out.push(text.clone());
-            return Ok(());
-        }
-        let mut text = String::new();
-        render(&mut text)?;
-        let piece = laid_out(&text)?;
-        if recent.len() >= kept {
-            recent.pop_front();
-        }
-        recent.push_back((key(), piece.clone()));
-        out.push(piece);
-        Ok(())
-    })
+    cache.with(|recent| cached_in(recent, kept, out, matches, key, render))
+}
+
+/// [`cached`] in the renderings `recent`.
+fn cached_in<K>(
+    recent: &Recent<K>,
+    kept: usize,
+    out: &mut Vec<LaidOut>,
+    matches: impl Fn(&K) -> bool,
+    key: impl FnOnce() -> K,
+    render: impl FnOnce(&mut String) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut recent = recent.borrow_mut();
+    // The newest first: the hosts a thread saves one after the other moved alike, so a
+    // hit is most likely the last rendering kept, and the older ones (a condition's
+    // earlier transitions, equal but for their time) cost a comparison each.
+    if let Some((_, text)) = recent.iter().rev().find(|(k, _)| matches(k)) {
+        out.push(text.clone());
+        return Ok(());
+    }
+    let mut text = String::new();
+    render(&mut text)?;
+    let piece = laid_out(&text)?;
+    if recent.len() >= kept {
+        recent.pop_front();
+    }
+    recent.push_back((key(), piece.clone()));
+    out.push(piece);
+    Ok(())
 }
 
 /// Appends `name: value` as the emitter renders an entry of the status's mapping (which serde
@@ -644,13 +700,15 @@ impl HostFile {
         key: &str,
         json: Option<super::sidecar::Encoded>,
     ) -> Result<Option<super::sidecar::Encoded>, Error> {
-        if json.is_some() && !self.host_keys.contains(key) {
-            return Err(Error::bug(format!(
-                "{}: internal error: host {key} is not in this file",
-                self.path.display()
-            )));
-        }
-        Ok(self.sidecar.set_encoded(key, json))
+        let host_keys = &self.host_keys;
+        self.sidecar
+            .set_encoded_if_known(key, json, |k| host_keys.contains(k))
+            .map_err(|_| {
+                Error::bug(format!(
+                    "{}: internal error: host {key} is not in this file",
+                    self.path.display()
+                ))
+            })
     }
 
     fn edit_error(&self, doc: usize, e: YamlFileError) -> Error {
@@ -955,6 +1013,43 @@ mod tests {
             let whole = status_yaml(Some(&s)).unwrap().unwrap();
             assert_eq!(parts(&s), whole);
         }
+        // More conditions than the places kept apart: the last ones share a place.
+        let mut many = full.clone();
+        many.conditions = (0..super::CONDITION_PLACES + 3)
+            .map(|i| Condition {
+                type_: format!("Type{}", i % 4).into(),
+                status: "True".into(),
+                reason: format!("Reason{i}").into(),
+                last_transition_time: "2026-12-01T16:00:02Z".into(),
+                ..Default::default()
+            })
+            .collect();
+        for _ in 0..2 {
+            let whole = status_yaml(Some(&many)).unwrap().unwrap();
+            assert_eq!(parts(&many), whole);
+        }
         assert!(host_status_text(None).unwrap().is_none());
+    }
+
+    /// The word-at-a-time comparison is `==`, for texts differing at any byte, of any length
+    /// up to past the longest it compares itself.
+    #[test]
+    fn short_texts_compare_as_equal_texts_do() {
+        use super::same_short_text;
+        let base: String = "2026-12-01T16:00:02Z, and then some more text; ".repeat(2);
+        for len in 0..base.len() {
+            let a = &base[..len];
+            assert!(same_short_text(a, a));
+            // Another copy: equal by its bytes, not by its address.
+            let copy = String::from(a);
+            assert!(same_short_text(a, &copy));
+            assert!(!same_short_text(a, &base[..len + 1]));
+            for at in 0..len {
+                let mut b = a.as_bytes().to_vec();
+                b[at] ^= 1;
+                let b = String::from_utf8(b).unwrap();
+                assert!(!same_short_text(a, &b), "{a:?} {b:?}");
+            }
+        }
     }
 }

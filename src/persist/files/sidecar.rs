@@ -134,14 +134,30 @@ impl Sidecar {
     /// not a change. Returns the entry no longer needed (the one replaced or removed, or the
     /// one given when equal), for the caller to free once its lock is released.
     pub fn set_encoded(&mut self, key: &str, json: Option<Encoded>) -> Option<Encoded> {
-        match json {
-            // The key is copied only for a new entry: a host's entry is set at every pass.
+        match self.set_encoded_if_known(key, json, |_| true) {
+            Ok(unneeded) => unneeded,
+            Err(_) => unreachable!("every key is known"),
+        }
+    }
+
+    /// [`set_encoded`](Self::set_encoded), adding no new entry unless `known(key)` (the entry
+    /// is given back): a host's entry is set at every pass and is there but at its first, so
+    /// whether its key may be added is asked only then.
+    pub fn set_encoded_if_known(
+        &mut self,
+        key: &str,
+        json: Option<Encoded>,
+        known: impl FnOnce(&str) -> bool,
+    ) -> Result<Option<Encoded>, Encoded> {
+        Ok(match json {
+            // The key is copied only for a new entry.
             Some(j) => match self.encoded.get_mut(key) {
                 Some(saved) if *saved == j => Some(j),
                 Some(saved) => {
                     self.dirty = true;
                     Some(std::mem::replace(saved, j))
                 }
+                None if !known(key) => return Err(j),
                 None => {
                     self.encoded.insert(key.to_string(), j);
                     self.dirty = true;
@@ -154,7 +170,7 @@ impl Sidecar {
                 self.dirty |= gone.is_some();
                 gone
             }
-        }
+        })
     }
 
     /// Keep only entries whose key is in `keys` (the hosts in the file); the others are
@@ -331,9 +347,9 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
     } = book;
     let out = &mut parts.own;
     out.extend_from_slice(b"{\"uid\":");
-    json(out, uid);
+    string_json(out, uid);
     field(out, "generation", generation);
-    field(out, "specHash", spec_hash);
+    str_field(out, "specHash", spec_hash);
     if let Some(s) = spec_snapshot {
         key(out, "specSnapshot");
         parts.share(Shared::Spec(s.clone()));
@@ -343,13 +359,13 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
         field(out, "finalizers", finalizers);
     }
     if let Some(t) = creation_timestamp {
-        field(out, "creationTimestamp", t);
+        str_field(out, "creationTimestamp", t);
     }
     if let Some(t) = deletion_requested {
-        field(out, "deletionRequested", t);
+        str_field(out, "deletionRequested", t);
     }
     if !architecture.is_empty() {
-        field(out, "architecture", architecture);
+        str_field(out, "architecture", architecture);
     }
     if let Some(h) = hardware_data {
         key(out, "hardwareData");
@@ -368,7 +384,7 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
         field(out, "dataImage", d);
     }
     if let Some(w) = waiting {
-        field(out, "waiting", w);
+        str_field(out, "waiting", w);
     }
     if !events.is_empty() {
         key(out, "events");
@@ -393,8 +409,8 @@ fn hardware_data_json(parts: &mut Parts, h: &HardwareData) {
         return json(out, h);
     }
     out.extend_from_slice(b"{\"apiVersion\":");
-    json(out, api_version);
-    field(out, "kind", kind);
+    string_json(out, api_version);
+    str_field(out, "kind", kind);
     field(out, "metadata", metadata);
     key(out, "spec");
     out.push(b'{');
@@ -511,6 +527,12 @@ fn field<T: Serialize + ?Sized>(out: &mut Vec<u8>, name: &str, value: &T) {
     json(out, value);
 }
 
+/// Appends `,"name":` and the string `s`'s JSON ([`string_json`]: most need no escaping).
+fn str_field(out: &mut Vec<u8>, name: &str, s: &str) {
+    key(out, name);
+    string_json(out, s);
+}
+
 /// A shared value's JSON, from the thread's renderings: the same pointer is the same value
 /// (the thread's copy holds it, so it is neither changed in place nor freed and its address
 /// reused meanwhile).
@@ -624,6 +646,29 @@ mod tests {
         sc.set("ns/host-1", None);
         assert!(sc.save().unwrap());
         assert!(Sidecar::load(&file).unwrap().get("ns/host-1").is_none());
+    }
+
+    /// An entry of a key not known is refused, and given back, only when it would be new: a
+    /// saved entry is set again without asking.
+    #[test]
+    fn only_a_new_entry_asks_whether_its_key_is_known() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut sc = Sidecar::load(&dir.path().join("hosts.yaml")).unwrap();
+        let refused = sc.set_encoded_if_known("ns/new", Some(encode(&book("u0", 1))), |_| false);
+        assert_eq!(refused.unwrap_err().text(), encode(&book("u0", 1)).text());
+        assert!(!sc.is_dirty());
+        let mut asked = Vec::new();
+        let mut set = |sc: &mut Sidecar, generation| {
+            sc.set_encoded_if_known("ns/h", Some(encode(&book("u1", generation))), |k| {
+                asked.push(k.to_string());
+                true
+            })
+            .unwrap()
+        };
+        assert!(set(&mut sc, 1).is_none());
+        assert!(set(&mut sc, 2).is_some_and(|old| old == encode(&book("u1", 1))));
+        assert_eq!(asked, ["ns/h"]);
+        assert!(sc.is_dirty());
     }
 
     /// A bookkeeping with every field set, so that each is written.
