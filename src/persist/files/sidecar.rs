@@ -432,6 +432,13 @@ fn events_json(parts: &mut Parts, events: &[RecordedEvent]) {
             parts.own.push(b',');
         }
         let json = e.json.get_or_init(|| event_json(e)).clone();
+        // The JSON is kept on the assumption that a recorded event never changes: the tests'
+        // builds check it at every save.
+        debug_assert_eq!(
+            &json[..],
+            &render_event(e)[..],
+            "event changed after its JSON was made"
+        );
         parts.share(Shared::Json(json));
     }
     parts.own.push(b']');
@@ -447,30 +454,35 @@ fn event_json(e: &RecordedEvent) -> Arc<[u8]> {
         if let Some((_, json)) = recent.iter().rev().find(|(k, _)| same(k)) {
             return json.clone();
         }
-        let RecordedEvent {
-            time,
-            reason,
-            message,
-            json: _,
-        } = e;
-        let mut out = Vec::with_capacity(40 + time.len() + reason.len() + message.len());
-        out.extend_from_slice(b"{\"time\":");
-        string_json(&mut out, time);
-        out.extend_from_slice(b",\"reason\":");
-        string_json(&mut out, reason);
-        out.extend_from_slice(b",\"message\":");
-        string_json(&mut out, message);
-        out.push(b'}');
-        let json: Arc<[u8]> = out.into();
+        let json: Arc<[u8]> = render_event(e).into();
         if recent.len() >= EVENT_RENDERINGS_KEPT {
             recent.pop_front();
         }
         recent.push_back((
-            (time.clone(), reason.clone(), message.clone()),
+            (e.time.clone(), e.reason.clone(), e.message.clone()),
             json.clone(),
         ));
         json
     })
+}
+
+/// An event's JSON, made afresh.
+fn render_event(e: &RecordedEvent) -> Vec<u8> {
+    let RecordedEvent {
+        time,
+        reason,
+        message,
+        json: _,
+    } = e;
+    let mut out = Vec::with_capacity(40 + time.len() + reason.len() + message.len());
+    out.extend_from_slice(b"{\"time\":");
+    string_json(&mut out, time);
+    out.extend_from_slice(b",\"reason\":");
+    string_json(&mut out, reason);
+    out.extend_from_slice(b",\"message\":");
+    string_json(&mut out, message);
+    out.push(b'}');
+    out
 }
 
 /// A string as serde_json writes it: copied as it is when nothing in it is escaped, else
@@ -827,6 +839,18 @@ mod tests {
         let json = other.json.get_or_init(|| event_json(&other)).clone();
         assert!(Arc::ptr_eq(&json, &made[0]));
         assert_eq!(encode(&book).text(), serde_json::to_string(&book).unwrap());
+    }
+
+    /// An event changed after its first save would be saved with its old JSON: the tests'
+    /// builds refuse it.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "event changed after its JSON was made")]
+    fn an_event_changed_after_its_save_is_caught() {
+        let mut book = full_book(0);
+        encode(&book);
+        book.events[0].message.push_str(" again");
+        encode(&book);
     }
 
     /// The eight-bytes-at-a-time test finds what serde_json escapes, at any place of a word,
