@@ -15,6 +15,7 @@ macro_rules! eprintln_quiet {
     }};
 }
 
+pub mod allocator;
 pub mod clock;
 pub mod cmd;
 pub mod context;

@@ -2,6 +2,7 @@
 
 mod lab;
 
+mod allocator;
 mod arguments;
 mod bad_input;
 mod ci_output;

@@ -265,7 +265,7 @@ fn load_collecting(
     mode: LoadMode,
     options: &LoadOptions,
 ) -> Result<(Inventory, Vec<Diagnostic>), Error> {
-    crate::persist::tune_malloc();
+    crate::allocator::tune();
     let mut errors = Vec::new();
     let mut seen = HashSet::new();
     let mut parsed = Vec::new();
