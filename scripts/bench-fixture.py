@@ -13,12 +13,13 @@ what two builds wrote. Not a test: run it by hand.
 """
 import argparse
 import os
-import resource
 import pathlib
 import subprocess
 import sys
 import tempfile
 import time
+
+from benchlib import run_child
 
 HOST = """---
 apiVersion: metal3.io/v1alpha1
@@ -85,13 +86,12 @@ def main():
         # The source logs each rewrite of a hosts file at debug level: counted below.
         env = dict(os.environ, BMHCTL_TIME_SCALE="0", BMHCTL_SEED="1",
                    BMHCTL_LOG="error,bmhctl::persist::files::file_source=debug")
-        start = time.monotonic()
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        out, err = proc.communicate()
-        status = proc.returncode
-        wall = time.monotonic() - start
-        # communicate() reaped the child: the kernel's totals for children are its figures.
-        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # The child's own figures (os.wait4), not this process's children's totals, which
+        # would also count the `cargo build` above.
+        with tempfile.TemporaryDirectory(prefix="bmhctl-bench-out-") as logs:
+            logs = pathlib.Path(logs)
+            status, wall, ru = run_child(cmd, env, None, logs / "out.json", logs / "err.log")
+            out, err = (logs / "out.json").read_bytes(), (logs / "err.log").read_bytes()
         provisioned = out.decode().count('"state": "provisioned"')
         print(f"hosts               {args.hosts} in {args.files} file(s), {size / 1e6:.1f} MB of YAML")
         print(f"exit code           {status}")
