@@ -614,8 +614,14 @@ impl HostSource for FileSource {
         let book_json = staged.bookkeeping.map(|b| b.map(sidecar::encode));
         let key = &host_key.key;
         // A host removed from its file during the run: its save has nowhere to go (the
-        // runner learns it is gone from `changes`).
-        let Some(g) = self.group_of_key(key) else {
+        // runner learns it is gone from `changes`). With one file there is no other group to
+        // look up (as in `group_of`): the file's own map below says whether the host is there.
+        let group_of = if self.groups() == 1 {
+            Some(0)
+        } else {
+            self.group_of_key(key)
+        };
+        let Some(g) = group_of else {
             tracing::debug!("BareMetalHost {key} is no longer in the given files: not saved");
             return Ok(0);
         };
