@@ -6,6 +6,7 @@
 use super::Goal;
 use crate::machine::PassOutcome;
 use crate::record::HostRecord;
+use bmhctl_plugin_sdk::WaitOn;
 use chrono::{DateTime, Utc};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
@@ -151,9 +152,31 @@ struct Lines {
     last_line: Instant,
     total: usize,
     decided: usize,
-    /// Per host: its next pass waits on the provisioner.
-    waiting: Vec<bool>,
+    /// Per host: what its next pass waits for, if anything.
+    waiting: Vec<Waits>,
     stopped: bool,
+}
+
+/// What a host's next pass waits for, as the heartbeat counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waits {
+    Nothing,
+    /// The provisioner's work (Ironic's), or a reason its bookkeeping gives.
+    Provisioner,
+    /// A slot under `PROVISIONING_LIMIT` (BMO's `delayed`): told apart, since it is the user's
+    /// knob and not Ironic's pace that holds these hosts.
+    Capacity,
+}
+
+impl Waits {
+    fn of(out: &PassOutcome, reason: &str) -> Self {
+        match out.wait {
+            Some(WaitOn::Capacity) => Waits::Capacity,
+            Some(_) => Waits::Provisioner,
+            None if !reason.is_empty() => Waits::Provisioner,
+            None => Waits::Nothing,
+        }
+    }
 }
 
 impl Lines {
@@ -166,11 +189,15 @@ impl Lines {
     }
 
     fn heartbeat(&mut self) {
-        let waiting = self.waiting.iter().filter(|w| **w).count();
-        let text = format!(
+        let count = |of: Waits| self.waiting.iter().filter(|w| **w == of).count();
+        let (waiting, delayed) = (count(Waits::Provisioner), count(Waits::Capacity));
+        let mut text = format!(
             "{}/{} hosts decided, {waiting} waiting on the provisioner",
             self.decided, self.total
         );
+        if delayed > 0 {
+            text.push_str(&format!(", {delayed} delayed by PROVISIONING_LIMIT"));
+        }
         self.say(&text);
     }
 }
@@ -189,7 +216,7 @@ impl Plain {
                 last_line: Instant::now(),
                 total: hosts,
                 decided: 0,
-                waiting: vec![false; hosts],
+                waiting: vec![Waits::Nothing; hosts],
                 stopped: false,
             }),
             Condvar::new(),
@@ -394,7 +421,7 @@ impl Progress {
             }
             View::Lines(plain) => plain.with(|l| {
                 if host >= l.waiting.len() {
-                    l.waiting.resize(host + 1, false);
+                    l.waiting.resize(host + 1, Waits::Nothing);
                     l.total = l.total.max(host + 1);
                 }
             }),
@@ -431,7 +458,7 @@ impl Progress {
         match &mut self.view {
             View::Quiet => {}
             View::Lines(plain) => plain.with(|l| {
-                l.waiting[host] = out.wait.is_some() || !now.waiting.is_empty();
+                l.waiting[host] = Waits::of(out, &now.waiting);
                 if verbose {
                     for e in &out.events {
                         l.say(&format!("{name}: event {}: {}", e.reason, e.message));
@@ -507,7 +534,7 @@ impl Progress {
             View::Quiet => {}
             View::Lines(plain) => plain.with(|l| {
                 l.decided += 1;
-                l.waiting[host] = false;
+                l.waiting[host] = Waits::Nothing;
                 l.say(&format!("{name}: {} ({verdict})", show_state(&shown.state)));
             }),
             View::Bars { bars, .. } => {
@@ -735,6 +762,59 @@ mod tests {
         let before = out.text().len();
         std::thread::sleep(beat * 2);
         assert_eq!(out.text().len(), before);
+    }
+
+    /// A host `delayed` by the provisioning limit is counted apart from those Ironic works on,
+    /// and the part is said only when there is one.
+    #[test]
+    fn a_heartbeat_counts_hosts_delayed_by_the_limit_apart() {
+        let out = Buffer::default();
+        let beat = Duration::from_millis(200);
+        let mut p = Progress::lines_to(Box::new(out.clone()), false, 3, beat);
+        let goal = Goal::State(ProvisioningState::Provisioned);
+        for (i, name) in ["a", "b", "c"].into_iter().enumerate() {
+            p.host_started(i, &record(name, ProvisioningState::None), &goal);
+        }
+        let delayed = PassOutcome {
+            wait: Some(WaitOn::Capacity),
+            ..outcome(false)
+        };
+        p.pass_done(
+            0,
+            &record("a", ProvisioningState::Inspecting),
+            &outcome(true),
+        );
+        p.pass_done(1, &record("b", ProvisioningState::Inspecting), &delayed);
+        p.pass_done(2, &record("c", ProvisioningState::Inspecting), &delayed);
+        std::thread::sleep(beat * 2 + beat / 2);
+        // The delayed hosts get their slot: the next beat says nothing of the limit.
+        p.pass_done(
+            1,
+            &record("b", ProvisioningState::Inspecting),
+            &outcome(true),
+        );
+        p.pass_done(
+            2,
+            &record("c", ProvisioningState::Inspecting),
+            &outcome(true),
+        );
+        std::thread::sleep(beat * 2 + beat / 2);
+        p.finish();
+        let text = out.text();
+        let first = text
+            .lines()
+            .position(|l| {
+                l.ends_with(
+                    "0/3 hosts decided, 1 waiting on the provisioner, 2 delayed by PROVISIONING_LIMIT",
+                )
+            })
+            .unwrap_or_else(|| panic!("no beat with the delayed hosts: {text}"));
+        assert!(
+            text.lines()
+                .skip(first)
+                .any(|l| l.ends_with("0/3 hosts decided, 3 waiting on the provisioner")),
+            "{text}"
+        );
     }
 
     /// A host's waiting reason is its own: another host's pass neither shows nor clears it,
