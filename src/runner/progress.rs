@@ -289,6 +289,8 @@ enum View {
         states: Vec<String>,
         /// Per host, why it waits on the provisioner (empty: it doesn't).
         waiting: Vec<String>,
+        /// Per host: it waits for a slot under `PROVISIONING_LIMIT`.
+        delayed: Vec<bool>,
     },
 }
 
@@ -318,6 +320,7 @@ impl Progress {
                         bar,
                         states: vec![String::new(); hosts],
                         waiting: vec![String::new(); hosts],
+                        delayed: vec![false; hosts],
                     }
                 } else {
                     View::Bars {
@@ -414,10 +417,14 @@ impl Progress {
         // A host added during the run (an edit of a batch's files) comes after the counted ones.
         match &mut self.view {
             View::Aggregate {
-                states, waiting, ..
+                states,
+                waiting,
+                delayed,
+                ..
             } if host >= states.len() => {
                 states.resize(host + 1, String::new());
                 waiting.resize(host + 1, String::new());
+                delayed.resize(host + 1, false);
             }
             View::Lines(plain) => plain.with(|l| {
                 if host >= l.waiting.len() {
@@ -497,11 +504,19 @@ impl Progress {
                 bar,
                 states,
                 waiting,
+                delayed,
             } => {
                 states[host] = now.state.clone();
                 waiting[host] = now.waiting.clone();
-                if before.state != now.state || before.waiting != now.waiting {
-                    bar.set_message(summarise(states, waiting));
+                let was_delayed = std::mem::replace(
+                    &mut delayed[host],
+                    matches!(out.wait, Some(WaitOn::Capacity)),
+                );
+                if before.state != now.state
+                    || before.waiting != now.waiting
+                    || was_delayed != delayed[host]
+                {
+                    bar.set_message(summarise(states, waiting, delayed));
                 }
             }
         }
@@ -540,7 +555,17 @@ impl Progress {
             View::Bars { bars, .. } => {
                 bars[host].finish_with_message(format!("{} ({verdict})", describe(&shown)))
             }
-            View::Aggregate { bar, .. } => bar.inc(1),
+            View::Aggregate {
+                bar,
+                states,
+                waiting,
+                delayed,
+            } => {
+                if std::mem::take(&mut delayed[host]) {
+                    bar.set_message(summarise(states, waiting, delayed));
+                }
+                bar.inc(1)
+            }
         }
     }
 
@@ -613,8 +638,9 @@ fn describe(s: &Shown) -> String {
 }
 
 /// The aggregate bar's message: hosts per state, then how many wait on the provisioner and
-/// why (the first such host's reason: they are most often one cause).
-fn summarise(states: &[String], waiting: &[String]) -> String {
+/// why (the first such host's reason: they are most often one cause), then how many wait for a
+/// slot under `PROVISIONING_LIMIT`.
+fn summarise(states: &[String], waiting: &[String], delayed: &[bool]) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for s in states {
         *counts.entry(show_state(s)).or_default() += 1;
@@ -628,6 +654,10 @@ fn summarise(states: &[String], waiting: &[String]) -> String {
     if let Some(first) = why.next() {
         let n = 1 + why.count();
         text.push_str(&format!(" ({n} waiting for the provisioner: {first})"));
+    }
+    let delayed = delayed.iter().filter(|d| **d).count();
+    if delayed > 0 {
+        text.push_str(&format!(" ({delayed} delayed by PROVISIONING_LIMIT)"));
     }
     text
 }
@@ -902,12 +932,17 @@ mod tests {
         let states = ["provisioning".to_string(), "provisioning".to_string()];
         let waiting = [String::new(), "node x locked".to_string()];
         assert_eq!(
-            summarise(&states, &waiting),
+            summarise(&states, &waiting, &[false, false]),
             "provisioning: 2 (1 waiting for the provisioner: node x locked)"
         );
         assert_eq!(
-            summarise(&states, &[String::new(), String::new()]),
+            summarise(&states, &[String::new(), String::new()], &[false, false]),
             "provisioning: 2"
+        );
+        assert_eq!(
+            summarise(&states, &waiting, &[true, false]),
+            "provisioning: 2 (1 waiting for the provisioner: node x locked) \
+             (1 delayed by PROVISIONING_LIMIT)"
         );
     }
 
