@@ -809,26 +809,15 @@ mod tests {
             wait: Some(WaitOn::Capacity),
             ..outcome(false)
         };
-        p.pass_done(
-            0,
-            &record("a", ProvisioningState::Inspecting),
-            &outcome(true),
-        );
-        p.pass_done(1, &record("b", ProvisioningState::Inspecting), &delayed);
-        p.pass_done(2, &record("c", ProvisioningState::Inspecting), &delayed);
+        let inspecting = |name| record(name, ProvisioningState::Inspecting);
+        p.pass_done(0, &inspecting("a"), &outcome(true));
+        p.pass_done(1, &inspecting("b"), &delayed);
+        p.pass_done(2, &inspecting("c"), &delayed);
         // Room for a beat even on a loaded machine (one is due every 200 ms of silence).
         std::thread::sleep(beat * 4);
         // The delayed hosts get their slot: the next beat says nothing of the limit.
-        p.pass_done(
-            1,
-            &record("b", ProvisioningState::Inspecting),
-            &outcome(true),
-        );
-        p.pass_done(
-            2,
-            &record("c", ProvisioningState::Inspecting),
-            &outcome(true),
-        );
+        p.pass_done(1, &inspecting("b"), &outcome(true));
+        p.pass_done(2, &inspecting("c"), &outcome(true));
         std::thread::sleep(beat * 4);
         p.finish();
         let text = out.text();
