@@ -298,7 +298,13 @@ impl FileSource {
             .clone()
     }
 
+    /// The group holding `key`, if any. With one file there is no other group: every caller
+    /// then looks the key up in that group's own map, which says whether the host is there, so
+    /// the index (a second look-up that misses the cache at scale) is skipped.
     fn group_of_key(&self, key: &ObjectKey) -> Option<usize> {
+        if self.groups() == 1 {
+            return Some(0);
+        }
         self.index
             .read()
             .expect("file source index")
@@ -614,14 +620,8 @@ impl HostSource for FileSource {
         let book_json = staged.bookkeeping.map(|b| b.map(sidecar::encode));
         let key = &host_key.key;
         // A host removed from its file during the run: its save has nowhere to go (the
-        // runner learns it is gone from `changes`). With one file there is no other group to
-        // look up (as in `group_of`): the file's own map below says whether the host is there.
-        let group_of = if self.groups() == 1 {
-            Some(0)
-        } else {
-            self.group_of_key(key)
-        };
-        let Some(g) = group_of else {
+        // runner learns it is gone from `changes`).
+        let Some(g) = self.group_of_key(key) else {
             tracing::debug!("BareMetalHost {key} is no longer in the given files: not saved");
             return Ok(0);
         };
