@@ -286,12 +286,40 @@ enum View {
     },
     Aggregate {
         bar: ProgressBar,
-        states: Vec<String>,
-        /// Per host, why it waits on the provisioner (empty: it doesn't).
-        waiting: Vec<String>,
-        /// Per host: it waits for a slot under `PROVISIONING_LIMIT`.
-        delayed: Vec<bool>,
+        tally: Tally,
     },
+}
+
+/// What the aggregate bar counts, per host.
+struct Tally {
+    states: Vec<String>,
+    /// Why it waits on the provisioner (empty: it doesn't).
+    waiting: Vec<String>,
+    /// It waits for a slot under `PROVISIONING_LIMIT`.
+    delayed: Vec<bool>,
+}
+
+impl Tally {
+    fn new(hosts: usize) -> Self {
+        Tally {
+            states: vec![String::new(); hosts],
+            waiting: vec![String::new(); hosts],
+            delayed: vec![false; hosts],
+        }
+    }
+
+    /// Room for `host`, added during the run (an edit of a batch's files).
+    fn make_room(&mut self, host: usize) {
+        if host >= self.states.len() {
+            self.states.resize(host + 1, String::new());
+            self.waiting.resize(host + 1, String::new());
+            self.delayed.resize(host + 1, false);
+        }
+    }
+
+    fn summary(&self) -> String {
+        summarise(&self.states, &self.waiting, &self.delayed)
+    }
 }
 
 impl Progress {
@@ -318,9 +346,7 @@ impl Progress {
                     bar.enable_steady_tick(TICK);
                     View::Aggregate {
                         bar,
-                        states: vec![String::new(); hosts],
-                        waiting: vec![String::new(); hosts],
-                        delayed: vec![false; hosts],
+                        tally: Tally::new(hosts),
                     }
                 } else {
                     View::Bars {
@@ -416,16 +442,7 @@ impl Progress {
         }
         // A host added during the run (an edit of a batch's files) comes after the counted ones.
         match &mut self.view {
-            View::Aggregate {
-                states,
-                waiting,
-                delayed,
-                ..
-            } if host >= states.len() => {
-                states.resize(host + 1, String::new());
-                waiting.resize(host + 1, String::new());
-                delayed.resize(host + 1, false);
-            }
+            View::Aggregate { tally, .. } => tally.make_room(host),
             View::Lines(plain) => plain.with(|l| {
                 if host >= l.waiting.len() {
                     l.waiting.resize(host + 1, Waits::Nothing);
@@ -434,12 +451,9 @@ impl Progress {
             }),
             _ => {}
         }
-        if let View::Aggregate {
-            states, waiting, ..
-        } = &mut self.view
-        {
-            states[host] = shown.state.clone();
-            waiting[host] = shown.waiting.clone();
+        if let View::Aggregate { tally, .. } = &mut self.view {
+            tally.states[host] = shown.state.clone();
+            tally.waiting[host] = shown.waiting.clone();
         }
         self.names.push(name);
         self.shown.push(shown);
@@ -500,23 +514,16 @@ impl Progress {
                     bars[host].set_message(describe(&now));
                 }
             }
-            View::Aggregate {
-                bar,
-                states,
-                waiting,
-                delayed,
-            } => {
-                states[host] = now.state.clone();
-                waiting[host] = now.waiting.clone();
-                let was_delayed = std::mem::replace(
-                    &mut delayed[host],
-                    matches!(out.wait, Some(WaitOn::Capacity)),
-                );
+            View::Aggregate { bar, tally } => {
+                tally.states[host] = now.state.clone();
+                tally.waiting[host] = now.waiting.clone();
+                let delayed = matches!(out.wait, Some(WaitOn::Capacity));
+                let was_delayed = std::mem::replace(&mut tally.delayed[host], delayed);
                 if before.state != now.state
                     || before.waiting != now.waiting
-                    || was_delayed != delayed[host]
+                    || was_delayed != delayed
                 {
-                    bar.set_message(summarise(states, waiting, delayed));
+                    bar.set_message(tally.summary());
                 }
             }
         }
@@ -555,14 +562,9 @@ impl Progress {
             View::Bars { bars, .. } => {
                 bars[host].finish_with_message(format!("{} ({verdict})", describe(&shown)))
             }
-            View::Aggregate {
-                bar,
-                states,
-                waiting,
-                delayed,
-            } => {
-                if std::mem::take(&mut delayed[host]) {
-                    bar.set_message(summarise(states, waiting, delayed));
+            View::Aggregate { bar, tally } => {
+                if std::mem::take(&mut tally.delayed[host]) {
+                    bar.set_message(tally.summary());
                 }
                 bar.inc(1)
             }
