@@ -14,6 +14,10 @@
 //!   elsewhere), and the target is the file they mean.
 //!
 //! The temporary file is never left behind: it is removed on every error path.
+//!
+//! A host file, which its user may edit while bmhctl runs, is replaced with
+//! [`replace_if_unchanged`] instead: the file it replaces is compared with what was read after
+//! the swap, not only before it, so no edit is lost in the instant between the two.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -54,39 +58,173 @@ pub fn write_atomic_with(
     mode: Option<u32>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    write_atomic_if(path, mode, write, || Ok(true)).map(|_| ())
+    let (dir, name) = dir_and_name(path)?;
+    let old = match std::fs::metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let (file, tmp) = create_temp(dir, &name)?;
+    let mut guard = TempGuard {
+        path: Some(tmp.clone()),
+    };
+    let mut out = io::BufWriter::with_capacity(64 << 10, &file);
+    write(&mut out)?;
+    out.flush()?;
+    drop(out);
+    set_metadata(&file, old.as_ref(), mode)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path)?;
+    guard.path = None;
+    sync_dir(dir)
 }
 
-/// [`write_atomic_with`], asking `may_replace` once the temporary file is on disk, right before
-/// the rename: when it says no, the temporary file is removed, `path` is left alone and the
-/// result is `Ok(false)`. The check runs after the slow part (writing, fsync), so the window in
-/// which a concurrent edit of `path` can be overwritten is as short as a rename.
-pub fn write_atomic_if(
-    path: &Path,
-    mode: Option<u32>,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-    may_replace: impl FnOnce() -> io::Result<bool>,
-) -> io::Result<bool> {
-    write_atomic_file_if(
-        path,
-        mode,
-        |file| {
-            let mut out = io::BufWriter::with_capacity(64 << 10, file);
-            write(&mut out)?;
-            out.flush()
-        },
-        may_replace,
-    )
+/// What [`replace_if_unchanged`] did.
+#[derive(Debug)]
+pub enum Replaced {
+    /// The new content is at the path, and the file it replaced was checked after the swap:
+    /// it held what the caller read. `file` is the new content, still open (and locked, when
+    /// asked): the caller's hold on the file.
+    Checked { file: File },
+    /// The new content is at the path, put there by a plain rename: the filesystem cannot
+    /// exchange two names, so the replaced file was checked only before the rename.
+    Unchecked { file: File },
+    /// Nothing was written: the file no longer held what the caller read, before the swap or
+    /// in the instant between the check and the swap (then swapped back). The edit is at the
+    /// path, as its author left it.
+    Changed,
+    /// Nothing was written, and the edit that made the swap go back met a second edit made to
+    /// the new content in the instant it was at the path: the file at the path holds the first
+    /// edit, `kept` the second (a new name beside the file), for the user to merge.
+    ChangedTwice { kept: PathBuf },
 }
 
-/// [`write_atomic_if`] with the content written by `write` straight to the temporary file,
-/// unbuffered: for a content already in memory, in pieces ([`Gather`]).
-pub fn write_atomic_file_if(
+/// Replaces the content of `path` with what `write` writes, only if the file there still holds
+/// what the caller read (`is_as_read` of a path says whether the file there does). An edit is
+/// never lost, in any window:
+///
+/// 1. the new content goes to a temporary file beside `path` and to disk (the slow part);
+/// 2. `is_as_read(path)`: an edit made meanwhile refuses the write ([`Replaced::Changed`]);
+/// 3. the two names are exchanged (`renameat2(RENAME_EXCHANGE)`), so the replaced file is still
+///    in hand, under the temporary name, and `is_as_read` of it runs again: an edit that landed
+///    between 2 and 3 (an append, a write in place, an editor's own rename) swaps the names
+///    back, and the write is refused;
+/// 4. when swapped back, `is_as_written` of the temporary name says the new content was not
+///    edited in its instant at `path`; if it was, that file is kept ([`Replaced::ChangedTwice`]).
+///
+/// Where the filesystem cannot exchange names (`EINVAL`: tmpfs before Linux 3.17, some network
+/// filesystems), step 3 is a plain rename ([`Replaced::Unchecked`]) and the window of step 3 stays
+/// open: the caller says so. With `lock`, the new content is `flock`ed before it takes the
+/// path, so a lock held on the file itself is never let go by a write.
+pub fn replace_if_unchanged(
     path: &Path,
-    mode: Option<u32>,
+    lock: bool,
     write: impl FnOnce(&File) -> io::Result<()>,
-    may_replace: impl FnOnce() -> io::Result<bool>,
-) -> io::Result<bool> {
+    is_as_read: impl Fn(&Path) -> io::Result<bool>,
+    is_as_written: impl Fn(&Path) -> io::Result<bool>,
+) -> io::Result<Replaced> {
+    let (dir, name) = dir_and_name(path)?;
+    let old = match std::fs::metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let (file, tmp) = create_temp(dir, &name)?;
+    let mut guard = TempGuard {
+        path: Some(tmp.clone()),
+    };
+    write(&file)?;
+    set_metadata(&file, old.as_ref(), None)?;
+    file.sync_all()?;
+    if lock {
+        // Nobody else knows the temporary name yet: this never waits.
+        file.lock()?;
+    }
+    if !as_read(&is_as_read, path)? {
+        return Ok(Replaced::Changed);
+    }
+    match exchange(&tmp, path) {
+        Ok(()) => {}
+        Err(e) if exchange_unsupported(&e) => {
+            std::fs::rename(&tmp, path)?;
+            guard.path = None;
+            sync_dir(dir)?;
+            return Ok(Replaced::Unchecked { file });
+        }
+        Err(e) => return Err(e),
+    }
+    // `tmp` now names the file that was at `path`.
+    if as_read(&is_as_read, &tmp)? {
+        // The guard removes it: the old content, as read.
+        drop(guard);
+        sync_dir(dir)?;
+        return Ok(Replaced::Checked { file });
+    }
+    exchange(&tmp, path)?;
+    if is_as_written(&tmp)? {
+        drop(guard);
+        return Ok(Replaced::Changed);
+    }
+    guard.path = None;
+    let kept = dir.join(format!(
+        "{name}.edit-{}-{:08x}",
+        std::process::id(),
+        fastrand::u32(..)
+    ));
+    std::fs::rename(&tmp, &kept)?;
+    sync_dir(dir)?;
+    Ok(Replaced::ChangedTwice { kept })
+}
+
+/// `is_as_read` of `path`, a file that is gone counting as changed.
+fn as_read(is_as_read: &impl Fn(&Path) -> io::Result<bool>, path: &Path) -> io::Result<bool> {
+    match is_as_read(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        r => r,
+    }
+}
+
+/// Exchanges the files named `a` and `b` atomically (both must exist).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let a = std::ffi::CString::new(a.as_os_str().as_bytes())?;
+    let b = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: two NUL-terminated paths that outlive the call.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// Whether `exchange` failed because the system or filesystem cannot exchange names (not
+/// because of the files).
+fn exchange_unsupported(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Unsupported
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
+        )
+}
+
+/// The directory and file name of `path`.
+fn dir_and_name(path: &Path) -> io::Result<(&Path, String)> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -96,27 +234,7 @@ pub fn write_atomic_file_if(
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?
         .to_string_lossy()
         .into_owned();
-    let old = match std::fs::metadata(path) {
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
-
-    let (file, tmp) = create_temp(dir, &name)?;
-    let mut guard = TempGuard {
-        path: Some(tmp.clone()),
-    };
-    write(&file)?;
-    set_metadata(&file, old.as_ref(), mode)?;
-    file.sync_all()?;
-    drop(file);
-    if !may_replace()? {
-        return Ok(false);
-    }
-    std::fs::rename(&tmp, path)?;
-    guard.path = None;
-    sync_dir(dir)?;
-    Ok(true)
+    Ok((dir, name))
 }
 
 /// Writes a content given in many pieces to a file, a buffer at a time. The pieces of a
@@ -271,26 +389,126 @@ mod tests {
         std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
     }
 
+    /// `replace_if_unchanged` with `new` as the content and `read` as what the caller read.
+    fn replace(p: &Path, new: &str, read: &str, edit: impl Fn(usize, &Path)) -> Replaced {
+        let calls = std::cell::Cell::new(0);
+        replace_if_unchanged(
+            p,
+            true,
+            |mut f| f.write_all(new.as_bytes()),
+            |at| {
+                let same = std::fs::read(at)? == read.as_bytes();
+                calls.set(calls.get() + 1);
+                // The edit lands right after the check: in the window the check leaves.
+                edit(calls.get(), p);
+                Ok(same)
+            },
+            |at| Ok(std::fs::read(at)? == new.as_bytes()),
+        )
+        .unwrap()
+    }
+
     #[test]
     fn a_refused_replacement_leaves_the_target_and_no_temp() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("hosts.yaml");
-        std::fs::write(&p, "old\n").unwrap();
-        // The check runs with the new content already on disk, beside the target.
-        let replaced = write_atomic_if(
-            &p,
-            None,
-            |f| f.write_all(b"new\n"),
-            || {
-                assert_eq!(names(dir.path()).len(), 2);
-                std::fs::write(&p, "edited\n")?;
-                Ok(false)
-            },
-        )
-        .unwrap();
-        assert!(!replaced);
+        std::fs::write(&p, "edited\n").unwrap();
+        let r = replace(&p, "new\n", "old\n", |_, _| {});
+        assert!(matches!(r, Replaced::Changed), "{r:?}");
         assert_eq!(std::fs::read(&p).unwrap(), b"edited\n");
         assert_eq!(names(dir.path()), ["hosts.yaml"]);
+    }
+
+    #[test]
+    fn a_checked_replacement_leaves_the_new_content_locked_and_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("hosts.yaml");
+        std::fs::write(&p, "old\n").unwrap();
+        let r = replace(&p, "new\n", "old\n", |_, _| {});
+        let Replaced::Checked { file } = r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(std::fs::read(&p).unwrap(), b"new\n");
+        assert_eq!(names(dir.path()), ["hosts.yaml"]);
+        // The handle is the file at the path, and holds its lock.
+        let other = File::open(&p).unwrap();
+        assert!(matches!(
+            other.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        drop(file);
+        other.try_lock().unwrap();
+    }
+
+    /// Every kind of edit landing between the check and the swap is kept: the swap is undone
+    /// and the write refused, the edit's bytes at the path, no temporary file left.
+    #[test]
+    fn an_edit_between_the_check_and_the_swap_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("hosts.yaml");
+        for trial in 0..100 {
+            std::fs::write(&p, "a: 1\n").unwrap();
+            let kind = trial % 3;
+            let edited = match kind {
+                0 => "a: 1\n# appended\n",
+                1 => "a: 2\n",
+                _ => "a: 1\nb: renamed over\n",
+            };
+            let r = replace(&p, "a: 1\nstatus: {}\n", "a: 1\n", |call, at| {
+                if call != 1 {
+                    return;
+                }
+                match kind {
+                    0 => {
+                        let mut f = OpenOptions::new().append(true).open(at).unwrap();
+                        f.write_all(b"# appended\n").unwrap();
+                    }
+                    1 => {
+                        let mut f = OpenOptions::new().write(true).open(at).unwrap();
+                        f.write_all(b"a: 2\n").unwrap();
+                    }
+                    _ => {
+                        let side = at.with_file_name("hosts.yaml~");
+                        std::fs::write(&side, edited).unwrap();
+                        std::fs::rename(&side, at).unwrap();
+                    }
+                }
+            });
+            assert!(matches!(r, Replaced::Changed), "trial {trial}: {r:?}");
+            assert_eq!(
+                std::fs::read_to_string(&p).unwrap(),
+                edited,
+                "trial {trial}"
+            );
+            assert_eq!(names(dir.path()), ["hosts.yaml"], "trial {trial}");
+        }
+    }
+
+    /// An edit in the window that is met by a second edit of the new content while it was at the
+    /// path: neither is lost, the second kept beside the file.
+    #[test]
+    fn a_second_edit_of_the_new_content_in_the_window_is_kept_beside() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("hosts.yaml");
+        std::fs::write(&p, "a: 1\n").unwrap();
+        let r = replace(&p, "a: 1\nstatus: {}\n", "a: 1\n", |call, at| match call {
+            1 => std::fs::write(at, "a: first edit\n").unwrap(),
+            // After the swap: `at` holds the new content.
+            2 => {
+                let mut f = OpenOptions::new().append(true).open(at).unwrap();
+                f.write_all(b"# second edit\n").unwrap();
+            }
+            _ => {}
+        });
+        let Replaced::ChangedTwice { kept } = r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "a: first edit\n");
+        assert_eq!(
+            std::fs::read_to_string(&kept).unwrap(),
+            "a: 1\nstatus: {}\n# second edit\n"
+        );
+        assert_eq!(names(dir.path()).len(), 2);
     }
 
     #[test]
@@ -348,17 +566,19 @@ mod tests {
                 }
             })
             .collect();
-        let written = write_atomic_file_if(
+        let r = replace_if_unchanged(
             &path,
-            None,
+            false,
             |file| {
                 let mut out = Gather::new(file);
                 pieces.iter().for_each(|p| out.push(p.as_bytes()));
                 out.finish()
             },
-            || Ok(true),
+            |_| Ok(true),
+            |_| Ok(true),
         )
         .unwrap();
+        let written = matches!(r, Replaced::Checked { .. });
         assert!(written);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), pieces.concat());
         let read_only = std::fs::File::open(&path).unwrap();

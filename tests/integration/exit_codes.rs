@@ -272,8 +272,9 @@ fn a_file_locked_by_another_bmhctl_is_a_conflict() {
     let lock = std::fs::File::create(&lock_path).unwrap();
     lock.lock().unwrap();
     let expected = format!(
-        "error: hosts.yaml is in use by another bmhctl process (lock {})",
-        lock_path.display()
+        "error: hosts.yaml is in use by another bmhctl process (lock {}, held by pid {})",
+        lock_path.display(),
+        std::process::id()
     );
     // A verb says what to do instead.
     let verb_hint = "; while a `bmhctl watch -f` drives the files, set the annotation in the \

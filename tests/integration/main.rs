@@ -16,6 +16,7 @@ mod edits_during_run;
 mod event_subscription;
 mod exit_codes;
 mod export;
+mod file_lock;
 mod files_driven;
 mod firmware;
 mod hardware_details_annotation;

@@ -552,11 +552,13 @@ fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>
     }
     if let Some(old) = group.file.as_mut() {
         fresh.lock = old.lock.take();
+        fresh.said_no_exchange = old.said_no_exchange;
         std::mem::swap(&mut fresh.sidecar, &mut old.sidecar);
     }
     group.file = Some(fresh);
     group.hosts = hosts;
-    Ok(())
+    // An editor's rename brought a new file: the lock moves to it.
+    group.file.as_mut().map_or(Ok(()), HostFile::follow_lock)
 }
 
 /// A file whose hosts are loaded: what its sidecar read is in their records now.

@@ -8,7 +8,7 @@ use super::sidecar::Sidecar;
 use super::yaml_file::{LaidOut, Overlay, YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::error::Error;
-use crate::persist::atomic::{Gather, write_atomic, write_atomic_file_if};
+use crate::persist::atomic::{Gather, Replaced, replace_if_unchanged};
 use crate::record::Bookkeeping;
 use bmh_api::{
     BareMetalHostStatus, Condition, CredentialsStatus, ErrorType, Extra, HardwareDetails, Image,
@@ -57,6 +57,8 @@ pub struct HostFile {
     pub(super) pending: bool,
     /// The hosts of this file, by `namespace/name`.
     pub(super) host_keys: BTreeSet<String>,
+    /// The filesystem could not exchange two names and this was said (once per file).
+    pub(super) said_no_exchange: bool,
 }
 
 impl std::fmt::Debug for HostFile {
@@ -748,6 +750,7 @@ impl HostFile {
             )));
         }
         self.check_unchanged_on_disk()?;
+        self.check_lock()?;
         let mut stats = CommitStats::default();
         if sidecar_dirty {
             // Named after the hosts file the user gave, the state file beside it said too.
@@ -763,40 +766,77 @@ impl HostFile {
             })?;
         }
         if let Some(next) = next {
-            // Checked again once the new text is on disk, right before the rename: an edit
-            // made while the sidecar and the temporary file were written is not overwritten.
-            // The content is compared (not the size or time, which an edit can keep).
-            // Both texts are walked a piece at a time, straight from the text parsed and the
-            // edits: a big file's pieces are never listed, nor copied before the kernel's copy.
-            let replaced = {
-                let (yaml, disk) = (&self.yaml, self.disk_overlay());
-                write_atomic_file_if(
-                    &self.real_path,
-                    None,
-                    |file| {
-                        let mut out = Gather::new(file);
-                        yaml.each_piece(Some(&next), |p| out.push(p.as_bytes()));
-                        out.finish()
-                    },
-                    || match file_holds(&self.real_path, |f| {
-                        yaml.each_piece(Some(disk), |p| f(p.as_bytes()))
-                    }) {
-                        Ok(same) => Ok(same),
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-                        Err(e) => Err(e),
-                    },
-                )
-                .map_err(|e| Error::io(&self.path, e))?
-            };
-            if !replaced {
-                return Err(self.changed_during_run());
-            }
+            // Checked again once the new text is on disk, before and after it takes the name
+            // (`replace_if_unchanged`): an edit made while the sidecar and the temporary file
+            // were written, or in the instant of the swap, is not overwritten. The content is
+            // compared (not the size or time, which an edit can keep). Both texts are walked a
+            // piece at a time, straight from the text parsed and the edits: a big file's pieces
+            // are never listed, nor copied before the kernel's copy.
+            let (yaml, disk) = (&self.yaml, self.disk_overlay());
+            let replaced = replace_if_unchanged(
+                &self.real_path,
+                true,
+                |file| {
+                    let mut out = Gather::new(file);
+                    yaml.each_piece(Some(&next), |p| out.push(p.as_bytes()));
+                    out.finish()
+                },
+                |at| file_holds(at, |f| yaml.each_piece(Some(disk), |p| f(p.as_bytes()))),
+                |at| file_holds(at, |f| yaml.each_piece(Some(&next), |p| f(p.as_bytes()))),
+            )
+            .map_err(|e| Error::io(&self.path, e))?;
+            self.took(replaced)?;
             self.disk_stamp = Stamp::of(&self.real_path);
             self.disk_text = Some(next);
             stats.file_written = true;
         }
         self.pending = false;
         Ok(stats)
+    }
+
+    /// Takes what [`replace_if_unchanged`] did: the new content's handle holds the lock; a
+    /// refused write is the [`Error::Conflict`] of an edit (the caller reads the file again).
+    fn took(&mut self, replaced: Replaced) -> Result<(), Error> {
+        let file = match replaced {
+            Replaced::Checked { file } => file,
+            Replaced::Unchecked { file } => {
+                if !std::mem::replace(&mut self.said_no_exchange, true) {
+                    tracing::warn!(
+                        "{}: its filesystem cannot exchange two files' names \
+                         (renameat2 RENAME_EXCHANGE), so an edit saved in the instant bmhctl \
+                         replaces the file could be lost; do not edit it during a run",
+                        self.path.display()
+                    );
+                }
+                file
+            }
+            Replaced::Changed => return Err(self.changed_during_run()),
+            Replaced::ChangedTwice { kept } => {
+                tracing::warn!(
+                    "{}: edited twice in the instant bmhctl replaced it; the first edit is in \
+                     the file, the second (made to bmhctl's new text) kept as {}: merge it by \
+                     hand",
+                    self.path.display(),
+                    kept.display()
+                );
+                return Err(self.changed_during_run());
+            }
+        };
+        if let Some(lock) = self.lock.as_mut() {
+            lock.hold(file);
+        }
+        Ok(())
+    }
+
+    /// An error when the lock file was removed during the run ([`FileLock::check`]).
+    fn check_lock(&self) -> Result<(), Error> {
+        self.lock.as_ref().map_or(Ok(()), FileLock::check)
+    }
+
+    /// Locks the file now at the path, when it was replaced since it was locked (an editor's
+    /// rename, read again since): [`FileLock::follow`].
+    pub(super) fn follow_lock(&mut self) -> Result<(), Error> {
+        self.lock.as_mut().map_or(Ok(()), FileLock::follow)
     }
 
     /// The [`Error::Conflict`] of a file edited (or removed) since bmhctl last read or wrote it.
@@ -881,7 +921,21 @@ impl HostFile {
                 e => e,
             })?;
         self.check_unchanged_on_disk()?;
-        write_atomic(&self.real_path, text.as_bytes()).map_err(|e| Error::io(&self.path, e))?;
+        self.check_lock()?;
+        let disk = self.disk_overlay();
+        let replaced = replace_if_unchanged(
+            &self.real_path,
+            true,
+            |mut f| std::io::Write::write_all(&mut f, text.as_bytes()),
+            |at| {
+                file_holds(at, |f| {
+                    self.yaml.each_piece(Some(disk), |p| f(p.as_bytes()))
+                })
+            },
+            |at| Ok(std::fs::read(at)? == text.as_bytes()),
+        )
+        .map_err(|e| Error::io(&self.path, e))?;
+        self.took(replaced)?;
         self.disk_stamp = Stamp::of(&self.real_path);
         self.yaml = YamlFile::parse(text).map_err(|e| Error::invalid(e.to_string()))?;
         self.disk_text = None;

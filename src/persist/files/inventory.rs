@@ -586,6 +586,7 @@ fn load_collecting(
             edited: BTreeSet::new(),
             pending: false,
             host_keys,
+            said_no_exchange: false,
         });
     }
     if skipped_kinds > 0 && !policy.quiet {

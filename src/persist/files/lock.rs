@@ -1,10 +1,20 @@
 //! The per-file exclusive lock a writing bmhctl holds on each host file it works on.
 //!
-//! The lock of `dir/hosts.yaml` is the file `dir/.bmhctl/hosts.yaml.lock` (mode 0600, opened
-//! with `O_NOFOLLOW`: a symlink planted there is refused, never followed), locked with
-//! [`std::fs::File::try_lock`] (an advisory `flock(2)` on Unix). It is taken before the host
-//! file is read and held until the [`FileLock`] is dropped, so two writers never interleave
-//! their read-modify-write cycles.
+//! Two locks, both advisory `flock(2)`s ([`std::fs::File::try_lock`]) taken before the host file
+//! is read and held until the [`FileLock`] is dropped, so two writers never interleave their
+//! read-modify-write cycles:
+//!
+//! * on the host file itself, which a user cannot remove from under a run without the run
+//!   noticing (its next save finds the file changed or gone). bmhctl replaces the file at every
+//!   save, so the new content is locked before it takes the file's name
+//!   ([`crate::persist::atomic::replace_if_unchanged`]) and the lock is never let go; when an
+//!   editor's rename brings a new file, the run locks that one when it reads it
+//!   ([`FileLock::follow`]);
+//! * on `dir/.bmhctl/hosts.yaml.lock` (mode 0600, opened with `O_NOFOLLOW`: a symlink planted
+//!   there is refused, never followed), which is what older bmhctl releases lock. A run whose
+//!   lock file is removed (with `.bmhctl/`) stops at its next save ([`FileLock::check`]).
+//!
+//! A refusal names the holder's pid, read from `/proc/locks`.
 //!
 //! A lock file (and a `.bmhctl` directory) this lock created is removed when it is released, so
 //! that a run refused for bad input leaves the user's directory as it found it. Removing a lock
@@ -26,8 +36,14 @@ use std::path::{Path, PathBuf};
 #[derive(Debug)]
 pub struct FileLock {
     // Kept open: closing the file releases the lock.
-    _file: File,
+    file: File,
     path: PathBuf,
+    /// The host file, open and locked (the file at `host_path`, or one a save is about to put
+    /// there).
+    host: File,
+    host_path: PathBuf,
+    /// How the host file is named in messages.
+    shown: PathBuf,
     /// This lock created the lock file: removed on release.
     created_file: bool,
     /// This lock created the `.bmhctl` directory: removed on release when empty.
@@ -54,6 +70,12 @@ impl FileLock {
         let path = Self::path_for(file);
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
         for _ in 0..ATTEMPTS {
+            // The host file first: a refusal then writes nothing (no `.bmhctl/`).
+            let host = match lock_host_file(file, shown)? {
+                Some(host) => host,
+                // Replaced (by a writer's save, an editor) between the open and the lock.
+                None => continue,
+            };
             let created_dir = private_dir(&dir)?;
             let (f, created_file) = match open_lock_file(&path) {
                 Ok(opened) => opened,
@@ -64,10 +86,12 @@ impl FileLock {
             match f.try_lock() {
                 Ok(()) => {}
                 Err(TryLockError::WouldBlock) => {
+                    let pid = holder(&f).map(|p| format!(", held by pid {p}"));
                     return Err(Error::Conflict(format!(
-                        "{} is in use by another bmhctl process (lock {})",
+                        "{} is in use by another bmhctl process (lock {}{})",
                         shown.display(),
-                        path.display()
+                        path.display(),
+                        pid.unwrap_or_default()
                     )));
                 }
                 Err(TryLockError::Error(e)) => return Err(Error::io(&path, e)),
@@ -83,8 +107,11 @@ impl FileLock {
             let sidecar = format!("{name}.state.json");
             crate::persist::atomic::remove_stale_temps(&dir, Some(&sidecar));
             return Ok(FileLock {
-                _file: f,
+                file: f,
                 path,
+                host,
+                host_path: file.to_path_buf(),
+                shown: shown.to_path_buf(),
                 created_file,
                 created_dir,
             });
@@ -94,6 +121,57 @@ impl FileLock {
             shown.display(),
             path.display()
         )))
+    }
+
+    /// Holds `file`, the new content a save is putting at the host file's path, already locked
+    /// ([`crate::persist::atomic::replace_if_unchanged`]), in place of the content it replaces.
+    pub fn hold(&mut self, file: File) {
+        self.host = file;
+    }
+
+    /// Locks the file now at the host file's path when it is not the one held (an editor's
+    /// rename brought a new file, read since): another process that locked it first holds the
+    /// hosts now, which is a conflict.
+    pub fn follow(&mut self) -> Result<(), Error> {
+        if still_named(&self.host, &self.host_path) {
+            return Ok(());
+        }
+        for _ in 0..ATTEMPTS {
+            if let Some(host) = lock_host_file(&self.host_path, &self.shown)? {
+                self.host = host;
+                return Ok(());
+            }
+        }
+        Err(Error::Conflict(format!(
+            "{}: it kept being replaced while its lock was taken again; retry",
+            self.shown.display()
+        )))
+    }
+
+    /// Whether the lock file is still where it was taken: removed (with `.bmhctl/`, say), a
+    /// second bmhctl of an older release would not see the lock, so the run stops rather than
+    /// write on.
+    pub fn check(&self) -> Result<(), Error> {
+        use std::os::unix::fs::MetadataExt;
+        let held = self.file.metadata().map_err(|e| Error::io(&self.path, e))?;
+        match std::fs::symlink_metadata(&self.path) {
+            Ok(m) if m.dev() == held.dev() && m.ino() == held.ino() => return Ok(()),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            // Its directory replaced by a file, say: what the next write would meet too.
+            Err(e) => return Err(Error::io(&self.shown, e)),
+        }
+        Err(Error::io(
+            &self.shown,
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "its lock {} was removed during the run; stopping so that no other bmhctl \
+                     drives these hosts at the same time (run again to resume)",
+                    self.path.display()
+                ),
+            ),
+        ))
     }
 
     /// The lock file.
@@ -165,6 +243,51 @@ pub(crate) fn open_lock_file(path: &Path) -> std::io::Result<(File, bool)> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)?;
     Ok((f, false))
+}
+
+/// Opens and locks the host file `file`: `None` when the path names another file once it is
+/// locked (replaced meanwhile: try again).
+fn lock_host_file(file: &Path, shown: &Path) -> Result<Option<File>, Error> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let host = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_CLOEXEC)
+        .open(file)
+        .map_err(|e| Error::io(shown, e))?;
+    match host.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            let pid = holder(&host).map_or_else(String::new, |p| format!(" (pid {p})"));
+            return Err(Error::Conflict(format!(
+                "{} is in use by another bmhctl process{pid}",
+                shown.display()
+            )));
+        }
+        Err(TryLockError::Error(e)) => return Err(Error::io(shown, e)),
+    }
+    Ok(still_named(&host, file).then_some(host))
+}
+
+/// The pid of the process holding a `flock` on the open file `f`, from `/proc/locks` (whose
+/// lines read `1: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF`, the device in
+/// hex); `None` where that does not tell.
+fn holder(f: &File) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let m = f.metadata().ok()?;
+    let (major, minor) = (libc::major(m.dev()), libc::minor(m.dev()));
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        // A waiter's line has `->` after the number.
+        let [_, "FLOCK", _, "WRITE", pid, id, ..] = fields.as_slice() else {
+            return None;
+        };
+        let mut id = id.split(':');
+        let maj = u32::from_str_radix(id.next()?, 16).ok()?;
+        let min = u32::from_str_radix(id.next()?, 16).ok()?;
+        let ino: u64 = id.next()?.parse().ok()?;
+        (maj == major && min == minor && ino == m.ino()).then(|| pid.parse().ok())?
+    })
 }
 
 /// Whether `path` still names the open file `f` (not removed or replaced since it was opened).
@@ -242,12 +365,13 @@ mod tests {
         assert_eq!(
             msg,
             format!(
-                "hosts.yaml is in use by another bmhctl process (lock {})",
-                first.path().display()
+                "hosts.yaml is in use by another bmhctl process (pid {})",
+                std::process::id()
             )
         );
         // Another file in the same directory is independent.
         let other = dir.path().join("other.yaml");
+        std::fs::write(&other, "b: 1\n").unwrap();
         let _other = FileLock::acquire(&other, &other).unwrap();
         drop(first);
         let again = FileLock::acquire(&file, &file).unwrap();
@@ -318,5 +442,66 @@ mod tests {
         // A fresh taker gets a lock the path names.
         let again = FileLock::acquire(&file, &file).unwrap();
         assert!(again.path().exists());
+    }
+
+    /// With `.bmhctl/` removed under a holder, a second taker is still refused, naming the
+    /// holder's pid (the lock on the host file itself), and refused before writing anything;
+    /// the holder finds its lock file gone.
+    #[test]
+    fn removing_the_state_directory_does_not_release_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hosts.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        let first = FileLock::acquire(&file, Path::new("hosts.yaml")).unwrap();
+        first.check().unwrap();
+        std::fs::remove_dir_all(dir.path().join(".bmhctl")).unwrap();
+        let err = FileLock::acquire(&file, Path::new("hosts.yaml")).unwrap_err();
+        assert_eq!(err.exit_code(), 3, "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "hosts.yaml is in use by another bmhctl process (pid {})",
+                std::process::id()
+            )
+        );
+        assert!(
+            !dir.path().join(".bmhctl").exists(),
+            "a refusal writes nothing"
+        );
+        let err = first.check().unwrap_err();
+        assert!(
+            err.chain().contains("its lock") && err.chain().contains("was removed during the run"),
+            "{}",
+            err.chain()
+        );
+    }
+
+    /// A save's new content, locked before it takes the name, keeps the file locked; a file an
+    /// editor renamed into place is locked when the holder follows it, or refused when another
+    /// process locked it first.
+    #[test]
+    fn the_lock_follows_the_file_through_saves_and_renames() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hosts.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        let mut first = FileLock::acquire(&file, Path::new("hosts.yaml")).unwrap();
+        let side = dir.path().join("new");
+        std::fs::write(&side, "a: 2\n").unwrap();
+        let new = File::open(&side).unwrap();
+        new.lock().unwrap();
+        std::fs::rename(&side, &file).unwrap();
+        first.hold(new);
+        assert!(FileLock::acquire(&file, Path::new("hosts.yaml")).is_err());
+        // An editor's rename: nothing holds the new file until the holder follows it.
+        std::fs::write(&side, "a: 3\n").unwrap();
+        std::fs::rename(&side, &file).unwrap();
+        first.follow().unwrap();
+        assert!(FileLock::acquire(&file, Path::new("hosts.yaml")).is_err());
+        std::fs::write(&side, "a: 4\n").unwrap();
+        std::fs::rename(&side, &file).unwrap();
+        let thief = File::open(&file).unwrap();
+        thief.lock().unwrap();
+        let err = first.follow().unwrap_err();
+        assert_eq!(err.exit_code(), 3, "{err}");
     }
 }
