@@ -6,8 +6,7 @@ use serde_json::Value;
 
 const IMAGE: &str = "image:\n  url: http://images.example/os.qcow2\n  checksum: abc123";
 const STATUS: &str = "baremetalhost.metal3.io/status";
-/// The lab Secret's password, base64 (`password`).
-const PASSWORD_B64: &str = "cGFzc3dvcmQ=";
+use crate::canary::PASSWORD_B64;
 
 fn hosts_file() -> String {
     format!(

@@ -90,18 +90,21 @@ impl Lab {
             .args(args)
             .output()
             .expect("run bmhctl");
-        Run {
+        let run = Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        };
+        crate::canary::assert_clean_run(args, &run.stdout, &run.stderr, self.dir.path());
+        run
     }
 }
 
-/// A Secret document with BMC credentials.
+/// A Secret document with BMC credentials (the password a canary: [`crate::canary`]).
 pub fn secret(name: &str) -> String {
     format!(
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {name}\ndata:\n  username: YWRtaW4=\n  password: cGFzc3dvcmQ=\n"
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {name}\ndata:\n  username: YWRtaW4=\n  password: {}\n",
+        crate::canary::PASSWORD_B64
     )
 }
 

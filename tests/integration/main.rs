@@ -1,5 +1,6 @@
 //! End-to-end tests of the real `bmhctl` binary on real files (one test binary, as ripgrep does).
 
+mod canary;
 mod lab;
 
 mod allocator;
@@ -37,6 +38,7 @@ mod provision;
 mod refused_input;
 mod result_contract;
 mod save_failures;
+mod secrets_canary;
 mod split_lab;
 mod store;
 mod store_delete;

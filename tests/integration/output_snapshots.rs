@@ -14,8 +14,7 @@ const IMAGE: &str = "image:\n  url: http://images.example/os.qcow2\n  checksum: 
 /// The fixture, delays not slept, a fixed seed: the same passes every run.
 const FIXTURE: [(&str, &str); 2] = [("BMHCTL_PROVISIONER", "fixture"), ("BMHCTL_SEED", "1")];
 
-/// The lab Secret's password, base64: an export holds it, a snapshot must not.
-const PASSWORD_B64: &str = "cGFzc3dvcmQ=";
+use crate::canary::PASSWORD_B64;
 
 fn hosts_file() -> String {
     let mut s = secret("bmc-secret");

@@ -8,8 +8,7 @@ use crate::refused_input::listing;
 const IMAGE: &str = "image:\n  url: http://images.example/os.qcow2\n  checksum: abc123";
 const NEW_IMAGE_URL: &str = "http://images.example/os-v2.qcow2";
 
-/// The lab Secret's password, base64: no output may hold it.
-const PASSWORD_B64: &str = "cGFzc3dvcmQ=";
+use crate::canary::PASSWORD_B64;
 
 fn hosts_file() -> String {
     format!(

@@ -67,11 +67,13 @@ pub(crate) fn wait_output(mut child: Child) -> (i32, String, String) {
         std::thread::sleep(Duration::from_millis(50));
     }
     let out = child.wait_with_output().expect("bmhctl output");
-    (
-        out.status.code().unwrap_or(-1),
+    let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    );
+    crate::canary::assert_clean("the stdout of a bmhctl run", &stdout);
+    crate::canary::assert_clean("the stderr of a bmhctl run", &stderr);
+    (out.status.code().unwrap_or(-1), stdout, stderr)
 }
 
 /// Waits until bmhctl has saved a status into `path` (it has read the file and is running),
