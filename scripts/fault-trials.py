@@ -26,11 +26,22 @@ Scenarios (each trial uses a directory of its own under a temporary directory):
                   deploy); a re-run then changes nothing of it. "Lost": the edit's bytes are
                   gone; "failed": any other exit code (the old "edit kept; re-run" exit 3
                   among them) or an edit not acted upon.
+  edit-window     the edit of edit-file (append, in place, editor's rename, in turns) made in the
+                  instant between bmhctl's last check of the file and the swap that replaces it:
+                  the run is started under `strace`, which delays every rename(2) by 0.3 s,
+                  and the edit lands once a temporary file of the host file's has existed for
+                  0.15 s (written, flushed and compared: the swap is then waiting). Checked as
+                  edit-file: exit 0, the edit's bytes kept and acted upon. Needs strace;
+                  otherwise it is skipped, with the reason.
   full-disk       the hosts file on a 1 MiB tmpfs filled up before the first save: the run must
                   end within seconds with exit 1 and the file's name, the file as it was; with
                   the space freed a re-run must finish. Needs root, passwordless sudo or
                   unprivileged user namespaces (for `mount -t tmpfs`); otherwise it is skipped,
                   with the reason.
+  kill-ironic-12  twelve fake-hardware hosts against the local Ironic, `provision` killed at a
+                  random instant of an undisturbed run's wall time (measured first), then
+                  re-run: every host provisioned, exactly one Ironic node per host, each node
+                  deployed once.
   ironic-restart  the same three hosts, Ironic stopped (stop-ironic.sh) during the `provision`
                   run and started again a few seconds later: the run must end (any exit code:
                   it is reported), and a re-run must pass the checks of kill-ironic.
@@ -71,6 +82,8 @@ DEFAULT_TRIALS = {
     "kill-store": 41,
     "kill-ironic": 21,
     "edit-file": 55,
+    "edit-window": 100,
+    "kill-ironic-12": 30,
     "full-disk": 5,
     "ironic-restart": 3,
 }
@@ -458,6 +471,83 @@ def edit_file(bm, args, res, work, rng):
         f"{k}: {v}" for k, v in sorted(outcomes.items())))
 
 
+def edit_window(bm, args, res, work, rng):
+    strace = shutil.which("strace")
+    if not strace:
+        res.skipped = "strace is not installed (it widens the window under test)"
+        return
+    n, scale, delay_us = 4, "0.1", 300_000
+    # every way to rename: a bmhctl that replaces the file with a plain rename is held as well
+    renames = "rename,renameat,renameat2"
+    names = [f"worker-{i}" for i in range(n)]
+    in_window = 0
+    kinds = ["append", "in place", "rename"]
+    for t in range(args.trials_of("edit-window")):
+        d = work / f"edit-window-{t}"
+        d.mkdir()
+        path = d / "hosts.yaml"
+        original = fixture_file(n)
+        path.write_text(original)
+        target = names[t % n]
+        kind = kinds[t % len(kinds)]
+        marker = f"online: false  # edit {t} in the window"
+        t0 = time.monotonic()
+        proc = subprocess.Popen(
+            [strace, "-f", "-qq", "-o", "/dev/null", "-e", f"trace={renames}",
+             "-e", f"inject={renames}:delay_enter={delay_us}", bm.binary,
+             "provision", "--provisioner", "fixture", "-q", "hosts.yaml"],
+            cwd=d, env={**bm.env, "BMHCTL_TIME_SCALE": scale},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # the first temporary file of the host file that lives 0.15 s: its swap is waiting
+        tmp, since, deadline = None, None, time.monotonic() + HANG_BOUND["fixture"]
+        while proc.poll() is None and time.monotonic() < deadline:
+            found = [p for p in d.glob(".hosts.yaml.*.tmp")]
+            if found and found[0] == tmp:
+                if time.monotonic() - since >= 0.15:
+                    break
+            else:
+                tmp, since = (found[0], time.monotonic()) if found else (None, None)
+            time.sleep(0.005)
+        text = path.read_text()
+        at = text.index(f"  name: {target}\n")
+        if kind == "append":
+            with open(path, "a") as f:
+                f.write(f"# {marker}\n")
+        else:
+            edited = text[:at] + text[at:].replace("online: true", marker, 1)
+            if kind == "rename":
+                side = d / ".hosts.yaml.swp"
+                side.write_text(edited)
+                os.replace(side, path)
+            else:
+                with open(path, "r+") as f:
+                    f.write(edited)
+                    f.truncate()
+        if tmp is not None and tmp.exists():
+            in_window += 1
+        code, _, err = finish(proc, HANG_BOUND["fixture"])
+        if code is None:
+            res.bad("hung", t, "the run did not end after the edit")
+        elif code != 0:
+            res.bad("failed", t, f"the run exited {code}: {err.strip()[-300:]}")
+        now = path.read_text()
+        if marker not in now:
+            res.bad("lost", t, f"the {kind} edit ({marker!r}) is gone from the file")
+        elif kind != "append" and code == 0:
+            got, out, gerr = bm.run(["get", "-f", "hosts.yaml", "-o", "json"], d, 30)
+            powered = {r[0]: r[2] for r in hosts_of(out)} if got == 0 else {}
+            if powered.get(target) is not False:
+                res.bad("failed", t, f"{target} is not powered off at the end of the run: the "
+                        "edit was not acted upon")
+        left = [p.name for p in d.glob(".hosts.yaml.*")] + [p.name for p in d.glob("*.edit-*")]
+        if left:
+            res.bad("failed", t, f"files left beside hosts.yaml: {left}")
+        res.trials += 1
+        res.seconds += time.monotonic() - t0
+    res.notes.append(f"edit-window: {in_window} of {res.trials} edits landed while bmhctl's "
+                     f"swap was held back (renames delayed {delay_us // 1000} ms)")
+
+
 # --- a full disk -------------------------------------------------------------------------------
 
 
@@ -692,6 +782,45 @@ def kill_ironic(bm, args, res, work, rng, ironic):
         "active at the kill (each checked: still active, provision_updated_at unchanged)")
 
 
+def kill_ironic_12(bm, args, res, work, rng, ironic):
+    n = 12
+    env = {**ironic.env, "BMHCTL_TIME_SCALE": "0.2"}
+    d = work / "kill-ironic-12-undisturbed"
+    d.mkdir()
+    names = [f"u-host-{i}" for i in range(n)]
+    (d / "hosts.yaml").write_text(ironic_file(names, ironic.port))
+    t0 = time.monotonic()
+    code, _, err = bm.run(["provision", "-q", "hosts.yaml"], d, HANG_BOUND["ironic"], env)
+    wall = time.monotonic() - t0
+    if code != 0:
+        raise SystemExit(f"the undisturbed run of {n} Ironic hosts failed (exit {code}):\n{err}")
+    ironic.remove([nd["uuid"] for nd in ironic.nodes() if host_of(nd) in names])
+    log(f"kill-ironic-12: an undisturbed run of {n} hosts: {wall:.1f} s")
+    states_at_kill = {}
+    for t in range(args.trials_of("kill-ironic-12")):
+        d = work / f"kill-ironic-12-{t}"
+        d.mkdir()
+        names = [f"k{t}-host-{i}" for i in range(n)]
+        (d / "hosts.yaml").write_text(ironic_file(names, ironic.port))
+        t0 = time.monotonic()
+        proc = bm.spawn(["provision", "-q", "hosts.yaml"], d, env)
+        time.sleep(rng.uniform(0.0, wall))
+        if proc.poll() is not None:
+            res.missed += 1
+        sigkill(proc)
+        for st in states_in(d / "hosts.yaml"):
+            states_at_kill[st] = states_at_kill.get(st, 0) + 1
+        active = {nd["uuid"]: nd["provision_updated_at"] for nd in ironic.nodes()
+                  if nd["provision_state"] == "active" and host_of(nd) in names}
+        ironic_rerun(bm, res, t, d, ironic, names, active)
+        res.trials += 1
+        res.seconds += time.monotonic() - t0
+    res.notes.append(
+        f"kill-ironic-12: {res.trials - res.missed} of {res.trials} kills came while the run was "
+        "going on; host states in the file at the kills: " + ", ".join(
+            f"{k}: {v}" for k, v in sorted(states_at_kill.items())))
+
+
 def ironic_restart(bm, args, res, work, rng, ironic):
     for t in range(args.trials_of("ironic-restart")):
         d = work / f"ironic-restart-{t}"
@@ -768,7 +897,7 @@ def main():
     work = pathlib.Path(tempfile.mkdtemp(prefix="bmhctl-fault-trials-"))
     log(f"binary {binary}, seed {seed}, trial directories in {work}")
 
-    needs_ironic = {"kill-ironic", "ironic-restart"} & set(scenarios)
+    needs_ironic = {"kill-ironic", "kill-ironic-12", "ironic-restart"} & set(scenarios)
     plugin_dir = pathlib.Path(os.environ.get("PROVISIONER_PLUGIN_DIR") or binary.parent / "plugins")
     if needs_ironic and not (plugin_dir / "ironic-provisioner.so").is_file():
         raise SystemExit(f"{plugin_dir}/ironic-provisioner.so missing (the Ironic scenarios need "
@@ -782,7 +911,7 @@ def main():
             log(f"starting a fresh Ironic on port {args.port}")
             ironic.start(fresh=True)
         runners = {"kill-file": kill_file, "kill-store": kill_store, "edit-file": edit_file,
-                   "full-disk": full_disk}
+                   "edit-window": edit_window, "full-disk": full_disk}
         for s in scenarios:
             res = Result(s)
             results.append(res)
@@ -791,6 +920,8 @@ def main():
                 runners[s](bm, args, res, work, rng)
             elif s == "kill-ironic":
                 kill_ironic(bm, args, res, work, rng, ironic)
+            elif s == "kill-ironic-12":
+                kill_ironic_12(bm, args, res, work, rng, ironic)
             else:
                 ironic_restart(bm, args, res, work, rng, ironic)
     finally:

@@ -35,6 +35,9 @@ if [[ -z ${IRONIC_ENDPOINT:-} ]]; then
     curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$sushy_port/" ||
         lab_started+=("sushy:$sushy_port")
     scripts/ironic/start-ironic.sh "$ironic_port" >/dev/null
+    # The emulator's BMC password is one the tests look for in everything bmhctl writes
+    # (tests/integration/canary.rs).
+    export SUSHY_PASSWORD=${SUSHY_PASSWORD:-Pw-Lab-Canary-2718}
     scripts/ironic/start-sushy.sh "$sushy_port" >/dev/null
     set -a
     # shellcheck source=/dev/null

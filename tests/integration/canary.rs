@@ -14,7 +14,28 @@ pub const STRING_PASSWORD: &str = "Pw-String-Canary-7731";
 /// [`STRING_PASSWORD`] in base64.
 pub const STRING_PASSWORD_B64: &str = "UHctU3RyaW5nLUNhbmFyeS03NzMx";
 
-const ALL: [&str; 4] = [PASSWORD, PASSWORD_B64, STRING_PASSWORD, STRING_PASSWORD_B64];
+/// The password of the lab's Redfish emulator and of every lab test's BMC Secret
+/// (`scripts/test.sh` starts the emulator with it).
+pub const LAB_PASSWORD: &str = "Pw-Lab-Canary-2718";
+/// [`LAB_PASSWORD`] in base64.
+pub const LAB_PASSWORD_B64: &str = "UHctTGFiLUNhbmFyeS0yNzE4";
+
+const ALL: [&str; 6] = [
+    PASSWORD,
+    PASSWORD_B64,
+    STRING_PASSWORD,
+    STRING_PASSWORD_B64,
+    LAB_PASSWORD,
+    LAB_PASSWORD_B64,
+];
+
+/// The Redfish emulator's password: `SUSHY_PASSWORD` when a lab was started with another.
+pub fn lab_password() -> String {
+    std::env::var("SUSHY_PASSWORD")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| LAB_PASSWORD.to_string())
+}
 
 /// Panics naming `what` when `text` holds a canary.
 #[track_caller]

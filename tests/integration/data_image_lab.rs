@@ -189,8 +189,9 @@ fn status_of(text: &str, kind: &str) -> Value {
 }
 
 fn hosts_file(image_url: Option<&str>) -> String {
+    let lab_password = crate::canary::lab_password();
     let mut s = format!(
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: password\n---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: {NAME}\n  namespace: {NS}\nspec:\n  online: true\n  bmc:\n    address: redfish-virtualmedia+{}/redfish/v1/Systems/{SYSTEM}\n    credentialsName: bmc\n  bootMACAddress: \"{MAC}\"\n  bootMode: UEFI\n  externallyProvisioned: true\n  automatedCleaningMode: disabled\n",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: {lab_password}\n---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: {NAME}\n  namespace: {NS}\nspec:\n  online: true\n  bmc:\n    address: redfish-virtualmedia+{}/redfish/v1/Systems/{SYSTEM}\n    credentialsName: bmc\n  bootMACAddress: \"{MAC}\"\n  bootMode: UEFI\n  externallyProvisioned: true\n  automatedCleaningMode: disabled\n",
         sushy_url()
     );
     if let Some(url) = image_url {

@@ -293,7 +293,7 @@ fn sushy_url() -> String {
 }
 
 fn sushy_auth() -> (String, String) {
-    ("admin".into(), "password".into())
+    ("admin".into(), crate::canary::lab_password())
 }
 
 /// The emulated system's `PowerState` (`On`/`Off`), read over Redfish.
@@ -388,8 +388,9 @@ fn assert_transitions(run: &Run, host: &str, want: &[&str]) {
 
 /// A BMC Secret and hosts in the namespace [`NS`].
 fn hosts_file(hosts: &[String]) -> String {
+    let lab_password = crate::canary::lab_password();
     let mut s = format!(
-        "# hosts of the Ironic lab tests\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: password\n"
+        "# hosts of the Ironic lab tests\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: {lab_password}\n"
     );
     for h in hosts {
         s.push_str("---\n");

@@ -205,7 +205,10 @@ fn api_calls_by_kind_match_ironics_own_log() {
         .to_string();
     let log = ironic_log(&endpoint);
     purge(&root);
-    let mut file = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: metrics-lab\nstringData:\n  username: admin\n  password: password\n".to_string();
+    let mut file = format!(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: metrics-lab\nstringData:\n  username: admin\n  password: {}\n",
+        crate::canary::lab_password()
+    );
     for name in HOSTS {
         file.push_str(&format!(
             "---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: {name}\n  namespace: {NS}\nspec:\n  online: false\n  bmc:\n    address: fake-hardware://{name}\n    credentialsName: bmc\n"

@@ -166,8 +166,9 @@ fn hosts_file() -> String {
     let image = format!(
         "image:\n  url: {IMAGE_URL}\n  checksum: {IMAGE_SHA256}\n  checksumType: sha256\n  format: qcow2"
     );
+    let lab_password = crate::canary::lab_password();
     format!(
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: password\n{}{}{}",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: {lab_password}\n{}{}{}",
         host("plan-lab-deployed", &image),
         host("plan-lab-gone", ""),
         host("plan-lab-new", ""),

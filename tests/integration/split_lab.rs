@@ -215,8 +215,9 @@ fn plugin_dir() -> &'static Path {
 
 /// `hosts` fake-hardware BareMetalHosts, each with `spec` lines (indented under `spec:`).
 fn hosts_file(hosts: &[String], spec: &str) -> String {
+    let lab_password = crate::canary::lab_password();
     let mut s = format!(
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: password\n"
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: {lab_password}\n"
     );
     for h in hosts {
         s.push_str(&format!(
