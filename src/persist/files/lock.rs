@@ -263,6 +263,13 @@ fn lock_host_file(file: &Path, shown: &Path) -> Result<Option<File>, Error> {
                 shown.display()
             )));
         }
+        // A filesystem that cannot lock the file (some network filesystems lock only files
+        // open for writing): the lock file alone keeps other bmhctl processes out there.
+        Err(TryLockError::Error(e))
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EBADF | libc::ENOLCK | libc::EOPNOTSUPP)
+            ) => {}
         Err(TryLockError::Error(e)) => return Err(Error::io(shown, e)),
     }
     Ok(still_named(&host, file).then_some(host))
