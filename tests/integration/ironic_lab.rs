@@ -542,6 +542,7 @@ fn check_seen(seen: &[Seen], order: &[&str], must: &[&str], allowed: &[(&str, &[
 /// provisioned (image added), deprovisioning → available (`bmhctl deprovision`), deleting
 /// (`bmhctl delete`).
 #[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
 fn fake_hardware_host_walks_every_state_in_status_and_in_ironic() {
     let _serial = serial();
     let ironic = shared_ironic();
@@ -724,6 +725,7 @@ fn indent(text: &str) -> String {
 /// b. A redfish-virtualmedia host on the emulator: real Redfish power control, checked on the
 /// emulated system before and after (online → On, offline → Off), then deleted.
 #[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
 fn redfish_host_power_follows_online_on_the_emulator() {
     let _serial = serial();
     let ironic = shared_ironic();
@@ -809,6 +811,7 @@ fn redfish_host_power_follows_online_on_the_emulator() {
 /// b2. A plain `redfish` host (boot over the network, which no emulator can serve): registered,
 /// inspected out of band and kept `available`, with its power driven over Redfish both ways.
 #[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
 fn plain_redfish_host_is_inspected_and_power_managed_on_the_emulator() {
     let _serial = serial();
     let ironic = shared_ironic();
@@ -869,6 +872,7 @@ fn plain_redfish_host_is_inspected_and_power_managed_on_the_emulator() {
 /// c. Ironic with http_basic auth (an instance of its own on 6395): a host registers with the
 /// credentials of `METAL3_AUTH_ROOT_DIR`; with wrong ones bmhctl says so.
 #[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
 fn http_basic_auth_registers_and_wrong_credentials_are_reported() {
     let _serial = serial();
     shared_ironic();
@@ -944,6 +948,7 @@ fn http_basic_auth_registers_and_wrong_credentials_are_reported() {
 /// provisioned hosts (`adopting` → `active`, never a new deploy), which stay `provisioned`
 /// with the new node's ID.
 #[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
 fn fresh_ironic_database_readopts_provisioned_hosts_without_redeploying() {
     let _serial = serial();
     shared_ironic();
@@ -1029,6 +1034,7 @@ fn fresh_ironic_database_readopts_provisioned_hosts_without_redeploying() {
 /// deploy take a while (an instance of its own on 6445): never more than two nodes busy, the
 /// others wait as `delayed`, all end provisioned.
 #[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
 fn provisioning_limit_caps_busy_nodes_and_delays_the_rest() {
     let _serial = serial();
     shared_ironic();

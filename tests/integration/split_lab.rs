@@ -346,6 +346,7 @@ fn assert_all_reached(code: i32, stdout: &str, stderr: &str, hosts: &[String]) {
 /// through their states. (Twelve: the ring puts all of them on one conductor with a chance of
 /// 2^-11.)
 #[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
 fn hosts_reach_their_goals_through_two_conductors_and_both_serve_nodes() {
     let _serial = serial();
     let lab = SplitLab::start(None);
@@ -413,6 +414,7 @@ fn hosts_reach_their_goals_through_two_conductors_and_both_serve_nodes() {
 /// own for ten minutes (`check_provision_state_interval`): the lock holds for as long as the
 /// test watches.
 #[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
 fn a_sigkilled_conductor_leaves_its_lock_the_host_says_why_and_asks_seldom() {
     let _serial = serial();
     let dir = Lab::new().file(
