@@ -335,10 +335,24 @@ fn load_collecting(
         let Some(yaml) = &pf.yaml else { continue };
         for item in &pf.items {
             let Item::Other(o) = item else { continue };
-            if options.knows_kind(&o.api_version, &o.kind) {
+            let unknown = super::strict::unknown_kind(&o.api_version, &o.kind);
+            if options.knows_kind(&o.api_version, &o.kind) || unknown.is_none() {
+                // Untyped, but read: its labels are checked as a typed object's are.
+                // (A subscription was typed, and checked, while parsing.)
+                if !super::bmc_event_subscriptions::is_subscription(o) {
+                    let at = |segs: &[PathSeg]| {
+                        let p = position(yaml, o.doc, segs);
+                        Position::new(&pf.label, p.line, p.column)
+                    };
+                    let key = ObjectKey::new(&o.namespace, &o.name);
+                    errors.extend(super::strict::label_problems(&o.value, &o.kind, &key, &at));
+                    errors.extend(super::strict::label_type_problems(
+                        &o.value, &o.kind, &key, &at,
+                    ));
+                }
                 continue;
             }
-            let Some((field, why)) = super::strict::unknown_kind(&o.api_version, &o.kind) else {
+            let Some((field, why)) = unknown else {
                 continue;
             };
             if policy.skip_unknown_kinds {

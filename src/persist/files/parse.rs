@@ -274,7 +274,8 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     );
                     continue;
                 }
-                let mut problems = strict::name_problems(&value, "Secret", &key, &at);
+                let mut problems = strict::metadata_problems(&value, "Secret", &key, &at);
+                problems.extend(strict::label_type_problems(&value, "Secret", &key, &at));
                 strict::report_unknown_fields(
                     strict::secret_unknown_fields(&value),
                     "Secret",
@@ -375,7 +376,7 @@ fn typed<T: DeserializeOwned + Extras>(
     warnings: &mut Vec<Diagnostic>,
 ) -> Option<T> {
     let mut unknown = Vec::new();
-    let names = strict::name_problems(value, kind, key, at);
+    let names = strict::metadata_problems(value, kind, key, at);
     let bad_names = !names.is_empty();
     errors.extend(names);
     // Typed without tracking the path first: the path is only needed to report an error, and

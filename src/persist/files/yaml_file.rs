@@ -50,6 +50,9 @@ pub enum YamlFileError {
 pub enum PathSeg<'a> {
     Key(&'a str),
     Index(usize),
+    /// The key of this entry rather than its value (a problem with the key itself); the last
+    /// segment of a path.
+    KeyOf(&'a str),
 }
 
 /// A multi-document YAML file with pending edits.
@@ -1135,6 +1138,20 @@ fn navigate(events: &[(Event, Span)], i: usize, path: &[PathSeg]) -> usize {
                     && key == k
                 {
                     return navigate(events, v, rest);
+                }
+                j = skip_node(events, v);
+            }
+            i
+        }
+        (Event::MappingStart(..), PathSeg::KeyOf(k)) => {
+            let mut j = i + 1;
+            while j < events.len() && !matches!(events[j].0, Event::MappingEnd) {
+                if matches!(&events[j].0, Event::Scalar(key, ..) if key == k) {
+                    return j;
+                }
+                let v = skip_node(events, j);
+                if v >= events.len() {
+                    break;
                 }
                 j = skip_node(events, v);
             }

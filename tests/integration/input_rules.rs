@@ -1,0 +1,104 @@
+//! Input the API server or a YAML reader would refuse is refused here too, before anything is
+//! written: labels and annotations, YAML tags, a lone carriage return, a host in two files,
+//! inputs without hosts, negative numbers; and `provision` warns as `validate` does.
+
+use crate::lab::{Lab, host, secret};
+use crate::refused_input::listing;
+
+fn good() -> String {
+    format!("{}---\n{}", secret("bmc-secret"), host("h0", ""))
+}
+
+/// `good()` with these lines added under the host's `metadata:`.
+fn with_metadata(lines: &str) -> String {
+    let mut meta = String::new();
+    for l in lines.lines() {
+        meta.push_str("  ");
+        meta.push_str(l);
+        meta.push('\n');
+    }
+    good().replacen(
+        "metadata:\n  name: h0\n",
+        &format!("metadata:\n  name: h0\n{meta}"),
+        1,
+    )
+}
+
+/// Runs `args` (provision with the fixture, unless said otherwise) and checks that it exits 2
+/// and leaves the directory as it was; its stderr.
+#[track_caller]
+fn refused(lab: &Lab, args: &[&str]) -> String {
+    let before = listing(&lab.path(""));
+    let run = lab
+        .run_env(args, &[("BMHCTL_PROVISIONER", "fixture")])
+        .expect_code(2);
+    assert_eq!(
+        listing(&lab.path("")),
+        before,
+        "bmhctl {}: the directory changed\n--- stderr\n{}",
+        args.join(" "),
+        run.stderr
+    );
+    run.stderr
+}
+
+#[test]
+fn labels_and_annotations_kubernetes_refuses_are_refused_where_they_are() {
+    let text = with_metadata(&format!(
+        "labels:\n  \"bad key/with/too/many!\": \"v v\"\n  long: {}\n  ok.example.com/fine: yes-1\n\
+         annotations:\n  \"-x\": anything goes here\n",
+        "v".repeat(100_000)
+    ));
+    let lab = Lab::new().file("hosts.yaml", &text);
+    for args in [
+        &["validate", "hosts.yaml"][..],
+        &["provision", "hosts.yaml"],
+        &["apply", "-f", "hosts.yaml", "--store", "store"],
+    ] {
+        let stderr = refused(&lab, args);
+        insta::assert_snapshot!("bad_labels", stderr);
+    }
+}
+
+#[test]
+fn labels_of_every_kind_read_are_checked() {
+    // A Secret (a bad value, and one YAML reads as a number), a HostFirmwareSettings and a
+    // HardwareData.
+    let text = format!(
+        "{}---\n{}---\n\
+         apiVersion: metal3.io/v1alpha1\nkind: HostFirmwareSettings\nmetadata:\n  name: h0\n  \
+         labels:\n    a/b/c: x\nspec:\n  settings: {{}}\n---\n\
+         apiVersion: metal3.io/v1alpha1\nkind: HardwareData\nmetadata:\n  name: h0\n  \
+         annotations:\n    \"/x\": z\n",
+        secret("bmc-secret").replace(
+            "metadata:\n",
+            "metadata:\n  labels:\n    k: \"-v\"\n    n: 5\n"
+        ),
+        host("h0", "")
+    );
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let stderr = refused(&lab, &["validate", "hosts.yaml"]);
+    insta::assert_snapshot!("bad_labels_other_kinds", stderr);
+    refused(&lab, &["provision", "hosts.yaml"]);
+}
+
+#[test]
+fn annotations_may_hold_256_kib_in_all() {
+    let at_limit = 256 * 1024 - "a".len();
+    let lab = Lab::new().file(
+        "hosts.yaml",
+        &with_metadata(&format!("annotations:\n  a: {}\n", "x".repeat(at_limit))),
+    );
+    lab.run(&["validate", "hosts.yaml"]).expect_code(0);
+    let lab = Lab::new().file(
+        "hosts.yaml",
+        &with_metadata(&format!("annotations:\n  ab: {}\n", "x".repeat(at_limit))),
+    );
+    let stderr = refused(&lab, &["validate", "hosts.yaml"]);
+    assert_eq!(
+        stderr.trim_end(),
+        "error: hosts.yaml:14:5: BareMetalHost default/h0: metadata.annotations: too long: the \
+         keys and values hold 262145 bytes, more than the 262144 bytes (256 KiB) an object's \
+         annotations may hold"
+    );
+}
