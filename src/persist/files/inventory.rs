@@ -88,6 +88,8 @@ pub struct Inventory {
     /// Problems that did not stop the load (already printed unless quiet): unknown fields under
     /// `--validate=warn`, unknown fields under `status:`.
     pub warnings: Vec<Diagnostic>,
+    /// Secrets that were refused: a reference to one is not also reported as missing.
+    refused_secrets: HashSet<ObjectKey>,
 }
 
 /// One BareMetalHost document.
@@ -232,7 +234,7 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
         }
         let file = &inv.files[h.file];
         for (path, key) in refs {
-            if inv.objects.contains_secret(&key) {
+            if inv.objects.contains_secret(&key) || inv.refused_secrets.contains(&key) {
                 continue;
             }
             let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
@@ -518,7 +520,9 @@ fn load_collecting(
                 Item::Secret {
                     secret: Some(s), ..
                 } => inv.objects.insert_secret(s),
-                Item::Secret { .. } => {}
+                Item::Secret { key, .. } => {
+                    inv.refused_secrets.insert(key);
+                }
                 Item::Other(o) => {
                     if kept.contains(&(file_index, o.doc)) {
                         inv.objects.insert_object(
