@@ -102,3 +102,36 @@ fn annotations_may_hold_256_kib_in_all() {
          annotations may hold"
     );
 }
+
+#[test]
+fn yaml_tags_other_than_the_core_schemas_are_refused() {
+    let text = good().replace(
+        "  online: true\n",
+        "  online: !foo true\n  consumerRef: !!python/object:os.system {}\n  description: !!str 42\n",
+    );
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let stderr = refused(&lab, &["provision", "hosts.yaml"]);
+    insta::assert_snapshot!("foreign_tags", stderr);
+    assert_eq!(refused(&lab, &["validate", "hosts.yaml"]), stderr);
+    // A tag on a Secret, and on a document's root.
+    let text = format!(
+        "{}---\n{}",
+        secret("bmc-secret").replace("password: ", "password: !!binary "),
+        host("h0", "").replace("apiVersion", "--- !host\napiVersion")
+    );
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let stderr = refused(&lab, &["validate", "hosts.yaml"]);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "error: hosts.yaml:7:13: Secret default/bmc-secret: data.password: YAML tag !!binary \
+             refused: bmhctl reads only the core schema's tags (!!str, !!int, !!float, !!bool, \
+             !!null, !!map, !!seq); remove the tag",
+            "hosts.yaml:9:5: BareMetalHost default/h0: YAML tag !host refused: bmhctl reads only \
+             the core schema's tags (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq); \
+             remove the tag",
+        ],
+        "{stderr}"
+    );
+}

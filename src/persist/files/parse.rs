@@ -143,6 +143,10 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
             let p = position(&yaml, doc, path);
             Position::new(label, p.line, p.column)
         };
+        if yaml.has_foreign_tag(doc) {
+            pf.errors
+                .extend(tag_errors(text, &value, label, lines_before));
+        }
         if value.is_null() {
             continue;
         }
@@ -348,6 +352,36 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
     }
     pf.yaml = Some(yaml);
     pf
+}
+
+/// One error per node of document `text` (starting after `lines_before` lines of the file)
+/// whose tag bmhctl does not read; `value` is the document, to name its object.
+fn tag_errors(text: &str, value: &Value, label: &Path, lines_before: usize) -> Vec<Diagnostic> {
+    let kind = str_at(value, &["kind"]);
+    let name = str_at(value, &["metadata", "name"]);
+    let namespace = str_at(value, &["metadata", "namespace"]);
+    let namespace = if namespace.is_empty() {
+        DEFAULT_NAMESPACE
+    } else {
+        &namespace
+    };
+    super::yaml_tags::foreign_tags(text)
+        .into_iter()
+        .map(|t| {
+            let mut d = Diagnostic::new(t.message()).at(Position::new(
+                label,
+                lines_before + t.line,
+                t.column,
+            ));
+            if !kind.is_empty() && !name.is_empty() {
+                d = d.object(&kind, ObjectKey::new(namespace, name.as_ref()));
+            }
+            if !t.field.is_empty() {
+                d = d.field(t.field);
+            }
+            d
+        })
+        .collect()
 }
 
 /// `value` as a `T`; a problem is recorded with the field's position, the object and the field.

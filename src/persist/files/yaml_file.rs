@@ -110,6 +110,8 @@ struct Doc {
     /// when those would become content of a `|+` scalar ending the entry (or before it).
     status_edit_end: usize,
     annotations: Option<Annotations>,
+    /// A node has a tag bmhctl does not read (see [`super::yaml_tags`]).
+    foreign_tag: bool,
 }
 
 /// The edits of every document at one moment ([`YamlFile::overlay`]): with the source text,
@@ -830,6 +832,11 @@ impl YamlFile {
         Ok(())
     }
 
+    /// Whether a node of document `doc` has a tag bmhctl does not read.
+    pub fn has_foreign_tag(&self, doc: usize) -> bool {
+        self.docs[doc].foreign_tag
+    }
+
     /// Whether the document has a top-level `status` entry (staged edits aside); an error
     /// when its root is not a block mapping (its status cannot be edited).
     pub fn has_block_status(&self, doc: usize) -> Result<bool, YamlFileError> {
@@ -1205,6 +1212,7 @@ fn new_doc(start: usize, start_line: usize) -> Doc {
         status_edit: None,
         status_edit_end: 0,
         annotations: None,
+        foreign_tag: false,
     }
 }
 
@@ -1282,6 +1290,13 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
                         && *a > 0
                     {
                         st.anchors.push(sb);
+                    }
+                    if let Event::Scalar(_, _, _, Some(tag))
+                    | Event::SequenceStart(_, Some(tag))
+                    | Event::MappingStart(_, Some(tag)) = &ev
+                        && !super::yaml_tags::is_core(tag)
+                    {
+                        st.doc.foreign_tag = true;
                     }
                     node_event(&t, st, ev, sp.start.line(), sp.start.col(), sb, eb);
                 }
