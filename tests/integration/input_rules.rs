@@ -135,3 +135,42 @@ fn yaml_tags_other_than_the_core_schemas_are_refused() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_lone_carriage_return_is_refused_before_anything_is_written() {
+    let text = format!("{}# a note\r# after a lone CR\n", good());
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let stderr = refused(&lab, &["provision", "hosts.yaml"]);
+    insta::assert_snapshot!("lone_carriage_return", stderr);
+    // Read-only commands read it (the parser takes the CR for a line break).
+    lab.run(&["validate", "hosts.yaml"]).expect_code(0);
+}
+
+#[test]
+fn a_host_defined_in_two_files_of_a_directory_leaves_nothing_behind() {
+    let lab = Lab::new();
+    std::fs::create_dir(lab.path("d")).unwrap();
+    let lab = lab
+        .file("d/a.yaml", &good())
+        .file("d/b.yaml", &host("h0", ""));
+    let stderr = refused(&lab, &["provision", "d"]);
+    insta::assert_snapshot!("host_in_two_files", stderr);
+}
+
+#[test]
+fn a_refusal_after_loading_a_directory_of_host_files_leaves_nothing_behind() {
+    // Both files are locked when the missing Secret is found, and the admission refusal.
+    let lab = Lab::new();
+    std::fs::create_dir(lab.path("d")).unwrap();
+    let lab = lab
+        .file("d/a.yaml", &good())
+        .file("d/b.yaml", &host("h1", "").replace("bmc-secret", "nosuch"));
+    refused(&lab, &["provision", "d"]);
+    let lab = Lab::new();
+    std::fs::create_dir(lab.path("d")).unwrap();
+    let lab = lab.file("d/a.yaml", &good()).file(
+        "d/b.yaml",
+        &host("h1", "").replace("ipmi://192.168.122.1:6233", "bogus://x"),
+    );
+    refused(&lab, &["provision", "d"]);
+}

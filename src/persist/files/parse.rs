@@ -179,7 +179,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     &mut pf.warnings,
                 )
                 .map(Box::new);
-                if host.is_some() && mode == LoadMode::Write && !is_block_mapping(&yaml, doc) {
+                if host.is_some() && mode == LoadMode::Write && !splices(&yaml, doc) {
                     pf.errors.push(
                         Diagnostic::new(
                             "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
@@ -252,7 +252,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     )
                     .map(|o| FirmwareObject::Components(Box::new(o)))
                 };
-                if object.is_some() && mode == LoadMode::Write && !is_block_mapping(&yaml, doc) {
+                if object.is_some() && mode == LoadMode::Write && !splices(&yaml, doc) {
                     pf.errors.push(
                         Diagnostic::new(
                             "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
@@ -318,7 +318,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                 ) {
                     pf.errors
                         .extend(super::bmc_event_subscriptions::admission(&sub, &key, &at));
-                    if mode == LoadMode::Write && !is_block_mapping(&yaml, doc) {
+                    if mode == LoadMode::Write && !splices(&yaml, doc) {
                         pf.errors.push(
                             Diagnostic::new(
                                 "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
@@ -349,6 +349,19 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                 value: value.clone(),
             })),
         }
+    }
+    if mode == LoadMode::Write
+        && pf.has_hosts()
+        && let Some(p) = yaml.lone_carriage_return()
+    {
+        // Found now, not when the status is written: nothing is written for a refused file.
+        pf.errors.push(
+            Diagnostic::new(
+                "a carriage return without a line feed: bmhctl writes the hosts' status into \
+                 this file and cannot edit it (end lines with LF or CRLF)",
+            )
+            .at(Position::new(label, p.line, p.column)),
+        );
     }
     pf.yaml = Some(yaml);
     pf
@@ -532,6 +545,12 @@ fn saphyr_error(e: &serde_saphyr::Error) -> (usize, usize, String) {
         }
         _ => (0, 1, msg),
     }
+}
+
+/// Whether bmhctl can splice a status into document `doc` of `yaml`, a lone carriage return
+/// in the file aside (reported as such, for the whole file).
+fn splices(yaml: &YamlFile, doc: usize) -> bool {
+    yaml.lone_carriage_return().is_some() || is_block_mapping(yaml, doc)
 }
 
 /// Whether bmhctl can splice a status into document `doc` of `yaml` (probing a copy of its

@@ -832,6 +832,22 @@ impl YamlFile {
         Ok(())
     }
 
+    /// Where the first carriage return not followed by a line feed is, if any: such a file
+    /// cannot be edited ([`YamlFileError::LoneCarriageReturn`]). Lines are counted by line
+    /// feeds, as editors and `grep -n` count them.
+    pub fn lone_carriage_return(&self) -> Option<TextPos> {
+        if !self.lone_cr {
+            return None;
+        }
+        let b = self.text.as_bytes();
+        let i = (0..b.len()).find(|&i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'))?;
+        let line_start = self.text[..i].rfind('\n').map_or(0, |l| l + 1);
+        Some(TextPos {
+            line: self.text[..i].matches('\n').count() + 1,
+            column: self.text[line_start..i].chars().count() + 1,
+        })
+    }
+
     /// Whether a node of document `doc` has a tag bmhctl does not read.
     pub fn has_foreign_tag(&self, doc: usize) -> bool {
         self.docs[doc].foreign_tag
