@@ -276,6 +276,11 @@ fn annotate_files(
         )),
         e => e,
     })?;
+    if inv.hosts.is_empty() {
+        return Err(Error::Usage(crate::persist::files::paths::no_hosts_in(
+            paths,
+        )));
+    }
     let picked = selection.select_some(
         inv.hosts.iter().map(|h| crate::selection::Candidate {
             key: &h.key,

@@ -174,3 +174,30 @@ fn a_refusal_after_loading_a_directory_of_host_files_leaves_nothing_behind() {
     );
     refused(&lab, &["provision", "d"]);
 }
+
+#[test]
+fn no_host_found_names_the_files_and_directories_given() {
+    let lab = Lab::new()
+        .file("empty.yaml", "")
+        .file("comments.yaml", "# nothing yet\n---\n")
+        .file("secret.yaml", &secret("bmc-secret"));
+    std::fs::create_dir(lab.path("empty")).unwrap();
+    std::fs::create_dir(lab.path("x.yaml")).unwrap();
+    std::fs::create_dir(lab.path("secrets")).unwrap();
+    std::fs::write(lab.path("secrets/a.yaml"), secret("a")).unwrap();
+    let mut out = String::new();
+    for args in [
+        &["provision", "empty.yaml"][..],
+        &["provision", "comments.yaml"],
+        &["provision", "empty"],
+        &["provision", "x.yaml"],
+        &["provision", "secret.yaml", "secrets"],
+        &["validate", "empty.yaml"],
+        &["deprovision", "-f", "x.yaml"],
+        &["pause", "-f", "empty", "h0"],
+    ] {
+        let stderr = refused(&lab, args);
+        out.push_str(&format!("$ bmhctl {}\n{stderr}", args.join(" ")));
+    }
+    insta::assert_snapshot!("no_host_found", out);
+}

@@ -101,7 +101,7 @@ fn a_mistyped_kind_and_a_wrong_api_version_are_refused_and_named() {
     );
     assert!(
         run.stderr
-            .contains("error: no BareMetalHost in the given files"),
+            .contains("error: no BareMetalHost in hosts.yaml\n"),
         "{}",
         run.stderr
     );
