@@ -44,7 +44,8 @@ pub struct VerbArgs {
     #[arg(long)]
     pub wait: bool,
     /// With --wait: give up after this long (exit 1).
-    #[arg(long, default_value = "10m", value_parser = super::parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "10m", value_parser = super::parse_duration, value_name = "DURATION",
+          allow_hyphen_values = true)]
     pub timeout: Duration,
     #[command(flatten)]
     pub drive: DriveArgs,

@@ -201,3 +201,29 @@ fn no_host_found_names_the_files_and_directories_given() {
     }
     insta::assert_snapshot!("no_host_found", out);
 }
+
+#[test]
+fn negative_numbers_and_durations_are_refused_naming_the_flag() {
+    let lab = Lab::new().file("hosts.yaml", &good());
+    let mut out = String::new();
+    for args in [
+        &["provision", "--concurrency", "-1", "hosts.yaml"][..],
+        &["provision", "--timeout", "-5m", "hosts.yaml"],
+        &["provision", "--ironic-wait", "-1s", "hosts.yaml"],
+        &[
+            "provision",
+            "--max-provisioning-retries",
+            "-2",
+            "hosts.yaml",
+        ],
+        &["provision", "--timeout", "--concurrency", "2", "hosts.yaml"],
+        &["watch", "--poll-interval", "-250ms", "-f", "hosts.yaml"],
+        &["plan", "--max-provisioning-retries", "-1", "hosts.yaml"],
+    ] {
+        let stderr = refused(&lab, args);
+        // The first line; clap's "For more information, try '--help'." follows.
+        let first = stderr.lines().next().unwrap_or_default();
+        out.push_str(&format!("$ bmhctl {}\n{first}\n", args.join(" ")));
+    }
+    insta::assert_snapshot!("negative_numbers", out);
+}
