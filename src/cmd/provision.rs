@@ -46,6 +46,7 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     let selected = select(&inv, &selection, &paths)?;
     // BMO's admission rules: an invalid host is refused before anything is written.
     crate::persist::files::admission::check_hosts(&inv, &selected)?;
+    warn(&inv, &selected, verbosity);
     let run = Run {
         kind: RunKind::Provision,
         paths: &paths,
@@ -89,6 +90,7 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &selection, &args.paths)?;
+    warn(&inv, &selected, verbosity);
     let now = format_time(SystemClock.now());
     if what == Teardown::Delete {
         // The deletion mark is on disk before the first pass, so a delete that is killed
@@ -153,6 +155,16 @@ fn mark_deleted(inv: &mut Inventory, selected: &[usize], now: &str) -> Result<()
     }
     inv.commit_all()?;
     Ok(())
+}
+
+/// Says what `validate` would warn about the hosts to drive: they run, and may fail for it.
+fn warn(inv: &Inventory, selected: &[usize], verbosity: Verbosity) {
+    if verbosity.quiet {
+        return;
+    }
+    for w in crate::persist::files::admission::warnings(inv, selected) {
+        crate::eprintln_quiet!("warning: {w}");
+    }
 }
 
 /// Indices of the hosts the user selected, in file order; `paths` are the files given.

@@ -227,3 +227,31 @@ fn negative_numbers_and_durations_are_refused_naming_the_flag() {
     }
     insta::assert_snapshot!("negative_numbers", out);
 }
+
+#[test]
+fn provision_warns_as_validate_does_once_and_goes_on() {
+    let text = good().replace("ipmi://192.168.122.1:6233", "ipmi://10.0.0.1:99999");
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let validate = lab.run(&["validate", "hosts.yaml"]).expect_code(0);
+    let warning = "warning: BareMetalHost default/h0: spec.bmc.address: port 99999 is out of \
+                   range (1-65535): the BMC cannot be reached";
+    assert_eq!(validate.stderr.trim_end(), warning);
+    let run = lab.run_env(
+        &["provision", "hosts.yaml"],
+        &[("BMHCTL_PROVISIONER", "fixture")],
+    );
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert_eq!(warnings, [warning], "{}", run.stderr);
+    // Not a refusal: the run went on (the fixture's BMC is not reached through the address).
+    assert_ne!(run.code, 2, "{}", run.stderr);
+    // -q says nothing.
+    let quiet = lab.run_env(
+        &["-q", "provision", "hosts.yaml"],
+        &[("BMHCTL_PROVISIONER", "fixture")],
+    );
+    assert!(!quiet.stderr.contains("warning:"), "{}", quiet.stderr);
+}
