@@ -2271,6 +2271,34 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_carriage_return_is_found_at_its_line_and_column() {
+        assert!(parse("a: 1\r\nb: 2\r\n").lone_carriage_return().is_none());
+        let p = parse("a: 1\nb: 2 # x\r# y\n")
+            .lone_carriage_return()
+            .unwrap();
+        assert_eq!((p.line, p.column), (2, 9));
+    }
+
+    #[test]
+    fn a_key_itself_is_located() {
+        let f = parse("metadata:\n  labels:\n    \"bad key\": v v\n");
+        let key = [
+            PathSeg::Key("metadata"),
+            PathSeg::Key("labels"),
+            PathSeg::KeyOf("bad key"),
+        ];
+        let p = f.locate(0, &key).unwrap();
+        assert_eq!((p.line, p.column), (3, 5));
+        let value = [
+            PathSeg::Key("metadata"),
+            PathSeg::Key("labels"),
+            PathSeg::Key("bad key"),
+        ];
+        let p = f.locate(0, &value).unwrap();
+        assert_eq!((p.line, p.column), (3, 16));
+    }
+
+    #[test]
     fn lone_carriage_return_is_refused() {
         let mut f = parse("a:\r...");
         assert!(matches!(
