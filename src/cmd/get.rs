@@ -45,7 +45,7 @@ pub struct GetArgs {
     pub watch: bool,
     /// How often `-w` reads the hosts again.
     #[arg(long, default_value = "250ms", value_parser = super::parse_duration,
-          value_name = "DURATION", requires = "watch")]
+          value_name = "DURATION", requires = "watch", allow_hyphen_values = true)]
     pub poll_interval: Duration,
     /// Only these hosts (NAME or NAMESPACE/NAME). `dataimages [NAME...]` lists DataImages
     /// instead.

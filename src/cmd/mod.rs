@@ -176,7 +176,7 @@ pub struct DriveArgs {
     /// Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on
     /// a CPU, and Ironic's all-in-one API server has 10 request threads, so 8 passes with one
     /// request each plus the one shared node listing stay under that.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = at_least_one, allow_negative_numbers = true)]
     pub concurrency: Option<u32>,
     /// When a host's next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO's requeue time
     /// or as soon as the provisioner reports the host's wait over (its node changed, a slot
@@ -184,7 +184,8 @@ pub struct DriveArgs {
     #[arg(long, value_name = "TIMING", value_parser = ["change", "bmo"])]
     pub timing: Option<String>,
     /// Provisioning attempts per image before a host gives up (0 = unlimited).
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[arg(long, default_value_t = 5, value_name = "N", value_parser = at_least_zero,
+          allow_negative_numbers = true)]
     pub max_provisioning_retries: u32,
     /// How long to keep trying to reach Ironic (the provisioner's backend) at start, each new
     /// error printed at once, before giving up (exit 1).
@@ -193,7 +194,8 @@ pub struct DriveArgs {
         env = "BMHCTL_IRONIC_WAIT",
         default_value = "2m",
         value_parser = parse_duration,
-        value_name = "DURATION"
+        value_name = "DURATION",
+        allow_hyphen_values = true
     )]
     pub ironic_wait: Duration,
 }
@@ -204,7 +206,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub drive: DriveArgs,
     /// Give up on a host whose next attempt lies beyond this (e.g. 90s, 45m, 2h).
-    #[arg(long, default_value = "60m", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "60m", value_parser = parse_duration, value_name = "DURATION",
+          allow_hyphen_values = true)]
     pub timeout: Duration,
     /// Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y)).
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
@@ -316,8 +319,35 @@ pub enum ResultFormat {
     Json,
 }
 
+/// A duration as humantime reads it (`90s`, `45m`, `2h`). Its arguments take values starting
+/// with `-`, so that `--timeout -5m` is this error rather than clap's "unexpected argument".
 fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
+    if let Some(rest) = s.trim_start().strip_prefix('-') {
+        return Err(if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("must not be negative, got {s} (examples: 90s, 45m, 2h)")
+        } else {
+            format!("expected a duration, got the option {s} (examples: 90s, 45m, 2h)")
+        });
+    }
     humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 90s, 45m, 2h)"))
+}
+
+/// A count of at least 1; its arguments take negative numbers, to say so of `-1`.
+fn at_least_one(s: &str) -> std::result::Result<u32, String> {
+    whole_number(s, 1)
+}
+
+/// A count of at least 0; its arguments take negative numbers, to say so of `-1`.
+fn at_least_zero(s: &str) -> std::result::Result<u32, String> {
+    whole_number(s, 0)
+}
+
+fn whole_number(s: &str, min: u32) -> std::result::Result<u32, String> {
+    match s.trim().parse::<i64>() {
+        Ok(n) if n < i64::from(min) => Err(format!("must be at least {min}, got {n}")),
+        Ok(n) => u32::try_from(n).map_err(|_| format!("must be at most {}, got {n}", u32::MAX)),
+        Err(_) => Err(format!("must be a whole number, got {s:?}")),
+    }
 }
 
 /// Runs bmhctl with these arguments; returns the process exit code.
@@ -534,5 +564,30 @@ mod tests {
         assert!(!colour_fits(true, None, Some("dumb")));
         // NO_COLOR= (empty) is unset, as its convention says.
         assert!(colour_fits(true, Some("".as_ref()), None));
+    }
+
+    #[test]
+    fn counts_and_durations_say_what_is_wrong_with_a_sign() {
+        assert_eq!(at_least_one("8"), Ok(8));
+        assert_eq!(at_least_one("-1"), Err("must be at least 1, got -1".into()));
+        assert_eq!(at_least_one("0"), Err("must be at least 1, got 0".into()));
+        assert_eq!(at_least_zero("0"), Ok(0));
+        assert_eq!(
+            at_least_zero("5000000000"),
+            Err("must be at most 4294967295, got 5000000000".into())
+        );
+        assert_eq!(
+            at_least_one("lots"),
+            Err("must be a whole number, got \"lots\"".into())
+        );
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(
+            parse_duration("-5m"),
+            Err("must not be negative, got -5m (examples: 90s, 45m, 2h)".into())
+        );
+        assert!(
+            parse_duration("--host")
+                .is_err_and(|e| e.starts_with("expected a duration, got the option"))
+        );
     }
 }

@@ -43,9 +43,10 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
     let inv = inventory::load_with(&paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
-    let selected = select(&inv, &selection)?;
+    let selected = select(&inv, &selection, &paths)?;
     // BMO's admission rules: an invalid host is refused before anything is written.
     crate::persist::files::admission::check_hosts(&inv, &selected)?;
+    warn(&inv, &selected, verbosity);
     let run = Run {
         kind: RunKind::Provision,
         paths: &paths,
@@ -88,7 +89,8 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
     let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
-    let selected = select(&inv, &selection)?;
+    let selected = select(&inv, &selection, &args.paths)?;
+    warn(&inv, &selected, verbosity);
     let now = format_time(SystemClock.now());
     if what == Teardown::Delete {
         // The deletion mark is on disk before the first pass, so a delete that is killed
@@ -128,7 +130,7 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
 /// prints what it did.
 pub fn mark_for_deletion(paths: &[PathBuf], selection: &HostSelection) -> Result<()> {
     let mut inv = inventory::load(paths, LoadMode::Write)?;
-    let selected = select(&inv, selection)?;
+    let selected = select(&inv, selection, paths)?;
     mark_deleted(&mut inv, &selected, &format_time(SystemClock.now()))?;
     for i in selected {
         let h = &inv.hosts[i];
@@ -155,8 +157,23 @@ fn mark_deleted(inv: &mut Inventory, selected: &[usize], now: &str) -> Result<()
     Ok(())
 }
 
-/// Indices of the hosts the user selected, in file order.
-fn select(inv: &Inventory, selection: &HostSelection) -> Result<Vec<usize>> {
+/// Says what `validate` would warn about the hosts to drive: they run, and may fail for it.
+fn warn(inv: &Inventory, selected: &[usize], verbosity: Verbosity) {
+    if verbosity.quiet {
+        return;
+    }
+    for w in crate::persist::files::admission::warnings(inv, selected) {
+        crate::eprintln_quiet!("warning: {w}");
+    }
+}
+
+/// Indices of the hosts the user selected, in file order; `paths` are the files given.
+fn select(inv: &Inventory, selection: &HostSelection, paths: &[PathBuf]) -> Result<Vec<usize>> {
+    if inv.hosts.is_empty() {
+        return Err(Error::Usage(crate::persist::files::paths::no_hosts_in(
+            paths,
+        )));
+    }
     selection.select_some(
         inv.hosts.iter().map(|h| crate::selection::Candidate {
             key: &h.key,

@@ -32,7 +32,9 @@ pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
     let loaded = inventory::load_checked(&paths, LoadMode::ReadOnly).and_then(|inv| {
         if inv.hosts.is_empty() {
-            return Err(Error::invalid("no BareMetalHost in the given files"));
+            return Err(Error::invalid(crate::persist::files::paths::no_hosts_in(
+                &paths,
+            )));
         }
         Ok(inv)
     });

@@ -44,7 +44,8 @@ pub struct VerbArgs {
     #[arg(long)]
     pub wait: bool,
     /// With --wait: give up after this long (exit 1).
-    #[arg(long, default_value = "10m", value_parser = super::parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "10m", value_parser = super::parse_duration, value_name = "DURATION",
+          allow_hyphen_values = true)]
     pub timeout: Duration,
     #[command(flatten)]
     pub drive: DriveArgs,
@@ -276,6 +277,11 @@ fn annotate_files(
         )),
         e => e,
     })?;
+    if inv.hosts.is_empty() {
+        return Err(Error::Usage(crate::persist::files::paths::no_hosts_in(
+            paths,
+        )));
+    }
     let picked = selection.select_some(
         inv.hosts.iter().map(|h| crate::selection::Candidate {
             key: &h.key,

@@ -36,7 +36,8 @@ pub struct WatchArgs {
     #[command(flatten)]
     pub drive: DriveArgs,
     /// How often the store's files (or the files given) are checked for changes.
-    #[arg(long, default_value = "250ms", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "250ms", value_parser = parse_duration, value_name = "DURATION",
+          allow_hyphen_values = true)]
     pub poll_interval: Duration,
     /// `text`: a line per transition; `json`: one JSON object a line (NDJSON) per transition
     /// and per event, flushed as it happens.
@@ -65,7 +66,8 @@ pub struct WaitArgs {
     #[arg(long = "for", value_name = "STATE")]
     pub for_state: String,
     /// Give up after this long (exit 1).
-    #[arg(long, default_value = "10m", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, default_value = "10m", value_parser = parse_duration, value_name = "DURATION",
+          allow_hyphen_values = true)]
     pub timeout: Duration,
     #[command(flatten)]
     pub source: SourceArgs,

@@ -16,6 +16,7 @@
 
 pub(crate) mod gojson;
 mod golib;
+pub mod object_meta;
 mod rules;
 mod schema;
 #[cfg(test)]

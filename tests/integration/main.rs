@@ -23,6 +23,7 @@ mod firmware;
 mod hardware_details_annotation;
 mod import;
 mod import_lab;
+mod input_rules;
 mod ironic_faults;
 mod ironic_lab;
 mod ironic_unreachable;

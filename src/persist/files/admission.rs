@@ -91,6 +91,23 @@ pub fn diagnostics(inv: &Inventory, host: usize, errors: &[ValidationError]) -> 
     errors.iter().map(|e| diagnostic(inv, host, e)).collect()
 }
 
+/// What `bmhctl validate` warns about the selected hosts (a BMC address BMO accepts but that
+/// cannot work, credentials BMO will refuse), as `BareMetalHost ns/name: warning`, each once.
+pub fn warnings(inv: &Inventory, selected: &[usize]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for &i in selected {
+        let (_, found) = bmc_access(&inv.hosts[i].record.host, &inv.objects);
+        for w in found {
+            let line = format!("{} {}: {w}", bmh_api::host::KIND, inv.hosts[i].key);
+            if seen.insert(line.clone()) {
+                out.push(line);
+            }
+        }
+    }
+    out
+}
+
 /// Refuses the selected hosts if any is invalid: [`Error::Invalid`] listing every problem.
 pub fn check_hosts(inv: &Inventory, selected: &[usize]) -> Result<(), Error> {
     let mut found = Diagnostics::default();

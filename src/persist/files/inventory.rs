@@ -88,6 +88,8 @@ pub struct Inventory {
     /// Problems that did not stop the load (already printed unless quiet): unknown fields under
     /// `--validate=warn`, unknown fields under `status:`.
     pub warnings: Vec<Diagnostic>,
+    /// Secrets that were refused: a reference to one is not also reported as missing.
+    refused_secrets: HashSet<ObjectKey>,
 }
 
 /// One BareMetalHost document.
@@ -232,7 +234,7 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
         }
         let file = &inv.files[h.file];
         for (path, key) in refs {
-            if inv.objects.contains_secret(&key) {
+            if inv.objects.contains_secret(&key) || inv.refused_secrets.contains(&key) {
                 continue;
             }
             let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
@@ -276,7 +278,7 @@ fn load_collecting(
         let Some(text) = read_text(&real, &label, &mut errors)? else {
             continue;
         };
-        let mut pf = parse_file(&label, &real, text, mode);
+        let pf = parse_file(&label, &real, text, mode);
         if mode == LoadMode::Write && pf.has_hosts() && super::paths::is_stdin(&real) {
             // Where would the status go? Refused rather than run without saving it.
             errors.push(
@@ -289,29 +291,206 @@ fn load_collecting(
             );
             continue;
         }
-        if mode == LoadMode::Write && pf.has_hosts() && !pf.errors.is_empty() {
-            // Refused whatever its lock: its errors are what to show, not the lock's (which a
-            // read-only directory cannot hold).
-            parsed.push(pf);
-            continue;
-        }
-        if mode == LoadMode::Write && pf.has_hosts() {
+        parsed.push(pf);
+    }
+
+    // Bad input is found before any lock is taken: a refused run leaves no `.bmhctl/` behind
+    // (and its errors are what to show, not a lock's, which a read-only directory cannot hold).
+    let mut links = link(&parsed, mode, options);
+    let refused =
+        !errors.is_empty() || !links.is_empty() || parsed.iter().any(|pf| !pf.errors.is_empty());
+    if mode == LoadMode::Write && !refused {
+        let mut changed = false;
+        // In reverse: the lock that creates a directory's `.bmhctl/` is then the last of that
+        // directory's to be released (files are dropped in order), and removes it when the
+        // run is refused later (a missing Secret, a host BMO's admission refuses).
+        for pf in parsed.iter_mut().rev().filter(|pf| pf.has_hosts()) {
             // Lock, then re-read: whatever another writer did before we got the lock is seen.
-            let lock = FileLock::acquire(&real, &label)?;
-            let Some(again) = read_text(&real, &label, &mut errors)? else {
+            let lock = FileLock::acquire(&pf.real, &pf.label)?;
+            let Some(again) = read_text(&pf.real, &pf.label, &mut errors)? else {
+                pf.lock = Some(lock);
                 continue;
             };
             // (Compared with the text read, which the parse kept: cheaper than hashing both.)
             if pf.yaml.as_ref().map(|y| y.source_text()) != Some(again.as_str()) {
-                pf = parse_file(&label, &real, again, mode);
+                *pf = parse_file(&pf.label.clone(), &pf.real.clone(), again, mode);
+                changed = true;
             }
             pf.lock = Some(lock);
         }
-        parsed.push(pf);
+        if changed {
+            links = link(&parsed, mode, options);
+        }
     }
 
     let mut inv = Inventory::default();
     let policy = crate::persist::input_policy();
+    for (pf, linked) in parsed.iter_mut().zip(&mut links.per_file) {
+        errors.append(&mut pf.errors);
+        errors.append(linked);
+        inv.warnings.append(&mut pf.warnings);
+    }
+    errors.append(&mut links.across);
+    let Links {
+        kept,
+        skipped_kinds,
+        ..
+    } = links;
+
+    for (file_index, pf) in parsed.into_iter().enumerate() {
+        let Some(yaml) = pf.yaml else { continue };
+        let has_hosts = pf.items.iter().any(|i| matches!(i, Item::Host { .. }));
+        let mut hosts = Vec::new();
+        let mut firmware: HashMap<ObjectKey, Vec<(usize, FirmwareObject)>> = HashMap::new();
+        for item in pf.items {
+            match item {
+                Item::Host { doc, key, host } => hosts.push((doc, key, host)),
+                Item::Firmware {
+                    doc,
+                    key,
+                    kind,
+                    value,
+                    object,
+                } => {
+                    if options.accepts_in(bmh_api::API_VERSION, kind, &key.namespace) {
+                        inv.objects.insert_object(
+                            TypedKey::new(bmh_api::API_VERSION, kind, key.clone()),
+                            with_namespace(&value, &key.namespace),
+                        );
+                    }
+                    if let Some(o) = object {
+                        firmware.entry(key).or_default().push((doc, o));
+                    }
+                }
+                Item::Secret {
+                    secret: Some(s), ..
+                } => inv.objects.insert_secret(s),
+                Item::Secret { key, .. } => {
+                    inv.refused_secrets.insert(key);
+                }
+                Item::Other(o) => {
+                    if kept.contains(&(file_index, o.doc)) {
+                        inv.objects.insert_object(
+                            TypedKey::new(
+                                &o.api_version,
+                                &o.kind,
+                                ObjectKey::new(&o.namespace, &o.name),
+                            ),
+                            with_namespace(&o.value, &o.namespace),
+                        );
+                    }
+                    inv.other_documents.push(o);
+                }
+            }
+        }
+        if !has_hosts {
+            continue;
+        }
+        let mut sidecar = match Sidecar::load(&pf.real) {
+            Ok(s) => s,
+            Err(Error::Invalid(ds)) => {
+                errors.extend(ds.0);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let host_keys: BTreeSet<String> = hosts.iter().map(|(_, k, _)| k.to_string()).collect();
+        sidecar.keep_only(host_keys.clone());
+        let file = inv.files.len();
+        for (doc, key, host) in hosts {
+            let Some(host) = host else { continue };
+            let mut book = bookkeeping_at_load(sidecar.get(&key.to_string()), &host.spec);
+            let (mut settings, mut components) = (None, None);
+            let (mut settings_doc, mut components_doc) = (None, None);
+            let (mut data_image, mut data_image_doc) = (None, None);
+            for (d, o) in firmware.remove(&key).unwrap_or_default() {
+                match o {
+                    FirmwareObject::Settings(s) if settings.is_none() => {
+                        settings = Some(*s);
+                        settings_doc = Some(d);
+                    }
+                    FirmwareObject::Components(c) if components.is_none() => {
+                        components = Some(*c);
+                        components_doc = Some(d);
+                    }
+                    FirmwareObject::DataImage(i) if data_image.is_none() => {
+                        data_image = Some(i);
+                        data_image_doc = Some(d);
+                    }
+                    _ => {}
+                }
+            }
+            firmware_at_load(&mut book, settings.as_mut(), components.as_mut());
+            inv.hosts.push(HostEntry {
+                file,
+                doc,
+                key,
+                record: HostRecord {
+                    host,
+                    book,
+                    firmware_settings: settings.map(Box::new),
+                    firmware_components: components.map(Box::new),
+                    data_image,
+                },
+                firmware_settings_doc: settings_doc,
+                firmware_components_doc: components_doc,
+                data_image_doc,
+            });
+        }
+        let disk_stamp = Stamp::of(&pf.real);
+        inv.files.push(HostFile {
+            path: pf.label,
+            real_path: pf.real,
+            yaml,
+            disk_text: None,
+            disk_stamp,
+            sidecar,
+            lock: pf.lock,
+            edited: BTreeSet::new(),
+            pending: false,
+            host_keys,
+            said_no_exchange: false,
+        });
+    }
+    if skipped_kinds > 0 && !policy.quiet {
+        crate::eprintln_quiet!(
+            "note: skipped {skipped_kinds} document{} of kinds bmhctl does not read \
+             (--skip-unknown-kinds)",
+            if skipped_kinds == 1 { "" } else { "s" }
+        );
+    }
+    if errors.is_empty() && !policy.quiet {
+        for w in &inv.warnings {
+            crate::eprintln_quiet!("warning: {w}");
+        }
+    }
+    Ok((inv, errors))
+}
+
+/// The problems found by comparing files and documents, and what the comparison decides.
+struct Links {
+    /// Per file (as `parsed`): unknown kinds, duplicates, misplaced documents.
+    per_file: Vec<Vec<Diagnostic>>,
+    /// Firmware objects without their host in their file.
+    across: Vec<Diagnostic>,
+    /// Which of the other documents are kept as objects (the first of duplicates only), as
+    /// (file, document).
+    kept: HashSet<(usize, usize)>,
+    /// Documents of unknown kinds skipped under `--skip-unknown-kinds`.
+    skipped_kinds: usize,
+}
+
+impl Links {
+    fn is_empty(&self) -> bool {
+        self.per_file.iter().all(Vec::is_empty) && self.across.is_empty()
+    }
+}
+
+/// Compares the documents of all files: duplicates, firmware objects to their hosts, the
+/// kinds read.
+fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptions) -> Links {
+    let policy = crate::persist::input_policy();
+    let mut per_file: Vec<Vec<Diagnostic>> = parsed.iter().map(|_| Vec::new()).collect();
     let mut skipped_kinds = 0;
     // Duplicates, across all files.
     // (Where the first of each key is, as file and document: its position is looked up only
@@ -328,17 +507,29 @@ fn load_collecting(
     let mut object_at: HashMap<(String, ObjectKey), Position> = HashMap::new();
     // Which of the other documents are kept as objects (the first of duplicates only).
     let mut kept: HashSet<(usize, usize)> = HashSet::new();
-    for file in 0..parsed.len() {
-        errors.append(&mut parsed[file].errors);
-        inv.warnings.append(&mut parsed[file].warnings);
-        let pf = &parsed[file];
+    for (file, pf) in parsed.iter().enumerate() {
+        let errors = &mut per_file[file];
         let Some(yaml) = &pf.yaml else { continue };
         for item in &pf.items {
             let Item::Other(o) = item else { continue };
-            if options.knows_kind(&o.api_version, &o.kind) {
+            let unknown = super::strict::unknown_kind(&o.api_version, &o.kind);
+            if options.knows_kind(&o.api_version, &o.kind) || unknown.is_none() {
+                // Untyped, but read: its labels are checked as a typed object's are.
+                // (A subscription was typed, and checked, while parsing.)
+                if !super::bmc_event_subscriptions::is_subscription(o) {
+                    let at = |segs: &[PathSeg]| {
+                        let p = position(yaml, o.doc, segs);
+                        Position::new(&pf.label, p.line, p.column)
+                    };
+                    let key = ObjectKey::new(&o.namespace, &o.name);
+                    errors.extend(super::strict::label_problems(&o.value, &o.kind, &key, &at));
+                    errors.extend(super::strict::label_type_problems(
+                        &o.value, &o.kind, &key, &at,
+                    ));
+                }
                 continue;
             }
-            let Some((field, why)) = super::strict::unknown_kind(&o.api_version, &o.kind) else {
+            let Some((field, why)) = unknown else {
                 continue;
             };
             if policy.skip_unknown_kinds {
@@ -451,6 +642,7 @@ fn load_collecting(
     }
 
     // Every firmware object belongs to a host in its own file.
+    let mut across = Vec::new();
     for (file, pf) in parsed.iter().enumerate() {
         for item in &pf.items {
             let Item::Firmware { doc, key, kind, .. } = item else {
@@ -464,142 +656,21 @@ fn load_collecting(
             };
             match host_file.get(key) {
                 Some(f) if *f == file => {}
-                Some(f) => errors.push(problem(format!(
+                Some(f) => across.push(problem(format!(
                     "must be in the same file as BareMetalHost {key} (which is in {})",
                     parsed[*f].label.display()
                 ))),
-                None => errors.push(problem(format!(
+                None => across.push(problem(format!(
                     "no BareMetalHost {key} in the given files (a {kind} belongs to the \
                      BareMetalHost of the same namespace and name)"
                 ))),
             }
         }
     }
-
-    for (file_index, pf) in parsed.into_iter().enumerate() {
-        let Some(yaml) = pf.yaml else { continue };
-        let has_hosts = pf.items.iter().any(|i| matches!(i, Item::Host { .. }));
-        let mut hosts = Vec::new();
-        let mut firmware: HashMap<ObjectKey, Vec<(usize, FirmwareObject)>> = HashMap::new();
-        for item in pf.items {
-            match item {
-                Item::Host { doc, key, host } => hosts.push((doc, key, host)),
-                Item::Firmware {
-                    doc,
-                    key,
-                    kind,
-                    value,
-                    object,
-                } => {
-                    if options.accepts_in(bmh_api::API_VERSION, kind, &key.namespace) {
-                        inv.objects.insert_object(
-                            TypedKey::new(bmh_api::API_VERSION, kind, key.clone()),
-                            with_namespace(&value, &key.namespace),
-                        );
-                    }
-                    if let Some(o) = object {
-                        firmware.entry(key).or_default().push((doc, o));
-                    }
-                }
-                Item::Secret {
-                    secret: Some(s), ..
-                } => inv.objects.insert_secret(s),
-                Item::Secret { .. } => {}
-                Item::Other(o) => {
-                    if kept.contains(&(file_index, o.doc)) {
-                        inv.objects.insert_object(
-                            TypedKey::new(
-                                &o.api_version,
-                                &o.kind,
-                                ObjectKey::new(&o.namespace, &o.name),
-                            ),
-                            with_namespace(&o.value, &o.namespace),
-                        );
-                    }
-                    inv.other_documents.push(o);
-                }
-            }
-        }
-        if !has_hosts {
-            continue;
-        }
-        let mut sidecar = match Sidecar::load(&pf.real) {
-            Ok(s) => s,
-            Err(Error::Invalid(ds)) => {
-                errors.extend(ds.0);
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        let host_keys: BTreeSet<String> = hosts.iter().map(|(_, k, _)| k.to_string()).collect();
-        sidecar.keep_only(host_keys.clone());
-        let file = inv.files.len();
-        for (doc, key, host) in hosts {
-            let Some(host) = host else { continue };
-            let mut book = bookkeeping_at_load(sidecar.get(&key.to_string()), &host.spec);
-            let (mut settings, mut components) = (None, None);
-            let (mut settings_doc, mut components_doc) = (None, None);
-            let (mut data_image, mut data_image_doc) = (None, None);
-            for (d, o) in firmware.remove(&key).unwrap_or_default() {
-                match o {
-                    FirmwareObject::Settings(s) if settings.is_none() => {
-                        settings = Some(*s);
-                        settings_doc = Some(d);
-                    }
-                    FirmwareObject::Components(c) if components.is_none() => {
-                        components = Some(*c);
-                        components_doc = Some(d);
-                    }
-                    FirmwareObject::DataImage(i) if data_image.is_none() => {
-                        data_image = Some(i);
-                        data_image_doc = Some(d);
-                    }
-                    _ => {}
-                }
-            }
-            firmware_at_load(&mut book, settings.as_mut(), components.as_mut());
-            inv.hosts.push(HostEntry {
-                file,
-                doc,
-                key,
-                record: HostRecord {
-                    host,
-                    book,
-                    firmware_settings: settings.map(Box::new),
-                    firmware_components: components.map(Box::new),
-                    data_image,
-                },
-                firmware_settings_doc: settings_doc,
-                firmware_components_doc: components_doc,
-                data_image_doc,
-            });
-        }
-        let disk_stamp = Stamp::of(&pf.real);
-        inv.files.push(HostFile {
-            path: pf.label,
-            real_path: pf.real,
-            yaml,
-            disk_text: None,
-            disk_stamp,
-            sidecar,
-            lock: pf.lock,
-            edited: BTreeSet::new(),
-            pending: false,
-            host_keys,
-            said_no_exchange: false,
-        });
+    Links {
+        per_file,
+        across,
+        kept,
+        skipped_kinds,
     }
-    if skipped_kinds > 0 && !policy.quiet {
-        crate::eprintln_quiet!(
-            "note: skipped {skipped_kinds} document{} of kinds bmhctl does not read \
-             (--skip-unknown-kinds)",
-            if skipped_kinds == 1 { "" } else { "s" }
-        );
-    }
-    if errors.is_empty() && !policy.quiet {
-        for w in &inv.warnings {
-            crate::eprintln_quiet!("warning: {w}");
-        }
-    }
-    Ok((inv, errors))
 }

@@ -13,6 +13,7 @@ pub mod paths;
 pub mod sidecar;
 mod strict;
 pub mod yaml_file;
+mod yaml_tags;
 
 #[cfg(test)]
 mod tests;

@@ -143,6 +143,10 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
             let p = position(&yaml, doc, path);
             Position::new(label, p.line, p.column)
         };
+        if yaml.has_foreign_tag(doc) {
+            pf.errors
+                .extend(tag_errors(text, &value, label, lines_before));
+        }
         if value.is_null() {
             continue;
         }
@@ -175,7 +179,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     &mut pf.warnings,
                 )
                 .map(Box::new);
-                if host.is_some() && mode == LoadMode::Write && !is_block_mapping(&yaml, doc) {
+                if host.is_some() && mode == LoadMode::Write && !splices(&yaml, doc) {
                     pf.errors.push(
                         Diagnostic::new(
                             "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
@@ -248,7 +252,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     )
                     .map(|o| FirmwareObject::Components(Box::new(o)))
                 };
-                if object.is_some() && mode == LoadMode::Write && !is_block_mapping(&yaml, doc) {
+                if object.is_some() && mode == LoadMode::Write && !splices(&yaml, doc) {
                     pf.errors.push(
                         Diagnostic::new(
                             "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
@@ -274,7 +278,8 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                     );
                     continue;
                 }
-                let mut problems = strict::name_problems(&value, "Secret", &key, &at);
+                let mut problems = strict::metadata_problems(&value, "Secret", &key, &at);
+                problems.extend(strict::label_type_problems(&value, "Secret", &key, &at));
                 strict::report_unknown_fields(
                     strict::secret_unknown_fields(&value),
                     "Secret",
@@ -313,7 +318,7 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
                 ) {
                     pf.errors
                         .extend(super::bmc_event_subscriptions::admission(&sub, &key, &at));
-                    if mode == LoadMode::Write && !is_block_mapping(&yaml, doc) {
+                    if mode == LoadMode::Write && !splices(&yaml, doc) {
                         pf.errors.push(
                             Diagnostic::new(
                                 "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
@@ -345,8 +350,51 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
             })),
         }
     }
+    if mode == LoadMode::Write
+        && pf.has_hosts()
+        && let Some(p) = yaml.lone_carriage_return()
+    {
+        // Found now, not when the status is written: nothing is written for a refused file.
+        pf.errors.push(
+            Diagnostic::new(
+                "a carriage return without a line feed: bmhctl writes the hosts' status into \
+                 this file and cannot edit it (end lines with LF or CRLF)",
+            )
+            .at(Position::new(label, p.line, p.column)),
+        );
+    }
     pf.yaml = Some(yaml);
     pf
+}
+
+/// One error per node of document `text` (starting after `lines_before` lines of the file)
+/// whose tag bmhctl does not read; `value` is the document, to name its object.
+fn tag_errors(text: &str, value: &Value, label: &Path, lines_before: usize) -> Vec<Diagnostic> {
+    let kind = str_at(value, &["kind"]);
+    let name = str_at(value, &["metadata", "name"]);
+    let namespace = str_at(value, &["metadata", "namespace"]);
+    let namespace = if namespace.is_empty() {
+        DEFAULT_NAMESPACE
+    } else {
+        &namespace
+    };
+    super::yaml_tags::foreign_tags(text)
+        .into_iter()
+        .map(|t| {
+            let mut d = Diagnostic::new(t.message()).at(Position::new(
+                label,
+                lines_before + t.line,
+                t.column,
+            ));
+            if !kind.is_empty() && !name.is_empty() {
+                d = d.object(&kind, ObjectKey::new(namespace, name.as_ref()));
+            }
+            if !t.field.is_empty() {
+                d = d.field(t.field);
+            }
+            d
+        })
+        .collect()
 }
 
 /// `value` as a `T`; a problem is recorded with the field's position, the object and the field.
@@ -375,7 +423,7 @@ fn typed<T: DeserializeOwned + Extras>(
     warnings: &mut Vec<Diagnostic>,
 ) -> Option<T> {
     let mut unknown = Vec::new();
-    let names = strict::name_problems(value, kind, key, at);
+    let names = strict::metadata_problems(value, kind, key, at);
     let bad_names = !names.is_empty();
     errors.extend(names);
     // Typed without tracking the path first: the path is only needed to report an error, and
@@ -497,6 +545,12 @@ fn saphyr_error(e: &serde_saphyr::Error) -> (usize, usize, String) {
         }
         _ => (0, 1, msg),
     }
+}
+
+/// Whether bmhctl can splice a status into document `doc` of `yaml`, a lone carriage return
+/// in the file aside (reported as such, for the whole file).
+fn splices(yaml: &YamlFile, doc: usize) -> bool {
+    yaml.lone_carriage_return().is_some() || is_block_mapping(yaml, doc)
 }
 
 /// Whether bmhctl can splice a status into document `doc` of `yaml` (probing a copy of its

@@ -103,6 +103,45 @@ fn expand_with(
     Ok(out)
 }
 
+/// "no BareMetalHost in ...", naming the paths given: each as given, with what is odd about it
+/// (an empty file, a directory holding no YAML file), the first few of many.
+pub fn no_hosts_in(paths: &[PathBuf]) -> String {
+    const SHOWN: usize = 5;
+    let mut names: Vec<String> = paths.iter().take(SHOWN).map(|p| described(p)).collect();
+    if paths.len() > SHOWN {
+        names.push(format!("... ({} paths in all)", paths.len()));
+    }
+    format!("no BareMetalHost in {}", names.join(", "))
+}
+
+fn described(p: &Path) -> String {
+    if is_stdin(p) {
+        return STDIN_LABEL.to_string();
+    }
+    let shown = p.display();
+    if p.is_dir() {
+        let yaml =
+            expand_with(&[p.to_path_buf()], &mut Vec::new(), false).map_or(0, |files| files.len());
+        return match yaml {
+            0 => format!("{shown} (a directory holding no *.yaml or *.yml file)"),
+            1 => format!("{shown} (a directory: its one YAML file holds none)"),
+            n => format!("{shown} (a directory: none of its {n} YAML files holds one)"),
+        };
+    }
+    // Only read again on this error's path: to tell an empty file from one of other kinds.
+    let blank = std::fs::read_to_string(p).is_ok_and(|t| {
+        t.lines().all(|l| {
+            let l = l.trim();
+            l.is_empty() || l.starts_with('#') || l == "---" || l == "..."
+        })
+    });
+    if blank {
+        format!("{shown} (empty, or only comments)")
+    } else {
+        shown.to_string()
+    }
+}
+
 /// How `-f -` (standard input) is named in messages.
 pub const STDIN_LABEL: &str = "<stdin>";
 

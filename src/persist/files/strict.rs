@@ -477,9 +477,9 @@ fn label_chars_ok(s: &str) -> bool {
 /// Why a name breaks a rule, `None` when it does not.
 type NameRule = fn(&str) -> Option<String>;
 
-/// The name problems of an object: `metadata.name` (a subdomain) and `metadata.namespace` (a
-/// label), when given.
-pub(super) fn name_problems(
+/// The metadata problems of an object: `metadata.name` (a subdomain) and `metadata.namespace`
+/// (a label), when given, and its labels and annotations (see [`label_problems`]).
+pub(super) fn metadata_problems(
     value: &Value,
     kind: &str,
     object: &ObjectKey,
@@ -504,7 +504,119 @@ pub(super) fn name_problems(
             );
         }
     }
+    out.extend(label_problems(value, kind, object, at));
     out
+}
+
+/// The labels and annotations the API server would refuse (its `ValidateLabels` and
+/// `ValidateAnnotations`). Entries that are not strings are left to the typed parse.
+pub(super) fn label_problems(
+    value: &Value,
+    kind: &str,
+    object: &ObjectKey,
+    at: &dyn Fn(&[PathSeg]) -> Position,
+) -> Vec<Diagnostic> {
+    use crate::validate::object_meta::{self, MetaMap, MetaPart};
+    let meta = value.get("metadata");
+    let entries = |map: MetaMap| -> Vec<(&str, &str)> {
+        meta.and_then(|m| m.get(map.field()))
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut problems = object_meta::label_problems(entries(MetaMap::Labels));
+    problems.extend(object_meta::annotation_problems(entries(
+        MetaMap::Annotations,
+    )));
+    problems
+        .into_iter()
+        .map(|p| {
+            let map = p.map.field();
+            let (segs, field) = match &p.part {
+                MetaPart::Key(k) => (
+                    vec![
+                        PathSeg::Key("metadata"),
+                        PathSeg::Key(map),
+                        PathSeg::KeyOf(k.as_str()),
+                    ],
+                    format!("metadata.{map}[{}]", shown_key(k)),
+                ),
+                MetaPart::Value(k) => (
+                    vec![
+                        PathSeg::Key("metadata"),
+                        PathSeg::Key(map),
+                        PathSeg::Key(k.as_str()),
+                    ],
+                    format!("metadata.{map}[{}]", shown_key(k)),
+                ),
+                MetaPart::Whole => (
+                    vec![PathSeg::Key("metadata"), PathSeg::Key(map)],
+                    format!("metadata.{map}"),
+                ),
+            };
+            Diagnostic::new(p.message)
+                .at(at(&segs))
+                .object(kind, object)
+                .field(field)
+        })
+        .collect()
+}
+
+/// The labels and annotations that are not strings, in an object no type checks (a Secret, a
+/// kind bmhctl keeps untyped): a YAML `yes` or `5` unquoted is one.
+pub(super) fn label_type_problems(
+    value: &Value,
+    kind: &str,
+    object: &ObjectKey,
+    at: &dyn Fn(&[PathSeg]) -> Position,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let Some(meta) = value.get("metadata") else {
+        return out;
+    };
+    for map in ["labels", "annotations"] {
+        let problem = |segs: &[PathSeg], field: String, message: &str| {
+            Diagnostic::new(message)
+                .at(at(segs))
+                .object(kind, object)
+                .field(field)
+        };
+        match meta.get(map) {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(m)) => {
+                for (k, v) in m {
+                    if !v.is_string() {
+                        out.push(problem(
+                            &[PathSeg::Key("metadata"), PathSeg::Key(map), PathSeg::Key(k)],
+                            format!("metadata.{map}[{}]", shown_key(k)),
+                            "must be a string (quote it: `yes`, `true` and numbers are not \
+                             strings in YAML)",
+                        ));
+                    }
+                }
+            }
+            Some(_) => out.push(problem(
+                &[PathSeg::Key("metadata"), PathSeg::Key(map)],
+                format!("metadata.{map}"),
+                "must be a mapping of keys to strings",
+            )),
+        }
+    }
+    out
+}
+
+/// A map key as a field path shows it: quoted, and cut short when long (the position says
+/// where the rest is).
+fn shown_key(k: &str) -> String {
+    const MAX: usize = 80;
+    match k.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{:?}... ({} characters)", &k[..cut], k.chars().count()),
+        None => format!("{k:?}"),
+    }
 }
 
 /// A YAML error in bmhctl's words where the parser's would give advice about its own options.

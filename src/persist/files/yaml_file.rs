@@ -50,6 +50,9 @@ pub enum YamlFileError {
 pub enum PathSeg<'a> {
     Key(&'a str),
     Index(usize),
+    /// The key of this entry rather than its value (a problem with the key itself); the last
+    /// segment of a path.
+    KeyOf(&'a str),
 }
 
 /// A multi-document YAML file with pending edits.
@@ -107,6 +110,8 @@ struct Doc {
     /// when those would become content of a `|+` scalar ending the entry (or before it).
     status_edit_end: usize,
     annotations: Option<Annotations>,
+    /// A node has a tag bmhctl does not read (see [`super::yaml_tags`]).
+    foreign_tag: bool,
 }
 
 /// The edits of every document at one moment ([`YamlFile::overlay`]): with the source text,
@@ -827,6 +832,27 @@ impl YamlFile {
         Ok(())
     }
 
+    /// Where the first carriage return not followed by a line feed is, if any: such a file
+    /// cannot be edited ([`YamlFileError::LoneCarriageReturn`]). Lines are counted by line
+    /// feeds, as editors and `grep -n` count them.
+    pub fn lone_carriage_return(&self) -> Option<TextPos> {
+        if !self.lone_cr {
+            return None;
+        }
+        let b = self.text.as_bytes();
+        let i = (0..b.len()).find(|&i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'))?;
+        let line_start = self.text[..i].rfind('\n').map_or(0, |l| l + 1);
+        Some(TextPos {
+            line: self.text[..i].matches('\n').count() + 1,
+            column: self.text[line_start..i].chars().count() + 1,
+        })
+    }
+
+    /// Whether a node of document `doc` has a tag bmhctl does not read.
+    pub fn has_foreign_tag(&self, doc: usize) -> bool {
+        self.docs[doc].foreign_tag
+    }
+
     /// Whether the document has a top-level `status` entry (staged edits aside); an error
     /// when its root is not a block mapping (its status cannot be edited).
     pub fn has_block_status(&self, doc: usize) -> Result<bool, YamlFileError> {
@@ -1140,6 +1166,20 @@ fn navigate(events: &[(Event, Span)], i: usize, path: &[PathSeg]) -> usize {
             }
             i
         }
+        (Event::MappingStart(..), PathSeg::KeyOf(k)) => {
+            let mut j = i + 1;
+            while j < events.len() && !matches!(events[j].0, Event::MappingEnd) {
+                if matches!(&events[j].0, Event::Scalar(key, ..) if key == k) {
+                    return j;
+                }
+                let v = skip_node(events, j);
+                if v >= events.len() {
+                    break;
+                }
+                j = skip_node(events, v);
+            }
+            i
+        }
         (Event::SequenceStart(..), PathSeg::Index(n)) => {
             let mut j = i + 1;
             let mut idx = 0;
@@ -1188,6 +1228,7 @@ fn new_doc(start: usize, start_line: usize) -> Doc {
         status_edit: None,
         status_edit_end: 0,
         annotations: None,
+        foreign_tag: false,
     }
 }
 
@@ -1265,6 +1306,13 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
                         && *a > 0
                     {
                         st.anchors.push(sb);
+                    }
+                    if let Event::Scalar(_, _, _, Some(tag))
+                    | Event::SequenceStart(_, Some(tag))
+                    | Event::MappingStart(_, Some(tag)) = &ev
+                        && !super::yaml_tags::is_core(tag)
+                    {
+                        st.doc.foreign_tag = true;
                     }
                     node_event(&t, st, ev, sp.start.line(), sp.start.col(), sb, eb);
                 }
@@ -2220,6 +2268,34 @@ mod tests {
         let mut f = parse("\u{feff}a: 1");
         f.set_status(0, Some("s: 1\n")).unwrap();
         assert_eq!(f.render(), "\u{feff}a: 1\nstatus:\n  s: 1\n");
+    }
+
+    #[test]
+    fn a_lone_carriage_return_is_found_at_its_line_and_column() {
+        assert!(parse("a: 1\r\nb: 2\r\n").lone_carriage_return().is_none());
+        let p = parse("a: 1\nb: 2 # x\r# y\n")
+            .lone_carriage_return()
+            .unwrap();
+        assert_eq!((p.line, p.column), (2, 9));
+    }
+
+    #[test]
+    fn a_key_itself_is_located() {
+        let f = parse("metadata:\n  labels:\n    \"bad key\": v v\n");
+        let key = [
+            PathSeg::Key("metadata"),
+            PathSeg::Key("labels"),
+            PathSeg::KeyOf("bad key"),
+        ];
+        let p = f.locate(0, &key).unwrap();
+        assert_eq!((p.line, p.column), (3, 5));
+        let value = [
+            PathSeg::Key("metadata"),
+            PathSeg::Key("labels"),
+            PathSeg::Key("bad key"),
+        ];
+        let p = f.locate(0, &value).unwrap();
+        assert_eq!((p.line, p.column), (3, 16));
     }
 
     #[test]
