@@ -28,9 +28,9 @@ Scenarios (each trial uses a directory of its own under a temporary directory):
                   among them) or an edit not acted upon.
   edit-window     the edit of edit-file (append, in place, editor's rename, in turns) made in the
                   instant between bmhctl's last check of the file and the swap that replaces it:
-                  the run is started under `strace`, which delays every rename(2) by 0.3 s,
+                  the run is started under `strace`, which delays every rename(2) by 0.2 s,
                   and the edit lands once a temporary file of the host file's has existed for
-                  0.15 s (written, flushed and compared: the swap is then waiting). Checked as
+                  0.08 s (written, flushed and compared: the swap is then waiting). Checked as
                   edit-file: exit 0, the edit's bytes kept and acted upon. Needs strace;
                   otherwise it is skipped, with the reason.
   full-disk       the hosts file on a 1 MiB tmpfs filled up before the first save: the run must
@@ -476,7 +476,7 @@ def edit_window(bm, args, res, work, rng):
     if not strace:
         res.skipped = "strace is not installed (it widens the window under test)"
         return
-    n, scale, delay_us = 4, "0.1", 300_000
+    n, scale, delay_us = 4, "0.1", 200_000
     # every way to rename: a bmhctl that replaces the file with a plain rename is held as well
     renames = "rename,renameat,renameat2"
     names = [f"worker-{i}" for i in range(n)]
@@ -498,12 +498,13 @@ def edit_window(bm, args, res, work, rng):
              "provision", "--provisioner", "fixture", "-q", "hosts.yaml"],
             cwd=d, env={**bm.env, "BMHCTL_TIME_SCALE": scale},
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        # the first temporary file of the host file that lives 0.15 s: its swap is waiting
+        # the first temporary file of the host file that lives 0.08 s: written, flushed and
+        # checked, its swap is waiting
         tmp, since, deadline = None, None, time.monotonic() + HANG_BOUND["fixture"]
         while proc.poll() is None and time.monotonic() < deadline:
             found = [p for p in d.glob(".hosts.yaml.*.tmp")]
             if found and found[0] == tmp:
-                if time.monotonic() - since >= 0.15:
+                if time.monotonic() - since >= 0.08:
                     break
             else:
                 tmp, since = (found[0], time.monotonic()) if found else (None, None)
