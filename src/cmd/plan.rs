@@ -199,7 +199,7 @@ fn read(
                     root.display()
                 )));
             };
-            let records = store.load_hosts()?;
+            let records = store.load_all_hosts()?;
             let keys: Vec<bmh_api::ObjectKey> =
                 records.iter().map(super::snapshot::key_of).collect();
             let selected = req.selection.select_some(

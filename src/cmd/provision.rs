@@ -246,7 +246,7 @@ pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()>
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;
-    let records = store.load_hosts()?;
+    let records = store.load_all_hosts()?;
     let keys: Vec<bmh_api::ObjectKey> = records.iter().map(super::snapshot::key_of).collect();
     let selected = selection.select_some(
         records
