@@ -187,14 +187,55 @@ fn open_private(path: &Path) -> Result<File> {
         .map_err(|e| crate::persist::files::lock::refused(path, e))
 }
 
-/// Refuses a store that is not a directory, or that a group or others may write to (they could
-/// plant hosts to drive, or symlinks to be written through).
+/// The name of user `uid`, when the user database has one.
+fn user_name(uid: u32) -> Option<String> {
+    let mut buf = vec![0u8; 4096];
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is to a live buffer of the length given; `found` is set to `pwd`
+    // (whose strings point into `buf`) or null.
+    let rc = unsafe {
+        libc::getpwuid_r(
+            uid,
+            &mut pwd,
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            &mut found,
+        )
+    };
+    if rc != 0 || found.is_null() {
+        return None;
+    }
+    // SAFETY: a successful getpwuid_r sets pw_name to a NUL-terminated string in `buf`.
+    let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
+    Some(name.to_string_lossy().into_owned())
+}
+
+/// Refuses a store that is not a directory, that is owned by another user than root or the
+/// current one, or that a group or others may write to (they could plant hosts to drive, or
+/// symlinks to be written through): the trust rules of plugin directories.
 fn check_private(root: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let meta = std::fs::metadata(root).map_err(|e| store_io(root, e))?;
     if !meta.is_dir() {
         return Err(Error::Usage(format!(
             "the store {} is not a directory",
+            root.display()
+        )));
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let owner = meta.uid();
+    if owner != 0 && owner != me {
+        let who = match user_name(owner) {
+            Some(name) => format!("{name} (uid {owner})"),
+            None => format!("uid {owner}"),
+        };
+        return Err(Error::Usage(format!(
+            "the store {} is owned by {who}, neither root nor the current user (uid {me}); it \
+             holds Secrets and decides what bmhctl drives: use a store of your own, or give \
+             it to yourself with `chown -R {me} {}`",
+            root.display(),
             root.display()
         )));
     }
