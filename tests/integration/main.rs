@@ -39,6 +39,7 @@ mod save_failures;
 mod split_lab;
 mod store;
 mod store_delete;
+mod store_faults;
 mod store_trust;
 mod streams;
 mod strict_input;
