@@ -207,6 +207,41 @@ pub fn select_keys(place: &Place, selection: &HostSelection) -> Result<Vec<Objec
     }
 }
 
+/// The store hosts `selection` names, as a command that drives or plans them takes them: a
+/// host that cannot be read and is named is the error; one only swept up by the selection is
+/// said on stderr and left out. Selecting nothing is a usage error.
+pub fn select_records(
+    hosts: crate::persist::store::Listing<HostRecord>,
+    selection: &HostSelection,
+    place: &str,
+) -> Result<Vec<HostRecord>> {
+    let keys: Vec<ObjectKey> = hosts
+        .objects
+        .iter()
+        .map(key_of)
+        .chain(hosts.bad.iter().map(|b| b.key.clone()))
+        .collect();
+    let n = hosts.objects.len();
+    let candidates = keys.iter().enumerate().map(|(i, key)| Candidate {
+        key,
+        labels: hosts
+            .objects
+            .get(i)
+            .map_or(&NO_LABELS, |r| &r.host.metadata.labels),
+    });
+    let picked = selection.select_some(candidates, place)?;
+    let bad: Vec<&BadObject> = picked
+        .iter()
+        .filter(|&&i| i >= n)
+        .map(|&i| &hosts.bad[i - n])
+        .collect();
+    let good: Vec<usize> = picked.into_iter().filter(|&i| i < n).collect();
+    let good_keys = good.iter().map(|&i| keys[i].clone()).collect();
+    usable(good_keys, &bad, selection)?;
+    let mut records: Vec<Option<HostRecord>> = hosts.objects.into_iter().map(Some).collect();
+    Ok(good.into_iter().filter_map(|i| records[i].take()).collect())
+}
+
 static NO_LABELS: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
 
 /// The selected hosts that can be read. A host named on the command line that cannot be read

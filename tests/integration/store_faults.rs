@@ -310,6 +310,12 @@ fn one_unreadable_host_object_leaves_the_other_hosts_usable() {
         let r = out.keep(run(&lab, &["describe", "h0"]));
         assert_eq!(r.code, 2, "{what}: {}", r.stderr);
         assert!(r.stderr.contains(path), "{what}: {}", r.stderr);
+        // Planning the store leaves it out, saying so; naming it is its error.
+        let plan = out.keep(run(&lab, &["plan"]));
+        assert_eq!(plan.code, 0, "{what}: {}", plan.stderr);
+        assert!(plan.stdout.contains("h1"), "{what}: {}", plan.stdout);
+        assert!(plan.stderr.contains(path), "{what}: {}", plan.stderr);
+        out.keep(run(&lab, &["plan", "h0"])).expect_code(2);
         // A verb on the other host works.
         out.keep(run(&lab, &["power", "off", "h1", "--force"]))
             .expect_code(0);

@@ -380,23 +380,6 @@ impl Store {
         Ok(out)
     }
 
-    /// Every host as [`Self::load_hosts`] reads them, where one that cannot be read refuses
-    /// them all (each problem said): for commands that act on the store as a whole.
-    pub fn load_all_hosts(&self) -> Result<Vec<HostRecord>> {
-        let listing = self.load_hosts()?;
-        if listing.bad.is_empty() {
-            return Ok(listing.objects);
-        }
-        let mut all = Diagnostics::default();
-        for b in listing.bad {
-            match b.error {
-                Error::Invalid(d) => all.0.extend(d.0),
-                e => return Err(e),
-            }
-        }
-        Err(Error::Invalid(all))
-    }
-
     /// The problem of each Secret `value` (a stored host) refers to that exists and cannot be
     /// read, as a problem of the host: BMO would not find it missing, so neither does bmhctl.
     fn check_secrets(
