@@ -86,16 +86,6 @@ impl<'a> Identity<'a> {
     }
 }
 
-/// Whether `text` declares itself a Secret, wherever it is stored: its problems then show no
-/// more of it than its parser's position.
-fn looks_like_secret(text: &str) -> bool {
-    text.lines().any(|l| {
-        l.strip_prefix("kind:")
-            .map(|k| k.trim().trim_matches(['"', '\'']) == SECRET_KIND)
-            .unwrap_or(false)
-    })
-}
-
 /// Reads the object file at `path`: `None` when it does not exist.
 pub(super) fn read(path: &Path) -> Result<Option<Stored>> {
     let bytes = match std::fs::read(path) {
@@ -159,7 +149,6 @@ pub(super) fn parse(path: &Path, id: &Identity, text: &str) -> Result<Stored> {
         };
         return Err(unreadable(1, 1, what));
     }
-    let secret = id.is_secret() || looks_like_secret(text);
     if ["apiVersion", "kind", "metadata"]
         .iter()
         .all(|k| value.get(k).is_none())
@@ -190,7 +179,8 @@ pub(super) fn parse(path: &Path, id: &Identity, text: &str) -> Result<Stored> {
             .collect();
         return Err(Error::Invalid(diags.into()));
     }
-    if secret {
+    // A Secret stored anywhere else is refused above (its kind is not its directory's).
+    if id.is_secret() {
         secret_data(path, text, &id.key, &value)?;
     }
     let version = match &value["metadata"]["resourceVersion"] {
