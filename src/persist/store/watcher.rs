@@ -397,4 +397,44 @@ mod tests {
         store.delete(&key).unwrap();
         assert_eq!(w.scan().unwrap(), vec![SourceChange::HostGone(h0)]);
     }
+
+    #[test]
+    fn an_unreadable_file_is_reported_once_per_change_and_a_secret_wakes_its_hosts() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("s")).unwrap();
+        let h0 = ObjectKey::new("default", "h0");
+        let mut value = host(serde_json::json!({}), serde_json::json!({}));
+        value["spec"]["bmc"] = serde_json::json!({"address": "ipmi://x", "credentialsName": "bmc"});
+        store.write(&host_key(&h0), value, Expect::Absent).unwrap();
+        let secret = super::super::secret_key(&ObjectKey::new("default", "bmc"));
+        let good = serde_json::json!({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "bmc", "namespace": "default"},
+            "data": {"password": "cHc="},
+        });
+        store.write(&secret, good, Expect::Absent).unwrap();
+        let mut w = StoreWatcher::new(store.clone(), None);
+        w.scan().unwrap();
+        assert!(w.scan().unwrap().is_empty());
+        // The Secret breaks: its hosts are read again (and the objects), once.
+        let path = store.path_of(&secret);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, ":::\n").unwrap();
+        assert_eq!(
+            w.scan().unwrap(),
+            vec![SourceChange::Host(h0.clone()), SourceChange::Objects]
+        );
+        assert!(w.scan().unwrap().is_empty());
+        // Readable again: the same.
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(
+            w.scan().unwrap(),
+            vec![SourceChange::Host(h0.clone()), SourceChange::Objects]
+        );
+        // The host's own file breaks: a change of the host, not its removal.
+        let host_path = store.path_of(&host_key(&h0));
+        std::fs::write(&host_path, "{").unwrap();
+        assert_eq!(w.scan().unwrap(), vec![SourceChange::Host(h0.clone())]);
+        assert!(w.scan().unwrap().is_empty());
+    }
 }
