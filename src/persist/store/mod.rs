@@ -530,6 +530,13 @@ impl Store {
     /// Every Secret (decoded) and every object that is not a host or one of its own companion
     /// objects, as the state machine and plugins read them.
     pub fn object_map(&self) -> Result<ObjectMap> {
+        self.object_map_after(None)
+    }
+
+    /// [`Self::object_map`], where a Secret that could be read in `before` and cannot be now
+    /// keeps its value there: a pass already under way, of a host that uses it, does not see
+    /// it missing (the host is read again, and stops, on its next pass).
+    pub fn object_map_after(&self, before: Option<&ObjectMap>) -> Result<ObjectMap> {
         let mut map = ObjectMap::default();
         let own: Vec<String> = [
             (SECRET_API_VERSION, SECRET_KIND),
@@ -544,11 +551,17 @@ impl Store {
         .collect();
         // An object that cannot be read is left out: a host that needs it is a load error of
         // its own (see `hosts`), and `watch` reports the file.
-        for s in self.list(SECRET_API_VERSION, SECRET_KIND)?.objects {
+        let secrets = self.list(SECRET_API_VERSION, SECRET_KIND)?;
+        for s in secrets.objects {
             let key = object_key(&s.value);
             let data =
                 object_file::secret_data(&self.path_of(&secret_key(&key)), "", &key, &s.value)?;
             map.insert_secret(ResolvedSecret::new(key, data));
+        }
+        for bad in &secrets.bad {
+            if let Some(s) = before.and_then(|b| b.get_secret(&bad.key)) {
+                map.insert_secret(ResolvedSecret::clone(s));
+            }
         }
         for dir in self.resource_dirs()? {
             let name = dir.file_name().unwrap_or_default().to_string_lossy();

@@ -432,3 +432,18 @@ fn an_object_is_what_its_path_names_or_it_is_not_used() {
     assert_eq!(hosts.objects.len(), 1);
     assert_eq!(hosts.bad.len(), 3);
 }
+
+#[test]
+fn a_secret_that_becomes_unreadable_keeps_its_last_value_for_the_objects_already_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("s")).unwrap();
+    let text = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: default\ndata:\n  password: cHc=\n";
+    hand_write(&store, "secrets/default/bmc.yaml", text);
+    let key = ObjectKey::new("default", "bmc");
+    let before = store.object_map().unwrap();
+    assert!(before.contains_secret(&key));
+    hand_write(&store, "secrets/default/bmc.yaml", ":::\n");
+    assert!(!store.object_map().unwrap().contains_secret(&key));
+    let after = store.object_map_after(Some(&before)).unwrap();
+    assert_eq!(after.get_secret(&key), before.get_secret(&key));
+}
