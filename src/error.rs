@@ -73,6 +73,10 @@ pub enum Unfinished {
         what: String,
         hosts: Vec<String>,
     },
+    /// Some store objects could not be read: the output shows the others (each unreadable
+    /// one was said on stderr).
+    #[error("{count} store {} could not be read; the output is partial", if *.count == 1 { "object" } else { "objects" })]
+    Unreadable { count: usize },
     /// The provisioner's backend did not answer its start-up probe within `--ironic-wait`.
     #[error("the provisioner could not be reached for {}: {error}", humantime::format_duration(*.after))]
     Unreachable { after: Duration, error: String },
@@ -218,6 +222,7 @@ mod tests {
                 1,
             ),
             (Unfinished::PluginCheck("name".into()).into(), 1),
+            (Unfinished::Unreadable { count: 1 }.into(), 1),
             (
                 Unfinished::Save(Box::new(Error::io(
                     "h.yaml",

@@ -160,13 +160,13 @@ fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
     let mut found = Vec::new();
     for (i, h) in inv.hosts.iter().enumerate() {
         let stored = match store {
-            Some(s) => s.get(&host_key(&h.key))?,
+            Some(s) => s.get_replaceable(&host_key(&h.key))?,
             None => None,
         };
+        // A stored host that cannot be decoded is replaced: the file's is checked as new.
         let old = stored
             .as_ref()
-            .map(|s| decode_host(&s.value))
-            .transpose()?
+            .and_then(|s| decode_host(&s.value).ok())
             .map(|(host, _)| host);
         let mut new = h.record.host.clone();
         if let (Some(s), Some(o)) = (&stored, &old) {

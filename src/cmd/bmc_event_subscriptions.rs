@@ -27,10 +27,10 @@ pub fn is_resource(word: &str) -> bool {
 /// Every subscription of the snapshot, sorted by namespace and name.
 pub fn read(snapshot: &Snapshot) -> Result<Vec<BmcEventSubscription>> {
     let mut subs = match snapshot {
-        Snapshot::Store(Some(store), _) => {
+        Snapshot::Store(Some(store), _, _) => {
             crate::persist::store::bmc_event_subscriptions::list(store)?
         }
-        Snapshot::Store(None, _) => Vec::new(),
+        Snapshot::Store(None, _, _) => Vec::new(),
         Snapshot::Files(inv) => inv
             .other_documents
             .iter()

@@ -49,22 +49,24 @@ pub fn describe(args: DescribeArgs) -> Result<()> {
         !args.hosts.is_empty(),
     );
     let snapshot = Snapshot::read(&place)?;
-    let keys = snapshot.select_keys(&selection, &place)?;
+    let picked = snapshot.select_some(&selection, &place)?;
+    picked.refuse_named(&selection)?;
     let subscriptions = super::bmc_event_subscriptions::read(&snapshot)?;
     let mut text = String::new();
-    for (i, key) in keys.iter().enumerate() {
+    for (i, rec) in picked.records.iter().enumerate() {
         // kubectl separates described objects with a blank line.
         if i > 0 {
             text.push('\n');
         }
-        let rec = snapshot.record(key).expect("a selected host");
+        let key = &super::snapshot::key_of(rec);
         text.push_str(&render(rec, &snapshot.events(key)?));
         let mine: Vec<_> = super::bmc_event_subscriptions::of_host(&subscriptions, key).collect();
         if !mine.is_empty() {
             text.push_str(&super::bmc_event_subscriptions::host_section(&mine));
         }
     }
-    output::write_stdout(&text)
+    output::write_stdout(&text)?;
+    picked.report_bad()
 }
 
 fn or_none(s: &str) -> &str {

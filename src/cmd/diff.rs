@@ -9,9 +9,9 @@
 use super::StoreArgs;
 use crate::error::{Error, Result};
 use crate::objects::{SECRET_KIND, TypedKey};
-use crate::persist::store::Store;
 use crate::persist::store::apply_merge::{merge_host, merge_object, stored_hardware};
 use crate::persist::store::hosts::host_key;
+use crate::persist::store::{Store, Stored};
 use clap::Args;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ pub fn show(paths: &[PathBuf], root: &Path) -> Result<bool> {
     let mut text = String::new();
     for (key, value, _) in &applied.objects {
         let stored = match store {
-            Some(s) => s.get(key)?,
+            Some(s) => stored_or_said(s, key)?,
             None => None,
         };
         let merged = merge_object(value, stored.as_ref());
@@ -53,7 +53,7 @@ pub fn show(paths: &[PathBuf], root: &Path) -> Result<bool> {
     for h in &applied.inv.hosts {
         let key = host_key(&h.key);
         let (stored, hardware) = match store {
-            Some(s) => (s.get(&key)?, stored_hardware(s, &h.key)?),
+            Some(s) => (stored_or_said(s, &key)?, stored_hardware(s, &h.key)?),
             None => (None, None),
         };
         let merged = merge_host(&h.record.host, stored.as_ref(), hardware.as_ref())?;
@@ -61,6 +61,18 @@ pub fn show(paths: &[PathBuf], root: &Path) -> Result<bool> {
     }
     super::output::write_stdout(&text)?;
     Ok(!text.is_empty())
+}
+
+/// The stored object; one that cannot be read is said on stderr and compared as absent (the
+/// apply replaces it).
+fn stored_or_said(store: &Store, key: &TypedKey) -> Result<Option<Stored>> {
+    match store.get(key) {
+        Err(e @ Error::Invalid(_)) => {
+            crate::eprintln_quiet!("bmhctl: {}; an apply replaces it", e.chain());
+            Ok(None)
+        }
+        other => other,
+    }
 }
 
 /// kubectl's name of an object's file: `GROUP.VERSION.KIND.NAMESPACE.NAME`.

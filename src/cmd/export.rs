@@ -51,10 +51,10 @@ impl Snapshot {
     /// A Secret as an object (`data` base64), `None` when absent.
     fn secret(&self, key: &ObjectKey) -> Result<Option<Value>> {
         match self {
-            Snapshot::Store(Some(s), _) => Ok(s
+            Snapshot::Store(Some(s), _, _) => Ok(s
                 .get(&TypedKey::new(SECRET_API_VERSION, SECRET_KIND, key.clone()))?
                 .map(|s| s.value)),
-            Snapshot::Store(None, _) => Ok(None),
+            Snapshot::Store(None, _, _) => Ok(None),
             Snapshot::Files(inv) => Ok(inv.objects.get_secret(key).map(|s| secret_object(s))),
         }
     }
@@ -63,8 +63,8 @@ impl Snapshot {
     fn update_policy(&self, key: &ObjectKey) -> Result<Option<Value>> {
         let tk = TypedKey::new(bmh_api::API_VERSION, HOST_UPDATE_POLICY_KIND, key.clone());
         match self {
-            Snapshot::Store(Some(s), _) => Ok(s.get(&tk)?.map(|s| s.value)),
-            Snapshot::Store(None, _) => Ok(None),
+            Snapshot::Store(Some(s), _, _) => Ok(s.get(&tk)?.map(|s| s.value)),
+            Snapshot::Store(None, _, _) => Ok(None),
             Snapshot::Files(inv) => Ok(inv
                 .other_documents
                 .iter()
@@ -104,14 +104,11 @@ pub fn export(args: ExportArgs) -> Result<()> {
     };
     let source = Snapshot::read(&place)?;
     let subscriptions = super::bmc_event_subscriptions::read(&source)?;
-    let all = source.records();
-    let selected: Vec<&HostRecord> = source
-        .select(&selection, &place)?
-        .into_iter()
-        .map(|i| all[i])
-        .collect();
+    let picked = source.select(&selection, &place)?;
+    let selected: Vec<&HostRecord> = picked.records;
 
-    let mut refused = Vec::new();
+    // All or nothing: a host that cannot be read refuses the export, as an invalid one does.
+    let mut refused: Vec<String> = picked.bad.iter().map(|b| b.error.chain()).collect();
     let mut warnings = Vec::new();
     let mut docs: Vec<Value> = Vec::new();
     let mut secrets_done: BTreeSet<ObjectKey> = BTreeSet::new();

@@ -107,13 +107,9 @@ pub fn get(args: GetArgs) -> Result<()> {
         return watch(&args, &place, &selection);
     }
     let snapshot = Snapshot::read(&place)?;
-    let all = snapshot.records();
-    let records: Vec<&HostRecord> = snapshot
-        .select(&selection, &place)?
-        .into_iter()
-        .map(|i| all[i])
-        .collect();
-    if records.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
+    let picked = snapshot.select(&selection, &place)?;
+    let records = &picked.records;
+    if picked.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
         // kubectl's words, on stderr: a script reading stdout sees no hosts.
         match (&place, &args.namespaces.namespace) {
             (Place::Files(_), _) => {}
@@ -125,9 +121,11 @@ pub fn get(args: GetArgs) -> Result<()> {
         }
         return Ok(());
     }
+    let unreadable: Vec<&ObjectKey> = picked.bad.iter().map(|b| &b.key).collect();
     match args.output {
-        GetFormat::Table | GetFormat::Wide => output::line(output::hosts_table(
-            &records,
+        GetFormat::Table | GetFormat::Wide => output::line(output::hosts_table_with(
+            records,
+            &unreadable,
             &output::TableOptions {
                 wide: args.output == GetFormat::Wide,
                 namespace_column: args.namespaces.all_namespaces,
@@ -145,9 +143,10 @@ pub fn get(args: GetArgs) -> Result<()> {
         }),
         GetFormat::Json | GetFormat::Yaml => output::print_with(|out| {
             let single = args.hosts.len() == 1 && records.len() == 1;
-            write_objects(out, &records, single, args.output == GetFormat::Json)
+            write_objects(out, records, single, args.output == GetFormat::Json)
         }),
-    }
+    }?;
+    picked.report_bad()
 }
 
 /// The hosts as `get -o json|yaml` prints them, as kubectl does: the object itself when one
@@ -245,20 +244,26 @@ impl Change {
 
 /// The selected hosts as read now, each with the object `-o json` prints for it. A host named
 /// on the command line and gone is simply absent (its deletion is a change to print).
-fn watched(
-    place: &Place,
-    selection: &HostSelection,
-) -> Result<Vec<(ObjectKey, HostRecord, Value)>> {
+fn watched(place: &Place, selection: &HostSelection) -> Result<Watched> {
     let snapshot = Snapshot::read(place)?;
-    let all = snapshot.records();
-    let picked = snapshot.select(selection, place).unwrap_or_default();
-    picked
-        .into_iter()
-        .map(|i| {
-            let rec = all[i];
-            Ok((super::snapshot::key_of(rec), rec.clone(), object(rec)?))
-        })
-        .collect()
+    let Ok(picked) = snapshot.select(selection, place) else {
+        return Ok(Watched::default());
+    };
+    let hosts = picked
+        .records
+        .iter()
+        .map(|rec| Ok((super::snapshot::key_of(rec), (*rec).clone(), object(rec)?)))
+        .collect::<Result<_>>()?;
+    let bad = picked.bad.iter().map(|b| b.error.chain()).collect();
+    Ok(Watched { hosts, bad })
+}
+
+/// The selected hosts as `get -w` reads them: each with the object `-o json` prints for it,
+/// and what is wrong with each that cannot be read.
+#[derive(Default)]
+struct Watched {
+    hosts: Vec<(ObjectKey, HostRecord, Value)>,
+    bad: Vec<String>,
 }
 
 /// `get -w`: the hosts as they are, then every change until SIGINT or SIGTERM (exit 0). The
@@ -300,7 +305,13 @@ fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()>
             }
         }
     };
-    let first = watched(place, selection)?;
+    let Watched { hosts: first, bad } = watched(place, selection)?;
+    // Each unreadable host is said once, and again when what is wrong with it changes.
+    let mut said_bad: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for b in bad {
+        crate::eprintln_quiet!("bmhctl: {b}");
+        said_bad.insert(b);
+    }
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) && !first.is_empty() {
         let recs: Vec<&HostRecord> = first.iter().map(|(_, r, _)| r).collect();
         output::line(table(&recs, true))?;
@@ -322,9 +333,15 @@ fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()>
                 _ = tokio::time::sleep(args.poll_interval) => {}
             }
             let now = match watched(place, selection) {
-                Ok(now) => {
+                Ok(Watched { hosts, bad }) => {
                     failing = None;
-                    now
+                    for b in &bad {
+                        if !said_bad.contains(b) {
+                            crate::eprintln_quiet!("bmhctl: {b}");
+                        }
+                    }
+                    said_bad = bad.into_iter().collect();
+                    hosts
                 }
                 // A file being edited by hand may not parse for a moment: say so (once), go on.
                 Err(e) => {

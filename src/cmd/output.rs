@@ -466,6 +466,16 @@ pub struct TableOptions {
 /// order, those of priority 1 (STATUS, BMC) with `wide` only; ERROR is the error's type, as
 /// BMO's column is (`describe` has the message).
 pub fn hosts_table(records: &[&HostRecord], o: &TableOptions) -> String {
+    hosts_table_with(records, &[], o)
+}
+
+/// [`hosts_table`] with a row for each host that cannot be read (`<unreadable>`), in
+/// namespace and name order among the others.
+pub fn hosts_table_with(
+    records: &[&HostRecord],
+    unreadable: &[&bmh_api::ObjectKey],
+    o: &TableOptions,
+) -> String {
     let mut header = Vec::new();
     if o.namespace_column {
         header.push("NAMESPACE");
@@ -487,7 +497,25 @@ pub fn hosts_table(records: &[&HostRecord], o: &TableOptions) -> String {
         t = Table::new();
         t.load_preset(NOTHING);
     }
-    for rec in records {
+    let mut rows: Vec<(bmh_api::ObjectKey, Option<&HostRecord>)> = records
+        .iter()
+        .map(|r| {
+            let m = &r.host.metadata;
+            (
+                bmh_api::ObjectKey::new(m.namespace_or_default(), &m.name),
+                Some(*r),
+            )
+        })
+        .collect();
+    if !unreadable.is_empty() {
+        rows.extend(unreadable.iter().map(|k| ((*k).clone(), None)));
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    for (key, rec) in rows {
+        let Some(rec) = rec else {
+            t.add_row(unreadable_row(&key, o));
+            continue;
+        };
         let s = rec.status();
         let mut row = Vec::new();
         if o.namespace_column {
@@ -521,6 +549,37 @@ pub fn hosts_table(records: &[&HostRecord], o: &TableOptions) -> String {
         .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The row of a host that cannot be read: its name, and that it cannot be read.
+fn unreadable_row(key: &bmh_api::ObjectKey, o: &TableOptions) -> Vec<String> {
+    let mut row = Vec::new();
+    if o.namespace_column {
+        row.push(key.namespace.clone());
+    }
+    row.push(
+        if o.namespace_column || !o.qualified_names || key.namespace == bmh_api::DEFAULT_NAMESPACE {
+            key.name.clone()
+        } else {
+            key.to_string()
+        },
+    );
+    if o.wide {
+        row.push(String::new());
+    }
+    row.extend(["<unreadable>".to_string(), String::new()]);
+    if o.wide {
+        row.push(String::new());
+    }
+    row.extend([
+        String::new(),
+        "cannot be read".to_string(),
+        "<unknown>".to_string(),
+    ]);
+    if o.labels {
+        row.push("<none>".into());
+    }
+    row
 }
 
 /// `spec.consumerRef.name`, BMO's CONSUMER column.

@@ -200,17 +200,11 @@ fn read(
                     root.display()
                 )));
             };
-            let records = store.load_hosts()?;
-            let keys: Vec<bmh_api::ObjectKey> =
-                records.iter().map(super::snapshot::key_of).collect();
-            let selected = req.selection.select_some(
-                records.iter().zip(&keys).map(|(r, key)| Candidate {
-                    key,
-                    labels: &r.host.metadata.labels,
-                }),
+            let records = super::snapshot::select_records(
+                store.load_hosts()?,
+                &req.selection,
                 req.place.name(),
             )?;
-            let records = selected.iter().map(|&i| records[i].clone()).collect();
             Ok((records, Arc::new(store.object_map()?)))
         }
     }

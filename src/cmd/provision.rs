@@ -263,25 +263,11 @@ pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()>
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;
-    let records = store.load_hosts()?;
-    let keys: Vec<bmh_api::ObjectKey> = records.iter().map(super::snapshot::key_of).collect();
-    let selected = selection.select_some(
-        records
-            .iter()
-            .zip(&keys)
-            .map(|(r, key)| crate::selection::Candidate {
-                key,
-                labels: &r.host.metadata.labels,
-            }),
-        "the store",
-    )?;
+    let records = super::snapshot::select_records(store.load_hosts()?, &selection, "the store")?;
     let source = StoreSource::new(store.clone(), None, Arc::new(SystemClock));
-    let mut records: Vec<Option<crate::record::HostRecord>> =
-        records.into_iter().map(Some).collect();
     let mut jobs = Vec::new();
-    for i in selected {
-        let record = records[i].take().expect("selected once");
-        source.add_host(keys[i].clone());
+    for record in records {
+        source.add_host(super::snapshot::key_of(&record));
         let goal = if record.being_deleted() {
             Goal::Deleted
         } else {

@@ -1,10 +1,14 @@
 //! The hosts of a [`Place`] as read now, without a lock: what `get`, `describe`, `export`,
 //! `wait` and the verbs look at, selected the same way for every command.
+//!
+//! A store host that cannot be read (its object, a companion object or a Secret it uses) is
+//! kept apart, with its error: it does not keep the others from being read, and a selection
+//! can still name it (it has no labels to match), so that a command says what is wrong with it.
 
 use super::options::Place;
 use crate::error::Result;
 use crate::persist::files::inventory::{self, Inventory, LoadMode};
-use crate::persist::store::{Store, StoredEvent};
+use crate::persist::store::{BadObject, Store, StoredEvent};
 use crate::record::HostRecord;
 use crate::selection::{Candidate, HostSelection};
 use bmh_api::ObjectKey;
@@ -12,8 +16,45 @@ use bmh_api::ObjectKey;
 /// The hosts of a place, read once.
 pub enum Snapshot {
     Files(Inventory),
-    /// `None` when there is no store yet (no hosts then).
-    Store(Option<Store>, Vec<HostRecord>),
+    /// `None` when there is no store yet (no hosts then). The hosts that cannot be read last.
+    Store(Option<Store>, Vec<HostRecord>, Vec<BadObject>),
+}
+
+/// The hosts a selection picked: those read, and those that cannot be.
+pub struct Selected<'a> {
+    pub records: Vec<&'a HostRecord>,
+    pub bad: Vec<&'a BadObject>,
+}
+
+impl Selected<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty() && self.bad.is_empty()
+    }
+
+    /// A host named on the command line that cannot be read is the command's error.
+    pub fn refuse_named(&self, selection: &HostSelection) -> Result<()> {
+        match self.bad.first() {
+            Some(b) if !selection.names_none() => Err(refusal(b)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Says on stderr why each host that cannot be read was left out; the error to end with
+    /// (exit 1: the output is partial) when there was one.
+    pub fn report_bad(&self) -> Result<()> {
+        for b in &self.bad {
+            crate::eprintln_quiet!("bmhctl: {}", b.error.chain());
+        }
+        partial(self.bad.len())
+    }
+}
+
+/// Exit 1 when `bad` hosts were left out of a command's output.
+pub fn partial(bad: usize) -> Result<()> {
+    if bad == 0 {
+        return Ok(());
+    }
+    Err(crate::error::Unfinished::Unreadable { count: bad }.into())
 }
 
 impl Snapshot {
@@ -22,10 +63,10 @@ impl Snapshot {
             Place::Files(paths) => Ok(Snapshot::Files(inventory::load(paths, LoadMode::ReadOnly)?)),
             Place::Store(root) => match Store::open_existing(root)? {
                 Some(store) => {
-                    let records = store.load_hosts()?;
-                    Ok(Snapshot::Store(Some(store), records))
+                    let listing = store.load_hosts()?;
+                    Ok(Snapshot::Store(Some(store), listing.objects, listing.bad))
                 }
-                None => Ok(Snapshot::Store(None, Vec::new())),
+                None => Ok(Snapshot::Store(None, Vec::new(), Vec::new())),
             },
         }
     }
@@ -34,7 +75,15 @@ impl Snapshot {
     pub fn records(&self) -> Vec<&HostRecord> {
         match self {
             Snapshot::Files(inv) => inv.hosts.iter().map(|h| &h.record).collect(),
-            Snapshot::Store(_, records) => records.iter().collect(),
+            Snapshot::Store(_, records, _) => records.iter().collect(),
+        }
+    }
+
+    /// The hosts that cannot be read.
+    pub fn bad(&self) -> &[BadObject] {
+        match self {
+            Snapshot::Files(_) => &[],
+            Snapshot::Store(_, _, bad) => bad,
         }
     }
 
@@ -43,34 +92,70 @@ impl Snapshot {
         self.records().into_iter().find(|r| key_of(r) == *key)
     }
 
-    /// The indices (into [`records`](Self::records)) of the hosts `selection` names.
-    pub fn select(&self, selection: &HostSelection, place: &Place) -> Result<Vec<usize>> {
-        let records = self.records();
-        let keys: Vec<ObjectKey> = records.iter().map(|r| key_of(r)).collect();
-        selection.select(candidates(&records, &keys), place.name())
+    /// The hosts `selection` names, those that cannot be read among them.
+    pub fn select(&self, selection: &HostSelection, place: &Place) -> Result<Selected<'_>> {
+        let keys = self.keys();
+        self.picked(selection.select(self.candidates(&keys), place.name())?)
     }
 
     /// [`select`](Self::select), where selecting nothing is a usage error.
-    pub fn select_some(&self, selection: &HostSelection, place: &Place) -> Result<Vec<usize>> {
-        let records = self.records();
-        let keys: Vec<ObjectKey> = records.iter().map(|r| key_of(r)).collect();
-        selection.select_some(candidates(&records, &keys), place.name())
+    pub fn select_some(&self, selection: &HostSelection, place: &Place) -> Result<Selected<'_>> {
+        let keys = self.keys();
+        self.picked(selection.select_some(self.candidates(&keys), place.name())?)
     }
 
-    /// The keys of the hosts `selection` names; selecting nothing is a usage error.
+    /// The keys of the hosts `selection` names that can be read; selecting nothing is a usage
+    /// error, and so is naming a host that cannot be read (its error).
     pub fn select_keys(&self, selection: &HostSelection, place: &Place) -> Result<Vec<ObjectKey>> {
+        let picked = self.select_some(selection, place)?;
+        usable(
+            picked.records.iter().map(|r| key_of(r)).collect(),
+            &picked.bad,
+            selection,
+        )
+    }
+
+    /// The keys of the hosts read, then of those that cannot be.
+    fn keys(&self) -> Vec<ObjectKey> {
         let records = self.records();
-        Ok(self
-            .select_some(selection, place)?
-            .into_iter()
-            .map(|i| key_of(records[i]))
-            .collect())
+        records
+            .iter()
+            .map(|r| key_of(r))
+            .chain(self.bad().iter().map(|b| b.key.clone()))
+            .collect()
+    }
+
+    /// The candidates of [`Self::keys`]: a host that cannot be read has no labels.
+    fn candidates<'a>(&'a self, keys: &'a [ObjectKey]) -> impl Iterator<Item = Candidate<'a>> {
+        let records = self.records();
+        keys.iter().enumerate().map(move |(i, key)| Candidate {
+            key,
+            labels: records
+                .get(i)
+                .map_or(&NO_LABELS, |r| &r.host.metadata.labels),
+        })
+    }
+
+    fn picked(&self, indices: Vec<usize>) -> Result<Selected<'_>> {
+        let records = self.records();
+        let n = records.len();
+        let mut out = Selected {
+            records: Vec::new(),
+            bad: Vec::new(),
+        };
+        for i in indices {
+            match records.get(i) {
+                Some(r) => out.records.push(r),
+                None => out.bad.push(&self.bad()[i - n]),
+            }
+        }
+        Ok(out)
     }
 
     /// The host's recent events: the store's log, or (files) the host's bookkeeping.
     pub fn events(&self, key: &ObjectKey) -> Result<Vec<StoredEvent>> {
         match self {
-            Snapshot::Store(Some(store), _) => store.events(key),
+            Snapshot::Store(Some(store), _, _) => store.events(key),
             Snapshot::Files(_) => Ok(self
                 .record(key)
                 .map(|r| {
@@ -85,7 +170,7 @@ impl Snapshot {
                         .collect()
                 })
                 .unwrap_or_default()),
-            Snapshot::Store(None, _) => Ok(Vec::new()),
+            Snapshot::Store(None, _, _) => Ok(Vec::new()),
         }
     }
 }
@@ -97,18 +182,93 @@ pub fn select_keys(place: &Place, selection: &HostSelection) -> Result<Vec<Objec
         Place::Store(root) => {
             let hosts = match Store::open_existing(root)? {
                 Some(store) => store.host_labels()?,
-                None => Vec::new(),
+                None => Default::default(),
             };
-            Ok(selection
-                .select_some(
-                    hosts.iter().map(|(key, labels)| Candidate { key, labels }),
-                    place.name(),
-                )?
-                .into_iter()
-                .map(|i| hosts[i].0.clone())
-                .collect())
+            let candidates = hosts
+                .objects
+                .iter()
+                .map(|(key, labels)| Candidate { key, labels })
+                .chain(hosts.bad.iter().map(|b| Candidate {
+                    key: &b.key,
+                    labels: &NO_LABELS,
+                }));
+            let n = hosts.objects.len();
+            let mut keys = Vec::new();
+            let mut bad = Vec::new();
+            for i in selection.select_some(candidates, place.name())? {
+                match hosts.objects.get(i) {
+                    Some((key, _)) => keys.push(key.clone()),
+                    None => bad.push(&hosts.bad[i - n]),
+                }
+            }
+            usable(keys, &bad, selection)
         }
         Place::Files(_) => Snapshot::read(place)?.select_keys(selection, place),
+    }
+}
+
+/// The store hosts `selection` names, as a command that drives or plans them takes them: a
+/// host that cannot be read and is named is the error; one only swept up by the selection is
+/// said on stderr and left out. Selecting nothing is a usage error.
+pub fn select_records(
+    hosts: crate::persist::store::Listing<HostRecord>,
+    selection: &HostSelection,
+    place: &str,
+) -> Result<Vec<HostRecord>> {
+    let keys: Vec<ObjectKey> = hosts
+        .objects
+        .iter()
+        .map(key_of)
+        .chain(hosts.bad.iter().map(|b| b.key.clone()))
+        .collect();
+    let n = hosts.objects.len();
+    let candidates = keys.iter().enumerate().map(|(i, key)| Candidate {
+        key,
+        labels: hosts
+            .objects
+            .get(i)
+            .map_or(&NO_LABELS, |r| &r.host.metadata.labels),
+    });
+    let picked = selection.select_some(candidates, place)?;
+    let bad: Vec<&BadObject> = picked
+        .iter()
+        .filter(|&&i| i >= n)
+        .map(|&i| &hosts.bad[i - n])
+        .collect();
+    let good: Vec<usize> = picked.into_iter().filter(|&i| i < n).collect();
+    let good_keys = good.iter().map(|&i| keys[i].clone()).collect();
+    usable(good_keys, &bad, selection)?;
+    let mut records: Vec<Option<HostRecord>> = hosts.objects.into_iter().map(Some).collect();
+    Ok(good.into_iter().filter_map(|i| records[i].take()).collect())
+}
+
+static NO_LABELS: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+
+/// The selected hosts that can be read. A host named on the command line that cannot be read
+/// is its error; one only swept up by the selection is said on stderr and left out.
+fn usable(
+    keys: Vec<ObjectKey>,
+    bad: &[&BadObject],
+    selection: &HostSelection,
+) -> Result<Vec<ObjectKey>> {
+    let Some(first) = bad.first() else {
+        return Ok(keys);
+    };
+    if !selection.names_none() || keys.is_empty() {
+        return Err(refusal(first));
+    }
+    for b in bad {
+        crate::eprintln_quiet!("bmhctl: skipped: {}", b.error.chain());
+    }
+    Ok(keys)
+}
+
+/// The error of a host that cannot be read, as a command that needs it ends with.
+fn refusal(bad: &BadObject) -> crate::error::Error {
+    use crate::error::Error;
+    match &bad.error {
+        Error::Invalid(d) => Error::Invalid(d.clone()),
+        e => Error::Usage(e.chain()),
     }
 }
 
@@ -116,14 +276,4 @@ pub fn select_keys(place: &Place, selection: &HostSelection) -> Result<Vec<Objec
 pub fn key_of(r: &HostRecord) -> ObjectKey {
     let m = &r.host.metadata;
     ObjectKey::new(m.namespace_or_default(), &m.name)
-}
-
-fn candidates<'a>(
-    records: &'a [&'a HostRecord],
-    keys: &'a [ObjectKey],
-) -> impl Iterator<Item = Candidate<'a>> {
-    records.iter().zip(keys).map(|(r, key)| Candidate {
-        key,
-        labels: &r.host.metadata.labels,
-    })
 }

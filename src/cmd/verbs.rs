@@ -227,7 +227,9 @@ pub fn run(cmd: VerbCommand) -> Result<()> {
                 let written = annotate(&store, key, &change)?;
                 // The annotation is written whether or not the report is read.
                 let _ = report(&key.name, done, written != Written::Unchanged);
-                if let Some(rec) = store.load_host(key)? {
+                // A host whose companion objects or Secrets cannot be read is still annotated;
+                // a `--wait` then says what is wrong with it.
+                if let Ok(Some(rec)) = store.load_host(key) {
                     warn_if_no_effect(&rec, &change);
                 }
             }

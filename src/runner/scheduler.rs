@@ -132,6 +132,9 @@ struct Slot {
     held: Option<u64>,
     /// The commit group its pass in flight was counted in (when commits wait for passes).
     running_in: usize,
+    /// A hash of the last reason it could not be read, said once (0: none): a host read
+    /// again for another cause says the same reason no more.
+    unreadable_said: u64,
 }
 
 impl Slot {
@@ -154,6 +157,7 @@ impl Slot {
             bmo_due: None,
             held: None,
             running_in: 0,
+            unreadable_said: 0,
         }
     }
 
@@ -849,7 +853,19 @@ impl Scheduler {
                 slot.stale = true;
                 slot.record = accepted;
                 // Waits for the next change of its file.
-                tracing::warn!("BareMetalHost {}: {}", slot.key, error.chain());
+                let said = error.chain();
+                let print = {
+                    use std::hash::{Hash, Hasher};
+                    let mut h = std::collections::hash_map::DefaultHasher::new();
+                    said.hash(&mut h);
+                    h.finish().max(1)
+                };
+                if slot.unreadable_said == print {
+                    tracing::debug!("BareMetalHost {}: {said}", slot.key);
+                } else {
+                    slot.unreadable_said = print;
+                    tracing::warn!("BareMetalHost {}: {said}", slot.key);
+                }
                 return;
             }
             Done::Pass {
@@ -861,6 +877,7 @@ impl Scheduler {
             } => {
                 let slot = &mut self.slots[host];
                 slot.in_flight = false;
+                slot.unreadable_said = 0;
                 if let Some(e) = stage_error {
                     self.fatal.get_or_insert(e);
                     slot.record = Some(record);

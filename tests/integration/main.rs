@@ -43,6 +43,7 @@ mod secrets_canary;
 mod split_lab;
 mod store;
 mod store_delete;
+mod store_faults;
 mod store_trust;
 mod streams;
 mod strict_input;

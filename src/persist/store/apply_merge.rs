@@ -29,7 +29,7 @@ pub fn write_retrying(
 ) -> Result<Written> {
     let mut attempt = 0;
     loop {
-        let stored = store.get(key)?;
+        let stored = store.get_replaceable(key)?;
         let value = compute(stored.as_ref())?;
         let expect = stored
             .as_ref()
@@ -177,7 +177,8 @@ pub fn merge_host(
     stored: Option<&Stored>,
     hardware: Option<&bmh_api::HardwareDetails>,
 ) -> Result<Value> {
-    let old = stored.map(|s| decode_host(&s.value)).transpose()?;
+    // A stored host that cannot be decoded is replaced, as one that does not parse is.
+    let old = stored.and_then(|s| decode_host(&s.value).ok());
     let mut host = applied.clone();
     let applied_keys = match (stored, &old) {
         (Some(s), Some((o, _))) => merge_host_metadata(&mut host, o, &last_applied(&s.value)),
@@ -204,7 +205,7 @@ pub fn merge_host(
 /// The hardware details of the host's HardwareData in the store (applied just before the
 /// hosts, so an export's HardwareData is there).
 pub fn stored_hardware(store: &Store, key: &ObjectKey) -> Result<Option<bmh_api::HardwareDetails>> {
-    let Some(stored) = store.get(&hardware_key(key))? else {
+    let Some(stored) = store.get_replaceable(&hardware_key(key))? else {
         return Ok(None);
     };
     Ok(

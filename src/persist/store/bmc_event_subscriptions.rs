@@ -19,11 +19,11 @@ pub fn subscription_key(key: &ObjectKey) -> TypedKey {
 
 /// Every subscription of the store, typed, sorted by namespace and name.
 pub fn list(store: &Store) -> Result<Vec<BmcEventSubscription>> {
-    store
-        .list(API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND)?
-        .into_iter()
-        .map(|s| decode(&s.value))
-        .collect()
+    let listing = store.list(API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND)?;
+    if let Some(bad) = listing.bad.into_iter().next() {
+        return Err(bad.error);
+    }
+    listing.objects.iter().map(|s| decode(&s.value)).collect()
 }
 
 fn decode(value: &Value) -> Result<BmcEventSubscription> {

@@ -10,7 +10,8 @@
 //!   `metadata.generation` is the one the host's firmware bookkeeping plays in file mode.
 //! * `dataimages/...`: the host's DataImage, whose status the runner writes.
 
-use super::{Store, Stored, Written};
+use super::{BadObject, Listing, Store, Stored, Written};
+use crate::diagnostic::{Diagnostic, Diagnostics, Position};
 use crate::error::{Error, Result};
 use crate::objects::TypedKey;
 use crate::persist::bookkeeping::value_hash;
@@ -22,7 +23,8 @@ use bmh_api::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 fn no_such_host(key: &ObjectKey) -> Error {
     Error::Usage(format!("no BareMetalHost named {key} in the store"))
@@ -132,6 +134,87 @@ fn typed<T: DeserializeOwned>(what: &str, value: Value) -> Result<T> {
         .map_err(|e| Error::invalid(format!("{what} in the store cannot be read: {e}")))
 }
 
+/// A stored object typed, or its problem located: the file, the line of the field, the field.
+fn typed_at<T: DeserializeOwned>(
+    path: &Path,
+    kind: &str,
+    key: &ObjectKey,
+    value: &Value,
+) -> Result<T> {
+    // Typed without tracking the path first: tracking allocates every key, and is only needed
+    // to say where a problem is.
+    if let Ok(t) = T::deserialize(value) {
+        return Ok(t);
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let field = e.path().to_string();
+        let segs: Vec<String> = e
+            .path()
+            .iter()
+            .map_while(|s| match s {
+                serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+                serde_path_to_error::Segment::Enum { variant } => Some(variant.clone()),
+                _ => None,
+            })
+            .collect();
+        let at = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| crate::persist::files::yaml_file::YamlFile::parse(t).ok())
+            .and_then(|y| {
+                let segs: Vec<_> = segs
+                    .iter()
+                    .map(|s| crate::persist::files::yaml_file::PathSeg::Key(s))
+                    .collect();
+                y.locate(0, &segs)
+            })
+            .map_or_else(
+                || Position::file(path),
+                |p| Position::new(path, p.line, p.column),
+            );
+        let d = Diagnostic::new(format!("not a readable store object: {}", e.inner()))
+            .at(at)
+            .object(kind, key);
+        Error::invalid(if field == "." { d } else { d.field(field) })
+    })
+}
+
+/// The Secrets a stored host refers to: (field, Secret), as BMO looks them up.
+pub fn secret_refs(value: &Value) -> Vec<(&'static str, ObjectKey)> {
+    let ns = super::object_key(value).namespace;
+    let spec = &value["spec"];
+    let mut out = Vec::new();
+    for (field, name) in [
+        ("spec.bmc.credentialsName", &spec["bmc"]["credentialsName"]),
+        (
+            "spec.preprovisioningNetworkDataName",
+            &spec["preprovisioningNetworkDataName"],
+        ),
+    ] {
+        if let Some(n) = name.as_str().filter(|n| !n.is_empty()) {
+            out.push((field, ObjectKey::new(&ns, n)));
+        }
+    }
+    for (field, r) in [
+        ("spec.userData", &spec["userData"]),
+        ("spec.networkData", &spec["networkData"]),
+        ("spec.metaData", &spec["metaData"]),
+    ] {
+        if let Some(n) = r["name"].as_str().filter(|n| !n.is_empty()) {
+            let rns = r["namespace"]
+                .as_str()
+                .filter(|n| !n.is_empty())
+                .unwrap_or(&ns);
+            out.push((field, ObjectKey::new(rns, n)));
+        }
+    }
+    out
+}
+
+/// Whether each Secret read so far can be used: its problem, if any, so that many hosts
+/// sharing one Secret read it once.
+#[derive(Default)]
+struct SecretsChecked(HashMap<ObjectKey, Option<Diagnostics>>);
+
 /// The host and its bookkeeping from the host's stored object (without HardwareData).
 pub fn decode_host(value: &Value) -> Result<(BareMetalHost, Bookkeeping)> {
     let mut v = value.clone();
@@ -151,6 +234,35 @@ pub fn decode_host(value: &Value) -> Result<(BareMetalHost, Bookkeeping)> {
     book.finalizers = m.finalizers.clone();
     book.deletion_requested = m.deletion_timestamp.clone();
     Ok((host, book))
+}
+
+/// [`decode_host`] of the host stored at `path`, a problem located in that file.
+fn decode_host_at(
+    path: &Path,
+    key: &ObjectKey,
+    value: &Value,
+) -> Result<(BareMetalHost, Bookkeeping)> {
+    decode_host(value).map_err(|plain| {
+        // Typed again, tracking the path, only to say where.
+        let mut v = value.clone();
+        let book = v
+            .as_object_mut()
+            .and_then(|m| m.remove(BOOK_KEY))
+            .unwrap_or(Value::Object(Default::default()));
+        if let Err(e) = typed_at::<BareMetalHost>(path, bmh_api::KIND, key, &v) {
+            return e;
+        }
+        match typed_at::<Bookkeeping>(path, bmh_api::KIND, key, &book) {
+            Err(Error::Invalid(mut d)) => {
+                for d in &mut d.0 {
+                    let field = d.field.take().unwrap_or_default();
+                    d.field = Some(format!("{BOOK_KEY}.{field}"));
+                }
+                Error::Invalid(d)
+            }
+            _ => plain,
+        }
+    })
 }
 
 /// The host's stored object: the host with its bookkeeping (HardwareData left out).
@@ -197,20 +309,23 @@ pub fn encode_hardware(key: &ObjectKey, hw: &HardwareData) -> Result<Value> {
 }
 
 impl Store {
-    /// Every host of the store, sorted by namespace and name.
+    /// Every readable host of the store, sorted by namespace and name.
     pub fn host_keys(&self) -> Result<Vec<ObjectKey>> {
         Ok(self
             .list(bmh_api::API_VERSION, bmh_api::KIND)?
+            .objects
             .iter()
             .map(|s| super::object_key(&s.value))
             .collect())
     }
 
     /// Every host of the store with its labels, sorted by namespace and name: what selecting
-    /// hosts needs, without reading their companion objects.
-    pub fn host_labels(&self) -> Result<Vec<(ObjectKey, BTreeMap<String, String>)>> {
-        Ok(self
-            .list(bmh_api::API_VERSION, bmh_api::KIND)?
+    /// hosts needs, without reading their companion objects. Host objects that cannot be read
+    /// apart.
+    pub fn host_labels(&self) -> Result<Listing<(ObjectKey, BTreeMap<String, String>)>> {
+        let listing = self.list(bmh_api::API_VERSION, bmh_api::KIND)?;
+        let objects = listing
+            .objects
             .iter()
             .map(|s| {
                 let labels = s.value["metadata"]["labels"]
@@ -223,25 +338,83 @@ impl Store {
                     .unwrap_or_default();
                 (super::object_key(&s.value), labels)
             })
-            .collect())
+            .collect();
+        Ok(Listing {
+            objects,
+            bad: listing.bad,
+        })
     }
 
-    /// A host with its bookkeeping and companion objects; `None` when absent.
+    /// A host with its bookkeeping and companion objects; `None` when absent. A host whose
+    /// object, companion object or Secret cannot be read is an error naming that file.
     pub fn load_host(&self, key: &ObjectKey) -> Result<Option<HostRecord>> {
         let Some(stored) = self.get(&host_key(key))? else {
             return Ok(None);
         };
-        self.record_from(key, &stored).map(Some)
+        self.record_from(key, &stored, &mut SecretsChecked::default())
+            .map(Some)
     }
 
-    /// Every host of the store as records, sorted by namespace and name.
-    pub fn load_hosts(&self) -> Result<Vec<HostRecord>> {
-        let mut out = Vec::new();
-        for s in self.list(bmh_api::API_VERSION, bmh_api::KIND)? {
+    /// Every host of the store as records, sorted by namespace and name; those that cannot be
+    /// read (their object, a companion object or a Secret they use) apart, each for itself.
+    pub fn load_hosts(&self) -> Result<Listing<HostRecord>> {
+        let listing = self.list(bmh_api::API_VERSION, bmh_api::KIND)?;
+        let mut out = Listing {
+            objects: Vec::new(),
+            bad: listing.bad,
+        };
+        let mut secrets = SecretsChecked::default();
+        for s in listing.objects {
             let key = super::object_key(&s.value);
-            out.push(self.record_from(&key, &s)?);
+            match self.record_from(&key, &s, &mut secrets) {
+                Ok(r) => out.objects.push(r),
+                Err(error @ Error::Invalid(_)) => out.bad.push(BadObject {
+                    path: self.path_of(&host_key(&key)),
+                    key,
+                    error,
+                }),
+                Err(e) => return Err(e),
+            }
         }
+        out.bad.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(out)
+    }
+
+    /// The problem of each Secret `value` (a stored host) refers to that exists and cannot be
+    /// read, as a problem of the host: BMO would not find it missing, so neither does bmhctl.
+    fn check_secrets(
+        &self,
+        key: &ObjectKey,
+        value: &Value,
+        checked: &mut SecretsChecked,
+    ) -> Result<()> {
+        let mut found = Diagnostics::default();
+        for (field, secret) in secret_refs(value) {
+            let problem = match checked.0.get(&secret) {
+                Some(p) => p.clone(),
+                None => {
+                    let p = match self.get(&super::secret_key(&secret)) {
+                        Ok(_) => None,
+                        Err(Error::Invalid(d)) => Some(d),
+                        Err(e) => return Err(e),
+                    };
+                    checked.0.insert(secret.clone(), p.clone());
+                    p
+                }
+            };
+            for mut d in problem.into_iter().flat_map(|d| d.0) {
+                d.message = format!(
+                    "{} (the Secret of BareMetalHost {key}'s {field})",
+                    d.message
+                );
+                found.push(d);
+            }
+        }
+        if found.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Invalid(found))
+        }
     }
 
     /// Sets (`Some`) or removes (`None`) one annotation of a stored host, under its lock (what
@@ -299,18 +472,45 @@ impl Store {
         })
     }
 
-    fn record_from(&self, key: &ObjectKey, stored: &Stored) -> Result<HostRecord> {
-        let (host, mut book) = decode_host(&stored.value)?;
+    fn record_from(
+        &self,
+        key: &ObjectKey,
+        stored: &Stored,
+        secrets: &mut SecretsChecked,
+    ) -> Result<HostRecord> {
+        let host_path = self.path_of(&host_key(key));
+        let (host, mut book) = decode_host_at(&host_path, key, &stored.value)?;
+        self.check_secrets(key, &stored.value, secrets)?;
         if let Some(hw) = self.get(&hardware_key(key))? {
-            book.hardware_data = Some(Box::new(typed(&format!("HardwareData {key}"), hw.value)?));
+            let path = self.path_of(&hardware_key(key));
+            book.hardware_data = Some(Box::new(typed_at(
+                &path,
+                HARDWARE_DATA_KIND,
+                key,
+                &hw.value,
+            )?));
         }
         let settings: Option<HostFirmwareSettings> = self
             .get(&settings_key(key))?
-            .map(|s| typed(&format!("HostFirmwareSettings {key}"), s.value))
+            .map(|s| {
+                typed_at(
+                    &self.path_of(&settings_key(key)),
+                    HOST_FIRMWARE_SETTINGS_KIND,
+                    key,
+                    &s.value,
+                )
+            })
             .transpose()?;
         let components: Option<HostFirmwareComponents> = self
             .get(&components_key(key))?
-            .map(|s| typed(&format!("HostFirmwareComponents {key}"), s.value))
+            .map(|s| {
+                typed_at(
+                    &self.path_of(&components_key(key)),
+                    HOST_FIRMWARE_COMPONENTS_KIND,
+                    key,
+                    &s.value,
+                )
+            })
             .transpose()?;
         let fw = &mut book.firmware;
         match &settings {
@@ -339,7 +539,14 @@ impl Store {
         }
         let data_image: Option<DataImage> = self
             .get(&data_image_key(key))?
-            .map(|s| typed(&format!("DataImage {key}"), s.value))
+            .map(|s| {
+                typed_at(
+                    &self.path_of(&data_image_key(key)),
+                    DATA_IMAGE_KIND,
+                    key,
+                    &s.value,
+                )
+            })
             .transpose()?;
         Ok(HostRecord {
             host: Box::new(host),

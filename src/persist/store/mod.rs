@@ -39,10 +39,10 @@ pub mod apply_merge;
 pub mod bmc_event_subscriptions;
 pub mod events;
 pub mod hosts;
+pub mod object_file;
 pub mod store_source;
 pub mod watcher;
 
-use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
 use crate::objects::{ObjectMap, ResolvedSecret, SECRET_API_VERSION, SECRET_KIND, TypedKey};
 use crate::persist::atomic::write_atomic_mode;
@@ -54,6 +54,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub use events::{EVENTS_KEPT, StoredEvent};
+pub use object_file::BadObject;
 
 /// The environment variable naming the store (as `--store` does).
 pub const STORE_ENV: &str = "BMHCTL_STORE";
@@ -75,10 +76,26 @@ pub struct Stored {
     pub version: u64,
 }
 
+/// Every object of a kind that could be read, and those that could not (each for itself).
+#[derive(Debug)]
+pub struct Listing<T = Stored> {
+    pub objects: Vec<T>,
+    pub bad: Vec<BadObject>,
+}
+
+impl<T> Default for Listing<T> {
+    fn default() -> Self {
+        Self {
+            objects: Vec::new(),
+            bad: Vec::new(),
+        }
+    }
+}
+
 /// What a write expects to find.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expect {
-    /// No such object (a create).
+    /// No usable object: none, or one that cannot be read (a create, which replaces it).
     Absent,
     /// The object at this version.
     Version(u64),
@@ -170,14 +187,55 @@ fn open_private(path: &Path) -> Result<File> {
         .map_err(|e| crate::persist::files::lock::refused(path, e))
 }
 
-/// Refuses a store that is not a directory, or that a group or others may write to (they could
-/// plant hosts to drive, or symlinks to be written through).
+/// The name of user `uid`, when the user database has one.
+fn user_name(uid: u32) -> Option<String> {
+    let mut buf = vec![0u8; 4096];
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is to a live buffer of the length given; `found` is set to `pwd`
+    // (whose strings point into `buf`) or null.
+    let rc = unsafe {
+        libc::getpwuid_r(
+            uid,
+            &mut pwd,
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            &mut found,
+        )
+    };
+    if rc != 0 || found.is_null() {
+        return None;
+    }
+    // SAFETY: a successful getpwuid_r sets pw_name to a NUL-terminated string in `buf`.
+    let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
+    Some(name.to_string_lossy().into_owned())
+}
+
+/// Refuses a store that is not a directory, that is owned by another user than root or the
+/// current one, or that a group or others may write to (they could plant hosts to drive, or
+/// symlinks to be written through): the trust rules of plugin directories.
 fn check_private(root: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let meta = std::fs::metadata(root).map_err(|e| store_io(root, e))?;
     if !meta.is_dir() {
         return Err(Error::Usage(format!(
             "the store {} is not a directory",
+            root.display()
+        )));
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let owner = meta.uid();
+    if owner != 0 && owner != me {
+        let who = match user_name(owner) {
+            Some(name) => format!("{name} (uid {owner})"),
+            None => format!("uid {owner}"),
+        };
+        return Err(Error::Usage(format!(
+            "the store {} is owned by {who}, neither root nor the current user (uid {me}); it \
+             holds Secrets and decides what bmhctl drives: use a store of your own, or give \
+             it to yourself with `chown -R {me} {}`",
+            root.display(),
             root.display()
         )));
     }
@@ -247,29 +305,41 @@ impl Store {
             .join(format!("{}.lock", key.key.name))
     }
 
-    /// Reads an object; `None` when absent.
+    /// Reads an object; `None` when absent. One that does not parse, or is not the object its
+    /// path names, is an error naming its file.
     pub fn get(&self, key: &TypedKey) -> Result<Option<Stored>> {
-        let path = self.path_of(key);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(store_io(&path, e)),
-        };
-        parse(&path, &text).map(Some)
+        object_file::read(&self.path_of(key))
     }
 
-    /// Every object of a kind, sorted by namespace and name.
-    pub fn list(&self, api_version: &str, kind: &str) -> Result<Vec<Stored>> {
+    /// Reads an object as a writer replacing it does: one that cannot be read counts as absent
+    /// (a good version may replace it), but a failure to read the disk does not.
+    pub fn get_replaceable(&self, key: &TypedKey) -> Result<Option<Stored>> {
+        match self.get(key) {
+            Err(Error::Invalid(_)) => Ok(None),
+            other => other,
+        }
+    }
+
+    /// Every object of a kind, sorted by namespace and name; those that cannot be read apart.
+    pub fn list(&self, api_version: &str, kind: &str) -> Result<Listing> {
         let dir = self.root.join(resource_dir(api_version, kind));
-        let mut out = Vec::new();
+        let mut out = Listing::default();
         for ns in sorted_entries(&dir)? {
             if !ns.is_dir() {
                 continue;
             }
             for file in sorted_entries(&ns)? {
                 if file.extension().is_some_and(|e| e == "yaml") && file.is_file() {
-                    let text = std::fs::read_to_string(&file).map_err(|e| store_io(&file, e))?;
-                    out.push(parse(&file, &text)?);
+                    match object_file::read(&file) {
+                        Ok(Some(s)) => out.objects.push(s),
+                        // Removed since it was listed.
+                        Ok(None) => {}
+                        Err(error) => out.bad.push(BadObject {
+                            key: object_file::Identity::of(&file).key,
+                            path: file,
+                            error,
+                        }),
+                    }
                 }
             }
         }
@@ -295,7 +365,7 @@ impl Store {
     /// change. [`Error::Conflict`] when the object changed since it was read.
     pub fn write(&self, key: &TypedKey, value: Value, expect: Expect) -> Result<Written> {
         let _lock = self.lock(key)?;
-        let current = self.get(key)?;
+        let current = self.get_replaceable(key)?;
         match (&current, expect) {
             (None, Expect::Absent) => {}
             (Some(c), Expect::Version(v)) if c.version == v => {}
@@ -460,7 +530,13 @@ impl Store {
     /// Every Secret (decoded) and every object that is not a host or one of its own companion
     /// objects, as the state machine and plugins read them.
     pub fn object_map(&self) -> Result<ObjectMap> {
-        use base64::Engine as _;
+        self.object_map_after(None)
+    }
+
+    /// [`Self::object_map`], where a Secret that could be read in `before` and cannot be now
+    /// keeps its value there: a pass already under way, of a host that uses it, does not see
+    /// it missing (the host is read again, and stops, on its next pass).
+    pub fn object_map_after(&self, before: Option<&ObjectMap>) -> Result<ObjectMap> {
         let mut map = ObjectMap::default();
         let own: Vec<String> = [
             (SECRET_API_VERSION, SECRET_KIND),
@@ -473,24 +549,19 @@ impl Store {
         .iter()
         .map(|(a, k)| resource_dir(a, k))
         .collect();
-        for s in self.list(SECRET_API_VERSION, SECRET_KIND)? {
+        // An object that cannot be read is left out: a host that needs it is a load error of
+        // its own (see `hosts`), and `watch` reports the file.
+        let secrets = self.list(SECRET_API_VERSION, SECRET_KIND)?;
+        for s in secrets.objects {
             let key = object_key(&s.value);
-            let mut data = std::collections::BTreeMap::new();
-            if let Some(m) = s.value.get("data").and_then(Value::as_object) {
-                for (k, v) in m {
-                    let bytes = base64::engine::general_purpose::STANDARD
-                        .decode(v.as_str().unwrap_or_default())
-                        .map_err(|e| {
-                            Error::invalid(
-                                Diagnostic::new(format!("in the store: {e}"))
-                                    .object("Secret", &key)
-                                    .field(format!("data.{k}")),
-                            )
-                        })?;
-                    data.insert(k.clone(), bytes);
-                }
-            }
+            let data =
+                object_file::secret_data(&self.path_of(&secret_key(&key)), "", &key, &s.value)?;
             map.insert_secret(ResolvedSecret::new(key, data));
+        }
+        for bad in &secrets.bad {
+            if let Some(s) = before.and_then(|b| b.get_secret(&bad.key)) {
+                map.insert_secret(ResolvedSecret::clone(s));
+            }
         }
         for dir in self.resource_dirs()? {
             let name = dir.file_name().unwrap_or_default().to_string_lossy();
@@ -502,8 +573,9 @@ impl Store {
                     if file.extension().is_none_or(|e| e != "yaml") {
                         continue;
                     }
-                    let text = std::fs::read_to_string(&file).map_err(|e| store_io(&file, e))?;
-                    let s = parse(&file, &text)?;
+                    let Ok(Some(s)) = object_file::read(&file) else {
+                        continue;
+                    };
                     let av = s.value["apiVersion"]
                         .as_str()
                         .unwrap_or_default()
@@ -528,6 +600,11 @@ impl Lease {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// The store key of a Secret.
+pub fn secret_key(key: &ObjectKey) -> TypedKey {
+    TypedKey::new(SECRET_API_VERSION, SECRET_KIND, key.clone())
 }
 
 /// `namespace/name` of an object value (namespace defaulted).
@@ -556,23 +633,6 @@ fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
         .collect();
     v.sort();
     Ok(v)
-}
-
-fn parse(path: &Path, text: &str) -> Result<Stored> {
-    let value: Value = serde_saphyr::from_str(text).map_err(|e| {
-        Error::invalid(Diagnostic::new(format!("not a readable store object: {e}")).in_file(path))
-    })?;
-    if !value.is_object() {
-        return Err(Error::invalid(
-            Diagnostic::new("not a readable store object: not a mapping").in_file(path),
-        ));
-    }
-    let version = match &value["metadata"]["resourceVersion"] {
-        Value::String(s) => s.parse().unwrap_or(0),
-        Value::Number(n) => n.as_u64().unwrap_or(0),
-        _ => 0,
-    };
-    Ok(Stored { value, version })
 }
 
 fn set_version(value: &mut Value, version: u64) {

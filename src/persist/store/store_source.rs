@@ -47,6 +47,8 @@ pub struct StoreSource {
     /// Host `i`'s key and staged changes. Grows while `watch` runs ([`StoreSource::add_host`]).
     hosts: RwLock<Vec<(ObjectKey, Arc<Mutex<Pending>>)>>,
     clock: Arc<dyn Clock>,
+    /// The objects last read, whose Secrets that cannot be read now are kept.
+    objects_read: Mutex<Option<ObjectMap>>,
 }
 
 impl StoreSource {
@@ -63,6 +65,7 @@ impl StoreSource {
             store,
             hosts: RwLock::new(Vec::new()),
             clock,
+            objects_read: Mutex::new(None),
         }
     }
 
@@ -250,7 +253,10 @@ impl HostSource for StoreSource {
     }
 
     fn objects(&self) -> Result<ObjectMap> {
-        self.store.object_map()
+        let mut last = self.objects_read.lock().expect("store objects");
+        let map = self.store.object_map_after(last.as_ref())?;
+        *last = Some(map.clone());
+        Ok(map)
     }
 
     fn changes(&self) -> Result<Vec<SourceChange>> {

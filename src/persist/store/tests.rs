@@ -355,3 +355,95 @@ fn taking_the_lease_removes_temporary_files_of_dead_writers_only() {
     assert!(live.exists());
     assert!(other.exists());
 }
+
+/// Writes `text` as the object file `rel` of `store` (as a hand edit would).
+fn hand_write(store: &Store, rel: &str, text: &str) {
+    let path = store.root().join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_secret_that_does_not_parse_is_located_without_quoting_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("s")).unwrap();
+    hand_write(
+        &store,
+        "secrets/default/bmc.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\ndata:\n  password: c2VjcmV0LXZhbHVl\n  username: YWRtaW4=: oops\n",
+    );
+    let key = secret_key(&ObjectKey::new("default", "bmc"));
+    let e = store.get(&key).unwrap_err().chain();
+    assert!(e.contains("secrets/default/bmc.yaml:7:"), "{e}");
+    assert!(e.contains("Secret default/bmc"), "{e}");
+    assert!(!e.contains("c2VjcmV0") && !e.contains("YWRtaW4"), "{e}");
+    // Bad base64: the field, not the value.
+    hand_write(
+        &store,
+        "secrets/default/bmc.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\ndata:\n  password: not*base64*secret\n",
+    );
+    let e = store.get(&key).unwrap_err().chain();
+    assert!(e.contains(":6:") && e.contains("data.password"), "{e}");
+    assert!(!e.contains("secret*"), "{e}");
+}
+
+#[test]
+fn an_object_is_what_its_path_names_or_it_is_not_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("s")).unwrap();
+    let host = |kind: &str, name: &str| {
+        format!(
+            "apiVersion: metal3.io/v1alpha1\nkind: {kind}\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  online: true\n"
+        )
+    };
+    hand_write(
+        &store,
+        "baremetalhosts/default/a.yaml",
+        &host("BareMetalHost", "a"),
+    );
+    hand_write(
+        &store,
+        "baremetalhosts/default/b.yaml",
+        &host("Banana", "b"),
+    );
+    hand_write(
+        &store,
+        "baremetalhosts/default/c.yaml",
+        &host("BareMetalHost", "other"),
+    );
+    hand_write(&store, "baremetalhosts/default/d.yaml", "spec:\0\n");
+    let listing = store.list(bmh_api::API_VERSION, bmh_api::KIND).unwrap();
+    assert_eq!(listing.objects.len(), 1);
+    let bad: Vec<(String, String)> = listing
+        .bad
+        .iter()
+        .map(|b| (b.key.name.clone(), b.error.chain()))
+        .collect();
+    assert_eq!(bad.len(), 3, "{bad:?}");
+    assert!(
+        bad[0].1.contains("b.yaml:2:7") && bad[0].1.contains("kind"),
+        "{bad:?}"
+    );
+    assert!(bad[1].1.contains("metadata.name"), "{bad:?}");
+    assert!(bad[2].1.contains("NUL"), "{bad:?}");
+    // The hosts that can be read are; the others are apart, each with its reason.
+    let hosts = store.load_hosts().unwrap();
+    assert_eq!(hosts.objects.len(), 1);
+    assert_eq!(hosts.bad.len(), 3);
+}
+
+#[test]
+fn a_secret_that_becomes_unreadable_keeps_its_last_value_for_the_objects_already_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("s")).unwrap();
+    let text = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: default\ndata:\n  password: cHc=\n";
+    hand_write(&store, "secrets/default/bmc.yaml", text);
+    let key = ObjectKey::new("default", "bmc");
+    let before = store.object_map().unwrap();
+    assert!(before.contains_secret(&key));
+    hand_write(&store, "secrets/default/bmc.yaml", ":::\n");
+    assert!(!store.object_map().unwrap().contains_secret(&key));
+    let after = store.object_map_after(Some(&before)).unwrap();
+    assert_eq!(after.get_secret(&key), before.get_secret(&key));
+}

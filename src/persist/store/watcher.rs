@@ -11,7 +11,14 @@
 //! not reported back to it, while an `apply`, a verb's annotation or a hand edit is. A change to
 //! a host's HostFirmwareSettings, HostFirmwareComponents or DataImage counts as a change of the host; any
 //! other object (Secrets, a plugin's kinds) is reported as [`SourceChange::Objects`].
+//!
+//! A file that cannot be read (it does not parse, or is not the object its path names) is
+//! reported once per change of it: a host's as a change of that host (whose reading then fails
+//! and says why), any other on stderr, and a Secret that becomes unreadable, or readable
+//! again, as a change of the hosts that use it (which are then read again: see
+//! [`super::hosts::secret_refs`]).
 
+use super::object_file::{self, Identity};
 use super::{Store, hosts::HARDWARE_DATA_KIND, object_key, resource_dir, sorted_entries};
 use crate::error::Result;
 use crate::persist::{RETRY_ANNOTATION, SourceChange};
@@ -45,6 +52,10 @@ struct Seen {
     /// The fingerprint of what users own, and the consumable annotations present.
     print: u64,
     consumable: Vec<(String, String)>,
+    /// The file could not be read.
+    bad: bool,
+    /// A host's Secrets.
+    secrets: Vec<ObjectKey>,
 }
 
 /// Remembers the store's files between scans.
@@ -126,6 +137,12 @@ impl StoreWatcher {
             resource_dir(bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
         ];
         let ignored = resource_dir(bmh_api::API_VERSION, HARDWARE_DATA_KIND);
+        let secrets = resource_dir(
+            crate::objects::SECRET_API_VERSION,
+            crate::objects::SECRET_KIND,
+        );
+        // Secrets that became unreadable, or readable again.
+        let mut flipped: Vec<ObjectKey> = Vec::new();
         let mut changes = Vec::new();
         let mut objects_changed = false;
         let mut present: BTreeSet<PathBuf> = BTreeSet::new();
@@ -166,14 +183,48 @@ impl StoreWatcher {
                     if self.seen.get(&file).is_some_and(|s| s.stamp == st) {
                         continue;
                     }
-                    // Changed (or new): read it. A file half-written by hand is read next time.
-                    let Ok(Some(stored)) = std::fs::read_to_string(&file)
-                        .map_err(|_| ())
-                        .map(|t| super::parse(&file, &t).ok())
-                    else {
-                        present.remove(&file);
-                        continue;
+                    // Changed (or new): read it.
+                    let was_bad = self.seen.get(&file).is_some_and(|s| s.bad);
+                    let stored = match object_file::read(&file) {
+                        Ok(Some(s)) => s,
+                        // Removed since it was listed.
+                        Ok(None) => {
+                            present.remove(&file);
+                            continue;
+                        }
+                        Err(error) => {
+                            self.seen.insert(
+                                file.clone(),
+                                Seen {
+                                    stamp: st,
+                                    version: 0,
+                                    print: 0,
+                                    consumable: Vec::new(),
+                                    bad: true,
+                                    secrets: Vec::new(),
+                                },
+                            );
+                            let key = Identity::of(&file).key;
+                            match kind {
+                                Kind::Host | Kind::Companion => {
+                                    if !changes.contains(&SourceChange::Host(key.clone())) {
+                                        changes.push(SourceChange::Host(key));
+                                    }
+                                }
+                                _ => {
+                                    tracing::warn!("{}", error.chain());
+                                    objects_changed = true;
+                                    if name == secrets {
+                                        flipped.push(key);
+                                    }
+                                }
+                            }
+                            continue;
+                        }
                     };
+                    if was_bad && name == secrets {
+                        flipped.push(object_key(&stored.value));
+                    }
                     let (print, consumable) = fingerprint(&stored.value);
                     let changed = match self.seen.get(&file) {
                         None => true,
@@ -193,6 +244,15 @@ impl StoreWatcher {
                             version: stored.version,
                             print,
                             consumable,
+                            bad: false,
+                            secrets: if kind == Kind::Host {
+                                super::hosts::secret_refs(&stored.value)
+                                    .into_iter()
+                                    .map(|(_, k)| k)
+                                    .collect()
+                            } else {
+                                Vec::new()
+                            },
                         },
                     );
                     if changed {
@@ -206,6 +266,20 @@ impl StoreWatcher {
                             _ => objects_changed = true,
                         }
                     }
+                }
+            }
+        }
+        if !flipped.is_empty() {
+            let mut users: Vec<ObjectKey> = self
+                .seen
+                .iter()
+                .filter(|(_, s)| !s.bad && s.secrets.iter().any(|k| flipped.contains(k)))
+                .map(|(p, _)| Identity::of(p).key)
+                .collect();
+            users.sort();
+            for key in users {
+                if !changes.contains(&SourceChange::Host(key.clone())) {
+                    changes.push(SourceChange::Host(key));
                 }
             }
         }
@@ -322,5 +396,45 @@ mod tests {
         assert_eq!(w.scan().unwrap(), vec![SourceChange::Host(h0.clone())]);
         store.delete(&key).unwrap();
         assert_eq!(w.scan().unwrap(), vec![SourceChange::HostGone(h0)]);
+    }
+
+    #[test]
+    fn an_unreadable_file_is_reported_once_per_change_and_a_secret_wakes_its_hosts() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("s")).unwrap();
+        let h0 = ObjectKey::new("default", "h0");
+        let mut value = host(serde_json::json!({}), serde_json::json!({}));
+        value["spec"]["bmc"] = serde_json::json!({"address": "ipmi://x", "credentialsName": "bmc"});
+        store.write(&host_key(&h0), value, Expect::Absent).unwrap();
+        let secret = super::super::secret_key(&ObjectKey::new("default", "bmc"));
+        let good = serde_json::json!({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "bmc", "namespace": "default"},
+            "data": {"password": "cHc="},
+        });
+        store.write(&secret, good, Expect::Absent).unwrap();
+        let mut w = StoreWatcher::new(store.clone(), None);
+        w.scan().unwrap();
+        assert!(w.scan().unwrap().is_empty());
+        // The Secret breaks: its hosts are read again (and the objects), once.
+        let path = store.path_of(&secret);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, ":::\n").unwrap();
+        assert_eq!(
+            w.scan().unwrap(),
+            vec![SourceChange::Host(h0.clone()), SourceChange::Objects]
+        );
+        assert!(w.scan().unwrap().is_empty());
+        // Readable again: the same.
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(
+            w.scan().unwrap(),
+            vec![SourceChange::Host(h0.clone()), SourceChange::Objects]
+        );
+        // The host's own file breaks: a change of the host, not its removal.
+        let host_path = store.path_of(&host_key(&h0));
+        std::fs::write(&host_path, "{").unwrap();
+        assert_eq!(w.scan().unwrap(), vec![SourceChange::Host(h0.clone())]);
+        assert!(w.scan().unwrap().is_empty());
     }
 }
