@@ -288,6 +288,7 @@ impl GroupCommits {
 
     /// Changes a group, keeping the busy count and the ready queue up to date.
     fn change<R>(&mut self, group: usize, f: impl FnOnce(&mut GroupState) -> R) -> R {
+        self.grow(group + 1);
         let g = &mut self.groups[group];
         let (was_busy, was_ready) = (g.busy(), g.wants_commit());
         let r = f(g);
@@ -319,6 +320,9 @@ impl GroupCommits {
 
     /// A pass of `group` was handed to the workers.
     fn pass_started(&mut self, group: usize) {
+        // A file read again during a run can bring a group the source has and these do not
+        // yet (its hosts are not new, so no host's arrival made room for it).
+        self.grow(group + 1);
         self.groups[group].running += 1;
     }
 

@@ -800,3 +800,31 @@ fn a_held_commit_waits_a_bounded_time_and_only_when_passes_never_block() {
         }
     });
 }
+
+/// A group the commits have no room for yet (a file read again during a run brought it, with
+/// no new host to make room) is made room for when its first pass starts or its first save is
+/// staged, instead of indexing past the end.
+#[test]
+fn a_group_that_arrives_without_a_new_host_is_made_room_for() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut commits = GroupCommits::new(1, Duration::from_millis(1), true);
+        commits.pass_started(2);
+        commits.pass_ended(2);
+        commits.staged(3, 7);
+        let mut got = None;
+        for _ in 0..100 {
+            commits.start_ready(|g| Ok(g as u64));
+            if let Ok(Some((g, r))) =
+                tokio::time::timeout(Duration::from_millis(5), commits.recv()).await
+            {
+                got = Some((g, r.ok()));
+                break;
+            }
+        }
+        assert_eq!(got, Some((3, Some(3))));
+    });
+}
