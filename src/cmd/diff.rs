@@ -167,6 +167,35 @@ fn mask_secret(before: &mut Option<Value>, after: &mut Value) {
         }
         mask(after, &old, "after");
     }
+    // Any other field a Secret should not have (a hand-edited store object may) is masked whole:
+    // what it holds is not known not to be a credential.
+    const PLAIN: [&str; 7] = [
+        "apiVersion",
+        "kind",
+        "metadata",
+        "type",
+        "immutable",
+        "data",
+        "stringData",
+    ];
+    let old = before.clone();
+    let new = after.clone();
+    let mask_other = |v: &mut Value, other: Option<&Value>, mark: &str| {
+        if let Some(m) = v.as_object_mut() {
+            for (k, val) in m.iter_mut().filter(|(k, _)| !PLAIN.contains(&k.as_str())) {
+                let same = other.and_then(|o| o.get(k)) == Some(&*val);
+                *val = Value::String(if same {
+                    "***".into()
+                } else {
+                    format!("*** ({mark})")
+                });
+            }
+        }
+    };
+    if let Some(b) = before.as_mut() {
+        mask_other(b, Some(&new), "before");
+    }
+    mask_other(after, old.as_ref(), "after");
 }
 
 #[cfg(test)]
@@ -186,6 +215,21 @@ mod tests {
         assert_eq!(
             after,
             json!({"data": {"username": "***", "password": "*** (after)", "new": "*** (after)"}})
+        );
+    }
+
+    #[test]
+    fn a_secrets_other_fields_are_masked_whole() {
+        let mut before = Some(json!({"kind": "Secret", "extra": "cA==", "type": "Opaque"}));
+        let mut after = json!({"kind": "Secret", "extra": {"x": "cQ=="}, "more": 1});
+        mask_secret(&mut before, &mut after);
+        assert_eq!(
+            before.unwrap(),
+            json!({"kind": "Secret", "extra": "*** (before)", "type": "Opaque"})
+        );
+        assert_eq!(
+            after,
+            json!({"kind": "Secret", "extra": "*** (after)", "more": "*** (after)"})
         );
     }
 
