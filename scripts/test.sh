@@ -45,8 +45,20 @@ if [[ -z ${IRONIC_ENDPOINT:-} ]]; then
     set +a
     export SUSHY_URL=http://127.0.0.1:$sushy_port
 fi
-# The tests that need the lab are #[ignore]d in a plain `cargo test` (a machine with only Rust
-# passes it); here the lab is up.
+# One test widens the instant of a save's swap with strace (installed with apt-get when missing
+# and run as root, as start-postgres.sh installs PostgreSQL).
+if ! command -v strace >/dev/null; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        apt-get install -y -q strace >/dev/null 2>&1 ||
+            { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q strace >/dev/null 2>&1; } ||
+            { echo "error: apt-get install strace failed" >&2; exit 1; }
+    else
+        echo "error: strace not found: apt-get install strace" >&2
+        exit 1
+    fi
+fi
+# The tests that need the lab or strace are #[ignore]d in a plain `cargo test` (a machine with
+# only Rust passes it); here they have what they need.
 cargo test --workspace --locked -- --include-ignored
 
 # The out-of-tree plugin example is a crate of its own: check it as its authors would.
