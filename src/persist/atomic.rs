@@ -161,17 +161,28 @@ pub fn replace_if_unchanged(
         sync_dir(dir)?;
         return Ok(Replaced::Checked { file });
     }
-    exchange(&tmp, path)?;
-    if is_as_written(&tmp)? {
-        drop(guard);
-        return Ok(Replaced::Changed);
-    }
+    // From here the temporary name holds the user's edit: it is never removed.
     guard.path = None;
     let kept = dir.join(format!(
         "{name}.edit-{}-{:08x}",
         std::process::id(),
         fastrand::u32(..)
     ));
+    if let Err(e) = exchange(&tmp, path) {
+        std::fs::rename(&tmp, &kept)?;
+        return Err(io::Error::new(
+            e.kind(),
+            format!(
+                "{e}: a file edited while bmhctl replaced it could not be put back; the edit is \
+                 kept as {}",
+                kept.display()
+            ),
+        ));
+    }
+    if is_as_written(&tmp)? {
+        std::fs::remove_file(&tmp)?;
+        return Ok(Replaced::Changed);
+    }
     std::fs::rename(&tmp, &kept)?;
     sync_dir(dir)?;
     Ok(Replaced::ChangedTwice { kept })
