@@ -40,7 +40,8 @@ pub enum Error {
     #[error("cannot load provisioner plugin {name:?}: {reason}{hint}")]
     Provisioner {
         name: String,
-        reason: crate::provisioners::loader::LoadError,
+        /// What the loader met (its `LoadError`: this error type names nothing above it).
+        reason: Cause,
         /// What to try, when the plugin file is missing (` (set ...)`), else empty.
         hint: &'static str,
     },
@@ -196,10 +197,7 @@ mod tests {
             (
                 Error::Provisioner {
                     name: "demo".into(),
-                    reason: crate::provisioners::loader::LoadError::Abi {
-                        path: "demo-provisioner.so".into(),
-                        found: 999,
-                    },
+                    reason: "plugin demo-provisioner.so has plugin ABI 999".into(),
                     hint: "",
                 },
                 4,

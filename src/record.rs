@@ -6,10 +6,12 @@
 //! beside the file (the sidecar) or beside the object in the local store.
 
 use bmh_api::{
-    BareMetalHost, BareMetalHostStatus, DataImage, FirmwareSchema, HardwareData,
+    BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, DataImage, FirmwareSchema, HardwareData,
     HostFirmwareComponents, HostFirmwareSettings, annotations,
 };
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
 use std::sync::Arc;
 
 /// bmhctl's per-host bookkeeping: what Kubernetes would hold for BMO.
@@ -32,7 +34,7 @@ pub struct Bookkeeping {
         skip_serializing_if = "Option::is_none",
         with = "shared_option"
     )]
-    pub spec_snapshot: Option<Arc<crate::persist::bookkeeping::SpecSnapshot>>,
+    pub spec_snapshot: Option<Arc<SpecSnapshot>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
     /// Plays `metadata.creationTimestamp` (RFC 3339): set once, when bmhctl first records the
@@ -257,6 +259,63 @@ pub mod shared_option {
         d: D,
     ) -> Result<Option<Arc<T>>, D::Error> {
         Option::<T>::deserialize(d).map(|v| v.map(Arc::new))
+    }
+}
+
+/// A host's spec as the bookkeeping last saw it, which BMO's update rules compare an edited spec
+/// against: kept as its compact JSON text (what the sidecar holds), parsed only when a
+/// comparison needs it. A spec as a `Value` tree takes about 1.5 KB, its text a few hundred
+/// bytes, and one is kept for every host for the whole run.
+#[derive(Clone)]
+pub struct SpecSnapshot(Box<RawValue>);
+
+impl SpecSnapshot {
+    /// The snapshot of a spec already turned into JSON.
+    pub fn of(spec: &Value) -> Self {
+        // (Written straight into the raw value: `RawValue::from_string` would parse the text
+        // again to check what serde_json has just written.)
+        Self(
+            serde_json::value::to_raw_value(spec)
+                .unwrap_or_else(|_| RawValue::from_string("null".into()).expect("valid JSON")),
+        )
+    }
+
+    /// The spec, typed; `None` when the text is not a spec (a hand-edited sidecar).
+    pub fn spec(&self) -> Option<BareMetalHostSpec> {
+        serde_json::from_str(self.0.get()).ok()
+    }
+
+    /// The spec as a JSON tree.
+    pub fn value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+}
+
+impl PartialEq for SpecSnapshot {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Eq for SpecSnapshot {}
+
+impl std::fmt::Debug for SpecSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
+impl Serialize for SpecSnapshot {
+    /// As the text, verbatim: the bytes a `Value` of the same spec would write.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for SpecSnapshot {
+    /// Through a `Value`, so that the text kept is the compact form whatever the file's spacing.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Value::deserialize(d).map(|v| Self::of(&v))
     }
 }
 

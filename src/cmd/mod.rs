@@ -410,11 +410,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         }
         Err(e) => {
             crate::eprintln_quiet!("{}", e.render());
-            if let Error::Provisioner {
-                name,
-                reason: crate::provisioners::loader::LoadError::Open { .. },
-                ..
-            } = &e
+            if let Error::Provisioner { name, reason, .. } = &e
+                && matches!(
+                    reason.downcast_ref(),
+                    Some(crate::provisioners::loader::LoadError::Open { .. })
+                )
             {
                 crate::eprintln_quiet!("{}", provisioners_found(name));
             }

@@ -2,71 +2,13 @@
 //! spec changes (what the API server does with `metadata.generation`), and so do its firmware
 //! objects'.
 
-use crate::record::Bookkeeping;
+use crate::record::{Bookkeeping, SpecSnapshot};
 use bmh_api::{BareMetalHostSpec, HostFirmwareComponents, HostFirmwareSettings};
 use serde::ser::SerializeMap;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
-
-/// A host's spec as the bookkeeping last saw it, which BMO's update rules compare an edited spec
-/// against: kept as its compact JSON text (what the sidecar holds), parsed only when a
-/// comparison needs it. A spec as a `Value` tree takes about 1.5 KB, its text a few hundred
-/// bytes, and one is kept for every host for the whole run.
-#[derive(Clone)]
-pub struct SpecSnapshot(Box<RawValue>);
-
-impl SpecSnapshot {
-    /// The snapshot of a spec already turned into JSON.
-    pub fn of(spec: &Value) -> Self {
-        // (Written straight into the raw value: `RawValue::from_string` would parse the text
-        // again to check what serde_json has just written.)
-        Self(
-            serde_json::value::to_raw_value(spec)
-                .unwrap_or_else(|_| RawValue::from_string("null".into()).expect("valid JSON")),
-        )
-    }
-
-    /// The spec, typed; `None` when the text is not a spec (a hand-edited sidecar).
-    pub fn spec(&self) -> Option<BareMetalHostSpec> {
-        serde_json::from_str(self.0.get()).ok()
-    }
-
-    /// The spec as a JSON tree.
-    pub fn value(&self) -> Value {
-        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
-    }
-}
-
-impl PartialEq for SpecSnapshot {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.get() == other.0.get()
-    }
-}
-
-impl Eq for SpecSnapshot {}
-
-impl std::fmt::Debug for SpecSnapshot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0.get())
-    }
-}
-
-impl Serialize for SpecSnapshot {
-    /// As the text, verbatim: the bytes a `Value` of the same spec would write.
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for SpecSnapshot {
-    /// Through a `Value`, so that the text kept is the compact form whatever the file's spacing.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Value::deserialize(d).map(|v| Self::of(&v))
-    }
-}
 
 /// SHA-256 (hex) of the canonical JSON of `spec` (object keys sorted), and the spec's snapshot.
 pub fn spec_hash(spec: &BareMetalHostSpec) -> (String, Arc<SpecSnapshot>) {

@@ -135,7 +135,7 @@ pub fn resolve(name: &str, timing: Timing) -> Result<Resolved> {
         };
         Error::Provisioner {
             name: name.to_string(),
-            reason: e,
+            reason: Box::new(e),
             hint,
         }
     })

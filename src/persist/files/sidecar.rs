@@ -16,7 +16,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::persist::atomic::write_atomic_with;
-use crate::persist::bookkeeping::SpecSnapshot;
+use crate::record::SpecSnapshot;
 use crate::record::{Bookkeeping, RecordedEvent};
 use bmh_api::{HardwareData, HardwareDataSpec, HardwareDetails};
 use serde::{Deserialize, Serialize};
@@ -608,9 +608,9 @@ mod tests {
             uid: uid.into(),
             generation,
             spec_hash: "abc".into(),
-            spec_snapshot: Some(std::sync::Arc::new(
-                crate::persist::bookkeeping::SpecSnapshot::of(&serde_json::json!({"online": true})),
-            )),
+            spec_snapshot: Some(std::sync::Arc::new(SpecSnapshot::of(
+                &serde_json::json!({"online": true}),
+            ))),
             finalizers: vec!["baremetalhost.metal3.io".into()],
             ..Default::default()
         }
@@ -710,7 +710,7 @@ mod tests {
             uid: format!("u{n}"),
             generation: 3,
             spec_hash: "abc".into(),
-            spec_snapshot: Some(Arc::new(crate::persist::bookkeeping::SpecSnapshot::of(
+            spec_snapshot: Some(Arc::new(SpecSnapshot::of(
                 &serde_json::json!({"online": true, "n": n}),
             ))),
             finalizers: vec!["baremetalhost.metal3.io".into()],
@@ -749,7 +749,7 @@ mod tests {
         assert_eq!(encode(&book), serde(&book));
         assert_eq!(encode(&book), serde(&book), "from the thread's renderings");
         // A new spec.
-        book.spec_snapshot = Some(Arc::new(crate::persist::bookkeeping::SpecSnapshot::of(
+        book.spec_snapshot = Some(Arc::new(SpecSnapshot::of(
             &serde_json::json!({"online": false}),
         )));
         assert_eq!(encode(&book), serde(&book), "a new spec");
