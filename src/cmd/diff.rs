@@ -40,7 +40,7 @@ pub fn diff(args: &DiffArgs) -> Result<bool> {
 pub fn show(paths: &[PathBuf], root: &Path) -> Result<bool> {
     let existing = Store::open_existing(root)?;
     let store = existing.as_ref();
-    let applied = super::apply::collect(paths, store)?;
+    let applied = super::applied::collect(paths, store)?;
     let mut text = String::new();
     for (key, value, _) in &applied.objects {
         let stored = match store {

@@ -1,5 +1,6 @@
 //! The command line: one module per subcommand, one error type, one exit code.
 
+mod applied;
 mod apply;
 mod bmc_event_subscriptions;
 mod config;
