@@ -82,6 +82,7 @@ impl Word {
         Self(Repr::Shared(text))
     }
 
+    /// The text.
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Static(s) => s,
