@@ -14,7 +14,7 @@ pub const SECRET_FINALIZER: &str = "baremetalhost.metal3.io/secret";
 /// provisioner call, no requeue.
 pub const PAUSED: &str = "baremetalhost.metal3.io/paused";
 /// `DetachedAnnotation`: takes the host out of the provisioner's hands while its status is still
-/// kept; optional JSON value `{"deleteAction": "delay" | "delete", "force": bool}`.
+/// updated; optional JSON value `{"deleteAction": "delay" | "delete", "force": bool}`.
 pub const DETACHED: &str = "baremetalhost.metal3.io/detached";
 /// `StatusAnnotation`: a JSON copy of `status`. BMO restores the status from it when the host has
 /// no `status.lastUpdated` (e.g. after a move between clusters), and deletes it whenever present.

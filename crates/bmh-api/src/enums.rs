@@ -19,7 +19,7 @@ string_enum!(
         Ready = "ready",
         /// Registered, inspected and prepared: the host can be consumed.
         Available = "available",
-        /// Writing `spec.image` to the host's disks (or running `spec.customDeploy`).
+        /// Deploying `spec.image` onto the host (or running `spec.customDeploy`).
         Provisioning = "provisioning",
         /// The image (or custom deploy) is on the host; BMO keeps its power matching `spec.online`.
         Provisioned = "provisioned",

@@ -455,7 +455,7 @@ impl HostFirmwareComponents {
 pub const UPDATE_POLICY_ON_REBOOT: &str = "onReboot";
 
 /// A HostUpdatePolicy: whether BMO may change the firmware of the provisioned host of the same
-/// name (live servicing); BMO only reads it.
+/// name (live servicing); BMO reads it and only adds an owner reference to it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostUpdatePolicy {

@@ -47,8 +47,8 @@ pub struct BareMetalHostSpec {
     /// `taints`: deprecated and never implemented; kept as raw JSON.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub taints: Vec<serde_json::Value>,
-    /// `bmc`: how to reach the host's BMC; without an address or credentials name the host stays
-    /// `unmanaged`.
+    /// `bmc`: how to reach the host's BMC; with neither an address nor a credentials name, the
+    /// host stays `unmanaged`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bmc: Option<BmcDetails>,
     /// `raid`: RAID to build while `preparing`, before provisioning; `None` leaves the current RAID
