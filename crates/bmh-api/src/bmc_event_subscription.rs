@@ -5,65 +5,78 @@ use crate::host::SecretReference;
 use crate::meta::{Extra, ObjectMeta};
 use serde::{Deserialize, Serialize};
 
+/// `kind` of a BMCEventSubscription.
 pub const BMC_EVENT_SUBSCRIPTION_KIND: &str = "BMCEventSubscription";
 
 /// Holds a subscription until it is removed from the BMC (BMO's
 /// `BMCEventSubscriptionFinalizer`).
 pub const BMC_EVENT_SUBSCRIPTION_FINALIZER: &str = "bmceventsubscription.metal3.io";
 
+/// A BMCEventSubscription (`bes`): a Redfish event subscription BMO makes on a host's BMC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BmcEventSubscription {
+    /// `apiVersion`: `metal3.io/v1alpha1`.
     #[serde(default)]
     pub api_version: String,
+    /// `kind`: `BMCEventSubscription`.
     #[serde(default)]
     pub kind: String,
+    /// Name and namespace; BMO holds it with [`BMC_EVENT_SUBSCRIPTION_FINALIZER`].
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// `spec`: the host, where its events go, and what goes with them.
     #[serde(default)]
     pub spec: BmcEventSubscriptionSpec,
+    /// `status`: the subscription's ID on the BMC, or its error; written by BMO.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<BmcEventSubscriptionStatus>,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `spec` of a BMCEventSubscription.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BmcEventSubscriptionSpec {
-    /// The BareMetalHost, in the subscription's namespace.
+    /// `hostName`: the BareMetalHost, in the subscription's namespace.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub host_name: String,
-    /// The URL the BMC sends its events to.
+    /// `destination`: the URL the BMC sends its events to.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub destination: String,
-    /// Free text the BMC sends back with every event.
+    /// `context`: free text the BMC sends back with every event.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub context: String,
-    /// A Secret whose keys and values are HTTP headers sent with every event (values are
-    /// secrets: never printed).
+    /// `httpHeadersRef`: a Secret whose keys and values are HTTP headers sent with every event
+    /// (values are secrets: never printed).
     #[serde(
         default,
         rename = "httpHeadersRef",
         skip_serializing_if = "Option::is_none"
     )]
     pub http_headers_ref: Option<SecretReference>,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `status` of a BMCEventSubscription.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BmcEventSubscriptionStatus {
-    /// The BMC's ID of the subscription, once made.
+    /// `subscriptionID`: the BMC's ID of the subscription, once made.
     #[serde(
         default,
         rename = "subscriptionID",
         skip_serializing_if = "String::is_empty"
     )]
     pub subscription_id: String,
+    /// `error`: the last error making or removing the subscription; empty when none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub error: String,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }

@@ -8,34 +8,45 @@
 use crate::meta::{Extra, ObjectMeta};
 use serde::{Deserialize, Serialize};
 
+/// `kind` of a DataImage.
 pub const DATA_IMAGE_KIND: &str = "DataImage";
 
 /// BMO's finalizer on a DataImage: held until the image is detached.
 pub const DATA_IMAGE_FINALIZER: &str = "dataimage.metal3.io";
 
+/// A DataImage: an image BMO attaches as virtual media to the provisioned host of the same name.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DataImage {
+    /// `apiVersion`: `metal3.io/v1alpha1`.
     #[serde(default)]
     pub api_version: String,
+    /// `kind`: `DataImage`.
     #[serde(default)]
     pub kind: String,
+    /// Named like its host; BMO holds it with [`DATA_IMAGE_FINALIZER`] until the image is
+    /// detached.
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// `spec`: the image to attach.
     #[serde(default)]
     pub spec: DataImageSpec,
+    /// `status`: what is attached and the errors; absent until BMO first handles the DataImage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<DataImageStatus>,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `spec` of a DataImage.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DataImageSpec {
-    /// The image to attach.
+    /// `url`: the image to attach to the host.
     #[serde(default)]
     pub url: String,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -44,13 +55,16 @@ pub struct DataImageSpec {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DataImageStatus {
-    /// When the host controller last looked at the image (RFC 3339).
+    /// `lastReconciled`: when the host controller last looked at the image (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_reconciled: Option<String>,
+    /// `attachedImage`: the image attached now.
     #[serde(default)]
     pub attached_image: AttachedImageReference,
+    /// `error`: count and last message of attach and detach errors.
     #[serde(default)]
     pub error: DataImageError,
+    /// Status fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -58,6 +72,7 @@ pub struct DataImageStatus {
 /// The image attached now (empty URL: none).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AttachedImageReference {
+    /// `url`: the attached image's URL.
     #[serde(default)]
     pub url: String,
 }
@@ -65,13 +80,17 @@ pub struct AttachedImageReference {
 /// How many attach/detach/status errors in a row, and the last one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataImageError {
+    /// `count`: failed attempts since the last success, which resets it to 0; drives the retry
+    /// backoff.
     #[serde(default)]
     pub count: i64,
+    /// `message`: the last error; empty after a success.
     #[serde(default)]
     pub message: String,
 }
 
 impl DataImage {
+    /// The status, or an empty one when absent.
     pub fn status(&self) -> DataImageStatus {
         self.status.clone().unwrap_or_default()
     }

@@ -16,6 +16,7 @@ pub struct Extra(Option<Box<Map>>);
 static EMPTY: LazyLock<Map> = LazyLock::new(Map::new);
 
 impl Extra {
+    /// An empty map; allocates nothing.
     pub fn new() -> Self {
         Self(None)
     }

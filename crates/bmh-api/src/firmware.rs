@@ -10,9 +10,13 @@ use crate::meta::{Extra, ObjectMeta};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// `kind` of a HostFirmwareSettings.
 pub const HOST_FIRMWARE_SETTINGS_KIND: &str = "HostFirmwareSettings";
+/// `kind` of a HostFirmwareComponents.
 pub const HOST_FIRMWARE_COMPONENTS_KIND: &str = "HostFirmwareComponents";
+/// `kind` of a FirmwareSchema.
 pub const FIRMWARE_SCHEMA_KIND: &str = "FirmwareSchema";
+/// `kind` of a HostUpdatePolicy.
 pub const HOST_UPDATE_POLICY_KIND: &str = "HostUpdatePolicy";
 
 /// Condition types of both firmware objects.
@@ -26,7 +30,9 @@ pub mod firmware_conditions {
 /// Kubernetes' int-or-string (`intstr.IntOrString`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IntOrString {
+    /// An integer.
     Int(i32),
+    /// A string.
     String(String),
 }
 
@@ -47,6 +53,7 @@ impl IntOrString {
         }
     }
 
+    /// The value as JSON: a number or a string.
     pub fn as_json(&self) -> serde_json::Value {
         match self {
             IntOrString::Int(i) => serde_json::Value::from(*i),
@@ -102,29 +109,40 @@ impl<'de> Deserialize<'de> for IntOrString {
 // ---------------------------------------------------------------------------------------------
 // HostFirmwareSettings
 
+/// A HostFirmwareSettings (`hfs`): the BIOS settings wanted for, and read from, the host of the
+/// same name; BMO creates it when it registers the host.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostFirmwareSettings {
+    /// `apiVersion`: `metal3.io/v1alpha1`.
     #[serde(default)]
     pub api_version: String,
+    /// `kind`: `HostFirmwareSettings`.
     #[serde(default)]
     pub kind: String,
+    /// Named like its host.
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// `spec`: the settings to apply.
     #[serde(default)]
     pub spec: HostFirmwareSettingsSpec,
+    /// `status`: the current settings, their schema and conditions, written by BMO.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<HostFirmwareSettingsStatus>,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `spec` of a HostFirmwareSettings: applied while the host is preparing, or while provisioned
+/// when its HostUpdatePolicy allows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostFirmwareSettingsSpec {
     /// The desired settings, by name.
     #[serde(default)]
     pub settings: BTreeMap<String, IntOrString>,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -133,25 +151,33 @@ pub struct HostFirmwareSettingsSpec {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SchemaReference {
+    /// `namespace` of the FirmwareSchema.
     #[serde(default)]
     pub namespace: String,
+    /// `name` of the FirmwareSchema.
     #[serde(default)]
     pub name: String,
 }
 
+/// `status` of a HostFirmwareSettings, refreshed by BMO from the provisioner.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostFirmwareSettingsStatus {
+    /// `schema`: the FirmwareSchema describing each setting.
     #[serde(default, rename = "schema", skip_serializing_if = "Option::is_none")]
     pub firmware_schema: Option<SchemaReference>,
     /// The current settings as the provisioner reads them (never those whose name holds
     /// `Password`).
     #[serde(default)]
     pub settings: BTreeMap<String, String>,
+    /// `lastUpdated`: RFC 3339 time the status was last updated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_updated: Option<String>,
+    /// `conditions`: `ChangeDetected` (spec differs from status) and `Valid` (spec fits the
+    /// schema).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -165,18 +191,25 @@ pub struct SettingSchema {
     /// `Enumeration`, `String`, `Integer`, `Boolean` or `Password`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub attribute_type: String,
+    /// `allowable_values`: the values an `Enumeration` setting accepts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowable_values: Vec<String>,
+    /// `lower_bound`: smallest value of an `Integer` setting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lower_bound: Option<i64>,
+    /// `upper_bound`: largest value of an `Integer` setting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upper_bound: Option<i64>,
+    /// `min_length`: shortest length of a `String` setting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_length: Option<i64>,
+    /// `max_length`: longest length of a `String` setting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_length: Option<i64>,
+    /// `read_only`: the setting cannot be changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
+    /// `unique`: the value is particular to this host, e.g. a serial number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unique: Option<bool>,
 }
@@ -253,26 +286,36 @@ impl SettingSchema {
     }
 }
 
+/// A FirmwareSchema: the BIOS settings a vendor's hardware model has and what each may hold;
+/// BMO writes it from what the provisioner reports.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FirmwareSchema {
+    /// `apiVersion`: `metal3.io/v1alpha1`.
     #[serde(default)]
     pub api_version: String,
+    /// `kind`: `FirmwareSchema`.
     #[serde(default)]
     pub kind: String,
+    /// Name and namespace, as a HostFirmwareSettings' `status.schema` refers to them.
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// `spec`: hardware vendor and model, and the schema of each setting.
     #[serde(default)]
     pub spec: FirmwareSchemaSpec,
 }
 
+/// `spec` of a FirmwareSchema.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FirmwareSchemaSpec {
+    /// `hardwareVendor`: the hardware vendor the schema is for.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hardware_vendor: String,
+    /// `hardwareModel`: the hardware model the schema is for.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hardware_model: String,
+    /// `schema`: each setting's [`SettingSchema`], by setting name.
     #[serde(default)]
     pub schema: BTreeMap<String, SettingSchema>,
 }
@@ -295,68 +338,96 @@ impl FirmwareSchema {
 /// Components that may be updated: `bmc`, `bios`, and names starting with this prefix.
 pub const NIC_COMPONENT_PREFIX: &str = "nic:";
 
+/// `FirmwareUpdate`: one firmware image to flash onto a component.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FirmwareUpdate {
+    /// `component`: `bmc`, `bios`, or a name starting with `nic:`.
     #[serde(default)]
     pub component: String,
+    /// `url`: where to fetch the firmware image.
     #[serde(default)]
     pub url: String,
 }
 
+/// `FirmwareComponentStatus`: the versions of one firmware component, as the provisioner reports
+/// them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FirmwareComponentStatus {
+    /// `component`: `bmc`, `bios`, or a name starting with `nic:`.
     #[serde(default)]
     pub component: String,
+    /// `initialVersion`: the version found when BMO first read the component.
     #[serde(default)]
     pub initial_version: String,
+    /// `currentVersion`: the version installed now.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub current_version: String,
+    /// `lastVersionFlashed`: the version the last update wrote.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub last_version_flashed: String,
+    /// `updatedAt`: RFC 3339 time of the last update.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<String>,
 }
 
+/// A HostFirmwareComponents: firmware updates for, and firmware versions of, the host of the same
+/// name; BMO creates it at registration when the provisioner reports firmware components.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostFirmwareComponents {
+    /// `apiVersion`: `metal3.io/v1alpha1`.
     #[serde(default)]
     pub api_version: String,
+    /// `kind`: `HostFirmwareComponents`.
     #[serde(default)]
     pub kind: String,
+    /// Named like its host.
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// `spec`: the firmware updates to apply.
     #[serde(default)]
     pub spec: HostFirmwareComponentsSpec,
+    /// `status`: the components' versions and conditions, written by BMO.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<HostFirmwareComponentsStatus>,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `spec` of a HostFirmwareComponents: applied while the host is preparing, or while provisioned
+/// when its HostUpdatePolicy allows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostFirmwareComponentsSpec {
+    /// `updates`: the firmware to flash, one entry per component.
     #[serde(default)]
     pub updates: Vec<FirmwareUpdate>,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `status` of a HostFirmwareComponents, written by BMO.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostFirmwareComponentsStatus {
     /// The updates last handed to the provisioner.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub updates: Vec<FirmwareUpdate>,
+    /// `components`: every firmware component the provisioner reports, with its versions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub components: Vec<FirmwareComponentStatus>,
+    /// `lastUpdated`: RFC 3339 time the status was last updated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_updated: Option<String>,
+    /// `conditions`: `ChangeDetected` (spec differs from status) and `Valid` (the updates are
+    /// allowed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -383,29 +454,41 @@ impl HostFirmwareComponents {
 /// The policy value that allows changing a provisioned host when it next reboots.
 pub const UPDATE_POLICY_ON_REBOOT: &str = "onReboot";
 
+/// A HostUpdatePolicy: whether BMO may change the firmware of the provisioned host of the same
+/// name (live servicing); BMO reads it and only adds an owner reference to it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostUpdatePolicy {
+    /// `apiVersion`: `metal3.io/v1alpha1`.
     #[serde(default)]
     pub api_version: String,
+    /// `kind`: `HostUpdatePolicy`.
     #[serde(default)]
     pub kind: String,
+    /// Named like its host.
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// `spec`: the policies.
     #[serde(default)]
     pub spec: HostUpdatePolicySpec,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `spec` of a HostUpdatePolicy.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostUpdatePolicySpec {
-    /// `onPreparing` (the default) or `onReboot`.
+    /// `firmwareSettings`: when HostFirmwareSettings changes are applied: `onPreparing` (the
+    /// default: only while preparing) or `onReboot` (also to the provisioned host, by servicing).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub firmware_settings: String,
+    /// `firmwareUpdates`: when HostFirmwareComponents updates are applied, with the same values as
+    /// `firmwareSettings`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub firmware_updates: String,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }

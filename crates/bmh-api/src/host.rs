@@ -7,21 +7,31 @@ use crate::word::Word;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// `apiVersion` of a BareMetalHost and of every metal3.io object in this crate.
 pub const API_VERSION: &str = "metal3.io/v1alpha1";
+/// `kind` of a BareMetalHost.
 pub const KIND: &str = "BareMetalHost";
 
+/// A BareMetalHost (`bmh`): one physical server that BMO registers, inspects, prepares, provisions
+/// and powers through its BMC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BareMetalHost {
+    /// `apiVersion`: `metal3.io/v1alpha1`.
     #[serde(default)]
     pub api_version: String,
+    /// `kind`: `BareMetalHost`.
     #[serde(default)]
     pub kind: String,
+    /// Name, namespace, control annotations and finalizers.
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// `spec`: the desired state, written by the user.
     pub spec: BareMetalHostSpec,
+    /// `status`: what BMO observed and did; absent on a new host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<BareMetalHostStatus>,
+    /// Top-level fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -30,100 +40,167 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// `spec` of a BareMetalHost (`BareMetalHostSpec`): the desired state.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BareMetalHostSpec {
+    /// `taints`: deprecated and never implemented; kept as raw JSON.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub taints: Vec<serde_json::Value>,
+    /// `bmc`: how to reach the host's BMC; with neither an address nor a credentials name, the
+    /// host stays `unmanaged`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bmc: Option<BmcDetails>,
+    /// `raid`: RAID to build while `preparing`, before provisioning; `None` leaves the current RAID
+    /// alone. Hardware or software volumes, not both.
+    ///
     /// Boxed, as the hints below: rarely set, and 48 bytes inline in every host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raid: Option<Box<RaidConfig>>,
+    /// `firmware`: deprecated BIOS switches, rejected by the webhook (HostFirmwareSettings replaces
+    /// them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firmware: Option<FirmwareConfig>,
+    /// `hardwareProfile`: deprecated profile name (`unknown`, `libvirt`, `dell`, `dell-raid`,
+    /// `openstack`, `empty`); a profile supplies default root device hints.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hardware_profile: String,
+    /// `rootDeviceHints`: how to pick the disk the image is written to; when unset, the hardware
+    /// profile's hints apply (`/dev/sda` for the default profile).
+    ///
     /// Boxed: rarely set, and over 200 bytes inline in every host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_device_hints: Option<Box<RootDeviceHints>>,
+    /// `bootMode`: `UEFI` (also when empty), `UEFISecureBoot` or `legacy`; BMO saves the mode in
+    /// effect into `status.provisioning.bootMode`.
     #[serde(default, skip_serializing_if = "BootMode::is_unset")]
     pub boot_mode: BootMode,
+    /// `bootMACAddress`: MAC of the NIC the host boots from for provisioning (never the BMC's);
+    /// immutable once set.
     #[serde(
         default,
         rename = "bootMACAddress",
         skip_serializing_if = "String::is_empty"
     )]
     pub boot_mac_address: String,
-    /// Required by the CRD: the desired power state.
+    /// `online`, required by the CRD: whether the host should be powered on; BMO enforces it in
+    /// the stable states (available, provisioned, externally provisioned).
     pub online: bool,
+    /// `consumerRef`: what uses the host, e.g. a Cluster API Machine; set means "in use". BMO only
+    /// attaches it to the host's events.
+    ///
     /// Boxed: a JSON tree inline is 72 bytes, and bmhctl only reads its name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consumer_ref: Option<Box<serde_json::Value>>,
+    /// `image`: the image to deploy; setting it with `online: true` starts provisioning, removing
+    /// it starts deprovisioning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<Image>,
+    /// `userData`: Secret (key `userData`, else `value`) put in the config drive for first-boot
+    /// software such as cloud-init.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_data: Option<SecretReference>,
+    /// `preprovisioningNetworkDataName`: Secret in the host's namespace with network configuration
+    /// (key `networkData`, else `value`) for the ramdisk, and for the config drive without
+    /// `networkData`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub preprovisioning_network_data_name: String,
+    /// `networkData`: Secret with network configuration (key `networkData`, else `value`) for the
+    /// config drive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_data: Option<SecretReference>,
+    /// `metaData`: Secret with metadata (key `metaData`, else `value`) for the config drive; BMO
+    /// generates the metadata when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta_data: Option<SecretReference>,
+    /// `description`: free text to help people identify the host.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
+    /// `externallyProvisioned`: the host's OS was deployed by something else, so BMO only manages
+    /// its power; may be turned on when the host is created or while it is `available`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub externally_provisioned: bool,
+    /// `automatedCleaningMode`: `metadata` (the CRD default) or `disabled` to skip automated
+    /// cleaning on provisioning and deprovisioning.
     #[serde(default, skip_serializing_if = "AutomatedCleaningMode::is_unset")]
     pub automated_cleaning_mode: AutomatedCleaningMode,
+    /// `customDeploy`: a deploy step of a custom deploy ramdisk, run instead of writing an image;
+    /// setting it starts provisioning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_deploy: Option<CustomDeploy>,
+    /// `architecture`: CPU architecture, e.g. `x86_64` or `aarch64`; when empty, BMO fills it from
+    /// the HardwareData once the host is inspected.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub architecture: String,
+    /// `disablePowerOff`: never power the host off, reboot it instead; not allowed with
+    /// `online: false`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub disable_power_off: bool,
+    /// `inspectionMode`: `disabled`, `agent` (also when empty) or `fast`.
     #[serde(default, skip_serializing_if = "InspectionMode::is_unset")]
     pub inspection_mode: InspectionMode,
+    /// `networkInterfaces`: switch-port configuration per NIC, each named by the name or the MAC
+    /// inspection found.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub network_interfaces: Vec<NetworkInterface>,
+    /// Spec fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `spec.bmc` (`BMCDetails`): where the host's BMC is and which Secret logs into it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BmcDetails {
+    /// `address`: the BMC's URL; its scheme (`ipmi`, `redfish`, `idrac-virtualmedia`, ...) selects
+    /// the driver, and an address without one is taken as IPMI.
     #[serde(default)]
     pub address: String,
+    /// `credentialsName`: Secret in the host's namespace with keys `username` and `password`.
     #[serde(default)]
     pub credentials_name: String,
+    /// `disableCertificateVerification`: skip checking the BMC's TLS certificate (self-signed
+    /// certificates; insecure).
     #[serde(default, skip_serializing_if = "is_false")]
     pub disable_certificate_verification: bool,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `RootDeviceHints`: what the root disk must look like; the disk chosen matches every hint set.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RootDeviceHints {
+    /// `deviceName`: a Linux device name (`/dev/vda`) or a by-path link to it
+    /// (`/dev/disk/by-path/...`); exact match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub device_name: String,
+    /// `hctl`: SCSI address such as `0:0:0:0`; exact match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hctl: String,
+    /// `model`: vendor-specific device model; substring match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub model: String,
+    /// `vendor`: vendor or manufacturer of the device; substring match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub vendor: String,
+    /// `serialNumber`: the device's serial number; exact match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub serial_number: String,
+    /// `minSizeGigabytes`: smallest acceptable size in GB (not negative; 0 sets no minimum).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub min_size_gigabytes: i64,
+    /// `wwn`: the device's World Wide Name; exact match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub wwn: String,
+    /// `wwnWithExtension`: the WWN with the vendor extension appended; exact match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub wwn_with_extension: String,
+    /// `wwnVendorExtension`: the vendor extension of the WWN; exact match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub wwn_vendor_extension: String,
+    /// `rotational`: `true` for spinning disks, `false` for solid-state ones; unset takes either.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotational: Option<bool>,
 }
@@ -132,9 +209,13 @@ fn is_zero(v: &i64) -> bool {
     *v == 0
 }
 
+/// `RAIDConfig` (`spec.raid`, `status.provisioning.raid`): hardware or software RAID volumes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RaidConfig {
+    /// `hardwareRAIDVolumes`: logical disks for the RAID controller to build; without root device
+    /// hints, the first one is the root disk.
+    ///
     /// `None` leaves hardware RAID alone; `Some([])` clears it.
     #[serde(
         default,
@@ -142,6 +223,8 @@ pub struct RaidConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub hardware_raid_volumes: Option<Vec<HardwareRaidVolume>>,
+    /// `softwareRAIDVolumes`: one or two software RAID devices, the first of level `1`; ignored
+    /// when hardware volumes are set. Existing software RAID is always deleted first.
     #[serde(
         default,
         rename = "softwareRAIDVolumes",
@@ -150,71 +233,108 @@ pub struct RaidConfig {
     pub software_raid_volumes: Option<Vec<SoftwareRaidVolume>>,
 }
 
+/// `HardwareRAIDVolume`: one logical disk the RAID controller is to build.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HardwareRaidVolume {
+    /// `sizeGibibytes`: size in GiB; unset or 0 takes the disks' whole capacity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_gibibytes: Option<i64>,
+    /// `level`: `0`, `1`, `2`, `5`, `6`, `1+0`, `5+0` or `6+0` (drivers may support fewer);
+    /// required.
     #[serde(default)]
     pub level: String,
+    /// `name`: volume name, unique on the host, at most 64 characters; generated when empty.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// `rotational`: use only spinning (`true`) or only solid-state (`false`) disks; unset takes
+    /// any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotational: Option<bool>,
+    /// `numberOfPhysicalDisks`: how many disks (at least 1); defaults to the minimum of the level,
+    /// and must equal the length of `physicalDisks` when both are set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number_of_physical_disks: Option<i64>,
+    /// `controller`: name of the RAID controller to use; required with `physicalDisks`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub controller: String,
+    /// `physicalDisks`: disks to build the volume from, named in the controller's own format.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub physical_disks: Vec<String>,
 }
 
+/// `SoftwareRAIDVolume`: one software RAID device built on the host's disks.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SoftwareRaidVolume {
+    /// `rootVolume`: install onto this volume; at most one may be set, it must be level `1`, and
+    /// `spec.rootDeviceHints` must then be unset.
     #[serde(default, skip_serializing_if = "is_false")]
     pub root_volume: bool,
+    /// `sizeGibibytes`: size in GiB; unset or 0 takes the disks' whole capacity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_gibibytes: Option<i64>,
+    /// `level`: `0`, `1` or `1+0`; required.
     #[serde(default)]
     pub level: String,
+    /// `physicalDisks`: root-device-style hints selecting the member disks (at least two).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub physical_disks: Vec<RootDeviceHints>,
 }
 
+/// `FirmwareConfig` (`spec.firmware`, `status.provisioning.firmware`): BIOS switches that no
+/// driver supports any more.
+///
 /// Deprecated; the webhook rejects it. Kept so that such files still load and validate reports it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FirmwareConfig {
+    /// `virtualizationEnabled`: hardware virtualisation support.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub virtualization_enabled: Option<bool>,
+    /// `simultaneousMultithreadingEnabled`: let one core appear as several logical processors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simultaneous_multithreading_enabled: Option<bool>,
+    /// `sriovEnabled`: SR-IOV, letting a PCIe device present virtual instances of itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sriov_enabled: Option<bool>,
 }
 
+/// `Image` (`spec.image`, `status.provisioning.image`, `status.lastAttemptedImage`): an image to
+/// deploy, or the one deployed.
 #[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Image {
+    /// `url`: where the image is, e.g. `http://...` or `oci://...`.
+    ///
     /// Always written, even when empty, as BMO does (`status.provisioning.image.url: ""`).
     #[serde(default)]
     pub url: String,
+    /// `checksum`: the image's checksum; required except for `live-iso` images, and must be empty
+    /// for `oci://` ones (their checksums are built in).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub checksum: String,
+    /// `checksumType`: `md5`, `sha256`, `sha512`, or `auto` (also when empty) to tell from the
+    /// checksum.
     #[serde(default, skip_serializing_if = "ChecksumType::is_unset")]
     pub checksum_type: ChecksumType,
+    /// `format`: `raw`, `qcow2`, `vdi`, `vmdk`, or `live-iso` to boot the ISO in memory instead of
+    /// writing it to disk.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub format: String,
+    /// `ociAuthSecretName`: docker-config Secret in the host's namespace with registry credentials;
+    /// only for `oci://` URLs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oci_auth_secret_name: Option<String>,
 }
 
 impl Image {
+    /// BMO's `IsLiveISO`: `format` is `live-iso`.
     pub fn is_live_iso(&self) -> bool {
         self.format == "live-iso"
     }
 
+    /// BMO's `IsOCI`: the URL starts with `oci://`, in any case.
     pub fn is_oci(&self) -> bool {
         // `get`, not slicing: byte 6 may fall inside a multi-byte character.
         self.url
@@ -223,105 +343,156 @@ impl Image {
     }
 }
 
+/// `CustomDeploy` (`spec.customDeploy`, `status.provisioning.customDeploy`): a custom deploy
+/// procedure.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomDeploy {
+    /// `method`: name of the deploy step, specific to the custom deploy ramdisk; required.
     #[serde(default)]
     pub method: String,
 }
 
+/// core/v1 `SecretReference`: a Secret by name and namespace.
 #[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SecretReference {
+    /// Name of the Secret.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// Namespace of the Secret; for a host's user, network and meta data, empty means the host's
+    /// own.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
 }
 
+/// `NetworkInterface` (`spec.networkInterfaces[]`): switch-port settings of one NIC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkInterface {
+    /// `name`: the NIC's name as inspected, e.g. `eth0`; exclusive with `macAddress`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// `macAddress`: the NIC's MAC as inspected; exclusive with `name`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub mac_address: String,
+    /// `hostNetworkAttachment`, `switchPort` and other fields, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `status` of a BareMetalHost (`BareMetalHostStatus`): what BMO observed and did, saved at the
+/// end of a pass.
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BareMetalHostStatus {
+    /// `operationalStatus`: `OK`, `discovered`, `error`, `delayed`, `detached` or `servicing`.
     #[serde(default)]
     pub operational_status: OperationalStatus,
+    /// `errorType`: class of the last failure while `operationalStatus` is `error`; empty when
+    /// clear.
     #[serde(default, skip_serializing_if = "ErrorType::is_none")]
     pub error_type: ErrorType,
+    /// `lastUpdated`: RFC 3339 time of the last status save; absent means the host has no status
+    /// yet (which lets the status annotation restore one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_updated: Option<String>,
+    /// `hardwareProfile`: the deprecated hardware profile matched at registration.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hardware_profile: String,
+    /// `hardware`: what inspection found (superseded by the HardwareData object).
+    ///
     /// Shared: the details do not change once inspected, are the biggest field, and a status
     /// is copied on most passes that change it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<Arc<HardwareDetails>>,
     #[serde(default)]
+    /// `provisioning`: the provisioning state and what has been applied to the host.
     pub provisioning: ProvisionStatus,
     #[serde(default, skip_serializing_if = "CredentialsStatus::is_empty")]
+    /// `goodCredentials`: the BMC Secret, and its version, that registration last succeeded with.
     pub good_credentials: CredentialsStatus,
     #[serde(default, skip_serializing_if = "CredentialsStatus::is_empty")]
+    /// `triedCredentials`: the BMC Secret, and its version, last handed to the provisioner.
     pub tried_credentials: CredentialsStatus,
     #[serde(default)]
+    /// `errorMessage`: text of the last error; empty when clear.
     pub error_message: String,
     #[serde(default)]
+    /// `poweredOn`: power state last read from the provisioner; may lag behind the hardware while
+    /// provisioning runs.
     pub powered_on: bool,
     #[serde(default, skip_serializing_if = "OperationHistory::is_empty")]
+    /// `operationHistory`: when registration, inspection, provisioning and deprovisioning last
+    /// started and ended.
     pub operation_history: OperationHistory,
     #[serde(default)]
+    /// `errorCount`: errors since the last successful operation; drives the retry backoff.
     pub error_count: i64,
     #[serde(default)]
+    /// `provisioningFailCount`: provisioning failures in a row for the current image; kept through
+    /// deprovisioning, reset by a success or a new image, checked against the retry limit.
     pub provisioning_fail_count: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `lastAttemptedImage`: `spec.image` at the last provisioning attempt, to notice the user
+    /// changing it (which resets `provisioningFailCount`).
     pub last_attempted_image: Option<Image>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// `conditions`: `Ready`, `Manageable`, `AvailableForProvisioning`, `Provisioned`,
+    /// `Progressing` and `Healthy`, recomputed at the end of every successful pass.
     pub conditions: Vec<Condition>,
+    /// Status fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `status.provisioning` (`ProvisionStatus`): the provisioning state and what was applied.
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProvisionStatus {
+    /// `state`: the state machine's state.
     #[serde(default)]
     pub state: ProvisioningState,
+    /// `ID`: the host's ID in the provisioner (the Ironic node UUID); empty until registered.
     #[serde(default, rename = "ID")]
     pub id: String,
+    /// `image`: the last image provisioned successfully; empty URL when none.
     #[serde(default)]
     pub image: Image,
+    /// `rootDeviceHints`: the hints in effect, from the spec or else the hardware profile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_device_hints: Option<Arc<RootDeviceHints>>,
+    /// `bootMode`: the boot mode saved on entering registering, inspecting or provisioning.
     #[serde(default, skip_serializing_if = "BootMode::is_unset")]
     pub boot_mode: BootMode,
+    /// `raid`: the RAID configuration applied while preparing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raid: Option<RaidConfig>,
+    /// `firmware`: deprecated; always empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firmware: Option<FirmwareConfig>,
+    /// `customDeploy`: the custom deploy applied to the host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_deploy: Option<CustomDeploy>,
+    /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// `CredentialsStatus`: a BMC Secret and the version of it BMO saw.
 #[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CredentialsStatus {
+    /// `credentials`: name and namespace of the Secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials: Option<SecretReference>,
+    /// `credentialsVersion`: the Secret's `resourceVersion` at the time.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub credentials_version: String,
 }
 
 impl CredentialsStatus {
+    /// Neither a Secret nor a version: left out when written.
     pub fn is_empty(&self) -> bool {
         self.credentials.is_none() && self.credentials_version.is_empty()
     }
@@ -337,35 +508,45 @@ impl CredentialsStatus {
     }
 }
 
+/// `OperationMetric`: when one operation started and ended.
 #[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OperationMetric {
+    /// `start`: RFC 3339 time the operation started, set on entering its state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
+    /// `end`: RFC 3339 time it ended, set on leaving that state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<String>,
 }
 
 impl OperationMetric {
+    /// Neither time is set: left out when written.
     pub fn is_empty(&self) -> bool {
         self.start.is_none() && self.end.is_none()
     }
 }
 
+/// `OperationHistory`: the timing of each operation BMO tracks.
 #[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OperationHistory {
+    /// `register`: registration.
     #[serde(default, skip_serializing_if = "OperationMetric::is_empty")]
     pub register: OperationMetric,
+    /// `inspect`: inspection.
     #[serde(default, skip_serializing_if = "OperationMetric::is_empty")]
     pub inspect: OperationMetric,
+    /// `provision`: provisioning.
     #[serde(default, skip_serializing_if = "OperationMetric::is_empty")]
     pub provision: OperationMetric,
+    /// `deprovision`: deprovisioning.
     #[serde(default, skip_serializing_if = "OperationMetric::is_empty")]
     pub deprovision: OperationMetric,
 }
 
 impl OperationHistory {
+    /// No operation has a time: left out when written.
     pub fn is_empty(&self) -> bool {
         self.register.is_empty()
             && self.inspect.is_empty()
@@ -378,15 +559,21 @@ impl OperationHistory {
 #[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
+    /// `type`: what the condition is about, e.g. `Ready`; unique within the list.
     #[serde(rename = "type")]
     pub type_: Word,
+    /// `status`: `True`, `False` or `Unknown`.
     pub status: Word,
+    /// `observedGeneration`: the object's `metadata.generation` when the condition was set.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub observed_generation: i64,
+    /// `lastTransitionTime`: RFC 3339 time `status` last changed.
     #[serde(default)]
     pub last_transition_time: Word,
+    /// `reason`: a CamelCase word for why, e.g. `NotProvisioned`.
     #[serde(default)]
     pub reason: Word,
+    /// `message`: human-readable details; may be empty.
     #[serde(default)]
     pub message: String,
 }

@@ -3,6 +3,8 @@
 //! This crate has no CLI dependencies so that out-of-tree provisioner plugins can depend on it.
 //! Unknown fields are kept (`extra`) so a read-write round trip loses nothing.
 
+#![deny(missing_docs)]
+
 pub mod annotations;
 pub mod bmc_event_subscription;
 pub mod data_image;

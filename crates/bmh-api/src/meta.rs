@@ -5,27 +5,42 @@ use std::collections::BTreeMap;
 
 pub use crate::extra::Extra;
 
+/// Kubernetes `metadata` (ObjectMeta) of an object, the fields bmhctl uses; the rest is kept in
+/// `extra`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
+    /// `name`: with `namespace`, names the object; a host's companion objects (HardwareData,
+    /// HostFirmwareSettings, DataImage, ...) carry the host's name.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// `namespace`: empty means [`DEFAULT_NAMESPACE`].
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
+    /// `labels`: free key/value tags.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// `annotations`: where BMO's control annotations live (see [`crate::annotations`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
+    /// `uid`: the object's unique ID; BMO hands a host's to Ironic as its instance UUID.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uid: String,
+    /// `generation`: bumped on every spec change; conditions record it as `observedGeneration`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub generation: i64,
+    /// `resourceVersion`: version of the stored object; for a BMC Secret, BMO records it as
+    /// `credentialsVersion`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub resource_version: String,
+    /// `deletionTimestamp`: set once deletion is asked for (RFC 3339); BMO then runs its delete
+    /// flow until its finalizers are gone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<String>,
+    /// `finalizers`: the object is only removed once this is empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
+    /// Other `metadata` fields, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -51,11 +66,14 @@ impl ObjectMeta {
 /// `namespace/name`, the key objects are known by.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ObjectKey {
+    /// Namespace of the object.
     pub namespace: String,
+    /// Name of the object.
     pub name: String,
 }
 
 impl ObjectKey {
+    /// The key of `name` in `namespace`.
     pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
         Self {
             namespace: namespace.into(),

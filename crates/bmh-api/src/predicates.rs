@@ -22,6 +22,7 @@ impl BareMetalHost {
             .is_some_and(|b| !b.address.is_empty() || !b.credentials_name.is_empty())
     }
 
+    /// `spec.bmc.address`, or empty when there is no `bmc`.
     pub fn bmc_address(&self) -> &str {
         self.spec
             .bmc
@@ -30,6 +31,7 @@ impl BareMetalHost {
             .unwrap_or("")
     }
 
+    /// `spec.bmc.credentialsName`, or empty when there is no `bmc`.
     pub fn credentials_name(&self) -> &str {
         self.spec
             .bmc
@@ -38,6 +40,7 @@ impl BareMetalHost {
             .unwrap_or("")
     }
 
+    /// The value of annotation `key`, if the host has it.
     pub fn annotation(&self, key: &str) -> Option<&str> {
         self.metadata.annotations.get(key).map(String::as_str)
     }
@@ -79,6 +82,7 @@ impl BareMetalHost {
         }
     }
 
+    /// BMO's `NeedsProvisioning`: `spec.online`, and a new image or custom deploy to apply.
     pub fn needs_provisioning(&self) -> bool {
         self.spec.online && (self.has_new_image() || self.has_new_custom_deploy())
     }

@@ -20,6 +20,7 @@ macro_rules! string_enum {
             /// Every known value, in declaration order.
             pub const KNOWN: &'static [&'static str] = &[$($text),+];
 
+            /// The value as written in YAML and JSON.
             pub fn as_str(&self) -> &str {
                 match self {
                     $(Self::$variant => $text,)+
@@ -27,6 +28,7 @@ macro_rules! string_enum {
                 }
             }
 
+            /// Whether the value is one this version names (not `Other`).
             pub fn is_known(&self) -> bool {
                 !matches!(self, Self::Other(_))
             }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::sync::Arc;
 
-/// Text that is one of [`KNOWN`] (held without a copy) or shared.
+/// Text that is one of the known words (held without a copy) or shared.
 #[derive(Clone)]
 pub struct Word(Repr);
 
@@ -82,6 +82,7 @@ impl Word {
         Self(Repr::Shared(text))
     }
 
+    /// The text.
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Static(s) => s,
