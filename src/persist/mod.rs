@@ -15,7 +15,7 @@ mod staged;
 pub mod store;
 
 pub use load_options::{FieldValidation, InputPolicy, LoadOptions, input_policy, set_input_policy};
-pub use staged::Staged;
+pub use staged::{Change, Staged};
 
 use crate::error::Result;
 use crate::objects::ObjectMap;

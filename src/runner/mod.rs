@@ -21,7 +21,7 @@ use crate::clock::Clock;
 use crate::error::Result;
 use crate::machine::{MachineConfig, PassOutcome};
 use crate::objects::ObjectSource;
-use crate::persist::{HostSource, Staged};
+use crate::persist::{Change, HostSource, Staged};
 use crate::record::HostRecord;
 use bmhctl_plugin_sdk::ProvisionerFactory;
 use scheduler::Scheduler;
@@ -182,35 +182,35 @@ impl Services {
 pub(crate) fn staged<'a>(out: &'a PassOutcome, rec: &'a HostRecord) -> Option<Staged<'a>> {
     if out.deleted {
         return Some(Staged {
-            status: Some(None),
-            bookkeeping: Some(None),
+            status: Change::Clear,
+            bookkeeping: Change::Clear,
             removed_annotations: &out.removed_annotations,
             // The firmware objects go with their host (BMO's owner references).
-            firmware_settings_status: Some(None),
-            firmware_components_status: Some(None),
-            data_image_status: None,
+            firmware_settings_status: Change::Clear,
+            firmware_components_status: Change::Clear,
+            data_image_status: Change::Keep,
         });
     }
     let firmware = out.firmware_changed;
     let staged = Staged {
-        status: out.save_status.then_some(rec.host.status.as_ref()),
-        bookkeeping: (out.bookkeeping_changed || firmware).then_some(Some(&rec.book)),
+        status: Change::when(out.save_status, rec.host.status.as_ref()),
+        bookkeeping: Change::when(out.bookkeeping_changed || firmware, Some(&rec.book)),
         removed_annotations: &out.removed_annotations,
         firmware_settings_status: rec
             .firmware_settings
             .as_ref()
             .filter(|_| firmware)
-            .map(|s| s.status.as_ref()),
+            .map_or(Change::Keep, |s| Change::to(s.status.as_ref())),
         firmware_components_status: rec
             .firmware_components
             .as_ref()
             .filter(|_| firmware)
-            .map(|c| c.status.as_ref()),
+            .map_or(Change::Keep, |c| Change::to(c.status.as_ref())),
         data_image_status: rec
             .data_image
             .as_ref()
             .filter(|_| out.data_image_changed)
-            .map(|d| d.status.as_ref()),
+            .map_or(Change::Keep, |d| Change::to(d.status.as_ref())),
     };
     (!staged.is_empty()).then_some(staged)
 }

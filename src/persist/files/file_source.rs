@@ -608,18 +608,24 @@ impl HostSource for FileSource {
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
         // Serialised before the file's lock is taken: passes of other hosts of the file stage
         // (and its commit runs) meanwhile.
-        let status_text = staged.status.map(host_status_text).transpose()?;
+        let status_text = staged.status.written().map(host_status_text).transpose()?;
         let settings_text = staged
             .firmware_settings_status
+            .written()
             .map(status_yaml)
             .transpose()?;
         let components_text = staged
             .firmware_components_status
+            .written()
             .map(status_yaml)
             .transpose()?;
-        let data_image_text = staged.data_image_status.map(status_yaml).transpose()?;
+        let data_image_text = staged
+            .data_image_status
+            .written()
+            .map(status_yaml)
+            .transpose()?;
         let host_key = self.key_of(host);
-        let book_json = staged.bookkeeping.map(|b| b.map(sidecar::encode));
+        let book_json = staged.bookkeeping.written().map(|b| b.map(sidecar::encode));
         let key = &host_key.key;
         // A host removed from its file during the run: its save has nowhere to go (the
         // runner learns it is gone from `changes`).
@@ -639,26 +645,26 @@ impl HostSource for FileSource {
             tracing::debug!("BareMetalHost {key} is no longer in the given files: not saved");
             return Ok(0);
         };
-        if let (Some(status), Some(text)) = (staged.status, &status_text) {
+        if let (Some(status), Some(text)) = (staged.status.written(), &status_text) {
             file.stage_host_status(entry.doc, status, text.as_ref())?;
         }
         if let (Some(d), Some(status), Some(text)) = (
             entry.settings_doc,
-            staged.firmware_settings_status,
+            staged.firmware_settings_status.written(),
             &settings_text,
         ) {
             file.stage_status_yaml(d, status, text.as_deref())?;
         }
         if let (Some(d), Some(status), Some(text)) = (
             entry.components_doc,
-            staged.firmware_components_status,
+            staged.firmware_components_status.written(),
             &components_text,
         ) {
             file.stage_status_yaml(d, status, text.as_deref())?;
         }
         if let (Some(d), Some(status), Some(text)) = (
             entry.data_image_doc,
-            staged.data_image_status,
+            staged.data_image_status.written(),
             &data_image_text,
         ) {
             file.stage_status_yaml(d, status, text.as_deref())?;

@@ -1014,7 +1014,7 @@ fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
         .stage(
             host,
             &Staged {
-                status: Some(Some(&st)),
+                status: crate::persist::Change::Set(&st),
                 ..Default::default()
             },
         )
@@ -1072,7 +1072,7 @@ fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
         .stage(
             host,
             &Staged {
-                status: Some(Some(&st)),
+                status: crate::persist::Change::Set(&st),
                 ..Default::default()
             },
         )
@@ -1189,7 +1189,7 @@ fn an_edit_from_a_stale_copy_keeps_the_users_spec_and_the_runs_status() {
         .stage(
             host,
             &Staged {
-                status: Some(Some(&st)),
+                status: crate::persist::Change::Set(&st),
                 ..Default::default()
             },
         )
@@ -1213,7 +1213,7 @@ fn an_edit_from_a_stale_copy_keeps_the_users_spec_and_the_runs_status() {
         .stage(
             host,
             &Staged {
-                status: Some(Some(&st)),
+                status: crate::persist::Change::Set(&st),
                 ..Default::default()
             },
         )

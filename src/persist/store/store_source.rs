@@ -130,21 +130,21 @@ impl HostSource for StoreSource {
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
         let (_, pending) = self.host(host);
         let mut p = pending.lock().expect("store group lock");
-        if let Some(s) = staged.status {
+        if let Some(s) = staged.status.written() {
             p.status = Some(s.cloned());
         }
-        if let Some(b) = staged.bookkeeping {
+        if let Some(b) = staged.bookkeeping.written() {
             p.book = Some(b.cloned());
         }
         p.removed_annotations
             .extend(staged.removed_annotations.iter().cloned());
-        if let Some(s) = staged.firmware_settings_status {
+        if let Some(s) = staged.firmware_settings_status.written() {
             p.settings_status = Some(s.cloned());
         }
-        if let Some(s) = staged.firmware_components_status {
+        if let Some(s) = staged.firmware_components_status.written() {
             p.components_status = Some(s.cloned());
         }
-        if let Some(s) = staged.data_image_status {
+        if let Some(s) = staged.data_image_status.written() {
             p.data_image_status = Some(s.cloned());
         }
         p.staged += 1;

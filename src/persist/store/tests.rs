@@ -312,8 +312,8 @@ fn the_store_source_never_overwrites_an_apply_made_during_a_pass() {
     backend.add_host(key.clone());
     let removed = vec!["reboot.metal3.io".to_string()];
     let staged = Staged {
-        status: Some(rec.host.status.as_ref()),
-        bookkeeping: Some(Some(&rec.book)),
+        status: crate::persist::Change::to(rec.host.status.as_ref()),
+        bookkeeping: crate::persist::Change::Set(&rec.book),
         removed_annotations: &removed,
         ..Default::default()
     };
