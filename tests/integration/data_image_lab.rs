@@ -21,12 +21,13 @@ const SYSTEM: &str = "sushy-6";
 const MAC: &str = "52:54:00:00:00:07";
 
 /// `(status, body)` of an HTTP call with curl (redirects followed); status 0 without an answer.
+/// `auth`: the Redfish emulator's credentials.
 fn http(method: &str, url: &str, auth: bool, body: Option<&Value>) -> (u16, String) {
     let mut cmd = Command::new("curl");
     cmd.args(["-sS", "-L", "-X", method, "-w", "\n%{http_code}", url]);
     cmd.args(["-H", "X-OpenStack-Ironic-API-Version: 1.93"]);
     if auth {
-        cmd.args(["-u", "admin:password"]);
+        cmd.args(["-u", &format!("admin:{}", crate::canary::lab_password())]);
     }
     if let Some(b) = body {
         cmd.args(["-H", "Content-Type: application/json", "-d", &b.to_string()]);
