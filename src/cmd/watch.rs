@@ -184,7 +184,7 @@ fn transitions(quiet: bool) -> Observer {
                 s.powered_on,
                 s.error_message.clone(),
             );
-            if out.deleted {
+            if out.deleted() {
                 last.remove(key);
                 if !quiet {
                     // A reader gone from stdout does not stop the controller.
@@ -233,7 +233,7 @@ fn json_lines() -> Observer {
                 s.error_message.clone(),
             );
             let mut lines = Vec::new();
-            if out.deleted || last.get(key) != Some(&now) {
+            if out.deleted() || last.get(key) != Some(&now) {
                 let mut t = serde_json::json!({
                     "apiVersion": super::output::API_VERSION,
                     "kind": "Transition",
@@ -246,7 +246,7 @@ fn json_lines() -> Observer {
                     "errorType": s.error_type.as_str(),
                     "errorMessage": now.3,
                 });
-                if out.deleted {
+                if out.deleted() {
                     t["deleted"] = true.into();
                     last.remove(key);
                 } else {

@@ -105,12 +105,8 @@ pub struct PassOutcome {
     pub events: Vec<Event>,
     /// The pass error, as BMO's controller would log it.
     pub error: Option<String>,
-    /// The delete path finished: the object is gone.
-    pub deleted: bool,
-    /// A stable state's handler found nothing to do (the steady power poll, the unmanaged poll).
-    pub steady: bool,
-    /// The host is paused; nothing was done.
-    pub paused: bool,
+    /// How the pass ended, when not by acting: one of these at most.
+    pub end: PassEnd,
     /// What the host's next pass waits for, when it waits on its provisioner: `Progress` (a
     /// handler requeued on the provisioner's `requeue_after` while it works) or `Capacity`
     /// (`delayed` by the provisioning limit). The `requeue` is BMO's all the same; a runner may
@@ -118,7 +114,36 @@ pub struct PassOutcome {
     pub wait: Option<WaitOn>,
 }
 
+/// How a pass ended, besides what it saved and when it comes back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PassEnd {
+    /// A handler acted (or waited on its provisioner).
+    #[default]
+    Acted,
+    /// A stable state's handler found nothing to do (the steady power poll, the unmanaged poll).
+    Steady,
+    /// The host is paused; nothing was done.
+    Paused,
+    /// The delete path finished: the object is gone.
+    Deleted,
+}
+
 impl PassOutcome {
+    /// The delete path finished: the object is gone.
+    pub fn deleted(&self) -> bool {
+        self.end == PassEnd::Deleted
+    }
+
+    /// A stable state's handler found nothing to do.
+    pub fn steady(&self) -> bool {
+        self.end == PassEnd::Steady
+    }
+
+    /// The host is paused; nothing was done.
+    pub fn paused(&self) -> bool {
+        self.end == PassEnd::Paused
+    }
+
     pub(crate) fn new(requeue: Requeue) -> Self {
         Self {
             requeue,
@@ -129,9 +154,7 @@ impl PassOutcome {
             removed_annotations: Vec::new(),
             events: Vec::new(),
             error: None,
-            deleted: false,
-            steady: false,
-            paused: false,
+            end: PassEnd::Acted,
             wait: None,
         }
     }
@@ -200,7 +223,9 @@ impl Machine<'_> {
         out.firmware_changed |= pass.firmware_changed;
         out.data_image_changed |= pass.data_image_changed;
         out.removed_annotations = std::mem::take(&mut pass.removed_annotations);
-        out.steady = pass.steady;
+        if pass.steady && out.end == PassEnd::Acted {
+            out.end = PassEnd::Steady;
+        }
         let events = std::mem::take(&mut *events.lock().unwrap());
         if out.error.is_none() {
             out.events = events;
@@ -265,7 +290,7 @@ impl Pass<'_, '_> {
             .contains_key(annotations::PAUSED)
         {
             let mut out = PassOutcome::new(Requeue::Never);
-            out.paused = true;
+            out.end = PassEnd::Paused;
             return out;
         }
         if let Some(out) = self.reconcile_host_data() {
@@ -341,7 +366,9 @@ impl Pass<'_, '_> {
         let mut out = PassOutcome::new(requeue);
         out.wait = wait;
         out.save_status = (dirty || conditions_changed) && !deleted;
-        out.deleted = deleted;
+        if deleted {
+            out.end = PassEnd::Deleted;
+        }
         out
     }
 

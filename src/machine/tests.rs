@@ -75,7 +75,7 @@ fn host_without_bmc_details_becomes_unmanaged_and_polls_every_ten_minutes() {
     for _ in 0..3 {
         let o = t.pass();
         assert_eq!(o.requeue, Requeue::After(Duration::from_secs(600)));
-        assert!(o.steady && !o.save_status);
+        assert!(o.steady() && !o.save_status);
         assert_eq!(*t.state(), S::Unmanaged);
     }
     // Adding BMC details moves it on.
@@ -452,7 +452,7 @@ fn available_host_offline_with_image_stays_available_and_off() {
     // It stays there.
     for _ in 0..3 {
         let o = t.pass();
-        assert!(o.steady);
+        assert!(o.steady());
         assert_eq!(o.requeue, secs(60));
         assert_eq!(*t.state(), S::Available);
     }
@@ -720,7 +720,7 @@ fn deleting_a_provisioned_host_deprovisions_powers_off_and_deletes() {
     assert!(t.rec.book.hardware_data.is_some());
     t.log.clear();
     t.mark_deleted();
-    t.passes_until(30, |_, o| o.deleted);
+    t.passes_until(30, |_, o| o.deleted());
     assert_eq!(
         t.state_path(),
         vec![S::Deprovisioning, S::PoweringOffBeforeDelete, S::Deleting]
@@ -766,7 +766,7 @@ fn deleting_an_unregistered_host_goes_straight_to_deleting() {
         let o = t.pass();
         assert!(o.save_status);
         assert_eq!(*t.state(), S::Deleting, "from {want:?}");
-        t.passes_until(5, |_, o| o.deleted);
+        t.passes_until(5, |_, o| o.deleted());
         let calls = mock.calls();
         assert!(
             !calls.iter().any(|c| c.starts_with("power_off")),
@@ -791,7 +791,7 @@ fn deleting_with_disable_power_off_skips_power_off() {
         .registered_in(S::Available)
         .status(|st| st.powered_on = true);
     t.mark_deleted();
-    t.passes_until(10, |_, o| o.deleted);
+    t.passes_until(10, |_, o| o.deleted());
     assert_eq!(
         t.state_path(),
         vec![S::PoweringOffBeforeDelete, S::Deleting]
@@ -823,7 +823,7 @@ fn failing_deprovision_during_delete_gives_up_after_three_errors() {
     assert!(o.save_status);
     assert_eq!(*t.state(), S::PoweringOffBeforeDelete);
     assert_eq!(t.st().error_count, 4, "errors are kept (quirk 14)");
-    t.passes_until(10, |_, o| o.deleted);
+    t.passes_until(10, |_, o| o.deleted());
     assert_eq!(
         mock.calls()
             .iter()
@@ -982,7 +982,7 @@ fn deleting_a_detached_host_honours_the_delete_action() {
         t.pass();
         if deletes {
             assert_eq!(*t.state(), S::Deleting, "{value}");
-            t.passes_until(5, |_, o| o.deleted);
+            t.passes_until(5, |_, o| o.deleted());
             assert!(!mock.called("deprovision"), "{value}: {:?}", mock.calls());
             assert!(!mock.called("power_off"), "{value}");
         } else {
@@ -1038,7 +1038,7 @@ fn held_reboot_annotation_keeps_the_host_off_until_removed() {
     assert!(!t.st().powered_on);
     assert!(t.has_annotation("reboot.metal3.io/maintenance"));
     for _ in 0..3 {
-        assert!(t.pass().steady);
+        assert!(t.pass().steady());
         assert!(!t.st().powered_on);
     }
     t.remove_annotation("reboot.metal3.io/maintenance");
@@ -1148,7 +1148,7 @@ fn powered_on_follows_the_reported_hardware_state() {
     mock.with(|m| m.powered_on = Some(true));
     let mut t = HostTest::standard("host-0").mock(&mock).provisioned();
     let o = t.pass();
-    assert!(o.steady);
+    assert!(o.steady());
     assert!(t.st().powered_on);
     // The hardware reports off: saved, immediate requeue.
     mock.with(|m| {
@@ -1165,7 +1165,7 @@ fn powered_on_follows_the_reported_hardware_state() {
     mock.with(|m| m.powered_on = None);
     let o = t.pass();
     assert!(!o.save_status);
-    assert!(o.steady);
+    assert!(o.steady());
     assert!(t.st().powered_on);
 }
 
@@ -1336,7 +1336,7 @@ fn paused_host_is_left_alone() {
     let before = t.rec.clone();
     for _ in 0..3 {
         let o = t.pass();
-        assert!(o.paused);
+        assert!(o.paused());
         assert_eq!(o.requeue, Requeue::Never);
         assert!(!o.save_status && !o.bookkeeping_changed);
         assert!(o.events.is_empty());
@@ -1468,7 +1468,7 @@ fn conditions_follow_the_state_table_through_a_life_cycle() {
     t.pass();
     let mut seen = Vec::new();
     let mut check = |t: &mut HostTest| {
-        while !t.pass().steady {
+        while !t.pass().steady() {
             if t.last().saved {
                 assert_conditions_match_table(t);
                 seen.push(t.state().clone());
@@ -1482,7 +1482,7 @@ fn conditions_follow_the_state_table_through_a_life_cycle() {
     t.mark_deleted();
     loop {
         let o = t.pass();
-        if o.deleted {
+        if o.deleted() {
             break;
         }
         if o.save_status {
@@ -1601,7 +1601,7 @@ fn golden_trace_of_deleting_a_provisioned_host() {
     t.run_to_steady();
     t.log.clear();
     t.mark_deleted();
-    t.passes_until(20, |_, o| o.deleted);
+    t.passes_until(20, |_, o| o.deleted());
     let want: Vec<(S, bool, Requeue)> = vec![
         (S::Provisioned, true, NOW),          // → deprovisioning
         (S::Deprovisioning, false, secs(10)), // Deprovision 1st
@@ -1620,7 +1620,7 @@ fn golden_trace_of_deleting_a_provisioned_host() {
         .map(|p| (p.state.clone(), p.saved, p.requeue))
         .collect();
     assert_eq!(got, want, "\n{}", t.trace());
-    assert!(t.last().outcome.deleted);
+    assert!(t.last().outcome.deleted());
 }
 
 /// Section 10: image removed while provisioned.
@@ -1719,7 +1719,7 @@ fn golden_status_snapshots_through_a_life_cycle() {
     t.mark_deleted();
     t.passes_until(20, |t, _| *t.state() == S::Deleting);
     insta::assert_yaml_snapshot!("03_deleting", t.st());
-    t.passes_until(5, |_, o| o.deleted);
+    t.passes_until(5, |_, o| o.deleted());
     assert!(t.rec.book.finalizers.is_empty());
 }
 
@@ -1746,7 +1746,7 @@ fn a_pass_waiting_on_the_provisioner_marks_progress_and_a_steady_pass_nothing() 
     for p in &waiting {
         assert_eq!(p.outcome.wait, Some(bmhctl_plugin_sdk::WaitOn::Progress));
         assert!(!after(&p.outcome).is_zero(), "{p:?}");
-        assert!(p.outcome.error.is_none() && !p.outcome.steady);
+        assert!(p.outcome.error.is_none() && !p.outcome.steady());
     }
     assert!(
         waiting.iter().any(|p| p.state == S::Inspecting),
@@ -1758,7 +1758,7 @@ fn a_pass_waiting_on_the_provisioner_marks_progress_and_a_steady_pass_nothing() 
     }
     for _ in 0..2 {
         let o = t.pass();
-        assert!(o.steady);
+        assert!(o.steady());
         assert_eq!(o.wait, None);
     }
 }

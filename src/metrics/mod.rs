@@ -198,7 +198,7 @@ impl Metrics {
             }
         }
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
-        if out.deleted {
+        if out.deleted() {
             states.remove(key);
             return;
         }

@@ -63,7 +63,7 @@ fn a_deleted_host_leaves_the_hosts_gauge() {
     m.observe_pass(&a, &rec, &outcome());
     assert!(m.encode().contains("bmhctl_hosts{"));
     let mut gone = outcome();
-    gone.deleted = true;
+    gone.end = crate::machine::PassEnd::Deleted;
     m.observe_pass(&a, &rec, &gone);
     assert!(!m.encode().contains("bmhctl_hosts{"), "{}", m.encode());
 }

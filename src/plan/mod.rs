@@ -138,13 +138,13 @@ impl Planner<'_> {
                 plan.path.push(state.clone());
             }
             let op = &status.operational_status;
-            let stop = if out.deleted {
+            let stop = if out.deleted() {
                 plan.deleted = true;
                 plan.reaches = goal == Goal::Deleted;
                 Some(String::new())
-            } else if out.paused {
+            } else if out.paused() {
                 Some("paused (annotation baremetalhost.metal3.io/paused)".into())
-            } else if out.steady && goal.reached_by(&state) && *op != OperationalStatus::Error {
+            } else if out.steady() && goal.reached_by(&state) && *op != OperationalStatus::Error {
                 plan.reaches = true;
                 Some(String::new())
             } else if *op == OperationalStatus::Detached {

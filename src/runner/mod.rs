@@ -180,7 +180,7 @@ impl Services {
 
 /// What a pass asks to persist; `None` when it changed nothing that is persisted.
 pub(crate) fn staged<'a>(out: &'a PassOutcome, rec: &'a HostRecord) -> Option<Staged<'a>> {
-    if out.deleted {
+    if out.deleted() {
         return Some(Staged {
             status: Change::Clear,
             bookkeeping: Change::Clear,

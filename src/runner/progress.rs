@@ -715,9 +715,7 @@ mod tests {
             removed_annotations: Vec::new(),
             events: Vec::new(),
             error: None,
-            deleted: false,
-            steady: false,
-            paused: false,
+            end: crate::machine::PassEnd::Acted,
             wait: waits.then_some(bmhctl_plugin_sdk::WaitOn::Progress),
         }
     }

@@ -1307,7 +1307,7 @@ fn after_pass(
         reason,
         deleted: false,
     };
-    if out.deleted {
+    if out.deleted() {
         return Next::Stop {
             reached: batch.is_some_and(|(goal, _)| *goal == Goal::Deleted),
             reason: String::new(),
@@ -1317,14 +1317,14 @@ fn after_pass(
     let status = rec.status();
     let state = &status.provisioning.state;
     if let Some((goal, _)) = batch {
-        if out.paused {
+        if out.paused() {
             return stop(
                 false,
                 "paused (annotation baremetalhost.metal3.io/paused)".into(),
             );
         }
         let op = &status.operational_status;
-        if out.steady && goal.reached_by(state) && *op != OperationalStatus::Error {
+        if out.steady() && goal.reached_by(state) && *op != OperationalStatus::Error {
             return stop(true, String::new());
         }
         if *op == OperationalStatus::Detached {
@@ -1338,7 +1338,7 @@ fn after_pass(
         {
             return stop(false, status.error_message.clone());
         }
-    } else if out.paused {
+    } else if out.paused() {
         // BMO asks nothing for a paused host: controller-runtime forgets its failures.
         slot.limiter = RateLimiter::default();
         return Next::Idle;
@@ -1368,7 +1368,7 @@ fn after_pass(
     let Some((_, deadline)) = batch else {
         // A controller never ends: with delays scaled to (almost) nothing, a steady host's poll
         // and a failing host's retries must not spin.
-        if out.steady {
+        if out.steady() {
             after = after.max(MIN_STEADY_REQUEUE);
         } else if !bmo_delay.is_zero() {
             after = after.max(MIN_REQUEUE);

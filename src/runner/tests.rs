@@ -416,7 +416,7 @@ fn drive_live(n: usize, factory: Arc<Reporting>, time_scale: f64, timing: Timing
     }
     let mut settled = HashSet::new();
     let observer: live::Observer = Box::new(move |key, rec, out| {
-        if out.steady && rec.status().provisioning.state == S::Provisioned {
+        if out.steady() && rec.status().provisioning.state == S::Provisioned {
             settled.insert(key.clone());
             if settled.len() == n {
                 let _ = stop_tx.send(true);

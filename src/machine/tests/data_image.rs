@@ -126,11 +126,11 @@ fn nothing_happens_while_the_host_is_on_or_should_be_off_or_is_not_provisioned()
     let mock = Mock::new();
     mock.with(|m| m.powered_on = Some(true));
     let mut t = off_host(&mock, Some(ISO)).status(|st| st.powered_on = true);
-    assert!(t.pass().steady);
+    assert!(t.pass().steady());
     // Off and meant to stay off.
     let mock2 = Mock::new();
     let mut t2 = off_host(&mock2, Some(ISO)).online(false);
-    assert!(t2.pass().steady);
+    assert!(t2.pass().steady());
     // Available: not provisioned.
     let mock3 = Mock::new();
     let mut t3 = HostTest::standard("host-0")

@@ -143,7 +143,7 @@ fn firmware_status_is_read_once_registered_and_changes_are_applied_while_prepari
     // Steady: no more firmware status changes.
     for _ in 0..3 {
         let o = t.pass();
-        assert!(o.steady && !o.firmware_changed && !o.save_status);
+        assert!(o.steady() && !o.firmware_changed && !o.save_status);
     }
 }
 

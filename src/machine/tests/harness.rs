@@ -361,7 +361,7 @@ impl HostTest {
             }
         };
         self.clock.advance(delay);
-        self.deleted = outcome.deleted;
+        self.deleted = outcome.deleted();
         self.log.push(PassRecord {
             at,
             state,
@@ -405,7 +405,7 @@ impl HostTest {
     /// is deleted, or it waits for an external change.
     pub fn run_to_steady(&mut self) -> Vec<PassOutcome> {
         self.passes_until(60, |_, o| {
-            o.steady || o.deleted || o.requeue == Requeue::Never
+            o.steady() || o.deleted() || o.requeue == Requeue::Never
         })
     }
 

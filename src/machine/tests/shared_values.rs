@@ -85,7 +85,7 @@ fn a_steady_host_keeps_its_state_value() {
     t.run_to_steady();
     let before = t.rec.book.provisioner_state.clone().expect("a state");
     let out = t.pass();
-    assert!(out.steady && !out.bookkeeping_changed);
+    assert!(out.steady() && !out.bookkeeping_changed);
     let after = t.rec.book.provisioner_state.clone().expect("a state");
     assert!(Arc::ptr_eq(&before, &after));
 }
