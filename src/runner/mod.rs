@@ -437,17 +437,18 @@ impl GroupCommits {
         })
     }
 
-    /// Records a finished commit; returns the hosts it released.
-    fn finished(&mut self, group: usize, ticket: u64) -> Vec<usize> {
+    /// Records a finished commit, with the ticket it put on disk (`None`: it failed); returns
+    /// the hosts it released.
+    fn finished(&mut self, group: usize, committed: Option<u64>) -> Vec<usize> {
         self.change(group, |g| {
             let started_at = g.committing.take().unwrap_or(0);
             if let Some(t) = g.last_start {
                 g.last_duration = t.elapsed();
             }
-            // A failed commit (ticket 0) releases nobody; what it held is staged again.
-            g.committed = g.committed.max(ticket);
-            if ticket == 0 {
-                g.staged = g.staged.max(started_at);
+            match committed {
+                Some(ticket) => g.committed = g.committed.max(ticket),
+                // A failed commit releases nobody; what it held is staged again.
+                None => g.staged = g.staged.max(started_at),
             }
             let committed = g.committed;
             let mut released = Vec::new();

@@ -977,8 +977,8 @@ impl Scheduler {
     }
 
     fn commit_done(&mut self, group: usize, result: Result<u64>) {
-        let ticket = match result {
-            Ok(t) => t,
+        let committed = match result {
+            Ok(t) => Some(t),
             Err(e) => match &self.mode {
                 Mode::Batch(_) => {
                     // A save that fails ends a batch with 1 (its goal not met), the cause
@@ -988,7 +988,7 @@ impl Scheduler {
                         e => Unfinished::Save(Box::new(e)).into(),
                     };
                     self.fatal.get_or_insert(e);
-                    0
+                    None
                 }
                 Mode::Live(_) => {
                     // Not fatal to a controller: the host is read again and retried.
@@ -1000,15 +1000,15 @@ impl Scheduler {
                             slot.stale = true;
                         }
                     }
-                    0
+                    None
                 }
             },
         };
         let halted = self.halted();
-        let mut released = self.commits.finished(group, ticket);
+        let mut released = self.commits.finished(group, committed);
         // A failed save is not retried once the run is ending (a batch's failure is fatal, a
         // controller is stopping): retrying would keep the run from ever ending.
-        if ticket == 0 && halted {
+        if committed.is_none() && halted {
             released.extend(self.commits.give_up(group));
         }
         for host in released {

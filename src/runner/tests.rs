@@ -481,13 +481,13 @@ fn a_save_already_on_disk_parks_nobody() {
     let mut commits = GroupCommits::new(1, Duration::from_millis(1), false);
     commits.staged(0, 3);
     commits.start(0);
-    assert!(commits.finished(0, 3).is_empty());
+    assert!(commits.finished(0, Some(3)).is_empty());
     assert!(!commits.park(0, 3, 0), "ticket 3 is on disk already");
     assert!(!commits.park(0, 2, 1));
     commits.staged(0, 4);
     assert!(commits.park(0, 4, 2));
     commits.start(0);
-    assert_eq!(commits.finished(0, 4), vec![2]);
+    assert_eq!(commits.finished(0, Some(4)), vec![2]);
 }
 
 /// A failed commit is staged again (retried), unless given up on: then the group is idle (the
@@ -498,7 +498,7 @@ fn a_failed_commit_given_up_on_leaves_the_group_idle() {
     commits.staged(0, 1);
     commits.start(0);
     assert!(commits.park(0, 1, 5));
-    assert!(commits.finished(0, 0).is_empty());
+    assert!(commits.finished(0, None).is_empty());
     assert!(commits.busy(), "a failed commit is retried");
     assert_eq!(commits.give_up(0), vec![5]);
     assert!(!commits.busy());
