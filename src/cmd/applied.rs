@@ -20,8 +20,16 @@ pub(super) struct Applied {
 }
 
 /// Reads the files and checks what they hold, as an apply to `existing` would.
-pub(super) fn collect(paths: &[PathBuf], existing: Option<&Store>) -> Result<Applied> {
-    let inv = inventory::load(paths, LoadMode::ReadOnly)?;
+pub(super) fn collect(
+    paths: &[PathBuf],
+    existing: Option<&Store>,
+    input: crate::persist::InputPolicy,
+) -> Result<Applied> {
+    let inv = inventory::load_with(
+        paths,
+        LoadMode::ReadOnly,
+        &crate::persist::LoadOptions::with_input(input),
+    )?;
     // (object, value, the file it came from)
     let mut objects: Vec<(TypedKey, Value, PathBuf)> = secrets(paths, &inv)?;
     for d in &inv.other_documents {

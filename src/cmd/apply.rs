@@ -38,13 +38,13 @@ pub struct ApplyArgs {
     pub dry_run: bool,
 }
 
-pub fn apply(args: ApplyArgs) -> Result<()> {
+pub fn apply(args: ApplyArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     if args.dry_run {
-        return super::diff::show(&args.paths, &root).map(drop);
+        return super::diff::show(&args.paths, &root, input).map(drop);
     }
     let existing = Store::open_existing(&root)?;
-    let Applied { inv, objects } = super::applied::collect(&args.paths, existing.as_ref())?;
+    let Applied { inv, objects } = super::applied::collect(&args.paths, existing.as_ref(), input)?;
     let store = Store::open(&root)?;
     // Every object is written whether or not the report is read (a closed pipe): the first
     // failed report is returned at the end.

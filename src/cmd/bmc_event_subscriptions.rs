@@ -59,9 +59,9 @@ pub fn of_host<'a>(
 }
 
 /// `get bmceventsubscriptions [NAME...]`.
-pub fn get(args: &GetArgs, names: &[String]) -> Result<()> {
+pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy) -> Result<()> {
     let place = Place::resolve(&args.source)?;
-    let snapshot = Snapshot::read(&place)?;
+    let snapshot = Snapshot::read(&place, input)?;
     let all_namespaces = args.namespaces.all_namespaces;
     let namespace = match (&args.namespaces.namespace, &place) {
         (Some(ns), _) => Some(ns.clone()),

@@ -24,9 +24,9 @@ pub fn is_kind(word: &str) -> bool {
 }
 
 /// `get dataimages [NAME...]`.
-pub fn get(args: &GetArgs, names: &[String]) -> Result<()> {
+pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy) -> Result<()> {
     let place = Place::resolve(&args.source)?;
-    let snapshot = Snapshot::read(&place)?;
+    let snapshot = Snapshot::read(&place, input)?;
     let wanted: Vec<ObjectKey> = names.iter().map(|n| key_of_name(n, args)).collect();
     let all: Vec<&DataImage> = snapshot
         .records()

@@ -30,12 +30,12 @@ pub struct DescribeArgs {
     pub source: SourceArgs,
 }
 
-pub fn describe(args: DescribeArgs) -> Result<()> {
+pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let place = Place::resolve(&args.source)?;
     if let Some((first, names)) = args.hosts.split_first()
         && super::bmc_event_subscriptions::is_resource(first)
     {
-        let subs = super::bmc_event_subscriptions::read(&Snapshot::read(&place)?)?;
+        let subs = super::bmc_event_subscriptions::read(&Snapshot::read(&place, input)?)?;
         let text: Vec<String> = subs
             .iter()
             .filter(|s| names.is_empty() || names.contains(&s.metadata.name))
@@ -48,7 +48,7 @@ pub fn describe(args: DescribeArgs) -> Result<()> {
         &place,
         !args.hosts.is_empty(),
     );
-    let snapshot = Snapshot::read(&place)?;
+    let snapshot = Snapshot::read(&place, input)?;
     let picked = snapshot.select_some(&selection, &place)?;
     picked.refuse_named(&selection)?;
     let subscriptions = super::bmc_event_subscriptions::read(&snapshot)?;

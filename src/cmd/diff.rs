@@ -31,16 +31,16 @@ pub struct DiffArgs {
 }
 
 /// `bmhctl diff`: whether anything would change (exit 1 then).
-pub fn diff(args: &DiffArgs) -> Result<bool> {
+pub fn diff(args: &DiffArgs, input: crate::persist::InputPolicy) -> Result<bool> {
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
-    show(&args.paths, &root)
+    show(&args.paths, &root, input)
 }
 
 /// Prints the diff of applying `paths` to the store at `root`; whether anything would change.
-pub fn show(paths: &[PathBuf], root: &Path) -> Result<bool> {
+pub fn show(paths: &[PathBuf], root: &Path, input: crate::persist::InputPolicy) -> Result<bool> {
     let existing = Store::open_existing(root)?;
     let store = existing.as_ref();
-    let applied = super::applied::collect(paths, store)?;
+    let applied = super::applied::collect(paths, store, input)?;
     let mut text = String::new();
     for (key, value, _) in &applied.objects {
         let stored = match store {

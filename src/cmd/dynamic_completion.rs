@@ -118,7 +118,7 @@ fn hosts(current: &OsStr) -> Vec<CompletionCandidate> {
     } else {
         Place::Files(files)
     };
-    let Ok(snapshot) = Snapshot::read(&place) else {
+    let Ok(snapshot) = Snapshot::read(&place, crate::persist::InputPolicy::default()) else {
         return Vec::new();
     };
     let names: Vec<String> = snapshot

@@ -91,7 +91,7 @@ fn export_format(s: &str) -> std::result::Result<String, String> {
     }
 }
 
-pub fn export(args: ExportArgs) -> Result<()> {
+pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = Place::resolve(&args.source)?;
     let from = match &place {
@@ -102,7 +102,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
             .collect::<Vec<_>>()
             .join(", "),
     };
-    let source = Snapshot::read(&place)?;
+    let source = Snapshot::read(&place, input)?;
     let subscriptions = super::bmc_event_subscriptions::read(&source)?;
     let picked = source.select(&selection, &place)?;
     let selected: Vec<&HostRecord> = picked.records;

@@ -86,16 +86,16 @@ pub enum GetFormat {
     Name,
 }
 
-pub fn get(args: GetArgs) -> Result<()> {
+pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     if let Some((first, names)) = args.hosts.split_first()
         && super::bmc_event_subscriptions::is_resource(first)
     {
-        return super::bmc_event_subscriptions::get(&args, names);
+        return super::bmc_event_subscriptions::get(&args, names, input);
     }
     if let Some((kind, names)) = args.hosts.split_first()
         && super::data_image::is_kind(kind)
     {
-        return super::data_image::get(&args, names);
+        return super::data_image::get(&args, names, input);
     }
     let place = Place::resolve(&args.source)?;
     let selection = args.namespaces.narrow(
@@ -104,9 +104,9 @@ pub fn get(args: GetArgs) -> Result<()> {
         !args.hosts.is_empty(),
     );
     if args.watch {
-        return watch(&args, &place, &selection);
+        return watch(&args, &place, &selection, input);
     }
-    let snapshot = Snapshot::read(&place)?;
+    let snapshot = Snapshot::read(&place, input)?;
     let picked = snapshot.select(&selection, &place)?;
     let records = &picked.records;
     if picked.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
@@ -244,8 +244,12 @@ impl Change {
 
 /// The selected hosts as read now, each with the object `-o json` prints for it. A host named
 /// on the command line and gone is simply absent (its deletion is a change to print).
-fn watched(place: &Place, selection: &HostSelection) -> Result<Watched> {
-    let snapshot = Snapshot::read(place)?;
+fn watched(
+    place: &Place,
+    selection: &HostSelection,
+    input: crate::persist::InputPolicy,
+) -> Result<Watched> {
+    let snapshot = Snapshot::read(place, input)?;
     let Ok(picked) = snapshot.select(selection, place) else {
         return Ok(Watched::default());
     };
@@ -270,7 +274,12 @@ struct Watched {
 /// hosts are read again every `--poll-interval` and compared with what was printed: the
 /// controller's own watchers skip its status writes on purpose (it must not wake on them),
 /// while status writes are what `get -w` is for.
-fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()> {
+fn watch(
+    args: &GetArgs,
+    place: &Place,
+    selection: &HostSelection,
+    input: crate::persist::InputPolicy,
+) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -305,7 +314,7 @@ fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()>
             }
         }
     };
-    let Watched { hosts: first, bad } = watched(place, selection)?;
+    let Watched { hosts: first, bad } = watched(place, selection, input)?;
     // Each unreadable host is said once, and again when what is wrong with it changes.
     let mut said_bad: std::collections::HashSet<String> = std::collections::HashSet::new();
     for b in bad {
@@ -332,7 +341,7 @@ fn watch(args: &GetArgs, place: &Place, selection: &HostSelection) -> Result<()>
                 _ = &mut signal => return Ok(()),
                 _ = tokio::time::sleep(args.poll_interval) => {}
             }
-            let now = match watched(place, selection) {
+            let now = match watched(place, selection, input) {
                 Ok(Watched { hosts, bad }) => {
                     failing = None;
                     for b in &bad {

@@ -387,7 +387,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         }
     }
     init_logging(&cli);
-    crate::persist::set_input_policy(crate::persist::InputPolicy {
+    // How exact the input must be, handed to every command that reads hosts.
+    let input = crate::persist::InputPolicy {
         fields: match cli.field_validation.as_str() {
             "warn" => crate::persist::FieldValidation::Warn,
             "ignore" => crate::persist::FieldValidation::Ignore,
@@ -395,11 +396,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         },
         skip_unknown_kinds: cli.skip_unknown_kinds,
         quiet: cli.quiet,
-    });
+    };
     // `diff` tells by its exit code whether anything differs, as `kubectl diff` does.
     let outcome = match &cli.command {
-        Command::Diff(a) => diff::diff(a).map(i32::from),
-        _ => dispatch(cli).map(|()| 0),
+        Command::Diff(a) => diff::diff(a, input).map(i32::from),
+        _ => dispatch(cli, input).map(|()| 0),
     };
     match outcome {
         Ok(code) => code,
@@ -452,29 +453,29 @@ fn provisioners_found(name: &str) -> String {
     hint
 }
 
-fn dispatch(cli: Cli) -> Result<()> {
+fn dispatch(cli: Cli, input: crate::persist::InputPolicy) -> Result<()> {
     let verbosity = Verbosity {
         verbose: cli.verbose,
         quiet: cli.quiet,
         progress: cli.progress,
     };
     match cli.command {
-        Command::Provision(a) => provision::provision(a, verbosity),
+        Command::Provision(a) => provision::provision(a, verbosity, input),
         Command::Deprovision(a) => {
-            provision::teardown(a, provision::Teardown::Deprovision, verbosity)
+            provision::teardown(a, provision::Teardown::Deprovision, verbosity, input)
         }
-        Command::Delete(a) => verbs::delete(a, verbosity),
-        Command::Apply(a) => apply::apply(a),
-        Command::Diff(a) => diff::diff(&a).map(drop),
-        Command::Plan(a) => plan::plan(a),
-        Command::Get(a) => get::get(a),
-        Command::Describe(a) => describe::describe(a),
-        Command::Export(a) => export::export(a),
-        Command::Reconcile(a) => provision::reconcile(a, verbosity),
-        Command::Watch(a) => watch::watch(a, verbosity),
-        Command::Wait(a) => watch::wait(a),
-        Command::Verb(v) => verbs::run(v),
-        Command::Validate(a) => validate::validate(a, verbosity),
+        Command::Delete(a) => verbs::delete(a, verbosity, input),
+        Command::Apply(a) => apply::apply(a, input),
+        Command::Diff(a) => diff::diff(&a, input).map(drop),
+        Command::Plan(a) => plan::plan(a, input),
+        Command::Get(a) => get::get(a, input),
+        Command::Describe(a) => describe::describe(a, input),
+        Command::Export(a) => export::export(a, input),
+        Command::Reconcile(a) => provision::reconcile(a, verbosity, input),
+        Command::Watch(a) => watch::watch(a, verbosity, input),
+        Command::Wait(a) => watch::wait(a, input),
+        Command::Verb(v) => verbs::run(v, input),
+        Command::Validate(a) => validate::validate(a, verbosity, input),
         Command::Plugin(c) => plugin::run(c),
         Command::Config(c) => config::run(c, cli.context.as_deref()),
         Command::Import(a) => import::import(a),

@@ -79,9 +79,11 @@ pub struct Request {
     pub provisioner: String,
     pub max_provisioning_retries: u32,
     pub output: ResultFormat,
+    /// How exact the input must be.
+    pub input: crate::persist::InputPolicy,
 }
 
-pub fn plan(args: PlanArgs) -> Result<()> {
+pub fn plan(args: PlanArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let request = Request {
         intent: args.intent,
         place: Place::resolve(&args.source)?,
@@ -89,6 +91,7 @@ pub fn plan(args: PlanArgs) -> Result<()> {
         provisioner: args.provisioner,
         max_provisioning_retries: args.max_provisioning_retries,
         output: args.output,
+        input,
     };
     run(request)
 }
@@ -100,6 +103,7 @@ pub fn dry_run(
     selection: HostSelection,
     drive: &super::DriveArgs,
     output: ResultFormat,
+    input: crate::persist::InputPolicy,
 ) -> Result<()> {
     run(Request {
         intent,
@@ -108,6 +112,7 @@ pub fn dry_run(
         provisioner: drive.provisioner.clone(),
         max_provisioning_retries: drive.max_provisioning_retries,
         output,
+        input,
     })
 }
 
@@ -117,7 +122,7 @@ pub fn run(req: Request) -> Result<()> {
         super::provision::missing_inputs(&req.provisioner, paths)?;
     }
     // BMO's timing: nothing asks the provisioner which hosts are due.
-    let provisioner = crate::provisioners::resolve(&req.provisioner, Timing::Bmo)?;
+    let provisioner = crate::provisioners::resolve(&req.provisioner, Timing::Bmo, req.input)?;
     let (records, objects) = read(&req, &provisioner.load_options)?;
     provisioner.set_objects(objects.clone());
     let fixture = req.provisioner == crate::provisioners::fixture::NAME;

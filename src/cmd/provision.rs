@@ -10,6 +10,7 @@ use crate::objects::ObjectSource;
 use crate::persist::HostSource;
 use crate::persist::files::file_source::FileSource;
 use crate::persist::files::inventory::{self, Inventory, LoadMode};
+use crate::persist::{InputPolicy, LoadOptions};
 use crate::record::HostRecord;
 use crate::runner::{self, Goal, HostJob, HostResult, Ledger, Progress, Services};
 use crate::selection::HostSelection;
@@ -25,7 +26,7 @@ pub enum Teardown {
     Delete,
 }
 
-pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
+pub fn provision(args: ProvisionArgs, verbosity: Verbosity, input: InputPolicy) -> Result<()> {
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
@@ -36,11 +37,13 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
             selection,
             &args.run.drive,
             args.run.output,
+            input,
         );
     }
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
     missing_inputs(&options.provisioner, &paths)?;
-    let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
+    let provisioner =
+        crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
     let inv = inventory::load_with(&paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &selection, &paths)?;
@@ -60,7 +63,12 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity) -> Result<()> {
     })
 }
 
-pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Result<()> {
+pub fn teardown(
+    args: TeardownArgs,
+    what: Teardown,
+    verbosity: Verbosity,
+    input: InputPolicy,
+) -> Result<()> {
     if args.paths.is_empty() {
         let verb = match what {
             Teardown::Deprovision => "deprovision",
@@ -83,10 +91,18 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
             Teardown::Delete => super::plan::Intent::Delete,
         };
         let place = super::options::Place::Files(args.paths);
-        return super::plan::dry_run(intent, place, selection, &args.run.drive, args.run.output);
+        return super::plan::dry_run(
+            intent,
+            place,
+            selection,
+            &args.run.drive,
+            args.run.output,
+            input,
+        );
     }
     missing_inputs(&options.provisioner, &args.paths)?;
-    let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
+    let provisioner =
+        crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &selection, &args.paths)?;
@@ -128,8 +144,12 @@ pub fn teardown(args: TeardownArgs, what: Teardown, verbosity: Verbosity) -> Res
 /// `delete -f --no-wait`: records the deletion mark of the selected hosts in their files'
 /// sidecars (the next run that drives them, `watch -f` or `delete -f`, deletes them) and
 /// prints what it did.
-pub fn mark_for_deletion(paths: &[PathBuf], selection: &HostSelection) -> Result<()> {
-    let mut inv = inventory::load(paths, LoadMode::Write)?;
+pub fn mark_for_deletion(
+    paths: &[PathBuf],
+    selection: &HostSelection,
+    input: InputPolicy,
+) -> Result<()> {
+    let mut inv = inventory::load_with(paths, LoadMode::Write, &LoadOptions::with_input(input))?;
     let selected = select(&inv, selection, paths)?;
     mark_deleted(&mut inv, &selected, &format_time(SystemClock.now()))?;
     for i in selected {
@@ -255,11 +275,16 @@ const EDIT_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// `bmhctl reconcile` (hidden): drive the store's hosts to their goal with the runner, holding
 /// the store's lease, as `watch` and `--wait` will.
-pub fn reconcile(args: super::ReconcileArgs, verbosity: Verbosity) -> Result<()> {
+pub fn reconcile(
+    args: super::ReconcileArgs,
+    verbosity: Verbosity,
+    input: InputPolicy,
+) -> Result<()> {
     use crate::persist::store::{Store, store_source::StoreSource};
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    let provisioner = crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
+    let provisioner =
+        crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;

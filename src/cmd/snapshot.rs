@@ -9,6 +9,7 @@ use super::options::Place;
 use crate::error::Result;
 use crate::persist::files::inventory::{self, Inventory, LoadMode};
 use crate::persist::store::{BadObject, Store, StoredEvent};
+use crate::persist::{InputPolicy, LoadOptions};
 use crate::record::HostRecord;
 use crate::selection::{Candidate, HostSelection};
 use bmh_api::ObjectKey;
@@ -58,9 +59,13 @@ pub fn partial(bad: usize) -> Result<()> {
 }
 
 impl Snapshot {
-    pub fn read(place: &Place) -> Result<Snapshot> {
+    pub fn read(place: &Place, input: InputPolicy) -> Result<Snapshot> {
         match place {
-            Place::Files(paths) => Ok(Snapshot::Files(inventory::load(paths, LoadMode::ReadOnly)?)),
+            Place::Files(paths) => Ok(Snapshot::Files(inventory::load_with(
+                paths,
+                LoadMode::ReadOnly,
+                &LoadOptions::with_input(input),
+            )?)),
             Place::Store(root) => match Store::open_existing(root)? {
                 Some(store) => {
                     let listing = store.load_hosts()?;
@@ -177,7 +182,11 @@ impl Snapshot {
 
 /// The keys of the hosts `selection` names at `place`; selecting nothing is a usage error.
 /// Reads no more than selecting needs (on the store, the hosts' labels only).
-pub fn select_keys(place: &Place, selection: &HostSelection) -> Result<Vec<ObjectKey>> {
+pub fn select_keys(
+    place: &Place,
+    selection: &HostSelection,
+    input: InputPolicy,
+) -> Result<Vec<ObjectKey>> {
     match place {
         Place::Store(root) => {
             let hosts = match Store::open_existing(root)? {
@@ -203,7 +212,7 @@ pub fn select_keys(place: &Place, selection: &HostSelection) -> Result<Vec<Objec
             }
             usable(keys, &bad, selection)
         }
-        Place::Files(_) => Snapshot::read(place)?.select_keys(selection, place),
+        Place::Files(_) => Snapshot::read(place, input)?.select_keys(selection, place),
     }
 }
 

@@ -28,9 +28,18 @@ pub struct ValidateArgs {
     pub paths: Vec<PathBuf>,
 }
 
-pub fn validate(args: ValidateArgs, verbosity: Verbosity) -> Result<()> {
+pub fn validate(
+    args: ValidateArgs,
+    verbosity: Verbosity,
+    input: crate::persist::InputPolicy,
+) -> Result<()> {
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
-    let loaded = inventory::load_checked(&paths, LoadMode::ReadOnly).and_then(|inv| {
+    let loaded = inventory::load_checked_with(
+        &paths,
+        LoadMode::ReadOnly,
+        &crate::persist::LoadOptions::with_input(input),
+    )
+    .and_then(|inv| {
         if inv.hosts.is_empty() {
             return Err(Error::invalid(crate::persist::files::paths::no_hosts_in(
                 &paths,

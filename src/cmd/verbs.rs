@@ -130,7 +130,7 @@ fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
     Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
 }
 
-pub fn run(cmd: VerbCommand) -> Result<()> {
+pub fn run(cmd: VerbCommand, input: crate::persist::InputPolicy) -> Result<()> {
     let (verb, change, done, what, cond): (VerbArgs, Change, &str, &str, Condition) = match cmd {
         VerbCommand::Power(PowerCommand::On(verb)) => (
             verb,
@@ -222,7 +222,7 @@ pub fn run(cmd: VerbCommand) -> Result<()> {
     let keys = match &place {
         Place::Store(root) => {
             let store = open_store(root)?;
-            let keys = select_keys(&place, &selection)?;
+            let keys = select_keys(&place, &selection, input)?;
             for key in &keys {
                 let written = annotate(&store, key, &change)?;
                 // The annotation is written whether or not the report is read.
@@ -235,10 +235,10 @@ pub fn run(cmd: VerbCommand) -> Result<()> {
             }
             keys
         }
-        Place::Files(paths) => annotate_files(paths, &selection, &change, done)?,
+        Place::Files(paths) => annotate_files(paths, &selection, &change, done, input)?,
     };
     if verb.wait {
-        wait_until(&place, &keys, cond, what, verb.timeout, &verb.drive)?;
+        wait_until(&place, &keys, cond, what, verb.timeout, &verb.drive, input)?;
         for k in &keys {
             super::output::outln!("baremetalhost/{} {what}", k.name)?;
         }
@@ -271,8 +271,14 @@ fn annotate_files(
     selection: &HostSelection,
     change: &Change,
     done: &str,
+    input: crate::persist::InputPolicy,
 ) -> Result<Vec<bmh_api::ObjectKey>> {
-    let mut inv = inventory::load(paths, LoadMode::Write).map_err(|e| match e {
+    let mut inv = inventory::load_with(
+        paths,
+        LoadMode::Write,
+        &crate::persist::LoadOptions::with_input(input),
+    )
+    .map_err(|e| match e {
         Error::Conflict(m) => Error::Conflict(format!(
             "{m}; while a `bmhctl watch -f` drives the files, set the annotation in the file \
              by hand: watch acts on edits"
@@ -371,7 +377,11 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
 /// `bmhctl delete`: on files (`-f`), BMO's delete path driven to its end in-process (as
 /// `provision` drives hosts, with its progress and result), or with `--no-wait` only the deletion
 /// mark recorded; on the store, see [`delete_from_store`].
-pub fn delete(args: DeleteArgs, verbosity: Verbosity) -> Result<()> {
+pub fn delete(
+    args: DeleteArgs,
+    verbosity: Verbosity,
+    input: crate::persist::InputPolicy,
+) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     match Place::resolve(&args.source)? {
         Place::Store(_)
@@ -389,9 +399,10 @@ pub fn delete(args: DeleteArgs, verbosity: Verbosity) -> Result<()> {
             selection,
             &args.run.drive,
             args.run.output,
+            input,
         ),
         Place::Files(paths) if args.no_wait => {
-            super::provision::mark_for_deletion(&paths, &selection)
+            super::provision::mark_for_deletion(&paths, &selection, input)
         }
         Place::Files(paths) => super::provision::teardown(
             super::TeardownArgs {
@@ -402,6 +413,7 @@ pub fn delete(args: DeleteArgs, verbosity: Verbosity) -> Result<()> {
             },
             super::provision::Teardown::Delete,
             verbosity,
+            input,
         ),
         place @ Place::Store(_) => {
             if selection.names_none() && args.run.selector.is_none() {
@@ -417,6 +429,7 @@ pub fn delete(args: DeleteArgs, verbosity: Verbosity) -> Result<()> {
                 !args.no_wait,
                 args.run.timeout,
                 &args.run.drive,
+                input,
             )
         }
     }
@@ -432,12 +445,13 @@ fn delete_from_store(
     wait: bool,
     timeout: Duration,
     drive: &DriveArgs,
+    input: crate::persist::InputPolicy,
 ) -> Result<()> {
     let Place::Store(root) = place else {
         unreachable!("delete_from_store is for the store")
     };
     let store = open_store(root)?;
-    let keys = select_keys(place, selection)?;
+    let keys = select_keys(place, selection, input)?;
     let now = format_time(SystemClock.now());
     for key in &keys {
         let written = store.request_host_deletion(key, &now)?;
@@ -456,6 +470,7 @@ fn delete_from_store(
             "deleted",
             timeout,
             drive,
+            input,
         )?;
         for k in &keys {
             super::output::outln!("baremetalhost/{} deleted", k.name)?;

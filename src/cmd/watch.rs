@@ -95,13 +95,14 @@ fn open_driven(
     place: &Place,
     only: Option<BTreeSet<ObjectKey>>,
     options: &DriveOptions,
+    input: crate::persist::InputPolicy,
 ) -> Result<Driven> {
     match place {
         Place::Store(root) => {
             let store = Store::open(root)?;
             let lease = store.acquire_lease()?;
             let provisioner =
-                crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
+                crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
             Ok(Driven {
                 source: Arc::new(StoreSource::new(store, only, Arc::new(SystemClock))),
                 provisioner,
@@ -112,7 +113,7 @@ fn open_driven(
             // A missing file is said before a missing plugin.
             super::provision::missing_inputs(&options.provisioner, paths)?;
             let provisioner =
-                crate::provisioners::resolve(&options.provisioner, options.runner.timing)?;
+                crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
             let inv = inventory::load_with(paths, LoadMode::Write, &provisioner.load_options)?;
             inventory::check_secret_references(&inv)?;
             let source = FileSource::new(inv, paths, &provisioner.load_options);
@@ -273,7 +274,11 @@ fn json_lines() -> Observer {
     )
 }
 
-pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
+pub fn watch(
+    args: WatchArgs,
+    verbosity: Verbosity,
+    input: crate::persist::InputPolicy,
+) -> Result<()> {
     let place = Place::resolve(&args.source)?;
     let options = DriveOptions::for_controller(&args.drive, &Environment::read()?);
     // Bound before the hosts are taken: a busy address changes nothing.
@@ -282,7 +287,7 @@ pub fn watch(args: WatchArgs, verbosity: Verbosity) -> Result<()> {
         .as_deref()
         .map(super::metrics_server::bind)
         .transpose()?;
-    let mut driven = open_driven(&place, None, &options)?;
+    let mut driven = open_driven(&place, None, &options, input)?;
     let runtime = runtime(options.runner.concurrency)?;
     let metrics = match listener {
         Some(listener) => {
@@ -364,14 +369,14 @@ pub type Condition = Box<dyn Fn(Option<&HostRecord>) -> bool + Send + Sync>;
 type Reader = Arc<dyn Fn(&ObjectKey) -> Result<Option<HostRecord>> + Send + Sync>;
 
 /// Reads hosts without a lock (while another process drives them).
-fn reader(place: &Place) -> Reader {
+fn reader(place: &Place, input: crate::persist::InputPolicy) -> Reader {
     let place = place.clone();
     Arc::new(move |key: &ObjectKey| match &place {
         Place::Store(root) => match Store::open_existing(root)? {
             Some(store) => store.load_host(key),
             None => Ok(None),
         },
-        Place::Files(_) => Ok(Snapshot::read(&place)?.record(key).cloned()),
+        Place::Files(_) => Ok(Snapshot::read(&place, input)?.record(key).cloned()),
     })
 }
 
@@ -384,6 +389,7 @@ pub fn wait_until(
     what: &str,
     timeout: Duration,
     drive: &DriveArgs,
+    input: crate::persist::InputPolicy,
 ) -> Result<()> {
     let cond = Arc::new(cond);
     let pending = |read: Reader| {
@@ -399,13 +405,13 @@ pub fn wait_until(
             Ok(pending)
         }
     };
-    if pending(reader(place))()?.is_empty() {
+    if pending(reader(place, input))()?.is_empty() {
         return Ok(());
     }
     let deadline = Instant::now() + timeout;
     let options = DriveOptions::for_controller(drive, &Environment::read()?);
     let only: BTreeSet<ObjectKey> = keys.iter().cloned().collect();
-    let driven = match open_driven(place, Some(only.clone()), &options) {
+    let driven = match open_driven(place, Some(only.clone()), &options, input) {
         Ok(d) => Some(d),
         // A `watch` drives the hosts: only look.
         Err(Error::Conflict(_)) => None,
@@ -416,7 +422,7 @@ pub fn wait_until(
             let source = d.source.clone();
             pending(Arc::new(move |k: &ObjectKey| source.load(k)))
         }
-        None => pending(reader(place)),
+        None => pending(reader(place, input)),
     };
     let runtime = runtime(options.runner.concurrency)?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -553,7 +559,7 @@ pub fn state_condition(state: &str) -> Result<Condition> {
     })
 }
 
-pub fn wait(args: WaitArgs) -> Result<()> {
+pub fn wait(args: WaitArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let cond = state_condition(&args.for_state)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = Place::resolve(&args.source)?;
@@ -562,7 +568,7 @@ pub fn wait(args: WaitArgs) -> Result<()> {
     {
         return Err(Error::Usage(format!("no store at {}", root.display())));
     }
-    let keys = super::snapshot::select_keys(&place, &selection)?;
+    let keys = super::snapshot::select_keys(&place, &selection, input)?;
     wait_until(
         &place,
         &keys,
@@ -570,6 +576,7 @@ pub fn wait(args: WaitArgs) -> Result<()> {
         &args.for_state,
         args.timeout,
         &args.drive,
+        input,
     )?;
     for k in &keys {
         super::output::outln!("baremetalhost/{} condition met", k.name)?;

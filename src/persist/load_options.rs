@@ -1,16 +1,26 @@
 //! What a loader accepts besides hosts and Secrets.
 
 /// What the loader accepts besides hosts and Secrets: a provisioner plugin's requirements
-/// (see `bmhctl_plugin_sdk::abi::HostRequirements`).
+/// (see `bmhctl_plugin_sdk::abi::HostRequirements`), and how exact the input must be.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoadOptions {
     /// Object kinds kept in the loaded objects (matched on `apiVersion` and `kind`).
     pub extra_kinds: Vec<bmhctl_plugin_sdk::abi::ObjectKind>,
     /// Only documents of the extra kinds in this namespace are kept; `None`: every namespace.
     pub namespace: Option<String>,
+    /// The command line's rules for input (strict by default).
+    pub input: InputPolicy,
 }
 
 impl LoadOptions {
+    /// No extra kinds, input as `input` says.
+    pub fn with_input(input: InputPolicy) -> Self {
+        Self {
+            input,
+            ..Self::default()
+        }
+    }
+
     fn accepts_kind(&self, api_version: &str, kind: &str) -> bool {
         self.extra_kinds
             .iter()
@@ -49,9 +59,8 @@ pub enum FieldValidation {
     Ignore,
 }
 
-/// How exact the input must be: set once from the command line, read by every loader (the
-/// files' loader and the store's `apply` reach it from many commands and from `watch`'s
-/// reloads, so one process-wide setting keeps them all on the same rules).
+/// How exact the input must be: built from the command line by `cmd` and carried to every
+/// load in [`LoadOptions`] (a `watch`'s reloads keep the options they started with).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InputPolicy {
     pub fields: FieldValidation,
@@ -59,20 +68,4 @@ pub struct InputPolicy {
     pub skip_unknown_kinds: bool,
     /// Warnings are not printed (`--quiet`); they are still counted.
     pub quiet: bool,
-}
-
-static INPUT_POLICY: std::sync::RwLock<InputPolicy> = std::sync::RwLock::new(InputPolicy {
-    fields: FieldValidation::Strict,
-    skip_unknown_kinds: false,
-    quiet: false,
-});
-
-/// Sets the policy of every later load.
-pub fn set_input_policy(policy: InputPolicy) {
-    *INPUT_POLICY.write().unwrap_or_else(|e| e.into_inner()) = policy;
-}
-
-/// The policy loads follow (strict unless the command line said otherwise).
-pub fn input_policy() -> InputPolicy {
-    *INPUT_POLICY.read().unwrap_or_else(|e| e.into_inner())
 }

@@ -14,7 +14,7 @@ mod load_options;
 mod staged;
 pub mod store;
 
-pub use load_options::{FieldValidation, InputPolicy, LoadOptions, input_policy, set_input_policy};
+pub use load_options::{FieldValidation, InputPolicy, LoadOptions};
 pub use staged::{Change, Staged};
 
 use crate::error::Result;

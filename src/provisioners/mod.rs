@@ -8,7 +8,7 @@ pub mod trust;
 
 use crate::error::{Error, Result};
 use crate::objects::ObjectSource;
-use crate::persist::LoadOptions;
+use crate::persist::{InputPolicy, LoadOptions};
 use crate::runner::Timing;
 use bmhctl_plugin_sdk::ApiCallCount;
 use bmhctl_plugin_sdk::abi::HostRequirements;
@@ -111,34 +111,39 @@ pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
     LoadOptions {
         extra_kinds: requirements.object_kinds.clone(),
         namespace: requirements.namespace.clone().filter(|ns| !ns.is_empty()),
+        input: InputPolicy::default(),
     }
 }
 
 /// The provisioner called `name`; with [`Timing::Change`] a plugin is told the host will ask it
 /// which waiting hosts are due (`FEATURE_DUE_HOSTS`) and which starting passes to hold back
 /// (`FEATURE_READY_HOSTS`), with [`Timing::Bmo`] it is not.
-pub fn resolve(name: &str, timing: Timing) -> Result<Resolved> {
+pub fn resolve(name: &str, timing: Timing, input: InputPolicy) -> Result<Resolved> {
     if !valid_name(name) {
         return Err(Error::Usage(format!(
             "invalid provisioner name {name:?}: provisioner name must match ^[a-z0-9][a-z0-9-]*$"
         )));
     }
-    if name == fixture::NAME {
-        return Ok(Resolved::built_in(Arc::new(fixture::Fixture::new())));
-    }
-    let path = plugin_path(name).map_err(|why| Error::Usage(why.to_string()))?;
-    load(name, &path, timing).map_err(|e| {
-        let hint = if path.exists() {
-            ""
-        } else {
-            " (set PROVISIONER_PLUGIN_DIR, or use --provisioner fixture)"
-        };
-        Error::Provisioner {
-            name: name.to_string(),
-            reason: Box::new(e),
-            hint,
-        }
-    })
+    let mut resolved = if name == fixture::NAME {
+        Resolved::built_in(Arc::new(fixture::Fixture::new()))
+    } else {
+        let path = plugin_path(name).map_err(|why| Error::Usage(why.to_string()))?;
+        load(name, &path, timing).map_err(|e| {
+            let hint = if path.exists() {
+                ""
+            } else {
+                " (set PROVISIONER_PLUGIN_DIR, or use --provisioner fixture)"
+            };
+            Error::Provisioner {
+                name: name.to_string(),
+                reason: Box::new(e),
+                hint,
+            }
+        })?
+    };
+    // The plugin's kinds, read by the command line's rules.
+    resolved.load_options.input = input;
+    Ok(resolved)
 }
 
 /// The namespace handed to plugins (BMO's `ProvisionerNamespace`): `$POD_NAMESPACE`, else `default`.

@@ -175,7 +175,16 @@ pub fn load_with(
 
 /// [`load`] and [`check_secret_references`], all problems reported together.
 pub fn load_checked(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
-    let (inv, mut errors) = load_collecting(paths, mode, &LoadOptions::default())?;
+    load_checked_with(paths, mode, &LoadOptions::default())
+}
+
+/// [`load_checked`] with `options`.
+pub fn load_checked_with(
+    paths: &[PathBuf],
+    mode: LoadMode,
+    options: &LoadOptions,
+) -> Result<Inventory, Error> {
+    let (inv, mut errors) = load_collecting(paths, mode, options)?;
     errors.extend(secret_reference_errors(&inv));
     bad_input(errors)?;
     Ok(inv)
@@ -278,7 +287,7 @@ fn load_collecting(
         let Some(text) = read_text(&real, &label, &mut errors)? else {
             continue;
         };
-        let pf = parse_file(&label, &real, text, mode);
+        let pf = parse_file(&label, &real, text, mode, options.input);
         if mode == LoadMode::Write && pf.has_hosts() && super::paths::is_stdin(&real) {
             // Where would the status go? Refused rather than run without saving it.
             errors.push(
@@ -313,7 +322,13 @@ fn load_collecting(
             };
             // (Compared with the text read, which the parse kept: cheaper than hashing both.)
             if pf.yaml.as_ref().map(|y| y.source_text()) != Some(again.as_str()) {
-                *pf = parse_file(&pf.label.clone(), &pf.real.clone(), again, mode);
+                *pf = parse_file(
+                    &pf.label.clone(),
+                    &pf.real.clone(),
+                    again,
+                    mode,
+                    options.input,
+                );
                 changed = true;
             }
             pf.lock = Some(lock);
@@ -324,7 +339,7 @@ fn load_collecting(
     }
 
     let mut inv = Inventory::default();
-    let policy = crate::persist::input_policy();
+    let policy = options.input;
     for (pf, linked) in parsed.iter_mut().zip(&mut links.per_file) {
         errors.append(&mut pf.errors);
         errors.append(linked);
@@ -489,7 +504,7 @@ impl Links {
 /// Compares the documents of all files: duplicates, firmware objects to their hosts, the
 /// kinds read.
 fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptions) -> Links {
-    let policy = crate::persist::input_policy();
+    let policy = options.input;
     let mut per_file: Vec<Vec<Diagnostic>> = parsed.iter().map(|_| Vec::new()).collect();
     let mut skipped_kinds = 0;
     // Duplicates, across all files.

@@ -91,7 +91,13 @@ fn str_at<'a>(v: &'a Value, path: &[&str]) -> Cow<'a, str> {
     }
 }
 
-pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode) -> ParsedFile {
+pub(super) fn parse_file(
+    label: &Path,
+    real: &Path,
+    text: String,
+    mode: LoadMode,
+    policy: crate::persist::InputPolicy,
+) -> ParsedFile {
     let mut pf = ParsedFile {
         label: label.to_path_buf(),
         real: real.to_path_buf(),
@@ -118,7 +124,6 @@ pub(super) fn parse_file(label: &Path, real: &Path, text: String, mode: LoadMode
             return pf;
         }
     };
-    let policy = crate::persist::input_policy();
     // Lines before each document's text.
     let mut before = 0;
     for doc in 0..yaml.len() {

@@ -683,6 +683,7 @@ fn widget_options(namespace: Option<&str>) -> LoadOptions {
             kind: "Widget".into(),
         }],
         namespace: namespace.map(str::to_string),
+        ..LoadOptions::default()
     }
 }
 
@@ -925,6 +926,7 @@ fn firmware_objects_are_offered_to_plugins_that_ask_for_them() {
             kind: "HostFirmwareSettings".into(),
         }],
         namespace: None,
+        ..LoadOptions::default()
     };
     let inv = load_with(&[p], LoadMode::ReadOnly, &options).unwrap();
     let v = inv
