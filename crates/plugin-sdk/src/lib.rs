@@ -11,6 +11,7 @@ mod args;
 mod calls;
 mod data;
 mod error;
+mod forwarding;
 mod observed;
 mod ready;
 
@@ -18,6 +19,7 @@ pub use abi_plugin::{Logger, ObjectReader, PluginContext};
 pub use args::*;
 pub use data::*;
 pub use error::ProvisionerError;
+pub use forwarding::ForwardingFactory;
 pub use observed::{CallObserver, ObservedProvisioner};
 pub use ready::{ReadyHosts, StartingHost};
 /// Re-exported so plugins need no direct dependency on it.
