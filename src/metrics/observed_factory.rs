@@ -4,8 +4,8 @@
 
 use super::Metrics;
 use bmhctl_plugin_sdk::{
-    CallObserver, DueHosts, ForwardingFactory, HostData, ObservedProvisioner, ProbeReport,
-    Provisioner, ProvisionerError, ProvisionerFactory, WaitingHost,
+    CallObserver, DueHosts, HostData, ObservedProvisioner, ProbeReport, Provisioner,
+    ProvisionerError, ProvisionerFactory, WaitingHost,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -44,7 +44,7 @@ impl ObservedFactory {
 // Not timed, and so forwarded: `ready_hosts` (asked on the scheduling thread, answered from
 // memory), `api_calls` (the scrape asking, not a pass) and `calls_never_block` (a property of the
 // provider, passed through so `watch` with metrics sizes its threads as without).
-impl ForwardingFactory for ObservedFactory {
+impl bmhctl_plugin_sdk::ForwardingFactory for ObservedFactory {
     fn inner(&self) -> &dyn ProvisionerFactory {
         &*self.inner
     }
