@@ -257,8 +257,7 @@ impl bmhctl_plugin_sdk::ProvisionerFactory for SharingState {
     ) -> Result<Box<dyn bmhctl_plugin_sdk::Provisioner>, bmhctl_plugin_sdk::ProvisionerError> {
         self.with_state
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.fixture
-            .new_provisioner_with_state(host, state, events)
+        self.fixture.new_provisioner_with_state(host, state, events)
     }
 }
 

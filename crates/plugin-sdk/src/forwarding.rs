@@ -76,8 +76,7 @@ impl<T: ForwardingFactory> ProvisionerFactory for T {
         events: EventSink,
     ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
         self.make_provisioner(host, |host| {
-            self.inner()
-                .new_provisioner_with_state(host, state, events)
+            self.inner().new_provisioner_with_state(host, state, events)
         })
     }
 
