@@ -96,7 +96,7 @@ impl Resolved {
     /// until then every object is absent. Does nothing for a built-in provisioner.
     pub fn set_objects(&self, objects: Arc<dyn ObjectSource>) {
         if let Some(p) = &self.plugin {
-            p.set_objects(objects);
+            p.transport().set_objects(objects);
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::abi::{
     STATUS_OK,
 };
 use crate::calls::{self, dispatch_fn};
+use crate::factory_calls::dispatch_request;
 use crate::{EventSink, Provisioner, ProvisionerError, ProvisionerFactory};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -231,7 +232,7 @@ fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl FactoryState {
     fn handle(&self, request: Request) -> Response {
-        match request {
+        crate::factory_calls::factory_calls!(dispatch_request (self.factory, request) {
             Request::NewProvisioner { id, host } => {
                 let callbacks = self.callbacks;
                 let events: EventSink = Arc::new(move |event| {
@@ -261,10 +262,6 @@ impl FactoryState {
                 drop(removed);
                 Response::Ok(serde_json::Value::Null)
             }
-            Request::DueHosts { waiting } => answer(self.factory.due_hosts(&waiting)),
-            Request::Probe => answer(self.factory.probe()),
-            Request::ApiCalls => answer(self.factory.api_calls()),
-            Request::ReadyHosts { starting } => answer(self.factory.ready_hosts(&starting)),
             Request::Call { id, call } => {
                 let Some(p) = lock(&self.provisioners).get(&id).cloned() else {
                     return Response::Err(ProvisionerError::Other(format!(
@@ -274,7 +271,7 @@ impl FactoryState {
                 let mut p = lock(&p);
                 dispatch(p.as_mut(), call)
             }
-        }
+        })
     }
 }
 

@@ -6,15 +6,15 @@
 //! provisioner through one hook, so that a decorator wrapping the provisioners made cannot wrap
 //! one way and miss the other.
 
-use crate::{
-    ApiCallCount, DueHosts, EventSink, HostData, ProbeReport, Provisioner, ProvisionerError,
-    ProvisionerFactory, ReadyHosts, StartingHost, WaitingHost,
-};
+use crate::factory_calls::{self, forwarding_impl, forwarding_trait};
+use crate::{EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory};
 use std::sync::Arc;
 
-/// A factory that adds to another one, [`Self::inner`]: implementing this trait implements
-/// [`ProvisionerFactory`], with every call not overridden here going to `inner` unchanged.
-pub trait ForwardingFactory: Send + Sync {
+factory_calls::factory_calls!(forwarding_trait {
+    /// A factory that adds to another one, [`Self::inner`]: implementing this trait implements
+    /// [`ProvisionerFactory`], with every call not overridden here going to `inner` unchanged.
+    pub trait ForwardingFactory: Send + Sync
+} {
     /// The factory every call is forwarded to.
     fn inner(&self) -> &dyn ProvisionerFactory;
 
@@ -29,38 +29,15 @@ pub trait ForwardingFactory: Send + Sync {
         make(host)
     }
 
-    /// [`ProvisionerFactory::calls_never_block`].
+    /// [`ProvisionerFactory::calls_never_block`], forwarded to `inner` by default.
     fn calls_never_block(&self) -> bool {
         self.inner().calls_never_block()
     }
+});
 
-    /// [`ProvisionerFactory::due_hosts`].
-    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
-        self.inner().due_hosts(waiting)
-    }
-
-    /// [`ProvisionerFactory::probe`].
-    fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
-        self.inner().probe()
-    }
-
-    /// [`ProvisionerFactory::api_calls`].
-    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
-        self.inner().api_calls()
-    }
-
-    /// [`ProvisionerFactory::ready_hosts`].
-    fn ready_hosts(
-        &self,
-        starting: &[StartingHost],
-    ) -> Result<Option<ReadyHosts>, ProvisionerError> {
-        self.inner().ready_hosts(starting)
-    }
-}
-
-// Every method of `ProvisionerFactory` appears here; the test below calls each one through a
-// decorator that overrides nothing, so a method added to the trait but not here is noticed.
-impl<T: ForwardingFactory> ProvisionerFactory for T {
+// The calls of the table are forwarded by generated code; the test below calls every method of
+// `ProvisionerFactory` through a decorator that overrides nothing.
+factory_calls::factory_calls!(forwarding_impl {
     fn new_provisioner(
         &self,
         host: HostData,
@@ -83,30 +60,12 @@ impl<T: ForwardingFactory> ProvisionerFactory for T {
     fn calls_never_block(&self) -> bool {
         ForwardingFactory::calls_never_block(self)
     }
-
-    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
-        ForwardingFactory::due_hosts(self, waiting)
-    }
-
-    fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
-        ForwardingFactory::probe(self)
-    }
-
-    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
-        ForwardingFactory::api_calls(self)
-    }
-
-    fn ready_hosts(
-        &self,
-        starting: &[StartingHost],
-    ) -> Result<Option<ReadyHosts>, ProvisionerError> {
-        ForwardingFactory::ready_hosts(self, starting)
-    }
-}
+});
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{ApiCallCount, DueHosts, ProbeReport, ReadyHosts, StartingHost, WaitingHost};
     use std::sync::Mutex;
 
     /// A factory that notes each call it gets, and answers each so that the caller can tell the
