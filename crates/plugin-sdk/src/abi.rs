@@ -347,9 +347,16 @@ pub trait FactoryTransport: Send + Sync {
 
 /// A [`ProvisionerFactory`] living elsewhere (in a plugin): every call is sent as a [`Request`]
 /// through `T`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RemoteFactory<T> {
     transport: T,
+}
+
+// The transport says which factory it reaches; the wrapper adds nothing to read.
+impl<T: std::fmt::Debug> std::fmt::Debug for RemoteFactory<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.transport.fmt(f)
+    }
 }
 
 impl<T: FactoryTransport> RemoteFactory<T> {

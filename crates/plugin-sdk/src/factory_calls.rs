@@ -16,8 +16,8 @@
 //!
 //! The calls that are not requests of their own (`new_provisioner_with_state`,
 //! `calls_never_block`) and the one that makes a provisioner are written by hand beside each
-//! generator. Adding a call is one entry here plus its implementations; `tests/wire_format.rs`
-//! pins the JSON of each request.
+//! generator. Adding a call is one entry here plus its implementations, and its request's JSON
+//! pinned beside the others' (the tests of `abi.rs`, `tests/wire_format.rs`).
 
 /// The table. An entry is the call's docs, its variant in `Request` with the fields sent on the
 /// wire, the first SDK minor version whose plugins answer it (older plugins are never sent it),
