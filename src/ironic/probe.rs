@@ -6,10 +6,7 @@
 
 use super::client::{IronicClient, IronicConfig, IronicErrorKind};
 use super::provisioner::IronicFactory;
-use bmhctl_plugin_sdk::{
-    ApiCallCount, DueHosts, EventSink, HostData, ProbeReport, Provisioner, ProvisionerError,
-    ProvisionerFactory, WaitingHost,
-};
+use bmhctl_plugin_sdk::{ApiCallCount, ProbeReport, ProvisionerError, ProvisionerFactory};
 use std::time::Duration;
 
 /// The longest one probe request may take.
@@ -34,24 +31,9 @@ impl ProbingFactory {
     }
 }
 
-impl ProvisionerFactory for ProbingFactory {
-    fn new_provisioner(
-        &self,
-        host: HostData,
-        events: EventSink,
-    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
-        self.inner.new_provisioner(host, events)
-    }
-
-    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
-        self.inner.due_hosts(waiting)
-    }
-
-    fn ready_hosts(
-        &self,
-        starting: &[bmhctl_plugin_sdk::StartingHost],
-    ) -> Result<Option<bmhctl_plugin_sdk::ReadyHosts>, ProvisionerError> {
-        self.inner.ready_hosts(starting)
+impl bmhctl_plugin_sdk::ForwardingFactory for ProbingFactory {
+    fn inner(&self) -> &dyn ProvisionerFactory {
+        &self.inner
     }
 
     fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {

@@ -4,8 +4,8 @@
 
 use super::Metrics;
 use bmhctl_plugin_sdk::{
-    ApiCallCount, CallObserver, DueHosts, EventSink, HostData, ObservedProvisioner, ProbeReport,
-    Provisioner, ProvisionerError, ProvisionerFactory, WaitingHost,
+    CallObserver, DueHosts, HostData, ObservedProvisioner, ProbeReport, Provisioner,
+    ProvisionerError, ProvisionerFactory, WaitingHost,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,15 +41,20 @@ impl ObservedFactory {
     }
 }
 
-impl ProvisionerFactory for ObservedFactory {
-    fn new_provisioner(
+// Not timed, and so forwarded: `ready_hosts` (asked on the scheduling thread, answered from
+// memory), `api_calls` (the scrape asking, not a pass) and `calls_never_block` (a property of the
+// provider, passed through so `watch` with metrics sizes its threads as without).
+impl bmhctl_plugin_sdk::ForwardingFactory for ObservedFactory {
+    fn inner(&self) -> &dyn ProvisionerFactory {
+        &*self.inner
+    }
+
+    fn make_provisioner(
         &self,
         host: HostData,
-        events: EventSink,
+        make: impl FnOnce(HostData) -> Result<Box<dyn Provisioner>, ProvisionerError>,
     ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
-        let inner = self.timed("new_provisioner", || {
-            self.inner.new_provisioner(host, events)
-        })?;
+        let inner = self.timed("new_provisioner", || make(host))?;
         self.metrics.passes_in_flight.inc();
         Ok(Box::new(ObservedProvisioner {
             inner,
@@ -61,26 +66,7 @@ impl ProvisionerFactory for ObservedFactory {
         self.timed("due_hosts", || self.inner.due_hosts(waiting))
     }
 
-    // Not timed: asked on the scheduling thread, answered from memory.
-    fn ready_hosts(
-        &self,
-        starting: &[bmhctl_plugin_sdk::StartingHost],
-    ) -> Result<Option<bmhctl_plugin_sdk::ReadyHosts>, ProvisionerError> {
-        self.inner.ready_hosts(starting)
-    }
-
     fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
         self.timed("probe", || self.inner.probe())
-    }
-
-    // A property of the provider, not a call to time: passes it through so `watch` with
-    // metrics sizes its threads as without.
-    fn calls_never_block(&self) -> bool {
-        self.inner.calls_never_block()
-    }
-
-    // Not timed: it is the scrape asking, not a pass.
-    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
-        self.inner.api_calls()
     }
 }

@@ -230,3 +230,69 @@ fn subscription_calls_are_timed_and_reach_the_provisioner() {
         assert!(text.contains(&want), "{want} not in:\n{text}");
     }
 }
+
+/// A factory that tells its two ways of making a provisioner apart, as the fixture does when it
+/// shares the saved states of its hosts.
+struct SharingState {
+    fixture: crate::provisioners::fixture::Fixture,
+    with_state: std::sync::atomic::AtomicUsize,
+}
+
+impl bmhctl_plugin_sdk::ProvisionerFactory for SharingState {
+    fn new_provisioner(
+        &self,
+        _: bmhctl_plugin_sdk::HostData,
+        _: bmhctl_plugin_sdk::EventSink,
+    ) -> Result<Box<dyn bmhctl_plugin_sdk::Provisioner>, bmhctl_plugin_sdk::ProvisionerError> {
+        Err(bmhctl_plugin_sdk::ProvisionerError::Other(
+            "the shared state was copied".into(),
+        ))
+    }
+
+    fn new_provisioner_with_state(
+        &self,
+        host: bmhctl_plugin_sdk::HostData,
+        state: Option<std::sync::Arc<serde_json::Value>>,
+        events: bmhctl_plugin_sdk::EventSink,
+    ) -> Result<Box<dyn bmhctl_plugin_sdk::Provisioner>, bmhctl_plugin_sdk::ProvisionerError> {
+        self.with_state
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.fixture.new_provisioner_with_state(host, state, events)
+    }
+}
+
+/// `watch --metrics-addr` hands the saved state to the provisioner it wraps as it came, shared:
+/// the provisioner made is timed and counted in flight all the same.
+#[test]
+fn a_provisioner_made_with_its_state_is_made_by_the_inner_factory_and_observed() {
+    use bmhctl_plugin_sdk::{HostData, ProvisionerFactory};
+    let inner = std::sync::Arc::new(SharingState {
+        fixture: crate::provisioners::fixture::Fixture::new(),
+        with_state: Default::default(),
+    });
+    let metrics = std::sync::Arc::new(Metrics::new());
+    let factory = super::ObservedFactory {
+        inner: inner.clone(),
+        metrics: metrics.clone(),
+    };
+    let host = HostData {
+        key: ObjectKey::new("default", "host-0"),
+        ..HostData::default()
+    };
+    let p = factory
+        .new_provisioner_with_state(host, None, std::sync::Arc::new(|_| {}))
+        .unwrap();
+    assert_eq!(
+        inner.with_state.load(std::sync::atomic::Ordering::Relaxed),
+        1
+    );
+    let text = metrics.encode();
+    for want in [
+        r#"bmhctl_provisioner_call_duration_seconds_count{call="new_provisioner"} 1"#,
+        "bmhctl_passes_in_flight 1",
+    ] {
+        assert!(text.contains(want), "{want} not in:\n{text}");
+    }
+    drop(p);
+    assert!(metrics.encode().contains("bmhctl_passes_in_flight 0"));
+}

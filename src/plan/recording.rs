@@ -4,7 +4,7 @@
 use super::Step;
 use bmh_api::AutomatedCleaningMode;
 use bmhctl_plugin_sdk::{
-    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, EventSink, FirmwareComponentStatus,
+    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, FirmwareComponentStatus,
     FirmwareSettings, FirmwareSettingsOptions, HardwareState, HostData, ImageFormat, InspectData,
     InspectOptions, InspectResult, ManagementAccessData, OpResult, PowerOffOptions, PowerOnOptions,
     PrepareData, ProvisionData, ProvisionOptions, Provisioner, ProvisionerError,
@@ -22,14 +22,18 @@ pub(super) struct RecordingFactory {
     pub steps: Steps,
 }
 
-impl ProvisionerFactory for RecordingFactory {
-    fn new_provisioner(
+impl bmhctl_plugin_sdk::ForwardingFactory for RecordingFactory {
+    fn inner(&self) -> &dyn ProvisionerFactory {
+        &self.inner
+    }
+
+    fn make_provisioner(
         &self,
         host: HostData,
-        events: EventSink,
+        make: impl FnOnce(HostData) -> Result<Box<dyn Provisioner>, ProvisionerError>,
     ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
         let new_node = host.provisioner_id.is_empty();
-        let inner = self.inner.new_provisioner(host, events)?;
+        let inner = make(host)?;
         Ok(Box::new(Recording {
             inner,
             steps: self.steps.clone(),

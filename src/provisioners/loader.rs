@@ -9,17 +9,15 @@
 use crate::objects::ObjectSource;
 use bmh_api::ObjectKey;
 use bmhctl_plugin_sdk::abi::{
-    self, CallTransport, EventRecord, HostCallbacks, HostConfigureInput, HostRequirements,
-    LogLevel, LogRecord, ObjectRequest, PluginBuffer, PluginConfig, PluginDeclaration,
-    ProvisionerCall, RemoteProvisioner, Request, Response, STATUS_ERROR, STATUS_OK,
+    self, CallTransport, EventRecord, FactoryTransport, HostCallbacks, HostConfigureInput,
+    HostRequirements, LogLevel, LogRecord, ObjectRequest, PluginBuffer, PluginConfig,
+    PluginDeclaration, ProvisionerCall, RemoteFactory, RemoteProvisioner, Request, Response,
+    STATUS_ERROR, STATUS_OK,
 };
 use bmhctl_plugin_sdk::{
-    ABI_VERSION, BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR, DATA_IMAGE_SINCE_MINOR,
-    DUE_HOSTS_SINCE_MINOR, DueHosts, EventSink, HostData, PROBE_SINCE_MINOR, ProbeReport,
-    Provisioner, ProvisionerError, ProvisionerFactory, SDK_VERSION, WaitingHost,
+    ABI_VERSION, BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR, DATA_IMAGE_SINCE_MINOR, EventSink, HostData,
+    Provisioner, ProvisionerError, SDK_VERSION,
 };
-use bmhctl_plugin_sdk::{API_CALLS_SINCE_MINOR, ApiCallCount};
-use bmhctl_plugin_sdk::{READY_HOSTS_SINCE_MINOR, ReadyHosts, StartingHost};
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 use std::ffi::{CStr, c_char, c_void};
@@ -112,27 +110,21 @@ impl LoadedPlugin {
                 reason: error_text(&error),
             });
         }
-        Ok(PluginFactory {
+        let sdk_minor = abi::parse_major_minor(&self.sdk_version).map(|(_, minor)| minor);
+        Ok(PluginFactory::new(PluginRequests {
             shared: Arc::new(Shared {
                 name: self.name.clone(),
                 decl: self.decl,
                 handle: Handle(handle),
                 host,
                 next_id: AtomicU64::new(1),
-                answers_due_hosts: abi::parse_major_minor(&self.sdk_version)
-                    .is_some_and(|(_, minor)| minor >= DUE_HOSTS_SINCE_MINOR),
-                answers_probe: abi::parse_major_minor(&self.sdk_version)
-                    .is_some_and(|(_, minor)| minor >= PROBE_SINCE_MINOR),
+                sdk_minor,
                 answers_subscriptions: abi::parse_major_minor(&self.sdk_version)
                     .is_some_and(|(_, minor)| minor >= BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR),
                 answers_data_images: abi::parse_major_minor(&self.sdk_version)
                     .is_some_and(|(_, minor)| minor >= DATA_IMAGE_SINCE_MINOR),
-                answers_api_calls: abi::parse_major_minor(&self.sdk_version)
-                    .is_some_and(|(_, minor)| minor >= API_CALLS_SINCE_MINOR),
-                answers_ready_hosts: abi::parse_major_minor(&self.sdk_version)
-                    .is_some_and(|(_, minor)| minor >= READY_HOSTS_SINCE_MINOR),
             }),
-        })
+        }))
     }
 }
 
@@ -306,7 +298,7 @@ struct HostState {
     /// Requests without a namespace read from this one.
     default_namespace: String,
     sinks: Mutex<HashMap<u64, EventSink>>,
-    /// Where `read_object` reads; `None` until [`PluginFactory::set_objects`] (the factory is
+    /// Where `read_object` reads; `None` until [`PluginRequests::set_objects`] (the factory is
     /// created before the files are loaded), and every object is absent meanwhile.
     objects: RwLock<Option<Arc<dyn ObjectSource>>>,
 }
@@ -402,7 +394,7 @@ unsafe extern "C" fn host_event(ctx: *mut c_void, json: *const u8, len: usize) {
     }));
 }
 
-/// Reads an object from the source attached with [`PluginFactory::set_objects`]: its JSON, or
+/// Reads an object from the source attached with [`PluginRequests::set_objects`]: its JSON, or
 /// `null` when there is none (or no source yet). A bad request, or a panic while answering, is
 /// an error status with a message; nothing unwinds into the plugin.
 unsafe extern "C" fn host_read_object(
@@ -451,20 +443,15 @@ struct Shared {
     handle: Handle,
     host: &'static HostState,
     next_id: AtomicU64,
-    /// Built with an SDK that knows `due_hosts`: older plugins are never asked.
-    answers_due_hosts: bool,
-    /// Built with an SDK that knows `probe`: older plugins are never asked.
-    answers_probe: bool,
+    /// The minor version of the SDK the plugin was built with: the factory calls it does not
+    /// know are never sent (`None`, a version that does not parse: none is).
+    sdk_minor: Option<u64>,
     /// Built with an SDK that knows the BMC event subscription calls: older plugins are never
     /// asked.
     answers_subscriptions: bool,
     /// Built with an SDK whose data image calls are meant: older plugins' defaults answered
     /// "not attached" and "done" without doing anything, so they are never asked.
     answers_data_images: bool,
-    /// Built with an SDK that knows `api_calls`: older plugins are never asked.
-    answers_api_calls: bool,
-    /// Built with an SDK that knows `ready_hosts`: older plugins are never asked.
-    answers_ready_hosts: bool,
 }
 
 impl Shared {
@@ -511,14 +498,17 @@ impl Shared {
     }
 }
 
-/// A plugin's factory, seen from bmhctl: every call goes through the plugin's `call` entry point.
-/// Calls block; the runner makes them on blocking threads.
+/// A plugin's factory, seen from bmhctl: the SDK's proxy sends every call through the plugin's
+/// `call` entry point. Calls block; the runner makes them on blocking threads.
+pub type PluginFactory = RemoteFactory<PluginRequests>;
+
+/// How a [`PluginFactory`] reaches its plugin.
 #[derive(Clone)]
-pub struct PluginFactory {
+pub struct PluginRequests {
     shared: Arc<Shared>,
 }
 
-impl std::fmt::Debug for PluginFactory {
+impl std::fmt::Debug for PluginRequests {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PluginFactory")
             .field("plugin", &self.shared.name)
@@ -526,7 +516,7 @@ impl std::fmt::Debug for PluginFactory {
     }
 }
 
-impl PluginFactory {
+impl PluginRequests {
     /// Attaches (or replaces) the objects the plugin reads through its `read_object` callback.
     pub fn set_objects(&self, objects: Arc<dyn ObjectSource>) {
         *self
@@ -538,7 +528,7 @@ impl PluginFactory {
     }
 }
 
-impl ProvisionerFactory for PluginFactory {
+impl FactoryTransport for PluginRequests {
     fn new_provisioner(
         &self,
         host: HostData,
@@ -558,57 +548,12 @@ impl ProvisionerFactory for PluginFactory {
         }
     }
 
-    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
-        if !self.shared.answers_due_hosts {
-            return Ok(None);
-        }
-        let value = self.shared.request(&Request::DueHosts {
-            waiting: waiting.to_vec(),
-        })?;
-        serde_json::from_value(value).map_err(|e| {
-            ProvisionerError::Other(format!(
-                "provisioner plugin {:?} sent an invalid answer: {e}",
-                self.shared.name
-            ))
-        })
+    fn answers(&self, since_minor: u64) -> bool {
+        self.shared.sdk_minor.is_some_and(|m| m >= since_minor)
     }
 
-    fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
-        if !self.shared.answers_probe {
-            return Ok(None);
-        }
-        let value = self.shared.request(&Request::Probe)?;
-        serde_json::from_value(value).map_err(|e| {
-            ProvisionerError::Other(format!(
-                "provisioner plugin {:?} sent an invalid answer: {e}",
-                self.shared.name
-            ))
-        })
-    }
-
-    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
-        if !self.shared.answers_api_calls {
-            return Ok(None);
-        }
-        let value = self.shared.request(&Request::ApiCalls)?;
-        serde_json::from_value(value).map_err(|e| {
-            ProvisionerError::Other(format!(
-                "provisioner plugin {:?} sent an invalid answer: {e}",
-                self.shared.name
-            ))
-        })
-    }
-
-    fn ready_hosts(
-        &self,
-        starting: &[StartingHost],
-    ) -> Result<Option<ReadyHosts>, ProvisionerError> {
-        if !self.shared.answers_ready_hosts {
-            return Ok(None);
-        }
-        let value = self.shared.request(&Request::ReadyHosts {
-            starting: starting.to_vec(),
-        })?;
+    fn request<T: DeserializeOwned>(&self, request: Request) -> Result<T, ProvisionerError> {
+        let value = self.shared.request(&request)?;
         serde_json::from_value(value).map_err(|e| {
             ProvisionerError::Other(format!(
                 "provisioner plugin {:?} sent an invalid answer: {e}",
@@ -681,6 +626,7 @@ impl CallTransport for PluginCalls {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bmhctl_plugin_sdk::{ProvisionerFactory, StartingHost, WaitingHost};
     use std::collections::BTreeMap;
 
     unsafe extern "C" fn no_factory(
@@ -816,6 +762,7 @@ mod tests {
             shared: plugin
                 .new_factory(PluginConfig::default())
                 .unwrap()
+                .transport()
                 .shared
                 .clone(),
             id: 1,
@@ -836,7 +783,7 @@ mod tests {
         let factory = old.new_factory(PluginConfig::default()).unwrap();
         // A provisioner handle as `new_provisioner` would make it (this plugin refuses that).
         let calls = PluginCalls {
-            shared: factory.shared.clone(),
+            shared: factory.transport().shared.clone(),
             id: 1,
         };
         let before = CALLS.load(Ordering::SeqCst);

@@ -10,12 +10,8 @@ use crate::error::{Error, Result};
 use crate::objects::ObjectSource;
 use crate::persist::{InputPolicy, LoadOptions};
 use crate::runner::Timing;
-use bmhctl_plugin_sdk::ApiCallCount;
 use bmhctl_plugin_sdk::abi::HostRequirements;
-use bmhctl_plugin_sdk::{
-    DueHosts, EventSink, HostData, ProbeReport, Provisioner, ProvisionerError, ProvisionerFactory,
-    ReadyHosts, StartingHost, WaitingHost,
-};
+use bmhctl_plugin_sdk::{HostData, Provisioner, ProvisionerError, ProvisionerFactory};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -100,7 +96,7 @@ impl Resolved {
     /// until then every object is absent. Does nothing for a built-in provisioner.
     pub fn set_objects(&self, objects: Arc<dyn ObjectSource>) {
         if let Some(p) = &self.plugin {
-            p.set_objects(objects);
+            p.transport().set_objects(objects);
         }
     }
 }
@@ -231,59 +227,23 @@ struct Watched {
     health: Arc<BackendHealth>,
 }
 
-impl Watched {
-    fn noted(
+impl bmhctl_plugin_sdk::ForwardingFactory for Watched {
+    fn inner(&self) -> &dyn ProvisionerFactory {
+        &*self.inner
+    }
+
+    fn make_provisioner(
         &self,
-        made: Result<Box<dyn Provisioner>, ProvisionerError>,
+        host: HostData,
+        make: impl FnOnce(HostData) -> Result<Box<dyn Provisioner>, ProvisionerError>,
     ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        let made = make(host);
         match &made {
             Ok(_) => self.health.set(None),
             Err(e @ ProvisionerError::NotReady(_)) => self.health.set(Some(e.to_string())),
             Err(_) => {}
         }
         made
-    }
-}
-
-impl ProvisionerFactory for Watched {
-    fn new_provisioner(
-        &self,
-        host: HostData,
-        events: EventSink,
-    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
-        self.noted(self.inner.new_provisioner(host, events))
-    }
-
-    fn new_provisioner_with_state(
-        &self,
-        host: HostData,
-        state: Option<Arc<serde_json::Value>>,
-        events: EventSink,
-    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
-        self.noted(self.inner.new_provisioner_with_state(host, state, events))
-    }
-
-    fn calls_never_block(&self) -> bool {
-        self.inner.calls_never_block()
-    }
-
-    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
-        self.inner.due_hosts(waiting)
-    }
-
-    fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
-        self.inner.probe()
-    }
-
-    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
-        self.inner.api_calls()
-    }
-
-    fn ready_hosts(
-        &self,
-        starting: &[StartingHost],
-    ) -> Result<Option<ReadyHosts>, ProvisionerError> {
-        self.inner.ready_hosts(starting)
     }
 }
 

@@ -25,12 +25,13 @@
 //! * The host never unloads a plugin library.
 
 use crate::calls::{self, call_enum, remote_impl};
+use crate::factory_calls::{self, remote_factory_impl, request_enum};
 use crate::{
     AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, Event, FirmwareComponentStatus,
     FirmwareSettings, FirmwareSettingsOptions, HardwareState, HostData, ImageFormat, InspectData,
     InspectOptions, InspectResult, ManagementAccessData, OpResult, PowerOffOptions, PowerOnOptions,
-    PrepareData, ProvisionData, ProvisionOptions, Provisioner, ProvisionerError, RegisterOptions,
-    RegisterResult, ServicingData, StepOptions, StepResult,
+    PrepareData, ProvisionData, ProvisionOptions, Provisioner, ProvisionerError,
+    ProvisionerFactory, RegisterOptions, RegisterResult, ServicingData, StepOptions, StepResult,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -269,12 +270,14 @@ pub struct EventRecord {
     pub event: Event,
 }
 
-/// A call through [`CallFn`].
-// Short-lived messages, made once per call: boxing the big variants would buy nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum Request {
+factory_calls::factory_calls!(request_enum {
+    /// A call through [`CallFn`]; the answer is the call's `Ok` value as JSON.
+    // Short-lived messages, made once per call: boxing the big variants would buy nothing.
+    #[allow(clippy::large_enum_variant)]
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "op", rename_all = "snake_case")]
+    pub enum Request
+} {
     /// `ProvisionerFactory::new_provisioner`; the host picks the handle `id` (unique per factory),
     /// and the plugin's events for it carry that id. Answer: `null`.
     NewProvisioner { id: u64, host: HostData },
@@ -282,19 +285,7 @@ pub enum Request {
     Call { id: u64, call: ProvisionerCall },
     /// The host is done with provisioner `id`. Answer: `null`.
     DropProvisioner { id: u64 },
-    /// `ProvisionerFactory::due_hosts` (SDK 0.2 on; never sent to older plugins). Answer: `null`
-    /// or a [`DueHosts`](crate::DueHosts).
-    DueHosts { waiting: Vec<crate::WaitingHost> },
-    /// `ProvisionerFactory::probe` (SDK 0.3 on; never sent to older plugins). Answer: `null` or a
-    /// [`ProbeReport`](crate::ProbeReport).
-    Probe,
-    /// `ProvisionerFactory::api_calls` (SDK 0.4 on; never sent to older plugins). Answer: `null`
-    /// or an array of [`ApiCallCount`](crate::ApiCallCount).
-    ApiCalls,
-    /// `ProvisionerFactory::ready_hosts` (SDK 0.5 on; never sent to older plugins). Answer:
-    /// `null` or a [`ReadyHosts`](crate::ReadyHosts).
-    ReadyHosts { starting: Vec<crate::StartingHost> },
-}
+});
 
 calls::provisioner_calls!(call_enum {
     /// One [`Provisioner`] method and its arguments, as the JSON object
@@ -335,6 +326,50 @@ impl<T: CallTransport> RemoteProvisioner<T> {
         &self.transport
     }
 }
+
+/// How a [`RemoteFactory`] reaches its factory (the host side of [`CallFn`]).
+pub trait FactoryTransport: Send + Sync {
+    /// Makes a provisioner in the factory ([`Request::NewProvisioner`]) and its proxy.
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: crate::EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError>;
+
+    /// Whether the factory answers the calls that plugins know from SDK minor version
+    /// `since_minor` on; a call it does not answer is never sent, and the caller gets the call's
+    /// "not supported" answer.
+    fn answers(&self, since_minor: u64) -> bool;
+
+    /// Sends `request` and decodes the `Ok` answer as `T`.
+    fn request<T: DeserializeOwned>(&self, request: Request) -> Result<T, ProvisionerError>;
+}
+
+/// A [`ProvisionerFactory`] living elsewhere (in a plugin): every call is sent as a [`Request`]
+/// through `T`.
+#[derive(Clone)]
+pub struct RemoteFactory<T> {
+    transport: T,
+}
+
+// The transport says which factory it reaches; the wrapper adds nothing to read.
+impl<T: std::fmt::Debug> std::fmt::Debug for RemoteFactory<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.transport.fmt(f)
+    }
+}
+
+impl<T: FactoryTransport> RemoteFactory<T> {
+    pub fn new(transport: T) -> Self {
+        Self { transport }
+    }
+
+    pub fn transport(&self) -> &T {
+        &self.transport
+    }
+}
+
+factory_calls::factory_calls!(remote_factory_impl);
 
 /// The answer to a [`Request`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -19,6 +19,7 @@ use crate::abi::{
     STATUS_OK,
 };
 use crate::calls::{self, dispatch_fn};
+use crate::factory_calls::dispatch_request;
 use crate::{EventSink, Provisioner, ProvisionerError, ProvisionerFactory};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -231,7 +232,7 @@ fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl FactoryState {
     fn handle(&self, request: Request) -> Response {
-        match request {
+        crate::factory_calls::factory_calls!(dispatch_request (self.factory, request) {
             Request::NewProvisioner { id, host } => {
                 let callbacks = self.callbacks;
                 let events: EventSink = Arc::new(move |event| {
@@ -261,10 +262,6 @@ impl FactoryState {
                 drop(removed);
                 Response::Ok(serde_json::Value::Null)
             }
-            Request::DueHosts { waiting } => answer(self.factory.due_hosts(&waiting)),
-            Request::Probe => answer(self.factory.probe()),
-            Request::ApiCalls => answer(self.factory.api_calls()),
-            Request::ReadyHosts { starting } => answer(self.factory.ready_hosts(&starting)),
             Request::Call { id, call } => {
                 let Some(p) = lock(&self.provisioners).get(&id).cloned() else {
                     return Response::Err(ProvisionerError::Other(format!(
@@ -274,7 +271,7 @@ impl FactoryState {
                 let mut p = lock(&p);
                 dispatch(p.as_mut(), call)
             }
-        }
+        })
     }
 }
 
@@ -479,4 +476,150 @@ macro_rules! export_plugin {
                 free_buffer: __bmhctl_plugin_free_buffer,
             };
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::{FactoryTransport, RemoteFactory};
+    use crate::{
+        ApiCallCount, DueHosts, HostData, ProbeReport, ReadyHosts, StartingHost, WaitOn,
+        WaitingHost,
+    };
+    use serde::de::DeserializeOwned;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    /// A plugin's factory answering every optional call from what it was asked.
+    struct Answering;
+
+    impl ProvisionerFactory for Answering {
+        fn new_provisioner(
+            &self,
+            _: HostData,
+            _: EventSink,
+        ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+            Err(ProvisionerError::Other("not made here".into()))
+        }
+
+        fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
+            Ok(Some(DueHosts {
+                due: (0..waiting.len()).collect(),
+                ask_again_after: Duration::from_secs(1),
+            }))
+        }
+
+        fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
+            Ok(Some(ProbeReport {
+                reached: "the backend".into(),
+            }))
+        }
+
+        fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
+            Ok(Some(vec![ApiCallCount {
+                kind: "GET /v1/nodes".into(),
+                count: 3,
+            }]))
+        }
+
+        fn ready_hosts(
+            &self,
+            starting: &[StartingHost],
+        ) -> Result<Option<ReadyHosts>, ProvisionerError> {
+            Ok(Some(ReadyHosts {
+                wait: vec![Duration::from_millis(250); starting.len()],
+            }))
+        }
+    }
+
+    /// The host side and the plugin side in one process, every request and answer as JSON.
+    struct InProcess {
+        plugin: FactoryState,
+        sdk_minor: u64,
+        sent: AtomicUsize,
+    }
+
+    impl InProcess {
+        fn new(sdk_minor: u64) -> Self {
+            Self {
+                plugin: FactoryState {
+                    factory: Box::new(Answering),
+                    callbacks: HostCallbacks {
+                        ctx: std::ptr::null_mut(),
+                        log: None,
+                        event: None,
+                        read_object: None,
+                    },
+                    provisioners: Mutex::new(HashMap::new()),
+                },
+                sdk_minor,
+                sent: AtomicUsize::new(0),
+            }
+        }
+    }
+
+    impl FactoryTransport for InProcess {
+        fn new_provisioner(
+            &self,
+            _: HostData,
+            _: EventSink,
+        ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+            unreachable!("not asked here")
+        }
+
+        fn answers(&self, since_minor: u64) -> bool {
+            self.sdk_minor >= since_minor
+        }
+
+        fn request<T: DeserializeOwned>(&self, request: Request) -> Result<T, ProvisionerError> {
+            self.sent.fetch_add(1, Ordering::Relaxed);
+            let sent = serde_json::to_vec(&request).unwrap();
+            let received: Request = serde_json::from_slice(&sent).unwrap();
+            let answer = serde_json::to_vec(&self.plugin.handle(received)).unwrap();
+            match serde_json::from_slice(&answer).unwrap() {
+                Response::Ok(v) => Ok(serde_json::from_value(v).unwrap()),
+                Response::Err(e) => Err(e),
+            }
+        }
+    }
+
+    fn waiting() -> Vec<WaitingHost> {
+        vec![WaitingHost {
+            host: bmh_api::ObjectKey::new("ns", "h"),
+            provisioner_id: "u1".into(),
+            on: WaitOn::Progress,
+        }]
+    }
+
+    fn starting() -> Vec<StartingHost> {
+        vec![StartingHost {
+            host: bmh_api::ObjectKey::new("ns", "h"),
+            provisioner_id: "u1".into(),
+        }]
+    }
+
+    #[test]
+    fn every_optional_factory_call_reaches_the_plugins_factory_and_back() {
+        let host = RemoteFactory::new(InProcess::new(
+            crate::abi::parse_major_minor(crate::SDK_VERSION).unwrap().1,
+        ));
+        assert_eq!(host.due_hosts(&waiting()), Answering.due_hosts(&waiting()));
+        assert_eq!(host.probe(), Answering.probe());
+        assert_eq!(host.api_calls(), Answering.api_calls());
+        assert_eq!(
+            host.ready_hosts(&starting()),
+            Answering.ready_hosts(&starting())
+        );
+        assert_eq!(host.transport().sent.load(Ordering::Relaxed), 4);
+    }
+
+    #[test]
+    fn a_plugin_older_than_every_optional_factory_call_is_sent_none() {
+        let host = RemoteFactory::new(InProcess::new(1));
+        assert_eq!(host.due_hosts(&waiting()), Ok(None));
+        assert_eq!(host.probe(), Ok(None));
+        assert_eq!(host.api_calls(), Ok(None));
+        assert_eq!(host.ready_hosts(&starting()), Ok(None));
+        assert_eq!(host.transport().sent.load(Ordering::Relaxed), 0);
+    }
 }

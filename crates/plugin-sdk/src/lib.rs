@@ -11,6 +11,8 @@ mod args;
 mod calls;
 mod data;
 mod error;
+mod factory_calls;
+mod forwarding;
 mod observed;
 mod ready;
 
@@ -18,12 +20,14 @@ pub use abi_plugin::{Logger, ObjectReader, PluginContext};
 pub use args::*;
 pub use data::*;
 pub use error::ProvisionerError;
+pub use forwarding::ForwardingFactory;
 pub use observed::{CallObserver, ObservedProvisioner};
 pub use ready::{ReadyHosts, StartingHost};
 /// Re-exported so plugins need no direct dependency on it.
 pub use serde_json;
 
 use calls::provisioner_trait;
+use factory_calls::factory_trait;
 use std::sync::Arc;
 
 /// The version of this SDK; a plugin is compatible when the major versions match and the
@@ -40,8 +44,13 @@ pub struct Event {
 /// Where a provisioner sends its events.
 pub type EventSink = Arc<dyn Fn(Event) + Send + Sync>;
 
-/// Creates one provisioner per host per pass.
-pub trait ProvisionerFactory: Send + Sync {
+factory_calls::factory_calls!(factory_trait {
+    /// Creates one provisioner per host per pass.
+    ///
+    /// The calls sent to a plugin besides making a provisioner are declared once, in
+    /// `factory_calls.rs`, with their requests (see [`abi::Request`]).
+    pub trait ProvisionerFactory: Send + Sync
+} {
     /// `Err(ProvisionerError::NotReady(..))` makes the caller retry after 30 s without touching the host.
     fn new_provisioner(
         &self,
@@ -73,47 +82,7 @@ pub trait ProvisionerFactory: Send + Sync {
     fn calls_never_block(&self) -> bool {
         false
     }
-
-    /// Which of these hosts, whose passes wait on this provisioner, are due now: their node
-    /// changed, or a slot they wait for freed. An optional capability: a caller that gets
-    /// `Ok(None)` (the default, "not supported") keeps BMO's requeue times and does not ask again.
-    /// A due host still gets BMO's whole pass; only its wait shrinks.
-    fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
-        let _ = waiting;
-        Ok(None)
-    }
-
-    /// Whether the backend can be reached and accepts our credentials, asked once before the
-    /// first pass with a short deadline, so that an unreachable or refusing backend is reported
-    /// at once instead of as hosts that never progress. An optional capability: `Ok(None)` (the
-    /// default) means "nothing to probe"; `Err` carries what the user should read (e.g.
-    /// "connection refused", "401 Unauthorized"), and the caller asks again until it gives up.
-    fn probe(&self) -> Result<Option<ProbeReport>, ProvisionerError> {
-        Ok(None)
-    }
-
-    /// The requests sent to the backend so far, by kind, each count only ever growing; read
-    /// when the host's metrics are scraped, so it must be cheap and must not reach the backend.
-    /// An optional capability: `Ok(None)` (the default) means "not counted".
-    fn api_calls(&self) -> Result<Option<Vec<ApiCallCount>>, ProvisionerError> {
-        Ok(None)
-    }
-
-    /// How long until the provisioner can serve the next pass of each of these hosts from what
-    /// it shares between hosts (e.g. "my view of this node is older than the pass's last write;
-    /// the next shared listing may be made in 300 ms"), asked in change-driven timing just
-    /// before their passes start; the caller holds each pass back that long (bounded) without
-    /// taking a pass slot. It must be cheap and must not reach the backend: it is asked on the
-    /// caller's scheduling thread. An optional capability: `Ok(None)` (the default, "not
-    /// supported") makes every pass start at once, and the caller does not ask again.
-    fn ready_hosts(
-        &self,
-        starting: &[StartingHost],
-    ) -> Result<Option<ReadyHosts>, ProvisionerError> {
-        let _ = starting;
-        Ok(None)
-    }
-}
+});
 
 /// The first SDK minor version whose plugins answer `create_bmc_event_subscription` and
 /// `delete_bmc_event_subscription`; older plugins are never asked (their answer is taken as
