@@ -387,6 +387,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         }
     }
     init_logging(&cli);
+    let max_file_size = match options::max_file_size(|k| std::env::var(k).ok()) {
+        Ok(n) => n,
+        Err(e) => {
+            crate::eprintln_quiet!("{}", e.render());
+            return e.exit_code();
+        }
+    };
     // How exact the input must be, handed to every command that reads hosts.
     let input = crate::persist::InputPolicy {
         fields: match cli.field_validation.as_str() {
@@ -396,6 +403,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         },
         skip_unknown_kinds: cli.skip_unknown_kinds,
         quiet: cli.quiet,
+        max_file_size,
     };
     // `diff` tells by its exit code whether anything differs, as `kubectl diff` does.
     let outcome = match &cli.command {

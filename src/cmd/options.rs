@@ -65,6 +65,22 @@ impl Environment {
     }
 }
 
+/// `BMHCTL_MAX_FILE_SIZE` through `lookup`: the largest input file read, in bytes (a value that
+/// does not parse is a usage error naming the variable; unset or 0, the default).
+pub fn max_file_size(lookup: impl Fn(&str) -> Option<String>) -> Result<u64> {
+    const NAME: &str = "BMHCTL_MAX_FILE_SIZE";
+    match lookup(NAME) {
+        Some(v) if !v.trim().is_empty() => match v.trim().parse::<u64>() {
+            Ok(0) => Ok(crate::persist::files::paths::DEFAULT_MAX_FILE_SIZE),
+            Ok(n) => Ok(n),
+            Err(_) => Err(Error::Usage(format!(
+                "invalid value {v:?} for environment variable {NAME} (a size in bytes)"
+            ))),
+        },
+        _ => Ok(crate::persist::files::paths::DEFAULT_MAX_FILE_SIZE),
+    }
+}
+
 /// How hosts are driven: the provisioner by name and the runner's configuration.
 #[derive(Debug, Clone)]
 pub struct DriveOptions {
@@ -199,6 +215,21 @@ mod tests {
         let e = env(&[("BMHCTL_TIMING", "fast")]).unwrap_err();
         assert_eq!(e.exit_code(), 2);
         assert!(e.to_string().contains("BMHCTL_TIMING"), "{e}");
+    }
+
+    #[test]
+    fn the_largest_file_read_comes_from_the_environment_or_the_default() {
+        use crate::persist::files::paths::DEFAULT_MAX_FILE_SIZE;
+        let with = |v: Option<&str>| {
+            max_file_size(|k| (k == "BMHCTL_MAX_FILE_SIZE").then(|| v.map(str::to_string))?)
+        };
+        assert_eq!(with(None).unwrap(), DEFAULT_MAX_FILE_SIZE);
+        assert_eq!(with(Some("0")).unwrap(), DEFAULT_MAX_FILE_SIZE);
+        assert_eq!(with(Some(" 100 ")).unwrap(), 100);
+        assert_eq!(
+            with(Some("lots")).unwrap_err().to_string(),
+            "invalid value \"lots\" for environment variable BMHCTL_MAX_FILE_SIZE (a size in bytes)"
+        );
     }
 
     #[test]

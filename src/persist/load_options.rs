@@ -61,11 +61,24 @@ pub enum FieldValidation {
 
 /// How exact the input must be: built from the command line by `cmd` and carried to every
 /// load in [`LoadOptions`] (a `watch`'s reloads keep the options they started with).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InputPolicy {
     pub fields: FieldValidation,
     /// Documents of kinds bmhctl does not know are skipped (and counted) instead of refused.
     pub skip_unknown_kinds: bool,
     /// Warnings are not printed (`--quiet`); they are still counted.
     pub quiet: bool,
+    /// The largest input file read, in bytes (`BMHCTL_MAX_FILE_SIZE`).
+    pub max_file_size: u64,
+}
+
+impl Default for InputPolicy {
+    fn default() -> Self {
+        Self {
+            fields: FieldValidation::default(),
+            skip_unknown_kinds: false,
+            quiet: false,
+            max_file_size: crate::persist::files::paths::DEFAULT_MAX_FILE_SIZE,
+        }
+    }
 }

@@ -284,7 +284,7 @@ fn load_collecting(
         if !seen.insert(real.clone()) {
             continue;
         }
-        let Some(text) = read_text(&real, &label, &mut errors)? else {
+        let Some(text) = read_text(&real, &label, options.input.max_file_size, &mut errors)? else {
             continue;
         };
         let pf = parse_file(&label, &real, text, mode, options.input);
@@ -316,7 +316,13 @@ fn load_collecting(
         for pf in parsed.iter_mut().rev().filter(|pf| pf.has_hosts()) {
             // Lock, then re-read: whatever another writer did before we got the lock is seen.
             let lock = FileLock::acquire(&pf.real, &pf.label)?;
-            let Some(again) = read_text(&pf.real, &pf.label, &mut errors)? else {
+            let Some(again) = read_text(
+                &pf.real,
+                &pf.label,
+                options.input.max_file_size,
+                &mut errors,
+            )?
+            else {
                 pf.lock = Some(lock);
                 continue;
             };

@@ -193,19 +193,12 @@ fn skipped(path: &Path, why: &str) {
 /// such as a device cannot eat the memory.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 512 * 1024 * 1024;
 
-fn max_file_size() -> u64 {
-    std::env::var("BMHCTL_MAX_FILE_SIZE")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .filter(|&n: &u64| n > 0)
-        .unwrap_or(DEFAULT_MAX_FILE_SIZE)
-}
-
 /// The text of an input file; a file that is not a regular file, is over the size limit or is
 /// not UTF-8 is reported in `errors` (bad input, nothing read) and gives `None`.
 pub(super) fn read_text(
     real: &Path,
     label: &Path,
+    limit: u64,
     errors: &mut Vec<Diagnostic>,
 ) -> Result<Option<String>, Error> {
     use std::io::Read;
@@ -237,7 +230,6 @@ pub(super) fn read_text(
         );
         return Ok(None);
     }
-    let limit = max_file_size();
     let too_big = |errors: &mut Vec<Diagnostic>| {
         errors.push(
             Diagnostic::new(format!(
