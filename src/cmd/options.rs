@@ -151,6 +151,30 @@ impl Place {
     }
 }
 
+/// A path given that does not exist, as bad input (exit 2) worded as the loader words it: said
+/// before the provisioner is loaded, so `provision missing.yaml` names the file, not the plugin
+/// it would have needed. A provisioner name that is not a name at all is a usage error said
+/// first (by the provisioners' resolver), before anything is read.
+pub fn missing_inputs(provisioner: &str, paths: &[PathBuf]) -> Result<()> {
+    if !crate::provisioners::valid_name(provisioner) {
+        return Ok(());
+    }
+    for p in paths {
+        if crate::persist::files::paths::is_stdin(p) {
+            continue;
+        }
+        if let Err(e) = std::fs::symlink_metadata(p)
+            && e.kind() == std::io::ErrorKind::NotFound
+        {
+            return Err(Error::Usage(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

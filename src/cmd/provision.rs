@@ -41,7 +41,7 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity, input: InputPolicy) 
         );
     }
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
-    missing_inputs(&options.provisioner, &paths)?;
+    super::options::missing_inputs(&options.provisioner, &paths)?;
     let provisioner =
         crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
     let inv = inventory::load_with(&paths, LoadMode::Write, &provisioner.load_options)?;
@@ -100,7 +100,7 @@ pub fn teardown(
             input,
         );
     }
-    missing_inputs(&options.provisioner, &args.paths)?;
+    super::options::missing_inputs(&options.provisioner, &args.paths)?;
     let provisioner =
         crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
@@ -415,28 +415,4 @@ fn looks_like_a_file(arg: &str) -> bool {
         || arg.ends_with(".yml")
         || arg.ends_with(".json")
         || arg.contains('/') && std::path::Path::new(arg).exists()
-}
-
-/// A path given that does not exist, as bad input (exit 2) worded as the loader words it: said
-/// before the provisioner is loaded, so `provision missing.yaml` names the file, not the plugin
-/// it would have needed. A provisioner name that is not a name at all is a usage error said
-/// first (by the provisioners' resolver), before anything is read.
-pub(super) fn missing_inputs(provisioner: &str, paths: &[PathBuf]) -> Result<()> {
-    if !crate::provisioners::valid_name(provisioner) {
-        return Ok(());
-    }
-    for p in paths {
-        if crate::persist::files::paths::is_stdin(p) {
-            continue;
-        }
-        if let Err(e) = std::fs::symlink_metadata(p)
-            && e.kind() == std::io::ErrorKind::NotFound
-        {
-            return Err(Error::Usage(format!(
-                "{}: no such file or directory",
-                p.display()
-            )));
-        }
-    }
-    Ok(())
 }

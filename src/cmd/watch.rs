@@ -111,7 +111,7 @@ fn open_driven(
         }
         Place::Files(paths) => {
             // A missing file is said before a missing plugin.
-            super::provision::missing_inputs(&options.provisioner, paths)?;
+            super::options::missing_inputs(&options.provisioner, paths)?;
             let provisioner =
                 crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
             let inv = inventory::load_with(paths, LoadMode::Write, &provisioner.load_options)?;
