@@ -3,7 +3,7 @@
 //! them (under their host too), and `export` carries each with its host and its header Secret.
 //! A header Secret's values are never shown: only its name.
 
-use super::get::{GetArgs, GetFormat};
+use super::get_args::{GetArgs, GetFormat};
 use super::options::Place;
 use super::output;
 use super::snapshot::Snapshot;

@@ -3,7 +3,7 @@
 //! host shows its DataImage. BMO declares no short name and no printer columns for the kind;
 //! the table shows what a user asks of it: the URL, what is attached, the errors.
 
-use super::get::{GetArgs, GetFormat};
+use super::get_args::{GetArgs, GetFormat};
 use super::options::Place;
 use super::output;
 use super::snapshot::Snapshot;

@@ -3,7 +3,7 @@
 //! disks), operation history and recent events (the store's log; with `-f`, the last ones kept
 //! in the host's bookkeeping), identical events counted once as kubectl does (`x20 over 3m`).
 
-use super::get::NamespaceArgs;
+use super::get_args::NamespaceArgs;
 use super::options::Place;
 use super::snapshot::Snapshot;
 use super::{SourceArgs, output};

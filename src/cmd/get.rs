@@ -9,82 +9,16 @@
 //! or SIGTERM. It only reads (no lock), so it runs beside the `watch` or `provision` that drives
 //! the hosts.
 
+use super::get_args::{GetArgs, GetFormat};
 use super::options::Place;
+use super::output;
 use super::snapshot::Snapshot;
-use super::{SourceArgs, output};
 use crate::error::{Error, Result};
 use crate::record::HostRecord;
 use crate::selection::HostSelection;
 use bmh_api::ObjectKey;
-use clap::{Args, ValueEnum};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::time::Duration;
-
-#[derive(Debug, Args)]
-pub struct GetArgs {
-    #[command(flatten)]
-    pub source: SourceArgs,
-    #[arg(short, long, value_enum, default_value_t = GetFormat::Table)]
-    pub output: GetFormat,
-    /// Only hosts whose labels match (kubectl syntax).
-    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
-    pub selector: Option<String>,
-    #[command(flatten)]
-    pub namespaces: NamespaceArgs,
-    /// Print the table without its header line.
-    #[arg(long)]
-    pub no_headers: bool,
-    /// Add a LABELS column to the table.
-    #[arg(long)]
-    pub show_labels: bool,
-    /// After the hosts, print each change of them as it happens, until SIGINT or SIGTERM:
-    /// a table row, or with `-o json` one watch event a line
-    /// (`{"type":"ADDED|MODIFIED|DELETED","object":{...}}`).
-    #[arg(short = 'w', long)]
-    pub watch: bool,
-    /// How often `-w` reads the hosts again.
-    #[arg(long, default_value = "250ms", value_parser = super::parse_duration,
-          value_name = "DURATION", requires = "watch", allow_hyphen_values = true)]
-    pub poll_interval: Duration,
-    /// Only these hosts (NAME or NAMESPACE/NAME). `dataimages [NAME...]` lists DataImages
-    /// instead.
-    #[arg(value_name = "HOST")]
-    pub hosts: Vec<String>,
-}
-
-/// kubectl's `-n` and `-A`.
-#[derive(Debug, Args, Clone)]
-pub struct NamespaceArgs {
-    /// Only the hosts of this namespace [default on the store: default].
-    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
-    /// The hosts of every namespace, with a NAMESPACE column.
-    #[arg(short = 'A', long = "all-namespaces", conflicts_with = "namespace")]
-    pub all_namespaces: bool,
-}
-
-impl NamespaceArgs {
-    /// `selection` narrowed as kubectl would: to `-n`'s namespace; on the store without `-n`,
-    /// `-A` or a host named, to `default`.
-    pub fn narrow(&self, selection: HostSelection, place: &Place, named: bool) -> HostSelection {
-        match &self.namespace {
-            Some(ns) => selection.in_namespace(ns),
-            None if self.all_namespaces || named || matches!(place, Place::Files(_)) => selection,
-            None => selection.in_namespace(bmh_api::DEFAULT_NAMESPACE),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GetFormat {
-    Table,
-    Wide,
-    Yaml,
-    Json,
-    /// `baremetalhost.metal3.io/NAME`, one a line.
-    Name,
-}
 
 pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     if let Some((first, names)) = args.hosts.split_first()

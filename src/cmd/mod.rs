@@ -10,6 +10,7 @@ mod diff;
 pub mod dynamic_completion;
 mod export;
 mod get;
+mod get_args;
 mod import;
 pub mod man;
 mod metrics_server;
@@ -110,7 +111,7 @@ pub enum Command {
     /// print with --dry-run.
     Plan(plan::PlanArgs),
     /// Show hosts and their status: those of the local store, or of files with -f.
-    Get(get::GetArgs),
+    Get(get_args::GetArgs),
     /// Show hosts in detail: spec highlights, hardware, operation history, conditions and
     /// recent events (the store's log; for files, each host's last 20, kept in its bookkeeping), identical events counted once.
     Describe(describe::DescribeArgs),
