@@ -71,11 +71,14 @@ pub const FEATURE_READY_HOSTS: &str = "ReadyHosts";
 #[repr(C)]
 #[derive(Debug)]
 pub struct PluginBuffer {
+    /// The first byte, set by the plugin; may be null when the buffer is empty.
     pub ptr: *mut u8,
+    /// The number of bytes, set by the plugin.
     pub len: usize,
 }
 
 impl PluginBuffer {
+    /// An empty buffer (null, no bytes), for the plugin to fill or leave empty.
     pub const fn empty() -> Self {
         Self {
             ptr: std::ptr::null_mut(),
@@ -136,9 +139,13 @@ pub type ReadObjectFn = unsafe extern "C" fn(
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct HostCallbacks {
+    /// The host's opaque context, passed back by the plugin as the first argument of every callback.
     pub ctx: *mut c_void,
+    /// Where the plugin sends its [`LogRecord`]s; null when the host takes no logs.
     pub log: Option<JsonFn>,
+    /// Where the plugin sends its [`EventRecord`]s; null when the host takes no events.
     pub event: Option<JsonFn>,
+    /// How the plugin reads objects (Secrets and the kinds of [`HostRequirements`]) from the host.
     pub read_object: Option<ReadObjectFn>,
 }
 
@@ -146,6 +153,8 @@ pub struct HostCallbacks {
 unsafe impl Send for HostCallbacks {}
 unsafe impl Sync for HostCallbacks {}
 
+/// Makes the plugin's factory: the host passes a JSON [`PluginConfig`] and its callbacks, and
+/// gets a factory handle, or null and a JSON [`ProvisionerError`] in `error_out`.
 pub type CreateFactoryFn = unsafe extern "C" fn(
     config: *const u8,
     len: usize,
@@ -153,9 +162,13 @@ pub type CreateFactoryFn = unsafe extern "C" fn(
     error_out: *mut PluginBuffer,
 ) -> *mut c_void;
 
+/// The optional host-configure step: JSON [`HostConfigureInput`] in, JSON [`HostRequirements`]
+/// (on [`STATUS_OK`]) or a JSON [`ProvisionerError`] out.
 pub type HostConfigureFn =
     unsafe extern "C" fn(input: *const u8, len: usize, out: *mut PluginBuffer) -> i32;
 
+/// Sends one JSON [`Request`] to a factory handle: [`STATUS_OK`] and a JSON [`Response`] in
+/// `out`, or another status and a UTF-8 message.
 pub type CallFn = unsafe extern "C" fn(
     factory: *mut c_void,
     request: *const u8,
@@ -163,18 +176,28 @@ pub type CallFn = unsafe extern "C" fn(
     out: *mut PluginBuffer,
 ) -> i32;
 
+/// Frees a buffer the plugin filled; called by the host once it has read it.
 pub type FreeBufferFn = unsafe extern "C" fn(ptr: *mut u8, len: usize);
 
 /// The one exported symbol of a plugin. Keep `abi_version` first in every ABI version.
 #[repr(C)]
 #[derive(Debug)]
 pub struct PluginDeclaration {
+    /// The ABI version the plugin was built for ([`ABI_VERSION`](crate::ABI_VERSION)); read by
+    /// the host first, and nothing else is read unless it equals the host's.
     pub abi_version: u32,
+    /// The plugin's SDK version ([`SDK_VERSION_NUL`]), a NUL-terminated string; the host checks
+    /// its major and minor against its own and asks only the calls that minor answers.
     pub sdk_version: *const c_char,
+    /// The plugin's name, a NUL-terminated string; the host checks it against the expected name.
     pub name: *const c_char,
+    /// The plugin's factory constructor.
     pub create_factory: CreateFactoryFn,
+    /// The plugin's host-configure step, `None` when it has none.
     pub host_configure: Option<HostConfigureFn>,
+    /// The plugin's entry for every [`Request`] to a factory.
     pub call: CallFn,
+    /// The plugin's [`FreeBufferFn`], for every buffer it fills.
     pub free_buffer: FreeBufferFn,
 }
 
@@ -196,6 +219,7 @@ pub struct PluginConfig {
 }
 
 impl PluginConfig {
+    /// Whether the host offers `feature` (one of the `FEATURE_*` names).
     pub fn has_feature(&self, feature: &str) -> bool {
         self.features.iter().any(|f| f == feature)
     }
@@ -204,8 +228,10 @@ impl PluginConfig {
 /// What the host hands to the optional host-configure step.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostConfigureInput {
+    /// Host features (e.g. [`FEATURE_PREPROVISIONING_IMAGE`]), set by the host.
     #[serde(default)]
     pub features: Vec<String>,
+    /// The namespace the provisioner works in, set by the host.
     #[serde(default)]
     pub default_namespace: String,
 }
@@ -214,7 +240,9 @@ pub struct HostConfigureInput {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectKind {
+    /// The kind's API group and version (e.g. `ironic.metal3.io/v1alpha1`).
     pub api_version: String,
+    /// The kind's name (e.g. `Ironic`).
     pub kind: String,
 }
 
@@ -237,36 +265,49 @@ pub struct HostRequirements {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectRequest {
+    /// The object's API group and version (e.g. `v1`), set by the plugin.
     pub api_version: String,
+    /// The object's kind (e.g. `Secret`), set by the plugin.
     pub kind: String,
     /// Empty: the plugin's default namespace.
     pub namespace: String,
+    /// The object's name, set by the plugin.
     pub name: String,
 }
 
+/// The level of a plugin's [`LogRecord`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LogLevel {
+    /// An error.
     Error,
+    /// A warning.
     Warn,
+    /// Information.
     Info,
+    /// Debugging detail.
     Debug,
+    /// Finer debugging detail.
     Trace,
 }
 
 /// A log line sent through [`HostCallbacks::log`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogRecord {
+    /// The line's level, set by the plugin.
     pub level: LogLevel,
     /// The logger's name (the plugin's name, or a child of it).
     pub logger: String,
+    /// The line itself.
     pub message: String,
 }
 
 /// An event sent through [`HostCallbacks::event`] by the provisioner with handle `provisioner`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EventRecord {
+    /// The handle of the provisioner the event is about (the `id` the host gave it).
     pub provisioner: u64,
+    /// The event.
     pub event: Event,
 }
 
@@ -280,11 +321,24 @@ factory_calls::factory_calls!(request_enum {
 } {
     /// `ProvisionerFactory::new_provisioner`; the host picks the handle `id` (unique per factory),
     /// and the plugin's events for it carry that id. Answer: `null`.
-    NewProvisioner { id: u64, host: HostData },
+    NewProvisioner {
+        /// The new provisioner's handle, picked by the host.
+        id: u64,
+        /// What the provisioner knows of its host, set by the host.
+        host: HostData,
+    },
     /// A [`Provisioner`] method of the provisioner `id`.
-    Call { id: u64, call: ProvisionerCall },
+    Call {
+        /// The handle of the provisioner to call, as given in [`Request::NewProvisioner`].
+        id: u64,
+        /// The method and its arguments.
+        call: ProvisionerCall,
+    },
     /// The host is done with provisioner `id`. Answer: `null`.
-    DropProvisioner { id: u64 },
+    DropProvisioner {
+        /// The handle of the provisioner to drop.
+        id: u64,
+    },
 });
 
 calls::provisioner_calls!(call_enum {
@@ -318,10 +372,12 @@ pub struct RemoteProvisioner<T> {
 }
 
 impl<T: CallTransport> RemoteProvisioner<T> {
+    /// A proxy that sends every call through `transport`.
     pub fn new(transport: T) -> Self {
         Self { transport }
     }
 
+    /// The transport the calls go through.
     pub fn transport(&self) -> &T {
         &self.transport
     }
@@ -360,10 +416,12 @@ impl<T: std::fmt::Debug> std::fmt::Debug for RemoteFactory<T> {
 }
 
 impl<T: FactoryTransport> RemoteFactory<T> {
+    /// A proxy that sends every call through `transport`.
     pub fn new(transport: T) -> Self {
         Self { transport }
     }
 
+    /// The transport the calls go through.
     pub fn transport(&self) -> &T {
         &self.transport
     }
@@ -375,7 +433,9 @@ factory_calls::factory_calls!(remote_factory_impl);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Response {
+    /// The call succeeded: its `Ok` value as JSON.
     Ok(serde_json::Value),
+    /// The call failed with this error.
     Err(ProvisionerError),
 }
 

@@ -35,10 +35,12 @@ pub struct PluginContext {
 }
 
 impl PluginContext {
+    /// The configuration the host passed to the factory constructor.
     pub fn config(&self) -> &PluginConfig {
         &self.config
     }
 
+    /// Whether the host offers `feature` (one of the `FEATURE_*` names of [`crate::abi`]).
     pub fn has_feature(&self, feature: &str) -> bool {
         self.config.has_feature(feature)
     }
@@ -80,6 +82,8 @@ impl Logger {
         }
     }
 
+    /// Sends `message` to the host's log at `level`, under this logger's name; does nothing when
+    /// the host takes no logs.
     pub fn log(&self, level: LogLevel, message: impl Into<String>) {
         if let Some(log) = self.callbacks.log {
             let record = LogRecord {
@@ -91,15 +95,19 @@ impl Logger {
         }
     }
 
+    /// Logs `message` as an error.
     pub fn error(&self, message: impl Into<String>) {
         self.log(LogLevel::Error, message)
     }
+    /// Logs `message` as a warning.
     pub fn warn(&self, message: impl Into<String>) {
         self.log(LogLevel::Warn, message)
     }
+    /// Logs `message` as information.
     pub fn info(&self, message: impl Into<String>) {
         self.log(LogLevel::Info, message)
     }
+    /// Logs `message` as debugging detail.
     pub fn debug(&self, message: impl Into<String>) {
         self.log(LogLevel::Debug, message)
     }

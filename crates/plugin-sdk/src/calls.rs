@@ -273,7 +273,12 @@ macro_rules! call_enum {
                     "[`Provisioner::", stringify!($name), "`](crate::Provisioner::",
                     stringify!($name), ")."
                 )]
-                $variant $({ $($(#[$fattr])* $field: $fty),* })?,
+                $variant $({ $(
+                    #[doc = concat!(
+                        "The `", stringify!($field), "` argument of the method, set by the host."
+                    )]
+                    $(#[$fattr])* $field: $fty
+                ),* })?,
             )*
         }
     };

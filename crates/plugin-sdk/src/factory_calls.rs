@@ -130,7 +130,12 @@ macro_rules! request_enum {
                     version is below [`", stringify!($since), "`](crate::", stringify!($since),
                     "). Answer: the method's `Ok` value."
                 )]
-                $variant $({ $($field: $fty),* })?,
+                $variant $({ $(
+                    #[doc = concat!(
+                        "The `", stringify!($field), "` argument of the method, set by the host."
+                    )]
+                    $field: $fty
+                ),* })?,
             )*
         }
     };
