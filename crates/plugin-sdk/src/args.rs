@@ -22,6 +22,7 @@ pub struct RegisterOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "(OpResult, String)", into = "(OpResult, String)")]
 pub struct RegisterResult {
+    /// What the operation reports.
     pub result: OpResult,
     /// The provisioner's ID of the host (`status.provisioning.ID`); empty while unknown.
     pub provisioner_id: String,
@@ -61,6 +62,7 @@ pub struct InspectOptions {
     into = "(OpResult, bool, Option<HardwareDetails>)"
 )]
 pub struct InspectResult {
+    /// What the operation reports.
     pub result: OpResult,
     /// A new inspection was just launched.
     pub started: bool,
@@ -106,6 +108,7 @@ pub struct StepOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "(OpResult, bool)", into = "(OpResult, bool)")]
 pub struct StepResult {
+    /// What the operation reports.
     pub result: OpResult,
     /// New steps were just launched.
     pub started: bool,

@@ -9,8 +9,11 @@ pub enum ProvisionerError {
     /// The backend does not know the host (no ID, or gone).
     #[error("host not registered")]
     NeedsRegistration,
+    /// The host needs a preprovisioning image and none is available yet.
     #[error("no suitable Preprovisioning image available")]
     NeedsPreprovisioningImage,
+    /// The backend's node is locked by another operation; the caller tries again later
+    /// without counting an error.
     #[error("node is busy")]
     NodeIsBusy,
     /// Any other (transient or unexpected) error.
@@ -27,6 +30,7 @@ fn detail(s: &str) -> String {
 }
 
 impl ProvisionerError {
+    /// [`ProvisionerError::Other`] with `msg` as its message.
     pub fn other(msg: impl std::fmt::Display) -> Self {
         Self::Other(msg.to_string())
     }

@@ -14,7 +14,9 @@ pub trait CallObserver: Send {
 
 /// `inner`, each call reported to `observer`.
 pub struct ObservedProvisioner {
+    /// The provisioner whose calls are forwarded.
     pub inner: Box<dyn Provisioner>,
+    /// Told of each call and how long it took.
     pub observer: Box<dyn CallObserver>,
 }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 /// A host whose next pass is about to start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StartingHost {
+    /// The host's namespace and name.
     pub host: ObjectKey,
     /// The provisioner's ID of the host (`status.provisioning.ID`), empty before registration.
     #[serde(default)]
