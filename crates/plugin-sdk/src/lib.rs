@@ -5,6 +5,8 @@
 //! caller runs them off its async threads. Every type here is serde-serialisable because plugins
 //! receive and return them as JSON across the C ABI.
 
+#![deny(missing_docs)]
+
 pub mod abi;
 pub mod abi_plugin;
 mod args;
@@ -37,7 +39,9 @@ pub const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// An event a provisioner publishes about its host (BMO's `EventPublisher(reason, message)`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Event {
+    /// The event's reason, a short name for what happened; set by the provisioner.
     pub reason: String,
+    /// What happened, for a person to read; set by the provisioner.
     pub message: String,
 }
 
