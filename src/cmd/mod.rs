@@ -522,7 +522,20 @@ impl Verbosity {
             _ if self.quiet => ProgressMode::Quiet,
             ProgressChoice::None => ProgressMode::Quiet,
             ProgressChoice::Plain => ProgressMode::Lines,
-            ProgressChoice::Auto => ProgressMode::Auto,
+            // Bars only on a terminal that draws them, outside CI.
+            ProgressChoice::Auto => {
+                use std::io::IsTerminal;
+                let fit = crate::runner::bars_fit(
+                    std::io::stderr().is_terminal(),
+                    std::env::var("TERM").ok().as_deref(),
+                    std::env::var("CI").ok().as_deref(),
+                );
+                if fit {
+                    ProgressMode::Bars
+                } else {
+                    ProgressMode::Lines
+                }
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ mod workers;
 
 pub use due::{MIN_ASK_INTERVAL, Timing};
 pub use goal::Goal;
-pub use progress::{Ledger, LedgerEntry, Progress, ProgressMode, Seen};
+pub use progress::{Ledger, LedgerEntry, Progress, ProgressMode, Seen, bars_fit};
 
 use crate::clock::Clock;
 use crate::error::Result;

@@ -10,14 +10,14 @@ use bmhctl_plugin_sdk::WaitOn;
 use chrono::{DateTime, Utc};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProgressMode {
-    /// Bars on a capable terminal, plain lines otherwise (see [`bars_fit`]).
-    Auto,
+    /// Bars (chosen by the command line where they fit: see [`bars_fit`]).
+    Bars,
     /// Plain lines on stderr: state changes, errors, (verbose) events and a heartbeat.
     Lines,
     /// Nothing but errors.
@@ -323,16 +323,11 @@ impl Tally {
 }
 
 impl Progress {
-    /// Progress on stderr; `Auto` draws bars only where [`bars_fit`] (reading `$TERM` and `$CI`).
+    /// Progress on stderr, as `mode` says.
     pub fn new(mode: ProgressMode, verbose: bool, hosts: usize) -> Self {
-        let fit = bars_fit(
-            std::io::stderr().is_terminal(),
-            std::env::var("TERM").ok().as_deref(),
-            std::env::var("CI").ok().as_deref(),
-        );
         let view = match mode {
             ProgressMode::Quiet => View::Quiet,
-            ProgressMode::Auto if fit => {
+            ProgressMode::Bars => {
                 let rows = terminal_rows().unwrap_or(24);
                 let target = || ProgressDrawTarget::stderr_with_hz(DRAW_HZ);
                 if hosts + 2 > rows {
@@ -355,7 +350,7 @@ impl Progress {
                     }
                 }
             }
-            ProgressMode::Auto | ProgressMode::Lines => {
+            ProgressMode::Lines => {
                 View::Lines(Plain::new(Box::new(std::io::stderr()), hosts, HEARTBEAT))
             }
         };
