@@ -39,6 +39,40 @@ impl Drop for TempGuard {
     }
 }
 
+/// A new temporary file beside `path` (removed on drop unless disarmed), with what both kinds of
+/// write need: the directory, the target's name and the metadata of the file it replaces.
+struct Beside<'p> {
+    dir: &'p Path,
+    name: String,
+    old: Option<std::fs::Metadata>,
+    file: File,
+    tmp: PathBuf,
+    guard: TempGuard,
+}
+
+impl<'p> Beside<'p> {
+    fn of(path: &'p Path) -> io::Result<Self> {
+        let (dir, name) = dir_and_name(path)?;
+        let old = match std::fs::metadata(path) {
+            Ok(m) => Some(m),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        let (file, tmp) = create_temp(dir, &name)?;
+        let guard = TempGuard {
+            path: Some(tmp.clone()),
+        };
+        Ok(Beside {
+            dir,
+            name,
+            old,
+            file,
+            tmp,
+            guard,
+        })
+    }
+}
+
 /// Replace the content of `path` with `bytes` atomically (see the module docs).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_mode(path, bytes, None)
@@ -58,16 +92,14 @@ pub fn write_atomic_with(
     mode: Option<u32>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    let (dir, name) = dir_and_name(path)?;
-    let old = match std::fs::metadata(path) {
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
-    let (file, tmp) = create_temp(dir, &name)?;
-    let mut guard = TempGuard {
-        path: Some(tmp.clone()),
-    };
+    let Beside {
+        dir,
+        old,
+        file,
+        tmp,
+        mut guard,
+        ..
+    } = Beside::of(path)?;
     let mut out = io::BufWriter::with_capacity(64 << 10, &file);
     write(&mut out)?;
     out.flush()?;
@@ -124,16 +156,14 @@ pub fn replace_if_unchanged(
     is_as_read: impl Fn(&Path) -> io::Result<bool>,
     is_as_written: impl Fn(&Path) -> io::Result<bool>,
 ) -> io::Result<Replaced> {
-    let (dir, name) = dir_and_name(path)?;
-    let old = match std::fs::metadata(path) {
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
-    let (file, tmp) = create_temp(dir, &name)?;
-    let mut guard = TempGuard {
-        path: Some(tmp.clone()),
-    };
+    let Beside {
+        dir,
+        name,
+        old,
+        file,
+        tmp,
+        mut guard,
+    } = Beside::of(path)?;
     write(&file)?;
     set_metadata(&file, old.as_ref(), None)?;
     file.sync_all()?;
