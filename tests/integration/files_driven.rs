@@ -343,6 +343,65 @@ fn power_off_on_files_writes_bmos_annotation_and_waits_for_the_outcome() {
 }
 
 #[test]
+fn verbs_edit_flow_style_metadata_in_place() {
+    // Flow metadata, flow annotations, and block metadata in one file: each verb's edit lands
+    // in its host's document and every other byte stays.
+    let flow = worker("worker-0").replacen(
+        "metadata:\n  name: worker-0\n",
+        "metadata: {name: worker-0, labels: {rack: r1}}\n",
+        1,
+    );
+    let flow_annotated = spare("spare-0").replacen(
+        "metadata:\n  name: spare-0\n",
+        "metadata:\n  name: spare-0\n  annotations: {note: mine}\n",
+        1,
+    );
+    let hosts = file_of(&[flow.clone(), flow_annotated.clone(), worker("worker-1")]);
+    let lab = Lab::new().file("hosts.yaml", &hosts);
+    run(&lab, &["provision", "-q", "-f", "hosts.yaml"]).expect_code(0);
+
+    run(
+        &lab,
+        &["power", "off", "-f", "hosts.yaml", "worker-0", "--wait"],
+    )
+    .expect_code(0);
+    run(&lab, &["pause", "-f", "hosts.yaml", "spare-0"]).expect_code(0);
+    let expected = hosts
+        .replacen(
+            "metadata: {name: worker-0,",
+            "metadata: {annotations: {\"reboot.metal3.io/bmhctl\": \"{\\\"mode\\\":\\\"soft\\\"}\"}, name: worker-0,",
+            1,
+        )
+        .replacen(
+            "annotations: {note: mine}",
+            "annotations: {\"baremetalhost.metal3.io/paused\": \"\", note: mine}",
+            1,
+        );
+    assert_eq!(without_status(&lab.read("hosts.yaml")), expected);
+    let w = host_json(&lab, "hosts.yaml", "worker-0");
+    assert_eq!(w["status"]["poweredOn"], false);
+    assert_eq!(w["metadata"]["labels"]["rack"], "r1");
+    let s = host_json(&lab, "hosts.yaml", "spare-0");
+    assert_eq!(s["metadata"]["annotations"]["note"], "mine");
+
+    // Power on takes the annotation out again; the host comes back on.
+    run(
+        &lab,
+        &["power", "on", "-f", "hosts.yaml", "worker-0", "--wait"],
+    )
+    .expect_code(0);
+    let w = host_json(&lab, "hosts.yaml", "worker-0");
+    assert_eq!(w["status"]["poweredOn"], true);
+    assert!(
+        w["metadata"]["annotations"]
+            .as_object()
+            .is_none_or(|a| a.is_empty()),
+        "{w}"
+    );
+    assert!(lab.read("hosts.yaml").contains("labels: {rack: r1}}"));
+}
+
+#[test]
 fn wait_on_files_drives_them_until_the_state() {
     let lab = Lab::new().file(
         "hosts.yaml",

@@ -1,12 +1,13 @@
 //! Adding one annotation to a host in the user's file, as the verbs do (`power off -f`, ...),
 //! leaving every other byte as it is.
 //!
-//! The entry is written as one line, key and value double-quoted (JSON strings are YAML
-//! double-quoted scalars): before the first entry of a block `metadata.annotations` at its
-//! indentation, inside an empty flow `annotations: {}`, or as a new `annotations:` mapping
-//! before the first key of a block `metadata`. The result is parsed again and must be the
-//! document with that one annotation more; any other layout is refused with a message asking
-//! to add it by hand.
+//! The entry is written key and value double-quoted (JSON strings are YAML double-quoted
+//! scalars, and valid in block and flow context alike): as a line before the first entry of a
+//! block `metadata.annotations`, right after the `{` of a flow one, after the colon of an
+//! empty `annotations:`, or as a new `annotations` entry first in `metadata` (a line of its own
+//! in a block mapping, after the `{` of a flow one). The result is parsed again and must be
+//! the document with that one annotation more; any other layout is refused with a message
+//! asking to add it by hand.
 
 use super::yaml_file::{PathSeg, YamlFile};
 use crate::error::Error;
@@ -18,7 +19,7 @@ pub fn with_annotation(text: &str, doc: usize, key: &str, value: &str) -> Result
     let refused = || {
         Error::invalid(format!(
             "cannot add annotation {key} to document {} of this file: its metadata is not \
-             laid out as bmhctl can edit (block style); add `{key}: {}` by hand",
+             laid out as bmhctl can edit; add `{key}: {}` by hand",
             doc + 1,
             Value::String(value.to_string())
         ))
@@ -30,45 +31,7 @@ pub fn with_annotation(text: &str, doc: usize, key: &str, value: &str) -> Result
         Value::String(key.to_string()),
         Value::String(value.to_string())
     );
-    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
-    let meta = before.get("metadata").and_then(Value::as_object);
-    let annotations = meta.and_then(|m| m.get("annotations"));
-    let edited = match annotations {
-        Some(Value::Object(a)) if !a.is_empty() => {
-            let first = a.keys().next().expect("not empty");
-            let line = key_line(&yaml, doc, &["metadata", "annotations", first], first)
-                .ok_or_else(refused)?;
-            let indent = indentation(text, line);
-            insert_at(text, line, &format!("{}{entry}{nl}", " ".repeat(indent)))
-        }
-        Some(Value::Object(_)) => {
-            let pos = yaml
-                .locate(
-                    doc,
-                    &[PathSeg::Key("metadata"), PathSeg::Key("annotations")],
-                )
-                .ok_or_else(refused)?;
-            let at = line_offset(text, pos.line).ok_or_else(refused)?;
-            let line_text = &text[at..];
-            let brace = line_text
-                .find("{}")
-                .filter(|&i| i < line_text.find('\n').unwrap_or(line_text.len()))
-                .ok_or_else(refused)?;
-            let p = at + brace + 1;
-            format!("{}{entry}{}", &text[..p], &text[p..])
-        }
-        None => {
-            let first = meta.and_then(|m| m.keys().next()).ok_or_else(refused)?;
-            let line = key_line(&yaml, doc, &["metadata", first], first).ok_or_else(refused)?;
-            let indent = " ".repeat(indentation(text, line));
-            insert_at(
-                text,
-                line,
-                &format!("{indent}annotations:{nl}{indent}  {entry}{nl}"),
-            )
-        }
-        Some(_) => return Err(refused()),
-    };
+    let edited = insert_entry(&yaml, doc, &before, &entry).ok_or_else(refused)?;
     // Exactly one annotation more, nothing else changed.
     let check = YamlFile::parse(edited.clone()).ok().and_then(|y| {
         (y.len() == yaml.len())
@@ -81,6 +44,65 @@ pub fn with_annotation(text: &str, doc: usize, key: &str, value: &str) -> Result
         return Err(refused());
     }
     Ok(edited)
+}
+
+/// The file's text with `entry` inserted where the layout of document `doc` (whose value is
+/// `before`) takes it; `None` for a layout not handled.
+fn insert_entry(yaml: &YamlFile, doc: usize, before: &Value, entry: &str) -> Option<String> {
+    let text = yaml.source_text();
+    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let meta = before.get("metadata")?.as_object()?;
+    let flow = |path: &[&str]| flow_brace(yaml, doc, path);
+    match meta.get("annotations") {
+        Some(Value::Object(a)) => match flow(&["metadata", "annotations"]) {
+            Some(at) => Some(first_in_flow(text, at, entry, !a.is_empty())),
+            None => {
+                let first = a.keys().next()?;
+                let line = key_line(yaml, doc, &["metadata", "annotations", first], first)?;
+                let indent = " ".repeat(indentation(text, line));
+                Some(insert(
+                    text,
+                    line_offset(text, line)?,
+                    &format!("{indent}{entry}{nl}"),
+                ))
+            }
+        },
+        // `annotations:` with nothing after it: the entry as a flow mapping on that line.
+        Some(Value::Null) => {
+            let line = key_line(yaml, doc, &["metadata", "annotations"], "annotations")?;
+            let at = line_offset(text, line)?;
+            let colon = at + text[at..].find(':')? + 1;
+            let rest = text[colon..].split(['\n', '\r']).next().unwrap_or("");
+            let rest = rest.trim_start_matches([' ', '\t']);
+            (rest.is_empty() || rest.starts_with('#'))
+                .then(|| insert(text, colon, &format!(" {{{entry}}}")))
+        }
+        None => match flow(&["metadata"]) {
+            Some(at) => {
+                let entry = format!("annotations: {{{entry}}}");
+                Some(first_in_flow(text, at, &entry, !meta.is_empty()))
+            }
+            None => {
+                let first = meta.keys().next()?;
+                let line = key_line(yaml, doc, &["metadata", first], first)?;
+                let indent = " ".repeat(indentation(text, line));
+                let new = format!("{indent}annotations:{nl}{indent}  {entry}{nl}");
+                Some(insert(text, line_offset(text, line)?, &new))
+            }
+        },
+        Some(_) => None,
+    }
+}
+
+/// The byte offset just after the `{` that opens the value at `path`, when that value is a
+/// flow mapping.
+fn flow_brace(yaml: &YamlFile, doc: usize, path: &[&str]) -> Option<usize> {
+    let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
+    let pos = yaml.locate(doc, &segs)?;
+    let text = yaml.source_text();
+    let line = line_offset(text, pos.line)?;
+    let (i, c) = text[line..].char_indices().nth(pos.column - 1)?;
+    (c == '{').then_some(line + i + 1)
 }
 
 /// The 1-based line of the key `key` whose value `path` reaches: the nearest line at or above
@@ -121,8 +143,20 @@ fn indentation(text: &str, line: usize) -> usize {
         .unwrap_or(0)
 }
 
-fn insert_at(text: &str, line: usize, insert: &str) -> String {
-    let at = line_offset(text, line).unwrap_or(text.len());
+/// `entry` made the first entry of the flow mapping whose `{` ends at `at`, spaced as the
+/// mapping is (`{a: b}`, `{ a: b }`).
+fn first_in_flow(text: &str, at: usize, entry: &str, more: bool) -> String {
+    let comma = if more { "," } else { "" };
+    if text[at..].starts_with(' ') {
+        insert(text, at, &format!(" {entry}{comma}"))
+    } else {
+        let at_line_end = text[at..].starts_with(['\n', '\r']);
+        let space = if more && !at_line_end { " " } else { "" };
+        insert(text, at, &format!("{entry}{comma}{space}"))
+    }
+}
+
+fn insert(text: &str, at: usize, insert: &str) -> String {
     format!("{}{insert}{}", &text[..at], &text[at..])
 }
 
@@ -133,8 +167,13 @@ mod tests {
     const SECRET: &str = "# the BMC\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n";
 
     fn host(metadata: &str) -> String {
+        host_with(&format!("metadata:\n{metadata}"))
+    }
+
+    /// A host whose `metadata` entry is written as given, whole.
+    fn host_with(metadata: &str) -> String {
         format!(
-            "{SECRET}---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n{metadata}spec:\n  online: true # keep\n"
+            "{SECRET}---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\n{metadata}spec:\n  online: true # keep\n"
         )
     }
 
@@ -178,13 +217,75 @@ mod tests {
     }
 
     #[test]
+    fn into_flow_metadata_and_flow_annotations() {
+        // (metadata as written, as expected after adding k: v)
+        let cases = [
+            (
+                "metadata: {name: h0, namespace: ns}\n",
+                "metadata: {annotations: {\"k\": \"v\"}, name: h0, namespace: ns}\n",
+            ),
+            (
+                "metadata: {\n    name: h0,\n    labels: {rack: r1}\n  }\n",
+                "metadata: {annotations: {\"k\": \"v\"},\n    name: h0,\n    labels: {rack: r1}\n  }\n",
+            ),
+            (
+                "metadata: {name: h0, annotations: {a: b}}\n",
+                "metadata: {name: h0, annotations: {\"k\": \"v\", a: b}}\n",
+            ),
+            (
+                "metadata:\n  name: h0\n  annotations: { a: b }  # mine\n",
+                "metadata:\n  name: h0\n  annotations: { \"k\": \"v\", a: b }  # mine\n",
+            ),
+            (
+                "metadata:\n  name: h0\n  annotations:  # none yet\n",
+                "metadata:\n  name: h0\n  annotations: {\"k\": \"v\"}  # none yet\n",
+            ),
+            (
+                "metadata: {}\n",
+                "metadata: {annotations: {\"k\": \"v\"}}\n",
+            ),
+        ];
+        for (metadata, expected) in cases {
+            let text = host_with(metadata);
+            let out =
+                with_annotation(&text, 1, "k", "v").unwrap_or_else(|e| panic!("{metadata}: {e}"));
+            assert_eq!(out, host_with(expected), "{metadata}");
+        }
+    }
+
+    #[test]
+    fn only_the_edited_document_changes_in_a_mixed_file() {
+        let flow = "---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata: {name: h1}\nspec: {online: true}\n";
+        let text = format!("{}{flow}", host("  name: h0\n"));
+        let out = with_annotation(&text, 2, "k", "v").unwrap();
+        let edited = flow.replace("{name: h1}", "{annotations: {\"k\": \"v\"}, name: h1}");
+        assert_eq!(out, format!("{}{edited}", host("  name: h0\n")));
+        let out = with_annotation(&text, 1, "k", "v").unwrap();
+        assert_eq!(
+            out,
+            format!(
+                "{}{flow}",
+                host("  annotations:\n    \"k\": \"v\"\n  name: h0\n")
+            )
+        );
+        // CRLF line breaks are kept in a block edit.
+        let crlf = host("  name: h0\n").replace('\n', "\r\n");
+        let out = with_annotation(&crlf, 1, "k", "v").unwrap();
+        assert_eq!(
+            out,
+            host("  annotations:\n    \"k\": \"v\"\n  name: h0\n").replace('\n', "\r\n")
+        );
+    }
+
+    #[test]
     fn other_layouts_are_refused() {
         for metadata in [
-            "  {name: h0}\n",
-            "  name: h0\n  annotations: {a: b}\n",
-            "  name: h0\n  annotations:\n",
+            "metadata: {name: h0, annotations: ~}\n",
+            "metadata:\n  name: h0\n  annotations: [a]\n",
+            "metadata:\n  name: h0\n  annotations: &a\n    x: y\n  labels: *a\n",
+            "metadata: x\n",
         ] {
-            let text = host(metadata).replace("metadata:\n  {", "metadata: {");
+            let text = host_with(metadata);
             let e = with_annotation(&text, 1, "k", "v").unwrap_err();
             assert!(
                 e.to_string()
