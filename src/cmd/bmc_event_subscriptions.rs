@@ -4,12 +4,11 @@
 //! A header Secret's values are never shown: only its name.
 
 use super::get_args::{GetArgs, GetFormat};
-use super::options::Place;
 use super::output;
-use super::snapshot::Snapshot;
 use crate::error::{Error, Result};
 use crate::machine::event_subscription::host_key;
-use bmh_api::{API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, ObjectKey};
+use crate::persist::snapshot::Snapshot;
+use bmh_api::{BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, ObjectKey};
 use comfy_table::{Table, presets::NOTHING};
 use std::fmt::Write as _;
 
@@ -26,22 +25,7 @@ pub fn is_resource(word: &str) -> bool {
 
 /// Every subscription of the snapshot, sorted by namespace and name.
 pub fn read(snapshot: &Snapshot) -> Result<Vec<BmcEventSubscription>> {
-    let mut subs = match snapshot {
-        Snapshot::Store(Some(store), _, _) => {
-            crate::persist::store::bmc_event_subscriptions::list(store)?
-        }
-        Snapshot::Store(None, _, _) => Vec::new(),
-        Snapshot::Files(inv) => inv
-            .other_documents
-            .iter()
-            .filter(|d| d.api_version == API_VERSION && d.kind == BMC_EVENT_SUBSCRIPTION_KIND)
-            .filter_map(|d| {
-                let mut s: BmcEventSubscription = serde_json::from_value(d.value.clone()).ok()?;
-                s.metadata.namespace = d.namespace.clone();
-                Some(s)
-            })
-            .collect(),
-    };
+    let mut subs = snapshot.event_subscriptions()?;
     subs.sort_by_key(key);
     Ok(subs)
 }
@@ -60,14 +44,10 @@ pub fn of_host<'a>(
 
 /// `get bmceventsubscriptions [NAME...]`.
 pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy) -> Result<()> {
-    let place = Place::resolve(&args.source)?;
+    let place = super::options::place(&args.source)?;
     let snapshot = Snapshot::read(&place, input)?;
     let all_namespaces = args.namespaces.all_namespaces;
-    let namespace = match (&args.namespaces.namespace, &place) {
-        (Some(ns), _) => Some(ns.clone()),
-        (None, Place::Store(_)) if !all_namespaces => Some(bmh_api::DEFAULT_NAMESPACE.into()),
-        _ => None,
-    };
+    let namespace = args.namespaces.listed(&place);
     let subs: Vec<BmcEventSubscription> = read(&snapshot)?
         .into_iter()
         .filter(|s| {

@@ -4,10 +4,9 @@
 //! the table shows what a user asks of it: the URL, what is attached, the errors.
 
 use super::get_args::{GetArgs, GetFormat};
-use super::options::Place;
 use super::output;
-use super::snapshot::Snapshot;
 use crate::error::{Error, Result};
+use crate::persist::snapshot::Snapshot;
 use bmh_api::{DataImage, ObjectKey};
 use comfy_table::Table;
 use comfy_table::presets::NOTHING;
@@ -25,8 +24,9 @@ pub fn is_kind(word: &str) -> bool {
 
 /// `get dataimages [NAME...]`.
 pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy) -> Result<()> {
-    let place = Place::resolve(&args.source)?;
+    let place = super::options::place(&args.source)?;
     let snapshot = Snapshot::read(&place, input)?;
+    let listed = args.namespaces.listed(&place);
     let wanted: Vec<ObjectKey> = names.iter().map(|n| key_of_name(n, args)).collect();
     let all: Vec<&DataImage> = snapshot
         .records()
@@ -37,11 +37,7 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
             if !wanted.is_empty() {
                 return wanted.contains(&key);
             }
-            match &args.namespaces.namespace {
-                Some(ns) => key.namespace == *ns,
-                None if args.namespaces.all_namespaces || matches!(place, Place::Files(_)) => true,
-                None => key.namespace == bmh_api::DEFAULT_NAMESPACE,
-            }
+            listed.as_ref().is_none_or(|ns| key.namespace == *ns)
         })
         .collect();
     let missing: Vec<String> = wanted

@@ -4,10 +4,9 @@
 //! in the host's bookkeeping), identical events counted once as kubectl does (`x20 over 3m`).
 
 use super::get_args::NamespaceArgs;
-use super::options::Place;
-use super::snapshot::Snapshot;
 use super::{SourceArgs, output};
 use crate::error::Result;
+use crate::persist::snapshot::Snapshot;
 use crate::persist::store::StoredEvent;
 use crate::record::HostRecord;
 use crate::selection::HostSelection;
@@ -31,7 +30,7 @@ pub struct DescribeArgs {
 }
 
 pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Result<()> {
-    let place = Place::resolve(&args.source)?;
+    let place = super::options::place(&args.source)?;
     if let Some((first, names)) = args.hosts.split_first()
         && super::bmc_event_subscriptions::is_resource(first)
     {
@@ -58,7 +57,7 @@ pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Resul
         if i > 0 {
             text.push('\n');
         }
-        let key = &super::snapshot::key_of(rec);
+        let key = &crate::persist::snapshot::key_of(rec);
         text.push_str(&render(rec, &snapshot.events(key)?));
         let mine: Vec<_> = super::bmc_event_subscriptions::of_host(&subscriptions, key).collect();
         if !mine.is_empty() {

@@ -5,7 +5,7 @@
 
 use super::Cli;
 use super::options::Place;
-use super::snapshot::Snapshot;
+use crate::persist::snapshot::Snapshot;
 use clap::CommandFactory;
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use std::ffi::{OsStr, OsString};

@@ -13,16 +13,14 @@
 //! refuse.
 
 use super::SourceArgs;
-use super::options::Place;
-use super::snapshot::Snapshot;
 use crate::error::{Error, Result};
 use crate::metal3_export::{
     clean_metadata, clean_object, clean_secret, cluster_host, refusal, secret_refs, to_value,
 };
-use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
+use crate::persist::snapshot::Snapshot;
 use crate::record::HostRecord;
 use crate::selection::HostSelection;
-use bmh_api::{HOST_UPDATE_POLICY_KIND, ObjectKey};
+use bmh_api::ObjectKey;
 use clap::Args;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -47,38 +45,6 @@ pub struct ExportArgs {
     pub hosts: Vec<String>,
 }
 
-impl Snapshot {
-    /// A Secret as an object (`data` base64), `None` when absent.
-    fn secret(&self, key: &ObjectKey) -> Result<Option<Value>> {
-        match self {
-            Snapshot::Store(Some(s), _, _) => Ok(s
-                .get(&TypedKey::new(SECRET_API_VERSION, SECRET_KIND, key.clone()))?
-                .map(|s| s.value)),
-            Snapshot::Store(None, _, _) => Ok(None),
-            Snapshot::Files(inv) => Ok(inv.objects.get_secret(key).map(|s| secret_object(s))),
-        }
-    }
-
-    /// The host's HostUpdatePolicy, if any.
-    fn update_policy(&self, key: &ObjectKey) -> Result<Option<Value>> {
-        let tk = TypedKey::new(bmh_api::API_VERSION, HOST_UPDATE_POLICY_KIND, key.clone());
-        match self {
-            Snapshot::Store(Some(s), _, _) => Ok(s.get(&tk)?.map(|s| s.value)),
-            Snapshot::Store(None, _, _) => Ok(None),
-            Snapshot::Files(inv) => Ok(inv
-                .other_documents
-                .iter()
-                .find(|d| {
-                    d.api_version == tk.api_version
-                        && d.kind == tk.kind
-                        && d.namespace == key.namespace
-                        && d.name == key.name
-                })
-                .map(|d| d.value.clone())),
-        }
-    }
-}
-
 /// `-o` used to name the output file: a file name now gets a clear error, never a file
 /// silently named `yaml`.
 fn export_format(s: &str) -> std::result::Result<String, String> {
@@ -93,15 +59,8 @@ fn export_format(s: &str) -> std::result::Result<String, String> {
 
 pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
-    let place = Place::resolve(&args.source)?;
-    let from = match &place {
-        Place::Store(root) => format!("the store {}", root.display()),
-        Place::Files(paths) => paths
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-    };
+    let place = super::options::place(&args.source)?;
+    let from = place.describe();
     let source = Snapshot::read(&place, input)?;
     let subscriptions = super::bmc_event_subscriptions::read(&source)?;
     let picked = source.select(&selection, &place)?;

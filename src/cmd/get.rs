@@ -12,8 +12,8 @@
 use super::get_args::{GetArgs, GetFormat};
 use super::options::Place;
 use super::output;
-use super::snapshot::Snapshot;
 use crate::error::{Error, Result};
+use crate::persist::snapshot::Snapshot;
 use crate::record::HostRecord;
 use crate::selection::HostSelection;
 use bmh_api::ObjectKey;
@@ -31,7 +31,7 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     {
         return super::data_image::get(&args, names, input);
     }
-    let place = Place::resolve(&args.source)?;
+    let place = super::options::place(&args.source)?;
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,
         &place,
@@ -190,7 +190,13 @@ fn watched(
     let hosts = picked
         .records
         .iter()
-        .map(|rec| Ok((super::snapshot::key_of(rec), (*rec).clone(), object(rec)?)))
+        .map(|rec| {
+            Ok((
+                crate::persist::snapshot::key_of(rec),
+                (*rec).clone(),
+                object(rec)?,
+            ))
+        })
         .collect::<Result<_>>()?;
     let bad = picked.bad.iter().map(|b| b.error.chain()).collect();
     Ok(Watched { hosts, bad })

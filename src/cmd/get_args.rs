@@ -51,13 +51,22 @@ pub struct NamespaceArgs {
 }
 
 impl NamespaceArgs {
-    /// `selection` narrowed as kubectl would: to `-n`'s namespace; on the store without `-n`,
-    /// `-A` or a host named, to `default`.
-    pub fn narrow(&self, selection: HostSelection, place: &Place, named: bool) -> HostSelection {
+    /// The namespace a listing keeps to, as kubectl's: `-n`'s; none with `-A` or on files;
+    /// else `default`.
+    pub fn listed(&self, place: &Place) -> Option<String> {
         match &self.namespace {
-            Some(ns) => selection.in_namespace(ns),
-            None if self.all_namespaces || named || matches!(place, Place::Files(_)) => selection,
-            None => selection.in_namespace(bmh_api::DEFAULT_NAMESPACE),
+            Some(ns) => Some(ns.clone()),
+            None if self.all_namespaces || !place.one_namespace_by_default() => None,
+            None => Some(bmh_api::DEFAULT_NAMESPACE.into()),
+        }
+    }
+
+    /// `selection` narrowed as kubectl would: to the [`listed`](Self::listed) namespace, unless
+    /// a host is named without `-n`.
+    pub fn narrow(&self, selection: HostSelection, place: &Place, named: bool) -> HostSelection {
+        match self.listed(place) {
+            Some(ns) if !named || self.namespace.is_some() => selection.in_namespace(&ns),
+            _ => selection,
         }
     }
 }

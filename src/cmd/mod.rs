@@ -20,7 +20,6 @@ mod plan;
 mod plugin;
 mod provision;
 mod reachable;
-mod snapshot;
 mod validate;
 mod verbs;
 mod version;

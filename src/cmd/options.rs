@@ -123,31 +123,17 @@ impl DriveOptions {
     }
 }
 
-/// Where the hosts of a command are: the user's files (`-f`), or the local store.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
-    Files(Vec<PathBuf>),
-    Store(PathBuf),
-}
+pub use crate::persist::Place;
 
-impl Place {
-    /// `-f` when given, else `--store`/`BMHCTL_STORE`, else the default store.
-    pub fn resolve(args: &SourceArgs) -> Result<Self> {
-        if args.paths.is_empty() {
-            Ok(Place::Store(crate::persist::store::resolve_root(
-                args.store.store.as_deref(),
-            )?))
-        } else {
-            Ok(Place::Files(args.paths.clone()))
-        }
-    }
-
-    /// How messages name it.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Place::Files(_) => "the given files",
-            Place::Store(_) => "the store",
-        }
+/// Where a command's hosts are: `-f` when given, else `--store`/`BMHCTL_STORE`, else the
+/// default store.
+pub fn place(args: &SourceArgs) -> Result<Place> {
+    if args.paths.is_empty() {
+        Ok(Place::Store(crate::persist::store::resolve_root(
+            args.store.store.as_deref(),
+        )?))
+    } else {
+        Ok(Place::Files(args.paths.clone()))
     }
 }
 

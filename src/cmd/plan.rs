@@ -86,7 +86,7 @@ pub struct Request {
 pub fn plan(args: PlanArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let request = Request {
         intent: args.intent,
-        place: Place::resolve(&args.source)?,
+        place: super::options::place(&args.source)?,
         selection: HostSelection::new(&args.hosts, args.selector.as_deref())?,
         provisioner: args.provisioner,
         max_provisioning_retries: args.max_provisioning_retries,
@@ -205,7 +205,7 @@ fn read(
                     root.display()
                 )));
             };
-            let records = super::snapshot::select_records(
+            let records = crate::persist::snapshot::select_records(
                 store.load_hosts()?,
                 &req.selection,
                 req.place.name(),

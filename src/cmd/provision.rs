@@ -8,9 +8,10 @@ use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result, Unfinished};
 use crate::objects::ObjectSource;
 use crate::persist::HostSource;
+use crate::persist::InputPolicy;
 use crate::persist::files::file_source::FileSource;
 use crate::persist::files::inventory::{self, Inventory, LoadMode};
-use crate::persist::{InputPolicy, LoadOptions};
+use crate::persist::requests::{self, select_in_files};
 use crate::record::HostRecord;
 use crate::runner::{self, Goal, HostJob, HostResult, Ledger, Progress, Services};
 use crate::selection::HostSelection;
@@ -46,7 +47,7 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity, input: InputPolicy) 
         crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
     let inv = inventory::load_with(&paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
-    let selected = select(&inv, &selection, &paths)?;
+    let selected = select_in_files(&inv, &selection, &paths)?;
     // BMO's admission rules: an invalid host is refused before anything is written.
     crate::persist::files::admission::check_hosts(&inv, &selected)?;
     warn(&inv, &selected, verbosity);
@@ -105,13 +106,13 @@ pub fn teardown(
         crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
-    let selected = select(&inv, &selection, &args.paths)?;
+    let selected = select_in_files(&inv, &selection, &args.paths)?;
     warn(&inv, &selected, verbosity);
     let now = format_time(SystemClock.now());
     if what == Teardown::Delete {
         // The deletion mark is on disk before the first pass, so a delete that is killed
         // half-way goes on deleting (not provisioning again) when bmhctl runs next.
-        mark_deleted(&mut inv, &selected, &now)?;
+        requests::mark_deleted(&mut inv, &selected, &now)?;
     }
     let run = Run {
         kind: match what {
@@ -141,42 +142,6 @@ pub fn teardown(
     })
 }
 
-/// `delete -f --no-wait`: records the deletion mark of the selected hosts in their files'
-/// sidecars (the next run that drives them, `watch -f` or `delete -f`, deletes them) and
-/// prints what it did.
-pub fn mark_for_deletion(
-    paths: &[PathBuf],
-    selection: &HostSelection,
-    input: InputPolicy,
-) -> Result<()> {
-    let mut inv = inventory::load_with(paths, LoadMode::Write, &LoadOptions::with_input(input))?;
-    let selected = select(&inv, selection, paths)?;
-    mark_deleted(&mut inv, &selected, &format_time(SystemClock.now()))?;
-    for i in selected {
-        let h = &inv.hosts[i];
-        let note = if h.record.book.deletion_requested.is_some() {
-            " (already being deleted)"
-        } else {
-            ""
-        };
-        super::output::outln!("baremetalhost/{} deletion requested{note}", h.key.name)?;
-    }
-    Ok(())
-}
-
-/// Records the deletion mark of these hosts in their files' sidecars, on disk.
-fn mark_deleted(inv: &mut Inventory, selected: &[usize], now: &str) -> Result<()> {
-    for &i in selected {
-        let key = inv.hosts[i].key.clone();
-        let mut book = inv.hosts[i].record.book.clone();
-        book.deletion_requested
-            .get_or_insert_with(|| now.to_string());
-        inv.file_of(i).stage_bookkeeping(&key, Some(&book))?;
-    }
-    inv.commit_all()?;
-    Ok(())
-}
-
 /// Says what `validate` would warn about the hosts to drive: they run, and may fail for it.
 fn warn(inv: &Inventory, selected: &[usize], verbosity: Verbosity) {
     if verbosity.quiet {
@@ -185,22 +150,6 @@ fn warn(inv: &Inventory, selected: &[usize], verbosity: Verbosity) {
     for w in crate::persist::files::admission::warnings(inv, selected) {
         crate::eprintln_quiet!("warning: {w}");
     }
-}
-
-/// Indices of the hosts the user selected, in file order; `paths` are the files given.
-fn select(inv: &Inventory, selection: &HostSelection, paths: &[PathBuf]) -> Result<Vec<usize>> {
-    if inv.hosts.is_empty() {
-        return Err(Error::Usage(crate::persist::files::paths::no_hosts_in(
-            paths,
-        )));
-    }
-    selection.select_some(
-        inv.hosts.iter().map(|h| crate::selection::Candidate {
-            key: &h.key,
-            labels: &h.record.host.metadata.labels,
-        }),
-        "the given files",
-    )
 }
 
 /// How a batch run on files goes: where, with what, and how it reports.
@@ -288,11 +237,12 @@ pub fn reconcile(
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;
-    let records = super::snapshot::select_records(store.load_hosts()?, &selection, "the store")?;
+    let records =
+        crate::persist::snapshot::select_records(store.load_hosts()?, &selection, "the store")?;
     let source = StoreSource::new(store.clone(), None, Arc::new(SystemClock));
     let mut jobs = Vec::new();
     for record in records {
-        source.add_host(super::snapshot::key_of(&record));
+        source.add_host(crate::persist::snapshot::key_of(&record));
         let goal = if record.being_deleted() {
             Goal::Deleted
         } else {

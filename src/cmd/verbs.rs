@@ -9,14 +9,12 @@
 //! store's lease or the files' locks).
 
 use super::options::Place;
-use super::snapshot::select_keys;
 use super::watch::{Condition, wait_until};
 use super::{DeleteArgs, DriveArgs, SourceArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
 use crate::persist::RETRY_ANNOTATION;
-use crate::persist::files::inventory::{self, LoadMode};
-use crate::persist::store::{Store, Written};
+use crate::persist::requests;
 use crate::record::HostRecord;
 use crate::selection::HostSelection;
 use bmh_api::annotations::{DETACHED, INSPECT, PAUSED, REBOOT_PREFIX};
@@ -218,25 +216,26 @@ pub fn run(cmd: VerbCommand, input: crate::persist::InputPolicy) -> Result<()> {
         ),
     };
     let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
-    let place = Place::resolve(&verb.source)?;
-    let keys = match &place {
-        Place::Store(root) => {
-            let store = open_store(root)?;
-            let keys = select_keys(&place, &selection, input)?;
-            for key in &keys {
-                let written = annotate(&store, key, &change)?;
-                // The annotation is written whether or not the report is read.
-                let _ = report(&key.name, done, written != Written::Unchanged);
-                // A host whose companion objects or Secrets cannot be read is still annotated;
-                // a `--wait` then says what is wrong with it.
-                if let Ok(Some(rec)) = store.load_host(key) {
-                    warn_if_no_effect(&rec, &change);
-                }
-            }
-            keys
-        }
-        Place::Files(paths) => annotate_files(paths, &selection, &change, done, input)?,
+    let place = super::options::place(&verb.source)?;
+    let (name, value) = match &change {
+        Change::Set(k, v) => (*k, Some(v.as_str())),
+        Change::Remove(k) => (*k, None),
     };
+    let keys = requests::annotate(
+        &place,
+        &selection,
+        name,
+        value,
+        input,
+        |key, changed, now| {
+            // The annotation is written whether or not the report is read.
+            let _ = report(&key.name, done, changed);
+            // A host that cannot be read is still annotated; a `--wait` then says what is wrong.
+            if let Some(rec) = now {
+                warn_if_no_effect(rec, &change);
+            }
+        },
+    )?;
     if verb.wait {
         wait_until(&place, &keys, cond, what, verb.timeout, &verb.drive, input)?;
         for k in &keys {
@@ -249,79 +248,6 @@ pub fn run(cmd: VerbCommand, input: crate::persist::InputPolicy) -> Result<()> {
 fn report(name: &str, done: &str, changed: bool) -> Result<()> {
     let note = if changed { "" } else { " (unchanged)" };
     super::output::outln!("baremetalhost/{name} {done}{note}")
-}
-
-fn open_store(root: &std::path::Path) -> Result<Store> {
-    Store::open_existing(root)?
-        .ok_or_else(|| Error::Usage(format!("no store at {}", root.display())))
-}
-
-/// Sets or removes one annotation of a stored host, under its lock.
-fn annotate(store: &Store, key: &bmh_api::ObjectKey, change: &Change) -> Result<Written> {
-    match change {
-        Change::Set(k, value) => store.set_host_annotation(key, k, Some(value)),
-        Change::Remove(k) => store.set_host_annotation(key, k, None),
-    }
-}
-
-/// Sets or removes one annotation of the selected hosts in their files, holding the files'
-/// locks; returns the hosts.
-fn annotate_files(
-    paths: &[std::path::PathBuf],
-    selection: &HostSelection,
-    change: &Change,
-    done: &str,
-    input: crate::persist::InputPolicy,
-) -> Result<Vec<bmh_api::ObjectKey>> {
-    let mut inv = inventory::load_with(
-        paths,
-        LoadMode::Write,
-        &crate::persist::LoadOptions::with_input(input),
-    )
-    .map_err(|e| match e {
-        Error::Conflict(m) => Error::Conflict(format!(
-            "{m}; while a `bmhctl watch -f` drives the files, set the annotation in the file \
-             by hand: watch acts on edits"
-        )),
-        e => e,
-    })?;
-    if inv.hosts.is_empty() {
-        return Err(Error::Usage(crate::persist::files::paths::no_hosts_in(
-            paths,
-        )));
-    }
-    let picked = selection.select_some(
-        inv.hosts.iter().map(|h| crate::selection::Candidate {
-            key: &h.key,
-            labels: &h.record.host.metadata.labels,
-        }),
-        "the given files",
-    )?;
-    let keys: Vec<bmh_api::ObjectKey> = picked.iter().map(|&i| inv.hosts[i].key.clone()).collect();
-    for (&i, key) in picked.iter().zip(&keys) {
-        let doc = inv.hosts[i].doc;
-        let (k, value) = match change {
-            Change::Set(k, v) => (*k, Some(v.as_str())),
-            Change::Remove(k) => (*k, None),
-        };
-        let changed = inv.file_of(i).write_annotation(doc, k, value)?;
-        // The annotation is written whether or not the report is read.
-        let _ = report(&key.name, done, changed);
-        let rec = &mut inv.hosts[i].record;
-        match value {
-            Some(v) => {
-                rec.host
-                    .metadata
-                    .annotations
-                    .insert(k.to_string(), v.to_string());
-            }
-            None => {
-                rec.host.metadata.annotations.remove(k);
-            }
-        }
-        warn_if_no_effect(rec, change);
-    }
-    Ok(keys)
 }
 
 /// Says when BMO will not act on the annotation as the user probably expects.
@@ -383,7 +309,7 @@ pub fn delete(
     input: crate::persist::InputPolicy,
 ) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    match Place::resolve(&args.source)? {
+    match super::options::place(&args.source)? {
         Place::Store(_)
             if args.dry_run && selection.names_none() && args.run.selector.is_none() =>
         {
@@ -401,8 +327,8 @@ pub fn delete(
             args.run.output,
             input,
         ),
-        Place::Files(paths) if args.no_wait => {
-            super::provision::mark_for_deletion(&paths, &selection, input)
+        place @ Place::Files(_) if args.no_wait => {
+            request_deletion(&place, &selection, input).map(|_| ())
         }
         Place::Files(paths) => super::provision::teardown(
             super::TeardownArgs {
@@ -447,21 +373,7 @@ fn delete_from_store(
     drive: &DriveArgs,
     input: crate::persist::InputPolicy,
 ) -> Result<()> {
-    let Place::Store(root) = place else {
-        unreachable!("delete_from_store is for the store")
-    };
-    let store = open_store(root)?;
-    let keys = select_keys(place, selection, input)?;
-    let now = format_time(SystemClock.now());
-    for key in &keys {
-        let written = store.request_host_deletion(key, &now)?;
-        let note = if written == Written::Unchanged {
-            " (already being deleted)"
-        } else {
-            ""
-        };
-        super::output::outln!("baremetalhost/{} deletion requested{note}", key.name)?;
-    }
+    let keys = request_deletion(place, selection, input)?;
     if wait {
         wait_until(
             place,
@@ -477,4 +389,21 @@ fn delete_from_store(
         }
     }
     Ok(())
+}
+
+/// Requests the deletion of the selected hosts and says so for each; returns them.
+fn request_deletion(
+    place: &Place,
+    selection: &HostSelection,
+    input: crate::persist::InputPolicy,
+) -> Result<Vec<bmh_api::ObjectKey>> {
+    let now = format_time(SystemClock.now());
+    requests::request_deletion(place, selection, &now, input, |key, already| {
+        let note = if already {
+            " (already being deleted)"
+        } else {
+            ""
+        };
+        super::output::outln!("baremetalhost/{} deletion requested{note}", key.name)
+    })
 }

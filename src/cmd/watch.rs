@@ -9,7 +9,6 @@
 //! (or of `wait`) in-process when no `watch` holds the lease or the locks.
 
 use super::options::{DriveOptions, Environment, Place};
-use super::snapshot::Snapshot;
 use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result, Unfinished};
@@ -18,6 +17,7 @@ use crate::metrics::{Metrics, ObservedFactory, TimedSource};
 use crate::persist::HostSource;
 use crate::persist::files::file_source::FileSource;
 use crate::persist::files::inventory::{self, LoadMode};
+use crate::persist::snapshot::Snapshot;
 use crate::persist::store::store_source::StoreSource;
 use crate::persist::store::{Lease, Store};
 use crate::record::HostRecord;
@@ -279,7 +279,7 @@ pub fn watch(
     verbosity: Verbosity,
     input: crate::persist::InputPolicy,
 ) -> Result<()> {
-    let place = Place::resolve(&args.source)?;
+    let place = super::options::place(&args.source)?;
     let options = DriveOptions::for_controller(&args.drive, &Environment::read()?);
     // Bound before the hosts are taken: a busy address changes nothing.
     let listener = args
@@ -562,13 +562,13 @@ pub fn state_condition(state: &str) -> Result<Condition> {
 pub fn wait(args: WaitArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let cond = state_condition(&args.for_state)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
-    let place = Place::resolve(&args.source)?;
+    let place = super::options::place(&args.source)?;
     if let Place::Store(root) = &place
         && Store::open_existing(root)?.is_none()
     {
         return Err(Error::Usage(format!("no store at {}", root.display())));
     }
-    let keys = super::snapshot::select_keys(&place, &selection, input)?;
+    let keys = crate::persist::snapshot::select_keys(&place, &selection, input)?;
     wait_until(
         &place,
         &keys,

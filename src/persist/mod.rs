@@ -11,10 +11,14 @@ pub mod atomic;
 pub mod bookkeeping;
 pub mod files;
 mod load_options;
+mod place;
+pub mod requests;
+pub mod snapshot;
 mod staged;
 pub mod store;
 
 pub use load_options::{FieldValidation, InputPolicy, LoadOptions};
+pub use place::Place;
 pub use staged::{Change, Staged};
 
 use crate::error::Result;

@@ -5,14 +5,19 @@
 //! kept apart, with its error: it does not keep the others from being read, and a selection
 //! can still name it (it has no labels to match), so that a command says what is wrong with it.
 
-use super::options::Place;
+use super::Place;
+use super::files::inventory::{self, Inventory, LoadMode};
+use super::store::{BadObject, Store, StoredEvent};
+use super::{InputPolicy, LoadOptions};
 use crate::error::Result;
-use crate::persist::files::inventory::{self, Inventory, LoadMode};
-use crate::persist::store::{BadObject, Store, StoredEvent};
-use crate::persist::{InputPolicy, LoadOptions};
+use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
 use crate::record::HostRecord;
 use crate::selection::{Candidate, HostSelection};
-use bmh_api::ObjectKey;
+use bmh_api::{
+    API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, HOST_UPDATE_POLICY_KIND,
+    ObjectKey,
+};
+use serde_json::Value;
 
 /// The hosts of a place, read once.
 pub enum Snapshot {
@@ -155,6 +160,57 @@ impl Snapshot {
             }
         }
         Ok(out)
+    }
+
+    /// A Secret as an object (`data` base64), `None` when absent.
+    pub fn secret(&self, key: &ObjectKey) -> Result<Option<Value>> {
+        match self {
+            Snapshot::Store(Some(s), _, _) => Ok(s
+                .get(&TypedKey::new(SECRET_API_VERSION, SECRET_KIND, key.clone()))?
+                .map(|s| s.value)),
+            Snapshot::Store(None, _, _) => Ok(None),
+            Snapshot::Files(inv) => Ok(inv.objects.get_secret(key).map(|s| secret_object(s))),
+        }
+    }
+
+    /// The host's HostUpdatePolicy, if any.
+    pub fn update_policy(&self, key: &ObjectKey) -> Result<Option<Value>> {
+        let tk = TypedKey::new(bmh_api::API_VERSION, HOST_UPDATE_POLICY_KIND, key.clone());
+        match self {
+            Snapshot::Store(Some(s), _, _) => Ok(s.get(&tk)?.map(|s| s.value)),
+            Snapshot::Store(None, _, _) => Ok(None),
+            Snapshot::Files(inv) => Ok(inv
+                .other_documents
+                .iter()
+                .find(|d| {
+                    d.api_version == tk.api_version
+                        && d.kind == tk.kind
+                        && d.namespace == key.namespace
+                        && d.name == key.name
+                })
+                .map(|d| d.value.clone())),
+        }
+    }
+
+    /// Every BMCEventSubscription where the hosts are, in no particular order.
+    pub fn event_subscriptions(&self) -> Result<Vec<BmcEventSubscription>> {
+        Ok(match self {
+            Snapshot::Store(Some(store), _, _) => {
+                super::store::bmc_event_subscriptions::list(store)?
+            }
+            Snapshot::Store(None, _, _) => Vec::new(),
+            Snapshot::Files(inv) => inv
+                .other_documents
+                .iter()
+                .filter(|d| d.api_version == API_VERSION && d.kind == BMC_EVENT_SUBSCRIPTION_KIND)
+                .filter_map(|d| {
+                    let mut s: BmcEventSubscription =
+                        serde_json::from_value(d.value.clone()).ok()?;
+                    s.metadata.namespace = d.namespace.clone();
+                    Some(s)
+                })
+                .collect(),
+        })
     }
 
     /// The host's recent events: the store's log, or (files) the host's bookkeeping.

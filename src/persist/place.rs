@@ -1,0 +1,37 @@
+//! Where the hosts of a command are: the user's files (`-f`) or the local store.
+
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    Files(Vec<PathBuf>),
+    Store(PathBuf),
+}
+
+impl Place {
+    /// How messages name it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Place::Files(_) => "the given files",
+            Place::Store(_) => "the store",
+        }
+    }
+
+    /// The store's path, or the files' paths joined with `, `.
+    pub fn describe(&self) -> String {
+        match self {
+            Place::Store(root) => format!("the store {}", root.display()),
+            Place::Files(paths) => paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+
+    /// Whether listing it keeps to one namespace when none is given, as `kubectl get` does on
+    /// a cluster (the store); files are listed whole, as `kubectl get -f` lists them.
+    pub fn one_namespace_by_default(&self) -> bool {
+        matches!(self, Place::Store(_))
+    }
+}

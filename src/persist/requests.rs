@@ -1,0 +1,143 @@
+//! What a verb asks of the hosts where they live: an annotation set or removed, a deletion
+//! requested. The same on both layouts: on the store each host changes under its own lock
+//! (read, change, write), so nothing another writer did meanwhile is lost; on files the files'
+//! locks are taken (refused while a `watch -f` holds them) and the host's document is edited
+//! with every other byte kept.
+
+use super::files::inventory::{self, Inventory, LoadMode};
+use super::snapshot::select_keys;
+use super::store::{Store, Written};
+use super::{InputPolicy, LoadOptions, Place};
+use crate::error::{Error, Result};
+use crate::record::HostRecord;
+use crate::selection::{Candidate, HostSelection};
+use bmh_api::ObjectKey;
+use std::path::{Path, PathBuf};
+
+/// Sets (`Some`) or removes (`None`) annotation `name` on the hosts `selection` picks; returns
+/// their keys. `done` is called after each host's write with whether it changed anything and
+/// the host as it is now (when it can be read).
+pub fn annotate(
+    place: &Place,
+    selection: &HostSelection,
+    name: &str,
+    value: Option<&str>,
+    input: InputPolicy,
+    mut done: impl FnMut(&ObjectKey, bool, Option<&HostRecord>),
+) -> Result<Vec<ObjectKey>> {
+    match place {
+        Place::Store(root) => {
+            let store = open_store(root)?;
+            let keys = select_keys(place, selection, input)?;
+            for key in &keys {
+                let written = store.set_host_annotation(key, name, value)?;
+                // A host whose companion objects or Secrets cannot be read is still annotated.
+                let now = store.load_host(key).ok().flatten();
+                done(key, written != Written::Unchanged, now.as_ref());
+            }
+            Ok(keys)
+        }
+        Place::Files(paths) => {
+            let mut inv = load_for_writing(paths, input).map_err(|e| match e {
+                Error::Conflict(m) => Error::Conflict(format!(
+                    "{m}; while a `bmhctl watch -f` drives the files, set the annotation in \
+                     the file by hand: watch acts on edits"
+                )),
+                e => e,
+            })?;
+            let picked = select_in_files(&inv, selection, paths)?;
+            let mut keys = Vec::with_capacity(picked.len());
+            for i in picked {
+                let doc = inv.hosts[i].doc;
+                let changed = inv.file_of(i).write_annotation(doc, name, value)?;
+                let host = &mut inv.hosts[i];
+                let annotations = &mut host.record.host.metadata.annotations;
+                match value {
+                    Some(v) => annotations.insert(name.to_string(), v.to_string()),
+                    None => annotations.remove(name),
+                };
+                done(&host.key, changed, Some(&host.record));
+                keys.push(host.key.clone());
+            }
+            Ok(keys)
+        }
+    }
+}
+
+/// Requests the deletion of the hosts `selection` picks, as of `now`: on the store their
+/// `metadata.deletionTimestamp` (as the API server sets it), on files a mark in their
+/// bookkeeping. Returns their keys; `done` is called for each with whether its deletion was
+/// already requested.
+pub fn request_deletion(
+    place: &Place,
+    selection: &HostSelection,
+    now: &str,
+    input: InputPolicy,
+    mut done: impl FnMut(&ObjectKey, bool) -> Result<()>,
+) -> Result<Vec<ObjectKey>> {
+    match place {
+        Place::Store(root) => {
+            let store = open_store(root)?;
+            let keys = select_keys(place, selection, input)?;
+            for key in &keys {
+                let written = store.request_host_deletion(key, now)?;
+                done(key, written == Written::Unchanged)?;
+            }
+            Ok(keys)
+        }
+        Place::Files(paths) => {
+            let mut inv = load_for_writing(paths, input)?;
+            let selected = select_in_files(&inv, selection, paths)?;
+            mark_deleted(&mut inv, &selected, now)?;
+            let mut keys = Vec::with_capacity(selected.len());
+            for i in selected {
+                let h = &inv.hosts[i];
+                done(&h.key, h.record.book.deletion_requested.is_some())?;
+                keys.push(h.key.clone());
+            }
+            Ok(keys)
+        }
+    }
+}
+
+/// Records the deletion mark of these hosts in their files' bookkeeping, on disk.
+pub fn mark_deleted(inv: &mut Inventory, selected: &[usize], now: &str) -> Result<()> {
+    for &i in selected {
+        let key = inv.hosts[i].key.clone();
+        let mut book = inv.hosts[i].record.book.clone();
+        book.deletion_requested
+            .get_or_insert_with(|| now.to_string());
+        inv.file_of(i).stage_bookkeeping(&key, Some(&book))?;
+    }
+    inv.commit_all()?;
+    Ok(())
+}
+
+/// Indices of the hosts of the files that `selection` picks, in file order; `paths` are the
+/// files given. Files without hosts, or a selection of none, are usage errors.
+pub fn select_in_files(
+    inv: &Inventory,
+    selection: &HostSelection,
+    paths: &[PathBuf],
+) -> Result<Vec<usize>> {
+    if inv.hosts.is_empty() {
+        return Err(Error::Usage(super::files::paths::no_hosts_in(paths)));
+    }
+    selection.select_some(
+        inv.hosts.iter().map(|h| Candidate {
+            key: &h.key,
+            labels: &h.record.host.metadata.labels,
+        }),
+        "the given files",
+    )
+}
+
+fn load_for_writing(paths: &[PathBuf], input: InputPolicy) -> Result<Inventory> {
+    inventory::load_with(paths, LoadMode::Write, &LoadOptions::with_input(input))
+}
+
+/// The store at `root`; none there is a usage error.
+pub fn open_store(root: &Path) -> Result<Store> {
+    Store::open_existing(root)?
+        .ok_or_else(|| Error::Usage(format!("no store at {}", root.display())))
+}
