@@ -10,17 +10,13 @@ use super::{ResultFormat, SourceArgs};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::Result;
 use crate::machine::MachineConfig;
-use crate::objects::ObjectSource;
-use crate::persist::files::inventory::{self, LoadMode};
-use crate::persist::store::Store;
 use crate::plan::{HostPlan, Live, Planner};
 use crate::record::HostRecord;
 use crate::runner::{Goal, Timing};
-use crate::selection::{Candidate, HostSelection};
+use crate::selection::HostSelection;
 use bmh_api::ProvisioningState as S;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
-use std::sync::Arc;
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {
@@ -123,7 +119,8 @@ pub fn run(req: Request) -> Result<()> {
     }
     // BMO's timing: nothing asks the provisioner which hosts are due.
     let provisioner = crate::provisioners::resolve(&req.provisioner, Timing::Bmo, req.input)?;
-    let (records, objects) = read(&req, &provisioner.load_options)?;
+    let (records, objects) =
+        crate::persist::to_drive::snapshot(&req.place, &req.selection, &provisioner.load_options)?;
     provisioner.set_objects(objects.clone());
     let fixture = req.provisioner == crate::provisioners::fixture::NAME;
     let reachable = if fixture {
@@ -171,47 +168,6 @@ pub fn run(req: Request) -> Result<()> {
             serde_json::to_string_pretty(&document(req.intent, &req.provisioner, &plans))
                 .map_err(|e| crate::error::Error::internal("cannot encode the plan", e))?,
         ),
-    }
-}
-
-/// The selected hosts of `req.place` (read without a lock or lease) and the objects they use.
-fn read(
-    req: &Request,
-    load_options: &crate::persist::LoadOptions,
-) -> Result<(Vec<HostRecord>, Arc<dyn ObjectSource>)> {
-    match &req.place {
-        Place::Files(paths) => {
-            let inv = inventory::load_with(paths, LoadMode::ReadOnly, load_options)?;
-            inventory::check_secret_references(&inv)?;
-            let selected = req.selection.select_some(
-                inv.hosts.iter().map(|h| Candidate {
-                    key: &h.key,
-                    labels: &h.record.host.metadata.labels,
-                }),
-                req.place.name(),
-            )?;
-            // What `provision` would refuse, a plan refuses too.
-            crate::persist::files::admission::check_hosts(&inv, &selected)?;
-            let records = selected
-                .iter()
-                .map(|&i| inv.hosts[i].record.clone())
-                .collect();
-            Ok((records, Arc::new(inv.objects.clone())))
-        }
-        Place::Store(root) => {
-            let Some(store) = Store::open_existing(root)? else {
-                return Err(crate::error::Error::Usage(format!(
-                    "no store at {}",
-                    root.display()
-                )));
-            };
-            let records = crate::persist::snapshot::select_records(
-                store.load_hosts()?,
-                &req.selection,
-                req.place.name(),
-            )?;
-            Ok((records, Arc::new(store.object_map()?)))
-        }
     }
 }
 

@@ -10,8 +10,9 @@ use crate::objects::ObjectSource;
 use crate::persist::HostSource;
 use crate::persist::InputPolicy;
 use crate::persist::files::file_source::FileSource;
-use crate::persist::files::inventory::{self, Inventory, LoadMode};
-use crate::persist::requests::{self, select_in_files};
+use crate::persist::files::inventory::{Inventory, LoadMode};
+use crate::persist::requests::{self};
+use crate::persist::to_drive;
 use crate::record::HostRecord;
 use crate::runner::{self, Goal, HostJob, HostResult, Ledger, Progress, Services};
 use crate::selection::HostSelection;
@@ -45,11 +46,13 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity, input: InputPolicy) 
     super::options::missing_inputs(&options.provisioner, &paths)?;
     let provisioner =
         crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
-    let inv = inventory::load_with(&paths, LoadMode::Write, &provisioner.load_options)?;
-    inventory::check_secret_references(&inv)?;
-    let selected = select_in_files(&inv, &selection, &paths)?;
-    // BMO's admission rules: an invalid host is refused before anything is written.
-    crate::persist::files::admission::check_hosts(&inv, &selected)?;
+    let (inv, selected) = to_drive::from_files(
+        &paths,
+        LoadMode::Write,
+        &provisioner.load_options,
+        &selection,
+        true,
+    )?;
     warn(&inv, &selected, verbosity);
     let run = Run {
         kind: RunKind::Provision,
@@ -104,9 +107,14 @@ pub fn teardown(
     super::options::missing_inputs(&options.provisioner, &args.paths)?;
     let provisioner =
         crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
-    let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
-    inventory::check_secret_references(&inv)?;
-    let selected = select_in_files(&inv, &selection, &args.paths)?;
+    // A host is taken down as it is: no admission checks.
+    let (mut inv, selected) = to_drive::from_files(
+        &args.paths,
+        LoadMode::Write,
+        &provisioner.load_options,
+        &selection,
+        false,
+    )?;
     warn(&inv, &selected, verbosity);
     let now = format_time(SystemClock.now());
     if what == Teardown::Delete {

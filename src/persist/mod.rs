@@ -16,6 +16,7 @@ pub mod requests;
 pub mod snapshot;
 mod staged;
 pub mod store;
+pub mod to_drive;
 
 pub use load_options::{FieldValidation, InputPolicy, LoadOptions};
 pub use place::Place;
