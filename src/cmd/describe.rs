@@ -84,10 +84,23 @@ fn map_text(m: &std::collections::BTreeMap<String, String>) -> String {
 
 /// The description of one host.
 pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
+    let mut out = String::new();
+    push_fields(&mut out, rec);
+    if let Some(hw) = &rec.status().hardware {
+        push_hardware(&mut out, hw);
+    }
+    push_history(&mut out, &rec.status().operation_history);
+    super::data_image::describe_section(&mut out, rec.data_image.as_deref());
+    push_conditions(&mut out, &rec.status().conditions);
+    push_events(&mut out, events);
+    out
+}
+
+/// The host's fields, one `Key: value` line each.
+fn push_fields(out: &mut String, rec: &HostRecord) {
     let h = &rec.host;
     let m = &h.metadata;
     let s = rec.status();
-    let mut out = String::new();
     let mut line = |k: &str, v: &str| {
         let _ = writeln!(out, "{:<20}{v}", format!("{k}:"));
     };
@@ -132,31 +145,35 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
         let text = format!("{} {}", vendor.manufacturer, vendor.product_name);
         line("System", or_none(text.trim()));
     }
-    if let Some(hw) = &s.hardware {
-        out.push_str("NICs:\n");
-        let rows = hw.nics.iter().map(|n| {
-            vec![
-                n.name.clone(),
-                n.mac.clone(),
-                n.ip.clone(),
-                speed(n.speed_gbps),
-                n.pxe.to_string(),
-            ]
-        });
-        push_table(&mut out, &["NAME", "MAC", "IP", "SPEED", "PXE"], rows);
-        out.push_str("Disks:\n");
-        let rows = hw.storage.iter().map(|d| {
-            vec![
-                d.name.clone(),
-                d.type_.clone(),
-                gigabytes(d.size_bytes),
-                d.model.clone(),
-            ]
-        });
-        push_table(&mut out, &["NAME", "TYPE", "SIZE", "MODEL"], rows);
-    }
+}
+
+/// The NICs and disks inspection found.
+fn push_hardware(out: &mut String, hw: &bmh_api::HardwareDetails) {
+    out.push_str("NICs:\n");
+    let rows = hw.nics.iter().map(|n| {
+        vec![
+            n.name.clone(),
+            n.mac.clone(),
+            n.ip.clone(),
+            speed(n.speed_gbps),
+            n.pxe.to_string(),
+        ]
+    });
+    push_table(out, &["NAME", "MAC", "IP", "SPEED", "PXE"], rows);
+    out.push_str("Disks:\n");
+    let rows = hw.storage.iter().map(|d| {
+        vec![
+            d.name.clone(),
+            d.type_.clone(),
+            gigabytes(d.size_bytes),
+            d.model.clone(),
+        ]
+    });
+    push_table(out, &["NAME", "TYPE", "SIZE", "MODEL"], rows);
+}
+
+fn push_history(out: &mut String, hist: &bmh_api::OperationHistory) {
     out.push_str("Operation History:\n");
-    let hist = &s.operation_history;
     let rows = [
         ("register", &hist.register),
         ("inspect", &hist.inspect),
@@ -172,16 +189,18 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
             m.end.clone().unwrap_or_default(),
         ]
     });
-    push_table(&mut out, &["OPERATION", "START", "END"], rows);
-    super::data_image::describe_section(&mut out, rec.data_image.as_deref());
+    push_table(out, &["OPERATION", "START", "END"], rows);
+}
+
+fn push_conditions(out: &mut String, conditions: &[bmh_api::Condition]) {
     out.push_str("Conditions:\n");
-    if s.conditions.is_empty() {
+    if conditions.is_empty() {
         out.push_str("  <none>\n");
     } else {
         let mut t = Table::new();
         t.load_preset(NOTHING);
         t.set_header(["TYPE", "STATUS", "REASON", "MESSAGE", "LAST TRANSITION"]);
-        for c in &s.conditions {
+        for c in conditions {
             t.add_row([
                 c.type_.as_str(),
                 c.status.as_str(),
@@ -190,8 +209,11 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
                 c.last_transition_time.as_str(),
             ]);
         }
-        push_indented(&mut out, &t.to_string());
+        push_indented(out, &t.to_string());
     }
+}
+
+fn push_events(out: &mut String, events: &[StoredEvent]) {
     out.push_str("Events:\n");
     // The most recent 20 kinds of event, oldest first, as kubectl shows them.
     let groups = aggregate(events);
@@ -202,8 +224,7 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
             g.event.message.clone(),
         ]
     });
-    push_table(&mut out, &["LAST SEEN", "REASON", "MESSAGE"], rows);
-    out
+    push_table(out, &["LAST SEEN", "REASON", "MESSAGE"], rows);
 }
 
 /// Identical events (same reason and message), counted once as kubectl's event aggregation

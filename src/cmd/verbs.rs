@@ -128,8 +128,57 @@ fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
     Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
 }
 
+/// What a verb asks, and how its outcome is told and seen.
+struct Request {
+    change: Change,
+    /// What is said once the annotation is written (`power off requested`).
+    done: &'static str,
+    /// What is said once the outcome is seen (`powered off`), with `--wait`.
+    what: &'static str,
+    /// When the outcome is seen.
+    cond: Condition,
+}
+
 pub fn run(cmd: VerbCommand, input: crate::persist::InputPolicy) -> Result<()> {
-    let (verb, change, done, what, cond): (VerbArgs, Change, &str, &str, Condition) = match cmd {
+    let (verb, request) = request_of(cmd);
+    let Request {
+        change,
+        done,
+        what,
+        cond,
+    } = request;
+    let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
+    let place = super::options::place(&verb.source)?;
+    let (name, value) = match &change {
+        Change::Set(k, v) => (*k, Some(v.as_str())),
+        Change::Remove(k) => (*k, None),
+    };
+    let keys = requests::annotate(
+        &place,
+        &selection,
+        name,
+        value,
+        input,
+        |key, changed, now| {
+            // The annotation is written whether or not the report is read.
+            let _ = report(&key.name, done, changed);
+            // A host that cannot be read is still annotated; a `--wait` then says what is wrong.
+            if let Some(rec) = now {
+                warn_if_no_effect(rec, &change);
+            }
+        },
+    )?;
+    if verb.wait {
+        wait_until(&place, &keys, cond, what, verb.timeout, &verb.drive, input)?;
+        for k in &keys {
+            super::output::outln!("baremetalhost/{} {what}", k.name)?;
+        }
+    }
+    Ok(())
+}
+
+fn request_of(cmd: VerbCommand) -> (VerbArgs, Request) {
+    let (verb, change, done, what, cond): (VerbArgs, Change, _, _, Condition) = match cmd {
         VerbCommand::Power(PowerCommand::On(verb)) => (
             verb,
             Change::Remove(POWER_OFF_ANNOTATION),
@@ -215,34 +264,13 @@ pub fn run(cmd: VerbCommand, input: crate::persist::InputPolicy) -> Result<()> {
             }),
         ),
     };
-    let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
-    let place = super::options::place(&verb.source)?;
-    let (name, value) = match &change {
-        Change::Set(k, v) => (*k, Some(v.as_str())),
-        Change::Remove(k) => (*k, None),
+    let request = Request {
+        change,
+        done,
+        what,
+        cond,
     };
-    let keys = requests::annotate(
-        &place,
-        &selection,
-        name,
-        value,
-        input,
-        |key, changed, now| {
-            // The annotation is written whether or not the report is read.
-            let _ = report(&key.name, done, changed);
-            // A host that cannot be read is still annotated; a `--wait` then says what is wrong.
-            if let Some(rec) = now {
-                warn_if_no_effect(rec, &change);
-            }
-        },
-    )?;
-    if verb.wait {
-        wait_until(&place, &keys, cond, what, verb.timeout, &verb.drive, input)?;
-        for k in &keys {
-            super::output::outln!("baremetalhost/{} {what}", k.name)?;
-        }
-    }
-    Ok(())
+    (verb, request)
 }
 
 fn report(name: &str, done: &str, changed: bool) -> Result<()> {
