@@ -224,55 +224,20 @@ fn watch(
         .enable_all()
         .build()
         .map_err(|e| Error::internal("cannot start the async runtime", e))?;
-    let table = |recs: &[&HostRecord], headers: bool| {
-        output::hosts_table(
-            recs,
-            &output::TableOptions {
-                wide: args.output == GetFormat::Wide,
-                namespace_column: args.namespaces.all_namespaces,
-                qualified_names: args.namespaces.namespace.is_none(),
-                headers: headers && !args.no_headers,
-                labels: args.show_labels,
-                now: chrono::Utc::now(),
-            },
-        )
-    };
-    let print = |change: Change, rec: &HostRecord, obj: &Value, headers: bool| -> Result<()> {
-        match args.output {
-            GetFormat::Table | GetFormat::Wide => output::line(table(&[rec], headers)),
-            GetFormat::Name => {
-                output::outln!("baremetalhost.metal3.io/{}", rec.host.metadata.name)
-            }
-            GetFormat::Json => output::line(
-                serde_json::to_string(&watch_event(change, obj))
-                    .map_err(|e| Error::internal("cannot encode a watch event as JSON", e))?,
-            ),
-            GetFormat::Yaml => {
-                let text = serde_saphyr::to_string(&watch_event(change, obj))
-                    .map_err(|e| Error::internal("cannot encode a watch event as YAML", e))?;
-                output::write_stdout(&format!("---\n{text}"))
-            }
-        }
-    };
     let Watched { hosts: first, bad } = watched(place, selection, input)?;
-    // Each unreadable host is said once, and again when what is wrong with it changes.
-    let mut said_bad: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for b in bad {
-        crate::eprintln_quiet!("bmhctl: {b}");
-        said_bad.insert(b);
-    }
+    let mut unreadable = Unreadable::default();
+    unreadable.say(bad);
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) && !first.is_empty() {
         let recs: Vec<&HostRecord> = first.iter().map(|(_, r, _)| r).collect();
-        output::line(table(&recs, true))?;
+        output::line(watch_table(args, &recs, true))?;
     } else {
         for (_, rec, obj) in &first {
-            print(Change::Added, rec, obj, false)?;
+            print_watched(args, Change::Added, rec, obj, false)?;
         }
     }
     let mut last: HashMap<ObjectKey, (HostRecord, Value)> =
         first.into_iter().map(|(k, r, v)| (k, (r, v))).collect();
     let mut headers = last.is_empty();
-    let mut failing: Option<String> = None;
     runtime.block_on(async {
         let signal = super::provision::wait_for_signal();
         tokio::pin!(signal);
@@ -281,53 +246,117 @@ fn watch(
                 _ = &mut signal => return Ok(()),
                 _ = tokio::time::sleep(args.poll_interval) => {}
             }
-            let now = match watched(place, selection, input) {
+            match watched(place, selection, input) {
                 Ok(Watched { hosts, bad }) => {
-                    failing = None;
-                    for b in &bad {
-                        if !said_bad.contains(b) {
-                            crate::eprintln_quiet!("bmhctl: {b}");
-                        }
-                    }
-                    said_bad = bad.into_iter().collect();
-                    hosts
+                    unreadable.say(bad);
+                    print_changes(args, &mut last, hosts, &mut headers)?;
                 }
                 // A file being edited by hand may not parse for a moment: say so (once), go on.
-                Err(e) => {
-                    let said = e.chain();
-                    if failing.as_ref() != Some(&said) {
-                        crate::eprintln_quiet!("bmhctl: {said}");
-                        failing = Some(said);
-                    }
-                    continue;
-                }
-            };
-            let mut seen = std::collections::HashSet::new();
-            for (key, rec, obj) in now {
-                seen.insert(key.clone());
-                let change = match last.get(&key) {
-                    None => Change::Added,
-                    Some((_, before)) if same_but_created(before, &obj) => continue,
-                    Some(_) => Change::Modified,
-                };
-                print(change, &rec, &obj, headers)?;
-                headers = false;
-                last.insert(key, (rec, obj));
-            }
-            let mut gone: Vec<ObjectKey> = last
-                .keys()
-                .filter(|k| !seen.contains(*k))
-                .cloned()
-                .collect();
-            gone.sort();
-            for key in gone {
-                if let Some((rec, obj)) = last.remove(&key) {
-                    print(Change::Deleted, &rec, &obj, headers)?;
-                    headers = false;
-                }
+                Err(e) => unreadable.failing(e.chain()),
             }
         }
     })
+}
+
+/// What `get -w` said of hosts it cannot read, so each is said once, and again when what is
+/// wrong with it changes.
+#[derive(Default)]
+struct Unreadable {
+    said: std::collections::HashSet<String>,
+    failing: Option<String>,
+}
+
+impl Unreadable {
+    /// The hosts that cannot be read at this read.
+    fn say(&mut self, bad: Vec<String>) {
+        self.failing = None;
+        for b in &bad {
+            if !self.said.contains(b) {
+                crate::eprintln_quiet!("bmhctl: {b}");
+            }
+        }
+        self.said = bad.into_iter().collect();
+    }
+
+    /// A read that failed as a whole.
+    fn failing(&mut self, said: String) {
+        if self.failing.as_ref() != Some(&said) {
+            crate::eprintln_quiet!("bmhctl: {said}");
+            self.failing = Some(said);
+        }
+    }
+}
+
+/// Prints what changed from `last` to `now` (added, modified, then deleted hosts), and keeps
+/// `now` as `last`.
+fn print_changes(
+    args: &GetArgs,
+    last: &mut HashMap<ObjectKey, (HostRecord, Value)>,
+    now: Vec<(ObjectKey, HostRecord, Value)>,
+    headers: &mut bool,
+) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for (key, rec, obj) in now {
+        seen.insert(key.clone());
+        let change = match last.get(&key) {
+            None => Change::Added,
+            Some((_, before)) if same_but_created(before, &obj) => continue,
+            Some(_) => Change::Modified,
+        };
+        print_watched(args, change, &rec, &obj, *headers)?;
+        *headers = false;
+        last.insert(key, (rec, obj));
+    }
+    let mut gone: Vec<ObjectKey> = last
+        .keys()
+        .filter(|k| !seen.contains(*k))
+        .cloned()
+        .collect();
+    gone.sort();
+    for key in gone {
+        if let Some((rec, obj)) = last.remove(&key) {
+            print_watched(args, Change::Deleted, &rec, &obj, *headers)?;
+            *headers = false;
+        }
+    }
+    Ok(())
+}
+
+fn watch_table(args: &GetArgs, recs: &[&HostRecord], headers: bool) -> String {
+    output::hosts_table(
+        recs,
+        &output::TableOptions {
+            wide: args.output == GetFormat::Wide,
+            namespace_column: args.namespaces.all_namespaces,
+            qualified_names: args.namespaces.namespace.is_none(),
+            headers: headers && !args.no_headers,
+            labels: args.show_labels,
+            now: chrono::Utc::now(),
+        },
+    )
+}
+
+/// One change as `get -w -o FORMAT` prints it.
+fn print_watched(
+    args: &GetArgs,
+    change: Change,
+    rec: &HostRecord,
+    obj: &Value,
+    headers: bool,
+) -> Result<()> {
+    match args.output {
+        GetFormat::Table | GetFormat::Wide => output::line(watch_table(args, &[rec], headers)),
+        GetFormat::Name => output::outln!("baremetalhost.metal3.io/{}", rec.host.metadata.name),
+        GetFormat::Json => output::line(
+            serde_json::to_string(&watch_event(change, obj))
+                .map_err(|e| Error::internal("cannot encode a watch event as JSON", e))?,
+        ),
+        GetFormat::Yaml => {
+            let text = serde_saphyr::to_string(&watch_event(change, obj))
+                .map_err(|e| Error::internal("cannot encode a watch event as YAML", e))?;
+            output::write_stdout(&format!("---\n{text}"))
+        }
+    }
 }
 
 /// Whether two reads of a host differ in nothing but `metadata.creationTimestamp`: a host with
