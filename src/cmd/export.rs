@@ -67,79 +67,20 @@ pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()
     let selected: Vec<&HostRecord> = picked.records;
 
     // All or nothing: a host that cannot be read refuses the export, as an invalid one does.
-    let mut refused: Vec<String> = picked.bad.iter().map(|b| b.error.chain()).collect();
-    let mut warnings = Vec::new();
-    let mut docs: Vec<Value> = Vec::new();
-    let mut secrets_done: BTreeSet<ObjectKey> = BTreeSet::new();
+    let mut out = Export {
+        refused: picked.bad.iter().map(|b| b.error.chain()).collect(),
+        ..Export::default()
+    };
     for r in &selected {
-        let key = ObjectKey::new(
-            r.host.metadata.namespace_or_default(),
-            &r.host.metadata.name,
-        );
-        if let Some(reason) = refusal(r) {
-            refused.push(format!("BareMetalHost {key}: {reason}"));
-            continue;
-        }
-        let (host, notes) = cluster_host(r)?;
-        for n in notes {
-            warnings.push(format!("BareMetalHost {key}: {n}"));
-        }
-        let errors = crate::validate::validate(&host, None);
-        if !errors.is_empty() {
-            for e in errors {
-                refused.push(format!(
-                    "BareMetalHost {key}: a metal3 cluster would refuse it: {e}"
-                ));
-            }
-            continue;
-        }
-        for sk in secret_refs(&r.host) {
-            if !secrets_done.insert(sk.clone()) {
-                continue;
-            }
-            match source.secret(&sk)? {
-                Some(v) => docs.push(clean_secret(&v)),
-                None => warnings.push(format!(
-                    "BareMetalHost {key}: Secret {sk} it references is not in {from}: not exported"
-                )),
-            }
-        }
-        if let Some(hd) = &r.book.hardware_data {
-            docs.push(clean_object(&to_value(hd)?, &key, true));
-        }
-        if let Some(s) = &r.firmware_settings {
-            docs.push(clean_object(&to_value(s)?, &key, false));
-        }
-        if let Some(c) = &r.firmware_components {
-            docs.push(clean_object(&to_value(c)?, &key, false));
-        }
-        if let Some(p) = source.update_policy(&key)? {
-            docs.push(clean_object(&p, &key, false));
-        }
-        if let Some(d) = &r.data_image {
-            docs.push(clean_object(&to_value(d)?, &key, false));
-        }
-        docs.extend(super::bmc_event_subscriptions::export_docs(
-            &subscriptions,
-            &key,
-            &|sk| source.secret(sk),
-            &mut secrets_done,
-            &mut warnings,
-        )?);
-        let mut hv = to_value(&host)?;
-        hv["metadata"] = clean_metadata(&hv["metadata"], &key, false);
-        if let Some(o) = hv.as_object_mut() {
-            o.remove("status");
-        }
-        docs.push(hv);
+        out.host(r, &source, &subscriptions, &from)?;
     }
-    if !refused.is_empty() {
+    if !out.refused.is_empty() {
         return Err(Error::invalid(format!(
             "not exported (nothing written):\n{}",
-            refused.join("\n")
+            out.refused.join("\n")
         )));
     }
-    for w in &warnings {
+    for w in &out.warnings {
         crate::eprintln_quiet!("warning: {w}");
     }
     if selected.is_empty() {
@@ -150,9 +91,9 @@ pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()
          # cluster or `bmhctl apply -f`. It holds the Secrets' values: keep it private.\n",
         selected.len()
     );
-    if !docs.is_empty() {
+    if !out.docs.is_empty() {
         text.push_str(
-            &serde_saphyr::to_string_multiple(&docs)
+            &serde_saphyr::to_string_multiple(&out.docs)
                 .map_err(|e| Error::internal("cannot encode the export as YAML", e))?,
         );
     }
@@ -160,5 +101,97 @@ pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()
         Some(path) => crate::persist::atomic::write_atomic_mode(path, text.as_bytes(), Some(0o600))
             .map_err(|e| Error::io(path.display().to_string(), e)),
         None => super::output::write_stdout(&text),
+    }
+}
+
+/// The export as it is made, host by host.
+#[derive(Default)]
+struct Export {
+    docs: Vec<Value>,
+    /// Why hosts cannot be exported: any refuses the whole export.
+    refused: Vec<String>,
+    warnings: Vec<String>,
+    /// The Secrets already exported (each goes once).
+    secrets_done: BTreeSet<ObjectKey>,
+}
+
+impl Export {
+    /// The documents of host `r`, or why it cannot be exported. `from` names where it is.
+    fn host(
+        &mut self,
+        r: &HostRecord,
+        source: &Snapshot,
+        subscriptions: &[bmh_api::BmcEventSubscription],
+        from: &str,
+    ) -> Result<()> {
+        let key = ObjectKey::new(
+            r.host.metadata.namespace_or_default(),
+            &r.host.metadata.name,
+        );
+        if let Some(reason) = refusal(r) {
+            self.refused.push(format!("BareMetalHost {key}: {reason}"));
+            return Ok(());
+        }
+        let (host, notes) = cluster_host(r)?;
+        for n in notes {
+            self.warnings.push(format!("BareMetalHost {key}: {n}"));
+        }
+        let errors = crate::validate::validate(&host, None);
+        if !errors.is_empty() {
+            for e in errors {
+                self.refused.push(format!(
+                    "BareMetalHost {key}: a metal3 cluster would refuse it: {e}"
+                ));
+            }
+            return Ok(());
+        }
+        for sk in secret_refs(&r.host) {
+            if !self.secrets_done.insert(sk.clone()) {
+                continue;
+            }
+            match source.secret(&sk)? {
+                Some(v) => self.docs.push(clean_secret(&v)),
+                None => self.warnings.push(format!(
+                    "BareMetalHost {key}: Secret {sk} it references is not in {from}: not exported"
+                )),
+            }
+        }
+        self.companions(r, &key, source)?;
+        let subscribed = super::bmc_event_subscriptions::export_docs(
+            subscriptions,
+            &key,
+            &|sk| source.secret(sk),
+            &mut self.secrets_done,
+            &mut self.warnings,
+        )?;
+        self.docs.extend(subscribed);
+        let mut hv = to_value(&host)?;
+        hv["metadata"] = clean_metadata(&hv["metadata"], &key, false);
+        if let Some(o) = hv.as_object_mut() {
+            o.remove("status");
+        }
+        self.docs.push(hv);
+        Ok(())
+    }
+
+    /// The host's companion objects: HardwareData, firmware settings and components, update
+    /// policy, DataImage.
+    fn companions(&mut self, r: &HostRecord, key: &ObjectKey, source: &Snapshot) -> Result<()> {
+        if let Some(hd) = &r.book.hardware_data {
+            self.docs.push(clean_object(&to_value(hd)?, key, true));
+        }
+        if let Some(s) = &r.firmware_settings {
+            self.docs.push(clean_object(&to_value(s)?, key, false));
+        }
+        if let Some(c) = &r.firmware_components {
+            self.docs.push(clean_object(&to_value(c)?, key, false));
+        }
+        if let Some(p) = source.update_policy(key)? {
+            self.docs.push(clean_object(&p, key, false));
+        }
+        if let Some(d) = &r.data_image {
+            self.docs.push(clean_object(&to_value(d)?, key, false));
+        }
+        Ok(())
     }
 }
