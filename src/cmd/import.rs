@@ -174,6 +174,49 @@ fn documents(
 ) -> std::result::Result<Vec<Value>, String> {
     let (address, user_key, pass_key) = bmc_address(m)?;
     let secret_name = format!("{}-bmc-secret", m.name);
+    let secret = bmc_secret(m, &secret_name, user_key, pass_key, to_file, notes);
+
+    let mut bmc = json!({"address": address, "credentialsName": secret_name});
+    if verify_ca_off(m) {
+        bmc["disableCertificateVerification"] = true.into();
+    }
+    let mut spec = Map::new();
+    let online = m.power_on.unwrap_or(false);
+    spec.insert("online".into(), online.into());
+    spec.insert("bmc".into(), bmc);
+    if let Some(mac) = m.boot_mac.as_ref().or(m.macs.first()) {
+        spec.insert("bootMACAddress".into(), mac.clone().into());
+    }
+    let boot_mode = boot_mode(m);
+    if let Some(b) = boot_mode {
+        spec.insert("bootMode".into(), b.into());
+    }
+    if m.automated_clean == Some(false) {
+        spec.insert("automatedCleaningMode".into(), "disabled".into());
+    }
+    let mut host = json!({
+        "apiVersion": "metal3.io/v1alpha1",
+        "kind": "BareMetalHost",
+        "metadata": {"name": m.name, "namespace": m.namespace, "labels": labels},
+    });
+    let status = imported_status(m, boot_mode, online, &mut spec)?;
+    host["spec"] = Value::Object(spec);
+    if let Some(s) = status {
+        host["status"] = s;
+    }
+    Ok(vec![secret, host])
+}
+
+/// The Secret of the node's BMC credentials, named `secret_name`. A password Ironic hides,
+/// or one not to be printed on stdout, is a placeholder, said in `notes`.
+fn bmc_secret(
+    m: &Machine,
+    secret_name: &str,
+    user_key: Option<&str>,
+    pass_key: Option<&str>,
+    to_file: bool,
+    notes: &mut Vec<String>,
+) -> Value {
     let username = user_key
         .and_then(|k| m.driver_info.get(k))
         .and_then(Value::as_str)
@@ -206,75 +249,46 @@ fn documents(
     } else {
         username
     };
-    let secret = json!({
+    json!({
         "apiVersion": "v1",
         "kind": "Secret",
         "metadata": {"name": secret_name, "namespace": m.namespace},
         "type": "Opaque",
         "stringData": {"username": username, "password": password},
-    });
+    })
+}
 
-    let mut bmc = json!({"address": address, "credentialsName": secret_name});
-    if verify_ca_off(m) {
-        bmc["disableCertificateVerification"] = true.into();
-    }
-    let mut spec = Map::new();
-    let online = m.power_on.unwrap_or(false);
-    spec.insert("online".into(), online.into());
-    spec.insert("bmc".into(), bmc);
-    if let Some(mac) = m.boot_mac.as_ref().or(m.macs.first()) {
-        spec.insert("bootMACAddress".into(), mac.clone().into());
-    }
-    let boot_mode = boot_mode(m);
-    if let Some(b) = boot_mode {
-        spec.insert("bootMode".into(), b.into());
-    }
-    if m.automated_clean == Some(false) {
-        spec.insert("automatedCleaningMode".into(), "disabled".into());
-    }
-    let mut host = json!({
-        "apiVersion": "metal3.io/v1alpha1",
-        "kind": "BareMetalHost",
-        "metadata": {"name": m.name, "namespace": m.namespace, "labels": labels},
-    });
-    let status = match m.provision_state.as_str() {
+/// The status of a node BMO would have brought where Ironic has it (`active`: provisioned,
+/// its image in `spec` too; `available`); `None` for a node to enrol.
+fn imported_status(
+    m: &Machine,
+    boot_mode: Option<&str>,
+    online: bool,
+    spec: &mut Map<String, Value>,
+) -> std::result::Result<Option<Value>, String> {
+    let mut prov = match m.provision_state.as_str() {
         // bifrost: machines to enrol.
-        "" => None,
+        "" => return Ok(None),
         "active" => {
             let image = image(m)?;
             spec.insert("image".into(), image.clone());
-            let mut prov = json!({"state": "provisioned", "ID": m.uuid, "image": image});
-            if let Some(b) = boot_mode {
-                prov["bootMode"] = b.into();
-            }
-            Some(json!({
-                "operationalStatus": "OK",
-                "provisioning": prov,
-                "poweredOn": online,
-            }))
+            json!({"state": "provisioned", "ID": m.uuid, "image": image})
         }
-        "available" => {
-            let mut prov = json!({"state": "available", "ID": m.uuid});
-            if let Some(b) = boot_mode {
-                prov["bootMode"] = b.into();
-            }
-            Some(json!({
-                "operationalStatus": "OK",
-                "provisioning": prov,
-                "poweredOn": online,
-            }))
-        }
+        "available" => json!({"state": "available", "ID": m.uuid}),
         other => {
             return Err(format!(
                 "provision state {other:?}: only active and available nodes are imported"
             ));
         }
     };
-    host["spec"] = Value::Object(spec);
-    if let Some(s) = status {
-        host["status"] = s;
+    if let Some(b) = boot_mode {
+        prov["bootMode"] = b.into();
     }
-    Ok(vec![secret, host])
+    Ok(Some(json!({
+        "operationalStatus": "OK",
+        "provisioning": prov,
+        "poweredOn": online,
+    })))
 }
 
 /// The BMC address BMO would have registered the node with (the reverse of its driver_info
