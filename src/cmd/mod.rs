@@ -468,6 +468,7 @@ fn dispatch(cli: Cli, input: crate::persist::InputPolicy) -> Result<()> {
         progress: cli.progress,
     };
     match cli.command {
+        Command::Provision(a) if a.dry_run => provision::provision_plan(a, input),
         Command::Provision(a) => provision::provision(a, verbosity, input),
         Command::Deprovision(a) => {
             provision::teardown(a, provision::Teardown::Deprovision, verbosity, input)

@@ -28,20 +28,24 @@ pub enum Teardown {
     Delete,
 }
 
+/// `provision --dry-run`: the plan of the same hosts, from the same flags.
+pub fn provision_plan(args: ProvisionArgs, input: InputPolicy) -> Result<()> {
+    let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
+    let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
+    super::plan::dry_run(
+        super::plan::Intent::Provision,
+        super::options::Place::Files(paths),
+        selection,
+        &args.run.drive,
+        args.run.output,
+        input,
+    )
+}
+
 pub fn provision(args: ProvisionArgs, verbosity: Verbosity, input: InputPolicy) -> Result<()> {
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
-    if args.dry_run {
-        return super::plan::dry_run(
-            super::plan::Intent::Provision,
-            super::options::Place::Files(paths),
-            selection,
-            &args.run.drive,
-            args.run.output,
-            input,
-        );
-    }
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
     super::options::missing_inputs(&options.provisioner, &paths)?;
     let provisioner =
