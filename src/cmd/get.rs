@@ -45,13 +45,12 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let records = &picked.records;
     if picked.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
         // kubectl's words, on stderr: a script reading stdout sees no hosts.
-        match (&place, &args.namespaces.namespace) {
-            (Place::Files(_), _) => {}
-            (_, Some(ns)) => crate::eprintln_quiet!("No BareMetalHosts found in namespace {ns}."),
-            _ if args.namespaces.all_namespaces => {
-                crate::eprintln_quiet!("No BareMetalHosts found in the store.")
+        // Files are listed whole, without a word.
+        if place.one_namespace_by_default() {
+            match args.namespaces.listed(&place) {
+                Some(ns) => crate::eprintln_quiet!("No BareMetalHosts found in namespace {ns}."),
+                None => crate::eprintln_quiet!("No BareMetalHosts found in the store."),
             }
-            _ => crate::eprintln_quiet!("No BareMetalHosts found in namespace default."),
         }
         return Ok(());
     }
