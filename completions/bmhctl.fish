@@ -730,7 +730,7 @@ none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l from-ironic -d 'Read the nodes of the Ironic the environment (or the context) names: IRONIC_ENDPOINT, its credentials and CA, as the ironic provisioner reads them'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l from-ironic -d 'Read the nodes of the Ironic the environment (or the context) names: IRONIC_ENDPOINT, its credentials and CA, listed by the ironic provisioner plugin'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l skip-unknown-kinds -d 'Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing the input'

@@ -13,6 +13,11 @@ if cargo tree -e normal -p ironic-provisioner --locked --prefix none |
     echo "error: ironic-provisioner depends on a CLI crate (above)" >&2
     exit 1
 fi
+# Nor does the CLI reach Ironic but through the plugin: no HTTP client of its own.
+if cargo tree -e normal -p bmhctl --locked --prefix none | grep -E '^reqwest '; then
+    echo "error: bmhctl depends on reqwest (above): Ironic is the plugin's to reach" >&2
+    exit 1
+fi
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 # The real-Ironic tests (tests/integration/ironic_lab.rs) need the lab: an Ironic and the Redfish

@@ -26,7 +26,7 @@ pub const PLACEHOLDER: &str = "REPLACE-ME";
 #[command(group(ArgGroup::new("source").required(true).args(["from_ironic", "from_bifrost"])))]
 pub struct ImportArgs {
     /// Read the nodes of the Ironic the environment (or the context) names: IRONIC_ENDPOINT,
-    /// its credentials and CA, as the ironic provisioner reads them.
+    /// its credentials and CA, listed by the ironic provisioner plugin.
     #[arg(long)]
     pub from_ironic: bool,
     /// Read a bifrost inventory (JSON or YAML: node name -> uuid, driver, driver_info, nics).
@@ -70,7 +70,7 @@ struct Machine {
     automated_clean: Option<bool>,
 }
 
-pub fn import(args: ImportArgs) -> Result<()> {
+pub fn import(args: ImportArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let selector = args
         .selector
         .as_deref()
@@ -79,7 +79,7 @@ pub fn import(args: ImportArgs) -> Result<()> {
         .map_err(|e| Error::Usage(format!("-l: {e}")))?;
     let machines = match &args.from_bifrost {
         Some(file) => read_bifrost(file, &args.namespace)?,
-        None => read_ironic(&args.namespace)?,
+        None => read_ironic(&args.namespace, input)?,
     };
     // A node named that does not exist is a mistake; one `-l` leaves out is not.
     for n in &args.nodes {
@@ -522,66 +522,46 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
 
 // -------------------------------------------------------------------------------- Ironic
 
-/// Every node of the Ironic the environment names, with its ports' MACs.
-fn read_ironic(namespace: &str) -> Result<Vec<Machine>> {
-    let client = ironic_client::IronicReader::from_env()?;
-    let nodes = client.list("nodes?detail=true&limit=1000", "nodes")?;
-    let ports = client.list(
-        "ports?fields=address,node_uuid,pxe_enabled&limit=1000",
-        "ports",
-    )?;
-    let mut out = Vec::new();
-    for node in nodes {
-        let s = |k: &str| {
-            node.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let obj = |k: &str| match node.get(k) {
-            Some(Value::Object(m)) => m.clone(),
-            _ => Map::new(),
-        };
-        let uuid = s("uuid");
-        let (ns, name) = host_name(node.get("name").and_then(Value::as_str), &uuid, namespace);
-        let mine: Vec<&Value> = ports
-            .iter()
-            .filter(|p| p.get("node_uuid").and_then(Value::as_str) == Some(uuid.as_str()))
-            .collect();
-        let mac = |p: &&Value| {
-            p.get("address")
-                .and_then(Value::as_str)
-                .map(str::to_ascii_lowercase)
-        };
-        let mut properties = obj("properties");
-        if let Some(rc) = node.get("resource_class").cloned() {
-            properties.insert("resource_class".into(), rc);
-        }
-        out.push(Machine {
-            origin: format!("node {uuid} ({})", s("name")),
-            namespace: ns,
-            name,
-            driver: s("driver"),
-            boot_interface: s("boot_interface"),
-            deploy_interface: s("deploy_interface"),
-            driver_info: obj("driver_info"),
-            boot_mac: mine
-                .iter()
-                .find(|p| p.get("pxe_enabled") == Some(&Value::Bool(true)))
-                .and_then(mac),
-            macs: mine.iter().filter_map(mac).collect(),
-            provision_state: s("provision_state"),
-            power_on: Some(s("power_state") == "power on"),
-            instance_info: obj("instance_info"),
-            properties,
-            automated_clean: node.get("automated_clean").and_then(Value::as_bool),
-            uuid,
-        });
-    }
-    Ok(out)
+/// Every node of the Ironic the environment (or the context) names, as the ironic provisioner
+/// plugin lists them: the CLI reaches Ironic only through it.
+fn read_ironic(namespace: &str, input: crate::persist::InputPolicy) -> Result<Vec<Machine>> {
+    let name = "ironic";
+    let provisioner = crate::provisioners::resolve(name, crate::runner::Timing::Bmo, input)?;
+    let listing = provisioner.factory.known_machines();
+    let failed = |why: String| Error::io("import --from-ironic", std::io::Error::other(why));
+    let known = listing
+        .map_err(|e| failed(format!("cannot list the nodes of Ironic: {e}")))?
+        .ok_or_else(|| {
+            failed("the ironic plugin cannot list nodes (it is older than bmhctl)".into())
+        })?;
+    Ok(known
+        .into_iter()
+        .map(|k| {
+            let (ns, host) = host_name(
+                Some(k.name.as_str()).filter(|n| !n.is_empty()),
+                &k.uuid,
+                namespace,
+            );
+            Machine {
+                origin: format!("node {} ({})", k.uuid, k.name),
+                namespace: ns,
+                name: host,
+                uuid: k.uuid,
+                driver: k.driver,
+                boot_interface: k.boot_interface,
+                deploy_interface: k.deploy_interface,
+                driver_info: k.driver_info,
+                macs: k.macs,
+                boot_mac: k.boot_mac,
+                provision_state: k.provision_state,
+                power_on: k.power_on,
+                instance_info: k.instance_info,
+                properties: k.properties,
+                automated_clean: k.automated_clean,
+            }
+        })
+        .collect())
 }
-
-mod ironic_client;
 
 #[cfg(test)]
 mod tests {

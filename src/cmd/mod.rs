@@ -487,7 +487,7 @@ fn dispatch(cli: Cli, input: crate::persist::InputPolicy) -> Result<()> {
         Command::Validate(a) => validate::validate(a, verbosity, input),
         Command::Plugin(c) => plugin::run(c),
         Command::Config(c) => config::run(c, cli.context.as_deref()),
-        Command::Import(a) => import::import(a),
+        Command::Import(a) => import::import(a, input),
         Command::Version => version::print(),
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -80,6 +80,16 @@ impl IronicClient {
         self.request(Method::GET, path, query, None, &[200])?.json()
     }
 
+    /// `GET /v1/PATH?QUERY`, all pages, each item as Ironic wrote it.
+    pub fn list_values(
+        &self,
+        path: &str,
+        query: &[(&str, &str)],
+        key: &str,
+    ) -> Result<Vec<Value>, IronicError> {
+        self.list_all(path, query, key)
+    }
+
     /// Follow Ironic's top-level `next` links, collecting `key` arrays.
     fn list_all<T: DeserializeOwned>(
         &self,

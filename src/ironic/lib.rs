@@ -9,6 +9,7 @@ pub mod api;
 pub mod api_calls;
 pub mod client;
 pub mod convert;
+pub mod known_machines;
 pub mod plugin;
 pub mod probe;
 pub mod provisioner;

@@ -313,6 +313,11 @@ fn imported_active_nodes_are_adopted_without_a_new_deploy() {
                 ("BMHCTL_CONFIG", lab.path("config.yaml").to_str().unwrap()),
                 ("IRONIC_ENDPOINT", ""),
                 ("METAL3_AUTH_ROOT_DIR", ""),
+                // The plugin lists the nodes, as it drives them.
+                (
+                    "PROVISIONER_PLUGIN_DIR",
+                    lab.path("plugins").to_str().unwrap(),
+                ),
             ],
         )
         .expect_code(0);

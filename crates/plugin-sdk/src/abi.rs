@@ -512,6 +512,23 @@ mod tests {
     }
 
     #[test]
+    fn known_machines_is_one_op_with_no_arguments_and_answers_machines() {
+        let text = serde_json::to_string(&Request::KnownMachines).unwrap();
+        assert_eq!(text, r#"{"op":"known_machines"}"#);
+        assert_eq!(
+            serde_json::from_str::<Request>(&text).unwrap(),
+            Request::KnownMachines
+        );
+        // An answer names only what it knows; the rest defaults.
+        let m: crate::KnownMachine =
+            serde_json::from_str(r#"{"name":"n0","uuid":"u0","driver":"ipmi","macs":["aa"]}"#)
+                .unwrap();
+        assert_eq!(m.name, "n0");
+        assert_eq!(m.macs, ["aa"]);
+        assert!(m.boot_mac.is_none() && m.power_on.is_none() && m.driver_info.is_empty());
+    }
+
+    #[test]
     fn ready_hosts_sends_the_hosts_and_answers_waits_per_host() {
         let r = Request::ReadyHosts {
             starting: vec![crate::StartingHost {

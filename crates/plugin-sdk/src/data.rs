@@ -379,3 +379,38 @@ pub struct ApiCallCount {
     /// The number of requests of this kind.
     pub count: u64,
 }
+
+/// A machine the backend already manages, as
+/// [`ProvisionerFactory::known_machines`](crate::ProvisionerFactory::known_machines) reports it
+/// for `bmhctl import`: an Ironic node's fields, with its ports' MACs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct KnownMachine {
+    /// The backend's name of it (an Ironic node named `NAMESPACE~NAME`, as BMO names its
+    /// nodes, keeps its namespace).
+    pub name: String,
+    /// The backend's ID of it.
+    pub uuid: String,
+    /// Its driver (`redfish`, `ipmi`, ...).
+    pub driver: String,
+    /// Its boot interface (`redfish-virtual-media`, `ipxe`, ...).
+    pub boot_interface: String,
+    /// Its deploy interface (`direct`, `custom-agent`, ...).
+    pub deploy_interface: String,
+    /// The driver's settings, BMC credentials among them (the backend may mask passwords).
+    pub driver_info: serde_json::Map<String, serde_json::Value>,
+    /// Every MAC of its ports, lower case.
+    pub macs: Vec<String>,
+    /// The MAC of the port it boots from, if one is marked.
+    pub boot_mac: Option<String>,
+    /// The backend's provision state (`active`, `available`, ...).
+    pub provision_state: String,
+    /// Whether it is powered on, when known.
+    pub power_on: Option<bool>,
+    /// What was deployed on it (image, checksum, ...).
+    pub instance_info: serde_json::Map<String, serde_json::Value>,
+    /// Its properties (capabilities such as the boot mode, resource class).
+    pub properties: serde_json::Map<String, serde_json::Value>,
+    /// Whether automated cleaning is on, when set.
+    pub automated_clean: Option<bool>,
+}

@@ -81,6 +81,15 @@ macro_rules! factory_calls {
                 let _ = starting;
                 Ok(None)
             }
+
+            /// Every machine the backend already manages, for `bmhctl import`. It may take a
+            /// while (one listing of the backend). An optional capability: `Ok(None)` (the
+            /// default) means "nothing to import from here".
+            KnownMachines since KNOWN_MACHINES_SINCE_MINOR
+            fn known_machines(&self)
+                -> Result<Option<Vec<crate::KnownMachine>>, crate::ProvisionerError> {
+                Ok(None)
+            }
         }
     };
 }

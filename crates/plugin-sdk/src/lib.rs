@@ -132,3 +132,7 @@ pub const API_CALLS_SINCE_MINOR: u64 = 4;
 /// The first SDK minor version whose plugins answer [`ProvisionerFactory::ready_hosts`]; older
 /// plugins are never asked (their passes start at once).
 pub const READY_HOSTS_SINCE_MINOR: u64 = 5;
+
+/// The first SDK minor version whose plugins answer [`ProvisionerFactory::known_machines`];
+/// older plugins are never asked (nothing to import from them).
+pub const KNOWN_MACHINES_SINCE_MINOR: u64 = 6;

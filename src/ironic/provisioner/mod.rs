@@ -32,9 +32,9 @@ use bmh_api::ObjectKey;
 use bmh_bmc::AccessDetails;
 use bmhctl_plugin_sdk::{
     AdoptData, DueHosts, Event, EventSink, FirmwareComponentStatus, FirmwareSettings,
-    HardwareState, HostData, InspectData, ManagementAccessData, OpResult, PrepareData,
-    ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ReadyHosts, ServicingData,
-    StartingHost, WaitOn, WaitingHost,
+    HardwareState, HostData, InspectData, KnownMachine, ManagementAccessData, OpResult,
+    PrepareData, ProvisionData, Provisioner, ProvisionerError, ProvisionerFactory, ReadyHosts,
+    ServicingData, StartingHost, WaitOn, WaitingHost,
 };
 use bmhctl_plugin_sdk::{
     AdoptOptions, DeprovisionOptions, DetachOptions, FirmwareSettingsOptions, InspectOptions,
@@ -260,6 +260,12 @@ impl ProvisionerFactory for IronicFactory {
         starting: &[StartingHost],
     ) -> Result<Option<ReadyHosts>, ProvisionerError> {
         self.shared.ready_hosts(starting)
+    }
+
+    fn known_machines(&self) -> Result<Option<Vec<KnownMachine>>, ProvisionerError> {
+        crate::known_machines::known_machines(&self.shared.client)
+            .map(Some)
+            .map_err(|e| ProvisionerError::Other(e.to_string()))
     }
 }
 
