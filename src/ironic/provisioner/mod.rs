@@ -459,6 +459,15 @@ impl IronicProvisioner {
         }
     }
 
+    /// The node's ID, for calls that need no node read first; none → needs registration.
+    fn require_node_id(&self) -> Result<String, ProvisionerError> {
+        if self.node_id.is_empty() {
+            Err(ProvisionerError::NeedsRegistration)
+        } else {
+            Ok(self.node_id.clone())
+        }
+    }
+
     /// With `due_hosts`, a node the listing shows unchanged since an earlier pass read it (or
     /// moved only in listed fields); never after this pass wrote, which no listing shows yet.
     fn cached_node(&mut self) -> Option<Node> {
