@@ -19,6 +19,14 @@ enum LookupError {
     Other(String),
 }
 
+/// The outcome of a registration with the node's ID (empty before there is a node).
+fn with_id(r: Outcome, provisioner_id: &str) -> Result<RegisterResult, ProvisionerError> {
+    r.map(|result| RegisterResult {
+        result,
+        provisioner_id: provisioner_id.to_string(),
+    })
+}
+
 /// States where creating ports is safe (no lock, nothing disrupted).
 const PORT_STATES: &[&str] = &[
     state::ENROLL,
@@ -57,15 +65,9 @@ impl IronicProvisioner {
         if !holds_capacity(&data.state) && data.operational_status != OperationalStatus::Delayed {
             self.shared.capacity.release(&self.node_name());
         }
-        let no_id = |r: Outcome| {
-            r.map(|result| RegisterResult {
-                result,
-                provisioner_id: String::new(),
-            })
-        };
         let (bmc, found) = match self.registration_checks(data) {
             Ok(checked) => checked,
-            Err(outcome) => return no_id(outcome),
+            Err(outcome) => return with_id(outcome, ""),
         };
 
         // B. driver_info
@@ -73,7 +75,7 @@ impl IronicProvisioner {
         let (node, patch) = match found {
             None => match self.enroll_node(data, &bmc, &driver_info) {
                 Ok(n) => (n, NodePatch::new()),
-                Err(outcome) => return no_id(outcome),
+                Err(outcome) => return with_id(outcome, ""),
             },
             Some(node) => {
                 let patch = self.reconcile_node(&node, data, &driver_info, credentials_changed);
@@ -88,31 +90,24 @@ impl IronicProvisioner {
                 ports: Vec::new(),
             };
         }
-        let with_id = |r: Outcome| {
-            r.map(|result| RegisterResult {
-                result,
-                provisioner_id: prov_id.clone(),
-            })
-        };
 
         // E. ports
         if PORT_STATES.contains(&node.provision_state.as_str())
             && let Err(e) = self.create_ports(&node, data)
         {
-            return with_id(transient(e));
+            return with_id(transient(e), &prov_id);
         }
         // F. preprovisioning network data
         let patch = match self.network_data_patch(patch, &node, data) {
             Ok(p) => p,
             Err(e) => {
-                return with_id(transient(format!(
-                    "invalid preprovisioningNetworkData: {e}"
-                )));
+                let m = format!("invalid preprovisioningNetworkData: {e}");
+                return with_id(transient(m), &prov_id);
             }
         };
         let node = match self.try_update_node(&node, patch) {
             Ok(n) => n,
-            Err(outcome) => return with_id(outcome),
+            Err(outcome) => return with_id(outcome, &prov_id),
         };
 
         // G. act on the provision state
@@ -133,7 +128,7 @@ impl IronicProvisioner {
             | state::INSPECTING => Ok(OpResult::done()),
             _ => self.configure_node(data, &node, &bmc),
         };
-        with_id(result)
+        with_id(result, &prov_id)
     }
 
     /// A. The pre-checks, in BMO's order: the BMC's details and the node found, or the outcome
