@@ -72,6 +72,20 @@ fn seg(s: &str) -> String {
 }
 
 impl IronicClient {
+    /// A call on `nodes/{uuid}<sub>` whose answer has nothing to read.
+    fn node_action(
+        &self,
+        method: Method,
+        uuid: &str,
+        sub: &str,
+        query: &[(&str, &str)],
+        body: Option<&Value>,
+        ok: &[u16],
+    ) -> Result<(), IronicError> {
+        let path = format!("nodes/{}{sub}", seg(uuid));
+        self.request(method, &path, query, body, ok).map(drop)
+    }
+
     fn get_json<T: DeserializeOwned>(
         &self,
         path: &str,
@@ -206,14 +220,7 @@ impl IronicClient {
 
     /// `DELETE /v1/nodes/{uuid}` (202/204).
     pub fn delete_node(&self, uuid: &str) -> Result<(), IronicError> {
-        self.request(
-            Method::DELETE,
-            &format!("nodes/{}", seg(uuid)),
-            &[],
-            None,
-            &[202, 204],
-        )
-        .map(drop)
+        self.node_action(Method::DELETE, uuid, "", &[], None, &[202, 204])
     }
 
     /// `PUT /v1/nodes/{uuid}/states/provision` (202).
@@ -223,14 +230,14 @@ impl IronicClient {
         req: &ProvisionStateRequest,
     ) -> Result<(), IronicError> {
         let body = to_value(req)?;
-        self.request(
+        self.node_action(
             Method::PUT,
-            &format!("nodes/{}/states/provision", seg(uuid)),
+            uuid,
+            "/states/provision",
             &[],
             Some(&body),
             &[202],
         )
-        .map(drop)
     }
 
     /// `PUT /v1/nodes/{uuid}/states/power` (202). `timeout` (seconds) is sent when given (BMO
@@ -245,27 +252,20 @@ impl IronicClient {
         if let Some(t) = timeout {
             body["timeout"] = json!(t);
         }
-        self.request(
-            Method::PUT,
-            &format!("nodes/{}/states/power", seg(uuid)),
-            &[],
-            Some(&body),
-            &[202],
-        )
-        .map(drop)
+        self.node_action(Method::PUT, uuid, "/states/power", &[], Some(&body), &[202])
     }
 
     /// `PUT /v1/nodes/{uuid}/states/raid` (204).
     pub fn set_raid_config(&self, uuid: &str, logical_disks: &[Value]) -> Result<(), IronicError> {
         let body = json!({ "logical_disks": logical_disks });
-        self.request(
+        self.node_action(
             Method::PUT,
-            &format!("nodes/{}/states/raid", seg(uuid)),
+            uuid,
+            "/states/raid",
             &[],
             Some(&body),
             &[202, 204],
         )
-        .map(drop)
     }
 
     /// `PUT /v1/nodes/{uuid}/maintenance` (202), `reason` omitted when empty.
@@ -275,26 +275,12 @@ impl IronicClient {
         } else {
             json!({ "reason": reason })
         };
-        self.request(
-            Method::PUT,
-            &format!("nodes/{}/maintenance", seg(uuid)),
-            &[],
-            Some(&body),
-            &[202],
-        )
-        .map(drop)
+        self.node_action(Method::PUT, uuid, "/maintenance", &[], Some(&body), &[202])
     }
 
     /// `DELETE /v1/nodes/{uuid}/maintenance` (202).
     pub fn unset_maintenance(&self, uuid: &str) -> Result<(), IronicError> {
-        self.request(
-            Method::DELETE,
-            &format!("nodes/{}/maintenance", seg(uuid)),
-            &[],
-            None,
-            &[202],
-        )
-        .map(drop)
+        self.node_action(Method::DELETE, uuid, "/maintenance", &[], None, &[202])
     }
 
     /// `GET /v1/nodes/{uuid}/validate`: interface name → result.
@@ -369,26 +355,26 @@ impl IronicClient {
     /// `POST /v1/nodes/{uuid}/vmedia` with a CD-ROM image (204).
     pub fn attach_vmedia(&self, uuid: &str, image_url: &str) -> Result<(), IronicError> {
         let body = json!({ "device_type": "cdrom", "image_url": image_url });
-        self.request(
+        self.node_action(
             Method::POST,
-            &format!("nodes/{}/vmedia", seg(uuid)),
+            uuid,
+            "/vmedia",
             &[],
             Some(&body),
             &[200, 202, 204],
         )
-        .map(drop)
     }
 
     /// `DELETE /v1/nodes/{uuid}/vmedia?device_types=cdrom` (204).
     pub fn detach_vmedia(&self, uuid: &str) -> Result<(), IronicError> {
-        self.request(
+        self.node_action(
             Method::DELETE,
-            &format!("nodes/{}/vmedia", seg(uuid)),
+            uuid,
+            "/vmedia",
             &[("device_types", "cdrom")],
             None,
             &[200, 202, 204],
         )
-        .map(drop)
     }
 
     /// `POST /v1/nodes/{uuid}/vendor_passthru?method=<method>` with a JSON body.

@@ -143,11 +143,6 @@ pub struct ProvisionStateRequest {
     pub deploy_steps: Vec<Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub service_steps: Vec<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rescue_password: Option<String>,
-    /// `disable_ramdisk` for manual cleaning/servicing, when set.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub disable_ramdisk: Option<bool>,
 }
 
 impl ProvisionStateRequest {
@@ -157,22 +152,6 @@ impl ProvisionStateRequest {
             ..Default::default()
         }
     }
-}
-
-/// Provision-state verbs (targets of `states/provision`).
-pub mod verb {
-    pub const MANAGE: &str = "manage";
-    pub const PROVIDE: &str = "provide";
-    pub const INSPECT: &str = "inspect";
-    pub const CLEAN: &str = "clean";
-    pub const ACTIVE: &str = "active";
-    pub const DEPLOYED: &str = "deployed";
-    pub const REBUILD: &str = "rebuild";
-    pub const DELETED: &str = "deleted";
-    pub const ADOPT: &str = "adopt";
-    pub const ABORT: &str = "abort";
-    pub const SERVICE: &str = "service";
-    pub const UNDEPLOY: &str = "undeploy";
 }
 
 /// Provision states BMO looks at.
@@ -185,9 +164,7 @@ pub mod state {
     pub const DEPLOY_WAIT: &str = "wait call-back";
     pub const DEPLOYING: &str = "deploying";
     pub const DEPLOY_FAIL: &str = "deploy failed";
-    pub const DEPLOY_DONE: &str = "deploy complete";
     pub const DELETING: &str = "deleting";
-    pub const DELETED: &str = "deleted";
     pub const CLEANING: &str = "cleaning";
     pub const CLEAN_WAIT: &str = "clean wait";
     pub const CLEAN_FAIL: &str = "clean failed";

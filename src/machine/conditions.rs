@@ -19,81 +19,48 @@ const TRUE: &str = "True";
 const FALSE: &str = "False";
 const UNKNOWN: &str = "Unknown";
 
+/// `Progressing` for the state: true with the state's name while an operation runs.
+fn progressing(state: &S) -> (&'static str, &'static str) {
+    match state {
+        S::Registering => (TRUE, "Registering"),
+        S::Preparing => (TRUE, "Preparing"),
+        S::Provisioning => (TRUE, "Provisioning"),
+        S::Deprovisioning => (TRUE, "Deprovisioning"),
+        S::Inspecting | S::MatchProfile => (TRUE, "Inspecting"),
+        S::PoweringOffBeforeDelete => (TRUE, "PoweringOffBeforeDelete"),
+        S::Deleting => (TRUE, "Deleting"),
+        S::None | S::Unmanaged | S::Available | S::Ready => (FALSE, "NotProgressing"),
+        S::Provisioned | S::ExternallyProvisioned => (FALSE, "NotProgressing"),
+        // A state BMO does not know.
+        _ => (FALSE, ""),
+    }
+}
+
 impl Pass<'_, '_> {
     /// Recomputes the conditions; returns whether they changed.
     pub(super) fn compute_conditions(&mut self, prov: &mut dyn Provisioner) -> bool {
         let state = self.state().clone();
         let op = self.status().operational_status.clone();
-        let not = (FALSE, "");
-        let (mut manageable, available, provisioned, mut ready, mut progressing) = match state {
-            S::None | S::Unmanaged => (
-                (FALSE, "NotManaged"),
-                (FALSE, "NotAvailable"),
-                (FALSE, "NotProvisioned"),
-                (FALSE, "NotProvisioned"),
-                (FALSE, "NotProgressing"),
-            ),
-            S::Registering => {
-                let m = if op == OperationalStatus::Error {
-                    "RegistrationFailed"
-                } else {
-                    "Registering"
-                };
-                (
-                    (FALSE, m),
-                    (FALSE, "NotAvailable"),
-                    (FALSE, "NotProvisioned"),
-                    (FALSE, "NotProvisioned"),
-                    (TRUE, "Registering"),
-                )
-            }
-            S::Available | S::Ready => (
-                (TRUE, "Manageable"),
-                (TRUE, "Available"),
-                (FALSE, "NotProvisioned"),
-                (FALSE, "NotProvisioned"),
-                (FALSE, "NotProgressing"),
-            ),
-            S::Provisioned | S::ExternallyProvisioned => (
-                (TRUE, "Manageable"),
-                (FALSE, "NotAvailable"),
-                (TRUE, "Provisioned"),
-                (TRUE, "Provisioned"),
-                (FALSE, "NotProgressing"),
-            ),
-            ref s => {
-                let g = match s {
-                    S::Preparing => "Preparing",
-                    S::Provisioning => "Provisioning",
-                    S::Deprovisioning => "Deprovisioning",
-                    S::Inspecting | S::MatchProfile => "Inspecting",
-                    S::PoweringOffBeforeDelete => "PoweringOffBeforeDelete",
-                    S::Deleting => "Deleting",
-                    _ => "NotProgressing",
-                };
-                let progressing = if g == "NotProgressing" {
-                    not
-                } else {
-                    (TRUE, g)
-                };
-                (
-                    (TRUE, "Manageable"),
-                    (FALSE, "NotAvailable"),
-                    (FALSE, "NotProvisioned"),
-                    (FALSE, "NotProvisioned"),
-                    progressing,
-                )
-            }
+        let mut manageable = match state {
+            S::None | S::Unmanaged => (FALSE, "NotManaged"),
+            S::Registering if op == OperationalStatus::Error => (FALSE, "RegistrationFailed"),
+            S::Registering => (FALSE, "Registering"),
+            _ => (TRUE, "Manageable"),
         };
-        match op {
-            OperationalStatus::Error => ready = (FALSE, "Error"),
-            OperationalStatus::Servicing => ready = (FALSE, "Servicing"),
-            OperationalStatus::Detached => {
-                ready = (FALSE, "Detached");
-                progressing = (FALSE, "Detached");
-            }
-            _ => {}
-        }
+        let available = match state {
+            S::Available | S::Ready => (TRUE, "Available"),
+            _ => (FALSE, "NotAvailable"),
+        };
+        let provisioned = match state {
+            S::Provisioned | S::ExternallyProvisioned => (TRUE, "Provisioned"),
+            _ => (FALSE, "NotProvisioned"),
+        };
+        let (ready, progressing) = match op {
+            OperationalStatus::Error => ((FALSE, "Error"), progressing(&state)),
+            OperationalStatus::Servicing => ((FALSE, "Servicing"), progressing(&state)),
+            OperationalStatus::Detached => ((FALSE, "Detached"), (FALSE, "Detached")),
+            _ => (provisioned, progressing(&state)),
+        };
         let skip_power_check =
             matches!(state, S::None | S::Unmanaged | S::Registering | S::Deleting)
                 || op == OperationalStatus::Detached;

@@ -17,7 +17,7 @@ use crate::record::HostRecord;
 use bmh_api::firmware_conditions::{CHANGE_DETECTED, VALID};
 use bmh_api::{
     Condition, FIRMWARE_SCHEMA_KIND, FirmwareComponentStatus, FirmwareSchema, FirmwareSchemaSpec,
-    FirmwareUpdate, HOST_UPDATE_POLICY_KIND, HostUpdatePolicy, ObjectKey, ObjectMeta,
+    FirmwareUpdate, HOST_UPDATE_POLICY_KIND, HostUpdatePolicy, IntOrString, ObjectKey, ObjectMeta,
     ProvisioningState as S, SchemaReference, SettingSchema, UPDATE_POLICY_ON_REBOOT,
 };
 use bmhctl_plugin_sdk::{ActualSettings, DesiredSettings, FirmwareSettingsOptions, Provisioner};
@@ -104,6 +104,53 @@ fn set_condition(
             true
         }
     }
+}
+
+/// The HFS and HFC controllers' `ChangeDetected` and `Valid`: when the spec asks for a change,
+/// change detected and valid unless `invalid` gives the reason and message why not; otherwise
+/// valid and no change. Returns whether a condition changed.
+fn set_change_conditions(
+    c: &mut Vec<Condition>,
+    mismatch: bool,
+    ok_reason: &str,
+    invalid: Option<(&str, &str)>,
+    generation: i64,
+    now: &str,
+) -> bool {
+    let mut dirty = false;
+    if mismatch {
+        dirty |= set_condition(c, CHANGE_DETECTED, TRUE, ok_reason, "", generation, now);
+        dirty |= match invalid {
+            Some((reason, message)) => {
+                set_condition(c, VALID, FALSE, reason, message, generation, now)
+            }
+            None => set_condition(c, VALID, TRUE, ok_reason, "", generation, now),
+        };
+    } else {
+        dirty |= set_condition(c, VALID, TRUE, ok_reason, "", generation, now);
+        dirty |= set_condition(c, CHANGE_DETECTED, FALSE, ok_reason, "", generation, now);
+    }
+    dirty
+}
+
+/// Why the spec's settings cannot be applied: passwords, settings the host does not have, and
+/// values the schema refuses.
+fn setting_errors(
+    spec: &BTreeMap<String, IntOrString>,
+    current: &BTreeMap<String, String>,
+    schema: &FirmwareSchema,
+) -> Vec<String> {
+    let mut errors = Vec::new();
+    for (name, value) in spec {
+        if name.contains("Password") {
+            errors.push("cannot set Password field".to_string());
+        } else if !current.contains_key(name) {
+            errors.push(format!("setting {name} is not in the Status field"));
+        } else if let Err(e) = schema.validate_setting(name, value) {
+            errors.push(e);
+        }
+    }
+    errors
 }
 
 /// BMO's `hostObjectHasChanges`: (changed, valid), or an error when the conditions were
@@ -269,40 +316,7 @@ impl Pass<'_, '_> {
         };
         let key = self.rec.firmware_key();
         let name = schema_name(&current.schema);
-        let schema = match &self.rec.book.firmware.schema {
-            Some(s) if s.metadata.name == name && s.metadata.namespace == key.namespace => {
-                (**s).clone()
-            }
-            _ => {
-                let vendor = self
-                    .status()
-                    .hardware
-                    .as_ref()
-                    .and_then(|h| h.system_vendor.clone())
-                    .unwrap_or_default();
-                FirmwareSchema {
-                    api_version: bmh_api::API_VERSION.into(),
-                    kind: FIRMWARE_SCHEMA_KIND.into(),
-                    metadata: ObjectMeta {
-                        name: name.clone(),
-                        namespace: key.namespace.clone(),
-                        ..Default::default()
-                    },
-                    spec: FirmwareSchemaSpec {
-                        hardware_vendor: vendor.manufacturer,
-                        hardware_model: vendor.product_name,
-                        schema: current
-                            .schema
-                            .iter()
-                            .filter(|(n, s)| {
-                                !n.contains("Password") && s.attribute_type != "Password"
-                            })
-                            .map(|(n, s)| (n.clone(), from_sdk_schema(s)))
-                            .collect(),
-                    },
-                }
-            }
-        };
+        let schema = self.firmware_schema(&name, &key.namespace, &current.schema);
         if self.rec.book.firmware.schema.as_deref() != Some(&schema) {
             self.rec.book.firmware.schema = Some(Box::new(schema.clone()));
             self.bookkeeping_changed = true;
@@ -332,58 +346,19 @@ impl Pass<'_, '_> {
             .settings
             .iter()
             .any(|(k, v)| new.settings.get(k) != Some(&v.as_string()));
-        let mut events = Vec::new();
-        let c = &mut new.conditions;
-        if mismatch {
-            dirty |= set_condition(
-                c,
-                CHANGE_DETECTED,
-                TRUE,
-                REASON_SUCCESS,
-                "",
-                generation,
-                &now,
-            );
-            let mut errors = Vec::new();
-            for (name, value) in &hfs.spec.settings {
-                if name.contains("Password") {
-                    errors.push("cannot set Password field".to_string());
-                } else if !new.settings.contains_key(name) {
-                    errors.push(format!("setting {name} is not in the Status field"));
-                } else if let Err(e) = schema.validate_setting(name, value) {
-                    errors.push(e);
-                }
-            }
-            if errors.is_empty() {
-                dirty |= set_condition(c, VALID, TRUE, REASON_SUCCESS, "", generation, &now);
-            } else {
-                if !new.settings.is_empty() {
-                    events.extend(errors.iter().map(|e| format!("Invalid BIOS setting: {e}")));
-                }
-                dirty |= set_condition(
-                    c,
-                    VALID,
-                    FALSE,
-                    REASON_CONFIGURATION_ERROR,
-                    "Invalid BIOS setting",
-                    generation,
-                    &now,
-                );
-            }
+        let errors = if mismatch {
+            setting_errors(&hfs.spec.settings, &new.settings, &schema)
         } else {
-            dirty |= set_condition(c, VALID, TRUE, REASON_SUCCESS, "", generation, &now);
-            dirty |= set_condition(
-                c,
-                CHANGE_DETECTED,
-                FALSE,
-                REASON_SUCCESS,
-                "",
-                generation,
-                &now,
-            );
-        }
-        for e in events {
-            self.event("ValidationFailed", e);
+            Vec::new()
+        };
+        let invalid =
+            (!errors.is_empty()).then_some((REASON_CONFIGURATION_ERROR, "Invalid BIOS setting"));
+        let c = &mut new.conditions;
+        dirty |= set_change_conditions(c, mismatch, REASON_SUCCESS, invalid, generation, &now);
+        if !new.settings.is_empty() {
+            for e in errors {
+                self.event("ValidationFailed", format!("Invalid BIOS setting: {e}"));
+            }
         }
         if dirty {
             new.last_updated = Some(now);
@@ -393,6 +368,46 @@ impl Pass<'_, '_> {
             self.firmware_changed = true;
         }
         true
+    }
+
+    /// The FirmwareSchema of the provisioner's schema: the one kept when it has this name,
+    /// else a new one for the host's vendor and model (password settings left out).
+    fn firmware_schema(
+        &self,
+        name: &str,
+        namespace: &str,
+        schema: &BTreeMap<String, bmhctl_plugin_sdk::SettingSchema>,
+    ) -> FirmwareSchema {
+        if let Some(s) = &self.rec.book.firmware.schema
+            && s.metadata.name == name
+            && s.metadata.namespace == namespace
+        {
+            return (**s).clone();
+        }
+        let vendor = self
+            .status()
+            .hardware
+            .as_ref()
+            .and_then(|h| h.system_vendor.clone())
+            .unwrap_or_default();
+        FirmwareSchema {
+            api_version: bmh_api::API_VERSION.into(),
+            kind: FIRMWARE_SCHEMA_KIND.into(),
+            metadata: ObjectMeta {
+                name: name.to_string(),
+                namespace: namespace.to_string(),
+                ..Default::default()
+            },
+            spec: FirmwareSchemaSpec {
+                hardware_vendor: vendor.manufacturer,
+                hardware_model: vendor.product_name,
+                schema: schema
+                    .iter()
+                    .filter(|(n, s)| !n.contains("Password") && s.attribute_type != "Password")
+                    .map(|(n, s)| (n.clone(), from_sdk_schema(s)))
+                    .collect(),
+            },
+        }
     }
 
     /// The HFC controller's reconcile: components from the provisioner, `ChangeDetected` when
@@ -418,32 +433,14 @@ impl Pass<'_, '_> {
         let mut new = old.clone();
         let mut dirty = old.components != components;
         new.components = components;
+        let invalid = mismatch
+            .then(|| hfc.validate().err())
+            .flatten()
+            .map(|e| format!("Invalid Firmware Components: {e}"));
+        let why = invalid.as_deref().map(|m| (REASON_INVALID_COMPONENT, m));
         let c = &mut new.conditions;
-        let mut event = None;
-        let r = REASON_VALID_COMPONENT;
-        if mismatch {
-            dirty |= set_condition(c, CHANGE_DETECTED, TRUE, r, "", generation, &now);
-            match hfc.validate() {
-                Err(e) => {
-                    let message = format!("Invalid Firmware Components: {e}");
-                    event = Some(message.clone());
-                    dirty |= set_condition(
-                        c,
-                        VALID,
-                        FALSE,
-                        REASON_INVALID_COMPONENT,
-                        &message,
-                        generation,
-                        &now,
-                    );
-                }
-                Ok(()) => dirty |= set_condition(c, VALID, TRUE, r, "", generation, &now),
-            }
-        } else {
-            dirty |= set_condition(c, VALID, TRUE, r, "", generation, &now);
-            dirty |= set_condition(c, CHANGE_DETECTED, FALSE, r, "", generation, &now);
-        }
-        if let Some(e) = event {
+        dirty |= set_change_conditions(c, mismatch, REASON_VALID_COMPONENT, why, generation, &now);
+        if let Some(e) = invalid {
             self.event("ValidationFailed", e);
         }
         if dirty {

@@ -143,17 +143,11 @@ impl Pass<'_, '_> {
             Ok(f) => f,
             Err(e) => return Some(Action::error(e.to_string())),
         };
-        let state = self.state().clone();
-        let spec = &self.rec.host.spec;
-        let no_image_needed = matches!(
-            state,
-            S::Registering | S::Deleting | S::PoweringOffBeforeDelete
-        ) || (matches!(state, S::Provisioned | S::ExternallyProvisioned)
-            && self.status().operational_status != OperationalStatus::Servicing)
-            || (state == S::Deprovisioning
-                && spec.automated_cleaning_mode == AutomatedCleaningMode::Disabled)
-            || (state == S::Inspecting && spec.inspection_mode == InspectionMode::Fast);
-        let formats = if no_image_needed { None } else { formats };
+        let formats = if self.needs_no_preprovisioning_image() {
+            None
+        } else {
+            formats
+        };
         // bmhctl builds no preprovisioning images: a provisioner that wants one with no acceptable
         // format fails as in BMO; one that lists formats registers without an image.
         if formats.as_ref().is_some_and(Vec::is_empty) {
@@ -172,20 +166,10 @@ impl Pass<'_, '_> {
                 ));
             }
         };
-        let mut data = self.management_access_data(network_data);
-        let restart = *self.error_type() == ErrorType::RegistrationError;
-        let opts = RegisterOptions {
-            credentials_changed: creds_changed,
-            restart_on_failure: restart,
-        };
-        // The HardwareData is lent for the call and put back, not copied on every pass.
-        data.hardware_data = self.rec.book.hardware_data.take().map(|hd| *hd);
-        let registered = prov.register(&data, opts);
-        self.rec.book.hardware_data = data.hardware_data.take().map(Box::new);
         let RegisterResult {
             result: res,
             provisioner_id: prov_id,
-        } = match registered {
+        } = match self.call_register(prov, network_data, creds_changed) {
             Ok(r) => r,
             Err(ProvisionerError::NeedsPreprovisioningImage) if formats.is_some() => {
                 return Some(Action::continue_or_update(
@@ -211,7 +195,45 @@ impl Pass<'_, '_> {
             dirty |= self.clear_error();
             return Some(self.wait_on_provisioner(dirty, res.requeue_after));
         }
+        self.registered(dirty)
+    }
 
+    /// States (and operations) in which the provisioner needs no preprovisioning image.
+    fn needs_no_preprovisioning_image(&self) -> bool {
+        let spec = &self.rec.host.spec;
+        match self.state() {
+            S::Registering | S::Deleting | S::PoweringOffBeforeDelete => true,
+            S::Provisioned | S::ExternallyProvisioned => {
+                self.status().operational_status != OperationalStatus::Servicing
+            }
+            S::Deprovisioning => spec.automated_cleaning_mode == AutomatedCleaningMode::Disabled,
+            S::Inspecting => spec.inspection_mode == InspectionMode::Fast,
+            _ => false,
+        }
+    }
+
+    /// The provisioner's `register`, with the HardwareData lent for the call and put back
+    /// rather than copied on every pass.
+    fn call_register(
+        &mut self,
+        prov: &mut dyn Provisioner,
+        network_data: String,
+        credentials_changed: bool,
+    ) -> Result<RegisterResult, ProvisionerError> {
+        let mut data = self.management_access_data(network_data);
+        let opts = RegisterOptions {
+            credentials_changed,
+            restart_on_failure: *self.error_type() == ErrorType::RegistrationError,
+        };
+        data.hardware_data = self.rec.book.hardware_data.take().map(|hd| *hd);
+        let registered = prov.register(&data, opts);
+        self.rec.book.hardware_data = data.hardware_data.take().map(Box::new);
+        registered
+    }
+
+    /// What follows a registration the provisioner is done with: the profile, then the BMC's
+    /// credentials recorded as good.
+    fn registered(&mut self, mut dirty: bool) -> Option<Action> {
         match self.match_profile() {
             Err(e) => return Some(self.record_action_failure(ErrorType::RegistrationError, &e)),
             Ok(true) => return Some(Action::Update(Duration::ZERO)),

@@ -45,10 +45,10 @@ use bmh_api::{Cpu, CustomDeploy, HardwareDetails, Image, Lldp, Nic, ObjectKey, S
 use bmhctl_plugin_sdk::{
     AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, Event, EventSink,
     FirmwareComponentStatus, FirmwareSettings, FirmwareSettingsOptions, HardwareState,
-    HostConfigData, HostData, ImageFormat, InspectData, InspectOptions, InspectResult,
-    ManagementAccessData, OpResult, PowerOffOptions, PowerOnOptions, PrepareData, ProvisionData,
-    ProvisionOptions, Provisioner, ProvisionerError, ProvisionerFactory, RegisterOptions,
-    RegisterResult, ServicingData, StepOptions, StepResult,
+    HostConfigData, HostData, InspectData, InspectOptions, InspectResult, ManagementAccessData,
+    OpResult, PowerOffOptions, PowerOnOptions, PrepareData, ProvisionData, ProvisionOptions,
+    Provisioner, ProvisionerError, ProvisionerFactory, RegisterOptions, RegisterResult,
+    ServicingData, StepOptions, StepResult,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -833,12 +833,6 @@ impl Provisioner for FixtureProvisioner {
         })
     }
 
-    fn preprovisioning_image_formats(
-        &mut self,
-    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
-        Ok(None)
-    }
-
     fn inspect_hardware(
         &mut self,
         _data: &InspectData,
@@ -1010,21 +1004,6 @@ impl Provisioner for FixtureProvisioner {
         &mut self,
     ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
         Ok(self.state.host_firmware_components.components.clone())
-    }
-
-    fn add_bmc_event_subscription(
-        &mut self,
-        _subscription: &serde_json::Value,
-        _http_headers: &[BTreeMap<String, String>],
-    ) -> Result<OpResult, ProvisionerError> {
-        Ok(OpResult::done())
-    }
-
-    fn remove_bmc_event_subscription(
-        &mut self,
-        _subscription: &serde_json::Value,
-    ) -> Result<OpResult, ProvisionerError> {
-        Ok(OpResult::done())
     }
 
     fn create_bmc_event_subscription(

@@ -105,6 +105,35 @@ impl fmt::Display for ValidationError {
     }
 }
 
+/// The broken rules of one admission stage, in the order found.
+struct Errors {
+    origin: Origin,
+    list: Vec<ValidationError>,
+}
+
+impl Errors {
+    fn new(origin: Origin) -> Self {
+        Self {
+            origin,
+            list: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, field: FieldPath, message: impl Into<String>) {
+        self.list.push(ValidationError {
+            field,
+            message: message.into(),
+            origin: self.origin,
+        });
+    }
+}
+
+/// `spec.<path>`.
+fn spec(path: &[&str]) -> FieldPath {
+    path.iter()
+        .fold(FieldPath::new().key("spec"), |p, k| p.key(k))
+}
+
 /// Drops repeated messages, keeping the first (BMO's aggregate error shows each text once;
 /// this hides the address rule's duplicate).
 pub fn dedup(errors: Vec<ValidationError>) -> Vec<ValidationError> {

@@ -4,7 +4,7 @@
 
 use super::gojson::{self, HARDWARE_DETAILS, HOST_STATUS, REBOOT_ARGUMENTS};
 use super::golib::{is_uuid, parse_mac, quote};
-use super::{FieldPath, Origin, ValidationError};
+use super::{Errors, FieldPath, Origin, ValidationError, spec};
 use bmh_api::annotations::{
     HARDWARE_DETAILS as HARDWARE_DETAILS_ANNOTATION, INSPECT, REBOOT_PREFIX, STATUS,
     is_reboot_annotation,
@@ -27,26 +27,6 @@ const ERROR_TYPE_ALLOWED: &[&str] = &[
 ];
 const IMAGE_URL_SCHEMES: &[&str] = &["http", "https", "ftp", "gopher", "oci"];
 
-struct Errors(Vec<ValidationError>);
-
-impl Errors {
-    fn push(&mut self, field: FieldPath, message: impl Into<String>) {
-        self.0.push(ValidationError {
-            field,
-            message: message.into(),
-            origin: Origin::Webhook,
-        });
-    }
-}
-
-fn spec(path: &[&str]) -> FieldPath {
-    let mut p = FieldPath::new().key("spec");
-    for k in path {
-        p = p.key(k);
-    }
-    p
-}
-
 /// BMO's `InspectionDisabled()`: `inspectionMode: disabled` or annotation `inspect.metal3.io:
 /// disabled`.
 pub fn inspection_disabled(host: &BareMetalHost) -> bool {
@@ -61,29 +41,58 @@ pub fn inspection_disabled(host: &BareMetalHost) -> bool {
 /// The create rules (`validateHost`), every failing rule reported, in BMO's order. Identical
 /// messages are not removed here (see [`super::dedup`]).
 pub fn create_rules(host: &BareMetalHost) -> Vec<ValidationError> {
-    let mut e = Errors(Vec::new());
-    let s = &host.spec;
-    let address = s.bmc.as_ref().map(|b| b.address.as_str()).unwrap_or("");
-
-    // 1. The address must resolve to a known BMC type.
-    let mut access: Option<AccessDetails> = None;
-    if !address.is_empty() {
-        match bmh_bmc::parse(address) {
-            Ok(a) => access = Some(a),
-            Err(err) => e.push(spec(&["bmc", "address"]), err.to_string()),
-        }
+    let mut e = Errors::new(Origin::Webhook);
+    let access = bmc_address(host, &mut e);
+    legacy_firmware(host, &mut e);
+    cross_namespace_secrets(host, &mut e);
+    raid(host, &mut e);
+    if let Some(a) = &access {
+        driver_needs(host, a, &mut e);
     }
+    host_name(host, &mut e);
+    dns_name(host, &mut e);
+    root_device_name(host, &mut e);
+    image(host, &mut e);
+    annotations(host, &mut e);
+    inspection_mode(host, access.as_ref(), &mut e);
+    power(host, &mut e);
+    network_interfaces(host, &mut e);
+    e.list
+}
 
-    // 2. The legacy firmware field.
-    if s.firmware.is_some() {
+fn address(host: &BareMetalHost) -> &str {
+    host.spec
+        .bmc
+        .as_ref()
+        .map(|b| b.address.as_str())
+        .unwrap_or("")
+}
+
+/// Rule 1: the address must resolve to a known BMC type; the BMC's details when it does.
+fn bmc_address(host: &BareMetalHost, e: &mut Errors) -> Option<AccessDetails> {
+    let address = address(host);
+    if address.is_empty() {
+        return None;
+    }
+    bmh_bmc::parse(address)
+        .map_err(|err| e.push(spec(&["bmc", "address"]), err.to_string()))
+        .ok()
+}
+
+/// Rule 2: the legacy firmware field.
+fn legacy_firmware(host: &BareMetalHost, e: &mut Errors) {
+    if host.spec.firmware.is_some() {
         e.push(
             spec(&["firmware"]),
             "the Firmware field is no longer supported, use HostFirmwareSettings resource instead",
         );
     }
+}
 
-    // 3. Cross-namespace Secret references (a host without a namespace is in `default`, as
-    // the API server would have put it; the order is fixed where BMO's is a map's).
+/// Rule 3: cross-namespace Secret references (a host without a namespace is in `default`, as
+/// the API server would have put it; the order is fixed where BMO's is a map's).
+fn cross_namespace_secrets(host: &BareMetalHost, e: &mut Errors) {
+    let s = &host.spec;
     for (field, r) in [
         ("userData", &s.user_data),
         ("networkData", &s.network_data),
@@ -102,36 +111,34 @@ pub fn create_rules(host: &BareMetalHost) -> Vec<ValidationError> {
             );
         }
     }
+}
 
-    // 4. RAID.
-    raid(host, &mut e);
-
-    // 5. What the BMC driver needs (only with a resolved address).
-    if let Some(a) = &access {
-        let hw_volumes = s
-            .raid
-            .as_ref()
-            .and_then(|r| r.hardware_raid_volumes.as_ref())
-            .is_some_and(|v| !v.is_empty());
-        if let Err(err) = a.check_hardware_raid(hw_volumes) {
-            e.push(spec(&["raid", "hardwareRAIDVolumes"]), err.to_string());
-        }
-        if let Err(err) =
-            a.check_boot_mac(!s.boot_mac_address.is_empty(), inspection_disabled(host))
-        {
-            e.push(spec(&["bootMACAddress"]), err.to_string());
-        }
-        if !s.boot_mac_address.is_empty()
-            && let Err(m) = parse_mac(&s.boot_mac_address)
-        {
-            e.push(spec(&["bootMACAddress"]), m);
-        }
-        if let Err(err) = a.check_secure_boot(s.boot_mode == BootMode::UefiSecureBoot) {
-            e.push(spec(&["bootMode"]), err.to_string());
-        }
+/// Rule 5: what the BMC driver needs (only with a resolved address).
+fn driver_needs(host: &BareMetalHost, a: &AccessDetails, e: &mut Errors) {
+    let s = &host.spec;
+    let hw_volumes = s
+        .raid
+        .as_ref()
+        .and_then(|r| r.hardware_raid_volumes.as_ref())
+        .is_some_and(|v| !v.is_empty());
+    if let Err(err) = a.check_hardware_raid(hw_volumes) {
+        e.push(spec(&["raid", "hardwareRAIDVolumes"]), err.to_string());
     }
+    if let Err(err) = a.check_boot_mac(!s.boot_mac_address.is_empty(), inspection_disabled(host)) {
+        e.push(spec(&["bootMACAddress"]), err.to_string());
+    }
+    if !s.boot_mac_address.is_empty()
+        && let Err(m) = parse_mac(&s.boot_mac_address)
+    {
+        e.push(spec(&["bootMACAddress"]), m);
+    }
+    if let Err(err) = a.check_secure_boot(s.boot_mode == BootMode::UefiSecureBoot) {
+        e.push(spec(&["bootMode"]), err.to_string());
+    }
+}
 
-    // 6. The host's name.
+/// Rule 6: the host's name.
+fn host_name(host: &BareMetalHost, e: &mut Errors) {
     let name = &host.metadata.name;
     let name_field = FieldPath::new().key("metadata").key("name");
     if name
@@ -145,107 +152,112 @@ pub fn create_rules(host: &BareMetalHost) -> Vec<ValidationError> {
     } else if is_uuid(name) {
         e.push(name_field, "BareMetalHost resource name cannot be a UUID");
     }
+}
 
-    // 7. The address parsed once more (BMO's validateDNSName); duplicates rule 1's text.
+/// Rule 7: the address parsed once more (BMO's validateDNSName); duplicates rule 1's text.
+fn dns_name(host: &BareMetalHost, e: &mut Errors) {
+    let address = address(host);
     if !address.is_empty()
         && let Err(err) = bmh_bmc::parse_address(address)
     {
         e.push(spec(&["bmc", "address"]), err.to_string());
     }
+}
 
-    // 8. Root device hint device name.
-    if let Some(h) = &s.root_device_hints
-        && !h.device_name.is_empty()
-    {
-        let field = spec(&["rootDeviceHints", "deviceName"]);
-        match h.device_name.strip_prefix("/dev/") {
-            None => e.push(
-                field,
-                format!(
-                    "device name of root device hint must be a /dev/ path, not \"{}\"",
-                    h.device_name
-                ),
-            ),
-            Some(sub) => {
-                let sub = sub.strip_prefix("disk/by-path/").unwrap_or(sub);
-                if sub.contains('/') {
-                    e.push(
-                        field,
-                        format!(
-                            "device name of root device hint must be path in /dev/ or /dev/disk/by-path/, not \"{}\"",
-                            h.device_name
-                        ),
-                    );
-                }
-            }
-        }
+/// Rule 8: the root device hint's device name.
+fn root_device_name(host: &BareMetalHost, e: &mut Errors) {
+    let Some(h) = &host.spec.root_device_hints else {
+        return;
+    };
+    if h.device_name.is_empty() {
+        return;
     }
-
-    // 9. The image.
-    if let Some(image) = &s.image {
-        match bmh_bmc::parse_request_uri(&image.url) {
-            Err(err) => e.push(
-                spec(&["image", "url"]),
-                format!("image URL {} is invalid: {err}", image.url),
+    let field = spec(&["rootDeviceHints", "deviceName"]);
+    match h.device_name.strip_prefix("/dev/") {
+        None => e.push(
+            field,
+            format!(
+                "device name of root device hint must be a /dev/ path, not \"{}\"",
+                h.device_name
             ),
-            Ok(scheme) if !IMAGE_URL_SCHEMES.contains(&scheme.as_str()) => e.push(
-                spec(&["image", "url"]),
-                format!(
-                    "image URL {} is invalid: invalid scheme in URL, \"{scheme}\" not allowed",
-                    image.url
-                ),
-            ),
-            Ok(_) => {}
-        }
-        if image.is_oci() {
-            if !image.checksum.is_empty() {
+        ),
+        Some(sub) => {
+            let sub = sub.strip_prefix("disk/by-path/").unwrap_or(sub);
+            if sub.contains('/') {
                 e.push(
-                    spec(&["image", "checksum"]),
-                    "spec.image.checksum must be empty for OCI images (oci:// images have embedded checksums)",
-                );
-            }
-        } else if !image.is_live_iso() {
-            if image.checksum.is_empty() {
-                e.push(
-                    spec(&["image", "checksum"]),
-                    "checksum is required for normal images",
-                );
-            } else if !matches!(
-                image.checksum_type.as_str(),
-                "" | "auto" | "md5" | "sha256" | "sha512"
-            ) {
-                e.push(
-                    spec(&["image", "checksumType"]),
+                    field,
                     format!(
-                        "unknown checksumType {}, supported are auto, md5, sha256, sha512",
-                        image.checksum_type
+                        "device name of root device hint must be path in /dev/ or /dev/disk/by-path/, not \"{}\"",
+                        h.device_name
                     ),
                 );
             }
         }
     }
+}
 
-    // 10. Annotations (in key order; BMO's map order is unspecified).
-    annotations(host, &mut e);
+/// Rule 9: the image's URL and checksum.
+fn image(host: &BareMetalHost, e: &mut Errors) {
+    let Some(image) = &host.spec.image else {
+        return;
+    };
+    match bmh_bmc::parse_request_uri(&image.url) {
+        Err(err) => e.push(
+            spec(&["image", "url"]),
+            format!("image URL {} is invalid: {err}", image.url),
+        ),
+        Ok(scheme) if !IMAGE_URL_SCHEMES.contains(&scheme.as_str()) => e.push(
+            spec(&["image", "url"]),
+            format!(
+                "image URL {} is invalid: invalid scheme in URL, \"{scheme}\" not allowed",
+                image.url
+            ),
+        ),
+        Ok(_) => {}
+    }
+    if image.is_oci() {
+        if !image.checksum.is_empty() {
+            e.push(
+                spec(&["image", "checksum"]),
+                "spec.image.checksum must be empty for OCI images (oci:// images have embedded checksums)",
+            );
+        }
+    } else if !image.is_live_iso() {
+        if image.checksum.is_empty() {
+            e.push(
+                spec(&["image", "checksum"]),
+                "checksum is required for normal images",
+            );
+        } else if !matches!(
+            image.checksum_type.as_str(),
+            "" | "auto" | "md5" | "sha256" | "sha512"
+        ) {
+            e.push(
+                spec(&["image", "checksumType"]),
+                format!(
+                    "unknown checksumType {}, supported are auto, md5, sha256, sha512",
+                    image.checksum_type
+                ),
+            );
+        }
+    }
+}
 
-    // 11. Inspection mode.
-    inspection_mode(host, access.as_ref(), &mut e);
-
-    // 12. Power.
-    if s.disable_power_off && !s.online {
+/// Rule 12: power.
+fn power(host: &BareMetalHost, e: &mut Errors) {
+    if host.spec.disable_power_off && !host.spec.online {
         e.push(
             spec(&["disablePowerOff"]),
             "node can't simultaneously have online set to false and have power off disabled",
         );
     }
+}
 
-    // 13. Network interfaces.
+/// Rule 13: network interfaces.
+fn network_interfaces(host: &BareMetalHost, e: &mut Errors) {
     let mut seen = std::collections::HashSet::new();
-    for (i, iface) in s.network_interfaces.iter().enumerate() {
-        let field = FieldPath::new()
-            .key("spec")
-            .key("networkInterfaces")
-            .index(i);
+    for (i, iface) in host.spec.network_interfaces.iter().enumerate() {
+        let field = spec(&["networkInterfaces"]).index(i);
         if iface.name.is_empty() && iface.mac_address.is_empty() {
             e.push(
                 field,
@@ -275,10 +287,9 @@ pub fn create_rules(host: &BareMetalHost) -> Vec<ValidationError> {
             );
         }
     }
-
-    e.0
 }
 
+/// Rule 4: RAID.
 fn raid(host: &BareMetalHost, e: &mut Errors) {
     let Some(r) = &host.spec.raid else { return };
     let hw = r.hardware_raid_volumes.as_deref().unwrap_or_default();
@@ -290,11 +301,7 @@ fn raid(host: &BareMetalHost, e: &mut Errors) {
         );
     }
     for (i, v) in hw.iter().enumerate() {
-        let field = FieldPath::new()
-            .key("spec")
-            .key("raid")
-            .key("hardwareRAIDVolumes")
-            .index(i);
+        let field = spec(&["raid", "hardwareRAIDVolumes"]).index(i);
         if !v.physical_disks.is_empty() && v.controller.is_empty() {
             e.push(
                 field.clone().key("physicalDisks"),
@@ -332,12 +339,7 @@ fn raid(host: &BareMetalHost, e: &mut Errors) {
     for (i, v) in sw.iter().enumerate() {
         if v.root_volume && v.level != "1" {
             e.push(
-                FieldPath::new()
-                    .key("spec")
-                    .key("raid")
-                    .key("softwareRAIDVolumes")
-                    .index(i)
-                    .key("level"),
+                spec(&["raid", "softwareRAIDVolumes"]).index(i).key("level"),
                 format!("softwareRAIDVolumes[{i}] with rootVolume set must use RAID level 1"),
             );
         }
@@ -464,7 +466,7 @@ fn inspection_mode(host: &BareMetalHost, access: Option<&AccessDetails>, e: &mut
 /// The update rules (`validateChanges` beyond the create rules): `old` is the object as it was
 /// accepted before, `new` the object as it is now.
 pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationError> {
-    let mut e = Errors(Vec::new());
+    let mut e = Errors::new(Origin::Update);
     let addr = |h: &BareMetalHost| {
         h.spec
             .bmc
@@ -517,10 +519,7 @@ pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationE
             ),
         );
     }
-    for err in &mut e.0 {
-        err.origin = Origin::Update;
-    }
-    e.0
+    e.list
 }
 
 /// Go's `strings.EqualFold` (Unicode simple folding; lower-casing both sides is close enough

@@ -7,24 +7,15 @@
 //! (`spec.bmc.address`, `spec.bmc.credentialsName`, `spec.image.url`, `spec.customDeploy.method`,
 //! RAID `level`); `spec.online` is required by the loader itself.
 
-use super::{FieldPath, Origin, ValidationError};
-use bmh_api::{BareMetalHost, RootDeviceHints};
+use super::{Errors, FieldPath, Origin, ValidationError, spec};
+use bmh_api::{BareMetalHost, NetworkInterface, RaidConfig, RootDeviceHints};
 use serde_json::Value;
 
 const MAC_PATTERN: &str = "[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}";
 const MAC_PATTERN_ANCHORED: &str = "^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$";
 
-struct Errors(Vec<ValidationError>);
-
+/// The schema's kinds of constraint, with the API server's messages.
 impl Errors {
-    fn push(&mut self, field: FieldPath, message: String) {
-        self.0.push(ValidationError {
-            field,
-            message,
-            origin: Origin::Schema,
-        });
-    }
-
     fn enumeration(&mut self, field: FieldPath, value: &str, allowed: &[&str]) {
         if value.is_empty() || allowed.contains(&value) {
             return;
@@ -92,151 +83,151 @@ fn hints(e: &mut Errors, field: FieldPath, h: &RootDeviceHints) {
 
 /// Every CRD schema constraint the host breaks.
 pub fn schema_errors(host: &BareMetalHost) -> Vec<ValidationError> {
-    let mut e = Errors(Vec::new());
+    let mut e = Errors::new(Origin::Schema);
     let s = &host.spec;
-    let spec = || FieldPath::new().key("spec");
-
     e.enumeration(
-        spec().key("automatedCleaningMode"),
+        spec(&["automatedCleaningMode"]),
         s.automated_cleaning_mode.as_str(),
         &["metadata", "disabled"],
     );
     if !s.boot_mac_address.is_empty() {
         e.pattern(
-            spec().key("bootMACAddress"),
+            spec(&["bootMACAddress"]),
             &s.boot_mac_address,
             contains_colon_mac(&s.boot_mac_address),
             MAC_PATTERN,
         );
     }
     e.enumeration(
-        spec().key("bootMode"),
+        spec(&["bootMode"]),
         s.boot_mode.as_str(),
         &["UEFI", "UEFISecureBoot", "legacy"],
     );
     if let Some(image) = &s.image {
         e.enumeration(
-            spec().key("image").key("checksumType"),
+            spec(&["image", "checksumType"]),
             image.checksum_type.as_str(),
             &["md5", "sha256", "sha512", "auto"],
         );
         e.enumeration(
-            spec().key("image").key("format"),
+            spec(&["image", "format"]),
             &image.format,
             &["raw", "qcow2", "vdi", "vmdk", "live-iso"],
         );
     }
     e.enumeration(
-        spec().key("inspectionMode"),
+        spec(&["inspectionMode"]),
         s.inspection_mode.as_str(),
         &["disabled", "agent", "fast"],
     );
     for (i, iface) in s.network_interfaces.iter().enumerate() {
-        let field = spec().key("networkInterfaces").index(i);
-        if !iface.name.is_empty() {
-            let ok = iface
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-            e.pattern(
-                field.clone().key("name"),
-                &iface.name,
-                ok,
-                "^[a-zA-Z0-9._-]+$",
-            );
-        }
-        if !iface.mac_address.is_empty() {
-            e.pattern(
-                field.clone().key("macAddress"),
-                &iface.mac_address,
-                is_colon_mac(iface.mac_address.as_bytes()),
-                MAC_PATTERN_ANCHORED,
-            );
-        }
-        if let Some(port) = iface.extra.get("switchPort").filter(|v| v.is_object()) {
-            for key in ["portID", "switchID"] {
-                if port.get(key).is_none() {
-                    e.push(
-                        field.clone().key("switchPort").key(key),
-                        "Required value".into(),
-                    );
-                }
-            }
-            if let Some(id) = port.get("switchID").and_then(Value::as_str) {
-                e.pattern(
-                    field.clone().key("switchPort").key("switchID"),
-                    id,
-                    is_colon_mac(id.as_bytes()),
-                    MAC_PATTERN_ANCHORED,
-                );
-            }
-        }
-        if let Some(att) = iface.extra.get("hostNetworkAttachment") {
-            for (key, max) in [("name", 253), ("namespace", 63)] {
-                if let Some(v) = att.get(key).and_then(Value::as_str) {
-                    e.max_length(field.clone().key("hostNetworkAttachment").key(key), v, max);
-                }
-            }
-        }
+        network_interface(&mut e, spec(&["networkInterfaces"]).index(i), iface);
     }
     if let Some(raid) = &s.raid {
-        for (i, v) in raid.hardware_raid_volumes.iter().flatten().enumerate() {
-            let field = spec().key("raid").key("hardwareRAIDVolumes").index(i);
-            e.enumeration(
-                field.clone().key("level"),
-                &v.level,
-                &["0", "1", "2", "5", "6", "1+0", "5+0", "6+0"],
-            );
-            e.max_length(field.clone().key("name"), &v.name, 64);
-            e.minimum(
-                field.clone().key("numberOfPhysicalDisks"),
-                v.number_of_physical_disks,
-                1,
-            );
-            e.minimum(field.key("sizeGibibytes"), v.size_gibibytes, 0);
-        }
-        if let Some(sw) = &raid.software_raid_volumes {
-            if sw.len() > 2 {
-                e.push(
-                    spec().key("raid").key("softwareRAIDVolumes"),
-                    format!("Too many: {}: must have at most 2 items", sw.len()),
-                );
-            }
-            for (i, v) in sw.iter().enumerate() {
-                let field = spec().key("raid").key("softwareRAIDVolumes").index(i);
-                e.enumeration(field.clone().key("level"), &v.level, &["0", "1", "1+0"]);
-                if !v.physical_disks.is_empty() && v.physical_disks.len() < 2 {
-                    let f = field.clone().key("physicalDisks");
-                    let text = f.to_string();
-                    e.push(
-                        f,
-                        format!(
-                            "Invalid value: {}: {text} in body should have at least 2 items",
-                            v.physical_disks.len()
-                        ),
-                    );
-                }
-                for (j, h) in v.physical_disks.iter().enumerate() {
-                    hints(&mut e, field.clone().key("physicalDisks").index(j), h);
-                }
-                e.minimum(field.key("sizeGibibytes"), v.size_gibibytes, 0);
-            }
-        }
+        raid_volumes(&mut e, raid);
     }
     if let Some(h) = &s.root_device_hints {
-        hints(&mut e, spec().key("rootDeviceHints"), h);
+        hints(&mut e, spec(&["rootDeviceHints"]), h);
     }
     for (i, taint) in s.taints.iter().enumerate() {
         for key in ["effect", "key"] {
             if taint.get(key).is_none() {
-                e.push(
-                    spec().key("taints").index(i).key(key),
-                    "Required value".into(),
-                );
+                e.push(spec(&["taints"]).index(i).key(key), "Required value");
             }
         }
     }
-    e.0
+    e.list
+}
+
+fn network_interface(e: &mut Errors, field: FieldPath, iface: &NetworkInterface) {
+    if !iface.name.is_empty() {
+        let ok = iface
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        e.pattern(
+            field.clone().key("name"),
+            &iface.name,
+            ok,
+            "^[a-zA-Z0-9._-]+$",
+        );
+    }
+    if !iface.mac_address.is_empty() {
+        e.pattern(
+            field.clone().key("macAddress"),
+            &iface.mac_address,
+            is_colon_mac(iface.mac_address.as_bytes()),
+            MAC_PATTERN_ANCHORED,
+        );
+    }
+    if let Some(port) = iface.extra.get("switchPort").filter(|v| v.is_object()) {
+        for key in ["portID", "switchID"] {
+            if port.get(key).is_none() {
+                e.push(field.clone().key("switchPort").key(key), "Required value");
+            }
+        }
+        if let Some(id) = port.get("switchID").and_then(Value::as_str) {
+            e.pattern(
+                field.clone().key("switchPort").key("switchID"),
+                id,
+                is_colon_mac(id.as_bytes()),
+                MAC_PATTERN_ANCHORED,
+            );
+        }
+    }
+    if let Some(att) = iface.extra.get("hostNetworkAttachment") {
+        for (key, max) in [("name", 253), ("namespace", 63)] {
+            if let Some(v) = att.get(key).and_then(Value::as_str) {
+                e.max_length(field.clone().key("hostNetworkAttachment").key(key), v, max);
+            }
+        }
+    }
+}
+
+fn raid_volumes(e: &mut Errors, raid: &RaidConfig) {
+    for (i, v) in raid.hardware_raid_volumes.iter().flatten().enumerate() {
+        let field = spec(&["raid", "hardwareRAIDVolumes"]).index(i);
+        e.enumeration(
+            field.clone().key("level"),
+            &v.level,
+            &["0", "1", "2", "5", "6", "1+0", "5+0", "6+0"],
+        );
+        e.max_length(field.clone().key("name"), &v.name, 64);
+        e.minimum(
+            field.clone().key("numberOfPhysicalDisks"),
+            v.number_of_physical_disks,
+            1,
+        );
+        e.minimum(field.key("sizeGibibytes"), v.size_gibibytes, 0);
+    }
+    let Some(sw) = &raid.software_raid_volumes else {
+        return;
+    };
+    if sw.len() > 2 {
+        e.push(
+            spec(&["raid", "softwareRAIDVolumes"]),
+            format!("Too many: {}: must have at most 2 items", sw.len()),
+        );
+    }
+    for (i, v) in sw.iter().enumerate() {
+        let field = spec(&["raid", "softwareRAIDVolumes"]).index(i);
+        e.enumeration(field.clone().key("level"), &v.level, &["0", "1", "1+0"]);
+        if !v.physical_disks.is_empty() && v.physical_disks.len() < 2 {
+            let f = field.clone().key("physicalDisks");
+            let text = f.to_string();
+            e.push(
+                f,
+                format!(
+                    "Invalid value: {}: {text} in body should have at least 2 items",
+                    v.physical_disks.len()
+                ),
+            );
+        }
+        for (j, h) in v.physical_disks.iter().enumerate() {
+            hints(e, field.clone().key("physicalDisks").index(j), h);
+        }
+        e.minimum(field.key("sizeGibibytes"), v.size_gibibytes, 0);
+    }
 }
 
 #[cfg(test)]

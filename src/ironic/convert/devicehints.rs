@@ -15,43 +15,30 @@ pub fn root_device_hints(hints: Option<&RootDeviceHints>) -> Map<String, Value> 
     let mut put = |key: &str, value: String| {
         map.insert(key.to_string(), Value::String(value));
     };
-    if !h.device_name.is_empty() {
-        let key = if h.device_name.starts_with(BY_PATH_PREFIX) {
-            "by_path"
-        } else {
-            "name"
-        };
-        put(key, format!("s== {}", h.device_name));
-    }
-    if !h.hctl.is_empty() {
-        put("hctl", format!("s== {}", h.hctl));
-    }
-    if !h.model.is_empty() {
-        put("model", format!("<in> {}", h.model));
-    }
-    if !h.vendor.is_empty() {
-        put("vendor", format!("<in> {}", h.vendor));
-    }
-    if !h.serial_number.is_empty() {
-        put("serial", format!("s== {}", h.serial_number));
-    }
-    if h.min_size_gigabytes != 0 {
-        put("size", format!(">= {}", h.min_size_gigabytes));
-    }
-    if !h.wwn.is_empty() {
-        put("wwn", format!("s== {}", h.wwn));
-    }
-    if !h.wwn_with_extension.is_empty() {
-        put(
-            "wwn_with_extension",
-            format!("s== {}", h.wwn_with_extension),
-        );
-    }
-    if !h.wwn_vendor_extension.is_empty() {
-        put(
-            "wwn_vendor_extension",
-            format!("s== {}", h.wwn_vendor_extension),
-        );
+    let device_key = if h.device_name.starts_with(BY_PATH_PREFIX) {
+        "by_path"
+    } else {
+        "name"
+    };
+    // Zero is "no minimum"; a negative size is passed through.
+    let size = match h.min_size_gigabytes {
+        0 => String::new(),
+        n => n.to_string(),
+    };
+    for (key, operator, value) in [
+        (device_key, "s==", &h.device_name),
+        ("hctl", "s==", &h.hctl),
+        ("model", "<in>", &h.model),
+        ("vendor", "<in>", &h.vendor),
+        ("serial", "s==", &h.serial_number),
+        ("size", ">=", &size),
+        ("wwn", "s==", &h.wwn),
+        ("wwn_with_extension", "s==", &h.wwn_with_extension),
+        ("wwn_vendor_extension", "s==", &h.wwn_vendor_extension),
+    ] {
+        if !value.is_empty() {
+            put(key, format!("{operator} {value}"));
+        }
     }
     if let Some(rotational) = h.rotational {
         put("rotational", rotational.to_string());

@@ -11,14 +11,6 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 impl IronicProvisioner {
-    fn subscription_node(&self) -> Result<String, ProvisionerError> {
-        if self.node_id.is_empty() {
-            Err(ProvisionerError::NeedsRegistration)
-        } else {
-            Ok(self.node_id.clone())
-        }
-    }
-
     /// Makes the subscription; answers its ID. The header values travel in the request body
     /// only (Ironic keeps them in its BMC's subscription; none is logged here).
     pub(super) fn do_create_bmc_event_subscription(
@@ -26,7 +18,7 @@ impl IronicProvisioner {
         subscription: &BmcEventSubscription,
         http_headers: &[BTreeMap<String, String>],
     ) -> Result<String, ProvisionerError> {
-        let node = self.subscription_node()?;
+        let node = self.require_node_id()?;
         let body = json!({
             "Destination": subscription.spec.destination,
             "Context": subscription.spec.context,
@@ -53,7 +45,7 @@ impl IronicProvisioner {
         &mut self,
         subscription: &BmcEventSubscription,
     ) -> Result<(), ProvisionerError> {
-        let node = self.subscription_node()?;
+        let node = self.require_node_id()?;
         let body = json!({ "id": subscription.subscription_id() });
         self.wrote_unlisted();
         match self.seen(self.client().vendor_passthru(

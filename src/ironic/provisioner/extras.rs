@@ -16,14 +16,6 @@ fn text(v: &Value, key: &str) -> String {
 }
 
 impl IronicProvisioner {
-    fn require_node_id(&self) -> Result<String, ProvisionerError> {
-        if self.node_id.is_empty() {
-            Err(ProvisionerError::NeedsRegistration)
-        } else {
-            Ok(self.node_id.clone())
-        }
-    }
-
     pub(super) fn do_get_firmware_settings(
         &mut self,
         opts: FirmwareSettingsOptions,

@@ -24,6 +24,19 @@ use std::time::Duration;
 
 type WithStarted = Result<StepResult, ProvisionerError>;
 
+fn stepped(r: Outcome, started: bool) -> WithStarted {
+    r.map(|result| StepResult { result, started })
+}
+
+/// An inspection result without details.
+fn inspected(r: Outcome, started: bool) -> Result<InspectResult, ProvisionerError> {
+    r.map(|result| InspectResult {
+        result,
+        started,
+        details: None,
+    })
+}
+
 impl IronicProvisioner {
     // ---------------------------------------------------------------- inspection (3.3)
 
@@ -45,84 +58,66 @@ impl IronicProvisioner {
             refresh = true;
             restart_on_failure = true;
         }
-        let none = |r: Outcome| {
-            r.map(|result| InspectResult {
-                result,
-                started: false,
-                details: None,
-            })
-        };
         match node.provision_state.as_str() {
-            state::AVAILABLE => none(self.change_state(&node, "manage")),
+            state::AVAILABLE => inspected(self.change_state(&node, "manage"), false),
             state::INSPECT_WAIT if force_reboot => {
                 let (r, started) =
                     self.change_provision_state(&node, ProvisionStateRequest::new("abort"));
-                r.map(|result| InspectResult {
-                    result,
-                    started,
-                    details: None,
-                })
+                inspected(r, started)
             }
             state::INSPECTING | state::INSPECT_WAIT => {
                 let delay = if fast { SHORT_DELAY } else { LONG_DELAY };
-                Ok(InspectResult {
-                    result: requeue(delay),
-                    started: false,
-                    details: None,
-                })
+                inspected(Ok(requeue(delay)), false)
             }
+            state::INSPECT_FAIL if restart_on_failure => self.start_inspection(&node, data),
             state::INSPECT_FAIL => {
-                if restart_on_failure {
-                    self.start_inspection(&node, data)
-                } else {
-                    let msg = match node.last_error_str() {
-                        "" => "Inspection failed",
-                        e => e,
-                    };
-                    Ok(InspectResult {
-                        result: OpResult::failed(msg),
-                        started: false,
-                        details: None,
-                    })
-                }
+                let msg = match node.last_error_str() {
+                    "" => "Inspection failed",
+                    e => e,
+                };
+                inspected(Ok(OpResult::failed(msg)), false)
             }
-            state::MANAGEABLE => {
-                if refresh {
-                    return self.start_inspection(&node, data);
-                }
-                let fake = self.bmc().is_ok_and(|b| b.is_extension());
-                let inspected = node.inspection_finished_at.is_some();
-                if fake && inspected {
-                    // Ironic's fake inspection stores no inventory: canned details, no GET.
-                    let details = canned_details(&node, &self.host.boot_mac_address);
-                    self.publish("InspectionComplete", "Hardware inspection completed");
-                    return Ok(InspectResult {
-                        result: OpResult::done(),
-                        started: false,
-                        details: Some(details),
-                    });
-                }
-                if !inspected {
-                    // Never inspected: there is no inventory to read (BMO asks and gets a 404).
-                    return self.start_inspection(&node, data);
-                }
-                match self.seen(self.client().get_inventory(&node.uuid)) {
-                    Ok(inv) => {
-                        let details = self.details_from_inventory(&node, &inv);
-                        self.publish("InspectionComplete", "Hardware inspection completed");
-                        Ok(InspectResult {
-                            result: OpResult::done(),
-                            started: false,
-                            details: Some(details),
-                        })
-                    }
-                    Err(e) if e.is_not_found() => self.start_inspection(&node, data),
-                    Err(e) => transient(format!(
-                        "failed to retrieve hardware introspection data: {e}"
-                    )),
-                }
-            }
+            state::MANAGEABLE if refresh => self.start_inspection(&node, data),
+            state::MANAGEABLE => self.read_inspection(&node, data),
             other => transient(format!("unexpected provision state {other}")),
+        }
+    }
+
+    /// A manageable node not asked to inspect again: its details, or a first inspection.
+    fn read_inspection(
+        &mut self,
+        node: &Node,
+        data: &InspectData,
+    ) -> Result<InspectResult, ProvisionerError> {
+        let fake = self.bmc().is_ok_and(|b| b.is_extension());
+        let inspected = node.inspection_finished_at.is_some();
+        if fake && inspected {
+            // Ironic's fake inspection stores no inventory: canned details, no GET.
+            let details = canned_details(node, &self.host.boot_mac_address);
+            return Ok(self.inspection_complete(details));
+        }
+        if !inspected {
+            // Never inspected: there is no inventory to read (BMO asks and gets a 404).
+            return self.start_inspection(node, data);
+        }
+        match self.seen(self.client().get_inventory(&node.uuid)) {
+            Ok(inv) => {
+                let details = self.details_from_inventory(node, &inv);
+                Ok(self.inspection_complete(details))
+            }
+            Err(e) if e.is_not_found() => self.start_inspection(node, data),
+            Err(e) => transient(format!(
+                "failed to retrieve hardware introspection data: {e}"
+            )),
+        }
+    }
+
+    fn inspection_complete(&mut self, details: HardwareDetails) -> InspectResult {
+        self.publish("InspectionComplete", "Hardware inspection completed");
+        InspectResult {
+            result: OpResult::done(),
+            started: false,
+            details: Some(details),
         }
     }
 
@@ -146,27 +141,14 @@ impl IronicProvisioner {
         node: &Node,
         data: &InspectData,
     ) -> Result<InspectResult, ProvisionerError> {
+        let failed = |m: String| inspected(Ok(OpResult::failed(m)), false);
         let bmc = match self.bmc() {
             Ok(b) => b,
-            Err(e) => {
-                return Ok(InspectResult {
-                    result: OpResult::failed(format!(
-                        "failed to parse BMC address information: {e}"
-                    )),
-                    started: false,
-                    details: None,
-                });
-            }
+            Err(e) => return failed(format!("failed to parse BMC address information: {e}")),
         };
         let interface = match bmc.inspect_interface(data.inspection_mode == InspectionMode::Fast) {
             Ok(i) => i,
-            Err(e) => {
-                return Ok(InspectResult {
-                    result: OpResult::failed(e.to_string()),
-                    started: false,
-                    details: None,
-                });
-            }
+            Err(e) => return failed(e.to_string()),
         };
         let patch = boot_properties(
             NodePatch::new(),
@@ -182,24 +164,14 @@ impl IronicProvisioner {
         );
         let node = match self.try_update_node(node, patch) {
             Ok(n) => n,
-            Err(outcome) => {
-                return outcome.map(|result| InspectResult {
-                    result,
-                    started: false,
-                    details: None,
-                });
-            }
+            Err(outcome) => return inspected(outcome, false),
         };
         let (r, started) =
             self.change_provision_state(&node, ProvisionStateRequest::new("inspect"));
         if started {
             self.publish("InspectionStarted", "Hardware inspection started");
         }
-        r.map(|result| InspectResult {
-            result,
-            started,
-            details: None,
-        })
+        inspected(r, started)
     }
 
     // ------------------------------------------------------------------- preparing (3.5)
@@ -232,100 +204,53 @@ impl IronicProvisioner {
         } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
-            state::AVAILABLE => {
-                if !unprepared {
-                    return Ok(StepResult {
-                        result: OpResult::done(),
-                        started: false,
-                    });
-                }
-                let steps = match self.manual_cleaning_steps(data) {
-                    Ok(s) => s,
-                    Err(m) => {
-                        return Ok(StepResult {
-                            result: OpResult::failed(m),
-                            started: false,
-                        });
-                    }
-                };
-                if steps.is_empty() {
-                    Ok(StepResult {
-                        result: OpResult::done(),
-                        started: true,
-                    })
-                } else {
-                    // manual cleaning starts from manageable
-                    self.change_state(&node, "manage").map(|result| StepResult {
-                        result,
-                        started: false,
-                    })
-                }
+            state::AVAILABLE | state::MANAGEABLE if !unprepared => {
+                stepped(Ok(OpResult::done()), false)
             }
-            state::MANAGEABLE => {
-                if !unprepared {
-                    return Ok(StepResult {
-                        result: OpResult::done(),
-                        started: false,
-                    });
-                }
-                match self.set_target_raid(&node, data) {
-                    Ok(None) => {}
-                    Ok(Some(r)) => {
-                        return Ok(StepResult {
-                            result: r,
-                            started: false,
-                        });
-                    }
-                    Err(e) => return Err(e),
-                }
-                let steps = match self.manual_cleaning_steps(data) {
-                    Ok(s) => s,
-                    Err(m) => {
-                        return Ok(StepResult {
-                            result: OpResult::failed(m),
-                            started: false,
-                        });
-                    }
-                };
-                if steps.is_empty() {
-                    return Ok(StepResult {
-                        result: OpResult::done(),
-                        started: true,
-                    });
-                }
-                let node = self.get_node()?;
-                let req = ProvisionStateRequest {
-                    clean_steps: steps,
-                    ..ProvisionStateRequest::new("clean")
-                };
-                let (r, started) = self.change_provision_state(&node, req);
-                r.map(|result| StepResult { result, started })
+            state::AVAILABLE => match self.manual_cleaning_steps(data) {
+                Err(m) => stepped(Ok(OpResult::failed(m)), false),
+                Ok(steps) if steps.is_empty() => stepped(Ok(OpResult::done()), true),
+                // manual cleaning starts from manageable
+                Ok(_) => stepped(self.change_state(&node, "manage"), false),
+            },
+            state::MANAGEABLE => self.start_manual_cleaning(&node, data),
+            state::CLEAN_FAIL if !restart_on_failure => {
+                stepped(Ok(OpResult::failed(node.last_error_str())), false)
             }
-            state::CLEAN_FAIL => {
-                if !restart_on_failure {
-                    return Ok(StepResult {
-                        result: OpResult::failed(node.last_error_str()),
-                        started: false,
-                    });
-                }
-                if node.maintenance {
-                    return self
-                        .set_maintenance(&node, false, "")
-                        .map(|result| StepResult {
-                            result,
-                            started: false,
-                        });
-                }
-                self.change_state(&node, "manage").map(|result| StepResult {
-                    result,
-                    started: false,
-                })
-            }
-            state::CLEANING | state::CLEAN_WAIT => Ok(StepResult {
-                result: requeue(LONG_DELAY),
-                started: false,
-            }),
+            state::CLEAN_FAIL => stepped(self.leave_clean_fail(&node), false),
+            state::CLEANING | state::CLEAN_WAIT => stepped(Ok(requeue(LONG_DELAY)), false),
             other => transient(format!("have unexpected ironic node state {other}")),
+        }
+    }
+
+    /// From manageable: the target RAID configuration set, then manual cleaning started with
+    /// the steps (none: nothing to start).
+    fn start_manual_cleaning(&mut self, node: &Node, data: &PrepareData) -> WithStarted {
+        if let Some(r) = self.set_target_raid(node, data)? {
+            return stepped(Ok(r), false);
+        }
+        let steps = match self.manual_cleaning_steps(data) {
+            Ok(s) => s,
+            Err(m) => return stepped(Ok(OpResult::failed(m)), false),
+        };
+        if steps.is_empty() {
+            return stepped(Ok(OpResult::done()), true);
+        }
+        let node = self.get_node()?;
+        let req = ProvisionStateRequest {
+            clean_steps: steps,
+            ..ProvisionStateRequest::new("clean")
+        };
+        let (r, started) = self.change_provision_state(&node, req);
+        stepped(r, started)
+    }
+
+    /// Out of `clean failed`: maintenance off first, then back to manageable.
+    fn leave_clean_fail(&mut self, node: &Node) -> Outcome {
+        if node.maintenance {
+            self.set_maintenance(node, false, "")
+        } else {
+            self.change_state(node, "manage")
         }
     }
 
@@ -386,40 +311,18 @@ impl IronicProvisioner {
         } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
-            state::SERVICE_FAIL => {
-                if !data.has_firmware_spec {
-                    return self.abort_servicing(&node);
-                }
-                if !restart_on_failure {
-                    return Ok(StepResult {
-                        result: OpResult::failed(node.last_error_str()),
-                        started: false,
-                    });
-                }
-                if node.maintenance {
-                    return self
-                        .set_maintenance(&node, false, "")
-                        .map(|result| StepResult {
-                            result,
-                            started: false,
-                        });
-                }
-                self.start_servicing(&node, data, true)
+            state::SERVICE_FAIL | state::SERVICE_WAIT if !data.has_firmware_spec => {
+                self.abort_servicing(&node)
             }
+            state::SERVICE_FAIL if !restart_on_failure => {
+                stepped(Ok(OpResult::failed(node.last_error_str())), false)
+            }
+            state::SERVICE_FAIL if node.maintenance => {
+                stepped(self.set_maintenance(&node, false, ""), false)
+            }
+            state::SERVICE_FAIL => self.start_servicing(&node, data, true),
             state::ACTIVE => self.start_servicing(&node, data, unprepared),
-            state::SERVICING => Ok(StepResult {
-                result: requeue(LONG_DELAY),
-                started: false,
-            }),
-            state::SERVICE_WAIT => {
-                if !data.has_firmware_spec {
-                    return self.abort_servicing(&node);
-                }
-                Ok(StepResult {
-                    result: requeue(LONG_DELAY),
-                    started: false,
-                })
-            }
+            state::SERVICING | state::SERVICE_WAIT => stepped(Ok(requeue(LONG_DELAY)), false),
             other => transient(format!("have unexpected ironic node state {other}")),
         }
     }
@@ -427,7 +330,7 @@ impl IronicProvisioner {
     /// BMO's `abortServicing`: `started` says whether the abort was accepted.
     fn abort_servicing(&mut self, node: &Node) -> WithStarted {
         let (r, started) = self.change_provision_state(node, ProvisionStateRequest::new("abort"));
-        r.map(|result| StepResult { result, started })
+        stepped(r, started)
     }
 
     fn start_servicing(
@@ -437,10 +340,7 @@ impl IronicProvisioner {
         unprepared: bool,
     ) -> WithStarted {
         if !unprepared {
-            return Ok(StepResult {
-                result: OpResult::done(),
-                started: false,
-            });
+            return stepped(Ok(OpResult::done()), false);
         }
         let mut steps: Vec<Value> = Vec::new();
         steps.extend(bios_step(
@@ -449,17 +349,14 @@ impl IronicProvisioner {
         ));
         steps.extend(firmware_step(&data.target_firmware_components));
         if steps.is_empty() {
-            return Ok(StepResult {
-                result: OpResult::done(),
-                started: true,
-            });
+            return stepped(Ok(OpResult::done()), true);
         }
         let req = ProvisionStateRequest {
             service_steps: steps,
             ..ProvisionStateRequest::new("service")
         };
         let (r, started) = self.change_provision_state(node, req);
-        r.map(|result| StepResult { result, started })
+        stepped(r, started)
     }
 
     // ---------------------------------------------------------------- provisioning (3.7)
@@ -494,13 +391,7 @@ impl IronicProvisioner {
                 self.set_up_and_deploy(&node, data)
             }
             state::MANAGEABLE => self.change_state(&node, "provide"),
-            state::CLEAN_FAIL => {
-                if node.maintenance {
-                    self.set_maintenance(&node, false, "")
-                } else {
-                    self.change_state(&node, "manage")
-                }
-            }
+            state::CLEAN_FAIL => self.leave_clean_fail(&node),
             state::AVAILABLE => self.set_up_and_deploy(&node, data),
             state::ACTIVE => {
                 self.publish(
@@ -584,15 +475,17 @@ impl IronicProvisioner {
     /// BMO's `getInstanceUpdateOpts` (spec 3.7 table).
     fn instance_update(&self, node: &Node, data: &ProvisionData) -> NodePatch {
         let img = &data.image;
-        let cfg = &self.shared.config;
         let custom = data
             .custom_deploy
             .as_ref()
             .is_some_and(|c| !c.method.is_empty());
-        let live_iso = img.is_live_iso();
-        let s = |v: &str| Some(Value::from(v));
-        let mut p = NodePatch::new()
-            .update(node, Section::Top, "instance_uuid", s(&self.host.uid))
+        let p = NodePatch::new()
+            .update(
+                node,
+                Section::Top,
+                "instance_uuid",
+                Some(Value::from(self.host.uid.as_str())),
+            )
             .update(
                 node,
                 Section::InstanceInfo,
@@ -607,108 +500,142 @@ impl IronicProvisioner {
                     data.root_device_hints.as_ref(),
                 ))),
             );
-        let pull_secret = (!data.image_pull_secret.is_empty())
-            .then(|| Value::from(data.image_pull_secret.clone()));
-        let ii = Section::InstanceInfo;
-        let fixed_deploy = self.bmc().ok().and_then(|b| b.deploy_interface());
-        let deploy_iface = |p: NodePatch, want: Option<&str>| -> NodePatch {
-            if fixed_deploy.is_some() {
-                return p; // the scheme fixes it (fake-hardware)
-            }
-            match want {
-                Some(w) => p.update(node, Section::Top, "deploy_interface", Some(Value::from(w))),
-                None => match node.deploy_interface.as_deref() {
-                    Some("ramdisk" | "custom-agent") => p.remove("/deploy_interface"),
-                    _ => p,
-                },
-            }
-        };
         if custom {
-            // BMO's `setCustomDeployUpdateOptsForNode`: every image field is optional; with no
-            // URL every one of them is removed, the disk format too.
-            let url = (!img.url.is_empty()).then(|| Value::from(img.url.clone()));
-            let sums = url.as_ref().and_then(|_| image_checksum(img).ok());
-            let format =
-                (url.is_some() && !img.format.is_empty()).then(|| Value::from(img.format.clone()));
-            p = p
-                .update(node, ii, "boot_iso", None)
-                .update(node, ii, "image_source", url.clone())
-                .update(node, ii, "image_disk_format", format)
-                .update(node, ii, "image_checksum", None)
-                .update(
-                    node,
-                    ii,
-                    "image_os_hash_algo",
-                    sums.as_ref()
-                        .map(|(_, algorithm)| Value::from(algorithm.clone())),
-                )
-                .update(
-                    node,
-                    ii,
-                    "image_os_hash_value",
-                    sums.map(|(checksum, _)| Value::from(checksum)),
-                )
-                .update(
-                    node,
-                    ii,
-                    "image_pull_secret",
-                    if url.is_some() { pull_secret } else { None },
-                );
-            p = deploy_iface(p, Some("custom-agent"));
-        } else if live_iso {
-            p = p
-                .update(node, ii, "boot_iso", s(&img.url))
-                .update(node, ii, "image_source", None)
-                .update(node, ii, "image_checksum", None)
-                .update(node, ii, "image_os_hash_algo", None)
-                .update(node, ii, "image_os_hash_value", None);
-            p = deploy_iface(p, Some("ramdisk"));
-            p = p.update(
-                node,
-                Section::DriverInfo,
-                "force_persistent_boot_device",
-                s(&cfg.live_iso_force_persistent_boot_device),
-            );
-        } else if let Ok((checksum, algorithm)) = image_checksum(img) {
-            // BMO's `setDirectDeployUpdateOptsForNode` (which sets nothing for a bad checksum;
-            // validation has already failed such a host). No checksum (OCI) removes all three.
-            let (plain, typed) = match (checksum.is_empty(), algorithm.is_empty()) {
-                (true, true) => (None, None),
-                (_, true) => (Some(checksum), None),
-                _ => (None, Some((algorithm, checksum))),
-            };
-            p = p
-                .update(node, ii, "boot_iso", None)
-                .update(node, ii, "image_source", s(&img.url))
-                .update(
-                    node,
-                    ii,
-                    "image_disk_format",
-                    (!img.format.is_empty()).then(|| Value::from(img.format.clone())),
-                )
-                .update(node, ii, "image_checksum", plain.map(Value::from))
-                .update(
-                    node,
-                    ii,
-                    "image_os_hash_algo",
-                    typed.as_ref().map(|(a, _)| Value::from(a.clone())),
-                )
-                .update(
-                    node,
-                    ii,
-                    "image_os_hash_value",
-                    typed.map(|(_, c)| Value::from(c)),
-                )
-                .update(node, ii, "image_pull_secret", pull_secret);
-            p = deploy_iface(p, None);
-            p = p.update(
-                node,
-                Section::DriverInfo,
-                "force_persistent_boot_device",
-                s(&cfg.direct_deploy_force_persistent_boot_device),
-            );
+            self.custom_deploy_update(p, node, data)
+        } else if img.is_live_iso() {
+            self.live_iso_update(p, node, img)
+        } else if let Ok(sums) = image_checksum(img) {
+            self.direct_deploy_update(p, node, data, sums)
+        } else {
+            // BMO's `setDirectDeployUpdateOptsForNode` sets nothing for a bad checksum;
+            // validation has already failed such a host.
+            p
         }
-        p
+    }
+
+    /// `deploy_interface` set to what the image wants, or a ramdisk or custom one removed.
+    fn deploy_interface_update(&self, p: NodePatch, node: &Node, want: Option<&str>) -> NodePatch {
+        if self.bmc().ok().and_then(|b| b.deploy_interface()).is_some() {
+            return p; // the scheme fixes it (fake-hardware)
+        }
+        match want {
+            Some(w) => p.update(node, Section::Top, "deploy_interface", Some(Value::from(w))),
+            None => match node.deploy_interface.as_deref() {
+                Some("ramdisk" | "custom-agent") => p.remove("/deploy_interface"),
+                _ => p,
+            },
+        }
+    }
+
+    /// BMO's `setCustomDeployUpdateOptsForNode`: every image field is optional; with no URL
+    /// every one of them is removed, the disk format too.
+    fn custom_deploy_update(&self, p: NodePatch, node: &Node, data: &ProvisionData) -> NodePatch {
+        let img = &data.image;
+        let ii = Section::InstanceInfo;
+        let url = (!img.url.is_empty()).then(|| Value::from(img.url.clone()));
+        let sums = url.as_ref().and_then(|_| image_checksum(img).ok());
+        let format =
+            (url.is_some() && !img.format.is_empty()).then(|| Value::from(img.format.clone()));
+        let pull_secret = url.as_ref().and_then(|_| pull_secret(data));
+        let p = p
+            .update(node, ii, "boot_iso", None)
+            .update(node, ii, "image_source", url)
+            .update(node, ii, "image_disk_format", format)
+            .update(node, ii, "image_checksum", None)
+            .update(
+                node,
+                ii,
+                "image_os_hash_algo",
+                sums.as_ref()
+                    .map(|(_, algorithm)| Value::from(algorithm.clone())),
+            )
+            .update(
+                node,
+                ii,
+                "image_os_hash_value",
+                sums.map(|(checksum, _)| Value::from(checksum)),
+            )
+            .update(node, ii, "image_pull_secret", pull_secret);
+        self.deploy_interface_update(p, node, Some("custom-agent"))
+    }
+
+    fn live_iso_update(&self, p: NodePatch, node: &Node, img: &Image) -> NodePatch {
+        let ii = Section::InstanceInfo;
+        let p = p
+            .update(node, ii, "boot_iso", Some(Value::from(img.url.as_str())))
+            .update(node, ii, "image_source", None)
+            .update(node, ii, "image_checksum", None)
+            .update(node, ii, "image_os_hash_algo", None)
+            .update(node, ii, "image_os_hash_value", None);
+        self.deploy_interface_update(p, node, Some("ramdisk"))
+            .update(
+                node,
+                Section::DriverInfo,
+                "force_persistent_boot_device",
+                Some(Value::from(
+                    self.shared
+                        .config
+                        .live_iso_force_persistent_boot_device
+                        .as_str(),
+                )),
+            )
+    }
+
+    /// BMO's `setDirectDeployUpdateOptsForNode`. No checksum (OCI) removes all three checksum
+    /// fields.
+    fn direct_deploy_update(
+        &self,
+        p: NodePatch,
+        node: &Node,
+        data: &ProvisionData,
+        (checksum, algorithm): (String, String),
+    ) -> NodePatch {
+        let img = &data.image;
+        let ii = Section::InstanceInfo;
+        let (plain, typed) = match (checksum.is_empty(), algorithm.is_empty()) {
+            (true, true) => (None, None),
+            (_, true) => (Some(checksum), None),
+            _ => (None, Some((algorithm, checksum))),
+        };
+        let p = p
+            .update(node, ii, "boot_iso", None)
+            .update(
+                node,
+                ii,
+                "image_source",
+                Some(Value::from(img.url.as_str())),
+            )
+            .update(
+                node,
+                ii,
+                "image_disk_format",
+                (!img.format.is_empty()).then(|| Value::from(img.format.clone())),
+            )
+            .update(node, ii, "image_checksum", plain.map(Value::from))
+            .update(
+                node,
+                ii,
+                "image_os_hash_algo",
+                typed.as_ref().map(|(a, _)| Value::from(a.clone())),
+            )
+            .update(
+                node,
+                ii,
+                "image_os_hash_value",
+                typed.map(|(_, c)| Value::from(c)),
+            )
+            .update(node, ii, "image_pull_secret", pull_secret(data));
+        self.deploy_interface_update(p, node, None).update(
+            node,
+            Section::DriverInfo,
+            "force_persistent_boot_device",
+            Some(Value::from(
+                self.shared
+                    .config
+                    .direct_deploy_force_persistent_boot_device
+                    .as_str(),
+            )),
+        )
     }
 
     // -------------------------------------------------------------------- adoption (3.8)
@@ -775,11 +702,7 @@ impl IronicProvisioner {
                         node.last_error_str()
                     )));
                 }
-                if node.maintenance {
-                    self.set_maintenance(&node, false, "")
-                } else {
-                    self.change_state(&node, "manage")
-                }
+                self.leave_clean_fail(&node)
             }
             state::MANAGEABLE => self.change_state(&node, "provide"),
             state::AVAILABLE => {
@@ -922,6 +845,10 @@ pub(super) fn image_checksum(img: &Image) -> Result<(String, String), String> {
 /// BMO's `validateProvisionData` check of the image's checksum.
 pub(super) fn check_image_checksum(img: &Image) -> Result<(), String> {
     image_checksum(img).map(|_| ())
+}
+
+fn pull_secret(data: &ProvisionData) -> Option<Value> {
+    (!data.image_pull_secret.is_empty()).then(|| Value::from(data.image_pull_secret.clone()))
 }
 
 /// BMO's `ironicHasSameImage`.

@@ -42,8 +42,8 @@ use bmhctl_plugin_sdk::{
     RegisterResult, StepOptions, StepResult,
 };
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// BMO's short and long requeue delays (`ironic.go`).
@@ -337,6 +337,11 @@ fn with_jitter(d: Duration) -> Duration {
     }
 }
 
+/// A mutex's guard, also after a panic elsewhere poisoned it (the data stays usable).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn transient<T>(message: impl std::fmt::Display) -> Result<T, ProvisionerError> {
     Err(ProvisionerError::Other(message.to_string()))
 }
@@ -462,6 +467,15 @@ impl IronicProvisioner {
             }
             Err(e) if e.is_not_found() => Err(ProvisionerError::NeedsRegistration),
             Err(e) => transient(format!("failed to find node by ID {id}: {e}")),
+        }
+    }
+
+    /// The node's ID, for calls that need no node read first; none → needs registration.
+    fn require_node_id(&self) -> Result<String, ProvisionerError> {
+        if self.node_id.is_empty() {
+            Err(ProvisionerError::NeedsRegistration)
+        } else {
+            Ok(self.node_id.clone())
         }
     }
 

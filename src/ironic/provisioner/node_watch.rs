@@ -6,11 +6,12 @@
 //! kept, and every pass makes today's requests (`--timing bmo`).
 
 use super::capacity::node_is_busy;
+use super::lock;
 use crate::client::{IronicClient, IronicError};
 use crate::types::{Node, state};
 use crate::{MAX_PAGE, WATCH_FIELDS};
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A listing serves every asker for this long before it is made again.
@@ -269,10 +270,6 @@ pub struct NodeWatch {
     /// Node names this process sent `POST /v1/nodes` for: a listing may predate the node, so
     /// their lookups always ask Ironic by name.
     created: Mutex<BTreeSet<String>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl NodeWatch {

@@ -11,10 +11,11 @@
 //!
 //! Without the host feature `DueHosts` the watch is disabled and every read is BMO's own.
 
+use super::lock;
 use crate::client::{IronicClient, IronicError};
 use crate::types::Port;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A port listing serves every asker for this long before it is made again.
@@ -69,10 +70,6 @@ pub struct PortWatch {
     /// Per node, when this process's last `POST /v1/ports` for it ended (or, while one is in
     /// flight, a time in the future): only a listing started later answers for the node.
     wrote: Mutex<HashMap<String, Instant>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Far enough ahead that no listing started while a write is in flight counts.

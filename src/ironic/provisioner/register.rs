@@ -19,6 +19,14 @@ enum LookupError {
     Other(String),
 }
 
+/// The outcome of a registration with the node's ID (empty before there is a node).
+fn with_id(r: Outcome, provisioner_id: &str) -> Result<RegisterResult, ProvisionerError> {
+    r.map(|result| RegisterResult {
+        result,
+        provisioner_id: provisioner_id.to_string(),
+    })
+}
+
 /// States where creating ports is safe (no lock, nothing disrupted).
 const PORT_STATES: &[&str] = &[
     state::ENROLL,
@@ -57,33 +65,96 @@ impl IronicProvisioner {
         if !holds_capacity(&data.state) && data.operational_status != OperationalStatus::Delayed {
             self.shared.capacity.release(&self.node_name());
         }
-        let fail = |m: String| {
-            Ok(RegisterResult {
-                result: OpResult::failed(m),
-                provisioner_id: String::new(),
-            })
+        let (bmc, found) = match self.registration_checks(data) {
+            Ok(checked) => checked,
+            Err(outcome) => return with_id(outcome, ""),
         };
 
-        // A. pre-checks, in BMO's order
+        // B. driver_info
+        let driver_info = self.driver_info(&bmc);
+        let (node, patch) = match found {
+            None => match self.enroll_node(data, &bmc, &driver_info) {
+                Ok(n) => (n, NodePatch::new()),
+                Err(outcome) => return with_id(outcome, ""),
+            },
+            Some(node) => {
+                let patch = self.reconcile_node(&node, data, &driver_info, credentials_changed);
+                (node, patch)
+            }
+        };
+        let prov_id = node.uuid.clone();
+        self.node_id = prov_id.clone();
+        if self.saved.node != prov_id {
+            self.saved = super::SavedState {
+                node: prov_id.clone(),
+                ports: Vec::new(),
+            };
+        }
+
+        // E. ports
+        if PORT_STATES.contains(&node.provision_state.as_str())
+            && let Err(e) = self.create_ports(&node, data)
+        {
+            return with_id(transient(e), &prov_id);
+        }
+        // F. preprovisioning network data
+        let patch = match self.network_data_patch(patch, &node, data) {
+            Ok(p) => p,
+            Err(e) => {
+                let m = format!("invalid preprovisioningNetworkData: {e}");
+                return with_id(transient(m), &prov_id);
+            }
+        };
+        let node = match self.try_update_node(&node, patch) {
+            Ok(n) => n,
+            Err(outcome) => return with_id(outcome, &prov_id),
+        };
+
+        // G. act on the provision state
+        let retrying = credentials_changed || restart_on_failure;
+        let result = match node.provision_state.as_str() {
+            state::ENROLL if !node.last_error_str().is_empty() && !retrying => {
+                Ok(OpResult::failed(node.last_error_str()))
+            }
+            state::ENROLL if node.target_provision_state_str() == "manage" => {
+                Ok(requeue(SHORT_DELAY))
+            }
+            state::ENROLL => self.change_state(&node, "manage"),
+            state::VERIFYING => Ok(requeue(SHORT_DELAY)),
+            state::CLEAN_WAIT
+            | state::CLEANING
+            | state::DEPLOY_WAIT
+            | state::DEPLOYING
+            | state::INSPECTING => Ok(OpResult::done()),
+            _ => self.configure_node(data, &node, &bmc),
+        };
+        with_id(result, &prov_id)
+    }
+
+    /// A. The pre-checks, in BMO's order: the BMC's details and the node found, or the outcome
+    /// to return at once.
+    fn registration_checks(
+        &mut self,
+        data: &ManagementAccessData,
+    ) -> Result<(AccessDetails, Option<Node>), Outcome> {
+        let fail = |m: String| Err(Ok(OpResult::failed(m)));
         let bmc = match self.bmc() {
             Ok(b) => b,
             Err(e) => return fail(format!("failed to parse BMC address information: {e}")),
         };
-        if let Err(e) = bmc.check_fast_inspection(data.inspection_mode == InspectionMode::Fast) {
-            return fail(e.to_string());
-        }
-        if let Err(e) = bmc.check_secure_boot(data.boot_mode == BootMode::UefiSecureBoot) {
-            return fail(e.to_string());
-        }
-        if let Err(e) =
-            bmc.check_provisioning_network(self.shared.config.provisioning_network_disabled)
-        {
+        let checked = bmc
+            .check_fast_inspection(data.inspection_mode == InspectionMode::Fast)
+            .and_then(|()| bmc.check_secure_boot(data.boot_mode == BootMode::UefiSecureBoot))
+            .and_then(|()| {
+                bmc.check_provisioning_network(self.shared.config.provisioning_network_disabled)
+            });
+        if let Err(e) = checked {
             return fail(e.to_string());
         }
         if data.disable_power_off {
             let version = self
                 .seen(self.client().api_version())
-                .map_err(|e| ProvisionerError::Other(e.to_string()))?;
+                .map_err(|e| Err(ProvisionerError::Other(e.to_string())))?;
             if !version.has_disable_power_off() {
                 return fail(
                     "current ironic version does not support DisablePowerOff, refusing to manage node"
@@ -95,7 +166,7 @@ impl IronicProvisioner {
             Ok(n) => n,
             Err(LookupError::MacConflict(m)) => return fail(m),
             Err(LookupError::Other(m)) => {
-                return transient(format!("failed to find existing host: {m}"));
+                return Err(transient(format!("failed to find existing host: {m}")));
             }
         };
         if let Err(e) = bmc.check_boot_mac(
@@ -104,117 +175,66 @@ impl IronicProvisioner {
         ) {
             return fail(e.to_string());
         }
+        Ok((bmc, found))
+    }
 
-        // B. driver_info
-        let driver_info = self.driver_info(&bmc);
-
-        let mut patch = NodePatch::new();
-        let node = match found {
-            None => match self.enroll_node(data, &bmc, &driver_info) {
-                Ok(n) => n,
-                Err(outcome) => {
-                    return outcome.map(|result| RegisterResult {
-                        result,
-                        provisioner_id: String::new(),
-                    });
-                }
-            },
-            Some(node) => {
-                // D. reconcile the settings of an existing node
-                patch = patch.update(
-                    &node,
-                    Section::Top,
-                    "name",
-                    Some(Value::from(self.node_name())),
-                );
-                if credentials_changed || !bmc_address_matches(&node.driver_info, &driver_info) {
-                    tracing::info!(node = %node.uuid, "updating driver_info: credentials or BMC address changed");
-                    patch = patch.update(
-                        &node,
-                        Section::Top,
-                        "driver_info",
-                        Some(Value::Object(driver_info.clone())),
-                    );
-                }
-                if data.disable_power_off != node.disable_power_off {
-                    patch = patch.add("/disable_power_off", data.disable_power_off);
-                }
-                if !data.cpu_architecture.is_empty() {
-                    patch = patch.update(
-                        &node,
-                        Section::Properties,
-                        "cpu_arch",
-                        Some(Value::from(data.cpu_architecture.clone())),
-                    );
-                }
-                node
-            }
-        };
-        let prov_id = node.uuid.clone();
-        self.node_id = prov_id.clone();
-        if self.saved.node != prov_id {
-            self.saved = super::SavedState {
-                node: prov_id.clone(),
-                ports: Vec::new(),
-            };
-        }
-        let with_id = |r: Outcome| {
-            r.map(|result| RegisterResult {
-                result,
-                provisioner_id: prov_id.clone(),
-            })
-        };
-
-        // E. ports
-        if PORT_STATES.contains(&node.provision_state.as_str())
-            && let Err(e) = self.create_ports(&node, data)
+    /// F. `network_data` from the preprovisioning network data (when no image builder takes
+    /// it); `Err` when it is not a mapping, as BMO decodes it into a `map[string]any`.
+    fn network_data_patch(
+        &self,
+        patch: NodePatch,
+        node: &Node,
+        data: &ManagementAccessData,
+    ) -> Result<NodePatch, String> {
+        if self.shared.config.have_preprov_image_builder
+            || data.preprovisioning_network_data.is_empty()
         {
-            return with_id(transient(e));
+            return Ok(patch);
         }
+        let parsed = parse_yaml_mapping(&data.preprovisioning_network_data)?
+            .map_or(Value::Null, Value::Object);
+        Ok(if parsed != node.network_data {
+            patch.add("/network_data", parsed)
+        } else {
+            patch
+        })
+    }
 
-        // F. preprovisioning network data
-        if !self.shared.config.have_preprov_image_builder
-            && !data.preprovisioning_network_data.is_empty()
-        {
-            // A mapping, as BMO decodes it into a `map[string]any`: a list is an error.
-            let parsed = match parse_yaml_mapping(&data.preprovisioning_network_data) {
-                Ok(map) => map.map_or(Value::Null, Value::Object),
-                Err(e) => {
-                    return with_id(transient(format!(
-                        "invalid preprovisioningNetworkData: {e}"
-                    )));
-                }
-            };
-            if parsed != node.network_data {
-                patch = patch.add("/network_data", parsed);
-            }
+    /// D. The settings of an existing node brought in line with the host's.
+    fn reconcile_node(
+        &self,
+        node: &Node,
+        data: &ManagementAccessData,
+        driver_info: &Map<String, Value>,
+        credentials_changed: bool,
+    ) -> NodePatch {
+        let mut patch = NodePatch::new().update(
+            node,
+            Section::Top,
+            "name",
+            Some(Value::from(self.node_name())),
+        );
+        if credentials_changed || !bmc_address_matches(&node.driver_info, driver_info) {
+            tracing::info!(node = %node.uuid, "updating driver_info: credentials or BMC address changed");
+            patch = patch.update(
+                node,
+                Section::Top,
+                "driver_info",
+                Some(Value::Object(driver_info.clone())),
+            );
         }
-        let node = match self.try_update_node(&node, patch) {
-            Ok(n) => n,
-            Err(outcome) => return with_id(outcome),
-        };
-
-        // G. act on the provision state
-        let result = match node.provision_state.as_str() {
-            state::ENROLL => {
-                let retrying = credentials_changed || restart_on_failure;
-                if !node.last_error_str().is_empty() && !retrying {
-                    Ok(OpResult::failed(node.last_error_str()))
-                } else if node.target_provision_state_str() == "manage" {
-                    Ok(requeue(SHORT_DELAY))
-                } else {
-                    self.change_state(&node, "manage")
-                }
-            }
-            state::VERIFYING => Ok(requeue(SHORT_DELAY)),
-            state::CLEAN_WAIT
-            | state::CLEANING
-            | state::DEPLOY_WAIT
-            | state::DEPLOYING
-            | state::INSPECTING => Ok(OpResult::done()),
-            _ => self.configure_node(data, &node, &bmc),
-        };
-        with_id(result)
+        if data.disable_power_off != node.disable_power_off {
+            patch = patch.add("/disable_power_off", data.disable_power_off);
+        }
+        if !data.cpu_architecture.is_empty() {
+            patch = patch.update(
+                node,
+                Section::Properties,
+                "cpu_arch",
+                Some(Value::from(data.cpu_architecture.clone())),
+            );
+        }
+        patch
     }
 
     /// BMO's `findExistingHost` (spec 2.2): by ID, by name, by boot MAC.
