@@ -70,7 +70,8 @@ struct Machine {
     automated_clean: Option<bool>,
 }
 
-pub fn import(args: ImportArgs) -> Result<()> {
+/// `context`: the variables of the context the command runs in, for `--from-ironic`.
+pub fn import(args: ImportArgs, context: &BTreeMap<String, String>) -> Result<()> {
     let selector = args
         .selector
         .as_deref()
@@ -79,7 +80,7 @@ pub fn import(args: ImportArgs) -> Result<()> {
         .map_err(|e| Error::Usage(format!("-l: {e}")))?;
     let machines = match &args.from_bifrost {
         Some(file) => read_bifrost(file, &args.namespace)?,
-        None => read_ironic(&args.namespace)?,
+        None => read_ironic(&args.namespace, context)?,
     };
     // A node named that does not exist is a mistake; one `-l` leaves out is not.
     for n in &args.nodes {
@@ -509,8 +510,8 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
 // -------------------------------------------------------------------------------- Ironic
 
 /// Every node of the Ironic the environment names, with its ports' MACs.
-fn read_ironic(namespace: &str) -> Result<Vec<Machine>> {
-    let client = ironic_client::IronicReader::from_env()?;
+fn read_ironic(namespace: &str, context: &BTreeMap<String, String>) -> Result<Vec<Machine>> {
+    let client = ironic_client::IronicReader::from_env(context)?;
     let nodes = client.list("nodes?detail=true&limit=1000", "nodes")?;
     let ports = client.list(
         "ports?fields=address,node_uuid,pxe_enabled&limit=1000",

@@ -26,7 +26,12 @@ pub enum Teardown {
     Delete,
 }
 
-pub fn provision(args: ProvisionArgs, verbosity: Verbosity, input: InputPolicy) -> Result<()> {
+pub fn provision(
+    args: ProvisionArgs,
+    verbosity: Verbosity,
+    input: InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
@@ -38,12 +43,17 @@ pub fn provision(args: ProvisionArgs, verbosity: Verbosity, input: InputPolicy) 
             &args.run.drive,
             args.run.output,
             input,
+            provisioners,
         );
     }
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
     super::options::missing_inputs(&options.provisioner, &paths)?;
-    let provisioner =
-        crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
+    let provisioner = crate::provisioners::resolve(
+        &options.provisioner,
+        options.runner.timing,
+        input,
+        provisioners,
+    )?;
     let inv = inventory::load_with(&paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &selection, &paths)?;
@@ -68,6 +78,7 @@ pub fn teardown(
     what: Teardown,
     verbosity: Verbosity,
     input: InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     if args.paths.is_empty() {
         let verb = match what {
@@ -98,11 +109,16 @@ pub fn teardown(
             &args.run.drive,
             args.run.output,
             input,
+            provisioners,
         );
     }
     super::options::missing_inputs(&options.provisioner, &args.paths)?;
-    let provisioner =
-        crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
+    let provisioner = crate::provisioners::resolve(
+        &options.provisioner,
+        options.runner.timing,
+        input,
+        provisioners,
+    )?;
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &selection, &args.paths)?;
@@ -279,12 +295,17 @@ pub fn reconcile(
     args: super::ReconcileArgs,
     verbosity: Verbosity,
     input: InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     use crate::persist::store::{Store, store_source::StoreSource};
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    let provisioner =
-        crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
+    let provisioner = crate::provisioners::resolve(
+        &options.provisioner,
+        options.runner.timing,
+        input,
+        provisioners,
+    )?;
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;

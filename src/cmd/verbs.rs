@@ -130,7 +130,11 @@ fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
     Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
 }
 
-pub fn run(cmd: VerbCommand, input: crate::persist::InputPolicy) -> Result<()> {
+pub fn run(
+    cmd: VerbCommand,
+    input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
     let (verb, change, done, what, cond): (VerbArgs, Change, &str, &str, Condition) = match cmd {
         VerbCommand::Power(PowerCommand::On(verb)) => (
             verb,
@@ -238,7 +242,16 @@ pub fn run(cmd: VerbCommand, input: crate::persist::InputPolicy) -> Result<()> {
         Place::Files(paths) => annotate_files(paths, &selection, &change, done, input)?,
     };
     if verb.wait {
-        wait_until(&place, &keys, cond, what, verb.timeout, &verb.drive, input)?;
+        wait_until(
+            &place,
+            &keys,
+            cond,
+            what,
+            verb.timeout,
+            &verb.drive,
+            input,
+            provisioners,
+        )?;
         for k in &keys {
             super::output::outln!("baremetalhost/{} {what}", k.name)?;
         }
@@ -381,6 +394,7 @@ pub fn delete(
     args: DeleteArgs,
     verbosity: Verbosity,
     input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     match Place::resolve(&args.source)? {
@@ -400,6 +414,7 @@ pub fn delete(
             &args.run.drive,
             args.run.output,
             input,
+            provisioners,
         ),
         Place::Files(paths) if args.no_wait => {
             super::provision::mark_for_deletion(&paths, &selection, input)
@@ -414,6 +429,7 @@ pub fn delete(
             super::provision::Teardown::Delete,
             verbosity,
             input,
+            provisioners,
         ),
         place @ Place::Store(_) => {
             if selection.names_none() && args.run.selector.is_none() {
@@ -430,6 +446,7 @@ pub fn delete(
                 args.run.timeout,
                 &args.run.drive,
                 input,
+                provisioners,
             )
         }
     }
@@ -446,6 +463,7 @@ fn delete_from_store(
     timeout: Duration,
     drive: &DriveArgs,
     input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let Place::Store(root) = place else {
         unreachable!("delete_from_store is for the store")
@@ -471,6 +489,7 @@ fn delete_from_store(
             timeout,
             drive,
             input,
+            provisioners,
         )?;
         for k in &keys {
             super::output::outln!("baremetalhost/{} deleted", k.name)?;

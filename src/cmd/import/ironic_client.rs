@@ -5,6 +5,7 @@
 
 use crate::error::{Error, Result};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -22,8 +23,13 @@ pub struct IronicReader {
     basic: Option<(String, String)>,
 }
 
-fn env(k: &str) -> Option<String> {
-    std::env::var(k).ok().filter(|v| !v.trim().is_empty())
+/// A setting: the context's, else the process environment's; blank is unset.
+fn setting(context: &BTreeMap<String, String>, k: &str) -> Option<String> {
+    context
+        .get(k)
+        .cloned()
+        .or_else(|| std::env::var(k).ok())
+        .filter(|v| !v.trim().is_empty())
 }
 
 fn usage(msg: impl Into<String>) -> Error {
@@ -31,7 +37,10 @@ fn usage(msg: impl Into<String>) -> Error {
 }
 
 impl IronicReader {
-    pub fn from_env() -> Result<IronicReader> {
+    /// From the settings of `context` (the variables of the context the command runs in) and
+    /// the environment.
+    pub fn from_env(context: &BTreeMap<String, String>) -> Result<IronicReader> {
+        let env = |k: &str| setting(context, k);
         let raw = env("IRONIC_ENDPOINT").ok_or_else(|| {
             usage("IRONIC_ENDPOINT is not set: import --from-ironic reads the Ironic it names (or the context's)")
         })?;
