@@ -374,14 +374,19 @@ fn under_context(
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     dynamic_completion::complete_if_asked();
     let args: Vec<OsString> = args.into_iter().collect();
-    let parse = |args: &[OsString]| {
-        Cli::try_parse_from(args).map_err(|e| {
+    // Parsed as `Cli::try_parse_from` does, by a command that a context may have changed.
+    let parse = |mut cmd: clap::Command| {
+        let matches = cmd.try_get_matches_from_mut(&args).and_then(|mut m| {
+            <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m)
+                .map_err(|e| e.format(&mut cmd))
+        });
+        matches.map_err(|e| {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
             code
         })
     };
-    let mut cli = match parse(&args) {
+    let mut cli = match parse(<Cli as clap::CommandFactory>::command()) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -401,16 +406,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             }
         }
         if !context.is_empty() {
-            let mut cmd = under_context(<Cli as clap::CommandFactory>::command(), &context);
-            cli = match cmd.try_get_matches_from_mut(&args).and_then(|mut m| {
-                <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m)
-                    .map_err(|e| e.format(&mut cmd))
-            }) {
+            let cmd = under_context(<Cli as clap::CommandFactory>::command(), &context);
+            cli = match parse(cmd) {
                 Ok(c) => c,
-                Err(e) => {
-                    let _ = e.print();
-                    return if e.use_stderr() { 2 } else { 0 };
-                }
+                Err(code) => return code,
             };
         }
     }

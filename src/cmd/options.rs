@@ -144,6 +144,16 @@ impl DriveOptions {
         }
     }
 
+    /// The provisioner to drive with.
+    pub fn resolve_provisioner(
+        &self,
+        input: crate::persist::InputPolicy,
+        settings: &crate::provisioners::Settings,
+    ) -> Result<crate::provisioners::Resolved> {
+        let timing = self.runner.timing;
+        crate::provisioners::resolve(&self.provisioner, timing, input, settings)
+    }
+
     /// For a controller (`watch`, `--wait`): hosts never time out there.
     pub fn for_controller(args: &DriveArgs, env: &Environment) -> Self {
         Self::resolve(args, Duration::from_secs(3600), env)

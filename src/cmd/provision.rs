@@ -48,12 +48,7 @@ pub fn provision(
     }
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
     super::options::missing_inputs(&options.provisioner, &paths)?;
-    let provisioner = crate::provisioners::resolve(
-        &options.provisioner,
-        options.runner.timing,
-        input,
-        provisioners,
-    )?;
+    let provisioner = options.resolve_provisioner(input, provisioners)?;
     let inv = inventory::load_with(&paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &selection, &paths)?;
@@ -113,12 +108,7 @@ pub fn teardown(
         );
     }
     super::options::missing_inputs(&options.provisioner, &args.paths)?;
-    let provisioner = crate::provisioners::resolve(
-        &options.provisioner,
-        options.runner.timing,
-        input,
-        provisioners,
-    )?;
+    let provisioner = options.resolve_provisioner(input, provisioners)?;
     let mut inv = inventory::load_with(&args.paths, LoadMode::Write, &provisioner.load_options)?;
     inventory::check_secret_references(&inv)?;
     let selected = select(&inv, &selection, &args.paths)?;
@@ -300,12 +290,7 @@ pub fn reconcile(
     use crate::persist::store::{Store, store_source::StoreSource};
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    let provisioner = crate::provisioners::resolve(
-        &options.provisioner,
-        options.runner.timing,
-        input,
-        provisioners,
-    )?;
+    let provisioner = options.resolve_provisioner(input, provisioners)?;
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;

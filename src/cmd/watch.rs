@@ -102,12 +102,7 @@ fn open_driven(
         Place::Store(root) => {
             let store = Store::open(root)?;
             let lease = store.acquire_lease()?;
-            let provisioner = crate::provisioners::resolve(
-                &options.provisioner,
-                options.runner.timing,
-                input,
-                provisioners,
-            )?;
+            let provisioner = options.resolve_provisioner(input, provisioners)?;
             Ok(Driven {
                 source: Arc::new(StoreSource::new(store, only, Arc::new(SystemClock))),
                 provisioner,
@@ -117,12 +112,7 @@ fn open_driven(
         Place::Files(paths) => {
             // A missing file is said before a missing plugin.
             super::options::missing_inputs(&options.provisioner, paths)?;
-            let provisioner = crate::provisioners::resolve(
-                &options.provisioner,
-                options.runner.timing,
-                input,
-                provisioners,
-            )?;
+            let provisioner = options.resolve_provisioner(input, provisioners)?;
             let inv = inventory::load_with(paths, LoadMode::Write, &provisioner.load_options)?;
             inventory::check_secret_references(&inv)?;
             let source = FileSource::new(inv, paths, &provisioner.load_options);
