@@ -299,33 +299,24 @@ impl Config {
             // misplaced secret file is refused whatever the endpoint.
             read_credentials(&self.resolve(file))?;
         }
-        let path = |p: &PathBuf| self.resolve(p).to_string_lossy().into_owned();
-        if let Some(p) = &ctx.ca_file {
-            put("IRONIC_CACERT_FILE", path(p));
-        }
-        if let Some(p) = &ctx.client_cert_file {
-            put("IRONIC_CLIENT_CERT_FILE", path(p));
-        }
-        if let Some(p) = &ctx.client_key_file {
-            put("IRONIC_CLIENT_PRIVATE_KEY_FILE", path(p));
-        }
-        if let Some(b) = ctx.insecure {
-            put("IRONIC_INSECURE", b.to_string());
-        }
-        if let Some(u) = &ctx.deploy_kernel_url {
-            put("DEPLOY_KERNEL_URL", u.clone());
-        }
-        if let Some(u) = &ctx.deploy_ramdisk_url {
-            put("DEPLOY_RAMDISK_URL", u.clone());
-        }
-        if let Some(u) = &ctx.deploy_iso_url {
-            put("DEPLOY_ISO_URL", u.clone());
-        }
-        if let Some(p) = &ctx.provisioner {
-            put("BMHCTL_PROVISIONER", p.clone());
-        }
-        if let Some(s) = &ctx.store {
-            put("BMHCTL_STORE", path(s));
+        let path = |p: &Option<PathBuf>| {
+            let p = p.as_ref()?;
+            Some(self.resolve(p).to_string_lossy().into_owned())
+        };
+        for (k, v) in [
+            ("IRONIC_CACERT_FILE", path(&ctx.ca_file)),
+            ("IRONIC_CLIENT_CERT_FILE", path(&ctx.client_cert_file)),
+            ("IRONIC_CLIENT_PRIVATE_KEY_FILE", path(&ctx.client_key_file)),
+            ("IRONIC_INSECURE", ctx.insecure.map(|b| b.to_string())),
+            ("DEPLOY_KERNEL_URL", ctx.deploy_kernel_url.clone()),
+            ("DEPLOY_RAMDISK_URL", ctx.deploy_ramdisk_url.clone()),
+            ("DEPLOY_ISO_URL", ctx.deploy_iso_url.clone()),
+            ("BMHCTL_PROVISIONER", ctx.provisioner.clone()),
+            ("BMHCTL_STORE", path(&ctx.store)),
+        ] {
+            if let Some(v) = v {
+                put(k, v);
+            }
         }
         Ok(vars)
     }

@@ -58,10 +58,6 @@ impl Settings {
         }
     }
 
-    pub fn plugin_path(&self, name: &str) -> Result<PathBuf, trust::Untrusted> {
-        Ok(self.plugin_dir()?.join(format!("{name}-provisioner.so")))
-    }
-
     /// The namespace handed to plugins (BMO's `ProvisionerNamespace`): `$POD_NAMESPACE`, else
     /// `default`.
     pub fn default_namespace(&self) -> String {
@@ -153,9 +149,9 @@ pub fn resolve(
     let mut resolved = if name == fixture::NAME {
         Resolved::built_in(Arc::new(fixture::Fixture::new()))
     } else {
-        let path = settings
-            .plugin_path(name)
-            .map_err(|why| Error::Usage(why.to_string()))?;
+        let dir = settings.plugin_dir();
+        let dir = dir.map_err(|why| Error::Usage(why.to_string()))?;
+        let path = dir.join(format!("{name}-provisioner.so"));
         load(name, &path, timing, settings).map_err(|e| {
             let hint = if path.exists() {
                 ""
