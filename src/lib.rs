@@ -21,6 +21,7 @@ pub mod cmd;
 pub mod context;
 pub mod diagnostic;
 pub mod error;
+pub(crate) mod intern;
 pub mod machine;
 pub mod metal3_export;
 pub mod metrics;

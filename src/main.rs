@@ -1,4 +1,4 @@
 fn main() {
-    bmhctl::allocator::prefer_huge_pages();
+    bmhctl::allocator::tune();
     std::process::exit(bmhctl::cmd::run(std::env::args_os()));
 }

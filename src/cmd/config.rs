@@ -36,7 +36,7 @@ pub fn run(cmd: ConfigCommand, context: Option<&str>) -> Result<()> {
     // The context the other commands would use: the flag, else the environment, else the file.
     let from_env = std::env::var(crate::context::CONTEXT_VAR).ok();
     let context = context.or(from_env.as_deref()).filter(|c| !c.is_empty());
-    let config = Config::load()?;
+    let config = Config::load(super::options::config_file().as_deref())?;
     match cmd {
         ConfigCommand::GetContexts { output } => {
             if config.file.contexts.is_empty() {

@@ -106,10 +106,11 @@ fn hosts(current: &OsStr) -> Vec<CompletionCandidate> {
     let place = if files.is_empty() {
         let context = flag_values(&words, None, "context").pop();
         // The context may name the store; a broken config file just completes nothing more.
-        let _ = crate::context::apply(context.as_deref());
+        let context = super::options::context_environment(context.as_deref()).unwrap_or_default();
         let store = flag_values(&words, None, "store")
             .pop()
             .map(PathBuf::from)
+            .or_else(|| context.get("BMHCTL_STORE").map(PathBuf::from))
             .or_else(|| std::env::var_os("BMHCTL_STORE").map(PathBuf::from));
         match crate::persist::store::resolve_root(store.as_deref()) {
             Ok(root) => Place::Store(root),
@@ -152,7 +153,7 @@ fn states(current: &OsStr) -> Vec<CompletionCandidate> {
 
 /// The config file's contexts.
 fn contexts(current: &OsStr) -> Vec<CompletionCandidate> {
-    let names: Vec<String> = crate::context::Config::load()
+    let names: Vec<String> = crate::context::Config::load(super::options::config_file().as_deref())
         .map(|c| c.file.contexts.into_iter().map(|c| c.name).collect())
         .unwrap_or_default();
     matching(current, names)

@@ -70,7 +70,11 @@ struct Machine {
     automated_clean: Option<bool>,
 }
 
-pub fn import(args: ImportArgs, input: crate::persist::InputPolicy) -> Result<()> {
+pub fn import(
+    args: ImportArgs,
+    input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
     let selector = args
         .selector
         .as_deref()
@@ -79,7 +83,7 @@ pub fn import(args: ImportArgs, input: crate::persist::InputPolicy) -> Result<()
         .map_err(|e| Error::Usage(format!("-l: {e}")))?;
     let machines = match &args.from_bifrost {
         Some(file) => read_bifrost(file, &args.namespace)?,
-        None => read_ironic(&args.namespace, input)?,
+        None => read_ironic(&args.namespace, input, provisioners)?,
     };
     // A node named that does not exist is a mistake; one `-l` leaves out is not.
     for n in &args.nodes {
@@ -524,9 +528,14 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
 
 /// Every node of the Ironic the environment (or the context) names, as the ironic provisioner
 /// plugin lists them: the CLI reaches Ironic only through it.
-fn read_ironic(namespace: &str, input: crate::persist::InputPolicy) -> Result<Vec<Machine>> {
+fn read_ironic(
+    namespace: &str,
+    input: crate::persist::InputPolicy,
+    settings: &crate::provisioners::Settings,
+) -> Result<Vec<Machine>> {
     let name = "ironic";
-    let provisioner = crate::provisioners::resolve(name, crate::runner::Timing::Bmo, input)?;
+    let provisioner =
+        crate::provisioners::resolve(name, crate::runner::Timing::Bmo, input, settings)?;
     let listing = provisioner.factory.known_machines();
     let failed = |why: String| Error::io("import --from-ironic", std::io::Error::other(why));
     let known = listing

@@ -351,41 +351,68 @@ fn whole_number(s: &str, min: u32) -> std::result::Result<u32, String> {
     }
 }
 
+/// `cmd` with a context's variables as the defaults of the flags that read them
+/// (`BMHCTL_PROVISIONER`, `BMHCTL_STORE`): the context holds only variables the user left unset
+/// or empty, so it stands in for the variable.
+fn under_context(
+    cmd: clap::Command,
+    environment: &std::collections::BTreeMap<String, String>,
+) -> clap::Command {
+    cmd.mut_args(|a| {
+        let value = a.get_env().and_then(|e| environment.get(e.to_str()?));
+        match value {
+            // clap keeps 'static defaults; one per flag, once per process.
+            Some(v) => a.env(None).default_value(&*v.clone().leak()),
+            None => a,
+        }
+    })
+    .mut_subcommands(|c| under_context(c, environment))
+}
+
 /// Runs bmhctl with these arguments; returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     dynamic_completion::complete_if_asked();
     let args: Vec<OsString> = args.into_iter().collect();
-    let parse = |args: &[OsString]| {
-        Cli::try_parse_from(args).map_err(|e| {
+    // Parsed as `Cli::try_parse_from` does, by a command that a context may have changed.
+    let parse = |mut cmd: clap::Command| {
+        let matches = cmd.try_get_matches_from_mut(&args).and_then(|mut m| {
+            <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m)
+                .map_err(|e| e.format(&mut cmd))
+        });
+        matches.map_err(|e| {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
             code
         })
     };
-    let mut cli = match parse(&args) {
+    let mut cli = match parse(<Cli as clap::CommandFactory>::command()) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    // A context sets the environment the plugin and clap read (what the user set wins), so
-    // the command line is parsed again under it. `config` reads the file itself.
+    // A context's variables go to the plugin and make the defaults of the flags that read them
+    // (what the user set wins), so the command line is parsed again under them. `config` reads
+    // the file itself.
+    let mut context = std::collections::BTreeMap::new();
     if !matches!(
         cli.command,
         Command::Config(_) | Command::Completions { .. } | Command::Man { .. } | Command::Version
     ) {
-        match crate::context::apply(cli.context.as_deref()) {
-            Ok(None) => {}
-            Ok(Some(_)) => {
-                cli = match parse(&args) {
-                    Ok(c) => c,
-                    Err(code) => return code,
-                };
-            }
+        match options::context_environment(cli.context.as_deref()) {
+            Ok(environment) => context = environment,
             Err(e) => {
                 crate::eprintln_quiet!("{}", e.render());
                 return e.exit_code();
             }
         }
+        if !context.is_empty() {
+            let cmd = under_context(<Cli as clap::CommandFactory>::command(), &context);
+            cli = match parse(cmd) {
+                Ok(c) => c,
+                Err(code) => return code,
+            };
+        }
     }
+    let provisioners = options::provisioner_settings(context);
     init_logging(&cli);
     let max_file_size = match options::max_file_size(|k| std::env::var(k).ok()) {
         Ok(n) => n,
@@ -408,7 +435,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     // `diff` tells by its exit code whether anything differs, as `kubectl diff` does.
     let outcome = match &cli.command {
         Command::Diff(a) => diff::diff(a, input).map(i32::from),
-        _ => dispatch(cli, input).map(|()| 0),
+        _ => dispatch(cli, input, &provisioners).map(|()| 0),
     };
     match outcome {
         Ok(code) => code,
@@ -426,7 +453,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
                     Some(crate::provisioners::loader::LoadError::Open { .. })
                 )
             {
-                crate::eprintln_quiet!("{}", provisioners_found(name));
+                crate::eprintln_quiet!("{}", provisioners_found(name, &provisioners));
             }
             e.exit_code()
         }
@@ -435,9 +462,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 
 /// The provisioners there are, for a `--provisioner` that names none: the built-in one and the
 /// plugins of the plugin directory, with the closest name.
-fn provisioners_found(name: &str) -> String {
+fn provisioners_found(name: &str, provisioners: &crate::provisioners::Settings) -> String {
     let mut names = vec!["fixture".to_string()];
-    let dir = crate::provisioners::plugin_dir().ok();
+    let dir = provisioners.plugin_dir().ok();
     if let Some(rd) = dir.as_ref().and_then(|d| std::fs::read_dir(d).ok()) {
         let mut plugins: Vec<String> = rd
             .filter_map(|e| e.ok())
@@ -461,33 +488,41 @@ fn provisioners_found(name: &str) -> String {
     hint
 }
 
-fn dispatch(cli: Cli, input: crate::persist::InputPolicy) -> Result<()> {
+fn dispatch(
+    cli: Cli,
+    input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
     let verbosity = Verbosity {
         verbose: cli.verbose,
         quiet: cli.quiet,
         progress: cli.progress,
     };
     match cli.command {
-        Command::Provision(a) if a.dry_run => provision::provision_plan(a, input),
-        Command::Provision(a) => provision::provision(a, verbosity, input),
-        Command::Deprovision(a) => {
-            provision::teardown(a, provision::Teardown::Deprovision, verbosity, input)
-        }
-        Command::Delete(a) => verbs::delete(a, verbosity, input),
+        Command::Provision(a) if a.dry_run => provision::provision_plan(a, input, provisioners),
+        Command::Provision(a) => provision::provision(a, verbosity, input, provisioners),
+        Command::Deprovision(a) => provision::teardown(
+            a,
+            provision::Teardown::Deprovision,
+            verbosity,
+            input,
+            provisioners,
+        ),
+        Command::Delete(a) => verbs::delete(a, verbosity, input, provisioners),
         Command::Apply(a) => apply::apply(a, input),
         Command::Diff(a) => diff::diff(&a, input).map(drop),
-        Command::Plan(a) => plan::plan(a, input),
+        Command::Plan(a) => plan::plan(a, input, provisioners),
         Command::Get(a) => get::get(a, input),
         Command::Describe(a) => describe::describe(a, input),
         Command::Export(a) => export::export(a, input),
-        Command::Reconcile(a) => provision::reconcile(a, verbosity, input),
-        Command::Watch(a) => watch::watch(a, verbosity, input),
-        Command::Wait(a) => watch::wait(a, input),
-        Command::Verb(v) => verbs::run(v, input),
+        Command::Reconcile(a) => provision::reconcile(a, verbosity, input, provisioners),
+        Command::Watch(a) => watch::watch(a, verbosity, input, provisioners),
+        Command::Wait(a) => watch::wait(a, input, provisioners),
+        Command::Verb(v) => verbs::run(v, input, provisioners),
         Command::Validate(a) => validate::validate(a, verbosity, input),
-        Command::Plugin(c) => plugin::run(c),
+        Command::Plugin(c) => plugin::run(c, provisioners),
         Command::Config(c) => config::run(c, cli.context.as_deref()),
-        Command::Import(a) => import::import(a, input),
+        Command::Import(a) => import::import(a, input, provisioners),
         Command::Version => version::print(),
         Command::Completions { shell } => {
             use clap::CommandFactory;

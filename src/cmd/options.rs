@@ -4,6 +4,7 @@
 use super::{DriveArgs, SourceArgs};
 use crate::error::{Error, Result};
 use crate::runner::{RunnerConfig, Timing};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -65,6 +66,32 @@ impl Environment {
     }
 }
 
+/// `$BMHCTL_CONFIG`: the config file instead of the platform's default (as KUBECONFIG).
+pub fn config_file() -> Option<PathBuf> {
+    std::env::var_os(crate::context::CONFIG_VAR).map(PathBuf::from)
+}
+
+/// The variables of the context a command runs in (`--context`, else `$BMHCTL_CONTEXT`, else
+/// the config file's current one), less those the user set.
+pub fn context_environment(flag: Option<&str>) -> Result<BTreeMap<String, String>> {
+    let from_env = std::env::var(crate::context::CONTEXT_VAR).ok();
+    crate::context::selected_environment(
+        flag.or(from_env.as_deref()),
+        config_file().as_deref(),
+        |k| std::env::var_os(k).is_some_and(|v| !v.is_empty()),
+    )
+}
+
+/// What the provisioners are told: `$PROVISIONER_PLUGIN_DIR`, `$POD_NAMESPACE` and a context's
+/// variables for the plugin.
+pub fn provisioner_settings(context: BTreeMap<String, String>) -> crate::provisioners::Settings {
+    crate::provisioners::Settings {
+        plugin_dir: std::env::var_os("PROVISIONER_PLUGIN_DIR").map(PathBuf::from),
+        namespace: std::env::var("POD_NAMESPACE").ok(),
+        environment: context,
+    }
+}
+
 /// `BMHCTL_MAX_FILE_SIZE` through `lookup`: the largest input file read, in bytes (a value that
 /// does not parse is a usage error naming the variable; unset or 0, the default).
 pub fn max_file_size(lookup: impl Fn(&str) -> Option<String>) -> Result<u64> {
@@ -115,6 +142,16 @@ impl DriveOptions {
             runner,
             ironic_wait: args.ironic_wait,
         }
+    }
+
+    /// The provisioner to drive with.
+    pub fn resolve_provisioner(
+        &self,
+        input: crate::persist::InputPolicy,
+        settings: &crate::provisioners::Settings,
+    ) -> Result<crate::provisioners::Resolved> {
+        let timing = self.runner.timing;
+        crate::provisioners::resolve(&self.provisioner, timing, input, settings)
     }
 
     /// For a controller (`watch`, `--wait`): hosts never time out there.

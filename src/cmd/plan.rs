@@ -77,9 +77,14 @@ pub struct Request {
     pub output: ResultFormat,
     /// How exact the input must be.
     pub input: crate::persist::InputPolicy,
+    pub provisioners: crate::provisioners::Settings,
 }
 
-pub fn plan(args: PlanArgs, input: crate::persist::InputPolicy) -> Result<()> {
+pub fn plan(
+    args: PlanArgs,
+    input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
     let request = Request {
         intent: args.intent,
         place: super::options::place(&args.source)?,
@@ -88,6 +93,7 @@ pub fn plan(args: PlanArgs, input: crate::persist::InputPolicy) -> Result<()> {
         max_provisioning_retries: args.max_provisioning_retries,
         output: args.output,
         input,
+        provisioners: provisioners.clone(),
     };
     run(request)
 }
@@ -100,6 +106,7 @@ pub fn dry_run(
     drive: &super::DriveArgs,
     output: ResultFormat,
     input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     run(Request {
         intent,
@@ -109,6 +116,7 @@ pub fn dry_run(
         max_provisioning_retries: drive.max_provisioning_retries,
         output,
         input,
+        provisioners: provisioners.clone(),
     })
 }
 
@@ -118,7 +126,8 @@ pub fn run(req: Request) -> Result<()> {
         super::options::missing_inputs(&req.provisioner, paths)?;
     }
     // BMO's timing: nothing asks the provisioner which hosts are due.
-    let provisioner = crate::provisioners::resolve(&req.provisioner, Timing::Bmo, req.input)?;
+    let provisioner =
+        crate::provisioners::resolve(&req.provisioner, Timing::Bmo, req.input, &req.provisioners)?;
     let (records, objects) =
         crate::persist::to_drive::snapshot(&req.place, &req.selection, &provisioner.load_options)?;
     provisioner.set_objects(objects.clone());

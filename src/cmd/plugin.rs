@@ -22,10 +22,10 @@ pub enum PluginCommand {
     List,
 }
 
-pub fn run(cmd: PluginCommand) -> Result<()> {
+pub fn run(cmd: PluginCommand, provisioners: &provisioners::Settings) -> Result<()> {
     match cmd {
-        PluginCommand::Check { path, name } => check(&path, &name),
-        PluginCommand::List => list(),
+        PluginCommand::Check { path, name } => check(&path, &name, provisioners),
+        PluginCommand::List => list(provisioners),
     }
 }
 
@@ -33,7 +33,7 @@ fn fail(e: impl std::fmt::Display) -> Error {
     Unfinished::PluginCheck(e.to_string()).into()
 }
 
-fn check(path: &std::path::Path, name: &str) -> Result<()> {
+fn check(path: &std::path::Path, name: &str, provisioners: &provisioners::Settings) -> Result<()> {
     if !provisioners::valid_name(name) {
         return Err(Error::Usage(format!(
             "invalid provisioner name {name:?}: provisioner name must match ^[a-z0-9][a-z0-9-]*$"
@@ -52,7 +52,7 @@ fn check(path: &std::path::Path, name: &str) -> Result<()> {
         plugin.sdk_version(),
         bmhctl_plugin_sdk::SDK_VERSION
     )?;
-    let namespace = provisioners::default_namespace();
+    let namespace = provisioners.default_namespace();
     let input = HostConfigureInput {
         features: Vec::new(),
         default_namespace: namespace.clone(),
@@ -80,6 +80,7 @@ fn check(path: &std::path::Path, name: &str) -> Result<()> {
         name: name.to_string(),
         features: Vec::new(),
         default_namespace: namespace,
+        environment: provisioners.environment.clone(),
     };
     let factory = plugin.new_factory(config).map_err(fail)?;
     super::output::outln!("factory         ok")?;
@@ -96,8 +97,10 @@ fn check(path: &std::path::Path, name: &str) -> Result<()> {
     Ok(())
 }
 
-fn list() -> Result<()> {
-    let dir = provisioners::plugin_dir().map_err(|why| Error::Usage(why.to_string()))?;
+fn list(provisioners: &provisioners::Settings) -> Result<()> {
+    let dir = provisioners
+        .plugin_dir()
+        .map_err(|why| Error::Usage(why.to_string()))?;
     let mut t = Table::new();
     t.load_preset(NOTHING);
     t.set_header(["NAME", "ABI", "SDK", "FILE", "STATUS"]);

@@ -29,7 +29,11 @@ pub enum Teardown {
 }
 
 /// `provision --dry-run`: the plan of the same hosts, from the same flags.
-pub fn provision_plan(args: ProvisionArgs, input: InputPolicy) -> Result<()> {
+pub fn provision_plan(
+    args: ProvisionArgs,
+    input: InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
     super::plan::dry_run(
@@ -39,17 +43,22 @@ pub fn provision_plan(args: ProvisionArgs, input: InputPolicy) -> Result<()> {
         &args.run.drive,
         args.run.output,
         input,
+        provisioners,
     )
 }
 
-pub fn provision(args: ProvisionArgs, verbosity: Verbosity, input: InputPolicy) -> Result<()> {
+pub fn provision(
+    args: ProvisionArgs,
+    verbosity: Verbosity,
+    input: InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
     super::options::missing_inputs(&options.provisioner, &paths)?;
-    let provisioner =
-        crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
+    let provisioner = options.resolve_provisioner(input, provisioners)?;
     let (inv, selected) = to_drive::from_files(
         &paths,
         LoadMode::Write,
@@ -76,6 +85,7 @@ pub fn teardown(
     what: Teardown,
     verbosity: Verbosity,
     input: InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     if args.paths.is_empty() {
         let verb = match what {
@@ -106,11 +116,11 @@ pub fn teardown(
             &args.run.drive,
             args.run.output,
             input,
+            provisioners,
         );
     }
     super::options::missing_inputs(&options.provisioner, &args.paths)?;
-    let provisioner =
-        crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
+    let provisioner = options.resolve_provisioner(input, provisioners)?;
     // A host is taken down as it is: no admission checks.
     let (mut inv, selected) = to_drive::from_files(
         &args.paths,
@@ -240,12 +250,12 @@ pub fn reconcile(
     args: super::ReconcileArgs,
     verbosity: Verbosity,
     input: InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     use crate::persist::store::{Store, store_source::StoreSource};
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    let provisioner =
-        crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
+    let provisioner = options.resolve_provisioner(input, provisioners)?;
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     let store = Store::open(root)?;
     let _lease = store.acquire_lease()?;

@@ -139,7 +139,11 @@ struct Request {
     cond: Condition,
 }
 
-pub fn run(cmd: VerbCommand, input: crate::persist::InputPolicy) -> Result<()> {
+pub fn run(
+    cmd: VerbCommand,
+    input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
     let (verb, request) = request_of(cmd);
     let Request {
         change,
@@ -169,7 +173,16 @@ pub fn run(cmd: VerbCommand, input: crate::persist::InputPolicy) -> Result<()> {
         },
     )?;
     if verb.wait {
-        wait_until(&place, &keys, cond, what, verb.timeout, &verb.drive, input)?;
+        wait_until(
+            &place,
+            &keys,
+            cond,
+            what,
+            verb.timeout,
+            &verb.drive,
+            input,
+            provisioners,
+        )?;
         for k in &keys {
             super::output::outln!("baremetalhost/{} {what}", k.name)?;
         }
@@ -335,6 +348,7 @@ pub fn delete(
     args: DeleteArgs,
     verbosity: Verbosity,
     input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     match super::options::place(&args.source)? {
@@ -354,6 +368,7 @@ pub fn delete(
             &args.run.drive,
             args.run.output,
             input,
+            provisioners,
         ),
         place @ Place::Files(_) if args.no_wait => {
             request_deletion(&place, &selection, input).map(|_| ())
@@ -368,6 +383,7 @@ pub fn delete(
             super::provision::Teardown::Delete,
             verbosity,
             input,
+            provisioners,
         ),
         place @ Place::Store(_) => {
             if selection.names_none() && args.run.selector.is_none() {
@@ -384,6 +400,7 @@ pub fn delete(
                 args.run.timeout,
                 &args.run.drive,
                 input,
+                provisioners,
             )
         }
     }
@@ -400,6 +417,7 @@ fn delete_from_store(
     timeout: Duration,
     drive: &DriveArgs,
     input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let keys = request_deletion(place, selection, input)?;
     if wait {
@@ -411,6 +429,7 @@ fn delete_from_store(
             timeout,
             drive,
             input,
+            provisioners,
         )?;
         for k in &keys {
             super::output::outln!("baremetalhost/{} deleted", k.name)?;

@@ -96,13 +96,13 @@ fn open_driven(
     only: Option<BTreeSet<ObjectKey>>,
     options: &DriveOptions,
     input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<Driven> {
     match place {
         Place::Store(root) => {
             let store = Store::open(root)?;
             let lease = store.acquire_lease()?;
-            let provisioner =
-                crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
+            let provisioner = options.resolve_provisioner(input, provisioners)?;
             Ok(Driven {
                 source: Arc::new(StoreSource::new(store, only, Arc::new(SystemClock))),
                 provisioner,
@@ -112,8 +112,7 @@ fn open_driven(
         Place::Files(paths) => {
             // A missing file is said before a missing plugin.
             super::options::missing_inputs(&options.provisioner, paths)?;
-            let provisioner =
-                crate::provisioners::resolve(&options.provisioner, options.runner.timing, input)?;
+            let provisioner = options.resolve_provisioner(input, provisioners)?;
             let inv = inventory::load_with(paths, LoadMode::Write, &provisioner.load_options)?;
             inventory::check_secret_references(&inv)?;
             let source = FileSource::new(inv, paths, &provisioner.load_options);
@@ -278,6 +277,7 @@ pub fn watch(
     args: WatchArgs,
     verbosity: Verbosity,
     input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let place = super::options::place(&args.source)?;
     let options = DriveOptions::for_controller(&args.drive, &Environment::read()?);
@@ -287,7 +287,7 @@ pub fn watch(
         .as_deref()
         .map(super::metrics_server::bind)
         .transpose()?;
-    let mut driven = open_driven(&place, None, &options, input)?;
+    let mut driven = open_driven(&place, None, &options, input, provisioners)?;
     let runtime = runtime(options.runner.concurrency)?;
     let metrics = match listener {
         Some(listener) => {
@@ -382,6 +382,7 @@ fn reader(place: &Place, input: crate::persist::InputPolicy) -> Reader {
 
 /// Waits until every host meets `cond`, driving them in-process when no `watch` holds the
 /// store's lease or the files' locks. Exit 1 after `timeout`, 130 on SIGINT/SIGTERM.
+#[allow(clippy::too_many_arguments)]
 pub fn wait_until(
     place: &Place,
     keys: &[ObjectKey],
@@ -390,6 +391,7 @@ pub fn wait_until(
     timeout: Duration,
     drive: &DriveArgs,
     input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let cond = Arc::new(cond);
     let pending = |read: Reader| {
@@ -411,7 +413,7 @@ pub fn wait_until(
     let deadline = Instant::now() + timeout;
     let options = DriveOptions::for_controller(drive, &Environment::read()?);
     let only: BTreeSet<ObjectKey> = keys.iter().cloned().collect();
-    let driven = match open_driven(place, Some(only.clone()), &options, input) {
+    let driven = match open_driven(place, Some(only.clone()), &options, input, provisioners) {
         Ok(d) => Some(d),
         // A `watch` drives the hosts: only look.
         Err(Error::Conflict(_)) => None,
@@ -559,7 +561,11 @@ pub fn state_condition(state: &str) -> Result<Condition> {
     })
 }
 
-pub fn wait(args: WaitArgs, input: crate::persist::InputPolicy) -> Result<()> {
+pub fn wait(
+    args: WaitArgs,
+    input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
     let cond = state_condition(&args.for_state)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
@@ -577,6 +583,7 @@ pub fn wait(args: WaitArgs, input: crate::persist::InputPolicy) -> Result<()> {
         args.timeout,
         &args.drive,
         input,
+        provisioners,
     )?;
     for k in &keys {
         super::output::outln!("baremetalhost/{} condition met", k.name)?;

@@ -2,10 +2,9 @@
 //! credentials and TLS files, deploy ramdisks, provisioner and store, one of them current.
 //!
 //! The provisioner plugin reads its settings from the environment, as BMO does, so a context
-//! is applied by setting the variables it names for this process, before the command line is
-//! parsed (clap then sees `BMHCTL_PROVISIONER` and `BMHCTL_STORE` as if the user set them) and
-//! before any thread or plugin exists. A variable the user set wins over the context; a flag
-//! wins over both.
+//! stands for variables: the command line hands them to the plugin, which looks them up before
+//! the process environment, and makes `BMHCTL_PROVISIONER` and `BMHCTL_STORE` the defaults of
+//! their flags. A variable the user set wins over the context; a flag wins over both.
 
 mod credentials;
 
@@ -14,6 +13,7 @@ pub use credentials::{Credentials, read_credentials};
 use crate::diagnostic::{Diagnostic, Diagnostics, Position};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The variable that names the config file instead of the platform's default (as KUBECONFIG).
@@ -94,11 +94,11 @@ pub struct Config {
     pub text: Option<String>,
 }
 
-/// Where the config file is: `$BMHCTL_CONFIG`, else `config.yaml` in the platform's config
-/// directory (`~/.config/bmhctl/` on Linux).
-pub fn config_path() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os(CONFIG_VAR).filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(p));
+/// Where the config file is: `from_env` (`$BMHCTL_CONFIG`), else `config.yaml` in the
+/// platform's config directory (`~/.config/bmhctl/` on Linux).
+pub fn config_path(from_env: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = from_env.filter(|p| !p.as_os_str().is_empty()) {
+        return Ok(p.to_path_buf());
     }
     directories::ProjectDirs::from("io", "metal3", "bmhctl")
         .map(|d| d.config_dir().join("config.yaml"))
@@ -111,8 +111,8 @@ pub fn config_path() -> Result<PathBuf> {
 
 impl Config {
     /// The config file of [`config_path`].
-    pub fn load() -> Result<Config> {
-        Config::read(&config_path()?)
+    pub fn load(from_env: Option<&Path>) -> Result<Config> {
+        Config::read(&config_path(from_env)?)
     }
 
     /// The config file at `path`, strictly parsed: unknown fields, duplicate names and a
@@ -299,33 +299,24 @@ impl Config {
             // misplaced secret file is refused whatever the endpoint.
             read_credentials(&self.resolve(file))?;
         }
-        let path = |p: &PathBuf| self.resolve(p).to_string_lossy().into_owned();
-        if let Some(p) = &ctx.ca_file {
-            put("IRONIC_CACERT_FILE", path(p));
-        }
-        if let Some(p) = &ctx.client_cert_file {
-            put("IRONIC_CLIENT_CERT_FILE", path(p));
-        }
-        if let Some(p) = &ctx.client_key_file {
-            put("IRONIC_CLIENT_PRIVATE_KEY_FILE", path(p));
-        }
-        if let Some(b) = ctx.insecure {
-            put("IRONIC_INSECURE", b.to_string());
-        }
-        if let Some(u) = &ctx.deploy_kernel_url {
-            put("DEPLOY_KERNEL_URL", u.clone());
-        }
-        if let Some(u) = &ctx.deploy_ramdisk_url {
-            put("DEPLOY_RAMDISK_URL", u.clone());
-        }
-        if let Some(u) = &ctx.deploy_iso_url {
-            put("DEPLOY_ISO_URL", u.clone());
-        }
-        if let Some(p) = &ctx.provisioner {
-            put("BMHCTL_PROVISIONER", p.clone());
-        }
-        if let Some(s) = &ctx.store {
-            put("BMHCTL_STORE", path(s));
+        let path = |p: &Option<PathBuf>| {
+            let p = p.as_ref()?;
+            Some(self.resolve(p).to_string_lossy().into_owned())
+        };
+        for (k, v) in [
+            ("IRONIC_CACERT_FILE", path(&ctx.ca_file)),
+            ("IRONIC_CLIENT_CERT_FILE", path(&ctx.client_cert_file)),
+            ("IRONIC_CLIENT_PRIVATE_KEY_FILE", path(&ctx.client_key_file)),
+            ("IRONIC_INSECURE", ctx.insecure.map(|b| b.to_string())),
+            ("DEPLOY_KERNEL_URL", ctx.deploy_kernel_url.clone()),
+            ("DEPLOY_RAMDISK_URL", ctx.deploy_ramdisk_url.clone()),
+            ("DEPLOY_ISO_URL", ctx.deploy_iso_url.clone()),
+            ("BMHCTL_PROVISIONER", ctx.provisioner.clone()),
+            ("BMHCTL_STORE", path(&ctx.store)),
+        ] {
+            if let Some(v) = v {
+                put(k, v);
+            }
         }
         Ok(vars)
     }
@@ -432,39 +423,38 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }
 
-/// Applies the selected context (if any) to this process's environment: `wanted` is
-/// `--context`. Returns the context's name. Call before any thread starts.
-pub fn apply(wanted: Option<&str>) -> Result<Option<String>> {
-    let from_env = std::env::var(CONTEXT_VAR).ok();
-    let wanted = wanted.or(from_env.as_deref()).filter(|w| !w.is_empty());
-    let path = match config_path() {
+/// The variables of the selected context (none without one): `wanted` is `--context`, else
+/// `$BMHCTL_CONTEXT`; `config_file` is `$BMHCTL_CONFIG`; `set` says whether the user set a
+/// variable (such a one is left out).
+pub fn selected_environment(
+    wanted: Option<&str>,
+    config_file: Option<&Path>,
+    set: impl Fn(&str) -> bool,
+) -> Result<BTreeMap<String, String>> {
+    let wanted = wanted.filter(|w| !w.is_empty());
+    let path = match config_path(config_file) {
         Ok(p) => p,
         // No home directory: no config file, which matters only to one who names a context.
         Err(e) if wanted.is_some() => return Err(e),
-        Err(_) => return Ok(None),
+        Err(_) => return Ok(BTreeMap::new()),
     };
     // A process run as another user with the caller's HOME (sudo -u, setpriv) may not be let
     // into that home: a default config file it cannot open matters only to one who names a
     // context.
-    let explicit = std::env::var_os(CONFIG_VAR).is_some_and(|p| !p.is_empty());
+    let explicit = config_file.is_some_and(|p| !p.as_os_str().is_empty());
     if wanted.is_none()
         && !explicit
         && std::fs::File::open(&path)
             .is_err_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
     {
-        return Ok(None);
+        return Ok(BTreeMap::new());
     }
     let config = Config::read(&path)?;
     let Some(ctx) = config.select(wanted)? else {
-        return Ok(None);
+        return Ok(BTreeMap::new());
     };
-    let vars = config.environment(ctx, |k| std::env::var_os(k).is_some_and(|v| !v.is_empty()))?;
-    for (k, v) in vars {
-        // SAFETY: called from `cmd::run` before the runtime, the plugin or any other thread
-        // exists: nothing reads the environment concurrently.
-        unsafe { std::env::set_var(k, v) };
-    }
-    Ok(Some(ctx.name.clone()))
+    let vars = config.environment(ctx, set)?;
+    Ok(vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 #[cfg(test)]

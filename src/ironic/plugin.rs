@@ -1,6 +1,7 @@
 //! The plugin entry points of `ironic-provisioner.so`: where the factory gets its settings.
 //!
-//! Ironic is found as BMO finds it: `IRONIC_ENDPOINT` and friends from the environment, or,
+//! Ironic is found as BMO finds it: `IRONIC_ENDPOINT` and friends from the environment (the
+//! variables the host sets in the plugin's configuration, such as a bmhctl context's, first), or,
 //! when `IRONIC_NAME` is set, an `ironic.metal3.io/v1alpha1` `Ironic` document from the user's
 //! files (namespace `IRONIC_NAMESPACE`, else the default one). A file has no Service to resolve,
 //! so that document names its endpoint in the annotation `bmhctl.metal3.io/endpoint`; HTTP basic
@@ -27,6 +28,17 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
+/// A setting of the factory: the host's variable, else the process environment's.
+fn setting(ctx: &PluginContext, name: &str) -> Option<String> {
+    let given = ctx.config().environment.get(name).cloned();
+    given.or_else(|| std::env::var(name).ok())
+}
+
+/// [`setting`], blank as unset.
+fn non_blank(ctx: &PluginContext, name: &str) -> Option<String> {
+    setting(ctx, name).filter(|v| !v.trim().is_empty())
+}
+
 /// Host configure: with `IRONIC_NAME`, ask the host to load `Ironic` documents.
 pub fn host_configure(input: HostConfigureInput) -> Result<HostRequirements, ProvisionerError> {
     if env("IRONIC_NAME").is_none() {
@@ -44,14 +56,18 @@ pub fn host_configure(input: HostConfigureInput) -> Result<HostRequirements, Pro
 /// The factory: client settings, provisioner settings, readiness checked lazily per pass (and
 /// by the host's start-up probe, [`ProbingFactory`]).
 pub fn factory(ctx: PluginContext) -> Result<ProbingFactory, ProvisionerError> {
-    let config = match env("IRONIC_NAME") {
+    let config = match non_blank(&ctx, "IRONIC_NAME") {
         Some(name) => config_from_object(&ctx, &name)?,
-        None => IronicConfig::from_env().map_err(|e| ProvisionerError::Other(e.to_string()))?,
+        None => IronicConfig::from_lookup(|k| setting(&ctx, k))
+            .map_err(|e| ProvisionerError::Other(e.to_string()))?,
     };
     let client =
         IronicClient::new(config.clone()).map_err(|e| ProvisionerError::Other(e.to_string()))?;
-    let mut prov = ProvisionerConfig::from_env(ctx.has_feature(FEATURE_PREPROVISIONING_IMAGE))
-        .map_err(ProvisionerError::Other)?;
+    let mut prov = ProvisionerConfig::from_lookup(
+        |k| setting(&ctx, k),
+        ctx.has_feature(FEATURE_PREPROVISIONING_IMAGE),
+    )
+    .map_err(ProvisionerError::Other)?;
     prov.answer_due_hosts = ctx.has_feature(FEATURE_DUE_HOSTS);
     prov.answer_ready_hosts = ctx.has_feature(FEATURE_READY_HOSTS) && prov.hold_passes;
     ctx.logger().info(format!(
@@ -63,7 +79,8 @@ pub fn factory(ctx: PluginContext) -> Result<ProbingFactory, ProvisionerError> {
 }
 
 fn config_from_object(ctx: &PluginContext, name: &str) -> Result<IronicConfig, ProvisionerError> {
-    let namespace = env("IRONIC_NAMESPACE").unwrap_or_else(|| ctx.default_namespace().to_string());
+    let namespace =
+        non_blank(ctx, "IRONIC_NAMESPACE").unwrap_or_else(|| ctx.default_namespace().to_string());
     let what = format!("{IRONIC_KIND} {namespace}/{name}");
     let obj = ctx
         .objects()
@@ -132,7 +149,7 @@ fn config_from_object(ctx: &PluginContext, name: &str) -> Result<IronicConfig, P
     {
         config.ca_pem = secret_value(secret, &["ca.crt", "tls.crt"])?.map(String::into_bytes);
     }
-    if env("IRONIC_INSECURE").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+    if non_blank(ctx, "IRONIC_INSECURE").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
         config.insecure = true;
     }
     Ok(config)

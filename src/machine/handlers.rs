@@ -2,13 +2,14 @@
 //! functions of `baremetalhost_controller.go` they call).
 
 use super::{Action, DELETE_RETRY_COUNT, Pass, delays};
+use crate::intern::Recent;
 use bmh_api::{ErrorType, Image, ObjectKey, ProvisioningState as S, SecretReference, annotations};
 use bmhctl_plugin_sdk::{
     AdoptData, AdoptOptions, DeprovisionOptions, HostConfigData, HostConfigErrors, InspectData,
     InspectOptions, InspectResult, PowerOffOptions, PrepareData, ProvisionData, ProvisionOptions,
     Provisioner, ProvisionerError, StepOptions, StepResult,
 };
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 impl Pass<'_, '_> {
@@ -697,39 +698,28 @@ fn prov_error_action(e: ProvisionerError, prefix: &str) -> Action {
 /// fixture host, and every host of one model, reports the same), so that all those hosts'
 /// statuses and HardwareData hold one copy.
 fn shared_details(details: bmh_api::HardwareDetails) -> Arc<bmh_api::HardwareDetails> {
-    static LAST: Mutex<Option<Arc<bmh_api::HardwareDetails>>> = Mutex::new(None);
-    shared_details_in(&LAST, details)
-}
-
-fn shared_details_in(
-    last: &Mutex<Option<Arc<bmh_api::HardwareDetails>>>,
-    details: bmh_api::HardwareDetails,
-) -> Arc<bmh_api::HardwareDetails> {
-    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-    match &*last {
-        Some(seen) if **seen == details => seen.clone(),
-        _ => last.insert(Arc::new(details)).clone(),
-    }
+    static LAST: Recent<bmh_api::HardwareDetails, 1> = Recent::new();
+    LAST.share(details)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::shared_details_in;
+    use crate::intern::Recent;
     use crate::provisioners::fixture::canned_hardware_details;
-    use std::sync::{Arc, Mutex};
+    use std::sync::Arc;
 
     #[test]
     fn equal_details_are_one_shared_copy_and_other_details_replace_it() {
-        let last = Mutex::new(None);
-        let a = shared_details_in(&last, canned_hardware_details());
-        let b = shared_details_in(&last, canned_hardware_details());
+        let last = Recent::<_, 1>::new();
+        let a = last.share(canned_hardware_details());
+        let b = last.share(canned_hardware_details());
         assert!(Arc::ptr_eq(&a, &b));
         let mut other = canned_hardware_details();
         other.hostname = "other".into();
-        let c = shared_details_in(&last, other.clone());
+        let c = last.share(other.clone());
         assert!(!Arc::ptr_eq(&a, &c));
         assert_eq!(*c, other);
-        let d = shared_details_in(&last, canned_hardware_details());
+        let d = last.share(canned_hardware_details());
         assert!(!Arc::ptr_eq(&a, &d), "only the last details are kept");
         assert_eq!(*d, canned_hardware_details());
     }

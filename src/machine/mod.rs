@@ -27,6 +27,7 @@ pub use firmware::{schema_name, updates_difference};
 pub use settings::profile_root_device_hints;
 
 use crate::clock::{Clock, format_time};
+use crate::intern::Recent;
 use crate::objects::{ObjectSource, ResolvedSecret};
 use crate::record::HostRecord;
 use bmh_api::{
@@ -833,40 +834,15 @@ fn keep_spare(status: BareMetalHostStatus) {
 }
 
 /// A provisioner's state as a shared value: one of the last few distinct states kept when it is
-/// equal. Hosts driven alike keep the same state at each step (every fixture host does: its
-/// state holds no name or address), so thousands of hosts hold a handful of copies.
+/// equal (every fixture host's is at each step: its state holds no name or address).
 pub fn shared_state(state: impl Into<Arc<serde_json::Value>>) -> Arc<serde_json::Value> {
-    static RECENT: Mutex<Vec<Arc<serde_json::Value>>> = Mutex::new(Vec::new());
-    shared_state_in(&RECENT, state)
+    static RECENT: Recent<serde_json::Value, STATES_KEPT> = Recent::new();
+    RECENT.share(state)
 }
 
 /// How many distinct provisioner states [`shared_state`] keeps: a few more than the hosts of a
 /// run at the fixture's steps are in at one time.
 pub(crate) const STATES_KEPT: usize = 16;
-
-pub(crate) fn shared_state_in(
-    recent: &Mutex<Vec<Arc<serde_json::Value>>>,
-    state: impl Into<Arc<serde_json::Value>>,
-) -> Arc<serde_json::Value> {
-    let state = state.into();
-    let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
-    // The same value first: a provisioner that shares its states hands back one of these.
-    if let Some(i) = recent
-        .iter()
-        .position(|s| Arc::ptr_eq(s, &state))
-        .or_else(|| recent.iter().position(|s| **s == *state))
-    {
-        // The most recent last: the next host's state is most likely this one.
-        let s = recent.remove(i);
-        recent.push(s.clone());
-        return s;
-    }
-    if recent.len() == STATES_KEPT {
-        recent.remove(0);
-    }
-    recent.push(state.clone());
-    state
-}
 
 /// The annotation's JSON decoded as BMO's `json.Decoder` with `DisallowUnknownFields` does:
 /// any key HardwareDetails does not have is an error, whatever its value.

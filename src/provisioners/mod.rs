@@ -12,6 +12,7 @@ use crate::persist::{InputPolicy, LoadOptions};
 use crate::runner::Timing;
 use bmhctl_plugin_sdk::abi::HostRequirements;
 use bmhctl_plugin_sdk::{HostData, Provisioner, ProvisionerError, ProvisionerFactory};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -26,25 +27,45 @@ pub fn valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// `$PROVISIONER_PLUGIN_DIR`, or `plugins/` beside the bmhctl binary (so it moves with an install).
-/// A relative directory is refused: it would depend on the working directory.
-pub fn plugin_dir() -> Result<PathBuf, trust::Untrusted> {
-    let dir = match std::env::var_os("PROVISIONER_PLUGIN_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => std::env::current_exe()
-            .ok()
-            .and_then(|p| p.parent().map(|d| d.join("plugins")))
-            .unwrap_or_else(|| PathBuf::from("plugins")),
-    };
-    if dir.is_absolute() {
-        Ok(dir)
-    } else {
-        Err(trust::Untrusted::RelativeDir(dir))
-    }
+/// What the command line read for the provisioners: where plugins are, the namespace they work
+/// in, and the variables a context sets for a plugin.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// `$PROVISIONER_PLUGIN_DIR`; checked only when a plugin is looked for, so the built-in
+    /// provisioner works whatever it holds.
+    pub plugin_dir: Option<PathBuf>,
+    /// `$POD_NAMESPACE`.
+    pub namespace: Option<String>,
+    /// Handed to a plugin in its configuration, looked up before the process environment.
+    pub environment: BTreeMap<String, String>,
 }
 
-pub fn plugin_path(name: &str) -> Result<PathBuf, trust::Untrusted> {
-    Ok(plugin_dir()?.join(format!("{name}-provisioner.so")))
+impl Settings {
+    /// `$PROVISIONER_PLUGIN_DIR`, or `plugins/` beside the bmhctl binary (so it moves with an
+    /// install). A relative directory is refused: it would depend on the working directory.
+    pub fn plugin_dir(&self) -> Result<PathBuf, trust::Untrusted> {
+        let dir = match &self.plugin_dir {
+            Some(d) if !d.as_os_str().is_empty() => d.clone(),
+            _ => std::env::current_exe()
+                .ok()
+                .and_then(|p| p.parent().map(|d| d.join("plugins")))
+                .unwrap_or_else(|| PathBuf::from("plugins")),
+        };
+        if dir.is_absolute() {
+            Ok(dir)
+        } else {
+            Err(trust::Untrusted::RelativeDir(dir))
+        }
+    }
+
+    /// The namespace handed to plugins (BMO's `ProvisionerNamespace`): `$POD_NAMESPACE`, else
+    /// `default`.
+    pub fn default_namespace(&self) -> String {
+        self.namespace
+            .clone()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "default".to_string())
+    }
 }
 
 /// A provisioner ready to use: its factory, what the file loader must accept for it (the
@@ -114,7 +135,12 @@ pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
 /// The provisioner called `name`; with [`Timing::Change`] a plugin is told the host will ask it
 /// which waiting hosts are due (`FEATURE_DUE_HOSTS`) and which starting passes to hold back
 /// (`FEATURE_READY_HOSTS`), with [`Timing::Bmo`] it is not.
-pub fn resolve(name: &str, timing: Timing, input: InputPolicy) -> Result<Resolved> {
+pub fn resolve(
+    name: &str,
+    timing: Timing,
+    input: InputPolicy,
+    settings: &Settings,
+) -> Result<Resolved> {
     if !valid_name(name) {
         return Err(Error::Usage(format!(
             "invalid provisioner name {name:?}: provisioner name must match ^[a-z0-9][a-z0-9-]*$"
@@ -123,8 +149,10 @@ pub fn resolve(name: &str, timing: Timing, input: InputPolicy) -> Result<Resolve
     let mut resolved = if name == fixture::NAME {
         Resolved::built_in(Arc::new(fixture::Fixture::new()))
     } else {
-        let path = plugin_path(name).map_err(|why| Error::Usage(why.to_string()))?;
-        load(name, &path, timing).map_err(|e| {
+        let dir = settings.plugin_dir();
+        let dir = dir.map_err(|why| Error::Usage(why.to_string()))?;
+        let path = dir.join(format!("{name}-provisioner.so"));
+        load(name, &path, timing, settings).map_err(|e| {
             let hint = if path.exists() {
                 ""
             } else {
@@ -142,24 +170,18 @@ pub fn resolve(name: &str, timing: Timing, input: InputPolicy) -> Result<Resolve
     Ok(resolved)
 }
 
-/// The namespace handed to plugins (BMO's `ProvisionerNamespace`): `$POD_NAMESPACE`, else `default`.
-pub fn default_namespace() -> String {
-    std::env::var("POD_NAMESPACE")
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "default".to_string())
-}
-
 /// Opens the plugin `name` at `path` (every check of the loader), runs its host configure (whose
 /// requirements become the [`Resolved::load_options`]) and creates its factory, telling the
-/// plugin the host will ask `due_hosts` and `ready_hosts` unless `timing` is BMO's.
+/// plugin the host will ask `due_hosts` and `ready_hosts` unless `timing` is BMO's, and handing
+/// it the variables of `settings`.
 pub fn load(
     name: &str,
     path: &std::path::Path,
     timing: Timing,
+    settings: &Settings,
 ) -> Result<Resolved, loader::LoadError> {
     let plugin = loader::open(path, Some(name))?;
-    let namespace = default_namespace();
+    let namespace = settings.default_namespace();
     let requirements = plugin.host_configure(&bmhctl_plugin_sdk::abi::HostConfigureInput {
         features: Vec::new(),
         default_namespace: namespace.clone(),
@@ -180,6 +202,7 @@ pub fn load(
         name: name.to_string(),
         features,
         default_namespace: namespace,
+        environment: settings.environment.clone(),
     })?;
     Ok(Resolved::watched(
         Arc::new(factory.clone()),

@@ -1,12 +1,12 @@
-//! bmhctl restarts itself with glibc's malloc asking for transparent huge pages when the kernel
-//! gives them only to those who ask, and leaves a user's `GLIBC_TUNABLES` alone.
+//! bmhctl sets its allocator from within (no restart of the process under other glibc
+//! tunables): its environment is the one it was started with.
 
 use crate::lab::{Lab, host, secret};
 use std::io::BufRead;
 use std::process::{Command, Stdio};
 
 /// The environment of the running `bmhctl watch` started with `tunables` (`None`: unset), read
-/// once it is watching (after any restart).
+/// once it is watching.
 fn environment_of_watch(lab: &Lab, tunables: Option<&str>) -> Vec<String> {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("bmhctl"));
     cmd.current_dir(lab.path(""))
@@ -34,7 +34,7 @@ fn environment_of_watch(lab: &Lab, tunables: Option<&str>) -> Vec<String> {
 }
 
 #[test]
-fn huge_pages_are_asked_for_when_the_kernel_wants_to_be_asked_and_the_user_said_nothing() {
+fn the_glibc_tunables_are_the_ones_it_was_started_with() {
     let lab = Lab::new().file(
         "hosts.yaml",
         &format!(
@@ -48,15 +48,8 @@ fn huge_pages_are_asked_for_when_the_kernel_wants_to_be_asked_and_the_user_said_
         &[("BMHCTL_PROVISIONER", "fixture")],
     )
     .expect_code(0);
-    let asked = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
-        .is_ok_and(|mode| mode.contains("[madvise]"));
-    let expected: Vec<String> = if asked && cfg!(target_env = "gnu") {
-        vec!["GLIBC_TUNABLES=glibc.malloc.hugetlb=1".into()]
-    } else {
-        vec![]
-    };
-    assert_eq!(environment_of_watch(&lab, None), expected);
-    // The user's setting, even empty, is theirs: no restart, nothing added.
+    assert_eq!(environment_of_watch(&lab, None), Vec::<String>::new());
+    // The user's setting, even empty, is theirs: nothing added.
     assert_eq!(
         environment_of_watch(&lab, Some("")),
         vec!["GLIBC_TUNABLES=".to_string()]

@@ -216,6 +216,10 @@ pub struct PluginConfig {
     /// The namespace the provisioner works in (BMO's `ProvisionerNamespace`).
     #[serde(default)]
     pub default_namespace: String,
+    /// Variables the host sets for the plugin (a bmhctl context's `IRONIC_ENDPOINT` and the
+    /// like): a plugin looks a setting up here before the process environment.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub environment: std::collections::BTreeMap<String, String>,
 }
 
 impl PluginConfig {

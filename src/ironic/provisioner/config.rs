@@ -89,11 +89,7 @@ fn persistent_boot_device(name: &str, raw: Option<String>) -> Result<String, Str
 }
 
 impl ProvisionerConfig {
-    /// From the process environment.
-    pub fn from_env(have_preprov_image_builder: bool) -> Result<Self, String> {
-        Self::from_lookup(|k| std::env::var(k).ok(), have_preprov_image_builder)
-    }
-
+    /// From `get`: the plugin's settings (the host's variables, else the process environment).
     pub fn from_lookup(
         get: impl Fn(&str) -> Option<String>,
         have_preprov_image_builder: bool,

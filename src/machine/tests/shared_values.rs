@@ -2,10 +2,11 @@
 //! provisioner's state.
 
 use super::harness::*;
-use crate::machine::{STATES_KEPT, shared_state_in};
+use crate::intern::Recent;
+use crate::machine::STATES_KEPT;
 use bmh_api::ProvisioningState as S;
 use serde_json::json;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The status and the HardwareData hold one copy of the inspected details, in the shape a
 /// copy had.
@@ -32,20 +33,20 @@ fn the_status_and_the_hardware_data_share_the_inspected_details() {
 /// `STATES_KEPT` distinct ones.
 #[test]
 fn equal_provisioner_states_are_one_copy_of_the_recent_ones() {
-    let recent = Mutex::new(Vec::new());
-    let a = shared_state_in(&recent, json!({"poweredOn": true, "n": 0}));
-    let b = shared_state_in(&recent, json!({"poweredOn": true, "n": 0}));
+    let recent = Recent::<_, STATES_KEPT>::new();
+    let a = recent.share(json!({"poweredOn": true, "n": 0}));
+    let b = recent.share(json!({"poweredOn": true, "n": 0}));
     assert!(Arc::ptr_eq(&a, &b));
     for n in 1..STATES_KEPT {
-        shared_state_in(&recent, json!({"poweredOn": true, "n": n}));
+        recent.share(json!({"poweredOn": true, "n": n}));
     }
     // Still among the last STATES_KEPT: shared.
-    let c = shared_state_in(&recent, json!({"poweredOn": true, "n": 0}));
+    let c = recent.share(json!({"poweredOn": true, "n": 0}));
     assert!(Arc::ptr_eq(&a, &c));
     for n in STATES_KEPT..2 * STATES_KEPT {
-        shared_state_in(&recent, json!({"poweredOn": true, "n": n}));
+        recent.share(json!({"poweredOn": true, "n": n}));
     }
-    let d = shared_state_in(&recent, json!({"poweredOn": true, "n": 0}));
+    let d = recent.share(json!({"poweredOn": true, "n": 0}));
     assert!(
         !Arc::ptr_eq(&a, &d),
         "a state no longer recent is a new copy"
@@ -68,13 +69,13 @@ fn the_bookkeeping_keeps_the_fixtures_state() {
 /// neighbours: no comparison of the values is needed to find it.
 #[test]
 fn a_recent_state_handed_in_shared_is_kept_as_it_is() {
-    let recent = Mutex::new(Vec::new());
+    let recent = Recent::<_, STATES_KEPT>::new();
     let a = Arc::new(json!({"poweredOn": true}));
-    assert!(Arc::ptr_eq(&shared_state_in(&recent, a.clone()), &a));
-    let b = shared_state_in(&recent, json!({"poweredOn": false}));
-    assert!(Arc::ptr_eq(&shared_state_in(&recent, a.clone()), &a));
+    assert!(Arc::ptr_eq(&recent.share(a.clone()), &a));
+    let b = recent.share(json!({"poweredOn": false}));
+    assert!(Arc::ptr_eq(&recent.share(a.clone()), &a));
     let equal = Arc::new(json!({"poweredOn": false}));
-    assert!(Arc::ptr_eq(&shared_state_in(&recent, equal), &b));
+    assert!(Arc::ptr_eq(&recent.share(equal), &b));
 }
 
 /// Every pass after the first hands the fixture the state it kept, and the fixture hands the

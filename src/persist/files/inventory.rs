@@ -276,7 +276,6 @@ fn load_collecting(
     mode: LoadMode,
     options: &LoadOptions,
 ) -> Result<(Inventory, Vec<Diagnostic>), Error> {
-    crate::allocator::tune();
     let mut errors = Vec::new();
     let mut seen = HashSet::new();
     let mut parsed = Vec::new();

@@ -260,7 +260,6 @@ impl Store {
     /// Opens the store at `root`, creating it (mode 0700: it holds Secrets) if needed; an
     /// existing one writable by others is refused ([`Error::Usage`]).
     pub fn open(root: impl Into<PathBuf>) -> Result<Store> {
-        crate::allocator::tune();
         let root = root.into();
         if !root.exists() {
             private_dirs(&root)?;
@@ -276,7 +275,6 @@ impl Store {
     /// Opens an existing store without creating anything: `None` when there is none; one
     /// writable by others is refused.
     pub fn open_existing(root: impl Into<PathBuf>) -> Result<Option<Store>> {
-        crate::allocator::tune();
         let root = root.into();
         if !root.is_dir() {
             return Ok(None);
