@@ -3,11 +3,13 @@
 //! [`scheduler`]; this module holds what they share: the configuration, the results and the
 //! group commits.
 
+mod changes;
 mod due;
 mod due_queue;
 pub mod event_subscriptions;
 pub mod goal;
 pub mod live;
+mod observer;
 mod progress;
 mod rate_limit;
 mod scheduler;
@@ -137,7 +139,7 @@ pub async fn run_taking_edits(
 ) -> Result<Vec<HostResult>> {
     let scanner = edits.as_ref().map(|e| {
         let (tx, rx) = mpsc::unbounded_channel();
-        let task = live::scan(
+        let task = changes::scan(
             services.source.clone(),
             None,
             e.poll,

@@ -14,9 +14,10 @@
 //! not the record. Saves are staged into the host's commit group (its file) and committed at a bounded
 //! rate (group commit); a host's next pass waits until its last save is on disk.
 
+use super::changes::LiveChange;
 use super::due::{self, DueAsker, ReadyAsker};
 use super::due_queue::DueQueue;
-use super::live::{LiveChange, MIN_REQUEUE, MIN_STEADY_REQUEUE, Observer};
+use super::observer::Observer;
 use super::rate_limit::RateLimiter;
 use super::workers::Workers;
 use super::{
@@ -79,6 +80,11 @@ impl Batch {
         slot.record = None;
     }
 }
+
+/// The shortest wait before a steady host's next poll, whatever `BMHCTL_TIME_SCALE` says.
+pub const MIN_STEADY_REQUEUE: Duration = Duration::from_millis(500);
+/// The shortest wait BMO's non-zero delays become.
+pub const MIN_REQUEUE: Duration = Duration::from_millis(10);
 
 /// Why a batch's host removed from its file during the run stopped.
 const REMOVED: &str = "removed from its file during the run: not driven further";
