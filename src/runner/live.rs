@@ -11,10 +11,13 @@
 
 use super::RunnerConfig;
 use super::changes::scan;
-use super::scheduler::Scheduler;
-use crate::error::Result;
+use super::rate_limit::RateLimiter;
+use super::scheduler::{Next, Policy, Scheduler, Slot, Stop};
+use crate::error::{Error, Result};
+use crate::machine::PassOutcome;
+use crate::record::HostRecord;
 use bmh_api::ObjectKey;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -85,7 +88,152 @@ pub async fn run_live(
     observer: Observer,
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<()> {
-    Scheduler::live(services, config, changes, observer)
-        .run(stop)
-        .await
+    let live = Live {
+        changes,
+        changes_open: true,
+        observer,
+        index: HashMap::new(),
+    };
+    Scheduler::new(services, config, live).run(stop).await
+}
+
+/// The controller policy: hosts come, change and go on `changes`, and none ever stops being
+/// driven; the run ends when told to stop.
+pub(crate) struct Live {
+    changes: mpsc::UnboundedReceiver<LiveChange>,
+    changes_open: bool,
+    observer: Observer,
+    index: HashMap<ObjectKey, usize>,
+}
+
+/// The shortest wait before a steady host's next poll, whatever `BMHCTL_TIME_SCALE` says.
+pub const MIN_STEADY_REQUEUE: Duration = Duration::from_millis(500);
+/// The shortest wait BMO's non-zero delays become.
+pub const MIN_REQUEUE: Duration = Duration::from_millis(10);
+
+impl Policy for Live {
+    const TAKES_RETRY: bool = true;
+    const STOPS_WITH_OWNER: bool = true;
+
+    fn reads_events(&self) -> bool {
+        true
+    }
+
+    fn finished(&self) -> bool {
+        false
+    }
+
+    fn changes(&mut self, _running: bool) -> Option<&mut mpsc::UnboundedReceiver<LiveChange>> {
+        self.changes_open.then_some(&mut self.changes)
+    }
+
+    fn on_change(s: &mut Scheduler<Self>, change: Option<LiveChange>) {
+        let live = &mut s.policy;
+        match change {
+            None => live.changes_open = false,
+            Some(LiveChange::Host(key)) => {
+                let host = match live.index.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let i = s.add_slot(key.clone(), None);
+                        s.policy.index.insert(key, i);
+                        i
+                    }
+                };
+                s.slots[host].gone = false;
+                // Runs again as soon as a pass in flight has its save on disk.
+                s.read_again(host);
+            }
+            Some(LiveChange::Gone(key)) => {
+                if let Some(&host) = live.index.get(&key) {
+                    let slot = &mut s.slots[host];
+                    slot.gone = true;
+                    slot.stale = true;
+                    slot.record = None;
+                    slot.want = None;
+                    slot.waiting = None;
+                    slot.token += 1;
+                }
+            }
+        }
+    }
+
+    /// A host read afresh by its pass.
+    fn edited(_: &mut Scheduler<Self>, _host: usize) -> bool {
+        true
+    }
+
+    /// A host stops only when deleted, and its waits are bounded below so that delays scaled
+    /// to (almost) nothing do not spin.
+    fn after_pass(
+        &mut self,
+        slot: &mut Slot,
+        _host: usize,
+        rec: &HostRecord,
+        out: &PassOutcome,
+        config: &RunnerConfig,
+    ) -> Next {
+        (self.observer)(&slot.key, rec, out);
+        if out.deleted() {
+            return Next::Stop(Stop {
+                reached: false,
+                reason: String::new(),
+                deleted: true,
+            });
+        }
+        if out.paused() {
+            // BMO asks nothing for a paused host: controller-runtime forgets its failures.
+            slot.limiter = RateLimiter::default();
+            return Next::Idle;
+        }
+        // Errors and zero-delay requeues go through BMO's rate limiter, in both timings: BMO's
+        // controller does the same.
+        let Some(bmo_delay) = slot.limiter.delay(out.requeue) else {
+            return Next::Idle;
+        };
+        let after = bmo_delay.mul_f64(config.time_scale);
+        // A controller never ends: with delays scaled to (almost) nothing, a steady host's poll
+        // and a failing host's retries must not spin.
+        if out.steady() {
+            Next::After(after.max(MIN_STEADY_REQUEUE))
+        } else if !bmo_delay.is_zero() {
+            Next::After(after.max(MIN_REQUEUE))
+        } else {
+            Next::After(after)
+        }
+    }
+
+    /// Driven on until it is found gone.
+    fn removed(
+        &mut self,
+        _slot: &mut Slot,
+        _host: usize,
+        record: Box<HostRecord>,
+    ) -> Option<Box<HostRecord>> {
+        Some(record)
+    }
+
+    /// Deleted: forgotten until it comes back.
+    fn stop(&mut self, slot: &mut Slot, _host: usize, _record: Box<HostRecord>, _stop: Stop) {
+        slot.gone = true;
+        slot.record = None;
+    }
+
+    /// Not fatal to a controller: what the group held is read again before its hosts' next
+    /// passes, and retried.
+    fn commit_failed(s: &mut Scheduler<Self>, group: usize, e: Error) {
+        tracing::warn!("cannot save: {}", e.chain());
+        let source = &s.context.services.source;
+        for (host, slot) in s.slots.iter_mut().enumerate() {
+            if source.group_of(host) == group {
+                slot.stale = true;
+            }
+        }
+    }
+
+    fn interrupted(&mut self) {}
+
+    fn ended(&mut self, _slots: &[Slot], _interrupted: bool, fatal: Option<Error>) -> Result<()> {
+        fatal.map_or(Ok(()), Err)
+    }
 }

@@ -1,8 +1,9 @@
 //! Drives hosts through passes: a batch (`provision`, [`run`]) until each host has decided, a
 //! controller (`watch`, [`live`]) until told to stop. Both are the one scheduler of
-//! [`scheduler`]; this module holds what they share: the configuration, the results and the
-//! group commits.
+//! [`scheduler`] under a policy of their own (`batch`, [`live`]); this module holds what
+//! they share: the configuration, the results and the group commits.
 
+mod batch;
 mod changes;
 mod due;
 mod due_queue;
@@ -10,6 +11,7 @@ pub mod event_subscriptions;
 pub mod goal;
 pub mod live;
 mod observer;
+mod pass;
 mod progress;
 mod rate_limit;
 mod scheduler;
@@ -21,9 +23,9 @@ pub use progress::{Ledger, LedgerEntry, Progress, ProgressMode, Seen, bars_fit};
 
 use crate::clock::Clock;
 use crate::error::Result;
-use crate::machine::{MachineConfig, PassOutcome};
+use crate::machine::MachineConfig;
 use crate::objects::ObjectSource;
-use crate::persist::{Change, HostSource, Staged};
+use crate::persist::HostSource;
 use crate::record::HostRecord;
 use bmhctl_plugin_sdk::ProvisionerFactory;
 use scheduler::Scheduler;
@@ -178,43 +180,6 @@ impl Services {
             source: self.source.clone(),
         }
     }
-}
-
-/// What a pass asks to persist; `None` when it changed nothing that is persisted.
-pub(crate) fn staged<'a>(out: &'a PassOutcome, rec: &'a HostRecord) -> Option<Staged<'a>> {
-    if out.deleted() {
-        return Some(Staged {
-            status: Change::Clear,
-            bookkeeping: Change::Clear,
-            removed_annotations: &out.removed_annotations,
-            // The firmware objects go with their host (BMO's owner references).
-            firmware_settings_status: Change::Clear,
-            firmware_components_status: Change::Clear,
-            data_image_status: Change::Keep,
-        });
-    }
-    let firmware = out.firmware_changed;
-    let staged = Staged {
-        status: Change::when(out.save_status, rec.host.status.as_ref()),
-        bookkeeping: Change::when(out.bookkeeping_changed || firmware, Some(&rec.book)),
-        removed_annotations: &out.removed_annotations,
-        firmware_settings_status: rec
-            .firmware_settings
-            .as_ref()
-            .filter(|_| firmware)
-            .map_or(Change::Keep, |s| Change::to(s.status.as_ref())),
-        firmware_components_status: rec
-            .firmware_components
-            .as_ref()
-            .filter(|_| firmware)
-            .map_or(Change::Keep, |c| Change::to(c.status.as_ref())),
-        data_image_status: rec
-            .data_image
-            .as_ref()
-            .filter(|_| out.data_image_changed)
-            .map_or(Change::Keep, |d| Change::to(d.status.as_ref())),
-    };
-    (!staged.is_empty()).then_some(staged)
 }
 
 /// The group-commit bookkeeping: which groups (files) have staged saves, when each may be

@@ -5,7 +5,7 @@ use crate::clock::SystemClock;
 use crate::machine::tests::harness::HostTest;
 use crate::machine::tests::mock::Mock;
 use crate::objects::ObjectMap;
-use crate::persist::SourceChange;
+use crate::persist::{SourceChange, Staged};
 use bmh_api::{ObjectKey, ProvisioningState as S};
 use bmhctl_plugin_sdk::{
     DueHosts, EventSink, HostData, Provisioner, ProvisionerError, WaitOn, WaitingHost,
