@@ -303,32 +303,8 @@ impl<P: Policy> Scheduler<P> {
                 let slots = &self.slots;
                 self.asker.maybe_ask(|| waiting_hosts(slots));
             }
-            // A due host only wakes the loop when there is room to run it; otherwise a finished
-            // pass will.
-            let running = !self.halted();
-            let next_due = self
-                .due
-                .peek()
-                .map(|(at, _, _)| at)
-                .filter(|_| self.in_flight < self.room() && running);
-            let next_ask = self.asker.next_ask().filter(|_| running);
-            let wake_at = [next_due, self.commits.next_ready_at(), next_ask, give_up_at]
-                .into_iter()
-                .flatten()
-                .min();
-            let changes = self.policy.changes(running);
             let listen = !self.stopping && stop_open;
-            let wake = tokio::select! {
-                () = self.workers.results_ready() => Wake::Passes,
-                Some((group, result)) = self.commits.recv() => Wake::Commit(group, result),
-                change = next_change(changes) => Wake::Change(change),
-                answer = self.asker.recv() => Wake::Answer(answer),
-                changed = stop.changed(), if listen => match changed {
-                    Ok(()) => Wake::Stop(*stop.borrow()),
-                    Err(_) => Wake::StopGone,
-                },
-                _ = sleep_until(wake_at) => Wake::Timer,
-            };
+            let wake = self.wait(&mut stop, listen, give_up_at).await;
             match wake {
                 Wake::Passes => {
                     for done in self.workers.take_results() {
@@ -348,6 +324,42 @@ impl<P: Policy> Scheduler<P> {
         self.workers.stop();
         let fatal = self.fatal.take();
         self.policy.ended(&self.slots, self.stopping, fatal)
+    }
+
+    /// Waits for what wakes the loop next: passes done, a commit done, a change, a
+    /// provisioner's answer, a stop (when `listen`), or the time of the next due pass,
+    /// commit, question or `give_up_at`.
+    async fn wait(
+        &mut self,
+        stop: &mut tokio::sync::watch::Receiver<bool>,
+        listen: bool,
+        give_up_at: Option<Instant>,
+    ) -> Wake {
+        // A due host only wakes the loop when there is room to run it; otherwise a finished
+        // pass will.
+        let running = !self.halted();
+        let next_due = self
+            .due
+            .peek()
+            .map(|(at, _, _)| at)
+            .filter(|_| self.in_flight < self.room() && running);
+        let next_ask = self.asker.next_ask().filter(|_| running);
+        let wake_at = [next_due, self.commits.next_ready_at(), next_ask, give_up_at]
+            .into_iter()
+            .flatten()
+            .min();
+        let changes = self.policy.changes(running);
+        tokio::select! {
+            () = self.workers.results_ready() => Wake::Passes,
+            Some((group, result)) = self.commits.recv() => Wake::Commit(group, result),
+            change = next_change(changes) => Wake::Change(change),
+            answer = self.asker.recv() => Wake::Answer(answer),
+            changed = stop.changed(), if listen => match changed {
+                Ok(()) => Wake::Stop(*stop.borrow()),
+                Err(_) => Wake::StopGone,
+            },
+            _ = sleep_until(wake_at) => Wake::Timer,
+        }
     }
 
     fn halted(&self) -> bool {
