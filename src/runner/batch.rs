@@ -4,8 +4,8 @@
 //! ([`TakeEdits`]).
 
 use super::changes::LiveChange;
+use super::observer::BatchObserver;
 use super::pass::refusal;
-use super::progress::Progress;
 use super::rate_limit::RateLimiter;
 use super::scheduler::{Next, Policy, Scheduler, Slot, Stop, schedule};
 use super::{Goal, HostJob, HostResult, RunnerConfig, Services, TakeEdits};
@@ -21,7 +21,7 @@ pub(crate) struct Batch {
     goals: Vec<Goal>,
     results: Vec<Option<HostResult>>,
     remaining: usize,
-    progress: Progress,
+    progress: Box<dyn BatchObserver>,
     /// No host's next pass is later than this.
     deadline: Instant,
     /// How edits of the source are taken, and where they come from (none: the hosts are
@@ -225,7 +225,7 @@ impl Scheduler<Batch> {
         jobs: Vec<HostJob>,
         services: Services,
         config: RunnerConfig,
-        mut progress: Progress,
+        mut progress: Box<dyn BatchObserver>,
     ) -> Self {
         let deadline = Instant::now() + config.timeout;
         let mut goals = Vec::with_capacity(jobs.len());

@@ -12,14 +12,13 @@ pub mod goal;
 pub mod live;
 mod observer;
 mod pass;
-mod progress;
 mod rate_limit;
 mod scheduler;
 mod workers;
 
 pub use due::{MIN_ASK_INTERVAL, Timing};
 pub use goal::Goal;
-pub use progress::{Ledger, LedgerEntry, Progress, ProgressMode, Seen, bars_fit};
+pub use observer::BatchObserver;
 
 use crate::clock::Clock;
 use crate::error::Result;
@@ -109,7 +108,7 @@ pub async fn run(
     jobs: Vec<HostJob>,
     services: Services,
     config: RunnerConfig,
-    progress: Progress,
+    progress: Box<dyn BatchObserver>,
     interrupt: tokio::sync::watch::Receiver<bool>,
 ) -> Result<Vec<HostResult>> {
     run_taking_edits(jobs, services, config, progress, interrupt, None).await
@@ -135,7 +134,7 @@ pub async fn run_taking_edits(
     jobs: Vec<HostJob>,
     services: Services,
     config: RunnerConfig,
-    progress: Progress,
+    progress: Box<dyn BatchObserver>,
     interrupt: tokio::sync::watch::Receiver<bool>,
     edits: Option<TakeEdits>,
 ) -> Result<Vec<HostResult>> {

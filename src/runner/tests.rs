@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::clock::SystemClock;
+use crate::machine::PassOutcome;
 use crate::machine::tests::harness::HostTest;
 use crate::machine::tests::mock::Mock;
 use crate::objects::ObjectMap;
@@ -166,15 +167,24 @@ fn drive_with(
         .unwrap();
     let started = Instant::now();
     let results = rt
-        .block_on(run(
-            jobs,
-            services,
-            config,
-            Progress::new(ProgressMode::Quiet, false, 0),
-            interrupt,
-        ))
+        .block_on(run(jobs, services, config, Box::new(Unwatched), interrupt))
         .expect("the run ends");
     (results, started.elapsed())
+}
+
+/// A batch nobody watches.
+struct Unwatched;
+
+impl BatchObserver for Unwatched {
+    fn host_started(&mut self, _: usize, _: &HostRecord, _: &Goal) {}
+    fn reads_events(&self) -> bool {
+        false
+    }
+    fn pass_done(&mut self, _: usize, _: &HostRecord, _: &PassOutcome) {}
+    fn host_finished(&mut self, _: usize, _: &HostRecord, _: bool, _: &str) {}
+    fn left_off(&mut self, _: usize, _: &HostRecord) {}
+    fn interrupted(&mut self) {}
+    fn finish(&mut self) {}
 }
 
 fn fixture_hosts(n: usize) -> Vec<HostTest> {
