@@ -355,7 +355,7 @@ fn drive_with(
             source,
         };
         let progress = Box::new(progress);
-        runner::run_taking_edits(jobs, services, config, progress, stop_rx, edits).await
+        runner::run(jobs, services, config, progress, stop_rx, edits).await
     });
     // A pass or save left behind by a signal (it hangs) is not waited for.
     runtime.shutdown_background();

@@ -64,12 +64,100 @@ impl Policy for Batch {
         self.changes.as_mut().filter(|_| running)
     }
 
+    /// A host changed in the source (an edit during the run): read again before its next pass
+    /// ([`Self::edited`]), one that had decided driven again if its spec or metadata
+    /// changed; an added host the selection takes joins the run; a removed host stops (as
+    /// `watch` stops driving it).
     fn on_change(s: &mut Scheduler<Self>, change: Option<LiveChange>) {
-        s.batch_change(change);
+        let b = &mut s.policy;
+        if b.index.is_empty() && change.is_some() {
+            b.index = (s.slots.iter().enumerate())
+                .map(|(i, s)| (s.key.clone(), i))
+                .collect();
+        }
+        match change {
+            None => b.changes = None,
+            Some(LiveChange::Host(key)) => match b.index.get(&key) {
+                Some(&host) => {
+                    if s.slots[host].done && !s.revive(host) {
+                        return;
+                    }
+                    if s.slots[host].gone {
+                        return;
+                    }
+                    // Read again once a pass in flight is done.
+                    s.read_again(host);
+                }
+                None => s.add_edited_host(key),
+            },
+            Some(LiveChange::Gone(key)) => {
+                let Some(&host) = b.index.get(&key) else {
+                    return;
+                };
+                let slot = &mut s.slots[host];
+                if slot.done || slot.gone {
+                    return;
+                }
+                slot.gone = true;
+                if !slot.in_flight
+                    && let Some(record) = slot.record.take()
+                {
+                    b.stop_host(slot, host, *record, REMOVED.into());
+                }
+            }
+        }
     }
 
+    /// Reads an edited host again before its pass: its new metadata and spec, with the status
+    /// and bookkeeping the run holds, prepared as the run's hosts were, checked with BMO's
+    /// update rules against the host as driven so far (its validateChanges). `false` when the
+    /// host stopped: its edit refused (the error is its reason), or gone.
     fn edited(s: &mut Scheduler<Self>, host: usize) -> bool {
-        s.take_edit(host)
+        let b = &mut s.policy;
+        let slot = &mut s.slots[host];
+        slot.stale = false;
+        let Some(held) = slot.record.take() else {
+            return true;
+        };
+        let source = &s.context.services.source;
+        let mut record = match source.load(&slot.key) {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                b.stop_host(slot, host, *held, REMOVED.into());
+                return false;
+            }
+            Err(e) => {
+                b.stop_host(slot, host, *held, e.chain());
+                return false;
+            }
+        };
+        record.host.status.clone_from(&held.host.status);
+        record.book.clone_from(&held.book);
+        if let (Some(s), Some(h)) = (&mut record.firmware_settings, &held.firmware_settings) {
+            s.status.clone_from(&h.status);
+        }
+        if let (Some(c), Some(h)) = (&mut record.firmware_components, &held.firmware_components) {
+            c.status.clone_from(&h.status);
+        }
+        let goal = match b.edits.as_mut() {
+            Some(edits) => (edits.prepare)(&mut record),
+            None => b.goals[host].clone(),
+        };
+        if let Some(why) = refusal(&record.host, Some(&held.host)) {
+            let reason = format!("its edit is refused by BMO's admission rules: {why}");
+            b.stop_host(slot, host, *held, reason);
+            return false;
+        }
+        if b.goals[host] != goal {
+            tracing::info!(
+                "BareMetalHost {}: goal now {} (its file was edited)",
+                slot.key,
+                goal.describe()
+            );
+            b.goals[host] = goal;
+        }
+        slot.record = Some(Box::new(record));
+        true
     }
 
     /// A host stops once it has decided.
@@ -274,50 +362,6 @@ impl Scheduler<Batch> {
             .collect()
     }
 
-    /// A host changed in the source (an edit during the run): read again before its next pass
-    /// ([`Self::take_edit`]), one that had decided driven again if its spec or metadata
-    /// changed; an added host the selection takes joins the run; a removed host stops (as
-    /// `watch` stops driving it).
-    fn batch_change(&mut self, change: Option<LiveChange>) {
-        let b = &mut self.policy;
-        if b.index.is_empty() && change.is_some() {
-            b.index = (self.slots.iter().enumerate())
-                .map(|(i, s)| (s.key.clone(), i))
-                .collect();
-        }
-        match change {
-            None => b.changes = None,
-            Some(LiveChange::Host(key)) => match b.index.get(&key) {
-                Some(&host) => {
-                    if self.slots[host].done && !self.revive(host) {
-                        return;
-                    }
-                    if self.slots[host].gone {
-                        return;
-                    }
-                    // Read again once a pass in flight is done.
-                    self.read_again(host);
-                }
-                None => self.add_edited_host(key),
-            },
-            Some(LiveChange::Gone(key)) => {
-                let Some(&host) = b.index.get(&key) else {
-                    return;
-                };
-                let slot = &mut self.slots[host];
-                if slot.done || slot.gone {
-                    return;
-                }
-                slot.gone = true;
-                if !slot.in_flight
-                    && let Some(record) = slot.record.take()
-                {
-                    b.stop_host(slot, host, *record, REMOVED.into());
-                }
-            }
-        }
-    }
-
     /// A host that had decided, whose file changed: driven again, from where it stopped, when
     /// its spec or metadata (as the run prepares them) differ from those it decided with, as
     /// BMO reconciles an updated object. `false` when nothing it acts on changed (an edit of
@@ -354,58 +398,6 @@ impl Scheduler<Batch> {
         slot.done = false;
         slot.limiter = RateLimiter::default();
         b.remaining += 1;
-        true
-    }
-
-    /// Reads an edited host again before its pass: its new metadata and spec, with the status
-    /// and bookkeeping the run holds, prepared as the run's hosts were, checked with BMO's
-    /// update rules against the host as driven so far (its validateChanges). `false` when the
-    /// host stopped: its edit refused (the error is its reason), or gone.
-    fn take_edit(&mut self, host: usize) -> bool {
-        let b = &mut self.policy;
-        let slot = &mut self.slots[host];
-        slot.stale = false;
-        let Some(held) = slot.record.take() else {
-            return true;
-        };
-        let source = &self.context.services.source;
-        let mut record = match source.load(&slot.key) {
-            Ok(Some(r)) => r,
-            Ok(None) => {
-                b.stop_host(slot, host, *held, REMOVED.into());
-                return false;
-            }
-            Err(e) => {
-                b.stop_host(slot, host, *held, e.chain());
-                return false;
-            }
-        };
-        record.host.status.clone_from(&held.host.status);
-        record.book.clone_from(&held.book);
-        if let (Some(s), Some(h)) = (&mut record.firmware_settings, &held.firmware_settings) {
-            s.status.clone_from(&h.status);
-        }
-        if let (Some(c), Some(h)) = (&mut record.firmware_components, &held.firmware_components) {
-            c.status.clone_from(&h.status);
-        }
-        let goal = match b.edits.as_mut() {
-            Some(edits) => (edits.prepare)(&mut record),
-            None => b.goals[host].clone(),
-        };
-        if let Some(why) = refusal(&record.host, Some(&held.host)) {
-            let reason = format!("its edit is refused by BMO's admission rules: {why}");
-            b.stop_host(slot, host, *held, reason);
-            return false;
-        }
-        if b.goals[host] != goal {
-            tracing::info!(
-                "BareMetalHost {}: goal now {} (its file was edited)",
-                slot.key,
-                goal.describe()
-            );
-            b.goals[host] = goal;
-        }
-        slot.record = Some(Box::new(record));
         true
     }
 

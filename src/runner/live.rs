@@ -115,14 +115,6 @@ impl Policy for Live {
     const TAKES_RETRY: bool = true;
     const STOPS_WITH_OWNER: bool = true;
 
-    fn reads_events(&self) -> bool {
-        true
-    }
-
-    fn finished(&self) -> bool {
-        false
-    }
-
     fn changes(&mut self, _running: bool) -> Option<&mut mpsc::UnboundedReceiver<LiveChange>> {
         self.changes_open.then_some(&mut self.changes)
     }
@@ -156,11 +148,6 @@ impl Policy for Live {
                 }
             }
         }
-    }
-
-    /// A host read afresh by its pass.
-    fn edited(_: &mut Scheduler<Self>, _host: usize) -> bool {
-        true
     }
 
     /// A host stops only when deleted, and its waits are bounded below so that delays scaled
@@ -203,16 +190,6 @@ impl Policy for Live {
         }
     }
 
-    /// Driven on until it is found gone.
-    fn removed(
-        &mut self,
-        _slot: &mut Slot,
-        _host: usize,
-        record: Box<HostRecord>,
-    ) -> Option<Box<HostRecord>> {
-        Some(record)
-    }
-
     /// Deleted: forgotten until it comes back.
     fn stop(&mut self, slot: &mut Slot, _host: usize, _record: Box<HostRecord>, _stop: Stop) {
         slot.gone = true;
@@ -229,11 +206,5 @@ impl Policy for Live {
                 slot.stale = true;
             }
         }
-    }
-
-    fn interrupted(&mut self) {}
-
-    fn ended(&mut self, _slots: &[Slot], _interrupted: bool, fatal: Option<Error>) -> Result<()> {
-        fatal.map_or(Ok(()), Err)
     }
 }

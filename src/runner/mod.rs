@@ -103,17 +103,6 @@ pub struct Services {
     pub source: Arc<dyn HostSource>,
 }
 
-/// Runs every job to its end (or until interrupted) and returns the results in job order.
-pub async fn run(
-    jobs: Vec<HostJob>,
-    services: Services,
-    config: RunnerConfig,
-    progress: Box<dyn BatchObserver>,
-    interrupt: tokio::sync::watch::Receiver<bool>,
-) -> Result<Vec<HostResult>> {
-    run_taking_edits(jobs, services, config, progress, interrupt, None).await
-}
-
 /// How a batch takes the edits made to its hosts' source while it runs (`provision` on files),
 /// as BMO reconciles an updated object: an edited host goes on with its new spec (and the
 /// status and bookkeeping the run holds) once BMO's update rules accept it, and stops with
@@ -129,8 +118,9 @@ pub struct TakeEdits {
     pub prepare: Box<dyn FnMut(&mut HostRecord) -> Goal + Send>,
 }
 
-/// [`run`], taking the edits of the source as `edits` says (none when `None`).
-pub async fn run_taking_edits(
+/// Runs every job to its end (or until interrupted), taking the edits of the source as
+/// `edits` says (none when `None`), and returns the results in job order.
+pub async fn run(
     jobs: Vec<HostJob>,
     services: Services,
     config: RunnerConfig,

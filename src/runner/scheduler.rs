@@ -751,15 +751,22 @@ pub(crate) trait Policy: Sized {
     /// The run stops when nobody can ask it to any more (a controller stops with its owner).
     const STOPS_WITH_OWNER: bool;
     /// Whether the scheduler reads the passes' events.
-    fn reads_events(&self) -> bool;
-    /// Every host has stopped: the run ends.
-    fn finished(&self) -> bool;
+    fn reads_events(&self) -> bool {
+        true
+    }
+    /// Every host has stopped: the run ends (never, by default: until told to stop).
+    fn finished(&self) -> bool {
+        false
+    }
     /// Where the source's changes come from now; `running`: the run is not ending.
     fn changes(&mut self, running: bool) -> Option<&mut mpsc::UnboundedReceiver<LiveChange>>;
     /// Takes a change of the source (`None`: no more will come).
     fn on_change(s: &mut Scheduler<Self>, change: Option<LiveChange>);
-    /// A due host whose document changed: `false` when it stopped instead of running.
-    fn edited(s: &mut Scheduler<Self>, host: usize) -> bool;
+    /// A due host whose document changed: `false` when it stopped instead of running. By
+    /// default its pass reads it afresh.
+    fn edited(_s: &mut Scheduler<Self>, _host: usize) -> bool {
+        true
+    }
     /// Reports a pass of `host` and says what the host does next.
     fn after_pass(
         &mut self,
@@ -770,21 +777,26 @@ pub(crate) trait Policy: Sized {
         config: &RunnerConfig,
     ) -> Next;
     /// The pass of `host`, removed from the source meanwhile, ended: `None` when the host
-    /// stopped then (a batch's, its save left uncounted), else its record back.
+    /// stopped then (a batch's, its save left uncounted), else its record back (by default:
+    /// it goes on until found gone).
     fn removed(
         &mut self,
-        slot: &mut Slot,
-        host: usize,
+        _slot: &mut Slot,
+        _host: usize,
         record: Box<HostRecord>,
-    ) -> Option<Box<HostRecord>>;
+    ) -> Option<Box<HostRecord>> {
+        Some(record)
+    }
     /// The host stops being driven, as `record` left it.
     fn stop(&mut self, slot: &mut Slot, host: usize, record: Box<HostRecord>, stop: Stop);
     /// A commit of `group` failed.
     fn commit_failed(s: &mut Scheduler<Self>, group: usize, e: Error);
     /// The run was told to stop.
-    fn interrupted(&mut self);
+    fn interrupted(&mut self) {}
     /// The loop is over, `interrupted` or not, `fatal` what went wrong: the run's result.
-    fn ended(&mut self, slots: &[Slot], interrupted: bool, fatal: Option<Error>) -> Result<()>;
+    fn ended(&mut self, _slots: &[Slot], _interrupted: bool, fatal: Option<Error>) -> Result<()> {
+        fatal.map_or(Ok(()), Err)
+    }
 }
 
 #[cfg(test)]

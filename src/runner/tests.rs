@@ -167,7 +167,14 @@ fn drive_with(
         .unwrap();
     let started = Instant::now();
     let results = rt
-        .block_on(run(jobs, services, config, Box::new(Unwatched), interrupt))
+        .block_on(run(
+            jobs,
+            services,
+            config,
+            Box::new(Unwatched),
+            interrupt,
+            None,
+        ))
         .expect("the run ends");
     (results, started.elapsed())
 }
