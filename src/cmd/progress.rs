@@ -111,18 +111,9 @@ impl Seen {
     }
 
     pub fn of(rec: &HostRecord) -> Self {
-        let s = rec.status();
-        Self {
-            state: s.provisioning.state.as_str().to_string(),
-            operational_status: s.operational_status.as_str().to_string(),
-            powered_on: rec.host.status.as_ref().map(|s| s.powered_on),
-            error_type: s.error_type.as_str().to_string(),
-            error_message: s.error_message.clone(),
-            error_count: s.error_count,
-            provisioning_fail_count: s.provisioning_fail_count,
-            provisioning_id: s.provisioning.id.clone(),
-            waiting: rec.book.waiting.clone().unwrap_or_default(),
-        }
+        let mut seen = Self::default();
+        seen.refresh(rec);
+        seen
     }
 }
 

@@ -61,7 +61,7 @@ pub async fn control(
     );
     // BMO's BMCEventSubscription controller runs beside the hosts' one.
     let subscriptions = tokio::spawn(super::event_subscriptions::control(
-        services.shared(),
+        services.clone(),
         config.time_scale,
         poll,
         wanted_subscriptions,

@@ -96,6 +96,7 @@ pub struct HostResult {
 }
 
 /// What the runner works with: the provisioner, the companion objects, time, and the disk.
+#[derive(Clone)]
 pub struct Services {
     pub factory: Arc<dyn ProvisionerFactory>,
     pub objects: Arc<dyn ObjectSource>,
@@ -143,7 +144,7 @@ pub async fn run(
     let (task, changes) = scanner.unzip();
     let deadline = std::time::Instant::now() + config.timeout;
     let time_scale = config.time_scale;
-    let subscriptions = services.shared();
+    let subscriptions = services.clone();
     let mut scheduler = Scheduler::batch(jobs, services, config, progress);
     if let (Some(edits), Some(changes)) = (edits, changes) {
         scheduler.take_edits(edits, changes);
@@ -157,18 +158,6 @@ pub async fn run(
     // BMO's BMCEventSubscription controller, over the subscriptions of the run's hosts.
     event_subscriptions::settle(&subscriptions, &results, time_scale, deadline).await?;
     Ok(results)
-}
-
-impl Services {
-    /// Another handle on the same services.
-    pub fn shared(&self) -> Services {
-        Services {
-            factory: self.factory.clone(),
-            objects: self.objects.clone(),
-            clock: self.clock.clone(),
-            source: self.source.clone(),
-        }
-    }
 }
 
 /// The group-commit bookkeeping: which groups (files) have staged saves, when each may be
