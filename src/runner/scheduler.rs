@@ -17,10 +17,11 @@
 use super::changes::LiveChange;
 use super::due::{self, DueAsker, ReadyAsker};
 use super::due_queue::DueQueue;
+use super::group_commits::GroupCommits;
 use super::pass::{Done, Job, PassContext, run_pass};
 use super::rate_limit::RateLimiter;
 use super::workers::Workers;
-use super::{GroupCommits, RunnerConfig, Services};
+use super::{RunnerConfig, Services};
 use crate::error::{Error, Result};
 use crate::machine::PassOutcome;
 use crate::record::HostRecord;
@@ -36,6 +37,7 @@ use tokio::sync::mpsc;
 const STOP_GRACE: Duration = Duration::from_secs(3);
 
 /// The scheduler's view of one host between passes.
+#[derive(Default)]
 pub(crate) struct Slot {
     pub(super) key: ObjectKey,
     /// Boxed: a pass moves a pointer to its worker and back.
@@ -83,21 +85,7 @@ impl Slot {
             stale: record.is_none(),
             key,
             record,
-            passes: 0,
-            in_flight: false,
-            parked: false,
-            want: None,
-            gone: false,
-            done: false,
-            limiter: RateLimiter::default(),
-            virtual_elapsed: Duration::ZERO,
-            token: 0,
-            generation: 0,
-            waiting: None,
-            bmo_due: None,
-            held: None,
-            running_in: 0,
-            unreadable_said: 0,
+            ..Self::default()
         }
     }
 

@@ -14,6 +14,7 @@ use bmhctl_plugin_sdk::{
 use std::collections::HashSet;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
 
 /// How the test factory answers `due_hosts`.
 #[derive(Clone, Copy, PartialEq)]
