@@ -89,8 +89,7 @@ pub async fn run_live(
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<()> {
     let live = Live {
-        changes,
-        changes_open: true,
+        changes: Some(changes),
         observer,
         index: HashMap::new(),
     };
@@ -100,8 +99,8 @@ pub async fn run_live(
 /// The controller policy: hosts come, change and go on `changes`, and none ever stops being
 /// driven; the run ends when told to stop.
 pub(crate) struct Live {
-    changes: mpsc::UnboundedReceiver<LiveChange>,
-    changes_open: bool,
+    /// `None` once nobody sends any more.
+    changes: Option<mpsc::UnboundedReceiver<LiveChange>>,
     observer: Observer,
     index: HashMap<ObjectKey, usize>,
 }
@@ -116,13 +115,13 @@ impl Policy for Live {
     const STOPS_WITH_OWNER: bool = true;
 
     fn changes(&mut self, _running: bool) -> Option<&mut mpsc::UnboundedReceiver<LiveChange>> {
-        self.changes_open.then_some(&mut self.changes)
+        self.changes.as_mut()
     }
 
     fn on_change(s: &mut Scheduler<Self>, change: Option<LiveChange>) {
         let live = &mut s.policy;
         match change {
-            None => live.changes_open = false,
+            None => live.changes = None,
             Some(LiveChange::Host(key)) => {
                 let host = match live.index.get(&key) {
                     Some(&i) => i,

@@ -712,7 +712,7 @@ impl<P: Policy> Scheduler<P> {
     }
 }
 
-/// The next change of a controller's hosts (pending forever without a source of changes).
+/// The next change of the source (pending forever without one to listen to).
 async fn next_change(
     changes: Option<&mut mpsc::UnboundedReceiver<LiveChange>>,
 ) -> Option<LiveChange> {
