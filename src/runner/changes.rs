@@ -9,7 +9,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
-/// What the host source tells the controller.
+/// What the host source tells the scheduler (a controller, or a batch taking edits).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LiveChange {
     /// A host appeared or changed: read it again and reconcile it now.

@@ -1,7 +1,7 @@
 //! Drives hosts through passes: a batch (`provision`, [`run`]) until each host has decided, a
 //! controller (`watch`, [`live`]) until told to stop. Both are the one scheduler of
 //! [`scheduler`] under a policy of their own (`batch`, [`live`]); this module holds what
-//! they share: the configuration, the results and the group commits.
+//! they share: the configuration, the services and the results.
 
 mod batch;
 mod changes;
