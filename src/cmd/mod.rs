@@ -18,6 +18,7 @@ mod options;
 mod output;
 mod plan;
 mod plugin;
+mod progress;
 mod provision;
 mod reachable;
 mod validate;
@@ -551,8 +552,8 @@ pub struct Verbosity {
 
 impl Verbosity {
     /// The progress a run shows on stderr (whatever `-o` prints on stdout).
-    pub fn progress_mode(&self) -> crate::runner::ProgressMode {
-        use crate::runner::ProgressMode;
+    pub fn progress_mode(&self) -> progress::ProgressMode {
+        use progress::ProgressMode;
         match self.progress {
             _ if self.quiet => ProgressMode::Quiet,
             ProgressChoice::None => ProgressMode::Quiet,
@@ -560,7 +561,7 @@ impl Verbosity {
             // Bars only on a terminal that draws them, outside CI.
             ProgressChoice::Auto => {
                 use std::io::IsTerminal;
-                let fit = crate::runner::bars_fit(
+                let fit = progress::bars_fit(
                     std::io::stderr().is_terminal(),
                     std::env::var("TERM").ok().as_deref(),
                     std::env::var("CI").ok().as_deref(),

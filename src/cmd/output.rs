@@ -1,8 +1,9 @@
 //! Tables and JSON for people and machines.
 
+use super::progress::{LedgerEntry, Seen};
 use crate::error::{Error, Result};
 use crate::record::HostRecord;
-use crate::runner::{Goal, HostResult, LedgerEntry, Seen};
+use crate::runner::{Goal, HostResult};
 use chrono::{DateTime, Utc};
 use comfy_table::{Table, presets::NOTHING};
 use serde::Serialize;

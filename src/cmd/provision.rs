@@ -3,6 +3,7 @@
 
 use super::options::{DriveOptions, Environment};
 use super::output::{self, RunKind};
+use super::progress::{Ledger, Progress};
 use super::{ProvisionArgs, TeardownArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result, Unfinished};
@@ -14,7 +15,7 @@ use crate::persist::files::inventory::{Inventory, LoadMode};
 use crate::persist::requests::{self};
 use crate::persist::to_drive;
 use crate::record::HostRecord;
-use crate::runner::{self, Goal, HostJob, HostResult, Ledger, Progress, Services};
+use crate::runner::{self, Goal, HostJob, HostResult, Services};
 use crate::selection::HostSelection;
 use bmh_api::ObjectKey;
 use bmh_api::ProvisioningState as S;
@@ -325,7 +326,8 @@ fn drive_with(
             clock: Arc::new(SystemClock),
             source,
         };
-        runner::run_taking_edits(jobs, services, config, progress, stop_rx, edits).await
+        let progress = Box::new(progress);
+        runner::run(jobs, services, config, progress, stop_rx, edits).await
     });
     // A pass or save left behind by a signal (it hangs) is not waited for.
     runtime.shutdown_background();

@@ -10,56 +10,23 @@
 //! finish: the same passes, group commits and change-driven wake-ups.
 
 use super::RunnerConfig;
-use super::scheduler::Scheduler;
-use crate::error::Result;
+use super::changes::scan;
+use super::rate_limit::RateLimiter;
+use super::scheduler::{Next, Policy, Scheduler, Slot, Stop};
+use crate::error::{Error, Result};
 use crate::machine::PassOutcome;
-use crate::objects::{ObjectMap, ObjectSource, ResolvedSecret};
-use crate::persist::SourceChange;
 use crate::record::HostRecord;
 use bmh_api::ObjectKey;
-use std::collections::BTreeSet;
-use std::sync::{Arc, RwLock};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
-
-/// What the host source tells the controller.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LiveChange {
-    /// A host appeared or changed: read it again and reconcile it now.
-    Host(ObjectKey),
-    /// A host is gone from the store.
-    Gone(ObjectKey),
-}
-
-/// Called after every pass, on the controller's task.
-pub type Observer = Box<dyn FnMut(&ObjectKey, &HostRecord, &PassOutcome) + Send>;
 
 /// What the controller works with: the batch's services.
 pub type LiveServices = super::Services;
 
-/// Companion objects read from a host source, replaced when they change there.
-#[derive(Default)]
-pub struct LiveObjects(RwLock<Arc<ObjectMap>>);
-
-impl LiveObjects {
-    fn current(&self) -> Arc<ObjectMap> {
-        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    pub fn replace(&self, map: ObjectMap) {
-        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
-    }
-}
-
-impl ObjectSource for LiveObjects {
-    fn secret(&self, key: &ObjectKey) -> Option<Arc<ResolvedSecret>> {
-        self.current().secret(key)
-    }
-
-    fn object(&self, api_version: &str, kind: &str, key: &ObjectKey) -> Option<serde_json::Value> {
-        self.current().object(api_version, kind, key)
-    }
-}
+pub use super::changes::{LiveChange, LiveObjects};
+pub use super::observer::Observer;
 
 /// What a controller watches: only these hosts (all when `None`), looking for changes every
 /// `poll`.
@@ -94,7 +61,7 @@ pub async fn control(
     );
     // BMO's BMCEventSubscription controller runs beside the hosts' one.
     let subscriptions = tokio::spawn(super::event_subscriptions::control(
-        services.shared(),
+        services.clone(),
         config.time_scale,
         poll,
         wanted_subscriptions,
@@ -112,59 +79,6 @@ pub async fn control(
     result
 }
 
-/// Asks `source` for changes every `poll` (on a blocking thread) and sends those of the hosts
-/// in `only` (all when `None`) on `tx`, refreshing `objects` when the objects change (a batch,
-/// whose objects are fixed, gives none), until `stop` changes or nobody listens.
-pub(super) fn scan(
-    source: Arc<dyn crate::persist::HostSource>,
-    only: Option<BTreeSet<ObjectKey>>,
-    poll: Duration,
-    objects: Option<Arc<LiveObjects>>,
-    tx: mpsc::UnboundedSender<LiveChange>,
-    mut stop: tokio::sync::watch::Receiver<bool>,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let wanted = |k: &ObjectKey| only.as_ref().is_none_or(|o| o.contains(k));
-        loop {
-            let scanned = source.clone();
-            let result = tokio::task::spawn_blocking(move || scanned.changes())
-                .await
-                .expect("a scan does not panic");
-            match result {
-                Ok(changes) => {
-                    for c in changes {
-                        let sent = match c {
-                            SourceChange::Host(k) if wanted(&k) => tx.send(LiveChange::Host(k)),
-                            SourceChange::HostGone(k) if wanted(&k) => tx.send(LiveChange::Gone(k)),
-                            SourceChange::Host(_) | SourceChange::HostGone(_) => Ok(()),
-                            SourceChange::Objects => {
-                                if let Some(objects) = &objects {
-                                    match source.objects() {
-                                        Ok(m) => objects.replace(m),
-                                        Err(e) => {
-                                            tracing::warn!("cannot read the objects: {}", e.chain())
-                                        }
-                                    }
-                                }
-                                Ok(())
-                            }
-                        };
-                        if sent.is_err() {
-                            return;
-                        }
-                    }
-                }
-                Err(e) => tracing::warn!("cannot look for changes: {}", e.chain()),
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(poll) => {}
-                _ = stop.changed() => return,
-                _ = tx.closed() => return,
-            }
-        }
-    })
-}
-
 /// Reconciles hosts as they are announced on `changes` until `stop` turns true; then lets the
 /// passes in flight finish and their saves reach the disk, and returns.
 pub async fn run_live(
@@ -174,12 +88,122 @@ pub async fn run_live(
     observer: Observer,
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<()> {
-    Scheduler::live(services, config, changes, observer)
-        .run(stop)
-        .await
+    let live = Live {
+        changes: Some(changes),
+        observer,
+        index: HashMap::new(),
+    };
+    Scheduler::new(services, config, live).run(stop).await
+}
+
+/// The controller policy: hosts come, change and go on `changes`, and none ever stops being
+/// driven; the run ends when told to stop.
+pub(crate) struct Live {
+    /// `None` once nobody sends any more.
+    changes: Option<mpsc::UnboundedReceiver<LiveChange>>,
+    observer: Observer,
+    index: HashMap<ObjectKey, usize>,
 }
 
 /// The shortest wait before a steady host's next poll, whatever `BMHCTL_TIME_SCALE` says.
 pub const MIN_STEADY_REQUEUE: Duration = Duration::from_millis(500);
 /// The shortest wait BMO's non-zero delays become.
 pub const MIN_REQUEUE: Duration = Duration::from_millis(10);
+
+impl Policy for Live {
+    const TAKES_RETRY: bool = true;
+    const STOPS_WITH_OWNER: bool = true;
+
+    fn changes(&mut self, _running: bool) -> Option<&mut mpsc::UnboundedReceiver<LiveChange>> {
+        self.changes.as_mut()
+    }
+
+    fn on_change(s: &mut Scheduler<Self>, change: Option<LiveChange>) {
+        let live = &mut s.policy;
+        match change {
+            None => live.changes = None,
+            Some(LiveChange::Host(key)) => {
+                let host = match live.index.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let i = s.add_slot(key.clone(), None);
+                        s.policy.index.insert(key, i);
+                        i
+                    }
+                };
+                s.slots[host].gone = false;
+                // Runs again as soon as a pass in flight has its save on disk.
+                s.read_again(host);
+            }
+            Some(LiveChange::Gone(key)) => {
+                if let Some(&host) = live.index.get(&key) {
+                    let slot = &mut s.slots[host];
+                    slot.gone = true;
+                    slot.stale = true;
+                    slot.record = None;
+                    slot.want = None;
+                    slot.waiting = None;
+                    slot.token += 1;
+                }
+            }
+        }
+    }
+
+    /// A host stops only when deleted, and its waits are bounded below so that delays scaled
+    /// to (almost) nothing do not spin.
+    fn after_pass(
+        &mut self,
+        slot: &mut Slot,
+        _host: usize,
+        rec: &HostRecord,
+        out: &PassOutcome,
+        config: &RunnerConfig,
+    ) -> Next {
+        (self.observer)(&slot.key, rec, out);
+        if out.deleted() {
+            return Next::Stop(Stop {
+                reached: false,
+                reason: String::new(),
+                deleted: true,
+            });
+        }
+        if out.paused() {
+            // BMO asks nothing for a paused host: controller-runtime forgets its failures.
+            slot.limiter = RateLimiter::default();
+            return Next::Idle;
+        }
+        // Errors and zero-delay requeues go through BMO's rate limiter, in both timings: BMO's
+        // controller does the same.
+        let Some(bmo_delay) = slot.limiter.delay(out.requeue) else {
+            return Next::Idle;
+        };
+        let after = bmo_delay.mul_f64(config.time_scale);
+        // A controller never ends: with delays scaled to (almost) nothing, a steady host's poll
+        // and a failing host's retries must not spin.
+        if out.steady() {
+            Next::After(after.max(MIN_STEADY_REQUEUE))
+        } else if !bmo_delay.is_zero() {
+            Next::After(after.max(MIN_REQUEUE))
+        } else {
+            Next::After(after)
+        }
+    }
+
+    /// Deleted: forgotten until it comes back.
+    fn stop(&mut self, slot: &mut Slot, _host: usize, _record: Box<HostRecord>, _stop: Stop) {
+        slot.gone = true;
+        slot.record = None;
+    }
+
+    /// Not fatal to a controller: what the group held is read again before its hosts' next
+    /// passes, and retried.
+    fn commit_failed(s: &mut Scheduler<Self>, group: usize, e: Error) {
+        tracing::warn!("cannot save: {}", e.chain());
+        let source = &s.context.services.source;
+        for (host, slot) in s.slots.iter_mut().enumerate() {
+            if source.group_of(host) == group {
+                slot.stale = true;
+            }
+        }
+    }
+}

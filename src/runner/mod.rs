@@ -1,34 +1,38 @@
 //! Drives hosts through passes: a batch (`provision`, [`run`]) until each host has decided, a
 //! controller (`watch`, [`live`]) until told to stop. Both are the one scheduler of
-//! [`scheduler`]; this module holds what they share: the configuration, the results and the
-//! group commits.
+//! [`scheduler`] under a policy of their own (`batch`, [`live`]); this module holds what
+//! they share: the configuration, the services and the results.
 
+mod batch;
+mod changes;
 mod due;
 mod due_queue;
 pub mod event_subscriptions;
 pub mod goal;
+mod group_commits;
 pub mod live;
-mod progress;
+mod observer;
+mod pass;
 mod rate_limit;
 mod scheduler;
 mod workers;
 
 pub use due::{MIN_ASK_INTERVAL, Timing};
 pub use goal::Goal;
-pub use progress::{Ledger, LedgerEntry, Progress, ProgressMode, Seen, bars_fit};
+pub use observer::BatchObserver;
 
 use crate::clock::Clock;
 use crate::error::Result;
-use crate::machine::{MachineConfig, PassOutcome};
+use crate::machine::MachineConfig;
 use crate::objects::ObjectSource;
-use crate::persist::{Change, HostSource, Staged};
+use crate::persist::HostSource;
 use crate::record::HostRecord;
 use bmhctl_plugin_sdk::ProvisionerFactory;
+#[cfg(test)]
+use group_commits::GroupCommits;
 use scheduler::Scheduler;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// How the runner behaves.
@@ -93,22 +97,12 @@ pub struct HostResult {
 }
 
 /// What the runner works with: the provisioner, the companion objects, time, and the disk.
+#[derive(Clone)]
 pub struct Services {
     pub factory: Arc<dyn ProvisionerFactory>,
     pub objects: Arc<dyn ObjectSource>,
     pub clock: Arc<dyn Clock>,
     pub source: Arc<dyn HostSource>,
-}
-
-/// Runs every job to its end (or until interrupted) and returns the results in job order.
-pub async fn run(
-    jobs: Vec<HostJob>,
-    services: Services,
-    config: RunnerConfig,
-    progress: Progress,
-    interrupt: tokio::sync::watch::Receiver<bool>,
-) -> Result<Vec<HostResult>> {
-    run_taking_edits(jobs, services, config, progress, interrupt, None).await
 }
 
 /// How a batch takes the edits made to its hosts' source while it runs (`provision` on files),
@@ -126,18 +120,19 @@ pub struct TakeEdits {
     pub prepare: Box<dyn FnMut(&mut HostRecord) -> Goal + Send>,
 }
 
-/// [`run`], taking the edits of the source as `edits` says (none when `None`).
-pub async fn run_taking_edits(
+/// Runs every job to its end (or until interrupted), taking the edits of the source as
+/// `edits` says (none when `None`), and returns the results in job order.
+pub async fn run(
     jobs: Vec<HostJob>,
     services: Services,
     config: RunnerConfig,
-    progress: Progress,
+    progress: Box<dyn BatchObserver>,
     interrupt: tokio::sync::watch::Receiver<bool>,
     edits: Option<TakeEdits>,
 ) -> Result<Vec<HostResult>> {
     let scanner = edits.as_ref().map(|e| {
         let (tx, rx) = mpsc::unbounded_channel();
-        let task = live::scan(
+        let task = changes::scan(
             services.source.clone(),
             None,
             e.poll,
@@ -150,7 +145,7 @@ pub async fn run_taking_edits(
     let (task, changes) = scanner.unzip();
     let deadline = std::time::Instant::now() + config.timeout;
     let time_scale = config.time_scale;
-    let subscriptions = services.shared();
+    let subscriptions = services.clone();
     let mut scheduler = Scheduler::batch(jobs, services, config, progress);
     if let (Some(edits), Some(changes)) = (edits, changes) {
         scheduler.take_edits(edits, changes);
@@ -164,305 +159,6 @@ pub async fn run_taking_edits(
     // BMO's BMCEventSubscription controller, over the subscriptions of the run's hosts.
     event_subscriptions::settle(&subscriptions, &results, time_scale, deadline).await?;
     Ok(results)
-}
-
-impl Services {
-    /// Another handle on the same services.
-    pub fn shared(&self) -> Services {
-        Services {
-            factory: self.factory.clone(),
-            objects: self.objects.clone(),
-            clock: self.clock.clone(),
-            source: self.source.clone(),
-        }
-    }
-}
-
-/// What a pass asks to persist; `None` when it changed nothing that is persisted.
-pub(crate) fn staged<'a>(out: &'a PassOutcome, rec: &'a HostRecord) -> Option<Staged<'a>> {
-    if out.deleted() {
-        return Some(Staged {
-            status: Change::Clear,
-            bookkeeping: Change::Clear,
-            removed_annotations: &out.removed_annotations,
-            // The firmware objects go with their host (BMO's owner references).
-            firmware_settings_status: Change::Clear,
-            firmware_components_status: Change::Clear,
-            data_image_status: Change::Keep,
-        });
-    }
-    let firmware = out.firmware_changed;
-    let staged = Staged {
-        status: Change::when(out.save_status, rec.host.status.as_ref()),
-        bookkeeping: Change::when(out.bookkeeping_changed || firmware, Some(&rec.book)),
-        removed_annotations: &out.removed_annotations,
-        firmware_settings_status: rec
-            .firmware_settings
-            .as_ref()
-            .filter(|_| firmware)
-            .map_or(Change::Keep, |s| Change::to(s.status.as_ref())),
-        firmware_components_status: rec
-            .firmware_components
-            .as_ref()
-            .filter(|_| firmware)
-            .map_or(Change::Keep, |c| Change::to(c.status.as_ref())),
-        data_image_status: rec
-            .data_image
-            .as_ref()
-            .filter(|_| out.data_image_changed)
-            .map_or(Change::Keep, |d| Change::to(d.status.as_ref())),
-    };
-    (!staged.is_empty()).then_some(staged)
-}
-
-/// The group-commit bookkeeping: which groups (files) have staged saves, when each may be
-/// written again, and which hosts wait for which commit before their next pass.
-struct GroupCommits {
-    interval: Duration,
-    /// When the runner began: a group never committed is ready from then on.
-    epoch: Instant,
-    groups: Vec<GroupState>,
-    /// The groups with a commit to make, by when they may, with the group's round (see
-    /// [`GroupState::round`]): kept as groups change, so that nothing scans every group (one
-    /// per host in a store) on every turn of the loop.
-    ready: BinaryHeap<Reverse<(Instant, usize, u64)>>,
-    /// How many groups are committing or have staged saves.
-    busy: usize,
-    /// Whether a commit due while passes of its group are running waits for them (see
-    /// [`Self::hold`]).
-    hold: bool,
-    tx: mpsc::UnboundedSender<(usize, Result<u64>)>,
-    rx: mpsc::UnboundedReceiver<(usize, Result<u64>)>,
-}
-
-#[derive(Default)]
-struct GroupState {
-    staged: u64,
-    committing: Option<u64>,
-    committed: u64,
-    last_start: Option<Instant>,
-    /// How long the last commit took: the next waits a multiple of it, so that commits of a
-    /// big file never hold it most of the time.
-    last_duration: Duration,
-    /// (ticket, host) of hosts parked until their save is on disk.
-    parked: Vec<(u64, usize)>,
-    /// The group's passes running or queued on the workers.
-    running: u32,
-    /// The commit was due while passes of the group ran: it waits for them, at most until
-    /// this time.
-    held_until: Option<Instant>,
-    /// Counts the group's commits started: a ready entry of an earlier round is dead.
-    round: u64,
-}
-
-impl GroupState {
-    fn busy(&self) -> bool {
-        self.committing.is_some() || self.staged > self.committed
-    }
-
-    fn wants_commit(&self) -> bool {
-        self.committing.is_none() && self.staged > self.committed
-    }
-}
-impl GroupCommits {
-    fn new(groups: usize, interval: Duration, hold: bool) -> Self {
-        let (tx, rx) = mpsc::unbounded_channel();
-        Self {
-            interval,
-            epoch: Instant::now(),
-            groups: (0..groups).map(|_| GroupState::default()).collect(),
-            ready: BinaryHeap::new(),
-            busy: 0,
-            hold,
-            tx,
-            rx,
-        }
-    }
-
-    /// Makes room for groups added since (a controller's new hosts).
-    fn grow(&mut self, groups: usize) {
-        while self.groups.len() < groups {
-            self.groups.push(GroupState::default());
-        }
-    }
-
-    /// Changes a group, keeping the busy count and the ready queue up to date.
-    fn change<R>(&mut self, group: usize, f: impl FnOnce(&mut GroupState) -> R) -> R {
-        self.grow(group + 1);
-        let g = &mut self.groups[group];
-        let (was_busy, was_ready) = (g.busy(), g.wants_commit());
-        let r = f(g);
-        let (busy, ready) = (g.busy(), g.wants_commit());
-        match (was_busy, busy) {
-            (false, true) => self.busy += 1,
-            (true, false) => self.busy -= 1,
-            _ => {}
-        }
-        // A group enters the queue once, when it comes to want a commit, and leaves it when
-        // its commit starts: it is never in it twice.
-        if ready && !was_ready {
-            let g = &self.groups[group];
-            let at = g.last_start.map_or(self.epoch, |t| t + self.wait_after(g));
-            self.ready.push(Reverse((at, group, g.round)));
-        }
-        r
-    }
-
-    /// How long a group's commit waits after the last one started.
-    fn wait_after(&self, g: &GroupState) -> Duration {
-        self.interval.max(g.last_duration * 4)
-    }
-
-    /// Whether commits wait for their group's passes (and so count them).
-    fn holds(&self) -> bool {
-        self.hold
-    }
-
-    /// A pass of `group` was handed to the workers.
-    fn pass_started(&mut self, group: usize) {
-        // A file read again during a run can bring a group the source has and these do not
-        // yet (its hosts are not new, so no host's arrival made room for it).
-        self.grow(group + 1);
-        self.groups[group].running += 1;
-    }
-
-    /// A pass of `group` came back (or was taken back unstarted). The last one releases a
-    /// commit held for them.
-    fn pass_ended(&mut self, group: usize) {
-        let g = &mut self.groups[group];
-        g.running -= 1;
-        if g.running == 0 && g.held_until.is_some() {
-            self.ready.push(Reverse((Instant::now(), group, g.round)));
-        }
-    }
-
-    /// Whether the commit of `group`, due now, waits for the group's passes under way: when
-    /// passes never block, the hosts a commit released run their next passes within moments
-    /// of each other, and a commit made in their midst splits them in two, each half then
-    /// needing commits of its own (100,000 hosts in 100 files took 18 commits per file instead
-    /// of about 9). It waits at most four times its usual wait: the passes it waits for take
-    /// the cores meanwhile, and hosts released later lose nothing while they do.
-    fn hold(&mut self, group: usize, now: Instant) -> bool {
-        let wait = self.wait_after(&self.groups[group]);
-        let g = &mut self.groups[group];
-        if !self.hold || g.running == 0 {
-            return false;
-        }
-        match g.held_until {
-            Some(until) => now < until,
-            None => {
-                let until = now + wait * 4;
-                g.held_until = Some(until);
-                self.ready.push(Reverse((until, group, g.round)));
-                true
-            }
-        }
-    }
-
-    fn staged(&mut self, group: usize, ticket: u64) {
-        self.change(group, |g| g.staged = g.staged.max(ticket));
-    }
-
-    /// Host `host` may run again once `ticket` of its group is committed; `false`
-    /// when it already is (a commit that started before the pass's message arrived can carry
-    /// its save), so the caller schedules the host itself: parked, it would wait for a commit
-    /// that never comes.
-    fn park(&mut self, group: usize, ticket: u64, host: usize) -> bool {
-        let g = &mut self.groups[group];
-        if ticket <= g.committed {
-            return false;
-        }
-        g.parked.push((ticket, host));
-        true
-    }
-
-    fn busy(&self) -> bool {
-        self.busy > 0
-    }
-
-    fn next_ready_at(&self) -> Option<Instant> {
-        self.ready.peek().map(|Reverse((at, _, _))| *at)
-    }
-
-    /// Starts every group ready to commit, each on a blocking thread; the results come back
-    /// on the commit channel.
-    fn start_ready(&mut self, commit: impl Fn(usize) -> Result<u64> + Clone + Send + 'static) {
-        let now = Instant::now();
-        while let Some(&Reverse((at, group, round))) = self.ready.peek() {
-            if at > now {
-                break;
-            }
-            self.ready.pop();
-            // Given up on since it was queued, or an entry of an earlier round.
-            let g = &self.groups[group];
-            if !g.wants_commit() || g.round != round || self.hold(group, now) {
-                continue;
-            }
-            self.begin(group);
-            let waiting = self.tx.clone();
-            let commit = commit.clone();
-            tokio::task::spawn_blocking(move || {
-                let _ = waiting.send((group, commit(group)));
-            });
-        }
-    }
-
-    /// Marks a commit of `group`, taken from the ready queue, as started.
-    fn begin(&mut self, group: usize) {
-        self.change(group, |g| {
-            g.committing = Some(g.staged);
-            g.last_start = Some(Instant::now());
-            g.held_until = None;
-            g.round += 1;
-        });
-    }
-
-    /// Starts a commit of `group` whatever its time.
-    #[cfg(test)]
-    fn start(&mut self, group: usize) {
-        self.ready.retain(|Reverse((_, g, _))| *g != group);
-        self.begin(group);
-    }
-
-    async fn recv(&mut self) -> Option<(usize, Result<u64>)> {
-        self.rx.recv().await
-    }
-
-    /// Drops what `group` has staged and not committed (after its commit failed, in a run that
-    /// is ending): it is not retried, so the run can end; returns the hosts parked on it.
-    fn give_up(&mut self, group: usize) -> Vec<usize> {
-        self.change(group, |g| {
-            g.staged = g.committed;
-            g.parked.drain(..).map(|(_, host)| host).collect()
-        })
-    }
-
-    /// Records a finished commit, with the ticket it put on disk (`None`: it failed); returns
-    /// the hosts it released.
-    fn finished(&mut self, group: usize, committed: Option<u64>) -> Vec<usize> {
-        self.change(group, |g| {
-            let started_at = g.committing.take().unwrap_or(0);
-            if let Some(t) = g.last_start {
-                g.last_duration = t.elapsed();
-            }
-            match committed {
-                Some(ticket) => g.committed = g.committed.max(ticket),
-                // A failed commit releases nobody; what it held is staged again.
-                None => g.staged = g.staged.max(started_at),
-            }
-            let committed = g.committed;
-            let mut released = Vec::new();
-            g.parked.retain(|&(t, host)| {
-                if t <= committed {
-                    released.push(host);
-                    false
-                } else {
-                    true
-                }
-            });
-            released
-        })
-    }
 }
 
 #[cfg(test)]

@@ -4,9 +4,9 @@
 //! Modelled on kube-rs' controller: a pass (BMO's reconcile) returns an action, and the
 //! scheduler owns timing. A host's next pass is due at the earliest of BMO's requeue time, a
 //! change the provisioner reports for it, or a change of its document; at most `concurrency`
-//! passes run at once, and never two of one host. A batch is the same loop over a fixed set of
-//! hosts with a finish policy: a host stops being driven once it has decided (reached its goal,
-//! failed, timed out), and the run ends when every host has stopped.
+//! passes run at once, and never two of one host. What a batch and a controller do differently
+//! is their [`Policy`]'s: a batch's host stops being driven once it has decided (reached its
+//! goal, failed, timed out), and the run ends when every host has stopped.
 //!
 //! Passes run on `concurrency` long-lived worker threads (provisioner calls are synchronous;
 //! no more than the cores when they never block, see [`pass_threads`]), fed from one queue
@@ -14,150 +14,78 @@
 //! not the record. Saves are staged into the host's commit group (its file) and committed at a bounded
 //! rate (group commit); a host's next pass waits until its last save is on disk.
 
+use super::changes::LiveChange;
 use super::due::{self, DueAsker, ReadyAsker};
 use super::due_queue::DueQueue;
-use super::live::{LiveChange, MIN_REQUEUE, MIN_STEADY_REQUEUE, Observer};
+use super::group_commits::GroupCommits;
+use super::pass::{Done, Job, PassContext, run_pass};
 use super::rate_limit::RateLimiter;
 use super::workers::Workers;
-use super::{
-    GroupCommits, HostJob, HostResult, Progress, RunnerConfig, Services, TakeEdits, staged,
-};
-use crate::error::{Error, Result, Unfinished};
-use crate::machine::{Machine, MachineConfig, PassOutcome};
-use crate::persist::RETRY_ANNOTATION;
+use super::{RunnerConfig, Services};
+use crate::error::{Error, Result};
+use crate::machine::PassOutcome;
 use crate::record::HostRecord;
-use bmh_api::{ErrorType, ObjectKey, OperationalStatus, ProvisioningState};
+use bmh_api::ObjectKey;
 use bmhctl_plugin_sdk::WaitingHost;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-
-use super::Goal;
-
-/// What differs between a batch and a controller.
-pub(crate) enum Mode {
-    /// `provision`: a fixed set of hosts, each driven until it decides; the run ends when all
-    /// have, or when interrupted (an error).
-    /// Boxed: a batch holds more than a controller.
-    Batch(Box<Batch>),
-    /// `watch`: hosts come, change and go on `changes`, and none ever stops being driven; the
-    /// run ends when told to stop.
-    Live(Live),
-}
-
-pub(crate) struct Batch {
-    goals: Vec<Goal>,
-    results: Vec<Option<HostResult>>,
-    remaining: usize,
-    progress: Progress,
-    /// No host's next pass is later than this.
-    deadline: Instant,
-    /// How edits of the source are taken, and where they come from (none: the hosts are
-    /// driven as they were read).
-    edits: Option<TakeEdits>,
-    changes: Option<mpsc::UnboundedReceiver<LiveChange>>,
-    /// The hosts by key, made at the first change of the source: a run nobody edits never
-    /// holds this second copy of every key.
-    index: HashMap<ObjectKey, usize>,
-}
-
-impl Batch {
-    /// Ends host `host` short of its goal, with `reason`, as `record` left it.
-    fn stop_host(&mut self, slot: &mut Slot, host: usize, record: HostRecord, reason: String) {
-        self.progress.host_finished(host, &record, false, &reason);
-        self.results[host] = Some(HostResult {
-            record,
-            goal: self.goals[host].clone(),
-            reached: false,
-            reason,
-            passes: slot.passes,
-            deleted: false,
-        });
-        self.remaining -= 1;
-        slot.done = true;
-        slot.record = None;
-    }
-}
-
-/// Why a batch's host removed from its file during the run stopped.
-const REMOVED: &str = "removed from its file during the run: not driven further";
 
 /// How long a run told to stop waits for the passes in flight and the saves under way: one
 /// that hangs (a save on a stuck disk, a provisioner call that never answers) is then left
 /// behind, as if the process had been killed, so that a signal always ends the run in seconds.
 const STOP_GRACE: Duration = Duration::from_secs(3);
 
-pub(crate) struct Live {
-    changes: mpsc::UnboundedReceiver<LiveChange>,
-    changes_open: bool,
-    observer: Observer,
-    index: HashMap<ObjectKey, usize>,
-}
-
 /// The scheduler's view of one host between passes.
-struct Slot {
-    key: ObjectKey,
+#[derive(Default)]
+pub(crate) struct Slot {
+    pub(super) key: ObjectKey,
     /// Boxed: a pass moves a pointer to its worker and back.
-    record: Option<Box<HostRecord>>,
-    passes: u64,
+    pub(super) record: Option<Box<HostRecord>>,
+    pub(super) passes: u64,
     /// Read the host from the store before its next pass (its document changed).
-    stale: bool,
-    in_flight: bool,
+    pub(super) stale: bool,
+    pub(super) in_flight: bool,
     /// Waiting for its last save to be on disk.
-    parked: bool,
+    pub(super) parked: bool,
     /// When it should run once its save is on disk.
-    want: Option<Instant>,
+    pub(super) want: Option<Instant>,
     /// Gone from the store (a controller's host may come back).
-    gone: bool,
+    pub(super) gone: bool,
     /// A batch's host that has decided: never driven again.
-    done: bool,
+    pub(super) done: bool,
     /// controller-runtime's per-host limiter for errors and zero-delay requeues.
-    limiter: RateLimiter,
+    pub(super) limiter: RateLimiter,
     /// BMO time this host has waited so far (delays before scaling).
-    virtual_elapsed: Duration,
+    pub(super) virtual_elapsed: Duration,
     /// Only the due entry with the slot's current token counts: a host rescheduled early
     /// leaves its older entry behind, dead.
-    token: u64,
+    pub(super) token: u64,
     /// Counts the host's passes started: a change report answers for one generation.
-    generation: u64,
+    pub(super) generation: u64,
     /// Since when, and on what, the host's next pass waits on the provisioner. Boxed: most
     /// slots, and every decided host's, hold none, and a slot is kept for every host.
-    waiting: Option<Box<(Instant, WaitingHost)>>,
+    pub(super) waiting: Option<Box<(Instant, WaitingHost)>>,
     /// When its next pass is due at BMO's (scaled) time; its BMO delay is already counted in
     /// `virtual_elapsed`, so a host woken earlier is credited back the part it did not wait.
-    bmo_due: Option<Instant>,
+    pub(super) bmo_due: Option<Instant>,
     /// The pass after pass `generation` was already held back for its provisioner: it starts
     /// when next due, unasked (one hold per pass).
-    held: Option<u64>,
+    pub(super) held: Option<u64>,
     /// The commit group its pass in flight was counted in (when commits wait for passes).
-    running_in: usize,
+    pub(super) running_in: usize,
     /// A hash of the last reason it could not be read, said once (0: none): a host read
     /// again for another cause says the same reason no more.
-    unreadable_said: u64,
+    pub(super) unreadable_said: u64,
 }
 
 impl Slot {
-    fn new(key: ObjectKey, record: Option<Box<HostRecord>>) -> Self {
+    pub(super) fn new(key: ObjectKey, record: Option<Box<HostRecord>>) -> Self {
         Self {
             stale: record.is_none(),
             key,
             record,
-            passes: 0,
-            in_flight: false,
-            parked: false,
-            want: None,
-            gone: false,
-            done: false,
-            limiter: RateLimiter::default(),
-            virtual_elapsed: Duration::ZERO,
-            token: 0,
-            generation: 0,
-            waiting: None,
-            bmo_due: None,
-            held: None,
-            running_in: 0,
-            unreadable_said: 0,
+            ..Self::default()
         }
     }
 
@@ -174,181 +102,21 @@ impl Slot {
 
 /// What a host does after a pass.
 #[derive(Debug, PartialEq)]
-enum Next {
+pub(crate) enum Next {
     /// Runs again after this long, unless something wakes it earlier.
     After(Duration),
     /// Waits for a change of its document.
     Idle,
     /// Stops being driven: a batch's host decided, or the host is deleted.
-    Stop {
-        reached: bool,
-        reason: String,
-        deleted: bool,
-    },
+    Stop(Stop),
 }
 
-/// One pass for a worker.
-struct Job {
-    host: usize,
-    /// `None`: read the host from the store first.
-    record: Option<Box<HostRecord>>,
-    /// With a host read afresh: the record of its last accepted spec, which BMO's update
-    /// rules compare the new one with.
-    accepted: Option<Box<HostRecord>>,
-    key: Option<ObjectKey>,
-    seed: u64,
-}
-
-/// What a worker sends back.
-enum Done {
-    Pass {
-        host: usize,
-        record: Box<HostRecord>,
-        outcome: PassOutcome,
-        staged_ticket: Option<u64>,
-        stage_error: Option<Error>,
-    },
-    Gone {
-        host: usize,
-    },
-    Unreadable {
-        host: usize,
-        error: Error,
-        /// Kept, so that the next edit is compared with it too.
-        accepted: Option<Box<HostRecord>>,
-    },
-}
-
-/// What every pass works with, shared by the workers.
-struct PassContext {
-    services: Services,
-    machine: MachineConfig,
-    /// A controller: hosts are read afresh and checked, and the retry annotation is consumed.
-    live: bool,
-    /// The scheduler reads a pass's events (a controller's observer, verbose progress): when
-    /// not, they are freed on the pass's thread once recorded, so that the scheduler's thread
-    /// neither frees them nor waits on the pass thread's allocator to.
-    events_read: bool,
-}
-
-/// Runs one pass on a worker.
-fn run_pass(cx: &PassContext, job: Job) -> Done {
-    let Job {
-        host,
-        record,
-        accepted,
-        key,
-        seed,
-    } = job;
-    let Services {
-        factory,
-        objects,
-        clock,
-        source,
-    } = &cx.services;
-    let mut record = match record {
-        Some(r) => r,
-        None => {
-            let key = key.expect("a host read afresh has a key");
-            match source.load(&key) {
-                Ok(Some(r)) => {
-                    let r = Box::new(r);
-                    let old = accepted.as_ref().map(|a| &*a.host);
-                    if let Err(error) = admit(&r.host, old) {
-                        return Done::Unreadable {
-                            host,
-                            error,
-                            accepted,
-                        };
-                    }
-                    r
-                }
-                Ok(None) => return Done::Gone { host },
-                Err(error) => {
-                    return Done::Unreadable {
-                        host,
-                        error,
-                        accepted,
-                    };
-                }
-            }
-        }
-    };
-    let retry = cx.live
-        && record
-            .host
-            .metadata
-            .annotations
-            .remove(RETRY_ANNOTATION)
-            .is_some();
-    let machine = Machine {
-        factory: factory.as_ref(),
-        objects: objects.as_ref(),
-        clock: clock.as_ref(),
-        config: &cx.machine,
-    };
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let mut outcome = machine.reconcile(&mut record, &mut rng);
-    if retry {
-        outcome
-            .removed_annotations
-            .push(RETRY_ANNOTATION.to_string());
-    }
-    if !outcome.events.is_empty() && source.events_in_bookkeeping() {
-        record
-            .book
-            .remember_events(&crate::clock::format_time(clock.now()), &outcome.events);
-        outcome.bookkeeping_changed = true;
-    } else if !outcome.events.is_empty()
-        && let Err(e) = source.record_events(host, &outcome.events)
-    {
-        tracing::warn!("cannot record events: {}", e.chain());
-    }
-    let (stage_error, staged_ticket) = match staged(&outcome, &record) {
-        Some(s) => match source.stage(host, &s) {
-            Ok(t) => (None, Some(t)),
-            Err(e) => (Some(e), None),
-        },
-        None => (None, None),
-    };
-    // Recorded and staged: events nobody reads further are freed here.
-    if !cx.events_read {
-        outcome.events = Vec::new();
-    }
-    Done::Pass {
-        host,
-        record,
-        outcome,
-        staged_ticket,
-        stage_error,
-    }
-}
-
-/// Checks a host read afresh (a hand edit of the store or of a watched file reaches watch
-/// this way) with BMO's admission rules, as `apply` does: the update rules against `accepted`,
-/// the host as last driven (BMO's validateChanges), so that a refused edit never reaches the
-/// provisioner. A host being deleted is not checked, so an invalid host can still be removed.
-fn admit(host: &bmh_api::BareMetalHost, accepted: Option<&bmh_api::BareMetalHost>) -> Result<()> {
-    match refusal(host, accepted) {
-        None => Ok(()),
-        Some(why) => Err(Error::invalid(format!(
-            "refused by BMO's admission rules, not reconciled until its file changes: {why}"
-        ))),
-    }
-}
-
-/// What BMO's admission rules find wrong with `host` (the update rules against `accepted`,
-/// when given), one `; ` between problems; `None` when they accept it or it is being deleted.
-fn refusal(
-    host: &bmh_api::BareMetalHost,
-    accepted: Option<&bmh_api::BareMetalHost>,
-) -> Option<String> {
-    if host.metadata.deletion_timestamp.is_some() {
-        return None;
-    }
-    let errors = crate::validate::validate(host, accepted);
-    let texts: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-    (!texts.is_empty()).then(|| texts.join("; "))
+/// How a host stopped being driven.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Stop {
+    pub(super) reached: bool,
+    pub(super) reason: String,
+    pub(super) deleted: bool,
 }
 
 /// How many passes run at once, and how many more are queued for the threads that run them.
@@ -388,7 +156,7 @@ fn cores() -> usize {
 }
 
 /// Queues the host's next pass at `at`; any earlier entry of it no longer counts.
-fn schedule(due: &mut DueQueue, slot: &mut Slot, host: usize, at: Instant) {
+pub(super) fn schedule(due: &mut DueQueue, slot: &mut Slot, host: usize, at: Instant) {
     slot.token += 1;
     due.push((at, host, slot.token));
 }
@@ -419,15 +187,15 @@ enum Wake {
     Timer,
 }
 
-pub(crate) struct Scheduler {
+pub(crate) struct Scheduler<P> {
     config: RunnerConfig,
-    mode: Mode,
-    slots: Vec<Slot>,
-    due: DueQueue,
+    pub(super) policy: P,
+    pub(super) slots: Vec<Slot>,
+    pub(super) due: DueQueue,
     workers: Workers<Job, Done>,
     threads: PassThreads,
     /// What the passes work with; the source also saves.
-    context: Arc<PassContext>,
+    pub(super) context: Arc<PassContext>,
     commits: GroupCommits,
     asker: DueAsker,
     ready: ReadyAsker,
@@ -436,11 +204,11 @@ pub(crate) struct Scheduler {
     stopping: bool,
     /// When the run was told to stop.
     stopped_at: Option<Instant>,
-    fatal: Option<Error>,
+    pub(super) fatal: Option<Error>,
 }
 
-impl Scheduler {
-    fn new(services: Services, config: RunnerConfig, mode: Mode) -> Self {
+impl<P: Policy> Scheduler<P> {
+    pub(super) fn new(services: Services, config: RunnerConfig, policy: P) -> Self {
         // Passes that never block come back within moments: a commit may wait for them.
         let commits = GroupCommits::new(
             services.source.groups(),
@@ -453,16 +221,11 @@ impl Scheduler {
             Some(s) => fastrand::Rng::with_seed(s),
             None => fastrand::Rng::new(),
         };
-        let live = matches!(mode, Mode::Live(_));
-        let events_read = match &mode {
-            Mode::Live(_) => true,
-            Mode::Batch(b) => b.progress.reads_events(),
-        };
         let context = Arc::new(PassContext {
             services,
             machine: config.machine.clone(),
-            live,
-            events_read,
+            takes_retry: P::TAKES_RETRY,
+            events_read: policy.reads_events(),
         });
         let threads = pass_threads(
             config.concurrency,
@@ -477,7 +240,7 @@ impl Scheduler {
         };
         Self {
             config,
-            mode,
+            policy,
             slots: Vec::new(),
             due: DueQueue::default(),
             workers,
@@ -494,92 +257,6 @@ impl Scheduler {
         }
     }
 
-    /// A batch over `jobs`, each due now.
-    pub(crate) fn batch(
-        jobs: Vec<HostJob>,
-        services: Services,
-        config: RunnerConfig,
-        mut progress: Progress,
-    ) -> Self {
-        let deadline = Instant::now() + config.timeout;
-        let mut goals = Vec::with_capacity(jobs.len());
-        let mut slots = Vec::with_capacity(jobs.len());
-        for (i, j) in jobs.into_iter().enumerate() {
-            progress.host_started(i, &j.record, &j.goal);
-            let meta = &j.record.host.metadata;
-            let key = ObjectKey::new(meta.namespace_or_default(), &meta.name);
-            slots.push(Slot::new(key, Some(Box::new(j.record))));
-            goals.push(j.goal);
-        }
-        let n = slots.len();
-        let mode = Mode::Batch(Box::new(Batch {
-            goals,
-            results: (0..n).map(|_| None).collect(),
-            remaining: n,
-            progress,
-            deadline,
-            edits: None,
-            changes: None,
-            index: HashMap::new(),
-        }));
-        let mut s = Self::new(services, config, mode);
-        s.slots = slots;
-        let now = Instant::now();
-        for (i, slot) in s.slots.iter_mut().enumerate() {
-            schedule(&mut s.due, slot, i, now);
-        }
-        s
-    }
-
-    /// Takes the edits announced on `changes` as `edits` says (a batch only).
-    pub(crate) fn take_edits(
-        &mut self,
-        edits: TakeEdits,
-        changes: mpsc::UnboundedReceiver<LiveChange>,
-    ) {
-        if let Mode::Batch(b) = &mut self.mode {
-            b.edits = Some(edits);
-            b.changes = Some(changes);
-        }
-    }
-
-    /// A controller over the hosts announced on `changes`.
-    pub(crate) fn live(
-        services: Services,
-        config: RunnerConfig,
-        changes: mpsc::UnboundedReceiver<LiveChange>,
-        observer: Observer,
-    ) -> Self {
-        let mode = Mode::Live(Live {
-            changes,
-            changes_open: true,
-            observer,
-            index: HashMap::new(),
-        });
-        Self::new(services, config, mode)
-    }
-
-    /// The batch's results in job order, once [`Self::run`] returned `Ok`.
-    pub(crate) fn results(self) -> Vec<HostResult> {
-        match self.mode {
-            Mode::Batch(b) => b
-                .results
-                .into_iter()
-                .map(|r| r.expect("every host finished"))
-                .collect(),
-            Mode::Live(_) => Vec::new(),
-        }
-    }
-
-    fn halted(&self) -> bool {
-        self.stopping || self.fatal.is_some()
-    }
-
-    /// Every host of a batch has stopped.
-    fn finished(&self) -> bool {
-        matches!(&self.mode, Mode::Batch(b) if b.remaining == 0)
-    }
-
     /// Drives the hosts until a batch's every host has stopped, or until `stop` turns true;
     /// then lets the passes in flight finish and their saves reach the disk. A batch stopped
     /// early ends in [`Error::Interrupted`].
@@ -594,7 +271,10 @@ impl Scheduler {
             }
             let source = self.context.services.source.clone();
             self.commits.start_ready(move |group| source.commit(group));
-            if (self.halted() || self.finished()) && self.in_flight == 0 && !self.commits.busy() {
+            if (self.halted() || self.policy.finished())
+                && self.in_flight == 0
+                && !self.commits.busy()
+            {
                 break;
             }
             let give_up_at = self.stopped_at.map(|t| t + STOP_GRACE);
@@ -611,36 +291,8 @@ impl Scheduler {
                 let slots = &self.slots;
                 self.asker.maybe_ask(|| waiting_hosts(slots));
             }
-            // A due host only wakes the loop when there is room to run it; otherwise a finished
-            // pass will.
-            let running = !self.halted();
-            let next_due = self
-                .due
-                .peek()
-                .map(|(at, _, _)| at)
-                .filter(|_| self.in_flight < self.room() && running);
-            let next_ask = self.asker.next_ask().filter(|_| running);
-            let wake_at = [next_due, self.commits.next_ready_at(), next_ask, give_up_at]
-                .into_iter()
-                .flatten()
-                .min();
-            let changes = match &mut self.mode {
-                Mode::Live(l) if l.changes_open => Some(&mut l.changes),
-                Mode::Batch(b) if running => b.changes.as_mut(),
-                _ => None,
-            };
             let listen = !self.stopping && stop_open;
-            let wake = tokio::select! {
-                () = self.workers.results_ready() => Wake::Passes,
-                Some((group, result)) = self.commits.recv() => Wake::Commit(group, result),
-                change = next_change(changes) => Wake::Change(change),
-                answer = self.asker.recv() => Wake::Answer(answer),
-                changed = stop.changed(), if listen => match changed {
-                    Ok(()) => Wake::Stop(*stop.borrow()),
-                    Err(_) => Wake::StopGone,
-                },
-                _ = sleep_until(wake_at) => Wake::Timer,
-            };
+            let wake = self.wait(&mut stop, listen, give_up_at).await;
             match wake {
                 Wake::Passes => {
                     for done in self.workers.take_results() {
@@ -652,36 +304,54 @@ impl Scheduler {
                 Wake::Answer(answer) => self.answered(answer),
                 Wake::Stop(true) => self.interrupt(),
                 // A controller stops with its owner; a batch runs on to its end.
-                Wake::StopGone => match self.mode {
-                    Mode::Live(_) => self.interrupt(),
-                    Mode::Batch(_) => stop_open = false,
-                },
+                Wake::StopGone if P::STOPS_WITH_OWNER => self.interrupt(),
+                Wake::StopGone => stop_open = false,
                 Wake::Stop(false) | Wake::Timer => {}
             }
         }
         self.workers.stop();
-        if let Mode::Batch(b) = &mut self.mode {
-            // Where the hosts still driven got to, for the report of a run stopped short (a
-            // pass given up on leaves its host as its ledger last had it).
-            for (host, slot) in self.slots.iter().enumerate() {
-                if let (false, Some(record)) = (slot.done, &slot.record) {
-                    b.progress.left_off(host, record);
-                }
-            }
-            b.progress.finish();
+        let fatal = self.fatal.take();
+        self.policy.ended(&self.slots, self.stopping, fatal)
+    }
+
+    /// Waits for what wakes the loop next: passes done, a commit done, a change, a
+    /// provisioner's answer, a stop (when `listen`), or the time of the next due pass,
+    /// commit, question or `give_up_at`.
+    async fn wait(
+        &mut self,
+        stop: &mut tokio::sync::watch::Receiver<bool>,
+        listen: bool,
+        give_up_at: Option<Instant>,
+    ) -> Wake {
+        // A due host only wakes the loop when there is room to run it; otherwise a finished
+        // pass will.
+        let running = !self.halted();
+        let next_due = self
+            .due
+            .peek()
+            .map(|(at, _, _)| at)
+            .filter(|_| self.in_flight < self.room() && running);
+        let next_ask = self.asker.next_ask().filter(|_| running);
+        let wake_at = [next_due, self.commits.next_ready_at(), next_ask, give_up_at]
+            .into_iter()
+            .flatten()
+            .min();
+        let changes = self.policy.changes(running);
+        tokio::select! {
+            () = self.workers.results_ready() => Wake::Passes,
+            Some((group, result)) = self.commits.recv() => Wake::Commit(group, result),
+            change = next_change(changes) => Wake::Change(change),
+            answer = self.asker.recv() => Wake::Answer(answer),
+            changed = stop.changed(), if listen => match changed {
+                Ok(()) => Wake::Stop(*stop.borrow()),
+                Err(_) => Wake::StopGone,
+            },
+            _ = sleep_until(wake_at) => Wake::Timer,
         }
-        let batch = matches!(self.mode, Mode::Batch(_));
-        if self.stopping && batch {
-            // A signal ends a batch with 130 whatever else went wrong; what did is said.
-            if let Some(e) = self.fatal.take() {
-                tracing::error!("{}", e.chain());
-            }
-            return Err(Error::Interrupted);
-        }
-        if let Some(e) = self.fatal.take() {
-            return Err(e);
-        }
-        Ok(())
+    }
+
+    fn halted(&self) -> bool {
+        self.stopping || self.fatal.is_some()
     }
 
     /// Passes started and not done: those running, and those queued for the workers when more
@@ -700,9 +370,7 @@ impl Scheduler {
             self.unstart(job);
         }
         self.stopped_at = Some(Instant::now());
-        if let Mode::Batch(b) = &mut self.mode {
-            b.progress.interrupted();
-        }
+        self.policy.interrupted();
     }
 
     /// Starts every due pass there is room for; in change-driven timing, first holds back those
@@ -723,7 +391,7 @@ impl Scheduler {
                 if slot.token != token || slot.gone || slot.done || slot.in_flight || slot.parked {
                     continue;
                 }
-                if slot.stale && matches!(self.mode, Mode::Batch(_)) && !self.take_edit(host) {
+                if slot.stale && !P::edited(self, host) {
                     continue;
                 }
                 due_now.push(host);
@@ -836,38 +504,17 @@ impl Scheduler {
             };
             self.commits.pass_ended(self.slots[host].running_in);
         }
-        let (host, record, outcome, staged_ticket) = match done {
+        match done {
             Done::Gone { host } => {
                 let slot = &mut self.slots[host];
                 slot.in_flight = false;
                 slot.gone = true;
-                return;
             }
             Done::Unreadable {
                 host,
                 error,
                 accepted,
-            } => {
-                let slot = &mut self.slots[host];
-                slot.in_flight = false;
-                slot.stale = true;
-                slot.record = accepted;
-                // Waits for the next change of its file.
-                let said = error.chain();
-                let print = {
-                    use std::hash::{Hash, Hasher};
-                    let mut h = std::collections::hash_map::DefaultHasher::new();
-                    said.hash(&mut h);
-                    h.finish().max(1)
-                };
-                if slot.unreadable_said == print {
-                    tracing::debug!("BareMetalHost {}: {said}", slot.key);
-                } else {
-                    slot.unreadable_said = print;
-                    tracing::warn!("BareMetalHost {}: {said}", slot.key);
-                }
-                return;
-            }
+            } => self.unreadable(host, &error, accepted),
             Done::Pass {
                 host,
                 record,
@@ -883,35 +530,57 @@ impl Scheduler {
                     slot.record = Some(record);
                     return;
                 }
-                (host, record, outcome, staged_ticket)
+                self.passed(host, record, &outcome, staged_ticket);
             }
-        };
-        let slot = &mut self.slots[host];
-        if let Mode::Batch(b) = &mut self.mode
-            && slot.gone
-        {
-            b.stop_host(slot, host, *record, REMOVED.into());
-            return;
         }
-        let next = match &mut self.mode {
-            Mode::Batch(b) => {
-                b.progress.pass_done(host, &record, &outcome);
-                after_pass(
-                    slot,
-                    &record,
-                    &outcome,
-                    &self.config,
-                    Some((&b.goals[host], b.deadline)),
-                )
-            }
-            Mode::Live(l) => {
-                (l.observer)(&slot.key, &record, &outcome);
-                after_pass(slot, &record, &outcome, &self.config, None)
-            }
+    }
+
+    /// The host read afresh for a pass could not be read, or its edit was refused: it waits
+    /// for the next change of its file, the reason said once.
+    fn unreadable(&mut self, host: usize, error: &Error, accepted: Option<Box<HostRecord>>) {
+        let slot = &mut self.slots[host];
+        slot.in_flight = false;
+        slot.stale = true;
+        slot.record = accepted;
+        let said = error.chain();
+        let print = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            said.hash(&mut h);
+            h.finish().max(1)
         };
+        if slot.unreadable_said == print {
+            tracing::debug!("BareMetalHost {}: {said}", slot.key);
+        } else {
+            slot.unreadable_said = print;
+            tracing::warn!("BareMetalHost {}: {said}", slot.key);
+        }
+    }
+
+    /// A pass of `host` ended with `outcome`, its save staged as `staged_ticket`: the policy
+    /// says what the host does next.
+    fn passed(
+        &mut self,
+        host: usize,
+        record: Box<HostRecord>,
+        outcome: &PassOutcome,
+        staged_ticket: Option<u64>,
+    ) {
+        let slot = &mut self.slots[host];
+        let record = if slot.gone {
+            match self.policy.removed(slot, host, record) {
+                Some(record) => record,
+                None => return,
+            }
+        } else {
+            record
+        };
+        let next = self
+            .policy
+            .after_pass(slot, host, &record, outcome, &self.config);
         // An edit that came during the pass is acted upon before the host may decide.
         let next = match next {
-            Next::Stop { deleted: false, .. } if slot.stale => Next::After(Duration::ZERO),
+            Next::Stop(Stop { deleted: false, .. }) if slot.stale => Next::After(Duration::ZERO),
             next => next,
         };
         let now = Instant::now();
@@ -927,34 +596,19 @@ impl Scheduler {
                 slot.record = Some(record);
             }
             Next::Idle => slot.record = Some(record),
-            Next::Stop {
-                reached,
-                reason,
-                deleted,
-            } => match &mut self.mode {
-                Mode::Batch(b) => {
-                    b.progress.host_finished(host, &record, reached, &reason);
-                    b.results[host] = Some(HostResult {
-                        record: *record,
-                        goal: b.goals[host].clone(),
-                        reached,
-                        reason,
-                        passes: slot.passes,
-                        deleted,
-                    });
-                    b.remaining -= 1;
-                    slot.done = true;
-                }
-                Mode::Live(_) => {
-                    slot.gone = true;
-                    slot.record = None;
-                }
-            },
+            Next::Stop(stop) => self.policy.stop(slot, host, record, stop),
         }
         // A document changed during the pass: read it again now (after the save).
         if slot.stale {
             at = Some(now);
         }
+        self.queue_next(host, staged_ticket, at);
+    }
+
+    /// Queues the next pass of `host` at `at` (none: it waits for a change), or parks it until
+    /// its save, `staged_ticket`, is on disk.
+    fn queue_next(&mut self, host: usize, staged_ticket: Option<u64>, at: Option<Instant>) {
+        let slot = &mut self.slots[host];
         if let Some(ticket) = staged_ticket {
             let group = self.context.services.source.group_of(host);
             self.commits.staged(group, ticket);
@@ -979,30 +633,10 @@ impl Scheduler {
     fn commit_done(&mut self, group: usize, result: Result<u64>) {
         let committed = match result {
             Ok(t) => Some(t),
-            Err(e) => match &self.mode {
-                Mode::Batch(_) => {
-                    // A save that fails ends a batch with 1 (its goal not met), the cause
-                    // named; only a bug keeps its own code.
-                    let e = match e {
-                        e @ Error::Internal { .. } => e,
-                        e => Unfinished::Save(Box::new(e)).into(),
-                    };
-                    self.fatal.get_or_insert(e);
-                    None
-                }
-                Mode::Live(_) => {
-                    // Not fatal to a controller: the host is read again and retried.
-                    tracing::warn!("cannot save: {}", e.chain());
-                    // What the group held is read again before its hosts' next passes.
-                    let source = &self.context.services.source;
-                    for (host, slot) in self.slots.iter_mut().enumerate() {
-                        if source.group_of(host) == group {
-                            slot.stale = true;
-                        }
-                    }
-                    None
-                }
-            },
+            Err(e) => {
+                P::commit_failed(self, group, e);
+                None
+            }
         };
         let halted = self.halted();
         let mut released = self.commits.finished(group, committed);
@@ -1024,245 +658,32 @@ impl Scheduler {
         }
     }
 
-    fn change(&mut self, change: Option<LiveChange>) {
-        if matches!(self.mode, Mode::Batch(_)) {
-            return self.batch_change(change);
-        }
-        let Mode::Live(live) = &mut self.mode else {
-            return;
-        };
+    /// Adds a host the source has come to hold; its number.
+    pub(super) fn add_slot(&mut self, key: ObjectKey, record: Option<Box<HostRecord>>) -> usize {
         let source = &self.context.services.source;
-        match change {
-            None => live.changes_open = false,
-            Some(LiveChange::Host(key)) => {
-                let host = match live.index.get(&key) {
-                    Some(&i) => i,
-                    None => {
-                        let i = source.add_host(key.clone());
-                        self.commits.grow(source.groups());
-                        debug_assert_eq!(i, self.slots.len());
-                        self.slots.push(Slot::new(key.clone(), None));
-                        live.index.insert(key, i);
-                        i
-                    }
-                };
-                let slot = &mut self.slots[host];
-                slot.stale = true;
-                slot.gone = false;
-                let now = Instant::now();
-                if slot.in_flight {
-                    // Runs again as soon as this pass's save is on disk.
-                } else if slot.parked {
-                    slot.want = Some(now);
-                } else {
-                    schedule(&mut self.due, slot, host, now);
-                }
-            }
-            Some(LiveChange::Gone(key)) => {
-                if let Some(&host) = live.index.get(&key) {
-                    let slot = &mut self.slots[host];
-                    slot.gone = true;
-                    slot.stale = true;
-                    slot.record = None;
-                    slot.want = None;
-                    slot.waiting = None;
-                    slot.token += 1;
-                }
-            }
-        }
-    }
-
-    /// A batch's host changed in the source (an edit during the run): read again before its
-    /// next pass ([`Self::take_edit`]), one that had decided driven again if its spec or
-    /// metadata changed; an added host the selection takes joins the run; a removed host stops
-    /// (as `watch` stops driving it).
-    fn batch_change(&mut self, change: Option<LiveChange>) {
-        let Mode::Batch(b) = &mut self.mode else {
-            return;
-        };
-        if b.index.is_empty() && change.is_some() {
-            b.index = (self.slots.iter().enumerate())
-                .map(|(i, s)| (s.key.clone(), i))
-                .collect();
-        }
-        let now = Instant::now();
-        match change {
-            None => b.changes = None,
-            Some(LiveChange::Host(key)) => match b.index.get(&key) {
-                Some(&host) => {
-                    if self.slots[host].done && !self.revive(host) {
-                        return;
-                    }
-                    let slot = &mut self.slots[host];
-                    if slot.gone {
-                        return;
-                    }
-                    slot.stale = true;
-                    if slot.in_flight {
-                        // Read again once this pass is done.
-                    } else if slot.parked {
-                        slot.want = Some(now);
-                    } else {
-                        schedule(&mut self.due, slot, host, now);
-                    }
-                }
-                None => self.add_edited_host(key),
-            },
-            Some(LiveChange::Gone(key)) => {
-                let Some(&host) = b.index.get(&key) else {
-                    return;
-                };
-                let slot = &mut self.slots[host];
-                if slot.done || slot.gone {
-                    return;
-                }
-                slot.gone = true;
-                if !slot.in_flight
-                    && let Some(record) = slot.record.take()
-                {
-                    b.stop_host(slot, host, *record, REMOVED.into());
-                }
-            }
-        }
-    }
-
-    /// A batch's host that had decided, whose file changed: driven again, from where it
-    /// stopped, when its spec or metadata (as the run prepares them) differ from those it
-    /// decided with, as BMO reconciles an updated object. `false` when nothing it acts on
-    /// changed (an edit of another host of its file, a comment).
-    fn revive(&mut self, host: usize) -> bool {
-        let Mode::Batch(b) = &mut self.mode else {
-            return false;
-        };
-        let (Some(edits), Some(result)) = (b.edits.as_mut(), b.results[host].as_ref()) else {
-            return false;
-        };
-        if result.deleted {
-            return false;
-        }
-        let source = &self.context.services.source;
-        let Ok(Some(mut fresh)) = source.load(&self.slots[host].key) else {
-            return false;
-        };
-        (edits.prepare)(&mut fresh);
-        let (was, now) = (&result.record.host, &fresh.host);
-        if was.spec == now.spec
-            && was.metadata.labels == now.metadata.labels
-            && was.metadata.annotations == now.metadata.annotations
-        {
-            return false;
-        }
-        let result = b.results[host]
-            .take()
-            .expect("a decided host has its result");
-        tracing::info!(
-            "BareMetalHost {}: its file was edited after it decided: driving it again",
-            self.slots[host].key
-        );
-        let slot = &mut self.slots[host];
-        slot.record = Some(Box::new(result.record));
-        slot.done = false;
-        slot.limiter = RateLimiter::default();
-        b.remaining += 1;
-        true
-    }
-
-    /// Reads a batch's edited host again before its pass: its new metadata and spec, with the
-    /// status and bookkeeping the run holds, prepared as the run's hosts were, checked with
-    /// BMO's update rules against the host as driven so far (its validateChanges). `false`
-    /// when the host stopped: its edit refused (the error is its reason), or gone.
-    fn take_edit(&mut self, host: usize) -> bool {
-        let Mode::Batch(b) = &mut self.mode else {
-            return true;
-        };
-        let slot = &mut self.slots[host];
-        slot.stale = false;
-        let Some(held) = slot.record.take() else {
-            return true;
-        };
-        let source = &self.context.services.source;
-        let mut record = match source.load(&slot.key) {
-            Ok(Some(r)) => r,
-            Ok(None) => {
-                b.stop_host(slot, host, *held, REMOVED.into());
-                return false;
-            }
-            Err(e) => {
-                b.stop_host(slot, host, *held, e.chain());
-                return false;
-            }
-        };
-        record.host.status.clone_from(&held.host.status);
-        record.book.clone_from(&held.book);
-        if let (Some(s), Some(h)) = (&mut record.firmware_settings, &held.firmware_settings) {
-            s.status.clone_from(&h.status);
-        }
-        if let (Some(c), Some(h)) = (&mut record.firmware_components, &held.firmware_components) {
-            c.status.clone_from(&h.status);
-        }
-        let goal = match b.edits.as_mut() {
-            Some(edits) => (edits.prepare)(&mut record),
-            None => b.goals[host].clone(),
-        };
-        if let Some(why) = refusal(&record.host, Some(&held.host)) {
-            let reason = format!("its edit is refused by BMO's admission rules: {why}");
-            b.stop_host(slot, host, *held, reason);
-            return false;
-        }
-        if b.goals[host] != goal {
-            tracing::info!(
-                "BareMetalHost {}: goal now {} (its file was edited)",
-                slot.key,
-                goal.describe()
-            );
-            b.goals[host] = goal;
-        }
-        slot.record = Some(Box::new(record));
-        true
-    }
-
-    /// A host added to a batch's files during the run: driven when the selection takes it,
-    /// after BMO's create rules; one they refuse is reported stopped with their error.
-    fn add_edited_host(&mut self, key: ObjectKey) {
-        let Mode::Batch(b) = &mut self.mode else {
-            return;
-        };
-        let Some(edits) = b.edits.as_mut() else {
-            return;
-        };
-        let source = &self.context.services.source;
-        let mut record = match source.load(&key) {
-            Ok(Some(r)) => r,
-            Ok(None) => return,
-            Err(e) => {
-                tracing::warn!("BareMetalHost {key}: {}", e.chain());
-                return;
-            }
-        };
-        if !(edits.selects)(&record) {
-            return;
-        }
-        let goal = (edits.prepare)(&mut record);
         let host = source.add_host(key.clone());
         self.commits.grow(source.groups());
         debug_assert_eq!(host, self.slots.len());
-        tracing::info!("BareMetalHost {key}: added to its file during the run: driving it");
-        b.progress.host_started(host, &record, &goal);
-        b.goals.push(goal);
-        b.results.push(None);
-        b.remaining += 1;
-        b.index.insert(key.clone(), host);
-        let refused = refusal(&record.host, None);
-        self.slots.push(Slot::new(key, Some(Box::new(record))));
+        self.slots.push(Slot::new(key, record));
+        host
+    }
+
+    /// The document of `host` changed: read it again before a pass now (after its pass in
+    /// flight, and once its last save is on disk).
+    pub(super) fn read_again(&mut self, host: usize) {
         let slot = &mut self.slots[host];
-        match refused {
-            None => schedule(&mut self.due, slot, host, Instant::now()),
-            Some(why) => {
-                let record = slot.record.take().expect("just added");
-                let reason = format!("refused by BMO's admission rules: {why}");
-                b.stop_host(slot, host, *record, reason);
-            }
+        slot.stale = true;
+        if slot.in_flight {
+            // Its pass ends first.
+        } else if slot.parked {
+            slot.want = Some(Instant::now());
+        } else {
+            schedule(&mut self.due, slot, host, Instant::now());
         }
+    }
+
+    fn change(&mut self, change: Option<LiveChange>) {
+        P::on_change(self, change);
     }
 
     fn answered(&mut self, answer: due::Answer) {
@@ -1291,107 +712,7 @@ impl Scheduler {
     }
 }
 
-/// After a pass: when the host runs again if nothing wakes it earlier, or whether it stops. A
-/// batch's host (`batch`: its goal and the run's deadline) stops once it has decided; a
-/// controller's only when deleted, and its waits are bounded below so that delays scaled to
-/// (almost) nothing do not spin.
-fn after_pass(
-    slot: &mut Slot,
-    rec: &HostRecord,
-    out: &PassOutcome,
-    config: &RunnerConfig,
-    batch: Option<(&Goal, Instant)>,
-) -> Next {
-    let stop = |reached: bool, reason: String| Next::Stop {
-        reached,
-        reason,
-        deleted: false,
-    };
-    if out.deleted() {
-        return Next::Stop {
-            reached: batch.is_some_and(|(goal, _)| *goal == Goal::Deleted),
-            reason: String::new(),
-            deleted: true,
-        };
-    }
-    let status = rec.status();
-    let state = &status.provisioning.state;
-    if let Some((goal, _)) = batch {
-        if out.paused() {
-            return stop(
-                false,
-                "paused (annotation baremetalhost.metal3.io/paused)".into(),
-            );
-        }
-        let op = &status.operational_status;
-        if out.steady() && goal.reached_by(state) && *op != OperationalStatus::Error {
-            return stop(true, String::new());
-        }
-        if *op == OperationalStatus::Detached {
-            return stop(false, "detached".into());
-        }
-        let limit = config.machine.max_provisioning_retries;
-        if limit > 0
-            && status.provisioning_fail_count >= limit
-            && *state == ProvisioningState::Available
-            && status.error_type == ErrorType::ProvisioningError
-        {
-            return stop(false, status.error_message.clone());
-        }
-    } else if out.paused() {
-        // BMO asks nothing for a paused host: controller-runtime forgets its failures.
-        slot.limiter = RateLimiter::default();
-        return Next::Idle;
-    }
-    // Errors and zero-delay requeues go through BMO's rate limiter, in both timings: BMO's
-    // controller does the same.
-    let bmo_delay = match slot.limiter.delay(out.requeue) {
-        Some(d) => d,
-        None if batch.is_none() => return Next::Idle,
-        None => {
-            let why = out
-                .error
-                .clone()
-                .or_else(|| {
-                    (!status.error_message.is_empty()).then(|| status.error_message.clone())
-                })
-                .unwrap_or_else(|| {
-                    format!(
-                        "stopped in state {:?}, waiting for a change",
-                        state.as_str()
-                    )
-                });
-            return stop(false, why);
-        }
-    };
-    let mut after = bmo_delay.mul_f64(config.time_scale);
-    let Some((_, deadline)) = batch else {
-        // A controller never ends: with delays scaled to (almost) nothing, a steady host's poll
-        // and a failing host's retries must not spin.
-        if out.steady() {
-            after = after.max(MIN_STEADY_REQUEUE);
-        } else if !bmo_delay.is_zero() {
-            after = after.max(MIN_REQUEUE);
-        }
-        return Next::After(after);
-    };
-    slot.virtual_elapsed += bmo_delay;
-    if Instant::now() + after > deadline
-        || (config.time_scale < 1.0 && slot.virtual_elapsed > config.timeout)
-    {
-        let why = if !status.error_message.is_empty() {
-            status.error_message.clone()
-        } else if let Some(e) = &out.error {
-            e.clone()
-        } else {
-            format!("still {:?} when the timeout ran out", state.as_str())
-        };
-        return stop(false, why);
-    }
-    Next::After(after)
-}
-
-/// The next change of a controller's hosts (pending forever without a source of changes).
+/// The next change of the source (pending forever without one to listen to).
 async fn next_change(
     changes: Option<&mut mpsc::UnboundedReceiver<LiveChange>>,
 ) -> Option<LiveChange> {
@@ -1409,58 +730,60 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-#[cfg(test)]
-mod admit_tests {
-    use super::admit;
-    use bmh_api::BareMetalHost;
-
-    /// A provisioned host with boot MAC `mac`.
-    fn provisioned(mac: &str) -> BareMetalHost {
-        serde_json::from_value(serde_json::json!({
-            "apiVersion": "metal3.io/v1alpha1",
-            "kind": "BareMetalHost",
-            "metadata": {"name": "worker-0", "namespace": "default"},
-            "spec": {
-                "online": true,
-                "bootMACAddress": mac,
-                "bmc": {
-                    "address": "ipmi://192.168.122.1:6233",
-                    "credentialsName": "bmc-secret"
-                }
-            },
-            "status": {"provisioning": {"state": "provisioned"}}
-        }))
-        .expect("a host")
+/// What a batch ([`super::batch::Batch`]) and a controller ([`super::live::Live`]) do
+/// differently; the scheduler does the rest. The functions given the scheduler act on its
+/// hosts themselves.
+pub(crate) trait Policy: Sized {
+    /// Passes consume the retry annotation (a controller retries a host on it).
+    const TAKES_RETRY: bool;
+    /// The run stops when nobody can ask it to any more (a controller stops with its owner).
+    const STOPS_WITH_OWNER: bool;
+    /// Whether the scheduler reads the passes' events.
+    fn reads_events(&self) -> bool {
+        true
     }
-
-    /// BMO's validateChanges (baremetalhost_validation.go): a set boot MAC never changes.
-    #[test]
-    fn a_mac_change_is_refused_against_the_accepted_host_only() {
-        let accepted = provisioned("00:11:22:33:44:01");
-        let edited = provisioned("00:11:22:33:44:99");
-        let error = admit(&edited, Some(&accepted)).unwrap_err().to_string();
-        assert!(
-            error.contains("spec.bootMACAddress")
-                && error.contains("bootMACAddress can not be changed once it is set"),
-            "{error}"
-        );
-        // Without a last accepted host only the create rules run: the new MAC is fine.
-        admit(&edited, None).unwrap();
-        // Reverted, or re-cased (compared case-insensitively as BMO does): accepted.
-        admit(&accepted, Some(&accepted)).unwrap();
-        admit(
-            &provisioned("00:11:22:33:44:01".to_uppercase().as_str()),
-            Some(&accepted),
-        )
-        .unwrap();
+    /// Every host has stopped: the run ends (never, by default: until told to stop).
+    fn finished(&self) -> bool {
+        false
     }
-
-    #[test]
-    fn a_host_being_deleted_is_not_checked() {
-        let accepted = provisioned("00:11:22:33:44:01");
-        let mut edited = provisioned("00:11:22:33:44:99");
-        edited.metadata.deletion_timestamp = Some("2026-01-01T00:00:00Z".into());
-        admit(&edited, Some(&accepted)).unwrap();
+    /// Where the source's changes come from now; `running`: the run is not ending.
+    fn changes(&mut self, running: bool) -> Option<&mut mpsc::UnboundedReceiver<LiveChange>>;
+    /// Takes a change of the source (`None`: no more will come).
+    fn on_change(s: &mut Scheduler<Self>, change: Option<LiveChange>);
+    /// A due host whose document changed: `false` when it stopped instead of running. By
+    /// default its pass reads it afresh.
+    fn edited(_s: &mut Scheduler<Self>, _host: usize) -> bool {
+        true
+    }
+    /// Reports a pass of `host` and says what the host does next.
+    fn after_pass(
+        &mut self,
+        slot: &mut Slot,
+        host: usize,
+        rec: &HostRecord,
+        out: &PassOutcome,
+        config: &RunnerConfig,
+    ) -> Next;
+    /// The pass of `host`, removed from the source meanwhile, ended: `None` when the host
+    /// stopped then (a batch's, its save left uncounted), else its record back (by default:
+    /// it goes on until found gone).
+    fn removed(
+        &mut self,
+        _slot: &mut Slot,
+        _host: usize,
+        record: Box<HostRecord>,
+    ) -> Option<Box<HostRecord>> {
+        Some(record)
+    }
+    /// The host stops being driven, as `record` left it.
+    fn stop(&mut self, slot: &mut Slot, host: usize, record: Box<HostRecord>, stop: Stop);
+    /// A commit of `group` failed.
+    fn commit_failed(s: &mut Scheduler<Self>, group: usize, e: Error);
+    /// The run was told to stop.
+    fn interrupted(&mut self) {}
+    /// The loop is over, `interrupted` or not, `fatal` what went wrong: the run's result.
+    fn ended(&mut self, _slots: &[Slot], _interrupted: bool, fatal: Option<Error>) -> Result<()> {
+        fatal.map_or(Ok(()), Err)
     }
 }
 

@@ -2,10 +2,11 @@
 
 use super::*;
 use crate::clock::SystemClock;
+use crate::machine::PassOutcome;
 use crate::machine::tests::harness::HostTest;
 use crate::machine::tests::mock::Mock;
 use crate::objects::ObjectMap;
-use crate::persist::SourceChange;
+use crate::persist::{SourceChange, Staged};
 use bmh_api::{ObjectKey, ProvisioningState as S};
 use bmhctl_plugin_sdk::{
     DueHosts, EventSink, HostData, Provisioner, ProvisionerError, WaitOn, WaitingHost,
@@ -13,6 +14,7 @@ use bmhctl_plugin_sdk::{
 use std::collections::HashSet;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
 
 /// How the test factory answers `due_hosts`.
 #[derive(Clone, Copy, PartialEq)]
@@ -170,11 +172,27 @@ fn drive_with(
             jobs,
             services,
             config,
-            Progress::new(ProgressMode::Quiet, false, 0),
+            Box::new(Unwatched),
             interrupt,
+            None,
         ))
         .expect("the run ends");
     (results, started.elapsed())
+}
+
+/// A batch nobody watches.
+struct Unwatched;
+
+impl BatchObserver for Unwatched {
+    fn host_started(&mut self, _: usize, _: &HostRecord, _: &Goal) {}
+    fn reads_events(&self) -> bool {
+        false
+    }
+    fn pass_done(&mut self, _: usize, _: &HostRecord, _: &PassOutcome) {}
+    fn host_finished(&mut self, _: usize, _: &HostRecord, _: bool, _: &str) {}
+    fn left_off(&mut self, _: usize, _: &HostRecord) {}
+    fn interrupted(&mut self) {}
+    fn finish(&mut self) {}
 }
 
 fn fixture_hosts(n: usize) -> Vec<HostTest> {

@@ -3,9 +3,9 @@
 //! `TERM=dumb`), with a heartbeat when nothing else is said. It also keeps the [`Ledger`]: per
 //! host, what the result document says when the run is cut short.
 
-use super::Goal;
 use crate::machine::PassOutcome;
 use crate::record::HostRecord;
+use crate::runner::{BatchObserver, Goal};
 use bmhctl_plugin_sdk::WaitOn;
 use chrono::{DateTime, Utc};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -111,18 +111,9 @@ impl Seen {
     }
 
     pub fn of(rec: &HostRecord) -> Self {
-        let s = rec.status();
-        Self {
-            state: s.provisioning.state.as_str().to_string(),
-            operational_status: s.operational_status.as_str().to_string(),
-            powered_on: rec.host.status.as_ref().map(|s| s.powered_on),
-            error_type: s.error_type.as_str().to_string(),
-            error_message: s.error_message.clone(),
-            error_count: s.error_count,
-            provisioning_fail_count: s.provisioning_fail_count,
-            provisioning_id: s.provisioning.id.clone(),
-            waiting: rec.book.waiting.clone().unwrap_or_default(),
-        }
+        let mut seen = Self::default();
+        seen.refresh(rec);
+        seen
     }
 }
 
@@ -132,6 +123,7 @@ pub struct Ledger(Arc<Mutex<Vec<LedgerEntry>>>);
 
 impl Ledger {
     /// A copy of the entries, in job order.
+    #[cfg(test)]
     pub fn entries(&self) -> Vec<LedgerEntry> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
@@ -358,6 +350,7 @@ impl Progress {
     }
 
     /// Plain lines into `out`, with a heartbeat after `heartbeat` of silence.
+    #[cfg(test)]
     pub fn lines_to(
         out: Box<dyn Write + Send>,
         verbose: bool,
@@ -392,8 +385,10 @@ impl Progress {
             .get_or_insert_with(|| Ledger(Arc::new(Mutex::new(Vec::with_capacity(hosts)))))
             .clone()
     }
+}
 
-    pub fn host_started(&mut self, host: usize, rec: &HostRecord, goal: &Goal) {
+impl BatchObserver for Progress {
+    fn host_started(&mut self, host: usize, rec: &HostRecord, goal: &Goal) {
         if let Some(l) = &self.ledger {
             let meta = &rec.host.metadata;
             l.update(|e| {
@@ -456,11 +451,11 @@ impl Progress {
 
     /// Whether [`Self::pass_done`] reads a pass's events (verbose plain lines only): when not,
     /// a pass's events are freed on the thread that ran it, not on the scheduler's.
-    pub fn reads_events(&self) -> bool {
+    fn reads_events(&self) -> bool {
         self.verbose && matches!(self.view, View::Lines(_))
     }
 
-    pub fn pass_done(&mut self, host: usize, rec: &HostRecord, out: &PassOutcome) {
+    fn pass_done(&mut self, host: usize, rec: &HostRecord, out: &PassOutcome) {
         if let Some(n) = self.passes.get_mut(host) {
             *n += 1;
         }
@@ -524,7 +519,7 @@ impl Progress {
         }
     }
 
-    pub fn host_finished(&mut self, host: usize, rec: &HostRecord, reached: bool, reason: &str) {
+    fn host_finished(&mut self, host: usize, rec: &HostRecord, reached: bool, reason: &str) {
         if let Some(l) = &self.ledger {
             let passes = self.passes.get(host).copied().unwrap_or_default();
             l.update(|e| {
@@ -568,7 +563,7 @@ impl Progress {
 
     /// Writes into the ledger where a host still driven got to, as `rec` has it, when the run
     /// stops short (its readers read it then): its passes done and its status.
-    pub fn left_off(&mut self, host: usize, rec: &HostRecord) {
+    fn left_off(&mut self, host: usize, rec: &HostRecord) {
         if let Some(l) = &self.ledger {
             let passes = self.passes.get(host).copied().unwrap_or_default();
             l.update(|e| {
@@ -580,7 +575,7 @@ impl Progress {
         }
     }
 
-    pub fn interrupted(&mut self) {
+    fn interrupted(&mut self) {
         let msg = "interrupted: finishing passes in flight and saving";
         match &self.view {
             View::Bars { multi, .. } => {
@@ -592,7 +587,7 @@ impl Progress {
         }
     }
 
-    pub fn finish(&mut self) {
+    fn finish(&mut self) {
         match &mut self.view {
             View::Bars { bars, .. } => bars.iter().for_each(|b| {
                 if !b.is_finished() {

@@ -1,0 +1,96 @@
+//! The changes of a host source as the scheduler hears them: a batch taking its files' edits
+//! and a controller alike.
+
+use crate::objects::{ObjectMap, ObjectSource, ResolvedSecret};
+use crate::persist::SourceChange;
+use bmh_api::ObjectKey;
+use std::collections::BTreeSet;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// What the host source tells the scheduler (a controller, or a batch taking edits).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiveChange {
+    /// A host appeared or changed: read it again and reconcile it now.
+    Host(ObjectKey),
+    /// A host is gone from the store.
+    Gone(ObjectKey),
+}
+
+/// Companion objects read from a host source, replaced when they change there.
+#[derive(Default)]
+pub struct LiveObjects(RwLock<Arc<ObjectMap>>);
+
+impl LiveObjects {
+    fn current(&self) -> Arc<ObjectMap> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn replace(&self, map: ObjectMap) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
+    }
+}
+
+impl ObjectSource for LiveObjects {
+    fn secret(&self, key: &ObjectKey) -> Option<Arc<ResolvedSecret>> {
+        self.current().secret(key)
+    }
+
+    fn object(&self, api_version: &str, kind: &str, key: &ObjectKey) -> Option<serde_json::Value> {
+        self.current().object(api_version, kind, key)
+    }
+}
+
+/// Asks `source` for changes every `poll` (on a blocking thread) and sends those of the hosts
+/// in `only` (all when `None`) on `tx`, refreshing `objects` when the objects change (a batch,
+/// whose objects are fixed, gives none), until `stop` changes or nobody listens.
+pub(super) fn scan(
+    source: Arc<dyn crate::persist::HostSource>,
+    only: Option<BTreeSet<ObjectKey>>,
+    poll: Duration,
+    objects: Option<Arc<LiveObjects>>,
+    tx: mpsc::UnboundedSender<LiveChange>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let wanted = |k: &ObjectKey| only.as_ref().is_none_or(|o| o.contains(k));
+        loop {
+            let scanned = source.clone();
+            let result = tokio::task::spawn_blocking(move || scanned.changes())
+                .await
+                .expect("a scan does not panic");
+            match result {
+                Ok(changes) => {
+                    for c in changes {
+                        let sent = match c {
+                            SourceChange::Host(k) if wanted(&k) => tx.send(LiveChange::Host(k)),
+                            SourceChange::HostGone(k) if wanted(&k) => tx.send(LiveChange::Gone(k)),
+                            SourceChange::Host(_) | SourceChange::HostGone(_) => Ok(()),
+                            SourceChange::Objects => {
+                                if let Some(objects) = &objects {
+                                    match source.objects() {
+                                        Ok(m) => objects.replace(m),
+                                        Err(e) => {
+                                            tracing::warn!("cannot read the objects: {}", e.chain())
+                                        }
+                                    }
+                                }
+                                Ok(())
+                            }
+                        };
+                        if sent.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!("cannot look for changes: {}", e.chain()),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(poll) => {}
+                _ = stop.changed() => return,
+                _ = tx.closed() => return,
+            }
+        }
+    })
+}
