@@ -3,7 +3,6 @@
 //! outside the edits, and refused when the file changed on disk since it was read.
 
 use super::lock::FileLock;
-use super::parse::position;
 use super::sidecar::Sidecar;
 use super::yaml_file::{LaidOut, Overlay, YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
@@ -714,7 +713,7 @@ impl HostFile {
     }
 
     fn edit_error(&self, doc: usize, e: YamlFileError) -> Error {
-        let p = position(&self.yaml, doc, &[]);
+        let p = self.yaml.position(doc, &[]);
         Error::invalid(
             Diagnostic::new(e.to_string()).at(Position::new(&self.path, p.line, p.column)),
         )

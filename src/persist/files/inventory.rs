@@ -45,7 +45,8 @@
 
 use super::host_file::{CommitStats, HostFile, Stamp};
 use super::lock::FileLock;
-use super::parse::{FirmwareObject, Item, parse_file, position, with_namespace};
+use super::parse::{FirmwareObject, Item, parse_file, with_namespace};
+pub use super::parse::{LoadMode, OtherDocument};
 use super::paths::{expand, read_text};
 use super::sidecar::Sidecar;
 use super::yaml_file::PathSeg;
@@ -56,21 +57,10 @@ use crate::persist::LoadOptions;
 use crate::persist::bookkeeping::{bookkeeping_at_load, firmware_at_load};
 use crate::record::HostRecord;
 use bmh_api::{HOST_FIRMWARE_SETTINGS_KIND, ObjectKey};
-use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 pub use super::paths::input_files;
-
-/// Whether the loaded host files will be written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoadMode {
-    /// Lock each host file (see [`super::lock`]) before reading it and keep the lock until the
-    /// [`Inventory`] is dropped.
-    Write,
-    /// Take no lock; [`HostFile::commit`] refuses to write.
-    ReadOnly,
-}
 
 /// Everything the given paths hold.
 #[derive(Debug, Default)]
@@ -108,22 +98,6 @@ pub struct HostEntry {
     pub firmware_components_doc: Option<usize>,
     /// Document index of the host's DataImage in the same file, if any.
     pub data_image_doc: Option<usize>,
-}
-
-/// A document bmhctl does not handle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OtherDocument {
-    /// As the user gave it.
-    pub file: PathBuf,
-    pub doc: usize,
-    pub api_version: String,
-    /// Empty when the document is not a mapping.
-    pub kind: String,
-    /// `metadata.namespace`, defaulted to `default`.
-    pub namespace: String,
-    pub name: String,
-    /// The document as JSON, as written.
-    pub value: Value,
 }
 
 impl Inventory {
@@ -247,7 +221,7 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
                 continue;
             }
             let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
-            let pos = position(&file.yaml, h.doc, &segs);
+            let pos = file.yaml.position(h.doc, &segs);
             errors.push(
                 Diagnostic::new(format!("Secret {key} not found in the given files"))
                     .at(Position::new(&file.path, pos.line, pos.column))
@@ -266,7 +240,7 @@ fn name_position(pf: &super::parse::ParsedFile, doc: usize) -> Position {
         .yaml
         .as_ref()
         .map_or(super::yaml_file::TextPos { line: 1, column: 1 }, |yaml| {
-            position(yaml, doc, &[PathSeg::Key("metadata"), PathSeg::Key("name")])
+            yaml.position(doc, &[PathSeg::Key("metadata"), PathSeg::Key("name")])
         });
     Position::new(&pf.label, pos.line, pos.column)
 }
@@ -537,9 +511,9 @@ fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptio
             if options.knows_kind(&o.api_version, &o.kind) || unknown.is_none() {
                 // Untyped, but read: its labels are checked as a typed object's are.
                 // (A subscription was typed, and checked, while parsing.)
-                if !super::bmc_event_subscriptions::is_subscription(o) {
+                if !o.is_subscription() {
                     let at = |segs: &[PathSeg]| {
-                        let p = position(yaml, o.doc, segs);
+                        let p = yaml.position(o.doc, segs);
                         Position::new(&pf.label, p.line, p.column)
                     };
                     let key = ObjectKey::new(&o.namespace, &o.name);
@@ -557,7 +531,7 @@ fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptio
                 skipped_kinds += 1;
                 continue;
             }
-            let pos = position(yaml, o.doc, &[PathSeg::Key(field)]);
+            let pos = yaml.position(o.doc, &[PathSeg::Key(field)]);
             let mut d = Diagnostic::new(why).at(Position::new(&pf.label, pos.line, pos.column));
             if !o.name.is_empty() {
                 d = d.object(&o.kind, ObjectKey::new(&o.namespace, &o.name));
@@ -596,14 +570,10 @@ fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptio
         // Two BMCEventSubscriptions of one name would be one subscription made twice.
         for item in &pf.items {
             let Item::Other(o) = item else { continue };
-            if !super::bmc_event_subscriptions::is_subscription(o) || o.name.is_empty() {
+            if !o.is_subscription() || o.name.is_empty() {
                 continue;
             }
-            let pos = position(
-                yaml,
-                o.doc,
-                &[PathSeg::Key("metadata"), PathSeg::Key("name")],
-            );
+            let pos = yaml.position(o.doc, &[PathSeg::Key("metadata"), PathSeg::Key("name")]);
             let here = Position::new(&pf.label, pos.line, pos.column);
             let key = ObjectKey::new(&o.namespace, &o.name);
             if mode == LoadMode::Write && !pf.has_hosts() {
@@ -635,18 +605,14 @@ fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptio
             }
             let key = ObjectKey::new(&o.namespace, &o.name);
             if o.name.is_empty() {
-                let pos = position(yaml, o.doc, &[PathSeg::Key("metadata")]);
+                let pos = yaml.position(o.doc, &[PathSeg::Key("metadata")]);
                 errors.push(
                     Diagnostic::new(format!("{} without metadata.name", o.kind))
                         .at(Position::new(&pf.label, pos.line, pos.column)),
                 );
                 continue;
             }
-            let pos = position(
-                yaml,
-                o.doc,
-                &[PathSeg::Key("metadata"), PathSeg::Key("name")],
-            );
+            let pos = yaml.position(o.doc, &[PathSeg::Key("metadata"), PathSeg::Key("name")]);
             let here = Position::new(&pf.label, pos.line, pos.column);
             match object_at.entry((o.kind.clone(), key)) {
                 std::collections::hash_map::Entry::Occupied(first) => errors.push(

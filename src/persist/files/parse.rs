@@ -1,22 +1,55 @@
 //! One file's documents, typed: hosts, Secrets, firmware objects and everything else, with
 //! every problem as `file:line:column: object: field: message`.
 
-use super::inventory::{LoadMode, OtherDocument};
 use super::lock::FileLock;
 use super::strict::{self, Extras};
-use super::yaml_file::{PathSeg, TextPos, YamlFile, YamlFileError};
+use super::yaml_file::{PathSeg, YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::objects::ResolvedSecret;
 use base64::Engine as _;
 use bmh_api::{
-    BareMetalHost, DATA_IMAGE_KIND, DEFAULT_NAMESPACE, DataImage, HOST_FIRMWARE_COMPONENTS_KIND,
-    HOST_FIRMWARE_SETTINGS_KIND, HostFirmwareComponents, HostFirmwareSettings, ObjectKey,
+    API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, BareMetalHost, BmcEventSubscription, DATA_IMAGE_KIND,
+    DEFAULT_NAMESPACE, DataImage, HOST_FIRMWARE_COMPONENTS_KIND, HOST_FIRMWARE_SETTINGS_KIND,
+    HostFirmwareComponents, HostFirmwareSettings, ObjectKey,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// Whether the loaded host files will be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadMode {
+    /// Lock each host file (see [`super::lock`]) before reading it and keep the lock until the
+    /// [`Inventory`](super::inventory::Inventory) is dropped.
+    Write,
+    /// Take no lock; [`HostFile::commit`](super::host_file::HostFile::commit) refuses to write.
+    ReadOnly,
+}
+
+/// A document bmhctl does not handle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherDocument {
+    /// As the user gave it.
+    pub file: PathBuf,
+    pub doc: usize,
+    pub api_version: String,
+    /// Empty when the document is not a mapping.
+    pub kind: String,
+    /// `metadata.namespace`, defaulted to `default`.
+    pub namespace: String,
+    pub name: String,
+    /// The document as JSON, as written.
+    pub value: Value,
+}
+
+impl OtherDocument {
+    /// Whether the document is a BMCEventSubscription.
+    pub(super) fn is_subscription(&self) -> bool {
+        self.api_version == API_VERSION && self.kind == BMC_EVENT_SUBSCRIPTION_KIND
+    }
+}
 
 /// A HostFirmwareSettings, HostFirmwareComponents or DataImage document, typed: the objects
 /// that belong to the host of their name, in its file, and whose status bmhctl writes.
@@ -65,13 +98,6 @@ impl ParsedFile {
     pub(super) fn has_hosts(&self) -> bool {
         self.items.iter().any(|i| matches!(i, Item::Host { .. }))
     }
-}
-
-pub(super) fn position(yaml: &YamlFile, doc: usize, path: &[PathSeg]) -> TextPos {
-    yaml.locate(doc, path).unwrap_or(TextPos {
-        line: yaml.document_start_line(doc),
-        column: 1,
-    })
 }
 
 /// The string at `path`; a number or boolean as its text (so that a wrongly typed name still
@@ -145,7 +171,7 @@ pub(super) fn parse_file(
             }
         };
         let at = |path: &[PathSeg]| {
-            let p = position(&yaml, doc, path);
+            let p = yaml.position(doc, path);
             Position::new(label, p.line, p.column)
         };
         if yaml.has_foreign_tag(doc) {
@@ -321,8 +347,7 @@ pub(super) fn parse_file(
                     &mut pf.errors,
                     &mut pf.warnings,
                 ) {
-                    pf.errors
-                        .extend(super::bmc_event_subscriptions::admission(&sub, &key, &at));
+                    pf.errors.extend(admission(&sub, &key, &at));
                     if mode == LoadMode::Write && !splices(&yaml, doc) {
                         pf.errors.push(
                             Diagnostic::new(
@@ -370,6 +395,24 @@ pub(super) fn parse_file(
     }
     pf.yaml = Some(yaml);
     pf
+}
+
+/// BMO's admission rules for a subscription document, at the field each names.
+fn admission(
+    sub: &BmcEventSubscription,
+    key: &ObjectKey,
+    at: &dyn Fn(&[PathSeg]) -> Position,
+) -> Vec<Diagnostic> {
+    sub.validate()
+        .into_iter()
+        .map(|(field, message)| {
+            let segs: Vec<PathSeg> = field.split('.').map(PathSeg::Key).collect();
+            Diagnostic::new(message)
+                .at(at(&segs))
+                .object(BMC_EVENT_SUBSCRIPTION_KIND, key)
+                .field(field)
+        })
+        .collect()
 }
 
 /// One error per node of document `text` (starting after `lines_before` lines of the file)

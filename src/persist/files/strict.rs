@@ -161,6 +161,17 @@ impl Extras for HostFirmwareComponents {
     }
 }
 
+impl Extras for bmh_api::BmcEventSubscription {
+    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
+        extra_keys(&[], &self.extra, out);
+        meta_extras(&self.metadata, out);
+        extra_keys(&["spec"], &self.spec.extra, out);
+        if let Some(status) = &self.status {
+            extra_keys(&["status"], &status.extra, out);
+        }
+    }
+}
+
 const SECRET_FIELDS: &[&str] = &[
     "apiVersion",
     "kind",

@@ -1003,6 +1003,14 @@ impl YamlFile {
         out.push(&self.text[pos..d.end]);
     }
 
+    /// [`locate`](Self::locate), or the start of document `doc` when nothing there is found.
+    pub fn position(&self, doc: usize, path: &[PathSeg]) -> TextPos {
+        self.locate(doc, path).unwrap_or(TextPos {
+            line: self.document_start_line(doc),
+            column: 1,
+        })
+    }
+
     /// Position (1-based, in the file) of the node at `path` in the original text of document
     /// `doc`, or of the deepest existing prefix's node. `None` if the document has no content
     /// or cannot be parsed on its own.
