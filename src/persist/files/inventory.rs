@@ -44,8 +44,9 @@
 //! and the file it points to is updated (see [`crate::persist::atomic`]).
 
 use super::host_file::{CommitStats, HostFile, Stamp};
+use super::kinds::FirmwareObject;
 use super::lock::FileLock;
-use super::parse::{FirmwareObject, Item, parse_file, with_namespace};
+use super::parse::{Item, parse_file, with_namespace};
 pub use super::parse::{LoadMode, OtherDocument};
 use super::paths::{expand, read_text};
 use super::sidecar::Sidecar;
@@ -507,7 +508,7 @@ fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptio
         let Some(yaml) = &pf.yaml else { continue };
         for item in &pf.items {
             let Item::Other(o) = item else { continue };
-            let unknown = super::strict::unknown_kind(&o.api_version, &o.kind);
+            let unknown = super::kinds::unknown_kind(&o.api_version, &o.kind);
             if options.knows_kind(&o.api_version, &o.kind) || unknown.is_none() {
                 // Untyped, but read: its labels are checked as a typed object's are.
                 // (A subscription was typed, and checked, while parsing.)

@@ -405,49 +405,6 @@ pub(super) fn report_unknown_fields(
     }
 }
 
-/// The kinds bmhctl reads, by apiVersion. BMCEventSubscription is accepted and not acted on
-/// yet.
-pub const KNOWN_KINDS: &[(&str, &str)] = &[
-    (bmh_api::host::API_VERSION, bmh_api::host::KIND),
-    ("v1", "Secret"),
-    (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
-    (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
-    (bmh_api::API_VERSION, bmh_api::HOST_UPDATE_POLICY_KIND),
-    (bmh_api::API_VERSION, "HardwareData"),
-    (bmh_api::API_VERSION, "FirmwareSchema"),
-    (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
-    (bmh_api::API_VERSION, "BMCEventSubscription"),
-];
-
-/// Why a document of this apiVersion and kind is not one bmhctl reads (`None`: it is), and
-/// the field to blame.
-pub fn unknown_kind(api_version: &str, kind: &str) -> Option<(&'static str, String)> {
-    if KNOWN_KINDS.contains(&(api_version, kind)) {
-        return None;
-    }
-    if kind.is_empty() {
-        return Some(("kind", "document without a kind".to_string()));
-    }
-    if let Some((v, _)) = KNOWN_KINDS.iter().find(|(_, k)| *k == kind) {
-        return Some((
-            "apiVersion",
-            format!(
-                "apiVersion {api_version:?} is not one bmhctl reads for kind {kind} (expected {v})"
-            ),
-        ));
-    }
-    let mut message = format!("unknown kind {kind:?}");
-    if let Some(k) = did_you_mean(kind, KNOWN_KINDS.iter().map(|(_, k)| *k)) {
-        message.push_str(&format!(" (did you mean {k}?)"));
-    }
-    let names: Vec<&str> = KNOWN_KINDS.iter().map(|(_, k)| *k).collect();
-    message.push_str(&format!(
-        "; bmhctl reads {} (--skip-unknown-kinds skips other kinds)",
-        names.join(", ")
-    ));
-    Some(("kind", message))
-}
-
 /// Why `name` is not a DNS-1123 subdomain (as the API server checks object names).
 pub fn dns1123_subdomain(name: &str) -> Option<String> {
     const MAX: usize = 253;
@@ -667,17 +624,5 @@ mod tests {
         assert!(dns1123_subdomain(&"a".repeat(254)).is_some());
         assert_eq!(dns1123_label("metal3"), None);
         assert!(dns1123_label("a.b").is_some());
-    }
-
-    #[test]
-    fn kinds_and_api_versions_are_checked_apart() {
-        assert_eq!(unknown_kind("metal3.io/v1alpha1", "BareMetalHost"), None);
-        assert_eq!(unknown_kind("metal3.io/v1alpha1", "DataImage"), None);
-        let (field, m) = unknown_kind("metal3.io/v1beta1", "BareMetalHost").unwrap();
-        assert_eq!(field, "apiVersion");
-        assert!(m.contains("expected metal3.io/v1alpha1"), "{m}");
-        let (field, m) = unknown_kind("metal3.io/v1alpha1", "BaremetalHost").unwrap();
-        assert_eq!(field, "kind");
-        assert!(m.contains("did you mean BareMetalHost?"), "{m}");
     }
 }
