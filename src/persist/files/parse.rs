@@ -4,7 +4,7 @@
 use super::kinds::{self, Doc, FirmwareObject, Typed};
 use super::lock::FileLock;
 use super::strict;
-use super::yaml_file::{PathSeg, YamlFile, YamlFileError};
+use super::yaml_file::{PathSeg, TextPos, YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::objects::ResolvedSecret;
 use bmh_api::{
@@ -86,6 +86,16 @@ impl ParsedFile {
     pub(super) fn has_hosts(&self) -> bool {
         self.items.iter().any(|i| matches!(i, Item::Host { .. }))
     }
+
+    /// Where the node at `path` of document `doc` is (a file with a syntax error holds no
+    /// documents: its start then).
+    pub(super) fn position(&self, doc: usize, path: &[PathSeg]) -> Position {
+        let p = self
+            .yaml
+            .as_ref()
+            .map_or(TextPos { line: 1, column: 1 }, |y| y.position(doc, path));
+        Position::new(&self.label, p.line, p.column)
+    }
 }
 
 /// The string at `path`; a number or boolean as its text (so that a wrongly typed name still
@@ -102,6 +112,31 @@ fn str_at<'a>(v: &'a Value, path: &[&str]) -> Cow<'a, str> {
         Value::String(s) => Cow::Borrowed(s),
         Value::Number(_) | Value::Bool(_) => Cow::Owned(cur.to_string()),
         _ => Cow::Borrowed(""),
+    }
+}
+
+/// A document's apiVersion, kind and name as written (see [`str_at`]), and its key (the
+/// namespace defaulted).
+struct Names<'a> {
+    api_version: Cow<'a, str>,
+    kind: Cow<'a, str>,
+    name: Cow<'a, str>,
+    key: ObjectKey,
+}
+
+fn names(value: &Value) -> Names<'_> {
+    let name = str_at(value, &["metadata", "name"]);
+    let namespace = str_at(value, &["metadata", "namespace"]);
+    let namespace = if namespace.is_empty() {
+        DEFAULT_NAMESPACE
+    } else {
+        &namespace
+    };
+    Names {
+        api_version: str_at(value, &["apiVersion"]),
+        kind: str_at(value, &["kind"]),
+        key: ObjectKey::new(namespace, name.as_ref()),
+        name,
     }
 }
 
@@ -158,86 +193,13 @@ pub(super) fn parse_file(
                 continue;
             }
         };
-        let at = |path: &[PathSeg]| {
-            let p = yaml.position(doc, path);
-            Position::new(label, p.line, p.column)
-        };
         if yaml.has_foreign_tag(doc) {
             pf.errors
                 .extend(tag_errors(text, &value, label, lines_before));
         }
-        if value.is_null() {
-            continue;
+        if !value.is_null() {
+            read_document(&mut pf, &yaml, doc, value, mode, policy);
         }
-        let api_version = str_at(&value, &["apiVersion"]);
-        let kind = str_at(&value, &["kind"]);
-        let name = str_at(&value, &["metadata", "name"]);
-        let namespace = str_at(&value, &["metadata", "namespace"]);
-        let namespace = if namespace.is_empty() {
-            DEFAULT_NAMESPACE
-        } else {
-            &namespace
-        };
-        let key = ObjectKey::new(namespace, name.as_ref());
-        let other = |value: Value| {
-            Item::Other(OtherDocument {
-                file: label.to_path_buf(),
-                doc,
-                api_version: api_version.to_string(),
-                kind: kind.to_string(),
-                namespace: key.namespace.clone(),
-                name: name.to_string(),
-                value,
-            })
-        };
-        let Some((row, decode)) =
-            kinds::find(&api_version, &kind).and_then(|k| Some((k, k.decode?)))
-        else {
-            pf.items.push(other(value.clone()));
-            continue;
-        };
-        if row.named && name.is_empty() {
-            pf.errors.push(
-                Diagnostic::new(format!("{} without metadata.name", row.kind))
-                    .at(at(&[PathSeg::Key("metadata")])),
-            );
-            continue;
-        }
-        let typed = decode(&mut Doc {
-            value: &value,
-            key: &key,
-            at: &at,
-            policy,
-            errors: &mut pf.errors,
-            warnings: &mut pf.warnings,
-        });
-        if typed.is_ok() && row.status_written && mode == LoadMode::Write && !splices(&yaml, doc) {
-            let what = if row.kind == bmh_api::host::KIND {
-                "hosts"
-            } else {
-                "objects"
-            };
-            pf.errors.push(
-                Diagnostic::new(format!(
-                    "not a block-style YAML mapping (JSON or a flow mapping `{{...}}`); \
-                     bmhctl can only write the status of {what} written in block style",
-                ))
-                .at(at(&[]))
-                .object(row.kind, &key),
-            );
-        }
-        pf.items.push(match typed {
-            Typed::Host(host) => Item::Host { doc, key, host },
-            Typed::Secret(secret) => Item::Secret { doc, key, secret },
-            Typed::Companion(object) => Item::Firmware {
-                doc,
-                key,
-                kind: row.kind,
-                value,
-                object,
-            },
-            Typed::Checked(_) => other(value.clone()),
-        });
     }
     if mode == LoadMode::Write
         && pf.has_hosts()
@@ -256,17 +218,93 @@ pub(super) fn parse_file(
     pf
 }
 
+/// Types and checks document `doc` of the file through the row of its kind, and keeps it.
+fn read_document(
+    pf: &mut ParsedFile,
+    yaml: &YamlFile,
+    doc: usize,
+    value: Value,
+    mode: LoadMode,
+    policy: crate::persist::InputPolicy,
+) {
+    let label = &pf.label;
+    let at = |path: &[PathSeg]| {
+        let p = yaml.position(doc, path);
+        Position::new(label, p.line, p.column)
+    };
+    let Names {
+        api_version,
+        kind,
+        name,
+        key,
+    } = names(&value);
+    let other = |value: Value| {
+        Item::Other(OtherDocument {
+            file: label.to_path_buf(),
+            doc,
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+            namespace: key.namespace.clone(),
+            name: name.to_string(),
+            value,
+        })
+    };
+    let Some((row, decode)) = kinds::find(&api_version, &kind).and_then(|k| Some((k, k.decode?)))
+    else {
+        pf.items.push(other(value.clone()));
+        return;
+    };
+    if row.named && name.is_empty() {
+        pf.errors.push(
+            Diagnostic::new(format!("{} without metadata.name", row.kind))
+                .at(at(&[PathSeg::Key("metadata")])),
+        );
+        return;
+    }
+    let typed = decode(&mut Doc {
+        value: &value,
+        key: &key,
+        at: &at,
+        policy,
+        errors: &mut pf.errors,
+        warnings: &mut pf.warnings,
+    });
+    if typed.is_ok() && row.status_written && mode == LoadMode::Write && !splices(yaml, doc) {
+        let what = if row.kind == bmh_api::host::KIND {
+            "hosts"
+        } else {
+            "objects"
+        };
+        pf.errors.push(
+            Diagnostic::new(format!(
+                "not a block-style YAML mapping (JSON or a flow mapping `{{...}}`); \
+                 bmhctl can only write the status of {what} written in block style",
+            ))
+            .at(at(&[]))
+            .object(row.kind, &key),
+        );
+    }
+    let item = match typed {
+        Typed::Host(host) => Item::Host { doc, key, host },
+        Typed::Secret(secret) => Item::Secret { doc, key, secret },
+        Typed::Companion(object) => Item::Firmware {
+            doc,
+            key,
+            kind: row.kind,
+            value,
+            object,
+        },
+        Typed::Checked(_) => other(value.clone()),
+    };
+    pf.items.push(item);
+}
+
 /// One error per node of document `text` (starting after `lines_before` lines of the file)
 /// whose tag bmhctl does not read; `value` is the document, to name its object.
 fn tag_errors(text: &str, value: &Value, label: &Path, lines_before: usize) -> Vec<Diagnostic> {
-    let kind = str_at(value, &["kind"]);
-    let name = str_at(value, &["metadata", "name"]);
-    let namespace = str_at(value, &["metadata", "namespace"]);
-    let namespace = if namespace.is_empty() {
-        DEFAULT_NAMESPACE
-    } else {
-        &namespace
-    };
+    let Names {
+        kind, name, key, ..
+    } = names(value);
     super::yaml_tags::foreign_tags(text)
         .into_iter()
         .map(|t| {
@@ -276,7 +314,7 @@ fn tag_errors(text: &str, value: &Value, label: &Path, lines_before: usize) -> V
                 t.column,
             ));
             if !kind.is_empty() && !name.is_empty() {
-                d = d.object(&kind, ObjectKey::new(namespace, name.as_ref()));
+                d = d.object(&kind, key.clone());
             }
             if !t.field.is_empty() {
                 d = d.field(t.field);
