@@ -128,49 +128,29 @@ impl Extras for BareMetalHost {
     }
 }
 
-impl Extras for HostFirmwareSettings {
-    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
-        extra_keys(&[], &self.extra, out);
-        meta_extras(&self.metadata, out);
-        extra_keys(&["spec"], &self.spec.extra, out);
-        if let Some(status) = &self.status {
-            extra_keys(&["status"], &status.extra, out);
+/// The objects whose only unmodelled fields are at the top, in `metadata`, `spec` and
+/// `status`.
+macro_rules! spec_and_status_extras {
+    ($($t:ty),*) => {$(
+        impl Extras for $t {
+            fn extras(&self, out: &mut Vec<Vec<Seg>>) {
+                extra_keys(&[], &self.extra, out);
+                meta_extras(&self.metadata, out);
+                extra_keys(&["spec"], &self.spec.extra, out);
+                if let Some(status) = &self.status {
+                    extra_keys(&["status"], &status.extra, out);
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl Extras for DataImage {
-    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
-        extra_keys(&[], &self.extra, out);
-        meta_extras(&self.metadata, out);
-        extra_keys(&["spec"], &self.spec.extra, out);
-        if let Some(status) = &self.status {
-            extra_keys(&["status"], &status.extra, out);
-        }
-    }
-}
-
-impl Extras for HostFirmwareComponents {
-    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
-        extra_keys(&[], &self.extra, out);
-        meta_extras(&self.metadata, out);
-        extra_keys(&["spec"], &self.spec.extra, out);
-        if let Some(status) = &self.status {
-            extra_keys(&["status"], &status.extra, out);
-        }
-    }
-}
-
-impl Extras for bmh_api::BmcEventSubscription {
-    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
-        extra_keys(&[], &self.extra, out);
-        meta_extras(&self.metadata, out);
-        extra_keys(&["spec"], &self.spec.extra, out);
-        if let Some(status) = &self.status {
-            extra_keys(&["status"], &status.extra, out);
-        }
-    }
-}
+spec_and_status_extras!(
+    HostFirmwareSettings,
+    DataImage,
+    HostFirmwareComponents,
+    bmh_api::BmcEventSubscription
+);
 
 const SECRET_FIELDS: &[&str] = &[
     "apiVersion",
