@@ -189,114 +189,12 @@ fn siblings(kind: &str, parent: &str) -> &'static [&'static str] {
         (_, "") => &["apiVersion", "kind", "metadata", "spec", "status"],
         (_, "metadata") => OBJECT_META_FIELDS,
         ("Secret", _) => &[],
-        ("BareMetalHost", "spec") => &[
-            "taints",
-            "bmc",
-            "raid",
-            "firmware",
-            "hardwareProfile",
-            "rootDeviceHints",
-            "bootMode",
-            "bootMACAddress",
-            "online",
-            "consumerRef",
-            "image",
-            "userData",
-            "preprovisioningNetworkDataName",
-            "networkData",
-            "metaData",
-            "description",
-            "externallyProvisioned",
-            "automatedCleaningMode",
-            "customDeploy",
-            "architecture",
-            "disablePowerOff",
-            "inspectionMode",
-            "networkInterfaces",
-        ],
-        ("BareMetalHost", "spec.bmc") => &[
-            "address",
-            "credentialsName",
-            "disableCertificateVerification",
-        ],
-        ("BareMetalHost", "spec.rootDeviceHints" | "status.provisioning.rootDeviceHints") => &[
-            "deviceName",
-            "hctl",
-            "model",
-            "vendor",
-            "serialNumber",
-            "minSizeGigabytes",
-            "wwn",
-            "wwnWithExtension",
-            "wwnVendorExtension",
-            "rotational",
-        ],
-        ("BareMetalHost", "spec.raid" | "status.provisioning.raid") => {
-            &["hardwareRAIDVolumes", "softwareRAIDVolumes"]
-        }
-        ("BareMetalHost", "spec.raid.hardwareRAIDVolumes.*") => &[
-            "sizeGibibytes",
-            "level",
-            "name",
-            "rotational",
-            "numberOfPhysicalDisks",
-            "controller",
-            "physicalDisks",
-        ],
-        ("BareMetalHost", "spec.raid.softwareRAIDVolumes.*") => {
-            &["rootVolume", "sizeGibibytes", "level", "physicalDisks"]
-        }
-        ("BareMetalHost", "spec.firmware" | "status.provisioning.firmware") => &[
-            "virtualizationEnabled",
-            "simultaneousMultithreadingEnabled",
-            "sriovEnabled",
-        ],
-        (
-            "BareMetalHost",
-            "spec.image" | "status.provisioning.image" | "status.lastAttemptedImage",
-        ) => &[
-            "url",
-            "checksum",
-            "checksumType",
-            "format",
-            "ociAuthSecretName",
-        ],
-        ("BareMetalHost", "spec.customDeploy" | "status.provisioning.customDeploy") => &["method"],
-        ("BareMetalHost", "spec.userData" | "spec.networkData" | "spec.metaData") => {
-            &["name", "namespace"]
-        }
+        ("BareMetalHost", _) => host_siblings(parent),
         ("BMCEventSubscription", "spec") => {
             &["hostName", "destination", "context", "httpHeadersRef"]
         }
         ("BMCEventSubscription", "spec.httpHeadersRef") => &["name", "namespace"],
         ("BMCEventSubscription", "status") => &["subscriptionID", "error"],
-        ("BareMetalHost", "status") => &[
-            "operationalStatus",
-            "errorType",
-            "lastUpdated",
-            "hardwareProfile",
-            "hardware",
-            "provisioning",
-            "goodCredentials",
-            "triedCredentials",
-            "errorMessage",
-            "poweredOn",
-            "operationHistory",
-            "errorCount",
-            "provisioningFailCount",
-            "lastAttemptedImage",
-            "conditions",
-        ],
-        ("BareMetalHost", "status.provisioning") => &[
-            "state",
-            "ID",
-            "image",
-            "rootDeviceHints",
-            "bootMode",
-            "raid",
-            "firmware",
-            "customDeploy",
-        ],
         ("HostFirmwareSettings", "spec") => &["settings"],
         ("HostFirmwareSettings", "status") => &["schema", "settings", "lastUpdated", "conditions"],
         ("DataImage", "spec") => &["url"],
@@ -309,6 +207,113 @@ fn siblings(kind: &str, parent: &str) -> &'static [&'static str] {
         _ => &[],
     }
 }
+
+/// [`siblings`] in a BareMetalHost.
+fn host_siblings(parent: &str) -> &'static [&'static str] {
+    match parent {
+        "spec" => HOST_SPEC_FIELDS,
+        "spec.bmc" => &[
+            "address",
+            "credentialsName",
+            "disableCertificateVerification",
+        ],
+        "spec.rootDeviceHints" | "status.provisioning.rootDeviceHints" => &[
+            "deviceName",
+            "hctl",
+            "model",
+            "vendor",
+            "serialNumber",
+            "minSizeGigabytes",
+            "wwn",
+            "wwnWithExtension",
+            "wwnVendorExtension",
+            "rotational",
+        ],
+        "spec.raid" | "status.provisioning.raid" => &["hardwareRAIDVolumes", "softwareRAIDVolumes"],
+        "spec.raid.hardwareRAIDVolumes.*" => &[
+            "sizeGibibytes",
+            "level",
+            "name",
+            "rotational",
+            "numberOfPhysicalDisks",
+            "controller",
+            "physicalDisks",
+        ],
+        "spec.raid.softwareRAIDVolumes.*" => {
+            &["rootVolume", "sizeGibibytes", "level", "physicalDisks"]
+        }
+        "spec.firmware" | "status.provisioning.firmware" => &[
+            "virtualizationEnabled",
+            "simultaneousMultithreadingEnabled",
+            "sriovEnabled",
+        ],
+        "spec.image" | "status.provisioning.image" | "status.lastAttemptedImage" => &[
+            "url",
+            "checksum",
+            "checksumType",
+            "format",
+            "ociAuthSecretName",
+        ],
+        "spec.customDeploy" | "status.provisioning.customDeploy" => &["method"],
+        "spec.userData" | "spec.networkData" | "spec.metaData" => &["name", "namespace"],
+        "status" => HOST_STATUS_FIELDS,
+        "status.provisioning" => &[
+            "state",
+            "ID",
+            "image",
+            "rootDeviceHints",
+            "bootMode",
+            "raid",
+            "firmware",
+            "customDeploy",
+        ],
+        _ => &[],
+    }
+}
+
+const HOST_SPEC_FIELDS: &[&str] = &[
+    "taints",
+    "bmc",
+    "raid",
+    "firmware",
+    "hardwareProfile",
+    "rootDeviceHints",
+    "bootMode",
+    "bootMACAddress",
+    "online",
+    "consumerRef",
+    "image",
+    "userData",
+    "preprovisioningNetworkDataName",
+    "networkData",
+    "metaData",
+    "description",
+    "externallyProvisioned",
+    "automatedCleaningMode",
+    "customDeploy",
+    "architecture",
+    "disablePowerOff",
+    "inspectionMode",
+    "networkInterfaces",
+];
+
+const HOST_STATUS_FIELDS: &[&str] = &[
+    "operationalStatus",
+    "errorType",
+    "lastUpdated",
+    "hardwareProfile",
+    "hardware",
+    "provisioning",
+    "goodCredentials",
+    "triedCredentials",
+    "errorMessage",
+    "poweredOn",
+    "operationHistory",
+    "errorCount",
+    "provisioningFailCount",
+    "lastAttemptedImage",
+    "conditions",
+];
 
 fn dotted(path: &[Seg]) -> String {
     let mut s = String::new();
