@@ -19,7 +19,7 @@
 //! * `metal3.io/v1alpha1` `HostUpdatePolicy`: kept in [`Inventory::objects`] (the state machine
 //!   reads it) and in [`Inventory::other_documents`];
 //! * `metal3.io/v1alpha1` `DataImage`: likewise the host's, in its file, its `status:` written;
-//! * the other kinds bmhctl knows (`strict.rs`: HardwareData, FirmwareSchema, ...) are kept
+//! * the other kinds bmhctl knows (`kinds.rs`: HardwareData, FirmwareSchema, ...) are kept
 //!   untouched and noted, with their JSON value, in [`Inventory::other_documents`]. Documents of
 //!   the extra kinds a provisioner plugin asked for ([`LoadOptions`], from its host-configure
 //!   step) are known too; those in its namespace (all namespaces when it named none) also go

@@ -95,10 +95,7 @@ pub(super) fn find(api_version: &str, kind: &str) -> Option<&'static Kind> {
 /// Why a document of this apiVersion and kind is not one bmhctl reads (`None`: it is), and
 /// the field to blame.
 pub fn unknown_kind(api_version: &str, kind: &str) -> Option<(&'static str, String)> {
-    if KINDS
-        .iter()
-        .any(|k| k.api_version == api_version && k.kind == kind)
-    {
+    if find(api_version, kind).is_some() {
         return None;
     }
     if kind.is_empty() {

@@ -26,7 +26,7 @@ use bmh_api::ObjectKey;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::SystemTime;
 
 /// Annotations the controller removes itself: their removal is not a change to react to.
@@ -156,7 +156,7 @@ impl StoreWatcher {
             for ns in sorted_entries(&dir)? {
                 for file in sorted_entries(&ns)? {
                     if file.extension().is_some_and(|e| e == "yaml") {
-                        self.scan_file(&ns, file, kind, is_secret, &mut found);
+                        self.scan_file(file, kind, is_secret, &mut found);
                     }
                 }
             }
@@ -169,28 +169,14 @@ impl StoreWatcher {
         Ok(found.changes)
     }
 
-    /// Reads `file` (of namespace directory `ns`) again when its stamp changed, and notes
-    /// what changed.
-    fn scan_file(
-        &mut self,
-        ns: &Path,
-        file: PathBuf,
-        kind: Kind,
-        is_secret: bool,
-        found: &mut Found,
-    ) {
+    /// Reads `file` again when its stamp changed, and notes what changed.
+    fn scan_file(&mut self, file: PathBuf, kind: Kind, is_secret: bool, found: &mut Found) {
         let Ok(meta) = std::fs::metadata(&file) else {
             return;
         };
         let st = stamp(&meta);
-        if matches!(kind, Kind::Host | Kind::Companion) {
-            let key = ObjectKey::new(
-                ns.file_name().unwrap_or_default().to_string_lossy(),
-                file.file_stem().unwrap_or_default().to_string_lossy(),
-            );
-            if !self.wanted(&key) {
-                return;
-            }
+        if matches!(kind, Kind::Host | Kind::Companion) && !self.wanted(&Identity::of(&file).key) {
+            return;
         }
         found.present.insert(file.clone());
         if self.seen.get(&file).is_some_and(|s| s.stamp == st) {
@@ -288,26 +274,13 @@ impl StoreWatcher {
             .collect();
         for path in gone {
             self.seen.remove(&path);
-            let key = ObjectKey::new(
-                path.parent()
-                    .and_then(|p| p.file_name())
-                    .unwrap_or_default()
-                    .to_string_lossy(),
-                path.file_stem().unwrap_or_default().to_string_lossy(),
-            );
-            let dir = path
-                .parent()
-                .and_then(|p| p.parent())
-                .and_then(|p| p.file_name())
-                .unwrap_or_default()
-                .to_string_lossy()
-                .to_string();
+            let Identity { dir, key } = Identity::of(&path);
             if dir == dirs.hosts {
                 found
                     .changes
                     .retain(|c| *c != SourceChange::Host(key.clone()));
                 found.changes.push(SourceChange::HostGone(key));
-            } else if dirs.companions.contains(&dir) {
+            } else if dirs.companions.iter().any(|c| c == dir) {
                 found.host(key);
             } else {
                 found.objects_changed = true;
