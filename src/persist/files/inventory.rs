@@ -57,7 +57,7 @@ use crate::objects::{ObjectMap, TypedKey};
 use crate::persist::LoadOptions;
 use crate::persist::bookkeeping::{bookkeeping_at_load, firmware_at_load};
 use crate::record::HostRecord;
-use bmh_api::{DataImage, HostFirmwareComponents, HostFirmwareSettings, ObjectKey};
+use bmh_api::ObjectKey;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -349,33 +349,6 @@ type ParsedHost = (usize, ObjectKey, Option<Box<bmh_api::BareMetalHost>>);
 /// Each host's firmware objects and DataImages, with their documents.
 type FirmwareByHost = HashMap<ObjectKey, Vec<(usize, FirmwareObject)>>;
 
-/// A host's firmware objects and DataImage (the first of each), with their documents.
-#[derive(Default)]
-struct Companions {
-    settings: Option<(usize, HostFirmwareSettings)>,
-    components: Option<(usize, HostFirmwareComponents)>,
-    data_image: Option<(usize, Box<DataImage>)>,
-}
-
-impl Companions {
-    fn of(objects: Vec<(usize, FirmwareObject)>) -> Companions {
-        let mut c = Companions::default();
-        for (d, o) in objects {
-            match o {
-                FirmwareObject::Settings(s) if c.settings.is_none() => c.settings = Some((d, *s)),
-                FirmwareObject::Components(o) if c.components.is_none() => {
-                    c.components = Some((d, *o))
-                }
-                FirmwareObject::DataImage(i) if c.data_image.is_none() => {
-                    c.data_image = Some((d, i))
-                }
-                _ => {}
-            }
-        }
-        c
-    }
-}
-
 impl Inventory {
     /// Keeps what file `pf` (the `file_index`th parsed) holds: its Secrets and objects, and,
     /// when it holds hosts, its hosts with their bookkeeping and the file to write them to.
@@ -477,26 +450,33 @@ impl Inventory {
         for (doc, key, host) in hosts {
             let Some(host) = host else { continue };
             let mut book = bookkeeping_at_load(sidecar.get(&key.to_string()), &host.spec);
-            let mut c = Companions::of(firmware.remove(&key).unwrap_or_default());
-            let (settings, components) = (c.settings.as_mut(), c.components.as_mut());
+            // The first of each kind (a second is a duplicate, already reported).
+            let (mut settings, mut components, mut data_image) = (None, None, None);
+            for (d, o) in firmware.remove(&key).unwrap_or_default() {
+                match o {
+                    FirmwareObject::Settings(s) => _ = settings.get_or_insert((d, s)),
+                    FirmwareObject::Components(c) => _ = components.get_or_insert((d, c)),
+                    FirmwareObject::DataImage(i) => _ = data_image.get_or_insert((d, i)),
+                }
+            }
             firmware_at_load(
                 &mut book,
-                settings.map(|s| &mut s.1),
-                components.map(|c| &mut c.1),
+                settings.as_mut().map(|s| &mut *s.1),
+                components.as_mut().map(|c| &mut *c.1),
             );
             self.hosts.push(HostEntry {
                 file,
                 doc,
                 key,
-                firmware_settings_doc: c.settings.as_ref().map(|(d, _)| *d),
-                firmware_components_doc: c.components.as_ref().map(|(d, _)| *d),
-                data_image_doc: c.data_image.as_ref().map(|(d, _)| *d),
+                firmware_settings_doc: settings.as_ref().map(|(d, _)| *d),
+                firmware_components_doc: components.as_ref().map(|(d, _)| *d),
+                data_image_doc: data_image.as_ref().map(|(d, _)| *d),
                 record: HostRecord {
                     host,
                     book,
-                    firmware_settings: c.settings.map(|(_, s)| Box::new(s)),
-                    firmware_components: c.components.map(|(_, c)| Box::new(c)),
-                    data_image: c.data_image.map(|(_, i)| i),
+                    firmware_settings: settings.map(|(_, s)| s),
+                    firmware_components: components.map(|(_, c)| c),
+                    data_image: data_image.map(|(_, i)| i),
                 },
             });
         }
