@@ -1464,16 +1464,7 @@ fn key_start(t: &Text, st: &mut DocState, ev: &Event, col: usize, sb: usize, eb:
     };
     if let Some(prev) = top.cur.take() {
         let (flow, role) = (top.flow, top.role);
-        close_entry(
-            t,
-            &mut st.doc,
-            role,
-            flow,
-            prev,
-            st.last_end,
-            sb,
-            st.keep_end,
-        );
+        close_entry(t, st, role, flow, prev, sb);
     }
     let top = st.stack.last_mut().expect("a mapping");
     if top.first_key_col.is_none() {
@@ -1530,16 +1521,7 @@ fn collection_end(t: &Text, st: &mut DocState, sb: usize, eb: usize) {
     };
     if frame.role != Role::Other {
         if let Some(prev) = frame.cur.take() {
-            close_entry(
-                t,
-                &mut st.doc,
-                frame.role,
-                frame.flow,
-                prev,
-                st.last_end,
-                sb,
-                st.keep_end,
-            );
+            close_entry(t, st, frame.role, frame.flow, prev, sb);
         }
         match frame.role {
             Role::Root if !frame.flow => {
@@ -1577,18 +1559,11 @@ fn complete(st: &mut DocState) {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn close_entry(
-    t: &Text,
-    doc: &mut Doc,
-    role: Role,
-    flow: bool,
-    e: OpenEntry,
-    content_end: usize,
-    next: usize,
-    keep_end: Option<usize>,
-) {
-    let content_end = content_end.max(e.key_end);
+/// An entry of a mapping in `role` ends (the next node starts at `next`): the status entry's
+/// or an annotation's range is noted.
+fn close_entry(t: &Text, st: &mut DocState, role: Role, flow: bool, e: OpenEntry, next: usize) {
+    let (doc, keep_end) = (&mut st.doc, st.keep_end);
+    let content_end = st.last_end.max(e.key_end);
     match (role, e.kind) {
         (Role::Root, KeyKind::Status) if !flow && !doc.status_exists => {
             doc.status_exists = true;
