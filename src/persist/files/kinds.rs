@@ -55,34 +55,26 @@ impl Kind {
             status_written: false,
         }
     }
-
-    const fn unnamed(self) -> Kind {
-        Kind {
-            named: false,
-            ..self
-        }
-    }
-
-    const fn status_not_written(self) -> Kind {
-        Kind {
-            status_written: false,
-            ..self
-        }
-    }
 }
 
 /// The kinds bmhctl reads, in the order its messages name them. BMCEventSubscription is
 /// typed and checked, then kept as another document for its controller.
 pub(super) const KINDS: &[Kind] = &[
     Kind::typed(bmh_api::host::API_VERSION, bmh_api::host::KIND, host),
-    Kind::typed(SECRET_API_VERSION, SECRET_KIND, secret).status_not_written(),
+    Kind {
+        status_written: false,
+        ..Kind::typed(SECRET_API_VERSION, SECRET_KIND, secret)
+    },
     Kind::typed(API_VERSION, HOST_FIRMWARE_SETTINGS_KIND, settings),
     Kind::typed(API_VERSION, HOST_FIRMWARE_COMPONENTS_KIND, components),
     Kind::kept(API_VERSION, HOST_UPDATE_POLICY_KIND),
     Kind::kept(API_VERSION, "HardwareData"),
     Kind::kept(API_VERSION, "FirmwareSchema"),
     Kind::typed(API_VERSION, DATA_IMAGE_KIND, data_image),
-    Kind::typed(API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, subscription).unnamed(),
+    Kind {
+        named: false,
+        ..Kind::typed(API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, subscription)
+    },
 ];
 
 /// The row of a document's apiVersion and kind.
