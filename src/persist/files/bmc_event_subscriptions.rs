@@ -5,56 +5,12 @@
 //! be written must be in one.
 
 use super::host_file::HostFile;
-use super::inventory::OtherDocument;
-use super::strict::{Extras, Seg};
-use super::yaml_file::PathSeg;
-use crate::diagnostic::{Diagnostic, Position};
+use super::parse::OtherDocument;
+use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
 use bmh_api::{
-    API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, BmcEventSubscriptionStatus,
-    ObjectKey,
+    BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, BmcEventSubscriptionStatus, ObjectKey,
 };
-
-impl Extras for BmcEventSubscription {
-    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
-        let at = |path: &[&str], extra: &bmh_api::meta::Extra, out: &mut Vec<Vec<Seg>>| {
-            for k in extra.keys() {
-                let mut p: Vec<Seg> = path.iter().map(|s| Seg::Key(s.to_string())).collect();
-                p.push(Seg::Key(k.clone()));
-                out.push(p);
-            }
-        };
-        at(&[], &self.extra, out);
-        super::strict::meta_extras(&self.metadata, out);
-        at(&["spec"], &self.spec.extra, out);
-        if let Some(status) = &self.status {
-            at(&["status"], &status.extra, out);
-        }
-    }
-}
-
-/// BMO's admission rules for a subscription document, at the field each names.
-pub(super) fn admission(
-    sub: &BmcEventSubscription,
-    key: &ObjectKey,
-    at: &dyn Fn(&[PathSeg]) -> Position,
-) -> Vec<Diagnostic> {
-    sub.validate()
-        .into_iter()
-        .map(|(field, message)| {
-            let segs: Vec<PathSeg> = field.split('.').map(PathSeg::Key).collect();
-            Diagnostic::new(message)
-                .at(at(&segs))
-                .object(BMC_EVENT_SUBSCRIPTION_KIND, key)
-                .field(field)
-        })
-        .collect()
-}
-
-/// Whether a loaded document is a subscription.
-pub(super) fn is_subscription(d: &OtherDocument) -> bool {
-    d.api_version == API_VERSION && d.kind == BMC_EVENT_SUBSCRIPTION_KIND
-}
 
 /// A subscription document of the files, typed.
 #[derive(Debug, Clone)]
@@ -69,7 +25,7 @@ pub(super) struct SubscriptionDoc {
 pub(super) fn subscription_docs(documents: &[OtherDocument]) -> Vec<SubscriptionDoc> {
     documents
         .iter()
-        .filter(|d| is_subscription(d))
+        .filter(|d| d.is_subscription())
         .filter_map(|d| {
             let mut sub: BmcEventSubscription = serde_json::from_value(d.value.clone()).ok()?;
             if sub.metadata.namespace.is_empty() {

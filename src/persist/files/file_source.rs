@@ -57,6 +57,19 @@ struct Group {
     gone: Vec<ObjectKey>,
 }
 
+impl Group {
+    /// The group of a file just loaded, before its hosts are added.
+    fn of(file: HostFile) -> Group {
+        Group {
+            file: Some(file),
+            staged: 0,
+            hosts: HashMap::new(),
+            reread: false,
+            gone: Vec::new(),
+        }
+    }
+}
+
 struct Entry {
     /// The host's document, and those of its HostFirmwareSettings and HostFirmwareComponents.
     doc: usize,
@@ -231,13 +244,7 @@ impl FileSource {
         let subscriptions = RwLock::new(subscription_docs(&other_documents));
         let mut groups: Vec<Group> = files
             .into_iter()
-            .map(|file| Group {
-                file: Some(loaded(file)),
-                staged: 0,
-                hosts: HashMap::new(),
-                reread: false,
-                gone: Vec::new(),
-            })
+            .map(|file| Group::of(loaded(file)))
             .collect();
         let mut index = HashMap::new();
         let mut handed = Vec::new();
@@ -409,61 +416,7 @@ impl FileSource {
         let mut groups = self.groups.write().expect("file groups");
         let mut seen: BTreeSet<usize> = BTreeSet::new();
         for (file, entries) in files.into_iter().zip(by_file) {
-            let mut file = loaded(file);
-            let existing = groups.iter().position(|g| {
-                g.lock()
-                    .expect("file group")
-                    .file
-                    .as_ref()
-                    .is_some_and(|f| f.real_path() == file.real_path())
-            });
-            let g = match existing {
-                Some(g) => {
-                    seen.insert(g);
-                    let mut group = groups[g].lock().expect("file group");
-                    let old = group.file.as_mut().expect("a known file");
-                    if old.disk_stamp == file.disk_stamp && old.disk_stamp.is_some() {
-                        continue;
-                    }
-                    for k in group.hosts.keys() {
-                        if !entries.iter().any(|e| e.key == *k) {
-                            changes.push(SourceChange::HostGone(k.clone()));
-                        }
-                    }
-                    let keys: Vec<ObjectKey> = entries.iter().map(|h| h.key.clone()).collect();
-                    match take_new_text(&mut group, file, entries) {
-                        Ok(()) => changes.extend(keys.into_iter().map(SourceChange::Host)),
-                        // Its hosts stay as they were; its next commit is refused and says why.
-                        Err(e) => self.problem(&e),
-                    }
-                    continue;
-                }
-                None => {
-                    match FileLock::acquire(file.real_path(), file.path()) {
-                        Ok(lock) => file.lock = Some(lock),
-                        Err(e) => {
-                            self.problem(&e);
-                            continue;
-                        }
-                    }
-                    groups.push(Arc::new(Mutex::new(Group {
-                        file: Some(file),
-                        staged: 0,
-                        hosts: HashMap::new(),
-                        reread: false,
-                        gone: Vec::new(),
-                    })));
-                    seen.insert(groups.len() - 1);
-                    groups.len() - 1
-                }
-            };
-            let mut group = groups[g].lock().expect("file group");
-            for h in entries {
-                changes.push(SourceChange::Host(h.key.clone()));
-                group
-                    .hosts
-                    .insert(h.key.clone(), Entry::new(h, Kept::Here).0);
-            }
+            self.reload_file(&mut groups, loaded(file), entries, &mut seen, &mut changes);
         }
         for (g, group) in groups.iter().enumerate() {
             if seen.contains(&g) {
@@ -477,18 +430,7 @@ impl FileSource {
                 group.hosts.clear();
             }
         }
-        let mut index = self.index.write().expect("file source index");
-        index.clear();
-        for (g, group) in groups.iter().enumerate() {
-            for k in group.lock().expect("file group").hosts.keys() {
-                index.insert(k.clone(), g);
-            }
-        }
-        // A host that moved to another file is not gone.
-        changes.retain(|c| match c {
-            SourceChange::HostGone(k) => !index.contains_key(k),
-            _ => true,
-        });
+        self.reindex(&groups, &mut changes);
         let known: BTreeSet<PathBuf> = groups
             .iter()
             .filter_map(|g| {
@@ -501,6 +443,76 @@ impl FileSource {
         changes.push(SourceChange::Objects);
         *self.last_problem.lock().expect("file source problem") = None;
         Ok(changes)
+    }
+
+    /// Takes a file read again: a known file's new text (unless unchanged), or a new file
+    /// (locked), with its hosts; the groups it fills are noted in `seen`.
+    fn reload_file(
+        &self,
+        groups: &mut Vec<Arc<Mutex<Group>>>,
+        mut file: HostFile,
+        entries: Vec<HostEntry>,
+        seen: &mut BTreeSet<usize>,
+        changes: &mut Vec<SourceChange>,
+    ) {
+        let existing = groups.iter().position(|g| {
+            g.lock()
+                .expect("file group")
+                .file
+                .as_ref()
+                .is_some_and(|f| f.real_path() == file.real_path())
+        });
+        if let Some(g) = existing {
+            seen.insert(g);
+            let mut group = groups[g].lock().expect("file group");
+            let old = group.file.as_mut().expect("a known file");
+            if old.disk_stamp == file.disk_stamp && old.disk_stamp.is_some() {
+                return;
+            }
+            for k in group.hosts.keys() {
+                if !entries.iter().any(|e| e.key == *k) {
+                    changes.push(SourceChange::HostGone(k.clone()));
+                }
+            }
+            let keys: Vec<ObjectKey> = entries.iter().map(|h| h.key.clone()).collect();
+            match take_new_text(&mut group, file, entries) {
+                Ok(()) => changes.extend(keys.into_iter().map(SourceChange::Host)),
+                // Its hosts stay as they were; its next commit is refused and says why.
+                Err(e) => self.problem(&e),
+            }
+            return;
+        }
+        match FileLock::acquire(file.real_path(), file.path()) {
+            Ok(lock) => file.lock = Some(lock),
+            Err(e) => {
+                self.problem(&e);
+                return;
+            }
+        }
+        let mut group = Group::of(file);
+        for h in entries {
+            changes.push(SourceChange::Host(h.key.clone()));
+            group
+                .hosts
+                .insert(h.key.clone(), Entry::new(h, Kept::Here).0);
+        }
+        groups.push(Arc::new(Mutex::new(group)));
+        seen.insert(groups.len() - 1);
+    }
+
+    /// Indexes the hosts of `groups` by key; a host that moved to another file is not gone.
+    fn reindex(&self, groups: &[Arc<Mutex<Group>>], changes: &mut Vec<SourceChange>) {
+        let mut index = self.index.write().expect("file source index");
+        index.clear();
+        for (g, group) in groups.iter().enumerate() {
+            for k in group.lock().expect("file group").hosts.keys() {
+                index.insert(k.clone(), g);
+            }
+        }
+        changes.retain(|c| match c {
+            SourceChange::HostGone(k) => !index.contains_key(k),
+            _ => true,
+        });
     }
 }
 

@@ -3,7 +3,6 @@
 //! outside the edits, and refused when the file changed on disk since it was read.
 
 use super::lock::FileLock;
-use super::parse::position;
 use super::sidecar::Sidecar;
 use super::yaml_file::{LaidOut, Overlay, YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
@@ -127,39 +126,7 @@ pub fn host_status_text(status: Option<&BareMetalHostStatus>) -> Result<Option<S
 /// of `BareMetalHostStatus`'s serde attributes.
 fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
     let mut out = Vec::with_capacity(16 + s.conditions.len());
-    let head = (
-        &s.operational_status,
-        &s.error_type,
-        &s.last_updated,
-        &s.hardware_profile,
-    );
-    cached(
-        &HEADS,
-        8,
-        &mut out,
-        |k| (&k.0, &k.1, &k.2, &k.3) == head,
-        || {
-            (
-                head.0.clone(),
-                head.1.clone(),
-                head.2.clone(),
-                head.3.clone(),
-            )
-        },
-        |out| {
-            entry(out, "operationalStatus", head.0)?;
-            if !head.1.is_none() {
-                entry(out, "errorType", head.1)?;
-            }
-            if let Some(t) = head.2 {
-                entry(out, "lastUpdated", t)?;
-            }
-            if !head.3.is_empty() {
-                entry(out, "hardwareProfile", head.3)?;
-            }
-            Ok(())
-        },
-    )?;
+    head_in_parts(s, &mut out)?;
     if let Some(h) = &s.hardware {
         cached(
             &HARDWARE,
@@ -171,28 +138,13 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
             |out| entry(out, "hardware", h),
         )?;
     }
-    let p = &s.provisioning;
-    cached(
-        &PROVISIONING,
-        8,
-        &mut out,
-        |k| k == p,
-        || p.clone(),
-        |out| entry(out, "provisioning", p),
-    )?;
+    cached_field(&PROVISIONING, 8, &mut out, "provisioning", &s.provisioning)?;
     for (cache, name, c) in [
         (&GOOD_CREDENTIALS, "goodCredentials", &s.good_credentials),
         (&TRIED_CREDENTIALS, "triedCredentials", &s.tried_credentials),
     ] {
         if !c.is_empty() {
-            cached(
-                cache,
-                4,
-                &mut out,
-                |k| k == c,
-                || c.clone(),
-                |out| entry(out, name, c),
-            )?;
+            cached_field(cache, 4, &mut out, name, c)?;
         }
     }
     let e = &s.error_message;
@@ -229,14 +181,7 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
     )?;
     let h = &s.operation_history;
     if !h.is_empty() {
-        cached(
-            &HISTORIES,
-            16,
-            &mut out,
-            |k| k == h,
-            || h.clone(),
-            |out| entry(out, "operationHistory", h),
-        )?;
+        cached_field(&HISTORIES, 16, &mut out, "operationHistory", h)?;
     }
     let counts = (s.error_count, s.provisioning_fail_count);
     cached(
@@ -256,48 +201,9 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
         },
     )?;
     if let Some(i) = &s.last_attempted_image {
-        cached(
-            &IMAGES,
-            4,
-            &mut out,
-            |k| k == i,
-            || i.clone(),
-            |out| entry(out, "lastAttemptedImage", i),
-        )?;
+        cached_field(&IMAGES, 4, &mut out, "lastAttemptedImage", i)?;
     }
-    if !s.conditions.is_empty() {
-        static KEY: std::sync::OnceLock<LaidOut> = std::sync::OnceLock::new();
-        out.push(
-            KEY.get_or_init(|| LaidOut::new(CONDITIONS_KEY).expect("a key's line"))
-                .clone(),
-        );
-        for (i, c) in s.conditions.iter().enumerate() {
-            // Kept by place in the list: BMO sets a host's conditions in one order, so a
-            // place's renderings are of one type, and a lookup compares those only.
-            CONDITIONS.with(|places| {
-                cached_in(
-                    &places[i.min(CONDITION_PLACES - 1)],
-                    CONDITIONS_KEPT,
-                    &mut out,
-                    |k| same_condition(k, c),
-                    || c.clone(),
-                    |out| {
-                        // An item alone: a list of one without its key.
-                        let mut one = String::with_capacity(256);
-                        entry(&mut one, "conditions", &[c])?;
-                        let item = one.strip_prefix(CONDITIONS_KEY).ok_or_else(|| {
-                            Error::internal(
-                                "a condition's YAML",
-                                "not laid out as an item of a list",
-                            )
-                        })?;
-                        out.push_str(item);
-                        Ok(())
-                    },
-                )
-            })?;
-        }
-    }
+    conditions_in_parts(&s.conditions, &mut out)?;
     if !s.extra.is_empty() {
         let mut text = String::new();
         serde_saphyr::to_fmt_writer(&mut text, &StatusExtra { extra: &s.extra })
@@ -305,6 +211,97 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
         out.push(laid_out(&text)?);
     }
     Ok(out)
+}
+
+/// The status's first fields, in one piece: they change together.
+fn head_in_parts(s: &BareMetalHostStatus, out: &mut Vec<LaidOut>) -> Result<(), Error> {
+    let head = (
+        &s.operational_status,
+        &s.error_type,
+        &s.last_updated,
+        &s.hardware_profile,
+    );
+    cached(
+        &HEADS,
+        8,
+        out,
+        |k| (&k.0, &k.1, &k.2, &k.3) == head,
+        || {
+            (
+                head.0.clone(),
+                head.1.clone(),
+                head.2.clone(),
+                head.3.clone(),
+            )
+        },
+        |out| {
+            entry(out, "operationalStatus", head.0)?;
+            if !head.1.is_none() {
+                entry(out, "errorType", head.1)?;
+            }
+            if let Some(t) = head.2 {
+                entry(out, "lastUpdated", t)?;
+            }
+            if !head.3.is_empty() {
+                entry(out, "hardwareProfile", head.3)?;
+            }
+            Ok(())
+        },
+    )
+}
+
+/// The `conditions:` key, then a piece per condition.
+fn conditions_in_parts(conditions: &[Condition], out: &mut Vec<LaidOut>) -> Result<(), Error> {
+    if conditions.is_empty() {
+        return Ok(());
+    }
+    static KEY: std::sync::OnceLock<LaidOut> = std::sync::OnceLock::new();
+    out.push(
+        KEY.get_or_init(|| LaidOut::new(CONDITIONS_KEY).expect("a key's line"))
+            .clone(),
+    );
+    for (i, c) in conditions.iter().enumerate() {
+        // Kept by place in the list: BMO sets a host's conditions in one order, so a
+        // place's renderings are of one type, and a lookup compares those only.
+        CONDITIONS.with(|places| {
+            cached_in(
+                &places[i.min(CONDITION_PLACES - 1)],
+                CONDITIONS_KEPT,
+                out,
+                |k| same_condition(k, c),
+                || c.clone(),
+                |out| {
+                    // An item alone: a list of one without its key.
+                    let mut one = String::with_capacity(256);
+                    entry(&mut one, "conditions", &[c])?;
+                    let item = one.strip_prefix(CONDITIONS_KEY).ok_or_else(|| {
+                        Error::internal("a condition's YAML", "not laid out as an item of a list")
+                    })?;
+                    out.push_str(item);
+                    Ok(())
+                },
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// [`cached`] for a field compared by equality and rendered as `name: value`.
+fn cached_field<K: PartialEq + Clone + Serialize + 'static>(
+    cache: &'static std::thread::LocalKey<Recent<K>>,
+    kept: usize,
+    out: &mut Vec<LaidOut>,
+    name: &str,
+    value: &K,
+) -> Result<(), Error> {
+    cached(
+        cache,
+        kept,
+        out,
+        |k| k == value,
+        || value.clone(),
+        |out| entry(out, name, value),
+    )
 }
 
 /// `text` laid out, or the error that sends the status to [`status_yaml`].
@@ -714,7 +711,7 @@ impl HostFile {
     }
 
     fn edit_error(&self, doc: usize, e: YamlFileError) -> Error {
-        let p = position(&self.yaml, doc, &[]);
+        let p = self.yaml.position(doc, &[]);
         Error::invalid(
             Diagnostic::new(e.to_string()).at(Position::new(&self.path, p.line, p.column)),
         )

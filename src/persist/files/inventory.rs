@@ -19,7 +19,7 @@
 //! * `metal3.io/v1alpha1` `HostUpdatePolicy`: kept in [`Inventory::objects`] (the state machine
 //!   reads it) and in [`Inventory::other_documents`];
 //! * `metal3.io/v1alpha1` `DataImage`: likewise the host's, in its file, its `status:` written;
-//! * the other kinds bmhctl knows (`strict.rs`: HardwareData, FirmwareSchema, ...) are kept
+//! * the other kinds bmhctl knows (`kinds.rs`: HardwareData, FirmwareSchema, ...) are kept
 //!   untouched and noted, with their JSON value, in [`Inventory::other_documents`]. Documents of
 //!   the extra kinds a provisioner plugin asked for ([`LoadOptions`], from its host-configure
 //!   step) are known too; those in its namespace (all namespaces when it named none) also go
@@ -44,33 +44,25 @@
 //! and the file it points to is updated (see [`crate::persist::atomic`]).
 
 use super::host_file::{CommitStats, HostFile, Stamp};
+use super::kinds::FirmwareObject;
 use super::lock::FileLock;
-use super::parse::{FirmwareObject, Item, parse_file, position, with_namespace};
+use super::parse::{Item, ParsedFile, parse_file, with_namespace};
+pub use super::parse::{LoadMode, OtherDocument};
 use super::paths::{expand, read_text};
 use super::sidecar::Sidecar;
-use super::yaml_file::PathSeg;
+use super::yaml_file::{PathSeg, YamlFile};
 use crate::diagnostic::{Diagnostic, Diagnostics, Position};
 use crate::error::Error;
 use crate::objects::{ObjectMap, TypedKey};
 use crate::persist::LoadOptions;
 use crate::persist::bookkeeping::{bookkeeping_at_load, firmware_at_load};
 use crate::record::HostRecord;
-use bmh_api::{HOST_FIRMWARE_SETTINGS_KIND, ObjectKey};
-use serde_json::Value;
+use bmh_api::ObjectKey;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 pub use super::paths::input_files;
-
-/// Whether the loaded host files will be written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoadMode {
-    /// Lock each host file (see [`super::lock`]) before reading it and keep the lock until the
-    /// [`Inventory`] is dropped.
-    Write,
-    /// Take no lock; [`HostFile::commit`] refuses to write.
-    ReadOnly,
-}
 
 /// Everything the given paths hold.
 #[derive(Debug, Default)]
@@ -108,22 +100,6 @@ pub struct HostEntry {
     pub firmware_components_doc: Option<usize>,
     /// Document index of the host's DataImage in the same file, if any.
     pub data_image_doc: Option<usize>,
-}
-
-/// A document bmhctl does not handle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OtherDocument {
-    /// As the user gave it.
-    pub file: PathBuf,
-    pub doc: usize,
-    pub api_version: String,
-    /// Empty when the document is not a mapping.
-    pub kind: String,
-    /// `metadata.namespace`, defaulted to `default`.
-    pub namespace: String,
-    pub name: String,
-    /// The document as JSON, as written.
-    pub value: Value,
 }
 
 impl Inventory {
@@ -247,7 +223,7 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
                 continue;
             }
             let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
-            let pos = position(&file.yaml, h.doc, &segs);
+            let pos = file.yaml.position(h.doc, &segs);
             errors.push(
                 Diagnostic::new(format!("Secret {key} not found in the given files"))
                     .at(Position::new(&file.path, pos.line, pos.column))
@@ -259,31 +235,65 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
     errors
 }
 
-/// Where document `doc`'s `metadata.name` is in `pf` (a file without its YAML, which has a
-/// syntax error, holds no documents: its start then).
-fn name_position(pf: &super::parse::ParsedFile, doc: usize) -> Position {
-    let pos = pf
-        .yaml
-        .as_ref()
-        .map_or(super::yaml_file::TextPos { line: 1, column: 1 }, |yaml| {
-            position(yaml, doc, &[PathSeg::Key("metadata"), PathSeg::Key("name")])
-        });
-    Position::new(&pf.label, pos.line, pos.column)
-}
-
+/// Expands the paths, reads and parses every file, links the documents of all files, locks
+/// the host files (before a write), and keeps what they hold.
 fn load_collecting(
     paths: &[PathBuf],
     mode: LoadMode,
     options: &LoadOptions,
 ) -> Result<(Inventory, Vec<Diagnostic>), Error> {
     let mut errors = Vec::new();
+    let mut parsed = read_and_parse(paths, mode, options, &mut errors)?;
+    // Bad input is found before any lock is taken: a refused run leaves no `.bmhctl/` behind
+    // (and its errors are what to show, not a lock's, which a read-only directory cannot hold).
+    let mut links = link(&parsed, mode, options);
+    let refused =
+        !errors.is_empty() || !links.is_empty() || parsed.iter().any(|pf| !pf.errors.is_empty());
+    if mode == LoadMode::Write && !refused && lock_and_reread(&mut parsed, options, &mut errors)? {
+        links = link(&parsed, mode, options);
+    }
+    let mut inv = Inventory::default();
+    for (pf, linked) in parsed.iter_mut().zip(&mut links.per_file) {
+        errors.append(&mut pf.errors);
+        errors.append(linked);
+        inv.warnings.append(&mut pf.warnings);
+    }
+    errors.append(&mut links.across);
+    for (file_index, pf) in parsed.into_iter().enumerate() {
+        inv.keep(pf, file_index, &links.kept, options, &mut errors)?;
+    }
+    let policy = options.input;
+    let skipped_kinds = links.skipped_kinds;
+    if skipped_kinds > 0 && !policy.quiet {
+        crate::eprintln_quiet!(
+            "note: skipped {skipped_kinds} document{} of kinds bmhctl does not read \
+             (--skip-unknown-kinds)",
+            if skipped_kinds == 1 { "" } else { "s" }
+        );
+    }
+    if errors.is_empty() && !policy.quiet {
+        for w in &inv.warnings {
+            crate::eprintln_quiet!("warning: {w}");
+        }
+    }
+    Ok((inv, errors))
+}
+
+/// Every file the paths name, read (each once, under the first path it was reached by) and
+/// parsed.
+fn read_and_parse(
+    paths: &[PathBuf],
+    mode: LoadMode,
+    options: &LoadOptions,
+    errors: &mut Vec<Diagnostic>,
+) -> Result<Vec<ParsedFile>, Error> {
     let mut seen = HashSet::new();
     let mut parsed = Vec::new();
-    for (label, real) in expand(paths, &mut errors)? {
+    for (label, real) in expand(paths, errors)? {
         if !seen.insert(real.clone()) {
             continue;
         }
-        let Some(text) = read_text(&real, &label, options.input.max_file_size, &mut errors)? else {
+        let Some(text) = read_text(&real, &label, options.input.max_file_size, errors)? else {
             continue;
         };
         let pf = parse_file(&label, &real, text, mode, options.input);
@@ -301,68 +311,78 @@ fn load_collecting(
         }
         parsed.push(pf);
     }
+    Ok(parsed)
+}
 
-    // Bad input is found before any lock is taken: a refused run leaves no `.bmhctl/` behind
-    // (and its errors are what to show, not a lock's, which a read-only directory cannot hold).
-    let mut links = link(&parsed, mode, options);
-    let refused =
-        !errors.is_empty() || !links.is_empty() || parsed.iter().any(|pf| !pf.errors.is_empty());
-    if mode == LoadMode::Write && !refused {
-        let mut changed = false;
-        // In reverse: the lock that creates a directory's `.bmhctl/` is then the last of that
-        // directory's to be released (files are dropped in order), and removes it when the
-        // run is refused later (a missing Secret, a host BMO's admission refuses).
-        for pf in parsed.iter_mut().rev().filter(|pf| pf.has_hosts()) {
-            // Lock, then re-read: whatever another writer did before we got the lock is seen.
-            let lock = FileLock::acquire(&pf.real, &pf.label)?;
-            let Some(again) = read_text(
-                &pf.real,
-                &pf.label,
-                options.input.max_file_size,
-                &mut errors,
-            )?
-            else {
-                pf.lock = Some(lock);
-                continue;
-            };
-            // (Compared with the text read, which the parse kept: cheaper than hashing both.)
-            if pf.yaml.as_ref().map(|y| y.source_text()) != Some(again.as_str()) {
-                *pf = parse_file(
-                    &pf.label.clone(),
-                    &pf.real.clone(),
-                    again,
-                    mode,
-                    options.input,
-                );
-                changed = true;
-            }
-            pf.lock = Some(lock);
+/// Locks each host file and reads it again, parsing it again when another writer changed it
+/// before the lock was taken; whether any changed.
+fn lock_and_reread(
+    parsed: &mut [ParsedFile],
+    options: &LoadOptions,
+    errors: &mut Vec<Diagnostic>,
+) -> Result<bool, Error> {
+    let mut changed = false;
+    // In reverse: the lock that creates a directory's `.bmhctl/` is then the last of that
+    // directory's to be released (files are dropped in order), and removes it when the
+    // run is refused later (a missing Secret, a host BMO's admission refuses).
+    for pf in parsed.iter_mut().rev().filter(|pf| pf.has_hosts()) {
+        // Lock, then re-read: whatever another writer did before we got the lock is seen.
+        let lock = FileLock::acquire(&pf.real, &pf.label)?;
+        let again = read_text(&pf.real, &pf.label, options.input.max_file_size, errors)?;
+        // (Compared with the text read, which the parse kept: cheaper than hashing both.)
+        if let Some(again) = again
+            && pf.yaml.as_ref().map(|y| y.source_text()) != Some(again.as_str())
+        {
+            let (label, real) = (pf.label.clone(), pf.real.clone());
+            *pf = parse_file(&label, &real, again, LoadMode::Write, options.input);
+            changed = true;
         }
-        if changed {
-            links = link(&parsed, mode, options);
+        pf.lock = Some(lock);
+    }
+    Ok(changed)
+}
+
+/// A host document of a parsed file: its document, key and host (`None`: refused).
+type ParsedHost = (usize, ObjectKey, Option<Box<bmh_api::BareMetalHost>>);
+
+/// Each host's firmware objects and DataImages, with their documents.
+type FirmwareByHost = HashMap<ObjectKey, Vec<(usize, FirmwareObject)>>;
+
+impl Inventory {
+    /// Keeps what file `pf` (the `file_index`th parsed) holds: its Secrets and objects, and,
+    /// when it holds hosts, its hosts with their bookkeeping and the file to write them to.
+    fn keep(
+        &mut self,
+        mut pf: ParsedFile,
+        file_index: usize,
+        kept: &HashSet<(usize, usize)>,
+        options: &LoadOptions,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Result<(), Error> {
+        let Some(yaml) = pf.yaml.take() else {
+            return Ok(());
+        };
+        let has_hosts = pf.has_hosts();
+        let items = std::mem::take(&mut pf.items);
+        let (hosts, firmware) = self.keep_documents(items, file_index, kept, options);
+        if has_hosts {
+            self.keep_host_file(pf, yaml, hosts, firmware, errors)?;
         }
+        Ok(())
     }
 
-    let mut inv = Inventory::default();
-    let policy = options.input;
-    for (pf, linked) in parsed.iter_mut().zip(&mut links.per_file) {
-        errors.append(&mut pf.errors);
-        errors.append(linked);
-        inv.warnings.append(&mut pf.warnings);
-    }
-    errors.append(&mut links.across);
-    let Links {
-        kept,
-        skipped_kinds,
-        ..
-    } = links;
-
-    for (file_index, pf) in parsed.into_iter().enumerate() {
-        let Some(yaml) = pf.yaml else { continue };
-        let has_hosts = pf.items.iter().any(|i| matches!(i, Item::Host { .. }));
+    /// Keeps the Secrets and objects among `items` (of the `file_index`th file); returns its
+    /// hosts and its firmware objects by host.
+    fn keep_documents(
+        &mut self,
+        items: Vec<Item>,
+        file_index: usize,
+        kept: &HashSet<(usize, usize)>,
+        options: &LoadOptions,
+    ) -> (Vec<ParsedHost>, FirmwareByHost) {
         let mut hosts = Vec::new();
-        let mut firmware: HashMap<ObjectKey, Vec<(usize, FirmwareObject)>> = HashMap::new();
-        for item in pf.items {
+        let mut firmware: FirmwareByHost = HashMap::new();
+        for item in items {
             match item {
                 Item::Host { doc, key, host } => hosts.push((doc, key, host)),
                 Item::Firmware {
@@ -373,7 +393,7 @@ fn load_collecting(
                     object,
                 } => {
                     if options.accepts_in(bmh_api::API_VERSION, kind, &key.namespace) {
-                        inv.objects.insert_object(
+                        self.objects.insert_object(
                             TypedKey::new(bmh_api::API_VERSION, kind, key.clone()),
                             with_namespace(&value, &key.namespace),
                         );
@@ -384,81 +404,83 @@ fn load_collecting(
                 }
                 Item::Secret {
                     secret: Some(s), ..
-                } => inv.objects.insert_secret(s),
+                } => self.objects.insert_secret(s),
                 Item::Secret { key, .. } => {
-                    inv.refused_secrets.insert(key);
+                    self.refused_secrets.insert(key);
                 }
                 Item::Other(o) => {
                     if kept.contains(&(file_index, o.doc)) {
-                        inv.objects.insert_object(
-                            TypedKey::new(
-                                &o.api_version,
-                                &o.kind,
-                                ObjectKey::new(&o.namespace, &o.name),
-                            ),
-                            with_namespace(&o.value, &o.namespace),
+                        let key = TypedKey::new(
+                            &o.api_version,
+                            &o.kind,
+                            ObjectKey::new(&o.namespace, &o.name),
                         );
+                        self.objects
+                            .insert_object(key, with_namespace(&o.value, &o.namespace));
                     }
-                    inv.other_documents.push(o);
+                    self.other_documents.push(o);
                 }
             }
         }
-        if !has_hosts {
-            continue;
-        }
+        (hosts, firmware)
+    }
+
+    /// Keeps the hosts of file `pf`, with their bookkeeping from its sidecar and their firmware
+    /// objects, and the file, to write them back to.
+    fn keep_host_file(
+        &mut self,
+        pf: ParsedFile,
+        yaml: YamlFile,
+        hosts: Vec<ParsedHost>,
+        mut firmware: FirmwareByHost,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Result<(), Error> {
         let mut sidecar = match Sidecar::load(&pf.real) {
             Ok(s) => s,
             Err(Error::Invalid(ds)) => {
                 errors.extend(ds.0);
-                continue;
+                return Ok(());
             }
             Err(e) => return Err(e),
         };
         let host_keys: BTreeSet<String> = hosts.iter().map(|(_, k, _)| k.to_string()).collect();
         sidecar.keep_only(host_keys.clone());
-        let file = inv.files.len();
+        let file = self.files.len();
         for (doc, key, host) in hosts {
             let Some(host) = host else { continue };
             let mut book = bookkeeping_at_load(sidecar.get(&key.to_string()), &host.spec);
-            let (mut settings, mut components) = (None, None);
-            let (mut settings_doc, mut components_doc) = (None, None);
-            let (mut data_image, mut data_image_doc) = (None, None);
+            // The first of each kind (a second is a duplicate, already reported).
+            let (mut settings, mut components, mut data_image) = (None, None, None);
             for (d, o) in firmware.remove(&key).unwrap_or_default() {
                 match o {
-                    FirmwareObject::Settings(s) if settings.is_none() => {
-                        settings = Some(*s);
-                        settings_doc = Some(d);
-                    }
-                    FirmwareObject::Components(c) if components.is_none() => {
-                        components = Some(*c);
-                        components_doc = Some(d);
-                    }
-                    FirmwareObject::DataImage(i) if data_image.is_none() => {
-                        data_image = Some(i);
-                        data_image_doc = Some(d);
-                    }
-                    _ => {}
+                    FirmwareObject::Settings(s) => _ = settings.get_or_insert((d, s)),
+                    FirmwareObject::Components(c) => _ = components.get_or_insert((d, c)),
+                    FirmwareObject::DataImage(i) => _ = data_image.get_or_insert((d, i)),
                 }
             }
-            firmware_at_load(&mut book, settings.as_mut(), components.as_mut());
-            inv.hosts.push(HostEntry {
+            firmware_at_load(
+                &mut book,
+                settings.as_mut().map(|s| &mut *s.1),
+                components.as_mut().map(|c| &mut *c.1),
+            );
+            self.hosts.push(HostEntry {
                 file,
                 doc,
                 key,
+                firmware_settings_doc: settings.as_ref().map(|(d, _)| *d),
+                firmware_components_doc: components.as_ref().map(|(d, _)| *d),
+                data_image_doc: data_image.as_ref().map(|(d, _)| *d),
                 record: HostRecord {
                     host,
                     book,
-                    firmware_settings: settings.map(Box::new),
-                    firmware_components: components.map(Box::new),
-                    data_image,
+                    firmware_settings: settings.map(|(_, s)| s),
+                    firmware_components: components.map(|(_, c)| c),
+                    data_image: data_image.map(|(_, i)| i),
                 },
-                firmware_settings_doc: settings_doc,
-                firmware_components_doc: components_doc,
-                data_image_doc,
             });
         }
         let disk_stamp = Stamp::of(&pf.real);
-        inv.files.push(HostFile {
+        self.files.push(HostFile {
             path: pf.label,
             real_path: pf.real,
             yaml,
@@ -471,20 +493,8 @@ fn load_collecting(
             host_keys,
             said_no_exchange: false,
         });
+        Ok(())
     }
-    if skipped_kinds > 0 && !policy.quiet {
-        crate::eprintln_quiet!(
-            "note: skipped {skipped_kinds} document{} of kinds bmhctl does not read \
-             (--skip-unknown-kinds)",
-            if skipped_kinds == 1 { "" } else { "s" }
-        );
-    }
-    if errors.is_empty() && !policy.quiet {
-        for w in &inv.warnings {
-            crate::eprintln_quiet!("warning: {w}");
-        }
-    }
-    Ok((inv, errors))
 }
 
 /// The problems found by comparing files and documents, and what the comparison decides.
@@ -508,102 +518,124 @@ impl Links {
 
 /// Compares the documents of all files: duplicates, firmware objects to their hosts, the
 /// kinds read.
-fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptions) -> Links {
-    let policy = options.input;
-    let mut per_file: Vec<Vec<Diagnostic>> = parsed.iter().map(|_| Vec::new()).collect();
-    let mut skipped_kinds = 0;
-    // Duplicates, across all files.
-    // (Where the first of each key is, as file and document: its position is looked up only
-    // for a duplicate, since finding one parses the document's text again.)
-    let mut host_at: HashMap<ObjectKey, (usize, usize)> = HashMap::new();
-    let mut secret_at: HashMap<ObjectKey, (usize, usize)> = HashMap::new();
-    let mut settings_at: HashMap<ObjectKey, (usize, usize)> = HashMap::new();
-    let mut components_at: HashMap<ObjectKey, (usize, usize)> = HashMap::new();
-    let mut subscription_at: HashMap<ObjectKey, Position> = HashMap::new();
-    let mut data_image_at: HashMap<ObjectKey, (usize, usize)> = HashMap::new();
-    // The file (index into `parsed`) of each host.
-    let mut host_file: HashMap<ObjectKey, usize> = HashMap::new();
-    // Kept objects of the extra kinds, by kind (whatever the version) and key.
-    let mut object_at: HashMap<(String, ObjectKey), Position> = HashMap::new();
-    // Which of the other documents are kept as objects (the first of duplicates only).
-    let mut kept: HashSet<(usize, usize)> = HashSet::new();
+fn link(parsed: &[ParsedFile], mode: LoadMode, options: &LoadOptions) -> Links {
+    let mut links = Links {
+        per_file: Vec::new(),
+        across: Vec::new(),
+        kept: HashSet::new(),
+        skipped_kinds: 0,
+    };
+    let mut seen = Seen::default();
     for (file, pf) in parsed.iter().enumerate() {
-        let errors = &mut per_file[file];
-        let Some(yaml) = &pf.yaml else { continue };
-        for item in &pf.items {
-            let Item::Other(o) = item else { continue };
-            let unknown = super::strict::unknown_kind(&o.api_version, &o.kind);
-            if options.knows_kind(&o.api_version, &o.kind) || unknown.is_none() {
-                // Untyped, but read: its labels are checked as a typed object's are.
-                // (A subscription was typed, and checked, while parsing.)
-                if !super::bmc_event_subscriptions::is_subscription(o) {
-                    let at = |segs: &[PathSeg]| {
-                        let p = position(yaml, o.doc, segs);
-                        Position::new(&pf.label, p.line, p.column)
-                    };
-                    let key = ObjectKey::new(&o.namespace, &o.name);
-                    errors.extend(super::strict::label_problems(&o.value, &o.kind, &key, &at));
-                    errors.extend(super::strict::label_type_problems(
-                        &o.value, &o.kind, &key, &at,
-                    ));
-                }
-                continue;
-            }
-            let Some((field, why)) = unknown else {
-                continue;
-            };
-            if policy.skip_unknown_kinds {
-                skipped_kinds += 1;
-                continue;
-            }
-            let pos = position(yaml, o.doc, &[PathSeg::Key(field)]);
-            let mut d = Diagnostic::new(why).at(Position::new(&pf.label, pos.line, pos.column));
-            if !o.name.is_empty() {
-                d = d.object(&o.kind, ObjectKey::new(&o.namespace, &o.name));
-            }
-            errors.push(d.field(field));
+        let mut errors = Vec::new();
+        if pf.yaml.is_some() {
+            links.skipped_kinds += kind_problems(pf, options, &mut errors);
+            seen.typed_documents(parsed, file, &mut errors);
+            seen.subscriptions(pf, mode, &mut errors);
+            seen.objects(pf, file, options, &mut errors, &mut links.kept);
         }
+        links.per_file.push(errors);
+    }
+    links.across = companions_apart(parsed, &seen.host_file);
+    links
+}
+
+/// The problems of the kinds of `pf`'s other documents: unknown kinds (counted when skipped,
+/// as the returned number), and the labels of those read untyped.
+fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagnostic>) -> usize {
+    let mut skipped_kinds = 0;
+    for item in &pf.items {
+        let Item::Other(o) = item else { continue };
+        let unknown = super::kinds::unknown_kind(&o.api_version, &o.kind);
+        if options.knows_kind(&o.api_version, &o.kind) || unknown.is_none() {
+            // Untyped, but read: its labels are checked as a typed object's are.
+            // (A subscription was typed, and checked, while parsing.)
+            if !o.is_subscription() {
+                let at = |segs: &[PathSeg]| pf.position(o.doc, segs);
+                let key = ObjectKey::new(&o.namespace, &o.name);
+                errors.extend(super::strict::label_problems(&o.value, &o.kind, &key, &at));
+                errors.extend(super::strict::label_type_problems(
+                    &o.value, &o.kind, &key, &at,
+                ));
+            }
+            continue;
+        }
+        let Some((field, why)) = unknown else {
+            continue;
+        };
+        if options.input.skip_unknown_kinds {
+            skipped_kinds += 1;
+            continue;
+        }
+        let mut d = Diagnostic::new(why).at(pf.position(o.doc, &[PathSeg::Key(field)]));
+        if !o.name.is_empty() {
+            d = d.object(&o.kind, ObjectKey::new(&o.namespace, &o.name));
+        }
+        errors.push(d.field(field));
+    }
+    skipped_kinds
+}
+
+/// The documents seen so far, to find duplicates across all files.
+#[derive(Default)]
+struct Seen {
+    /// Where the first typed document of each kind and key is, as file and document (its
+    /// position is looked up only for a duplicate, since finding one parses the document's
+    /// text again).
+    typed: HashMap<(&'static str, ObjectKey), (usize, usize)>,
+    subscriptions: HashMap<ObjectKey, Position>,
+    /// Kept objects of the extra kinds, by kind (whatever the version) and key.
+    objects: HashMap<(String, ObjectKey), Position>,
+    /// The file (index into the parsed files) of each host.
+    host_file: HashMap<ObjectKey, usize>,
+}
+
+const NAME: &[PathSeg] = &[PathSeg::Key("metadata"), PathSeg::Key("name")];
+
+impl Seen {
+    /// Hosts, Secrets and firmware objects of the `file`th file defined before.
+    fn typed_documents(
+        &mut self,
+        parsed: &[ParsedFile],
+        file: usize,
+        errors: &mut Vec<Diagnostic>,
+    ) {
+        let pf = &parsed[file];
         for item in &pf.items {
-            let (doc, key, what, seen) = match item {
+            let (doc, key, what) = match item {
                 Item::Host { doc, key, .. } => {
-                    host_file.entry(key.clone()).or_insert(file);
-                    (*doc, key, "BareMetalHost", &mut host_at)
+                    self.host_file.entry(key.clone()).or_insert(file);
+                    (*doc, key, bmh_api::host::KIND)
                 }
-                Item::Secret { doc, key, .. } => (*doc, key, "Secret", &mut secret_at),
-                Item::Firmware { doc, key, kind, .. } => {
-                    if *kind == HOST_FIRMWARE_SETTINGS_KIND {
-                        (*doc, key, *kind, &mut settings_at)
-                    } else if *kind == bmh_api::DATA_IMAGE_KIND {
-                        (*doc, key, *kind, &mut data_image_at)
-                    } else {
-                        (*doc, key, *kind, &mut components_at)
-                    }
-                }
+                Item::Secret { doc, key, .. } => (*doc, key, crate::objects::SECRET_KIND),
+                Item::Firmware { doc, key, kind, .. } => (*doc, key, *kind),
                 Item::Other(_) => continue,
             };
-            if let Some(&(first_file, first_doc)) = seen.get(key) {
-                let first = name_position(&parsed[first_file], first_doc);
-                errors.push(
-                    Diagnostic::new(format!("defined more than once (first at {first})"))
-                        .at(name_position(pf, doc))
-                        .object(what, key),
-                );
-            } else {
-                seen.insert(key.clone(), (file, doc));
+            match self.typed.entry((what, key.clone())) {
+                Entry::Occupied(first) => {
+                    let (first_file, first_doc) = *first.get();
+                    let first = parsed[first_file].position(first_doc, NAME);
+                    errors.push(
+                        Diagnostic::new(format!("defined more than once (first at {first})"))
+                            .at(pf.position(doc, NAME))
+                            .object(what, key),
+                    );
+                }
+                Entry::Vacant(v) => {
+                    v.insert((file, doc));
+                }
             }
         }
-        // Two BMCEventSubscriptions of one name would be one subscription made twice.
+    }
+
+    /// Two BMCEventSubscriptions of one name would be one subscription made twice.
+    fn subscriptions(&mut self, pf: &ParsedFile, mode: LoadMode, errors: &mut Vec<Diagnostic>) {
         for item in &pf.items {
             let Item::Other(o) = item else { continue };
-            if !super::bmc_event_subscriptions::is_subscription(o) || o.name.is_empty() {
+            if !o.is_subscription() || o.name.is_empty() {
                 continue;
             }
-            let pos = position(
-                yaml,
-                o.doc,
-                &[PathSeg::Key("metadata"), PathSeg::Key("name")],
-            );
-            let here = Position::new(&pf.label, pos.line, pos.column);
+            let here = pf.position(o.doc, NAME);
             let key = ObjectKey::new(&o.namespace, &o.name);
             if mode == LoadMode::Write && !pf.has_hosts() {
                 // Its status could not be written: it would be made again by every run.
@@ -616,17 +648,29 @@ fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptio
                     .object(&o.kind, &key),
                 );
             }
-            match subscription_at.get(&key) {
+            match self.subscriptions.get(&key) {
                 Some(first) => errors.push(
                     Diagnostic::new(format!("defined more than once (first at {first})"))
                         .at(here)
                         .object(&o.kind, &key),
                 ),
                 None => {
-                    subscription_at.insert(key, here);
+                    self.subscriptions.insert(key, here);
                 }
             }
         }
+    }
+
+    /// The documents of the extra kinds `options` asks for: the first of each kind and key is
+    /// kept (as file and document, in `kept`), others are duplicates.
+    fn objects(
+        &mut self,
+        pf: &ParsedFile,
+        file: usize,
+        options: &LoadOptions,
+        errors: &mut Vec<Diagnostic>,
+        kept: &mut HashSet<(usize, usize)>,
+    ) {
         for item in &pf.items {
             let Item::Other(o) = item else { continue };
             if !options.accepts(&o.api_version, &o.kind, &o.namespace) {
@@ -634,34 +678,34 @@ fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptio
             }
             let key = ObjectKey::new(&o.namespace, &o.name);
             if o.name.is_empty() {
-                let pos = position(yaml, o.doc, &[PathSeg::Key("metadata")]);
                 errors.push(
                     Diagnostic::new(format!("{} without metadata.name", o.kind))
-                        .at(Position::new(&pf.label, pos.line, pos.column)),
+                        .at(pf.position(o.doc, &[PathSeg::Key("metadata")])),
                 );
                 continue;
             }
-            let pos = position(
-                yaml,
-                o.doc,
-                &[PathSeg::Key("metadata"), PathSeg::Key("name")],
-            );
-            let here = Position::new(&pf.label, pos.line, pos.column);
-            match object_at.entry((o.kind.clone(), key)) {
-                std::collections::hash_map::Entry::Occupied(first) => errors.push(
+            let here = pf.position(o.doc, NAME);
+            match self.objects.entry((o.kind.clone(), key)) {
+                Entry::Occupied(first) => errors.push(
                     Diagnostic::new(format!("defined more than once (first at {})", first.get()))
                         .at(here)
                         .object(&o.kind, &first.key().1),
                 ),
-                std::collections::hash_map::Entry::Vacant(v) => {
+                Entry::Vacant(v) => {
                     v.insert(here);
                     kept.insert((file, o.doc));
                 }
             }
         }
     }
+}
 
-    // Every firmware object belongs to a host in its own file.
+/// Every firmware object belongs to a host in its own file: the problems of those that are
+/// not, given the file of each host.
+fn companions_apart(
+    parsed: &[ParsedFile],
+    host_file: &HashMap<ObjectKey, usize>,
+) -> Vec<Diagnostic> {
     let mut across = Vec::new();
     for (file, pf) in parsed.iter().enumerate() {
         for item in &pf.items {
@@ -670,7 +714,7 @@ fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptio
             };
             let problem = |message: String| {
                 Diagnostic::new(message)
-                    .at(name_position(pf, *doc))
+                    .at(pf.position(*doc, NAME))
                     .object(kind, key)
                     .field("metadata.name")
             };
@@ -687,10 +731,5 @@ fn link(parsed: &[super::parse::ParsedFile], mode: LoadMode, options: &LoadOptio
             }
         }
     }
-    Links {
-        per_file,
-        across,
-        kept,
-        skipped_kinds,
-    }
+    across
 }

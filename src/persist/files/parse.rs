@@ -1,29 +1,50 @@
 //! One file's documents, typed: hosts, Secrets, firmware objects and everything else, with
 //! every problem as `file:line:column: object: field: message`.
 
-use super::inventory::{LoadMode, OtherDocument};
+use super::kinds::{self, Doc, FirmwareObject, Typed};
 use super::lock::FileLock;
-use super::strict::{self, Extras};
+use super::strict;
 use super::yaml_file::{PathSeg, TextPos, YamlFile, YamlFileError};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::objects::ResolvedSecret;
-use base64::Engine as _;
 use bmh_api::{
-    BareMetalHost, DATA_IMAGE_KIND, DEFAULT_NAMESPACE, DataImage, HOST_FIRMWARE_COMPONENTS_KIND,
-    HOST_FIRMWARE_SETTINGS_KIND, HostFirmwareComponents, HostFirmwareSettings, ObjectKey,
+    API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, BareMetalHost, DEFAULT_NAMESPACE, ObjectKey,
 };
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// A HostFirmwareSettings, HostFirmwareComponents or DataImage document, typed: the objects
-/// that belong to the host of their name, in its file, and whose status bmhctl writes.
-pub(super) enum FirmwareObject {
-    Settings(Box<HostFirmwareSettings>),
-    Components(Box<HostFirmwareComponents>),
-    DataImage(Box<DataImage>),
+/// Whether the loaded host files will be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadMode {
+    /// Lock each host file (see [`super::lock`]) before reading it and keep the lock until the
+    /// [`Inventory`](super::inventory::Inventory) is dropped.
+    Write,
+    /// Take no lock; [`HostFile::commit`](super::host_file::HostFile::commit) refuses to write.
+    ReadOnly,
+}
+
+/// A document bmhctl does not handle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherDocument {
+    /// As the user gave it.
+    pub file: PathBuf,
+    pub doc: usize,
+    pub api_version: String,
+    /// Empty when the document is not a mapping.
+    pub kind: String,
+    /// `metadata.namespace`, defaulted to `default`.
+    pub namespace: String,
+    pub name: String,
+    /// The document as JSON, as written.
+    pub value: Value,
+}
+
+impl OtherDocument {
+    /// Whether the document is a BMCEventSubscription.
+    pub(super) fn is_subscription(&self) -> bool {
+        self.api_version == API_VERSION && self.kind == BMC_EVENT_SUBSCRIPTION_KIND
+    }
 }
 
 pub(super) enum Item {
@@ -65,13 +86,16 @@ impl ParsedFile {
     pub(super) fn has_hosts(&self) -> bool {
         self.items.iter().any(|i| matches!(i, Item::Host { .. }))
     }
-}
 
-pub(super) fn position(yaml: &YamlFile, doc: usize, path: &[PathSeg]) -> TextPos {
-    yaml.locate(doc, path).unwrap_or(TextPos {
-        line: yaml.document_start_line(doc),
-        column: 1,
-    })
+    /// Where the node at `path` of document `doc` is (a file with a syntax error holds no
+    /// documents: its start then).
+    pub(super) fn position(&self, doc: usize, path: &[PathSeg]) -> Position {
+        let p = self
+            .yaml
+            .as_ref()
+            .map_or(TextPos { line: 1, column: 1 }, |y| y.position(doc, path));
+        Position::new(&self.label, p.line, p.column)
+    }
 }
 
 /// The string at `path`; a number or boolean as its text (so that a wrongly typed name still
@@ -88,6 +112,31 @@ fn str_at<'a>(v: &'a Value, path: &[&str]) -> Cow<'a, str> {
         Value::String(s) => Cow::Borrowed(s),
         Value::Number(_) | Value::Bool(_) => Cow::Owned(cur.to_string()),
         _ => Cow::Borrowed(""),
+    }
+}
+
+/// A document's apiVersion, kind and name as written (see [`str_at`]), and its key (the
+/// namespace defaulted).
+struct Names<'a> {
+    api_version: Cow<'a, str>,
+    kind: Cow<'a, str>,
+    name: Cow<'a, str>,
+    key: ObjectKey,
+}
+
+fn names(value: &Value) -> Names<'_> {
+    let name = str_at(value, &["metadata", "name"]);
+    let namespace = str_at(value, &["metadata", "namespace"]);
+    let namespace = if namespace.is_empty() {
+        DEFAULT_NAMESPACE
+    } else {
+        &namespace
+    };
+    Names {
+        api_version: str_at(value, &["apiVersion"]),
+        kind: str_at(value, &["kind"]),
+        key: ObjectKey::new(namespace, name.as_ref()),
+        name,
     }
 }
 
@@ -144,215 +193,12 @@ pub(super) fn parse_file(
                 continue;
             }
         };
-        let at = |path: &[PathSeg]| {
-            let p = position(&yaml, doc, path);
-            Position::new(label, p.line, p.column)
-        };
         if yaml.has_foreign_tag(doc) {
             pf.errors
                 .extend(tag_errors(text, &value, label, lines_before));
         }
-        if value.is_null() {
-            continue;
-        }
-        let api_version = str_at(&value, &["apiVersion"]);
-        let kind = str_at(&value, &["kind"]);
-        let name = str_at(&value, &["metadata", "name"]);
-        let namespace = str_at(&value, &["metadata", "namespace"]);
-        let namespace = if namespace.is_empty() {
-            DEFAULT_NAMESPACE
-        } else {
-            &namespace
-        };
-        let key = ObjectKey::new(namespace, name.as_ref());
-        match (api_version.as_ref(), kind.as_ref()) {
-            (bmh_api::host::API_VERSION, bmh_api::host::KIND) => {
-                if name.is_empty() {
-                    pf.errors.push(
-                        Diagnostic::new("BareMetalHost without metadata.name")
-                            .at(at(&[PathSeg::Key("metadata")])),
-                    );
-                    continue;
-                }
-                let host = typed::<BareMetalHost>(
-                    &value,
-                    bmh_api::host::KIND,
-                    &key,
-                    &at,
-                    policy,
-                    &mut pf.errors,
-                    &mut pf.warnings,
-                )
-                .map(Box::new);
-                if host.is_some() && mode == LoadMode::Write && !splices(&yaml, doc) {
-                    pf.errors.push(
-                        Diagnostic::new(
-                            "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
-                             bmhctl can only write the status of hosts written in block style",
-                        )
-                        .at(at(&[]))
-                        .object(bmh_api::host::KIND, &key),
-                    );
-                }
-                pf.items.push(Item::Host { doc, key, host });
-            }
-            (bmh_api::host::API_VERSION, HOST_FIRMWARE_SETTINGS_KIND)
-            | (bmh_api::host::API_VERSION, HOST_FIRMWARE_COMPONENTS_KIND)
-            | (bmh_api::host::API_VERSION, DATA_IMAGE_KIND) => {
-                let kind = match &*kind {
-                    HOST_FIRMWARE_SETTINGS_KIND => HOST_FIRMWARE_SETTINGS_KIND,
-                    HOST_FIRMWARE_COMPONENTS_KIND => HOST_FIRMWARE_COMPONENTS_KIND,
-                    _ => DATA_IMAGE_KIND,
-                };
-                if name.is_empty() {
-                    pf.errors.push(
-                        Diagnostic::new(format!("{kind} without metadata.name"))
-                            .at(at(&[PathSeg::Key("metadata")])),
-                    );
-                    continue;
-                }
-                let object = if kind == DATA_IMAGE_KIND {
-                    typed::<DataImage>(
-                        &value,
-                        kind,
-                        &key,
-                        &at,
-                        policy,
-                        &mut pf.errors,
-                        &mut pf.warnings,
-                    )
-                    .filter(|d| {
-                        let problem = data_image_url_problem(&d.spec.url);
-                        if let Some(p) = &problem {
-                            pf.errors.push(
-                                Diagnostic::new(p.clone())
-                                    .at(at(&[PathSeg::Key("spec"), PathSeg::Key("url")]))
-                                    .object(kind, &key)
-                                    .field("spec.url"),
-                            );
-                        }
-                        problem.is_none()
-                    })
-                    .map(|o| FirmwareObject::DataImage(Box::new(o)))
-                } else if kind == HOST_FIRMWARE_SETTINGS_KIND {
-                    typed::<HostFirmwareSettings>(
-                        &value,
-                        kind,
-                        &key,
-                        &at,
-                        policy,
-                        &mut pf.errors,
-                        &mut pf.warnings,
-                    )
-                    .map(|o| FirmwareObject::Settings(Box::new(o)))
-                } else {
-                    typed::<HostFirmwareComponents>(
-                        &value,
-                        kind,
-                        &key,
-                        &at,
-                        policy,
-                        &mut pf.errors,
-                        &mut pf.warnings,
-                    )
-                    .map(|o| FirmwareObject::Components(Box::new(o)))
-                };
-                if object.is_some() && mode == LoadMode::Write && !splices(&yaml, doc) {
-                    pf.errors.push(
-                        Diagnostic::new(
-                            "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
-                             bmhctl can only write the status of objects written in block style",
-                        )
-                        .at(at(&[]))
-                        .object(kind, &key),
-                    );
-                }
-                pf.items.push(Item::Firmware {
-                    doc,
-                    key,
-                    kind,
-                    value,
-                    object,
-                });
-            }
-            ("v1", "Secret") => {
-                if name.is_empty() {
-                    pf.errors.push(
-                        Diagnostic::new("Secret without metadata.name")
-                            .at(at(&[PathSeg::Key("metadata")])),
-                    );
-                    continue;
-                }
-                let mut problems = strict::metadata_problems(&value, "Secret", &key, &at);
-                problems.extend(strict::label_type_problems(&value, "Secret", &key, &at));
-                strict::report_unknown_fields(
-                    strict::secret_unknown_fields(&value),
-                    "Secret",
-                    &key,
-                    policy,
-                    &at,
-                    &mut problems,
-                    &mut pf.warnings,
-                );
-                let data = secret_data(&value, |field, msg| {
-                    let segs: Vec<PathSeg> = field.iter().map(|k| PathSeg::Key(k)).collect();
-                    problems.push(
-                        Diagnostic::new(msg.to_string())
-                            .at(at(&segs))
-                            .object("Secret", &key)
-                            .field(field.join(".")),
-                    );
-                });
-                let secret = problems
-                    .is_empty()
-                    .then(|| ResolvedSecret::new(key.clone(), data));
-                pf.errors.append(&mut problems);
-                pf.items.push(Item::Secret { doc, key, secret });
-            }
-            (bmh_api::host::API_VERSION, bmh_api::BMC_EVENT_SUBSCRIPTION_KIND) => {
-                // Typed and checked, then kept as another document (see bmc_event_subscriptions).
-                let kind = bmh_api::BMC_EVENT_SUBSCRIPTION_KIND;
-                if let Some(sub) = typed::<bmh_api::BmcEventSubscription>(
-                    &value,
-                    kind,
-                    &key,
-                    &at,
-                    policy,
-                    &mut pf.errors,
-                    &mut pf.warnings,
-                ) {
-                    pf.errors
-                        .extend(super::bmc_event_subscriptions::admission(&sub, &key, &at));
-                    if mode == LoadMode::Write && !splices(&yaml, doc) {
-                        pf.errors.push(
-                            Diagnostic::new(
-                                "not a block-style YAML mapping (JSON or a flow mapping `{...}`); \
-                                 bmhctl can only write the status of objects written in block style",
-                            )
-                            .at(at(&[]))
-                            .object(kind, &key),
-                        );
-                    }
-                }
-                pf.items.push(Item::Other(OtherDocument {
-                    file: label.to_path_buf(),
-                    doc,
-                    api_version: api_version.to_string(),
-                    kind: kind.to_string(),
-                    namespace: key.namespace.clone(),
-                    name: name.to_string(),
-                    value: value.clone(),
-                }));
-            }
-            _ => pf.items.push(Item::Other(OtherDocument {
-                file: label.to_path_buf(),
-                doc,
-                api_version: api_version.to_string(),
-                kind: kind.to_string(),
-                namespace: key.namespace.clone(),
-                name: name.to_string(),
-                value: value.clone(),
-            })),
+        if !value.is_null() {
+            read_document(&mut pf, &yaml, doc, value, mode, policy);
         }
     }
     if mode == LoadMode::Write
@@ -372,17 +218,93 @@ pub(super) fn parse_file(
     pf
 }
 
+/// Types and checks document `doc` of the file through the row of its kind, and keeps it.
+fn read_document(
+    pf: &mut ParsedFile,
+    yaml: &YamlFile,
+    doc: usize,
+    value: Value,
+    mode: LoadMode,
+    policy: crate::persist::InputPolicy,
+) {
+    let label = &pf.label;
+    let at = |path: &[PathSeg]| {
+        let p = yaml.position(doc, path);
+        Position::new(label, p.line, p.column)
+    };
+    let Names {
+        api_version,
+        kind,
+        name,
+        key,
+    } = names(&value);
+    let other = |value: Value| {
+        Item::Other(OtherDocument {
+            file: label.to_path_buf(),
+            doc,
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+            namespace: key.namespace.clone(),
+            name: name.to_string(),
+            value,
+        })
+    };
+    let Some((row, decode)) = kinds::find(&api_version, &kind).and_then(|k| Some((k, k.decode?)))
+    else {
+        pf.items.push(other(value.clone()));
+        return;
+    };
+    if row.named && name.is_empty() {
+        pf.errors.push(
+            Diagnostic::new(format!("{} without metadata.name", row.kind))
+                .at(at(&[PathSeg::Key("metadata")])),
+        );
+        return;
+    }
+    let typed = decode(&mut Doc {
+        value: &value,
+        key: &key,
+        at: &at,
+        policy,
+        errors: &mut pf.errors,
+        warnings: &mut pf.warnings,
+    });
+    if typed.is_ok() && row.status_written && mode == LoadMode::Write && !splices(yaml, doc) {
+        let what = if row.kind == bmh_api::host::KIND {
+            "hosts"
+        } else {
+            "objects"
+        };
+        pf.errors.push(
+            Diagnostic::new(format!(
+                "not a block-style YAML mapping (JSON or a flow mapping `{{...}}`); \
+                 bmhctl can only write the status of {what} written in block style",
+            ))
+            .at(at(&[]))
+            .object(row.kind, &key),
+        );
+    }
+    let item = match typed {
+        Typed::Host(host) => Item::Host { doc, key, host },
+        Typed::Secret(secret) => Item::Secret { doc, key, secret },
+        Typed::Companion(object) => Item::Firmware {
+            doc,
+            key,
+            kind: row.kind,
+            value,
+            object,
+        },
+        Typed::Checked(_) => other(value.clone()),
+    };
+    pf.items.push(item);
+}
+
 /// One error per node of document `text` (starting after `lines_before` lines of the file)
 /// whose tag bmhctl does not read; `value` is the document, to name its object.
 fn tag_errors(text: &str, value: &Value, label: &Path, lines_before: usize) -> Vec<Diagnostic> {
-    let kind = str_at(value, &["kind"]);
-    let name = str_at(value, &["metadata", "name"]);
-    let namespace = str_at(value, &["metadata", "namespace"]);
-    let namespace = if namespace.is_empty() {
-        DEFAULT_NAMESPACE
-    } else {
-        &namespace
-    };
+    let Names {
+        kind, name, key, ..
+    } = names(value);
     super::yaml_tags::foreign_tags(text)
         .into_iter()
         .map(|t| {
@@ -392,7 +314,7 @@ fn tag_errors(text: &str, value: &Value, label: &Path, lines_before: usize) -> V
                 t.column,
             ));
             if !kind.is_empty() && !name.is_empty() {
-                d = d.object(&kind, ObjectKey::new(namespace, name.as_ref()));
+                d = d.object(&kind, key.clone());
             }
             if !t.field.is_empty() {
                 d = d.field(t.field);
@@ -400,73 +322,6 @@ fn tag_errors(text: &str, value: &Value, label: &Path, lines_before: usize) -> V
             d
         })
         .collect()
-}
-
-/// `value` as a `T`; a problem is recorded with the field's position, the object and the field.
-/// Unknown fields and invalid names are problems too, or warnings, as `policy` says.
-#[allow(clippy::too_many_arguments)]
-/// BMO's DataImage webhook (`validateDataImage`, with `validateURL`): the URL must parse as an
-/// HTTP request URI with one of these schemes.
-fn data_image_url_problem(url: &str) -> Option<String> {
-    const SCHEMES: &[&str] = &["http", "https", "ftp", "gopher", "oci"];
-    match bmh_bmc::parse_request_uri(url) {
-        Err(e) => Some(format!("URL \"{url}\" is invalid: {e}")),
-        Ok(scheme) if !SCHEMES.contains(&scheme.as_str()) => Some(format!(
-            "URL \"{url}\" is invalid: invalid scheme in URL, \"{scheme}\" not allowed"
-        )),
-        Ok(_) => None,
-    }
-}
-
-fn typed<T: DeserializeOwned + Extras>(
-    value: &Value,
-    kind: &str,
-    key: &ObjectKey,
-    at: &dyn Fn(&[PathSeg]) -> Position,
-    policy: crate::persist::InputPolicy,
-    errors: &mut Vec<Diagnostic>,
-    warnings: &mut Vec<Diagnostic>,
-) -> Option<T> {
-    let mut unknown = Vec::new();
-    let names = strict::metadata_problems(value, kind, key, at);
-    let bad_names = !names.is_empty();
-    errors.extend(names);
-    // Typed without tracking the path first: the path is only needed to report an error, and
-    // tracking it allocates every key. On an error the document is typed again with it.
-    let typed = strict::deserialize_untracked::<T>(value, &mut unknown).or_else(|_| {
-        unknown.clear();
-        strict::deserialize::<T>(value, &mut unknown)
-    });
-    match typed {
-        Ok(o) => {
-            o.extras(&mut unknown);
-            let before = errors.len();
-            strict::report_unknown_fields(unknown, kind, key, policy, at, errors, warnings);
-            (errors.len() == before && !bad_names).then_some(o)
-        }
-        Err(e) => {
-            errors.push(type_error(&e, kind, key, at));
-            None
-        }
-    }
-}
-
-/// A value of the wrong type, at its field (none when the document as a whole is wrong).
-fn type_error(
-    e: &serde_path_to_error::Error<serde_json::Error>,
-    kind: &str,
-    key: &ObjectKey,
-    at: &dyn Fn(&[PathSeg]) -> Position,
-) -> Diagnostic {
-    let segs = path_segs(e.path());
-    let d = Diagnostic::new(e.inner().to_string())
-        .at(at(&segs))
-        .object(kind, key);
-    if segs.is_empty() {
-        d
-    } else {
-        d.field(e.path().to_string())
-    }
 }
 
 /// `value` with `metadata.namespace` filled in when absent (as an API server answers it).
@@ -480,63 +335,6 @@ pub(super) fn with_namespace(value: &Value, namespace: &str) -> Value {
         meta.insert("namespace".into(), Value::String(namespace.to_string()));
     }
     value
-}
-
-/// `data` (base64, ASCII whitespace ignored, as a YAML folded scalar may add it) with
-/// `stringData` merged over it. Values never appear in messages.
-fn secret_data(value: &Value, mut problem: impl FnMut(&[&str], &str)) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for field in ["data", "stringData"] {
-        let map = match value.get(field) {
-            None | Some(Value::Null) => continue,
-            Some(Value::Object(m)) => m,
-            Some(_) => {
-                problem(&[field], "must be a mapping of keys to strings");
-                continue;
-            }
-        };
-        for (k, v) in map {
-            let text = match v {
-                Value::String(s) => s.as_str(),
-                Value::Null => "",
-                _ => {
-                    problem(
-                        &[field, k],
-                        "must be a string (quote it; the value is not shown)",
-                    );
-                    continue;
-                }
-            };
-            if field == "data" {
-                let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-                match base64::engine::general_purpose::STANDARD.decode(compact) {
-                    Ok(bytes) => {
-                        out.insert(k.clone(), bytes);
-                    }
-                    Err(_) => problem(
-                        &[field, k],
-                        "not valid base64 (data values are base64-encoded; use stringData for \
-                         plain text)",
-                    ),
-                }
-            } else {
-                out.insert(k.clone(), text.as_bytes().to_vec());
-            }
-        }
-    }
-    out
-}
-
-fn path_segs(path: &serde_path_to_error::Path) -> Vec<PathSeg<'_>> {
-    use serde_path_to_error::Segment;
-    path.iter()
-        .map_while(|s| match s {
-            Segment::Map { key } => Some(PathSeg::Key(key)),
-            Segment::Enum { variant } => Some(PathSeg::Key(variant)),
-            Segment::Seq { index } => Some(PathSeg::Index(*index)),
-            Segment::Unknown => None,
-        })
-        .collect()
 }
 
 /// Line (1-based, in the parsed text; 0 = unknown), column and message of a serde_saphyr error.

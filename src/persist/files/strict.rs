@@ -128,38 +128,29 @@ impl Extras for BareMetalHost {
     }
 }
 
-impl Extras for HostFirmwareSettings {
-    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
-        extra_keys(&[], &self.extra, out);
-        meta_extras(&self.metadata, out);
-        extra_keys(&["spec"], &self.spec.extra, out);
-        if let Some(status) = &self.status {
-            extra_keys(&["status"], &status.extra, out);
+/// The objects whose only unmodelled fields are at the top, in `metadata`, `spec` and
+/// `status`.
+macro_rules! spec_and_status_extras {
+    ($($t:ty),*) => {$(
+        impl Extras for $t {
+            fn extras(&self, out: &mut Vec<Vec<Seg>>) {
+                extra_keys(&[], &self.extra, out);
+                meta_extras(&self.metadata, out);
+                extra_keys(&["spec"], &self.spec.extra, out);
+                if let Some(status) = &self.status {
+                    extra_keys(&["status"], &status.extra, out);
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl Extras for DataImage {
-    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
-        extra_keys(&[], &self.extra, out);
-        meta_extras(&self.metadata, out);
-        extra_keys(&["spec"], &self.spec.extra, out);
-        if let Some(status) = &self.status {
-            extra_keys(&["status"], &status.extra, out);
-        }
-    }
-}
-
-impl Extras for HostFirmwareComponents {
-    fn extras(&self, out: &mut Vec<Vec<Seg>>) {
-        extra_keys(&[], &self.extra, out);
-        meta_extras(&self.metadata, out);
-        extra_keys(&["spec"], &self.spec.extra, out);
-        if let Some(status) = &self.status {
-            extra_keys(&["status"], &status.extra, out);
-        }
-    }
-}
+spec_and_status_extras!(
+    HostFirmwareSettings,
+    DataImage,
+    HostFirmwareComponents,
+    bmh_api::BmcEventSubscription
+);
 
 const SECRET_FIELDS: &[&str] = &[
     "apiVersion",
@@ -198,114 +189,12 @@ fn siblings(kind: &str, parent: &str) -> &'static [&'static str] {
         (_, "") => &["apiVersion", "kind", "metadata", "spec", "status"],
         (_, "metadata") => OBJECT_META_FIELDS,
         ("Secret", _) => &[],
-        ("BareMetalHost", "spec") => &[
-            "taints",
-            "bmc",
-            "raid",
-            "firmware",
-            "hardwareProfile",
-            "rootDeviceHints",
-            "bootMode",
-            "bootMACAddress",
-            "online",
-            "consumerRef",
-            "image",
-            "userData",
-            "preprovisioningNetworkDataName",
-            "networkData",
-            "metaData",
-            "description",
-            "externallyProvisioned",
-            "automatedCleaningMode",
-            "customDeploy",
-            "architecture",
-            "disablePowerOff",
-            "inspectionMode",
-            "networkInterfaces",
-        ],
-        ("BareMetalHost", "spec.bmc") => &[
-            "address",
-            "credentialsName",
-            "disableCertificateVerification",
-        ],
-        ("BareMetalHost", "spec.rootDeviceHints" | "status.provisioning.rootDeviceHints") => &[
-            "deviceName",
-            "hctl",
-            "model",
-            "vendor",
-            "serialNumber",
-            "minSizeGigabytes",
-            "wwn",
-            "wwnWithExtension",
-            "wwnVendorExtension",
-            "rotational",
-        ],
-        ("BareMetalHost", "spec.raid" | "status.provisioning.raid") => {
-            &["hardwareRAIDVolumes", "softwareRAIDVolumes"]
-        }
-        ("BareMetalHost", "spec.raid.hardwareRAIDVolumes.*") => &[
-            "sizeGibibytes",
-            "level",
-            "name",
-            "rotational",
-            "numberOfPhysicalDisks",
-            "controller",
-            "physicalDisks",
-        ],
-        ("BareMetalHost", "spec.raid.softwareRAIDVolumes.*") => {
-            &["rootVolume", "sizeGibibytes", "level", "physicalDisks"]
-        }
-        ("BareMetalHost", "spec.firmware" | "status.provisioning.firmware") => &[
-            "virtualizationEnabled",
-            "simultaneousMultithreadingEnabled",
-            "sriovEnabled",
-        ],
-        (
-            "BareMetalHost",
-            "spec.image" | "status.provisioning.image" | "status.lastAttemptedImage",
-        ) => &[
-            "url",
-            "checksum",
-            "checksumType",
-            "format",
-            "ociAuthSecretName",
-        ],
-        ("BareMetalHost", "spec.customDeploy" | "status.provisioning.customDeploy") => &["method"],
-        ("BareMetalHost", "spec.userData" | "spec.networkData" | "spec.metaData") => {
-            &["name", "namespace"]
-        }
+        ("BareMetalHost", _) => host_siblings(parent),
         ("BMCEventSubscription", "spec") => {
             &["hostName", "destination", "context", "httpHeadersRef"]
         }
         ("BMCEventSubscription", "spec.httpHeadersRef") => &["name", "namespace"],
         ("BMCEventSubscription", "status") => &["subscriptionID", "error"],
-        ("BareMetalHost", "status") => &[
-            "operationalStatus",
-            "errorType",
-            "lastUpdated",
-            "hardwareProfile",
-            "hardware",
-            "provisioning",
-            "goodCredentials",
-            "triedCredentials",
-            "errorMessage",
-            "poweredOn",
-            "operationHistory",
-            "errorCount",
-            "provisioningFailCount",
-            "lastAttemptedImage",
-            "conditions",
-        ],
-        ("BareMetalHost", "status.provisioning") => &[
-            "state",
-            "ID",
-            "image",
-            "rootDeviceHints",
-            "bootMode",
-            "raid",
-            "firmware",
-            "customDeploy",
-        ],
         ("HostFirmwareSettings", "spec") => &["settings"],
         ("HostFirmwareSettings", "status") => &["schema", "settings", "lastUpdated", "conditions"],
         ("DataImage", "spec") => &["url"],
@@ -318,6 +207,113 @@ fn siblings(kind: &str, parent: &str) -> &'static [&'static str] {
         _ => &[],
     }
 }
+
+/// [`siblings`] in a BareMetalHost.
+fn host_siblings(parent: &str) -> &'static [&'static str] {
+    match parent {
+        "spec" => HOST_SPEC_FIELDS,
+        "spec.bmc" => &[
+            "address",
+            "credentialsName",
+            "disableCertificateVerification",
+        ],
+        "spec.rootDeviceHints" | "status.provisioning.rootDeviceHints" => &[
+            "deviceName",
+            "hctl",
+            "model",
+            "vendor",
+            "serialNumber",
+            "minSizeGigabytes",
+            "wwn",
+            "wwnWithExtension",
+            "wwnVendorExtension",
+            "rotational",
+        ],
+        "spec.raid" | "status.provisioning.raid" => &["hardwareRAIDVolumes", "softwareRAIDVolumes"],
+        "spec.raid.hardwareRAIDVolumes.*" => &[
+            "sizeGibibytes",
+            "level",
+            "name",
+            "rotational",
+            "numberOfPhysicalDisks",
+            "controller",
+            "physicalDisks",
+        ],
+        "spec.raid.softwareRAIDVolumes.*" => {
+            &["rootVolume", "sizeGibibytes", "level", "physicalDisks"]
+        }
+        "spec.firmware" | "status.provisioning.firmware" => &[
+            "virtualizationEnabled",
+            "simultaneousMultithreadingEnabled",
+            "sriovEnabled",
+        ],
+        "spec.image" | "status.provisioning.image" | "status.lastAttemptedImage" => &[
+            "url",
+            "checksum",
+            "checksumType",
+            "format",
+            "ociAuthSecretName",
+        ],
+        "spec.customDeploy" | "status.provisioning.customDeploy" => &["method"],
+        "spec.userData" | "spec.networkData" | "spec.metaData" => &["name", "namespace"],
+        "status" => HOST_STATUS_FIELDS,
+        "status.provisioning" => &[
+            "state",
+            "ID",
+            "image",
+            "rootDeviceHints",
+            "bootMode",
+            "raid",
+            "firmware",
+            "customDeploy",
+        ],
+        _ => &[],
+    }
+}
+
+const HOST_SPEC_FIELDS: &[&str] = &[
+    "taints",
+    "bmc",
+    "raid",
+    "firmware",
+    "hardwareProfile",
+    "rootDeviceHints",
+    "bootMode",
+    "bootMACAddress",
+    "online",
+    "consumerRef",
+    "image",
+    "userData",
+    "preprovisioningNetworkDataName",
+    "networkData",
+    "metaData",
+    "description",
+    "externallyProvisioned",
+    "automatedCleaningMode",
+    "customDeploy",
+    "architecture",
+    "disablePowerOff",
+    "inspectionMode",
+    "networkInterfaces",
+];
+
+const HOST_STATUS_FIELDS: &[&str] = &[
+    "operationalStatus",
+    "errorType",
+    "lastUpdated",
+    "hardwareProfile",
+    "hardware",
+    "provisioning",
+    "goodCredentials",
+    "triedCredentials",
+    "errorMessage",
+    "poweredOn",
+    "operationHistory",
+    "errorCount",
+    "provisioningFailCount",
+    "lastAttemptedImage",
+    "conditions",
+];
 
 fn dotted(path: &[Seg]) -> String {
     let mut s = String::new();
@@ -392,49 +388,6 @@ pub(super) fn report_unknown_fields(
             warnings.push(d);
         }
     }
-}
-
-/// The kinds bmhctl reads, by apiVersion. BMCEventSubscription is accepted and not acted on
-/// yet.
-pub const KNOWN_KINDS: &[(&str, &str)] = &[
-    (bmh_api::host::API_VERSION, bmh_api::host::KIND),
-    ("v1", "Secret"),
-    (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
-    (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
-    (bmh_api::API_VERSION, bmh_api::HOST_UPDATE_POLICY_KIND),
-    (bmh_api::API_VERSION, "HardwareData"),
-    (bmh_api::API_VERSION, "FirmwareSchema"),
-    (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
-    (bmh_api::API_VERSION, "BMCEventSubscription"),
-];
-
-/// Why a document of this apiVersion and kind is not one bmhctl reads (`None`: it is), and
-/// the field to blame.
-pub fn unknown_kind(api_version: &str, kind: &str) -> Option<(&'static str, String)> {
-    if KNOWN_KINDS.contains(&(api_version, kind)) {
-        return None;
-    }
-    if kind.is_empty() {
-        return Some(("kind", "document without a kind".to_string()));
-    }
-    if let Some((v, _)) = KNOWN_KINDS.iter().find(|(_, k)| *k == kind) {
-        return Some((
-            "apiVersion",
-            format!(
-                "apiVersion {api_version:?} is not one bmhctl reads for kind {kind} (expected {v})"
-            ),
-        ));
-    }
-    let mut message = format!("unknown kind {kind:?}");
-    if let Some(k) = did_you_mean(kind, KNOWN_KINDS.iter().map(|(_, k)| *k)) {
-        message.push_str(&format!(" (did you mean {k}?)"));
-    }
-    let names: Vec<&str> = KNOWN_KINDS.iter().map(|(_, k)| *k).collect();
-    message.push_str(&format!(
-        "; bmhctl reads {} (--skip-unknown-kinds skips other kinds)",
-        names.join(", ")
-    ));
-    Some(("kind", message))
 }
 
 /// Why `name` is not a DNS-1123 subdomain (as the API server checks object names).
@@ -656,17 +609,5 @@ mod tests {
         assert!(dns1123_subdomain(&"a".repeat(254)).is_some());
         assert_eq!(dns1123_label("metal3"), None);
         assert!(dns1123_label("a.b").is_some());
-    }
-
-    #[test]
-    fn kinds_and_api_versions_are_checked_apart() {
-        assert_eq!(unknown_kind("metal3.io/v1alpha1", "BareMetalHost"), None);
-        assert_eq!(unknown_kind("metal3.io/v1alpha1", "DataImage"), None);
-        let (field, m) = unknown_kind("metal3.io/v1beta1", "BareMetalHost").unwrap();
-        assert_eq!(field, "apiVersion");
-        assert!(m.contains("expected metal3.io/v1alpha1"), "{m}");
-        let (field, m) = unknown_kind("metal3.io/v1alpha1", "BaremetalHost").unwrap();
-        assert_eq!(field, "kind");
-        assert!(m.contains("did you mean BareMetalHost?"), "{m}");
     }
 }

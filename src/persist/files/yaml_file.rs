@@ -1003,6 +1003,14 @@ impl YamlFile {
         out.push(&self.text[pos..d.end]);
     }
 
+    /// [`locate`](Self::locate), or the start of document `doc` when nothing there is found.
+    pub fn position(&self, doc: usize, path: &[PathSeg]) -> TextPos {
+        self.locate(doc, path).unwrap_or(TextPos {
+            line: self.document_start_line(doc),
+            column: 1,
+        })
+    }
+
     /// Position (1-based, in the file) of the node at `path` in the original text of document
     /// `doc`, or of the deepest existing prefix's node. `None` if the document has no content
     /// or cannot be parsed on its own.
@@ -1300,20 +1308,7 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
             }
             ev => {
                 if let Some(st) = state.as_mut() {
-                    if let Event::Scalar(_, _, a, _)
-                    | Event::SequenceStart(a, _)
-                    | Event::MappingStart(a, _) = &ev
-                        && *a > 0
-                    {
-                        st.anchors.push(sb);
-                    }
-                    if let Event::Scalar(_, _, _, Some(tag))
-                    | Event::SequenceStart(_, Some(tag))
-                    | Event::MappingStart(_, Some(tag)) = &ev
-                        && !super::yaml_tags::is_core(tag)
-                    {
-                        st.doc.foreign_tag = true;
-                    }
+                    anchor_and_tag(st, &ev, sb);
                     node_event(&t, st, ev, sp.start.line(), sp.start.col(), sb, eb);
                 }
             }
@@ -1325,19 +1320,37 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
     if let Some(last) = docs.last_mut() {
         last.end = text.len();
     }
-    // Line endings per document.
-    let file_crlf =
-        t.b.iter()
-            .position(|&c| c == b'\n')
-            .is_some_and(|i| i > 0 && t.b[i - 1] == b'\r');
-    for d in &mut docs {
-        let region = &t.b[d.start..d.end];
-        d.crlf = match region.iter().position(|&c| c == b'\n') {
-            Some(i) => i > 0 && region[i - 1] == b'\r',
-            None => file_crlf,
-        };
-    }
+    line_endings(t.b, &mut docs);
     Ok(docs)
+}
+
+/// Whether each document's lines end with CRLF (as its first line does, or the file's).
+fn line_endings(b: &[u8], docs: &mut [Doc]) {
+    let crlf = |region: &[u8]| {
+        let lf = region.iter().position(|&c| c == b'\n');
+        lf.map(|i| i > 0 && region[i - 1] == b'\r')
+    };
+    let file_crlf = crlf(b).unwrap_or(false);
+    for d in docs {
+        d.crlf = crlf(&b[d.start..d.end]).unwrap_or(file_crlf);
+    }
+}
+
+/// Notes where a node with an anchor starts, and whether a node has a tag bmhctl does not
+/// read.
+fn anchor_and_tag(st: &mut DocState, ev: &Event, sb: usize) {
+    if let Event::Scalar(_, _, a, _) | Event::SequenceStart(a, _) | Event::MappingStart(a, _) = ev
+        && *a > 0
+    {
+        st.anchors.push(sb);
+    }
+    if let Event::Scalar(_, _, _, Some(tag))
+    | Event::SequenceStart(_, Some(tag))
+    | Event::MappingStart(_, Some(tag)) = ev
+        && !super::yaml_tags::is_core(tag)
+    {
+        st.doc.foreign_tag = true;
+    }
 }
 
 fn node_event(
@@ -1353,80 +1366,11 @@ fn node_event(
         ev,
         Event::Scalar(..) | Event::Alias(..) | Event::MappingStart(..) | Event::SequenceStart(..)
     );
-    let mut role = Role::Other;
-    if is_start {
-        if !st.root_seen {
-            st.root_seen = true;
-            st.doc.content_line = line;
-            if matches!(ev, Event::MappingStart(..)) {
-                role = Role::Root;
-                st.doc.root = if eb > sb {
-                    RootKind::FlowMapping
-                } else {
-                    RootKind::BlockMapping
-                };
-            }
-        } else if let Some(top) = st.stack.last_mut()
-            && top.is_map
-        {
-            if top.expect_key {
-                // A key starts: close the previous entry.
-                if top.role != Role::Other {
-                    let key = match &ev {
-                        Event::Scalar(k, ..) => Some(k.as_ref()),
-                        _ => None,
-                    };
-                    let kind = match (top.role, key) {
-                        (Role::Root, Some("status")) => KeyKind::Status,
-                        (Role::Root, Some("metadata")) => KeyKind::Metadata,
-                        (Role::Metadata, Some("annotations")) => KeyKind::Annotations,
-                        _ => KeyKind::Other,
-                    };
-                    let owned = if top.role == Role::Annotations {
-                        key.map(str::to_string)
-                    } else {
-                        None
-                    };
-                    if let Some(prev) = top.cur.take() {
-                        let (flow, role) = (top.flow, top.role);
-                        close_entry(
-                            t,
-                            &mut st.doc,
-                            role,
-                            flow,
-                            prev,
-                            st.last_end,
-                            sb,
-                            st.keep_end,
-                        );
-                    }
-                    let top = st.stack.last_mut().unwrap();
-                    if top.first_key_col.is_none() {
-                        top.first_key_col = Some(col);
-                    }
-                    if top.role == Role::Root && !top.flow && t.explicit_key_before(sb) {
-                        st.doc.explicit_key = true;
-                    }
-                    top.cur = Some(OpenEntry {
-                        kind,
-                        key: owned,
-                        key_start: sb,
-                        key_end: eb,
-                        key_col: col,
-                    });
-                    top.value_role = match kind {
-                        KeyKind::Metadata => Role::Metadata,
-                        KeyKind::Annotations => Role::Annotations,
-                        _ => Role::Other,
-                    };
-                } else {
-                    top.value_role = Role::Other;
-                }
-            } else if matches!(ev, Event::MappingStart(..)) {
-                role = top.value_role;
-            }
-        }
-    }
+    let role = if is_start {
+        node_start(t, st, &ev, line, col, sb, eb)
+    } else {
+        Role::Other
+    };
     match ev {
         Event::Scalar(_, style, ..) => {
             if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
@@ -1451,77 +1395,159 @@ fn node_event(
             st.last_end = st.last_end.max(eb);
             complete(st);
         }
-        Event::MappingStart(..) | Event::SequenceStart(..) => {
-            let is_map = matches!(ev, Event::MappingStart(..));
-            let flow = eb > sb;
-            if flow {
-                st.last_end = st.last_end.max(eb);
-            }
-            let mut role = if is_map { role } else { Role::Other };
-            if role == Role::Annotations {
-                if st.doc.annotations.is_none() {
-                    st.doc.annotations = Some(Annotations::default());
-                } else {
-                    // A duplicate `annotations` mapping: only the first one is indexed.
-                    role = Role::Other;
-                }
-            }
-            st.stack.push(Frame {
-                is_map,
-                flow,
-                role,
-                expect_key: true,
-                value_role: Role::Other,
-                start: sb,
-                cur: None,
-                first_key_col: None,
-            });
-        }
-        Event::MappingEnd | Event::SequenceEnd => {
-            let Some(mut frame) = st.stack.pop() else {
-                return;
-            };
-            if frame.role != Role::Other {
-                if let Some(prev) = frame.cur.take() {
-                    close_entry(
-                        t,
-                        &mut st.doc,
-                        frame.role,
-                        frame.flow,
-                        prev,
-                        st.last_end,
-                        sb,
-                        st.keep_end,
-                    );
-                }
-                match frame.role {
-                    Role::Root if !frame.flow => {
-                        st.doc.indent = frame.first_key_col.unwrap_or(0);
-                        if !st.doc.status_exists {
-                            let floor = t.eol_after(st.last_end);
-                            let p = t.pullback(t.before_next(sb), floor, st.doc.indent);
-                            st.doc.status_range = (p, p);
-                            st.doc.status_at_line_start = true;
-                        }
-                    }
-                    Role::Annotations => {
-                        if let Some(a) = st.doc.annotations.as_mut()
-                            && frame.flow
-                            && a.flow.is_none()
-                        {
-                            a.flow = Some((frame.start, eb));
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            if eb > sb {
-                st.last_end = st.last_end.max(eb);
-            }
-            complete(st);
-        }
+        Event::MappingStart(..) => collection_start(st, true, role, sb, eb),
+        Event::SequenceStart(..) => collection_start(st, false, Role::Other, sb, eb),
+        Event::MappingEnd | Event::SequenceEnd => collection_end(t, st, sb, eb),
         _ => {}
     }
+}
+
+/// A node starts: the document's root (its kind noted), a mapping's key (the previous entry
+/// closed) or a value. The role of a mapping starting there.
+fn node_start(
+    t: &Text,
+    st: &mut DocState,
+    ev: &Event,
+    line: usize,
+    col: usize,
+    sb: usize,
+    eb: usize,
+) -> Role {
+    if !st.root_seen {
+        st.root_seen = true;
+        st.doc.content_line = line;
+        if !matches!(ev, Event::MappingStart(..)) {
+            return Role::Other;
+        }
+        st.doc.root = if eb > sb {
+            RootKind::FlowMapping
+        } else {
+            RootKind::BlockMapping
+        };
+        return Role::Root;
+    }
+    let Some(top) = st.stack.last_mut().filter(|top| top.is_map) else {
+        return Role::Other;
+    };
+    if !top.expect_key {
+        return if matches!(ev, Event::MappingStart(..)) {
+            top.value_role
+        } else {
+            Role::Other
+        };
+    }
+    if top.role == Role::Other {
+        top.value_role = Role::Other;
+    } else {
+        key_start(t, st, ev, col, sb, eb);
+    }
+    Role::Other
+}
+
+/// A key starts in a mapping bmhctl indexes: the previous entry is closed and this one opened.
+fn key_start(t: &Text, st: &mut DocState, ev: &Event, col: usize, sb: usize, eb: usize) {
+    let top = st.stack.last_mut().expect("a mapping");
+    let key = match ev {
+        Event::Scalar(k, ..) => Some(k.as_ref()),
+        _ => None,
+    };
+    let kind = match (top.role, key) {
+        (Role::Root, Some("status")) => KeyKind::Status,
+        (Role::Root, Some("metadata")) => KeyKind::Metadata,
+        (Role::Metadata, Some("annotations")) => KeyKind::Annotations,
+        _ => KeyKind::Other,
+    };
+    let owned = if top.role == Role::Annotations {
+        key.map(str::to_string)
+    } else {
+        None
+    };
+    if let Some(prev) = top.cur.take() {
+        let (flow, role) = (top.flow, top.role);
+        close_entry(t, st, role, flow, prev, sb);
+    }
+    let top = st.stack.last_mut().expect("a mapping");
+    if top.first_key_col.is_none() {
+        top.first_key_col = Some(col);
+    }
+    if top.role == Role::Root && !top.flow && t.explicit_key_before(sb) {
+        st.doc.explicit_key = true;
+    }
+    top.cur = Some(OpenEntry {
+        kind,
+        key: owned,
+        key_start: sb,
+        key_end: eb,
+        key_col: col,
+    });
+    top.value_role = match kind {
+        KeyKind::Metadata => Role::Metadata,
+        KeyKind::Annotations => Role::Annotations,
+        _ => Role::Other,
+    };
+}
+
+/// A mapping (or a sequence) starts, in `role`.
+fn collection_start(st: &mut DocState, is_map: bool, mut role: Role, sb: usize, eb: usize) {
+    let flow = eb > sb;
+    if flow {
+        st.last_end = st.last_end.max(eb);
+    }
+    if role == Role::Annotations {
+        if st.doc.annotations.is_none() {
+            st.doc.annotations = Some(Annotations::default());
+        } else {
+            // A duplicate `annotations` mapping: only the first one is indexed.
+            role = Role::Other;
+        }
+    }
+    st.stack.push(Frame {
+        is_map,
+        flow,
+        role,
+        expect_key: true,
+        value_role: Role::Other,
+        start: sb,
+        cur: None,
+        first_key_col: None,
+    });
+}
+
+/// A mapping or sequence ends: its last entry is closed, and the root's indent (and where a
+/// status would go) or a flow `annotations` mapping's extent noted.
+fn collection_end(t: &Text, st: &mut DocState, sb: usize, eb: usize) {
+    let Some(mut frame) = st.stack.pop() else {
+        return;
+    };
+    if frame.role != Role::Other {
+        if let Some(prev) = frame.cur.take() {
+            close_entry(t, st, frame.role, frame.flow, prev, sb);
+        }
+        match frame.role {
+            Role::Root if !frame.flow => {
+                st.doc.indent = frame.first_key_col.unwrap_or(0);
+                if !st.doc.status_exists {
+                    let floor = t.eol_after(st.last_end);
+                    let p = t.pullback(t.before_next(sb), floor, st.doc.indent);
+                    st.doc.status_range = (p, p);
+                    st.doc.status_at_line_start = true;
+                }
+            }
+            Role::Annotations => {
+                if let Some(a) = st.doc.annotations.as_mut()
+                    && frame.flow
+                    && a.flow.is_none()
+                {
+                    a.flow = Some((frame.start, eb));
+                }
+            }
+            _ => {}
+        }
+    }
+    if eb > sb {
+        st.last_end = st.last_end.max(eb);
+    }
+    complete(st);
 }
 
 /// A node finished: toggle key/value expectation of the enclosing mapping.
@@ -1533,18 +1559,11 @@ fn complete(st: &mut DocState) {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn close_entry(
-    t: &Text,
-    doc: &mut Doc,
-    role: Role,
-    flow: bool,
-    e: OpenEntry,
-    content_end: usize,
-    next: usize,
-    keep_end: Option<usize>,
-) {
-    let content_end = content_end.max(e.key_end);
+/// An entry of a mapping in `role` ends (the next node starts at `next`): the status entry's
+/// or an annotation's range is noted.
+fn close_entry(t: &Text, st: &mut DocState, role: Role, flow: bool, e: OpenEntry, next: usize) {
+    let (doc, keep_end) = (&mut st.doc, st.keep_end);
+    let content_end = st.last_end.max(e.key_end);
     match (role, e.kind) {
         (Role::Root, KeyKind::Status) if !flow && !doc.status_exists => {
             doc.status_exists = true;

@@ -472,6 +472,14 @@ impl Store {
         })
     }
 
+    /// The stored object of `kind` (a metal3.io kind) of the host `key`'s namespace and name.
+    fn companion<T: DeserializeOwned>(&self, kind: &str, key: &ObjectKey) -> Result<Option<T>> {
+        let typed_key = TypedKey::new(bmh_api::API_VERSION, kind, key.clone());
+        self.get(&typed_key)?
+            .map(|s| typed_at(&self.path_of(&typed_key), kind, key, &s.value))
+            .transpose()
+    }
+
     fn record_from(
         &self,
         key: &ObjectKey,
@@ -481,37 +489,13 @@ impl Store {
         let host_path = self.path_of(&host_key(key));
         let (host, mut book) = decode_host_at(&host_path, key, &stored.value)?;
         self.check_secrets(key, &stored.value, secrets)?;
-        if let Some(hw) = self.get(&hardware_key(key))? {
-            let path = self.path_of(&hardware_key(key));
-            book.hardware_data = Some(Box::new(typed_at(
-                &path,
-                HARDWARE_DATA_KIND,
-                key,
-                &hw.value,
-            )?));
+        if let Some(hw) = self.companion(HARDWARE_DATA_KIND, key)? {
+            book.hardware_data = Some(Box::new(hw));
         }
-        let settings: Option<HostFirmwareSettings> = self
-            .get(&settings_key(key))?
-            .map(|s| {
-                typed_at(
-                    &self.path_of(&settings_key(key)),
-                    HOST_FIRMWARE_SETTINGS_KIND,
-                    key,
-                    &s.value,
-                )
-            })
-            .transpose()?;
-        let components: Option<HostFirmwareComponents> = self
-            .get(&components_key(key))?
-            .map(|s| {
-                typed_at(
-                    &self.path_of(&components_key(key)),
-                    HOST_FIRMWARE_COMPONENTS_KIND,
-                    key,
-                    &s.value,
-                )
-            })
-            .transpose()?;
+        let settings: Option<HostFirmwareSettings> =
+            self.companion(HOST_FIRMWARE_SETTINGS_KIND, key)?;
+        let components: Option<HostFirmwareComponents> =
+            self.companion(HOST_FIRMWARE_COMPONENTS_KIND, key)?;
         let fw = &mut book.firmware;
         match &settings {
             Some(s) => {
@@ -537,17 +521,7 @@ impl Store {
         if settings.is_none() && components.is_none() {
             fw.refresh_pending = false;
         }
-        let data_image: Option<DataImage> = self
-            .get(&data_image_key(key))?
-            .map(|s| {
-                typed_at(
-                    &self.path_of(&data_image_key(key)),
-                    DATA_IMAGE_KIND,
-                    key,
-                    &s.value,
-                )
-            })
-            .transpose()?;
+        let data_image: Option<DataImage> = self.companion(DATA_IMAGE_KIND, key)?;
         Ok(HostRecord {
             host: Box::new(host),
             book,

@@ -58,6 +58,19 @@ struct Seen {
     secrets: Vec<ObjectKey>,
 }
 
+impl Seen {
+    fn unreadable(stamp: Stamp) -> Seen {
+        Seen {
+            stamp,
+            version: 0,
+            print: 0,
+            consumable: Vec::new(),
+            bad: true,
+            secrets: Vec::new(),
+        }
+    }
+}
+
 /// Remembers the store's files between scans.
 pub struct StoreWatcher {
     store: Store,
@@ -130,196 +143,206 @@ impl StoreWatcher {
 
     /// The changes since the last scan (the first scan reports every host).
     pub fn scan(&mut self) -> Result<Vec<SourceChange>> {
-        let hosts = resource_dir(bmh_api::API_VERSION, bmh_api::KIND);
-        let companions = [
-            resource_dir(bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
-            resource_dir(bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
-            resource_dir(bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
-        ];
-        let ignored = resource_dir(bmh_api::API_VERSION, HARDWARE_DATA_KIND);
-        let secrets = resource_dir(
-            crate::objects::SECRET_API_VERSION,
-            crate::objects::SECRET_KIND,
-        );
-        // Secrets that became unreadable, or readable again.
-        let mut flipped: Vec<ObjectKey> = Vec::new();
-        let mut changes = Vec::new();
-        let mut objects_changed = false;
-        let mut present: BTreeSet<PathBuf> = BTreeSet::new();
+        let dirs = Dirs::new();
+        let mut found = Found::default();
         for dir in self.store.resource_dirs()? {
             let name = dir.file_name().unwrap_or_default().to_string_lossy();
-            let kind = if name == hosts {
-                Kind::Host
-            } else if companions.iter().any(|c| *c == name) {
-                Kind::Companion
-            } else if name == ignored {
-                Kind::Ignored
-            } else {
-                Kind::Other
-            };
+            let kind = dirs.kind(&name);
             // A `--wait` drives its hosts with the objects it read when it started.
             if kind == Kind::Ignored || (kind == Kind::Other && self.only.is_some()) {
                 continue;
             }
+            let is_secret = name == dirs.secrets;
             for ns in sorted_entries(&dir)? {
                 for file in sorted_entries(&ns)? {
-                    if file.extension().is_none_or(|e| e != "yaml") {
-                        continue;
-                    }
-                    let Ok(meta) = std::fs::metadata(&file) else {
-                        continue;
-                    };
-                    let st = stamp(&meta);
-                    if matches!(kind, Kind::Host | Kind::Companion) {
-                        let key = ObjectKey::new(
-                            ns.file_name().unwrap_or_default().to_string_lossy(),
-                            file.file_stem().unwrap_or_default().to_string_lossy(),
-                        );
-                        if !self.wanted(&key) {
-                            continue;
-                        }
-                    }
-                    present.insert(file.clone());
-                    if self.seen.get(&file).is_some_and(|s| s.stamp == st) {
-                        continue;
-                    }
-                    // Changed (or new): read it.
-                    let was_bad = self.seen.get(&file).is_some_and(|s| s.bad);
-                    let stored = match object_file::read(&file) {
-                        Ok(Some(s)) => s,
-                        // Removed since it was listed.
-                        Ok(None) => {
-                            present.remove(&file);
-                            continue;
-                        }
-                        Err(error) => {
-                            self.seen.insert(
-                                file.clone(),
-                                Seen {
-                                    stamp: st,
-                                    version: 0,
-                                    print: 0,
-                                    consumable: Vec::new(),
-                                    bad: true,
-                                    secrets: Vec::new(),
-                                },
-                            );
-                            let key = Identity::of(&file).key;
-                            match kind {
-                                Kind::Host | Kind::Companion => {
-                                    if !changes.contains(&SourceChange::Host(key.clone())) {
-                                        changes.push(SourceChange::Host(key));
-                                    }
-                                }
-                                _ => {
-                                    tracing::warn!("{}", error.chain());
-                                    objects_changed = true;
-                                    if name == secrets {
-                                        flipped.push(key);
-                                    }
-                                }
-                            }
-                            continue;
-                        }
-                    };
-                    if was_bad && name == secrets {
-                        flipped.push(object_key(&stored.value));
-                    }
-                    let (print, consumable) = fingerprint(&stored.value);
-                    let changed = match self.seen.get(&file) {
-                        None => true,
-                        Some(old) => {
-                            old.print != print
-                                || consumable.iter().any(|c| !old.consumable.contains(c))
-                                // Writes were missed between two scans: a consumable annotation
-                                // present may have been consumed and set again (the same
-                                // `bmhctl retry` second, an `inspect.metal3.io: ""` again).
-                                || (!consumable.is_empty() && stored.version > old.version + 1)
-                        }
-                    };
-                    self.seen.insert(
-                        file.clone(),
-                        Seen {
-                            stamp: st,
-                            version: stored.version,
-                            print,
-                            consumable,
-                            bad: false,
-                            secrets: if kind == Kind::Host {
-                                super::hosts::secret_refs(&stored.value)
-                                    .into_iter()
-                                    .map(|(_, k)| k)
-                                    .collect()
-                            } else {
-                                Vec::new()
-                            },
-                        },
-                    );
-                    if changed {
-                        match kind {
-                            Kind::Host | Kind::Companion => {
-                                let key = object_key(&stored.value);
-                                if !changes.contains(&SourceChange::Host(key.clone())) {
-                                    changes.push(SourceChange::Host(key));
-                                }
-                            }
-                            _ => objects_changed = true,
-                        }
+                    if file.extension().is_some_and(|e| e == "yaml") {
+                        self.scan_file(file, kind, is_secret, &mut found);
                     }
                 }
             }
         }
-        if !flipped.is_empty() {
-            let mut users: Vec<ObjectKey> = self
-                .seen
-                .iter()
-                .filter(|(_, s)| !s.bad && s.secrets.iter().any(|k| flipped.contains(k)))
-                .map(|(p, _)| Identity::of(p).key)
-                .collect();
-            users.sort();
-            for key in users {
-                if !changes.contains(&SourceChange::Host(key.clone())) {
-                    changes.push(SourceChange::Host(key));
+        self.secret_users(&mut found);
+        self.forget_gone(&dirs, &mut found);
+        if found.objects_changed {
+            found.changes.push(SourceChange::Objects);
+        }
+        Ok(found.changes)
+    }
+
+    /// Reads `file` again when its stamp changed, and notes what changed.
+    fn scan_file(&mut self, file: PathBuf, kind: Kind, is_secret: bool, found: &mut Found) {
+        let Ok(meta) = std::fs::metadata(&file) else {
+            return;
+        };
+        let st = stamp(&meta);
+        if matches!(kind, Kind::Host | Kind::Companion) && !self.wanted(&Identity::of(&file).key) {
+            return;
+        }
+        found.present.insert(file.clone());
+        if self.seen.get(&file).is_some_and(|s| s.stamp == st) {
+            return;
+        }
+        // Changed (or new): read it.
+        let was_bad = self.seen.get(&file).is_some_and(|s| s.bad);
+        let stored = match object_file::read(&file) {
+            Ok(Some(s)) => s,
+            // Removed since it was listed.
+            Ok(None) => {
+                found.present.remove(&file);
+                return;
+            }
+            Err(error) => {
+                let key = Identity::of(&file).key;
+                self.seen.insert(file, Seen::unreadable(st));
+                match kind {
+                    Kind::Host | Kind::Companion => found.host(key),
+                    _ => {
+                        tracing::warn!("{}", error.chain());
+                        found.objects_changed = true;
+                        if is_secret {
+                            found.flipped.push(key);
+                        }
+                    }
                 }
+                return;
+            }
+        };
+        if was_bad && is_secret {
+            found.flipped.push(object_key(&stored.value));
+        }
+        let (print, consumable) = fingerprint(&stored.value);
+        let changed = match self.seen.get(&file) {
+            None => true,
+            Some(old) => {
+                old.print != print
+                    || consumable.iter().any(|c| !old.consumable.contains(c))
+                    // Writes were missed between two scans: a consumable annotation
+                    // present may have been consumed and set again (the same
+                    // `bmhctl retry` second, an `inspect.metal3.io: ""` again).
+                    || (!consumable.is_empty() && stored.version > old.version + 1)
+            }
+        };
+        let secrets = if kind == Kind::Host {
+            super::hosts::secret_refs(&stored.value)
+                .into_iter()
+                .map(|(_, k)| k)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let seen = Seen {
+            stamp: st,
+            version: stored.version,
+            print,
+            consumable,
+            bad: false,
+            secrets,
+        };
+        self.seen.insert(file, seen);
+        if changed {
+            match kind {
+                Kind::Host | Kind::Companion => found.host(object_key(&stored.value)),
+                _ => found.objects_changed = true,
             }
         }
+    }
+
+    /// The hosts that use a Secret that became unreadable, or readable again, changed.
+    fn secret_users(&self, found: &mut Found) {
+        if found.flipped.is_empty() {
+            return;
+        }
+        let mut users: Vec<ObjectKey> = self
+            .seen
+            .iter()
+            .filter(|(_, s)| !s.bad && s.secrets.iter().any(|k| found.flipped.contains(k)))
+            .map(|(p, _)| Identity::of(p).key)
+            .collect();
+        users.sort();
+        for key in users {
+            found.host(key);
+        }
+    }
+
+    /// Forgets the files no longer present: a host's is gone, a companion's changes its host.
+    fn forget_gone(&mut self, dirs: &Dirs, found: &mut Found) {
         let gone: Vec<PathBuf> = self
             .seen
             .keys()
-            .filter(|p| !present.contains(*p))
+            .filter(|p| !found.present.contains(*p))
             .cloned()
             .collect();
         for path in gone {
             self.seen.remove(&path);
-            let key = ObjectKey::new(
-                path.parent()
-                    .and_then(|p| p.file_name())
-                    .unwrap_or_default()
-                    .to_string_lossy(),
-                path.file_stem().unwrap_or_default().to_string_lossy(),
-            );
-            let dir = path
-                .parent()
-                .and_then(|p| p.parent())
-                .and_then(|p| p.file_name())
-                .unwrap_or_default()
-                .to_string_lossy()
-                .to_string();
-            if dir == hosts {
-                changes.retain(|c| *c != SourceChange::Host(key.clone()));
-                changes.push(SourceChange::HostGone(key));
-            } else if companions.contains(&dir) {
-                if !changes.contains(&SourceChange::Host(key.clone())) {
-                    changes.push(SourceChange::Host(key));
-                }
+            let Identity { dir, key } = Identity::of(&path);
+            if dir == dirs.hosts {
+                found
+                    .changes
+                    .retain(|c| *c != SourceChange::Host(key.clone()));
+                found.changes.push(SourceChange::HostGone(key));
+            } else if dirs.companions.iter().any(|c| c == dir) {
+                found.host(key);
             } else {
-                objects_changed = true;
+                found.objects_changed = true;
             }
         }
-        if objects_changed {
-            changes.push(SourceChange::Objects);
+    }
+}
+
+/// The store's directories of the kinds a scan tells apart.
+struct Dirs {
+    hosts: String,
+    companions: [String; 3],
+    ignored: String,
+    secrets: String,
+}
+
+impl Dirs {
+    fn new() -> Dirs {
+        Dirs {
+            hosts: resource_dir(bmh_api::API_VERSION, bmh_api::KIND),
+            companions: [
+                resource_dir(bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
+                resource_dir(bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
+                resource_dir(bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
+            ],
+            ignored: resource_dir(bmh_api::API_VERSION, HARDWARE_DATA_KIND),
+            secrets: resource_dir(
+                crate::objects::SECRET_API_VERSION,
+                crate::objects::SECRET_KIND,
+            ),
         }
-        Ok(changes)
+    }
+
+    fn kind(&self, name: &str) -> Kind {
+        if name == self.hosts {
+            Kind::Host
+        } else if self.companions.iter().any(|c| c == name) {
+            Kind::Companion
+        } else if name == self.ignored {
+            Kind::Ignored
+        } else {
+            Kind::Other
+        }
+    }
+}
+
+/// What a scan found so far.
+#[derive(Default)]
+struct Found {
+    changes: Vec<SourceChange>,
+    objects_changed: bool,
+    /// Secrets that became unreadable, or readable again.
+    flipped: Vec<ObjectKey>,
+    present: BTreeSet<PathBuf>,
+}
+
+impl Found {
+    /// Host `key` changed (noted once).
+    fn host(&mut self, key: ObjectKey) {
+        if !self.changes.contains(&SourceChange::Host(key.clone())) {
+            self.changes.push(SourceChange::Host(key));
+        }
     }
 }
 
