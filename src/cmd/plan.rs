@@ -122,9 +122,7 @@ pub fn dry_run(
 
 /// Makes and prints the plan of `req`.
 pub fn run(req: Request) -> Result<()> {
-    if let Place::Files(paths) = &req.place {
-        super::options::missing_inputs(&req.provisioner, paths)?;
-    }
+    super::options::missing_inputs(&req.provisioner, req.place.paths())?;
     // BMO's timing: nothing asks the provisioner which hosts are due.
     let provisioner =
         crate::provisioners::resolve(&req.provisioner, Timing::Bmo, req.input, &req.provisioners)?;

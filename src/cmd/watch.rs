@@ -17,7 +17,6 @@ use crate::metrics::{Metrics, ObservedFactory, TimedSource};
 use crate::persist::HostSource;
 use crate::persist::files::file_source::FileSource;
 use crate::persist::files::inventory::{self, LoadMode};
-use crate::persist::snapshot::Snapshot;
 use crate::persist::store::store_source::StoreSource;
 use crate::persist::store::{Lease, Store};
 use crate::record::HostRecord;
@@ -371,13 +370,7 @@ type Reader = Arc<dyn Fn(&ObjectKey) -> Result<Option<HostRecord>> + Send + Sync
 /// Reads hosts without a lock (while another process drives them).
 fn reader(place: &Place, input: crate::persist::InputPolicy) -> Reader {
     let place = place.clone();
-    Arc::new(move |key: &ObjectKey| match &place {
-        Place::Store(root) => match Store::open_existing(root)? {
-            Some(store) => store.load_host(key),
-            None => Ok(None),
-        },
-        Place::Files(_) => Ok(Snapshot::read(&place, input)?.record(key).cloned()),
-    })
+    Arc::new(move |key: &ObjectKey| crate::persist::snapshot::read_host(&place, key, input))
 }
 
 /// Waits until every host meets `cond`, driving them in-process when no `watch` holds the
@@ -569,11 +562,7 @@ pub fn wait(
     let cond = state_condition(&args.for_state)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
-    if let Place::Store(root) = &place
-        && Store::open_existing(root)?.is_none()
-    {
-        return Err(Error::Usage(format!("no store at {}", root.display())));
-    }
+    crate::persist::requests::must_exist(&place)?;
     let keys = crate::persist::snapshot::select_keys(&place, &selection, input)?;
     wait_until(
         &place,

@@ -29,6 +29,14 @@ impl Place {
         }
     }
 
+    /// The files given; none for the store.
+    pub fn paths(&self) -> &[PathBuf] {
+        match self {
+            Place::Files(paths) => paths,
+            Place::Store(_) => &[],
+        }
+    }
+
     /// Whether listing it keeps to one namespace when none is given, as `kubectl get` does on
     /// a cluster (the store); files are listed whole, as `kubectl get -f` lists them.
     pub fn one_namespace_by_default(&self) -> bool {

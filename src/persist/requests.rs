@@ -136,6 +136,14 @@ fn load_for_writing(paths: &[PathBuf], input: InputPolicy) -> Result<Inventory> 
     inventory::load_with(paths, LoadMode::Write, &LoadOptions::with_input(input))
 }
 
+/// A usage error when `place` is a store that does not exist.
+pub fn must_exist(place: &Place) -> Result<()> {
+    match place {
+        Place::Store(root) => open_store(root).map(drop),
+        Place::Files(_) => Ok(()),
+    }
+}
+
 /// The store at `root`; none there is a usage error.
 pub fn open_store(root: &Path) -> Result<Store> {
     Store::open_existing(root)?

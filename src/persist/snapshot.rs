@@ -236,6 +236,17 @@ impl Snapshot {
     }
 }
 
+/// A host of `place` as it is now (read without a lock), `None` when it is not there.
+pub fn read_host(place: &Place, key: &ObjectKey, input: InputPolicy) -> Result<Option<HostRecord>> {
+    match place {
+        Place::Store(root) => match Store::open_existing(root)? {
+            Some(store) => store.load_host(key),
+            None => Ok(None),
+        },
+        Place::Files(_) => Ok(Snapshot::read(place, input)?.record(key).cloned()),
+    }
+}
+
 /// The keys of the hosts `selection` names at `place`; selecting nothing is a usage error.
 /// Reads no more than selecting needs (on the store, the hosts' labels only).
 pub fn select_keys(
