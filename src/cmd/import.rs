@@ -535,7 +535,7 @@ fn read_ironic(
 ) -> Result<Vec<Machine>> {
     let name = "ironic";
     let provisioner =
-        crate::provisioners::resolve(name, crate::runner::Timing::Bmo, input, settings)?;
+        crate::provisioners::resolve(name, crate::provisioners::Asked::Nothing, input, settings)?;
     let listing = provisioner.factory.known_machines();
     let failed = |why: String| Error::io("import --from-ironic", std::io::Error::other(why));
     let known = listing

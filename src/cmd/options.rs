@@ -150,8 +150,11 @@ impl DriveOptions {
         input: crate::persist::InputPolicy,
         settings: &crate::provisioners::Settings,
     ) -> Result<crate::provisioners::Resolved> {
-        let timing = self.runner.timing;
-        crate::provisioners::resolve(&self.provisioner, timing, input, settings)
+        let asked = match self.runner.timing {
+            Timing::Change => crate::provisioners::Asked::WhenDue,
+            Timing::Bmo => crate::provisioners::Asked::Nothing,
+        };
+        crate::provisioners::resolve(&self.provisioner, asked, input, settings)
     }
 
     /// For a controller (`watch`, `--wait`): hosts never time out there.

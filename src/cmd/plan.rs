@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::machine::MachineConfig;
 use crate::plan::{HostPlan, Live, Planner};
 use crate::record::HostRecord;
-use crate::runner::{Goal, Timing};
+use crate::runner::Goal;
 use crate::selection::HostSelection;
 use bmh_api::ProvisioningState as S;
 use clap::{Args, ValueEnum};
@@ -124,8 +124,12 @@ pub fn dry_run(
 pub fn run(req: Request) -> Result<()> {
     super::options::missing_inputs(&req.provisioner, req.place.paths())?;
     // BMO's timing: nothing asks the provisioner which hosts are due.
-    let provisioner =
-        crate::provisioners::resolve(&req.provisioner, Timing::Bmo, req.input, &req.provisioners)?;
+    let provisioner = crate::provisioners::resolve(
+        &req.provisioner,
+        crate::provisioners::Asked::Nothing,
+        req.input,
+        &req.provisioners,
+    )?;
     let (records, objects) =
         crate::persist::to_drive::snapshot(&req.place, &req.selection, &provisioner.load_options)?;
     provisioner.set_objects(objects.clone());

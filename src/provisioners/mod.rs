@@ -9,7 +9,6 @@ pub mod trust;
 use crate::error::{Error, Result};
 use crate::objects::ObjectSource;
 use crate::persist::{InputPolicy, LoadOptions};
-use crate::runner::Timing;
 use bmhctl_plugin_sdk::abi::HostRequirements;
 use bmhctl_plugin_sdk::{HostData, Provisioner, ProvisionerError, ProvisionerFactory};
 use std::collections::BTreeMap;
@@ -132,12 +131,19 @@ pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
     }
 }
 
-/// The provisioner called `name`; with [`Timing::Change`] a plugin is told the host will ask it
-/// which waiting hosts are due (`FEATURE_DUE_HOSTS`) and which starting passes to hold back
-/// (`FEATURE_READY_HOSTS`), with [`Timing::Bmo`] it is not.
+/// Whether the runner will ask the provisioner, as change-driven timing does, which waiting hosts
+/// are due (`FEATURE_DUE_HOSTS`) and which starting passes to hold back (`FEATURE_READY_HOSTS`);
+/// a plugin is told so when it is created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    WhenDue,
+    Nothing,
+}
+
+/// The provisioner called `name`, told what it will be [`Asked`].
 pub fn resolve(
     name: &str,
-    timing: Timing,
+    asked: Asked,
     input: InputPolicy,
     settings: &Settings,
 ) -> Result<Resolved> {
@@ -152,7 +158,7 @@ pub fn resolve(
         let dir = settings.plugin_dir();
         let dir = dir.map_err(|why| Error::Usage(why.to_string()))?;
         let path = dir.join(format!("{name}-provisioner.so"));
-        load(name, &path, timing, settings).map_err(|e| {
+        load(name, &path, asked, settings).map_err(|e| {
             let hint = if path.exists() {
                 ""
             } else {
@@ -172,12 +178,12 @@ pub fn resolve(
 
 /// Opens the plugin `name` at `path` (every check of the loader), runs its host configure (whose
 /// requirements become the [`Resolved::load_options`]) and creates its factory, telling the
-/// plugin the host will ask `due_hosts` and `ready_hosts` unless `timing` is BMO's, and handing
+/// plugin whether the host will ask `due_hosts` and `ready_hosts` ([`Asked`]), and handing
 /// it the variables of `settings`.
 pub fn load(
     name: &str,
     path: &std::path::Path,
-    timing: Timing,
+    asked: Asked,
     settings: &Settings,
 ) -> Result<Resolved, loader::LoadError> {
     let plugin = loader::open(path, Some(name))?;
@@ -194,7 +200,7 @@ pub fn load(
         "provisioner plugin loaded"
     );
     let mut features = Vec::new();
-    if timing == Timing::Change {
+    if asked == Asked::WhenDue {
         features.push(bmhctl_plugin_sdk::abi::FEATURE_DUE_HOSTS.to_string());
         features.push(bmhctl_plugin_sdk::abi::FEATURE_READY_HOSTS.to_string());
     }
