@@ -20,7 +20,6 @@ use crate::selection::HostSelection;
 use bmh_api::ObjectKey;
 use bmh_api::ProvisioningState as S;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +35,7 @@ pub fn provision_plan(
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
+    let paths = [args.files, args.paths].concat();
     super::plan::dry_run(
         super::plan::Intent::Provision,
         super::options::Place::Files(paths),
@@ -56,7 +55,7 @@ pub fn provision(
 ) -> Result<()> {
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    let paths: Vec<PathBuf> = args.files.iter().chain(&args.paths).cloned().collect();
+    let paths = [args.files, args.paths].concat();
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
     super::options::missing_inputs(&options.provisioner, &paths)?;
     let provisioner = options.resolve_provisioner(input, provisioners)?;
@@ -70,7 +69,6 @@ pub fn provision(
     warn(&inv, &selected, verbosity);
     let run = Run {
         kind: RunKind::Provision,
-        paths: &paths,
         selection,
         options: &options,
         output: args.run.output,
@@ -142,7 +140,6 @@ pub fn teardown(
             Teardown::Deprovision => RunKind::Deprovision,
             Teardown::Delete => RunKind::Delete,
         },
-        paths: &args.paths,
         selection,
         options: &options,
         output: args.run.output,
@@ -178,7 +175,6 @@ fn warn(inv: &Inventory, selected: &[usize], verbosity: Verbosity) {
 /// How a batch run on files goes: where, with what, and how it reports.
 struct Run<'a> {
     kind: RunKind,
-    paths: &'a [PathBuf],
     /// Which hosts the command names: a host added to the files during the run joins it when
     /// this takes it.
     selection: HostSelection,
@@ -202,7 +198,7 @@ fn drive(
         .iter()
         .map(|&i| (i, inv.hosts[i].key.clone()))
         .collect();
-    let (source, records) = FileSource::handing_over(inv, run.paths, &provisioner.load_options);
+    let (source, records) = FileSource::handing_over(inv, &provisioner.load_options);
     let mut jobs = Vec::with_capacity(keys.len());
     // In file order, as `selected` is; the records of the others are dropped as we go.
     for (i, mut record) in records.into_iter().enumerate() {

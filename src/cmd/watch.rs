@@ -114,7 +114,7 @@ fn open_driven(
             let provisioner = options.resolve_provisioner(input, provisioners)?;
             let inv = inventory::load_with(paths, LoadMode::Write, &provisioner.load_options)?;
             inventory::check_secret_references(&inv)?;
-            let source = FileSource::new(inv, paths, &provisioner.load_options);
+            let source = FileSource::new(inv, &provisioner.load_options);
             Ok(Driven {
                 source: Arc::new(source),
                 provisioner,

@@ -57,8 +57,11 @@ pub enum Decision {
     },
     /// Its host is not registered yet: look again after `retry_after`, write nothing.
     WaitForHost { retry_after: Duration },
-    /// Read the header Secret, then make the subscription.
-    Create,
+    /// Make the subscription with the `httpHeadersRef` Secret's headers, or, when they cannot
+    /// be read, write BMO's header error and back off.
+    Create {
+        headers: Result<Vec<BTreeMap<String, String>>, String>,
+    },
     /// Remove it from the BMC.
     Delete,
     /// Being deleted with nothing to remove (never made, or its host is gone): forget it.
@@ -66,8 +69,13 @@ pub enum Decision {
 }
 
 /// BMO's `Reconcile` for `sub`: `host` is `None` when the host is missing; `deleting` when the
-/// subscription's document was removed.
-pub fn decide(sub: &BmcEventSubscription, host: Option<&HostView>, deleting: bool) -> Decision {
+/// subscription's document was removed; `objects` hold the header Secret.
+pub fn decide(
+    sub: &BmcEventSubscription,
+    host: Option<&HostView>,
+    deleting: bool,
+    objects: &dyn ObjectSource,
+) -> Decision {
     let made = !sub.subscription_id().is_empty();
     let Some(host) = host else {
         if deleting {
@@ -100,7 +108,9 @@ pub fn decide(sub: &BmcEventSubscription, host: Option<&HostView>, deleting: boo
             retry_after: HOST_NOT_REGISTERED_DELAY,
         };
     }
-    Decision::Create
+    Decision::Create {
+        headers: http_headers(sub, objects),
+    }
 }
 
 /// The host of `sub`: `spec.hostName` in the subscription's namespace.
@@ -186,7 +196,7 @@ mod tests {
     #[test]
     fn missing_host_is_an_error_retried_after_ten_minutes() {
         assert_eq!(
-            decide(&sub(""), None, false),
+            decide(&sub(""), None, false, &ObjectMap::default()),
             Decision::HostMissing {
                 error: "baremetal host \"worker-0\" not found".into(),
                 retry_after: Duration::from_secs(600),
@@ -198,7 +208,12 @@ mod tests {
     #[test]
     fn a_made_subscription_is_done() {
         assert_eq!(
-            decide(&sub("id-1"), Some(&registered()), false),
+            decide(
+                &sub("id-1"),
+                Some(&registered()),
+                false,
+                &ObjectMap::default()
+            ),
             Decision::Done
         );
     }
@@ -206,8 +221,10 @@ mod tests {
     #[test]
     fn a_new_subscription_of_a_registered_host_is_created() {
         assert_eq!(
-            decide(&sub(""), Some(&registered()), false),
-            Decision::Create
+            decide(&sub(""), Some(&registered()), false, &ObjectMap::default()),
+            Decision::Create {
+                headers: Ok(Vec::new())
+            }
         );
     }
 
@@ -217,7 +234,7 @@ mod tests {
             provisioner_id: String::new(),
         };
         assert!(matches!(
-            decide(&sub(""), Some(&host), false),
+            decide(&sub(""), Some(&host), false, &ObjectMap::default()),
             Decision::WaitForHost { .. }
         ));
     }
@@ -226,14 +243,21 @@ mod tests {
     #[test]
     fn deleting_removes_a_made_subscription_and_forgets_one_never_made() {
         assert_eq!(
-            decide(&sub("id-1"), Some(&registered()), true),
+            decide(
+                &sub("id-1"),
+                Some(&registered()),
+                true,
+                &ObjectMap::default()
+            ),
             Decision::Delete
         );
         assert_eq!(
-            decide(&sub(""), Some(&registered()), true),
+            decide(&sub(""), Some(&registered()), true, &ObjectMap::default()),
             Decision::Forget { warning: None }
         );
-        let Decision::Forget { warning: Some(w) } = decide(&sub("id-1"), None, true) else {
+        let Decision::Forget { warning: Some(w) } =
+            decide(&sub("id-1"), None, true, &ObjectMap::default())
+        else {
             panic!("a made subscription of a gone host is forgotten with a warning");
         };
         assert!(w.contains("id-1"), "{w}");

@@ -166,7 +166,7 @@ fn the_timed_source_passes_subscriptions_through() {
     let paths = vec![path.clone()];
     let inv = load_with(&paths, LoadMode::Write, &LoadOptions::default()).unwrap();
     let timed = super::TimedSource {
-        inner: std::sync::Arc::new(FileSource::new(inv, &paths, &LoadOptions::default())),
+        inner: std::sync::Arc::new(FileSource::new(inv, &LoadOptions::default())),
         metrics: std::sync::Arc::new(Metrics::new()),
     };
     let subs = timed.event_subscriptions().unwrap();

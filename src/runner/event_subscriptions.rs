@@ -24,7 +24,7 @@ use crate::persist::HostSource;
 use crate::record::HostRecord;
 use bmh_api::{BmcEventSubscription, BmcEventSubscriptionStatus, ObjectKey};
 use bmhctl_plugin_sdk::{EventSink, HostData, ProvisionerError, ProvisionerFactory};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -186,7 +186,7 @@ impl SubscriptionLoop {
         let view = record.map(|r| HostView {
             provisioner_id: r.status().provisioning.id.clone(),
         });
-        let decided = decision::decide(sub, view.as_ref(), deleting);
+        let decided = decision::decide(sub, view.as_ref(), deleting, self.objects.as_ref());
         let (outcome, next) = match decided {
             Decision::Done => (Outcome::Exists, None),
             Decision::HostMissing { error, retry_after } => {
@@ -202,28 +202,8 @@ impl SubscriptionLoop {
                 }
                 (Outcome::Forgotten, None)
             }
-            Decision::Create | Decision::Delete => {
-                let record = record.expect("a decision to call the provisioner has a host");
-                match self.call(sub, record, deleting) {
-                    Ok(o) => o,
-                    Err(Called::NotReady(e)) => (
-                        Outcome::NotReady(e),
-                        Some(self.scaled(PROVISIONER_NOT_READY_DELAY)),
-                    ),
-                    Err(Called::Failed {
-                        status_error,
-                        cause,
-                    }) => {
-                        self.write_status(key, sub, sub.subscription_id(), status_error);
-                        let failures = self.tracked.get(key).map_or(1, |t| t.failures + 1);
-                        if let Some(t) = self.tracked.get_mut(key) {
-                            t.failures = failures;
-                        }
-                        let delay = self.scaled(decision::error_backoff(failures));
-                        (Outcome::Failed { cause }, Some(delay))
-                    }
-                }
-            }
+            Decision::Create { headers } => self.called(key, sub, record, Some(headers)),
+            Decision::Delete => self.called(key, sub, record, None),
         };
         if let Some(t) = self.tracked.get_mut(key) {
             if !matches!(outcome, Outcome::Failed { .. }) {
@@ -234,23 +214,50 @@ impl SubscriptionLoop {
         outcome
     }
 
+    /// Calls the provisioner (`headers`: to make the subscription; `None`: to remove it) and
+    /// answers the outcome and when to look again; a failure writes BMO's status error.
+    fn called(
+        &mut self,
+        key: &ObjectKey,
+        sub: &BmcEventSubscription,
+        record: Option<&HostRecord>,
+        headers: Option<Result<Vec<BTreeMap<String, String>>, String>>,
+    ) -> (Outcome, Option<Duration>) {
+        let record = record.expect("a decision to call the provisioner has a host");
+        match self.call(sub, record, headers) {
+            Ok(o) => o,
+            Err(Called::NotReady(e)) => (
+                Outcome::NotReady(e),
+                Some(self.scaled(PROVISIONER_NOT_READY_DELAY)),
+            ),
+            Err(Called::Failed {
+                status_error,
+                cause,
+            }) => {
+                self.write_status(key, sub, sub.subscription_id(), status_error);
+                let failures = self.tracked.get(key).map_or(1, |t| t.failures + 1);
+                if let Some(t) = self.tracked.get_mut(key) {
+                    t.failures = failures;
+                }
+                let delay = self.scaled(decision::error_backoff(failures));
+                (Outcome::Failed { cause }, Some(delay))
+            }
+        }
+    }
+
     /// Makes or removes the subscription through a provisioner of its host.
     fn call(
         &mut self,
         sub: &BmcEventSubscription,
         record: &HostRecord,
-        deleting: bool,
+        headers: Option<Result<Vec<BTreeMap<String, String>>, String>>,
     ) -> Result<(Outcome, Option<Duration>), Called> {
         let key = decision::key(sub);
-        let mut headers = Vec::new();
-        if !deleting {
-            headers = decision::http_headers(sub, self.objects.as_ref()).map_err(|cause| {
-                Called::Failed {
-                    status_error: HEADERS_FAILED,
-                    cause,
-                }
-            })?;
-        }
+        // `None`: the subscription is being deleted.
+        let headers = headers.transpose().map_err(|cause| Called::Failed {
+            status_error: HEADERS_FAILED,
+            cause,
+        })?;
         let host = &record.host;
         let data = HostData {
             key: ObjectKey::new(host.metadata.namespace_or_default(), &host.metadata.name),
@@ -271,16 +278,15 @@ impl SubscriptionLoop {
                 },
             }
         };
-        let what = if deleting {
-            DELETE_FAILED
-        } else {
-            CREATE_FAILED
+        let what = match headers {
+            None => DELETE_FAILED,
+            Some(_) => CREATE_FAILED,
         };
         let mut prov = self
             .factory
             .new_provisioner(data, events)
             .map_err(failed(what))?;
-        if deleting {
+        let Some(headers) = headers else {
             return match prov
                 .delete_bmc_event_subscription(sub)
                 .map_err(failed(DELETE_FAILED))?
@@ -288,7 +294,7 @@ impl SubscriptionLoop {
                 true => Ok((Outcome::Deleted, None)),
                 false => Ok((Outcome::NotSupported, None)),
             };
-        }
+        };
         match prov
             .create_bmc_event_subscription(sub, &headers)
             .map_err(failed(CREATE_FAILED))?

@@ -206,23 +206,19 @@ pub struct FileSource {
 }
 
 impl FileSource {
-    /// A source over the files of `inv`, loaded from `paths` in [`LoadMode::Write`] with
+    /// A source over the files of `inv`, loaded in [`LoadMode::Write`] with
     /// `options` (used to load them again when they change). No host is the runner's until
     /// [`HostSource::add_host`] adds it.
-    pub fn new(inv: Inventory, paths: &[PathBuf], options: &LoadOptions) -> Self {
-        Self::build(inv, paths, options, |h| Entry::new(h, Kept::Here)).0
+    pub fn new(inv: Inventory, options: &LoadOptions) -> Self {
+        Self::build(inv, options, |h| Entry::new(h, Kept::Here)).0
     }
 
     /// [`new`](Self::new) for a caller that keeps the hosts' records between passes itself
     /// (the batch runner): the records of every host of `inv`, in its order, are handed over
     /// instead of being kept twice, and the source cannot [`load`](HostSource::load) a host
     /// until its file is read again.
-    pub fn handing_over(
-        inv: Inventory,
-        paths: &[PathBuf],
-        options: &LoadOptions,
-    ) -> (Self, Vec<HostRecord>) {
-        let (source, records) = Self::build(inv, paths, options, |h| Entry::new(h, Kept::ByCaller));
+    pub fn handing_over(inv: Inventory, options: &LoadOptions) -> (Self, Vec<HostRecord>) {
+        let (source, records) = Self::build(inv, options, |h| Entry::new(h, Kept::ByCaller));
         // The caller has every host already: its first look for changes reports only changes.
         source.scanned.store(true, Ordering::SeqCst);
         (source, records)
@@ -230,11 +226,11 @@ impl FileSource {
 
     fn build(
         inv: Inventory,
-        paths: &[PathBuf],
         options: &LoadOptions,
         entry: impl Fn(HostEntry) -> (Entry, Option<HostRecord>),
     ) -> (Self, Vec<HostRecord>) {
         let Inventory {
+            paths,
             files,
             hosts,
             objects,
@@ -259,9 +255,9 @@ impl FileSource {
             .iter()
             .filter_map(|g| g.file.as_ref().map(|f| f.real_path().to_path_buf()))
             .collect();
-        let others = Mutex::new(other_files(paths, &known));
+        let others = Mutex::new(other_files(&paths, &known));
         let source = Self {
-            paths: paths.to_vec(),
+            paths,
             options: options.clone(),
             others,
             groups: RwLock::new(

@@ -67,6 +67,8 @@ pub use super::paths::input_files;
 /// Everything the given paths hold.
 #[derive(Debug, Default)]
 pub struct Inventory {
+    /// The files and directories it was loaded from, as given.
+    pub paths: Vec<PathBuf>,
     /// The files holding at least one BareMetalHost, in load order.
     pub files: Vec<HostFile>,
     /// All hosts, in file and document order.
@@ -252,7 +254,10 @@ fn load_collecting(
     if mode == LoadMode::Write && !refused && lock_and_reread(&mut parsed, options, &mut errors)? {
         links = link(&parsed, mode, options);
     }
-    let mut inv = Inventory::default();
+    let mut inv = Inventory {
+        paths: paths.to_vec(),
+        ..Inventory::default()
+    };
     for (pf, linked) in parsed.iter_mut().zip(&mut links.per_file) {
         errors.append(&mut pf.errors);
         errors.append(linked);

@@ -997,7 +997,7 @@ fn the_file_source_reports_edits_of_the_files_not_its_own_saves() {
     let secrets = write(d, "secrets.yml", SECRETS);
     let paths = vec![d.to_path_buf()];
     let inv = load_checked(&paths, LoadMode::Write).unwrap();
-    let source = FileSource::new(inv, &paths, &LoadOptions::default());
+    let source = FileSource::new(inv, &LoadOptions::default());
     let h0 = ObjectKey::new("default", "host-0");
     let h1 = ObjectKey::new("lab", "host-1");
     assert_eq!(
@@ -1124,7 +1124,7 @@ fn a_subscription_status_written_over_an_edit_is_refused_and_the_file_read_again
     let p = write(dir.path(), "hosts.yaml", &format!("{HOSTS}{sub}"));
     let paths = vec![p.clone()];
     let inv = load_with(&paths, LoadMode::Write, &LoadOptions::default()).unwrap();
-    let source = FileSource::new(inv, &paths, &LoadOptions::default());
+    let source = FileSource::new(inv, &LoadOptions::default());
     let key = ObjectKey::new("default", "sub");
     let status = bmh_api::BmcEventSubscriptionStatus {
         subscription_id: "id-1".into(),
@@ -1177,7 +1177,7 @@ fn an_edit_from_a_stale_copy_keeps_the_users_spec_and_the_runs_status() {
     write(d, "secrets.yml", SECRETS);
     let paths = vec![d.to_path_buf()];
     let inv = load_checked(&paths, LoadMode::Write).unwrap();
-    let (source, records) = FileSource::handing_over(inv, &paths, &LoadOptions::default());
+    let (source, records) = FileSource::handing_over(inv, &LoadOptions::default());
     assert_eq!(records.len(), 2);
     // The run's hosts are handed over: the first look reports no change.
     assert_eq!(source.changes().unwrap(), []);
