@@ -1,6 +1,5 @@
-//! The spec-hash bookkeeping both layouts keep for BMO: a host's generation goes up when its
-//! spec changes (what the API server does with `metadata.generation`), and so do its firmware
-//! objects'.
+//! The spec-hash bookkeeping both layouts keep for BMO: a host's generation goes up when its spec
+//! changes (what the API server does with `metadata.generation`), and so do its firmware objects'.
 
 use crate::record::{Bookkeeping, SpecSnapshot};
 use bmh_api::{BareMetalHostSpec, HostFirmwareComponents, HostFirmwareSettings};
@@ -95,9 +94,8 @@ pub fn value_hash<T: Serialize>(spec: &T) -> String {
 }
 
 /// Sets the generations of the host's firmware objects in `book.firmware` (as
-/// [`bookkeeping_at_load`] does for the host: 1 for a new object, bumped when its spec changed)
-/// and copies them into the objects' `metadata.generation`. An object that is gone loses its
-/// bookkeeping (and, for the settings, its schema).
+/// [`bookkeeping_at_load`] does for the host: 1 for a new object, bumped when its spec changed) and
+/// copies them into the objects' `metadata.generation`.
 pub fn firmware_at_load(
     book: &mut Bookkeeping,
     settings: Option<&mut HostFirmwareSettings>,

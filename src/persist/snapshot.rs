@@ -1,9 +1,5 @@
-//! The hosts of a [`Place`] as read now, without a lock: what `get`, `describe`, `export`,
-//! `wait` and the verbs look at, selected the same way for every command.
-//!
-//! A store host that cannot be read (its object, a companion object or a Secret it uses) is
-//! kept apart, with its error: it does not keep the others from being read, and a selection
-//! can still name it (it has no labels to match), so that a command says what is wrong with it.
+//! The hosts of a [`Place`] as read now, without a lock: what `get`, `describe`, `export`, `wait`
+//! and the verbs look at, selected the same way for every command.
 
 use super::Place;
 use super::files::inventory::{self, Inventory, LoadMode};
@@ -248,7 +244,6 @@ pub fn read_host(place: &Place, key: &ObjectKey, input: InputPolicy) -> Result<O
 }
 
 /// The keys of the hosts `selection` names at `place`; selecting nothing is a usage error.
-/// Reads no more than selecting needs (on the store, the hosts' labels only).
 pub fn select_keys(
     place: &Place,
     selection: &HostSelection,
@@ -320,8 +315,7 @@ pub fn select_records(
 
 static NO_LABELS: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
 
-/// The selected hosts that can be read. A host named on the command line that cannot be read
-/// is its error; one only swept up by the selection is said on stderr and left out.
+/// The selected hosts that can be read.
 fn usable(
     keys: Vec<ObjectKey>,
     bad: &[&BadObject],

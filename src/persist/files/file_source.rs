@@ -1,20 +1,5 @@
-//! Hosts that live in the user's files, as a [`HostSource`]: one commit group per file (a
-//! host's firmware objects are in its file, so they share its group).
-//!
-//! The source holds the lock of every file it may write (taken by the [`Inventory`] it is made
-//! from, or when a new file appears in a watched directory). A pass's changes are staged into
-//! the file's text and committed as one atomic write ([`HostFile::commit`]), which is refused
-//! when the file changed on disk meanwhile: the file is then read again, the statuses this run
-//! holds are spliced into its new text (the status we hold wins, the user's edit of everything
-//! else wins) and the commit is made again on that text, so that an edit is never overwritten
-//! nor lost; its hosts are reported changed, so that their next passes take the new spec, as a
-//! controller whose status write met a newer object does.
-//!
-//! [`HostSource::changes`] compares every file's size, modification time and inode with what
-//! the source last read or wrote (files of Secrets and other objects too), and looks for files
-//! that appeared in (or went from) the directories given; when anything differs, all paths are
-//! loaded again, every host of a changed file is reported changed, the hosts no longer there
-//! gone, and the objects changed.
+//! Hosts that live in the user's files, as a [`HostSource`]: one commit group per file (a host's
+//! firmware objects are in its file, so they share its group).
 
 use super::bmc_event_subscriptions::{
     SubscriptionDoc, not_in_a_host_file, subscription_docs, write_status,
@@ -76,9 +61,8 @@ struct Entry {
     settings_doc: Option<usize>,
     components_doc: Option<usize>,
     data_image_doc: Option<usize>,
-    /// The host as its last pass left it (what [`HostSource::load`] answers); `None` once
-    /// handed over ([`FileSource::handing_over`]).
-    /// Boxed: the entries of a big file stay small once their records are handed over.
+    /// The host as its last pass left it (what [`HostSource::load`] answers); `None` once handed
+    /// over ([`FileSource::handing_over`]).
     record: Option<Box<HostRecord>>,
     /// BMO's delete path finished: the host is gone until its file changes.
     deleted: bool,
@@ -206,9 +190,8 @@ pub struct FileSource {
 }
 
 impl FileSource {
-    /// A source over the files of `inv`, loaded from `paths` in [`LoadMode::Write`] with
-    /// `options` (used to load them again when they change). No host is the runner's until
-    /// [`HostSource::add_host`] adds it.
+    /// A source over the files of `inv`, loaded from `paths` in [`LoadMode::Write`] with `options`
+    /// (used to load them again when they change).
     pub fn new(inv: Inventory, paths: &[PathBuf], options: &LoadOptions) -> Self {
         Self::build(inv, paths, options, |h| Entry::new(h, Kept::Here)).0
     }
@@ -305,9 +288,7 @@ impl FileSource {
             .clone()
     }
 
-    /// The group holding `key`, if any. With one file there is no other group: every caller
-    /// then looks the key up in that group's own map, which says whether the host is there, so
-    /// the index (a second look-up that misses the cache at scale) is skipped.
+    /// The group holding `key`, if any.
     fn group_of_key(&self, key: &ObjectKey) -> Option<usize> {
         if self.groups() == 1 {
             return Some(0);
@@ -516,11 +497,10 @@ impl FileSource {
     }
 }
 
-/// Takes a file's new text (edited during the run) in place of the group's: the file's lock and
-/// its sidecar as this run holds it carry over, and what each host's entry holds (its statuses,
-/// the annotations it consumed) is staged into its new document: the status this run holds
-/// wins, the user's edit of everything else wins. A record kept here keeps its status and
-/// bookkeeping likewise. Nothing changes when the splice fails.
+/// Takes a file's new text (edited during the run) in place of the group's: the file's lock and its
+/// sidecar as this run holds it carry over, and what each host's entry holds (its statuses, the
+/// annotations it consumed) is staged into its new document: the status this run holds wins, the
+/// user's edit of everything else wins.
 fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>) -> Result<()> {
     // The text as this run holds it, parsed again (its staged statuses are read from it): an
     // edit met during a run is rare, so nothing is kept per host for it meanwhile.
@@ -872,9 +852,8 @@ impl HostSource for FileSource {
                 .map(SourceChange::Host)
                 .collect());
         }
-        // The hosts of files read again after a refused commit (the edit that refused it is
-        // seen there, not by comparing stamps), and those no longer there. The index follows
-        // once no file is held (a reload takes it before the files).
+        // The hosts of files read again after a refused commit (the edit that refused it is seen
+        // there, not by comparing stamps), and those no longer there.
         let mut reread = Vec::new();
         let mut present: Vec<(ObjectKey, usize)> = Vec::new();
         let mut gone: Vec<(ObjectKey, usize)> = Vec::new();

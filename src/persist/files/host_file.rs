@@ -1,6 +1,5 @@
 //! A file holding hosts, as bmhctl writes it back: the user's text with staged edits (status
-//! blocks, consumed annotations), its sidecar and its lock. Writes are atomic, byte-preserving
-//! outside the edits, and refused when the file changed on disk since it was read.
+//! blocks, consumed annotations), its sidecar and its lock.
 
 use super::lock::FileLock;
 use super::sidecar::Sidecar;
@@ -40,9 +39,8 @@ pub struct HostFile {
     /// The resolved path: what is read, written and locked.
     pub(super) real_path: PathBuf,
     pub(super) yaml: YamlFile,
-    /// What we last wrote to `real_path`, as the edits that made it over the text parsed;
-    /// `None` while it still holds what was parsed. (Kept as edits, not text: a big file's
-    /// text is never held twice.)
+    /// What we last wrote to `real_path`, as the edits that made it over the text parsed; `None`
+    /// while it still holds what was parsed.
     pub(super) disk_text: Option<Overlay>,
     /// The file's metadata when we last read or wrote it: a cheap check that nobody else
     /// wrote it since (the content is compared only when this differs).
@@ -103,13 +101,8 @@ impl StatusText {
 }
 
 /// A host's status as [`HostFile::stage_host_status`] takes it: the text of [`status_yaml`],
-/// rendered field by field so that what does not change from one save to the next is
-/// rendered (and laid out under `status:`) once, and reused while it stays equal. Rendering
-/// YAML is the dear part of a save; the hardware details are the biggest field and do not
-/// change once inspected (the fixture's are the same for every host), a condition changes only
-/// on a transition, and hosts that move together share images, credentials and timestamps.
-/// Each thread keeps its recent renderings of each field, looked up by equality; the file's
-/// edits hold the pieces, so a field's text shared by many hosts is in memory once.
+/// rendered field by field so that what does not change from one save to the next is rendered (and
+/// laid out under `status:`) once, and reused while it stays equal.
 pub fn host_status_text(status: Option<&BareMetalHostStatus>) -> Result<Option<StatusText>, Error> {
     let Some(s) = status else {
         return Ok(None);
@@ -122,8 +115,7 @@ pub fn host_status_text(status: Option<&BareMetalHostStatus>) -> Result<Option<S
     }
 }
 
-/// [`host_status_text`]'s pieces. The fields, their order and when each is left out are those
-/// of `BareMetalHostStatus`'s serde attributes.
+/// [`host_status_text`]'s pieces.
 fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
     let mut out = Vec::with_capacity(16 + s.conditions.len());
     head_in_parts(s, &mut out)?;
@@ -474,10 +466,8 @@ impl HostFile {
     }
 }
 
-/// Whether the file at `path` holds exactly the text `each` gives in pieces, read a block at
-/// a time: a big file is neither read into memory whole nor its pieces listed. (Its length is
-/// not compared first: that would walk the pieces twice, and a file of another length differs
-/// at its first differing byte or at its end anyway.)
+/// Whether the file at `path` holds exactly the text `each` gives in pieces, read a block at a
+/// time: a big file is neither read into memory whole nor its pieces listed.
 fn file_holds(path: &Path, each: impl FnOnce(&mut dyn FnMut(&[u8]))) -> std::io::Result<bool> {
     let file = std::fs::File::open(path)?;
     let mut read = Compared {
@@ -570,11 +560,7 @@ impl HostFile {
         self.lock.is_some()
     }
 
-    /// Set (`Some`) or remove (`None`) the document's `status`. A status equal to the one in
-    /// the file is not an edit, so the user's formatting of an unchanged status is kept.
-    ///
-    /// Works for any object's status (a host's, a HostFirmwareSettings', ...); `T` is the
-    /// status type the document's `status:` is compared as.
+    /// Set (`Some`) or remove (`None`) the document's `status`.
     pub fn stage_status<T>(&mut self, doc: usize, status: Option<&T>) -> Result<(), Error>
     where
         T: Serialize + DeserializeOwned + PartialEq + Clone,
@@ -606,8 +592,6 @@ impl HostFile {
     }
 
     /// [`stage_status_yaml`](Self::stage_status_yaml) for a host's status rendered by
-    /// [`host_status_text`]: its pieces go into the file's edits as they are when the
-    /// document is laid out as they are, else its text is laid out for the document.
     pub fn stage_host_status(
         &mut self,
         doc: usize,
@@ -635,9 +619,8 @@ impl HostFile {
         Ok(())
     }
 
-    /// Whether `status` is what document `doc` holds as the user wrote it (not an edit: the
-    /// user's formatting of an unchanged status is kept). Only a document not edited yet
-    /// with a status block needs reading.
+    /// Whether `status` is what document `doc` holds as the user wrote it (not an edit: the user's
+    /// formatting of an unchanged status is kept).
     fn as_in_file<T>(&self, doc: usize, status: Option<&T>) -> Result<bool, Error>
     where
         T: DeserializeOwned + PartialEq + Clone,
@@ -665,8 +648,7 @@ impl HostFile {
         }
     }
 
-    /// Remove these keys from the document's `metadata.annotations`; returns whether any was
-    /// there.
+    /// Remove these keys from the document's `metadata.annotations`; returns whether any was there.
     pub fn stage_removed_annotations(&mut self, doc: usize, keys: &[&str]) -> Result<bool, Error> {
         let removed = self
             .yaml
@@ -679,9 +661,7 @@ impl HostFile {
         Ok(removed)
     }
 
-    /// Set (`Some`) or remove (`None`) a host's sidecar entry. Setting the entry of a host
-    /// that is not in this file is an (internal) error. An entry equal to the saved one is not
-    /// a change.
+    /// Set (`Some`) or remove (`None`) a host's sidecar entry.
     pub fn stage_bookkeeping(
         &mut self,
         key: &ObjectKey,
@@ -693,7 +673,6 @@ impl HostFile {
 
     /// [`stage_bookkeeping`](Self::stage_bookkeeping) for the host of sidecar key `key`
     /// (`namespace/name`) with the entry already serialised by [`super::sidecar::encode`].
-    /// Returns the entry no longer needed ([`super::sidecar::Sidecar::set_encoded`]).
     pub fn stage_bookkeeping_json(
         &mut self,
         key: &str,
@@ -723,11 +702,8 @@ impl HostFile {
             || (self.pending && !self.yaml.renders_same(None, Some(self.disk_overlay())))
     }
 
-    /// Write what was staged: the sidecar first, then the file (only if its bytes changed),
-    /// both atomically. Nothing is written when nothing changed. Refuses with
-    /// [`Error::Conflict`] when the file on disk no longer has the content bmhctl last read or
-    /// wrote (someone edited it meanwhile): the caller reads it again and stages anew
-    /// ([`super::file_source`]).
+    /// Write what was staged: the sidecar first, then the file (only if its bytes changed), both
+    /// atomically.
     pub fn commit(&mut self) -> Result<CommitStats, Error> {
         let sidecar_dirty = self.sidecar.is_dirty();
         let next = if !self.pending {
@@ -764,11 +740,8 @@ impl HostFile {
         }
         if let Some(next) = next {
             // Checked again once the new text is on disk, before and after it takes the name
-            // (`replace_if_unchanged`): an edit made while the sidecar and the temporary file
-            // were written, or in the instant of the swap, is not overwritten. The content is
-            // compared (not the size or time, which an edit can keep). Both texts are walked a
-            // piece at a time, straight from the text parsed and the edits: a big file's pieces
-            // are never listed, nor copied before the kernel's copy.
+            // (`replace_if_unchanged`): an edit made while the sidecar and the temporary file were
+            // written, or in the instant of the swap, is not overwritten.
             let yaml = &self.yaml;
             let replaced = replace_if_unchanged(
                 &self.real_path,
@@ -825,10 +798,7 @@ impl HostFile {
         Ok(())
     }
 
-    /// Whether the file at `at` holds what bmhctl last read or wrote. At the file's own path, an
-    /// unchanged [`Stamp`] is taken for a yes: there this is the check before the swap, which
-    /// only spares a swap and its undoing; the check after it (of the replaced file, under
-    /// another name) compares the content.
+    /// Whether the file at `at` holds what bmhctl last read or wrote.
     fn holds_as_read(&self, at: &Path) -> std::io::Result<bool> {
         if at == self.real_path && self.disk_stamp.is_some() && Stamp::of(at) == self.disk_stamp {
             return Ok(true);
@@ -881,10 +851,8 @@ impl HostFile {
         }
     }
 
-    /// Sets (`Some`) or removes (`None`) one of the document's annotations and writes the file
-    /// at once, atomically, if that changes it (a verb's edit; see
-    /// [`super::annotation_edit`]). Whatever was staged is committed first. Returns whether the
-    /// file changed.
+    /// Sets (`Some`) or removes (`None`) one of the document's annotations and writes the file at
+    /// once, atomically, if that changes it (a verb's edit; see [`super::annotation_edit`]).
     pub fn write_annotation(
         &mut self,
         doc: usize,

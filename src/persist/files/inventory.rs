@@ -1,47 +1,5 @@
-//! Loading the user's hosts and Secrets from YAML files, and linking them: duplicates across
-//! files, firmware objects to their host, Secret references, the sidecar's bookkeeping.
-//!
-//! [`load`] takes the paths given on the command line ([`super::paths`]). A file is read as it
-//! is; a directory contributes every `*.yaml` / `*.yml` file directly inside it, sorted by name. Hidden
-//! entries (names starting with `.`, hence also bmhctl's own `.bmhctl` directory) and
-//! subdirectories are skipped: directories are not recursed into, so a directory of host files
-//! may hold unrelated subdirectories (a `.git`, backups, another environment). A file reached
-//! through several paths (a symlink, a file given both directly and via its directory) is
-//! loaded once, under the first path it was reached by.
-//!
-//! Each document is sorted by `apiVersion`/`kind`:
-//! * `metal3.io/v1alpha1` `BareMetalHost`: a host ([`HostEntry`]);
-//! * `v1` `Secret`: decoded into a [`crate::objects::ResolvedSecret`] (`data` base64-decoded, `stringData`
-//!   merged over it);
-//! * `metal3.io/v1alpha1` `HostFirmwareSettings` and `HostFirmwareComponents`: the firmware
-//!   objects of the host of the same namespace and name, which must be in the same file (bmhctl
-//!   writes their `status:` back like the host's); one without such a host is an error;
-//! * `metal3.io/v1alpha1` `HostUpdatePolicy`: kept in [`Inventory::objects`] (the state machine
-//!   reads it) and in [`Inventory::other_documents`];
-//! * `metal3.io/v1alpha1` `DataImage`: likewise the host's, in its file, its `status:` written;
-//! * the other kinds bmhctl knows (`kinds.rs`: HardwareData, FirmwareSchema, ...) are kept
-//!   untouched and noted, with their JSON value, in [`Inventory::other_documents`]. Documents of
-//!   the extra kinds a provisioner plugin asked for ([`LoadOptions`], from its host-configure
-//!   step) are known too; those in its namespace (all namespaces when it named none) also go
-//!   into [`Inventory::objects`], where the plugin can read them; two such documents with the
-//!   same kind, namespace and name are an error. A document of any other kind or apiVersion is
-//!   bad input, or skipped and counted under `--skip-unknown-kinds`
-//!   ([`crate::persist::InputPolicy`]).
-//!
-//! Unknown fields, names Kubernetes refuses and duplicate keys are found while parsing
-//! (`strict.rs`); warnings (unknown fields under `status:` or under `--validate=warn`)
-//! are printed once the load succeeds and kept in [`Inventory::warnings`].
-//!
-//! Every problem is a [`Diagnostic`](crate::diagnostic::Diagnostic) of an
-//! [`Error::Invalid`](crate::error::Error::Invalid) naming `file:line:column`, the object and
-//! the field; all problems of all files are reported together, one per line. Only files holding at least
-//! one BareMetalHost become a [`HostFile`] ([`super::host_file`]), the unit bmhctl writes back (status blocks,
-//! consumed annotations, and the sidecar of [`super::sidecar`]). Files holding only Secrets or
-//! other objects are never written.
-//!
-//! Symlinks: each file's path is resolved once ([`std::fs::canonicalize`]); the sidecar and lock
-//! live beside the resolved file and writes go to it, so a symlinked host file stays a symlink
-//! and the file it points to is updated (see [`crate::persist::atomic`]).
+//! Loading the user's hosts and Secrets from YAML files, and linking them: duplicates across files,
+//! firmware objects to their host, Secret references, the sidecar's bookkeeping.
 
 use super::host_file::{CommitStats, HostFile, Stamp};
 use super::kinds::FirmwareObject;
@@ -131,9 +89,6 @@ impl Inventory {
 }
 
 /// Load hosts and Secrets from `paths` (files or directories, see the module docs).
-///
-/// Secret references are not checked; call [`check_secret_references`] too (or use
-/// [`load_checked`], which reports both kinds of problem together).
 pub fn load(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
     load_with(paths, mode, &LoadOptions::default())
 }
@@ -279,8 +234,7 @@ fn load_collecting(
     Ok((inv, errors))
 }
 
-/// Every file the paths name, read (each once, under the first path it was reached by) and
-/// parsed.
+/// Every file the paths name, read (each once, under the first path it was reached by) and parsed.
 fn read_and_parse(
     paths: &[PathBuf],
     mode: LoadMode,
@@ -549,7 +503,6 @@ fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagno
         let unknown = super::kinds::unknown_kind(&o.api_version, &o.kind);
         if options.knows_kind(&o.api_version, &o.kind) || unknown.is_none() {
             // Untyped, but read: its labels are checked as a typed object's are.
-            // (A subscription was typed, and checked, while parsing.)
             if !o.is_subscription() {
                 let at = |segs: &[PathSeg]| pf.position(o.doc, segs);
                 let key = ObjectKey::new(&o.namespace, &o.name);
@@ -579,9 +532,8 @@ fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagno
 /// The documents seen so far, to find duplicates across all files.
 #[derive(Default)]
 struct Seen {
-    /// Where the first typed document of each kind and key is, as file and document (its
-    /// position is looked up only for a duplicate, since finding one parses the document's
-    /// text again).
+    /// Where the first typed document of each kind and key is, as file and document (its position
+    /// is looked up only for a duplicate, since finding one parses the document's text again).
     typed: HashMap<(&'static str, ObjectKey), (usize, usize)>,
     subscriptions: HashMap<ObjectKey, Position>,
     /// Kept objects of the extra kinds, by kind (whatever the version) and key.

@@ -360,10 +360,7 @@ fn splices(yaml: &YamlFile, doc: usize) -> bool {
 /// text alone).
 fn is_block_mapping(yaml: &YamlFile, doc: usize) -> bool {
     let text = yaml.document_text(doc);
-    // The file's index already says whether the root is a block mapping. What else makes the
-    // probe fail needs one of these bytes: `?` (an explicit key), `&` (an anchor), `\r` (a
-    // lone carriage return), `%` (a directive, which the text alone may hold without its
-    // `---`). Without them the probe, a second parse of the text, would say yes.
+    // The file's index already says whether the root is a block mapping.
     if yaml.has_block_status(doc).is_ok()
         && !text
             .bytes()

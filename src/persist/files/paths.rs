@@ -1,22 +1,18 @@
 //! The files the paths given on the command line stand for: a file is itself; a directory
-//! contributes every `*.yaml` / `*.yml` file directly inside it, sorted by name (hidden entries
-//! and subdirectories skipped). Each comes as `(as shown, resolved)`: symlinks are resolved
-//! once, and the resolved path is what is read, locked and written.
+//! contributes every `*.yaml` / `*.yml` file directly inside it, sorted by name (hidden entries and
+//! subdirectories skipped).
 
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use std::path::{Path, PathBuf};
 
-/// The files `paths` stand for, as [`super::inventory::load`] reads them: `(as shown, resolved)`. Paths that do
-/// not exist are left out (the loader reports them).
+/// The files `paths` stand for, as [`super::inventory::load`] reads them: `(as shown, resolved)`.
 pub fn input_files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
     // Quiet: the loader has already said what it skipped.
     expand_with(paths, &mut Vec::new(), false)
 }
 
-/// The files the paths stand for: `(as shown, resolved)`. A path that cannot be used (missing,
-/// unreadable, a symlink loop) is bad input in `errors`; an entry of a directory that looks like
-/// a host file but is not a readable regular file is skipped with a warning naming it and why.
+/// The files the paths stand for: `(as shown, resolved)`.
 pub(super) fn expand(
     paths: &[PathBuf],
     errors: &mut Vec<Diagnostic>,

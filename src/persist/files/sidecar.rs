@@ -52,8 +52,7 @@ pub struct Sidecar {
     /// Each entry's JSON as it should be saved: a save is a concatenation, and a change is
     /// found by comparing text (no second typed copy of every host's bookkeeping is kept).
     encoded: BTreeMap<String, Encoded>,
-    /// The entries differ from what is on disk. Tracked on every change rather than found by
-    /// comparing, which would cost a deep comparison of every entry at each commit.
+    /// The entries differ from what is on disk.
     dirty: bool,
 }
 
@@ -129,10 +128,8 @@ impl Sidecar {
         self.set_encoded(key, book.map(encode));
     }
 
-    /// [`set`](Self::set) with the entry already serialised by [`encode`] (which a caller
-    /// can do before taking a lock the sidecar is under). An entry equal to the saved one is
-    /// not a change. Returns the entry no longer needed (the one replaced or removed, or the
-    /// one given when equal), for the caller to free once its lock is released.
+    /// [`set`](Self::set) with the entry already serialised by [`encode`] (which a caller can do
+    /// before taking a lock the sidecar is under).
     pub fn set_encoded(&mut self, key: &str, json: Option<Encoded>) -> Option<Encoded> {
         match self.set_encoded_if_known(key, json, |_| true) {
             Ok(unneeded) => unneeded,
@@ -189,8 +186,7 @@ impl Sidecar {
         self.dirty
     }
 
-    /// Write the sidecar atomically if it changed; returns whether it was written. Creates
-    /// the `.bmhctl` directory if needed.
+    /// Write the sidecar atomically if it changed; returns whether it was written.
     pub fn save(&mut self) -> Result<bool, Error> {
         if !self.is_dirty() {
             return Ok(false);
@@ -220,12 +216,8 @@ impl Sidecar {
     }
 }
 
-/// One entry's JSON, as the sidecar keeps it: what `serde_json::to_string(book)` gives, byte
-/// for byte, in parts. The entry holds its own bytes; the parts many entries have the same are
-/// held once and referred to: the hardware details and the provisioner state as a thread
-/// rendered them (hosts inspected alike, or at the same step, share them), and the spec as
-/// last seen, whose text the host's record keeps already. A sidecar of many hosts is then
-/// mostly their own fields, and a save writes the shared parts from where they are.
+/// One entry's JSON, as the sidecar keeps it: what `serde_json::to_string(book)` gives, byte for
+/// byte, in parts.
 #[derive(Debug, Clone, Default)]
 pub struct Encoded {
     own: Box<[u8]>,
@@ -308,9 +300,7 @@ impl Parts {
     }
 }
 
-/// Renders `book`'s entry ([`Encoded`]). Every pass of a host saves its entry again, most of
-/// it unchanged: the parts shared between hosts are rendered once per thread while they stay
-/// the same (see [`entry_json`]).
+/// Renders `book`'s entry ([`Encoded`]).
 pub fn encode(book: &Bookkeeping) -> Encoded {
     PARTS.with(|parts| {
         // The thread's buffers, reused: the entry gets allocations of its exact size.
@@ -393,9 +383,8 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
     parts.own.push(b'}');
 }
 
-/// A HardwareData as serde writes it, its details (the same for the hosts inspected alike,
-/// and shared by them) taken from the thread's renderings. One with fields bmhctl does not
-/// know is left to serde.
+/// A HardwareData as serde writes it, its details (the same for the hosts inspected alike, and
+/// shared by them) taken from the thread's renderings.
 fn hardware_data_json(parts: &mut Parts, h: &HardwareData) {
     let HardwareData {
         api_version,

@@ -1,11 +1,6 @@
 //! Exact input, as kubectl's default `--validate=strict` has the API server check it: fields no
 //! schema knows, documents of unknown kinds or apiVersions, names Kubernetes would refuse and
 //! duplicate keys are bad input, said in bmhctl's words with a did-you-mean.
-//!
-//! Unknown fields are found two ways, both exact for what bmhctl models: keys serde drops
-//! while typing a document (collected with `serde_ignored`), and keys the types keep untouched
-//! in their `extra` maps (so that a round trip loses nothing). Keys under `status:` are
-//! bmhctl's and BMO's own output, and a newer BMO may write more: they are warnings at most.
 
 use super::yaml_file::PathSeg;
 use crate::diagnostic::{Diagnostic, Position, did_you_mean};
@@ -128,8 +123,7 @@ impl Extras for BareMetalHost {
     }
 }
 
-/// The objects whose only unmodelled fields are at the top, in `metadata`, `spec` and
-/// `status`.
+/// The objects whose only unmodelled fields are at the top, in `metadata`, `spec` and `status`.
 macro_rules! spec_and_status_extras {
     ($($t:ty),*) => {$(
         impl Extras for $t {

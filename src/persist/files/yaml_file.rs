@@ -1,13 +1,4 @@
 //! Byte-preserving editing of multi-document YAML files.
-//!
-//! [`YamlFile`] keeps the original text untouched and indexes each document once with
-//! `saphyr_parser` events (whose spans give character positions). Edits are stored as byte
-//! ranges of the original text plus replacement text, so [`YamlFile::render`] is a single
-//! linear copy and every byte outside the edited ranges is preserved exactly.
-//!
-//! Only two kinds of edits exist:
-//! * the top-level `status` entry of a document (replaced, inserted or removed), and
-//! * entries of `metadata.annotations` (removed).
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
 use std::sync::Arc;
@@ -56,10 +47,6 @@ pub enum PathSeg<'a> {
 }
 
 /// A multi-document YAML file with pending edits.
-///
-/// The original text is kept verbatim; each document is a contiguous byte range of it
-/// (the ranges cover the whole file in order), and edits are recorded per document as
-/// replacements of byte ranges of the original text.
 pub struct YamlFile {
     text: String,
     docs: Vec<Doc>,
@@ -102,9 +89,7 @@ struct Doc {
     explicit_key: bool,
     /// The existing status entry defines an anchor.
     status_anchor: bool,
-    /// Replacement text for `status_range.0..status_edit_end`, in pieces; `None` = original
-    /// text. Shared: an [`Overlay`] taken at a commit keeps it without a copy, and the pieces
-    /// a caller lays out once ([`YamlFile::set_status_laid_out`]) serve many documents.
+    /// Replacement text for `status_range.0..status_edit_end`, in pieces; `None` = original text.
     status_edit: Option<StatusEdit>,
     /// End of the replaced range: `status_range.1`, or further over the blank lines after it
     /// when those would become content of a `|+` scalar ending the entry (or before it).
@@ -155,11 +140,6 @@ struct AnnEntry {
 }
 
 /// Converts the parser's positions into byte offsets.
-///
-/// The parser's line and column are used, not its character index: the index goes wrong
-/// after a directive line holding non-ASCII characters (the scanner counts that line's bytes,
-/// not its characters), while lines are counted right and columns restart on each line.
-/// Lines end at LF, CRLF or a lone CR, as for the parser.
 struct CharMap {
     /// Byte offset of the start of every line.
     line_starts: Vec<usize>,
@@ -320,7 +300,6 @@ impl Text<'_> {
     }
 
     /// Whether the key starting at `p` follows a `?` indicator (perhaps on an earlier line).
-    /// (A continuation line `?` of a plain scalar is taken for one too: a refusal, not harm.)
     fn explicit_key_before(&self, p: usize) -> bool {
         let ws = [' ', '\t', '\r', '\n'];
         let mut before = self.s[..p].trim_end_matches(ws);
@@ -372,15 +351,8 @@ impl Text<'_> {
         }
     }
 
-    /// End of the content of the block scalar (`|`, `>`) whose span is `sb..eb`, and whether
-    /// it keeps its trailing line breaks (`+`); `None` if its header is not found.
-    ///
-    /// The span starts at the first content line (or where the scalar ends, if it has none)
-    /// and runs on over the blank lines after the scalar and the next line's indentation.
-    /// Unless the scalar keeps them, those blank lines are not content: the content ends
-    /// after its last line holding anything but its indentation. A line of spaces only is
-    /// blank if it is no deeper than the indentation of the scalar's first non-blank line
-    /// (deeper, its extra spaces are content, as a tab is).
+    /// End of the content of the block scalar (`|`, `>`) whose span is `sb..eb`, and whether it
+    /// keeps its trailing line breaks (`+`); `None` if its header is not found.
     fn block_scalar_end(&self, sb: usize, eb: usize) -> Option<(usize, bool)> {
         let is_ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
         // The header line: the line of `sb` if it holds more than indentation before it,
@@ -472,11 +444,7 @@ impl Text<'_> {
     }
 
     /// Whether the text ends with a line of spaces, without a line break, no deeper than the
-    /// indentation of the keep-chomping scalar whose header line is `hl..line_end`. The parser
-    /// reads no line break there, so it is no content; but it would be once a status follows
-    /// it. (With an indentation indicator, the header line's indentation plus the indicator
-    /// is a lower bound of the scalar's: a line deeper than that is taken for content, as
-    /// before.) In a scalar without a content line, the parser does read it as a line break.
+    /// indentation of the keep-chomping scalar whose header line is `hl..line_end`.
     fn blank_last_line(
         &self,
         hl: usize,
@@ -531,20 +499,6 @@ fn syntax_error(e: &ScanError) -> YamlFileError {
 
 impl YamlFile {
     /// Split into documents and index each one.
-    ///
-    /// Documents are counted exactly as the YAML parser reports them: every `---` starts a
-    /// document (a leading `---` does not create an empty document before it), and content
-    /// after a `...` without a `---` starts one too. A trailing `---` with nothing after it
-    /// therefore counts as an (empty, null) document, whereas comments after the last
-    /// document's content or after a `...` belong to that document. A file without any
-    /// document content at all (empty, or only comments/whitespace) counts as one empty
-    /// document. Note that `serde_saphyr::from_multiple` skips null documents, so its indices
-    /// can differ; deserialize each [`document_text`](Self::document_text) instead.
-    ///
-    /// The documents' texts are contiguous and cover the whole file: a document starts at
-    /// the start of the file, right after the line of the previous document's `...`, or at
-    /// the line of its own `---`; comments directly before a `---` belong to the previous
-    /// document.
     pub fn parse(text: String) -> Result<YamlFile, YamlFileError> {
         // YAML does not allow a NUL, but the parser takes one ending a comment for the end of
         // the input and accepts the file, the bytes after it unread: refuse it wherever it is.
@@ -581,10 +535,8 @@ impl YamlFile {
         &self.text[d.start..d.end]
     }
 
-    /// 1-based line in the file where the document's root node starts (after any `---`,
-    /// directives and comments). Lines reported by a parser of [`document_text`](Self::document_text)
-    /// are relative to the document text's first line, which is not necessarily this line;
-    /// use [`locate`](Self::locate) to map a path to a file position.
+    /// 1-based line in the file where the document's root node starts (after any `---`, directives
+    /// and comments).
     pub fn document_start_line(&self, doc: usize) -> usize {
         self.docs[doc].content_line
     }
@@ -607,16 +559,6 @@ impl YamlFile {
     }
 
     /// Replace, insert (`Some`) or remove (`None`) the document's top-level `status` entry.
-    ///
-    /// The new entry is `status:` at the document's top-level key column, followed by the
-    /// lines of `status_yaml` indented 2 more spaces (a single-line flow value such as `{}`
-    /// stays on the key's line; an empty `status_yaml` is written as `status: {}`).
-    /// An existing entry is replaced in place: the range starts at its key's line and ends
-    /// after the line of its value's last content, including comments inside it and any
-    /// following comment lines indented deeper than the top-level keys; blank lines and
-    /// shallower comments after it stay. A missing entry is inserted after the line of the
-    /// document's last content (and any deeper-indented comment lines after it), i.e. before
-    /// trailing top-level comments, blank lines, `...` and the next `---`.
     pub fn set_status(
         &mut self,
         doc: usize,
@@ -659,10 +601,9 @@ impl YamlFile {
             .filter(|&(i, l)| !(i == 0 && l.trim_end() == "---"))
             .map(|(_, l)| l)
             .collect();
-        // Trailing empty lines are dropped, unless they are content of a `|+` scalar ending
-        // the status; then the blank lines after the entry in the file would become its
-        // content too, so they go.
-        // (A keep header has a `+`: most statuses have none, and need no scan of their lines.)
+        // Trailing empty lines are dropped, unless they are content of a `|+` scalar ending the
+        // status; then the blank lines after the entry in the file would become its content too, so
+        // they go.
         let keep = yaml.contains('+') && ends_with_keep_scalar(&lines);
         let lines: &[&str] = {
             let mut n = lines.len();
@@ -702,11 +643,7 @@ impl YamlFile {
     }
 
     /// [`set_status`](Self::set_status) with the status's text already laid out in pieces
-    /// ([`LaidOut`]) that other documents' edits may share. Returns `Ok(false)`, changing
-    /// nothing, when the document is not laid out as the pieces are (keys indented, CRLF) or
-    /// the text needs `set_status`'s care (trailing blank lines, a first line that is not a
-    /// key's): the caller then gives [`LaidOut::plain`] to `set_status`, which writes the same
-    /// bytes either way.
+    /// ([`LaidOut`]) that other documents' edits may share.
     pub fn set_status_laid_out(
         &mut self,
         doc: usize,
@@ -748,9 +685,8 @@ impl YamlFile {
         Ok(true)
     }
 
-    /// Remove entries whose key is in `keys` from the document's `metadata.annotations`
-    /// mapping (block or flow). Removing every entry leaves `annotations: {}`. Returns whether
-    /// anything (newly) was removed. Documents without such a mapping give `Ok(false)`.
+    /// Remove entries whose key is in `keys` from the document's `metadata.annotations` mapping
+    /// (block or flow).
     pub fn remove_annotations(&mut self, doc: usize, keys: &[&str]) -> Result<bool, YamlFileError> {
         self.check_line_breaks()?;
         let text = &self.text;
@@ -832,9 +768,8 @@ impl YamlFile {
         Ok(())
     }
 
-    /// Where the first carriage return not followed by a line feed is, if any: such a file
-    /// cannot be edited ([`YamlFileError::LoneCarriageReturn`]). Lines are counted by line
-    /// feeds, as editors and `grep -n` count them.
+    /// Where the first carriage return not followed by a line feed is, if any: such a file cannot
+    /// be edited ([`YamlFileError::LoneCarriageReturn`]).
     pub fn lone_carriage_return(&self) -> Option<TextPos> {
         if !self.lone_cr {
             return None;
@@ -893,9 +828,8 @@ impl YamlFile {
         )
     }
 
-    /// The file's text with the edits of `overlay` (`None`: the edits now) applied, in
-    /// pieces: their concatenation is the file. A big file is written and compared from
-    /// them, never held whole a second time.
+    /// The file's text with the edits of `overlay` (`None`: the edits now) applied, in pieces:
+    /// their concatenation is the file.
     pub fn pieces<'a>(&'a self, overlay: Option<&'a Overlay>) -> Vec<&'a str> {
         let mut out = Vec::with_capacity(self.docs.len() + 8);
         let mut edits = Vec::new();
@@ -916,8 +850,7 @@ impl YamlFile {
         }
     }
 
-    /// Whether the file reads the same with the edits of `a` and of `b` (`None`: the edits
-    /// now). Only the documents whose edits differ are compared.
+    /// Whether the file reads the same with the edits of `a` and of `b` (`None`: the edits now).
     pub fn renders_same(&self, a: Option<&Overlay>, b: Option<&Overlay>) -> bool {
         let (mut edits, mut pa, mut pb) = (Vec::new(), Vec::new(), Vec::new());
         for i in 0..self.docs.len() {
@@ -1012,8 +945,7 @@ impl YamlFile {
     }
 
     /// Position (1-based, in the file) of the node at `path` in the original text of document
-    /// `doc`, or of the deepest existing prefix's node. `None` if the document has no content
-    /// or cannot be parsed on its own.
+    /// `doc`, or of the deepest existing prefix's node.
     pub fn locate(&self, doc: usize, path: &[PathSeg]) -> Option<TextPos> {
         let d = self.docs.get(doc)?;
         let text = &self.text[d.start..d.end];
@@ -1046,10 +978,8 @@ impl YamlFile {
     }
 }
 
-/// Whole lines of a status's YAML laid out as [`YamlFile::set_status`] writes them under
-/// `status:` at column 0 of a file with LF line breaks: every non-empty line indented two
-/// spaces. Laid out once, a piece (a field's rendering) serves every document whose status
-/// holds it, and the file's text is made of the pieces without indenting them again.
+/// Whole lines of a status's YAML laid out as [`YamlFile::set_status`] writes them under `status:`
+/// at column 0 of a file with LF line breaks: every non-empty line indented two spaces.
 #[derive(Debug, Clone)]
 pub struct LaidOut(Arc<str>);
 
@@ -1336,8 +1266,7 @@ fn line_endings(b: &[u8], docs: &mut [Doc]) {
     }
 }
 
-/// Notes where a node with an anchor starts, and whether a node has a tag bmhctl does not
-/// read.
+/// Notes where a node with an anchor starts, and whether a node has a tag bmhctl does not read.
 fn anchor_and_tag(st: &mut DocState, ev: &Event, sb: usize) {
     if let Event::Scalar(_, _, a, _) | Event::SequenceStart(a, _) | Event::MappingStart(a, _) = ev
         && *a > 0

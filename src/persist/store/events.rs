@@ -1,6 +1,5 @@
 //! A host's recent events (`describe` shows them): `<store>/events/<namespace>/<name>.jsonl`, one
 //! JSON object per line (`time`, `reason`, `message`), the newest last, at most [`EVENTS_KEPT`].
-//! Appends take the log's own lock (`.locks/events/<namespace>/<name>.lock`) and rewrite it atomically, dropping the oldest lines.
 
 use super::{Store, store_io};
 use crate::error::{Error, Result};

@@ -1,14 +1,4 @@
 //! Hosts in the store: a [`HostRecord`] is the host's object plus its companion objects.
-//!
-//! * `baremetalhosts/<ns>/<name>.yaml`: the host. Its bookkeeping is split: what Kubernetes
-//!   keeps in metadata is there (`uid`, `generation`, `finalizers`, `deletionTimestamp`), the
-//!   rest (`specHash`, `specSnapshot`, `architecture`, `provisionerState`, `firmware`) under the
-//!   top-level `bmhctl:` key of the same file, so one atomic write keeps both consistent.
-//! * `hardwaredata/<ns>/<name>.yaml`: the HardwareData object (the bookkeeping's
-//!   `hardwareData` in file mode).
-//! * `hostfirmwaresettings/...`, `hostfirmwarecomponents/...`: the firmware objects, whose
-//!   `metadata.generation` is the one the host's firmware bookkeeping plays in file mode.
-//! * `dataimages/...`: the host's DataImage, whose status the runner writes.
 
 use super::{BadObject, Listing, Store, Stored, Written};
 use crate::diagnostic::{Diagnostic, Diagnostics, Position};
@@ -40,11 +30,9 @@ pub const BOOK_KEY: &str = "bmhctl";
 /// the last `bmhctl apply` set (see [`LastApplied`]).
 pub const LAST_APPLIED_KEY: &str = "lastApplied";
 
-/// The label and annotation keys the last `bmhctl apply` of an object set: what kubectl keeps
-/// in its `kubectl.kubernetes.io/last-applied-configuration` annotation, reduced to what the
-/// three-way merge of `metadata.labels` and `metadata.annotations` needs. A key in here and no
-/// longer in the file is removed by the next apply; a key set by anyone else (a verb, BMO) is
-/// never removed by an apply.
+/// The label and annotation keys the last `bmhctl apply` of an object set: what kubectl keeps in
+/// its `kubectl.kubernetes.io/last-applied-configuration` annotation, reduced to what the three-way
+/// merge of `metadata.labels` and `metadata.annotations` needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LastApplied {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -319,9 +307,8 @@ impl Store {
             .collect())
     }
 
-    /// Every host of the store with its labels, sorted by namespace and name: what selecting
-    /// hosts needs, without reading their companion objects. Host objects that cannot be read
-    /// apart.
+    /// Every host of the store with its labels, sorted by namespace and name: what selecting hosts
+    /// needs, without reading their companion objects.
     pub fn host_labels(&self) -> Result<Listing<(ObjectKey, BTreeMap<String, String>)>> {
         let listing = self.list(bmh_api::API_VERSION, bmh_api::KIND)?;
         let objects = listing
@@ -345,8 +332,7 @@ impl Store {
         })
     }
 
-    /// A host with its bookkeeping and companion objects; `None` when absent. A host whose
-    /// object, companion object or Secret cannot be read is an error naming that file.
+    /// A host with its bookkeeping and companion objects; `None` when absent.
     pub fn load_host(&self, key: &ObjectKey) -> Result<Option<HostRecord>> {
         let Some(stored) = self.get(&host_key(key))? else {
             return Ok(None);

@@ -303,8 +303,7 @@ impl Store {
             .join(format!("{}.lock", key.key.name))
     }
 
-    /// Reads an object; `None` when absent. One that does not parse, or is not the object its
-    /// path names, is an error naming its file.
+    /// Reads an object; `None` when absent.
     pub fn get(&self, key: &TypedKey) -> Result<Option<Stored>> {
         object_file::read(&self.path_of(key))
     }
@@ -359,8 +358,7 @@ impl Store {
     }
 
     /// Writes `value` as the object `key` if its version is still `expect`; the object's
-    /// `metadata.resourceVersion` is set by the store. Writes nothing when the object would not
-    /// change. [`Error::Conflict`] when the object changed since it was read.
+    /// `metadata.resourceVersion` is set by the store.
     pub fn write(&self, key: &TypedKey, value: Value, expect: Expect) -> Result<Written> {
         let _lock = self.lock(key)?;
         let current = self.get_replaceable(key)?;
@@ -389,10 +387,8 @@ impl Store {
         self.put_locked(key, value, current.as_ref())
     }
 
-    /// Reads the object under its lock, lets `change` edit it, and writes the result (nothing
-    /// when unchanged). `change` gets `None` for an absent object and may return `None` to
-    /// leave the store as it is. For writers owning part of an object (status), whose changes
-    /// apply to whatever the rest of the object has become.
+    /// Reads the object under its lock, lets `change` edit it, and writes the result (nothing when
+    /// unchanged).
     pub fn update(
         &self,
         key: &TypedKey,
@@ -477,8 +473,7 @@ impl Store {
 
     /// Removes the temporary files of atomic writes ([`write_atomic_mode`]'s
     /// `.<name>.<pid>.<random>.tmp`) that a killed writer left behind: those whose pid is no
-    /// running process. Readers never see them (a dot-file, not `.yaml`); this only tidies.
-    /// Best effort, and only where `/proc` tells which processes run.
+    /// running process.
     fn remove_stale_temps(&self) {
         let mut stack = vec![self.root.clone()];
         while let Some(dir) = stack.pop() {
@@ -494,9 +489,8 @@ impl Store {
         }
     }
 
-    /// Takes the store's lease, held until the guard is dropped: only one process at a time
-    /// drives the store's hosts (`bmhctl watch`). [`Error::Conflict`] naming the holder's pid
-    /// when another holds it.
+    /// Takes the store's lease, held until the guard is dropped: only one process at a time drives
+    /// the store's hosts (`bmhctl watch`).
     pub fn acquire_lease(&self) -> Result<Lease> {
         let path = self.root.join(".lease");
         let mut f = open_private(&path)?;

@@ -1,10 +1,6 @@
 //! One object file of the store, read and checked: it parses as a YAML mapping, and it is the
-//! object its path names (`<resource>/<namespace>/<name>.yaml`: the kind of that directory,
-//! that namespace and name); a Secret's `data` decodes. A file that is not all of these is a
-//! [`BadObject`] of its own: the others are read on.
-//!
-//! Problems are located (`file:line:column`, object, field) and never quote the file: the
-//! parser's source frame would show the lines above the error, which in a Secret are its values.
+//! object its path names (`<resource>/<namespace>/<name>.yaml`: the kind of that directory, that
+//! namespace and name); a Secret's `data` decodes.
 
 use super::{Stored, resource_dir};
 use crate::diagnostic::{Diagnostic, Position};

@@ -1,12 +1,5 @@
-//! Hosts that live in the local store, as a [`HostSource`]: one commit group per host (each
-//! host is its own object).
-//!
-//! A pass's changes are merged into whatever the object is when they are written, under the
-//! object's lock ([`Store::update`]), as a controller's status write would be: the runner owns
-//! the status, the annotations BMO consumes, and the bookkeeping the state machine keeps
-//! (finalizers, architecture, provisioner state, firmware schema, HardwareData). The spec, labels,
-//! the other annotations, the generation and the spec snapshot belong to `apply`, so an `apply`
-//! made while a pass runs is never overwritten.
+//! Hosts that live in the local store, as a [`HostSource`]: one commit group per host (each host is
+//! its own object).
 
 use super::Store;
 use super::events::StoredEvent;
@@ -52,9 +45,8 @@ pub struct StoreSource {
 }
 
 impl StoreSource {
-    /// A source over the store's hosts, or only these (the changes of other hosts, and of
-    /// objects that are not a host's own, are then not reported). No host is the runner's
-    /// until [`HostSource::add_host`] adds it.
+    /// A source over the store's hosts, or only these (the changes of other hosts, and of objects
+    /// that are not a host's own, are then not reported).
     pub fn new(
         store: Store,
         only: Option<std::collections::BTreeSet<ObjectKey>>,

@@ -1,22 +1,4 @@
 //! Noticing changes to the store's files, for `bmhctl watch` (Kubernetes' watch, by polling).
-//!
-//! Each [`StoreWatcher::scan`] lists the store's object directories and `stat`s every object
-//! file; only a file whose (mtime, size, inode) changed is read again. A host counts as changed
-//! when what its users own changed: its metadata (but the resourceVersion, the finalizers and
-//! the removal of an annotation BMO consumes), its spec and any other top-level field but
-//! `status` and the bookkeeping; and a host with an annotation BMO consumes whose
-//! resourceVersion moved by more than one since the last scan (the annotation may have been
-//! consumed and set again in between: only the versions tell). So the controller's own status
-//! writes, and its consumption of a `reboot.metal3.io` or `inspect.metal3.io` annotation, are
-//! not reported back to it, while an `apply`, a verb's annotation or a hand edit is. A change to
-//! a host's HostFirmwareSettings, HostFirmwareComponents or DataImage counts as a change of the host; any
-//! other object (Secrets, a plugin's kinds) is reported as [`SourceChange::Objects`].
-//!
-//! A file that cannot be read (it does not parse, or is not the object its path names) is
-//! reported once per change of it: a host's as a change of that host (whose reading then fails
-//! and says why), any other on stderr, and a Secret that becomes unreadable, or readable
-//! again, as a change of the hosts that use it (which are then read again: see
-//! [`super::hosts::secret_refs`]).
 
 use super::object_file::{self, Identity};
 use super::{Store, hosts::HARDWARE_DATA_KIND, object_key, resource_dir, sorted_entries};
