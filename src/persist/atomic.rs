@@ -54,13 +54,8 @@ impl<'p> Beside<'p> {
     }
 }
 
-/// Replace the content of `path` with `bytes` atomically (see the module docs).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomic_mode(path, bytes, None)
-}
-
-/// [`write_atomic`], the result getting permission bits `mode` whatever the replaced file had (the
-/// local store writes Secrets `0600`).
+/// Replaces the content of `path` with `bytes` atomically, the result getting permission bits
+/// `mode` whatever the replaced file had (the local store writes Secrets `0600`).
 pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     write_atomic_with(path, mode, |f| f.write_all(bytes))
 }
@@ -376,6 +371,10 @@ fn sync_dir(_dir: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+        write_atomic_mode(path, bytes, None)
+    }
 
     fn names(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)

@@ -4,7 +4,7 @@
 use super::bmc_event_subscriptions::{
     SubscriptionDoc, not_in_a_host_file, subscription_docs, write_status,
 };
-use super::host_file::{HostFile, Stamp, host_status_text, status_yaml};
+use super::host_file::{HostFile, Stamp, host_status_text, status_of, status_yaml};
 use super::inventory::{self, HostEntry, Inventory, LoadMode};
 use super::lock::FileLock;
 use super::paths::expand;
@@ -12,12 +12,13 @@ use super::sidecar;
 use super::yaml_file::YamlFile;
 use crate::error::{Error, Result};
 use crate::objects::ObjectMap;
-use crate::persist::{HostSource, LoadOptions, SourceChange, Staged};
+use crate::persist::{Change, HostSource, LoadOptions, SourceChange, Staged};
 use crate::record::HostRecord;
 use bmh_api::{
     BareMetalHostStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus, ObjectKey,
 };
-use serde_json::Value;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -93,20 +94,23 @@ impl Held {
         entry: &Entry,
     ) -> Result<()> {
         if self.status {
-            let s = status_in::<BareMetalHostStatus>(old, before.doc)?;
-            file.stage_status(entry.doc, s.as_ref())?;
+            restage::<BareMetalHostStatus>(old, Some(before.doc), file, Some(entry.doc))?;
         }
-        if self.settings
-            && let (Some(was), Some(doc)) = (before.settings_doc, entry.settings_doc)
-        {
-            let s = status_in::<HostFirmwareSettingsStatus>(old, was)?;
-            file.stage_status(doc, s.as_ref())?;
+        if self.settings {
+            restage::<HostFirmwareSettingsStatus>(
+                old,
+                before.settings_doc,
+                file,
+                entry.settings_doc,
+            )?;
         }
-        if self.components
-            && let (Some(was), Some(doc)) = (before.components_doc, entry.components_doc)
-        {
-            let s = status_in::<HostFirmwareComponentsStatus>(old, was)?;
-            file.stage_status(doc, s.as_ref())?;
+        if self.components {
+            restage::<HostFirmwareComponentsStatus>(
+                old,
+                before.components_doc,
+                file,
+                entry.components_doc,
+            )?;
         }
         if !self.removed.is_empty() {
             let keys: Vec<&str> = self.removed.iter().map(String::as_str).collect();
@@ -116,21 +120,47 @@ impl Held {
     }
 }
 
-/// The status of document `doc` of `yaml`, as bmhctl wrote it there.
-fn status_in<T: serde::de::DeserializeOwned>(yaml: &YamlFile, doc: usize) -> Result<Option<T>> {
-    let unreadable = |e: &dyn std::fmt::Display| {
+/// Stages into document `doc` of `file` the status document `was` of `old` has, as bmhctl
+/// wrote it there.
+fn restage<T: DeserializeOwned + Serialize + PartialEq + Clone>(
+    old: &YamlFile,
+    was: Option<usize>,
+    file: &mut HostFile,
+    doc: Option<usize>,
+) -> Result<()> {
+    let (Some(was), Some(doc)) = (was, doc) else {
+        return Ok(());
+    };
+    let s = status_of::<T>(old, was).map_err(|e| {
         Error::bug(format!(
             "internal error: cannot read back a status bmhctl wrote: {e}"
         ))
+    })?;
+    file.stage_status(doc, s.as_ref())
+}
+
+/// A companion document's status as a pass stages it, serialised before the file's lock is
+/// taken.
+type Prepared<'a, T> = Option<(Option<&'a T>, Option<String>)>;
+
+fn prepare<T: Serialize>(change: Change<&T>) -> Result<Prepared<'_, T>> {
+    change
+        .written()
+        .map(|s| Ok((s, status_yaml(s)?)))
+        .transpose()
+}
+
+/// Stages a prepared status into the companion document `doc`; whether there was one to stage.
+fn stage_companion<T: DeserializeOwned + PartialEq + Clone>(
+    file: &mut HostFile,
+    doc: Option<usize>,
+    prepared: Prepared<'_, T>,
+) -> Result<bool> {
+    let (Some(doc), Some((status, text))) = (doc, prepared) else {
+        return Ok(false);
     };
-    let value: Value =
-        serde_saphyr::from_str(yaml.document_text(doc)).map_err(|e| unreadable(&e))?;
-    match value.get("status") {
-        None | Some(Value::Null) => Ok(None),
-        Some(s) => serde_json::from_value(s.clone())
-            .map(Some)
-            .map_err(|e| unreadable(&e)),
-    }
+    file.stage_status_yaml(doc, status, text.as_deref())?;
+    Ok(true)
 }
 
 impl Entry {
@@ -601,21 +631,9 @@ impl HostSource for FileSource {
         // Serialised before the file's lock is taken: passes of other hosts of the file stage
         // (and its commit runs) meanwhile.
         let status_text = staged.status.written().map(host_status_text).transpose()?;
-        let settings_text = staged
-            .firmware_settings_status
-            .written()
-            .map(status_yaml)
-            .transpose()?;
-        let components_text = staged
-            .firmware_components_status
-            .written()
-            .map(status_yaml)
-            .transpose()?;
-        let data_image_text = staged
-            .data_image_status
-            .written()
-            .map(status_yaml)
-            .transpose()?;
+        let settings = prepare(staged.firmware_settings_status)?;
+        let components = prepare(staged.firmware_components_status)?;
+        let data_image = prepare(staged.data_image_status)?;
         let host_key = self.key_of(host);
         let book_json = staged.bookkeeping.written().map(|b| b.map(sidecar::encode));
         let key = &host_key.key;
@@ -640,27 +658,9 @@ impl HostSource for FileSource {
         if let (Some(status), Some(text)) = (staged.status.written(), &status_text) {
             file.stage_host_status(entry.doc, status, text.as_ref())?;
         }
-        if let (Some(d), Some(status), Some(text)) = (
-            entry.settings_doc,
-            staged.firmware_settings_status.written(),
-            &settings_text,
-        ) {
-            file.stage_status_yaml(d, status, text.as_deref())?;
-        }
-        if let (Some(d), Some(status), Some(text)) = (
-            entry.components_doc,
-            staged.firmware_components_status.written(),
-            &components_text,
-        ) {
-            file.stage_status_yaml(d, status, text.as_deref())?;
-        }
-        if let (Some(d), Some(status), Some(text)) = (
-            entry.data_image_doc,
-            staged.data_image_status.written(),
-            &data_image_text,
-        ) {
-            file.stage_status_yaml(d, status, text.as_deref())?;
-        }
+        let settings = stage_companion(file, entry.settings_doc, settings)?;
+        let components = stage_companion(file, entry.components_doc, components)?;
+        stage_companion(file, entry.data_image_doc, data_image)?;
         if !staged.removed_annotations.is_empty() {
             let keys: Vec<&str> = staged
                 .removed_annotations
@@ -671,8 +671,8 @@ impl HostSource for FileSource {
         }
         let held = entry.held.get_or_insert_with(Default::default);
         held.status |= status_text.is_some();
-        held.settings |= entry.settings_doc.is_some() && settings_text.is_some();
-        held.components |= entry.components_doc.is_some() && components_text.is_some();
+        held.settings |= settings;
+        held.components |= components;
         held.removed
             .extend(staged.removed_annotations.iter().cloned());
         let mut unneeded = None;

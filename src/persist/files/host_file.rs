@@ -32,6 +32,20 @@ impl std::ops::AddAssign for CommitStats {
     }
 }
 
+/// The status of document `doc` of `yaml` (`None`: no status), or why it cannot be read.
+pub(super) fn status_of<T: DeserializeOwned>(
+    yaml: &YamlFile,
+    doc: usize,
+) -> Result<Option<T>, String> {
+    let v: Value = serde_saphyr::from_str(yaml.document_text(doc)).map_err(|e| e.to_string())?;
+    match v.get("status") {
+        None | Some(Value::Null) => Ok(None),
+        Some(s) => serde_json::from_value(s.clone())
+            .map(Some)
+            .map_err(|e| e.to_string()),
+    }
+}
+
 /// A file holding hosts: its text with staged edits, its sidecar and (in write mode) its lock.
 pub struct HostFile {
     /// The path as the user gave it (or the directory's path joined with the file name).
@@ -455,14 +469,9 @@ impl HostFile {
             .unwrap_or_else(|| NONE.get_or_init(Overlay::default))
     }
 
-    /// What `real_path` holds, in pieces.
-    fn disk_pieces(&self) -> Vec<&str> {
-        self.yaml.pieces(Some(self.disk_overlay()))
-    }
-
     /// What `real_path` holds, whole.
     fn disk_text(&self) -> String {
-        self.disk_pieces().concat()
+        self.yaml.pieces(Some(self.disk_overlay())).concat()
     }
 }
 
@@ -635,17 +644,8 @@ impl HostFile {
         Ok(match (in_file, status) {
             (false, None) => true,
             (false, Some(_)) => false,
-            (true, _) => self.status_in_file::<T>(doc).as_ref() == Some(&status.cloned()),
+            (true, _) => status_of::<T>(&self.yaml, doc).ok() == Some(status.cloned()),
         })
-    }
-
-    /// The status of `doc` as the file has it: `Some(None)` = no status, `None` = unreadable.
-    fn status_in_file<T: DeserializeOwned>(&self, doc: usize) -> Option<Option<T>> {
-        let v: Value = serde_saphyr::from_str(self.yaml.document_text(doc)).ok()?;
-        match v.get("status") {
-            None | Some(Value::Null) => Some(None),
-            Some(s) => serde_json::from_value(s.clone()).ok().map(Some),
-        }
     }
 
     /// Remove these keys from the document's `metadata.annotations`; returns whether any was there.
@@ -716,12 +716,7 @@ impl HostFile {
             self.pending = false;
             return Ok(CommitStats::default());
         }
-        if self.lock.is_none() {
-            return Err(Error::bug(format!(
-                "{}: loaded read-only; not writing",
-                self.path.display()
-            )));
-        }
+        self.check_writable()?;
         self.check_unchanged_on_disk()?;
         self.check_lock()?;
         let mut stats = CommitStats::default();
@@ -743,20 +738,15 @@ impl HostFile {
             // (`replace_if_unchanged`): an edit made while the sidecar and the temporary file were
             // written, or in the instant of the swap, is not overwritten.
             let yaml = &self.yaml;
-            let replaced = replace_if_unchanged(
-                &self.real_path,
-                true,
+            let replaced = self.replace(
                 |file| {
                     let mut out = Gather::new(file);
                     yaml.each_piece(Some(&next), |p| out.push(p.as_bytes()));
                     out.finish()
                 },
-                |at| self.holds_as_read(at),
                 |at| file_holds(at, |f| yaml.each_piece(Some(&next), |p| f(p.as_bytes()))),
-            )
-            .map_err(|e| Error::io(&self.path, e))?;
+            )?;
             self.took(replaced)?;
-            self.disk_stamp = Stamp::of(&self.real_path);
             self.disk_text = Some(next);
             stats.file_written = true;
         }
@@ -795,6 +785,35 @@ impl HostFile {
         if let Some(lock) = self.lock.as_mut() {
             lock.hold(file);
         }
+        self.disk_stamp = Stamp::of(&self.real_path);
+        Ok(())
+    }
+
+    /// [`replace_if_unchanged`] of the file with what `write` writes (`is_it`: whether the
+    /// file at a path holds that).
+    fn replace(
+        &self,
+        write: impl FnOnce(&std::fs::File) -> std::io::Result<()>,
+        is_it: impl Fn(&Path) -> std::io::Result<bool>,
+    ) -> Result<Replaced, Error> {
+        replace_if_unchanged(
+            &self.real_path,
+            true,
+            write,
+            |at| self.holds_as_read(at),
+            is_it,
+        )
+        .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// An internal error when the file was loaded read-only.
+    fn check_writable(&self) -> Result<(), Error> {
+        if self.lock.is_none() {
+            return Err(Error::bug(format!(
+                "{}: loaded read-only; not writing",
+                self.path.display()
+            )));
+        }
         Ok(())
     }
 
@@ -831,21 +850,12 @@ impl HostFile {
     /// [`Error::Conflict`] when the file on disk no longer has the content bmhctl last read or
     /// wrote.
     fn check_unchanged_on_disk(&self) -> Result<(), Error> {
-        let shown = self.path.display();
-        let unchanged = |f: &Self| -> std::io::Result<bool> {
-            if f.disk_stamp.is_some() && Stamp::of(&f.real_path) == f.disk_stamp {
-                return Ok(true);
-            }
-            let disk = f.disk_overlay();
-            file_holds(&f.real_path, |g| {
-                f.yaml.each_piece(Some(disk), |p| g(p.as_bytes()))
-            })
-        };
-        match unchanged(self) {
+        match self.holds_as_read(&self.real_path) {
             Ok(true) => Ok(()),
             Ok(false) => Err(self.changed_during_run()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Conflict(format!(
-                "{shown} was removed since bmhctl read it; not writing it again"
+                "{} was removed since bmhctl read it; not writing it again",
+                self.path.display()
             ))),
             Err(e) => Err(Error::io(&self.path, e)),
         }
@@ -877,12 +887,7 @@ impl HostFile {
         let Some(value) = value else {
             return Ok(true);
         };
-        if self.lock.is_none() {
-            return Err(Error::bug(format!(
-                "{}: loaded read-only; not writing",
-                self.path.display()
-            )));
-        }
+        self.check_writable()?;
         let text = super::annotation_edit::with_annotation(&self.disk_text(), doc, key, value)
             .map_err(|e| match e {
                 Error::Invalid(ds) => Error::Invalid(
@@ -901,16 +906,11 @@ impl HostFile {
             })?;
         self.check_unchanged_on_disk()?;
         self.check_lock()?;
-        let replaced = replace_if_unchanged(
-            &self.real_path,
-            true,
+        let replaced = self.replace(
             |mut f| std::io::Write::write_all(&mut f, text.as_bytes()),
-            |at| self.holds_as_read(at),
             |at| Ok(std::fs::read(at)? == text.as_bytes()),
-        )
-        .map_err(|e| Error::io(&self.path, e))?;
+        )?;
         self.took(replaced)?;
-        self.disk_stamp = Stamp::of(&self.real_path);
         self.yaml = YamlFile::parse(text).map_err(|e| Error::invalid(e.to_string()))?;
         self.disk_text = None;
         self.edited.clear();

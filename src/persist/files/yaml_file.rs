@@ -56,15 +56,16 @@ pub struct YamlFile {
 }
 
 /// What the root node of a document is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum RootKind {
     /// Empty document, scalar, sequence, alias.
+    #[default]
     Other,
     FlowMapping,
     BlockMapping,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Doc {
     /// Byte range of the document in the original text (starts at a line start).
     start: usize,
@@ -247,6 +248,14 @@ struct Text<'a> {
 }
 
 impl Text<'_> {
+    /// Byte offset of the line break ending the line of `p` (or the end of the text).
+    fn line_end(&self, p: usize) -> usize {
+        let rest = &self.b[p..];
+        rest.iter()
+            .position(|&c| c == b'\n')
+            .map_or(self.b.len(), |i| p + i)
+    }
+
     /// Byte offset of the start of the line containing `p`.
     fn line_start(&self, p: usize) -> usize {
         let p = p.min(self.b.len());
@@ -364,19 +373,12 @@ impl Text<'_> {
                     return None;
                 }
                 hl = self.line_start(hl - 1);
-                let line_end = self.b[hl..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(self.b.len(), |i| hl + i);
-                if !self.b[hl..line_end].iter().all(is_ws) {
+                if !self.b[hl..self.line_end(hl)].iter().all(is_ws) {
                     break;
                 }
             }
         }
-        let line_end = self.b[hl..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(self.b.len(), |i| hl + i);
+        let line_end = self.line_end(hl);
         let line = &self.s[hl..line_end];
         // Drop a comment: a `#` after a blank.
         let line = match line.find([' ', '\t']).and_then(|_| {
@@ -417,8 +419,6 @@ impl Text<'_> {
             return Some((end.max(header_end), true));
         }
         let region = &self.b[header_end..eb];
-        let spaces = |l: &[u8]| l.iter().take_while(|&&c| c == b' ').count();
-        let is_space_only = |l: &[u8]| l.iter().all(|&c| matches!(c, b' ' | b'\r' | b'\n'));
         // The scalar's indentation: that of its first non-blank line, unless an indicator
         // gives it relative to the enclosing block; that block is at least as deep as the
         // header line, so the header line's indentation is a bound that never takes a
@@ -457,12 +457,11 @@ impl Text<'_> {
         if tail_start < header_end || !tail.iter().all(|&c| c == b' ') {
             return false;
         }
-        let spaces = |l: &[u8]| l.iter().take_while(|&&c| c == b' ').count();
         let n = match indicators.bytes().find(|c| c.is_ascii_digit()) {
             Some(d) => Some(spaces(&self.b[hl..line_end]) + usize::from(d - b'0')),
             None => self.b[header_end..tail_start]
                 .split_inclusive(|&c| c == b'\n')
-                .find(|l| !l.iter().all(|&c| matches!(c, b' ' | b'\r' | b'\n')))
+                .find(|l| !is_space_only(l))
                 .map(spaces),
         };
         n.is_some_and(|n| tail.len() <= n)
@@ -489,6 +488,24 @@ impl Text<'_> {
     }
 }
 
+/// The position of byte `i` of `text`, lines counted by line feeds.
+fn text_pos(text: &str, i: usize) -> TextPos {
+    let line_start = text[..i].rfind('\n').map_or(0, |l| l + 1);
+    TextPos {
+        line: text[..i].matches('\n').count() + 1,
+        column: text[line_start..i].chars().count() + 1,
+    }
+}
+
+/// Leading spaces of a line.
+fn spaces(l: &[u8]) -> usize {
+    l.iter().take_while(|&&c| c == b' ').count()
+}
+
+fn is_space_only(l: &[u8]) -> bool {
+    l.iter().all(|&c| matches!(c, b' ' | b'\r' | b'\n'))
+}
+
 fn syntax_error(e: &ScanError) -> YamlFileError {
     YamlFileError::Syntax {
         line: e.marker().line(),
@@ -503,10 +520,10 @@ impl YamlFile {
         // YAML does not allow a NUL, but the parser takes one ending a comment for the end of
         // the input and accepts the file, the bytes after it unread: refuse it wherever it is.
         if let Some(i) = text.find('\0') {
-            let ls = text[..i].rfind('\n').map_or(0, |l| l + 1);
+            let TextPos { line, column } = text_pos(&text, i);
             return Err(YamlFileError::Syntax {
-                line: text[..i].matches('\n').count() + 1,
-                column: text[ls..i].chars().count() + 1,
+                line,
+                column,
                 message: "a NUL character, not allowed in YAML".to_string(),
             });
         }
@@ -566,33 +583,18 @@ impl YamlFile {
     ) -> Result<(), YamlFileError> {
         self.check_status_editable(doc)?;
         let d = &self.docs[doc];
-        let t = Text {
-            s: &self.text,
-            b: self.text.as_bytes(),
-        };
         let Some(yaml) = status_yaml else {
-            let end = if d.status_after_keep {
-                t.skip_blank_lines(d.status_range.1, d.end)
-            } else {
-                d.status_range.1
-            };
-            let d = &mut self.docs[doc];
-            d.status_edit = d.status_exists.then(|| Arc::from(Vec::new()));
-            d.status_edit_end = end;
+            let edit = d.status_exists.then(|| Arc::from(Vec::new()));
+            self.put_status_edit(doc, edit, false);
             return Ok(());
         };
         let nl = if d.crlf { "\r\n" } else { "\n" };
         let mut out = String::with_capacity(yaml.len() + yaml.len() / 8 + 16);
-        let (p, _) = d.status_range;
-        if p > 0
-            && self.text.as_bytes()[p - 1] != b'\n'
-            && (!d.status_exists || d.status_at_line_start)
-        {
-            // Inserting at the end of a file whose last line has no newline.
+        if self.status_after_unended_line(doc) {
             out.push_str(nl);
         }
         if d.status_at_line_start {
-            push_spaces(&mut out, d.indent);
+            out.extend(std::iter::repeat_n(' ', d.indent));
         }
         out.push_str("status:");
         let lines: Vec<&str> = yaml
@@ -612,11 +614,6 @@ impl YamlFile {
             }
             &lines[..n]
         };
-        let end = if keep || d.status_after_keep {
-            t.skip_blank_lines(d.status_range.1, d.end)
-        } else {
-            d.status_range.1
-        };
         let first = lines.first().map(|l| l.trim()).unwrap_or("");
         // (A line of spaces is kept: it is the last line of a block scalar, deeper than its
         // indentation, and so content.)
@@ -631,15 +628,39 @@ impl YamlFile {
             out.push_str(nl);
             for line in lines {
                 if !line.is_empty() {
-                    push_spaces(&mut out, d.indent + 2);
+                    out.extend(std::iter::repeat_n(' ', d.indent + 2));
                     out.push_str(line);
                 }
                 out.push_str(nl);
             }
         }
-        self.docs[doc].status_edit = Some(Arc::from(vec![Arc::from(out)]));
-        self.docs[doc].status_edit_end = end;
+        self.put_status_edit(doc, Some(Arc::from(vec![Arc::from(out)])), keep);
         Ok(())
+    }
+
+    /// Records document `doc`'s status edit; `keep`: its text ends with a `|+` scalar.
+    fn put_status_edit(&mut self, doc: usize, edit: Option<StatusEdit>, keep: bool) {
+        let t = Text {
+            s: &self.text,
+            b: self.text.as_bytes(),
+        };
+        let d = &mut self.docs[doc];
+        // Past the blank lines after the entry when a `|+` scalar would take them as content.
+        d.status_edit_end = if keep || d.status_after_keep {
+            t.skip_blank_lines(d.status_range.1, d.end)
+        } else {
+            d.status_range.1
+        };
+        d.status_edit = edit;
+    }
+
+    /// Whether the status goes at the end of a file whose last line has no newline.
+    fn status_after_unended_line(&self, doc: usize) -> bool {
+        let d = &self.docs[doc];
+        let p = d.status_range.0;
+        p > 0
+            && self.text.as_bytes()[p - 1] != b'\n'
+            && (!d.status_exists || d.status_at_line_start)
     }
 
     /// [`set_status`](Self::set_status) with the status's text already laid out in pieces
@@ -657,31 +678,15 @@ impl YamlFile {
         static HEADS: std::sync::OnceLock<[Arc<str>; 2]> = std::sync::OnceLock::new();
         let [head, after_newline] =
             HEADS.get_or_init(|| [Arc::from("status:\n"), Arc::from("\nstatus:\n")]);
-        let (p, _) = d.status_range;
-        // As set_status: inserting at the end of a file whose last line has no newline.
-        let head = if p > 0
-            && self.text.as_bytes()[p - 1] != b'\n'
-            && (!d.status_exists || d.status_at_line_start)
-        {
+        let head = if self.status_after_unended_line(doc) {
             after_newline
         } else {
             head
         };
-        let end = if d.status_after_keep {
-            let t = Text {
-                s: &self.text,
-                b: self.text.as_bytes(),
-            };
-            t.skip_blank_lines(d.status_range.1, d.end)
-        } else {
-            d.status_range.1
-        };
         let mut edit = Vec::with_capacity(pieces.len() + 1);
         edit.push(head.clone());
         edit.extend(pieces.iter().map(|p| p.0.clone()));
-        let d = &mut self.docs[doc];
-        d.status_edit = Some(Arc::from(edit));
-        d.status_edit_end = end;
+        self.put_status_edit(doc, Some(Arc::from(edit)), false);
         Ok(true)
     }
 
@@ -740,7 +745,7 @@ impl YamlFile {
             };
             let mut rep = String::new();
             if ann.entry_at_line_start {
-                push_spaces(&mut rep, ann.key_col);
+                rep.extend(std::iter::repeat_n(' ', ann.key_col));
             }
             rep.push_str(&ann.key_text);
             rep.push_str(": {}");
@@ -776,11 +781,7 @@ impl YamlFile {
         }
         let b = self.text.as_bytes();
         let i = (0..b.len()).find(|&i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'))?;
-        let line_start = self.text[..i].rfind('\n').map_or(0, |l| l + 1);
-        Some(TextPos {
-            line: self.text[..i].matches('\n').count() + 1,
-            column: self.text[line_start..i].chars().count() + 1,
-        })
+        Some(text_pos(&self.text, i))
     }
 
     /// Whether a node of document `doc` has a tag bmhctl does not read.
@@ -1051,12 +1052,6 @@ fn ends_with_keep_scalar(lines: &[&str]) -> bool {
         .all(|l| l.trim().is_empty() || indent(l) > col)
 }
 
-fn push_spaces(out: &mut String, n: usize) {
-    for _ in 0..n {
-        out.push(' ');
-    }
-}
-
 /// Index just past the node starting at `i`.
 fn skip_node(events: &[(Event, Span)], i: usize) -> usize {
     match events.get(i) {
@@ -1088,31 +1083,19 @@ fn navigate(events: &[(Event, Span)], i: usize, path: &[PathSeg]) -> usize {
         return i;
     };
     match (&events[i].0, seg) {
-        (Event::MappingStart(..), PathSeg::Key(k)) => {
+        (Event::MappingStart(..), PathSeg::Key(k) | PathSeg::KeyOf(k)) => {
             let mut j = i + 1;
             while j < events.len() && !matches!(events[j].0, Event::MappingEnd) {
-                let v = skip_node(events, j);
-                if v >= events.len() {
-                    break;
-                }
-                if let Event::Scalar(key, ..) = &events[j].0
-                    && key == k
-                {
-                    return navigate(events, v, rest);
-                }
-                j = skip_node(events, v);
-            }
-            i
-        }
-        (Event::MappingStart(..), PathSeg::KeyOf(k)) => {
-            let mut j = i + 1;
-            while j < events.len() && !matches!(events[j].0, Event::MappingEnd) {
-                if matches!(&events[j].0, Event::Scalar(key, ..) if key == k) {
+                let found = matches!(&events[j].0, Event::Scalar(key, ..) if key == k);
+                if found && matches!(seg, PathSeg::KeyOf(_)) {
                     return j;
                 }
                 let v = skip_node(events, j);
                 if v >= events.len() {
                     break;
+                }
+                if found {
+                    return navigate(events, v, rest);
                 }
                 j = skip_node(events, v);
             }
@@ -1154,19 +1137,8 @@ fn new_doc(start: usize, start_line: usize) -> Doc {
         end: start,
         start_line,
         content_line: start_line,
-        root: RootKind::Other,
-        indent: 0,
-        crlf: false,
-        status_range: (0, 0),
-        status_exists: false,
         status_at_line_start: true,
-        status_after_keep: false,
-        explicit_key: false,
-        status_anchor: false,
-        status_edit: None,
-        status_edit_end: 0,
-        annotations: None,
-        foreign_tag: false,
+        ..Doc::default()
     }
 }
 

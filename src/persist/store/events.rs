@@ -1,7 +1,7 @@
 //! A host's recent events (`describe` shows them): `<store>/events/<namespace>/<name>.jsonl`, one
 //! JSON object per line (`time`, `reason`, `message`), the newest last, at most [`EVENTS_KEPT`].
 
-use super::{Store, store_io};
+use super::Store;
 use crate::error::{Error, Result};
 use crate::persist::atomic::write_atomic_mode;
 use bmh_api::ObjectKey;
@@ -53,7 +53,7 @@ impl Store {
         let lock_dir = lock_path.parent().expect("a lock path has a directory");
         super::private_dirs(lock_dir)?;
         let lock = super::open_private(&lock_path)?;
-        lock.lock().map_err(|e| store_io(&lock_path, e))?;
+        lock.lock().map_err(|e| Error::io(&lock_path, e))?;
         let mut all = self.events(key)?;
         all.extend_from_slice(events);
         let skip = all.len().saturating_sub(kept);
@@ -65,7 +65,7 @@ impl Store {
             );
             text.push('\n');
         }
-        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| store_io(&path, e))
+        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| Error::io(&path, e))
     }
 
     /// The host's recent events, oldest first (unreadable lines are skipped).
@@ -74,7 +74,7 @@ impl Store {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(store_io(&path, e)),
+            Err(e) => return Err(Error::io(&path, e)),
         };
         Ok(text
             .lines()

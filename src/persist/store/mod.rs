@@ -13,27 +13,9 @@
 //!   events/<namespace>/<name>.jsonl         a host's last [`EVENTS_KEPT`] events
 //! ```
 //!
-//! Every file is a whole object: `apiVersion`, `kind`, `metadata` (with `uid`, `generation`,
-//! `resourceVersion`, labels, annotations, finalizers, `deletionTimestamp`), `spec` (or a
-//! Secret's `data`), `status`. A host's file also holds bmhctl's bookkeeping that Kubernetes has
-//! no field for under a top-level `bmhctl:` key (see [`hosts`]).
-//!
-//! **Versions.** `metadata.resourceVersion` is a per-object counter, bumped by every write that
-//! changes the object. Writers take the object's lock (`flock` on its lock file, held for the
-//! write only) and either check that the version is still the one they read ([`Store::write`],
-//! which fails with [`Error::Conflict`] otherwise, as an update with a stale resourceVersion
-//! does in Kubernetes) or read, change and write under the lock ([`Store::update`], for status
-//! writes that only own part of the object). A write that changes nothing writes nothing.
-//!
-//! **Trust.** The store holds Secrets and decides what bmhctl drives, so it is private: its
-//! directories are created 0700 and its files 0600 whatever the umask, its lock and lease files
-//! are opened without following symlinks (one planted there is refused, never written through),
-//! and a store directory that others may write to is refused, naming the fix.
-//!
-//! **Lease.** One process at a time may drive the store's hosts: [`Store::acquire_lease`] locks
-//! `<store>/.lease` for as long as its guard lives and writes its pid there, so a second one can
-//! say who holds it. The kernel releases it however the holder ends (SIGKILL too); taking it
-//! removes the temporary files of writers killed mid-write (never read: they are dot-files).
+//! Every file is a whole object; `metadata.resourceVersion` is a per-object counter that
+//! writers check under the object's lock ([`Store::write`], [`Store::update`]). The store holds
+//! Secrets, so it is private (0700/0600, no symlinks followed, refused if others may write it).
 
 pub mod apply_merge;
 pub mod bmc_event_subscriptions;
@@ -166,10 +148,6 @@ fn check_name(what: &str, name: &str) -> Result<()> {
     Ok(())
 }
 
-fn store_io(path: &Path, e: std::io::Error) -> Error {
-    Error::io(path, e)
-}
-
 /// Creates `dir` and its missing parents with mode 0700 (the umask can only take bits away).
 fn private_dirs(dir: &Path) -> Result<()> {
     use std::os::unix::fs::DirBuilderExt;
@@ -177,7 +155,7 @@ fn private_dirs(dir: &Path) -> Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
-        .map_err(|e| store_io(dir, e))
+        .map_err(|e| Error::io(dir, e))
 }
 
 /// Opens (creating, 0600) a lock or lease file of the store, never through a symlink.
@@ -216,7 +194,7 @@ fn user_name(uid: u32) -> Option<String> {
 /// symlinks to be written through): the trust rules of plugin directories.
 fn check_private(root: &Path) -> Result<()> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    let meta = std::fs::metadata(root).map_err(|e| store_io(root, e))?;
+    let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
     if !meta.is_dir() {
         return Err(Error::Usage(format!(
             "the store {} is not a directory",
@@ -266,7 +244,7 @@ impl Store {
             // Exactly 0700, even under an unusual umask that takes the owner's bits.
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700))
-                .map_err(|e| store_io(&root, e))?;
+                .map_err(|e| Error::io(&root, e))?;
         }
         check_private(&root)?;
         Ok(Store { root })
@@ -409,7 +387,7 @@ impl Store {
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(store_io(&path, e)),
+            Err(e) => Err(Error::io(&path, e)),
         }
     }
 
@@ -434,7 +412,7 @@ impl Store {
         let path = self.path_of(key);
         let dir = path.parent().expect("an object path has a directory");
         private_dirs(dir)?;
-        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| store_io(&path, e))?;
+        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| Error::io(&path, e))?;
         Ok(if current.is_some() {
             Written::Updated
         } else {
@@ -466,7 +444,7 @@ impl Store {
                         LOCK_WAIT.as_secs()
                     )));
                 }
-                Err(TryLockError::Error(e)) => return Err(store_io(&path, e)),
+                Err(TryLockError::Error(e)) => return Err(Error::io(&path, e)),
             }
         }
     }
@@ -496,8 +474,8 @@ impl Store {
         let mut f = open_private(&path)?;
         match f.try_lock() {
             Ok(()) => {
-                f.set_len(0).map_err(|e| store_io(&path, e))?;
-                writeln!(f, "{}", std::process::id()).map_err(|e| store_io(&path, e))?;
+                f.set_len(0).map_err(|e| Error::io(&path, e))?;
+                writeln!(f, "{}", std::process::id()).map_err(|e| Error::io(&path, e))?;
                 self.remove_stale_temps();
                 Ok(Lease { _file: f, path })
             }
@@ -515,7 +493,7 @@ impl Store {
                     path.display()
                 )))
             }
-            Err(TryLockError::Error(e)) => Err(store_io(&path, e)),
+            Err(TryLockError::Error(e)) => Err(Error::io(&path, e)),
         }
     }
 
@@ -613,7 +591,7 @@ fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(store_io(dir, e)),
+        Err(e) => return Err(Error::io(dir, e)),
     };
     let mut v: Vec<PathBuf> = rd
         .filter_map(|e| e.ok())

@@ -10,7 +10,7 @@ use super::hosts::{
 use super::watcher::StoreWatcher;
 use crate::clock::{Clock, format_time};
 use crate::error::{Error, Result};
-use crate::objects::ObjectMap;
+use crate::objects::{ObjectMap, TypedKey};
 use crate::persist::{HostSource, SourceChange, Staged};
 use crate::record::Bookkeeping;
 use crate::record::HostRecord;
@@ -77,6 +77,20 @@ fn merge_book(stored: &mut Bookkeeping, ours: &Bookkeeping) {
     stored.firmware.schema = ours.firmware.schema.clone();
     stored.firmware.refresh_pending = ours.firmware.refresh_pending;
     stored.data_image = ours.data_image.clone();
+}
+
+/// Writes a staged status (if any) into the stored object `key`, when there is one.
+fn write_status<T: serde::Serialize>(
+    store: &Store,
+    key: &TypedKey,
+    status: &Option<Option<T>>,
+) -> Result<()> {
+    if let Some(status) = status {
+        store.update(key, |current| {
+            current.map(|c| set_status(c, status.as_ref())).transpose()
+        })?;
+    }
+    Ok(())
 }
 
 fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
@@ -203,21 +217,9 @@ impl HostSource for StoreSource {
                 }
             }
         }
-        if let Some(status) = &p.settings_status {
-            store.update(&settings_key(key), |current| {
-                current.map(|c| set_status(c, status.as_ref())).transpose()
-            })?;
-        }
-        if let Some(status) = &p.components_status {
-            store.update(&components_key(key), |current| {
-                current.map(|c| set_status(c, status.as_ref())).transpose()
-            })?;
-        }
-        if let Some(status) = &p.data_image_status {
-            store.update(&data_image_key(key), |current| {
-                current.map(|c| set_status(c, status.as_ref())).transpose()
-            })?;
-        }
+        write_status(store, &settings_key(key), &p.settings_status)?;
+        write_status(store, &components_key(key), &p.components_status)?;
+        write_status(store, &data_image_key(key), &p.data_image_status)?;
         Ok(ticket)
     }
 
