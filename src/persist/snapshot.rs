@@ -100,14 +100,14 @@ impl Snapshot {
 
     /// The hosts `selection` names, those that cannot be read among them.
     pub fn select(&self, selection: &HostSelection, place: &Place) -> Result<Selected<'_>> {
-        let keys = self.keys();
-        self.picked(selection.select(self.candidates(&keys), place.name())?)
+        let picked = pick(&self.records(), self.bad(), selection, place.name(), false)?;
+        self.selected(picked)
     }
 
     /// [`select`](Self::select), where selecting nothing is a usage error.
     pub fn select_some(&self, selection: &HostSelection, place: &Place) -> Result<Selected<'_>> {
-        let keys = self.keys();
-        self.picked(selection.select_some(self.candidates(&keys), place.name())?)
+        let picked = pick(&self.records(), self.bad(), selection, place.name(), true)?;
+        self.selected(picked)
     }
 
     /// The keys of the hosts `selection` names that can be read; selecting nothing is a usage
@@ -121,41 +121,15 @@ impl Snapshot {
         )
     }
 
-    /// The keys of the hosts read, then of those that cannot be.
-    fn keys(&self) -> Vec<ObjectKey> {
+    fn selected<'a>(
+        &'a self,
+        (good, bad): (Vec<usize>, Vec<&'a BadObject>),
+    ) -> Result<Selected<'a>> {
         let records = self.records();
-        records
-            .iter()
-            .map(|r| key_of(r))
-            .chain(self.bad().iter().map(|b| b.key.clone()))
-            .collect()
-    }
-
-    /// The candidates of [`Self::keys`]: a host that cannot be read has no labels.
-    fn candidates<'a>(&'a self, keys: &'a [ObjectKey]) -> impl Iterator<Item = Candidate<'a>> {
-        let records = self.records();
-        keys.iter().enumerate().map(move |(i, key)| Candidate {
-            key,
-            labels: records
-                .get(i)
-                .map_or(&NO_LABELS, |r| &r.host.metadata.labels),
+        Ok(Selected {
+            records: good.into_iter().map(|i| records[i]).collect(),
+            bad,
         })
-    }
-
-    fn picked(&self, indices: Vec<usize>) -> Result<Selected<'_>> {
-        let records = self.records();
-        let n = records.len();
-        let mut out = Selected {
-            records: Vec::new(),
-            bad: Vec::new(),
-        };
-        for i in indices {
-            match records.get(i) {
-                Some(r) => out.records.push(r),
-                None => out.bad.push(&self.bad()[i - n]),
-            }
-        }
-        Ok(out)
     }
 
     /// A Secret as an object (`data` base64), `None` when absent.
@@ -286,31 +260,46 @@ pub fn select_records(
     selection: &HostSelection,
     place: &str,
 ) -> Result<Vec<HostRecord>> {
-    let keys: Vec<ObjectKey> = hosts
-        .objects
+    let records: Vec<&HostRecord> = hosts.objects.iter().collect();
+    let (good, bad) = pick(&records, &hosts.bad, selection, place, true)?;
+    usable(
+        good.iter().map(|&i| key_of(records[i])).collect(),
+        &bad,
+        selection,
+    )?;
+    let mut records: Vec<Option<HostRecord>> = hosts.objects.into_iter().map(Some).collect();
+    Ok(good.into_iter().filter_map(|i| records[i].take()).collect())
+}
+
+/// The indices into `records` of the hosts `selection` names (`some`: selecting nothing is a
+/// usage error), and the hosts of `bad` it names.
+fn pick<'a>(
+    records: &[&HostRecord],
+    bad: &'a [BadObject],
+    selection: &HostSelection,
+    place: &str,
+    some: bool,
+) -> Result<(Vec<usize>, Vec<&'a BadObject>)> {
+    let n = records.len();
+    let keys: Vec<ObjectKey> = records
         .iter()
-        .map(key_of)
-        .chain(hosts.bad.iter().map(|b| b.key.clone()))
+        .map(|r| key_of(r))
+        .chain(bad.iter().map(|b| b.key.clone()))
         .collect();
-    let n = hosts.objects.len();
+    // A host that cannot be read has no labels.
     let candidates = keys.iter().enumerate().map(|(i, key)| Candidate {
         key,
-        labels: hosts
-            .objects
+        labels: records
             .get(i)
             .map_or(&NO_LABELS, |r| &r.host.metadata.labels),
     });
-    let picked = selection.select_some(candidates, place)?;
-    let bad: Vec<&BadObject> = picked
-        .iter()
-        .filter(|&&i| i >= n)
-        .map(|&i| &hosts.bad[i - n])
-        .collect();
-    let good: Vec<usize> = picked.into_iter().filter(|&i| i < n).collect();
-    let good_keys = good.iter().map(|&i| keys[i].clone()).collect();
-    usable(good_keys, &bad, selection)?;
-    let mut records: Vec<Option<HostRecord>> = hosts.objects.into_iter().map(Some).collect();
-    Ok(good.into_iter().filter_map(|i| records[i].take()).collect())
+    let picked = if some {
+        selection.select_some(candidates, place)?
+    } else {
+        selection.select(candidates, place)?
+    };
+    let (good, picked_bad): (Vec<usize>, Vec<usize>) = picked.into_iter().partition(|&i| i < n);
+    Ok((good, picked_bad.into_iter().map(|i| &bad[i - n]).collect()))
 }
 
 static NO_LABELS: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();

@@ -442,14 +442,14 @@ struct StatusExtra<'a> {
 
 /// Size, modification time and inode of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Stamp {
+pub(crate) struct Stamp {
     len: u64,
     modified: std::time::SystemTime,
     ino: u64,
 }
 
 impl Stamp {
-    pub(super) fn of(path: &Path) -> Option<Stamp> {
+    pub(crate) fn of(path: &Path) -> Option<Stamp> {
         use std::os::unix::fs::MetadataExt;
         let m = std::fs::metadata(path).ok()?;
         Some(Stamp {

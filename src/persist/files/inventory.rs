@@ -247,7 +247,7 @@ fn read_and_parse(
         if !seen.insert(real.clone()) {
             continue;
         }
-        let Some(text) = read_text(&real, &label, options.input.max_file_size, errors)? else {
+        let Some(text) = read_text(&real, &label, options.input.max_file_size, errors) else {
             continue;
         };
         let pf = parse_file(&label, &real, text, mode, options.input);
@@ -282,7 +282,7 @@ fn lock_and_reread(
     for pf in parsed.iter_mut().rev().filter(|pf| pf.has_hosts()) {
         // Lock, then re-read: whatever another writer did before we got the lock is seen.
         let lock = FileLock::acquire(&pf.real, &pf.label)?;
-        let again = read_text(&pf.real, &pf.label, options.input.max_file_size, errors)?;
+        let again = read_text(&pf.real, &pf.label, options.input.max_file_size, errors);
         // (Compared with the text read, which the parse kept: cheaper than hashing both.)
         if let Some(again) = again
             && pf.yaml.as_ref().map(|y| y.source_text()) != Some(again.as_str())

@@ -1,7 +1,7 @@
 //! Hosts in the store: a [`HostRecord`] is the host's object plus its companion objects.
 
 use super::{BadObject, Listing, Store, Stored, Written};
-use crate::diagnostic::{Diagnostic, Diagnostics, Position};
+use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::error::{Error, Result};
 use crate::objects::TypedKey;
 use crate::persist::bookkeeping::value_hash;
@@ -145,20 +145,9 @@ fn typed_at<T: DeserializeOwned>(
                 _ => None,
             })
             .collect();
-        let at = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|t| crate::persist::files::yaml_file::YamlFile::parse(t).ok())
-            .and_then(|y| {
-                let segs: Vec<_> = segs
-                    .iter()
-                    .map(|s| crate::persist::files::yaml_file::PathSeg::Key(s))
-                    .collect();
-                y.locate(0, &segs)
-            })
-            .map_or_else(
-                || Position::file(path),
-                |p| Position::new(path, p.line, p.column),
-            );
+        let text = std::fs::read_to_string(path).ok();
+        let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+        let at = super::object_file::position_of(path, text.as_deref(), &segs);
         let d = Diagnostic::new(format!("not a readable store object: {}", e.inner()))
             .at(at)
             .object(kind, key);

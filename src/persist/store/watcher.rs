@@ -3,13 +3,13 @@
 use super::object_file::{self, Identity};
 use super::{Store, hosts::HARDWARE_DATA_KIND, object_key, resource_dir, sorted_entries};
 use crate::error::Result;
+use crate::persist::files::host_file::Stamp;
 use crate::persist::{RETRY_ANNOTATION, SourceChange};
 use bmh_api::ObjectKey;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
-use std::time::SystemTime;
 
 /// Annotations the controller removes itself: their removal is not a change to react to.
 const CONSUMED: [&str; 5] = [
@@ -19,13 +19,6 @@ const CONSUMED: [&str; 5] = [
     bmh_api::annotations::STATUS,
     RETRY_ANNOTATION,
 ];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    modified: Option<SystemTime>,
-    len: u64,
-    ino: u64,
-}
 
 struct Seen {
     stamp: Stamp,
@@ -66,18 +59,6 @@ enum Kind {
     Companion,
     Ignored,
     Other,
-}
-
-fn stamp(meta: &std::fs::Metadata) -> Stamp {
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(meta);
-    #[cfg(not(unix))]
-    let ino = 0;
-    Stamp {
-        modified: meta.modified().ok(),
-        len: meta.len(),
-        ino,
-    }
 }
 
 /// What a change of this object means to the controller: a fingerprint of the user-owned
@@ -153,10 +134,9 @@ impl StoreWatcher {
 
     /// Reads `file` again when its stamp changed, and notes what changed.
     fn scan_file(&mut self, file: PathBuf, kind: Kind, is_secret: bool, found: &mut Found) {
-        let Ok(meta) = std::fs::metadata(&file) else {
+        let Some(st) = Stamp::of(&file) else {
             return;
         };
-        let st = stamp(&meta);
         if matches!(kind, Kind::Host | Kind::Companion) && !self.wanted(&Identity::of(&file).key) {
             return;
         }
