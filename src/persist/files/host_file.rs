@@ -153,59 +153,15 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
             cached_field(cache, 4, &mut out, name, c)?;
         }
     }
-    let e = &s.error_message;
-    cached(
-        &MESSAGES,
-        4,
-        &mut out,
-        |k| k == e,
-        || e.clone(),
-        |out| {
-            if e.is_empty() {
-                out.push_str("errorMessage: \"\"\n");
-                Ok(())
-            } else {
-                entry(out, "errorMessage", e)
-            }
-        },
-    )?;
-    let powered = s.powered_on;
-    cached(
-        &POWER,
-        2,
-        &mut out,
-        |k| *k == powered,
-        || powered,
-        |out| {
-            out.push_str(if powered {
-                "poweredOn: true\n"
-            } else {
-                "poweredOn: false\n"
-            });
-            Ok(())
-        },
-    )?;
+    cached_field(&MESSAGES, 4, &mut out, "errorMessage", &s.error_message)?;
+    cached_field(&POWER, 2, &mut out, "poweredOn", &s.powered_on)?;
     let h = &s.operation_history;
     if !h.is_empty() {
         cached_field(&HISTORIES, 16, &mut out, "operationHistory", h)?;
     }
-    let counts = (s.error_count, s.provisioning_fail_count);
-    cached(
-        &COUNTS,
-        4,
-        &mut out,
-        |k| *k == counts,
-        || counts,
-        |out| {
-            use std::fmt::Write;
-            let _ = write!(
-                out,
-                "errorCount: {}\nprovisioningFailCount: {}\n",
-                counts.0, counts.1
-            );
-            Ok(())
-        },
-    )?;
+    cached_field(&ERROR_COUNTS, 4, &mut out, "errorCount", &s.error_count)?;
+    let fails = &s.provisioning_fail_count;
+    cached_field(&FAIL_COUNTS, 4, &mut out, "provisioningFailCount", fails)?;
     if let Some(i) = &s.last_attempted_image {
         cached_field(&IMAGES, 4, &mut out, "lastAttemptedImage", i)?;
     }
@@ -372,7 +328,8 @@ thread_local! {
     static MESSAGES: Recent<String> = Recent::default();
     static POWER: Recent<bool> = Recent::default();
     static HISTORIES: Recent<OperationHistory> = Recent::default();
-    static COUNTS: Recent<(i64, i64)> = Recent::default();
+    static ERROR_COUNTS: Recent<i64> = Recent::default();
+    static FAIL_COUNTS: Recent<i64> = Recent::default();
     static IMAGES: Recent<Image> = Recent::default();
     static CONDITIONS: [Recent<Condition>; CONDITION_PLACES] = Default::default();
 }
@@ -562,11 +519,6 @@ impl HostFile {
 
     pub fn sidecar(&self) -> &Sidecar {
         &self.sidecar
-    }
-
-    /// Whether this file was loaded in [`super::inventory::LoadMode::Write`] (and is locked).
-    pub fn is_writable(&self) -> bool {
-        self.lock.is_some()
     }
 
     /// Set (`Some`) or remove (`None`) the document's `status`.

@@ -104,12 +104,7 @@ pub fn load_with(
     Ok(inv)
 }
 
-/// [`load`] and [`check_secret_references`], all problems reported together.
-pub fn load_checked(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
-    load_checked_with(paths, mode, &LoadOptions::default())
-}
-
-/// [`load_checked`] with `options`.
+/// [`load_with`] and [`check_secret_references`], all problems reported together.
 pub fn load_checked_with(
     paths: &[PathBuf],
     mode: LoadMode,
