@@ -122,7 +122,7 @@ fn loads_a_directory() {
 
     assert_eq!(inv.files.len(), 1, "only files with hosts");
     assert_eq!(inv.files[0].path(), d.join("hosts.yaml"));
-    assert!(!inv.files[0].lock.is_some());
+    assert!(inv.files[0].lock.is_none());
     let keys: Vec<String> = inv.hosts.iter().map(|h| h.key.to_string()).collect();
     assert_eq!(keys, ["default/host-0", "lab/host-1"]);
     assert_eq!((inv.hosts[1].file, inv.hosts[1].doc), (0, 1));
