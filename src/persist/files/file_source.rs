@@ -268,21 +268,15 @@ impl FileSource {
             groups[file].hosts.insert(key, e);
             handed.extend(record);
         }
-        let known: BTreeSet<PathBuf> = groups
-            .iter()
-            .filter_map(|g| g.file.as_ref().map(|f| f.real_path().to_path_buf()))
+        let groups: Vec<_> = groups
+            .into_iter()
+            .map(|g| Arc::new(Mutex::new(g)))
             .collect();
-        let others = Mutex::new(other_files(paths, &known));
         let source = Self {
             paths: paths.to_vec(),
             options: options.clone(),
-            others,
-            groups: RwLock::new(
-                groups
-                    .into_iter()
-                    .map(|g| Arc::new(Mutex::new(g)))
-                    .collect(),
-            ),
+            others: Mutex::new(other_files(paths, &groups)),
+            groups: RwLock::new(groups),
             index: RwLock::new(index),
             hosts: RwLock::new(Vec::new()),
             objects: RwLock::new(objects),
@@ -442,14 +436,7 @@ impl FileSource {
             }
         }
         self.reindex(&groups, &mut changes);
-        let known: BTreeSet<PathBuf> = groups
-            .iter()
-            .filter_map(|g| {
-                let g = g.lock().expect("file group");
-                g.file.as_ref().map(|f| f.real_path().to_path_buf())
-            })
-            .collect();
-        *self.others.lock().expect("file source others") = other_files(&self.paths, &known);
+        *self.others.lock().expect("file source others") = other_files(&self.paths, &groups);
         *self.objects.write().expect("file source objects") = objects;
         changes.push(SourceChange::Objects);
         *self.last_problem.lock().expect("file source problem") = None;
@@ -589,8 +576,18 @@ fn loaded(mut file: HostFile) -> HostFile {
     file
 }
 
-/// The files of `paths` but the `known` ones, with their stamps now.
-fn other_files(paths: &[PathBuf], known: &BTreeSet<PathBuf>) -> BTreeMap<PathBuf, Option<Stamp>> {
+/// The files of `paths` but those of `groups`, with their stamps now.
+fn other_files(
+    paths: &[PathBuf],
+    groups: &[Arc<Mutex<Group>>],
+) -> BTreeMap<PathBuf, Option<Stamp>> {
+    let known: BTreeSet<PathBuf> = groups
+        .iter()
+        .filter_map(|g| {
+            let g = g.lock().expect("file group");
+            g.file.as_ref().map(|f| f.real_path().to_path_buf())
+        })
+        .collect();
     expand(paths, &mut Vec::new())
         .unwrap_or_default()
         .into_iter()

@@ -136,39 +136,33 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
     for h in &inv.hosts {
         let spec = &h.record.host.spec;
         let ns = h.key.namespace.as_str();
-        let mut refs: Vec<(&[&str], ObjectKey)> = Vec::new();
-        if let Some(bmc) = &spec.bmc
-            && !bmc.credentials_name.is_empty()
-        {
-            refs.push((
-                &["spec", "bmc", "credentialsName"],
-                ObjectKey::new(ns, &bmc.credentials_name),
-            ));
-        }
-        if !spec.preprovisioning_network_data_name.is_empty() {
-            refs.push((
+        let named = |name: &str| (!name.is_empty()).then(|| ObjectKey::new(ns, name));
+        let referenced = |r: &Option<bmh_api::SecretReference>| {
+            let r = r.as_ref().filter(|r| !r.name.is_empty())?;
+            let rns = if r.namespace.is_empty() {
+                ns
+            } else {
+                &r.namespace
+            };
+            Some(ObjectKey::new(rns, &r.name))
+        };
+        let credentials = spec.bmc.as_ref().map_or("", |b| &b.credentials_name);
+        let refs: [(&[&str], Option<ObjectKey>); 5] = [
+            (&["spec", "bmc", "credentialsName"], named(credentials)),
+            (
                 &["spec", "preprovisioningNetworkDataName"],
-                ObjectKey::new(ns, &spec.preprovisioning_network_data_name),
-            ));
-        }
-        for (path, r) in [
-            (&["spec", "userData", "name"], &spec.user_data),
-            (&["spec", "networkData", "name"], &spec.network_data),
-            (&["spec", "metaData", "name"], &spec.meta_data),
-        ] {
-            if let Some(r) = r
-                && !r.name.is_empty()
-            {
-                let rns = if r.namespace.is_empty() {
-                    ns
-                } else {
-                    &r.namespace
-                };
-                refs.push((path, ObjectKey::new(rns, &r.name)));
-            }
-        }
+                named(&spec.preprovisioning_network_data_name),
+            ),
+            (&["spec", "userData", "name"], referenced(&spec.user_data)),
+            (
+                &["spec", "networkData", "name"],
+                referenced(&spec.network_data),
+            ),
+            (&["spec", "metaData", "name"], referenced(&spec.meta_data)),
+        ];
         let file = &inv.files[h.file];
         for (path, key) in refs {
+            let Some(key) = key else { continue };
             if inv.objects.contains_secret(&key) || inv.refused_secrets.contains(&key) {
                 continue;
             }
