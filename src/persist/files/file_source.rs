@@ -164,11 +164,12 @@ fn stage_companion<T: DeserializeOwned + PartialEq + Clone>(
 }
 
 impl Entry {
-    /// The entry of a loaded host, and its record when the caller keeps it.
-    fn new(h: HostEntry, kept: Kept) -> (Self, Option<HostRecord>) {
-        let (record, handed) = match kept {
-            Kept::Here => (Some(Box::new(h.record)), None),
-            Kept::ByCaller => (None, Some(h.record)),
+    /// The entry of a loaded host, keeping its record here (`keep`) or giving it back.
+    fn new(h: HostEntry, keep: bool) -> (Self, Option<HostRecord>) {
+        let (record, handed) = if keep {
+            (Some(Box::new(h.record)), None)
+        } else {
+            (None, Some(h.record))
         };
         let entry = Entry {
             doc: h.doc,
@@ -181,13 +182,6 @@ impl Entry {
         };
         (entry, handed)
     }
-}
-
-/// Who keeps a host's record between passes.
-#[derive(Clone, Copy)]
-enum Kept {
-    Here,
-    ByCaller,
 }
 
 /// A runner's host, as its passes name it: shared, so that a pass takes it without copying.
@@ -223,7 +217,7 @@ impl FileSource {
     /// A source over the files of `inv`, loaded from `paths` in [`LoadMode::Write`] with `options`
     /// (used to load them again when they change).
     pub fn new(inv: Inventory, paths: &[PathBuf], options: &LoadOptions) -> Self {
-        Self::build(inv, paths, options, |h| Entry::new(h, Kept::Here)).0
+        Self::build(inv, paths, options, |h| Entry::new(h, true)).0
     }
 
     /// [`new`](Self::new) for a caller that keeps the hosts' records between passes itself
@@ -235,7 +229,7 @@ impl FileSource {
         paths: &[PathBuf],
         options: &LoadOptions,
     ) -> (Self, Vec<HostRecord>) {
-        let (source, records) = Self::build(inv, paths, options, |h| Entry::new(h, Kept::ByCaller));
+        let (source, records) = Self::build(inv, paths, options, |h| Entry::new(h, false));
         // The caller has every host already: its first look for changes reports only changes.
         source.scanned.store(true, Ordering::SeqCst);
         (source, records)
@@ -298,6 +292,18 @@ impl FileSource {
         keys.into_iter().map(|(_, _, k)| k).collect()
     }
 
+    fn subs(&self) -> std::sync::RwLockReadGuard<'_, Vec<SubscriptionDoc>> {
+        self.subscriptions
+            .read()
+            .expect("file source subscriptions")
+    }
+
+    fn subs_mut(&self) -> std::sync::RwLockWriteGuard<'_, Vec<SubscriptionDoc>> {
+        self.subscriptions
+            .write()
+            .expect("file source subscriptions")
+    }
+
     fn all_groups(&self) -> Vec<Arc<Mutex<Group>>> {
         self.groups.read().expect("file groups").clone()
     }
@@ -348,10 +354,7 @@ impl FileSource {
         take_new_text(group, fresh, inv.hosts)?;
         // The file's subscriptions as it holds them now (an edit may have removed one), taken
         // only with its new text: their document indexes are that text's.
-        let mut subs = self
-            .subscriptions
-            .write()
-            .expect("file source subscriptions");
+        let mut subs = self.subs_mut();
         subs.retain(|d| d.file != path);
         subs.extend(subscriptions_now);
         drop(subs);
@@ -408,10 +411,7 @@ impl FileSource {
             other_documents,
             ..
         } = inv;
-        *self
-            .subscriptions
-            .write()
-            .expect("file source subscriptions") = subscription_docs(&other_documents);
+        *self.subs_mut() = subscription_docs(&other_documents);
         let mut by_file: Vec<Vec<HostEntry>> = files.iter().map(|_| Vec::new()).collect();
         for h in hosts {
             let f = h.file;
@@ -490,9 +490,7 @@ impl FileSource {
         let mut group = Group::of(file);
         for h in entries {
             changes.push(SourceChange::Host(h.key.clone()));
-            group
-                .hosts
-                .insert(h.key.clone(), Entry::new(h, Kept::Here).0);
+            group.hosts.insert(h.key.clone(), Entry::new(h, true).0);
         }
         groups.push(Arc::new(Mutex::new(group)));
         seen.insert(groups.len() - 1);
@@ -525,7 +523,7 @@ fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>
     let mut hosts = HashMap::with_capacity(entries.len());
     for h in entries {
         let key = h.key.clone();
-        let (mut entry, _) = Entry::new(h, Kept::Here);
+        let (mut entry, _) = Entry::new(h, true);
         if let Some(before) = group.hosts.get(&key) {
             if let (Some(held), Some(file)) = (&before.held, &group.file) {
                 if old.is_none() {
@@ -568,6 +566,11 @@ fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>
     group.hosts = hosts;
     // An editor's rename brought a new file: the lock moves to it.
     group.file.as_mut().map_or(Ok(()), HostFile::follow_lock)
+}
+
+/// The conflict `why` of a file that cannot be read again after it.
+fn unreadable_again(why: &str, e: &Error) -> Error {
+    Error::Conflict(format!("{why}: it cannot be read again: {}", e.chain()))
 }
 
 /// A file whose hosts are loaded: what its sidecar read is in their records now.
@@ -721,10 +724,7 @@ impl HostSource for FileSource {
                     tracing::info!("{path} changed on disk during the run: reading it again");
                     if let Err(e) = self.reread(&mut g) {
                         if turns == EDIT_TURNS {
-                            return Err(Error::Conflict(format!(
-                                "{why}: it cannot be read again: {}",
-                                e.chain()
-                            )));
+                            return Err(unreadable_again(&why, &e));
                         }
                         // Perhaps caught half-way through an edit written in place.
                         std::thread::sleep(EDIT_SETTLE);
@@ -775,13 +775,7 @@ impl HostSource for FileSource {
     }
 
     fn event_subscriptions(&self) -> Result<Vec<bmh_api::BmcEventSubscription>> {
-        Ok(self
-            .subscriptions
-            .read()
-            .expect("file source subscriptions")
-            .iter()
-            .map(|d| d.sub.clone())
-            .collect())
+        Ok(self.subs().iter().map(|d| d.sub.clone()).collect())
     }
 
     fn write_event_subscription_status(
@@ -795,13 +789,7 @@ impl HostSource for FileSource {
         };
         // Copied out: the subscriptions' lock is never held while a file group's is taken (a
         // refused commit reads its file again, subscriptions included, under the group's).
-        let found = self
-            .subscriptions
-            .read()
-            .expect("file source subscriptions")
-            .iter()
-            .find(|d| is_it(d))
-            .cloned();
+        let found = self.subs().iter().find(|d| is_it(d)).cloned();
         let Some(d) = found else {
             return Ok(false);
         };
@@ -817,10 +805,7 @@ impl HostSource for FileSource {
         match write_status(file, d.doc, status) {
             Ok(()) => {
                 drop(g);
-                let mut subs = self
-                    .subscriptions
-                    .write()
-                    .expect("file source subscriptions");
+                let mut subs = self.subs_mut();
                 if let Some(d) = subs.iter_mut().find(|d| is_it(d)) {
                     d.sub.status = Some(status.clone());
                 }
@@ -829,13 +814,10 @@ impl HostSource for FileSource {
             Err(Error::Conflict(why)) => {
                 // The file changed on disk: the status is not written over the edit, and the
                 // file is read again so that the next reconcile sees the subscription as it is.
-                match self.reread(&mut g) {
-                    Ok(()) => Err(Error::Conflict(why)),
-                    Err(again) => Err(Error::Conflict(format!(
-                        "{why}: it cannot be read again: {}",
-                        again.chain()
-                    ))),
-                }
+                Err(match self.reread(&mut g) {
+                    Ok(()) => Error::Conflict(why),
+                    Err(again) => unreadable_again(&why, &again),
+                })
             }
             Err(e) => Err(e),
         }

@@ -194,24 +194,20 @@ fn private_dir(dir: &Path) -> Result<bool, Error> {
 /// was created.
 pub(crate) fn open_lock_file(path: &Path) -> std::io::Result<(File, bool)> {
     use std::os::unix::fs::OpenOptionsExt;
-    let mut create = OpenOptions::new();
-    create
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
-    match create.open(path) {
-        Ok(f) => return Ok((f, true)),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
+    let open = |create: bool| {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(create)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+    };
+    match open(true) {
+        Ok(f) => Ok((f, true)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok((open(false)?, false)),
+        Err(e) => Err(e),
     }
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)?;
-    Ok((f, false))
 }
 
 /// Opens and locks the host file `file`: `None` when the path names another file once it is

@@ -109,10 +109,6 @@ impl Sidecar {
         )
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The entry of `key` (`namespace/name`) as read.
     pub fn get(&self, key: &str) -> Option<&Bookkeeping> {
         self.entries.get(key)
@@ -123,21 +119,7 @@ impl Sidecar {
         self.entries = BTreeMap::new();
     }
 
-    /// Set (`Some`) or remove (`None`) the entry of `key`.
-    pub fn set(&mut self, key: &str, book: Option<&Bookkeeping>) {
-        self.set_encoded(key, book.map(encode));
-    }
-
-    /// [`set`](Self::set) with the entry already serialised by [`encode`] (which a caller can do
-    /// before taking a lock the sidecar is under).
-    pub fn set_encoded(&mut self, key: &str, json: Option<Encoded>) -> Option<Encoded> {
-        match self.set_encoded_if_known(key, json, |_| true) {
-            Ok(unneeded) => unneeded,
-            Err(_) => unreachable!("every key is known"),
-        }
-    }
-
-    /// [`set_encoded`](Self::set_encoded), adding no new entry unless `known(key)` (the entry
+    /// [`set_encoded`](Self::set_encoded) (tests), adding no new entry unless `known(key)` (the entry
     /// is given back): a host's entry is set at every pass and is there but at its first, so
     /// whether its key may be added is asked only then.
     pub fn set_encoded_if_known(
@@ -276,13 +258,6 @@ impl Encoded {
             at = to;
         }
         out.write_all(&self.own[at..])
-    }
-
-    /// The entry's text, whole.
-    pub fn text(&self) -> String {
-        let mut out = Vec::new();
-        self.write_to(&mut out).expect("writing to memory");
-        String::from_utf8(out).expect("JSON is UTF-8")
     }
 }
 
@@ -591,6 +566,35 @@ fn file_name(file: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Sidecar {
+        pub fn path(&self) -> &Path {
+            &self.path
+        }
+
+        /// Set (`Some`) or remove (`None`) the entry of `key`.
+        pub fn set(&mut self, key: &str, book: Option<&Bookkeeping>) {
+            self.set_encoded(key, book.map(encode));
+        }
+
+        /// [`set`](Self::set) with the entry already serialised by [`encode`] (which a caller can do
+        /// before taking a lock the sidecar is under).
+        pub fn set_encoded(&mut self, key: &str, json: Option<Encoded>) -> Option<Encoded> {
+            match self.set_encoded_if_known(key, json, |_| true) {
+                Ok(unneeded) => unneeded,
+                Err(_) => unreachable!("every key is known"),
+            }
+        }
+    }
+
+    impl Encoded {
+        /// The entry's text, whole.
+        pub fn text(&self) -> String {
+            let mut out = Vec::new();
+            self.write_to(&mut out).expect("writing to memory");
+            String::from_utf8(out).expect("JSON is UTF-8")
+        }
+    }
 
     fn book(uid: &str, generation: i64) -> Bookkeeping {
         Bookkeeping {

@@ -25,13 +25,10 @@ pub(super) fn deserialize<T: DeserializeOwned>(
     value: &Value,
     ignored: &mut Vec<Vec<Seg>>,
 ) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
-    let mut note = |path: serde_ignored::Path| {
-        let mut segs = Vec::new();
-        segments(&path, &mut segs);
-        ignored.push(segs);
-    };
-    let de = serde_ignored::Deserializer::new(value, &mut note);
-    serde_path_to_error::deserialize(de)
+    serde_path_to_error::deserialize(serde_ignored::Deserializer::new(
+        value,
+        &mut noting(ignored),
+    ))
 }
 
 /// [`deserialize`] without the path of an error (cheaper, for a first try).
@@ -39,12 +36,19 @@ pub(super) fn deserialize_untracked<T: DeserializeOwned>(
     value: &Value,
     ignored: &mut Vec<Vec<Seg>>,
 ) -> Result<T, serde_json::Error> {
-    let mut note = |path: serde_ignored::Path| {
+    T::deserialize(serde_ignored::Deserializer::new(
+        value,
+        &mut noting(ignored),
+    ))
+}
+
+/// Notes the path of each key serde drops in `ignored`.
+fn noting(ignored: &mut Vec<Vec<Seg>>) -> impl FnMut(serde_ignored::Path) + '_ {
+    |path| {
         let mut segs = Vec::new();
         segments(&path, &mut segs);
         ignored.push(segs);
-    };
-    T::deserialize(serde_ignored::Deserializer::new(value, &mut note))
+    }
 }
 
 fn segments(path: &serde_ignored::Path, out: &mut Vec<Seg>) {

@@ -718,18 +718,10 @@ impl YamlFile {
             } else {
                 let n = ann.entries.len();
                 // Trailing run of removed entries: cut from the end of the last kept value.
-                let mut tail = n;
-                while tail > 0 && ann.removed[tail - 1] {
-                    tail -= 1;
-                }
-                for i in 0..tail {
-                    if ann.removed[i] {
-                        edits.push((
-                            ann.entries[i].key_start,
-                            ann.entries[i + 1].key_start,
-                            String::new(),
-                        ));
-                    }
+                let tail = n - ann.removed.iter().rev().take_while(|&&r| r).count();
+                for i in (0..tail).filter(|&i| ann.removed[i]) {
+                    let (from, to) = (ann.entries[i].key_start, ann.entries[i + 1].key_start);
+                    edits.push((from, to, String::new()));
                 }
                 if tail < n {
                     edits.push((
@@ -743,22 +735,19 @@ impl YamlFile {
             let Some((s, e)) = ann.entry else {
                 return Ok(false);
             };
-            let mut rep = String::new();
-            if ann.entry_at_line_start {
-                rep.extend(std::iter::repeat_n(' ', ann.key_col));
-            }
-            rep.push_str(&ann.key_text);
-            rep.push_str(": {}");
+            let indent = if ann.entry_at_line_start {
+                ann.key_col
+            } else {
+                0
+            };
+            let mut rep = format!("{}{}: {{}}", " ".repeat(indent), ann.key_text);
             if e > 0 && text.as_bytes()[e - 1] == b'\n' {
                 rep.push_str(nl);
             }
             edits.push((s, e, rep));
         } else {
-            for (i, e) in ann.entries.iter().enumerate() {
-                if ann.removed[i] {
-                    edits.push((e.block_range.0, e.block_range.1, String::new()));
-                }
-            }
+            let removed = ann.entries.iter().zip(&ann.removed).filter(|(_, r)| **r);
+            edits.extend(removed.map(|(e, _)| (e.block_range.0, e.block_range.1, String::new())));
         }
         ann.edits = edits;
         Ok(true)
