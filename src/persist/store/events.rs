@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::persist::atomic::write_atomic_mode;
 use bmh_api::ObjectKey;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How many events a host's log keeps.
 pub const EVENTS_KEPT: usize = 100;
@@ -20,10 +20,7 @@ pub struct StoredEvent {
 
 impl Store {
     fn events_path(&self, key: &ObjectKey) -> PathBuf {
-        self.root
-            .join("events")
-            .join(&key.namespace)
-            .join(format!("{}.jsonl", key.name))
+        self.keyed_path(Path::new("events"), key, "jsonl")
     }
 
     /// Appends events to the host's log, keeping the last [`EVENTS_KEPT`].
@@ -40,16 +37,11 @@ impl Store {
         if events.is_empty() {
             return Ok(());
         }
-        super::check_name("BareMetalHost", &key.name)?;
-        super::check_name("namespace", &key.namespace)?;
+        super::check_key("BareMetalHost", key)?;
         let path = self.events_path(key);
         let dir = path.parent().expect("an events path has a directory");
         super::private_dirs(dir)?;
-        let lock_path = self
-            .root
-            .join(".locks/events")
-            .join(&key.namespace)
-            .join(format!("{}.lock", key.name));
+        let lock_path = self.keyed_path(Path::new(".locks/events"), key, "lock");
         let lock_dir = lock_path.parent().expect("a lock path has a directory");
         super::private_dirs(lock_dir)?;
         let lock = super::open_private(&lock_path)?;

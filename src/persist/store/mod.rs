@@ -139,11 +139,14 @@ pub fn storable_name(name: &str) -> bool {
         || name.len() > 253)
 }
 
-fn check_name(what: &str, name: &str) -> Result<()> {
-    if !storable_name(name) {
-        return Err(Error::invalid(format!(
-            "{what} {name:?} cannot be stored: not a valid object name"
-        )));
+/// An error unless `key`'s name (of a `kind`) and namespace can be stored.
+fn check_key(kind: &str, key: &ObjectKey) -> Result<()> {
+    for (what, name) in [(kind, &key.name), ("namespace", &key.namespace)] {
+        if !storable_name(name) {
+            return Err(Error::invalid(format!(
+                "{what} {name:?} cannot be stored: not a valid object name"
+            )));
+        }
     }
     Ok(())
 }
@@ -267,18 +270,21 @@ impl Store {
 
     /// The file of an object.
     pub fn path_of(&self, key: &TypedKey) -> PathBuf {
-        self.root
-            .join(resource_dir(&key.api_version, &key.kind))
-            .join(&key.key.namespace)
-            .join(format!("{}.yaml", key.key.name))
+        let dir = resource_dir(&key.api_version, &key.kind);
+        self.keyed_path(Path::new(&dir), &key.key, "yaml")
     }
 
     fn lock_path(&self, key: &TypedKey) -> PathBuf {
+        let dir = Path::new(".locks").join(resource_dir(&key.api_version, &key.kind));
+        self.keyed_path(&dir, &key.key, "lock")
+    }
+
+    /// `<root>/<dir>/<namespace>/<name>.<ext>`.
+    fn keyed_path(&self, dir: &Path, key: &ObjectKey, ext: &str) -> PathBuf {
         self.root
-            .join(".locks")
-            .join(resource_dir(&key.api_version, &key.kind))
-            .join(&key.key.namespace)
-            .join(format!("{}.lock", key.key.name))
+            .join(dir)
+            .join(&key.namespace)
+            .join(format!("{}.{ext}", key.name))
     }
 
     /// Reads an object; `None` when absent.
@@ -397,8 +403,7 @@ impl Store {
         mut value: Value,
         current: Option<&Stored>,
     ) -> Result<Written> {
-        check_name(&key.kind, &key.key.name)?;
-        check_name("namespace", &key.key.namespace)?;
+        check_key(&key.kind, &key.key)?;
         let version = current.map_or(0, |c| c.version);
         set_version(&mut value, version);
         if let Some(c) = current
@@ -422,8 +427,7 @@ impl Store {
 
     /// The short write lock of one object, waiting at most [`LOCK_WAIT`].
     fn lock(&self, key: &TypedKey) -> Result<File> {
-        check_name(&key.kind, &key.key.name)?;
-        check_name("namespace", &key.key.namespace)?;
+        check_key(&key.kind, &key.key)?;
         let path = self.lock_path(key);
         let dir = path.parent().expect("a lock path has a directory");
         private_dirs(dir)?;
