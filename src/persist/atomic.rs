@@ -2,6 +2,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Mode of a file that did not exist before.
@@ -310,12 +311,7 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
     for _ in 0..16 {
         let tmp = dir.join(format!(".{name}.{pid}.{:016x}.tmp", fastrand::u64(..)));
         let mut opts = OpenOptions::new();
-        opts.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
+        opts.write(true).create_new(true).mode(0o600);
         match opts.open(&tmp) {
             Ok(f) => return Ok((f, tmp)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
@@ -325,7 +321,6 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
     Err(last.unwrap_or_else(|| io::Error::other("cannot create a temporary file")))
 }
 
-#[cfg(unix)]
 fn set_metadata(
     file: &File,
     old: Option<&std::fs::Metadata>,
@@ -344,27 +339,9 @@ fn set_metadata(
     file.set_permissions(std::fs::Permissions::from_mode(mode))
 }
 
-#[cfg(not(unix))]
-fn set_metadata(
-    file: &File,
-    old: Option<&std::fs::Metadata>,
-    _forced: Option<u32>,
-) -> io::Result<()> {
-    if let Some(m) = old {
-        file.set_permissions(m.permissions())?;
-    }
-    Ok(())
-}
-
 /// Make the rename durable.
-#[cfg(unix)]
 fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> io::Result<()> {
-    Ok(())
 }
 
 #[cfg(all(test, unix))]

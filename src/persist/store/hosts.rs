@@ -194,12 +194,8 @@ struct SecretsChecked(HashMap<ObjectKey, Option<Diagnostics>>);
 
 /// The host and its bookkeeping from the host's stored object (without HardwareData).
 pub fn decode_host(value: &Value) -> Result<(BareMetalHost, Bookkeeping)> {
-    let mut v = value.clone();
+    let (v, book) = split_book(value);
     let key = super::object_key(value);
-    let book = v
-        .as_object_mut()
-        .and_then(|m| m.remove(BOOK_KEY))
-        .unwrap_or(Value::Object(Default::default()));
     let mut host: BareMetalHost = typed(&format!("BareMetalHost {key}"), v)?;
     if host.metadata.namespace.is_empty() {
         host.metadata.namespace = key.namespace.clone();
@@ -213,6 +209,13 @@ pub fn decode_host(value: &Value) -> Result<(BareMetalHost, Bookkeeping)> {
     Ok((host, book))
 }
 
+/// The stored host without its bookkeeping, and the bookkeeping (empty when none).
+fn split_book(value: &Value) -> (Value, Value) {
+    let mut v = value.clone();
+    let book = v.as_object_mut().and_then(|m| m.remove(BOOK_KEY));
+    (v, book.unwrap_or(Value::Object(Default::default())))
+}
+
 /// [`decode_host`] of the host stored at `path`, a problem located in that file.
 fn decode_host_at(
     path: &Path,
@@ -221,11 +224,7 @@ fn decode_host_at(
 ) -> Result<(BareMetalHost, Bookkeeping)> {
     decode_host(value).map_err(|plain| {
         // Typed again, tracking the path, only to say where.
-        let mut v = value.clone();
-        let book = v
-            .as_object_mut()
-            .and_then(|m| m.remove(BOOK_KEY))
-            .unwrap_or(Value::Object(Default::default()));
+        let (v, book) = split_book(value);
         if let Err(e) = typed_at::<BareMetalHost>(path, bmh_api::KIND, key, &v) {
             return e;
         }

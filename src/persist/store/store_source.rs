@@ -11,7 +11,7 @@ use super::watcher::StoreWatcher;
 use crate::clock::{Clock, format_time};
 use crate::error::{Error, Result};
 use crate::objects::{ObjectMap, TypedKey};
-use crate::persist::{HostSource, SourceChange, Staged};
+use crate::persist::{Change, HostSource, SourceChange, Staged};
 use crate::record::Bookkeeping;
 use crate::record::HostRecord;
 use bmh_api::{
@@ -65,6 +65,13 @@ impl StoreSource {
         let hosts = self.hosts.read().expect("store source hosts");
         let (k, p) = &hosts[i];
         (k.clone(), p.clone())
+    }
+}
+
+/// Keeps what a pass asks to write (`Some(None)`: remove) over what was staged before.
+fn keep<T: Clone>(slot: &mut Option<Option<T>>, change: Change<&T>) {
+    if let Some(v) = change.written() {
+        *slot = Some(v.cloned());
     }
 }
 
@@ -136,23 +143,13 @@ impl HostSource for StoreSource {
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
         let (_, pending) = self.host(host);
         let mut p = pending.lock().expect("store group lock");
-        if let Some(s) = staged.status.written() {
-            p.status = Some(s.cloned());
-        }
-        if let Some(b) = staged.bookkeeping.written() {
-            p.book = Some(b.cloned());
-        }
+        keep(&mut p.status, staged.status);
+        keep(&mut p.book, staged.bookkeeping);
         p.removed_annotations
             .extend(staged.removed_annotations.iter().cloned());
-        if let Some(s) = staged.firmware_settings_status.written() {
-            p.settings_status = Some(s.cloned());
-        }
-        if let Some(s) = staged.firmware_components_status.written() {
-            p.components_status = Some(s.cloned());
-        }
-        if let Some(s) = staged.data_image_status.written() {
-            p.data_image_status = Some(s.cloned());
-        }
+        keep(&mut p.settings_status, staged.firmware_settings_status);
+        keep(&mut p.components_status, staged.firmware_components_status);
+        keep(&mut p.data_image_status, staged.data_image_status);
         p.staged += 1;
         Ok(p.staged)
     }
