@@ -30,6 +30,7 @@ use std::sync::{Arc, Mutex, RwLock};
 const EDIT_TURNS: usize = 5;
 const EDIT_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 
+#[derive(Default)]
 struct Group {
     /// `None` once the file is gone from the paths.
     file: Option<HostFile>,
@@ -48,10 +49,7 @@ impl Group {
     fn of(file: HostFile) -> Group {
         Group {
             file: Some(file),
-            staged: 0,
-            hosts: HashMap::new(),
-            reread: false,
-            gone: Vec::new(),
+            ..Group::default()
         }
     }
 }

@@ -441,6 +441,7 @@ impl Inventory {
 }
 
 /// The problems found by comparing files and documents, and what the comparison decides.
+#[derive(Default)]
 struct Links {
     /// Per file (as `parsed`): unknown kinds, duplicates, misplaced documents.
     per_file: Vec<Vec<Diagnostic>>,
@@ -462,12 +463,7 @@ impl Links {
 /// Compares the documents of all files: duplicates, firmware objects to their hosts, the
 /// kinds read.
 fn link(parsed: &[ParsedFile], mode: LoadMode, options: &LoadOptions) -> Links {
-    let mut links = Links {
-        per_file: Vec::new(),
-        across: Vec::new(),
-        kept: HashSet::new(),
-        skipped_kinds: 0,
-    };
+    let mut links = Links::default();
     let mut seen = Seen::default();
     for (file, pf) in parsed.iter().enumerate() {
         let mut errors = Vec::new();

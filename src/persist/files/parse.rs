@@ -70,6 +70,7 @@ pub(super) enum Item {
     Other(OtherDocument),
 }
 
+#[derive(Default)]
 pub(super) struct ParsedFile {
     pub(super) label: PathBuf,
     pub(super) real: PathBuf,
@@ -150,11 +151,7 @@ pub(super) fn parse_file(
     let mut pf = ParsedFile {
         label: label.to_path_buf(),
         real: real.to_path_buf(),
-        yaml: None,
-        items: Vec::new(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-        lock: None,
+        ..ParsedFile::default()
     };
     let yaml = match YamlFile::parse(text) {
         Ok(y) => y,

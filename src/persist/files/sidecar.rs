@@ -42,11 +42,10 @@ struct SidecarFile {
 }
 
 /// The sidecar of one host file: the entries as read, and as they should be on disk.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Sidecar {
     path: PathBuf,
     file_name: String,
-    exists: bool,
     /// The entries as read (for loading the hosts; dropped by [`Sidecar::forget_read`]).
     entries: BTreeMap<String, Bookkeeping>,
     /// Each entry's JSON as it should be saved: a save is a concatenation, and a change is
@@ -66,14 +65,10 @@ impl Sidecar {
 
     /// Read the sidecar of `file`; a missing one is empty.
     pub fn load(file: &Path) -> Result<Sidecar, Error> {
-        let path = Self::path_for(file);
         let mut sc = Sidecar {
             file_name: file_name(file),
-            path,
-            exists: false,
-            entries: BTreeMap::new(),
-            encoded: BTreeMap::new(),
-            dirty: false,
+            path: Self::path_for(file),
+            ..Sidecar::default()
         };
         let bytes = match std::fs::read(&sc.path) {
             Ok(b) => b,
@@ -88,7 +83,6 @@ impl Sidecar {
                 parsed.version
             )));
         }
-        sc.exists = true;
         sc.encoded = parsed
             .hosts
             .iter()
@@ -192,7 +186,6 @@ impl Sidecar {
             out.write_all(b"}}\n")
         })
         .map_err(|e| Error::io(&self.path, e))?;
-        self.exists = true;
         self.dirty = false;
         Ok(true)
     }

@@ -1107,6 +1107,7 @@ fn navigate(events: &[(Event, Span)], i: usize, path: &[PathSeg]) -> usize {
 }
 
 /// Per-document indexing state.
+#[derive(Default)]
 struct DocState {
     doc: Doc,
     stack: Vec<Frame>,
@@ -1177,11 +1178,8 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
                 let line = count_lines_to(start);
                 state = Some(DocState {
                     doc: new_doc(start, line),
-                    stack: Vec::new(),
                     last_end: sb,
-                    keep_end: None,
-                    root_seen: false,
-                    anchors: Vec::new(),
+                    ..DocState::default()
                 });
             }
             Event::DocumentEnd => {
@@ -1495,29 +1493,10 @@ fn close_entry(t: &Text, st: &mut DocState, role: Role, flow: bool, e: OpenEntry
 /// Whether two texts given in pieces are the same.
 pub(super) fn same_text(a: &[&str], b: &[&str]) -> bool {
     let len = |p: &[&str]| p.iter().map(|s| s.len()).sum::<usize>();
-    if len(a) != len(b) {
-        return false;
-    }
-    let mut b = b.iter().map(|s| s.as_bytes());
-    let mut rest: &[u8] = &[];
-    for mut piece in a.iter().map(|s| s.as_bytes()) {
-        while !piece.is_empty() {
-            if rest.is_empty() {
-                match b.next() {
-                    Some(next) => rest = next,
-                    None => return false,
-                }
-                continue;
-            }
-            let n = piece.len().min(rest.len());
-            if piece[..n] != rest[..n] {
-                return false;
-            }
-            piece = &piece[n..];
-            rest = &rest[n..];
-        }
-    }
-    true
+    len(a) == len(b)
+        && a.iter()
+            .flat_map(|s| s.bytes())
+            .eq(b.iter().flat_map(|s| s.bytes()))
 }
 
 #[cfg(test)]
