@@ -189,7 +189,7 @@ struct HostKey {
     sidecar: String,
 }
 
-/// The hosts of the files given on the command line (see the module docs).
+/// The hosts of the files given on the command line.
 pub struct FileSource {
     paths: Vec<PathBuf>,
     options: LoadOptions,

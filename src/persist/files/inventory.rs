@@ -88,7 +88,7 @@ impl Inventory {
     }
 }
 
-/// Load hosts and Secrets from `paths` (files or directories, see the module docs).
+/// Load hosts and Secrets from `paths` (files or directories, see [`super::paths`]).
 pub fn load(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
     load_with(paths, mode, &LoadOptions::default())
 }

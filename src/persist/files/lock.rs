@@ -152,7 +152,7 @@ impl FileLock {
 
 impl Drop for FileLock {
     fn drop(&mut self) {
-        // Unlinked while still held: see the module docs for why that is safe.
+        // Unlinked while held: safe, as every taker checks the path still names what it locked.
         if self.created_file {
             let _ = std::fs::remove_file(&self.path);
         }

@@ -488,22 +488,15 @@ pub(super) fn label_problems(
         .map(|p| {
             let map = p.map.field();
             let (segs, field) = match &p.part {
-                MetaPart::Key(k) => (
-                    vec![
-                        PathSeg::Key("metadata"),
-                        PathSeg::Key(map),
-                        PathSeg::KeyOf(k.as_str()),
-                    ],
-                    format!("metadata.{map}[{}]", shown_key(k)),
-                ),
-                MetaPart::Value(k) => (
-                    vec![
-                        PathSeg::Key("metadata"),
-                        PathSeg::Key(map),
-                        PathSeg::Key(k.as_str()),
-                    ],
-                    format!("metadata.{map}[{}]", shown_key(k)),
-                ),
+                MetaPart::Key(k) | MetaPart::Value(k) => {
+                    // A problem with the key itself is located at the key, not its value.
+                    let entry = match p.part {
+                        MetaPart::Key(_) => PathSeg::KeyOf(k),
+                        _ => PathSeg::Key(k),
+                    };
+                    let segs = vec![PathSeg::Key("metadata"), PathSeg::Key(map), entry];
+                    (segs, format!("metadata.{map}[{}]", shown_key(k)))
+                }
                 MetaPart::Whole => (
                     vec![PathSeg::Key("metadata"), PathSeg::Key(map)],
                     format!("metadata.{map}"),
