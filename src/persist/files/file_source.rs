@@ -357,11 +357,8 @@ impl FileSource {
         subs.extend(subscriptions_now);
         drop(subs);
         group.reread = true;
-        for key in before {
-            if !group.hosts.contains_key(&key) {
-                group.gone.push(key);
-            }
-        }
+        let gone = before.into_iter().filter(|k| !group.hosts.contains_key(k));
+        group.gone.extend(gone);
         Ok(())
     }
 

@@ -25,13 +25,6 @@ pub struct CommitStats {
     pub sidecar_written: bool,
 }
 
-impl std::ops::AddAssign for CommitStats {
-    fn add_assign(&mut self, o: CommitStats) {
-        self.file_written |= o.file_written;
-        self.sidecar_written |= o.sidecar_written;
-    }
-}
-
 /// The status of document `doc` of `yaml` (`None`: no status), or why it cannot be read.
 pub(super) fn status_of<T: DeserializeOwned>(
     yaml: &YamlFile,
@@ -315,7 +308,7 @@ fn same_short_text(a: &str, b: &str) -> bool {
 const CONDITIONS_KEY: &str = "conditions:\n";
 
 /// A thread's recent renderings of one field: the value and its text, laid out.
-type Recent<K> = std::cell::RefCell<std::collections::VecDeque<(K, LaidOut)>>;
+type Recent<K> = super::Recent<K, LaidOut>;
 
 type Head = (OperationalStatus, ErrorType, Option<String>, String);
 
@@ -356,21 +349,11 @@ fn cached_in<K>(
     key: impl FnOnce() -> K,
     render: impl FnOnce(&mut String) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let mut recent = recent.borrow_mut();
-    // The newest first: the hosts a thread saves one after the other moved alike, so a
-    // hit is most likely the last rendering kept, and the older ones (a condition's
-    // earlier transitions, equal but for their time) cost a comparison each.
-    if let Some((_, text)) = recent.iter().rev().find(|(k, _)| matches(k)) {
-        out.push(text.clone());
-        return Ok(());
-    }
-    let mut text = String::new();
-    render(&mut text)?;
-    let piece = laid_out(&text)?;
-    if recent.len() >= kept {
-        recent.pop_front();
-    }
-    recent.push_back((key(), piece.clone()));
+    let piece = super::recent_or(recent, kept, matches, key, || {
+        let mut text = String::new();
+        render(&mut text)?;
+        laid_out(&text)
+    })?;
     out.push(piece);
     Ok(())
 }

@@ -78,7 +78,10 @@ impl Inventory {
         let mut first = None;
         for f in &mut self.files {
             match f.commit() {
-                Ok(s) => stats += s,
+                Ok(s) => {
+                    stats.file_written |= s.file_written;
+                    stats.sidecar_written |= s.sidecar_written;
+                }
                 Err(e) => {
                     first.get_or_insert(e);
                 }
@@ -88,12 +91,8 @@ impl Inventory {
     }
 }
 
-/// Load hosts and Secrets from `paths` (files or directories, see [`super::paths`]).
-pub fn load(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
-    load_with(paths, mode, &LoadOptions::default())
-}
-
-/// [`load`], also keeping the documents `options` asks for in [`Inventory::objects`].
+/// Load hosts and Secrets from `paths` (files or directories, see [`super::paths`]), also keeping
+/// the documents `options` asks for in [`Inventory::objects`].
 pub fn load_with(
     paths: &[PathBuf],
     mode: LoadMode,

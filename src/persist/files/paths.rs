@@ -6,7 +6,7 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use std::path::{Path, PathBuf};
 
-/// The files `paths` stand for, as [`super::inventory::load`] reads them: `(as shown, resolved)`.
+/// The files `paths` stand for, as [`super::inventory::load_with`] reads them: `(as shown, resolved)`.
 pub fn input_files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
     // Quiet: the loader has already said what it skipped.
     expand_with(paths, &mut Vec::new(), false)

@@ -21,7 +21,7 @@ use crate::record::{Bookkeeping, RecordedEvent};
 use bmh_api::{HardwareData, HardwareDataSpec, HardwareDetails};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -405,20 +405,11 @@ fn events_json(parts: &mut Parts, events: &[RecordedEvent]) {
 /// event at the same second.
 fn event_json(e: &RecordedEvent) -> Arc<[u8]> {
     EVENTS.with(|recent| {
-        let mut recent = recent.borrow_mut();
         let same =
             |k: &(String, String, String)| k.0 == e.time && k.1 == e.reason && k.2 == e.message;
-        if let Some((_, json)) = recent.iter().rev().find(|(k, _)| same(k)) {
-            return json.clone();
-        }
-        let json: Arc<[u8]> = render_event(e).into();
-        if recent.len() >= EVENT_RENDERINGS_KEPT {
-            recent.pop_front();
-        }
-        recent.push_back((
-            (e.time.clone(), e.reason.clone(), e.message.clone()),
-            json.clone(),
-        ));
+        let key = || (e.time.clone(), e.reason.clone(), e.message.clone());
+        let make = || Ok::<_, std::convert::Infallible>(render_event(e).into());
+        let Ok(json) = super::recent_or(recent, EVENT_RENDERINGS_KEPT, same, key, make);
         json
     })
 }
@@ -533,7 +524,7 @@ fn shared<T: Serialize>(
 }
 
 /// A thread's recent renderings of one part of the entries: the value and its JSON.
-type Recent<K> = RefCell<VecDeque<(K, Arc<[u8]>)>>;
+type Recent<K> = super::Recent<K, Arc<[u8]>>;
 
 /// How many of each a thread keeps: the provisioner states of the steps a run's hosts are in
 /// at one time, the hardware details of the kinds of hardware.

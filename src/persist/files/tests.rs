@@ -11,6 +11,10 @@ use bmh_api::ObjectKey;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+fn load(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
+    load_with(paths, mode, &LoadOptions::default())
+}
+
 fn load_checked(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
     load_checked_with(paths, mode, &LoadOptions::default())
 }
