@@ -215,7 +215,7 @@ impl FileSource {
     /// A source over the files of `inv`, loaded from `paths` in [`LoadMode::Write`] with `options`
     /// (used to load them again when they change).
     pub fn new(inv: Inventory, paths: &[PathBuf], options: &LoadOptions) -> Self {
-        Self::build(inv, paths, options, |h| Entry::new(h, true)).0
+        Self::build(inv, paths, options, true).0
     }
 
     /// [`new`](Self::new) for a caller that keeps the hosts' records between passes itself
@@ -227,7 +227,7 @@ impl FileSource {
         paths: &[PathBuf],
         options: &LoadOptions,
     ) -> (Self, Vec<HostRecord>) {
-        let (source, records) = Self::build(inv, paths, options, |h| Entry::new(h, false));
+        let (source, records) = Self::build(inv, paths, options, false);
         // The caller has every host already: its first look for changes reports only changes.
         source.scanned.store(true, Ordering::SeqCst);
         (source, records)
@@ -237,7 +237,7 @@ impl FileSource {
         inv: Inventory,
         paths: &[PathBuf],
         options: &LoadOptions,
-        entry: impl Fn(HostEntry) -> (Entry, Option<HostRecord>),
+        keep: bool,
     ) -> (Self, Vec<HostRecord>) {
         let Inventory {
             files,
@@ -256,7 +256,7 @@ impl FileSource {
         for h in hosts {
             let (file, key) = (h.file, h.key.clone());
             index.insert(key.clone(), file);
-            let (e, record) = entry(h);
+            let (e, record) = Entry::new(h, keep);
             groups[file].hosts.insert(key, e);
             handed.extend(record);
         }
