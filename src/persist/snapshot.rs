@@ -14,6 +14,7 @@ use bmh_api::{
     ObjectKey,
 };
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The hosts of a place, read once.
 pub enum Snapshot {
@@ -100,14 +101,12 @@ impl Snapshot {
 
     /// The hosts `selection` names, those that cannot be read among them.
     pub fn select(&self, selection: &HostSelection, place: &Place) -> Result<Selected<'_>> {
-        let picked = pick(&self.records(), self.bad(), selection, place.name(), false)?;
-        self.selected(picked)
+        self.choose(selection, place, false)
     }
 
     /// [`select`](Self::select), where selecting nothing is a usage error.
     pub fn select_some(&self, selection: &HostSelection, place: &Place) -> Result<Selected<'_>> {
-        let picked = pick(&self.records(), self.bad(), selection, place.name(), true)?;
-        self.selected(picked)
+        self.choose(selection, place, true)
     }
 
     /// The keys of the hosts `selection` names that can be read; selecting nothing is a usage
@@ -121,11 +120,9 @@ impl Snapshot {
         )
     }
 
-    fn selected<'a>(
-        &'a self,
-        (good, bad): (Vec<usize>, Vec<&'a BadObject>),
-    ) -> Result<Selected<'a>> {
+    fn choose(&self, selection: &HostSelection, place: &Place, some: bool) -> Result<Selected<'_>> {
         let records = self.records();
+        let (good, bad) = pick(&records, self.bad(), selection, place.name(), some)?;
         Ok(Selected {
             records: good.into_iter().map(|i| records[i]).collect(),
             bad,
@@ -229,23 +226,9 @@ pub fn select_keys(
                 Some(store) => store.host_labels()?,
                 None => Default::default(),
             };
-            let candidates = hosts
-                .objects
-                .iter()
-                .map(|(key, labels)| Candidate { key, labels })
-                .chain(hosts.bad.iter().map(|b| Candidate {
-                    key: &b.key,
-                    labels: &NO_LABELS,
-                }));
-            let n = hosts.objects.len();
-            let mut keys = Vec::new();
-            let mut bad = Vec::new();
-            for i in selection.select_some(candidates, place.name())? {
-                match hosts.objects.get(i) {
-                    Some((key, _)) => keys.push(key.clone()),
-                    None => bad.push(&hosts.bad[i - n]),
-                }
-            }
+            let labelled: Vec<_> = hosts.objects.iter().map(|(k, l)| (k.clone(), l)).collect();
+            let (good, bad) = pick_labelled(&labelled, &hosts.bad, selection, place.name(), true)?;
+            let keys = good.into_iter().map(|i| labelled[i].0.clone()).collect();
             usable(keys, &bad, selection)
         }
         Place::Files(_) => Snapshot::read(place, input)?.select_keys(selection, place),
@@ -280,19 +263,30 @@ fn pick<'a>(
     place: &str,
     some: bool,
 ) -> Result<(Vec<usize>, Vec<&'a BadObject>)> {
-    let n = records.len();
-    let keys: Vec<ObjectKey> = records
+    let labelled: Vec<_> = records
         .iter()
-        .map(|r| key_of(r))
-        .chain(bad.iter().map(|b| b.key.clone()))
+        .map(|r| (key_of(r), &r.host.metadata.labels))
         .collect();
+    pick_labelled(&labelled, bad, selection, place, some)
+}
+
+/// [`pick`] among hosts given by key and labels.
+fn pick_labelled<'a>(
+    hosts: &[(ObjectKey, &BTreeMap<String, String>)],
+    bad: &'a [BadObject],
+    selection: &HostSelection,
+    place: &str,
+    some: bool,
+) -> Result<(Vec<usize>, Vec<&'a BadObject>)> {
+    let n = hosts.len();
     // A host that cannot be read has no labels.
-    let candidates = keys.iter().enumerate().map(|(i, key)| Candidate {
-        key,
-        labels: records
-            .get(i)
-            .map_or(&NO_LABELS, |r| &r.host.metadata.labels),
-    });
+    let candidates = hosts
+        .iter()
+        .map(|(key, labels)| Candidate { key, labels })
+        .chain(bad.iter().map(|b| Candidate {
+            key: &b.key,
+            labels: &NO_LABELS,
+        }));
     let picked = if some {
         selection.select_some(candidates, place)?
     } else {
@@ -302,7 +296,7 @@ fn pick<'a>(
     Ok((good, picked_bad.into_iter().map(|i| &bad[i - n]).collect()))
 }
 
-static NO_LABELS: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
 
 /// The selected hosts that can be read.
 fn usable(
