@@ -1,26 +1,8 @@
 //! Crash-safe replacement of a file's content.
-//!
-//! [`write_atomic`] writes a temporary file in the same directory, flushes it to disk and
-//! renames it over the target, so readers (and a crash) see either the old or the new
-//! content, never a mix. What this means for the replaced file:
-//!
-//! * its permission bits are kept (a new file gets `0644`); its owner and group are kept when
-//!   the process may set them (i.e. when running as the owner or as root), best effort;
-//! * it gets a new inode: hard links to the old file keep the old content;
-//! * a symlink at `path` itself would be replaced by a regular file. bmhctl therefore resolves
-//!   the user's path once when loading ([`std::fs::canonicalize`]) and writes the link's
-//!   target, so a symlinked host file stays a symlink and the file it points to gets the
-//!   change. This is deliberate: the user's link is part of their setup (e.g. a checkout
-//!   elsewhere), and the target is the file they mean.
-//!
-//! The temporary file is never left behind: it is removed on every error path.
-//!
-//! A host file, which its user may edit while bmhctl runs, is replaced with
-//! [`replace_if_unchanged`] instead: the file it replaces is compared with what was read after
-//! the swap, not only before it, so no edit is lost in the instant between the two.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Mode of a file that did not exist before.
@@ -73,14 +55,8 @@ impl<'p> Beside<'p> {
     }
 }
 
-/// Replace the content of `path` with `bytes` atomically (see the module docs).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomic_mode(path, bytes, None)
-}
-
-/// [`write_atomic`], the result getting permission bits `mode` whatever the replaced file had
-/// (the local store writes Secrets `0600`). The content is never readable with other bits: the
-/// temporary file is created `0600`.
+/// Replaces the content of `path` with `bytes` atomically, the result getting permission bits
+/// `mode` whatever the replaced file had (the local store writes Secrets `0600`).
 pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     write_atomic_with(path, mode, |f| f.write_all(bytes))
 }
@@ -115,16 +91,14 @@ pub fn write_atomic_with(
 /// What [`replace_if_unchanged`] did.
 #[derive(Debug)]
 pub enum Replaced {
-    /// The new content is at the path, and the file it replaced was checked after the swap:
-    /// it held what the caller read. `file` is the new content, still open (and locked, when
-    /// asked): the caller's hold on the file.
+    /// The new content is at the path, and the file it replaced was checked after the swap: it held
+    /// what the caller read.
     Checked { file: File },
     /// The new content is at the path, put there by a plain rename: the filesystem cannot
     /// exchange two names, so the replaced file was checked only before the rename.
     Unchecked { file: File },
-    /// Nothing was written: the file no longer held what the caller read, before the swap or
-    /// in the instant between the check and the swap (then swapped back). The edit is at the
-    /// path, as its author left it.
+    /// Nothing was written: the file no longer held what the caller read, before the swap or in the
+    /// instant between the check and the swap (then swapped back).
     Changed,
     /// Nothing was written, and the edit that made the swap go back met a second edit made to
     /// the new content in the instant it was at the path: the file at the path holds the first
@@ -132,23 +106,8 @@ pub enum Replaced {
     ChangedTwice { kept: PathBuf },
 }
 
-/// Replaces the content of `path` with what `write` writes, only if the file there still holds
-/// what the caller read (`is_as_read` of a path says whether the file there does). An edit is
-/// never lost, in any window:
-///
-/// 1. the new content goes to a temporary file beside `path` and to disk (the slow part);
-/// 2. `is_as_read(path)`: an edit made meanwhile refuses the write ([`Replaced::Changed`]);
-/// 3. the two names are exchanged (`renameat2(RENAME_EXCHANGE)`), so the replaced file is still
-///    in hand, under the temporary name, and `is_as_read` of it runs again: an edit that landed
-///    between 2 and 3 (an append, a write in place, an editor's own rename) swaps the names
-///    back, and the write is refused;
-/// 4. when swapped back, `is_as_written` of the temporary name says the new content was not
-///    edited in its instant at `path`; if it was, that file is kept ([`Replaced::ChangedTwice`]).
-///
-/// Where the filesystem cannot exchange names (`EINVAL`: tmpfs before Linux 3.17, some network
-/// filesystems), step 3 is a plain rename ([`Replaced::Unchecked`]) and the window of step 3 stays
-/// open: the caller says so. With `lock`, the new content is `flock`ed before it takes the
-/// path, so a lock held on the file itself is never let go by a write.
+/// Replaces the content of `path` with what `write` writes, only if the file there still holds what
+/// the caller read (`is_as_read` of a path says whether the file there does).
 pub fn replace_if_unchanged(
     path: &Path,
     lock: bool,
@@ -278,9 +237,7 @@ fn dir_and_name(path: &Path) -> io::Result<(&Path, String)> {
     Ok((dir, name))
 }
 
-/// Writes a content given in many pieces to a file, a buffer at a time. The pieces of a
-/// host file or a sidecar are small (a field, a line): copied into the buffer, they cost less
-/// than handed to the kernel one by one (`writev` of them measured slower).
+/// Writes a content given in many pieces to a file, a buffer at a time.
 pub struct Gather<'f> {
     out: io::BufWriter<&'f File>,
     /// The first error met: the pieces after it are dropped, and [`finish`](Self::finish)
@@ -314,9 +271,8 @@ impl<'f> Gather<'f> {
     }
 }
 
-/// The target name of a temporary file of [`write_atomic`] (`.<target>.<pid>.<random>.tmp`)
-/// whose writer is no longer running, or `None` (not such a file, or the writer may still run).
-/// Only where `/proc` tells which processes run.
+/// The target name of a temporary file of [`write_atomic`] (`.<target>.<pid>.<random>.tmp`) whose
+/// writer is no longer running, or `None` (not such a file, or the writer may still run).
 pub fn stale_temp_target(name: &str) -> Option<&str> {
     let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
     let mut parts = rest.rsplitn(3, '.');
@@ -355,12 +311,7 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
     for _ in 0..16 {
         let tmp = dir.join(format!(".{name}.{pid}.{:016x}.tmp", fastrand::u64(..)));
         let mut opts = OpenOptions::new();
-        opts.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
+        opts.write(true).create_new(true).mode(0o600);
         match opts.open(&tmp) {
             Ok(f) => return Ok((f, tmp)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
@@ -370,7 +321,6 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
     Err(last.unwrap_or_else(|| io::Error::other("cannot create a temporary file")))
 }
 
-#[cfg(unix)]
 fn set_metadata(
     file: &File,
     old: Option<&std::fs::Metadata>,
@@ -389,33 +339,19 @@ fn set_metadata(
     file.set_permissions(std::fs::Permissions::from_mode(mode))
 }
 
-#[cfg(not(unix))]
-fn set_metadata(
-    file: &File,
-    old: Option<&std::fs::Metadata>,
-    _forced: Option<u32>,
-) -> io::Result<()> {
-    if let Some(m) = old {
-        file.set_permissions(m.permissions())?;
-    }
-    Ok(())
-}
-
 /// Make the rename durable.
-#[cfg(unix)]
 fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> io::Result<()> {
-    Ok(())
 }
 
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+        write_atomic_mode(path, bytes, None)
+    }
 
     fn names(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)

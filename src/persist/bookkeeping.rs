@@ -1,6 +1,5 @@
-//! The spec-hash bookkeeping both layouts keep for BMO: a host's generation goes up when its
-//! spec changes (what the API server does with `metadata.generation`), and so do its firmware
-//! objects'.
+//! The spec-hash bookkeeping both layouts keep for BMO: a host's generation goes up when its spec
+//! changes (what the API server does with `metadata.generation`), and so do its firmware objects'.
 
 use crate::record::{Bookkeeping, SpecSnapshot};
 use bmh_api::{BareMetalHostSpec, HostFirmwareComponents, HostFirmwareSettings};
@@ -19,7 +18,7 @@ pub fn spec_hash(spec: &BareMetalHostSpec) -> (String, Arc<SpecSnapshot>) {
 /// SHA-256 (hex) of `value` written with its object keys sorted.
 fn canonical_hash(value: &Value) -> String {
     let canonical = serde_json::to_string(&Sorted(value)).unwrap_or_default();
-    hex(&Sha256::digest(canonical.as_bytes()))
+    format!("{:x}", Sha256::digest(canonical.as_bytes()))
 }
 
 /// Writes a JSON value with its object keys sorted, without copying it.
@@ -41,16 +40,6 @@ impl Serialize for Sorted<'_> {
             other => other.serialize(s),
         }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    s
 }
 
 /// The bookkeeping of a host at load: the sidecar's entry, or a new one (fresh uid,
@@ -95,9 +84,8 @@ pub fn value_hash<T: Serialize>(spec: &T) -> String {
 }
 
 /// Sets the generations of the host's firmware objects in `book.firmware` (as
-/// [`bookkeeping_at_load`] does for the host: 1 for a new object, bumped when its spec changed)
-/// and copies them into the objects' `metadata.generation`. An object that is gone loses its
-/// bookkeeping (and, for the settings, its schema).
+/// [`bookkeeping_at_load`] does for the host: 1 for a new object, bumped when its spec changed) and
+/// copies them into the objects' `metadata.generation`.
 pub fn firmware_at_load(
     book: &mut Bookkeeping,
     settings: Option<&mut HostFirmwareSettings>,
@@ -159,6 +147,10 @@ mod tests {
     }
 
     /// The hash as the sidecars already written have it: of a sorted copy of the JSON tree.
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     fn hash_of_a_sorted_copy(v: &Value) -> String {
         fn sorted(v: &Value) -> Value {
             match v {

@@ -21,22 +21,18 @@ impl LoadOptions {
         }
     }
 
-    fn accepts_kind(&self, api_version: &str, kind: &str) -> bool {
-        self.extra_kinds
-            .iter()
-            .any(|k| k.api_version == api_version && k.kind == kind)
-    }
-
     /// Whether a document of this kind in this namespace is kept for the plugin.
     pub fn accepts_in(&self, api_version: &str, kind: &str, namespace: &str) -> bool {
-        self.accepts_kind(api_version, kind)
+        self.knows_kind(api_version, kind)
             && self.namespace.as_deref().is_none_or(|ns| ns == namespace)
     }
 
     /// Whether documents of this kind are the plugin's, in whatever namespace: a kind the
     /// input may hold.
     pub fn knows_kind(&self, api_version: &str, kind: &str) -> bool {
-        self.accepts_kind(api_version, kind)
+        self.extra_kinds
+            .iter()
+            .any(|k| k.api_version == api_version && k.kind == kind)
     }
 
     /// Whether a document of this kind in this namespace is kept as an object: one of the

@@ -1,11 +1,5 @@
 //! Where hosts live between passes: the user's YAML files (`-f`, [`files`]) or the local store
-//! ([`store`]). Below the runner: nothing here knows how passes are scheduled.
-//!
-//! Both layouts implement [`HostSource`], all the runner sees of persistence: read a host,
-//! stage what a pass changed, commit a group of staged changes, learn of hosts as they appear,
-//! and tell what changed since the last look ([`HostSource::changes`]). The helpers both use
-//! (atomic writes and the removal of temporary files killed writers left, the spec-hash
-//! bookkeeping, the loader's options) live here too.
+//! ([`store`]).
 
 pub mod atomic;
 pub mod bookkeeping;
@@ -43,8 +37,7 @@ pub enum SourceChange {
     Objects,
 }
 
-/// Persistence grouped into commit groups (a user's file; a store object), as the runner uses
-/// it. Hosts are numbered in the order they were given or added.
+/// Persistence grouped into commit groups (a user's file; a store object), as the runner uses it.
 pub trait HostSource: Send + Sync {
     /// The number of commit groups (it grows when a controller adds hosts).
     fn groups(&self) -> usize;
@@ -53,8 +46,7 @@ pub trait HostSource: Send + Sync {
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64>;
     /// Writes everything staged in the group; returns the highest ticket now on disk.
     fn commit(&self, group: usize) -> Result<u64>;
-    /// Keeps a pass's events where `describe` finds them. Best effort, as Kubernetes events
-    /// are: an error is logged and the run goes on.
+    /// Keeps a pass's events where `describe` finds them.
     fn record_events(&self, host: usize, events: &[bmhctl_plugin_sdk::Event]) -> Result<()>;
     /// Whether a host's events go in its bookkeeping ([`crate::record::Bookkeeping::events`])
     /// rather than through [`HostSource::record_events`]: files have no event log of their own.
@@ -67,8 +59,7 @@ pub trait HostSource: Send + Sync {
     fn load(&self, key: &ObjectKey) -> Result<Option<HostRecord>>;
     /// The Secrets and other objects the hosts' provisioner reads, as they are now.
     fn objects(&self) -> Result<ObjectMap>;
-    /// What changed since the last call (the first reports every host it watches). Its own
-    /// writes are not changes.
+    /// What changed since the last call (the first reports every host it watches).
     fn changes(&self) -> Result<Vec<SourceChange>>;
 
     /// The BMCEventSubscriptions where the hosts live, as last read (files are read again by

@@ -1,8 +1,5 @@
 //! What a verb asks of the hosts where they live: an annotation set or removed, a deletion
-//! requested. The same on both layouts: on the store each host changes under its own lock
-//! (read, change, write), so nothing another writer did meanwhile is lost; on files the files'
-//! locks are taken (refused while a `watch -f` holds them) and the host's document is edited
-//! with every other byte kept.
+//! requested.
 
 use super::files::inventory::{self, Inventory, LoadMode};
 use super::snapshot::select_keys;
@@ -15,8 +12,7 @@ use bmh_api::ObjectKey;
 use std::path::{Path, PathBuf};
 
 /// Sets (`Some`) or removes (`None`) annotation `name` on the hosts `selection` picks; returns
-/// their keys. `done` is called after each host's write with whether it changed anything and
-/// the host as it is now (when it can be read).
+/// their keys.
 pub fn annotate(
     place: &Place,
     selection: &HostSelection,
@@ -65,9 +61,7 @@ pub fn annotate(
 }
 
 /// Requests the deletion of the hosts `selection` picks, as of `now`: on the store their
-/// `metadata.deletionTimestamp` (as the API server sets it), on files a mark in their
-/// bookkeeping. Returns their keys; `done` is called for each with whether its deletion was
-/// already requested.
+/// `metadata.deletionTimestamp` (as the API server sets it), on files a mark in their bookkeeping.
 pub fn request_deletion(
     place: &Place,
     selection: &HostSelection,

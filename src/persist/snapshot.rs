@@ -1,9 +1,5 @@
-//! The hosts of a [`Place`] as read now, without a lock: what `get`, `describe`, `export`,
-//! `wait` and the verbs look at, selected the same way for every command.
-//!
-//! A store host that cannot be read (its object, a companion object or a Secret it uses) is
-//! kept apart, with its error: it does not keep the others from being read, and a selection
-//! can still name it (it has no labels to match), so that a command says what is wrong with it.
+//! The hosts of a [`Place`] as read now, without a lock: what `get`, `describe`, `export`, `wait`
+//! and the verbs look at, selected the same way for every command.
 
 use super::Place;
 use super::files::inventory::{self, Inventory, LoadMode};
@@ -18,6 +14,7 @@ use bmh_api::{
     ObjectKey,
 };
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The hosts of a place, read once.
 pub enum Snapshot {
@@ -104,14 +101,12 @@ impl Snapshot {
 
     /// The hosts `selection` names, those that cannot be read among them.
     pub fn select(&self, selection: &HostSelection, place: &Place) -> Result<Selected<'_>> {
-        let keys = self.keys();
-        self.picked(selection.select(self.candidates(&keys), place.name())?)
+        self.choose(selection, place, false)
     }
 
     /// [`select`](Self::select), where selecting nothing is a usage error.
     pub fn select_some(&self, selection: &HostSelection, place: &Place) -> Result<Selected<'_>> {
-        let keys = self.keys();
-        self.picked(selection.select_some(self.candidates(&keys), place.name())?)
+        self.choose(selection, place, true)
     }
 
     /// The keys of the hosts `selection` names that can be read; selecting nothing is a usage
@@ -125,41 +120,13 @@ impl Snapshot {
         )
     }
 
-    /// The keys of the hosts read, then of those that cannot be.
-    fn keys(&self) -> Vec<ObjectKey> {
+    fn choose(&self, selection: &HostSelection, place: &Place, some: bool) -> Result<Selected<'_>> {
         let records = self.records();
-        records
-            .iter()
-            .map(|r| key_of(r))
-            .chain(self.bad().iter().map(|b| b.key.clone()))
-            .collect()
-    }
-
-    /// The candidates of [`Self::keys`]: a host that cannot be read has no labels.
-    fn candidates<'a>(&'a self, keys: &'a [ObjectKey]) -> impl Iterator<Item = Candidate<'a>> {
-        let records = self.records();
-        keys.iter().enumerate().map(move |(i, key)| Candidate {
-            key,
-            labels: records
-                .get(i)
-                .map_or(&NO_LABELS, |r| &r.host.metadata.labels),
+        let (good, bad) = pick(&records, self.bad(), selection, place.name(), some)?;
+        Ok(Selected {
+            records: good.into_iter().map(|i| records[i]).collect(),
+            bad,
         })
-    }
-
-    fn picked(&self, indices: Vec<usize>) -> Result<Selected<'_>> {
-        let records = self.records();
-        let n = records.len();
-        let mut out = Selected {
-            records: Vec::new(),
-            bad: Vec::new(),
-        };
-        for i in indices {
-            match records.get(i) {
-                Some(r) => out.records.push(r),
-                None => out.bad.push(&self.bad()[i - n]),
-            }
-        }
-        Ok(out)
     }
 
     /// A Secret as an object (`data` base64), `None` when absent.
@@ -248,7 +215,6 @@ pub fn read_host(place: &Place, key: &ObjectKey, input: InputPolicy) -> Result<O
 }
 
 /// The keys of the hosts `selection` names at `place`; selecting nothing is a usage error.
-/// Reads no more than selecting needs (on the store, the hosts' labels only).
 pub fn select_keys(
     place: &Place,
     selection: &HostSelection,
@@ -260,23 +226,9 @@ pub fn select_keys(
                 Some(store) => store.host_labels()?,
                 None => Default::default(),
             };
-            let candidates = hosts
-                .objects
-                .iter()
-                .map(|(key, labels)| Candidate { key, labels })
-                .chain(hosts.bad.iter().map(|b| Candidate {
-                    key: &b.key,
-                    labels: &NO_LABELS,
-                }));
-            let n = hosts.objects.len();
-            let mut keys = Vec::new();
-            let mut bad = Vec::new();
-            for i in selection.select_some(candidates, place.name())? {
-                match hosts.objects.get(i) {
-                    Some((key, _)) => keys.push(key.clone()),
-                    None => bad.push(&hosts.bad[i - n]),
-                }
-            }
+            let labelled: Vec<_> = hosts.objects.iter().map(|(k, l)| (k.clone(), l)).collect();
+            let (good, bad) = pick_labelled(&labelled, &hosts.bad, selection, place.name(), true)?;
+            let keys = good.into_iter().map(|i| labelled[i].0.clone()).collect();
             usable(keys, &bad, selection)
         }
         Place::Files(_) => Snapshot::read(place, input)?.select_keys(selection, place),
@@ -291,37 +243,62 @@ pub fn select_records(
     selection: &HostSelection,
     place: &str,
 ) -> Result<Vec<HostRecord>> {
-    let keys: Vec<ObjectKey> = hosts
-        .objects
-        .iter()
-        .map(key_of)
-        .chain(hosts.bad.iter().map(|b| b.key.clone()))
-        .collect();
-    let n = hosts.objects.len();
-    let candidates = keys.iter().enumerate().map(|(i, key)| Candidate {
-        key,
-        labels: hosts
-            .objects
-            .get(i)
-            .map_or(&NO_LABELS, |r| &r.host.metadata.labels),
-    });
-    let picked = selection.select_some(candidates, place)?;
-    let bad: Vec<&BadObject> = picked
-        .iter()
-        .filter(|&&i| i >= n)
-        .map(|&i| &hosts.bad[i - n])
-        .collect();
-    let good: Vec<usize> = picked.into_iter().filter(|&i| i < n).collect();
-    let good_keys = good.iter().map(|&i| keys[i].clone()).collect();
-    usable(good_keys, &bad, selection)?;
+    let records: Vec<&HostRecord> = hosts.objects.iter().collect();
+    let (good, bad) = pick(&records, &hosts.bad, selection, place, true)?;
+    usable(
+        good.iter().map(|&i| key_of(records[i])).collect(),
+        &bad,
+        selection,
+    )?;
     let mut records: Vec<Option<HostRecord>> = hosts.objects.into_iter().map(Some).collect();
     Ok(good.into_iter().filter_map(|i| records[i].take()).collect())
 }
 
-static NO_LABELS: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+/// The indices into `records` of the hosts `selection` names (`some`: selecting nothing is a
+/// usage error), and the hosts of `bad` it names.
+fn pick<'a>(
+    records: &[&HostRecord],
+    bad: &'a [BadObject],
+    selection: &HostSelection,
+    place: &str,
+    some: bool,
+) -> Result<(Vec<usize>, Vec<&'a BadObject>)> {
+    let labelled: Vec<_> = records
+        .iter()
+        .map(|r| (key_of(r), &r.host.metadata.labels))
+        .collect();
+    pick_labelled(&labelled, bad, selection, place, some)
+}
 
-/// The selected hosts that can be read. A host named on the command line that cannot be read
-/// is its error; one only swept up by the selection is said on stderr and left out.
+/// [`pick`] among hosts given by key and labels.
+fn pick_labelled<'a>(
+    hosts: &[(ObjectKey, &BTreeMap<String, String>)],
+    bad: &'a [BadObject],
+    selection: &HostSelection,
+    place: &str,
+    some: bool,
+) -> Result<(Vec<usize>, Vec<&'a BadObject>)> {
+    let n = hosts.len();
+    // A host that cannot be read has no labels.
+    let candidates = hosts
+        .iter()
+        .map(|(key, labels)| Candidate { key, labels })
+        .chain(bad.iter().map(|b| Candidate {
+            key: &b.key,
+            labels: &NO_LABELS,
+        }));
+    let picked = if some {
+        selection.select_some(candidates, place)?
+    } else {
+        selection.select(candidates, place)?
+    };
+    let (good, picked_bad): (Vec<usize>, Vec<usize>) = picked.into_iter().partition(|&i| i < n);
+    Ok((good, picked_bad.into_iter().map(|i| &bad[i - n]).collect()))
+}
+
+static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
+
+/// The selected hosts that can be read.
 fn usable(
     keys: Vec<ObjectKey>,
     bad: &[&BadObject],

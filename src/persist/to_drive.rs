@@ -12,8 +12,7 @@ use crate::selection::HostSelection;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The files' hosts and the indices of those `selection` picks. `admit`: refuse what BMO's
-/// webhook and the CRD schema would.
+/// The files' hosts and the indices of those `selection` picks.
 pub fn from_files(
     paths: &[PathBuf],
     mode: LoadMode,

@@ -1,13 +1,5 @@
 //! Adding one annotation to a host in the user's file, as the verbs do (`power off -f`, ...),
 //! leaving every other byte as it is.
-//!
-//! The entry is written key and value double-quoted (JSON strings are YAML double-quoted
-//! scalars, and valid in block and flow context alike): as a line before the first entry of a
-//! block `metadata.annotations`, right after the `{` of a flow one, after the colon of an
-//! empty `annotations:`, or as a new `annotations` entry first in `metadata` (a line of its own
-//! in a block mapping, after the `{` of a flow one). The result is parsed again and must be
-//! the document with that one annotation more; any other layout is refused with a message
-//! asking to add it by hand.
 
 use super::yaml_file::{PathSeg, YamlFile};
 use crate::error::Error;

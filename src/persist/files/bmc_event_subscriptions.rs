@@ -1,8 +1,6 @@
-//! BMCEventSubscription documents in the user's files: typed and checked with BMO's admission
-//! rules while parsing (problems at `file:line:column`), then kept by the [`super::file_source`]
-//! so their controller can read them and write their `status:` back into the file, as a host's
-//! is. Only a file holding a BareMetalHost is ever written, so a subscription whose status is to
-//! be written must be in one.
+//! BMCEventSubscription documents in the user's files: typed and checked with BMO's admission rules
+//! while parsing (problems at `file:line:column`), then kept by the [`super::file_source`] so their
+//! controller can read them and write their `status:` back into the file, as a host's is.
 
 use super::host_file::HostFile;
 use super::parse::OtherDocument;

@@ -1,25 +1,10 @@
-//! Hosts that live in the user's files, as a [`HostSource`]: one commit group per file (a
-//! host's firmware objects are in its file, so they share its group).
-//!
-//! The source holds the lock of every file it may write (taken by the [`Inventory`] it is made
-//! from, or when a new file appears in a watched directory). A pass's changes are staged into
-//! the file's text and committed as one atomic write ([`HostFile::commit`]), which is refused
-//! when the file changed on disk meanwhile: the file is then read again, the statuses this run
-//! holds are spliced into its new text (the status we hold wins, the user's edit of everything
-//! else wins) and the commit is made again on that text, so that an edit is never overwritten
-//! nor lost; its hosts are reported changed, so that their next passes take the new spec, as a
-//! controller whose status write met a newer object does.
-//!
-//! [`HostSource::changes`] compares every file's size, modification time and inode with what
-//! the source last read or wrote (files of Secrets and other objects too), and looks for files
-//! that appeared in (or went from) the directories given; when anything differs, all paths are
-//! loaded again, every host of a changed file is reported changed, the hosts no longer there
-//! gone, and the objects changed.
+//! Hosts that live in the user's files, as a [`HostSource`]: one commit group per file (a host's
+//! firmware objects are in its file, so they share its group).
 
 use super::bmc_event_subscriptions::{
     SubscriptionDoc, not_in_a_host_file, subscription_docs, write_status,
 };
-use super::host_file::{HostFile, Stamp, host_status_text, status_yaml};
+use super::host_file::{HostFile, Stamp, host_status_text, status_of, status_yaml};
 use super::inventory::{self, HostEntry, Inventory, LoadMode};
 use super::lock::FileLock;
 use super::paths::expand;
@@ -27,12 +12,13 @@ use super::sidecar;
 use super::yaml_file::YamlFile;
 use crate::error::{Error, Result};
 use crate::objects::ObjectMap;
-use crate::persist::{HostSource, LoadOptions, SourceChange, Staged};
+use crate::persist::{Change, HostSource, LoadOptions, SourceChange, Staged};
 use crate::record::HostRecord;
 use bmh_api::{
     BareMetalHostStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus, ObjectKey,
 };
-use serde_json::Value;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +30,7 @@ use std::sync::{Arc, Mutex, RwLock};
 const EDIT_TURNS: usize = 5;
 const EDIT_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 
+#[derive(Default)]
 struct Group {
     /// `None` once the file is gone from the paths.
     file: Option<HostFile>,
@@ -62,10 +49,7 @@ impl Group {
     fn of(file: HostFile) -> Group {
         Group {
             file: Some(file),
-            staged: 0,
-            hosts: HashMap::new(),
-            reread: false,
-            gone: Vec::new(),
+            ..Group::default()
         }
     }
 }
@@ -76,9 +60,8 @@ struct Entry {
     settings_doc: Option<usize>,
     components_doc: Option<usize>,
     data_image_doc: Option<usize>,
-    /// The host as its last pass left it (what [`HostSource::load`] answers); `None` once
-    /// handed over ([`FileSource::handing_over`]).
-    /// Boxed: the entries of a big file stay small once their records are handed over.
+    /// The host as its last pass left it (what [`HostSource::load`] answers); `None` once handed
+    /// over ([`FileSource::handing_over`]).
     record: Option<Box<HostRecord>>,
     /// BMO's delete path finished: the host is gone until its file changes.
     deleted: bool,
@@ -109,20 +92,23 @@ impl Held {
         entry: &Entry,
     ) -> Result<()> {
         if self.status {
-            let s = status_in::<BareMetalHostStatus>(old, before.doc)?;
-            file.stage_status(entry.doc, s.as_ref())?;
+            restage::<BareMetalHostStatus>(old, Some(before.doc), file, Some(entry.doc))?;
         }
-        if self.settings
-            && let (Some(was), Some(doc)) = (before.settings_doc, entry.settings_doc)
-        {
-            let s = status_in::<HostFirmwareSettingsStatus>(old, was)?;
-            file.stage_status(doc, s.as_ref())?;
+        if self.settings {
+            restage::<HostFirmwareSettingsStatus>(
+                old,
+                before.settings_doc,
+                file,
+                entry.settings_doc,
+            )?;
         }
-        if self.components
-            && let (Some(was), Some(doc)) = (before.components_doc, entry.components_doc)
-        {
-            let s = status_in::<HostFirmwareComponentsStatus>(old, was)?;
-            file.stage_status(doc, s.as_ref())?;
+        if self.components {
+            restage::<HostFirmwareComponentsStatus>(
+                old,
+                before.components_doc,
+                file,
+                entry.components_doc,
+            )?;
         }
         if !self.removed.is_empty() {
             let keys: Vec<&str> = self.removed.iter().map(String::as_str).collect();
@@ -132,29 +118,56 @@ impl Held {
     }
 }
 
-/// The status of document `doc` of `yaml`, as bmhctl wrote it there.
-fn status_in<T: serde::de::DeserializeOwned>(yaml: &YamlFile, doc: usize) -> Result<Option<T>> {
-    let unreadable = |e: &dyn std::fmt::Display| {
+/// Stages into document `doc` of `file` the status document `was` of `old` has, as bmhctl
+/// wrote it there.
+fn restage<T: DeserializeOwned + Serialize + PartialEq + Clone>(
+    old: &YamlFile,
+    was: Option<usize>,
+    file: &mut HostFile,
+    doc: Option<usize>,
+) -> Result<()> {
+    let (Some(was), Some(doc)) = (was, doc) else {
+        return Ok(());
+    };
+    let s = status_of::<T>(old, was).map_err(|e| {
         Error::bug(format!(
             "internal error: cannot read back a status bmhctl wrote: {e}"
         ))
+    })?;
+    file.stage_status(doc, s.as_ref())
+}
+
+/// A companion document's status as a pass stages it, serialised before the file's lock is
+/// taken.
+type Prepared<'a, T> = Option<(Option<&'a T>, Option<String>)>;
+
+fn prepare<T: Serialize>(change: Change<&T>) -> Result<Prepared<'_, T>> {
+    change
+        .written()
+        .map(|s| Ok((s, status_yaml(s)?)))
+        .transpose()
+}
+
+/// Stages a prepared status into the companion document `doc`; whether there was one to stage.
+fn stage_companion<T: DeserializeOwned + PartialEq + Clone>(
+    file: &mut HostFile,
+    doc: Option<usize>,
+    prepared: Prepared<'_, T>,
+) -> Result<bool> {
+    let (Some(doc), Some((status, text))) = (doc, prepared) else {
+        return Ok(false);
     };
-    let value: Value =
-        serde_saphyr::from_str(yaml.document_text(doc)).map_err(|e| unreadable(&e))?;
-    match value.get("status") {
-        None | Some(Value::Null) => Ok(None),
-        Some(s) => serde_json::from_value(s.clone())
-            .map(Some)
-            .map_err(|e| unreadable(&e)),
-    }
+    file.stage_status_yaml(doc, status, text.as_deref())?;
+    Ok(true)
 }
 
 impl Entry {
-    /// The entry of a loaded host, and its record when the caller keeps it.
-    fn new(h: HostEntry, kept: Kept) -> (Self, Option<HostRecord>) {
-        let (record, handed) = match kept {
-            Kept::Here => (Some(Box::new(h.record)), None),
-            Kept::ByCaller => (None, Some(h.record)),
+    /// The entry of a loaded host, keeping its record here (`keep`) or giving it back.
+    fn new(h: HostEntry, keep: bool) -> (Self, Option<HostRecord>) {
+        let (record, handed) = if keep {
+            (Some(Box::new(h.record)), None)
+        } else {
+            (None, Some(h.record))
         };
         let entry = Entry {
             doc: h.doc,
@@ -169,13 +182,6 @@ impl Entry {
     }
 }
 
-/// Who keeps a host's record between passes.
-#[derive(Clone, Copy)]
-enum Kept {
-    Here,
-    ByCaller,
-}
-
 /// A runner's host, as its passes name it: shared, so that a pass takes it without copying.
 struct HostKey {
     key: ObjectKey,
@@ -183,7 +189,7 @@ struct HostKey {
     sidecar: String,
 }
 
-/// The hosts of the files given on the command line (see the module docs).
+/// The hosts of the files given on the command line.
 pub struct FileSource {
     paths: Vec<PathBuf>,
     options: LoadOptions,
@@ -206,11 +212,10 @@ pub struct FileSource {
 }
 
 impl FileSource {
-    /// A source over the files of `inv`, loaded in [`LoadMode::Write`] with
-    /// `options` (used to load them again when they change). No host is the runner's until
-    /// [`HostSource::add_host`] adds it.
+    /// A source over the files of `inv`, loaded in [`LoadMode::Write`] with `options` (used to
+    /// load them again when they change).
     pub fn new(inv: Inventory, options: &LoadOptions) -> Self {
-        Self::build(inv, options, |h| Entry::new(h, Kept::Here)).0
+        Self::build(inv, options, true).0
     }
 
     /// [`new`](Self::new) for a caller that keeps the hosts' records between passes itself
@@ -218,17 +223,13 @@ impl FileSource {
     /// instead of being kept twice, and the source cannot [`load`](HostSource::load) a host
     /// until its file is read again.
     pub fn handing_over(inv: Inventory, options: &LoadOptions) -> (Self, Vec<HostRecord>) {
-        let (source, records) = Self::build(inv, options, |h| Entry::new(h, Kept::ByCaller));
+        let (source, records) = Self::build(inv, options, false);
         // The caller has every host already: its first look for changes reports only changes.
         source.scanned.store(true, Ordering::SeqCst);
         (source, records)
     }
 
-    fn build(
-        inv: Inventory,
-        options: &LoadOptions,
-        entry: impl Fn(HostEntry) -> (Entry, Option<HostRecord>),
-    ) -> (Self, Vec<HostRecord>) {
+    fn build(inv: Inventory, options: &LoadOptions, keep: bool) -> (Self, Vec<HostRecord>) {
         let Inventory {
             paths,
             files,
@@ -247,25 +248,19 @@ impl FileSource {
         for h in hosts {
             let (file, key) = (h.file, h.key.clone());
             index.insert(key.clone(), file);
-            let (e, record) = entry(h);
+            let (e, record) = Entry::new(h, keep);
             groups[file].hosts.insert(key, e);
             handed.extend(record);
         }
-        let known: BTreeSet<PathBuf> = groups
-            .iter()
-            .filter_map(|g| g.file.as_ref().map(|f| f.real_path().to_path_buf()))
+        let groups: Vec<_> = groups
+            .into_iter()
+            .map(|g| Arc::new(Mutex::new(g)))
             .collect();
-        let others = Mutex::new(other_files(&paths, &known));
         let source = Self {
+            others: Mutex::new(other_files(&paths, &groups)),
             paths,
             options: options.clone(),
-            others,
-            groups: RwLock::new(
-                groups
-                    .into_iter()
-                    .map(|g| Arc::new(Mutex::new(g)))
-                    .collect(),
-            ),
+            groups: RwLock::new(groups),
             index: RwLock::new(index),
             hosts: RwLock::new(Vec::new()),
             objects: RwLock::new(objects),
@@ -287,6 +282,18 @@ impl FileSource {
         keys.into_iter().map(|(_, _, k)| k).collect()
     }
 
+    fn subs(&self) -> std::sync::RwLockReadGuard<'_, Vec<SubscriptionDoc>> {
+        self.subscriptions
+            .read()
+            .expect("file source subscriptions")
+    }
+
+    fn subs_mut(&self) -> std::sync::RwLockWriteGuard<'_, Vec<SubscriptionDoc>> {
+        self.subscriptions
+            .write()
+            .expect("file source subscriptions")
+    }
+
     fn all_groups(&self) -> Vec<Arc<Mutex<Group>>> {
         self.groups.read().expect("file groups").clone()
     }
@@ -301,9 +308,7 @@ impl FileSource {
             .clone()
     }
 
-    /// The group holding `key`, if any. With one file there is no other group: every caller
-    /// then looks the key up in that group's own map, which says whether the host is there, so
-    /// the index (a second look-up that misses the cache at scale) is skipped.
+    /// The group holding `key`, if any.
     fn group_of_key(&self, key: &ObjectKey) -> Option<usize> {
         if self.groups() == 1 {
             return Some(0);
@@ -339,19 +344,13 @@ impl FileSource {
         take_new_text(group, fresh, inv.hosts)?;
         // The file's subscriptions as it holds them now (an edit may have removed one), taken
         // only with its new text: their document indexes are that text's.
-        let mut subs = self
-            .subscriptions
-            .write()
-            .expect("file source subscriptions");
+        let mut subs = self.subs_mut();
         subs.retain(|d| d.file != path);
         subs.extend(subscriptions_now);
         drop(subs);
         group.reread = true;
-        for key in before {
-            if !group.hosts.contains_key(&key) {
-                group.gone.push(key);
-            }
-        }
+        let gone = before.into_iter().filter(|k| !group.hosts.contains_key(k));
+        group.gone.extend(gone);
         Ok(())
     }
 
@@ -399,10 +398,7 @@ impl FileSource {
             other_documents,
             ..
         } = inv;
-        *self
-            .subscriptions
-            .write()
-            .expect("file source subscriptions") = subscription_docs(&other_documents);
+        *self.subs_mut() = subscription_docs(&other_documents);
         let mut by_file: Vec<Vec<HostEntry>> = files.iter().map(|_| Vec::new()).collect();
         for h in hosts {
             let f = h.file;
@@ -427,14 +423,7 @@ impl FileSource {
             }
         }
         self.reindex(&groups, &mut changes);
-        let known: BTreeSet<PathBuf> = groups
-            .iter()
-            .filter_map(|g| {
-                let g = g.lock().expect("file group");
-                g.file.as_ref().map(|f| f.real_path().to_path_buf())
-            })
-            .collect();
-        *self.others.lock().expect("file source others") = other_files(&self.paths, &known);
+        *self.others.lock().expect("file source others") = other_files(&self.paths, &groups);
         *self.objects.write().expect("file source objects") = objects;
         changes.push(SourceChange::Objects);
         *self.last_problem.lock().expect("file source problem") = None;
@@ -488,9 +477,7 @@ impl FileSource {
         let mut group = Group::of(file);
         for h in entries {
             changes.push(SourceChange::Host(h.key.clone()));
-            group
-                .hosts
-                .insert(h.key.clone(), Entry::new(h, Kept::Here).0);
+            group.hosts.insert(h.key.clone(), Entry::new(h, true).0);
         }
         groups.push(Arc::new(Mutex::new(group)));
         seen.insert(groups.len() - 1);
@@ -512,11 +499,10 @@ impl FileSource {
     }
 }
 
-/// Takes a file's new text (edited during the run) in place of the group's: the file's lock and
-/// its sidecar as this run holds it carry over, and what each host's entry holds (its statuses,
-/// the annotations it consumed) is staged into its new document: the status this run holds
-/// wins, the user's edit of everything else wins. A record kept here keeps its status and
-/// bookkeeping likewise. Nothing changes when the splice fails.
+/// Takes a file's new text (edited during the run) in place of the group's: the file's lock and its
+/// sidecar as this run holds it carry over, and what each host's entry holds (its statuses, the
+/// annotations it consumed) is staged into its new document: the status this run holds wins, the
+/// user's edit of everything else wins.
 fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>) -> Result<()> {
     // The text as this run holds it, parsed again (its staged statuses are read from it): an
     // edit met during a run is rare, so nothing is kept per host for it meanwhile.
@@ -524,7 +510,7 @@ fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>
     let mut hosts = HashMap::with_capacity(entries.len());
     for h in entries {
         let key = h.key.clone();
-        let (mut entry, _) = Entry::new(h, Kept::Here);
+        let (mut entry, _) = Entry::new(h, true);
         if let Some(before) = group.hosts.get(&key) {
             if let (Some(held), Some(file)) = (&before.held, &group.file) {
                 if old.is_none() {
@@ -569,14 +555,29 @@ fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>
     group.file.as_mut().map_or(Ok(()), HostFile::follow_lock)
 }
 
+/// The conflict `why` of a file that cannot be read again after it.
+fn unreadable_again(why: &str, e: &Error) -> Error {
+    Error::Conflict(format!("{why}: it cannot be read again: {}", e.chain()))
+}
+
 /// A file whose hosts are loaded: what its sidecar read is in their records now.
 fn loaded(mut file: HostFile) -> HostFile {
     file.sidecar.forget_read();
     file
 }
 
-/// The files of `paths` but the `known` ones, with their stamps now.
-fn other_files(paths: &[PathBuf], known: &BTreeSet<PathBuf>) -> BTreeMap<PathBuf, Option<Stamp>> {
+/// The files of `paths` but those of `groups`, with their stamps now.
+fn other_files(
+    paths: &[PathBuf],
+    groups: &[Arc<Mutex<Group>>],
+) -> BTreeMap<PathBuf, Option<Stamp>> {
+    let known: BTreeSet<PathBuf> = groups
+        .iter()
+        .filter_map(|g| {
+            let g = g.lock().expect("file group");
+            g.file.as_ref().map(|f| f.real_path().to_path_buf())
+        })
+        .collect();
     expand(paths, &mut Vec::new())
         .unwrap_or_default()
         .into_iter()
@@ -617,21 +618,9 @@ impl HostSource for FileSource {
         // Serialised before the file's lock is taken: passes of other hosts of the file stage
         // (and its commit runs) meanwhile.
         let status_text = staged.status.written().map(host_status_text).transpose()?;
-        let settings_text = staged
-            .firmware_settings_status
-            .written()
-            .map(status_yaml)
-            .transpose()?;
-        let components_text = staged
-            .firmware_components_status
-            .written()
-            .map(status_yaml)
-            .transpose()?;
-        let data_image_text = staged
-            .data_image_status
-            .written()
-            .map(status_yaml)
-            .transpose()?;
+        let settings = prepare(staged.firmware_settings_status)?;
+        let components = prepare(staged.firmware_components_status)?;
+        let data_image = prepare(staged.data_image_status)?;
         let host_key = self.key_of(host);
         let book_json = staged.bookkeeping.written().map(|b| b.map(sidecar::encode));
         let key = &host_key.key;
@@ -656,27 +645,9 @@ impl HostSource for FileSource {
         if let (Some(status), Some(text)) = (staged.status.written(), &status_text) {
             file.stage_host_status(entry.doc, status, text.as_ref())?;
         }
-        if let (Some(d), Some(status), Some(text)) = (
-            entry.settings_doc,
-            staged.firmware_settings_status.written(),
-            &settings_text,
-        ) {
-            file.stage_status_yaml(d, status, text.as_deref())?;
-        }
-        if let (Some(d), Some(status), Some(text)) = (
-            entry.components_doc,
-            staged.firmware_components_status.written(),
-            &components_text,
-        ) {
-            file.stage_status_yaml(d, status, text.as_deref())?;
-        }
-        if let (Some(d), Some(status), Some(text)) = (
-            entry.data_image_doc,
-            staged.data_image_status.written(),
-            &data_image_text,
-        ) {
-            file.stage_status_yaml(d, status, text.as_deref())?;
-        }
+        let settings = stage_companion(file, entry.settings_doc, settings)?;
+        let components = stage_companion(file, entry.components_doc, components)?;
+        stage_companion(file, entry.data_image_doc, data_image)?;
         if !staged.removed_annotations.is_empty() {
             let keys: Vec<&str> = staged
                 .removed_annotations
@@ -687,8 +658,8 @@ impl HostSource for FileSource {
         }
         let held = entry.held.get_or_insert_with(Default::default);
         held.status |= status_text.is_some();
-        held.settings |= entry.settings_doc.is_some() && settings_text.is_some();
-        held.components |= entry.components_doc.is_some() && components_text.is_some();
+        held.settings |= settings;
+        held.components |= components;
         held.removed
             .extend(staged.removed_annotations.iter().cloned());
         let mut unneeded = None;
@@ -740,10 +711,7 @@ impl HostSource for FileSource {
                     tracing::info!("{path} changed on disk during the run: reading it again");
                     if let Err(e) = self.reread(&mut g) {
                         if turns == EDIT_TURNS {
-                            return Err(Error::Conflict(format!(
-                                "{why}: it cannot be read again: {}",
-                                e.chain()
-                            )));
+                            return Err(unreadable_again(&why, &e));
                         }
                         // Perhaps caught half-way through an edit written in place.
                         std::thread::sleep(EDIT_SETTLE);
@@ -794,13 +762,7 @@ impl HostSource for FileSource {
     }
 
     fn event_subscriptions(&self) -> Result<Vec<bmh_api::BmcEventSubscription>> {
-        Ok(self
-            .subscriptions
-            .read()
-            .expect("file source subscriptions")
-            .iter()
-            .map(|d| d.sub.clone())
-            .collect())
+        Ok(self.subs().iter().map(|d| d.sub.clone()).collect())
     }
 
     fn write_event_subscription_status(
@@ -814,13 +776,7 @@ impl HostSource for FileSource {
         };
         // Copied out: the subscriptions' lock is never held while a file group's is taken (a
         // refused commit reads its file again, subscriptions included, under the group's).
-        let found = self
-            .subscriptions
-            .read()
-            .expect("file source subscriptions")
-            .iter()
-            .find(|d| is_it(d))
-            .cloned();
+        let found = self.subs().iter().find(|d| is_it(d)).cloned();
         let Some(d) = found else {
             return Ok(false);
         };
@@ -836,10 +792,7 @@ impl HostSource for FileSource {
         match write_status(file, d.doc, status) {
             Ok(()) => {
                 drop(g);
-                let mut subs = self
-                    .subscriptions
-                    .write()
-                    .expect("file source subscriptions");
+                let mut subs = self.subs_mut();
                 if let Some(d) = subs.iter_mut().find(|d| is_it(d)) {
                     d.sub.status = Some(status.clone());
                 }
@@ -848,13 +801,10 @@ impl HostSource for FileSource {
             Err(Error::Conflict(why)) => {
                 // The file changed on disk: the status is not written over the edit, and the
                 // file is read again so that the next reconcile sees the subscription as it is.
-                match self.reread(&mut g) {
-                    Ok(()) => Err(Error::Conflict(why)),
-                    Err(again) => Err(Error::Conflict(format!(
-                        "{why}: it cannot be read again: {}",
-                        again.chain()
-                    ))),
-                }
+                Err(match self.reread(&mut g) {
+                    Ok(()) => Error::Conflict(why),
+                    Err(again) => unreadable_again(&why, &again),
+                })
             }
             Err(e) => Err(e),
         }
@@ -868,9 +818,8 @@ impl HostSource for FileSource {
                 .map(SourceChange::Host)
                 .collect());
         }
-        // The hosts of files read again after a refused commit (the edit that refused it is
-        // seen there, not by comparing stamps), and those no longer there. The index follows
-        // once no file is held (a reload takes it before the files).
+        // The hosts of files read again after a refused commit (the edit that refused it is seen
+        // there, not by comparing stamps), and those no longer there.
         let mut reread = Vec::new();
         let mut present: Vec<(ObjectKey, usize)> = Vec::new();
         let mut gone: Vec<(ObjectKey, usize)> = Vec::new();

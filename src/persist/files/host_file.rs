@@ -1,6 +1,5 @@
 //! A file holding hosts, as bmhctl writes it back: the user's text with staged edits (status
-//! blocks, consumed annotations), its sidecar and its lock. Writes are atomic, byte-preserving
-//! outside the edits, and refused when the file changed on disk since it was read.
+//! blocks, consumed annotations), its sidecar and its lock.
 
 use super::lock::FileLock;
 use super::sidecar::Sidecar;
@@ -26,10 +25,17 @@ pub struct CommitStats {
     pub sidecar_written: bool,
 }
 
-impl std::ops::AddAssign for CommitStats {
-    fn add_assign(&mut self, o: CommitStats) {
-        self.file_written |= o.file_written;
-        self.sidecar_written |= o.sidecar_written;
+/// The status of document `doc` of `yaml` (`None`: no status), or why it cannot be read.
+pub(super) fn status_of<T: DeserializeOwned>(
+    yaml: &YamlFile,
+    doc: usize,
+) -> Result<Option<T>, String> {
+    let v: Value = serde_saphyr::from_str(yaml.document_text(doc)).map_err(|e| e.to_string())?;
+    match v.get("status") {
+        None | Some(Value::Null) => Ok(None),
+        Some(s) => serde_json::from_value(s.clone())
+            .map(Some)
+            .map_err(|e| e.to_string()),
     }
 }
 
@@ -40,9 +46,8 @@ pub struct HostFile {
     /// The resolved path: what is read, written and locked.
     pub(super) real_path: PathBuf,
     pub(super) yaml: YamlFile,
-    /// What we last wrote to `real_path`, as the edits that made it over the text parsed;
-    /// `None` while it still holds what was parsed. (Kept as edits, not text: a big file's
-    /// text is never held twice.)
+    /// What we last wrote to `real_path`, as the edits that made it over the text parsed; `None`
+    /// while it still holds what was parsed.
     pub(super) disk_text: Option<Overlay>,
     /// The file's metadata when we last read or wrote it: a cheap check that nobody else
     /// wrote it since (the content is compared only when this differs).
@@ -103,13 +108,8 @@ impl StatusText {
 }
 
 /// A host's status as [`HostFile::stage_host_status`] takes it: the text of [`status_yaml`],
-/// rendered field by field so that what does not change from one save to the next is
-/// rendered (and laid out under `status:`) once, and reused while it stays equal. Rendering
-/// YAML is the dear part of a save; the hardware details are the biggest field and do not
-/// change once inspected (the fixture's are the same for every host), a condition changes only
-/// on a transition, and hosts that move together share images, credentials and timestamps.
-/// Each thread keeps its recent renderings of each field, looked up by equality; the file's
-/// edits hold the pieces, so a field's text shared by many hosts is in memory once.
+/// rendered field by field so that what does not change from one save to the next is rendered (and
+/// laid out under `status:`) once, and reused while it stays equal.
 pub fn host_status_text(status: Option<&BareMetalHostStatus>) -> Result<Option<StatusText>, Error> {
     let Some(s) = status else {
         return Ok(None);
@@ -122,8 +122,7 @@ pub fn host_status_text(status: Option<&BareMetalHostStatus>) -> Result<Option<S
     }
 }
 
-/// [`host_status_text`]'s pieces. The fields, their order and when each is left out are those
-/// of `BareMetalHostStatus`'s serde attributes.
+/// [`host_status_text`]'s pieces.
 fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
     let mut out = Vec::with_capacity(16 + s.conditions.len());
     head_in_parts(s, &mut out)?;
@@ -147,59 +146,15 @@ fn status_in_parts(s: &BareMetalHostStatus) -> Result<Vec<LaidOut>, Error> {
             cached_field(cache, 4, &mut out, name, c)?;
         }
     }
-    let e = &s.error_message;
-    cached(
-        &MESSAGES,
-        4,
-        &mut out,
-        |k| k == e,
-        || e.clone(),
-        |out| {
-            if e.is_empty() {
-                out.push_str("errorMessage: \"\"\n");
-                Ok(())
-            } else {
-                entry(out, "errorMessage", e)
-            }
-        },
-    )?;
-    let powered = s.powered_on;
-    cached(
-        &POWER,
-        2,
-        &mut out,
-        |k| *k == powered,
-        || powered,
-        |out| {
-            out.push_str(if powered {
-                "poweredOn: true\n"
-            } else {
-                "poweredOn: false\n"
-            });
-            Ok(())
-        },
-    )?;
+    cached_field(&MESSAGES, 4, &mut out, "errorMessage", &s.error_message)?;
+    cached_field(&POWER, 2, &mut out, "poweredOn", &s.powered_on)?;
     let h = &s.operation_history;
     if !h.is_empty() {
         cached_field(&HISTORIES, 16, &mut out, "operationHistory", h)?;
     }
-    let counts = (s.error_count, s.provisioning_fail_count);
-    cached(
-        &COUNTS,
-        4,
-        &mut out,
-        |k| *k == counts,
-        || counts,
-        |out| {
-            use std::fmt::Write;
-            let _ = write!(
-                out,
-                "errorCount: {}\nprovisioningFailCount: {}\n",
-                counts.0, counts.1
-            );
-            Ok(())
-        },
-    )?;
+    cached_field(&ERROR_COUNTS, 4, &mut out, "errorCount", &s.error_count)?;
+    let fails = &s.provisioning_fail_count;
+    cached_field(&FAIL_COUNTS, 4, &mut out, "provisioningFailCount", fails)?;
     if let Some(i) = &s.last_attempted_image {
         cached_field(&IMAGES, 4, &mut out, "lastAttemptedImage", i)?;
     }
@@ -353,7 +308,7 @@ fn same_short_text(a: &str, b: &str) -> bool {
 const CONDITIONS_KEY: &str = "conditions:\n";
 
 /// A thread's recent renderings of one field: the value and its text, laid out.
-type Recent<K> = std::cell::RefCell<std::collections::VecDeque<(K, LaidOut)>>;
+type Recent<K> = super::Recent<K, LaidOut>;
 
 type Head = (OperationalStatus, ErrorType, Option<String>, String);
 
@@ -366,7 +321,8 @@ thread_local! {
     static MESSAGES: Recent<String> = Recent::default();
     static POWER: Recent<bool> = Recent::default();
     static HISTORIES: Recent<OperationHistory> = Recent::default();
-    static COUNTS: Recent<(i64, i64)> = Recent::default();
+    static ERROR_COUNTS: Recent<i64> = Recent::default();
+    static FAIL_COUNTS: Recent<i64> = Recent::default();
     static IMAGES: Recent<Image> = Recent::default();
     static CONDITIONS: [Recent<Condition>; CONDITION_PLACES] = Default::default();
 }
@@ -393,21 +349,11 @@ fn cached_in<K>(
     key: impl FnOnce() -> K,
     render: impl FnOnce(&mut String) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let mut recent = recent.borrow_mut();
-    // The newest first: the hosts a thread saves one after the other moved alike, so a
-    // hit is most likely the last rendering kept, and the older ones (a condition's
-    // earlier transitions, equal but for their time) cost a comparison each.
-    if let Some((_, text)) = recent.iter().rev().find(|(k, _)| matches(k)) {
-        out.push(text.clone());
-        return Ok(());
-    }
-    let mut text = String::new();
-    render(&mut text)?;
-    let piece = laid_out(&text)?;
-    if recent.len() >= kept {
-        recent.pop_front();
-    }
-    recent.push_back((key(), piece.clone()));
+    let piece = super::recent_or(recent, kept, matches, key, || {
+        let mut text = String::new();
+        render(&mut text)?;
+        laid_out(&text)
+    })?;
     out.push(piece);
     Ok(())
 }
@@ -436,14 +382,14 @@ struct StatusExtra<'a> {
 
 /// Size, modification time and inode of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Stamp {
+pub(crate) struct Stamp {
     len: u64,
     modified: std::time::SystemTime,
     ino: u64,
 }
 
 impl Stamp {
-    pub(super) fn of(path: &Path) -> Option<Stamp> {
+    pub(crate) fn of(path: &Path) -> Option<Stamp> {
         use std::os::unix::fs::MetadataExt;
         let m = std::fs::metadata(path).ok()?;
         Some(Stamp {
@@ -463,21 +409,14 @@ impl HostFile {
             .unwrap_or_else(|| NONE.get_or_init(Overlay::default))
     }
 
-    /// What `real_path` holds, in pieces.
-    fn disk_pieces(&self) -> Vec<&str> {
-        self.yaml.pieces(Some(self.disk_overlay()))
-    }
-
     /// What `real_path` holds, whole.
     fn disk_text(&self) -> String {
-        self.disk_pieces().concat()
+        self.yaml.pieces(Some(self.disk_overlay())).concat()
     }
 }
 
-/// Whether the file at `path` holds exactly the text `each` gives in pieces, read a block at
-/// a time: a big file is neither read into memory whole nor its pieces listed. (Its length is
-/// not compared first: that would walk the pieces twice, and a file of another length differs
-/// at its first differing byte or at its end anyway.)
+/// Whether the file at `path` holds exactly the text `each` gives in pieces, read a block at a
+/// time: a big file is neither read into memory whole nor its pieces listed.
 fn file_holds(path: &Path, each: impl FnOnce(&mut dyn FnMut(&[u8]))) -> std::io::Result<bool> {
     let file = std::fs::File::open(path)?;
     let mut read = Compared {
@@ -565,16 +504,7 @@ impl HostFile {
         &self.sidecar
     }
 
-    /// Whether this file was loaded in [`super::inventory::LoadMode::Write`] (and is locked).
-    pub fn is_writable(&self) -> bool {
-        self.lock.is_some()
-    }
-
-    /// Set (`Some`) or remove (`None`) the document's `status`. A status equal to the one in
-    /// the file is not an edit, so the user's formatting of an unchanged status is kept.
-    ///
-    /// Works for any object's status (a host's, a HostFirmwareSettings', ...); `T` is the
-    /// status type the document's `status:` is compared as.
+    /// Set (`Some`) or remove (`None`) the document's `status`.
     pub fn stage_status<T>(&mut self, doc: usize, status: Option<&T>) -> Result<(), Error>
     where
         T: Serialize + DeserializeOwned + PartialEq + Clone,
@@ -606,8 +536,6 @@ impl HostFile {
     }
 
     /// [`stage_status_yaml`](Self::stage_status_yaml) for a host's status rendered by
-    /// [`host_status_text`]: its pieces go into the file's edits as they are when the
-    /// document is laid out as they are, else its text is laid out for the document.
     pub fn stage_host_status(
         &mut self,
         doc: usize,
@@ -635,9 +563,8 @@ impl HostFile {
         Ok(())
     }
 
-    /// Whether `status` is what document `doc` holds as the user wrote it (not an edit: the
-    /// user's formatting of an unchanged status is kept). Only a document not edited yet
-    /// with a status block needs reading.
+    /// Whether `status` is what document `doc` holds as the user wrote it (not an edit: the user's
+    /// formatting of an unchanged status is kept).
     fn as_in_file<T>(&self, doc: usize, status: Option<&T>) -> Result<bool, Error>
     where
         T: DeserializeOwned + PartialEq + Clone,
@@ -652,21 +579,11 @@ impl HostFile {
         Ok(match (in_file, status) {
             (false, None) => true,
             (false, Some(_)) => false,
-            (true, _) => self.status_in_file::<T>(doc).as_ref() == Some(&status.cloned()),
+            (true, _) => status_of::<T>(&self.yaml, doc).ok() == Some(status.cloned()),
         })
     }
 
-    /// The status of `doc` as the file has it: `Some(None)` = no status, `None` = unreadable.
-    fn status_in_file<T: DeserializeOwned>(&self, doc: usize) -> Option<Option<T>> {
-        let v: Value = serde_saphyr::from_str(self.yaml.document_text(doc)).ok()?;
-        match v.get("status") {
-            None | Some(Value::Null) => Some(None),
-            Some(s) => serde_json::from_value(s.clone()).ok().map(Some),
-        }
-    }
-
-    /// Remove these keys from the document's `metadata.annotations`; returns whether any was
-    /// there.
+    /// Remove these keys from the document's `metadata.annotations`; returns whether any was there.
     pub fn stage_removed_annotations(&mut self, doc: usize, keys: &[&str]) -> Result<bool, Error> {
         let removed = self
             .yaml
@@ -679,9 +596,7 @@ impl HostFile {
         Ok(removed)
     }
 
-    /// Set (`Some`) or remove (`None`) a host's sidecar entry. Setting the entry of a host
-    /// that is not in this file is an (internal) error. An entry equal to the saved one is not
-    /// a change.
+    /// Set (`Some`) or remove (`None`) a host's sidecar entry.
     pub fn stage_bookkeeping(
         &mut self,
         key: &ObjectKey,
@@ -693,7 +608,6 @@ impl HostFile {
 
     /// [`stage_bookkeeping`](Self::stage_bookkeeping) for the host of sidecar key `key`
     /// (`namespace/name`) with the entry already serialised by [`super::sidecar::encode`].
-    /// Returns the entry no longer needed ([`super::sidecar::Sidecar::set_encoded`]).
     pub fn stage_bookkeeping_json(
         &mut self,
         key: &str,
@@ -723,11 +637,8 @@ impl HostFile {
             || (self.pending && !self.yaml.renders_same(None, Some(self.disk_overlay())))
     }
 
-    /// Write what was staged: the sidecar first, then the file (only if its bytes changed),
-    /// both atomically. Nothing is written when nothing changed. Refuses with
-    /// [`Error::Conflict`] when the file on disk no longer has the content bmhctl last read or
-    /// wrote (someone edited it meanwhile): the caller reads it again and stages anew
-    /// ([`super::file_source`]).
+    /// Write what was staged: the sidecar first, then the file (only if its bytes changed), both
+    /// atomically.
     pub fn commit(&mut self) -> Result<CommitStats, Error> {
         let sidecar_dirty = self.sidecar.is_dirty();
         let next = if !self.pending {
@@ -740,12 +651,7 @@ impl HostFile {
             self.pending = false;
             return Ok(CommitStats::default());
         }
-        if self.lock.is_none() {
-            return Err(Error::bug(format!(
-                "{}: loaded read-only; not writing",
-                self.path.display()
-            )));
-        }
+        self.check_writable()?;
         self.check_unchanged_on_disk()?;
         self.check_lock()?;
         let mut stats = CommitStats::default();
@@ -764,26 +670,18 @@ impl HostFile {
         }
         if let Some(next) = next {
             // Checked again once the new text is on disk, before and after it takes the name
-            // (`replace_if_unchanged`): an edit made while the sidecar and the temporary file
-            // were written, or in the instant of the swap, is not overwritten. The content is
-            // compared (not the size or time, which an edit can keep). Both texts are walked a
-            // piece at a time, straight from the text parsed and the edits: a big file's pieces
-            // are never listed, nor copied before the kernel's copy.
+            // (`replace_if_unchanged`): an edit made while the sidecar and the temporary file were
+            // written, or in the instant of the swap, is not overwritten.
             let yaml = &self.yaml;
-            let replaced = replace_if_unchanged(
-                &self.real_path,
-                true,
+            let replaced = self.replace(
                 |file| {
                     let mut out = Gather::new(file);
                     yaml.each_piece(Some(&next), |p| out.push(p.as_bytes()));
                     out.finish()
                 },
-                |at| self.holds_as_read(at),
                 |at| file_holds(at, |f| yaml.each_piece(Some(&next), |p| f(p.as_bytes()))),
-            )
-            .map_err(|e| Error::io(&self.path, e))?;
+            )?;
             self.took(replaced)?;
-            self.disk_stamp = Stamp::of(&self.real_path);
             self.disk_text = Some(next);
             stats.file_written = true;
         }
@@ -822,13 +720,39 @@ impl HostFile {
         if let Some(lock) = self.lock.as_mut() {
             lock.hold(file);
         }
+        self.disk_stamp = Stamp::of(&self.real_path);
         Ok(())
     }
 
-    /// Whether the file at `at` holds what bmhctl last read or wrote. At the file's own path, an
-    /// unchanged [`Stamp`] is taken for a yes: there this is the check before the swap, which
-    /// only spares a swap and its undoing; the check after it (of the replaced file, under
-    /// another name) compares the content.
+    /// [`replace_if_unchanged`] of the file with what `write` writes (`is_it`: whether the
+    /// file at a path holds that).
+    fn replace(
+        &self,
+        write: impl FnOnce(&std::fs::File) -> std::io::Result<()>,
+        is_it: impl Fn(&Path) -> std::io::Result<bool>,
+    ) -> Result<Replaced, Error> {
+        replace_if_unchanged(
+            &self.real_path,
+            true,
+            write,
+            |at| self.holds_as_read(at),
+            is_it,
+        )
+        .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// An internal error when the file was loaded read-only.
+    fn check_writable(&self) -> Result<(), Error> {
+        if self.lock.is_none() {
+            return Err(Error::bug(format!(
+                "{}: loaded read-only; not writing",
+                self.path.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether the file at `at` holds what bmhctl last read or wrote.
     fn holds_as_read(&self, at: &Path) -> std::io::Result<bool> {
         if at == self.real_path && self.disk_stamp.is_some() && Stamp::of(at) == self.disk_stamp {
             return Ok(true);
@@ -861,30 +785,19 @@ impl HostFile {
     /// [`Error::Conflict`] when the file on disk no longer has the content bmhctl last read or
     /// wrote.
     fn check_unchanged_on_disk(&self) -> Result<(), Error> {
-        let shown = self.path.display();
-        let unchanged = |f: &Self| -> std::io::Result<bool> {
-            if f.disk_stamp.is_some() && Stamp::of(&f.real_path) == f.disk_stamp {
-                return Ok(true);
-            }
-            let disk = f.disk_overlay();
-            file_holds(&f.real_path, |g| {
-                f.yaml.each_piece(Some(disk), |p| g(p.as_bytes()))
-            })
-        };
-        match unchanged(self) {
+        match self.holds_as_read(&self.real_path) {
             Ok(true) => Ok(()),
             Ok(false) => Err(self.changed_during_run()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Conflict(format!(
-                "{shown} was removed since bmhctl read it; not writing it again"
+                "{} was removed since bmhctl read it; not writing it again",
+                self.path.display()
             ))),
             Err(e) => Err(Error::io(&self.path, e)),
         }
     }
 
-    /// Sets (`Some`) or removes (`None`) one of the document's annotations and writes the file
-    /// at once, atomically, if that changes it (a verb's edit; see
-    /// [`super::annotation_edit`]). Whatever was staged is committed first. Returns whether the
-    /// file changed.
+    /// Sets (`Some`) or removes (`None`) one of the document's annotations and writes the file at
+    /// once, atomically, if that changes it (a verb's edit; see [`super::annotation_edit`]).
     pub fn write_annotation(
         &mut self,
         doc: usize,
@@ -909,12 +822,7 @@ impl HostFile {
         let Some(value) = value else {
             return Ok(true);
         };
-        if self.lock.is_none() {
-            return Err(Error::bug(format!(
-                "{}: loaded read-only; not writing",
-                self.path.display()
-            )));
-        }
+        self.check_writable()?;
         let text = super::annotation_edit::with_annotation(&self.disk_text(), doc, key, value)
             .map_err(|e| match e {
                 Error::Invalid(ds) => Error::Invalid(
@@ -933,16 +841,11 @@ impl HostFile {
             })?;
         self.check_unchanged_on_disk()?;
         self.check_lock()?;
-        let replaced = replace_if_unchanged(
-            &self.real_path,
-            true,
+        let replaced = self.replace(
             |mut f| std::io::Write::write_all(&mut f, text.as_bytes()),
-            |at| self.holds_as_read(at),
             |at| Ok(std::fs::read(at)? == text.as_bytes()),
-        )
-        .map_err(|e| Error::io(&self.path, e))?;
+        )?;
         self.took(replaced)?;
-        self.disk_stamp = Stamp::of(&self.real_path);
         self.yaml = YamlFile::parse(text).map_err(|e| Error::invalid(e.to_string()))?;
         self.disk_text = None;
         self.edited.clear();

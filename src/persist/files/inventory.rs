@@ -1,47 +1,5 @@
-//! Loading the user's hosts and Secrets from YAML files, and linking them: duplicates across
-//! files, firmware objects to their host, Secret references, the sidecar's bookkeeping.
-//!
-//! [`load`] takes the paths given on the command line ([`super::paths`]). A file is read as it
-//! is; a directory contributes every `*.yaml` / `*.yml` file directly inside it, sorted by name. Hidden
-//! entries (names starting with `.`, hence also bmhctl's own `.bmhctl` directory) and
-//! subdirectories are skipped: directories are not recursed into, so a directory of host files
-//! may hold unrelated subdirectories (a `.git`, backups, another environment). A file reached
-//! through several paths (a symlink, a file given both directly and via its directory) is
-//! loaded once, under the first path it was reached by.
-//!
-//! Each document is sorted by `apiVersion`/`kind`:
-//! * `metal3.io/v1alpha1` `BareMetalHost`: a host ([`HostEntry`]);
-//! * `v1` `Secret`: decoded into a [`crate::objects::ResolvedSecret`] (`data` base64-decoded, `stringData`
-//!   merged over it);
-//! * `metal3.io/v1alpha1` `HostFirmwareSettings` and `HostFirmwareComponents`: the firmware
-//!   objects of the host of the same namespace and name, which must be in the same file (bmhctl
-//!   writes their `status:` back like the host's); one without such a host is an error;
-//! * `metal3.io/v1alpha1` `HostUpdatePolicy`: kept in [`Inventory::objects`] (the state machine
-//!   reads it) and in [`Inventory::other_documents`];
-//! * `metal3.io/v1alpha1` `DataImage`: likewise the host's, in its file, its `status:` written;
-//! * the other kinds bmhctl knows (`kinds.rs`: HardwareData, FirmwareSchema, ...) are kept
-//!   untouched and noted, with their JSON value, in [`Inventory::other_documents`]. Documents of
-//!   the extra kinds a provisioner plugin asked for ([`LoadOptions`], from its host-configure
-//!   step) are known too; those in its namespace (all namespaces when it named none) also go
-//!   into [`Inventory::objects`], where the plugin can read them; two such documents with the
-//!   same kind, namespace and name are an error. A document of any other kind or apiVersion is
-//!   bad input, or skipped and counted under `--skip-unknown-kinds`
-//!   ([`crate::persist::InputPolicy`]).
-//!
-//! Unknown fields, names Kubernetes refuses and duplicate keys are found while parsing
-//! (`strict.rs`); warnings (unknown fields under `status:` or under `--validate=warn`)
-//! are printed once the load succeeds and kept in [`Inventory::warnings`].
-//!
-//! Every problem is a [`Diagnostic`](crate::diagnostic::Diagnostic) of an
-//! [`Error::Invalid`](crate::error::Error::Invalid) naming `file:line:column`, the object and
-//! the field; all problems of all files are reported together, one per line. Only files holding at least
-//! one BareMetalHost become a [`HostFile`] ([`super::host_file`]), the unit bmhctl writes back (status blocks,
-//! consumed annotations, and the sidecar of [`super::sidecar`]). Files holding only Secrets or
-//! other objects are never written.
-//!
-//! Symlinks: each file's path is resolved once ([`std::fs::canonicalize`]); the sidecar and lock
-//! live beside the resolved file and writes go to it, so a symlinked host file stays a symlink
-//! and the file it points to is updated (see [`crate::persist::atomic`]).
+//! Loading the user's hosts and Secrets from YAML files, and linking them: duplicates across files,
+//! firmware objects to their host, Secret references, the sidecar's bookkeeping.
 
 use super::host_file::{CommitStats, HostFile, Stamp};
 use super::kinds::FirmwareObject;
@@ -122,7 +80,10 @@ impl Inventory {
         let mut first = None;
         for f in &mut self.files {
             match f.commit() {
-                Ok(s) => stats += s,
+                Ok(s) => {
+                    stats.file_written |= s.file_written;
+                    stats.sidecar_written |= s.sidecar_written;
+                }
                 Err(e) => {
                     first.get_or_insert(e);
                 }
@@ -132,15 +93,8 @@ impl Inventory {
     }
 }
 
-/// Load hosts and Secrets from `paths` (files or directories, see the module docs).
-///
-/// Secret references are not checked; call [`check_secret_references`] too (or use
-/// [`load_checked`], which reports both kinds of problem together).
-pub fn load(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
-    load_with(paths, mode, &LoadOptions::default())
-}
-
-/// [`load`], also keeping the documents `options` asks for in [`Inventory::objects`].
+/// Load hosts and Secrets from `paths` (files or directories, see [`super::paths`]), also keeping
+/// the documents `options` asks for in [`Inventory::objects`].
 pub fn load_with(
     paths: &[PathBuf],
     mode: LoadMode,
@@ -151,12 +105,7 @@ pub fn load_with(
     Ok(inv)
 }
 
-/// [`load`] and [`check_secret_references`], all problems reported together.
-pub fn load_checked(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
-    load_checked_with(paths, mode, &LoadOptions::default())
-}
-
-/// [`load_checked`] with `options`.
+/// [`load_with`] and [`check_secret_references`], all problems reported together.
 pub fn load_checked_with(
     paths: &[PathBuf],
     mode: LoadMode,
@@ -188,39 +137,33 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
     for h in &inv.hosts {
         let spec = &h.record.host.spec;
         let ns = h.key.namespace.as_str();
-        let mut refs: Vec<(&[&str], ObjectKey)> = Vec::new();
-        if let Some(bmc) = &spec.bmc
-            && !bmc.credentials_name.is_empty()
-        {
-            refs.push((
-                &["spec", "bmc", "credentialsName"],
-                ObjectKey::new(ns, &bmc.credentials_name),
-            ));
-        }
-        if !spec.preprovisioning_network_data_name.is_empty() {
-            refs.push((
+        let named = |name: &str| (!name.is_empty()).then(|| ObjectKey::new(ns, name));
+        let referenced = |r: &Option<bmh_api::SecretReference>| {
+            let r = r.as_ref().filter(|r| !r.name.is_empty())?;
+            let rns = if r.namespace.is_empty() {
+                ns
+            } else {
+                &r.namespace
+            };
+            Some(ObjectKey::new(rns, &r.name))
+        };
+        let credentials = spec.bmc.as_ref().map_or("", |b| &b.credentials_name);
+        let refs: [(&[&str], Option<ObjectKey>); 5] = [
+            (&["spec", "bmc", "credentialsName"], named(credentials)),
+            (
                 &["spec", "preprovisioningNetworkDataName"],
-                ObjectKey::new(ns, &spec.preprovisioning_network_data_name),
-            ));
-        }
-        for (path, r) in [
-            (&["spec", "userData", "name"], &spec.user_data),
-            (&["spec", "networkData", "name"], &spec.network_data),
-            (&["spec", "metaData", "name"], &spec.meta_data),
-        ] {
-            if let Some(r) = r
-                && !r.name.is_empty()
-            {
-                let rns = if r.namespace.is_empty() {
-                    ns
-                } else {
-                    &r.namespace
-                };
-                refs.push((path, ObjectKey::new(rns, &r.name)));
-            }
-        }
+                named(&spec.preprovisioning_network_data_name),
+            ),
+            (&["spec", "userData", "name"], referenced(&spec.user_data)),
+            (
+                &["spec", "networkData", "name"],
+                referenced(&spec.network_data),
+            ),
+            (&["spec", "metaData", "name"], referenced(&spec.meta_data)),
+        ];
         let file = &inv.files[h.file];
         for (path, key) in refs {
+            let Some(key) = key else { continue };
             if inv.objects.contains_secret(&key) || inv.refused_secrets.contains(&key) {
                 continue;
             }
@@ -284,8 +227,7 @@ fn load_collecting(
     Ok((inv, errors))
 }
 
-/// Every file the paths name, read (each once, under the first path it was reached by) and
-/// parsed.
+/// Every file the paths name, read (each once, under the first path it was reached by) and parsed.
 fn read_and_parse(
     paths: &[PathBuf],
     mode: LoadMode,
@@ -298,7 +240,7 @@ fn read_and_parse(
         if !seen.insert(real.clone()) {
             continue;
         }
-        let Some(text) = read_text(&real, &label, options.input.max_file_size, errors)? else {
+        let Some(text) = read_text(&real, &label, options.input.max_file_size, errors) else {
             continue;
         };
         let pf = parse_file(&label, &real, text, mode, options.input);
@@ -333,7 +275,7 @@ fn lock_and_reread(
     for pf in parsed.iter_mut().rev().filter(|pf| pf.has_hosts()) {
         // Lock, then re-read: whatever another writer did before we got the lock is seen.
         let lock = FileLock::acquire(&pf.real, &pf.label)?;
-        let again = read_text(&pf.real, &pf.label, options.input.max_file_size, errors)?;
+        let again = read_text(&pf.real, &pf.label, options.input.max_file_size, errors);
         // (Compared with the text read, which the parse kept: cheaper than hashing both.)
         if let Some(again) = again
             && pf.yaml.as_ref().map(|y| y.source_text()) != Some(again.as_str())
@@ -503,6 +445,7 @@ impl Inventory {
 }
 
 /// The problems found by comparing files and documents, and what the comparison decides.
+#[derive(Default)]
 struct Links {
     /// Per file (as `parsed`): unknown kinds, duplicates, misplaced documents.
     per_file: Vec<Vec<Diagnostic>>,
@@ -524,12 +467,7 @@ impl Links {
 /// Compares the documents of all files: duplicates, firmware objects to their hosts, the
 /// kinds read.
 fn link(parsed: &[ParsedFile], mode: LoadMode, options: &LoadOptions) -> Links {
-    let mut links = Links {
-        per_file: Vec::new(),
-        across: Vec::new(),
-        kept: HashSet::new(),
-        skipped_kinds: 0,
-    };
+    let mut links = Links::default();
     let mut seen = Seen::default();
     for (file, pf) in parsed.iter().enumerate() {
         let mut errors = Vec::new();
@@ -554,7 +492,6 @@ fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagno
         let unknown = super::kinds::unknown_kind(&o.api_version, &o.kind);
         if options.knows_kind(&o.api_version, &o.kind) || unknown.is_none() {
             // Untyped, but read: its labels are checked as a typed object's are.
-            // (A subscription was typed, and checked, while parsing.)
             if !o.is_subscription() {
                 let at = |segs: &[PathSeg]| pf.position(o.doc, segs);
                 let key = ObjectKey::new(&o.namespace, &o.name);
@@ -584,9 +521,8 @@ fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagno
 /// The documents seen so far, to find duplicates across all files.
 #[derive(Default)]
 struct Seen {
-    /// Where the first typed document of each kind and key is, as file and document (its
-    /// position is looked up only for a duplicate, since finding one parses the document's
-    /// text again).
+    /// Where the first typed document of each kind and key is, as file and document (its position
+    /// is looked up only for a duplicate, since finding one parses the document's text again).
     typed: HashMap<(&'static str, ObjectKey), (usize, usize)>,
     subscriptions: HashMap<ObjectKey, Position>,
     /// Kept objects of the extra kinds, by kind (whatever the version) and key.

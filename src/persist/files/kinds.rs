@@ -57,8 +57,7 @@ impl Kind {
     }
 }
 
-/// The kinds bmhctl reads, in the order its messages name them. BMCEventSubscription is
-/// typed and checked, then kept as another document for its controller.
+/// The kinds bmhctl reads, in the order its messages name them.
 pub(super) const KINDS: &[Kind] = &[
     Kind::typed(bmh_api::host::API_VERSION, bmh_api::host::KIND, host),
     Kind {
@@ -224,9 +223,8 @@ fn secret(d: &mut Doc<'_>) -> Typed {
 }
 
 impl Doc<'_> {
-    /// The document as a `T`; a problem is recorded with the field's position, the object and
-    /// the field. Unknown fields and invalid names are problems too, or warnings, as the
-    /// policy says.
+    /// The document as a `T`; a problem is recorded with the field's position, the object and the
+    /// field.
     fn typed<T: DeserializeOwned + Extras>(&mut self, kind: &str) -> Option<T> {
         let mut unknown = Vec::new();
         let names = strict::metadata_problems(self.value, kind, self.key, self.at);

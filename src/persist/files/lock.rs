@@ -1,30 +1,4 @@
 //! The per-file exclusive lock a writing bmhctl holds on each host file it works on.
-//!
-//! Two locks, both advisory `flock(2)`s ([`std::fs::File::try_lock`]) taken before the host file
-//! is read and held until the [`FileLock`] is dropped, so two writers never interleave their
-//! read-modify-write cycles:
-//!
-//! * on the host file itself, which a user cannot remove from under a run without the run
-//!   noticing (its next save finds the file changed or gone). bmhctl replaces the file at every
-//!   save, so the new content is locked before it takes the file's name
-//!   ([`crate::persist::atomic::replace_if_unchanged`]) and the lock is never let go; when an
-//!   editor's rename brings a new file, the run locks that one when it reads it
-//!   ([`FileLock::follow`]);
-//! * on `dir/.bmhctl/hosts.yaml.lock` (mode 0600, opened with `O_NOFOLLOW`: a symlink planted
-//!   there is refused, never followed), which is what older bmhctl releases lock. A run whose
-//!   lock file is removed (with `.bmhctl/`) stops at its next save ([`FileLock::check`]).
-//!
-//! A refusal names the holder's pid, read from `/proc/locks`.
-//!
-//! A lock file (and a `.bmhctl` directory) this lock created is removed when it is released, so
-//! that a run refused for bad input leaves the user's directory as it found it. Removing a lock
-//! file is safe because every taker checks, once it holds the lock, that the path still names
-//! the file it locked, and starts over otherwise: a process that locked a file just unlinked by
-//! its releaser never goes on trusting it.
-//!
-//! Read-only commands take no lock. The lock is advisory: editors and other tools ignore it,
-//! which is why [`HostFile::commit`](super::host_file::HostFile::commit) also checks that the
-//! file's content has not changed since it was read.
 
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
@@ -61,11 +35,8 @@ impl FileLock {
         dir.join(STATE_DIR).join(format!("{name}.lock"))
     }
 
-    /// Take the exclusive lock of `file` without waiting, creating the `.bmhctl` directory
-    /// and the lock file if needed. `shown` is how the file is named in messages (the path
-    /// the user gave). A lock held by anyone else (another process, or another open handle
-    /// in this one) gives [`Error::Conflict`]; a `.bmhctl` that is not a directory, or a lock
-    /// path that is a symlink, is bad input ([`Error::Invalid`]).
+    /// Take the exclusive lock of `file` without waiting, creating the `.bmhctl` directory and the
+    /// lock file if needed.
     pub fn acquire(file: &Path, shown: &Path) -> Result<FileLock, Error> {
         let path = Self::path_for(file);
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
@@ -148,9 +119,8 @@ impl FileLock {
         )))
     }
 
-    /// Whether the lock file is still where it was taken: removed (with `.bmhctl/`, say), a
-    /// second bmhctl of an older release would not see the lock, so the run stops rather than
-    /// write on.
+    /// Whether the lock file is still where it was taken: removed (with `.bmhctl/`, say), a second
+    /// bmhctl of an older release would not see the lock, so the run stops rather than write on.
     pub fn check(&self) -> Result<(), Error> {
         use std::os::unix::fs::MetadataExt;
         let held = self.file.metadata().map_err(|e| Error::io(&self.path, e))?;
@@ -182,7 +152,7 @@ impl FileLock {
 
 impl Drop for FileLock {
     fn drop(&mut self) {
-        // Unlinked while still held: see the module docs for why that is safe.
+        // Unlinked while held: safe, as every taker checks the path still names what it locked.
         if self.created_file {
             let _ = std::fs::remove_file(&self.path);
         }
@@ -195,8 +165,7 @@ impl Drop for FileLock {
     }
 }
 
-/// Creates `dir` (mode 0700) unless it exists; whether it was created. An existing `dir` that
-/// is not a directory (a file, a symlink) is refused.
+/// Creates `dir` (mode 0700) unless it exists; whether it was created.
 fn private_dir(dir: &Path) -> Result<bool, Error> {
     use std::os::unix::fs::DirBuilderExt;
     match std::fs::symlink_metadata(dir) {
@@ -225,24 +194,20 @@ fn private_dir(dir: &Path) -> Result<bool, Error> {
 /// was created.
 pub(crate) fn open_lock_file(path: &Path) -> std::io::Result<(File, bool)> {
     use std::os::unix::fs::OpenOptionsExt;
-    let mut create = OpenOptions::new();
-    create
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
-    match create.open(path) {
-        Ok(f) => return Ok((f, true)),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
+    let open = |create: bool| {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(create)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+    };
+    match open(true) {
+        Ok(f) => Ok((f, true)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok((open(false)?, false)),
+        Err(e) => Err(e),
     }
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)?;
-    Ok((f, false))
 }
 
 /// Opens and locks the host file `file`: `None` when the path names another file once it is

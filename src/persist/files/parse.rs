@@ -70,6 +70,7 @@ pub(super) enum Item {
     Other(OtherDocument),
 }
 
+#[derive(Default)]
 pub(super) struct ParsedFile {
     pub(super) label: PathBuf,
     pub(super) real: PathBuf,
@@ -150,11 +151,7 @@ pub(super) fn parse_file(
     let mut pf = ParsedFile {
         label: label.to_path_buf(),
         real: real.to_path_buf(),
-        yaml: None,
-        items: Vec::new(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-        lock: None,
+        ..ParsedFile::default()
     };
     let yaml = match YamlFile::parse(text) {
         Ok(y) => y,
@@ -360,10 +357,7 @@ fn splices(yaml: &YamlFile, doc: usize) -> bool {
 /// text alone).
 fn is_block_mapping(yaml: &YamlFile, doc: usize) -> bool {
     let text = yaml.document_text(doc);
-    // The file's index already says whether the root is a block mapping. What else makes the
-    // probe fail needs one of these bytes: `?` (an explicit key), `&` (an anchor), `\r` (a
-    // lone carriage return), `%` (a directive, which the text alone may hold without its
-    // `---`). Without them the probe, a second parse of the text, would say yes.
+    // The file's index already says whether the root is a block mapping.
     if yaml.has_block_status(doc).is_ok()
         && !text
             .bytes()

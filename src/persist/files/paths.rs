@@ -1,22 +1,18 @@
 //! The files the paths given on the command line stand for: a file is itself; a directory
-//! contributes every `*.yaml` / `*.yml` file directly inside it, sorted by name (hidden entries
-//! and subdirectories skipped). Each comes as `(as shown, resolved)`: symlinks are resolved
-//! once, and the resolved path is what is read, locked and written.
+//! contributes every `*.yaml` / `*.yml` file directly inside it, sorted by name (hidden entries and
+//! subdirectories skipped).
 
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use std::path::{Path, PathBuf};
 
-/// The files `paths` stand for, as [`super::inventory::load`] reads them: `(as shown, resolved)`. Paths that do
-/// not exist are left out (the loader reports them).
+/// The files `paths` stand for, as [`super::inventory::load_with`] reads them: `(as shown, resolved)`.
 pub fn input_files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
     // Quiet: the loader has already said what it skipped.
     expand_with(paths, &mut Vec::new(), false)
 }
 
-/// The files the paths stand for: `(as shown, resolved)`. A path that cannot be used (missing,
-/// unreadable, a symlink loop) is bad input in `errors`; an entry of a directory that looks like
-/// a host file but is not a readable regular file is skipped with a warning naming it and why.
+/// The files the paths stand for: `(as shown, resolved)`.
 pub(super) fn expand(
     paths: &[PathBuf],
     errors: &mut Vec<Diagnostic>,
@@ -200,71 +196,44 @@ pub(super) fn read_text(
     label: &Path,
     limit: u64,
     errors: &mut Vec<Diagnostic>,
-) -> Result<Option<String>, Error> {
+) -> Option<String> {
+    read_checked(real, limit)
+        .map_err(|why| errors.push(Diagnostic::new(why).in_file(label)))
+        .ok()
+}
+
+/// [`read_text`], a problem as its message.
+fn read_checked(real: &Path, limit: u64) -> Result<String, String> {
     use std::io::Read;
     if is_stdin(real) {
         return match stdin_text() {
-            Ok(t) => Ok(Some(t.clone())),
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                errors.push(Diagnostic::new("not UTF-8 text").in_file(label));
-                Ok(None)
-            }
-            Err(e) => {
-                errors.push(Diagnostic::new(format!("cannot be read: {e}")).in_file(label));
-                Ok(None)
-            }
+            Ok(t) => Ok(t.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err("not UTF-8 text".into()),
+            Err(e) => Err(format!("cannot be read: {e}")),
         };
     }
     // Checked before opening: opening a FIFO blocks until something writes to it.
-    let meta = match std::fs::metadata(real) {
-        Ok(m) => m,
-        Err(e) => {
-            errors.push(Diagnostic::new(unusable(&e)).in_file(label));
-            return Ok(None);
-        }
-    };
+    let meta = std::fs::metadata(real).map_err(|e| unusable(&e))?;
     if !meta.is_file() {
-        errors.push(
-            Diagnostic::new("not a regular file (devices, FIFOs and sockets are not read)")
-                .in_file(label),
-        );
-        return Ok(None);
+        return Err("not a regular file (devices, FIFOs and sockets are not read)".into());
     }
-    let too_big = |errors: &mut Vec<Diagnostic>| {
-        errors.push(
-            Diagnostic::new(format!(
-                "larger than {limit} bytes, the most bmhctl reads from one file (set \
-                 BMHCTL_MAX_FILE_SIZE to read more)"
-            ))
-            .in_file(label),
-        );
+    let too_big = || {
+        format!(
+            "larger than {limit} bytes, the most bmhctl reads from one file (set \
+             BMHCTL_MAX_FILE_SIZE to read more)"
+        )
     };
     if meta.len() > limit {
-        too_big(errors);
-        return Ok(None);
+        return Err(too_big());
     }
-    let file = match std::fs::File::open(real) {
-        Ok(f) => f,
-        Err(e) => {
-            errors.push(Diagnostic::new(unusable(&e)).in_file(label));
-            return Ok(None);
-        }
-    };
+    let file = std::fs::File::open(real).map_err(|e| unusable(&e))?;
     // `take`: the file may grow between the check and the read.
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    if let Err(e) = file.take(limit + 1).read_to_end(&mut bytes) {
-        errors.push(Diagnostic::new(unusable(&e)).in_file(label));
-        return Ok(None);
-    }
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| unusable(&e))?;
     if bytes.len() as u64 > limit {
-        too_big(errors);
-        return Ok(None);
+        return Err(too_big());
     }
-    match String::from_utf8(bytes) {
-        Ok(t) => Ok(Some(t)),
-        Err(_) => {
-            errors.push(Diagnostic::new("not UTF-8 text").in_file(label));
-            Ok(None)
-        }
-    }
+    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".into())
 }

@@ -21,7 +21,7 @@ use crate::record::{Bookkeeping, RecordedEvent};
 use bmh_api::{HardwareData, HardwareDataSpec, HardwareDetails};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -42,18 +42,16 @@ struct SidecarFile {
 }
 
 /// The sidecar of one host file: the entries as read, and as they should be on disk.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Sidecar {
     path: PathBuf,
     file_name: String,
-    exists: bool,
     /// The entries as read (for loading the hosts; dropped by [`Sidecar::forget_read`]).
     entries: BTreeMap<String, Bookkeeping>,
     /// Each entry's JSON as it should be saved: a save is a concatenation, and a change is
     /// found by comparing text (no second typed copy of every host's bookkeeping is kept).
     encoded: BTreeMap<String, Encoded>,
-    /// The entries differ from what is on disk. Tracked on every change rather than found by
-    /// comparing, which would cost a deep comparison of every entry at each commit.
+    /// The entries differ from what is on disk.
     dirty: bool,
 }
 
@@ -67,14 +65,10 @@ impl Sidecar {
 
     /// Read the sidecar of `file`; a missing one is empty.
     pub fn load(file: &Path) -> Result<Sidecar, Error> {
-        let path = Self::path_for(file);
         let mut sc = Sidecar {
             file_name: file_name(file),
-            path,
-            exists: false,
-            entries: BTreeMap::new(),
-            encoded: BTreeMap::new(),
-            dirty: false,
+            path: Self::path_for(file),
+            ..Sidecar::default()
         };
         let bytes = match std::fs::read(&sc.path) {
             Ok(b) => b,
@@ -89,7 +83,6 @@ impl Sidecar {
                 parsed.version
             )));
         }
-        sc.exists = true;
         sc.encoded = parsed
             .hosts
             .iter()
@@ -110,10 +103,6 @@ impl Sidecar {
         )
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The entry of `key` (`namespace/name`) as read.
     pub fn get(&self, key: &str) -> Option<&Bookkeeping> {
         self.entries.get(key)
@@ -124,23 +113,7 @@ impl Sidecar {
         self.entries = BTreeMap::new();
     }
 
-    /// Set (`Some`) or remove (`None`) the entry of `key`.
-    pub fn set(&mut self, key: &str, book: Option<&Bookkeeping>) {
-        self.set_encoded(key, book.map(encode));
-    }
-
-    /// [`set`](Self::set) with the entry already serialised by [`encode`] (which a caller
-    /// can do before taking a lock the sidecar is under). An entry equal to the saved one is
-    /// not a change. Returns the entry no longer needed (the one replaced or removed, or the
-    /// one given when equal), for the caller to free once its lock is released.
-    pub fn set_encoded(&mut self, key: &str, json: Option<Encoded>) -> Option<Encoded> {
-        match self.set_encoded_if_known(key, json, |_| true) {
-            Ok(unneeded) => unneeded,
-            Err(_) => unreachable!("every key is known"),
-        }
-    }
-
-    /// [`set_encoded`](Self::set_encoded), adding no new entry unless `known(key)` (the entry
+    /// [`set_encoded`](Self::set_encoded) (tests), adding no new entry unless `known(key)` (the entry
     /// is given back): a host's entry is set at every pass and is there but at its first, so
     /// whether its key may be added is asked only then.
     pub fn set_encoded_if_known(
@@ -189,8 +162,7 @@ impl Sidecar {
         self.dirty
     }
 
-    /// Write the sidecar atomically if it changed; returns whether it was written. Creates
-    /// the `.bmhctl` directory if needed.
+    /// Write the sidecar atomically if it changed; returns whether it was written.
     pub fn save(&mut self) -> Result<bool, Error> {
         if !self.is_dirty() {
             return Ok(false);
@@ -214,18 +186,13 @@ impl Sidecar {
             out.write_all(b"}}\n")
         })
         .map_err(|e| Error::io(&self.path, e))?;
-        self.exists = true;
         self.dirty = false;
         Ok(true)
     }
 }
 
-/// One entry's JSON, as the sidecar keeps it: what `serde_json::to_string(book)` gives, byte
-/// for byte, in parts. The entry holds its own bytes; the parts many entries have the same are
-/// held once and referred to: the hardware details and the provisioner state as a thread
-/// rendered them (hosts inspected alike, or at the same step, share them), and the spec as
-/// last seen, whose text the host's record keeps already. A sidecar of many hosts is then
-/// mostly their own fields, and a save writes the shared parts from where they are.
+/// One entry's JSON, as the sidecar keeps it: what `serde_json::to_string(book)` gives, byte for
+/// byte, in parts.
 #[derive(Debug, Clone, Default)]
 pub struct Encoded {
     own: Box<[u8]>,
@@ -285,13 +252,6 @@ impl Encoded {
         }
         out.write_all(&self.own[at..])
     }
-
-    /// The entry's text, whole.
-    pub fn text(&self) -> String {
-        let mut out = Vec::new();
-        self.write_to(&mut out).expect("writing to memory");
-        String::from_utf8(out).expect("JSON is UTF-8")
-    }
 }
 
 /// An entry as it is built: its own bytes, and the shared parts with their offsets.
@@ -308,9 +268,7 @@ impl Parts {
     }
 }
 
-/// Renders `book`'s entry ([`Encoded`]). Every pass of a host saves its entry again, most of
-/// it unchanged: the parts shared between hosts are rendered once per thread while they stay
-/// the same (see [`entry_json`]).
+/// Renders `book`'s entry ([`Encoded`]).
 pub fn encode(book: &Bookkeeping) -> Encoded {
     PARTS.with(|parts| {
         // The thread's buffers, reused: the entry gets allocations of its exact size.
@@ -393,9 +351,8 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
     parts.own.push(b'}');
 }
 
-/// A HardwareData as serde writes it, its details (the same for the hosts inspected alike,
-/// and shared by them) taken from the thread's renderings. One with fields bmhctl does not
-/// know is left to serde.
+/// A HardwareData as serde writes it, its details (the same for the hosts inspected alike, and
+/// shared by them) taken from the thread's renderings.
 fn hardware_data_json(parts: &mut Parts, h: &HardwareData) {
     let HardwareData {
         api_version,
@@ -448,20 +405,11 @@ fn events_json(parts: &mut Parts, events: &[RecordedEvent]) {
 /// event at the same second.
 fn event_json(e: &RecordedEvent) -> Arc<[u8]> {
     EVENTS.with(|recent| {
-        let mut recent = recent.borrow_mut();
         let same =
             |k: &(String, String, String)| k.0 == e.time && k.1 == e.reason && k.2 == e.message;
-        if let Some((_, json)) = recent.iter().rev().find(|(k, _)| same(k)) {
-            return json.clone();
-        }
-        let json: Arc<[u8]> = render_event(e).into();
-        if recent.len() >= EVENT_RENDERINGS_KEPT {
-            recent.pop_front();
-        }
-        recent.push_back((
-            (e.time.clone(), e.reason.clone(), e.message.clone()),
-            json.clone(),
-        ));
+        let key = || (e.time.clone(), e.reason.clone(), e.message.clone());
+        let make = || Ok::<_, std::convert::Infallible>(render_event(e).into());
+        let Ok(json) = super::recent_or(recent, EVENT_RENDERINGS_KEPT, same, key, make);
         json
     })
 }
@@ -576,7 +524,7 @@ fn shared<T: Serialize>(
 }
 
 /// A thread's recent renderings of one part of the entries: the value and its JSON.
-type Recent<K> = RefCell<VecDeque<(K, Arc<[u8]>)>>;
+type Recent<K> = super::Recent<K, Arc<[u8]>>;
 
 /// How many of each a thread keeps: the provisioner states of the steps a run's hosts are in
 /// at one time, the hardware details of the kinds of hardware.
@@ -602,6 +550,35 @@ fn file_name(file: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Sidecar {
+        pub fn path(&self) -> &Path {
+            &self.path
+        }
+
+        /// Set (`Some`) or remove (`None`) the entry of `key`.
+        pub fn set(&mut self, key: &str, book: Option<&Bookkeeping>) {
+            self.set_encoded(key, book.map(encode));
+        }
+
+        /// [`set`](Self::set) with the entry already serialised by [`encode`] (which a caller can do
+        /// before taking a lock the sidecar is under).
+        pub fn set_encoded(&mut self, key: &str, json: Option<Encoded>) -> Option<Encoded> {
+            match self.set_encoded_if_known(key, json, |_| true) {
+                Ok(unneeded) => unneeded,
+                Err(_) => unreachable!("every key is known"),
+            }
+        }
+    }
+
+    impl Encoded {
+        /// The entry's text, whole.
+        pub fn text(&self) -> String {
+            let mut out = Vec::new();
+            self.write_to(&mut out).expect("writing to memory");
+            String::from_utf8(out).expect("JSON is UTF-8")
+        }
+    }
 
     fn book(uid: &str, generation: i64) -> Bookkeeping {
         Bookkeeping {

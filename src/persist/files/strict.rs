@@ -1,11 +1,6 @@
 //! Exact input, as kubectl's default `--validate=strict` has the API server check it: fields no
 //! schema knows, documents of unknown kinds or apiVersions, names Kubernetes would refuse and
 //! duplicate keys are bad input, said in bmhctl's words with a did-you-mean.
-//!
-//! Unknown fields are found two ways, both exact for what bmhctl models: keys serde drops
-//! while typing a document (collected with `serde_ignored`), and keys the types keep untouched
-//! in their `extra` maps (so that a round trip loses nothing). Keys under `status:` are
-//! bmhctl's and BMO's own output, and a newer BMO may write more: they are warnings at most.
 
 use super::yaml_file::PathSeg;
 use crate::diagnostic::{Diagnostic, Position, did_you_mean};
@@ -30,13 +25,10 @@ pub(super) fn deserialize<T: DeserializeOwned>(
     value: &Value,
     ignored: &mut Vec<Vec<Seg>>,
 ) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
-    let mut note = |path: serde_ignored::Path| {
-        let mut segs = Vec::new();
-        segments(&path, &mut segs);
-        ignored.push(segs);
-    };
-    let de = serde_ignored::Deserializer::new(value, &mut note);
-    serde_path_to_error::deserialize(de)
+    serde_path_to_error::deserialize(serde_ignored::Deserializer::new(
+        value,
+        &mut noting(ignored),
+    ))
 }
 
 /// [`deserialize`] without the path of an error (cheaper, for a first try).
@@ -44,12 +36,19 @@ pub(super) fn deserialize_untracked<T: DeserializeOwned>(
     value: &Value,
     ignored: &mut Vec<Vec<Seg>>,
 ) -> Result<T, serde_json::Error> {
-    let mut note = |path: serde_ignored::Path| {
+    T::deserialize(serde_ignored::Deserializer::new(
+        value,
+        &mut noting(ignored),
+    ))
+}
+
+/// Notes the path of each key serde drops in `ignored`.
+fn noting(ignored: &mut Vec<Vec<Seg>>) -> impl FnMut(serde_ignored::Path) + '_ {
+    |path| {
         let mut segs = Vec::new();
         segments(&path, &mut segs);
         ignored.push(segs);
-    };
-    T::deserialize(serde_ignored::Deserializer::new(value, &mut note))
+    }
 }
 
 fn segments(path: &serde_ignored::Path, out: &mut Vec<Seg>) {
@@ -128,8 +127,7 @@ impl Extras for BareMetalHost {
     }
 }
 
-/// The objects whose only unmodelled fields are at the top, in `metadata`, `spec` and
-/// `status`.
+/// The objects whose only unmodelled fields are at the top, in `metadata`, `spec` and `status`.
 macro_rules! spec_and_status_extras {
     ($($t:ty),*) => {$(
         impl Extras for $t {
@@ -490,22 +488,15 @@ pub(super) fn label_problems(
         .map(|p| {
             let map = p.map.field();
             let (segs, field) = match &p.part {
-                MetaPart::Key(k) => (
-                    vec![
-                        PathSeg::Key("metadata"),
-                        PathSeg::Key(map),
-                        PathSeg::KeyOf(k.as_str()),
-                    ],
-                    format!("metadata.{map}[{}]", shown_key(k)),
-                ),
-                MetaPart::Value(k) => (
-                    vec![
-                        PathSeg::Key("metadata"),
-                        PathSeg::Key(map),
-                        PathSeg::Key(k.as_str()),
-                    ],
-                    format!("metadata.{map}[{}]", shown_key(k)),
-                ),
+                MetaPart::Key(k) | MetaPart::Value(k) => {
+                    // A problem with the key itself is located at the key, not its value.
+                    let entry = match p.part {
+                        MetaPart::Key(_) => PathSeg::KeyOf(k),
+                        _ => PathSeg::Key(k),
+                    };
+                    let segs = vec![PathSeg::Key("metadata"), PathSeg::Key(map), entry];
+                    (segs, format!("metadata.{map}[{}]", shown_key(k)))
+                }
                 MetaPart::Whole => (
                     vec![PathSeg::Key("metadata"), PathSeg::Key(map)],
                     format!("metadata.{map}"),

@@ -11,6 +11,14 @@ use bmh_api::ObjectKey;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+fn load(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
+    load_with(paths, mode, &LoadOptions::default())
+}
+
+fn load_checked(paths: &[PathBuf], mode: LoadMode) -> Result<Inventory, Error> {
+    load_checked_with(paths, mode, &LoadOptions::default())
+}
+
 const HOSTS: &str = "# two hosts and a HardwareData (a kind bmhctl keeps untouched)
 apiVersion: metal3.io/v1alpha1
 kind: BareMetalHost
@@ -118,7 +126,7 @@ fn loads_a_directory() {
 
     assert_eq!(inv.files.len(), 1, "only files with hosts");
     assert_eq!(inv.files[0].path(), d.join("hosts.yaml"));
-    assert!(!inv.files[0].is_writable());
+    assert!(inv.files[0].lock.is_none());
     let keys: Vec<String> = inv.hosts.iter().map(|h| h.key.to_string()).collect();
     assert_eq!(keys, ["default/host-0", "lab/host-1"]);
     assert_eq!((inv.hosts[1].file, inv.hosts[1].doc), (0, 1));
@@ -346,7 +354,7 @@ fn commit_writes_status_and_sidecar_then_nothing_when_stable() {
     let secrets_stamp = stamp(&s);
 
     let mut inv = load_checked(&paths, LoadMode::Write).unwrap();
-    assert!(inv.files[0].is_writable());
+    assert!(inv.files[0].lock.is_some());
     // Nothing staged: nothing written.
     assert_eq!(inv.commit_all().unwrap(), CommitStats::default());
     assert!(!sidecar_of(&p).exists());

@@ -1,13 +1,4 @@
 //! Byte-preserving editing of multi-document YAML files.
-//!
-//! [`YamlFile`] keeps the original text untouched and indexes each document once with
-//! `saphyr_parser` events (whose spans give character positions). Edits are stored as byte
-//! ranges of the original text plus replacement text, so [`YamlFile::render`] is a single
-//! linear copy and every byte outside the edited ranges is preserved exactly.
-//!
-//! Only two kinds of edits exist:
-//! * the top-level `status` entry of a document (replaced, inserted or removed), and
-//! * entries of `metadata.annotations` (removed).
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
 use std::sync::Arc;
@@ -56,10 +47,6 @@ pub enum PathSeg<'a> {
 }
 
 /// A multi-document YAML file with pending edits.
-///
-/// The original text is kept verbatim; each document is a contiguous byte range of it
-/// (the ranges cover the whole file in order), and edits are recorded per document as
-/// replacements of byte ranges of the original text.
 pub struct YamlFile {
     text: String,
     docs: Vec<Doc>,
@@ -69,15 +56,16 @@ pub struct YamlFile {
 }
 
 /// What the root node of a document is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum RootKind {
     /// Empty document, scalar, sequence, alias.
+    #[default]
     Other,
     FlowMapping,
     BlockMapping,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Doc {
     /// Byte range of the document in the original text (starts at a line start).
     start: usize,
@@ -102,9 +90,7 @@ struct Doc {
     explicit_key: bool,
     /// The existing status entry defines an anchor.
     status_anchor: bool,
-    /// Replacement text for `status_range.0..status_edit_end`, in pieces; `None` = original
-    /// text. Shared: an [`Overlay`] taken at a commit keeps it without a copy, and the pieces
-    /// a caller lays out once ([`YamlFile::set_status_laid_out`]) serve many documents.
+    /// Replacement text for `status_range.0..status_edit_end`, in pieces; `None` = original text.
     status_edit: Option<StatusEdit>,
     /// End of the replaced range: `status_range.1`, or further over the blank lines after it
     /// when those would become content of a `|+` scalar ending the entry (or before it).
@@ -155,11 +141,6 @@ struct AnnEntry {
 }
 
 /// Converts the parser's positions into byte offsets.
-///
-/// The parser's line and column are used, not its character index: the index goes wrong
-/// after a directive line holding non-ASCII characters (the scanner counts that line's bytes,
-/// not its characters), while lines are counted right and columns restart on each line.
-/// Lines end at LF, CRLF or a lone CR, as for the parser.
 struct CharMap {
     /// Byte offset of the start of every line.
     line_starts: Vec<usize>,
@@ -267,6 +248,14 @@ struct Text<'a> {
 }
 
 impl Text<'_> {
+    /// Byte offset of the line break ending the line of `p` (or the end of the text).
+    fn line_end(&self, p: usize) -> usize {
+        let rest = &self.b[p..];
+        rest.iter()
+            .position(|&c| c == b'\n')
+            .map_or(self.b.len(), |i| p + i)
+    }
+
     /// Byte offset of the start of the line containing `p`.
     fn line_start(&self, p: usize) -> usize {
         let p = p.min(self.b.len());
@@ -320,7 +309,6 @@ impl Text<'_> {
     }
 
     /// Whether the key starting at `p` follows a `?` indicator (perhaps on an earlier line).
-    /// (A continuation line `?` of a plain scalar is taken for one too: a refusal, not harm.)
     fn explicit_key_before(&self, p: usize) -> bool {
         let ws = [' ', '\t', '\r', '\n'];
         let mut before = self.s[..p].trim_end_matches(ws);
@@ -372,15 +360,8 @@ impl Text<'_> {
         }
     }
 
-    /// End of the content of the block scalar (`|`, `>`) whose span is `sb..eb`, and whether
-    /// it keeps its trailing line breaks (`+`); `None` if its header is not found.
-    ///
-    /// The span starts at the first content line (or where the scalar ends, if it has none)
-    /// and runs on over the blank lines after the scalar and the next line's indentation.
-    /// Unless the scalar keeps them, those blank lines are not content: the content ends
-    /// after its last line holding anything but its indentation. A line of spaces only is
-    /// blank if it is no deeper than the indentation of the scalar's first non-blank line
-    /// (deeper, its extra spaces are content, as a tab is).
+    /// End of the content of the block scalar (`|`, `>`) whose span is `sb..eb`, and whether it
+    /// keeps its trailing line breaks (`+`); `None` if its header is not found.
     fn block_scalar_end(&self, sb: usize, eb: usize) -> Option<(usize, bool)> {
         let is_ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
         // The header line: the line of `sb` if it holds more than indentation before it,
@@ -392,19 +373,12 @@ impl Text<'_> {
                     return None;
                 }
                 hl = self.line_start(hl - 1);
-                let line_end = self.b[hl..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(self.b.len(), |i| hl + i);
-                if !self.b[hl..line_end].iter().all(is_ws) {
+                if !self.b[hl..self.line_end(hl)].iter().all(is_ws) {
                     break;
                 }
             }
         }
-        let line_end = self.b[hl..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(self.b.len(), |i| hl + i);
+        let line_end = self.line_end(hl);
         let line = &self.s[hl..line_end];
         // Drop a comment: a `#` after a blank.
         let line = match line.find([' ', '\t']).and_then(|_| {
@@ -445,8 +419,6 @@ impl Text<'_> {
             return Some((end.max(header_end), true));
         }
         let region = &self.b[header_end..eb];
-        let spaces = |l: &[u8]| l.iter().take_while(|&&c| c == b' ').count();
-        let is_space_only = |l: &[u8]| l.iter().all(|&c| matches!(c, b' ' | b'\r' | b'\n'));
         // The scalar's indentation: that of its first non-blank line, unless an indicator
         // gives it relative to the enclosing block; that block is at least as deep as the
         // header line, so the header line's indentation is a bound that never takes a
@@ -472,11 +444,7 @@ impl Text<'_> {
     }
 
     /// Whether the text ends with a line of spaces, without a line break, no deeper than the
-    /// indentation of the keep-chomping scalar whose header line is `hl..line_end`. The parser
-    /// reads no line break there, so it is no content; but it would be once a status follows
-    /// it. (With an indentation indicator, the header line's indentation plus the indicator
-    /// is a lower bound of the scalar's: a line deeper than that is taken for content, as
-    /// before.) In a scalar without a content line, the parser does read it as a line break.
+    /// indentation of the keep-chomping scalar whose header line is `hl..line_end`.
     fn blank_last_line(
         &self,
         hl: usize,
@@ -489,12 +457,11 @@ impl Text<'_> {
         if tail_start < header_end || !tail.iter().all(|&c| c == b' ') {
             return false;
         }
-        let spaces = |l: &[u8]| l.iter().take_while(|&&c| c == b' ').count();
         let n = match indicators.bytes().find(|c| c.is_ascii_digit()) {
             Some(d) => Some(spaces(&self.b[hl..line_end]) + usize::from(d - b'0')),
             None => self.b[header_end..tail_start]
                 .split_inclusive(|&c| c == b'\n')
-                .find(|l| !l.iter().all(|&c| matches!(c, b' ' | b'\r' | b'\n')))
+                .find(|l| !is_space_only(l))
                 .map(spaces),
         };
         n.is_some_and(|n| tail.len() <= n)
@@ -521,6 +488,24 @@ impl Text<'_> {
     }
 }
 
+/// The position of byte `i` of `text`, lines counted by line feeds.
+fn text_pos(text: &str, i: usize) -> TextPos {
+    let line_start = text[..i].rfind('\n').map_or(0, |l| l + 1);
+    TextPos {
+        line: text[..i].matches('\n').count() + 1,
+        column: text[line_start..i].chars().count() + 1,
+    }
+}
+
+/// Leading spaces of a line.
+fn spaces(l: &[u8]) -> usize {
+    l.iter().take_while(|&&c| c == b' ').count()
+}
+
+fn is_space_only(l: &[u8]) -> bool {
+    l.iter().all(|&c| matches!(c, b' ' | b'\r' | b'\n'))
+}
+
 fn syntax_error(e: &ScanError) -> YamlFileError {
     YamlFileError::Syntax {
         line: e.marker().line(),
@@ -531,28 +516,14 @@ fn syntax_error(e: &ScanError) -> YamlFileError {
 
 impl YamlFile {
     /// Split into documents and index each one.
-    ///
-    /// Documents are counted exactly as the YAML parser reports them: every `---` starts a
-    /// document (a leading `---` does not create an empty document before it), and content
-    /// after a `...` without a `---` starts one too. A trailing `---` with nothing after it
-    /// therefore counts as an (empty, null) document, whereas comments after the last
-    /// document's content or after a `...` belong to that document. A file without any
-    /// document content at all (empty, or only comments/whitespace) counts as one empty
-    /// document. Note that `serde_saphyr::from_multiple` skips null documents, so its indices
-    /// can differ; deserialize each [`document_text`](Self::document_text) instead.
-    ///
-    /// The documents' texts are contiguous and cover the whole file: a document starts at
-    /// the start of the file, right after the line of the previous document's `...`, or at
-    /// the line of its own `---`; comments directly before a `---` belong to the previous
-    /// document.
     pub fn parse(text: String) -> Result<YamlFile, YamlFileError> {
         // YAML does not allow a NUL, but the parser takes one ending a comment for the end of
         // the input and accepts the file, the bytes after it unread: refuse it wherever it is.
         if let Some(i) = text.find('\0') {
-            let ls = text[..i].rfind('\n').map_or(0, |l| l + 1);
+            let TextPos { line, column } = text_pos(&text, i);
             return Err(YamlFileError::Syntax {
-                line: text[..i].matches('\n').count() + 1,
-                column: text[ls..i].chars().count() + 1,
+                line,
+                column,
                 message: "a NUL character, not allowed in YAML".to_string(),
             });
         }
@@ -581,10 +552,8 @@ impl YamlFile {
         &self.text[d.start..d.end]
     }
 
-    /// 1-based line in the file where the document's root node starts (after any `---`,
-    /// directives and comments). Lines reported by a parser of [`document_text`](Self::document_text)
-    /// are relative to the document text's first line, which is not necessarily this line;
-    /// use [`locate`](Self::locate) to map a path to a file position.
+    /// 1-based line in the file where the document's root node starts (after any `---`, directives
+    /// and comments).
     pub fn document_start_line(&self, doc: usize) -> usize {
         self.docs[doc].content_line
     }
@@ -607,16 +576,6 @@ impl YamlFile {
     }
 
     /// Replace, insert (`Some`) or remove (`None`) the document's top-level `status` entry.
-    ///
-    /// The new entry is `status:` at the document's top-level key column, followed by the
-    /// lines of `status_yaml` indented 2 more spaces (a single-line flow value such as `{}`
-    /// stays on the key's line; an empty `status_yaml` is written as `status: {}`).
-    /// An existing entry is replaced in place: the range starts at its key's line and ends
-    /// after the line of its value's last content, including comments inside it and any
-    /// following comment lines indented deeper than the top-level keys; blank lines and
-    /// shallower comments after it stay. A missing entry is inserted after the line of the
-    /// document's last content (and any deeper-indented comment lines after it), i.e. before
-    /// trailing top-level comments, blank lines, `...` and the next `---`.
     pub fn set_status(
         &mut self,
         doc: usize,
@@ -624,33 +583,18 @@ impl YamlFile {
     ) -> Result<(), YamlFileError> {
         self.check_status_editable(doc)?;
         let d = &self.docs[doc];
-        let t = Text {
-            s: &self.text,
-            b: self.text.as_bytes(),
-        };
         let Some(yaml) = status_yaml else {
-            let end = if d.status_after_keep {
-                t.skip_blank_lines(d.status_range.1, d.end)
-            } else {
-                d.status_range.1
-            };
-            let d = &mut self.docs[doc];
-            d.status_edit = d.status_exists.then(|| Arc::from(Vec::new()));
-            d.status_edit_end = end;
+            let edit = d.status_exists.then(|| Arc::from(Vec::new()));
+            self.put_status_edit(doc, edit, false);
             return Ok(());
         };
         let nl = if d.crlf { "\r\n" } else { "\n" };
         let mut out = String::with_capacity(yaml.len() + yaml.len() / 8 + 16);
-        let (p, _) = d.status_range;
-        if p > 0
-            && self.text.as_bytes()[p - 1] != b'\n'
-            && (!d.status_exists || d.status_at_line_start)
-        {
-            // Inserting at the end of a file whose last line has no newline.
+        if self.status_after_unended_line(doc) {
             out.push_str(nl);
         }
         if d.status_at_line_start {
-            push_spaces(&mut out, d.indent);
+            out.extend(std::iter::repeat_n(' ', d.indent));
         }
         out.push_str("status:");
         let lines: Vec<&str> = yaml
@@ -659,10 +603,9 @@ impl YamlFile {
             .filter(|&(i, l)| !(i == 0 && l.trim_end() == "---"))
             .map(|(_, l)| l)
             .collect();
-        // Trailing empty lines are dropped, unless they are content of a `|+` scalar ending
-        // the status; then the blank lines after the entry in the file would become its
-        // content too, so they go.
-        // (A keep header has a `+`: most statuses have none, and need no scan of their lines.)
+        // Trailing empty lines are dropped, unless they are content of a `|+` scalar ending the
+        // status; then the blank lines after the entry in the file would become its content too, so
+        // they go.
         let keep = yaml.contains('+') && ends_with_keep_scalar(&lines);
         let lines: &[&str] = {
             let mut n = lines.len();
@@ -670,11 +613,6 @@ impl YamlFile {
                 n -= 1;
             }
             &lines[..n]
-        };
-        let end = if keep || d.status_after_keep {
-            t.skip_blank_lines(d.status_range.1, d.end)
-        } else {
-            d.status_range.1
         };
         let first = lines.first().map(|l| l.trim()).unwrap_or("");
         // (A line of spaces is kept: it is the last line of a block scalar, deeper than its
@@ -690,23 +628,43 @@ impl YamlFile {
             out.push_str(nl);
             for line in lines {
                 if !line.is_empty() {
-                    push_spaces(&mut out, d.indent + 2);
+                    out.extend(std::iter::repeat_n(' ', d.indent + 2));
                     out.push_str(line);
                 }
                 out.push_str(nl);
             }
         }
-        self.docs[doc].status_edit = Some(Arc::from(vec![Arc::from(out)]));
-        self.docs[doc].status_edit_end = end;
+        self.put_status_edit(doc, Some(Arc::from(vec![Arc::from(out)])), keep);
         Ok(())
     }
 
+    /// Records document `doc`'s status edit; `keep`: its text ends with a `|+` scalar.
+    fn put_status_edit(&mut self, doc: usize, edit: Option<StatusEdit>, keep: bool) {
+        let t = Text {
+            s: &self.text,
+            b: self.text.as_bytes(),
+        };
+        let d = &mut self.docs[doc];
+        // Past the blank lines after the entry when a `|+` scalar would take them as content.
+        d.status_edit_end = if keep || d.status_after_keep {
+            t.skip_blank_lines(d.status_range.1, d.end)
+        } else {
+            d.status_range.1
+        };
+        d.status_edit = edit;
+    }
+
+    /// Whether the status goes at the end of a file whose last line has no newline.
+    fn status_after_unended_line(&self, doc: usize) -> bool {
+        let d = &self.docs[doc];
+        let p = d.status_range.0;
+        p > 0
+            && self.text.as_bytes()[p - 1] != b'\n'
+            && (!d.status_exists || d.status_at_line_start)
+    }
+
     /// [`set_status`](Self::set_status) with the status's text already laid out in pieces
-    /// ([`LaidOut`]) that other documents' edits may share. Returns `Ok(false)`, changing
-    /// nothing, when the document is not laid out as the pieces are (keys indented, CRLF) or
-    /// the text needs `set_status`'s care (trailing blank lines, a first line that is not a
-    /// key's): the caller then gives [`LaidOut::plain`] to `set_status`, which writes the same
-    /// bytes either way.
+    /// ([`LaidOut`]) that other documents' edits may share.
     pub fn set_status_laid_out(
         &mut self,
         doc: usize,
@@ -720,37 +678,20 @@ impl YamlFile {
         static HEADS: std::sync::OnceLock<[Arc<str>; 2]> = std::sync::OnceLock::new();
         let [head, after_newline] =
             HEADS.get_or_init(|| [Arc::from("status:\n"), Arc::from("\nstatus:\n")]);
-        let (p, _) = d.status_range;
-        // As set_status: inserting at the end of a file whose last line has no newline.
-        let head = if p > 0
-            && self.text.as_bytes()[p - 1] != b'\n'
-            && (!d.status_exists || d.status_at_line_start)
-        {
+        let head = if self.status_after_unended_line(doc) {
             after_newline
         } else {
             head
         };
-        let end = if d.status_after_keep {
-            let t = Text {
-                s: &self.text,
-                b: self.text.as_bytes(),
-            };
-            t.skip_blank_lines(d.status_range.1, d.end)
-        } else {
-            d.status_range.1
-        };
         let mut edit = Vec::with_capacity(pieces.len() + 1);
         edit.push(head.clone());
         edit.extend(pieces.iter().map(|p| p.0.clone()));
-        let d = &mut self.docs[doc];
-        d.status_edit = Some(Arc::from(edit));
-        d.status_edit_end = end;
+        self.put_status_edit(doc, Some(Arc::from(edit)), false);
         Ok(true)
     }
 
-    /// Remove entries whose key is in `keys` from the document's `metadata.annotations`
-    /// mapping (block or flow). Removing every entry leaves `annotations: {}`. Returns whether
-    /// anything (newly) was removed. Documents without such a mapping give `Ok(false)`.
+    /// Remove entries whose key is in `keys` from the document's `metadata.annotations` mapping
+    /// (block or flow).
     pub fn remove_annotations(&mut self, doc: usize, keys: &[&str]) -> Result<bool, YamlFileError> {
         self.check_line_breaks()?;
         let text = &self.text;
@@ -777,18 +718,10 @@ impl YamlFile {
             } else {
                 let n = ann.entries.len();
                 // Trailing run of removed entries: cut from the end of the last kept value.
-                let mut tail = n;
-                while tail > 0 && ann.removed[tail - 1] {
-                    tail -= 1;
-                }
-                for i in 0..tail {
-                    if ann.removed[i] {
-                        edits.push((
-                            ann.entries[i].key_start,
-                            ann.entries[i + 1].key_start,
-                            String::new(),
-                        ));
-                    }
+                let tail = n - ann.removed.iter().rev().take_while(|&&r| r).count();
+                for i in (0..tail).filter(|&i| ann.removed[i]) {
+                    let (from, to) = (ann.entries[i].key_start, ann.entries[i + 1].key_start);
+                    edits.push((from, to, String::new()));
                 }
                 if tail < n {
                     edits.push((
@@ -802,22 +735,19 @@ impl YamlFile {
             let Some((s, e)) = ann.entry else {
                 return Ok(false);
             };
-            let mut rep = String::new();
-            if ann.entry_at_line_start {
-                push_spaces(&mut rep, ann.key_col);
-            }
-            rep.push_str(&ann.key_text);
-            rep.push_str(": {}");
+            let indent = if ann.entry_at_line_start {
+                ann.key_col
+            } else {
+                0
+            };
+            let mut rep = format!("{}{}: {{}}", " ".repeat(indent), ann.key_text);
             if e > 0 && text.as_bytes()[e - 1] == b'\n' {
                 rep.push_str(nl);
             }
             edits.push((s, e, rep));
         } else {
-            for (i, e) in ann.entries.iter().enumerate() {
-                if ann.removed[i] {
-                    edits.push((e.block_range.0, e.block_range.1, String::new()));
-                }
-            }
+            let removed = ann.entries.iter().zip(&ann.removed).filter(|(_, r)| **r);
+            edits.extend(removed.map(|(e, _)| (e.block_range.0, e.block_range.1, String::new())));
         }
         ann.edits = edits;
         Ok(true)
@@ -832,20 +762,15 @@ impl YamlFile {
         Ok(())
     }
 
-    /// Where the first carriage return not followed by a line feed is, if any: such a file
-    /// cannot be edited ([`YamlFileError::LoneCarriageReturn`]). Lines are counted by line
-    /// feeds, as editors and `grep -n` count them.
+    /// Where the first carriage return not followed by a line feed is, if any: such a file cannot
+    /// be edited ([`YamlFileError::LoneCarriageReturn`]).
     pub fn lone_carriage_return(&self) -> Option<TextPos> {
         if !self.lone_cr {
             return None;
         }
         let b = self.text.as_bytes();
         let i = (0..b.len()).find(|&i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'))?;
-        let line_start = self.text[..i].rfind('\n').map_or(0, |l| l + 1);
-        Some(TextPos {
-            line: self.text[..i].matches('\n').count() + 1,
-            column: self.text[line_start..i].chars().count() + 1,
-        })
+        Some(text_pos(&self.text, i))
     }
 
     /// Whether a node of document `doc` has a tag bmhctl does not read.
@@ -893,9 +818,8 @@ impl YamlFile {
         )
     }
 
-    /// The file's text with the edits of `overlay` (`None`: the edits now) applied, in
-    /// pieces: their concatenation is the file. A big file is written and compared from
-    /// them, never held whole a second time.
+    /// The file's text with the edits of `overlay` (`None`: the edits now) applied, in pieces:
+    /// their concatenation is the file.
     pub fn pieces<'a>(&'a self, overlay: Option<&'a Overlay>) -> Vec<&'a str> {
         let mut out = Vec::with_capacity(self.docs.len() + 8);
         let mut edits = Vec::new();
@@ -916,8 +840,7 @@ impl YamlFile {
         }
     }
 
-    /// Whether the file reads the same with the edits of `a` and of `b` (`None`: the edits
-    /// now). Only the documents whose edits differ are compared.
+    /// Whether the file reads the same with the edits of `a` and of `b` (`None`: the edits now).
     pub fn renders_same(&self, a: Option<&Overlay>, b: Option<&Overlay>) -> bool {
         let (mut edits, mut pa, mut pb) = (Vec::new(), Vec::new(), Vec::new());
         for i in 0..self.docs.len() {
@@ -1012,8 +935,7 @@ impl YamlFile {
     }
 
     /// Position (1-based, in the file) of the node at `path` in the original text of document
-    /// `doc`, or of the deepest existing prefix's node. `None` if the document has no content
-    /// or cannot be parsed on its own.
+    /// `doc`, or of the deepest existing prefix's node.
     pub fn locate(&self, doc: usize, path: &[PathSeg]) -> Option<TextPos> {
         let d = self.docs.get(doc)?;
         let text = &self.text[d.start..d.end];
@@ -1046,10 +968,8 @@ impl YamlFile {
     }
 }
 
-/// Whole lines of a status's YAML laid out as [`YamlFile::set_status`] writes them under
-/// `status:` at column 0 of a file with LF line breaks: every non-empty line indented two
-/// spaces. Laid out once, a piece (a field's rendering) serves every document whose status
-/// holds it, and the file's text is made of the pieces without indenting them again.
+/// Whole lines of a status's YAML laid out as [`YamlFile::set_status`] writes them under `status:`
+/// at column 0 of a file with LF line breaks: every non-empty line indented two spaces.
 #[derive(Debug, Clone)]
 pub struct LaidOut(Arc<str>);
 
@@ -1121,12 +1041,6 @@ fn ends_with_keep_scalar(lines: &[&str]) -> bool {
         .all(|l| l.trim().is_empty() || indent(l) > col)
 }
 
-fn push_spaces(out: &mut String, n: usize) {
-    for _ in 0..n {
-        out.push(' ');
-    }
-}
-
 /// Index just past the node starting at `i`.
 fn skip_node(events: &[(Event, Span)], i: usize) -> usize {
     match events.get(i) {
@@ -1158,31 +1072,19 @@ fn navigate(events: &[(Event, Span)], i: usize, path: &[PathSeg]) -> usize {
         return i;
     };
     match (&events[i].0, seg) {
-        (Event::MappingStart(..), PathSeg::Key(k)) => {
+        (Event::MappingStart(..), PathSeg::Key(k) | PathSeg::KeyOf(k)) => {
             let mut j = i + 1;
             while j < events.len() && !matches!(events[j].0, Event::MappingEnd) {
-                let v = skip_node(events, j);
-                if v >= events.len() {
-                    break;
-                }
-                if let Event::Scalar(key, ..) = &events[j].0
-                    && key == k
-                {
-                    return navigate(events, v, rest);
-                }
-                j = skip_node(events, v);
-            }
-            i
-        }
-        (Event::MappingStart(..), PathSeg::KeyOf(k)) => {
-            let mut j = i + 1;
-            while j < events.len() && !matches!(events[j].0, Event::MappingEnd) {
-                if matches!(&events[j].0, Event::Scalar(key, ..) if key == k) {
+                let found = matches!(&events[j].0, Event::Scalar(key, ..) if key == k);
+                if found && matches!(seg, PathSeg::KeyOf(_)) {
                     return j;
                 }
                 let v = skip_node(events, j);
                 if v >= events.len() {
                     break;
+                }
+                if found {
+                    return navigate(events, v, rest);
                 }
                 j = skip_node(events, v);
             }
@@ -1205,6 +1107,7 @@ fn navigate(events: &[(Event, Span)], i: usize, path: &[PathSeg]) -> usize {
 }
 
 /// Per-document indexing state.
+#[derive(Default)]
 struct DocState {
     doc: Doc,
     stack: Vec<Frame>,
@@ -1224,19 +1127,8 @@ fn new_doc(start: usize, start_line: usize) -> Doc {
         end: start,
         start_line,
         content_line: start_line,
-        root: RootKind::Other,
-        indent: 0,
-        crlf: false,
-        status_range: (0, 0),
-        status_exists: false,
         status_at_line_start: true,
-        status_after_keep: false,
-        explicit_key: false,
-        status_anchor: false,
-        status_edit: None,
-        status_edit_end: 0,
-        annotations: None,
-        foreign_tag: false,
+        ..Doc::default()
     }
 }
 
@@ -1286,11 +1178,8 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
                 let line = count_lines_to(start);
                 state = Some(DocState {
                     doc: new_doc(start, line),
-                    stack: Vec::new(),
                     last_end: sb,
-                    keep_end: None,
-                    root_seen: false,
-                    anchors: Vec::new(),
+                    ..DocState::default()
                 });
             }
             Event::DocumentEnd => {
@@ -1336,8 +1225,7 @@ fn line_endings(b: &[u8], docs: &mut [Doc]) {
     }
 }
 
-/// Notes where a node with an anchor starts, and whether a node has a tag bmhctl does not
-/// read.
+/// Notes where a node with an anchor starts, and whether a node has a tag bmhctl does not read.
 fn anchor_and_tag(st: &mut DocState, ev: &Event, sb: usize) {
     if let Event::Scalar(_, _, a, _) | Event::SequenceStart(a, _) | Event::MappingStart(a, _) = ev
         && *a > 0
@@ -1605,29 +1493,10 @@ fn close_entry(t: &Text, st: &mut DocState, role: Role, flow: bool, e: OpenEntry
 /// Whether two texts given in pieces are the same.
 pub(super) fn same_text(a: &[&str], b: &[&str]) -> bool {
     let len = |p: &[&str]| p.iter().map(|s| s.len()).sum::<usize>();
-    if len(a) != len(b) {
-        return false;
-    }
-    let mut b = b.iter().map(|s| s.as_bytes());
-    let mut rest: &[u8] = &[];
-    for mut piece in a.iter().map(|s| s.as_bytes()) {
-        while !piece.is_empty() {
-            if rest.is_empty() {
-                match b.next() {
-                    Some(next) => rest = next,
-                    None => return false,
-                }
-                continue;
-            }
-            let n = piece.len().min(rest.len());
-            if piece[..n] != rest[..n] {
-                return false;
-            }
-            piece = &piece[n..];
-            rest = &rest[n..];
-        }
-    }
-    true
+    len(a) == len(b)
+        && a.iter()
+            .flat_map(|s| s.bytes())
+            .eq(b.iter().flat_map(|s| s.bytes()))
 }
 
 #[cfg(test)]

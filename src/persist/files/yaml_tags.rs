@@ -1,6 +1,4 @@
-//! YAML tags: only the core schema's are read. Any other tag (`!foo`, `!!python/object:...`,
-//! `!!binary`, `!!timestamp`) asks a YAML reader for a type bmhctl does not have; dropped
-//! silently it would leave a value other than the one the author meant, so it is bad input.
+//! YAML tags: only the core schema's are read.
 
 use saphyr_parser::{Event, Parser, Tag};
 
@@ -68,7 +66,6 @@ enum Frame {
 }
 
 /// The nodes of `text` (one document, or several) whose tags bmhctl does not read, in order.
-/// A text that does not parse gives what was found before the error (the parse reports it).
 pub(super) fn foreign_tags(text: &str) -> Vec<ForeignTag> {
     let mut out = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();

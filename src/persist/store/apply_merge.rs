@@ -1,11 +1,9 @@
-//! `kubectl apply`'s merge of an applied object over the stored one, as `bmhctl apply` writes
-//! it: the file gives the spec (a Secret's `data`, any other top-level field); labels and
-//! annotations are merged three-way ([`merge_keys`]: the file's keys are set, the keys the last
-//! apply set and the file no longer has are removed, every other key, a verb's or BMO's, is
-//! kept); the store keeps the uid, the finalizers, the deletion mark, the status (a `status:`
-//! in the file is ignored) and bmhctl's bookkeeping; a changed spec bumps
-//! `metadata.generation`. A host without a status takes it from BMO's status annotation (what
-//! `bmhctl export` writes), as BMO does; the annotation is consumed.
+//! `kubectl apply`'s merge of an applied object over the stored one, as `bmhctl apply` writes it:
+//! the file gives the spec (a Secret's `data`, any other top-level field); labels and annotations
+//! are merged three-way ([`merge_keys`]: the file's keys are set, the keys the last apply set and
+//! the file no longer has are removed, every other key, a verb's or BMO's, is kept); the store
+//! keeps the uid, the finalizers, the deletion mark, the status (a `status:` in the file is
+//! ignored) and bmhctl's bookkeeping; a changed spec bumps `metadata.generation`.
 
 use super::hosts::{
     LastApplied, decode_host, encode_host, hardware_key, last_applied, set_last_applied,
@@ -128,10 +126,9 @@ pub fn merge_object(applied: &Value, stored: Option<&Stored>) -> Value {
     out
 }
 
-/// `kubectl apply`'s three-way merge of one map of `metadata` (labels or annotations): the
-/// stored map, without the keys the last apply set (`last`) that the file no longer has, with
-/// the file's keys set over it. Returns the map and the keys this apply set (sorted), to be
-/// remembered for the next one.
+/// `kubectl apply`'s three-way merge of one map of `metadata` (labels or annotations): the stored
+/// map, without the keys the last apply set (`last`) that the file no longer has, with the file's
+/// keys set over it.
 pub fn merge_keys<V: Clone>(
     file: &BTreeMap<String, V>,
     stored: &BTreeMap<String, V>,
@@ -216,13 +213,12 @@ pub fn stored_hardware(store: &Store, key: &ObjectKey) -> Result<Option<bmh_api:
     )
 }
 
-/// The status an applied host gets: the stored one (a `status:` in the file is ignored, as the
-/// API server ignores it on the main resource), except that a host without a status (no
-/// `lastUpdated`, BMO's `hostHasStatus`) takes it from BMO's status annotation
-/// (`baremetalhost.metal3.io/status`, what `bmhctl export` writes), as BMO's
-/// `reconcileHostData` does: the details of the host's HardwareData take precedence over the
-/// annotation's `hardware`, and `lastUpdated` is stamped when the annotation has none. An
-/// annotation that does not decode is ignored (admission refused a malformed one already).
+/// The status an applied host gets: the stored one (a `status:` in the file is ignored, as the API
+/// server ignores it on the main resource), except that a host without a status (no `lastUpdated`,
+/// BMO's `hostHasStatus`) takes it from BMO's status annotation (`baremetalhost.metal3.io/status`,
+/// what `bmhctl export` writes), as BMO's `reconcileHostData` does: the details of the host's
+/// HardwareData take precedence over the annotation's `hardware`, and `lastUpdated` is stamped when
+/// the annotation has none.
 fn applied_status(
     applied: &bmh_api::BareMetalHost,
     old: Option<&bmh_api::BareMetalHost>,

@@ -1,13 +1,12 @@
 //! A host's recent events (`describe` shows them): `<store>/events/<namespace>/<name>.jsonl`, one
 //! JSON object per line (`time`, `reason`, `message`), the newest last, at most [`EVENTS_KEPT`].
-//! Appends take the log's own lock (`.locks/events/<namespace>/<name>.lock`) and rewrite it atomically, dropping the oldest lines.
 
-use super::{Store, store_io};
+use super::Store;
 use crate::error::{Error, Result};
 use crate::persist::atomic::write_atomic_mode;
 use bmh_api::ObjectKey;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How many events a host's log keeps.
 pub const EVENTS_KEPT: usize = 100;
@@ -21,10 +20,7 @@ pub struct StoredEvent {
 
 impl Store {
     fn events_path(&self, key: &ObjectKey) -> PathBuf {
-        self.root
-            .join("events")
-            .join(&key.namespace)
-            .join(format!("{}.jsonl", key.name))
+        self.keyed_path(Path::new("events"), key, "jsonl")
     }
 
     /// Appends events to the host's log, keeping the last [`EVENTS_KEPT`].
@@ -41,20 +37,15 @@ impl Store {
         if events.is_empty() {
             return Ok(());
         }
-        super::check_name("BareMetalHost", &key.name)?;
-        super::check_name("namespace", &key.namespace)?;
+        super::check_key("BareMetalHost", key)?;
         let path = self.events_path(key);
         let dir = path.parent().expect("an events path has a directory");
         super::private_dirs(dir)?;
-        let lock_path = self
-            .root
-            .join(".locks/events")
-            .join(&key.namespace)
-            .join(format!("{}.lock", key.name));
+        let lock_path = self.keyed_path(Path::new(".locks/events"), key, "lock");
         let lock_dir = lock_path.parent().expect("a lock path has a directory");
         super::private_dirs(lock_dir)?;
         let lock = super::open_private(&lock_path)?;
-        lock.lock().map_err(|e| store_io(&lock_path, e))?;
+        lock.lock().map_err(|e| Error::io(&lock_path, e))?;
         let mut all = self.events(key)?;
         all.extend_from_slice(events);
         let skip = all.len().saturating_sub(kept);
@@ -66,7 +57,7 @@ impl Store {
             );
             text.push('\n');
         }
-        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| store_io(&path, e))
+        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| Error::io(&path, e))
     }
 
     /// The host's recent events, oldest first (unreadable lines are skipped).
@@ -75,7 +66,7 @@ impl Store {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(store_io(&path, e)),
+            Err(e) => return Err(Error::io(&path, e)),
         };
         Ok(text
             .lines()

@@ -1,17 +1,7 @@
 //! Hosts in the store: a [`HostRecord`] is the host's object plus its companion objects.
-//!
-//! * `baremetalhosts/<ns>/<name>.yaml`: the host. Its bookkeeping is split: what Kubernetes
-//!   keeps in metadata is there (`uid`, `generation`, `finalizers`, `deletionTimestamp`), the
-//!   rest (`specHash`, `specSnapshot`, `architecture`, `provisionerState`, `firmware`) under the
-//!   top-level `bmhctl:` key of the same file, so one atomic write keeps both consistent.
-//! * `hardwaredata/<ns>/<name>.yaml`: the HardwareData object (the bookkeeping's
-//!   `hardwareData` in file mode).
-//! * `hostfirmwaresettings/...`, `hostfirmwarecomponents/...`: the firmware objects, whose
-//!   `metadata.generation` is the one the host's firmware bookkeeping plays in file mode.
-//! * `dataimages/...`: the host's DataImage, whose status the runner writes.
 
 use super::{BadObject, Listing, Store, Stored, Written};
-use crate::diagnostic::{Diagnostic, Diagnostics, Position};
+use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::error::{Error, Result};
 use crate::objects::TypedKey;
 use crate::persist::bookkeeping::value_hash;
@@ -40,11 +30,9 @@ pub const BOOK_KEY: &str = "bmhctl";
 /// the last `bmhctl apply` set (see [`LastApplied`]).
 pub const LAST_APPLIED_KEY: &str = "lastApplied";
 
-/// The label and annotation keys the last `bmhctl apply` of an object set: what kubectl keeps
-/// in its `kubectl.kubernetes.io/last-applied-configuration` annotation, reduced to what the
-/// three-way merge of `metadata.labels` and `metadata.annotations` needs. A key in here and no
-/// longer in the file is removed by the next apply; a key set by anyone else (a verb, BMO) is
-/// never removed by an apply.
+/// The label and annotation keys the last `bmhctl apply` of an object set: what kubectl keeps in
+/// its `kubectl.kubernetes.io/last-applied-configuration` annotation, reduced to what the three-way
+/// merge of `metadata.labels` and `metadata.annotations` needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LastApplied {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -157,20 +145,9 @@ fn typed_at<T: DeserializeOwned>(
                 _ => None,
             })
             .collect();
-        let at = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|t| crate::persist::files::yaml_file::YamlFile::parse(t).ok())
-            .and_then(|y| {
-                let segs: Vec<_> = segs
-                    .iter()
-                    .map(|s| crate::persist::files::yaml_file::PathSeg::Key(s))
-                    .collect();
-                y.locate(0, &segs)
-            })
-            .map_or_else(
-                || Position::file(path),
-                |p| Position::new(path, p.line, p.column),
-            );
+        let text = std::fs::read_to_string(path).ok();
+        let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+        let at = super::object_file::position_of(path, text.as_deref(), &segs);
         let d = Diagnostic::new(format!("not a readable store object: {}", e.inner()))
             .at(at)
             .object(kind, key);
@@ -217,12 +194,8 @@ struct SecretsChecked(HashMap<ObjectKey, Option<Diagnostics>>);
 
 /// The host and its bookkeeping from the host's stored object (without HardwareData).
 pub fn decode_host(value: &Value) -> Result<(BareMetalHost, Bookkeeping)> {
-    let mut v = value.clone();
+    let (v, book) = split_book(value);
     let key = super::object_key(value);
-    let book = v
-        .as_object_mut()
-        .and_then(|m| m.remove(BOOK_KEY))
-        .unwrap_or(Value::Object(Default::default()));
     let mut host: BareMetalHost = typed(&format!("BareMetalHost {key}"), v)?;
     if host.metadata.namespace.is_empty() {
         host.metadata.namespace = key.namespace.clone();
@@ -236,6 +209,13 @@ pub fn decode_host(value: &Value) -> Result<(BareMetalHost, Bookkeeping)> {
     Ok((host, book))
 }
 
+/// The stored host without its bookkeeping, and the bookkeeping (empty when none).
+fn split_book(value: &Value) -> (Value, Value) {
+    let mut v = value.clone();
+    let book = v.as_object_mut().and_then(|m| m.remove(BOOK_KEY));
+    (v, book.unwrap_or(Value::Object(Default::default())))
+}
+
 /// [`decode_host`] of the host stored at `path`, a problem located in that file.
 fn decode_host_at(
     path: &Path,
@@ -244,11 +224,7 @@ fn decode_host_at(
 ) -> Result<(BareMetalHost, Bookkeeping)> {
     decode_host(value).map_err(|plain| {
         // Typed again, tracking the path, only to say where.
-        let mut v = value.clone();
-        let book = v
-            .as_object_mut()
-            .and_then(|m| m.remove(BOOK_KEY))
-            .unwrap_or(Value::Object(Default::default()));
+        let (v, book) = split_book(value);
         if let Err(e) = typed_at::<BareMetalHost>(path, bmh_api::KIND, key, &v) {
             return e;
         }
@@ -319,9 +295,8 @@ impl Store {
             .collect())
     }
 
-    /// Every host of the store with its labels, sorted by namespace and name: what selecting
-    /// hosts needs, without reading their companion objects. Host objects that cannot be read
-    /// apart.
+    /// Every host of the store with its labels, sorted by namespace and name: what selecting hosts
+    /// needs, without reading their companion objects.
     pub fn host_labels(&self) -> Result<Listing<(ObjectKey, BTreeMap<String, String>)>> {
         let listing = self.list(bmh_api::API_VERSION, bmh_api::KIND)?;
         let objects = listing
@@ -345,8 +320,7 @@ impl Store {
         })
     }
 
-    /// A host with its bookkeeping and companion objects; `None` when absent. A host whose
-    /// object, companion object or Secret cannot be read is an error naming that file.
+    /// A host with its bookkeeping and companion objects; `None` when absent.
     pub fn load_host(&self, key: &ObjectKey) -> Result<Option<HostRecord>> {
         let Some(stored) = self.get(&host_key(key))? else {
             return Ok(None);

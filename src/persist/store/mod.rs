@@ -13,27 +13,9 @@
 //!   events/<namespace>/<name>.jsonl         a host's last [`EVENTS_KEPT`] events
 //! ```
 //!
-//! Every file is a whole object: `apiVersion`, `kind`, `metadata` (with `uid`, `generation`,
-//! `resourceVersion`, labels, annotations, finalizers, `deletionTimestamp`), `spec` (or a
-//! Secret's `data`), `status`. A host's file also holds bmhctl's bookkeeping that Kubernetes has
-//! no field for under a top-level `bmhctl:` key (see [`hosts`]).
-//!
-//! **Versions.** `metadata.resourceVersion` is a per-object counter, bumped by every write that
-//! changes the object. Writers take the object's lock (`flock` on its lock file, held for the
-//! write only) and either check that the version is still the one they read ([`Store::write`],
-//! which fails with [`Error::Conflict`] otherwise, as an update with a stale resourceVersion
-//! does in Kubernetes) or read, change and write under the lock ([`Store::update`], for status
-//! writes that only own part of the object). A write that changes nothing writes nothing.
-//!
-//! **Trust.** The store holds Secrets and decides what bmhctl drives, so it is private: its
-//! directories are created 0700 and its files 0600 whatever the umask, its lock and lease files
-//! are opened without following symlinks (one planted there is refused, never written through),
-//! and a store directory that others may write to is refused, naming the fix.
-//!
-//! **Lease.** One process at a time may drive the store's hosts: [`Store::acquire_lease`] locks
-//! `<store>/.lease` for as long as its guard lives and writes its pid there, so a second one can
-//! say who holds it. The kernel releases it however the holder ends (SIGKILL too); taking it
-//! removes the temporary files of writers killed mid-write (never read: they are dot-files).
+//! Every file is a whole object; `metadata.resourceVersion` is a per-object counter that
+//! writers check under the object's lock ([`Store::write`], [`Store::update`]). The store holds
+//! Secrets, so it is private (0700/0600, no symlinks followed, refused if others may write it).
 
 pub mod apply_merge;
 pub mod bmc_event_subscriptions;
@@ -157,17 +139,16 @@ pub fn storable_name(name: &str) -> bool {
         || name.len() > 253)
 }
 
-fn check_name(what: &str, name: &str) -> Result<()> {
-    if !storable_name(name) {
-        return Err(Error::invalid(format!(
-            "{what} {name:?} cannot be stored: not a valid object name"
-        )));
+/// An error unless `key`'s name (of a `kind`) and namespace can be stored.
+fn check_key(kind: &str, key: &ObjectKey) -> Result<()> {
+    for (what, name) in [(kind, &key.name), ("namespace", &key.namespace)] {
+        if !storable_name(name) {
+            return Err(Error::invalid(format!(
+                "{what} {name:?} cannot be stored: not a valid object name"
+            )));
+        }
     }
     Ok(())
-}
-
-fn store_io(path: &Path, e: std::io::Error) -> Error {
-    Error::io(path, e)
 }
 
 /// Creates `dir` and its missing parents with mode 0700 (the umask can only take bits away).
@@ -177,7 +158,7 @@ fn private_dirs(dir: &Path) -> Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
-        .map_err(|e| store_io(dir, e))
+        .map_err(|e| Error::io(dir, e))
 }
 
 /// Opens (creating, 0600) a lock or lease file of the store, never through a symlink.
@@ -216,7 +197,7 @@ fn user_name(uid: u32) -> Option<String> {
 /// symlinks to be written through): the trust rules of plugin directories.
 fn check_private(root: &Path) -> Result<()> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    let meta = std::fs::metadata(root).map_err(|e| store_io(root, e))?;
+    let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
     if !meta.is_dir() {
         return Err(Error::Usage(format!(
             "the store {} is not a directory",
@@ -266,7 +247,7 @@ impl Store {
             // Exactly 0700, even under an unusual umask that takes the owner's bits.
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700))
-                .map_err(|e| store_io(&root, e))?;
+                .map_err(|e| Error::io(&root, e))?;
         }
         check_private(&root)?;
         Ok(Store { root })
@@ -289,22 +270,24 @@ impl Store {
 
     /// The file of an object.
     pub fn path_of(&self, key: &TypedKey) -> PathBuf {
-        self.root
-            .join(resource_dir(&key.api_version, &key.kind))
-            .join(&key.key.namespace)
-            .join(format!("{}.yaml", key.key.name))
+        let dir = resource_dir(&key.api_version, &key.kind);
+        self.keyed_path(Path::new(&dir), &key.key, "yaml")
     }
 
     fn lock_path(&self, key: &TypedKey) -> PathBuf {
-        self.root
-            .join(".locks")
-            .join(resource_dir(&key.api_version, &key.kind))
-            .join(&key.key.namespace)
-            .join(format!("{}.lock", key.key.name))
+        let dir = Path::new(".locks").join(resource_dir(&key.api_version, &key.kind));
+        self.keyed_path(&dir, &key.key, "lock")
     }
 
-    /// Reads an object; `None` when absent. One that does not parse, or is not the object its
-    /// path names, is an error naming its file.
+    /// `<root>/<dir>/<namespace>/<name>.<ext>`.
+    fn keyed_path(&self, dir: &Path, key: &ObjectKey, ext: &str) -> PathBuf {
+        self.root
+            .join(dir)
+            .join(&key.namespace)
+            .join(format!("{}.{ext}", key.name))
+    }
+
+    /// Reads an object; `None` when absent.
     pub fn get(&self, key: &TypedKey) -> Result<Option<Stored>> {
         object_file::read(&self.path_of(key))
     }
@@ -359,8 +342,7 @@ impl Store {
     }
 
     /// Writes `value` as the object `key` if its version is still `expect`; the object's
-    /// `metadata.resourceVersion` is set by the store. Writes nothing when the object would not
-    /// change. [`Error::Conflict`] when the object changed since it was read.
+    /// `metadata.resourceVersion` is set by the store.
     pub fn write(&self, key: &TypedKey, value: Value, expect: Expect) -> Result<Written> {
         let _lock = self.lock(key)?;
         let current = self.get_replaceable(key)?;
@@ -389,10 +371,8 @@ impl Store {
         self.put_locked(key, value, current.as_ref())
     }
 
-    /// Reads the object under its lock, lets `change` edit it, and writes the result (nothing
-    /// when unchanged). `change` gets `None` for an absent object and may return `None` to
-    /// leave the store as it is. For writers owning part of an object (status), whose changes
-    /// apply to whatever the rest of the object has become.
+    /// Reads the object under its lock, lets `change` edit it, and writes the result (nothing when
+    /// unchanged).
     pub fn update(
         &self,
         key: &TypedKey,
@@ -413,7 +393,7 @@ impl Store {
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(store_io(&path, e)),
+            Err(e) => Err(Error::io(&path, e)),
         }
     }
 
@@ -423,8 +403,7 @@ impl Store {
         mut value: Value,
         current: Option<&Stored>,
     ) -> Result<Written> {
-        check_name(&key.kind, &key.key.name)?;
-        check_name("namespace", &key.key.namespace)?;
+        check_key(&key.kind, &key.key)?;
         let version = current.map_or(0, |c| c.version);
         set_version(&mut value, version);
         if let Some(c) = current
@@ -438,7 +417,7 @@ impl Store {
         let path = self.path_of(key);
         let dir = path.parent().expect("an object path has a directory");
         private_dirs(dir)?;
-        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| store_io(&path, e))?;
+        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| Error::io(&path, e))?;
         Ok(if current.is_some() {
             Written::Updated
         } else {
@@ -448,8 +427,7 @@ impl Store {
 
     /// The short write lock of one object, waiting at most [`LOCK_WAIT`].
     fn lock(&self, key: &TypedKey) -> Result<File> {
-        check_name(&key.kind, &key.key.name)?;
-        check_name("namespace", &key.key.namespace)?;
+        check_key(&key.kind, &key.key)?;
         let path = self.lock_path(key);
         let dir = path.parent().expect("a lock path has a directory");
         private_dirs(dir)?;
@@ -470,15 +448,14 @@ impl Store {
                         LOCK_WAIT.as_secs()
                     )));
                 }
-                Err(TryLockError::Error(e)) => return Err(store_io(&path, e)),
+                Err(TryLockError::Error(e)) => return Err(Error::io(&path, e)),
             }
         }
     }
 
     /// Removes the temporary files of atomic writes ([`write_atomic_mode`]'s
     /// `.<name>.<pid>.<random>.tmp`) that a killed writer left behind: those whose pid is no
-    /// running process. Readers never see them (a dot-file, not `.yaml`); this only tidies.
-    /// Best effort, and only where `/proc` tells which processes run.
+    /// running process.
     fn remove_stale_temps(&self) {
         let mut stack = vec![self.root.clone()];
         while let Some(dir) = stack.pop() {
@@ -494,16 +471,15 @@ impl Store {
         }
     }
 
-    /// Takes the store's lease, held until the guard is dropped: only one process at a time
-    /// drives the store's hosts (`bmhctl watch`). [`Error::Conflict`] naming the holder's pid
-    /// when another holds it.
+    /// Takes the store's lease, held until the guard is dropped: only one process at a time drives
+    /// the store's hosts (`bmhctl watch`).
     pub fn acquire_lease(&self) -> Result<Lease> {
         let path = self.root.join(".lease");
         let mut f = open_private(&path)?;
         match f.try_lock() {
             Ok(()) => {
-                f.set_len(0).map_err(|e| store_io(&path, e))?;
-                writeln!(f, "{}", std::process::id()).map_err(|e| store_io(&path, e))?;
+                f.set_len(0).map_err(|e| Error::io(&path, e))?;
+                writeln!(f, "{}", std::process::id()).map_err(|e| Error::io(&path, e))?;
                 self.remove_stale_temps();
                 Ok(Lease { _file: f, path })
             }
@@ -521,7 +497,7 @@ impl Store {
                     path.display()
                 )))
             }
-            Err(TryLockError::Error(e)) => Err(store_io(&path, e)),
+            Err(TryLockError::Error(e)) => Err(Error::io(&path, e)),
         }
     }
 
@@ -619,7 +595,7 @@ fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(store_io(dir, e)),
+        Err(e) => return Err(Error::io(dir, e)),
     };
     let mut v: Vec<PathBuf> = rd
         .filter_map(|e| e.ok())

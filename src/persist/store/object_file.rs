@@ -1,10 +1,6 @@
 //! One object file of the store, read and checked: it parses as a YAML mapping, and it is the
-//! object its path names (`<resource>/<namespace>/<name>.yaml`: the kind of that directory,
-//! that namespace and name); a Secret's `data` decodes. A file that is not all of these is a
-//! [`BadObject`] of its own: the others are read on.
-//!
-//! Problems are located (`file:line:column`, object, field) and never quote the file: the
-//! parser's source frame would show the lines above the error, which in a Secret are its values.
+//! object its path names (`<resource>/<namespace>/<name>.yaml`: the kind of that directory, that
+//! namespace and name); a Secret's `data` decodes.
 
 use super::{Stored, resource_dir};
 use crate::diagnostic::{Diagnostic, Position};
@@ -161,18 +157,13 @@ pub(super) fn parse(path: &Path, id: &Identity, text: &str) -> Result<Stored> {
     }
     let found = identity_problems(id, &value);
     if !found.is_empty() {
-        let yaml = YamlFile::parse(text.to_string()).ok();
         let kind = id.kind_of(&value).to_string();
         let diags: Vec<Diagnostic> = found
             .into_iter()
             .map(|(field, message)| {
-                let segs: Vec<PathSeg> = field.split('.').map(PathSeg::Key).collect();
-                let at = yaml.as_ref().and_then(|y| y.locate(0, &segs)).map_or_else(
-                    || Position::file(path),
-                    |p| Position::new(path, p.line, p.column),
-                );
+                let segs: Vec<&str> = field.split('.').collect();
                 Diagnostic::new(message)
-                    .at(at)
+                    .at(position_of(path, Some(text), &segs))
                     .object(&kind, &id.key)
                     .field(field)
             })
@@ -259,6 +250,17 @@ fn identity_problems(id: &Identity, value: &Value) -> Vec<(&'static str, String)
     out
 }
 
+/// Where the node at `segs` of `text` (the file at `path`) is; the file when not found.
+pub(super) fn position_of(path: &Path, text: Option<&str>, segs: &[&str]) -> Position {
+    let segs: Vec<PathSeg> = segs.iter().map(|s| PathSeg::Key(s)).collect();
+    text.and_then(|t| YamlFile::parse(t.to_string()).ok())
+        .and_then(|y| y.locate(0, &segs))
+        .map_or_else(
+            || Position::file(path),
+            |p| Position::new(path, p.line, p.column),
+        )
+}
+
 /// `is "x"`, or `missing` for an empty value.
 fn is_or_missing(value: &str) -> String {
     if value.is_empty() {
@@ -277,19 +279,9 @@ pub(super) fn secret_data(
 ) -> Result<BTreeMap<String, Vec<u8>>> {
     use base64::Engine as _;
     let problem = |segs: &[&str], message: &str| {
-        let at = YamlFile::parse(text.to_string())
-            .ok()
-            .and_then(|y| {
-                let segs: Vec<PathSeg> = segs.iter().map(|s| PathSeg::Key(s)).collect();
-                y.locate(0, &segs)
-            })
-            .map_or_else(
-                || Position::file(path),
-                |p| Position::new(path, p.line, p.column),
-            );
         Error::invalid(
             Diagnostic::new(message)
-                .at(at)
+                .at(position_of(path, Some(text), segs))
                 .object(SECRET_KIND, key)
                 .field(segs.join(".")),
         )

@@ -1,12 +1,5 @@
-//! Hosts that live in the local store, as a [`HostSource`]: one commit group per host (each
-//! host is its own object).
-//!
-//! A pass's changes are merged into whatever the object is when they are written, under the
-//! object's lock ([`Store::update`]), as a controller's status write would be: the runner owns
-//! the status, the annotations BMO consumes, and the bookkeeping the state machine keeps
-//! (finalizers, architecture, provisioner state, firmware schema, HardwareData). The spec, labels,
-//! the other annotations, the generation and the spec snapshot belong to `apply`, so an `apply`
-//! made while a pass runs is never overwritten.
+//! Hosts that live in the local store, as a [`HostSource`]: one commit group per host (each host is
+//! its own object).
 
 use super::Store;
 use super::events::StoredEvent;
@@ -17,8 +10,8 @@ use super::hosts::{
 use super::watcher::StoreWatcher;
 use crate::clock::{Clock, format_time};
 use crate::error::{Error, Result};
-use crate::objects::ObjectMap;
-use crate::persist::{HostSource, SourceChange, Staged};
+use crate::objects::{ObjectMap, TypedKey};
+use crate::persist::{Change, HostSource, SourceChange, Staged};
 use crate::record::Bookkeeping;
 use crate::record::HostRecord;
 use bmh_api::{
@@ -52,9 +45,8 @@ pub struct StoreSource {
 }
 
 impl StoreSource {
-    /// A source over the store's hosts, or only these (the changes of other hosts, and of
-    /// objects that are not a host's own, are then not reported). No host is the runner's
-    /// until [`HostSource::add_host`] adds it.
+    /// A source over the store's hosts, or only these (the changes of other hosts, and of objects
+    /// that are not a host's own, are then not reported).
     pub fn new(
         store: Store,
         only: Option<std::collections::BTreeSet<ObjectKey>>,
@@ -76,6 +68,13 @@ impl StoreSource {
     }
 }
 
+/// Keeps what a pass asks to write (`Some(None)`: remove) over what was staged before.
+fn keep<T: Clone>(slot: &mut Option<Option<T>>, change: Change<&T>) {
+    if let Some(v) = change.written() {
+        *slot = Some(v.cloned());
+    }
+}
+
 /// The runner's part of the bookkeeping over what the store holds.
 fn merge_book(stored: &mut Bookkeeping, ours: &Bookkeeping) {
     stored.finalizers = ours.finalizers.clone();
@@ -85,6 +84,20 @@ fn merge_book(stored: &mut Bookkeeping, ours: &Bookkeeping) {
     stored.firmware.schema = ours.firmware.schema.clone();
     stored.firmware.refresh_pending = ours.firmware.refresh_pending;
     stored.data_image = ours.data_image.clone();
+}
+
+/// Writes a staged status (if any) into the stored object `key`, when there is one.
+fn write_status<T: serde::Serialize>(
+    store: &Store,
+    key: &TypedKey,
+    status: &Option<Option<T>>,
+) -> Result<()> {
+    if let Some(status) = status {
+        store.update(key, |current| {
+            current.map(|c| set_status(c, status.as_ref())).transpose()
+        })?;
+    }
+    Ok(())
 }
 
 fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
@@ -130,23 +143,13 @@ impl HostSource for StoreSource {
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
         let (_, pending) = self.host(host);
         let mut p = pending.lock().expect("store group lock");
-        if let Some(s) = staged.status.written() {
-            p.status = Some(s.cloned());
-        }
-        if let Some(b) = staged.bookkeeping.written() {
-            p.book = Some(b.cloned());
-        }
+        keep(&mut p.status, staged.status);
+        keep(&mut p.book, staged.bookkeeping);
         p.removed_annotations
             .extend(staged.removed_annotations.iter().cloned());
-        if let Some(s) = staged.firmware_settings_status.written() {
-            p.settings_status = Some(s.cloned());
-        }
-        if let Some(s) = staged.firmware_components_status.written() {
-            p.components_status = Some(s.cloned());
-        }
-        if let Some(s) = staged.data_image_status.written() {
-            p.data_image_status = Some(s.cloned());
-        }
+        keep(&mut p.settings_status, staged.firmware_settings_status);
+        keep(&mut p.components_status, staged.firmware_components_status);
+        keep(&mut p.data_image_status, staged.data_image_status);
         p.staged += 1;
         Ok(p.staged)
     }
@@ -211,21 +214,9 @@ impl HostSource for StoreSource {
                 }
             }
         }
-        if let Some(status) = &p.settings_status {
-            store.update(&settings_key(key), |current| {
-                current.map(|c| set_status(c, status.as_ref())).transpose()
-            })?;
-        }
-        if let Some(status) = &p.components_status {
-            store.update(&components_key(key), |current| {
-                current.map(|c| set_status(c, status.as_ref())).transpose()
-            })?;
-        }
-        if let Some(status) = &p.data_image_status {
-            store.update(&data_image_key(key), |current| {
-                current.map(|c| set_status(c, status.as_ref())).transpose()
-            })?;
-        }
+        write_status(store, &settings_key(key), &p.settings_status)?;
+        write_status(store, &components_key(key), &p.components_status)?;
+        write_status(store, &data_image_key(key), &p.data_image_status)?;
         Ok(ticket)
     }
 

@@ -1,33 +1,15 @@
 //! Noticing changes to the store's files, for `bmhctl watch` (Kubernetes' watch, by polling).
-//!
-//! Each [`StoreWatcher::scan`] lists the store's object directories and `stat`s every object
-//! file; only a file whose (mtime, size, inode) changed is read again. A host counts as changed
-//! when what its users own changed: its metadata (but the resourceVersion, the finalizers and
-//! the removal of an annotation BMO consumes), its spec and any other top-level field but
-//! `status` and the bookkeeping; and a host with an annotation BMO consumes whose
-//! resourceVersion moved by more than one since the last scan (the annotation may have been
-//! consumed and set again in between: only the versions tell). So the controller's own status
-//! writes, and its consumption of a `reboot.metal3.io` or `inspect.metal3.io` annotation, are
-//! not reported back to it, while an `apply`, a verb's annotation or a hand edit is. A change to
-//! a host's HostFirmwareSettings, HostFirmwareComponents or DataImage counts as a change of the host; any
-//! other object (Secrets, a plugin's kinds) is reported as [`SourceChange::Objects`].
-//!
-//! A file that cannot be read (it does not parse, or is not the object its path names) is
-//! reported once per change of it: a host's as a change of that host (whose reading then fails
-//! and says why), any other on stderr, and a Secret that becomes unreadable, or readable
-//! again, as a change of the hosts that use it (which are then read again: see
-//! [`super::hosts::secret_refs`]).
 
 use super::object_file::{self, Identity};
 use super::{Store, hosts::HARDWARE_DATA_KIND, object_key, resource_dir, sorted_entries};
 use crate::error::Result;
+use crate::persist::files::host_file::Stamp;
 use crate::persist::{RETRY_ANNOTATION, SourceChange};
 use bmh_api::ObjectKey;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
-use std::time::SystemTime;
 
 /// Annotations the controller removes itself: their removal is not a change to react to.
 const CONSUMED: [&str; 5] = [
@@ -37,13 +19,6 @@ const CONSUMED: [&str; 5] = [
     bmh_api::annotations::STATUS,
     RETRY_ANNOTATION,
 ];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    modified: Option<SystemTime>,
-    len: u64,
-    ino: u64,
-}
 
 struct Seen {
     stamp: Stamp,
@@ -84,18 +59,6 @@ enum Kind {
     Companion,
     Ignored,
     Other,
-}
-
-fn stamp(meta: &std::fs::Metadata) -> Stamp {
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(meta);
-    #[cfg(not(unix))]
-    let ino = 0;
-    Stamp {
-        modified: meta.modified().ok(),
-        len: meta.len(),
-        ino,
-    }
 }
 
 /// What a change of this object means to the controller: a fingerprint of the user-owned
@@ -171,10 +134,9 @@ impl StoreWatcher {
 
     /// Reads `file` again when its stamp changed, and notes what changed.
     fn scan_file(&mut self, file: PathBuf, kind: Kind, is_secret: bool, found: &mut Found) {
-        let Ok(meta) = std::fs::metadata(&file) else {
+        let Some(st) = Stamp::of(&file) else {
             return;
         };
-        let st = stamp(&meta);
         if matches!(kind, Kind::Host | Kind::Companion) && !self.wanted(&Identity::of(&file).key) {
             return;
         }
