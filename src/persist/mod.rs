@@ -1,5 +1,5 @@
 //! Where hosts live between passes: the user's YAML files (`-f`, [`files`]) or the local store
-//! ([`store`]).
+//! ([`store`]). What each part guarantees, and why, is in `docs/persistence.md`.
 
 pub mod atomic;
 pub mod bookkeeping;
