@@ -78,12 +78,11 @@ impl IronicClient {
         method: Method,
         uuid: &str,
         sub: &str,
-        query: &[(&str, &str)],
         body: Option<&Value>,
         ok: &[u16],
     ) -> Result<(), IronicError> {
         let path = format!("nodes/{}{sub}", seg(uuid));
-        self.request(method, &path, query, body, ok).map(drop)
+        self.request(method, &path, &[], body, ok).map(drop)
     }
 
     fn get_json<T: DeserializeOwned>(
@@ -94,18 +93,9 @@ impl IronicClient {
         self.request(Method::GET, path, query, None, &[200])?.json()
     }
 
-    /// `GET /v1/PATH?QUERY`, all pages, each item as Ironic wrote it.
-    pub fn list_values(
-        &self,
-        path: &str,
-        query: &[(&str, &str)],
-        key: &str,
-    ) -> Result<Vec<Value>, IronicError> {
-        self.list_all(path, query, key)
-    }
-
-    /// Follow Ironic's top-level `next` links, collecting `key` arrays.
-    fn list_all<T: DeserializeOwned>(
+    /// `GET /v1/PATH?QUERY`, all pages: follows Ironic's top-level `next` links, collecting
+    /// `key` arrays.
+    pub fn list_all<T: DeserializeOwned>(
         &self,
         path: &str,
         query: &[(&str, &str)],
@@ -220,7 +210,7 @@ impl IronicClient {
 
     /// `DELETE /v1/nodes/{uuid}` (202/204).
     pub fn delete_node(&self, uuid: &str) -> Result<(), IronicError> {
-        self.node_action(Method::DELETE, uuid, "", &[], None, &[202, 204])
+        self.node_action(Method::DELETE, uuid, "", None, &[202, 204])
     }
 
     /// `PUT /v1/nodes/{uuid}/states/provision` (202).
@@ -230,14 +220,7 @@ impl IronicClient {
         req: &ProvisionStateRequest,
     ) -> Result<(), IronicError> {
         let body = to_value(req)?;
-        self.node_action(
-            Method::PUT,
-            uuid,
-            "/states/provision",
-            &[],
-            Some(&body),
-            &[202],
-        )
+        self.node_action(Method::PUT, uuid, "/states/provision", Some(&body), &[202])
     }
 
     /// `PUT /v1/nodes/{uuid}/states/power` (202). `timeout` (seconds) is sent when given (BMO
@@ -252,35 +235,27 @@ impl IronicClient {
         if let Some(t) = timeout {
             body["timeout"] = json!(t);
         }
-        self.node_action(Method::PUT, uuid, "/states/power", &[], Some(&body), &[202])
+        self.node_action(Method::PUT, uuid, "/states/power", Some(&body), &[202])
     }
 
     /// `PUT /v1/nodes/{uuid}/states/raid` (204).
     pub fn set_raid_config(&self, uuid: &str, logical_disks: &[Value]) -> Result<(), IronicError> {
         let body = json!({ "logical_disks": logical_disks });
-        self.node_action(
-            Method::PUT,
-            uuid,
-            "/states/raid",
-            &[],
-            Some(&body),
-            &[202, 204],
-        )
+        self.node_action(Method::PUT, uuid, "/states/raid", Some(&body), &[202, 204])
     }
 
     /// `PUT /v1/nodes/{uuid}/maintenance` (202), `reason` omitted when empty.
     pub fn set_maintenance(&self, uuid: &str, reason: &str) -> Result<(), IronicError> {
-        let body = if reason.is_empty() {
-            json!({})
-        } else {
-            json!({ "reason": reason })
-        };
-        self.node_action(Method::PUT, uuid, "/maintenance", &[], Some(&body), &[202])
+        let mut body = json!({});
+        if !reason.is_empty() {
+            body["reason"] = json!(reason);
+        }
+        self.node_action(Method::PUT, uuid, "/maintenance", Some(&body), &[202])
     }
 
     /// `DELETE /v1/nodes/{uuid}/maintenance` (202).
     pub fn unset_maintenance(&self, uuid: &str) -> Result<(), IronicError> {
-        self.node_action(Method::DELETE, uuid, "/maintenance", &[], None, &[202])
+        self.node_action(Method::DELETE, uuid, "/maintenance", None, &[202])
     }
 
     /// `GET /v1/nodes/{uuid}/validate`: interface name → result.
@@ -355,26 +330,15 @@ impl IronicClient {
     /// `POST /v1/nodes/{uuid}/vmedia` with a CD-ROM image (204).
     pub fn attach_vmedia(&self, uuid: &str, image_url: &str) -> Result<(), IronicError> {
         let body = json!({ "device_type": "cdrom", "image_url": image_url });
-        self.node_action(
-            Method::POST,
-            uuid,
-            "/vmedia",
-            &[],
-            Some(&body),
-            &[200, 202, 204],
-        )
+        self.node_action(Method::POST, uuid, "/vmedia", Some(&body), &[200, 202, 204])
     }
 
     /// `DELETE /v1/nodes/{uuid}/vmedia?device_types=cdrom` (204).
     pub fn detach_vmedia(&self, uuid: &str) -> Result<(), IronicError> {
-        self.node_action(
-            Method::DELETE,
-            uuid,
-            "/vmedia",
-            &[("device_types", "cdrom")],
-            None,
-            &[200, 202, 204],
-        )
+        let path = format!("nodes/{}/vmedia", seg(uuid));
+        let query = [("device_types", "cdrom")];
+        self.request(Method::DELETE, &path, &query, None, &[200, 202, 204])
+            .map(drop)
     }
 
     /// `POST /v1/nodes/{uuid}/vendor_passthru?method=<method>` with a JSON body.

@@ -110,7 +110,6 @@ impl LoadedPlugin {
                 reason: error_text(&error),
             });
         }
-        let sdk_minor = abi::parse_major_minor(&self.sdk_version).map(|(_, minor)| minor);
         Ok(PluginFactory::new(PluginRequests {
             shared: Arc::new(Shared {
                 name: self.name.clone(),
@@ -118,11 +117,7 @@ impl LoadedPlugin {
                 handle: Handle(handle),
                 host,
                 next_id: AtomicU64::new(1),
-                sdk_minor,
-                answers_subscriptions: abi::parse_major_minor(&self.sdk_version)
-                    .is_some_and(|(_, minor)| minor >= BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR),
-                answers_data_images: abi::parse_major_minor(&self.sdk_version)
-                    .is_some_and(|(_, minor)| minor >= DATA_IMAGE_SINCE_MINOR),
+                sdk_minor: abi::parse_major_minor(&self.sdk_version).map(|(_, minor)| minor),
             }),
         }))
     }
@@ -443,15 +438,9 @@ struct Shared {
     handle: Handle,
     host: &'static HostState,
     next_id: AtomicU64,
-    /// The minor version of the SDK the plugin was built with: the factory calls it does not
-    /// know are never sent (`None`, a version that does not parse: none is).
+    /// The minor version of the SDK the plugin was built with: calls it does not know (or
+    /// whose old defaults did nothing, as the data image calls') are never sent.
     sdk_minor: Option<u64>,
-    /// Built with an SDK that knows the BMC event subscription calls: older plugins are never
-    /// asked.
-    answers_subscriptions: bool,
-    /// Built with an SDK whose data image calls are meant: older plugins' defaults answered
-    /// "not attached" and "done" without doing anything, so they are never asked.
-    answers_data_images: bool,
 }
 
 impl Shared {
@@ -479,18 +468,19 @@ impl Shared {
         }
     }
 
-    fn call<T: DeserializeOwned>(
-        &self,
-        id: u64,
-        call: ProvisionerCall,
-    ) -> Result<T, ProvisionerError> {
-        let value = self.request(&Request::Call { id, call })?;
+    /// [`Shared::request`], its answer decoded as `T`.
+    fn ask<T: DeserializeOwned>(&self, request: &Request) -> Result<T, ProvisionerError> {
+        let value = self.request(request)?;
         serde_json::from_value(value).map_err(|e| {
             ProvisionerError::Other(format!(
                 "provisioner plugin {:?} sent an invalid answer: {e}",
                 self.name
             ))
         })
+    }
+
+    fn knows(&self, since_minor: u64) -> bool {
+        self.sdk_minor.is_some_and(|m| m >= since_minor)
     }
 
     fn sinks(&self) -> std::sync::MutexGuard<'_, HashMap<u64, EventSink>> {
@@ -549,17 +539,11 @@ impl FactoryTransport for PluginRequests {
     }
 
     fn answers(&self, since_minor: u64) -> bool {
-        self.shared.sdk_minor.is_some_and(|m| m >= since_minor)
+        self.shared.knows(since_minor)
     }
 
     fn request<T: DeserializeOwned>(&self, request: Request) -> Result<T, ProvisionerError> {
-        let value = self.shared.request(&request)?;
-        serde_json::from_value(value).map_err(|e| {
-            ProvisionerError::Other(format!(
-                "provisioner plugin {:?} sent an invalid answer: {e}",
-                self.shared.name
-            ))
-        })
+        self.shared.ask(&request)
     }
 }
 
@@ -590,7 +574,7 @@ impl Drop for PluginCalls {
 
 impl CallTransport for PluginCalls {
     fn call<T: DeserializeOwned>(&self, call: ProvisionerCall) -> Result<T, ProvisionerError> {
-        if !self.shared.answers_subscriptions
+        if !self.shared.knows(BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR)
             && matches!(
                 call,
                 ProvisionerCall::CreateBmcEventSubscription { .. }
@@ -605,7 +589,7 @@ impl CallTransport for PluginCalls {
             };
             return serde_json::from_value(not_supported).map_err(ProvisionerError::other);
         }
-        if !self.shared.answers_data_images
+        if !self.shared.knows(DATA_IMAGE_SINCE_MINOR)
             && matches!(
                 call,
                 ProvisionerCall::GetDataImageStatus
@@ -615,7 +599,7 @@ impl CallTransport for PluginCalls {
         {
             return Err(bmhctl_plugin_sdk::data_images_not_supported());
         }
-        self.shared.call(self.id, call)
+        self.shared.ask(&Request::Call { id: self.id, call })
     }
 
     fn call_failed(&self, method: &'static str, error: ProvisionerError) {

@@ -1,19 +1,13 @@
 //! `HasCapacity` (spec 3.12) with an in-process slot table, so hosts asking at the same time
 //! never overshoot `PROVISIONING_LIMIT`.
 //!
-//! BMO counts busy nodes in Ironic only; two hosts asking before either node turns busy both
-//! get a yes. Here a granted slot is held in-process until a node listing (made after the
-//! grant) shows the node busy, the host leaves the gated states or is detached, or it stops
-//! asking for [`GRANT_IDLE_TTL`] (a paused host asks nothing, and BMO would not count its idle
-//! node). Nothing is promised across processes: two bmhctl processes on one Ironic each keep
-//! their own table.
-//!
-//! With the host feature `DueHosts`, the busy nodes come from the node watch's shared listing
-//! (one listing per second in total), and `due_hosts` wakes delayed hosts only up to the free
-//! slots, each with a short-lived promise that counts as in use for everyone else until the
-//! host's own `has_capacity` turns it into a grant.
+//! BMO counts busy nodes in Ironic only, so two hosts asking at once both get a yes. Here a
+//! granted slot is held until a later node listing shows the node busy, the host leaves the
+//! gated states, or it stops asking for [`GRANT_IDLE_TTL`]. Nothing is shared across processes.
+//! With `DueHosts`, `due_hosts` wakes delayed hosts up to the free slots, each with a
+//! short-lived promise that its own `has_capacity` turns into a grant.
 
-use super::IronicProvisioner;
+use super::{IronicProvisioner, lock};
 use crate::CAPACITY_FIELDS;
 use crate::types::{Node, state};
 use bmh_bmc::boot_interface_counts_as_busy;
@@ -125,20 +119,18 @@ impl CapacityGate {
 
     /// Give a host's slot (or the slot promised to it) back.
     pub fn release(&self, name: &str) {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = lock(&self.table);
         t.granted.remove(name);
         t.promised.remove(name);
     }
 
     pub fn holds(&self, name: &str) -> bool {
-        let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        t.granted.contains_key(name)
+        lock(&self.table).granted.contains_key(name)
     }
 
     /// Slots held in-process right now.
     pub fn granted(&self) -> usize {
-        let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        t.granted.len()
+        lock(&self.table).granted.len()
     }
 
     /// Decide for `name`, listing busy nodes with `list` when the cached listing is stale.
@@ -167,7 +159,7 @@ impl CapacityGate {
         name: &str,
         list: impl FnOnce() -> Result<Listed, ProvisionerError>,
     ) -> Result<bool, ProvisionerError> {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = lock(&self.table);
         let now = Instant::now();
         if let Some(g) = t.granted.get_mut(name) {
             g.asked = now;
@@ -185,66 +177,53 @@ impl CapacityGate {
             t.take_listing(started, at, busy);
         }
         t.expire_promises(now);
-        let busy = t.listing.take().expect("listing set above");
-        let r = if busy.1.contains(name) {
-            t.promised.remove(name);
-            true
-        } else {
-            let in_use = t.in_use(&busy.1, Some(name));
-            t.promised.remove(name);
-            if in_use < self.limit {
-                let now = Instant::now();
-                t.granted.insert(
-                    name.to_string(),
-                    Grant {
-                        at: now,
-                        asked: now,
-                    },
-                );
-                true
-            } else {
-                false
-            }
-        };
-        t.listing = Some(busy);
-        Ok(r)
+        let (at, busy) = t.listing.take().expect("listing set above");
+        t.promised.remove(name);
+        let listed_busy = busy.contains(name);
+        let ok = listed_busy || t.in_use(&busy, Some(name)) < self.limit;
+        if ok && !listed_busy {
+            let now = Instant::now();
+            t.granted.insert(
+                name.to_string(),
+                Grant {
+                    at: now,
+                    asked: now,
+                },
+            );
+        }
+        t.listing = Some((at, busy));
+        Ok(ok)
     }
 
     /// A listing made elsewhere (the node watch's, started at `started`): kept when newer than
     /// the gate's own.
     pub fn observe(&self, started: Instant, busy: BTreeSet<String>) {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = lock(&self.table);
         if t.listing.as_ref().is_none_or(|(at, _)| *at < started) {
             t.take_listing(started, started, busy);
         }
     }
 
-    /// Slots free now: the limit less busy nodes, grants and live promises.
-    pub fn free_slots(&self) -> usize {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        t.expire_promises(Instant::now());
-        let busy = t
-            .listing
-            .as_ref()
-            .map(|(_, b)| b.clone())
-            .unwrap_or_default();
-        self.limit.saturating_sub(t.in_use(&busy, None))
-    }
-
-    /// `due_hosts` for hosts delayed by the limit, oldest first: which may go now. A host
-    /// whose node is busy, that holds a grant or a live promise may; the others get a new
-    /// promise each while slots are free. Promises count as in use for everyone else, so the
-    /// limit is never exceeded, and as many hosts wake as there are free slots.
-    pub fn promise(&self, names: &[String]) -> Vec<bool> {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
+    /// The busy nodes of the last listing and the slots free now (the limit less busy nodes,
+    /// grants and live promises).
+    fn free(&self, t: &mut Table, now: Instant) -> (BTreeSet<String>, usize) {
         t.expire_promises(now);
         let busy = t
             .listing
             .as_ref()
             .map(|(_, b)| b.clone())
             .unwrap_or_default();
-        let mut free = self.limit.saturating_sub(t.in_use(&busy, None));
+        let free = self.limit.saturating_sub(t.in_use(&busy, None));
+        (busy, free)
+    }
+
+    /// `due_hosts` for hosts delayed by the limit, oldest first: which may go now. A host
+    /// whose node is busy, that holds a grant or a live promise may; the others get a new
+    /// promise each while slots are free (promises count as in use for everyone else).
+    pub fn promise(&self, names: &[String]) -> Vec<bool> {
+        let mut t = lock(&self.table);
+        let now = Instant::now();
+        let (busy, mut free) = self.free(&mut t, now);
         names
             .iter()
             .map(|n| {
@@ -263,7 +242,7 @@ impl CapacityGate {
 
     /// Slots promised and not yet taken.
     pub fn promised(&self) -> usize {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = lock(&self.table);
         t.expire_promises(Instant::now());
         t.promised.len()
     }
@@ -313,6 +292,14 @@ impl IronicProvisioner {
                 .map(|n| n.name_str().to_string())
                 .collect())
         })
+    }
+}
+
+#[cfg(test)]
+impl CapacityGate {
+    /// Slots free now.
+    pub(crate) fn free_slots(&self) -> usize {
+        self.free(&mut lock(&self.table), Instant::now()).1
     }
 }
 
