@@ -43,7 +43,6 @@ pub struct Node {
     pub extra: Map<String, Value>,
     pub automated_clean: Option<bool>,
     /// Network data Ironic injects into the ramdisk (1.66).
-    #[serde(deserialize_with = "null_default")]
     pub network_data: Value,
     #[serde(deserialize_with = "null_default")]
     pub disable_power_off: bool,
@@ -63,11 +62,8 @@ pub struct Node {
     pub firmware_interface: Option<String>,
     pub vendor_interface: Option<String>,
     pub boot_mode: Option<String>,
-    #[serde(deserialize_with = "null_default")]
     pub deploy_step: Value,
-    #[serde(deserialize_with = "null_default")]
     pub clean_step: Value,
-    #[serde(deserialize_with = "null_default")]
     pub service_step: Value,
 }
 
@@ -117,9 +113,7 @@ pub struct Driver {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NodeInventory {
-    #[serde(deserialize_with = "null_default")]
     pub inventory: Value,
-    #[serde(deserialize_with = "null_default")]
     pub plugin_data: Value,
 }
 
@@ -276,6 +270,11 @@ impl NodePatch {
             (Some(d), _) => self.ops.push(PatchOp::Add { path, value: d }),
         }
         self
+    }
+
+    /// [`NodePatch::update`] towards a present value.
+    pub fn set(self, node: &Node, section: Section, key: &str, value: impl Into<Value>) -> Self {
+        self.update(node, section, key, Some(value.into()))
     }
 
     pub fn to_json(&self) -> Value {

@@ -156,12 +156,7 @@ impl IronicProvisioner {
             &data.boot_mode,
             &data.cpu_architecture,
         )
-        .update(
-            node,
-            Section::Top,
-            "inspect_interface",
-            Some(Value::from(interface)),
-        );
+        .set(node, Section::Top, "inspect_interface", interface);
         let node = match self.try_update_node(node, patch) {
             Ok(n) => n,
             Err(outcome) => return inspected(outcome, false),
@@ -282,12 +277,7 @@ impl IronicProvisioner {
         if disks.is_empty() {
             return Ok(None);
         }
-        let patch = NodePatch::new().update(
-            node,
-            Section::Top,
-            "raid_interface",
-            Some(Value::from(iface)),
-        );
+        let patch = NodePatch::new().set(node, Section::Top, "raid_interface", iface);
         let node = match self.try_update_node(node, patch) {
             Ok(n) => n,
             Err(outcome) => return outcome.map(Some),
@@ -479,27 +469,17 @@ impl IronicProvisioner {
             .custom_deploy
             .as_ref()
             .is_some_and(|c| !c.method.is_empty());
+        let ii = Section::InstanceInfo;
+        let hints = root_device_hints(data.root_device_hints.as_ref());
         let p = NodePatch::new()
-            .update(
+            .set(node, Section::Top, "instance_uuid", self.host.uid.as_str())
+            .set(
                 node,
-                Section::Top,
-                "instance_uuid",
-                Some(Value::from(self.host.uid.as_str())),
-            )
-            .update(
-                node,
-                Section::InstanceInfo,
+                ii,
                 "capabilities",
-                Some(instance_capabilities(&data.boot_mode)),
+                instance_capabilities(&data.boot_mode),
             )
-            .update(
-                node,
-                Section::InstanceInfo,
-                "root_device",
-                Some(Value::Object(root_device_hints(
-                    data.root_device_hints.as_ref(),
-                ))),
-            );
+            .set(node, ii, "root_device", hints);
         if custom {
             self.custom_deploy_update(p, node, data)
         } else if img.is_live_iso() {
@@ -519,7 +499,7 @@ impl IronicProvisioner {
             return p; // the scheme fixes it (fake-hardware)
         }
         match want {
-            Some(w) => p.update(node, Section::Top, "deploy_interface", Some(Value::from(w))),
+            Some(w) => p.set(node, Section::Top, "deploy_interface", w),
             None => match node.deploy_interface.as_deref() {
                 Some("ramdisk" | "custom-agent") => p.remove("/deploy_interface"),
                 _ => p,
@@ -562,23 +542,22 @@ impl IronicProvisioner {
     fn live_iso_update(&self, p: NodePatch, node: &Node, img: &Image) -> NodePatch {
         let ii = Section::InstanceInfo;
         let p = p
-            .update(node, ii, "boot_iso", Some(Value::from(img.url.as_str())))
+            .set(node, ii, "boot_iso", img.url.as_str())
             .update(node, ii, "image_source", None)
             .update(node, ii, "image_checksum", None)
             .update(node, ii, "image_os_hash_algo", None)
             .update(node, ii, "image_os_hash_value", None);
-        self.deploy_interface_update(p, node, Some("ramdisk"))
-            .update(
-                node,
-                Section::DriverInfo,
-                "force_persistent_boot_device",
-                Some(Value::from(
-                    self.shared
-                        .config
-                        .live_iso_force_persistent_boot_device
-                        .as_str(),
-                )),
-            )
+        let persistent = self
+            .shared
+            .config
+            .live_iso_force_persistent_boot_device
+            .as_str();
+        self.deploy_interface_update(p, node, Some("ramdisk")).set(
+            node,
+            Section::DriverInfo,
+            "force_persistent_boot_device",
+            persistent,
+        )
     }
 
     /// BMO's `setDirectDeployUpdateOptsForNode`. No checksum (OCI) removes all three checksum
@@ -599,12 +578,7 @@ impl IronicProvisioner {
         };
         let p = p
             .update(node, ii, "boot_iso", None)
-            .update(
-                node,
-                ii,
-                "image_source",
-                Some(Value::from(img.url.as_str())),
-            )
+            .set(node, ii, "image_source", img.url.as_str())
             .update(
                 node,
                 ii,
@@ -625,16 +599,16 @@ impl IronicProvisioner {
                 typed.map(|(_, c)| Value::from(c)),
             )
             .update(node, ii, "image_pull_secret", pull_secret(data));
-        self.deploy_interface_update(p, node, None).update(
+        let persistent = self
+            .shared
+            .config
+            .direct_deploy_force_persistent_boot_device
+            .as_str();
+        self.deploy_interface_update(p, node, None).set(
             node,
             Section::DriverInfo,
             "force_persistent_boot_device",
-            Some(Value::from(
-                self.shared
-                    .config
-                    .direct_deploy_force_persistent_boot_device
-                    .as_str(),
-            )),
+            persistent,
         )
     }
 

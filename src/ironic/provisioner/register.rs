@@ -208,31 +208,17 @@ impl IronicProvisioner {
         driver_info: &Map<String, Value>,
         credentials_changed: bool,
     ) -> NodePatch {
-        let mut patch = NodePatch::new().update(
-            node,
-            Section::Top,
-            "name",
-            Some(Value::from(self.node_name())),
-        );
+        let mut patch = NodePatch::new().set(node, Section::Top, "name", self.node_name());
         if credentials_changed || !bmc_address_matches(&node.driver_info, driver_info) {
             tracing::info!(node = %node.uuid, "updating driver_info: credentials or BMC address changed");
-            patch = patch.update(
-                node,
-                Section::Top,
-                "driver_info",
-                Some(Value::Object(driver_info.clone())),
-            );
+            patch = patch.set(node, Section::Top, "driver_info", driver_info.clone());
         }
         if data.disable_power_off != node.disable_power_off {
             patch = patch.add("/disable_power_off", data.disable_power_off);
         }
         if !data.cpu_architecture.is_empty() {
-            patch = patch.update(
-                node,
-                Section::Properties,
-                "cpu_arch",
-                Some(Value::from(data.cpu_architecture.clone())),
-            );
+            let arch = data.cpu_architecture.clone();
+            patch = patch.set(node, Section::Properties, "cpu_arch", arch);
         }
         patch
     }
@@ -610,21 +596,11 @@ pub(super) fn boot_properties(
     cpu_arch: &str,
 ) -> NodePatch {
     let capabilities = merge_boot_mode_capabilities(node.properties.get("capabilities"), boot_mode);
-    let patch = patch.update(
-        node,
-        Section::Properties,
-        "capabilities",
-        Some(Value::from(capabilities)),
-    );
+    let patch = patch.set(node, Section::Properties, "capabilities", capabilities);
     if cpu_arch.is_empty() {
         patch
     } else {
-        patch.update(
-            node,
-            Section::Properties,
-            "cpu_arch",
-            Some(Value::from(cpu_arch)),
-        )
+        patch.set(node, Section::Properties, "cpu_arch", cpu_arch)
     }
 }
 
