@@ -169,18 +169,14 @@ pub enum LoadError {
 /// library stays loaded for the life of the process.
 pub fn open(path: &Path, expected_name: Option<&str>) -> Result<LoadedPlugin, LoadError> {
     let at = || path.to_path_buf();
-    let absolute = std::path::absolute(path).map_err(|e| LoadError::Untrusted {
-        path: at(),
-        why: Box::new(super::trust::Untrusted::Unreadable {
-            path: at(),
-            cause: e.to_string(),
-        }),
-    })?;
-    let dir = absolute.parent().unwrap_or(Path::new("/"));
-    super::trust::check_file(dir, &absolute).map_err(|why| LoadError::Untrusted {
+    let untrusted = |why| LoadError::Untrusted {
         path: at(),
         why: Box::new(why),
-    })?;
+    };
+    let absolute = std::path::absolute(path)
+        .map_err(|e| untrusted(super::trust::Untrusted::unreadable(path, e)))?;
+    let dir = absolute.parent().unwrap_or(Path::new("/"));
+    super::trust::check_file(dir, &absolute).map_err(untrusted)?;
     // SAFETY: loading a library runs its initialisers; that is what loading a plugin means.
     let lib = unsafe { libloading::Library::new(path) }
         .map_err(|cause| LoadError::Open { path: at(), cause })?;

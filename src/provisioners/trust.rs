@@ -44,6 +44,15 @@ pub enum Untrusted {
     Unreadable { path: PathBuf, cause: String },
 }
 
+impl Untrusted {
+    pub(super) fn unreadable(path: &Path, e: std::io::Error) -> Self {
+        Untrusted::Unreadable {
+            path: path.to_path_buf(),
+            cause: e.to_string(),
+        }
+    }
+}
+
 /// The user bmhctl runs as (effective uid, the one whose rights a plugin gets).
 fn current_uid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
@@ -83,10 +92,7 @@ fn inspect(path: &Path, follow: bool) -> Result<Option<std::fs::Metadata>, Untru
     match meta {
         Ok(m) => Ok(Some(m)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Untrusted::Unreadable {
-            path: path.to_path_buf(),
-            cause: e.to_string(),
-        }),
+        Err(e) => Err(Untrusted::unreadable(path, e)),
     }
 }
 
@@ -116,14 +122,12 @@ pub fn check_file(dir: &Path, file: &Path) -> Result<(), Untrusted> {
         return Ok(());
     };
     if meta.file_type().is_symlink() {
-        let canonical_dir = dir.canonicalize().map_err(|e| Untrusted::Unreadable {
-            path: dir.to_path_buf(),
-            cause: e.to_string(),
-        })?;
-        let target = file.canonicalize().map_err(|e| Untrusted::Unreadable {
-            path: file.to_path_buf(),
-            cause: e.to_string(),
-        })?;
+        let canonical_dir = dir
+            .canonicalize()
+            .map_err(|e| Untrusted::unreadable(dir, e))?;
+        let target = file
+            .canonicalize()
+            .map_err(|e| Untrusted::unreadable(file, e))?;
         // Only a link to a file directly in the directory: one deeper could sit in a
         // subdirectory nobody checked.
         if target.parent() != Some(canonical_dir.as_path()) {

@@ -2,7 +2,7 @@
 
 use super::devicehints::root_device_hints;
 use bmh_api::{HardwareRaidVolume, RaidConfig, RootDeviceHints, SoftwareRaidVolume};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::collections::HashMap;
 
 /// The RAID interface of drivers without RAID support.
@@ -83,30 +83,27 @@ fn hardware_logical_disks(volumes: &[HardwareRaidVolume]) -> Result<Vec<Value>, 
             }
         }
 
-        let mut disk = Map::new();
-        disk.insert("size_gb".into(), size_gb(volume.size_gibibytes));
-        disk.insert("raid_level".into(), Value::String(volume.level.clone()));
+        let mut disk = json!({
+            "size_gb": size_gb(volume.size_gibibytes),
+            "raid_level": volume.level,
+        });
         if !volume.name.is_empty() {
-            disk.insert("volume_name".into(), Value::String(volume.name.clone()));
+            disk["volume_name"] = json!(volume.name);
         }
         if let Some(rotational) = volume.rotational {
-            let disk_type = if rotational { "hdd" } else { "ssd" };
-            disk.insert("disk_type".into(), Value::String(disk_type.into()));
+            disk["disk_type"] = json!(if rotational { "hdd" } else { "ssd" });
         }
         // Ironic's client leaves a zero count out, as it means "the level's minimum" anyway.
         if let Some(n) = volume.number_of_physical_disks.filter(|n| *n != 0) {
-            disk.insert("number_of_physical_disks".into(), Value::from(n));
+            disk["number_of_physical_disks"] = json!(n);
         }
         if !volume.controller.is_empty() {
-            disk.insert(
-                "controller".into(),
-                Value::String(volume.controller.clone()),
-            );
+            disk["controller"] = json!(volume.controller);
         }
         if !volume.physical_disks.is_empty() {
-            disk.insert("physical_disks".into(), json!(volume.physical_disks));
+            disk["physical_disks"] = json!(volume.physical_disks);
         }
-        disks.push(Value::Object(disk));
+        disks.push(disk);
     }
     Ok(disks)
 }
@@ -118,20 +115,17 @@ fn software_logical_disks(volumes: &[SoftwareRaidVolume]) -> Result<Vec<Value>, 
     let disks = volumes
         .iter()
         .map(|volume| {
-            let mut disk = Map::new();
-            disk.insert("size_gb".into(), size_gb(volume.size_gibibytes));
-            disk.insert("raid_level".into(), Value::String(volume.level.clone()));
-            disk.insert("controller".into(), Value::String("software".into()));
-            disk.insert("is_root_volume".into(), Value::Bool(volume.root_volume));
+            let mut disk = json!({
+                "size_gb": size_gb(volume.size_gibibytes),
+                "raid_level": volume.level,
+                "controller": "software",
+                "is_root_volume": volume.root_volume,
+            });
             if !volume.physical_disks.is_empty() {
-                let hints: Vec<Value> = volume
-                    .physical_disks
-                    .iter()
-                    .map(|h| Value::Object(root_device_hints(Some(h))))
-                    .collect();
-                disk.insert("physical_disks".into(), Value::Array(hints));
+                let hints = volume.physical_disks.iter();
+                disk["physical_disks"] = hints.map(|h| root_device_hints(Some(h))).collect();
             }
-            Value::Object(disk)
+            disk
         })
         .collect();
     Ok(disks)
