@@ -1,10 +1,6 @@
-//! The Ironic requests a client has sent, by kind: the HTTP method and the path under `/v1/`
-//! with the resource's identifier replaced by a placeholder (`PUT /v1/nodes/{node}/states/power`).
-//! What bmhctl serves as `bmhctl_ironic_api_calls_total{kind=...}`.
-//!
-//! Every path the client sends is built in code with at most one identifier, the second
-//! segment (`nodes/<uuid>/...`), so the kinds are a small set fixed by the code: no node's UUID
-//! or name ever becomes one.
+//! The Ironic requests a client has sent, by kind (`PUT /v1/nodes/{node}/states/power`), served
+//! as `bmhctl_ironic_api_calls_total{kind=...}`. Paths carry at most one identifier, the second
+//! segment, so the kinds are a small fixed set.
 
 use bmhctl_plugin_sdk::ApiCallCount;
 use reqwest::Method;

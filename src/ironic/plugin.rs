@@ -1,12 +1,7 @@
-//! The plugin entry points of `ironic-provisioner.so`: where the factory gets its settings.
-//!
-//! Ironic is found as BMO finds it: `IRONIC_ENDPOINT` and friends from the environment (the
-//! variables the host sets in the plugin's configuration, such as a bmhctl context's, first), or,
-//! when `IRONIC_NAME` is set, an `ironic.metal3.io/v1alpha1` `Ironic` document from the user's
-//! files (namespace `IRONIC_NAMESPACE`, else the default one). A file has no Service to resolve,
-//! so that document names its endpoint in the annotation `bmhctl.metal3.io/endpoint`; HTTP basic
-//! credentials come from the Secret `spec.apiCredentialsName` (keys `username`, `password`) and
-//! a CA bundle from the Secret `spec.tls.certificateName` (key `ca.crt`, else `tls.crt`).
+//! The plugin entry points of `ironic-provisioner.so`. Ironic is found from `IRONIC_ENDPOINT` and
+//! friends (the host's variables first), or, with `IRONIC_NAME`, from an `Ironic` document in the
+//! user's files: endpoint in annotation [`ENDPOINT_ANNOTATION`], credentials and CA from the
+//! Secrets its spec names.
 
 use super::client::{Auth, IronicClient, IronicConfig};
 use super::probe::ProbingFactory;

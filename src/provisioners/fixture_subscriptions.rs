@@ -1,7 +1,5 @@
-//! The fixture's BMC event subscriptions: kept per host in the process's memory, so tests can
-//! see what was made and removed. BMO's fixture answers both calls with an empty result and
-//! gives no ID; this one gives `fixture-<namespace>-<name>`, so a subscription made through it
-//! reaches the state a real backend gives it.
+//! The fixture's BMC event subscriptions, kept per host in memory, with the ID
+//! `fixture-<namespace>-<name>` (BMO's fixture gives none).
 
 use bmh_api::{BmcEventSubscription, ObjectKey};
 use bmhctl_plugin_sdk::ProvisionerError;

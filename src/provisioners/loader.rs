@@ -1,10 +1,6 @@
-//! The provisioner plugin loader: opens `<name>-provisioner.so`, checks its declaration, and
-//! wraps its factory as a [`ProvisionerFactory`] that forwards every call through the C ABI
-//! (see `bmhctl_plugin_sdk::abi`).
-//!
-//! Checks, in order, before anything of the plugin is called: the file opens; it exports the
-//! declaration symbol; its ABI version equals ours; its SDK version is compatible (same major,
-//! minor not above ours); its name is the expected one. A loaded library is never unloaded.
+//! The provisioner plugin loader: opens `<name>-provisioner.so`, checks its declaration (symbol,
+//! ABI version, compatible SDK version, name) before calling anything of it, and wraps its
+//! factory to forward every call through the C ABI. A loaded library is never unloaded.
 
 use crate::objects::ObjectSource;
 use bmh_api::ObjectKey;

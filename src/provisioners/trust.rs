@@ -1,10 +1,6 @@
-//! Whether a plugin file may be loaded: loading a `.so` runs its code with bmhctl's rights (often
-//! root's), so, as ssh does with `authorized_keys` and sudo with its plugins, a file anyone else
-//! could have replaced is refused before it is opened.
-//!
-//! The rules: the plugin directory is absolute; the directory and the plugin are owned by root or
-//! by the user running bmhctl, and not writable by group or others; the plugin is a regular file,
-//! or a symlink whose target stays inside the directory (and passes the same checks).
+//! Whether a plugin file may be loaded (it runs with bmhctl's rights): the directory is absolute,
+//! it and the plugin are owned by root or the current user and writable by no one else, and the
+//! plugin is a regular file or a symlink to one directly in the directory.
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};

@@ -467,13 +467,6 @@ fn inspection_mode(host: &BareMetalHost, access: Option<&AccessDetails>, e: &mut
 /// accepted before, `new` the object as it is now.
 pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationError> {
     let mut e = Errors::new(Origin::Update);
-    let addr = |h: &BareMetalHost| {
-        h.spec
-            .bmc
-            .as_ref()
-            .map(|b| b.address.clone())
-            .unwrap_or_default()
-    };
     let op = |h: &BareMetalHost| {
         h.status
             .as_ref()
@@ -486,7 +479,7 @@ pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationE
             .map(|s| s.provisioning.state.clone())
             .unwrap_or_default()
     };
-    let (old_addr, new_addr) = (addr(old), addr(new));
+    let (old_addr, new_addr) = (address(old), address(new));
     if !old_addr.is_empty()
         && new_addr != old_addr
         && op(old) != OperationalStatus::Detached
