@@ -171,14 +171,19 @@ impl IronicProvisioner {
 
     // ------------------------------------------------------------------- preparing (3.5)
 
-    /// RAID, BIOS and firmware steps, in that order; `Err` is a RAID validation failure.
-    fn manual_cleaning_steps(&self, data: &PrepareData) -> Result<Vec<Value>, String> {
+    /// The RAID interface the target RAID configuration needs; `Err` is a `fail` text.
+    fn target_raid_interface(&self, data: &PrepareData) -> Result<String, String> {
         let bmc = self.bmc().map_err(|e| e.to_string())?;
-        let iface = raid::raid_interface(
+        raid::raid_interface(
             bmc.raid_interface(),
             data.target_raid_config.as_ref(),
             data.actual_raid_config.as_ref(),
-        )?;
+        )
+    }
+
+    /// RAID, BIOS and firmware steps, in that order; `Err` is a RAID validation failure.
+    fn manual_cleaning_steps(&self, data: &PrepareData) -> Result<Vec<Value>, String> {
+        let iface = self.target_raid_interface(data)?;
         let mut steps = raid::raid_clean_steps(
             &iface,
             data.target_raid_config.as_ref(),
@@ -255,15 +260,7 @@ impl IronicProvisioner {
         node: &Node,
         data: &PrepareData,
     ) -> Result<Option<OpResult>, ProvisionerError> {
-        let bmc = match self.bmc() {
-            Ok(b) => b,
-            Err(e) => return Ok(Some(OpResult::failed(e.to_string()))),
-        };
-        let iface = match raid::raid_interface(
-            bmc.raid_interface(),
-            data.target_raid_config.as_ref(),
-            data.actual_raid_config.as_ref(),
-        ) {
+        let iface = match self.target_raid_interface(data) {
             Ok(i) => i,
             Err(m) => return Ok(Some(OpResult::failed(m))),
         };
@@ -332,12 +329,14 @@ impl IronicProvisioner {
         if !unprepared {
             return stepped(Ok(OpResult::done()), false);
         }
-        let mut steps: Vec<Value> = Vec::new();
-        steps.extend(bios_step(
+        let bios = bios_step(
             &data.target_firmware_settings,
             &data.actual_firmware_settings,
-        ));
-        steps.extend(firmware_step(&data.target_firmware_components));
+        );
+        let steps: Vec<Value> = bios
+            .into_iter()
+            .chain(firmware_step(&data.target_firmware_components))
+            .collect();
         if steps.is_empty() {
             return stepped(Ok(OpResult::done()), true);
         }
@@ -357,7 +356,7 @@ impl IronicProvisioner {
         // follows) rather than "Validation failed".
         let node = self.get_node()?;
         if !data.image.url.is_empty()
-            && let Err(e) = check_image_checksum(&data.image)
+            && let Err(e) = image_checksum(&data.image)
         {
             return Ok(OpResult::failed(format!("Validation failed: {e}")));
         }
@@ -816,11 +815,6 @@ pub(super) fn image_checksum(img: &Image) -> Result<(String, String), String> {
     Ok((img.checksum.clone(), algorithm))
 }
 
-/// BMO's `validateProvisionData` check of the image's checksum.
-pub(super) fn check_image_checksum(img: &Image) -> Result<(), String> {
-    image_checksum(img).map(|_| ())
-}
-
 fn pull_secret(data: &ProvisionData) -> Option<Value> {
     (!data.image_pull_secret.is_empty()).then(|| Value::from(data.image_pull_secret.clone()))
 }
@@ -889,6 +883,11 @@ fn canned_details(node: &Node, boot_mac: &str) -> HardwareDetails {
 #[cfg(test)]
 mod unit {
     use super::*;
+
+    /// BMO's `validateProvisionData` check of the image's checksum.
+    fn check_image_checksum(img: &Image) -> Result<(), String> {
+        image_checksum(img).map(|_| ())
+    }
 
     fn image(url: &str, checksum: &str, t: &str, format: &str) -> Image {
         Image {
