@@ -113,24 +113,11 @@ impl CapacityGate {
         }
     }
 
-    pub fn limit(&self) -> usize {
-        self.limit
-    }
-
     /// Give a host's slot (or the slot promised to it) back.
     pub fn release(&self, name: &str) {
         let mut t = lock(&self.table);
         t.granted.remove(name);
         t.promised.remove(name);
-    }
-
-    pub fn holds(&self, name: &str) -> bool {
-        lock(&self.table).granted.contains_key(name)
-    }
-
-    /// Slots held in-process right now.
-    pub fn granted(&self) -> usize {
-        lock(&self.table).granted.len()
     }
 
     /// Decide for `name`, listing busy nodes with `list` when the cached listing is stale.
@@ -239,13 +226,6 @@ impl CapacityGate {
             })
             .collect()
     }
-
-    /// Slots promised and not yet taken.
-    pub fn promised(&self) -> usize {
-        let mut t = lock(&self.table);
-        t.expire_promises(Instant::now());
-        t.promised.len()
-    }
 }
 
 impl IronicProvisioner {
@@ -300,6 +280,22 @@ impl CapacityGate {
     /// Slots free now.
     pub(crate) fn free_slots(&self) -> usize {
         self.free(&mut lock(&self.table), Instant::now()).1
+    }
+
+    pub(crate) fn holds(&self, name: &str) -> bool {
+        lock(&self.table).granted.contains_key(name)
+    }
+
+    /// Slots held in-process right now.
+    pub(crate) fn granted(&self) -> usize {
+        lock(&self.table).granted.len()
+    }
+
+    /// Slots promised and not yet taken.
+    pub(crate) fn promised(&self) -> usize {
+        let mut t = lock(&self.table);
+        t.expire_promises(Instant::now());
+        t.promised.len()
     }
 }
 

@@ -520,7 +520,8 @@ impl NodeWatch {
         out
     }
 
-    /// Hosts with a record (for tests and logs).
+    /// Hosts with a record.
+    #[cfg(test)]
     pub fn records(&self) -> usize {
         lock(&self.records).by_uuid.len()
     }
