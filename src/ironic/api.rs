@@ -14,11 +14,9 @@ use super::types::{
 
 /// Fields BMO lists nodes with for the capacity count.
 pub const CAPACITY_FIELDS: &[&str] = &["uuid", "name", "provision_state", "boot_interface"];
-/// Fields of the node watch's shared listing (`provisioner/node_watch.rs`): what the state
-/// machine decides on, plus `reservation` and `provision_updated_at` (Ironic refuses
-/// `updated_at` in `fields`); `health` is added when the API has it. `properties`,
-/// `instance_info` and `instance_uuid` are what inspection and deployment rewrite of what a
-/// pass reads, so a pass after `inspect` or `active` is served from the listing too.
+/// Fields of the node watch's shared listing: what the state machine decides on, `reservation`,
+/// `provision_updated_at`, and what inspection and deployment rewrite (`health` is added when
+/// the API has it).
 pub const WATCH_FIELDS: &[&str] = &[
     "uuid",
     "name",

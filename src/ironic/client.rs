@@ -128,13 +128,11 @@ impl IronicError {
 }
 
 fn url_path_for_message(url: &str) -> String {
-    match Url::parse(url) {
-        Ok(u) => match u.query() {
-            Some(q) => format!("{}?{}", u.path(), q),
-            None => u.path().to_string(),
-        },
-        Err(_) => url.to_string(),
-    }
+    let Ok(u) = Url::parse(url) else {
+        return url.to_string();
+    };
+    u.query()
+        .map_or_else(|| u.path().to_string(), |q| format!("{}?{q}", u.path()))
 }
 
 /// Turn an Ironic error body into a readable message.
@@ -652,15 +650,10 @@ impl IronicClient {
 
     fn discover_version(&self) -> Result<ApiVersion, IronicError> {
         let url = self.endpoint.as_str().to_string();
-        let rb = self.http.get(&url);
-        let resp = self.send(&Method::GET, &url, rb)?;
+        let resp = self.send(&Method::GET, &url, self.http.get(&url))?;
         if !matches!(resp.status, 200 | 300) {
-            return Err(IronicError::from_response(
-                &Method::GET,
-                &url,
-                resp.status,
-                &resp.body,
-            ));
+            let (status, body) = (resp.status, &resp.body);
+            return Err(IronicError::from_response(&Method::GET, &url, status, body));
         }
         let doc: serde_json::Value = resp.json()?;
         let version = doc
@@ -727,16 +720,11 @@ impl IronicClient {
             rb = rb.json(b);
         }
         let resp = self.send(&method, &url_s, rb)?;
-        if expect.contains(&resp.status) {
-            Ok(resp)
-        } else {
-            Err(IronicError::from_response(
-                &method,
-                &url_s,
-                resp.status,
-                &resp.body,
-            ))
+        if !expect.contains(&resp.status) {
+            let (status, body) = (resp.status, &resp.body);
+            return Err(IronicError::from_response(&method, &url_s, status, body));
         }
+        Ok(resp)
     }
 
     /// Send with counting, and retries of idempotent methods on connection errors.

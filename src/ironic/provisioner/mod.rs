@@ -1,10 +1,6 @@
-//! BMO's Ironic provisioner (spec `bmo-ironic-and-bmc.md` sections 2 and 3), method by method.
-//!
-//! One [`IronicFactory`] per process holds the client, the configuration and the capacity
-//! gate; it makes one [`IronicProvisioner`] per host per pass. A provisioner fetches its node at
-//! most once per pass and reuses it until a change makes it stale, so a steady pass costs one
-//! `GET`. When the host asks `due_hosts` (feature `DueHosts`), the [`NodeWatch`] answers it
-//! from one shared listing and lets a pass the listing shows nothing new for cost no call.
+//! BMO's Ironic provisioner (spec `bmo-ironic-and-bmc.md` sections 2 and 3): one
+//! [`IronicFactory`] per process, one [`IronicProvisioner`] per host per pass, which reads its
+//! node at most once per pass (with `DueHosts`, the [`NodeWatch`]'s shared listing may serve it).
 
 mod capacity;
 mod config;
