@@ -626,15 +626,10 @@ pub(super) fn deploy_interface(
 /// order, so the choice is deterministic).
 fn bmc_address_matches(current: &Map<String, Value>, desired: &Map<String, Value>) -> bool {
     let first = |m: &Map<String, Value>| {
-        let mut keys: Vec<&String> = m.keys().filter(|k| k.ends_with("_address")).collect();
-        keys.sort();
-        keys.first().map(|k| (k.to_string(), m.get(*k).cloned()))
+        let key = m.keys().filter(|k| k.ends_with("_address")).min()?;
+        Some((key.clone(), m.get(key).cloned()))
     };
-    match (first(current), first(desired)) {
-        (Some((ck, cv)), Some((dk, dv))) => ck == dk && cv == dv,
-        (None, None) => true,
-        _ => false,
-    }
+    first(current) == first(desired)
 }
 
 /// An IPv6 literal, or a name whose first DNS answer is IPv6.
