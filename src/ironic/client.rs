@@ -135,11 +135,8 @@ fn url_path_for_message(url: &str) -> String {
         .map_or_else(|| u.path().to_string(), |q| format!("{}?{q}", u.path()))
 }
 
-/// Turn an Ironic error body into a readable message.
-///
-/// Ironic answers `{"error_message": "<string>"}` where the string is itself usually a JSON
-/// document `{"faultstring": …, "faultcode": …, "debuginfo": …}`; the `faultstring` is the
-/// message. Older or proxied answers may carry an object instead of a string, or plain text.
+/// An Ironic error body as a readable message: the `faultstring` of `{"error_message": …}`
+/// (usually itself JSON text), or what older or proxied answers carry instead.
 pub fn error_body_message(body: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(body);
     let text = text.trim();
@@ -766,9 +763,8 @@ impl IronicClient {
     }
 }
 
-/// A connection-level failure where the request surely or probably did not reach the
-/// application: refused/reset connections, or a pooled connection closed under us. Timeouts are
-/// not retried (the request may be running).
+/// A connection-level failure where the request probably did not reach Ironic (timeouts are
+/// not retried: the request may be running).
 fn retryable(e: &reqwest::Error) -> bool {
     !e.is_timeout() && (e.is_connect() || e.is_request())
 }

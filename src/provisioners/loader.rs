@@ -160,9 +160,8 @@ pub enum LoadError {
     Encode(serde_json::Error),
 }
 
-/// Opens the plugin at `path` and checks its declaration; with `expected_name`, its name too.
-/// A file that [`super::trust`] refuses is not opened. Nothing of the plugin is called. The
-/// library stays loaded for the life of the process.
+/// Opens the plugin at `path` (unless [`super::trust`] refuses it) and checks its declaration,
+/// and with `expected_name` its name, calling nothing of it.
 pub fn open(path: &Path, expected_name: Option<&str>) -> Result<LoadedPlugin, LoadError> {
     let at = || path.to_path_buf();
     let untrusted = |why| LoadError::Untrusted {
@@ -381,9 +380,8 @@ unsafe extern "C" fn host_event(ctx: *mut c_void, json: *const u8, len: usize) {
     }));
 }
 
-/// Reads an object from the source attached with [`PluginRequests::set_objects`]: its JSON, or
-/// `null` when there is none (or no source yet). A bad request, or a panic while answering, is
-/// an error status with a message; nothing unwinds into the plugin.
+/// Reads an object from the source attached with [`PluginRequests::set_objects`] (`null` when
+/// absent); a bad request or a panic is an error status, never an unwind into the plugin.
 unsafe extern "C" fn host_read_object(
     ctx: *mut c_void,
     request: *const u8,

@@ -67,9 +67,8 @@ impl Settings {
     }
 }
 
-/// A provisioner ready to use: its factory, what the file loader must accept for it (the
-/// requirements of a plugin's host-configure step), and where the objects it reads are attached
-/// once the files are loaded.
+/// A provisioner ready to use: its factory, what the file loader must accept for it, and where
+/// the objects it reads are attached once the files are loaded.
 pub struct Resolved {
     pub factory: Arc<dyn ProvisionerFactory>,
     /// What the runs of `factory` tell of the provisioner's backend.
@@ -131,9 +130,8 @@ pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
     }
 }
 
-/// Whether the runner will ask the provisioner, as change-driven timing does, which waiting hosts
-/// are due (`FEATURE_DUE_HOSTS`) and which starting passes to hold back (`FEATURE_READY_HOSTS`);
-/// a plugin is told so when it is created.
+/// Whether the runner will ask which waiting hosts are due and which passes to hold back
+/// (`FEATURE_DUE_HOSTS`, `FEATURE_READY_HOSTS`), as change-driven timing does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Asked {
     WhenDue,
@@ -176,10 +174,8 @@ pub fn resolve(
     Ok(resolved)
 }
 
-/// Opens the plugin `name` at `path` (every check of the loader), runs its host configure (whose
-/// requirements become the [`Resolved::load_options`]) and creates its factory, telling the
-/// plugin whether the host will ask `due_hosts` and `ready_hosts` ([`Asked`]), and handing
-/// it the variables of `settings`.
+/// Opens the plugin `name` at `path`, runs its host configure (whose requirements become the
+/// [`Resolved::load_options`]) and creates its factory with what it will be [`Asked`].
 pub fn load(
     name: &str,
     path: &std::path::Path,
@@ -217,10 +213,8 @@ pub fn load(
     ))
 }
 
-/// What bmhctl knows of the provisioner's backend beyond what BMO writes into a host's status:
-/// the error of the last provisioner that could not be created because the backend was not
-/// ready (unreachable, starting): BMO requeues such a pass without a word, so without this a
-/// host waiting on an unreachable Ironic would show nothing until the timeout.
+/// The error of the last provisioner creation refused because the backend was not ready: BMO
+/// requeues such a pass silently, and a host waiting on it would otherwise show nothing.
 #[derive(Debug, Default)]
 pub struct BackendHealth {
     trouble: Mutex<Option<String>>,

@@ -46,9 +46,8 @@ pub fn parse_yaml_mapping(text: &str) -> Result<Option<Map<String, Value>>, Stri
     }
 }
 
-/// `{}` for a live ISO; else `{"meta_data": …, "network_data"?: …, "user_data"?: …}`.
-/// Errors are the transient error texts of BMO's `getConfigDrive`, in its order: a Secret that
-/// could not be read (`errors`) only counts here, when the drive is built.
+/// `{}` for a live ISO; else `{"meta_data": …, "network_data"?: …, "user_data"?: …}`, or the
+/// transient error texts of BMO's `getConfigDrive`, in its order.
 pub fn config_drive(
     host: &HostIdentity<'_>,
     data: &HostConfigData,

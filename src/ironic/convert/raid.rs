@@ -131,10 +131,8 @@ fn software_logical_disks(volumes: &[SoftwareRaidVolume]) -> Result<Vec<Value>, 
     Ok(disks)
 }
 
-/// The `logical_disks` of the target RAID config; empty when there is none. Errors are `fail` texts.
-///
-/// Hardware volumes win when both lists are given. Without root device hints and without a
-/// software root volume, the first logical disk becomes the root volume.
+/// The `logical_disks` of the target RAID config (hardware volumes win); errors are `fail`
+/// texts. Without root device hints or a software root volume, the first is the root volume.
 pub fn logical_disks(
     target: Option<&RaidConfig>,
     root_device_hints: Option<&RootDeviceHints>,
@@ -167,10 +165,8 @@ fn clean_step(interface: &str, step: &str) -> Value {
     json!({"interface": interface, "step": step})
 }
 
-/// The RAID clean steps (BMO's `BuildRAIDCleanSteps`).
-///
-/// `raid_interface` is the driver's default RAID interface. Callers check the target with
-/// [`raid_interface`] first: for a target that it refuses, this returns no steps.
+/// The RAID clean steps (BMO's `BuildRAIDCleanSteps`); none for a target [`raid_interface`]
+/// refuses.
 pub fn raid_clean_steps(
     raid_interface: &str,
     target: Option<&RaidConfig>,

@@ -21,10 +21,8 @@ fn desired_setting_wire_value(value: &Value) -> Value {
     }
 }
 
-/// `bios.apply_configuration` for every desired setting differing from the actual one; `None`
-/// when nothing differs or the actual settings are unknown (empty).
-///
-/// Settings are listed sorted by name (BMO's order is Go map order, i.e. unspecified).
+/// `bios.apply_configuration` for every desired setting differing from the actual one, sorted
+/// by name; `None` when nothing differs or the actual settings are unknown (empty).
 pub fn bios_step(target: &DesiredSettings, actual: &ActualSettings) -> Option<Value> {
     if actual.is_empty() {
         return None;

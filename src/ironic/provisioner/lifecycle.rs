@@ -782,9 +782,8 @@ impl IronicProvisioner {
     }
 }
 
-/// BMO's early image check (webhook rule 9b-9d), run again at provisioning time.
-/// BMO's `GetChecksum`: the checksum and its algorithm ("" lets Ironic detect it). OCI images
-/// (which must have no checksum) and live ISOs have none, whatever `checksumType` says.
+/// BMO's `GetChecksum` (and its early image check): the checksum and its algorithm ("" lets
+/// Ironic detect it); none for OCI images and live ISOs.
 pub(super) fn image_checksum(img: &Image) -> Result<(String, String), String> {
     if img.is_oci() {
         if !img.checksum.is_empty() {

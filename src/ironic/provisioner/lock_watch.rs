@@ -44,9 +44,7 @@ pub fn stale_lock_message(node: &str, conductor: &str) -> String {
     )
 }
 
-/// The conductor a 409 names: Ironic's NodeLocked reads "Node X is locked by host Y, please
-/// retry after the current operation is completed." Other 409s (a transition in progress, a
-/// MAC already used) name none.
+/// The conductor a 409 NodeLocked names ("Node X is locked by host Y, please retry ...").
 pub fn lock_holder(message: &str) -> Option<&str> {
     let (_, rest) = message.split_once("is locked by host ")?;
     let host = rest.split([',', ' ']).next()?.trim_end_matches('.');
@@ -88,9 +86,8 @@ impl LockWatch {
         Self::default()
     }
 
-    /// After a 409 on `node` (its UUID): `Some` when its lock is held by an offline conductor.
-    /// `holder` is the host the 409 named (see [`lock_holder`]); without it the node's
-    /// `reservation` is read. Within a known stale lock's delay, answers from memory.
+    /// After a 409 on `node` (its UUID): `Some` when an offline conductor holds its lock (the
+    /// 409's `holder`, else the node's `reservation`); within a known lock's delay, from memory.
     pub fn check(
         &self,
         client: &IronicClient,

@@ -135,14 +135,9 @@ fn reserved(n: &Node) -> bool {
     n.reservation.as_deref().is_some_and(|r| !r.is_empty())
 }
 
-/// The change rule: is the pass of a host whose last pass saw `baseline` (and hit a 409 when
-/// `locked`) due, now that the listing shows `listed`?
-///
-/// 1. not while a conductor holds the node (`reservation`): its result is not written yet;
-/// 2. a locked pass is due as soon as the reservation is gone;
-/// 3. otherwise only when the fingerprint moved, and then either the node left the
-///    transitional states (the machine only waits in them) or `last_error`, `maintenance`,
-///    `fault` or `power_state` moved.
+/// The change rule: is a host whose last pass saw `baseline` (and hit a 409 when `locked`) due
+/// now that the listing shows `listed`? Never while reserved; a locked pass once unreserved;
+/// else when the fingerprint moved out of the transitional states or in a failure field.
 pub fn due(baseline: &Fingerprint, locked: bool, listed: &Node) -> bool {
     if reserved(listed) {
         return false;
@@ -450,9 +445,8 @@ impl NodeWatch {
         (l.started + LISTING_TTL + READY_MARGIN).saturating_duration_since(now)
     }
 
-    /// A pass ended: `read` is its last node read (and when), `wrote` whether a write was sent
-    /// after it, `mergeable` as in the record, `locked` whether it got a 409. A pass that read
-    /// nothing leaves the record.
+    /// A pass ended: `read` is its last node read (and when), `wrote`, `mergeable` and `locked`
+    /// as in the record. A pass that read nothing leaves the record.
     pub fn pass_ended(
         &self,
         read: Option<(Node, Instant)>,
