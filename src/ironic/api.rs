@@ -91,8 +91,7 @@ impl IronicClient {
         self.request(Method::GET, path, query, None, &[200])?.json()
     }
 
-    /// `GET /v1/PATH?QUERY`, all pages: follows Ironic's top-level `next` links, collecting
-    /// `key` arrays.
+    /// `GET /v1/PATH?QUERY`, all pages (following `next`), collecting the `key` arrays.
     pub fn list_all<T: DeserializeOwned>(
         &self,
         path: &str,
@@ -128,8 +127,7 @@ impl IronicClient {
             if empty {
                 break;
             }
-            // Ironic builds `next` from its own idea of its public URL; keep our endpoint and
-            // take only the query (limit, marker, fields…) from it.
+            // `next` carries Ironic's idea of its public URL: only its query is taken.
             let next = reqwest::Url::parse(next)
                 .or_else(|_| self.url(next))
                 .map_err(|e| {
@@ -188,8 +186,7 @@ impl IronicClient {
             .json()
     }
 
-    /// `PATCH /v1/nodes/{uuid}` with a JSON-patch list (200). Returns the updated node. An empty
-    /// patch sends nothing and returns `None`.
+    /// `PATCH /v1/nodes/{uuid}` (200): the updated node; an empty patch sends nothing.
     pub fn patch_node(&self, uuid: &str, patch: &NodePatch) -> Result<Option<Node>, IronicError> {
         if patch.is_empty() {
             return Ok(None);
@@ -221,8 +218,7 @@ impl IronicClient {
         self.node_action(Method::PUT, uuid, "/states/provision", Some(&body), &[202])
     }
 
-    /// `PUT /v1/nodes/{uuid}/states/power` (202). `timeout` (seconds) is sent when given (BMO
-    /// sends 180 with `soft power off`).
+    /// `PUT /v1/nodes/{uuid}/states/power` (202), with `timeout` (seconds) when given.
     pub fn set_power_state(
         &self,
         uuid: &str,

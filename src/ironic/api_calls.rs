@@ -8,16 +8,14 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Request counters by kind; a request takes a shared lock and one atomic add (the exclusive
-/// lock only the first time a kind is seen).
+/// Request counters by kind (the exclusive lock only the first time a kind is seen).
 #[derive(Debug, Default)]
 pub struct ApiCalls {
     by_kind: RwLock<HashMap<String, AtomicU64>>,
 }
 
 impl ApiCalls {
-    /// Counts one request of `method` to `path`, a URL path (`/v1/nodes/abc/validate`) or one
-    /// relative to the API root (`nodes/abc/validate`); `root` is the API root's path (`/v1/`).
+    /// Counts one request of `method` to `path` (a URL path or one relative to `root`, `/v1/`).
     pub fn count(&self, method: &Method, root: &str, path: &str) {
         let kind = kind(method, root, path);
         if let Some(n) = self

@@ -20,15 +20,13 @@ use super::api_calls::ApiCalls;
 /// BMO's minimum Ironic API microversion (spec 1.5): 1.89.
 pub const MIN_MICROVERSION: u32 = 89;
 
-/// BMO's ladder of preferred microversions, highest first (spec 1.5). The chosen version is the
-/// highest entry not above the server's maximum; `latest` is never sent.
+/// BMO's preferred microversions, highest first (spec 1.5); `latest` is never sent.
 pub const MICROVERSION_LADDER: &[u32] = &[110, 109, 95, 93, 89];
 
 /// Default whole-request timeout (`IRONIC_CLIENT_TIMEOUT`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Idle pooled connections are dropped after this long, below Ironic's (eventlet/WSGI) 10 s
-/// keep-alive, so that a request never goes out on a connection the server is closing.
+/// Idle pooled connections are dropped before Ironic's 10 s keep-alive closes them.
 pub const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// Default root of the credential files (`METAL3_AUTH_ROOT_DIR`).
@@ -64,8 +62,7 @@ pub enum IronicErrorKind {
     Decode,
 }
 
-/// An error from the Ironic client, with a readable message (Ironic's `faultstring` when the
-/// server sent one).
+/// An error from the Ironic client, with Ironic's `faultstring` when the server sent one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct IronicError {
@@ -215,8 +212,7 @@ impl Auth {
         }
     }
 
-    /// Read BMO's credential files: `<root>/ironic/{username,password}` if `<root>/ironic`
-    /// exists, else no auth.
+    /// BMO's credential files `<root>/ironic/{username,password}`; no auth without the directory.
     pub fn from_auth_root(root: &Path) -> Result<Auth, IronicError> {
         let dir = root.join("ironic");
         match std::fs::metadata(&dir) {
@@ -332,8 +328,7 @@ impl IronicConfig {
     }
 }
 
-/// Normalise an Ironic endpoint so it ends in `/v1/`, and take userinfo out of it as HTTP basic
-/// credentials (spec 1.1, 1.2).
+/// An endpoint ending in `/v1/`, its userinfo taken out as HTTP basic credentials (spec 1.1, 1.2).
 pub fn normalize_endpoint(raw: &str) -> Result<(Url, Option<Auth>), IronicError> {
     let mut url = Url::parse(raw.trim())
         .map_err(|e| IronicError::config(format!("invalid Ironic endpoint {raw:?}: {e}")))?;
@@ -506,8 +501,7 @@ impl RawResponse {
     }
 }
 
-/// A thin, synchronous client of Ironic's REST API. Cheap to share (`&self` everywhere); use it
-/// from blocking threads only.
+/// A thin, synchronous client of Ironic's REST API, to share between blocking threads.
 pub struct IronicClient {
     http: Client,
     endpoint: Url,
@@ -620,15 +614,13 @@ impl IronicClient {
         &self.calls
     }
 
-    /// This client, counting its requests by kind into `calls` (another client's, so that one
-    /// count covers them both).
+    /// This client, counting its requests by kind into `calls` (another client's).
     pub fn counting_into(mut self, calls: Arc<ApiCalls>) -> Self {
         self.calls = calls;
         self
     }
 
-    /// The negotiated API version, discovering it on first use (`GET /v1/`, no auth header).
-    /// A failure is not cached: the next call tries again.
+    /// The negotiated API version, discovered on first use (`GET /v1/`); failures are not kept.
     pub fn api_version(&self) -> Result<ApiVersion, IronicError> {
         let mut guard = self.version.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(v) = *guard {
@@ -678,8 +670,7 @@ impl IronicClient {
             .map_err(|e| IronicError::config(format!("invalid request path {path:?}: {e}")))
     }
 
-    /// Send a request and check the status against `expect`. `path` is relative to the endpoint;
-    /// `query` is appended. Negotiates the version first.
+    /// Send a request to `path` (relative to the endpoint) and check its status against `expect`.
     pub fn request(
         &self,
         method: Method,

@@ -48,8 +48,7 @@ pub fn host_configure(input: HostConfigureInput) -> Result<HostRequirements, Pro
     })
 }
 
-/// The factory: client settings, provisioner settings, readiness checked lazily per pass (and
-/// by the host's start-up probe, [`ProbingFactory`]).
+/// The factory; readiness is checked lazily per pass and by the start-up probe.
 pub fn factory(ctx: PluginContext) -> Result<ProbingFactory, ProvisionerError> {
     let config = match non_blank(&ctx, "IRONIC_NAME") {
         Some(name) => config_from_object(&ctx, &name)?,

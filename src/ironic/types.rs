@@ -49,8 +49,7 @@ pub struct Node {
     pub health: Option<String>,
     /// Set by Ironic when an inspection finished (even a fake one that stored nothing).
     pub inspection_finished_at: Option<String>,
-    /// Moved by Ironic on every provision state change (not a decision field: the node watch's
-    /// catch-all for changes that end where they began).
+    /// Moved on every provision state change (the node watch's catch-all).
     pub provision_updated_at: Option<String>,
     pub boot_interface: Option<String>,
     pub deploy_interface: Option<String>,

@@ -162,8 +162,7 @@ fn is_canned_components(c: &Arc<FirmwareComponentsMock>) -> bool {
     Arc::ptr_eq(c, &canned) || **c == *canned
 }
 
-/// The version a firmware image at `url` installs, as the fixture sees it: the URL's last path
-/// segment without its extension.
+/// The version a firmware image at `url` installs: its file name without the extension.
 fn version_of(url: &str) -> String {
     let path = url.split(['?', '#']).next().unwrap_or_default();
     let file = path
@@ -310,8 +309,7 @@ impl FixtureState {
             .map_err(|e| ProvisionerError::Other(format!("invalid fixture provisioner state: {e}")))
     }
 
-    /// Applies the `fixture.bmhctl.metal3.io/*` annotations over this state. Unknown keys under
-    /// the prefix are ignored; a malformed value is an error.
+    /// Applies the `fixture.bmhctl.metal3.io/*` annotations (unknown keys ignored) over this state.
     pub fn apply_annotations(
         &mut self,
         annotations: &BTreeMap<String, String>,

@@ -478,8 +478,7 @@ impl Shared {
     }
 }
 
-/// A plugin's factory, seen from bmhctl: the SDK's proxy sends every call through the plugin's
-/// `call` entry point. Calls block; the runner makes them on blocking threads.
+/// A plugin's factory: the SDK's proxy sends every (blocking) call through its `call` entry.
 pub type PluginFactory = RemoteFactory<PluginRequests>;
 
 /// How a [`PluginFactory`] reaches its plugin.
@@ -543,8 +542,7 @@ pub struct PluginCalls {
     id: u64,
 }
 
-/// A provisioner of a plugin, seen from bmhctl: the SDK's proxy sends every method through the
-/// plugin's `call` entry point.
+/// A provisioner of a plugin: the SDK's proxy sends every method through its `call` entry.
 pub type PluginProvisioner = RemoteProvisioner<PluginCalls>;
 
 impl Drop for PluginCalls {

@@ -16,8 +16,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Names must match `^[a-z0-9][a-z0-9-]*$`, checked before any path is built, so a name can't
-/// escape the plugin directory.
+/// Names match `^[a-z0-9][a-z0-9-]*$`, so that none can escape the plugin directory.
 pub fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
@@ -26,8 +25,7 @@ pub fn valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// What the command line read for the provisioners: where plugins are, the namespace they work
-/// in, and the variables a context sets for a plugin.
+/// What the command line read for the provisioners.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
     /// `$PROVISIONER_PLUGIN_DIR`; checked only when a plugin is looked for, so the built-in
@@ -88,8 +86,7 @@ impl std::fmt::Debug for Resolved {
 }
 
 impl Resolved {
-    /// A built-in provisioner: it asks nothing of the loader and reads no objects through a
-    /// plugin callback.
+    /// A built-in provisioner: it asks nothing of the loader and reads no objects.
     pub fn built_in(factory: Arc<dyn ProvisionerFactory>) -> Self {
         Self::watched(factory, LoadOptions::default(), None)
     }
@@ -111,8 +108,7 @@ impl Resolved {
         }
     }
 
-    /// Gives a plugin read access to `objects` (its `read_object` callback answers from them);
-    /// until then every object is absent. Does nothing for a built-in provisioner.
+    /// Gives a plugin read access to `objects` (until then every object is absent).
     pub fn set_objects(&self, objects: Arc<dyn ObjectSource>) {
         if let Some(p) = &self.plugin {
             p.transport().set_objects(objects);
@@ -120,8 +116,7 @@ impl Resolved {
     }
 }
 
-/// What the file loader must accept for a plugin with these requirements: its extra object kinds,
-/// scoped to its namespace.
+/// What the file loader must accept for a plugin: its extra object kinds, in its namespace.
 pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
     LoadOptions {
         extra_kinds: requirements.object_kinds.clone(),
@@ -218,8 +213,7 @@ pub fn load(
 #[derive(Debug, Default)]
 pub struct BackendHealth {
     trouble: Mutex<Option<String>>,
-    /// Whether `trouble` holds one: every pass that makes a provisioner clears the trouble, and
-    /// then need not take the lock the other pass threads take too.
+    /// Whether `trouble` holds one, so that clearing it usually takes no lock.
     troubled: AtomicBool,
 }
 

@@ -109,8 +109,7 @@ pub fn check_dir(dir: &Path) -> Result<(), Untrusted> {
     owned_safely(dir, &meta, current_uid())
 }
 
-/// The plugin file `file` in `dir` may be loaded. A missing file passes, so that the loader
-/// reports it as missing.
+/// The plugin file `file` in `dir` may be loaded (a missing one passes: the loader says so).
 pub fn check_file(dir: &Path, file: &Path) -> Result<(), Untrusted> {
     check_dir(dir)?;
     let me = current_uid();
@@ -124,8 +123,7 @@ pub fn check_file(dir: &Path, file: &Path) -> Result<(), Untrusted> {
         let target = file
             .canonicalize()
             .map_err(|e| Untrusted::unreadable(file, e))?;
-        // Only a link to a file directly in the directory: one deeper could sit in a
-        // subdirectory nobody checked.
+        // Only to a file directly in the directory: subdirectories are not checked.
         if target.parent() != Some(canonical_dir.as_path()) {
             return Err(Untrusted::LinkOutside {
                 path: file.to_path_buf(),

@@ -27,8 +27,7 @@ const ERROR_TYPE_ALLOWED: &[&str] = &[
 ];
 const IMAGE_URL_SCHEMES: &[&str] = &["http", "https", "ftp", "gopher", "oci"];
 
-/// BMO's `InspectionDisabled()`: `inspectionMode: disabled` or annotation `inspect.metal3.io:
-/// disabled`.
+/// BMO's `InspectionDisabled()`: by `inspectionMode` or the `inspect.metal3.io` annotation.
 pub fn inspection_disabled(host: &BareMetalHost) -> bool {
     host.spec.inspection_mode == InspectionMode::Disabled
         || host
@@ -463,8 +462,7 @@ fn inspection_mode(host: &BareMetalHost, access: Option<&AccessDetails>, e: &mut
     }
 }
 
-/// The update rules (`validateChanges` beyond the create rules): `old` is the object as it was
-/// accepted before, `new` the object as it is now.
+/// The update rules (`validateChanges` beyond the create rules) from `old` to `new`.
 pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationError> {
     let mut e = Errors::new(Origin::Update);
     let op = |h: &BareMetalHost| {
@@ -515,8 +513,7 @@ pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationE
     e.list
 }
 
-/// Go's `strings.EqualFold` (Unicode simple folding; lower-casing both sides is close enough
-/// for MAC addresses).
+/// Go's `strings.EqualFold`, as close as MAC addresses need.
 fn eq_fold(a: &str, b: &str) -> bool {
     a == b || a.to_lowercase() == b.to_lowercase()
 }

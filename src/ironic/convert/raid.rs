@@ -43,8 +43,7 @@ pub fn raid_interface(
             ));
         }
     }
-    // Software RAID is wanted, or recorded software volumes are to be removed: both need the
-    // agent's RAID interface.
+    // Creating or removing software volumes needs the agent's RAID interface.
     if has_software_volumes(target) || actual.is_some_and(has_software_volumes) {
         return Ok(SOFTWARE_RAID_INTERFACE.to_string());
     }

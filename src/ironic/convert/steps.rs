@@ -12,8 +12,7 @@ pub fn desired_setting_text(value: &Value) -> String {
     }
 }
 
-/// What Ironic is sent for a desired value: a JSON integer stays one, anything else is sent
-/// as its string form.
+/// What Ironic is sent for a desired value: a JSON integer, or else its string form.
 fn desired_setting_wire_value(value: &Value) -> Value {
     match value {
         Value::Number(n) if n.is_i64() || n.is_u64() => value.clone(),

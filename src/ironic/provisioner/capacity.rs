@@ -51,16 +51,14 @@ struct Grant {
 struct Table {
     /// Node name → its grant.
     granted: BTreeMap<String, Grant>,
-    /// Node name → when `due_hosts` promised it a slot (until its pass asks, or
-    /// [`PROMISE_TTL`]).
+    /// Node name → when `due_hosts` promised it a slot (for at most [`PROMISE_TTL`]).
     promised: BTreeMap<String, Instant>,
     /// Busy node names and when they were listed.
     listing: Option<(Instant, BTreeSet<String>)>,
 }
 
 impl Table {
-    /// Hand slots granted before a listing started whose nodes it shows busy over to Ironic's
-    /// count, and keep the listing.
+    /// Keep the listing, handing grants it shows busy (made before it) over to Ironic's count.
     fn take_listing(&mut self, started: Instant, at: Instant, busy: BTreeSet<String>) {
         self.granted
             .retain(|n, g| !(busy.contains(n) && g.at < started));
@@ -76,8 +74,7 @@ impl Table {
             .retain(|_, g| now.duration_since(g.asked) < GRANT_IDLE_TTL);
     }
 
-    /// Slots in use: busy nodes, held grants and promises (each name once), leaving `except`
-    /// out.
+    /// Slots in use: busy nodes, grants and promises (each name once), `except` left out.
     fn in_use(&self, busy: &BTreeSet<String>, except: Option<&str>) -> usize {
         let other = |n: &String| Some(n.as_str()) != except;
         let granted = self
@@ -158,8 +155,6 @@ impl CapacityGate {
             .as_ref()
             .is_some_and(|(at, _)| now.duration_since(*at) < LISTING_TTL);
         if !fresh {
-            // A slot granted before this listing whose node shows busy is now counted by
-            // Ironic: hand it over.
             let Listed { started, at, busy } = list()?;
             t.take_listing(started, at, busy);
         }
@@ -182,8 +177,7 @@ impl CapacityGate {
         Ok(ok)
     }
 
-    /// A listing made elsewhere (the node watch's, started at `started`): kept when newer than
-    /// the gate's own.
+    /// A listing made elsewhere (the node watch's): kept when newer than the gate's own.
     pub fn observe(&self, started: Instant, busy: BTreeSet<String>) {
         let mut t = lock(&self.table);
         if t.listing.as_ref().is_none_or(|(at, _)| *at < started) {
@@ -191,8 +185,7 @@ impl CapacityGate {
         }
     }
 
-    /// The busy nodes of the last listing and the slots free now (the limit less busy nodes,
-    /// grants and live promises).
+    /// The busy nodes of the last listing and the slots free now.
     fn free(&self, t: &mut Table, now: Instant) -> (BTreeSet<String>, usize) {
         t.expire_promises(now);
         let busy = t

@@ -121,8 +121,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// Ironic's fake inspection stores no inventory; a fake-hardware host then gets canned
-    /// details (bmhctl's extension) so the rest of the flow has something to work with.
+    /// The inventory's details; canned ones for a fake-hardware host whose inventory is empty.
     fn details_from_inventory(
         &self,
         node: &Node,
@@ -223,8 +222,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// From manageable: the target RAID configuration set, then manual cleaning started with
-    /// the steps (none: nothing to start).
+    /// From manageable: the target RAID configuration set, then manual cleaning started.
     fn start_manual_cleaning(&mut self, node: &Node, data: &PrepareData) -> WithStarted {
         if let Some(r) = self.set_target_raid(node, data)? {
             return stepped(Ok(r), false);
@@ -559,8 +557,7 @@ impl IronicProvisioner {
         )
     }
 
-    /// BMO's `setDirectDeployUpdateOptsForNode`. No checksum (OCI) removes all three checksum
-    /// fields.
+    /// BMO's `setDirectDeployUpdateOptsForNode` (no checksum, OCI: all three removed).
     fn direct_deploy_update(
         &self,
         p: NodePatch,

@@ -69,8 +69,7 @@ pub struct LockWatch {
     inner: Mutex<Inner>,
 }
 
-/// Is `reservation` held by a conductor the listing shows alive? Ironic may register a
-/// conductor as `host:port` while it locks under the bare host, so both spellings match.
+/// Is `reservation` held by a live conductor (registered as `host` or `host:port`)?
 fn held_by_live(conductors: &[Conductor], reservation: &str) -> bool {
     conductors.iter().any(|c| {
         c.alive
@@ -107,8 +106,7 @@ impl LockWatch {
                 });
             }
         }
-        // Unknown or due: read the reservation, then the conductors (outside the lock: other
-        // hosts go on meanwhile).
+        // Unknown or due: read the reservation, then the conductors (outside the lock).
         let reservation = match holder {
             Some(h) => Some(h.to_string()),
             None => match client.get_node(node) {

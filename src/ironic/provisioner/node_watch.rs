@@ -18,11 +18,9 @@ use std::time::{Duration, Instant};
 pub const LISTING_TTL: Duration = Duration::from_secs(1);
 /// A node read this recently is served from the cache without asking the listing.
 pub const FRESH_READ: Duration = Duration::from_secs(1);
-/// A listing older than this no longer vouches for a cached node (the runner asks every second,
-/// so a waiting host's listing is about a second old at most).
+/// A listing older than this no longer vouches for a cached node.
 pub const CACHE_LISTING_AGE: Duration = Duration::from_secs(2);
-/// How much later than the listing's TTL a pass held for the next listing is told to start, so
-/// that by the time it asks, the listing is old enough to be made again.
+/// How much later than the listing's TTL a pass held for the next listing is told to start.
 pub const READY_MARGIN: Duration = Duration::from_millis(10);
 /// A host's record is dropped this long after its last pass ended and it was last asked about.
 pub const KEEP: Duration = Duration::from_secs(30);
@@ -201,8 +199,7 @@ impl Listing {
     }
 }
 
-/// What one host's last pass read of its node: the baseline of the change rule and the node
-/// cache.
+/// What one host's last pass read of its node: the change rule's baseline and the node cache.
 #[derive(Clone)]
 struct Record {
     /// The last full node the pass read (`GET`, or the answer of a `PATCH` or `POST`).
@@ -314,8 +311,7 @@ impl NodeWatch {
         lock(&self.listing).clone()
     }
 
-    /// The listing if it started less than `max_age` ago, else a new one: `GET /v1/nodes?
-    /// fields=…&limit=1000`, following `next`.
+    /// The listing if it started less than `max_age` ago, else a new one (`GET /v1/nodes`).
     pub fn listing(
         &self,
         client: &IronicClient,

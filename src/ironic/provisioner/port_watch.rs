@@ -103,8 +103,7 @@ impl PortWatch {
         after.is_none_or(|t| l.started > t).then_some(l)
     }
 
-    /// The listing if it started under [`PORT_LISTING_TTL`] ago, else a new one. A write of
-    /// ours does not renew it: only the written node's reads stop being answered by it.
+    /// The listing if it started under [`PORT_LISTING_TTL`] ago, else a new one.
     fn listing(&self, client: &IronicClient) -> Result<Arc<PortListing>, IronicError> {
         let _one = lock(&self.listing_in_flight);
         if let Some(l) = lock(&self.listing).clone()

@@ -116,8 +116,7 @@ impl IronicProvisioner {
                         state::POWER_ON => self.publish("PowerOn", "Host powered on"),
                         state::POWER_OFF => self.publish("PowerOff", "Host powered off"),
                         state::SOFT_POWER_OFF => self.publish("PowerOff", "Host soft powered off"),
-                        // Decision (spec 8.14): BMO publishes an empty event for reboots; bmhctl
-                        // publishes none.
+                        // Decision (spec 8.14): no event for reboots (BMO's is empty).
                         _ => {}
                     }
                     self.invalidate_as(super::Wrote::Listed);

@@ -131,8 +131,7 @@ impl IronicProvisioner {
         with_id(result, &prov_id)
     }
 
-    /// A. The pre-checks, in BMO's order: the BMC's details and the node found, or the outcome
-    /// to return at once.
+    /// A. The pre-checks, in BMO's order: the BMC's details and the node found, or an outcome.
     fn registration_checks(
         &mut self,
         data: &ManagementAccessData,
@@ -254,8 +253,7 @@ impl IronicProvisioner {
         if mac.is_empty() {
             return Ok(None);
         }
-        // With `due_hosts`, the shared port listing answers; a failed lookup counts as "not
-        // found", as in BMO.
+        // With `due_hosts`, the shared port listing answers; a failure is "not found", as in BMO.
         let answered = self
             .shared
             .ports
@@ -336,8 +334,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// E. Create the missing ports for the boot MAC and the inspected NICs. The MACs known to be
-    /// ports of this node are remembered between passes, so a steady pass lists nothing.
+    /// E. Create the missing ports for the boot MAC and the inspected NICs (known ones are kept).
     fn create_ports(&mut self, node: &Node, data: &ManagementAccessData) -> Result<(), String> {
         let mut wanted: Vec<(String, bool)> = Vec::new();
         let boot_mac = self.host.boot_mac_address.to_ascii_lowercase();
@@ -352,8 +349,7 @@ impl IronicProvisioner {
                 }
             }
         }
-        // The boot MAC's port is always PXE-enabled, even when inspection saw its NIC without
-        // PXE (BMO's `ensurePorts` sets it after the NICs).
+        // The boot MAC's port is always PXE-enabled (BMO's `ensurePorts` sets it last).
         if !boot_mac.is_empty() {
             wanted.retain(|(m, _)| *m != boot_mac);
             wanted.push((boot_mac, true));
@@ -587,8 +583,7 @@ pub fn node_create_body(
     Ok(body)
 }
 
-/// `properties.capabilities` merged with the boot mode, and `properties.cpu_arch` when known
-/// (registration's configure step and inspection both set them).
+/// `properties.capabilities` merged with the boot mode, and `properties.cpu_arch` when known.
 pub(super) fn boot_properties(
     patch: NodePatch,
     node: &Node,
@@ -604,8 +599,7 @@ pub(super) fn boot_properties(
     }
 }
 
-/// `deploy_interface` on create: custom deploy, then live ISO; a scheme that fixes it
-/// (fake-hardware) always wins.
+/// `deploy_interface` on create: the scheme's fixed one, else custom deploy, else live ISO.
 pub(super) fn deploy_interface(
     bmc: &AccessDetails,
     data: &ManagementAccessData,
@@ -622,8 +616,7 @@ pub(super) fn deploy_interface(
     }
 }
 
-/// BMO's `bmcAddressMatches`: compares only the first key ending in `_address` (keys in sorted
-/// order, so the choice is deterministic).
+/// BMO's `bmcAddressMatches`: compares only the first (sorted) key ending in `_address`.
 fn bmc_address_matches(current: &Map<String, Value>, desired: &Map<String, Value>) -> bool {
     let first = |m: &Map<String, Value>| {
         let key = m.keys().filter(|k| k.ends_with("_address")).min()?;
