@@ -364,7 +364,7 @@ impl IronicClient {
 
     /// The drivers, fetched once per client (see [`IronicClient::reset_cache`]).
     pub fn drivers(&self) -> Result<Vec<Driver>, IronicError> {
-        let mut guard = self.drivers_cache.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = crate::provisioner::lock(&self.drivers_cache);
         if let Some(d) = &*guard {
             return Ok(d.clone());
         }

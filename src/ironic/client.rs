@@ -517,10 +517,7 @@ impl std::fmt::Debug for IronicClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("IronicClient")
             .field("endpoint", &self.endpoint.as_str())
-            .field(
-                "version",
-                &*self.version.lock().unwrap_or_else(|e| e.into_inner()),
-            )
+            .field("version", &*crate::provisioner::lock(&self.version))
             .field("requests", &self.request_count())
             .finish()
     }
@@ -622,7 +619,7 @@ impl IronicClient {
 
     /// The negotiated API version, discovered on first use (`GET /v1/`); failures are not kept.
     pub fn api_version(&self) -> Result<ApiVersion, IronicError> {
-        let mut guard = self.version.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = crate::provisioner::lock(&self.version);
         if let Some(v) = *guard {
             return Ok(v);
         }
@@ -633,8 +630,8 @@ impl IronicClient {
 
     /// Forget the negotiated version (e.g. after Ironic was replaced behind the endpoint).
     pub fn reset_cache(&self) {
-        *self.version.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.drivers_cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *crate::provisioner::lock(&self.version) = None;
+        *crate::provisioner::lock(&self.drivers_cache) = None;
     }
 
     fn discover_version(&self) -> Result<ApiVersion, IronicError> {

@@ -52,11 +52,9 @@ pub fn host_configure(input: HostConfigureInput) -> Result<HostRequirements, Pro
 pub fn factory(ctx: PluginContext) -> Result<ProbingFactory, ProvisionerError> {
     let config = match non_blank(&ctx, "IRONIC_NAME") {
         Some(name) => config_from_object(&ctx, &name)?,
-        None => IronicConfig::from_lookup(|k| setting(&ctx, k))
-            .map_err(|e| ProvisionerError::Other(e.to_string()))?,
+        None => IronicConfig::from_lookup(|k| setting(&ctx, k)).map_err(ProvisionerError::other)?,
     };
-    let client =
-        IronicClient::new(config.clone()).map_err(|e| ProvisionerError::Other(e.to_string()))?;
+    let client = IronicClient::new(config.clone()).map_err(ProvisionerError::other)?;
     let mut prov = ProvisionerConfig::from_lookup(
         |k| setting(&ctx, k),
         ctx.has_feature(FEATURE_PREPROVISIONING_IMAGE),

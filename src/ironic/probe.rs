@@ -22,7 +22,7 @@ impl ProbingFactory {
         config.timeout = config.timeout.min(PROBE_TIMEOUT);
         // The probe's requests reach Ironic too: they are counted with the provisioners'.
         let probe = IronicClient::new(config)
-            .map_err(|e| ProvisionerError::Other(e.to_string()))?
+            .map_err(ProvisionerError::other)?
             .counting_into(inner.shared().client.api_calls().clone());
         Ok(Self { inner, probe })
     }

@@ -13,6 +13,7 @@
 //!   and HostFirmwareComponents can complete.
 //! * A data image stays attached until detached (BMO's fixture never reports one attached).
 
+use super::lock;
 use crate::provisioners::fixture_subscriptions::FixtureSubscriptions;
 use bmh_api::{Cpu, CustomDeploy, HardwareDetails, Image, Lldp, Nic, ObjectKey, Storage};
 use bmhctl_plugin_sdk::{
@@ -559,14 +560,14 @@ impl KnownStates {
         matches: impl Fn(&KnownState) -> bool,
         take: impl Fn(&KnownState) -> T,
     ) -> Option<T> {
-        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = lock(&self.0);
         let i = known.iter().position(matches)?;
         known[..=i].rotate_right(1);
         Some(take(&known[0]))
     }
 
     fn remember(&self, json: Arc<serde_json::Value>, state: Arc<FixtureState>) {
-        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = lock(&self.0);
         known.truncate(STATES_KNOWN - 1);
         known.insert(0, KnownState { json, state });
     }
@@ -639,10 +640,7 @@ impl Fixture {
         }
 
         {
-            let mut counters = self
-                .ready_counters
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut counters = lock(&self.ready_counters);
             let counter = counters
                 .entry(CountdownKey::of(&host.key))
                 .or_insert(state.become_ready_counter);
@@ -980,9 +978,7 @@ mod tests {
     impl Fixture {
         /// The remaining `BecomeReadyCounter` of a host this process has seen, if any.
         fn remaining_counter(&self, key: &ObjectKey) -> Option<i64> {
-            self.ready_counters
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
+            lock(&self.ready_counters)
                 .get(&CountdownKey::of(key))
                 .copied()
         }

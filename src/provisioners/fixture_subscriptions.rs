@@ -32,7 +32,7 @@ impl FixtureSubscriptions {
     fn lock(
         &self,
     ) -> std::sync::MutexGuard<'_, HashMap<ObjectKey, BTreeMap<String, FixtureSubscription>>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        super::lock(&self.0)
     }
 
     pub(super) fn create(

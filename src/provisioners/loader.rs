@@ -2,6 +2,7 @@
 //! ABI version, compatible SDK version, name) before calling anything of it, and wraps its
 //! factory to forward every call through the C ABI. A loaded library is never unloaded.
 
+use super::lock;
 use crate::objects::ObjectSource;
 use bmh_api::ObjectKey;
 use bmhctl_plugin_sdk::abi::{
@@ -363,12 +364,7 @@ unsafe extern "C" fn host_event(ctx: *mut c_void, json: *const u8, len: usize) {
             tracing::warn!(plugin = host.plugin, "plugin sent an invalid event");
             return;
         };
-        let sink = host
-            .sinks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&r.provisioner)
-            .cloned();
+        let sink = lock(&host.sinks).get(&r.provisioner).cloned();
         match sink {
             Some(sink) => sink(r.event),
             None => tracing::debug!(
@@ -474,7 +470,7 @@ impl Shared {
     }
 
     fn sinks(&self) -> std::sync::MutexGuard<'_, HashMap<u64, EventSink>> {
-        self.host.sinks.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.host.sinks)
     }
 }
 

@@ -14,7 +14,12 @@ use bmhctl_plugin_sdk::{HostData, Provisioner, ProvisionerError, ProvisionerFact
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A mutex's guard, whether or not a holder panicked.
+fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Names match `^[a-z0-9][a-z0-9-]*$`, so that none can escape the plugin directory.
 pub fn valid_name(name: &str) -> bool {
@@ -220,17 +225,14 @@ pub struct BackendHealth {
 impl BackendHealth {
     /// The backend's current trouble, if the last provisioner creation hit one.
     pub fn trouble(&self) -> Option<String> {
-        self.trouble
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.trouble).clone()
     }
 
     fn set(&self, trouble: Option<String>) {
         if trouble.is_none() && !self.troubled.load(Ordering::Acquire) {
             return;
         }
-        let mut t = self.trouble.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = lock(&self.trouble);
         self.troubled.store(trouble.is_some(), Ordering::Release);
         if *t != trouble {
             *t = trouble;

@@ -223,9 +223,7 @@ impl CapacityGate {
 
 impl IronicProvisioner {
     pub(super) fn do_has_capacity(&mut self) -> Result<bool, ProvisionerError> {
-        let bmc = self
-            .bmc()
-            .map_err(|e| ProvisionerError::Other(e.to_string()))?;
+        let bmc = self.bmc().map_err(ProvisionerError::other)?;
         if bmc.exempt_from_provisioning_limit() {
             return Ok(true);
         }

@@ -334,7 +334,7 @@ fn with_jitter(d: Duration) -> Duration {
 }
 
 /// A mutex's guard, also after a panic elsewhere poisoned it (the data stays usable).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 

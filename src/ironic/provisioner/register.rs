@@ -539,9 +539,7 @@ impl IronicProvisioner {
         if !self.shared.config.have_preprov_image_builder {
             return Ok(None);
         }
-        let bmc = self
-            .bmc()
-            .map_err(|e| ProvisionerError::Other(e.to_string()))?;
+        let bmc = self.bmc().map_err(ProvisionerError::other)?;
         Ok(Some(if bmc.supports_iso_preprovisioning_image() {
             vec![ImageFormat::Iso, ImageFormat::Initrd]
         } else {
