@@ -442,8 +442,7 @@ pub fn canned_hardware_details() -> HardwareDetails {
     }
 }
 
-/// The fixture factory, shared by all hosts of a process; its only host state is the
-/// `BecomeReadyCounter` countdowns, which clones share.
+/// The fixture factory; its only host state is the `BecomeReadyCounter` countdowns.
 #[derive(Debug, Clone, Default)]
 pub struct Fixture {
     ready_counters: Arc<Mutex<HashMap<CountdownKey, i64, BuildHasherDefault<KeyHasher>>>>,
@@ -474,8 +473,7 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// A host's key as the countdowns hold it: short namespace and name inline, so a look-up reads
-/// the table alone.
+/// A host's key as the countdowns hold it: a short namespace and name inline.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum CountdownKey {
     /// The namespace's length, the namespace and the name: one text per key. `len` bytes used.

@@ -285,8 +285,7 @@ struct HostState {
     /// Requests without a namespace read from this one.
     default_namespace: String,
     sinks: Mutex<HashMap<u64, EventSink>>,
-    /// Where `read_object` reads; `None` until [`PluginRequests::set_objects`] (the factory is
-    /// created before the files are loaded), and every object is absent meanwhile.
+    /// Where `read_object` reads; `None` (every object absent) until the files are loaded.
     objects: RwLock<Option<Arc<dyn ObjectSource>>>,
 }
 

@@ -33,8 +33,7 @@ pub fn valid_name(name: &str) -> bool {
 /// What the command line read for the provisioners.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
-    /// `$PROVISIONER_PLUGIN_DIR`; checked only when a plugin is looked for, so the built-in
-    /// provisioner works whatever it holds.
+    /// `$PROVISIONER_PLUGIN_DIR`; checked only when a plugin is looked for.
     pub plugin_dir: Option<PathBuf>,
     /// `$POD_NAMESPACE`.
     pub namespace: Option<String>,
@@ -43,8 +42,7 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// `$PROVISIONER_PLUGIN_DIR`, or `plugins/` beside the bmhctl binary (so it moves with an
-    /// install). A relative directory is refused: it would depend on the working directory.
+    /// `$PROVISIONER_PLUGIN_DIR`, or `plugins/` beside the bmhctl binary; never relative.
     pub fn plugin_dir(&self) -> Result<PathBuf, trust::Untrusted> {
         let dir = match &self.plugin_dir {
             Some(d) if !d.as_os_str().is_empty() => d.clone(),
@@ -60,8 +58,7 @@ impl Settings {
         }
     }
 
-    /// The namespace handed to plugins (BMO's `ProvisionerNamespace`): `$POD_NAMESPACE`, else
-    /// `default`.
+    /// BMO's `ProvisionerNamespace`: `$POD_NAMESPACE`, else `default`.
     pub fn default_namespace(&self) -> String {
         self.namespace
             .clone()

@@ -92,8 +92,7 @@ fn inspect(path: &Path, follow: bool) -> Result<Option<std::fs::Metadata>, Untru
     }
 }
 
-/// The plugin directory may hold plugins: absolute, a directory, owned and moded safely. A
-/// directory that does not exist passes (opening a plugin in it then fails with "no such file").
+/// The plugin directory is absolute and safely owned and moded (a missing one passes).
 pub fn check_dir(dir: &Path) -> Result<(), Untrusted> {
     if !dir.is_absolute() {
         return Err(Untrusted::RelativeDir(dir.to_path_buf()));

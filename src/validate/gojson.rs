@@ -333,8 +333,7 @@ fn syntax_text(e: &serde_json::Error) -> String {
     }
 }
 
-/// The value Go would store in struct field `name` of `object`: the last key that matches it
-/// exactly or case-insensitively.
+/// The value Go would store in struct field `name`: the last key matching it in any case.
 pub fn field<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
     object
         .as_object()?

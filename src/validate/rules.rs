@@ -37,8 +37,7 @@ pub fn inspection_disabled(host: &BareMetalHost) -> bool {
             .is_some_and(|v| v == "disabled")
 }
 
-/// The create rules (`validateHost`), every failing rule reported, in BMO's order. Identical
-/// messages are not removed here (see [`super::dedup`]).
+/// The create rules (`validateHost`), every failing rule reported, in BMO's order.
 pub fn create_rules(host: &BareMetalHost) -> Vec<ValidationError> {
     let mut e = Errors::new(Origin::Webhook);
     let access = bmc_address(host, &mut e);

@@ -103,8 +103,7 @@ fn cpu_details(cpu: &Value) -> Cpu {
     }
 }
 
-/// Tagged VLANs (`switch_port_vlans`, non-objects skipped) and the untagged VLAN id from a
-/// parsed LLDP record.
+/// Tagged VLANs (`switch_port_vlans`) and the untagged VLAN id of a parsed LLDP record.
 fn vlans(lldp: &Value) -> (Vec<Vlan>, i64) {
     let vlans = array(lldp, "switch_port_vlans")
         .iter()
@@ -214,8 +213,7 @@ fn storage_details(disks: &[Value]) -> Vec<Storage> {
         .collect()
 }
 
-/// Convert `GET /v1/nodes/{id}/inventory`'s `inventory` and `plugin_data`; `systemVendor`,
-/// `firmware` and `cpu` are always present, as in BMO.
+/// Convert `GET /v1/nodes/{id}/inventory`'s `inventory` and `plugin_data`, as BMO does.
 pub fn hardware_details(inventory: &Value, plugin_data: &Value) -> HardwareDetails {
     let null = Value::Null;
     let vendor = inventory.get("system_vendor").unwrap_or(&null);

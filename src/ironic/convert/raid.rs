@@ -164,8 +164,7 @@ fn clean_step(interface: &str, step: &str) -> Value {
     json!({"interface": interface, "step": step})
 }
 
-/// The RAID clean steps (BMO's `BuildRAIDCleanSteps`); none for a target [`raid_interface`]
-/// refuses.
+/// The RAID clean steps (BMO's `BuildRAIDCleanSteps`); none for a refused target.
 pub fn raid_clean_steps(
     raid_interface: &str,
     target: Option<&RaidConfig>,

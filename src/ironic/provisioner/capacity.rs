@@ -20,8 +20,7 @@ use std::time::{Duration, Instant};
 const LISTING_TTL: Duration = Duration::from_secs(1);
 /// How long a slot promised to a delayed host by `due_hosts` waits for the host's pass.
 pub const PROMISE_TTL: Duration = Duration::from_secs(5);
-/// How long a grant outlives its holder's last `has_capacity`: a host in the gated states asks
-/// on every pass, so only a host that stopped (paused) goes this long.
+/// How long a grant outlives its holder's last `has_capacity` (only a paused host stops asking).
 pub const GRANT_IDLE_TTL: Duration = Duration::from_secs(60);
 
 /// Ironic states in which a node counts against the limit.
@@ -117,8 +116,7 @@ impl CapacityGate {
         t.promised.remove(name);
     }
 
-    /// Decide for `name`, listing busy nodes with `list` when the cached listing is stale.
-    /// The table stays locked across the listing, so concurrent askers are serialised.
+    /// Decide for `name`, listing busy nodes with `list` (table locked) when the listing is stale.
     pub fn try_acquire(
         &self,
         name: &str,

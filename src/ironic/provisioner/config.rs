@@ -21,8 +21,7 @@ pub struct ProvisionerConfig {
     pub have_preprov_image_builder: bool,
     /// The host will ask `due_hosts` (its feature `DueHosts`): keep the node watch and cache.
     pub answer_due_hosts: bool,
-    /// The host will ask `ready_hosts` before starting passes (its feature `ReadyHosts`) and
-    /// `hold_passes` is on; only answered with the node watch (`answer_due_hosts`).
+    /// The host will ask `ready_hosts` (its feature `ReadyHosts`) and `hold_passes` is on.
     pub answer_ready_hosts: bool,
     /// `BMHCTL_IRONIC_HOLD_PASSES`: hold a pass back for the next shared listing (`ready_hosts`).
     pub hold_passes: bool,

@@ -504,8 +504,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// BMO's `setCustomDeployUpdateOptsForNode`: every image field is optional; with no URL
-    /// every one of them is removed, the disk format too.
+    /// BMO's `setCustomDeployUpdateOptsForNode`: with no URL every image field is removed.
     fn custom_deploy_update(&self, p: NodePatch, node: &Node, data: &ProvisionData) -> NodePatch {
         let img = &data.image;
         let ii = Section::InstanceInfo;
@@ -706,8 +705,7 @@ impl IronicProvisioner {
 
     // ------------------------------------------------------------ delete / detach (3.10)
 
-    /// Deletes the node; once it is gone the host's capacity slot is given back (a host
-    /// detached mid-operation never asks again, and BMO counts no node that is not there).
+    /// Deletes the node; once it is gone the host's capacity slot is given back.
     pub(super) fn delete_and_release(&mut self, opts: DetachOptions) -> Outcome {
         let r = self.real_delete(opts);
         if matches!(&r, Ok(res) if !res.dirty && res.error_message.is_empty()) {

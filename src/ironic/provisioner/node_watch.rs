@@ -51,8 +51,7 @@ fn text(v: &Option<String>) -> Option<String> {
     v.clone().filter(|s| !s.is_empty())
 }
 
-/// The listed fields of a node minus `reservation` (`name` and `uuid` identify it): equal
-/// fingerprints mean the listing shows nothing new.
+/// The listed fields of a node but `reservation`: equal fingerprints mean nothing new.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fingerprint {
     pub provision_state: String,
@@ -107,8 +106,7 @@ pub fn settled(n: &Node) -> bool {
 /// what else they change (`driver_internal_info`, steps, RAID/BIOS data) BMO's decisions never read.
 pub const MERGED_TARGETS: &[&str] = &["manage", "provide", "inspect", "active"];
 
-/// The node a pass would read now: `last` (its last full read) with the listed fields of
-/// `listed` over it (BMO's decisions read no other field those requests change).
+/// The node a pass would read now: `last` (its last full read) with `listed`'s fields over it.
 pub fn merges(last: &Node, listed: &Node) -> Node {
     let mut n = last.clone();
     n.provision_state = listed.provision_state.clone();

@@ -101,8 +101,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// BMO's `changePower`; `None` for a soft power-off refused with 400 (the caller falls back
-    /// to a hard one).
+    /// BMO's `changePower`; `None` for a soft power-off refused with 400 (then a hard one).
     fn change_power(&mut self, node: &Node, target: &str) -> Option<Outcome> {
         if !node.target_provision_state_str().is_empty() {
             return Some(Ok(requeue(SHORT_DELAY)));

@@ -472,8 +472,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// BMO's `setDeployImage` (spec 3.2): the four deploy-image keys of `driver_info` (`None`
-    /// values are removed), or `None` to leave them untouched.
+    /// BMO's `setDeployImage` (spec 3.2): the deploy-image keys of `driver_info`, if any.
     fn deploy_image(
         &self,
         bmc: &AccessDetails,
