@@ -284,47 +284,33 @@ impl IronicConfig {
         let get = |k: &str| get(k).filter(|v| !v.trim().is_empty());
         let raw = get("IRONIC_ENDPOINT")
             .ok_or_else(|| IronicError::config("IRONIC_ENDPOINT is not set"))?;
-        let (endpoint, url_auth) = normalize_endpoint(&raw)?;
-        let auth = match url_auth {
-            Some(a) => a,
-            None => {
-                let root = get("METAL3_AUTH_ROOT_DIR").unwrap_or_else(|| DEFAULT_AUTH_ROOT.into());
-                Auth::from_auth_root(Path::new(&root))?
-            }
-        };
+        // Credentials in the URL win over the credential files.
+        let mut config = IronicConfig::new(&raw)?;
+        if config.auth == Auth::None {
+            let root = get("METAL3_AUTH_ROOT_DIR").unwrap_or_else(|| DEFAULT_AUTH_ROOT.into());
+            config.auth = Auth::from_auth_root(Path::new(&root))?;
+        }
         let existing = |var: &str, default: &str| -> Option<PathBuf> {
             let p = PathBuf::from(get(var).unwrap_or_else(|| default.to_string()));
             p.exists().then_some(p)
         };
-        let ca_file = existing("IRONIC_CACERT_FILE", DEFAULT_CACERT_FILE);
+        config.ca_file = existing("IRONIC_CACERT_FILE", DEFAULT_CACERT_FILE);
         let cert = existing("IRONIC_CLIENT_CERT_FILE", DEFAULT_CLIENT_CERT_FILE);
         let key = existing("IRONIC_CLIENT_PRIVATE_KEY_FILE", DEFAULT_CLIENT_KEY_FILE);
-        let client_cert = cert.zip(key);
-        let insecure =
+        config.client_cert = cert.zip(key);
+        config.insecure =
             get("IRONIC_INSECURE").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-        let timeout = match get("IRONIC_CLIENT_TIMEOUT") {
-            None => DEFAULT_TIMEOUT,
-            Some(v) => {
-                let d = parse_go_duration(v.trim()).map_err(|e| {
-                    IronicError::config(format!("invalid IRONIC_CLIENT_TIMEOUT {v:?}: {e}"))
-                })?;
-                if d.is_zero() {
-                    return Err(IronicError::config(
-                        "invalid IRONIC_CLIENT_TIMEOUT: must be greater than zero",
-                    ));
-                }
-                d
+        if let Some(v) = get("IRONIC_CLIENT_TIMEOUT") {
+            config.timeout = parse_go_duration(v.trim()).map_err(|e| {
+                IronicError::config(format!("invalid IRONIC_CLIENT_TIMEOUT {v:?}: {e}"))
+            })?;
+            if config.timeout.is_zero() {
+                return Err(IronicError::config(
+                    "invalid IRONIC_CLIENT_TIMEOUT: must be greater than zero",
+                ));
             }
-        };
-        Ok(IronicConfig {
-            endpoint,
-            auth,
-            ca_file,
-            ca_pem: None,
-            client_cert,
-            insecure,
-            timeout,
-        })
+        }
+        Ok(config)
     }
 }
 
