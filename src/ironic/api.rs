@@ -40,13 +40,6 @@ pub const MAX_PAGE: u32 = 1000;
 /// Fields BMO lists ports with.
 pub const PORT_FIELDS: &[&str] = &["node_uuid", "uuid", "address"];
 
-/// Filter of `GET /v1/ports`.
-#[derive(Debug, Clone, Default)]
-pub struct PortQuery<'a> {
-    pub address: Option<&'a str>,
-    pub node_uuid: Option<&'a str>,
-}
-
 fn to_value<T: Serialize>(v: &T) -> Result<Value, IronicError> {
     serde_json::to_value(v).map_err(|e| {
         IronicError::new(
@@ -265,18 +258,11 @@ impl IronicClient {
         self.get_json(&format!("nodes/{}/inventory", seg(uuid)), &[])
     }
 
-    /// `GET /v1/ports?address=…|node_uuid=…&fields=node_uuid,uuid,address`, all pages.
-    pub fn list_ports(&self, q: &PortQuery<'_>) -> Result<Vec<Port>, IronicError> {
+    /// `GET /v1/ports?<filter>&fields=node_uuid,uuid,address` (filter: `address` or
+    /// `node_uuid`), all pages.
+    pub fn list_ports(&self, filter: (&str, &str)) -> Result<Vec<Port>, IronicError> {
         let fields = PORT_FIELDS.join(",");
-        let mut query: Vec<(&str, &str)> = Vec::new();
-        if let Some(a) = q.address {
-            query.push(("address", a));
-        }
-        if let Some(n) = q.node_uuid {
-            query.push(("node_uuid", n));
-        }
-        query.push(("fields", &fields));
-        self.list_all("ports", &query, "ports")
+        self.list_all("ports", &[filter, ("fields", &fields)], "ports")
     }
 
     /// `GET /v1/ports?fields=node_uuid,uuid,address&limit=1000`, following `next`: every port.

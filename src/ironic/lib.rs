@@ -14,7 +14,7 @@ pub mod types;
 #[cfg(test)]
 mod tests;
 
-pub use api::{CAPACITY_FIELDS, MAX_PAGE, PORT_FIELDS, PortQuery, WATCH_FIELDS};
+pub use api::{CAPACITY_FIELDS, MAX_PAGE, PORT_FIELDS, WATCH_FIELDS};
 pub use client::{ApiVersion, Auth, IronicClient, IronicConfig, IronicError, IronicErrorKind};
 pub use types::{
     Driver, Node, NodeInventory, NodePatch, PatchOp, Port, ProvisionStateRequest, Section,

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::api::PortQuery;
 use super::client::{
     ApiVersion, Auth, IronicClient, IronicConfig, IronicErrorKind, error_body_message,
 };
@@ -461,12 +460,7 @@ fn typed_calls_send_the_right_requests() {
     c.set_provision_state("u1", &req).unwrap();
     let port = c.create_port("u1", "aa:bb:cc:dd:ee:ff", true).unwrap();
     assert_eq!(port.uuid, "p1");
-    let ports = c
-        .list_ports(&PortQuery {
-            address: Some("aa:bb:cc:dd:ee:ff"),
-            node_uuid: None,
-        })
-        .unwrap();
+    let ports = c.list_ports(("address", "aa:bb:cc:dd:ee:ff")).unwrap();
     assert_eq!(ports[0].node_uuid, "u1");
     assert_eq!(c.get_inventory("u1").unwrap().inventory["cpu"]["count"], 2);
     c.delete_node("u1").unwrap();
@@ -579,12 +573,7 @@ fn real_ironic_node_round_trip() {
         7
     );
     let port = c.create_port(&node.uuid, &mac, true).unwrap();
-    let ports = c
-        .list_ports(&PortQuery {
-            address: Some(&mac),
-            node_uuid: None,
-        })
-        .unwrap();
+    let ports = c.list_ports(("address", &mac)).unwrap();
     assert_eq!(ports.len(), 1);
     assert_eq!(ports[0].uuid, port.uuid);
     let patch = NodePatch::new()

@@ -1,7 +1,6 @@
 //! `Register` (spec 3.1) and the deploy-image choice (3.2).
 
 use super::{IronicProvisioner, Outcome, SHORT_DELAY, requeue, transient};
-use crate::PortQuery;
 use crate::convert::capabilities::merge_boot_mode_capabilities;
 use crate::convert::configdrive::parse_yaml_mapping;
 use crate::types::{Node, NodePatch, Section, state};
@@ -261,10 +260,7 @@ impl IronicProvisioner {
             .map(|l| l.with_address(&mac));
         let looked_up = match answered {
             Some(p) => Ok(p),
-            None => self.seen(self.client().list_ports(&PortQuery {
-                address: Some(&mac),
-                node_uuid: None,
-            })),
+            None => self.seen(self.client().list_ports(("address", &mac))),
         };
         let ports = match looked_up {
             Ok(p) => {
@@ -373,11 +369,8 @@ impl IronicProvisioner {
         } else if let Some(l) = &listing {
             l.of_node(&node.uuid)
         } else {
-            self.seen(self.client().list_ports(&PortQuery {
-                address: None,
-                node_uuid: Some(&node.uuid),
-            }))
-            .map_err(|e| format!("failed to list ports of node {}: {e}", node.uuid))?
+            self.seen(self.client().list_ports(("node_uuid", &node.uuid)))
+                .map_err(|e| format!("failed to list ports of node {}: {e}", node.uuid))?
         };
         let mut have: BTreeSet<String> = existing
             .iter()
@@ -397,10 +390,7 @@ impl IronicProvisioner {
             let owners = match reused.or_else(|| listing.as_ref().map(|l| l.with_address(&mac))) {
                 Some(owners) => owners,
                 None => self
-                    .seen(self.client().list_ports(&PortQuery {
-                        address: Some(&mac),
-                        node_uuid: None,
-                    }))
+                    .seen(self.client().list_ports(("address", &mac)))
                     .map_err(|e| format!("failed to look up port {mac}: {e}"))?,
             };
             if let Some(other) = owners.iter().find(|p| p.node_uuid != node.uuid) {
