@@ -149,13 +149,8 @@ impl IronicClient {
         self.list_all("conductors", &[("fields", "hostname,alive")], "conductors")
     }
 
-    /// `GET /v1/nodes?fields=…`, all pages. Empty `fields` lists full nodes.
-    pub fn list_nodes(&self, fields: &[&str]) -> Result<Vec<Node>, IronicError> {
-        self.list_nodes_paged(fields, None)
-    }
-
-    /// `GET /v1/nodes?fields=…&limit=…`, all pages (following `next`).
-    pub fn list_nodes_paged(
+    /// `GET /v1/nodes?fields=…&limit=…`, all pages. Empty `fields` lists full nodes.
+    pub fn list_nodes(
         &self,
         fields: &[&str],
         limit: Option<u32>,

@@ -366,7 +366,7 @@ fn requests_are_counted_and_pages_followed() {
     });
     let c = srv.client();
     assert_eq!(c.request_count(), 0);
-    let nodes = c.list_nodes(super::CAPACITY_FIELDS).unwrap();
+    let nodes = c.list_nodes(super::CAPACITY_FIELDS, None).unwrap();
     assert_eq!(nodes.len(), 2);
     assert_eq!(nodes[0].name_str(), "ns~a");
     assert_eq!(nodes[1].name, None);
@@ -546,7 +546,7 @@ fn real_ironic_lists_drivers() {
         c.endpoint(),
         drivers.iter().map(|d| &d.name).collect::<Vec<_>>()
     );
-    let _ = c.list_nodes(super::CAPACITY_FIELDS).unwrap();
+    let _ = c.list_nodes(super::CAPACITY_FIELDS, None).unwrap();
     let err = c.get_node("bmhctl-no-such-node").unwrap_err();
     assert!(err.is_not_found(), "{err}");
 }

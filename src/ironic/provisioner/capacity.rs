@@ -251,10 +251,13 @@ impl IronicProvisioner {
             });
         }
         shared.capacity.try_acquire(&name, || {
-            let nodes = shared.client.list_nodes(CAPACITY_FIELDS).map_err(|e| {
-                shared.note_error(&e);
-                ProvisionerError::Other(format!("failed to list nodes: {e}"))
-            })?;
+            let nodes = shared
+                .client
+                .list_nodes(CAPACITY_FIELDS, None)
+                .map_err(|e| {
+                    shared.note_error(&e);
+                    ProvisionerError::Other(format!("failed to list nodes: {e}"))
+                })?;
             Ok(nodes
                 .iter()
                 .filter(|n| node_is_busy(n))

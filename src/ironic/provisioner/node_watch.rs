@@ -326,7 +326,7 @@ impl NodeWatch {
             fields.push("health");
         }
         let started = Instant::now();
-        let nodes = client.list_nodes_paged(&fields, Some(MAX_PAGE))?;
+        let nodes = client.list_nodes(&fields, Some(MAX_PAGE))?;
         let l = Arc::new(Listing::new(started, nodes));
         *lock(&self.listing) = Some(l.clone());
         Ok(l)
