@@ -150,8 +150,9 @@ pub fn resolve(
     let mut resolved = if name == fixture::NAME {
         Resolved::built_in(Arc::new(fixture::Fixture::new()))
     } else {
-        let dir = settings.plugin_dir();
-        let dir = dir.map_err(|why| Error::Usage(why.to_string()))?;
+        let dir = settings
+            .plugin_dir()
+            .map_err(|why| Error::Usage(why.to_string()))?;
         let path = dir.join(format!("{name}-provisioner.so"));
         load(name, &path, asked, settings).map_err(|e| {
             let hint = if path.exists() {

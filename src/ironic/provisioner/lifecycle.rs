@@ -721,10 +721,8 @@ impl IronicProvisioner {
             Err(ProvisionerError::NeedsRegistration) => return Ok(OpResult::done()),
             Err(e) => return Err(e),
         };
-        let abort_from_deploy_wait = self
-            .seen(self.client().api_version())
-            .map(|v| v.has_deployment_abort())
-            .unwrap_or(false);
+        let version = self.seen(self.client().api_version());
+        let abort_from_deploy_wait = version.is_ok_and(|v| v.has_deployment_abort());
         match node.provision_state.as_str() {
             state::VERIFYING => return Ok(requeue(SHORT_DELAY)),
             state::ENROLL => {}
@@ -751,15 +749,11 @@ impl IronicProvisioner {
                     Ok(requeue(LONG_DELAY))
                 };
             }
-            _ => {
-                if !node.maintenance {
-                    return self.set_maintenance(
-                        &node,
-                        true,
-                        "forcing deletion in baremetal-operator",
-                    );
-                }
+            _ if !node.maintenance => {
+                let reason = "forcing deletion in baremetal-operator";
+                return self.set_maintenance(&node, true, reason);
             }
+            _ => {}
         }
         match self.seen(self.client().delete_node(&node.uuid)) {
             Ok(()) => {
