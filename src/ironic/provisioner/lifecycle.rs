@@ -749,11 +749,12 @@ impl IronicProvisioner {
                     Ok(requeue(LONG_DELAY))
                 };
             }
-            _ if !node.maintenance => {
-                let reason = "forcing deletion in baremetal-operator";
-                return self.set_maintenance(&node, true, reason);
+            _ => {
+                if !node.maintenance {
+                    let reason = "forcing deletion in baremetal-operator";
+                    return self.set_maintenance(&node, true, reason);
+                }
             }
-            _ => {}
         }
         match self.seen(self.client().delete_node(&node.uuid)) {
             Ok(()) => {
