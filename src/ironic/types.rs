@@ -283,9 +283,8 @@ impl NodePatch {
 
 /// One entry of `GET /v1/conductors`: a conductor process and whether its heartbeat is recent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
 pub struct Conductor {
-    #[serde(default)]
     pub hostname: String,
-    #[serde(default)]
     pub alive: bool,
 }

@@ -81,10 +81,6 @@ fn held_by_live(conductors: &[Conductor], reservation: &str) -> bool {
 }
 
 impl LockWatch {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// After a 409 on `node` (its UUID): `Some` when an offline conductor holds its lock (the
     /// 409's `holder`, else the node's `reservation`); within a known lock's delay, from memory.
     pub fn check(

@@ -75,7 +75,7 @@ impl Shared {
             capacity: CapacityGate::new(limit),
             watch,
             ports: PortWatch::new(config_due),
-            locks: LockWatch::new(),
+            locks: LockWatch::default(),
             ready: AtomicBool::new(false),
         }
     }
