@@ -274,11 +274,6 @@ impl IronicConfig {
         })
     }
 
-    /// Configuration from the process environment, as BMO reads it (spec 1.1-1.3).
-    pub fn from_env() -> Result<IronicConfig, IronicError> {
-        Self::from_lookup(|k| std::env::var(k).ok())
-    }
-
     /// Configuration from an environment lookup function (tests pass a map).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<IronicConfig, IronicError> {
         let get = |k: &str| get(k).filter(|v| !v.trim().is_empty());
@@ -446,11 +441,6 @@ impl ApiVersion {
         })
     }
 
-    /// `"1.<minor>"`.
-    pub fn header_value(&self) -> String {
-        format!("1.{}", self.minor)
-    }
-
     /// `abort` is allowed from `wait call-back` (1.110).
     pub fn has_deployment_abort(&self) -> bool {
         self.minor >= 110
@@ -510,11 +500,6 @@ impl std::fmt::Debug for IronicClient {
 }
 
 impl IronicClient {
-    /// A client from the process environment (`IRONIC_ENDPOINT` and friends).
-    pub fn from_env() -> Result<IronicClient, IronicError> {
-        Self::new(IronicConfig::from_env()?)
-    }
-
     pub fn new(config: IronicConfig) -> Result<IronicClient, IronicError> {
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
@@ -677,7 +662,7 @@ impl IronicClient {
         body: Option<&serde_json::Value>,
         expect: &[u16],
     ) -> Result<RawResponse, IronicError> {
-        let version = self.api_version()?.header_value();
+        let version = format!("1.{}", self.api_version()?.minor);
         let url_s = url.to_string();
         let mut rb = self
             .http

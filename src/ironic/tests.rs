@@ -528,6 +528,11 @@ fn drivers_are_cached() {
     assert_eq!(c.request_count(), 4);
 }
 
+/// A client from the process environment (`IRONIC_ENDPOINT` and friends).
+fn client_from_env() -> IronicClient {
+    IronicClient::new(IronicConfig::from_lookup(|k| std::env::var(k).ok()).unwrap()).unwrap()
+}
+
 /// Against a real Ironic: `scripts/test.sh` runs these with `--include-ignored` once the lab is
 /// up (by hand: `scripts/ironic/start-ironic.sh`, `. .state/ironic/ironic-6385/bmhctl.env`,
 /// `cargo test -p ironic-provisioner --lib -- --include-ignored`). Without
@@ -535,7 +540,7 @@ fn drivers_are_cached() {
 #[test]
 #[ignore = "needs a running Ironic (IRONIC_ENDPOINT)"]
 fn real_ironic_lists_drivers() {
-    let c = IronicClient::from_env().unwrap();
+    let c = client_from_env();
     let v = c.api_version().unwrap();
     assert!(v.minor >= 89);
     let drivers = c.list_drivers().unwrap();
@@ -555,7 +560,7 @@ fn real_ironic_lists_drivers() {
 #[test]
 #[ignore = "needs a running Ironic (IRONIC_ENDPOINT)"]
 fn real_ironic_node_round_trip() {
-    let c = IronicClient::from_env().unwrap();
+    let c = client_from_env();
     let name = format!("bmhctl-test~client-{}", std::process::id());
     let node = c
         .create_node(&json!({
