@@ -295,10 +295,9 @@ impl PartialEq for FixtureState {
 impl FixtureState {
     /// The state stored in `host.provisioner_state`, or the default state when there is none.
     pub fn from_host(host: &HostData) -> Result<Self, ProvisionerError> {
-        match &host.provisioner_state {
-            None => Ok(Self::default()),
-            Some(v) => Self::from_json(v),
-        }
+        host.provisioner_state
+            .as_ref()
+            .map_or_else(|| Ok(Self::default()), Self::from_json)
     }
 
     /// The state stored as `json` (`null`: the default state).

@@ -297,7 +297,10 @@ impl IronicProvisioner {
         let node = self.get_node()?;
         match node.provision_state.as_str() {
             state::SERVICE_FAIL | state::SERVICE_WAIT if !data.has_firmware_spec => {
-                self.abort_servicing(&node)
+                // BMO's `abortServicing`: `started` says whether the abort was accepted.
+                let abort = ProvisionStateRequest::new("abort");
+                let (r, started) = self.change_provision_state(&node, abort);
+                stepped(r, started)
             }
             state::SERVICE_FAIL if !restart_on_failure => {
                 stepped(Ok(OpResult::failed(node.last_error_str())), false)
@@ -310,12 +313,6 @@ impl IronicProvisioner {
             state::SERVICING | state::SERVICE_WAIT => stepped(Ok(requeue(LONG_DELAY)), false),
             other => transient(format!("have unexpected ironic node state {other}")),
         }
-    }
-
-    /// BMO's `abortServicing`: `started` says whether the abort was accepted.
-    fn abort_servicing(&mut self, node: &Node) -> WithStarted {
-        let (r, started) = self.change_provision_state(node, ProvisionStateRequest::new("abort"));
-        stepped(r, started)
     }
 
     fn start_servicing(
