@@ -14,11 +14,9 @@ use super::types::{
 
 /// Fields BMO lists nodes with for the capacity count.
 pub const CAPACITY_FIELDS: &[&str] = &["uuid", "name", "provision_state", "boot_interface"];
-/// Fields of the node watch's shared listing (`provisioner/node_watch.rs`): what the state
-/// machine decides on, plus `reservation` and `provision_updated_at` (Ironic refuses
-/// `updated_at` in `fields`); `health` is added when the API has it. `properties`,
-/// `instance_info` and `instance_uuid` are what inspection and deployment rewrite of what a
-/// pass reads, so a pass after `inspect` or `active` is served from the listing too.
+/// Fields of the node watch's shared listing: what the state machine decides on, `reservation`,
+/// `provision_updated_at`, and what inspection and deployment rewrite (`health` is added when
+/// the API has it).
 pub const WATCH_FIELDS: &[&str] = &[
     "uuid",
     "name",
@@ -41,13 +39,6 @@ pub const WATCH_FIELDS: &[&str] = &[
 pub const MAX_PAGE: u32 = 1000;
 /// Fields BMO lists ports with.
 pub const PORT_FIELDS: &[&str] = &["node_uuid", "uuid", "address"];
-
-/// Filter of `GET /v1/ports`.
-#[derive(Debug, Clone, Default)]
-pub struct PortQuery<'a> {
-    pub address: Option<&'a str>,
-    pub node_uuid: Option<&'a str>,
-}
 
 fn to_value<T: Serialize>(v: &T) -> Result<Value, IronicError> {
     serde_json::to_value(v).map_err(|e| {
@@ -78,12 +69,11 @@ impl IronicClient {
         method: Method,
         uuid: &str,
         sub: &str,
-        query: &[(&str, &str)],
         body: Option<&Value>,
         ok: &[u16],
     ) -> Result<(), IronicError> {
         let path = format!("nodes/{}{sub}", seg(uuid));
-        self.request(method, &path, query, body, ok).map(drop)
+        self.request(method, &path, &[], body, ok).map(drop)
     }
 
     fn get_json<T: DeserializeOwned>(
@@ -94,18 +84,8 @@ impl IronicClient {
         self.request(Method::GET, path, query, None, &[200])?.json()
     }
 
-    /// `GET /v1/PATH?QUERY`, all pages, each item as Ironic wrote it.
-    pub fn list_values(
-        &self,
-        path: &str,
-        query: &[(&str, &str)],
-        key: &str,
-    ) -> Result<Vec<Value>, IronicError> {
-        self.list_all(path, query, key)
-    }
-
-    /// Follow Ironic's top-level `next` links, collecting `key` arrays.
-    fn list_all<T: DeserializeOwned>(
+    /// `GET /v1/PATH?QUERY`, all pages (following `next`), collecting the `key` arrays.
+    pub fn list_all<T: DeserializeOwned>(
         &self,
         path: &str,
         query: &[(&str, &str)],
@@ -140,8 +120,7 @@ impl IronicClient {
             if empty {
                 break;
             }
-            // Ironic builds `next` from its own idea of its public URL; keep our endpoint and
-            // take only the query (limit, marker, fields…) from it.
+            // `next` carries Ironic's idea of its public URL: only its query is taken.
             let next = reqwest::Url::parse(next)
                 .or_else(|_| self.url(next))
                 .map_err(|e| {
@@ -170,13 +149,8 @@ impl IronicClient {
         self.list_all("conductors", &[("fields", "hostname,alive")], "conductors")
     }
 
-    /// `GET /v1/nodes?fields=…`, all pages. Empty `fields` lists full nodes.
-    pub fn list_nodes(&self, fields: &[&str]) -> Result<Vec<Node>, IronicError> {
-        self.list_nodes_paged(fields, None)
-    }
-
-    /// `GET /v1/nodes?fields=…&limit=…`, all pages (following `next`).
-    pub fn list_nodes_paged(
+    /// `GET /v1/nodes?fields=…&limit=…`, all pages. Empty `fields` lists full nodes.
+    pub fn list_nodes(
         &self,
         fields: &[&str],
         limit: Option<u32>,
@@ -200,8 +174,7 @@ impl IronicClient {
             .json()
     }
 
-    /// `PATCH /v1/nodes/{uuid}` with a JSON-patch list (200). Returns the updated node. An empty
-    /// patch sends nothing and returns `None`.
+    /// `PATCH /v1/nodes/{uuid}` (200): the updated node; an empty patch sends nothing.
     pub fn patch_node(&self, uuid: &str, patch: &NodePatch) -> Result<Option<Node>, IronicError> {
         if patch.is_empty() {
             return Ok(None);
@@ -220,7 +193,7 @@ impl IronicClient {
 
     /// `DELETE /v1/nodes/{uuid}` (202/204).
     pub fn delete_node(&self, uuid: &str) -> Result<(), IronicError> {
-        self.node_action(Method::DELETE, uuid, "", &[], None, &[202, 204])
+        self.node_action(Method::DELETE, uuid, "", None, &[202, 204])
     }
 
     /// `PUT /v1/nodes/{uuid}/states/provision` (202).
@@ -230,18 +203,10 @@ impl IronicClient {
         req: &ProvisionStateRequest,
     ) -> Result<(), IronicError> {
         let body = to_value(req)?;
-        self.node_action(
-            Method::PUT,
-            uuid,
-            "/states/provision",
-            &[],
-            Some(&body),
-            &[202],
-        )
+        self.node_action(Method::PUT, uuid, "/states/provision", Some(&body), &[202])
     }
 
-    /// `PUT /v1/nodes/{uuid}/states/power` (202). `timeout` (seconds) is sent when given (BMO
-    /// sends 180 with `soft power off`).
+    /// `PUT /v1/nodes/{uuid}/states/power` (202), with `timeout` (seconds) when given.
     pub fn set_power_state(
         &self,
         uuid: &str,
@@ -252,35 +217,27 @@ impl IronicClient {
         if let Some(t) = timeout {
             body["timeout"] = json!(t);
         }
-        self.node_action(Method::PUT, uuid, "/states/power", &[], Some(&body), &[202])
+        self.node_action(Method::PUT, uuid, "/states/power", Some(&body), &[202])
     }
 
     /// `PUT /v1/nodes/{uuid}/states/raid` (204).
     pub fn set_raid_config(&self, uuid: &str, logical_disks: &[Value]) -> Result<(), IronicError> {
         let body = json!({ "logical_disks": logical_disks });
-        self.node_action(
-            Method::PUT,
-            uuid,
-            "/states/raid",
-            &[],
-            Some(&body),
-            &[202, 204],
-        )
+        self.node_action(Method::PUT, uuid, "/states/raid", Some(&body), &[202, 204])
     }
 
     /// `PUT /v1/nodes/{uuid}/maintenance` (202), `reason` omitted when empty.
     pub fn set_maintenance(&self, uuid: &str, reason: &str) -> Result<(), IronicError> {
-        let body = if reason.is_empty() {
-            json!({})
-        } else {
-            json!({ "reason": reason })
-        };
-        self.node_action(Method::PUT, uuid, "/maintenance", &[], Some(&body), &[202])
+        let mut body = json!({});
+        if !reason.is_empty() {
+            body["reason"] = json!(reason);
+        }
+        self.node_action(Method::PUT, uuid, "/maintenance", Some(&body), &[202])
     }
 
     /// `DELETE /v1/nodes/{uuid}/maintenance` (202).
     pub fn unset_maintenance(&self, uuid: &str) -> Result<(), IronicError> {
-        self.node_action(Method::DELETE, uuid, "/maintenance", &[], None, &[202])
+        self.node_action(Method::DELETE, uuid, "/maintenance", None, &[202])
     }
 
     /// `GET /v1/nodes/{uuid}/validate`: interface name → result.
@@ -296,18 +253,11 @@ impl IronicClient {
         self.get_json(&format!("nodes/{}/inventory", seg(uuid)), &[])
     }
 
-    /// `GET /v1/ports?address=…|node_uuid=…&fields=node_uuid,uuid,address`, all pages.
-    pub fn list_ports(&self, q: &PortQuery<'_>) -> Result<Vec<Port>, IronicError> {
+    /// `GET /v1/ports?<filter>&fields=node_uuid,uuid,address` (filter: `address` or
+    /// `node_uuid`), all pages.
+    pub fn list_ports(&self, filter: (&str, &str)) -> Result<Vec<Port>, IronicError> {
         let fields = PORT_FIELDS.join(",");
-        let mut query: Vec<(&str, &str)> = Vec::new();
-        if let Some(a) = q.address {
-            query.push(("address", a));
-        }
-        if let Some(n) = q.node_uuid {
-            query.push(("node_uuid", n));
-        }
-        query.push(("fields", &fields));
-        self.list_all("ports", &query, "ports")
+        self.list_all("ports", &[filter, ("fields", &fields)], "ports")
     }
 
     /// `GET /v1/ports?fields=node_uuid,uuid,address&limit=1000`, following `next`: every port.
@@ -355,26 +305,15 @@ impl IronicClient {
     /// `POST /v1/nodes/{uuid}/vmedia` with a CD-ROM image (204).
     pub fn attach_vmedia(&self, uuid: &str, image_url: &str) -> Result<(), IronicError> {
         let body = json!({ "device_type": "cdrom", "image_url": image_url });
-        self.node_action(
-            Method::POST,
-            uuid,
-            "/vmedia",
-            &[],
-            Some(&body),
-            &[200, 202, 204],
-        )
+        self.node_action(Method::POST, uuid, "/vmedia", Some(&body), &[200, 202, 204])
     }
 
     /// `DELETE /v1/nodes/{uuid}/vmedia?device_types=cdrom` (204).
     pub fn detach_vmedia(&self, uuid: &str) -> Result<(), IronicError> {
-        self.node_action(
-            Method::DELETE,
-            uuid,
-            "/vmedia",
-            &[("device_types", "cdrom")],
-            None,
-            &[200, 202, 204],
-        )
+        let path = format!("nodes/{}/vmedia", seg(uuid));
+        let query = [("device_types", "cdrom")];
+        self.request(Method::DELETE, &path, &query, None, &[200, 202, 204])
+            .map(drop)
     }
 
     /// `POST /v1/nodes/{uuid}/vendor_passthru?method=<method>` with a JSON body.
@@ -406,7 +345,7 @@ impl IronicClient {
 
     /// The drivers, fetched once per client (see [`IronicClient::reset_cache`]).
     pub fn drivers(&self) -> Result<Vec<Driver>, IronicError> {
-        let mut guard = self.drivers_cache.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = crate::provisioner::lock(&self.drivers_cache);
         if let Some(d) = &*guard {
             return Ok(d.clone());
         }

@@ -1,10 +1,6 @@
-//! The Ironic requests a client has sent, by kind: the HTTP method and the path under `/v1/`
-//! with the resource's identifier replaced by a placeholder (`PUT /v1/nodes/{node}/states/power`).
-//! What bmhctl serves as `bmhctl_ironic_api_calls_total{kind=...}`.
-//!
-//! Every path the client sends is built in code with at most one identifier, the second
-//! segment (`nodes/<uuid>/...`), so the kinds are a small set fixed by the code: no node's UUID
-//! or name ever becomes one.
+//! The Ironic requests a client has sent, by kind (`PUT /v1/nodes/{node}/states/power`), served
+//! as `bmhctl_ironic_api_calls_total{kind=...}`. Paths carry at most one identifier, the second
+//! segment, so the kinds are a small fixed set.
 
 use bmhctl_plugin_sdk::ApiCallCount;
 use reqwest::Method;
@@ -12,16 +8,14 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Request counters by kind; a request takes a shared lock and one atomic add (the exclusive
-/// lock only the first time a kind is seen).
+/// Request counters by kind (the exclusive lock only the first time a kind is seen).
 #[derive(Debug, Default)]
 pub struct ApiCalls {
     by_kind: RwLock<HashMap<String, AtomicU64>>,
 }
 
 impl ApiCalls {
-    /// Counts one request of `method` to `path`, a URL path (`/v1/nodes/abc/validate`) or one
-    /// relative to the API root (`nodes/abc/validate`); `root` is the API root's path (`/v1/`).
+    /// Counts one request of `method` to `path` (a URL path or one relative to `root`, `/v1/`).
     pub fn count(&self, method: &Method, root: &str, path: &str) {
         let kind = kind(method, root, path);
         if let Some(n) = self

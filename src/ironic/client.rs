@@ -20,15 +20,13 @@ use super::api_calls::ApiCalls;
 /// BMO's minimum Ironic API microversion (spec 1.5): 1.89.
 pub const MIN_MICROVERSION: u32 = 89;
 
-/// BMO's ladder of preferred microversions, highest first (spec 1.5). The chosen version is the
-/// highest entry not above the server's maximum; `latest` is never sent.
+/// BMO's preferred microversions, highest first (spec 1.5); `latest` is never sent.
 pub const MICROVERSION_LADDER: &[u32] = &[110, 109, 95, 93, 89];
 
 /// Default whole-request timeout (`IRONIC_CLIENT_TIMEOUT`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Idle pooled connections are dropped after this long, below Ironic's (eventlet/WSGI) 10 s
-/// keep-alive, so that a request never goes out on a connection the server is closing.
+/// Idle pooled connections are dropped before Ironic's 10 s keep-alive closes them.
 pub const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// Default root of the credential files (`METAL3_AUTH_ROOT_DIR`).
@@ -64,8 +62,7 @@ pub enum IronicErrorKind {
     Decode,
 }
 
-/// An error from the Ironic client, with a readable message (Ironic's `faultstring` when the
-/// server sent one).
+/// An error from the Ironic client, with Ironic's `faultstring` when the server sent one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct IronicError {
@@ -128,20 +125,15 @@ impl IronicError {
 }
 
 fn url_path_for_message(url: &str) -> String {
-    match Url::parse(url) {
-        Ok(u) => match u.query() {
-            Some(q) => format!("{}?{}", u.path(), q),
-            None => u.path().to_string(),
-        },
-        Err(_) => url.to_string(),
-    }
+    let Ok(u) = Url::parse(url) else {
+        return url.to_string();
+    };
+    u.query()
+        .map_or_else(|| u.path().to_string(), |q| format!("{}?{q}", u.path()))
 }
 
-/// Turn an Ironic error body into a readable message.
-///
-/// Ironic answers `{"error_message": "<string>"}` where the string is itself usually a JSON
-/// document `{"faultstring": …, "faultcode": …, "debuginfo": …}`; the `faultstring` is the
-/// message. Older or proxied answers may carry an object instead of a string, or plain text.
+/// An Ironic error body as a readable message: the `faultstring` of `{"error_message": …}`
+/// (usually itself JSON text), or what older or proxied answers carry instead.
 pub fn error_body_message(body: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(body);
     let text = text.trim();
@@ -220,8 +212,7 @@ impl Auth {
         }
     }
 
-    /// Read BMO's credential files: `<root>/ironic/{username,password}` if `<root>/ironic`
-    /// exists, else no auth.
+    /// BMO's credential files `<root>/ironic/{username,password}`; no auth without the directory.
     pub fn from_auth_root(root: &Path) -> Result<Auth, IronicError> {
         let dir = root.join("ironic");
         match std::fs::metadata(&dir) {
@@ -283,62 +274,42 @@ impl IronicConfig {
         })
     }
 
-    /// Configuration from the process environment, as BMO reads it (spec 1.1-1.3).
-    pub fn from_env() -> Result<IronicConfig, IronicError> {
-        Self::from_lookup(|k| std::env::var(k).ok())
-    }
-
     /// Configuration from an environment lookup function (tests pass a map).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<IronicConfig, IronicError> {
         let get = |k: &str| get(k).filter(|v| !v.trim().is_empty());
         let raw = get("IRONIC_ENDPOINT")
             .ok_or_else(|| IronicError::config("IRONIC_ENDPOINT is not set"))?;
-        let (endpoint, url_auth) = normalize_endpoint(&raw)?;
-        let auth = match url_auth {
-            Some(a) => a,
-            None => {
-                let root = get("METAL3_AUTH_ROOT_DIR").unwrap_or_else(|| DEFAULT_AUTH_ROOT.into());
-                Auth::from_auth_root(Path::new(&root))?
-            }
-        };
+        // Credentials in the URL win over the credential files.
+        let mut config = IronicConfig::new(&raw)?;
+        if config.auth == Auth::None {
+            let root = get("METAL3_AUTH_ROOT_DIR").unwrap_or_else(|| DEFAULT_AUTH_ROOT.into());
+            config.auth = Auth::from_auth_root(Path::new(&root))?;
+        }
         let existing = |var: &str, default: &str| -> Option<PathBuf> {
             let p = PathBuf::from(get(var).unwrap_or_else(|| default.to_string()));
             p.exists().then_some(p)
         };
-        let ca_file = existing("IRONIC_CACERT_FILE", DEFAULT_CACERT_FILE);
+        config.ca_file = existing("IRONIC_CACERT_FILE", DEFAULT_CACERT_FILE);
         let cert = existing("IRONIC_CLIENT_CERT_FILE", DEFAULT_CLIENT_CERT_FILE);
         let key = existing("IRONIC_CLIENT_PRIVATE_KEY_FILE", DEFAULT_CLIENT_KEY_FILE);
-        let client_cert = cert.zip(key);
-        let insecure =
+        config.client_cert = cert.zip(key);
+        config.insecure =
             get("IRONIC_INSECURE").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-        let timeout = match get("IRONIC_CLIENT_TIMEOUT") {
-            None => DEFAULT_TIMEOUT,
-            Some(v) => {
-                let d = parse_go_duration(v.trim()).map_err(|e| {
-                    IronicError::config(format!("invalid IRONIC_CLIENT_TIMEOUT {v:?}: {e}"))
-                })?;
-                if d.is_zero() {
-                    return Err(IronicError::config(
-                        "invalid IRONIC_CLIENT_TIMEOUT: must be greater than zero",
-                    ));
-                }
-                d
+        if let Some(v) = get("IRONIC_CLIENT_TIMEOUT") {
+            config.timeout = parse_go_duration(v.trim()).map_err(|e| {
+                IronicError::config(format!("invalid IRONIC_CLIENT_TIMEOUT {v:?}: {e}"))
+            })?;
+            if config.timeout.is_zero() {
+                return Err(IronicError::config(
+                    "invalid IRONIC_CLIENT_TIMEOUT: must be greater than zero",
+                ));
             }
-        };
-        Ok(IronicConfig {
-            endpoint,
-            auth,
-            ca_file,
-            ca_pem: None,
-            client_cert,
-            insecure,
-            timeout,
-        })
+        }
+        Ok(config)
     }
 }
 
-/// Normalise an Ironic endpoint so it ends in `/v1/`, and take userinfo out of it as HTTP basic
-/// credentials (spec 1.1, 1.2).
+/// An endpoint ending in `/v1/`, its userinfo taken out as HTTP basic credentials (spec 1.1, 1.2).
 pub fn normalize_endpoint(raw: &str) -> Result<(Url, Option<Auth>), IronicError> {
     let mut url = Url::parse(raw.trim())
         .map_err(|e| IronicError::config(format!("invalid Ironic endpoint {raw:?}: {e}")))?;
@@ -470,11 +441,6 @@ impl ApiVersion {
         })
     }
 
-    /// `"1.<minor>"`.
-    pub fn header_value(&self) -> String {
-        format!("1.{}", self.minor)
-    }
-
     /// `abort` is allowed from `wait call-back` (1.110).
     pub fn has_deployment_abort(&self) -> bool {
         self.minor >= 110
@@ -511,8 +477,7 @@ impl RawResponse {
     }
 }
 
-/// A thin, synchronous client of Ironic's REST API. Cheap to share (`&self` everywhere); use it
-/// from blocking threads only.
+/// A thin, synchronous client of Ironic's REST API, to share between blocking threads.
 pub struct IronicClient {
     http: Client,
     endpoint: Url,
@@ -528,21 +493,13 @@ impl std::fmt::Debug for IronicClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("IronicClient")
             .field("endpoint", &self.endpoint.as_str())
-            .field(
-                "version",
-                &*self.version.lock().unwrap_or_else(|e| e.into_inner()),
-            )
+            .field("version", &*crate::provisioner::lock(&self.version))
             .field("requests", &self.request_count())
             .finish()
     }
 }
 
 impl IronicClient {
-    /// A client from the process environment (`IRONIC_ENDPOINT` and friends).
-    pub fn from_env() -> Result<IronicClient, IronicError> {
-        Self::new(IronicConfig::from_env()?)
-    }
-
     pub fn new(config: IronicConfig) -> Result<IronicClient, IronicError> {
         let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
@@ -625,17 +582,15 @@ impl IronicClient {
         &self.calls
     }
 
-    /// This client, counting its requests by kind into `calls` (another client's, so that one
-    /// count covers them both).
+    /// This client, counting its requests by kind into `calls` (another client's).
     pub fn counting_into(mut self, calls: Arc<ApiCalls>) -> Self {
         self.calls = calls;
         self
     }
 
-    /// The negotiated API version, discovering it on first use (`GET /v1/`, no auth header).
-    /// A failure is not cached: the next call tries again.
+    /// The negotiated API version, discovered on first use (`GET /v1/`); failures are not kept.
     pub fn api_version(&self) -> Result<ApiVersion, IronicError> {
-        let mut guard = self.version.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = crate::provisioner::lock(&self.version);
         if let Some(v) = *guard {
             return Ok(v);
         }
@@ -646,21 +601,16 @@ impl IronicClient {
 
     /// Forget the negotiated version (e.g. after Ironic was replaced behind the endpoint).
     pub fn reset_cache(&self) {
-        *self.version.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.drivers_cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *crate::provisioner::lock(&self.version) = None;
+        *crate::provisioner::lock(&self.drivers_cache) = None;
     }
 
     fn discover_version(&self) -> Result<ApiVersion, IronicError> {
         let url = self.endpoint.as_str().to_string();
-        let rb = self.http.get(&url);
-        let resp = self.send(&Method::GET, &url, rb)?;
+        let resp = self.send(&Method::GET, &url, self.http.get(&url))?;
         if !matches!(resp.status, 200 | 300) {
-            return Err(IronicError::from_response(
-                &Method::GET,
-                &url,
-                resp.status,
-                &resp.body,
-            ));
+            let (status, body) = (resp.status, &resp.body);
+            return Err(IronicError::from_response(&Method::GET, &url, status, body));
         }
         let doc: serde_json::Value = resp.json()?;
         let version = doc
@@ -688,8 +638,7 @@ impl IronicClient {
             .map_err(|e| IronicError::config(format!("invalid request path {path:?}: {e}")))
     }
 
-    /// Send a request and check the status against `expect`. `path` is relative to the endpoint;
-    /// `query` is appended. Negotiates the version first.
+    /// Send a request to `path` (relative to the endpoint) and check its status against `expect`.
     pub fn request(
         &self,
         method: Method,
@@ -713,7 +662,7 @@ impl IronicClient {
         body: Option<&serde_json::Value>,
         expect: &[u16],
     ) -> Result<RawResponse, IronicError> {
-        let version = self.api_version()?.header_value();
+        let version = format!("1.{}", self.api_version()?.minor);
         let url_s = url.to_string();
         let mut rb = self
             .http
@@ -727,16 +676,11 @@ impl IronicClient {
             rb = rb.json(b);
         }
         let resp = self.send(&method, &url_s, rb)?;
-        if expect.contains(&resp.status) {
-            Ok(resp)
-        } else {
-            Err(IronicError::from_response(
-                &method,
-                &url_s,
-                resp.status,
-                &resp.body,
-            ))
+        if !expect.contains(&resp.status) {
+            let (status, body) = (resp.status, &resp.body);
+            return Err(IronicError::from_response(&method, &url_s, status, body));
         }
+        Ok(resp)
     }
 
     /// Send with counting, and retries of idempotent methods on connection errors.
@@ -778,9 +722,8 @@ impl IronicClient {
     }
 }
 
-/// A connection-level failure where the request surely or probably did not reach the
-/// application: refused/reset connections, or a pooled connection closed under us. Timeouts are
-/// not retried (the request may be running).
+/// A connection-level failure where the request probably did not reach Ironic (timeouts are
+/// not retried: the request may be running).
 fn retryable(e: &reqwest::Error) -> bool {
     !e.is_timeout() && (e.is_connect() || e.is_request())
 }

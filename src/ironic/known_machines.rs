@@ -9,8 +9,9 @@ use serde_json::{Map, Value};
 /// Every node, with the MACs of its ports (the one it boots from marked).
 pub fn known_machines(client: &IronicClient) -> Result<Vec<KnownMachine>, IronicError> {
     let limit = MAX_PAGE.to_string();
-    let nodes = client.list_values("nodes", &[("detail", "true"), ("limit", &limit)], "nodes")?;
-    let ports = client.list_values(
+    let nodes =
+        client.list_all::<Value>("nodes", &[("detail", "true"), ("limit", &limit)], "nodes")?;
+    let ports = client.list_all::<Value>(
         "ports",
         &[
             ("fields", "address,node_uuid,pxe_enabled"),

@@ -1,9 +1,5 @@
-//! `ironic-provisioner.so`: BMO's Ironic provisioner, bmhctl's default provisioner plugin. A
-//! thin typed client of Ironic's REST API, the pure conversions between BareMetalHost and Ironic
-//! shapes, and BMO's Ironic provisioner on top of them.
-//!
-//! A package of its own: it depends on `bmh-api`, `bmh-bmc` and the plugin SDK, never on the
-//! bmhctl CLI, which reaches it only by loading the `.so`.
+//! `ironic-provisioner.so`: BMO's Ironic provisioner, bmhctl's default provisioner plugin, with
+//! its REST client and conversions. bmhctl reaches it only by loading the `.so`.
 
 pub mod api;
 pub mod api_calls;
@@ -18,7 +14,7 @@ pub mod types;
 #[cfg(test)]
 mod tests;
 
-pub use api::{CAPACITY_FIELDS, MAX_PAGE, PORT_FIELDS, PortQuery, WATCH_FIELDS};
+pub use api::{CAPACITY_FIELDS, MAX_PAGE, PORT_FIELDS, WATCH_FIELDS};
 pub use client::{ApiVersion, Auth, IronicClient, IronicConfig, IronicError, IronicErrorKind};
 pub use types::{
     Driver, Node, NodeInventory, NodePatch, PatchOp, Port, ProvisionStateRequest, Section,

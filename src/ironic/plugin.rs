@@ -1,12 +1,7 @@
-//! The plugin entry points of `ironic-provisioner.so`: where the factory gets its settings.
-//!
-//! Ironic is found as BMO finds it: `IRONIC_ENDPOINT` and friends from the environment (the
-//! variables the host sets in the plugin's configuration, such as a bmhctl context's, first), or,
-//! when `IRONIC_NAME` is set, an `ironic.metal3.io/v1alpha1` `Ironic` document from the user's
-//! files (namespace `IRONIC_NAMESPACE`, else the default one). A file has no Service to resolve,
-//! so that document names its endpoint in the annotation `bmhctl.metal3.io/endpoint`; HTTP basic
-//! credentials come from the Secret `spec.apiCredentialsName` (keys `username`, `password`) and
-//! a CA bundle from the Secret `spec.tls.certificateName` (key `ca.crt`, else `tls.crt`).
+//! The plugin entry points of `ironic-provisioner.so`. Ironic is found from `IRONIC_ENDPOINT` and
+//! friends (the host's variables first), or, with `IRONIC_NAME`, from an `Ironic` document in the
+//! user's files: endpoint in annotation [`ENDPOINT_ANNOTATION`], credentials and CA from the
+//! Secrets its spec names.
 
 use super::client::{Auth, IronicClient, IronicConfig};
 use super::probe::ProbingFactory;
@@ -53,16 +48,13 @@ pub fn host_configure(input: HostConfigureInput) -> Result<HostRequirements, Pro
     })
 }
 
-/// The factory: client settings, provisioner settings, readiness checked lazily per pass (and
-/// by the host's start-up probe, [`ProbingFactory`]).
+/// The factory; readiness is checked lazily per pass and by the start-up probe.
 pub fn factory(ctx: PluginContext) -> Result<ProbingFactory, ProvisionerError> {
     let config = match non_blank(&ctx, "IRONIC_NAME") {
         Some(name) => config_from_object(&ctx, &name)?,
-        None => IronicConfig::from_lookup(|k| setting(&ctx, k))
-            .map_err(|e| ProvisionerError::Other(e.to_string()))?,
+        None => IronicConfig::from_lookup(|k| setting(&ctx, k)).map_err(ProvisionerError::other)?,
     };
-    let client =
-        IronicClient::new(config.clone()).map_err(|e| ProvisionerError::Other(e.to_string()))?;
+    let client = IronicClient::new(config.clone()).map_err(ProvisionerError::other)?;
     let mut prov = ProvisionerConfig::from_lookup(
         |k| setting(&ctx, k),
         ctx.has_feature(FEATURE_PREPROVISIONING_IMAGE),

@@ -1,8 +1,5 @@
-//! The ironic plugin's answer to bmhctl's start-up probe (`ProvisionerFactory::probe`): can
-//! Ironic be reached, and does it take our credentials? BMO's readiness check (version
-//! discovery, then the driver list, which needs the credentials) on a client of its own whose
-//! every request gives up after [`PROBE_TIMEOUT`], so that an endpoint that drops packets is
-//! reported in seconds rather than after the run's client timeout.
+//! The answer to bmhctl's start-up probe: BMO's readiness check (version, then drivers, which
+//! need the credentials) on a client whose requests give up after [`PROBE_TIMEOUT`].
 
 use super::client::{IronicClient, IronicConfig, IronicErrorKind};
 use super::provisioner::IronicFactory;
@@ -25,7 +22,7 @@ impl ProbingFactory {
         config.timeout = config.timeout.min(PROBE_TIMEOUT);
         // The probe's requests reach Ironic too: they are counted with the provisioners'.
         let probe = IronicClient::new(config)
-            .map_err(|e| ProvisionerError::Other(e.to_string()))?
+            .map_err(ProvisionerError::other)?
             .counting_into(inner.shared().client.api_calls().clone());
         Ok(Self { inner, probe })
     }

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::api::PortQuery;
 use super::client::{
     ApiVersion, Auth, IronicClient, IronicConfig, IronicErrorKind, error_body_message,
 };
@@ -367,7 +366,7 @@ fn requests_are_counted_and_pages_followed() {
     });
     let c = srv.client();
     assert_eq!(c.request_count(), 0);
-    let nodes = c.list_nodes(super::CAPACITY_FIELDS).unwrap();
+    let nodes = c.list_nodes(super::CAPACITY_FIELDS, None).unwrap();
     assert_eq!(nodes.len(), 2);
     assert_eq!(nodes[0].name_str(), "ns~a");
     assert_eq!(nodes[1].name, None);
@@ -461,12 +460,7 @@ fn typed_calls_send_the_right_requests() {
     c.set_provision_state("u1", &req).unwrap();
     let port = c.create_port("u1", "aa:bb:cc:dd:ee:ff", true).unwrap();
     assert_eq!(port.uuid, "p1");
-    let ports = c
-        .list_ports(&PortQuery {
-            address: Some("aa:bb:cc:dd:ee:ff"),
-            node_uuid: None,
-        })
-        .unwrap();
+    let ports = c.list_ports(("address", "aa:bb:cc:dd:ee:ff")).unwrap();
     assert_eq!(ports[0].node_uuid, "u1");
     assert_eq!(c.get_inventory("u1").unwrap().inventory["cpu"]["count"], 2);
     c.delete_node("u1").unwrap();
@@ -534,6 +528,11 @@ fn drivers_are_cached() {
     assert_eq!(c.request_count(), 4);
 }
 
+/// A client from the process environment (`IRONIC_ENDPOINT` and friends).
+fn client_from_env() -> IronicClient {
+    IronicClient::new(IronicConfig::from_lookup(|k| std::env::var(k).ok()).unwrap()).unwrap()
+}
+
 /// Against a real Ironic: `scripts/test.sh` runs these with `--include-ignored` once the lab is
 /// up (by hand: `scripts/ironic/start-ironic.sh`, `. .state/ironic/ironic-6385/bmhctl.env`,
 /// `cargo test -p ironic-provisioner --lib -- --include-ignored`). Without
@@ -541,7 +540,7 @@ fn drivers_are_cached() {
 #[test]
 #[ignore = "needs a running Ironic (IRONIC_ENDPOINT)"]
 fn real_ironic_lists_drivers() {
-    let c = IronicClient::from_env().unwrap();
+    let c = client_from_env();
     let v = c.api_version().unwrap();
     assert!(v.minor >= 89);
     let drivers = c.list_drivers().unwrap();
@@ -552,7 +551,7 @@ fn real_ironic_lists_drivers() {
         c.endpoint(),
         drivers.iter().map(|d| &d.name).collect::<Vec<_>>()
     );
-    let _ = c.list_nodes(super::CAPACITY_FIELDS).unwrap();
+    let _ = c.list_nodes(super::CAPACITY_FIELDS, None).unwrap();
     let err = c.get_node("bmhctl-no-such-node").unwrap_err();
     assert!(err.is_not_found(), "{err}");
 }
@@ -561,7 +560,7 @@ fn real_ironic_lists_drivers() {
 #[test]
 #[ignore = "needs a running Ironic (IRONIC_ENDPOINT)"]
 fn real_ironic_node_round_trip() {
-    let c = IronicClient::from_env().unwrap();
+    let c = client_from_env();
     let name = format!("bmhctl-test~client-{}", std::process::id());
     let node = c
         .create_node(&json!({
@@ -579,12 +578,7 @@ fn real_ironic_node_round_trip() {
         7
     );
     let port = c.create_port(&node.uuid, &mac, true).unwrap();
-    let ports = c
-        .list_ports(&PortQuery {
-            address: Some(&mac),
-            node_uuid: None,
-        })
-        .unwrap();
+    let ports = c.list_ports(("address", &mac)).unwrap();
     assert_eq!(ports.len(), 1);
     assert_eq!(ports[0].uuid, port.uuid);
     let patch = NodePatch::new()

@@ -43,15 +43,13 @@ pub struct Node {
     pub extra: Map<String, Value>,
     pub automated_clean: Option<bool>,
     /// Network data Ironic injects into the ramdisk (1.66).
-    #[serde(deserialize_with = "null_default")]
     pub network_data: Value,
     #[serde(deserialize_with = "null_default")]
     pub disable_power_off: bool,
     pub health: Option<String>,
     /// Set by Ironic when an inspection finished (even a fake one that stored nothing).
     pub inspection_finished_at: Option<String>,
-    /// Moved by Ironic on every provision state change (not a decision field: the node watch's
-    /// catch-all for changes that end where they began).
+    /// Moved on every provision state change (the node watch's catch-all).
     pub provision_updated_at: Option<String>,
     pub boot_interface: Option<String>,
     pub deploy_interface: Option<String>,
@@ -63,11 +61,8 @@ pub struct Node {
     pub firmware_interface: Option<String>,
     pub vendor_interface: Option<String>,
     pub boot_mode: Option<String>,
-    #[serde(deserialize_with = "null_default")]
     pub deploy_step: Value,
-    #[serde(deserialize_with = "null_default")]
     pub clean_step: Value,
-    #[serde(deserialize_with = "null_default")]
     pub service_step: Value,
 }
 
@@ -117,9 +112,7 @@ pub struct Driver {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NodeInventory {
-    #[serde(deserialize_with = "null_default")]
     pub inventory: Value,
-    #[serde(deserialize_with = "null_default")]
     pub plugin_data: Value,
 }
 
@@ -278,6 +271,11 @@ impl NodePatch {
         self
     }
 
+    /// [`NodePatch::update`] towards a present value.
+    pub fn set(self, node: &Node, section: Section, key: &str, value: impl Into<Value>) -> Self {
+        self.update(node, section, key, Some(value.into()))
+    }
+
     pub fn to_json(&self) -> Value {
         serde_json::to_value(&self.ops).unwrap_or(Value::Array(vec![]))
     }
@@ -285,9 +283,8 @@ impl NodePatch {
 
 /// One entry of `GET /v1/conductors`: a conductor process and whether its heartbeat is recent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
 pub struct Conductor {
-    #[serde(default)]
     pub hostname: String,
-    #[serde(default)]
     pub alive: bool,
 }

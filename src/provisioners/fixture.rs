@@ -1,54 +1,27 @@
 //! The `fixture` provisioner: BMO's `pkg/provisioner/fixture/fixture.go`, a fake backend whose
-//! operations finish after a fixed number of calls and which reports canned hardware.
+//! operations finish after a fixed number of calls and which reports canned hardware (section 5
+//! of the state-machine spec), with these differences:
 //!
-//! It behaves call for call as section 5 of the state-machine spec describes, with these
-//! deliberate bmhctl differences:
-//!
-//! * **State is per host, not shared.** BMO's binary hands one `Fixture` to every host, so power
-//!   state, `inspectionStarted`, `adopted`, `image` and `Deleted` leak between hosts. Here all the
-//!   mutable state lives in a [`FixtureState`] that is read from [`HostData::provisioner_state`]
-//!   (`None` → the default state) when the provisioner is created and handed back by
-//!   [`Provisioner::persistent_state`], so the caller persists it next to the host and the next
-//!   pass (or the next bmhctl run) continues where this one stopped.
-//! * **Knobs come from the host.** Tests and users tune the fixture by giving an initial
-//!   `provisioner_state`, e.g.
-//!   `{"validateError":"boom","becomeReadyCounter":5,"health":"Critical","powerFailed":true,"disablePowerOff":true}`,
-//!   or by annotating the host (see [`ANNOTATION_PREFIX`] and the `ANNOTATION_*` constants).
-//!   Annotations are read at every provisioner creation and applied over the stored state.
-//! * **`BecomeReadyCounter` is counted per process.** `new_provisioner` returning `NotReady`
-//!   produces no provisioner whose state could be persisted, so the [`Fixture`] factory keeps the
-//!   remaining count of each host in memory, seeded from the host's state (after annotations) the
-//!   first time it sees the host. A new bmhctl process starts counting again from the stored value.
-//!   Once the counter lets a provisioner through, the provisioner's state carries the in-process
-//!   value (normally 0), so persisting it ends the countdown for later runs too — unless the
-//!   `become-ready-counter` annotation is still present, which re-seeds every new process.
-//! * **`PoweredOn` is an `Option<bool>`.** `None` means "never changed" and behaves exactly like
-//!   Go's zero value `false`: it is reported as `Some(false)` (off) by `update_hardware_state`,
-//!   so the fixture, like BMO's, never reports an unknown power state.
-//! * `get_health` returns the `health` field; there is no "nil state" case since every
-//!   provisioner has a state.
-//! * **Firmware is canned, and changes stick.** BMO's fixture reports no firmware settings or
-//!   components unless a test sets them. Here a host starts with [`canned_firmware_settings`]
-//!   and [`canned_firmware_components`] (the knobs still replace them), and `prepare` and
-//!   `service` apply what they are given when `unprepared`: target settings are stored as the
-//!   current ones, and each firmware update sets its component's current and last flashed
-//!   version to the update URL's file name without extension (a new component starts with that
-//!   as its initial version too). So HostFirmwareSettings and HostFirmwareComponents can be
-//!   driven to completion end to end.
-//! * **A data image stays attached.** BMO's fixture answers "not attached" to every status query,
-//!   so a DataImage would be attached again on every pass and its host never powered on. Here
-//!   `attach_data_image` keeps the URL in the state, `get_data_image_status` reports it and
-//!   `detach_data_image` clears it; the `data-image-error` knob makes all three fail.
+//! * State is per host: a [`FixtureState`] read from [`HostData::provisioner_state`] and handed
+//!   back by [`Provisioner::persistent_state`], so the next pass or run continues from it.
+//! * Knobs come from the host's initial `provisioner_state` or its annotations
+//!   ([`ANNOTATION_PREFIX`]), applied over the stored state at every provisioner creation.
+//! * `BecomeReadyCounter` is counted per process by the [`Fixture`] factory (a `NotReady`
+//!   creation has no state to persist), seeded from the host's state the first time.
+//! * `PoweredOn` is an `Option<bool>`; `None` (never changed) reports as off, like Go's `false`.
+//! * Firmware starts canned, and `prepare`/`service` apply their changes, so HostFirmwareSettings
+//!   and HostFirmwareComponents can complete.
+//! * A data image stays attached until detached (BMO's fixture never reports one attached).
 
+use super::lock;
 use crate::provisioners::fixture_subscriptions::FixtureSubscriptions;
 use bmh_api::{Cpu, CustomDeploy, HardwareDetails, Image, Lldp, Nic, ObjectKey, Storage};
 use bmhctl_plugin_sdk::{
     AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, Event, EventSink,
-    FirmwareComponentStatus, FirmwareSettings, FirmwareSettingsOptions, HardwareState,
-    HostConfigData, HostData, InspectData, InspectOptions, InspectResult, ManagementAccessData,
-    OpResult, PowerOffOptions, PowerOnOptions, PrepareData, ProvisionData, ProvisionOptions,
-    Provisioner, ProvisionerError, ProvisionerFactory, RegisterOptions, RegisterResult,
-    ServicingData, StepOptions, StepResult,
+    FirmwareComponentStatus, FirmwareSettings, FirmwareSettingsOptions, HardwareState, HostData,
+    InspectData, InspectOptions, InspectResult, ManagementAccessData, OpResult, PowerOffOptions,
+    PowerOnOptions, PrepareData, ProvisionData, ProvisionOptions, Provisioner, ProvisionerError,
+    ProvisionerFactory, RegisterOptions, RegisterResult, ServicingData, StepOptions, StepResult,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -95,9 +68,6 @@ pub const ANNOTATION_DISABLE_POWER_OFF: &str = "fixture.bmhctl.metal3.io/disable
 /// Sets `dataImageError`: the data image calls fail with this message. An empty value clears it.
 pub const ANNOTATION_DATA_IMAGE_ERROR: &str = "fixture.bmhctl.metal3.io/data-image-error";
 
-/// BMO's `HostFirmwareSettingsMock`: what `get_firmware_settings` returns.
-pub type FirmwareSettingsMock = FirmwareSettings;
-
 /// BMO's `HostFirmwareComponentsMock`: what `get_firmware_components` returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -109,46 +79,41 @@ pub struct FirmwareComponentsMock {
 /// The BIOS settings (with their schema) every fixture host starts with.
 pub fn canned_firmware_settings() -> FirmwareSettings {
     use bmhctl_plugin_sdk::SettingSchema;
-    let enumeration = |values: &[&str]| SettingSchema {
-        attribute_type: "Enumeration".into(),
-        allowable_values: values.iter().map(|v| v.to_string()).collect(),
+    let typed = |t: &str| SettingSchema {
+        attribute_type: t.into(),
         ..Default::default()
+    };
+    let enumeration = |values: &[&str]| SettingSchema {
+        allowable_values: values.iter().map(|v| v.to_string()).collect(),
+        ..typed("Enumeration")
     };
     let on_off = || enumeration(&["Enabled", "Disabled"]);
     let mut settings = BTreeMap::new();
     let mut schema = BTreeMap::new();
     for (name, value, s) in [
-        ("AdminPassword", "", {
-            SettingSchema {
-                attribute_type: "Password".into(),
-                ..Default::default()
-            }
-        }),
+        ("AdminPassword", "", typed("Password")),
         ("AssetTag", "", {
             SettingSchema {
-                attribute_type: "String".into(),
                 min_length: Some(0),
                 max_length: Some(16),
-                ..Default::default()
+                ..typed("String")
             }
         }),
         ("BootMode", "Uefi", enumeration(&["Bios", "Uefi"])),
         ("LogicalProc", "Enabled", on_off()),
         ("NetworkBootRetryCount", "3", {
             SettingSchema {
-                attribute_type: "Integer".into(),
                 lower_bound: Some(0),
                 upper_bound: Some(20),
-                ..Default::default()
+                ..typed("Integer")
             }
         }),
         ("ProcVirtualization", "Enabled", on_off()),
         ("SerialNumber", "FIXTURE-0001", {
             SettingSchema {
-                attribute_type: "String".into(),
                 read_only: Some(true),
                 unique: Some(true),
-                ..Default::default()
+                ..typed("String")
             }
         }),
         ("SriovGlobalEnable", "Disabled", on_off()),
@@ -173,8 +138,7 @@ pub fn canned_firmware_components() -> FirmwareComponentsMock {
     }
 }
 
-// Every host starts with (and most keep) the canned firmware: one copy is shared, since a
-// pass reads the state from its bookkeeping each time.
+// Every host starts with (and most keep) the canned firmware: one copy is shared.
 fn shared_canned_settings() -> Arc<FirmwareSettings> {
     static CANNED: std::sync::OnceLock<Arc<FirmwareSettings>> = std::sync::OnceLock::new();
     CANNED
@@ -199,8 +163,7 @@ fn is_canned_components(c: &Arc<FirmwareComponentsMock>) -> bool {
     Arc::ptr_eq(c, &canned) || **c == *canned
 }
 
-/// The version a firmware image at `url` installs, as the fixture sees it: the URL's last path
-/// segment without its extension.
+/// The version a firmware image at `url` installs: its file name without the extension.
 fn version_of(url: &str) -> String {
     let path = url.split(['?', '#']).next().unwrap_or_default();
     let file = path
@@ -215,68 +178,51 @@ fn version_of(url: &str) -> String {
 }
 
 /// Everything the fixture remembers about one host (BMO's `Fixture` struct, minus the sharing).
-///
-/// Serialised as camelCase JSON; every field is optional so a partial document (a set of knobs)
-/// is a valid state. The firmware fields are left out while they hold the canned values.
+/// Every field is optional (a set of knobs is a valid state); canned firmware is not written.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct FixtureState {
     /// Knob: N > 0 makes the first N−1 provisioner creations fail with `NotReady`.
-    #[serde(default)]
     pub become_ready_counter: i64,
     /// Set by the first `delete` or `detach`.
-    #[serde(default)]
     pub deleted: bool,
     /// Knob: `power_off` sets `reboot_called` instead of powering off.
-    #[serde(default)]
     pub disable_power_off: bool,
     /// The simulated power state; `None` (never changed) counts as off.
-    #[serde(default)]
     pub powered_on: Option<bool>,
     /// Set by `power_off` when `disable_power_off` is set.
-    #[serde(default)]
     pub reboot_called: bool,
     /// Knob: what `has_power_failure` answers.
-    #[serde(default)]
     pub power_failed: bool,
     /// Knob: what `get_health` answers.
-    #[serde(default)]
     pub health: String,
     /// Set by the first `adopt`.
-    #[serde(default)]
     pub adopted: bool,
     /// The image provisioned last (empty URL: none).
-    #[serde(default)]
     pub image: Image,
     /// Set by the first `inspect_hardware`, never reset.
-    #[serde(default)]
     pub inspection_started: bool,
     /// Knob: `register` fails with this message when non-empty.
-    #[serde(default)]
     pub validate_error: String,
     /// The custom deploy provisioned last.
-    #[serde(default)]
     pub custom_deploy: Option<CustomDeploy>,
     /// Knob: what `get_firmware_settings` returns (changed by `prepare` and `service`).
     #[serde(
-        default = "shared_canned_settings",
         skip_serializing_if = "is_canned_settings",
         with = "crate::record::shared"
     )]
-    pub host_firmware_settings: Arc<FirmwareSettingsMock>,
+    pub host_firmware_settings: Arc<FirmwareSettings>,
     /// Knob: what `get_firmware_components` returns (changed by `prepare` and `service`).
     #[serde(
-        default = "shared_canned_components",
         skip_serializing_if = "is_canned_components",
         with = "crate::record::shared"
     )]
     pub host_firmware_components: Arc<FirmwareComponentsMock>,
-    /// The data image attached as virtual media (empty: none). BMO's fixture keeps none and
-    /// answers "not attached", which would make a DataImage attach again on every pass.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    /// The data image attached as virtual media (empty: none).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub data_image_url: String,
     /// Knob: the data image calls fail with this message when non-empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub data_image_error: String,
 }
 
@@ -303,9 +249,8 @@ impl Default for FixtureState {
     }
 }
 
-/// Field by field, the firmware mocks by address first: a state a provisioner wrote to is looked
-/// for among the known ones every pass, and the mocks (shared, rarely changed) are its largest
-/// part.
+/// Field by field, the (shared, large) firmware mocks by address first: known states are
+/// compared every pass.
 impl PartialEq for FixtureState {
     fn eq(&self, other: &Self) -> bool {
         let Self {
@@ -350,10 +295,9 @@ impl PartialEq for FixtureState {
 impl FixtureState {
     /// The state stored in `host.provisioner_state`, or the default state when there is none.
     pub fn from_host(host: &HostData) -> Result<Self, ProvisionerError> {
-        match &host.provisioner_state {
-            None => Ok(Self::default()),
-            Some(v) => Self::from_json(v),
-        }
+        host.provisioner_state
+            .as_ref()
+            .map_or_else(|| Ok(Self::default()), Self::from_json)
     }
 
     /// The state stored as `json` (`null`: the default state).
@@ -365,8 +309,7 @@ impl FixtureState {
             .map_err(|e| ProvisionerError::Other(format!("invalid fixture provisioner state: {e}")))
     }
 
-    /// Applies the `fixture.bmhctl.metal3.io/*` annotations over this state. Unknown keys under
-    /// the prefix are ignored; a malformed value is an error.
+    /// Applies the `fixture.bmhctl.metal3.io/*` annotations (unknown keys ignored) over this state.
     pub fn apply_annotations(
         &mut self,
         annotations: &BTreeMap<String, String>,
@@ -498,22 +441,7 @@ pub fn canned_hardware_details() -> HardwareDetails {
     }
 }
 
-/// A trivial [`HostConfigData`] for tests (BMO `NewHostConfigData`).
-pub fn new_host_config_data(
-    user_data: impl Into<String>,
-    network_data: impl Into<String>,
-    meta_data: impl Into<String>,
-) -> HostConfigData {
-    HostConfigData {
-        user_data: user_data.into(),
-        network_data: network_data.into(),
-        meta_data: meta_data.into(),
-    }
-}
-
-/// The fixture factory. One is shared by all hosts of a process; it holds no host state except
-/// the per-host `BecomeReadyCounter` countdown (see the module docs).
-/// Clones share that countdown.
+/// The fixture factory; its only host state is the `BecomeReadyCounter` countdowns.
 #[derive(Debug, Clone, Default)]
 pub struct Fixture {
     ready_counters: Arc<Mutex<HashMap<CountdownKey, i64, BuildHasherDefault<KeyHasher>>>>,
@@ -521,9 +449,8 @@ pub struct Fixture {
     known: KnownStates,
 }
 
-/// The hash of the countdowns' keys: every pass of every host looks its key up, and the keys are
-/// the hosts' own names (no one chooses them to collide), so a multiply-and-rotate hash (FxHash's)
-/// does rather than the default keyed one.
+/// FxHash's multiply-and-rotate hash for the countdowns' keys, looked up every pass (host names
+/// are not chosen to collide, so no keyed hash is needed).
 #[derive(Default)]
 struct KeyHasher(u64);
 
@@ -545,9 +472,7 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// A host's key as the countdowns hold it: namespace and name inline in the table when they are
-/// short (as hosts' names are), so a pass's look-up reads the table alone, not two texts
-/// elsewhere in memory.
+/// A host's key as the countdowns hold it: a short namespace and name inline.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum CountdownKey {
     /// The namespace's length, the namespace and the name: one text per key. `len` bytes used.
@@ -582,17 +507,12 @@ impl CountdownKey {
     }
 }
 
-/// How many states [`KnownStates`] keeps: a few more than the steps the hosts of a run are at
-/// at one time (hosts driven alike have equal states at each step).
+/// How many states [`KnownStates`] keeps: a few more than the steps a run's hosts are at at once.
 const STATES_KNOWN: usize = 16;
 
-/// The last few states this factory's provisioners were created with or answered, each with its
-/// JSON, most recent first: a pass handed one of these values (the very one) decodes nothing and
-/// shares the state itself; a pass that leaves that state untouched answers with that very value
-/// again, comparing nothing (the provisioner copies its state only when it writes to it); one
-/// ending in another known state encodes nothing. Only states whose JSON is what
-/// [`Provisioner::persistent_state`] would answer are kept, so both ways give what decoding and
-/// encoding would.
+/// The last few states this factory's provisioners were created with or answered, with their
+/// JSON, most recent first, so a pass with a known state neither decodes nor encodes it. Only
+/// states whose JSON is what [`Provisioner::persistent_state`] would answer are kept.
 #[derive(Debug, Clone, Default)]
 struct KnownStates(Arc<Mutex<Vec<KnownState>>>);
 
@@ -637,14 +557,14 @@ impl KnownStates {
         matches: impl Fn(&KnownState) -> bool,
         take: impl Fn(&KnownState) -> T,
     ) -> Option<T> {
-        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = lock(&self.0);
         let i = known.iter().position(matches)?;
         known[..=i].rotate_right(1);
         Some(take(&known[0]))
     }
 
     fn remember(&self, json: Arc<serde_json::Value>, state: Arc<FixtureState>) {
-        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = lock(&self.0);
         known.truncate(STATES_KNOWN - 1);
         known.insert(0, KnownState { json, state });
     }
@@ -658,15 +578,6 @@ impl Fixture {
     /// The BMC event subscriptions of every host, as made through this factory's provisioners.
     pub fn subscriptions(&self) -> &FixtureSubscriptions {
         &self.subscriptions
-    }
-
-    /// The remaining `BecomeReadyCounter` of a host this process has seen, if any.
-    pub fn remaining_counter(&self, key: &ObjectKey) -> Option<i64> {
-        self.ready_counters
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&CountdownKey::of(key))
-            .copied()
     }
 }
 
@@ -726,10 +637,7 @@ impl Fixture {
         }
 
         {
-            let mut counters = self
-                .ready_counters
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut counters = lock(&self.ready_counters);
             let counter = counters
                 .entry(CountdownKey::of(&host.key))
                 .or_insert(state.become_ready_counter);
@@ -838,9 +746,8 @@ impl Provisioner for FixtureProvisioner {
         _data: &InspectData,
         opts: InspectOptions,
     ) -> Result<InspectResult, ProvisionerError> {
-        // A refresh (the `inspect` annotation) starts a new inspection, as Ironic's `inspect`
-        // does: answering with the old details would leave the annotation in place, and the host
-        // would go through inspection again and again.
+        // A refresh starts a new inspection, as Ironic's does: the old details would leave the
+        // `inspect` annotation in place and the host inspecting forever.
         if !self.state.inspection_started || opts.refresh {
             self.state_mut().inspection_started = true;
             return Ok(InspectResult {
@@ -1064,6 +971,15 @@ mod tests {
     use super::*;
     use bmh_api::{AutomatedCleaningMode, RebootMode};
     use serde_json::json;
+
+    impl Fixture {
+        /// The remaining `BecomeReadyCounter` of a host this process has seen, if any.
+        fn remaining_counter(&self, key: &ObjectKey) -> Option<i64> {
+            lock(&self.ready_counters)
+                .get(&CountdownKey::of(key))
+                .copied()
+        }
+    }
 
     type Events = Arc<Mutex<Vec<Event>>>;
 
@@ -2166,6 +2082,5 @@ mod tests {
         fn assert_factory<T: ProvisionerFactory>() {}
         assert_factory::<Fixture>();
         assert_eq!(NAME, "fixture");
-        let _ = new_host_config_data("u", "n", "m");
     }
 }

@@ -1,8 +1,7 @@
-//! The fixture's BMC event subscriptions: kept per host in the process's memory, so tests can
-//! see what was made and removed. BMO's fixture answers both calls with an empty result and
-//! gives no ID; this one gives `fixture-<namespace>-<name>`, so a subscription made through it
-//! reaches the state a real backend gives it.
+//! The fixture's BMC event subscriptions, kept per host in memory, with the ID
+//! `fixture-<namespace>-<name>` (BMO's fixture gives none).
 
+use super::lock;
 use bmh_api::{BmcEventSubscription, ObjectKey};
 use bmhctl_plugin_sdk::ProvisionerError;
 use std::collections::{BTreeMap, HashMap};
@@ -28,13 +27,7 @@ pub struct FixtureSubscriptions(
 impl FixtureSubscriptions {
     /// The subscriptions the host's BMC holds now.
     pub fn of(&self, host: &ObjectKey) -> BTreeMap<String, FixtureSubscription> {
-        self.lock().get(host).cloned().unwrap_or_default()
-    }
-
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<ObjectKey, BTreeMap<String, FixtureSubscription>>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.0).get(host).cloned().unwrap_or_default()
     }
 
     pub(super) fn create(
@@ -59,7 +52,7 @@ impl FixtureSubscriptions {
                 .flat_map(|h| h.keys().cloned())
                 .collect(),
         };
-        self.lock()
+        lock(&self.0)
             .entry(host.clone())
             .or_default()
             .insert(id.clone(), made);
@@ -68,7 +61,7 @@ impl FixtureSubscriptions {
 
     /// Removing a subscription the BMC does not hold succeeds, as BMO's fixture does.
     pub(super) fn delete(&self, host: &ObjectKey, sub: &BmcEventSubscription) {
-        if let Some(subs) = self.lock().get_mut(host) {
+        if let Some(subs) = lock(&self.0).get_mut(host) {
             subs.remove(sub.subscription_id());
         }
     }

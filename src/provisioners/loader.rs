@@ -1,11 +1,8 @@
-//! The provisioner plugin loader: opens `<name>-provisioner.so`, checks its declaration, and
-//! wraps its factory as a [`ProvisionerFactory`] that forwards every call through the C ABI
-//! (see `bmhctl_plugin_sdk::abi`).
-//!
-//! Checks, in order, before anything of the plugin is called: the file opens; it exports the
-//! declaration symbol; its ABI version equals ours; its SDK version is compatible (same major,
-//! minor not above ours); its name is the expected one. A loaded library is never unloaded.
+//! The provisioner plugin loader: opens `<name>-provisioner.so`, checks its declaration (symbol,
+//! ABI version, compatible SDK version, name) before calling anything of it, and wraps its
+//! factory to forward every call through the C ABI. A loaded library is never unloaded.
 
+use super::lock;
 use crate::objects::ObjectSource;
 use bmh_api::ObjectKey;
 use bmhctl_plugin_sdk::abi::{
@@ -110,7 +107,6 @@ impl LoadedPlugin {
                 reason: error_text(&error),
             });
         }
-        let sdk_minor = abi::parse_major_minor(&self.sdk_version).map(|(_, minor)| minor);
         Ok(PluginFactory::new(PluginRequests {
             shared: Arc::new(Shared {
                 name: self.name.clone(),
@@ -118,11 +114,7 @@ impl LoadedPlugin {
                 handle: Handle(handle),
                 host,
                 next_id: AtomicU64::new(1),
-                sdk_minor,
-                answers_subscriptions: abi::parse_major_minor(&self.sdk_version)
-                    .is_some_and(|(_, minor)| minor >= BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR),
-                answers_data_images: abi::parse_major_minor(&self.sdk_version)
-                    .is_some_and(|(_, minor)| minor >= DATA_IMAGE_SINCE_MINOR),
+                sdk_minor: abi::parse_major_minor(&self.sdk_version).map(|(_, minor)| minor),
             }),
         }))
     }
@@ -169,23 +161,18 @@ pub enum LoadError {
     Encode(serde_json::Error),
 }
 
-/// Opens the plugin at `path` and checks its declaration; with `expected_name`, its name too.
-/// A file that [`super::trust`] refuses is not opened. Nothing of the plugin is called. The
-/// library stays loaded for the life of the process.
+/// Opens the plugin at `path` (unless [`super::trust`] refuses it) and checks its declaration,
+/// and with `expected_name` its name, calling nothing of it.
 pub fn open(path: &Path, expected_name: Option<&str>) -> Result<LoadedPlugin, LoadError> {
     let at = || path.to_path_buf();
-    let absolute = std::path::absolute(path).map_err(|e| LoadError::Untrusted {
-        path: at(),
-        why: Box::new(super::trust::Untrusted::Unreadable {
-            path: at(),
-            cause: e.to_string(),
-        }),
-    })?;
-    let dir = absolute.parent().unwrap_or(Path::new("/"));
-    super::trust::check_file(dir, &absolute).map_err(|why| LoadError::Untrusted {
+    let untrusted = |why| LoadError::Untrusted {
         path: at(),
         why: Box::new(why),
-    })?;
+    };
+    let absolute = std::path::absolute(path)
+        .map_err(|e| untrusted(super::trust::Untrusted::unreadable(path, e)))?;
+    let dir = absolute.parent().unwrap_or(Path::new("/"));
+    super::trust::check_file(dir, &absolute).map_err(untrusted)?;
     // SAFETY: loading a library runs its initialisers; that is what loading a plugin means.
     let lib = unsafe { libloading::Library::new(path) }
         .map_err(|cause| LoadError::Open { path: at(), cause })?;
@@ -298,8 +285,7 @@ struct HostState {
     /// Requests without a namespace read from this one.
     default_namespace: String,
     sinks: Mutex<HashMap<u64, EventSink>>,
-    /// Where `read_object` reads; `None` until [`PluginRequests::set_objects`] (the factory is
-    /// created before the files are loaded), and every object is absent meanwhile.
+    /// Where `read_object` reads; `None` (every object absent) until the files are loaded.
     objects: RwLock<Option<Arc<dyn ObjectSource>>>,
 }
 
@@ -377,12 +363,7 @@ unsafe extern "C" fn host_event(ctx: *mut c_void, json: *const u8, len: usize) {
             tracing::warn!(plugin = host.plugin, "plugin sent an invalid event");
             return;
         };
-        let sink = host
-            .sinks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&r.provisioner)
-            .cloned();
+        let sink = lock(&host.sinks).get(&r.provisioner).cloned();
         match sink {
             Some(sink) => sink(r.event),
             None => tracing::debug!(
@@ -394,9 +375,8 @@ unsafe extern "C" fn host_event(ctx: *mut c_void, json: *const u8, len: usize) {
     }));
 }
 
-/// Reads an object from the source attached with [`PluginRequests::set_objects`]: its JSON, or
-/// `null` when there is none (or no source yet). A bad request, or a panic while answering, is
-/// an error status with a message; nothing unwinds into the plugin.
+/// Reads an object from the source attached with [`PluginRequests::set_objects`] (`null` when
+/// absent); a bad request or a panic is an error status, never an unwind into the plugin.
 unsafe extern "C" fn host_read_object(
     ctx: *mut c_void,
     request: *const u8,
@@ -443,15 +423,9 @@ struct Shared {
     handle: Handle,
     host: &'static HostState,
     next_id: AtomicU64,
-    /// The minor version of the SDK the plugin was built with: the factory calls it does not
-    /// know are never sent (`None`, a version that does not parse: none is).
+    /// The minor version of the SDK the plugin was built with: calls it does not know (or
+    /// whose old defaults did nothing, as the data image calls') are never sent.
     sdk_minor: Option<u64>,
-    /// Built with an SDK that knows the BMC event subscription calls: older plugins are never
-    /// asked.
-    answers_subscriptions: bool,
-    /// Built with an SDK whose data image calls are meant: older plugins' defaults answered
-    /// "not attached" and "done" without doing anything, so they are never asked.
-    answers_data_images: bool,
 }
 
 impl Shared {
@@ -479,12 +453,9 @@ impl Shared {
         }
     }
 
-    fn call<T: DeserializeOwned>(
-        &self,
-        id: u64,
-        call: ProvisionerCall,
-    ) -> Result<T, ProvisionerError> {
-        let value = self.request(&Request::Call { id, call })?;
+    /// [`Shared::request`], its answer decoded as `T`.
+    fn ask<T: DeserializeOwned>(&self, request: &Request) -> Result<T, ProvisionerError> {
+        let value = self.request(request)?;
         serde_json::from_value(value).map_err(|e| {
             ProvisionerError::Other(format!(
                 "provisioner plugin {:?} sent an invalid answer: {e}",
@@ -493,13 +464,16 @@ impl Shared {
         })
     }
 
+    fn knows(&self, since_minor: u64) -> bool {
+        self.sdk_minor.is_some_and(|m| m >= since_minor)
+    }
+
     fn sinks(&self) -> std::sync::MutexGuard<'_, HashMap<u64, EventSink>> {
-        self.host.sinks.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.host.sinks)
     }
 }
 
-/// A plugin's factory, seen from bmhctl: the SDK's proxy sends every call through the plugin's
-/// `call` entry point. Calls block; the runner makes them on blocking threads.
+/// A plugin's factory: the SDK's proxy sends every (blocking) call through its `call` entry.
 pub type PluginFactory = RemoteFactory<PluginRequests>;
 
 /// How a [`PluginFactory`] reaches its plugin.
@@ -549,17 +523,11 @@ impl FactoryTransport for PluginRequests {
     }
 
     fn answers(&self, since_minor: u64) -> bool {
-        self.shared.sdk_minor.is_some_and(|m| m >= since_minor)
+        self.shared.knows(since_minor)
     }
 
     fn request<T: DeserializeOwned>(&self, request: Request) -> Result<T, ProvisionerError> {
-        let value = self.shared.request(&request)?;
-        serde_json::from_value(value).map_err(|e| {
-            ProvisionerError::Other(format!(
-                "provisioner plugin {:?} sent an invalid answer: {e}",
-                self.shared.name
-            ))
-        })
+        self.shared.ask(&request)
     }
 }
 
@@ -569,8 +537,7 @@ pub struct PluginCalls {
     id: u64,
 }
 
-/// A provisioner of a plugin, seen from bmhctl: the SDK's proxy sends every method through the
-/// plugin's `call` entry point.
+/// A provisioner of a plugin: the SDK's proxy sends every method through its `call` entry.
 pub type PluginProvisioner = RemoteProvisioner<PluginCalls>;
 
 impl Drop for PluginCalls {
@@ -590,7 +557,7 @@ impl Drop for PluginCalls {
 
 impl CallTransport for PluginCalls {
     fn call<T: DeserializeOwned>(&self, call: ProvisionerCall) -> Result<T, ProvisionerError> {
-        if !self.shared.answers_subscriptions
+        if !self.shared.knows(BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR)
             && matches!(
                 call,
                 ProvisionerCall::CreateBmcEventSubscription { .. }
@@ -605,7 +572,7 @@ impl CallTransport for PluginCalls {
             };
             return serde_json::from_value(not_supported).map_err(ProvisionerError::other);
         }
-        if !self.shared.answers_data_images
+        if !self.shared.knows(DATA_IMAGE_SINCE_MINOR)
             && matches!(
                 call,
                 ProvisionerCall::GetDataImageStatus
@@ -615,7 +582,7 @@ impl CallTransport for PluginCalls {
         {
             return Err(bmhctl_plugin_sdk::data_images_not_supported());
         }
-        self.shared.call(self.id, call)
+        self.shared.ask(&Request::Call { id: self.id, call })
     }
 
     fn call_failed(&self, method: &'static str, error: ProvisionerError) {

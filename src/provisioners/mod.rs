@@ -14,10 +14,14 @@ use bmhctl_plugin_sdk::{HostData, Provisioner, ProvisionerError, ProvisionerFact
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Names must match `^[a-z0-9][a-z0-9-]*$`, checked before any path is built, so a name can't
-/// escape the plugin directory.
+/// A mutex's guard, whether or not a holder panicked.
+fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Names match `^[a-z0-9][a-z0-9-]*$`, so that none can escape the plugin directory.
 pub fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
@@ -26,12 +30,10 @@ pub fn valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// What the command line read for the provisioners: where plugins are, the namespace they work
-/// in, and the variables a context sets for a plugin.
+/// What the command line read for the provisioners.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
-    /// `$PROVISIONER_PLUGIN_DIR`; checked only when a plugin is looked for, so the built-in
-    /// provisioner works whatever it holds.
+    /// `$PROVISIONER_PLUGIN_DIR`; checked only when a plugin is looked for.
     pub plugin_dir: Option<PathBuf>,
     /// `$POD_NAMESPACE`.
     pub namespace: Option<String>,
@@ -40,8 +42,7 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// `$PROVISIONER_PLUGIN_DIR`, or `plugins/` beside the bmhctl binary (so it moves with an
-    /// install). A relative directory is refused: it would depend on the working directory.
+    /// `$PROVISIONER_PLUGIN_DIR`, or `plugins/` beside the bmhctl binary; never relative.
     pub fn plugin_dir(&self) -> Result<PathBuf, trust::Untrusted> {
         let dir = match &self.plugin_dir {
             Some(d) if !d.as_os_str().is_empty() => d.clone(),
@@ -57,8 +58,7 @@ impl Settings {
         }
     }
 
-    /// The namespace handed to plugins (BMO's `ProvisionerNamespace`): `$POD_NAMESPACE`, else
-    /// `default`.
+    /// BMO's `ProvisionerNamespace`: `$POD_NAMESPACE`, else `default`.
     pub fn default_namespace(&self) -> String {
         self.namespace
             .clone()
@@ -67,9 +67,8 @@ impl Settings {
     }
 }
 
-/// A provisioner ready to use: its factory, what the file loader must accept for it (the
-/// requirements of a plugin's host-configure step), and where the objects it reads are attached
-/// once the files are loaded.
+/// A provisioner ready to use: its factory, what the file loader must accept for it, and where
+/// the objects it reads are attached once the files are loaded.
 pub struct Resolved {
     pub factory: Arc<dyn ProvisionerFactory>,
     /// What the runs of `factory` tell of the provisioner's backend.
@@ -89,8 +88,7 @@ impl std::fmt::Debug for Resolved {
 }
 
 impl Resolved {
-    /// A built-in provisioner: it asks nothing of the loader and reads no objects through a
-    /// plugin callback.
+    /// A built-in provisioner: it asks nothing of the loader and reads no objects.
     pub fn built_in(factory: Arc<dyn ProvisionerFactory>) -> Self {
         Self::watched(factory, LoadOptions::default(), None)
     }
@@ -112,8 +110,7 @@ impl Resolved {
         }
     }
 
-    /// Gives a plugin read access to `objects` (its `read_object` callback answers from them);
-    /// until then every object is absent. Does nothing for a built-in provisioner.
+    /// Gives a plugin read access to `objects` (until then every object is absent).
     pub fn set_objects(&self, objects: Arc<dyn ObjectSource>) {
         if let Some(p) = &self.plugin {
             p.transport().set_objects(objects);
@@ -121,8 +118,7 @@ impl Resolved {
     }
 }
 
-/// What the file loader must accept for a plugin with these requirements: its extra object kinds,
-/// scoped to its namespace.
+/// What the file loader must accept for a plugin: its extra object kinds, in its namespace.
 pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
     LoadOptions {
         extra_kinds: requirements.object_kinds.clone(),
@@ -131,9 +127,8 @@ pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
     }
 }
 
-/// Whether the runner will ask the provisioner, as change-driven timing does, which waiting hosts
-/// are due (`FEATURE_DUE_HOSTS`) and which starting passes to hold back (`FEATURE_READY_HOSTS`);
-/// a plugin is told so when it is created.
+/// Whether the runner will ask which waiting hosts are due and which passes to hold back
+/// (`FEATURE_DUE_HOSTS`, `FEATURE_READY_HOSTS`), as change-driven timing does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Asked {
     WhenDue,
@@ -155,8 +150,9 @@ pub fn resolve(
     let mut resolved = if name == fixture::NAME {
         Resolved::built_in(Arc::new(fixture::Fixture::new()))
     } else {
-        let dir = settings.plugin_dir();
-        let dir = dir.map_err(|why| Error::Usage(why.to_string()))?;
+        let dir = settings
+            .plugin_dir()
+            .map_err(|why| Error::Usage(why.to_string()))?;
         let path = dir.join(format!("{name}-provisioner.so"));
         load(name, &path, asked, settings).map_err(|e| {
             let hint = if path.exists() {
@@ -176,10 +172,8 @@ pub fn resolve(
     Ok(resolved)
 }
 
-/// Opens the plugin `name` at `path` (every check of the loader), runs its host configure (whose
-/// requirements become the [`Resolved::load_options`]) and creates its factory, telling the
-/// plugin whether the host will ask `due_hosts` and `ready_hosts` ([`Asked`]), and handing
-/// it the variables of `settings`.
+/// Opens the plugin `name` at `path`, runs its host configure (whose requirements become the
+/// [`Resolved::load_options`]) and creates its factory with what it will be [`Asked`].
 pub fn load(
     name: &str,
     path: &std::path::Path,
@@ -217,32 +211,26 @@ pub fn load(
     ))
 }
 
-/// What bmhctl knows of the provisioner's backend beyond what BMO writes into a host's status:
-/// the error of the last provisioner that could not be created because the backend was not
-/// ready (unreachable, starting): BMO requeues such a pass without a word, so without this a
-/// host waiting on an unreachable Ironic would show nothing until the timeout.
+/// The error of the last provisioner creation refused because the backend was not ready: BMO
+/// requeues such a pass silently, and a host waiting on it would otherwise show nothing.
 #[derive(Debug, Default)]
 pub struct BackendHealth {
     trouble: Mutex<Option<String>>,
-    /// Whether `trouble` holds one: every pass that makes a provisioner clears the trouble, and
-    /// then need not take the lock the other pass threads take too.
+    /// Whether `trouble` holds one, so that clearing it usually takes no lock.
     troubled: AtomicBool,
 }
 
 impl BackendHealth {
     /// The backend's current trouble, if the last provisioner creation hit one.
     pub fn trouble(&self) -> Option<String> {
-        self.trouble
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.trouble).clone()
     }
 
     fn set(&self, trouble: Option<String>) {
         if trouble.is_none() && !self.troubled.load(Ordering::Acquire) {
             return;
         }
-        let mut t = self.trouble.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = lock(&self.trouble);
         self.troubled.store(trouble.is_some(), Ordering::Release);
         if *t != trouble {
             *t = trouble;

@@ -1,10 +1,6 @@
-//! Whether a plugin file may be loaded: loading a `.so` runs its code with bmhctl's rights (often
-//! root's), so, as ssh does with `authorized_keys` and sudo with its plugins, a file anyone else
-//! could have replaced is refused before it is opened.
-//!
-//! The rules: the plugin directory is absolute; the directory and the plugin are owned by root or
-//! by the user running bmhctl, and not writable by group or others; the plugin is a regular file,
-//! or a symlink whose target stays inside the directory (and passes the same checks).
+//! Whether a plugin file may be loaded (it runs with bmhctl's rights): the directory is absolute,
+//! it and the plugin are owned by root or the current user and writable by no one else, and the
+//! plugin is a regular file or a symlink to one directly in the directory.
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -42,6 +38,15 @@ pub enum Untrusted {
     NotADir { path: PathBuf },
     #[error("cannot inspect {}: {cause}", path.display())]
     Unreadable { path: PathBuf, cause: String },
+}
+
+impl Untrusted {
+    pub(super) fn unreadable(path: &Path, e: std::io::Error) -> Self {
+        Untrusted::Unreadable {
+            path: path.to_path_buf(),
+            cause: e.to_string(),
+        }
+    }
 }
 
 /// The user bmhctl runs as (effective uid, the one whose rights a plugin gets).
@@ -83,15 +88,11 @@ fn inspect(path: &Path, follow: bool) -> Result<Option<std::fs::Metadata>, Untru
     match meta {
         Ok(m) => Ok(Some(m)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Untrusted::Unreadable {
-            path: path.to_path_buf(),
-            cause: e.to_string(),
-        }),
+        Err(e) => Err(Untrusted::unreadable(path, e)),
     }
 }
 
-/// The plugin directory may hold plugins: absolute, a directory, owned and moded safely. A
-/// directory that does not exist passes (opening a plugin in it then fails with "no such file").
+/// The plugin directory is absolute and safely owned and moded (a missing one passes).
 pub fn check_dir(dir: &Path) -> Result<(), Untrusted> {
     if !dir.is_absolute() {
         return Err(Untrusted::RelativeDir(dir.to_path_buf()));
@@ -107,8 +108,7 @@ pub fn check_dir(dir: &Path) -> Result<(), Untrusted> {
     owned_safely(dir, &meta, current_uid())
 }
 
-/// The plugin file `file` in `dir` may be loaded. A missing file passes, so that the loader
-/// reports it as missing.
+/// The plugin file `file` in `dir` may be loaded (a missing one passes: the loader says so).
 pub fn check_file(dir: &Path, file: &Path) -> Result<(), Untrusted> {
     check_dir(dir)?;
     let me = current_uid();
@@ -116,16 +116,13 @@ pub fn check_file(dir: &Path, file: &Path) -> Result<(), Untrusted> {
         return Ok(());
     };
     if meta.file_type().is_symlink() {
-        let canonical_dir = dir.canonicalize().map_err(|e| Untrusted::Unreadable {
-            path: dir.to_path_buf(),
-            cause: e.to_string(),
-        })?;
-        let target = file.canonicalize().map_err(|e| Untrusted::Unreadable {
-            path: file.to_path_buf(),
-            cause: e.to_string(),
-        })?;
-        // Only a link to a file directly in the directory: one deeper could sit in a
-        // subdirectory nobody checked.
+        let canonical_dir = dir
+            .canonicalize()
+            .map_err(|e| Untrusted::unreadable(dir, e))?;
+        let target = file
+            .canonicalize()
+            .map_err(|e| Untrusted::unreadable(file, e))?;
+        // Only to a file directly in the directory: subdirectories are not checked.
         if target.parent() != Some(canonical_dir.as_path()) {
             return Err(Untrusted::LinkOutside {
                 path: file.to_path_buf(),

@@ -1,13 +1,7 @@
-//! What Go's `encoding/json` says about an annotation's JSON, for the webhook's annotation rules.
-//!
-//! BMO decodes the status and hardware-details annotations with a `json.Decoder` that refuses
-//! unknown fields, and the reboot annotation with a lenient `json.Unmarshal`. Their outcome
-//! depends on Go's struct definitions, so those are restated here as [`Shape`]s (field names
-//! and Go types of `BareMetalHostStatus` and `HardwareDetails` at BMO's reference commit), and a
-//! value is checked against them the way Go decodes: field names matched exactly or else
-//! case-insensitively, `null` accepted anywhere, the first problem in document order reported.
-//! Texts of type and unknown-field errors follow Go's; syntax errors are serde_json's (with
-//! Go's words for truncated input).
+//! What Go's `encoding/json` says about an annotation's JSON, for the webhook's annotation rules:
+//! BMO's Go structs restated as [`Shape`]s, and a value checked against them as Go decodes
+//! (names matched exactly or else case-insensitively, `null` anywhere, first problem reported),
+//! with Go's error texts (syntax errors are serde_json's).
 
 use serde_json::Value;
 
@@ -339,8 +333,7 @@ fn syntax_text(e: &serde_json::Error) -> String {
     }
 }
 
-/// The value Go would store in struct field `name` of `object`: the last key that matches it
-/// exactly or case-insensitively.
+/// The value Go would store in struct field `name`: the last key matching it in any case.
 pub fn field<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
     object
         .as_object()?

@@ -10,41 +10,28 @@ pub fn parse_mac(s: &str) -> Result<Vec<u8>, String> {
     if b.len() < 14 {
         return Err(err());
     }
-    let mut out = Vec::new();
-    if b[2] == b':' || b[2] == b'-' {
-        if !(b.len() + 1).is_multiple_of(3) {
-            return Err(err());
-        }
-        let n = (b.len() + 1) / 3;
-        if !matches!(n, 6 | 8 | 20) {
-            return Err(err());
-        }
-        let sep = b[2];
-        for i in 0..n {
-            let at = i * 3;
-            if i + 1 < n && b[at + 2] != sep {
-                return Err(err());
-            }
-            out.push(hex_byte(b[at], b[at + 1]).ok_or_else(err)?);
-        }
-    } else if b[4] == b'.' {
-        if !(b.len() + 1).is_multiple_of(5) {
-            return Err(err());
-        }
-        let n = 2 * (b.len() + 1) / 5;
-        if !matches!(n, 6 | 8 | 20) {
-            return Err(err());
-        }
-        for i in 0..n / 2 {
-            let at = i * 5;
-            if i + 1 < n / 2 && b[at + 4] != b'.' {
-                return Err(err());
-            }
-            out.push(hex_byte(b[at], b[at + 1]).ok_or_else(err)?);
-            out.push(hex_byte(b[at + 2], b[at + 3]).ok_or_else(err)?);
-        }
-    } else {
+    // Pairs of hex digits separated by `:` or `-`, or groups of four separated by `.`.
+    let (group, sep) = match (b[2], b[4]) {
+        (b':' | b'-', _) => (2, b[2]),
+        (_, b'.') => (4, b'.'),
+        _ => return Err(err()),
+    };
+    if !(b.len() + 1).is_multiple_of(group + 1) {
         return Err(err());
+    }
+    let groups = (b.len() + 1) / (group + 1);
+    if !matches!(groups * group / 2, 6 | 8 | 20) {
+        return Err(err());
+    }
+    let mut out = Vec::new();
+    for i in 0..groups {
+        let at = i * (group + 1);
+        if i + 1 < groups && b[at + group] != sep {
+            return Err(err());
+        }
+        for j in (at..at + group).step_by(2) {
+            out.push(hex_byte(b[j], b[j + 1]).ok_or_else(err)?);
+        }
     }
     Ok(out)
 }

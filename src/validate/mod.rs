@@ -1,18 +1,7 @@
-//! BMO's admission validation of BareMetalHosts (its validating webhook and the CRD schema the
-//! API server checks first), for `bmhctl validate` and for every command that must refuse an
-//! invalid host before acting on it (`provision`, `apply`, `watch`). Pure: hosts in, broken
-//! rules out; where they are in a file is `persist::files::admission`'s to say.
-//!
-//! * [`validate_create`]: the webhook's create rules ([`rules`], spec §5.1), in BMO's order,
-//!   with BMO's messages;
-//! * [`validate_update`]: those on the new object plus the update rules old → new (§5.2);
-//! * [`validate_schema`]: the CRD schema's constraints (§5.3), with the API server's messages.
-//!
-//! bmhctl has no API server keeping the previous object. The "old" object of an update is the
-//! spec bmhctl last saw for the host (`specSnapshot` in the file's `.bmhctl/<file>.state.json`,
-//! written whenever bmhctl saves the host's bookkeeping) with the host's current metadata and
-//! status (a spec edit does not change the status, as in Kubernetes). A host bmhctl has never
-//! saved has no old object and is checked as a create.
+//! BMO's admission validation of BareMetalHosts (its webhook's create and update rules, spec
+//! §5.1-5.2, and the CRD schema, §5.3), with BMO's and the API server's messages. Pure: hosts
+//! in, broken rules out. An update's "old" object is the spec bmhctl last saved for the host
+//! with its current metadata and status; a host never saved is checked as a create.
 
 pub(crate) mod gojson;
 mod golib;

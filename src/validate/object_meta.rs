@@ -59,15 +59,9 @@ const DNS1123_SUBDOMAIN_ERR_MSG: &str = "a lowercase RFC 1123 subdomain must con
 
 /// apimachinery's `RegexError`, spacing and all, so that its texts can be searched for.
 fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
-    let mut out = format!("{msg} (e.g. ");
-    for (i, e) in examples.iter().enumerate() {
-        if i > 0 {
-            out.push_str(" or ");
-        }
-        out.push_str(&format!("'{e}', "));
-    }
-    out.push_str(&format!("regex used for validation is '{fmt}')"));
-    out
+    let examples: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
+    let examples = examples.join(" or ");
+    format!("{msg} (e.g. {examples}regex used for validation is '{fmt}')")
 }
 
 fn max_len_error(max: usize) -> String {

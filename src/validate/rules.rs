@@ -27,8 +27,7 @@ const ERROR_TYPE_ALLOWED: &[&str] = &[
 ];
 const IMAGE_URL_SCHEMES: &[&str] = &["http", "https", "ftp", "gopher", "oci"];
 
-/// BMO's `InspectionDisabled()`: `inspectionMode: disabled` or annotation `inspect.metal3.io:
-/// disabled`.
+/// BMO's `InspectionDisabled()`: by `inspectionMode` or the `inspect.metal3.io` annotation.
 pub fn inspection_disabled(host: &BareMetalHost) -> bool {
     host.spec.inspection_mode == InspectionMode::Disabled
         || host
@@ -38,8 +37,7 @@ pub fn inspection_disabled(host: &BareMetalHost) -> bool {
             .is_some_and(|v| v == "disabled")
 }
 
-/// The create rules (`validateHost`), every failing rule reported, in BMO's order. Identical
-/// messages are not removed here (see [`super::dedup`]).
+/// The create rules (`validateHost`), every failing rule reported, in BMO's order.
 pub fn create_rules(host: &BareMetalHost) -> Vec<ValidationError> {
     let mut e = Errors::new(Origin::Webhook);
     let access = bmc_address(host, &mut e);
@@ -463,17 +461,9 @@ fn inspection_mode(host: &BareMetalHost, access: Option<&AccessDetails>, e: &mut
     }
 }
 
-/// The update rules (`validateChanges` beyond the create rules): `old` is the object as it was
-/// accepted before, `new` the object as it is now.
+/// The update rules (`validateChanges` beyond the create rules) from `old` to `new`.
 pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationError> {
     let mut e = Errors::new(Origin::Update);
-    let addr = |h: &BareMetalHost| {
-        h.spec
-            .bmc
-            .as_ref()
-            .map(|b| b.address.clone())
-            .unwrap_or_default()
-    };
     let op = |h: &BareMetalHost| {
         h.status
             .as_ref()
@@ -486,7 +476,7 @@ pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationE
             .map(|s| s.provisioning.state.clone())
             .unwrap_or_default()
     };
-    let (old_addr, new_addr) = (addr(old), addr(new));
+    let (old_addr, new_addr) = (address(old), address(new));
     if !old_addr.is_empty()
         && new_addr != old_addr
         && op(old) != OperationalStatus::Detached
@@ -522,8 +512,7 @@ pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationE
     e.list
 }
 
-/// Go's `strings.EqualFold` (Unicode simple folding; lower-casing both sides is close enough
-/// for MAC addresses).
+/// Go's `strings.EqualFold`, as close as MAC addresses need.
 fn eq_fold(a: &str, b: &str) -> bool {
     a == b || a.to_lowercase() == b.to_lowercase()
 }

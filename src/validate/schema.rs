@@ -1,11 +1,5 @@
-//! The constraints of BMO's BareMetalHost CRD schema, which the API server enforces before the
-//! webhook runs (spec `bmo-ironic-and-bmc.md` §5.3). Messages are the API server's field errors
-//! (`<field>: Unsupported value: ...`); the field is the error's [`super::ValidationError::field`]
-//! and the rest its message.
-//!
-//! Not checked: required fields whose absence the typed host cannot tell from an empty value
-//! (`spec.bmc.address`, `spec.bmc.credentialsName`, `spec.image.url`, `spec.customDeploy.method`,
-//! RAID `level`); `spec.online` is required by the loader itself.
+//! The constraints of BMO's BareMetalHost CRD schema (spec §5.3), with the API server's field
+//! errors. Required fields a typed host cannot tell from empty ones are not checked.
 
 use super::{Errors, FieldPath, Origin, ValidationError, spec};
 use bmh_api::{BareMetalHost, NetworkInterface, RaidConfig, RootDeviceHints};

@@ -3,8 +3,7 @@
 use bmh_api::BootMode;
 use serde_json::{Map, Value};
 
-/// The `properties.capabilities` fragment for a boot mode. An unset or unknown mode is treated
-/// as UEFI, the default.
+/// The `properties.capabilities` fragment for a boot mode (unset or unknown: UEFI).
 pub fn boot_mode_fragment(mode: &BootMode) -> &'static str {
     match mode {
         BootMode::UefiSecureBoot => "boot_mode:uefi,secure_boot:true",

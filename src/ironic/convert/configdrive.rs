@@ -26,8 +26,7 @@ pub fn default_meta_data(host: &HostIdentity<'_>) -> Map<String, Value> {
     meta
 }
 
-/// Parses a YAML (or JSON) document that must be a mapping. `None` for a null document (e.g.
-/// only comments), which BMO's decoder also accepts.
+/// Parses a YAML (or JSON) mapping; `None` for a null document, as BMO's decoder accepts.
 pub fn parse_yaml_mapping(text: &str) -> Result<Option<Map<String, Value>>, String> {
     match serde_saphyr::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(Some(map)),
@@ -46,9 +45,8 @@ pub fn parse_yaml_mapping(text: &str) -> Result<Option<Map<String, Value>>, Stri
     }
 }
 
-/// `{}` for a live ISO; else `{"meta_data": …, "network_data"?: …, "user_data"?: …}`.
-/// Errors are the transient error texts of BMO's `getConfigDrive`, in its order: a Secret that
-/// could not be read (`errors`) only counts here, when the drive is built.
+/// `{}` for a live ISO; else `{"meta_data": …, "network_data"?: …, "user_data"?: …}`, or the
+/// transient error texts of BMO's `getConfigDrive`, in its order.
 pub fn config_drive(
     host: &HostIdentity<'_>,
     data: &HostConfigData,

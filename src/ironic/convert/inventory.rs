@@ -103,9 +103,7 @@ fn cpu_details(cpu: &Value) -> Cpu {
     }
 }
 
-/// Tagged VLANs and the untagged VLAN id from a parsed LLDP record. Ironic writes
-/// `switch_port_vlans` as a list of `{"id": int, "name": str}`; a member that is not an object is
-/// skipped, and a wrongly typed `id`/`name` counts as 0/empty.
+/// Tagged VLANs (`switch_port_vlans`) and the untagged VLAN id of a parsed LLDP record.
 fn vlans(lldp: &Value) -> (Vec<Vlan>, i64) {
     let vlans = array(lldp, "switch_port_vlans")
         .iter()
@@ -215,10 +213,7 @@ fn storage_details(disks: &[Value]) -> Vec<Storage> {
         .collect()
 }
 
-/// Convert `GET /v1/nodes/{id}/inventory`'s `inventory` and `plugin_data`.
-///
-/// `systemVendor`, `firmware` and `cpu` are always present (possibly empty), as in BMO, whose
-/// types make them plain structs.
+/// Convert `GET /v1/nodes/{id}/inventory`'s `inventory` and `plugin_data`, as BMO does.
 pub fn hardware_details(inventory: &Value, plugin_data: &Value) -> HardwareDetails {
     let null = Value::Null;
     let vendor = inventory.get("system_vendor").unwrap_or(&null);

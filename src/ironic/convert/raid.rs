@@ -2,7 +2,7 @@
 
 use super::devicehints::root_device_hints;
 use bmh_api::{HardwareRaidVolume, RaidConfig, RootDeviceHints, SoftwareRaidVolume};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::collections::HashMap;
 
 /// The RAID interface of drivers without RAID support.
@@ -43,8 +43,7 @@ pub fn raid_interface(
             ));
         }
     }
-    // Software RAID is wanted, or recorded software volumes are to be removed: both need the
-    // agent's RAID interface.
+    // Creating or removing software volumes needs the agent's RAID interface.
     if has_software_volumes(target) || actual.is_some_and(has_software_volumes) {
         return Ok(SOFTWARE_RAID_INTERFACE.to_string());
     }
@@ -83,30 +82,27 @@ fn hardware_logical_disks(volumes: &[HardwareRaidVolume]) -> Result<Vec<Value>, 
             }
         }
 
-        let mut disk = Map::new();
-        disk.insert("size_gb".into(), size_gb(volume.size_gibibytes));
-        disk.insert("raid_level".into(), Value::String(volume.level.clone()));
+        let mut disk = json!({
+            "size_gb": size_gb(volume.size_gibibytes),
+            "raid_level": volume.level,
+        });
         if !volume.name.is_empty() {
-            disk.insert("volume_name".into(), Value::String(volume.name.clone()));
+            disk["volume_name"] = json!(volume.name);
         }
         if let Some(rotational) = volume.rotational {
-            let disk_type = if rotational { "hdd" } else { "ssd" };
-            disk.insert("disk_type".into(), Value::String(disk_type.into()));
+            disk["disk_type"] = json!(if rotational { "hdd" } else { "ssd" });
         }
         // Ironic's client leaves a zero count out, as it means "the level's minimum" anyway.
         if let Some(n) = volume.number_of_physical_disks.filter(|n| *n != 0) {
-            disk.insert("number_of_physical_disks".into(), Value::from(n));
+            disk["number_of_physical_disks"] = json!(n);
         }
         if !volume.controller.is_empty() {
-            disk.insert(
-                "controller".into(),
-                Value::String(volume.controller.clone()),
-            );
+            disk["controller"] = json!(volume.controller);
         }
         if !volume.physical_disks.is_empty() {
-            disk.insert("physical_disks".into(), json!(volume.physical_disks));
+            disk["physical_disks"] = json!(volume.physical_disks);
         }
-        disks.push(Value::Object(disk));
+        disks.push(disk);
     }
     Ok(disks)
 }
@@ -118,29 +114,24 @@ fn software_logical_disks(volumes: &[SoftwareRaidVolume]) -> Result<Vec<Value>, 
     let disks = volumes
         .iter()
         .map(|volume| {
-            let mut disk = Map::new();
-            disk.insert("size_gb".into(), size_gb(volume.size_gibibytes));
-            disk.insert("raid_level".into(), Value::String(volume.level.clone()));
-            disk.insert("controller".into(), Value::String("software".into()));
-            disk.insert("is_root_volume".into(), Value::Bool(volume.root_volume));
+            let mut disk = json!({
+                "size_gb": size_gb(volume.size_gibibytes),
+                "raid_level": volume.level,
+                "controller": "software",
+                "is_root_volume": volume.root_volume,
+            });
             if !volume.physical_disks.is_empty() {
-                let hints: Vec<Value> = volume
-                    .physical_disks
-                    .iter()
-                    .map(|h| Value::Object(root_device_hints(Some(h))))
-                    .collect();
-                disk.insert("physical_disks".into(), Value::Array(hints));
+                let hints = volume.physical_disks.iter();
+                disk["physical_disks"] = hints.map(|h| root_device_hints(Some(h))).collect();
             }
-            Value::Object(disk)
+            disk
         })
         .collect();
     Ok(disks)
 }
 
-/// The `logical_disks` of the target RAID config; empty when there is none. Errors are `fail` texts.
-///
-/// Hardware volumes win when both lists are given. Without root device hints and without a
-/// software root volume, the first logical disk becomes the root volume.
+/// The `logical_disks` of the target RAID config (hardware volumes win); errors are `fail`
+/// texts. Without root device hints or a software root volume, the first is the root volume.
 pub fn logical_disks(
     target: Option<&RaidConfig>,
     root_device_hints: Option<&RootDeviceHints>,
@@ -173,10 +164,7 @@ fn clean_step(interface: &str, step: &str) -> Value {
     json!({"interface": interface, "step": step})
 }
 
-/// The RAID clean steps (BMO's `BuildRAIDCleanSteps`).
-///
-/// `raid_interface` is the driver's default RAID interface. Callers check the target with
-/// [`raid_interface`] first: for a target that it refuses, this returns no steps.
+/// The RAID clean steps (BMO's `BuildRAIDCleanSteps`); none for a refused target.
 pub fn raid_clean_steps(
     raid_interface: &str,
     target: Option<&RaidConfig>,

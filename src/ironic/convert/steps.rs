@@ -12,8 +12,7 @@ pub fn desired_setting_text(value: &Value) -> String {
     }
 }
 
-/// What Ironic is sent for a desired value: a JSON integer stays one, anything else is sent
-/// as its string form.
+/// What Ironic is sent for a desired value: a JSON integer, or else its string form.
 fn desired_setting_wire_value(value: &Value) -> Value {
     match value {
         Value::Number(n) if n.is_i64() || n.is_u64() => value.clone(),
@@ -21,10 +20,8 @@ fn desired_setting_wire_value(value: &Value) -> Value {
     }
 }
 
-/// `bios.apply_configuration` for every desired setting differing from the actual one; `None`
-/// when nothing differs or the actual settings are unknown (empty).
-///
-/// Settings are listed sorted by name (BMO's order is Go map order, i.e. unspecified).
+/// `bios.apply_configuration` for every desired setting differing from the actual one, sorted
+/// by name; `None` when nothing differs or the actual settings are unknown (empty).
 pub fn bios_step(target: &DesiredSettings, actual: &ActualSettings) -> Option<Value> {
     if actual.is_empty() {
         return None;

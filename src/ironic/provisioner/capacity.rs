@@ -1,19 +1,13 @@
 //! `HasCapacity` (spec 3.12) with an in-process slot table, so hosts asking at the same time
 //! never overshoot `PROVISIONING_LIMIT`.
 //!
-//! BMO counts busy nodes in Ironic only; two hosts asking before either node turns busy both
-//! get a yes. Here a granted slot is held in-process until a node listing (made after the
-//! grant) shows the node busy, the host leaves the gated states or is detached, or it stops
-//! asking for [`GRANT_IDLE_TTL`] (a paused host asks nothing, and BMO would not count its idle
-//! node). Nothing is promised across processes: two bmhctl processes on one Ironic each keep
-//! their own table.
-//!
-//! With the host feature `DueHosts`, the busy nodes come from the node watch's shared listing
-//! (one listing per second in total), and `due_hosts` wakes delayed hosts only up to the free
-//! slots, each with a short-lived promise that counts as in use for everyone else until the
-//! host's own `has_capacity` turns it into a grant.
+//! BMO counts busy nodes in Ironic only, so two hosts asking at once both get a yes. Here a
+//! granted slot is held until a later node listing shows the node busy, the host leaves the
+//! gated states, or it stops asking for [`GRANT_IDLE_TTL`]. Nothing is shared across processes.
+//! With `DueHosts`, `due_hosts` wakes delayed hosts up to the free slots, each with a
+//! short-lived promise that its own `has_capacity` turns into a grant.
 
-use super::IronicProvisioner;
+use super::{IronicProvisioner, lock};
 use crate::CAPACITY_FIELDS;
 use crate::types::{Node, state};
 use bmh_bmc::boot_interface_counts_as_busy;
@@ -26,8 +20,7 @@ use std::time::{Duration, Instant};
 const LISTING_TTL: Duration = Duration::from_secs(1);
 /// How long a slot promised to a delayed host by `due_hosts` waits for the host's pass.
 pub const PROMISE_TTL: Duration = Duration::from_secs(5);
-/// How long a grant outlives its holder's last `has_capacity`: a host in the gated states asks
-/// on every pass, so only a host that stopped (paused) goes this long.
+/// How long a grant outlives its holder's last `has_capacity` (only a paused host stops asking).
 pub const GRANT_IDLE_TTL: Duration = Duration::from_secs(60);
 
 /// Ironic states in which a node counts against the limit.
@@ -57,16 +50,14 @@ struct Grant {
 struct Table {
     /// Node name → its grant.
     granted: BTreeMap<String, Grant>,
-    /// Node name → when `due_hosts` promised it a slot (until its pass asks, or
-    /// [`PROMISE_TTL`]).
+    /// Node name → when `due_hosts` promised it a slot (for at most [`PROMISE_TTL`]).
     promised: BTreeMap<String, Instant>,
     /// Busy node names and when they were listed.
     listing: Option<(Instant, BTreeSet<String>)>,
 }
 
 impl Table {
-    /// Hand slots granted before a listing started whose nodes it shows busy over to Ironic's
-    /// count, and keep the listing.
+    /// Keep the listing, handing grants it shows busy (made before it) over to Ironic's count.
     fn take_listing(&mut self, started: Instant, at: Instant, busy: BTreeSet<String>) {
         self.granted
             .retain(|n, g| !(busy.contains(n) && g.at < started));
@@ -82,8 +73,7 @@ impl Table {
             .retain(|_, g| now.duration_since(g.asked) < GRANT_IDLE_TTL);
     }
 
-    /// Slots in use: busy nodes, held grants and promises (each name once), leaving `except`
-    /// out.
+    /// Slots in use: busy nodes, grants and promises (each name once), `except` left out.
     fn in_use(&self, busy: &BTreeSet<String>, except: Option<&str>) -> usize {
         let other = |n: &String| Some(n.as_str()) != except;
         let granted = self
@@ -119,30 +109,14 @@ impl CapacityGate {
         }
     }
 
-    pub fn limit(&self) -> usize {
-        self.limit
-    }
-
     /// Give a host's slot (or the slot promised to it) back.
     pub fn release(&self, name: &str) {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = lock(&self.table);
         t.granted.remove(name);
         t.promised.remove(name);
     }
 
-    pub fn holds(&self, name: &str) -> bool {
-        let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        t.granted.contains_key(name)
-    }
-
-    /// Slots held in-process right now.
-    pub fn granted(&self) -> usize {
-        let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        t.granted.len()
-    }
-
-    /// Decide for `name`, listing busy nodes with `list` when the cached listing is stale.
-    /// The table stays locked across the listing, so concurrent askers are serialised.
+    /// Decide for `name`, listing busy nodes with `list` (table locked) when the listing is stale.
     pub fn try_acquire(
         &self,
         name: &str,
@@ -167,7 +141,7 @@ impl CapacityGate {
         name: &str,
         list: impl FnOnce() -> Result<Listed, ProvisionerError>,
     ) -> Result<bool, ProvisionerError> {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = lock(&self.table);
         let now = Instant::now();
         if let Some(g) = t.granted.get_mut(name) {
             g.asked = now;
@@ -179,72 +153,55 @@ impl CapacityGate {
             .as_ref()
             .is_some_and(|(at, _)| now.duration_since(*at) < LISTING_TTL);
         if !fresh {
-            // A slot granted before this listing whose node shows busy is now counted by
-            // Ironic: hand it over.
             let Listed { started, at, busy } = list()?;
             t.take_listing(started, at, busy);
         }
         t.expire_promises(now);
-        let busy = t.listing.take().expect("listing set above");
-        let r = if busy.1.contains(name) {
-            t.promised.remove(name);
-            true
-        } else {
-            let in_use = t.in_use(&busy.1, Some(name));
-            t.promised.remove(name);
-            if in_use < self.limit {
-                let now = Instant::now();
-                t.granted.insert(
-                    name.to_string(),
-                    Grant {
-                        at: now,
-                        asked: now,
-                    },
-                );
-                true
-            } else {
-                false
-            }
-        };
-        t.listing = Some(busy);
-        Ok(r)
+        let (at, busy) = t.listing.take().expect("listing set above");
+        t.promised.remove(name);
+        let listed_busy = busy.contains(name);
+        let ok = listed_busy || t.in_use(&busy, Some(name)) < self.limit;
+        if ok && !listed_busy {
+            let now = Instant::now();
+            t.granted.insert(
+                name.to_string(),
+                Grant {
+                    at: now,
+                    asked: now,
+                },
+            );
+        }
+        t.listing = Some((at, busy));
+        Ok(ok)
     }
 
-    /// A listing made elsewhere (the node watch's, started at `started`): kept when newer than
-    /// the gate's own.
+    /// A listing made elsewhere (the node watch's): kept when newer than the gate's own.
     pub fn observe(&self, started: Instant, busy: BTreeSet<String>) {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = lock(&self.table);
         if t.listing.as_ref().is_none_or(|(at, _)| *at < started) {
             t.take_listing(started, started, busy);
         }
     }
 
-    /// Slots free now: the limit less busy nodes, grants and live promises.
-    pub fn free_slots(&self) -> usize {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        t.expire_promises(Instant::now());
-        let busy = t
-            .listing
-            .as_ref()
-            .map(|(_, b)| b.clone())
-            .unwrap_or_default();
-        self.limit.saturating_sub(t.in_use(&busy, None))
-    }
-
-    /// `due_hosts` for hosts delayed by the limit, oldest first: which may go now. A host
-    /// whose node is busy, that holds a grant or a live promise may; the others get a new
-    /// promise each while slots are free. Promises count as in use for everyone else, so the
-    /// limit is never exceeded, and as many hosts wake as there are free slots.
-    pub fn promise(&self, names: &[String]) -> Vec<bool> {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
+    /// The busy nodes of the last listing and the slots free now.
+    fn free(&self, t: &mut Table, now: Instant) -> (BTreeSet<String>, usize) {
         t.expire_promises(now);
         let busy = t
             .listing
             .as_ref()
             .map(|(_, b)| b.clone())
             .unwrap_or_default();
-        let mut free = self.limit.saturating_sub(t.in_use(&busy, None));
+        let free = self.limit.saturating_sub(t.in_use(&busy, None));
+        (busy, free)
+    }
+
+    /// `due_hosts` for hosts delayed by the limit, oldest first: which may go now. A host
+    /// whose node is busy, that holds a grant or a live promise may; the others get a new
+    /// promise each while slots are free (promises count as in use for everyone else).
+    pub fn promise(&self, names: &[String]) -> Vec<bool> {
+        let mut t = lock(&self.table);
+        let now = Instant::now();
+        let (busy, mut free) = self.free(&mut t, now);
         names
             .iter()
             .map(|n| {
@@ -260,20 +217,11 @@ impl CapacityGate {
             })
             .collect()
     }
-
-    /// Slots promised and not yet taken.
-    pub fn promised(&self) -> usize {
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        t.expire_promises(Instant::now());
-        t.promised.len()
-    }
 }
 
 impl IronicProvisioner {
     pub(super) fn do_has_capacity(&mut self) -> Result<bool, ProvisionerError> {
-        let bmc = self
-            .bmc()
-            .map_err(|e| ProvisionerError::Other(e.to_string()))?;
+        let bmc = self.bmc().map_err(ProvisionerError::other)?;
         if bmc.exempt_from_provisioning_limit() {
             return Ok(true);
         }
@@ -303,16 +251,43 @@ impl IronicProvisioner {
             });
         }
         shared.capacity.try_acquire(&name, || {
-            let nodes = shared.client.list_nodes(CAPACITY_FIELDS).map_err(|e| {
-                shared.note_error(&e);
-                ProvisionerError::Other(format!("failed to list nodes: {e}"))
-            })?;
+            let nodes = shared
+                .client
+                .list_nodes(CAPACITY_FIELDS, None)
+                .map_err(|e| {
+                    shared.note_error(&e);
+                    ProvisionerError::Other(format!("failed to list nodes: {e}"))
+                })?;
             Ok(nodes
                 .iter()
                 .filter(|n| node_is_busy(n))
                 .map(|n| n.name_str().to_string())
                 .collect())
         })
+    }
+}
+
+#[cfg(test)]
+impl CapacityGate {
+    /// Slots free now.
+    pub(crate) fn free_slots(&self) -> usize {
+        self.free(&mut lock(&self.table), Instant::now()).1
+    }
+
+    pub(crate) fn holds(&self, name: &str) -> bool {
+        lock(&self.table).granted.contains_key(name)
+    }
+
+    /// Slots held in-process right now.
+    pub(crate) fn granted(&self) -> usize {
+        lock(&self.table).granted.len()
+    }
+
+    /// Slots promised and not yet taken.
+    pub(crate) fn promised(&self) -> usize {
+        let mut t = lock(&self.table);
+        t.expire_promises(Instant::now());
+        t.promised.len()
     }
 }
 

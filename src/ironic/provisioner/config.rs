@@ -19,22 +19,20 @@ pub struct ProvisionerConfig {
     pub provisioning_network_disabled: bool,
     /// A preprovisioning image builder is configured (the host's feature flag).
     pub have_preprov_image_builder: bool,
-    /// The host will ask `due_hosts` (its feature `DueHosts`): keep the node watch and the
-    /// cross-pass node cache. Off: every pass makes today's requests.
+    /// The host will ask `due_hosts` (its feature `DueHosts`): keep the node watch and cache.
     pub answer_due_hosts: bool,
-    /// The host will ask `ready_hosts` before starting passes (its feature `ReadyHosts`) and
-    /// `hold_passes` is on; only answered with the node watch (`answer_due_hosts`).
+    /// The host will ask `ready_hosts` (its feature `ReadyHosts`) and `hold_passes` is on.
     pub answer_ready_hosts: bool,
-    /// `BMHCTL_IRONIC_HOLD_PASSES`: answer `ready_hosts` (hold a pass back for the next shared
-    /// listing rather than send its own node `GET`).
+    /// `BMHCTL_IRONIC_HOLD_PASSES`: hold a pass back for the next shared listing (`ready_hosts`).
     pub hold_passes: bool,
 }
 
-/// `BMHCTL_IRONIC_HOLD_PASSES` when unset: on, as measured in docs/benchmarks.md ("Delayed
-/// hosts' reads from the listing"): fewer calls, Ironic's CPU and the wall within the noise.
+/// `BMHCTL_IRONIC_HOLD_PASSES` when unset: on, fewer calls at the same speed (docs/benchmarks.md).
 pub const DEFAULT_HOLD_PASSES: bool = true;
 
 pub const DEFAULT_PROVISIONING_LIMIT: usize = 20;
+
+const HOLD_PASSES: &str = "BMHCTL_IRONIC_HOLD_PASSES";
 
 impl Default for ProvisionerConfig {
     fn default() -> Self {
@@ -95,6 +93,7 @@ impl ProvisionerConfig {
         have_preprov_image_builder: bool,
     ) -> Result<Self, String> {
         let text = |k: &str| get(k).unwrap_or_default().trim().to_string();
+        let boot_device = |k: &str| persistent_boot_device(k, get(k));
         let kernel = text("DEPLOY_KERNEL_URL");
         let ramdisk = text("DEPLOY_RAMDISK_URL");
         if !ramdisk.is_empty() && kernel.is_empty() {
@@ -108,25 +107,18 @@ impl ProvisionerConfig {
             deploy_ramdisk_url: ramdisk,
             deploy_iso_url: text("DEPLOY_ISO_URL"),
             provisioning_limit: parse_provisioning_limit(get("PROVISIONING_LIMIT").as_deref())?,
-            live_iso_force_persistent_boot_device: persistent_boot_device(
+            live_iso_force_persistent_boot_device: boot_device(
                 "LIVE_ISO_FORCE_PERSISTENT_BOOT_DEVICE",
-                get("LIVE_ISO_FORCE_PERSISTENT_BOOT_DEVICE"),
             )?,
-            direct_deploy_force_persistent_boot_device: persistent_boot_device(
+            direct_deploy_force_persistent_boot_device: boot_device(
                 "DIRECT_DEPLOY_FORCE_PERSISTENT_BOOT_DEVICE",
-                get("DIRECT_DEPLOY_FORCE_PERSISTENT_BOOT_DEVICE"),
             )?,
             external_url_v6: text("IRONIC_EXTERNAL_URL_V6"),
             provisioning_network_disabled: text("PROVISIONING_NETWORK_DISABLED")
                 .eq_ignore_ascii_case("true"),
             have_preprov_image_builder,
-            answer_due_hosts: false,
-            answer_ready_hosts: false,
-            hold_passes: parse_bool(
-                "BMHCTL_IRONIC_HOLD_PASSES",
-                get("BMHCTL_IRONIC_HOLD_PASSES"),
-            )?
-            .unwrap_or(DEFAULT_HOLD_PASSES),
+            hold_passes: parse_bool(HOLD_PASSES, get(HOLD_PASSES))?.unwrap_or(DEFAULT_HOLD_PASSES),
+            ..Self::default()
         })
     }
 }

@@ -11,8 +11,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 impl IronicProvisioner {
-    /// Makes the subscription; answers its ID. The header values travel in the request body
-    /// only (Ironic keeps them in its BMC's subscription; none is logged here).
+    /// Makes the subscription and answers its ID; the header values are never logged.
     pub(super) fn do_create_bmc_event_subscription(
         &mut self,
         subscription: &BmcEventSubscription,
@@ -39,8 +38,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// Removes the subscription of `status.subscriptionID`; one the BMC no longer has (404)
-    /// counts as removed.
+    /// Removes the subscription of `status.subscriptionID` (404 counts as removed).
     pub(super) fn do_delete_bmc_event_subscription(
         &mut self,
         subscription: &BmcEventSubscription,

@@ -90,7 +90,7 @@ impl IronicProvisioner {
     pub(super) fn do_get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
         let version = self
             .seen(self.client().api_version())
-            .map_err(|e| ProvisionerError::Other(e.to_string()))?;
+            .map_err(ProvisionerError::other)?;
         if !version.has_virtual_media_get_api() {
             return transient(format!(
                 "ironic version={}.{} doesn't support Virtual Media Get API, needs version>=1.93",

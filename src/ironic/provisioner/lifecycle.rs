@@ -121,8 +121,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// Ironic's fake inspection stores no inventory; a fake-hardware host then gets canned
-    /// details (bmhctl's extension) so the rest of the flow has something to work with.
+    /// The inventory's details; canned ones for a fake-hardware host whose inventory is empty.
     fn details_from_inventory(
         &self,
         node: &Node,
@@ -156,12 +155,7 @@ impl IronicProvisioner {
             &data.boot_mode,
             &data.cpu_architecture,
         )
-        .update(
-            node,
-            Section::Top,
-            "inspect_interface",
-            Some(Value::from(interface)),
-        );
+        .set(node, Section::Top, "inspect_interface", interface);
         let node = match self.try_update_node(node, patch) {
             Ok(n) => n,
             Err(outcome) => return inspected(outcome, false),
@@ -176,14 +170,19 @@ impl IronicProvisioner {
 
     // ------------------------------------------------------------------- preparing (3.5)
 
-    /// RAID, BIOS and firmware steps, in that order; `Err` is a RAID validation failure.
-    fn manual_cleaning_steps(&self, data: &PrepareData) -> Result<Vec<Value>, String> {
+    /// The RAID interface the target RAID configuration needs; `Err` is a `fail` text.
+    fn target_raid_interface(&self, data: &PrepareData) -> Result<String, String> {
         let bmc = self.bmc().map_err(|e| e.to_string())?;
-        let iface = raid::raid_interface(
+        raid::raid_interface(
             bmc.raid_interface(),
             data.target_raid_config.as_ref(),
             data.actual_raid_config.as_ref(),
-        )?;
+        )
+    }
+
+    /// RAID, BIOS and firmware steps, in that order; `Err` is a RAID validation failure.
+    fn manual_cleaning_steps(&self, data: &PrepareData) -> Result<Vec<Value>, String> {
+        let iface = self.target_raid_interface(data)?;
         let mut steps = raid::raid_clean_steps(
             &iface,
             data.target_raid_config.as_ref(),
@@ -223,8 +222,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// From manageable: the target RAID configuration set, then manual cleaning started with
-    /// the steps (none: nothing to start).
+    /// From manageable: the target RAID configuration set, then manual cleaning started.
     fn start_manual_cleaning(&mut self, node: &Node, data: &PrepareData) -> WithStarted {
         if let Some(r) = self.set_target_raid(node, data)? {
             return stepped(Ok(r), false);
@@ -260,15 +258,7 @@ impl IronicProvisioner {
         node: &Node,
         data: &PrepareData,
     ) -> Result<Option<OpResult>, ProvisionerError> {
-        let bmc = match self.bmc() {
-            Ok(b) => b,
-            Err(e) => return Ok(Some(OpResult::failed(e.to_string()))),
-        };
-        let iface = match raid::raid_interface(
-            bmc.raid_interface(),
-            data.target_raid_config.as_ref(),
-            data.actual_raid_config.as_ref(),
-        ) {
+        let iface = match self.target_raid_interface(data) {
             Ok(i) => i,
             Err(m) => return Ok(Some(OpResult::failed(m))),
         };
@@ -282,12 +272,7 @@ impl IronicProvisioner {
         if disks.is_empty() {
             return Ok(None);
         }
-        let patch = NodePatch::new().update(
-            node,
-            Section::Top,
-            "raid_interface",
-            Some(Value::from(iface)),
-        );
+        let patch = NodePatch::new().set(node, Section::Top, "raid_interface", iface);
         let node = match self.try_update_node(node, patch) {
             Ok(n) => n,
             Err(outcome) => return outcome.map(Some),
@@ -312,7 +297,10 @@ impl IronicProvisioner {
         let node = self.get_node()?;
         match node.provision_state.as_str() {
             state::SERVICE_FAIL | state::SERVICE_WAIT if !data.has_firmware_spec => {
-                self.abort_servicing(&node)
+                // BMO's `abortServicing`: `started` says whether the abort was accepted.
+                let abort = ProvisionStateRequest::new("abort");
+                let (r, started) = self.change_provision_state(&node, abort);
+                stepped(r, started)
             }
             state::SERVICE_FAIL if !restart_on_failure => {
                 stepped(Ok(OpResult::failed(node.last_error_str())), false)
@@ -327,12 +315,6 @@ impl IronicProvisioner {
         }
     }
 
-    /// BMO's `abortServicing`: `started` says whether the abort was accepted.
-    fn abort_servicing(&mut self, node: &Node) -> WithStarted {
-        let (r, started) = self.change_provision_state(node, ProvisionStateRequest::new("abort"));
-        stepped(r, started)
-    }
-
     fn start_servicing(
         &mut self,
         node: &Node,
@@ -342,12 +324,14 @@ impl IronicProvisioner {
         if !unprepared {
             return stepped(Ok(OpResult::done()), false);
         }
-        let mut steps: Vec<Value> = Vec::new();
-        steps.extend(bios_step(
+        let bios = bios_step(
             &data.target_firmware_settings,
             &data.actual_firmware_settings,
-        ));
-        steps.extend(firmware_step(&data.target_firmware_components));
+        );
+        let steps: Vec<Value> = bios
+            .into_iter()
+            .chain(firmware_step(&data.target_firmware_components))
+            .collect();
         if steps.is_empty() {
             return stepped(Ok(OpResult::done()), true);
         }
@@ -367,7 +351,7 @@ impl IronicProvisioner {
         // follows) rather than "Validation failed".
         let node = self.get_node()?;
         if !data.image.url.is_empty()
-            && let Err(e) = check_image_checksum(&data.image)
+            && let Err(e) = image_checksum(&data.image)
         {
             return Ok(OpResult::failed(format!("Validation failed: {e}")));
         }
@@ -479,27 +463,17 @@ impl IronicProvisioner {
             .custom_deploy
             .as_ref()
             .is_some_and(|c| !c.method.is_empty());
+        let ii = Section::InstanceInfo;
+        let hints = root_device_hints(data.root_device_hints.as_ref());
         let p = NodePatch::new()
-            .update(
+            .set(node, Section::Top, "instance_uuid", self.host.uid.as_str())
+            .set(
                 node,
-                Section::Top,
-                "instance_uuid",
-                Some(Value::from(self.host.uid.as_str())),
-            )
-            .update(
-                node,
-                Section::InstanceInfo,
+                ii,
                 "capabilities",
-                Some(instance_capabilities(&data.boot_mode)),
+                instance_capabilities(&data.boot_mode),
             )
-            .update(
-                node,
-                Section::InstanceInfo,
-                "root_device",
-                Some(Value::Object(root_device_hints(
-                    data.root_device_hints.as_ref(),
-                ))),
-            );
+            .set(node, ii, "root_device", hints);
         if custom {
             self.custom_deploy_update(p, node, data)
         } else if img.is_live_iso() {
@@ -519,7 +493,7 @@ impl IronicProvisioner {
             return p; // the scheme fixes it (fake-hardware)
         }
         match want {
-            Some(w) => p.update(node, Section::Top, "deploy_interface", Some(Value::from(w))),
+            Some(w) => p.set(node, Section::Top, "deploy_interface", w),
             None => match node.deploy_interface.as_deref() {
                 Some("ramdisk" | "custom-agent") => p.remove("/deploy_interface"),
                 _ => p,
@@ -527,8 +501,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// BMO's `setCustomDeployUpdateOptsForNode`: every image field is optional; with no URL
-    /// every one of them is removed, the disk format too.
+    /// BMO's `setCustomDeployUpdateOptsForNode`: with no URL every image field is removed.
     fn custom_deploy_update(&self, p: NodePatch, node: &Node, data: &ProvisionData) -> NodePatch {
         let img = &data.image;
         let ii = Section::InstanceInfo;
@@ -562,27 +535,25 @@ impl IronicProvisioner {
     fn live_iso_update(&self, p: NodePatch, node: &Node, img: &Image) -> NodePatch {
         let ii = Section::InstanceInfo;
         let p = p
-            .update(node, ii, "boot_iso", Some(Value::from(img.url.as_str())))
+            .set(node, ii, "boot_iso", img.url.as_str())
             .update(node, ii, "image_source", None)
             .update(node, ii, "image_checksum", None)
             .update(node, ii, "image_os_hash_algo", None)
             .update(node, ii, "image_os_hash_value", None);
-        self.deploy_interface_update(p, node, Some("ramdisk"))
-            .update(
-                node,
-                Section::DriverInfo,
-                "force_persistent_boot_device",
-                Some(Value::from(
-                    self.shared
-                        .config
-                        .live_iso_force_persistent_boot_device
-                        .as_str(),
-                )),
-            )
+        let persistent = self
+            .shared
+            .config
+            .live_iso_force_persistent_boot_device
+            .as_str();
+        self.deploy_interface_update(p, node, Some("ramdisk")).set(
+            node,
+            Section::DriverInfo,
+            "force_persistent_boot_device",
+            persistent,
+        )
     }
 
-    /// BMO's `setDirectDeployUpdateOptsForNode`. No checksum (OCI) removes all three checksum
-    /// fields.
+    /// BMO's `setDirectDeployUpdateOptsForNode` (no checksum, OCI: all three removed).
     fn direct_deploy_update(
         &self,
         p: NodePatch,
@@ -599,12 +570,7 @@ impl IronicProvisioner {
         };
         let p = p
             .update(node, ii, "boot_iso", None)
-            .update(
-                node,
-                ii,
-                "image_source",
-                Some(Value::from(img.url.as_str())),
-            )
+            .set(node, ii, "image_source", img.url.as_str())
             .update(
                 node,
                 ii,
@@ -625,16 +591,16 @@ impl IronicProvisioner {
                 typed.map(|(_, c)| Value::from(c)),
             )
             .update(node, ii, "image_pull_secret", pull_secret(data));
-        self.deploy_interface_update(p, node, None).update(
+        let persistent = self
+            .shared
+            .config
+            .direct_deploy_force_persistent_boot_device
+            .as_str();
+        self.deploy_interface_update(p, node, None).set(
             node,
             Section::DriverInfo,
             "force_persistent_boot_device",
-            Some(Value::from(
-                self.shared
-                    .config
-                    .direct_deploy_force_persistent_boot_device
-                    .as_str(),
-            )),
+            persistent,
         )
     }
 
@@ -736,8 +702,7 @@ impl IronicProvisioner {
 
     // ------------------------------------------------------------ delete / detach (3.10)
 
-    /// Deletes the node; once it is gone the host's capacity slot is given back (a host
-    /// detached mid-operation never asks again, and BMO counts no node that is not there).
+    /// Deletes the node; once it is gone the host's capacity slot is given back.
     pub(super) fn delete_and_release(&mut self, opts: DetachOptions) -> Outcome {
         let r = self.real_delete(opts);
         if matches!(&r, Ok(res) if !res.dirty && res.error_message.is_empty()) {
@@ -753,10 +718,8 @@ impl IronicProvisioner {
             Err(ProvisionerError::NeedsRegistration) => return Ok(OpResult::done()),
             Err(e) => return Err(e),
         };
-        let abort_from_deploy_wait = self
-            .seen(self.client().api_version())
-            .map(|v| v.has_deployment_abort())
-            .unwrap_or(false);
+        let version = self.seen(self.client().api_version());
+        let abort_from_deploy_wait = version.is_ok_and(|v| v.has_deployment_abort());
         match node.provision_state.as_str() {
             state::VERIFYING => return Ok(requeue(SHORT_DELAY)),
             state::ENROLL => {}
@@ -785,11 +748,8 @@ impl IronicProvisioner {
             }
             _ => {
                 if !node.maintenance {
-                    return self.set_maintenance(
-                        &node,
-                        true,
-                        "forcing deletion in baremetal-operator",
-                    );
+                    let reason = "forcing deletion in baremetal-operator";
+                    return self.set_maintenance(&node, true, reason);
                 }
             }
         }
@@ -809,9 +769,8 @@ impl IronicProvisioner {
     }
 }
 
-/// BMO's early image check (webhook rule 9b-9d), run again at provisioning time.
-/// BMO's `GetChecksum`: the checksum and its algorithm ("" lets Ironic detect it). OCI images
-/// (which must have no checksum) and live ISOs have none, whatever `checksumType` says.
+/// BMO's `GetChecksum` (and its early image check): the checksum and its algorithm ("" lets
+/// Ironic detect it); none for OCI images and live ISOs.
 pub(super) fn image_checksum(img: &Image) -> Result<(String, String), String> {
     if img.is_oci() {
         if !img.checksum.is_empty() {
@@ -840,11 +799,6 @@ pub(super) fn image_checksum(img: &Image) -> Result<(String, String), String> {
         }
     };
     Ok((img.checksum.clone(), algorithm))
-}
-
-/// BMO's `validateProvisionData` check of the image's checksum.
-pub(super) fn check_image_checksum(img: &Image) -> Result<(), String> {
-    image_checksum(img).map(|_| ())
 }
 
 fn pull_secret(data: &ProvisionData) -> Option<Value> {
@@ -915,6 +869,11 @@ fn canned_details(node: &Node, boot_mac: &str) -> HardwareDetails {
 #[cfg(test)]
 mod unit {
     use super::*;
+
+    /// BMO's `validateProvisionData` check of the image's checksum.
+    fn check_image_checksum(img: &Image) -> Result<(), String> {
+        image_checksum(img).map(|_| ())
+    }
 
     fn image(url: &str, checksum: &str, t: &str, format: &str) -> Image {
         Image {

@@ -1,15 +1,11 @@
-//! Nodes locked by a conductor that is gone. A 409 NodeLocked normally clears within seconds (a
-//! conductor is working on the node) and BMO retries in 3 s. When the conductor holding the lock
-//! died, Ironic frees the lock only when that conductor comes back under the same host name or a
-//! live one takes its nodes over; until then every retry gets 409 again. The [`LockWatch`] tells
-//! the two apart after a 409 (the node's `reservation` against `GET /v1/conductors`), and for a
-//! dead holder answers a growing retry delay and the operator's remedy.
-//!
-//! Reads are bounded: a node is looked at again only once its delay has passed, and one
-//! conductor listing (at most one per [`CONDUCTORS_TTL`]) serves every host.
+//! Nodes locked by a conductor that is gone: such a 409 NodeLocked never clears by itself. After
+//! a 409 the [`LockWatch`] checks the holder against `GET /v1/conductors` (one listing per
+//! [`CONDUCTORS_TTL`] for every host) and, for a dead one, answers a growing retry delay and the
+//! operator's remedy.
 
-use super::super::client::{IronicClient, IronicError};
-use super::super::types::Conductor;
+use super::lock;
+use crate::client::{IronicClient, IronicError};
+use crate::types::Conductor;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -38,9 +34,7 @@ impl StaleLock {
     }
 }
 
-/// The message for `node` locked by the offline `conductor`, with the remedy Ironic documents:
-/// a conductor frees its own locks when it starts under the same host name, and live conductors
-/// release an offline conductor's locks when they take its nodes over.
+/// The message for `node` locked by the offline `conductor`, with the remedy Ironic documents.
 pub fn stale_lock_message(node: &str, conductor: &str) -> String {
     format!(
         "node {node} locked by conductor {conductor}, which is offline: restart that conductor \
@@ -50,9 +44,7 @@ pub fn stale_lock_message(node: &str, conductor: &str) -> String {
     )
 }
 
-/// The conductor a 409 names: Ironic's NodeLocked reads "Node X is locked by host Y, please
-/// retry after the current operation is completed." Other 409s (a transition in progress, a
-/// MAC already used) name none.
+/// The conductor a 409 NodeLocked names ("Node X is locked by host Y, please retry ...").
 pub fn lock_holder(message: &str) -> Option<&str> {
     let (_, rest) = message.split_once("is locked by host ")?;
     let host = rest.split([',', ' ']).next()?.trim_end_matches('.');
@@ -77,8 +69,7 @@ pub struct LockWatch {
     inner: Mutex<Inner>,
 }
 
-/// Is `reservation` held by a conductor the listing shows alive? Ironic may register a
-/// conductor as `host:port` while it locks under the bare host, so both spellings match.
+/// Is `reservation` held by a live conductor (registered as `host` or `host:port`)?
 fn held_by_live(conductors: &[Conductor], reservation: &str) -> bool {
     conductors.iter().any(|c| {
         c.alive
@@ -90,13 +81,8 @@ fn held_by_live(conductors: &[Conductor], reservation: &str) -> bool {
 }
 
 impl LockWatch {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// After a 409 on `node` (its UUID): `Some` when its lock is held by an offline conductor.
-    /// `holder` is the host the 409 named (see [`lock_holder`]); without it the node's
-    /// `reservation` is read. Within a known stale lock's delay, answers from memory.
+    /// After a 409 on `node` (its UUID): `Some` when an offline conductor holds its lock (the
+    /// 409's `holder`, else the node's `reservation`); within a known lock's delay, from memory.
     pub fn check(
         &self,
         client: &IronicClient,
@@ -105,7 +91,7 @@ impl LockWatch {
     ) -> Option<StaleLock> {
         let now = Instant::now();
         {
-            let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let inner = lock(&self.inner);
             if let Some(h) = inner.nodes.get(node)
                 && now < h.next_check
             {
@@ -116,8 +102,7 @@ impl LockWatch {
                 });
             }
         }
-        // Unknown or due: read the reservation, then the conductors (outside the lock: other
-        // hosts go on meanwhile).
+        // Unknown or due: read the reservation, then the conductors (outside the lock).
         let reservation = match holder {
             Some(h) => Some(h.to_string()),
             None => match client.get_node(node) {
@@ -138,7 +123,7 @@ impl LockWatch {
             self.forget(node);
             return None;
         }
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = lock(&self.inner);
         let (delay, new) = match inner.nodes.get(node) {
             Some(h) if h.conductor == reservation => ((h.delay * 2).min(MAX_DELAY), false),
             _ => (FIRST_DELAY, true),
@@ -160,20 +145,18 @@ impl LockWatch {
 
     /// The node answered without 409: its lock, if any, is gone.
     pub fn forget(&self, node: &str) {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.nodes.remove(node);
+        lock(&self.inner).nodes.remove(node);
     }
 
     /// A stale lock of `node` is known (no request).
     pub fn holds(&self, node: &str) -> bool {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.nodes.contains_key(node)
+        lock(&self.inner).nodes.contains_key(node)
     }
 
     /// Pretend `by` has passed for `node` and the conductor listing (tests).
     #[cfg(test)]
     pub fn age(&self, node: &str, by: Duration) {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = lock(&self.inner);
         if let Some(h) = inner.nodes.get_mut(node) {
             h.next_check -= by;
         }
@@ -185,8 +168,7 @@ impl LockWatch {
     /// A failed read decides nothing: a 409 without a known stale lock is an ordinary retry.
     fn forget_on_error(&self, node: &str, e: &IronicError) -> Option<StaleLock> {
         tracing::debug!(node, error = %e, "cannot tell who holds the node's lock");
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.nodes.get(node).map(|h| StaleLock {
+        lock(&self.inner).nodes.get(node).map(|h| StaleLock {
             conductor: h.conductor.clone(),
             delay: h.delay,
             new: false,
@@ -199,7 +181,7 @@ impl LockWatch {
         now: Instant,
     ) -> Result<Vec<Conductor>, IronicError> {
         {
-            let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let inner = lock(&self.inner);
             if let Some((at, c)) = &inner.conductors
                 && now.duration_since(*at) < CONDUCTORS_TTL
             {
@@ -207,8 +189,7 @@ impl LockWatch {
             }
         }
         let listed = client.list_conductors()?;
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.conductors = Some((Instant::now(), listed.clone()));
+        lock(&self.inner).conductors = Some((Instant::now(), listed.clone()));
         Ok(listed)
     }
 }

@@ -1,10 +1,6 @@
-//! BMO's Ironic provisioner (spec `bmo-ironic-and-bmc.md` sections 2 and 3), method by method.
-//!
-//! One [`IronicFactory`] per process holds the client, the configuration and the capacity
-//! gate; it makes one [`IronicProvisioner`] per host per pass. A provisioner fetches its node at
-//! most once per pass and reuses it until a change makes it stale, so a steady pass costs one
-//! `GET`. When the host asks `due_hosts` (feature `DueHosts`), the [`NodeWatch`] answers it
-//! from one shared listing and lets a pass the listing shows nothing new for cost no call.
+//! BMO's Ironic provisioner (spec `bmo-ironic-and-bmc.md` sections 2 and 3): one
+//! [`IronicFactory`] per process, one [`IronicProvisioner`] per host per pass, which reads its
+//! node at most once per pass (with `DueHosts`, the [`NodeWatch`]'s shared listing may serve it).
 
 mod capacity;
 mod config;
@@ -79,7 +75,7 @@ impl Shared {
             capacity: CapacityGate::new(limit),
             watch,
             ports: PortWatch::new(config_due),
-            locks: LockWatch::new(),
+            locks: LockWatch::default(),
             ready: AtomicBool::new(false),
         }
     }
@@ -338,7 +334,7 @@ fn with_jitter(d: Duration) -> Duration {
 }
 
 /// A mutex's guard, also after a panic elsewhere poisoned it (the data stays usable).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 

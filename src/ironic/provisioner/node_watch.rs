@@ -18,11 +18,9 @@ use std::time::{Duration, Instant};
 pub const LISTING_TTL: Duration = Duration::from_secs(1);
 /// A node read this recently is served from the cache without asking the listing.
 pub const FRESH_READ: Duration = Duration::from_secs(1);
-/// A listing older than this no longer vouches for a cached node (the runner asks every second,
-/// so a waiting host's listing is about a second old at most).
+/// A listing older than this no longer vouches for a cached node.
 pub const CACHE_LISTING_AGE: Duration = Duration::from_secs(2);
-/// How much later than the listing's TTL a pass held for the next listing is told to start, so
-/// that by the time it asks, the listing is old enough to be made again.
+/// How much later than the listing's TTL a pass held for the next listing is told to start.
 pub const READY_MARGIN: Duration = Duration::from_millis(10);
 /// A host's record is dropped this long after its last pass ended and it was last asked about.
 pub const KEEP: Duration = Duration::from_secs(30);
@@ -53,8 +51,7 @@ fn text(v: &Option<String>) -> Option<String> {
     v.clone().filter(|s| !s.is_empty())
 }
 
-/// The listed fields of a node minus `reservation` (`name` and `uuid` identify it): equal
-/// fingerprints mean the listing shows nothing new.
+/// The listed fields of a node but `reservation`: equal fingerprints mean nothing new.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fingerprint {
     pub provision_state: String,
@@ -105,16 +102,11 @@ pub fn settled(n: &Node) -> bool {
         && n.target_provision_state.as_deref().unwrap_or("").is_empty()
 }
 
-/// Provision targets after which the node a pass reads is its last read plus the listed fields.
-/// `manage` (verification, or a plain move to manageable) and `provide` (cleaning) move the
-/// listed fields, `driver_internal_info`, `clean_step`, vendor and RAID/BIOS data that BMO's
-/// decisions and PATCHes do not read; `inspect` adds `properties` (listed) and `active` adds
-/// `instance_info` and `instance_uuid` (listed), `deploy_step` and `driver_internal_info`.
-/// `deleted`, `rebuild`, `adopt`, `clean`, `service` and `abort` are not here.
+/// Provision targets after which the node a pass reads is its last read plus the listed fields:
+/// what else they change (`driver_internal_info`, steps, RAID/BIOS data) BMO's decisions never read.
 pub const MERGED_TARGETS: &[&str] = &["manage", "provide", "inspect", "active"];
 
-/// The node a pass would read now: `last` (its last full read) with the listed fields of
-/// `listed` over it (BMO's decisions read no other field those requests change).
+/// The node a pass would read now: `last` (its last full read) with `listed`'s fields over it.
 pub fn merges(last: &Node, listed: &Node) -> Node {
     let mut n = last.clone();
     n.provision_state = listed.provision_state.clone();
@@ -139,14 +131,9 @@ fn reserved(n: &Node) -> bool {
     n.reservation.as_deref().is_some_and(|r| !r.is_empty())
 }
 
-/// The change rule: is the pass of a host whose last pass saw `baseline` (and hit a 409 when
-/// `locked`) due, now that the listing shows `listed`?
-///
-/// 1. not while a conductor holds the node (`reservation`): its result is not written yet;
-/// 2. a locked pass is due as soon as the reservation is gone;
-/// 3. otherwise only when the fingerprint moved, and then either the node left the
-///    transitional states (the machine only waits in them) or `last_error`, `maintenance`,
-///    `fault` or `power_state` moved.
+/// The change rule: is a host whose last pass saw `baseline` (and hit a 409 when `locked`) due
+/// now that the listing shows `listed`? Never while reserved; a locked pass once unreserved;
+/// else when the fingerprint moved out of the transitional states or in a failure field.
 pub fn due(baseline: &Fingerprint, locked: bool, listed: &Node) -> bool {
     if reserved(listed) {
         return false;
@@ -210,8 +197,8 @@ impl Listing {
     }
 }
 
-/// What one host's last pass read of its node: the baseline of the change rule and the node
-/// cache.
+/// What one host's last pass read of its node: the change rule's baseline and the node cache.
+#[derive(Clone)]
 struct Record {
     /// The last full node the pass read (`GET`, or the answer of a `PATCH` or `POST`).
     node: Node,
@@ -221,8 +208,7 @@ struct Record {
     ended_at: Instant,
     /// A write was sent after that read: the node is stale.
     wrote: bool,
-    /// Since the last full read (`GET`, `PATCH` or `POST` answer), which was [`settled`], only
-    /// [`Wrote::Listed`] requests were sent: the node now is that read with the listed fields.
+    /// Since the last (settled) full read only [`Wrote::Listed`] requests were sent.
     mergeable: bool,
     /// The pass got a 409 (node locked).
     locked: bool,
@@ -267,8 +253,7 @@ pub struct NodeWatch {
     /// Held while listing, so concurrent askers wait and reuse one listing.
     listing_in_flight: Mutex<()>,
     records: Mutex<Records>,
-    /// Node names this process sent `POST /v1/nodes` for: a listing may predate the node, so
-    /// their lookups always ask Ironic by name.
+    /// Node names this process sent `POST /v1/nodes` for (always looked up by name).
     created: Mutex<BTreeSet<String>>,
 }
 
@@ -290,12 +275,9 @@ impl NodeWatch {
         }
     }
 
-    /// Which of `names` a registration lookup can skip: those no node bears in a listing that
-    /// started under [`LISTING_TTL`] ago (made now if needed), unless this process created a
-    /// node of that name (the listing may predate it). Nothing is skipped without the feature
-    /// or when the listing fails (the lookups then run as in BMO). Ironic keeps node names
-    /// unique, so even a node created elsewhere after the listing cannot be duplicated: its
-    /// `POST` gets 409 and the next pass finds it.
+    /// Which of `names` a registration lookup can skip: those no node bears in a listing under
+    /// [`LISTING_TTL`] old, unless this process created that node (the listing may predate it).
+    /// Ironic keeps names unique, so a node created elsewhere meanwhile makes the `POST` 409.
     pub fn absent_names(&self, client: &IronicClient, names: &[String]) -> Vec<bool> {
         if !self.enabled {
             return vec![false; names.len()];
@@ -327,8 +309,7 @@ impl NodeWatch {
         lock(&self.listing).clone()
     }
 
-    /// The listing if it started less than `max_age` ago, else a new one: `GET /v1/nodes?
-    /// fields=…&limit=1000`, following `next`.
+    /// The listing if it started less than `max_age` ago, else a new one (`GET /v1/nodes`).
     pub fn listing(
         &self,
         client: &IronicClient,
@@ -345,41 +326,30 @@ impl NodeWatch {
             fields.push("health");
         }
         let started = Instant::now();
-        let nodes = client.list_nodes_paged(&fields, Some(MAX_PAGE))?;
+        let nodes = client.list_nodes(&fields, Some(MAX_PAGE))?;
         let l = Arc::new(Listing::new(started, nodes));
         *lock(&self.listing) = Some(l.clone());
         Ok(l)
     }
 
-    /// The node cache: the node a pass may use instead of a `GET`, with when it was read and
-    /// whether it is mergeable. The last node a pass read of `uuid`, if nothing was written since
-    /// and either it was read under [`FRESH_READ`] ago or a listing started after the read shows
-    /// the same fingerprint, `provision_updated_at` and reservation. Else, when the record is
-    /// mergeable, that node with the fields of a listing started after the pass ended over it,
-    /// as read when the listing started. The listing is the current one
-    /// if under [`CACHE_LISTING_AGE`] old and late enough, else one made now (at most one per
-    /// [`LISTING_TTL`], shared by every host). A pass that finds the listing older than its last
-    /// write and too young to be made again sends its `GET`: waiting for the next listing saved
-    /// the call but held a pass in flight, and on average made SQLite runs longer and costlier
-    /// for Ironic (docs/benchmarks.md, "Shared port listing, node reads from the listing").
-    /// With `ready_hosts`, the runner holds such a pass back until the next listing may be made
-    /// ([`Self::ready_in`]), without it taking a pass slot.
+    /// The node cache: the node a pass may use instead of a `GET`, when it was read and whether
+    /// it is mergeable. The last read of `uuid` if nothing was written since and it is under
+    /// [`FRESH_READ`] old or a later listing shows it unchanged; else, when mergeable, that node
+    /// with a later listing's fields over it. A listing too old sends the `GET` instead of
+    /// waiting for the next one (held passes made runs slower; see docs/benchmarks.md).
     pub fn cached(&self, client: &IronicClient, uuid: &str) -> Option<(Node, Instant, bool)> {
         if !self.enabled || uuid.is_empty() {
             return None;
         }
-        let (node, fp, read_at, ended_at, wrote, mergeable) = {
-            let records = lock(&self.records);
-            let r = records.by_uuid.get(uuid)?;
-            (
-                r.node.clone(),
-                r.fp.clone(),
-                r.read_at,
-                r.ended_at,
-                r.wrote,
-                r.mergeable,
-            )
-        };
+        let Record {
+            node,
+            fp,
+            read_at,
+            ended_at,
+            wrote,
+            mergeable,
+            ..
+        } = lock(&self.records).by_uuid.get(uuid)?.clone();
         if !wrote && read_at.elapsed() < FRESH_READ {
             return Some((node, read_at, mergeable));
         }
@@ -405,8 +375,7 @@ impl NodeWatch {
     }
 
     /// The current listing if it started after `after` and is under [`CACHE_LISTING_AGE`] old,
-    /// else one made now (at most one per [`LISTING_TTL`], shared by every host), which may
-    /// still be the current one: the caller checks when it started.
+    /// else one made now (at most one per [`LISTING_TTL`]): the caller checks when it started.
     fn listing_after(&self, client: &IronicClient, after: Instant) -> Option<Arc<Listing>> {
         match self.current() {
             Some(l) if l.started > after && l.started.elapsed() < CACHE_LISTING_AGE => Some(l),
@@ -414,13 +383,9 @@ impl NodeWatch {
         }
     }
 
-    /// The node as a listing shows it (the listed fields only), for a pass that has read and
-    /// written nothing (a pass delayed by `PROVISIONING_LIMIT`, which asks only `HasCapacity`):
-    /// its end-of-pass questions read `fault` and `health`, both listed. A listing started
-    /// after the host's last pass ended shows every write of that pass, and this one wrote
-    /// nothing, so it answers them as a `GET` would. The listing is the current one if under
-    /// [`CACHE_LISTING_AGE`] old and late enough, else one made now (at most one per
-    /// [`LISTING_TTL`], shared by every host); `None` without a record of the host.
+    /// The node as a listing started after the host's last pass shows it, for a pass that read
+    /// and wrote nothing (delayed by `PROVISIONING_LIMIT`): its end-of-pass questions read only
+    /// listed fields. `None` without a record of the host.
     pub fn listed(&self, client: &IronicClient, uuid: &str) -> Option<Node> {
         if !self.enabled || uuid.is_empty() {
             return None;
@@ -433,8 +398,7 @@ impl NodeWatch {
         l.by_uuid(uuid).cloned()
     }
 
-    /// Hosts delayed by the limit were asked about: their records stay past [`KEEP`] (a
-    /// delayed host may wait far longer than that, and its woken pass reads from the record).
+    /// Hosts delayed by the limit were asked about: their records stay past [`KEEP`].
     pub fn capacity_asked(&self, listing: &Listing, asked: &[Asked<'_>]) {
         let now = Instant::now();
         let mut records = lock(&self.records);
@@ -448,12 +412,9 @@ impl NodeWatch {
     }
 
     /// How long from `now` until [`Self::cached`] can serve the next pass of `uuid` from a
-    /// listing instead of a `GET` (`ready_hosts`): zero unless the host's last node read is
-    /// stale (written since, or read over [`FRESH_READ`] ago), a listing would serve it (the
-    /// record is mergeable), and the current listing predates what it must show yet is too young
-    /// to be made again; then until that listing is [`LISTING_TTL`] old (plus
-    /// [`READY_MARGIN`]). Every host held for one listing gets the same instant, so their passes
-    /// start together and share the next listing.
+    /// listing (`ready_hosts`): zero unless its read is stale, mergeable, and the current listing
+    /// predates it yet is too young to be made again; then until that listing is
+    /// [`LISTING_TTL`] (plus [`READY_MARGIN`]) old, the same instant for every host held.
     pub fn ready_in(&self, uuid: &str, now: Instant) -> Duration {
         if !self.enabled || uuid.is_empty() {
             return Duration::ZERO;
@@ -478,9 +439,8 @@ impl NodeWatch {
         (l.started + LISTING_TTL + READY_MARGIN).saturating_duration_since(now)
     }
 
-    /// A pass ended: `read` is its last node read (and when), `wrote` whether a write was sent
-    /// after it, `mergeable` as in the record, `locked` whether it got a 409. A pass that read
-    /// nothing leaves the record.
+    /// A pass ended: `read` is its last node read (and when), `wrote`, `mergeable` and `locked`
+    /// as in the record. A pass that read nothing leaves the record.
     pub fn pass_ended(
         &self,
         read: Option<(Node, Instant)>,
@@ -527,9 +487,7 @@ impl NodeWatch {
     }
 
     /// Which of `asked` (hosts waiting on Ironic's progress) are due by the change rule on
-    /// `listing`. A host the watch has no record of, whose node is not listed, or whose pass
-    /// ended after the listing started, is not due (its BMO timer stands). Records of hosts
-    /// neither asked about nor passed for [`KEEP`] are dropped.
+    /// `listing` (unknown, unlisted or passed since: not due). Drops records older than [`KEEP`].
     pub fn progress_due(&self, listing: &Listing, asked: &[Asked<'_>]) -> Vec<bool> {
         let now = Instant::now();
         let mut records = lock(&self.records);
@@ -550,7 +508,8 @@ impl NodeWatch {
         out
     }
 
-    /// Hosts with a record (for tests and logs).
+    /// Hosts with a record.
+    #[cfg(test)]
     pub fn records(&self) -> usize {
         lock(&self.records).by_uuid.len()
     }

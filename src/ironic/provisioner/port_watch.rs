@@ -1,15 +1,8 @@
-//! The shared port listing: one `GET /v1/ports?fields=…&limit=1000` (at most one a second, made
-//! only when a registering host asks) answers the port reads of every host's registration, the
-//! node's ports and the owners of a MAC, instead of a `GET /v1/ports?node_uuid=` and a
-//! `GET /v1/ports?address=` per host.
-//!
-//! A listing answers for a node only if it started after this process's last port write for
-//! that node ended: a listing sent while our own `POST /v1/ports` was in flight may not show
-//! the port, and the host then asks Ironic directly, as BMO does. Ironic keeps port addresses
-//! unique, so a port created elsewhere after the listing cannot be duplicated either: its `POST`
-//! gets 409 and the next pass sees it.
-//!
-//! Without the host feature `DueHosts` the watch is disabled and every read is BMO's own.
+//! The shared port listing (with `DueHosts`): one `GET /v1/ports?fields=…&limit=1000` a second
+//! at most answers every registering host's port reads instead of two `GET`s per host. It
+//! answers for a node only if it started after our last port write for that node ended (else
+//! the host asks Ironic, as BMO does); Ironic keeps addresses unique, so a port created elsewhere
+//! meanwhile makes our `POST` 409.
 
 use super::lock;
 use crate::client::{IronicClient, IronicError};
@@ -99,25 +92,18 @@ impl PortWatch {
         }
     }
 
-    /// A listing that answers for `node_uuid` (empty: a node not created yet, which has no
-    /// ports of ours): the current one if it started under [`PORT_LISTING_TTL`] ago and after
-    /// our last port write for the node, else one made now. `None` without the feature, when
-    /// the listing fails, or while our write is in flight: then the caller asks Ironic
-    /// directly, as BMO does.
+    /// A listing (at most [`PORT_LISTING_TTL`] old) that answers for `node_uuid` (empty: not
+    /// created yet); `None` without the feature, when it fails or predates our last port write.
     pub fn answering(&self, client: &IronicClient, node_uuid: &str) -> Option<Arc<PortListing>> {
         if !self.enabled {
             return None;
         }
         let l = self.listing(client).ok()?;
         let after = lock(&self.wrote).get(node_uuid).copied();
-        match after {
-            Some(t) if l.started <= t => None,
-            _ => Some(l),
-        }
+        after.is_none_or(|t| l.started > t).then_some(l)
     }
 
-    /// The listing if it started under [`PORT_LISTING_TTL`] ago, else a new one. A write of
-    /// ours does not renew it: only the written node's reads stop being answered by it.
+    /// The listing if it started under [`PORT_LISTING_TTL`] ago, else a new one.
     fn listing(&self, client: &IronicClient) -> Result<Arc<PortListing>, IronicError> {
         let _one = lock(&self.listing_in_flight);
         if let Some(l) = lock(&self.listing).clone()
@@ -129,8 +115,7 @@ impl PortWatch {
         let ports = client.list_ports_paged()?;
         let l = Arc::new(PortListing::new(started, ports));
         *lock(&self.listing) = Some(l.clone());
-        // Writes this listing already shows no longer matter: the map stays as small as the
-        // writes of the last second, however many hosts registered.
+        // Writes this listing already shows no longer matter.
         lock(&self.wrote).retain(|_, t| *t >= started);
         Ok(l)
     }

@@ -10,13 +10,6 @@ use bmhctl_plugin_sdk::OpResult;
 use bmhctl_plugin_sdk::{PowerOffOptions, PowerOnOptions};
 use std::time::Duration;
 
-/// `changePower`'s outcome: soft power-off refused with 400 is told apart so the caller can
-/// fall back to a hard one.
-enum PowerChange {
-    Done(Outcome),
-    SoftUnsupported,
-}
-
 impl IronicProvisioner {
     pub(super) fn do_power_on(&mut self, opts: PowerOnOptions) -> Outcome {
         let force = opts.force;
@@ -33,10 +26,8 @@ impl IronicProvisioner {
                 node.last_error_str()
             )));
         }
-        match self.change_power(&node, state::POWER_ON) {
-            PowerChange::Done(r) => r,
-            PowerChange::SoftUnsupported => unreachable!("only soft power off answers 400"),
-        }
+        self.change_power(&node, state::POWER_ON)
+            .expect("only soft power off answers 400")
     }
 
     pub(super) fn do_power_off(&mut self, opts: PowerOffOptions) -> Outcome {
@@ -72,22 +63,18 @@ impl IronicProvisioner {
             } else {
                 state::SOFT_POWER_OFF
             };
-            match self.change_power(&node, target) {
-                PowerChange::Done(r) => return r,
-                PowerChange::SoftUnsupported => {
-                    tracing::info!(node = %node.uuid, "soft power off unsupported, powering off hard");
-                }
+            if let Some(r) = self.change_power(&node, target) {
+                return r;
             }
+            tracing::info!(node = %node.uuid, "soft power off unsupported, powering off hard");
         }
         let target = if node.disable_power_off {
             state::REBOOT
         } else {
             state::POWER_OFF
         };
-        match self.change_power(&node, target) {
-            PowerChange::Done(r) => r,
-            PowerChange::SoftUnsupported => unreachable!("only soft power off answers 400"),
-        }
+        self.change_power(&node, target)
+            .expect("only soft power off answers 400")
     }
 
     /// BMO's `abortInspectionOrCleaning`: Ironic refuses power changes while these run.
@@ -114,28 +101,30 @@ impl IronicProvisioner {
         }
     }
 
-    fn change_power(&mut self, node: &Node, target: &str) -> PowerChange {
+    /// BMO's `changePower`; `None` for a soft power-off refused with 400 (then a hard one).
+    fn change_power(&mut self, node: &Node, target: &str) -> Option<Outcome> {
         if !node.target_provision_state_str().is_empty() {
-            return PowerChange::Done(Ok(requeue(SHORT_DELAY)));
+            return Some(Ok(requeue(SHORT_DELAY)));
         }
         let soft_off = target == state::SOFT_POWER_OFF;
         let timeout = soft_off.then_some(SOFT_POWER_OFF_TIMEOUT_SECS);
-        match self.seen(self.client().set_power_state(&node.uuid, target, timeout)) {
-            Ok(()) => {
-                match target {
-                    state::POWER_ON => self.publish("PowerOn", "Host powered on"),
-                    state::POWER_OFF => self.publish("PowerOff", "Host powered off"),
-                    state::SOFT_POWER_OFF => self.publish("PowerOff", "Host soft powered off"),
-                    // Decision (spec 8.14): BMO publishes an empty event for reboots; bmhctl
-                    // publishes none.
-                    _ => {}
+        Some(
+            match self.seen(self.client().set_power_state(&node.uuid, target, timeout)) {
+                Ok(()) => {
+                    match target {
+                        state::POWER_ON => self.publish("PowerOn", "Host powered on"),
+                        state::POWER_OFF => self.publish("PowerOff", "Host powered off"),
+                        state::SOFT_POWER_OFF => self.publish("PowerOff", "Host soft powered off"),
+                        // Decision (spec 8.14): no event for reboots (BMO's is empty).
+                        _ => {}
+                    }
+                    self.invalidate_as(super::Wrote::Listed);
+                    Ok(requeue(Duration::ZERO))
                 }
-                self.invalidate_as(super::Wrote::Listed);
-                PowerChange::Done(Ok(requeue(Duration::ZERO)))
-            }
-            Err(e) if e.is_conflict() => PowerChange::Done(Ok(requeue(self.conflict_delay()))),
-            Err(e) if e.is_bad_request() && soft_off => PowerChange::SoftUnsupported,
-            Err(e) => PowerChange::Done(transient(format!("failed to {target} node: {e}"))),
-        }
+                Err(e) if e.is_conflict() => Ok(requeue(self.conflict_delay())),
+                Err(e) if e.is_bad_request() && soft_off => return None,
+                Err(e) => transient(format!("failed to {target} node: {e}")),
+            },
+        )
     }
 }

@@ -1,7 +1,6 @@
 //! `Register` (spec 3.1) and the deploy-image choice (3.2).
 
 use super::{IronicProvisioner, Outcome, SHORT_DELAY, requeue, transient};
-use crate::PortQuery;
 use crate::convert::capabilities::merge_boot_mode_capabilities;
 use crate::convert::configdrive::parse_yaml_mapping;
 use crate::types::{Node, NodePatch, Section, state};
@@ -131,8 +130,7 @@ impl IronicProvisioner {
         with_id(result, &prov_id)
     }
 
-    /// A. The pre-checks, in BMO's order: the BMC's details and the node found, or the outcome
-    /// to return at once.
+    /// A. The pre-checks, in BMO's order: the BMC's details and the node found, or an outcome.
     fn registration_checks(
         &mut self,
         data: &ManagementAccessData,
@@ -208,31 +206,17 @@ impl IronicProvisioner {
         driver_info: &Map<String, Value>,
         credentials_changed: bool,
     ) -> NodePatch {
-        let mut patch = NodePatch::new().update(
-            node,
-            Section::Top,
-            "name",
-            Some(Value::from(self.node_name())),
-        );
+        let mut patch = NodePatch::new().set(node, Section::Top, "name", self.node_name());
         if credentials_changed || !bmc_address_matches(&node.driver_info, driver_info) {
             tracing::info!(node = %node.uuid, "updating driver_info: credentials or BMC address changed");
-            patch = patch.update(
-                node,
-                Section::Top,
-                "driver_info",
-                Some(Value::Object(driver_info.clone())),
-            );
+            patch = patch.set(node, Section::Top, "driver_info", driver_info.clone());
         }
         if data.disable_power_off != node.disable_power_off {
             patch = patch.add("/disable_power_off", data.disable_power_off);
         }
         if !data.cpu_architecture.is_empty() {
-            patch = patch.update(
-                node,
-                Section::Properties,
-                "cpu_arch",
-                Some(Value::from(data.cpu_architecture.clone())),
-            );
+            let arch = data.cpu_architecture.clone();
+            patch = patch.set(node, Section::Properties, "cpu_arch", arch);
         }
         patch
     }
@@ -268,8 +252,7 @@ impl IronicProvisioner {
         if mac.is_empty() {
             return Ok(None);
         }
-        // With `due_hosts`, the shared port listing answers; a failed lookup counts as "not
-        // found", as in BMO.
+        // With `due_hosts`, the shared port listing answers; a failure is "not found", as in BMO.
         let answered = self
             .shared
             .ports
@@ -277,10 +260,7 @@ impl IronicProvisioner {
             .map(|l| l.with_address(&mac));
         let looked_up = match answered {
             Some(p) => Ok(p),
-            None => self.seen(self.client().list_ports(&PortQuery {
-                address: Some(&mac),
-                node_uuid: None,
-            })),
+            None => self.seen(self.client().list_ports(("address", &mac))),
         };
         let ports = match looked_up {
             Ok(p) => {
@@ -350,8 +330,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// E. Create the missing ports for the boot MAC and the inspected NICs. The MACs known to be
-    /// ports of this node are remembered between passes, so a steady pass lists nothing.
+    /// E. Create the missing ports for the boot MAC and the inspected NICs (known ones are kept).
     fn create_ports(&mut self, node: &Node, data: &ManagementAccessData) -> Result<(), String> {
         let mut wanted: Vec<(String, bool)> = Vec::new();
         let boot_mac = self.host.boot_mac_address.to_ascii_lowercase();
@@ -366,8 +345,7 @@ impl IronicProvisioner {
                 }
             }
         }
-        // The boot MAC's port is always PXE-enabled, even when inspection saw its NIC without
-        // PXE (BMO's `ensurePorts` sets it after the NICs).
+        // The boot MAC's port is always PXE-enabled (BMO's `ensurePorts` sets it last).
         if !boot_mac.is_empty() {
             wanted.retain(|(m, _)| *m != boot_mac);
             wanted.push((boot_mac, true));
@@ -391,11 +369,8 @@ impl IronicProvisioner {
         } else if let Some(l) = &listing {
             l.of_node(&node.uuid)
         } else {
-            self.seen(self.client().list_ports(&PortQuery {
-                address: None,
-                node_uuid: Some(&node.uuid),
-            }))
-            .map_err(|e| format!("failed to list ports of node {}: {e}", node.uuid))?
+            self.seen(self.client().list_ports(("node_uuid", &node.uuid)))
+                .map_err(|e| format!("failed to list ports of node {}: {e}", node.uuid))?
         };
         let mut have: BTreeSet<String> = existing
             .iter()
@@ -415,10 +390,7 @@ impl IronicProvisioner {
             let owners = match reused.or_else(|| listing.as_ref().map(|l| l.with_address(&mac))) {
                 Some(owners) => owners,
                 None => self
-                    .seen(self.client().list_ports(&PortQuery {
-                        address: Some(&mac),
-                        node_uuid: None,
-                    }))
+                    .seen(self.client().list_ports(("address", &mac)))
                     .map_err(|e| format!("failed to look up port {mac}: {e}"))?,
             };
             if let Some(other) = owners.iter().find(|p| p.node_uuid != node.uuid) {
@@ -490,8 +462,7 @@ impl IronicProvisioner {
         }
     }
 
-    /// BMO's `setDeployImage` (spec 3.2): the four deploy-image keys of `driver_info` (`None`
-    /// values are removed), or `None` to leave them untouched.
+    /// BMO's `setDeployImage` (spec 3.2): the deploy-image keys of `driver_info`, if any.
     fn deploy_image(
         &self,
         bmc: &AccessDetails,
@@ -557,9 +528,7 @@ impl IronicProvisioner {
         if !self.shared.config.have_preprov_image_builder {
             return Ok(None);
         }
-        let bmc = self
-            .bmc()
-            .map_err(|e| ProvisionerError::Other(e.to_string()))?;
+        let bmc = self.bmc().map_err(ProvisionerError::other)?;
         Ok(Some(if bmc.supports_iso_preprovisioning_image() {
             vec![ImageFormat::Iso, ImageFormat::Initrd]
         } else {
@@ -601,8 +570,7 @@ pub fn node_create_body(
     Ok(body)
 }
 
-/// `properties.capabilities` merged with the boot mode, and `properties.cpu_arch` when known
-/// (registration's configure step and inspection both set them).
+/// `properties.capabilities` merged with the boot mode, and `properties.cpu_arch` when known.
 pub(super) fn boot_properties(
     patch: NodePatch,
     node: &Node,
@@ -610,26 +578,15 @@ pub(super) fn boot_properties(
     cpu_arch: &str,
 ) -> NodePatch {
     let capabilities = merge_boot_mode_capabilities(node.properties.get("capabilities"), boot_mode);
-    let patch = patch.update(
-        node,
-        Section::Properties,
-        "capabilities",
-        Some(Value::from(capabilities)),
-    );
+    let patch = patch.set(node, Section::Properties, "capabilities", capabilities);
     if cpu_arch.is_empty() {
         patch
     } else {
-        patch.update(
-            node,
-            Section::Properties,
-            "cpu_arch",
-            Some(Value::from(cpu_arch)),
-        )
+        patch.set(node, Section::Properties, "cpu_arch", cpu_arch)
     }
 }
 
-/// `deploy_interface` on create: custom deploy, then live ISO; a scheme that fixes it
-/// (fake-hardware) always wins.
+/// `deploy_interface` on create: the scheme's fixed one, else custom deploy, else live ISO.
 pub(super) fn deploy_interface(
     bmc: &AccessDetails,
     data: &ManagementAccessData,
@@ -646,19 +603,13 @@ pub(super) fn deploy_interface(
     }
 }
 
-/// BMO's `bmcAddressMatches`: compares only the first key ending in `_address` (keys in sorted
-/// order, so the choice is deterministic).
+/// BMO's `bmcAddressMatches`: compares only the first (sorted) key ending in `_address`.
 fn bmc_address_matches(current: &Map<String, Value>, desired: &Map<String, Value>) -> bool {
     let first = |m: &Map<String, Value>| {
-        let mut keys: Vec<&String> = m.keys().filter(|k| k.ends_with("_address")).collect();
-        keys.sort();
-        keys.first().map(|k| (k.to_string(), m.get(*k).cloned()))
+        let key = m.keys().filter(|k| k.ends_with("_address")).min()?;
+        Some((key.clone(), m.get(key).cloned()))
     };
-    match (first(current), first(desired)) {
-        (Some((ck, cv)), Some((dk, dv))) => ck == dk && cv == dv,
-        (None, None) => true,
-        _ => false,
-    }
+    first(current) == first(desired)
 }
 
 /// An IPv6 literal, or a name whose first DNS answer is IPv6.
