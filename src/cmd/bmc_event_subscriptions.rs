@@ -9,7 +9,6 @@ use crate::error::{Error, Result};
 use crate::machine::event_subscription::host_key;
 use crate::persist::snapshot::Snapshot;
 use bmh_api::{BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, ObjectKey};
-use comfy_table::{Table, presets::NOTHING};
 use std::fmt::Write as _;
 
 /// Whether `word` names the kind, as kubectl takes it: singular, plural, with its group, or a
@@ -114,40 +113,30 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
 /// The `get` table: BMO's printer columns (the error) with the host and the BMC's ID;
 /// `wide` adds the destination.
 pub fn table(subs: &[BmcEventSubscription], namespaces: bool, headers: bool, wide: bool) -> String {
-    let mut header = Vec::new();
-    if namespaces {
-        header.push("NAMESPACE");
-    }
-    header.extend(["NAME", "HOST", "SUBSCRIPTION ID", "ERROR"]);
-    if wide {
-        header.push("DESTINATION");
-    }
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    if headers {
-        t.set_header(header.iter().map(|h| h.to_string()));
-    }
-    for s in subs {
-        let mut row = Vec::new();
-        if namespaces {
-            row.push(s.metadata.namespace_or_default().to_string());
-        }
-        row.extend([
-            s.metadata.name.clone(),
-            s.spec.host_name.clone(),
-            s.subscription_id().to_string(),
-            s.error().to_string(),
-        ]);
-        if wide {
-            row.push(s.spec.destination.clone());
-        }
-        t.add_row(row);
-    }
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
+    let show = [namespaces, true, true, true, true, wide];
+    let header: Vec<&str> = output::shown(
+        &show,
+        [
+            "NAMESPACE",
+            "NAME",
+            "HOST",
+            "SUBSCRIPTION ID",
+            "ERROR",
+            "DESTINATION",
+        ],
+    );
+    let rows = subs.iter().map(|s| {
+        let cells = [
+            s.metadata.namespace_or_default(),
+            &s.metadata.name,
+            &s.spec.host_name,
+            s.subscription_id(),
+            s.error(),
+            &s.spec.destination,
+        ];
+        output::shown(&show, cells.map(str::to_string))
+    });
+    output::kubectl_table(headers.then_some(&header[..]), rows)
 }
 
 /// A subscription in detail, as `describe` shows it.

@@ -8,8 +8,6 @@ use super::output;
 use crate::error::{Error, Result};
 use crate::persist::snapshot::Snapshot;
 use bmh_api::{DataImage, ObjectKey};
-use comfy_table::Table;
-use comfy_table::presets::NOTHING;
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -116,37 +114,24 @@ fn object(d: &DataImage) -> Result<Value> {
 
 /// NAME, URL, ATTACHED (the attached URL, `<none>`), ERRORS (count), ERROR (the last message).
 pub fn table(images: &[&DataImage], namespace_column: bool, headers: bool) -> String {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    if headers {
-        let mut header = Vec::new();
-        if namespace_column {
-            header.push("NAMESPACE");
-        }
-        header.extend(["NAME", "URL", "ATTACHED", "ERRORS", "ERROR"]);
-        t.set_header(header);
-    }
-    for d in images {
+    let show = [namespace_column, true, true, true, true, true];
+    let header: Vec<&str> = output::shown(
+        &show,
+        ["NAMESPACE", "NAME", "URL", "ATTACHED", "ERRORS", "ERROR"],
+    );
+    let rows = images.iter().map(|d| {
         let st = d.status();
-        let mut row = Vec::new();
-        if namespace_column {
-            row.push(d.metadata.namespace_or_default().to_string());
-        }
-        row.extend([
+        let cells = [
+            d.metadata.namespace_or_default().to_string(),
             d.metadata.name.clone(),
             d.spec.url.clone(),
             none_if_empty(&st.attached_image.url),
             st.error.count.to_string(),
             none_if_empty(&st.error.message),
-        ]);
-        t.add_row(row);
-    }
-    // comfy-table pads the last column; kubectl does not.
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
+        ];
+        output::shown(&show, cells)
+    });
+    output::kubectl_table(headers.then_some(&header[..]), rows)
 }
 
 fn none_if_empty(s: &str) -> String {

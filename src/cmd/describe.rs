@@ -12,7 +12,6 @@ use crate::record::HostRecord;
 use crate::selection::HostSelection;
 use chrono::{DateTime, Utc};
 use clap::Args;
-use comfy_table::{Table, presets::NOTHING};
 use std::fmt::Write as _;
 
 #[derive(Debug, Args)]
@@ -194,23 +193,17 @@ fn push_history(out: &mut String, hist: &bmh_api::OperationHistory) {
 
 fn push_conditions(out: &mut String, conditions: &[bmh_api::Condition]) {
     out.push_str("Conditions:\n");
-    if conditions.is_empty() {
-        out.push_str("  <none>\n");
-    } else {
-        let mut t = Table::new();
-        t.load_preset(NOTHING);
-        t.set_header(["TYPE", "STATUS", "REASON", "MESSAGE", "LAST TRANSITION"]);
-        for c in conditions {
-            t.add_row([
-                c.type_.as_str(),
-                c.status.as_str(),
-                c.reason.as_str(),
-                c.message.as_str(),
-                c.last_transition_time.as_str(),
-            ]);
-        }
-        push_indented(out, &t.to_string());
-    }
+    let header = ["TYPE", "STATUS", "REASON", "MESSAGE", "LAST TRANSITION"];
+    let rows = conditions.iter().map(|c| {
+        [
+            c.type_.as_str(),
+            c.status.as_str(),
+            c.reason.as_str(),
+            c.message.as_str(),
+            c.last_transition_time.as_str(),
+        ]
+    });
+    push_table(out, &header, rows);
 }
 
 fn push_events(out: &mut String, events: &[StoredEvent]) {
@@ -295,27 +288,17 @@ fn gigabytes(bytes: i64) -> String {
 }
 
 /// A table under a heading, indented, or `<none>`.
-fn push_table(out: &mut String, header: &[&str], rows: impl Iterator<Item = Vec<String>>) {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(header.iter().map(|h| h.to_string()));
-    let mut any = false;
-    for r in rows {
-        t.add_row(r);
-        any = true;
+fn push_table<R: Into<comfy_table::Row>>(
+    out: &mut String,
+    header: &[&str],
+    rows: impl IntoIterator<Item = R>,
+) {
+    let rows: Vec<R> = rows.into_iter().collect();
+    if rows.is_empty() {
+        return out.push_str("  <none>\n");
     }
-    if any {
-        push_indented(out, &t.to_string());
-    } else {
-        out.push_str("  <none>\n");
-    }
-}
-
-fn push_indented(out: &mut String, text: &str) {
-    for l in text.lines() {
-        out.push_str("  ");
-        out.push_str(l.strip_prefix(' ').unwrap_or(l).trim_end());
-        out.push('\n');
+    for l in super::output::kubectl_table(Some(header), rows).lines() {
+        let _ = writeln!(out, "  {l}");
     }
 }
 

@@ -9,13 +9,6 @@ use comfy_table::{Table, presets::NOTHING};
 use serde::Serialize;
 use std::io::Write;
 
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(header.iter().map(|h| h.to_string()));
-    t
-}
-
 pub fn host_name(rec: &HostRecord) -> String {
     let m = &rec.host.metadata;
     if m.namespace_or_default() == bmh_api::DEFAULT_NAMESPACE {
@@ -255,21 +248,22 @@ fn show_state(s: &str) -> &str {
 /// The final table of a run: one row per host, and why a host stopped short, with what its
 /// passes last waited on (the provisioner's reason, which BMO writes nowhere).
 pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Result<()> {
-    let mut t = table(&["HOST", "STATE", "STATUS", "POWER", "RESULT", "ERROR"]);
+    let mut t = Table::new();
+    t.load_preset(NOTHING)
+        .set_header(["HOST", "STATE", "STATUS", "POWER", "RESULT", "ERROR"]);
     // The columns' widths need every row: the rows are kept, the records they came from not.
     for r in hosts {
         let s = &r.seen;
-        let (state, result) = match r.outcome {
-            _ if r.deleted => ("(deleted)".to_string(), "ok".to_string()),
-            Outcome::Reached => (show_state(&s.state).to_string(), "ok".into()),
-            Outcome::Failed => (
-                show_state(&s.state).to_string(),
-                format!("failed (goal {})", r.goal.describe()),
-            ),
-            Outcome::InFlight => (
-                show_state(&s.state).to_string(),
-                format!("in flight (goal {})", r.goal.describe()),
-            ),
+        let state = if r.deleted {
+            "(deleted)"
+        } else {
+            show_state(&s.state)
+        };
+        let result = match r.outcome {
+            _ if r.deleted => "ok".to_string(),
+            Outcome::Reached => "ok".into(),
+            Outcome::Failed => format!("failed (goal {})", r.goal.describe()),
+            Outcome::InFlight => format!("in flight (goal {})", r.goal.describe()),
         };
         let stopped_short = r.outcome != Outcome::Reached;
         let mut error = seen_error(s);
@@ -302,7 +296,7 @@ pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Resul
         };
         t.add_row(vec![
             display_name(&r.namespace, &r.name),
-            state,
+            state.to_string(),
             status.to_string(),
             power.to_string(),
             result,
@@ -477,27 +471,12 @@ pub fn hosts_table_with(
     unreadable: &[&bmh_api::ObjectKey],
     o: &TableOptions,
 ) -> String {
-    let mut header = Vec::new();
-    if o.namespace_column {
-        header.push("NAMESPACE");
-    }
-    header.push("NAME");
-    if o.wide {
-        header.push("STATUS");
-    }
-    header.extend(["STATE", "CONSUMER"]);
-    if o.wide {
-        header.push("BMC");
-    }
-    header.extend(["ONLINE", "ERROR", "AGE"]);
-    if o.labels {
-        header.push("LABELS");
-    }
-    let mut t = table(&header);
-    if !o.headers {
-        t = Table::new();
-        t.load_preset(NOTHING);
-    }
+    let (ns, wide) = (o.namespace_column, o.wide);
+    let show = [ns, true, wide, true, true, wide, true, true, true, o.labels];
+    let header: Vec<&str> = shown(
+        &show,
+        "NAMESPACE NAME STATUS STATE CONSUMER BMC ONLINE ERROR AGE LABELS".split(' '),
+    );
     let mut rows: Vec<(bmh_api::ObjectKey, Option<&HostRecord>)> = records
         .iter()
         .map(|r| {
@@ -512,75 +491,75 @@ pub fn hosts_table_with(
         rows.extend(unreadable.iter().map(|k| ((*k).clone(), None)));
         rows.sort_by(|a, b| a.0.cmp(&b.0));
     }
-    for (key, rec) in rows {
+    let rows = rows.into_iter().map(|(key, rec)| {
+        let name = if ns || !o.qualified_names || key.namespace == bmh_api::DEFAULT_NAMESPACE {
+            key.name.clone()
+        } else {
+            key.to_string()
+        };
         let Some(rec) = rec else {
-            t.add_row(unreadable_row(&key, o));
-            continue;
+            let rest = [
+                "",
+                "<unreadable>",
+                "",
+                "",
+                "",
+                "cannot be read",
+                "<unknown>",
+                "<none>",
+            ];
+            return shown(
+                &show,
+                [key.namespace, name]
+                    .into_iter()
+                    .chain(rest.map(String::from)),
+            );
         };
         let s = rec.status();
-        let mut row = Vec::new();
-        if o.namespace_column {
-            row.push(rec.host.metadata.namespace_or_default().to_string());
-        }
-        row.push(if o.namespace_column || !o.qualified_names {
-            rec.host.metadata.name.clone()
-        } else {
-            host_name(rec)
-        });
-        if o.wide {
-            row.push(s.operational_status.as_str().to_string());
-        }
-        row.extend([state_text(rec), consumer(rec)]);
-        if o.wide {
-            row.push(rec.host.bmc_address().to_string());
-        }
-        row.extend([
-            rec.host.spec.online.to_string(),
-            s.error_type.as_str().to_string(),
-            age(rec, o.now),
-        ]);
-        if o.labels {
-            row.push(labels_text(&rec.host.metadata.labels));
-        }
-        t.add_row(row);
+        shown(
+            &show,
+            [
+                key.namespace,
+                name,
+                s.operational_status.as_str().to_string(),
+                state_text(rec),
+                consumer(rec),
+                rec.host.bmc_address().to_string(),
+                rec.host.spec.online.to_string(),
+                s.error_type.as_str().to_string(),
+                age(rec, o.now),
+                labels_text(&rec.host.metadata.labels),
+            ],
+        )
+    });
+    kubectl_table(o.headers.then_some(&header[..]), rows)
+}
+
+/// The columns of `cols` that `show` keeps.
+pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
+    cols.into_iter()
+        .zip(show)
+        .filter_map(|(c, s)| s.then_some(c))
+        .collect()
+}
+
+/// A table as kubectl prints it (no header line without `header`): comfy-table pads the last
+/// column and indents; kubectl does not.
+pub fn kubectl_table<R: Into<comfy_table::Row>>(
+    header: Option<&[&str]>,
+    rows: impl IntoIterator<Item = R>,
+) -> String {
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    if let Some(h) = header {
+        t.set_header(h.to_vec());
     }
-    // comfy-table pads the last column; kubectl does not.
+    t.add_rows(rows);
     t.to_string()
         .lines()
         .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// The row of a host that cannot be read: its name, and that it cannot be read.
-fn unreadable_row(key: &bmh_api::ObjectKey, o: &TableOptions) -> Vec<String> {
-    let mut row = Vec::new();
-    if o.namespace_column {
-        row.push(key.namespace.clone());
-    }
-    row.push(
-        if o.namespace_column || !o.qualified_names || key.namespace == bmh_api::DEFAULT_NAMESPACE {
-            key.name.clone()
-        } else {
-            key.to_string()
-        },
-    );
-    if o.wide {
-        row.push(String::new());
-    }
-    row.extend(["<unreadable>".to_string(), String::new()]);
-    if o.wide {
-        row.push(String::new());
-    }
-    row.extend([
-        String::new(),
-        "cannot be read".to_string(),
-        "<unknown>".to_string(),
-    ]);
-    if o.labels {
-        row.push("<none>".into());
-    }
-    row
 }
 
 /// `spec.consumerRef.name`, BMO's CONSUMER column.

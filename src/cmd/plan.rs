@@ -240,11 +240,7 @@ fn host_name(p: &HostPlan) -> String {
 
 /// HOST, FROM, PATH, ACTIONS, DESTRUCTIVE: one line a host.
 pub fn table(plans: &[HostPlan]) -> String {
-    use comfy_table::{Table, presets::NOTHING};
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(["HOST", "FROM", "PATH", "ACTIONS", "DESTRUCTIVE"]);
-    for p in plans {
+    let rows = plans.iter().map(|p| {
         let mut path = path_states(p, true).join(" -> ");
         if !p.reaches {
             path.push_str(&format!(" (stops: {})", p.stops));
@@ -264,20 +260,16 @@ pub fn table(plans: &[HostPlan]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        t.add_row([
+        [
             host_name(p),
             state_text(&p.from),
             path,
             actions,
             if p.destructive() { "yes" } else { "no" }.to_string(),
-        ]);
-    }
-    // As `get` prints its table: no margin, no padding after the last column.
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
+        ]
+    });
+    let header = ["HOST", "FROM", "PATH", "ACTIONS", "DESTRUCTIVE"];
+    super::output::kubectl_table(Some(&header), rows)
 }
 
 fn live_json(live: &Live) -> Value {
