@@ -63,51 +63,23 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
             )));
         }
     }
-    match args.output {
-        GetFormat::Table | GetFormat::Wide => {
-            if subs.is_empty() {
-                crate::eprintln_quiet!("No BMCEventSubscriptions found.");
-                return Ok(());
-            }
-            output::line(table(
-                &subs,
-                all_namespaces,
-                !args.no_headers,
-                args.output == GetFormat::Wide,
-            ))
+    if matches!(args.output, GetFormat::Table | GetFormat::Wide) {
+        if subs.is_empty() {
+            crate::eprintln_quiet!("No BMCEventSubscriptions found.");
+            return Ok(());
         }
-        GetFormat::Name => output::write_stdout(
-            &subs
-                .iter()
-                .map(|s| format!("bmceventsubscription.metal3.io/{}\n", s.metadata.name))
-                .collect::<String>(),
-        ),
-        GetFormat::Json | GetFormat::Yaml => {
-            let mut objects: Vec<serde_json::Value> = subs
-                .iter()
-                .map(|s| {
-                    serde_json::to_value(s)
-                        .map_err(|e| Error::internal("cannot encode a subscription as JSON", e))
-                })
-                .collect::<Result<_>>()?;
-            let doc = if names.len() == 1 && objects.len() == 1 {
-                objects.remove(0)
-            } else {
-                serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
-            };
-            if args.output == GetFormat::Json {
-                output::line(
-                    serde_json::to_string_pretty(&doc)
-                        .map_err(|e| Error::internal("cannot encode as JSON", e))?,
-                )
-            } else {
-                output::write_stdout(
-                    &serde_saphyr::to_string(&doc)
-                        .map_err(|e| Error::internal("cannot encode as YAML", e))?,
-                )
-            }
-        }
+        let wide = args.output == GetFormat::Wide;
+        return output::line(table(&subs, all_namespaces, !args.no_headers, wide));
     }
+    let objects = subs
+        .iter()
+        .map(|s| {
+            serde_json::to_value(s)
+                .map_err(|e| Error::internal("cannot encode a subscription as JSON", e))
+        })
+        .collect::<Result<_>>()?;
+    let resource = "bmceventsubscription.metal3.io";
+    output::print_objects(args.output, resource, objects, names.len() == 1)
 }
 
 /// The `get` table: BMO's printer columns (the error) with the host and the BMC's ID;

@@ -50,38 +50,17 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
         crate::eprintln_quiet!("No DataImages found in {}.", place.name());
         return Ok(());
     }
-    match args.output {
-        GetFormat::Table | GetFormat::Wide => output::line(table(
-            &all,
-            args.namespaces.all_namespaces,
-            !args.no_headers,
-        )),
-        GetFormat::Name => {
-            let text: String = all
-                .iter()
-                .map(|d| format!("dataimage.metal3.io/{}\n", d.metadata.name))
-                .collect();
-            output::write_stdout(&text)
-        }
-        GetFormat::Json | GetFormat::Yaml => {
-            let mut objects = all.iter().map(|d| object(d)).collect::<Result<Vec<_>>>()?;
-            let doc = if names.len() == 1 && objects.len() == 1 {
-                objects.remove(0)
-            } else {
-                serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
-            };
-            if args.output == GetFormat::Json {
-                output::line(
-                    serde_json::to_string_pretty(&doc)
-                        .map_err(|e| Error::internal("cannot encode as JSON", e))?,
-                )
-            } else {
-                let text = serde_saphyr::to_string(&doc)
-                    .map_err(|e| Error::internal("cannot encode as YAML", e))?;
-                output::write_stdout(&text)
-            }
-        }
+    if matches!(args.output, GetFormat::Table | GetFormat::Wide) {
+        let namespaces = args.namespaces.all_namespaces;
+        return output::line(table(&all, namespaces, !args.no_headers));
     }
+    let objects = all.iter().map(|d| object(d)).collect::<Result<_>>()?;
+    output::print_objects(
+        args.output,
+        "dataimage.metal3.io",
+        objects,
+        names.len() == 1,
+    )
 }
 
 fn key(d: &DataImage) -> ObjectKey {

@@ -59,14 +59,7 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
         GetFormat::Table | GetFormat::Wide => output::line(output::hosts_table_with(
             records,
             &unreadable,
-            &output::TableOptions {
-                wide: args.output == GetFormat::Wide,
-                namespace_column: args.namespaces.all_namespaces,
-                qualified_names: args.namespaces.namespace.is_none(),
-                headers: !args.no_headers,
-                labels: args.show_labels,
-                now: chrono::Utc::now(),
-            },
+            &table_options(&args, true),
         )),
         GetFormat::Name => output::print_with(|out| {
             records
@@ -158,21 +151,12 @@ fn object(rec: &HostRecord) -> Result<Value> {
 }
 
 /// A watch event's type, as kubectl's `--output-watch-events` spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "UPPERCASE")]
 enum Change {
     Added,
     Modified,
     Deleted,
-}
-
-impl Change {
-    fn as_str(self) -> &'static str {
-        match self {
-            Change::Added => "ADDED",
-            Change::Modified => "MODIFIED",
-            Change::Deleted => "DELETED",
-        }
-    }
 }
 
 /// The selected hosts as read now, each with the object `-o json` prints for it. A host named
@@ -322,17 +306,18 @@ fn print_changes(
 }
 
 fn watch_table(args: &GetArgs, recs: &[&HostRecord], headers: bool) -> String {
-    output::hosts_table(
-        recs,
-        &output::TableOptions {
-            wide: args.output == GetFormat::Wide,
-            namespace_column: args.namespaces.all_namespaces,
-            qualified_names: args.namespaces.namespace.is_none(),
-            headers: headers && !args.no_headers,
-            labels: args.show_labels,
-            now: chrono::Utc::now(),
-        },
-    )
+    output::hosts_table(recs, &table_options(args, headers))
+}
+
+fn table_options(args: &GetArgs, headers: bool) -> output::TableOptions {
+    output::TableOptions {
+        wide: args.output == GetFormat::Wide,
+        namespace_column: args.namespaces.all_namespaces,
+        qualified_names: args.namespaces.namespace.is_none(),
+        headers: headers && !args.no_headers,
+        labels: args.show_labels,
+        now: chrono::Utc::now(),
+    }
 }
 
 /// One change as `get -w -o FORMAT` prints it.
@@ -375,7 +360,7 @@ fn same_but_created(before: &Value, now: &Value) -> bool {
 /// kubectl's watch event (`--output-watch-events`): the change and the host as `get NAME -o
 /// json` prints it (as last seen, for a deletion).
 fn watch_event(change: Change, object: &Value) -> Value {
-    serde_json::json!({"type": change.as_str(), "object": object})
+    serde_json::json!({"type": change, "object": object})
 }
 
 #[cfg(test)]

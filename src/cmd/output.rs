@@ -658,6 +658,41 @@ pub fn hardware_summary(rec: &HostRecord) -> String {
         .unwrap_or_default()
 }
 
+/// `get -o name|json|yaml` of objects of a kind other than hosts: `RESOURCE/NAME` lines, or the
+/// object itself when one was named (`single`) and found, else kubectl's List.
+pub fn print_objects(
+    format: super::get_args::GetFormat,
+    resource: &str,
+    mut objects: Vec<serde_json::Value>,
+    single: bool,
+) -> Result<()> {
+    use super::get_args::GetFormat;
+    if format == GetFormat::Name {
+        let name = |o: &serde_json::Value| o["metadata"]["name"].as_str().unwrap_or("").to_string();
+        let text: String = objects
+            .iter()
+            .map(|o| format!("{resource}/{}\n", name(o)))
+            .collect();
+        return write_stdout(&text);
+    }
+    let doc = if single && objects.len() == 1 {
+        objects.remove(0)
+    } else {
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
+    };
+    if format == GetFormat::Json {
+        line(
+            serde_json::to_string_pretty(&doc)
+                .map_err(|e| Error::internal("cannot encode as JSON", e))?,
+        )
+    } else {
+        write_stdout(
+            &serde_saphyr::to_string(&doc)
+                .map_err(|e| Error::internal("cannot encode as YAML", e))?,
+        )
+    }
+}
+
 /// `text` on standard output; a closed pipe comes back as an `stdout` I/O error, which
 /// [`super::run`] turns into a quiet exit 0 (where `println!` would panic).
 pub fn write_stdout(text: &str) -> Result<()> {

@@ -9,7 +9,7 @@
 //! store's lease or the files' locks).
 
 use super::options::Place;
-use super::watch::{Condition, wait_until};
+use super::watch::{Condition, status_cond, wait_until};
 use super::{DeleteArgs, DriveArgs, SourceArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
@@ -124,33 +124,16 @@ fn json_args(mode_hard: bool, force: bool) -> String {
     Value::Object(m).to_string()
 }
 
-fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
-    Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
-}
-
-/// What a verb asks, and how its outcome is told and seen.
-struct Request {
-    change: Change,
-    /// What is said once the annotation is written (`power off requested`).
-    done: &'static str,
-    /// What is said once the outcome is seen (`powered off`), with `--wait`.
-    what: &'static str,
-    /// When the outcome is seen.
-    cond: Condition,
-}
+/// What a verb asks: the change, what is said once it is written (`power off requested`) and
+/// once its outcome is seen with `--wait` (`powered off`), and when that is.
+type Request = (VerbArgs, Change, &'static str, &'static str, Condition);
 
 pub fn run(
     cmd: VerbCommand,
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    let (verb, request) = request_of(cmd);
-    let Request {
-        change,
-        done,
-        what,
-        cond,
-    } = request;
+    let (verb, change, done, what, cond) = request_of(cmd);
     let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
     let place = super::options::place(&verb.source)?;
     let (name, value) = match &change {
@@ -172,26 +155,25 @@ pub fn run(
             }
         },
     )?;
-    if verb.wait {
-        wait_until(
-            &place,
-            &keys,
-            cond,
-            what,
-            verb.timeout,
-            &verb.drive,
-            input,
-            provisioners,
-        )?;
-        for k in &keys {
-            super::output::outln!("baremetalhost/{} {what}", k.name)?;
-        }
+    if !verb.wait {
+        return Ok(());
     }
-    Ok(())
+    let (timeout, drive) = (verb.timeout, &verb.drive);
+    wait_until(
+        &place,
+        &keys,
+        cond,
+        what,
+        what,
+        timeout,
+        drive,
+        input,
+        provisioners,
+    )
 }
 
-fn request_of(cmd: VerbCommand) -> (VerbArgs, Request) {
-    let (verb, change, done, what, cond): (VerbArgs, Change, _, _, Condition) = match cmd {
+fn request_of(cmd: VerbCommand) -> Request {
+    match cmd {
         VerbCommand::Power(PowerCommand::On(verb)) => (
             verb,
             Change::Remove(POWER_OFF_ANNOTATION),
@@ -276,14 +258,7 @@ fn request_of(cmd: VerbCommand) -> (VerbArgs, Request) {
                 r.is_none_or(|r| !r.host.metadata.annotations.contains_key(RETRY_ANNOTATION))
             }),
         ),
-    };
-    let request = Request {
-        change,
-        done,
-        what,
-        cond,
-    };
-    (verb, request)
+    }
 }
 
 fn report(name: &str, done: &str, changed: bool) -> Result<()> {
@@ -343,7 +318,8 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
 
 /// `bmhctl delete`: on files (`-f`), BMO's delete path driven to its end in-process (as
 /// `provision` drives hosts, with its progress and result), or with `--no-wait` only the deletion
-/// mark recorded; on the store, see [`delete_from_store`].
+/// mark recorded; on the store, each host marked (its `metadata.deletionTimestamp`, as the API
+/// server does) and, unless `--no-wait`, waited for until BMO's delete path has removed it.
 pub fn delete(
     args: DeleteArgs,
     verbosity: Verbosity,
@@ -352,9 +328,7 @@ pub fn delete(
 ) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     match super::options::place(&args.source)? {
-        Place::Store(_)
-            if args.dry_run && selection.names_none() && args.run.selector.is_none() =>
-        {
+        Place::Store(_) if selection.names_none() && args.run.selector.is_none() => {
             Err(Error::Usage(
                 "delete: name the hosts to delete from the store, or give -f FILE to act on \
                  files"
@@ -386,56 +360,25 @@ pub fn delete(
             provisioners,
         ),
         place @ Place::Store(_) => {
-            if selection.names_none() && args.run.selector.is_none() {
-                return Err(Error::Usage(
-                    "delete: name the hosts to delete from the store, or give -f FILE to act \
-                     on files"
-                        .into(),
-                ));
+            let keys = request_deletion(&place, &selection, input)?;
+            if args.no_wait {
+                return Ok(());
             }
-            delete_from_store(
+            let gone = Box::new(|r: Option<&HostRecord>| r.is_none());
+            let (timeout, drive) = (args.run.timeout, &args.run.drive);
+            wait_until(
                 &place,
-                &selection,
-                !args.no_wait,
-                args.run.timeout,
-                &args.run.drive,
+                &keys,
+                gone,
+                "deleted",
+                "deleted",
+                timeout,
+                drive,
                 input,
                 provisioners,
             )
         }
     }
-}
-
-/// `bmhctl delete HOST...` on the store: marks each host for deletion (its
-/// `metadata.deletionTimestamp`, as the API server does) and, unless `wait` is false, waits until
-/// BMO's delete path has finished and the host is gone from the store, driving it in-process when
-/// no `watch` runs.
-fn delete_from_store(
-    place: &Place,
-    selection: &HostSelection,
-    wait: bool,
-    timeout: Duration,
-    drive: &DriveArgs,
-    input: crate::persist::InputPolicy,
-    provisioners: &crate::provisioners::Settings,
-) -> Result<()> {
-    let keys = request_deletion(place, selection, input)?;
-    if wait {
-        wait_until(
-            place,
-            &keys,
-            Box::new(|r: Option<&HostRecord>| r.is_none()),
-            "deleted",
-            timeout,
-            drive,
-            input,
-            provisioners,
-        )?;
-        for k in &keys {
-            super::output::outln!("baremetalhost/{} deleted", k.name)?;
-        }
-    }
-    Ok(())
 }
 
 /// Requests the deletion of the selected hosts and says so for each; returns them.

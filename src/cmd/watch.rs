@@ -22,7 +22,7 @@ use crate::persist::store::{Lease, Store};
 use crate::record::HostRecord;
 use crate::runner::live::{LiveObjects, LiveServices, Observer, Watching, control};
 use crate::selection::HostSelection;
-use bmh_api::{ObjectKey, ProvisioningState};
+use bmh_api::{ObjectKey, OperationalStatus, ProvisioningState};
 use clap::Args;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -168,21 +168,29 @@ fn runtime(concurrency: usize) -> Result<tokio::runtime::Runtime> {
         .map_err(|e| Error::internal("cannot start the async runtime", e))
 }
 
+/// What a transition is a change of: state, operational status, power, error message.
+type Seen = (String, String, bool, String);
+
+fn seen(rec: &HostRecord) -> Seen {
+    let s = rec.status();
+    let (state, op) = (s.provisioning.state.as_str(), s.operational_status.as_str());
+    (
+        state.into(),
+        op.into(),
+        s.powered_on,
+        s.error_message.clone(),
+    )
+}
+
 /// Prints a line when a host's state, operational status or power changes (not with `-q`).
 fn transitions(quiet: bool) -> Observer {
-    let mut last: HashMap<ObjectKey, (String, String, bool, String)> = HashMap::new();
+    let mut last: HashMap<ObjectKey, Seen> = HashMap::new();
     Box::new(
         move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
             if let Some(e) = &out.error {
                 tracing::info!("BareMetalHost {key}: {e}");
             }
-            let s = rec.status();
-            let now = (
-                s.provisioning.state.as_str().to_string(),
-                s.operational_status.as_str().to_string(),
-                s.powered_on,
-                s.error_message.clone(),
-            );
+            let now = seen(rec);
             if out.deleted() {
                 last.remove(key);
                 if !quiet {
@@ -194,11 +202,7 @@ fn transitions(quiet: bool) -> Observer {
             }
             if last.get(key) != Some(&now) {
                 if !quiet {
-                    let op = if now.1.is_empty() {
-                        "-"
-                    } else {
-                        now.1.as_str()
-                    };
+                    let op = if now.1.is_empty() { "-" } else { &now.1 };
                     let power = if now.2 { "on" } else { "off" };
                     let err = if now.3.is_empty() {
                         String::new()
@@ -220,17 +224,11 @@ fn transitions(quiet: bool) -> Observer {
 /// `watch -o json`: each transition, and each event of a pass, as one versioned JSON object a
 /// line (docs/output.md).
 fn json_lines() -> Observer {
-    let mut last: HashMap<ObjectKey, (String, String, bool, String)> = HashMap::new();
+    let mut last: HashMap<ObjectKey, Seen> = HashMap::new();
     Box::new(
         move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
             let time = format_time(SystemClock.now());
-            let s = rec.status();
-            let now = (
-                s.provisioning.state.as_str().to_string(),
-                s.operational_status.as_str().to_string(),
-                s.powered_on,
-                s.error_message.clone(),
-            );
+            let now = seen(rec);
             let mut lines = Vec::new();
             if out.deleted() || last.get(key) != Some(&now) {
                 let mut t = serde_json::json!({
@@ -242,7 +240,7 @@ fn json_lines() -> Observer {
                     "provisioningState": now.0,
                     "operationalStatus": now.1,
                     "poweredOn": now.2,
-                    "errorType": s.error_type.as_str(),
+                    "errorType": rec.status().error_type.as_str(),
                     "errorMessage": now.3,
                 });
                 if out.deleted() {
@@ -373,14 +371,21 @@ fn reader(place: &Place, input: crate::persist::InputPolicy) -> Reader {
     Arc::new(move |key: &ObjectKey| crate::persist::snapshot::read_host(&place, key, input))
 }
 
+/// A condition on a host that must be there.
+pub fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
+    Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
+}
+
 /// Waits until every host meets `cond`, driving them in-process when no `watch` holds the
-/// store's lease or the files' locks. Exit 1 after `timeout`, 130 on SIGINT/SIGTERM.
+/// store's lease or the files' locks, then prints `baremetalhost/NAME {said}` for each. Exit 1
+/// after `timeout`, 130 on SIGINT/SIGTERM.
 #[allow(clippy::too_many_arguments)]
 pub fn wait_until(
     place: &Place,
     keys: &[ObjectKey],
     cond: Condition,
     what: &str,
+    said: &str,
     timeout: Duration,
     drive: &DriveArgs,
     input: crate::persist::InputPolicy,
@@ -401,7 +406,7 @@ pub fn wait_until(
         }
     };
     if pending(reader(place, input))()?.is_empty() {
-        return Ok(());
+        return say(keys, said);
     }
     let deadline = Instant::now() + timeout;
     let options = DriveOptions::for_controller(drive, &Environment::read()?);
@@ -475,7 +480,12 @@ pub fn wait_until(
     let outcome = why_rx.recv().unwrap_or(Err(Error::Interrupted));
     // A save left behind after the signal (it hangs) is not waited for.
     runtime.shutdown_background();
-    outcome
+    outcome.and_then(|()| say(keys, said))
+}
+
+fn say(keys: &[ObjectKey], said: &str) -> Result<()> {
+    keys.iter()
+        .try_for_each(|k| super::output::outln!("baremetalhost/{} {said}", k.name))
 }
 
 /// The host is stable at its goal as far as the store shows: the state `provision` drives it
@@ -484,7 +494,7 @@ fn at_goal(r: &HostRecord) -> bool {
     let s = r.status();
     let state = &s.provisioning.state;
     if !crate::runner::Goal::for_provision(r).reached_by(state)
-        || s.operational_status != bmh_api::OperationalStatus::Ok
+        || s.operational_status != OperationalStatus::Ok
     {
         return false;
     }
@@ -508,17 +518,11 @@ fn norm(s: &str) -> String {
 pub fn state_condition(state: &str) -> Result<Condition> {
     let want = norm(state);
     Ok(match want.as_str() {
-        "goal" => Box::new(|r: Option<&HostRecord>| r.is_some_and(at_goal)),
-        "detached" => Box::new(|r: Option<&HostRecord>| {
-            r.is_some_and(|r| r.status().operational_status == bmh_api::OperationalStatus::Detached)
-        }),
-        "error" => Box::new(|r: Option<&HostRecord>| {
-            r.is_some_and(|r| r.status().operational_status == bmh_api::OperationalStatus::Error)
-        }),
-        "powered on" => Box::new(|r: Option<&HostRecord>| r.is_some_and(|r| r.status().powered_on)),
-        "powered off" => {
-            Box::new(|r: Option<&HostRecord>| r.is_some_and(|r| !r.status().powered_on))
-        }
+        "goal" => status_cond(at_goal),
+        "detached" => status_cond(|r| r.status().operational_status == OperationalStatus::Detached),
+        "error" => status_cond(|r| r.status().operational_status == OperationalStatus::Error),
+        "powered on" => status_cond(|r| r.status().powered_on),
+        "powered off" => status_cond(|r| !r.status().powered_on),
         "deleted" => Box::new(|r: Option<&HostRecord>| r.is_none()),
         _ => {
             let Some(known) = ProvisioningState::KNOWN
@@ -564,18 +568,16 @@ pub fn wait(
     let place = super::options::place(&args.source)?;
     crate::persist::requests::must_exist(&place)?;
     let keys = crate::persist::snapshot::select_keys(&place, &selection, input)?;
+    let (what, timeout, drive) = (&args.for_state, args.timeout, &args.drive);
     wait_until(
         &place,
         &keys,
         cond,
-        &args.for_state,
-        args.timeout,
-        &args.drive,
+        what,
+        "condition met",
+        timeout,
+        drive,
         input,
         provisioners,
-    )?;
-    for k in &keys {
-        super::output::outln!("baremetalhost/{} condition met", k.name)?;
-    }
-    Ok(())
+    )
 }
