@@ -35,6 +35,68 @@ pub fn state_text(rec: &HostRecord) -> String {
     }
 }
 
+/// The columns of `cols` that `show` keeps.
+pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
+    cols.into_iter()
+        .zip(show)
+        .filter_map(|(c, s)| s.then_some(c))
+        .collect()
+}
+
+/// A table as kubectl prints it (no header line without `header`): comfy-table pads the last
+/// column and indents; kubectl does not.
+pub fn kubectl_table<R: Into<comfy_table::Row>>(
+    header: Option<&[&str]>,
+    rows: impl IntoIterator<Item = R>,
+) -> String {
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    if let Some(h) = header {
+        t.set_header(h.to_vec());
+    }
+    t.add_rows(rows);
+    t.to_string()
+        .lines()
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `get -o name|json|yaml` of objects of a kind other than hosts: `RESOURCE/NAME` lines, or the
+/// object itself when one was named (`single`) and found, else kubectl's List.
+pub fn print_objects(
+    format: super::get_args::GetFormat,
+    resource: &str,
+    mut objects: Vec<serde_json::Value>,
+    single: bool,
+) -> Result<()> {
+    use super::get_args::GetFormat;
+    if format == GetFormat::Name {
+        let name = |o: &serde_json::Value| o["metadata"]["name"].as_str().unwrap_or("").to_string();
+        let text: String = objects
+            .iter()
+            .map(|o| format!("{resource}/{}\n", name(o)))
+            .collect();
+        return write_stdout(&text);
+    }
+    let doc = if single && objects.len() == 1 {
+        objects.remove(0)
+    } else {
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
+    };
+    if format == GetFormat::Json {
+        line(
+            serde_json::to_string_pretty(&doc)
+                .map_err(|e| Error::internal("cannot encode as JSON", e))?,
+        )
+    } else {
+        write_stdout(
+            &serde_saphyr::to_string(&doc)
+                .map_err(|e| Error::internal("cannot encode as YAML", e))?,
+        )
+    }
+}
+
 /// The group and version of every JSON document bmhctl prints as a result (docs/output.md).
 pub const API_VERSION: &str = "bmhctl.metal3.io/v1alpha1";
 
@@ -535,33 +597,6 @@ pub fn hosts_table_with(
     kubectl_table(o.headers.then_some(&header[..]), rows)
 }
 
-/// The columns of `cols` that `show` keeps.
-pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
-    cols.into_iter()
-        .zip(show)
-        .filter_map(|(c, s)| s.then_some(c))
-        .collect()
-}
-
-/// A table as kubectl prints it (no header line without `header`): comfy-table pads the last
-/// column and indents; kubectl does not.
-pub fn kubectl_table<R: Into<comfy_table::Row>>(
-    header: Option<&[&str]>,
-    rows: impl IntoIterator<Item = R>,
-) -> String {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    if let Some(h) = header {
-        t.set_header(h.to_vec());
-    }
-    t.add_rows(rows);
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// `spec.consumerRef.name`, BMO's CONSUMER column.
 pub fn consumer(rec: &HostRecord) -> String {
     rec.host
@@ -656,41 +691,6 @@ pub fn hardware_summary(rec: &HostRecord) -> String {
             )
         })
         .unwrap_or_default()
-}
-
-/// `get -o name|json|yaml` of objects of a kind other than hosts: `RESOURCE/NAME` lines, or the
-/// object itself when one was named (`single`) and found, else kubectl's List.
-pub fn print_objects(
-    format: super::get_args::GetFormat,
-    resource: &str,
-    mut objects: Vec<serde_json::Value>,
-    single: bool,
-) -> Result<()> {
-    use super::get_args::GetFormat;
-    if format == GetFormat::Name {
-        let name = |o: &serde_json::Value| o["metadata"]["name"].as_str().unwrap_or("").to_string();
-        let text: String = objects
-            .iter()
-            .map(|o| format!("{resource}/{}\n", name(o)))
-            .collect();
-        return write_stdout(&text);
-    }
-    let doc = if single && objects.len() == 1 {
-        objects.remove(0)
-    } else {
-        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
-    };
-    if format == GetFormat::Json {
-        line(
-            serde_json::to_string_pretty(&doc)
-                .map_err(|e| Error::internal("cannot encode as JSON", e))?,
-        )
-    } else {
-        write_stdout(
-            &serde_saphyr::to_string(&doc)
-                .map_err(|e| Error::internal("cannot encode as YAML", e))?,
-        )
-    }
 }
 
 /// `text` on standard output; a closed pipe comes back as an `stdout` I/O error, which
