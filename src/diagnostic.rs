@@ -48,8 +48,7 @@ impl fmt::Display for Position {
     }
 }
 
-/// One problem. Every part but the message is optional: a file that does not parse has no
-/// object, an option has no file.
+/// One problem. Every part but the message is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -161,8 +160,7 @@ impl fmt::Display for Diagnostics {
     }
 }
 
-/// The closest of `candidates` to `word`: the same word in another case, or one a few edits
-/// away (a typo, not another word).
+/// The closest of `candidates` to `word` (another case, or a typo away).
 pub fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,

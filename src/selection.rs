@@ -1,13 +1,5 @@
-//! Which hosts a command acts on: names given on the command line (`NAME` or
-//! `NAMESPACE/NAME`) and a label selector (`-l`), the same for every command and both layouts.
-//!
-//! A `NAMESPACE/NAME` names that host. A `NAME` names the host of that name in `default`, else
-//! the only host of that name (kubectl's default namespace, without kubectl's error when the
-//! host is elsewhere); several hosts of that name and none in `default` is a usage error asking
-//! for `NAMESPACE/NAME`. A name that names no host is a usage error (exit 2), whatever the
-//! command. The selector keeps, among the named hosts (all when none is named), those whose
-//! labels match. A namespace (`-n`) narrows the candidates to that namespace first: a `NAME`
-//! then names the host of that name there.
+//! Which hosts a command acts on: names (`NAME` or `NAMESPACE/NAME`) and a label selector.
+//! A `NAME` is the host of that name in `default`, else the only one of that name.
 
 use crate::error::{Error, Result};
 use crate::selector::Selector;
@@ -29,8 +21,7 @@ pub struct Candidate<'a> {
 }
 
 impl HostSelection {
-    /// The selection of `names` and the selector text (kubectl syntax); a selector that does
-    /// not parse is a usage error.
+    /// A selector that does not parse is a usage error.
     pub fn new(names: &[String], selector: Option<&str>) -> Result<Self> {
         let selector = selector
             .map(Selector::parse)
@@ -59,9 +50,7 @@ impl HostSelection {
         self.names.is_empty()
     }
 
-    /// The indices of the selected hosts among `hosts`, in their order. `place` says where the
-    /// hosts are, for messages (`the store`, `the given files`). Empty when nothing matches
-    /// the selector.
+    /// The indices of the selected hosts among `hosts`, in their order (`place` for messages).
     pub fn select<'a>(
         &self,
         hosts: impl IntoIterator<Item = Candidate<'a>>,

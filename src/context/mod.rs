@@ -38,50 +38,38 @@ pub struct ConfigFile {
 pub struct Context {
     pub name: String,
     /// `IRONIC_ENDPOINT`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ironic_endpoint: Option<String>,
     /// HTTP basic credentials for the endpoint: a YAML file with `username` and `password`, or
     /// a Kubernetes Secret holding them. Must not be readable by group or others.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub credentials_file: Option<PathBuf>,
     /// `IRONIC_CACERT_FILE`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ca_file: Option<PathBuf>,
     /// `IRONIC_CLIENT_CERT_FILE`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_cert_file: Option<PathBuf>,
     /// `IRONIC_CLIENT_PRIVATE_KEY_FILE`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_key_file: Option<PathBuf>,
     /// `IRONIC_INSECURE`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub insecure: Option<bool>,
     /// `DEPLOY_KERNEL_URL`.
-    #[serde(
-        default,
-        rename = "deployKernelURL",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "deployKernelURL", skip_serializing_if = "Option::is_none")]
     pub deploy_kernel_url: Option<String>,
     /// `DEPLOY_RAMDISK_URL`.
-    #[serde(
-        default,
-        rename = "deployRamdiskURL",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "deployRamdiskURL", skip_serializing_if = "Option::is_none")]
     pub deploy_ramdisk_url: Option<String>,
     /// `DEPLOY_ISO_URL`.
-    #[serde(
-        default,
-        rename = "deployISOURL",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "deployISOURL", skip_serializing_if = "Option::is_none")]
     pub deploy_iso_url: Option<String>,
     /// `BMHCTL_PROVISIONER` (`--provisioner`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub provisioner: Option<String>,
     /// `BMHCTL_STORE` (`--store`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub store: Option<PathBuf>,
 }
 
