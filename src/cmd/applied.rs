@@ -1,5 +1,4 @@
-//! What `bmhctl apply -f` would write to the local store: the files read and every object
-//! checked, for `apply` to write and `diff` to show.
+//! What `bmhctl apply -f` would write to the local store, for `apply` and `diff`.
 
 use crate::error::{Error, Result};
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
@@ -12,8 +11,7 @@ use bmh_api::ObjectKey;
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// What an apply would write: the files' hosts, and every other object with its value and the
-/// file it came from, all checked.
+/// The files' hosts, and every other object with its value and file, all checked.
 pub(super) struct Applied {
     pub inv: Inventory,
     pub objects: Vec<(TypedKey, Value, PathBuf)>,
@@ -77,8 +75,7 @@ fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| Error::internal("cannot encode as JSON", e))
 }
 
-/// Refuses the apply when any object's name or namespace cannot be a file name in the store
-/// (`..`, a `/`), naming each with its file.
+/// Refuses an object whose name or namespace cannot be a file name in the store.
 fn check_names<'a>(keys: impl Iterator<Item = (TypedKey, &'a std::path::Path)>) -> Result<()> {
     use crate::diagnostic::Diagnostic;
     use crate::persist::store::storable_name;
@@ -138,8 +135,7 @@ fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
     }
 }
 
-/// The Secrets of the files, as stored: their decoded values re-encoded as `data`, with their
-/// labels, annotations and type.
+/// The Secrets of the files, as stored.
 fn secrets(paths: &[PathBuf], inv: &Inventory) -> Result<Vec<(TypedKey, Value, PathBuf)>> {
     let mut out: Vec<(TypedKey, Value, PathBuf)> = Vec::new();
     for (label, real) in inventory::input_files(paths)? {

@@ -1,16 +1,5 @@
-//! `bmhctl export [HOST...]`: the selected hosts as a metal3 cluster accepts them
-//! ([`crate::metal3_export`] makes each host's documents).
-//!
-//! One multi-document YAML stream (stdout, or `--output-file FILE` written 0600) holding, per host and in
-//! an order `kubectl apply -f` can take: the Secrets the host references (BMC credentials,
-//! `userData`, `networkData`, `metaData`, `preprovisioningNetworkDataName`; each once), its
-//! HardwareData, HostFirmwareSettings, HostFirmwareComponents, HostUpdatePolicy and DataImage, then the
-//! BareMetalHost itself with BMO's status annotation and no `status:`. Every exported host is then put through bmhctl's admission checks (the
-//! webhook and the CRD schema), so what the cluster would refuse is refused here.
-//!
-//! Refused, exit 2, nothing written: a host with a `fake-hardware://` address (bmhctl's own
-//! scheme: BMO would say `Unknown BMC type`), a host being deleted, a host the admission checks
-//! refuse.
+//! `bmhctl export [HOST...]`: the selected hosts and their companions as a metal3 cluster
+//! accepts them, in an order `kubectl apply -f` takes, checked as the cluster would check them.
 
 use super::SourceArgs;
 use crate::error::{Error, Result};
@@ -45,8 +34,7 @@ pub struct ExportArgs {
     pub hosts: Vec<String>,
 }
 
-/// `-o` used to name the output file: a file name now gets a clear error, never a file
-/// silently named `yaml`.
+/// `-o` used to name the output file: a file name gets a clear error.
 fn export_format(s: &str) -> std::result::Result<String, String> {
     if s == "yaml" {
         Ok(s.to_string())
@@ -174,8 +162,7 @@ impl Export {
         Ok(())
     }
 
-    /// The host's companion objects: HardwareData, firmware settings and components, update
-    /// policy, DataImage.
+    /// The host's companion objects.
     fn companions(&mut self, r: &HostRecord, key: &ObjectKey, source: &Snapshot) -> Result<()> {
         if let Some(hd) = &r.book.hardware_data {
             self.docs.push(clean_object(&to_value(hd)?, key, true));

@@ -1,13 +1,5 @@
-//! `bmhctl get [-f FILE|DIR]`: hosts and their status, as read from the files (`-f`) or from
-//! the local store, printed as `kubectl get` prints BareMetalHosts.
-//!
-//! Namespaces follow kubectl: on the store, the `default` namespace unless `-n NAMESPACE` or
-//! `-A` says otherwise; with `-f`, every host of the files (as `kubectl get -f`). Hosts named
-//! on the command line are found as every command finds them (see [`crate::selection`]).
-//!
-//! `-w` is kubectl's watch: the hosts as they are, then each change as it happens, until SIGINT
-//! or SIGTERM. It only reads (no lock), so it runs beside the `watch` or `provision` that drives
-//! the hosts.
+//! `bmhctl get`: hosts and their status from the files (`-f`) or the store, as `kubectl get`
+//! prints them; `-w` only reads (no lock), so it runs beside what drives the hosts.
 
 use super::get_args::{GetArgs, GetFormat};
 use super::options::Place;
@@ -44,8 +36,7 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let picked = snapshot.select(&selection, &place)?;
     let records = &picked.records;
     if picked.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
-        // kubectl's words, on stderr: a script reading stdout sees no hosts.
-        // Files are listed whole, without a word.
+        // kubectl's words, on stderr; files are listed whole, without a word.
         if place.one_namespace_by_default() {
             match args.namespaces.listed(&place) {
                 Some(ns) => crate::eprintln_quiet!("No BareMetalHosts found in namespace {ns}."),
@@ -75,9 +66,8 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     picked.report_bad()
 }
 
-/// The hosts as `get -o json|yaml` prints them, as kubectl does: the object itself when one
-/// host is named (`single`), else a List. Each object is made as it is written: at thousands
-/// of hosts, all of them at once as JSON trees, then as text, were tens of MiB.
+/// The object itself when one host is named (`single`), else a List; each object made as it
+/// is written (all at once were tens of MiB at thousands of hosts).
 fn write_objects(
     out: &mut dyn std::io::Write,
     records: &[&HostRecord],
@@ -159,8 +149,7 @@ enum Change {
     Deleted,
 }
 
-/// The selected hosts as read now, each with the object `-o json` prints for it. A host named
-/// on the command line and gone is simply absent (its deletion is a change to print).
+/// The selected hosts as read now; one named and gone is absent (its deletion is a change).
 fn watched(
     place: &Place,
     selection: &HostSelection,
@@ -185,18 +174,15 @@ fn watched(
     Ok(Watched { hosts, bad })
 }
 
-/// The selected hosts as `get -w` reads them: each with the object `-o json` prints for it,
-/// and what is wrong with each that cannot be read.
+/// The hosts `get -w` read, and what is wrong with each that cannot be read.
 #[derive(Default)]
 struct Watched {
     hosts: Vec<(ObjectKey, HostRecord, Value)>,
     bad: Vec<String>,
 }
 
-/// `get -w`: the hosts as they are, then every change until SIGINT or SIGTERM (exit 0). The
-/// hosts are read again every `--poll-interval` and compared with what was printed: the
-/// controller's own watchers skip its status writes on purpose (it must not wake on them),
-/// while status writes are what `get -w` is for.
+/// `get -w`: the hosts, then every change until SIGINT or SIGTERM, read every `--poll-interval`
+/// (the controller's watchers skip status writes, which are what `get -w` is for).
 fn watch(
     args: &GetArgs,
     place: &Place,
@@ -241,8 +227,7 @@ fn watch(
     })
 }
 
-/// What `get -w` said of hosts it cannot read, so each is said once, and again when what is
-/// wrong with it changes.
+/// What `get -w` said of unreadable hosts: each said once, and again when it changes.
 #[derive(Default)]
 struct Unreadable {
     said: std::collections::HashSet<String>,
@@ -270,8 +255,7 @@ impl Unreadable {
     }
 }
 
-/// Prints what changed from `last` to `now` (added, modified, then deleted hosts), and keeps
-/// `now` as `last`.
+/// Prints what changed from `last` to `now`, and keeps `now` as `last`.
 fn print_changes(
     args: &GetArgs,
     last: &mut HashMap<ObjectKey, (HostRecord, Value)>,
@@ -343,9 +327,8 @@ fn print_watched(
     }
 }
 
-/// Whether two reads of a host differ in nothing but `metadata.creationTimestamp`: a host with
-/// no bookkeeping yet (a file never run) is given the time of each read as its creation time,
-/// which is no change to print.
+/// Whether two reads differ only in `metadata.creationTimestamp` (a host never run gets the
+/// time of each read).
 fn same_but_created(before: &Value, now: &Value) -> bool {
     let without = |v: &Value| {
         let mut v = v.clone();
@@ -357,8 +340,7 @@ fn same_but_created(before: &Value, now: &Value) -> bool {
     before == now || without(before) == without(now)
 }
 
-/// kubectl's watch event (`--output-watch-events`): the change and the host as `get NAME -o
-/// json` prints it (as last seen, for a deletion).
+/// kubectl's watch event (`--output-watch-events`).
 fn watch_event(change: Change, object: &Value) -> Value {
     serde_json::json!({"type": change, "object": object})
 }

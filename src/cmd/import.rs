@@ -1,15 +1,6 @@
-//! `bmhctl import`: BareMetalHosts (and their BMC Secrets) for machines another tool already
-//! knows: the nodes of an Ironic (`--from-ironic`), or a bifrost inventory (`--from-bifrost`).
-//!
-//! A node Ironic has deployed (`active`) is written with the status BMO's adoption starts
-//! from: `provisioned`, the node's UUID as provisioning ID and its deployed image, so the next
-//! run registers the host with that node and adopts it (BMO's `actionManageSteadyState`)
-//! instead of inspecting or deploying it again. An `available` node becomes an `available`
-//! host. A bifrost inventory describes machines to enrol: hosts without a status.
-//!
-//! Ironic masks BMC passwords in its answers (`******`), so their Secrets get a placeholder
-//! the user replaces; a real password (bifrost's) is written only into a file, never on
-//! standard output.
+//! `bmhctl import`: BareMetalHosts and BMC Secrets for the nodes of an Ironic or a bifrost
+//! inventory; an `active` node gets the status BMO's adoption starts from. Passwords Ironic
+//! masks, or that would go to standard output, become a placeholder.
 
 use super::output;
 use crate::error::{Error, Result};
@@ -127,8 +118,7 @@ pub fn import(
     }
 }
 
-/// Creates `path` readable by its owner only (it may hold BMC passwords); an existing file is
-/// refused, not overwritten.
+/// Creates `path` readable by its owner only; an existing file is refused.
 fn write_new(path: &Path, text: &str) -> Result<()> {
     use std::io::Write as _;
     let mut opts = std::fs::OpenOptions::new();
@@ -211,8 +201,7 @@ fn documents(
     Ok(vec![secret, host])
 }
 
-/// The Secret of the node's BMC credentials, named `secret_name`. A password Ironic hides,
-/// or one not to be printed on stdout, is a placeholder, said in `notes`.
+/// The Secret of the node's BMC credentials; a placeholder password is said in `notes`.
 fn bmc_secret(
     m: &Machine,
     secret_name: &str,
@@ -262,8 +251,7 @@ fn bmc_secret(
     })
 }
 
-/// The status of a node BMO would have brought where Ironic has it (`active`: provisioned,
-/// its image in `spec` too; `available`); `None` for a node to enrol.
+/// The status BMO would have brought the node to; `None` for a node to enrol.
 fn imported_status(
     m: &Machine,
     boot_mode: Option<&str>,
@@ -295,8 +283,7 @@ fn imported_status(
     })))
 }
 
-/// The BMC address BMO would have registered the node with (the reverse of its driver_info
-/// mapping), and the driver_info keys of the username and password.
+/// The BMC address BMO would have registered the node with, and the credential keys.
 fn bmc_address(
     m: &Machine,
 ) -> std::result::Result<(String, Option<&'static str>, Option<&'static str>), String> {
@@ -384,8 +371,7 @@ fn boot_mode(m: &Machine) -> Option<&'static str> {
         })
 }
 
-/// The deployed image, as the host's `spec.image` and `status.provisioning.image` (BMO writes
-/// `instance_info` from these, so this is its reverse).
+/// The deployed image, the reverse of BMO's `instance_info`.
 fn image(m: &Machine) -> std::result::Result<Value, String> {
     let get = |k: &str| {
         m.instance_info
@@ -412,8 +398,7 @@ fn image(m: &Machine) -> std::result::Result<Value, String> {
     Ok(image)
 }
 
-/// `NAMESPACE~NAME` (BMO's node names) split; another name in `namespace`. A node without a
-/// name is named after its UUID.
+/// `NAMESPACE~NAME` (BMO's node names) split; a node without a name is named by its UUID.
 fn host_name(node_name: Option<&str>, uuid: &str, namespace: &str) -> (String, String) {
     match node_name.filter(|n| !n.is_empty()) {
         Some(n) => match n.split_once('~') {
@@ -426,8 +411,7 @@ fn host_name(node_name: Option<&str>, uuid: &str, namespace: &str) -> (String, S
 
 // ------------------------------------------------------------------------------- bifrost
 
-/// A bifrost inventory: a mapping of node names to `{uuid, driver, driver_info, nics, ...}`
-/// (`driver_info.power` in older inventories), JSON or YAML.
+/// A bifrost inventory: node names to `{uuid, driver, driver_info, nics, ...}`, JSON or YAML.
 fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
     use crate::diagnostic::{Diagnostic, Diagnostics, Position};
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
@@ -526,8 +510,7 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
 
 // -------------------------------------------------------------------------------- Ironic
 
-/// Every node of the Ironic the environment (or the context) names, as the ironic provisioner
-/// plugin lists them: the CLI reaches Ironic only through it.
+/// Every node of the Ironic, as the ironic provisioner plugin lists them.
 fn read_ironic(
     namespace: &str,
     input: crate::persist::InputPolicy,

@@ -43,8 +43,7 @@ pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
         .collect()
 }
 
-/// A table as kubectl prints it (no header line without `header`): comfy-table pads the last
-/// column and indents; kubectl does not.
+/// A table as kubectl prints it: no margin, no padding after the last column.
 pub fn kubectl_table<R: Into<comfy_table::Row>>(
     header: Option<&[&str]>,
     rows: impl IntoIterator<Item = R>,
@@ -62,8 +61,7 @@ pub fn kubectl_table<R: Into<comfy_table::Row>>(
         .join("\n")
 }
 
-/// `get -o name|json|yaml` of objects of a kind other than hosts: `RESOURCE/NAME` lines, or the
-/// object itself when one was named (`single`) and found, else kubectl's List.
+/// `get -o name|json|yaml` of other kinds: the object itself when `single`, else a List.
 pub fn print_objects(
     format: super::get_args::GetFormat,
     resource: &str,
@@ -180,17 +178,14 @@ impl Counts {
     }
 }
 
-/// The hosts of a run's result, handed out one at a time as they are printed: a host's result
-/// becomes its [`HostReport`] only then, and its record is freed at once, so that the whole
-/// report is never held besides the results (at 10,000 hosts that was tens of MiB).
+/// The hosts of a run's result, each made a [`HostReport`] only as it is printed.
 pub struct Reports {
     counts: Counts,
     hosts: Box<dyn Iterator<Item = HostReport>>,
 }
 
 impl Reports {
-    /// The hosts of a run: from the runner's `results` when it ended, else from what the ledger
-    /// saw (an interrupted run). `ledger` is in job order, as `results` are.
+    /// The hosts of a run: the runner's `results`, else what the ledger saw (interrupted).
     pub fn of_run(results: Option<Vec<HostResult>>, ledger: Vec<LedgerEntry>) -> Self {
         match results {
             Some(results) => {

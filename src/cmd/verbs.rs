@@ -1,12 +1,5 @@
-//! The verbs that set what BMO reads from a host's annotations: `power on|off`, `reboot`,
-//! `inspect`, `detach`, `attach`, `pause`, `resume` and `retry`.
-//!
-//! On the store, each verb changes the annotations of the stored hosts under each host's lock
-//! (read, change, write: [`Store::update`]), so nothing another writer did meanwhile is lost. On
-//! files (`-f`), it takes the files' locks (as `provision` does; refused while a `watch -f`
-//! holds them) and writes the annotation into the host's document, every other byte kept. With
-//! `--wait` it then waits for the outcome (driving the hosts in-process when no `watch` holds the
-//! store's lease or the files' locks).
+//! The verbs that set the annotations BMO reads: `power`, `reboot`, `inspect`, `detach`,
+//! `attach`, `pause`, `resume` and `retry`, on the store or on files (`-f`), under locks.
 
 use super::options::Place;
 use super::watch::{Condition, status_cond, wait_until};
@@ -23,8 +16,7 @@ use clap::{Args, Subcommand};
 use serde_json::Value;
 use std::time::Duration;
 
-/// The held reboot annotation `power off` sets (BMO keeps a host off while any
-/// `reboot.metal3.io/<key>` annotation exists).
+/// The held reboot annotation `power off` sets.
 pub const POWER_OFF_ANNOTATION: &str = "reboot.metal3.io/bmhctl";
 
 /// What every verb takes.
@@ -124,8 +116,7 @@ fn json_args(mode_hard: bool, force: bool) -> String {
     Value::Object(m).to_string()
 }
 
-/// What a verb asks: the change, what is said once it is written (`power off requested`) and
-/// once its outcome is seen with `--wait` (`powered off`), and when that is.
+/// A verb's change, what is said once written and once seen (`--wait`), and when that is.
 type Request = (VerbArgs, Change, &'static str, &'static str, Condition);
 
 pub fn run(
@@ -316,10 +307,8 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
     }
 }
 
-/// `bmhctl delete`: on files (`-f`), BMO's delete path driven to its end in-process (as
-/// `provision` drives hosts, with its progress and result), or with `--no-wait` only the deletion
-/// mark recorded; on the store, each host marked (its `metadata.deletionTimestamp`, as the API
-/// server does) and, unless `--no-wait`, waited for until BMO's delete path has removed it.
+/// `bmhctl delete`: on files, BMO's delete path driven in-process (or with `--no-wait` only
+/// the mark recorded); on the store, each host marked and, unless `--no-wait`, waited for.
 pub fn delete(
     args: DeleteArgs,
     verbosity: Verbosity,

@@ -1,12 +1,5 @@
-//! `bmhctl watch`: BMO's controller over the local store or over files (`-f`), and `bmhctl wait
-//! --for STATE`.
-//!
-//! `watch` holds the store's lease (or the files' locks), polls for changes
-//! ([`HostSource::changes`], every `--poll-interval`) and feeds them to the live runner
-//! ([`crate::runner::live`]): every host is reconciled when it appears or changes and at the time
-//! its last pass asked for, until SIGINT or SIGTERM; then the passes in flight finish and their
-//! saves are written before it exits. The same machinery drives the hosts of a verb's `--wait`
-//! (or of `wait`) in-process when no `watch` holds the lease or the locks.
+//! `bmhctl watch`: BMO's controller over the store or files (`-f`) until SIGINT or SIGTERM,
+//! and `bmhctl wait --for STATE`, which drives the hosts in-process when no `watch` runs.
 
 use super::options::{DriveOptions, Environment, Place};
 use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
@@ -80,16 +73,14 @@ pub struct WaitArgs {
     pub hosts: Vec<String>,
 }
 
-/// A host source opened to be driven, with what keeps others from driving it: the store's
-/// lease, or the files' locks (held by the [`FileSource`] itself).
+/// A host source opened to be driven, with the store's lease (files lock themselves).
 struct Driven {
     source: Arc<dyn HostSource>,
     provisioner: crate::provisioners::Resolved,
     lease: Option<Lease>,
 }
 
-/// Opens `place` to drive its hosts (or only `only`): takes the store's lease, or loads the
-/// files for writing (taking their locks). [`Error::Conflict`] when another process holds them.
+/// Opens `place` to drive its hosts; [`Error::Conflict`] when another process holds them.
 fn open_driven(
     place: &Place,
     only: Option<BTreeSet<ObjectKey>>,
@@ -221,8 +212,7 @@ fn transitions(quiet: bool) -> Observer {
     )
 }
 
-/// `watch -o json`: each transition, and each event of a pass, as one versioned JSON object a
-/// line (docs/output.md).
+/// `watch -o json`: each transition and event as one JSON object a line (docs/output.md).
 fn json_lines() -> Observer {
     let mut last: HashMap<ObjectKey, Seen> = HashMap::new();
     Box::new(
@@ -376,9 +366,8 @@ pub fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
     Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
 }
 
-/// Waits until every host meets `cond`, driving them in-process when no `watch` holds the
-/// store's lease or the files' locks, then prints `baremetalhost/NAME {said}` for each. Exit 1
-/// after `timeout`, 130 on SIGINT/SIGTERM.
+/// Waits until every host meets `cond` (driving them when no `watch` does), then prints
+/// `baremetalhost/NAME {said}` for each. Exit 1 after `timeout`, 130 on a signal.
 #[allow(clippy::too_many_arguments)]
 pub fn wait_until(
     place: &Place,
@@ -488,8 +477,7 @@ fn say(keys: &[ObjectKey], said: &str) -> Result<()> {
         .try_for_each(|k| super::output::outln!("baremetalhost/{} {said}", k.name))
 }
 
-/// The host is stable at its goal as far as the store shows: the state `provision` drives it
-/// to, no error, and (with a BMC) powered as `online` and its reboot annotations say.
+/// At the goal `provision` drives to, no error, and (with a BMC) powered as it should be.
 fn at_goal(r: &HostRecord) -> bool {
     let s = r.status();
     let state = &s.provisioning.state;
