@@ -1,7 +1,4 @@
-//! BMCEventSubscriptions in `get`, `describe` and `export`: `bmhctl get bmceventsubscriptions`
-//! (or BMO's short names `bes`, `bmcevent`) lists them as `kubectl get` would, `describe` shows
-//! them (under their host too), and `export` carries each with its host and its header Secret.
-//! A header Secret's values are never shown: only its name.
+//! BMCEventSubscriptions in `get`, `describe` and `export` (header Secrets' values never shown).
 
 use super::get_args::{GetArgs, GetFormat};
 use super::output;
@@ -11,8 +8,7 @@ use crate::persist::snapshot::Snapshot;
 use bmh_api::{BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, ObjectKey};
 use std::fmt::Write as _;
 
-/// Whether `word` names the kind, as kubectl takes it: singular, plural, with its group, or a
-/// short name.
+/// Whether `word` names the kind as kubectl takes it (with group, plural or short name).
 pub fn is_resource(word: &str) -> bool {
     let w = word.to_ascii_lowercase();
     let w = w.strip_suffix(".metal3.io").unwrap_or(&w);
@@ -82,8 +78,7 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     output::print_objects(args.output, resource, objects, names.len() == 1)
 }
 
-/// The `get` table: BMO's printer columns (the error) with the host and the BMC's ID;
-/// `wide` adds the destination.
+/// The `get` table: BMO's printer columns with the host and the BMC's ID (`wide`: destination).
 pub fn table(subs: &[BmcEventSubscription], namespaces: bool, headers: bool, wide: bool) -> String {
     let show = [namespaces, true, true, true, true, wide];
     let header: Vec<&str> = output::shown(
@@ -162,8 +157,7 @@ pub fn host_section(subs: &[&BmcEventSubscription]) -> String {
     out
 }
 
-/// What `export` adds for a host: its subscriptions without status (a cluster's controller
-/// makes them again), each preceded by its header Secret (once).
+/// What `export` adds for a host: its subscriptions without status, header Secrets once.
 pub fn export_docs(
     subs: &[BmcEventSubscription],
     host: &ObjectKey,

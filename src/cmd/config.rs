@@ -1,5 +1,4 @@
-//! `bmhctl config`: the contexts of the config file, as `kubectl config` shows and switches
-//! them (see [`crate::context`]).
+//! `bmhctl config`: the contexts of the config file, as `kubectl config` has them.
 
 use super::output;
 use crate::context::Config;

@@ -1,7 +1,4 @@
-//! The DataImage kind in `get` and `describe`: `bmhctl get dataimages [NAME...]` lists the
-//! DataImages of the selected place (each belongs to the host of its name), and `describe` of a
-//! host shows its DataImage. BMO declares no short name and no printer columns for the kind;
-//! the table shows what a user asks of it: the URL, what is attached, the errors.
+//! The DataImage kind in `get` and `describe` (BMO declares no printer columns for it).
 
 use super::get_args::{GetArgs, GetFormat};
 use super::output;
@@ -11,8 +8,7 @@ use bmh_api::{DataImage, ObjectKey};
 use serde_json::Value;
 use std::fmt::Write as _;
 
-/// Whether `get`'s first word names the kind (as kubectl takes it: singular, plural, with the
-/// group).
+/// Whether `get`'s first word names the kind as kubectl takes it.
 pub fn is_kind(word: &str) -> bool {
     matches!(
         word.to_ascii_lowercase().as_str(),

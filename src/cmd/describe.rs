@@ -1,7 +1,4 @@
-//! `bmhctl describe [-f FILE|DIR] [HOST...]`: hosts in detail, as `kubectl describe` shows
-//! objects: identity, state, spec highlights, power, error, conditions, hardware (NICs,
-//! disks), operation history and recent events (the store's log; with `-f`, the last ones kept
-//! in the host's bookkeeping), identical events counted once as kubectl does (`x20 over 3m`).
+//! `bmhctl describe`: hosts in detail, as `kubectl describe` shows objects.
 
 use super::get_args::NamespaceArgs;
 use super::{SourceArgs, output};
@@ -107,8 +104,7 @@ fn push_fields(out: &mut String, rec: &HostRecord) {
     line("Namespace", m.namespace_or_default());
     line("Labels", &map_text(&m.labels));
     line("Annotations", &map_text(&m.annotations));
-    // The bookkeeping has them for both layouts (the store's metadata too; a file's in its
-    // sidecar).
+    // The bookkeeping has them for both layouts.
     line("UID", or_none(&rec.book.uid));
     line("Generation", &rec.book.generation.to_string());
     line("Resource Version", or_none(&m.resource_version));
@@ -220,8 +216,7 @@ fn push_events(out: &mut String, events: &[StoredEvent]) {
     push_table(out, &["LAST SEEN", "REASON", "MESSAGE"], rows);
 }
 
-/// Identical events (same reason and message), counted once as kubectl's event aggregation
-/// counts them.
+/// Identical events (same reason and message), counted once as kubectl does.
 struct EventGroup<'a> {
     event: &'a StoredEvent,
     first: &'a str,

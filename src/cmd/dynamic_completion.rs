@@ -1,7 +1,4 @@
-//! Completions that know the data (`source <(COMPLETE=bash bmhctl)`): host names from the
-//! files given with `-f` or from the store, provisioning states for `wait --for`, and the
-//! config file's contexts. clap_complete's dynamic engine calls bmhctl itself at every Tab;
-//! the static scripts of `bmhctl completions SHELL` stay as they are.
+//! Completions that know the data (`source <(COMPLETE=bash bmhctl)`): hosts, states, contexts.
 
 use super::Cli;
 use super::options::Place;
@@ -95,8 +92,7 @@ fn words() -> Vec<OsString> {
     }
 }
 
-/// The hosts of the `-f` files on the command line, else of the store (`--store`, the
-/// context's, `BMHCTL_STORE`, the default).
+/// The hosts of the `-f` files on the command line, else of the store.
 fn hosts(current: &OsStr) -> Vec<CompletionCandidate> {
     let words = words();
     let files: Vec<PathBuf> = flag_values(&words, Some("f"), "filename")

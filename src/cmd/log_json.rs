@@ -1,6 +1,4 @@
-//! `--log-format json`: each log event as one JSON object on its own line (time, level, target,
-//! message and the event's fields), for log collectors. Spans are left out: bmhctl logs none
-//! that carry meaning.
+//! `--log-format json`: each log event as one JSON object a line (spans left out).
 
 use serde_json::{Map, Value};
 use std::fmt;

@@ -321,8 +321,7 @@ pub enum ResultFormat {
     Json,
 }
 
-/// A duration as humantime reads it (`90s`, `45m`, `2h`). Its arguments take values starting
-/// with `-`, so that `--timeout -5m` is this error rather than clap's "unexpected argument".
+/// A duration as humantime reads it; `-5m` is taken as a value, to be this error.
 fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     if let Some(rest) = s.trim_start().strip_prefix('-') {
         return Err(if rest.starts_with(|c: char| c.is_ascii_digit()) {
@@ -352,9 +351,7 @@ fn whole_number(s: &str, min: u32) -> std::result::Result<u32, String> {
     }
 }
 
-/// `cmd` with a context's variables as the defaults of the flags that read them
-/// (`BMHCTL_PROVISIONER`, `BMHCTL_STORE`): the context holds only variables the user left unset
-/// or empty, so it stands in for the variable.
+/// `cmd` with a context's variables as the defaults of the flags that read them.
 fn under_context(
     cmd: clap::Command,
     environment: &std::collections::BTreeMap<String, String>,
@@ -390,9 +387,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
-    // A context's variables go to the plugin and make the defaults of the flags that read them
-    // (what the user set wins), so the command line is parsed again under them. `config` reads
-    // the file itself.
+    // A context's variables make the defaults of the flags that read them: parse again.
     let mut context = std::collections::BTreeMap::new();
     if !matches!(
         cli.command,
@@ -461,8 +456,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     }
 }
 
-/// The provisioners there are, for a `--provisioner` that names none: the built-in one and the
-/// plugins of the plugin directory, with the closest name.
+/// The provisioners there are, with the closest name, for a `--provisioner` that names none.
 fn provisioners_found(name: &str, provisioners: &crate::provisioners::Settings) -> String {
     let mut names = vec!["fixture".to_string()];
     let dir = provisioners.plugin_dir().ok();

@@ -1,8 +1,5 @@
-//! `bmhctl plan` and the `--dry-run` of `provision`, `deprovision` and `delete`: the path each
-//! selected host would take to the command's goal, from its document, its status and (when the
-//! provisioner can answer read-only questions) its live node, with what is destructive marked.
-//! Nothing is written: the files are read without their locks, the store without its lease,
-//! and the hosts are driven in memory against a simulated backend ([`crate::plan`]).
+//! `bmhctl plan` and the `--dry-run`s: each host's path to its goal, driven in memory against
+//! a simulated backend ([`crate::plan`]); nothing is written.
 
 use super::options::Place;
 use super::output::{self, API_VERSION};
@@ -210,8 +207,7 @@ fn state_text(s: &S) -> String {
     }
 }
 
-/// The states of the path (for people: a new host's empty state as `(new)`), `deleted` at the
-/// end of a finished delete path.
+/// The states of the path (`(new)` for people), `deleted` at the end of a delete path.
 fn path_states(p: &HostPlan, people: bool) -> Vec<String> {
     let mut states: Vec<String> = p
         .path
