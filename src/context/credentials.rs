@@ -1,6 +1,4 @@
-//! A context's Ironic credentials file: `username` and `password` as YAML, or the Kubernetes
-//! Secret a cluster would hold them in (`data` base64, or `stringData`). It must be readable
-//! by its owner only: a secret any local user can read is refused, not used.
+//! A context's Ironic credentials file (YAML or a Secret), readable by its owner only.
 
 use crate::error::{Error, Result};
 use base64::Engine as _;
@@ -36,8 +34,7 @@ impl Credentials {
     }
 }
 
-/// Reads `path`, refusing a file group or others may read (naming the `chmod 600` fix).
-/// Errors name the file and the field, never a value.
+/// Reads `path`, refusing a file group or others may read; errors never show a value.
 pub fn read_credentials(path: &Path) -> Result<Credentials> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     check_mode(path, &meta)?;

@@ -1,10 +1,5 @@
-//! Named contexts: a config file (as kubectl's kubeconfig) naming Ironic endpoints, their
-//! credentials and TLS files, deploy ramdisks, provisioner and store, one of them current.
-//!
-//! The provisioner plugin reads its settings from the environment, as BMO does, so a context
-//! stands for variables: the command line hands them to the plugin, which looks them up before
-//! the process environment, and makes `BMHCTL_PROVISIONER` and `BMHCTL_STORE` the defaults of
-//! their flags. A variable the user set wins over the context; a flag wins over both.
+//! Named contexts: a config file (as kubeconfig) whose contexts stand for environment variables
+//! (what the user set wins over the context; a flag wins over both).
 
 mod credentials;
 
@@ -82,8 +77,7 @@ pub struct Config {
     pub text: Option<String>,
 }
 
-/// Where the config file is: `from_env` (`$BMHCTL_CONFIG`), else `config.yaml` in the
-/// platform's config directory (`~/.config/bmhctl/` on Linux).
+/// Where the config file is: `$BMHCTL_CONFIG`, else `config.yaml` in the config directory.
 pub fn config_path(from_env: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = from_env.filter(|p| !p.as_os_str().is_empty()) {
         return Ok(p.to_path_buf());
@@ -103,8 +97,7 @@ impl Config {
         Config::read(&config_path(from_env)?)
     }
 
-    /// The config file at `path`, strictly parsed: unknown fields, duplicate names and a
-    /// current context that names none are refused with the file and line.
+    /// The config file at `path`, strictly parsed, problems refused with the file and line.
     pub fn read(path: &Path) -> Result<Config> {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
@@ -186,8 +179,7 @@ impl Config {
         }
     }
 
-    /// The line of the first line mentioning `needle` (a good enough place for a semantic
-    /// problem the parser did not see), else the file.
+    /// The first line mentioning `needle`, else the file.
     fn position_of(&self, needle: &str) -> Position {
         let line = self
             .text
@@ -213,8 +205,7 @@ impl Config {
         }
     }
 
-    /// The context a command runs in: `wanted` (`--context`, else `$BMHCTL_CONTEXT`), else the
-    /// file's current one, else none. Naming a context the file lacks is an error.
+    /// The context a command runs in: `wanted`, else the file's current one, else none.
     pub fn select(&self, wanted: Option<&str>) -> Result<Option<&Context>> {
         match wanted.filter(|w| !w.is_empty()) {
             Some(name) => self.context(name).map(Some).ok_or_else(|| {
@@ -258,9 +249,7 @@ impl Config {
         }
     }
 
-    /// The environment `ctx` stands for: `(variable, value)` pairs, credentials read (and their
-    /// file's mode checked). `set` says whether the user already set a variable: such a
-    /// variable is left out, and credentials are only added to the context's own endpoint.
+    /// The `(variable, value)` pairs `ctx` stands for, less those `set` says the user set.
     pub fn environment(
         &self,
         ctx: &Context,
@@ -283,8 +272,7 @@ impl Config {
             };
             put("IRONIC_ENDPOINT", endpoint);
         } else if let Some(file) = &ctx.credentials_file {
-            // Credentials without an endpoint of the context are checked all the same: a
-            // misplaced secret file is refused whatever the endpoint.
+            // A misplaced credentials file is refused whatever the endpoint.
             read_credentials(&self.resolve(file))?;
         }
         let path = |p: &Option<PathBuf>| {
@@ -309,8 +297,7 @@ impl Config {
         Ok(vars)
     }
 
-    /// The file with `currentContext` set to `name` (which must exist), written atomically,
-    /// everything else in it (comments included) kept as it was.
+    /// Writes the file with `currentContext` set to `name`, everything else kept.
     pub fn use_context(&self, name: &str) -> Result<()> {
         self.select(Some(name))?;
         let text = self.text.clone().unwrap_or_default();
@@ -343,8 +330,7 @@ fn yaml_error_text(e: &serde_saphyr::Error) -> String {
     }
 }
 
-/// An endpoint the plugin will take: http(s), a host, no credentials of its own (those belong
-/// in `credentialsFile`, which is kept out of a world-readable config file).
+/// An endpoint the plugin will take: http(s), a host, no credentials of its own.
 fn check_endpoint(e: &str) -> std::result::Result<(), String> {
     let rest = e
         .strip_prefix("http://")
@@ -363,8 +349,7 @@ fn check_endpoint(e: &str) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// `endpoint` with `user:password@` after its scheme, percent-encoded: the plugin takes
-/// userinfo as HTTP basic credentials and strips it from every URL it shows.
+/// `endpoint` with `user:password@`, percent-encoded (the plugin takes them as basic auth).
 fn with_userinfo(endpoint: &str, creds: &Credentials) -> String {
     let (scheme, rest) = endpoint.split_once("://").unwrap_or(("http", endpoint));
     format!(
@@ -411,9 +396,7 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }
 
-/// The variables of the selected context (none without one): `wanted` is `--context`, else
-/// `$BMHCTL_CONTEXT`; `config_file` is `$BMHCTL_CONFIG`; `set` says whether the user set a
-/// variable (such a one is left out).
+/// The variables of the selected context (none without one), less those `set` says are set.
 pub fn selected_environment(
     wanted: Option<&str>,
     config_file: Option<&Path>,
@@ -426,9 +409,7 @@ pub fn selected_environment(
         Err(e) if wanted.is_some() => return Err(e),
         Err(_) => return Ok(BTreeMap::new()),
     };
-    // A process run as another user with the caller's HOME (sudo -u, setpriv) may not be let
-    // into that home: a default config file it cannot open matters only to one who names a
-    // context.
+    // A default config file this user may not open (sudo -u) matters only when naming a context.
     let explicit = config_file.is_some_and(|p| !p.as_os_str().is_empty());
     if wanted.is_none()
         && !explicit

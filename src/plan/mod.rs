@@ -1,10 +1,5 @@
-//! Plans: the path each host would take to its goal, found by running BMO's state machine on a
-//! copy of the host against a simulated backend that completes every step at once, and noting
-//! each state it passes through and each provisioner call that starts a change.
-//!
-//! Nothing is written: the copy lives in memory, the simulated backend is the fixture
-//! provisioner with its state in that copy, and the real provisioner, when it is asked at all,
-//! is asked only read-only questions ([`seed::ask`]).
+//! Plans: BMO's state machine run on a copy of each host against a simulated backend that
+//! completes every step at once, noting each state and each call that starts a change.
 
 mod recording;
 pub mod seed;
@@ -26,8 +21,7 @@ const MAX_PASSES: usize = 500;
 /// One thing the provisioner would be asked to do, in plain words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step {
-    /// The kind of step (`register`, `inspect`, `prepare`, `service`, `provision`,
-    /// `deprovision`, `clean`, `delete`, `detach`, `powerOn`, `powerOff`, ...).
+    /// The kind of step (`register`, `inspect`, `provision`, `powerOn`, ...).
     pub kind: &'static str,
     /// What it does (`deploy image http://...`).
     pub text: String,
@@ -84,8 +78,7 @@ pub struct Planner<'a> {
     pub machine: &'a MachineConfig,
     /// The fixture is the chosen provisioner: a host's fixture state is its backend's.
     pub fixture: bool,
-    /// The backend cleans a node's disks when it is first made available for a deployment
-    /// (Ironic's automated cleaning on `provide`, unless `automatedCleaningMode: disabled`).
+    /// The backend cleans a node's disks when first made available for a deployment.
     pub cleans_before_deploy: bool,
 }
 
@@ -191,8 +184,7 @@ impl Planner<'_> {
     }
 }
 
-/// Ironic cleans a node's disks when BMO first asks for a deployment on it (its `provide`),
-/// unless the node was just deprovisioned (cleaned then) or is deploying already.
+/// Ironic cleans a node's disks at its `provide`, unless just deprovisioned or deploying.
 fn add_cleaning_before_deploy(plan: &mut HostPlan) {
     if plan.from == S::Provisioning {
         return;

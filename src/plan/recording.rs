@@ -1,5 +1,4 @@
-//! The provisioner of a plan: every call goes to a simulated backend (the fixture, which answers
-//! as if each step succeeds), and each call that starts a change is noted in plain words.
+//! The provisioner of a plan: the fixture answers, each call that starts a change is noted.
 
 use super::Step;
 use bmh_api::AutomatedCleaningMode;
@@ -251,8 +250,7 @@ impl Provisioner for Recording {
         self.inner.remove_bmc_event_subscription(subscription)
     }
 
-    // Forwarded (not left to the defaults, "not supported") so that the simulation answers as
-    // the fixture does; a plan runs no subscription controller today.
+    // Forwarded (not defaulted) so that the simulation answers as the fixture does.
     fn create_bmc_event_subscription(
         &mut self,
         subscription: &bmh_api::BmcEventSubscription,
