@@ -281,7 +281,7 @@ fn seen_outcome(e: &LedgerEntry) -> Outcome {
     }
 }
 
-fn display_name(namespace: &str, name: &str) -> String {
+pub fn display_name(namespace: &str, name: &str) -> String {
     if namespace == bmh_api::DEFAULT_NAMESPACE {
         name.to_string()
     } else {

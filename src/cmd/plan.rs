@@ -47,34 +47,12 @@ pub struct PlanArgs {
 }
 
 /// Which command's goal a plan is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Intent {
     Provision,
     Deprovision,
     Delete,
-}
-
-impl Intent {
-    fn command(self) -> &'static str {
-        match self {
-            Intent::Provision => "provision",
-            Intent::Deprovision => "deprovision",
-            Intent::Delete => "delete",
-        }
-    }
-}
-
-/// One plan to make: where the hosts are, which, for what, with which provisioner.
-pub struct Request {
-    pub intent: Intent,
-    pub place: Place,
-    pub selection: HostSelection,
-    pub provisioner: String,
-    pub max_provisioning_retries: u32,
-    pub output: ResultFormat,
-    /// How exact the input must be.
-    pub input: crate::persist::InputPolicy,
-    pub provisioners: crate::provisioners::Settings,
 }
 
 pub fn plan(
@@ -82,17 +60,20 @@ pub fn plan(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    let request = Request {
-        intent: args.intent,
-        place: super::options::place(&args.source)?,
-        selection: HostSelection::new(&args.hosts, args.selector.as_deref())?,
-        provisioner: args.provisioner,
-        max_provisioning_retries: args.max_provisioning_retries,
-        output: args.output,
+    let place = super::options::place(&args.source)?;
+    let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
+    let (name, retries) = (&args.provisioner, args.max_provisioning_retries);
+    let (intent, output) = (args.intent, args.output);
+    run(
+        intent,
+        place,
+        selection,
+        name,
+        retries,
+        output,
         input,
-        provisioners: provisioners.clone(),
-    };
-    run(request)
+        provisioners,
+    )
 }
 
 /// The `--dry-run` of a command that drives hosts: its plan, from the same flags.
@@ -105,32 +86,43 @@ pub fn dry_run(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    run(Request {
+    let (name, retries) = (&drive.provisioner, drive.max_provisioning_retries);
+    run(
         intent,
         place,
         selection,
-        provisioner: drive.provisioner.clone(),
-        max_provisioning_retries: drive.max_provisioning_retries,
+        name,
+        retries,
         output,
         input,
-        provisioners: provisioners.clone(),
-    })
+        provisioners,
+    )
 }
 
-/// Makes and prints the plan of `req`.
-pub fn run(req: Request) -> Result<()> {
-    super::options::missing_inputs(&req.provisioner, req.place.paths())?;
+/// Makes and prints the plan of the selected hosts for `intent`.
+#[allow(clippy::too_many_arguments)]
+fn run(
+    intent: Intent,
+    place: Place,
+    selection: HostSelection,
+    name: &str,
+    max_provisioning_retries: u32,
+    output: ResultFormat,
+    input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
+    super::options::missing_inputs(&name, place.paths())?;
     // BMO's timing: nothing asks the provisioner which hosts are due.
     let provisioner = crate::provisioners::resolve(
-        &req.provisioner,
+        name,
         crate::provisioners::Asked::Nothing,
-        req.input,
-        &req.provisioners,
+        input,
+        &provisioners,
     )?;
     let (records, objects) =
-        crate::persist::to_drive::snapshot(&req.place, &req.selection, &provisioner.load_options)?;
+        crate::persist::to_drive::snapshot(&place, &selection, &provisioner.load_options)?;
     provisioner.set_objects(objects.clone());
-    let fixture = req.provisioner == crate::provisioners::fixture::NAME;
+    let fixture = name == crate::provisioners::fixture::NAME;
     let reachable = if fixture {
         Ok(())
     } else {
@@ -146,7 +138,7 @@ pub fn run(req: Request) -> Result<()> {
         }
     };
     let machine = MachineConfig {
-        max_provisioning_retries: i64::from(req.max_provisioning_retries),
+        max_provisioning_retries: i64::from(max_provisioning_retries),
         ..MachineConfig::default()
     };
     let planner = Planner {
@@ -154,7 +146,7 @@ pub fn run(req: Request) -> Result<()> {
         machine: &machine,
         fixture,
         // Ironic's automated cleaning runs when a node is made available for a deployment.
-        cleans_before_deploy: req.provisioner == "ironic",
+        cleans_before_deploy: name == "ironic",
     };
     let now = format_time(SystemClock.now());
     let plans: Vec<HostPlan> = records
@@ -166,14 +158,14 @@ pub fn run(req: Request) -> Result<()> {
                 Err(_) if rec.status().provisioning.id.is_empty() => Live::NotAsked,
                 Err(e) => Live::Failed(e.clone()),
             };
-            let goal = goal(req.intent, &mut rec, &now);
+            let goal = goal(intent, &mut rec, &now);
             planner.plan(&rec, goal, live)
         })
         .collect();
-    match req.output {
+    match output {
         ResultFormat::Table => output::line(table(&plans)),
         ResultFormat::Json => output::line(
-            serde_json::to_string_pretty(&document(req.intent, &req.provisioner, &plans))
+            serde_json::to_string_pretty(&document(intent, &name, &plans))
                 .map_err(|e| crate::error::Error::internal("cannot encode the plan", e))?,
         ),
     }
@@ -226,14 +218,6 @@ fn path_states(p: &HostPlan, people: bool) -> Vec<String> {
     states
 }
 
-fn host_name(p: &HostPlan) -> String {
-    if p.key.namespace == bmh_api::DEFAULT_NAMESPACE {
-        p.key.name.clone()
-    } else {
-        p.key.to_string()
-    }
-}
-
 /// HOST, FROM, PATH, ACTIONS, DESTRUCTIVE: one line a host.
 pub fn table(plans: &[HostPlan]) -> String {
     let rows = plans.iter().map(|p| {
@@ -257,7 +241,7 @@ pub fn table(plans: &[HostPlan]) -> String {
                 .join(", ")
         };
         [
-            host_name(p),
+            output::display_name(&p.key.namespace, &p.key.name),
             state_text(&p.from),
             path,
             actions,
@@ -303,7 +287,7 @@ pub fn document(intent: Intent, provisioner: &str, plans: &[HostPlan]) -> Value 
     json!({
         "apiVersion": API_VERSION,
         "kind": "PlanResult",
-        "command": intent.command(),
+        "command": intent,
         "provisioner": provisioner,
         "hosts": hosts,
     })
