@@ -109,33 +109,23 @@ pub fn table(subs: &[BmcEventSubscription], namespaces: bool, headers: bool, wid
 /// A subscription in detail, as `describe` shows it.
 pub fn describe(s: &BmcEventSubscription) -> String {
     let mut out = String::new();
-    let or_none = |v: &str| {
-        if v.is_empty() {
-            "<none>".to_string()
-        } else {
-            v.to_string()
-        }
-    };
-    let mut line = |k: &str, v: String| {
+    let mut line = |k: &str, v: &str| {
         let _ = writeln!(out, "{:<20}{v}", format!("{k}:"));
     };
-    line("Name", s.metadata.name.clone());
-    line("Namespace", s.metadata.namespace_or_default().to_string());
-    line("Kind", BMC_EVENT_SUBSCRIPTION_KIND.to_string());
-    line("Host Name", or_none(&s.spec.host_name));
-    line("Destination", or_none(&s.spec.destination));
-    line("Context", or_none(&s.spec.context));
-    line(
-        "HTTP Headers",
-        s.spec
-            .http_headers_ref
-            .as_ref()
-            .map_or("<none>".to_string(), |r| {
-                format!("from Secret {}/{} (values not shown)", r.namespace, r.name)
-            }),
-    );
-    line("Subscription ID", or_none(s.subscription_id()));
-    line("Error", or_none(s.error()));
+    line("Name", &s.metadata.name);
+    line("Namespace", s.metadata.namespace_or_default());
+    line("Kind", BMC_EVENT_SUBSCRIPTION_KIND);
+    line("Host Name", output::or_none(&s.spec.host_name));
+    line("Destination", output::or_none(&s.spec.destination));
+    line("Context", output::or_none(&s.spec.context));
+    let headers = s
+        .spec
+        .http_headers_ref
+        .as_ref()
+        .map(|r| format!("from Secret {}/{} (values not shown)", r.namespace, r.name));
+    line("HTTP Headers", headers.as_deref().unwrap_or("<none>"));
+    line("Subscription ID", output::or_none(s.subscription_id()));
+    line("Error", output::or_none(s.error()));
     out
 }
 

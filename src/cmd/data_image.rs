@@ -100,21 +100,13 @@ pub fn table(images: &[&DataImage], namespace_column: bool, headers: bool) -> St
             d.metadata.namespace_or_default().to_string(),
             d.metadata.name.clone(),
             d.spec.url.clone(),
-            none_if_empty(&st.attached_image.url),
+            output::or_none(&st.attached_image.url).into(),
             st.error.count.to_string(),
-            none_if_empty(&st.error.message),
+            output::or_none(&st.error.message).into(),
         ];
         output::shown(&show, cells)
     });
     output::kubectl_table(headers.then_some(&header[..]), rows)
-}
-
-fn none_if_empty(s: &str) -> String {
-    if s.is_empty() {
-        "<none>".into()
-    } else {
-        s.to_string()
-    }
 }
 
 /// `describe`'s section of the host's DataImage (none for a host without one).
@@ -128,7 +120,7 @@ pub fn describe_section(out: &mut String, image: Option<&DataImage>) {
     let _ = writeln!(
         out,
         "  Attached:        {}",
-        none_if_empty(&st.attached_image.url)
+        output::or_none(&st.attached_image.url)
     );
     let _ = writeln!(out, "  Errors:          {}", st.error.count);
     if !st.error.message.is_empty() {

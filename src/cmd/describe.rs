@@ -1,7 +1,8 @@
 //! `bmhctl describe`: hosts in detail, as `kubectl describe` shows objects.
 
+use super::SourceArgs;
 use super::get_args::NamespaceArgs;
-use super::{SourceArgs, output};
+use super::output::{self, or_none};
 use crate::error::Result;
 use crate::persist::snapshot::Snapshot;
 use crate::persist::store::StoredEvent;
@@ -62,10 +63,6 @@ pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Resul
     }
     output::write_stdout(&text)?;
     picked.report_bad()
-}
-
-fn or_none(s: &str) -> &str {
-    if s.is_empty() { "<none>" } else { s }
 }
 
 fn map_text(m: &std::collections::BTreeMap<String, String>) -> String {

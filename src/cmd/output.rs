@@ -95,6 +95,10 @@ pub fn print_objects(
     }
 }
 
+pub fn or_none(s: &str) -> &str {
+    if s.is_empty() { "<none>" } else { s }
+}
+
 /// The group and version of every JSON document bmhctl prints as a result (docs/output.md).
 pub const API_VERSION: &str = "bmhctl.metal3.io/v1alpha1";
 
