@@ -40,25 +40,20 @@ pub struct ImportArgs {
     pub nodes: Vec<String>,
 }
 
-/// One machine as read from Ironic or bifrost, before it becomes documents.
+/// One machine as read from Ironic or bifrost, `node.name` its host's name.
 #[derive(Debug, Default)]
 struct Machine {
     /// Where it came from, for messages: `node <uuid>` or `FILE: <name>`.
     origin: String,
     namespace: String,
-    name: String,
-    uuid: String,
-    driver: String,
-    boot_interface: String,
-    deploy_interface: String,
-    driver_info: Map<String, Value>,
-    macs: Vec<String>,
-    boot_mac: Option<String>,
-    provision_state: String,
-    power_on: Option<bool>,
-    instance_info: Map<String, Value>,
-    properties: Map<String, Value>,
-    automated_clean: Option<bool>,
+    node: bmhctl_plugin_sdk::KnownMachine,
+}
+
+impl std::ops::Deref for Machine {
+    type Target = bmhctl_plugin_sdk::KnownMachine;
+    fn deref(&self) -> &Self::Target {
+        &self.node
+    }
 }
 
 pub fn import(
@@ -487,22 +482,23 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
             Some(Value::Object(m)) => m.clone(),
             _ => Map::new(),
         };
-        out.push(Machine {
-            origin: format!("{}: {key}", path.display()),
-            namespace: ns,
+        let node = bmhctl_plugin_sdk::KnownMachine {
             name,
             uuid,
             boot_interface: str_of("boot_interface").unwrap_or_default(),
             deploy_interface: str_of("deploy_interface").unwrap_or_default(),
             driver,
             driver_info,
-            boot_mac: None,
             macs,
-            provision_state: String::new(),
-            power_on: None,
             instance_info: obj("instance_info"),
             properties: obj("properties"),
-            automated_clean: None,
+            ..Default::default()
+        };
+        let origin = format!("{}: {key}", path.display());
+        out.push(Machine {
+            origin,
+            namespace: ns,
+            node,
         });
     }
     Ok(out)
@@ -528,28 +524,15 @@ fn read_ironic(
         })?;
     Ok(known
         .into_iter()
-        .map(|k| {
-            let (ns, host) = host_name(
-                Some(k.name.as_str()).filter(|n| !n.is_empty()),
-                &k.uuid,
-                namespace,
-            );
+        .map(|mut node| {
+            let name = Some(node.name.as_str()).filter(|n| !n.is_empty());
+            let (namespace, host) = host_name(name, &node.uuid, namespace);
+            let origin = format!("node {} ({})", node.uuid, node.name);
+            node.name = host;
             Machine {
-                origin: format!("node {} ({})", k.uuid, k.name),
-                namespace: ns,
-                name: host,
-                uuid: k.uuid,
-                driver: k.driver,
-                boot_interface: k.boot_interface,
-                deploy_interface: k.deploy_interface,
-                driver_info: k.driver_info,
-                macs: k.macs,
-                boot_mac: k.boot_mac,
-                provision_state: k.provision_state,
-                power_on: k.power_on,
-                instance_info: k.instance_info,
-                properties: k.properties,
-                automated_clean: k.automated_clean,
+                origin,
+                namespace,
+                node,
             }
         })
         .collect())
@@ -560,13 +543,17 @@ mod tests {
     use super::*;
 
     fn machine(driver: &str, info: Value) -> Machine {
-        Machine {
-            origin: "node x".into(),
-            namespace: "default".into(),
+        let node = bmhctl_plugin_sdk::KnownMachine {
             name: "w0".into(),
             driver: driver.into(),
             driver_info: info.as_object().unwrap().clone(),
-            ..Machine::default()
+            ..Default::default()
+        };
+        let (origin, namespace) = ("node x".into(), "default".into());
+        Machine {
+            origin,
+            namespace,
+            node,
         }
     }
 
@@ -584,7 +571,7 @@ mod tests {
             "redfish",
             json!({"redfish_address": "http://h", "redfish_system_id": "/redfish/v1/Systems/a"}),
         );
-        m.boot_interface = "redfish-virtual-media".into();
+        m.node.boot_interface = "redfish-virtual-media".into();
         assert_eq!(
             bmc_address(&m).unwrap().0,
             "redfish-virtualmedia+http://h/redfish/v1/Systems/a"
@@ -612,7 +599,7 @@ mod tests {
             "ipmi",
             json!({"ipmi_address": "10.0.0.2", "ipmi_username": "root", "ipmi_password": "******"}),
         );
-        m.provision_state = "available".into();
+        m.node.provision_state = "available".into();
         let mut notes = Vec::new();
         let docs = documents(&m, BTreeMap::new(), true, &mut notes).unwrap();
         assert_eq!(docs[0]["stringData"]["password"], PLACEHOLDER);
