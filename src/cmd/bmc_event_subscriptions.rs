@@ -25,7 +25,7 @@ pub fn read(snapshot: &Snapshot) -> Result<Vec<BmcEventSubscription>> {
     Ok(subs)
 }
 
-fn key(s: &BmcEventSubscription) -> ObjectKey {
+pub fn key(s: &BmcEventSubscription) -> ObjectKey {
     crate::machine::event_subscription::key(s)
 }
 
@@ -145,33 +145,4 @@ pub fn host_section(subs: &[&BmcEventSubscription]) -> String {
         out.push('\n');
     }
     out
-}
-
-/// What `export` adds for a host: its subscriptions without status, header Secrets once.
-pub fn export_docs(
-    subs: &[BmcEventSubscription],
-    host: &ObjectKey,
-    secret: &dyn Fn(&ObjectKey) -> Result<Option<serde_json::Value>>,
-    secrets_done: &mut std::collections::BTreeSet<ObjectKey>,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<serde_json::Value>> {
-    let mut docs = Vec::new();
-    for s in of_host(subs, host) {
-        let k = key(s);
-        if let Some(r) = &s.spec.http_headers_ref {
-            let sk = ObjectKey::new(&r.namespace, &r.name);
-            if secrets_done.insert(sk.clone()) {
-                match secret(&sk)? {
-                    Some(v) => docs.push(crate::metal3_export::clean_secret(&v)),
-                    None => warnings.push(format!(
-                        "BMCEventSubscription {k}: Secret {sk} it references is not there: not exported"
-                    )),
-                }
-            }
-        }
-        let v = serde_json::to_value(s)
-            .map_err(|e| Error::internal("cannot encode a subscription as JSON", e))?;
-        docs.push(crate::metal3_export::clean_object(&v, &k, false));
-    }
-    Ok(docs)
 }

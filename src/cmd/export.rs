@@ -133,32 +133,45 @@ impl Export {
             }
             return Ok(());
         }
+        let owner = format!("BareMetalHost {key}");
         for sk in secret_refs(&r.host) {
-            if !self.secrets_done.insert(sk.clone()) {
-                continue;
-            }
-            match source.secret(&sk)? {
-                Some(v) => self.docs.push(clean_secret(&v)),
-                None => self.warnings.push(format!(
-                    "BareMetalHost {key}: Secret {sk} it references is not in {from}: not exported"
-                )),
-            }
+            self.secret(&owner, &sk, source, &format!("in {from}"))?;
         }
         self.companions(r, &key, source)?;
-        let subscribed = super::bmc_event_subscriptions::export_docs(
-            subscriptions,
-            &key,
-            &|sk| source.secret(sk),
-            &mut self.secrets_done,
-            &mut self.warnings,
-        )?;
-        self.docs.extend(subscribed);
+        // Subscriptions without status (a cluster's controller makes them again).
+        for s in super::bmc_event_subscriptions::of_host(subscriptions, &key) {
+            let k = super::bmc_event_subscriptions::key(s);
+            if let Some(r) = &s.spec.http_headers_ref {
+                let sk = ObjectKey::new(&r.namespace, &r.name);
+                self.secret(&format!("BMCEventSubscription {k}"), &sk, source, "there")?;
+            }
+            self.docs.push(clean_object(&to_value(s)?, &k, false));
+        }
         let mut hv = to_value(&host)?;
         hv["metadata"] = clean_metadata(&hv["metadata"], &key, false);
         if let Some(o) = hv.as_object_mut() {
             o.remove("status");
         }
         self.docs.push(hv);
+        Ok(())
+    }
+
+    /// Secret `sk` of `owner`, the first time; a warning when it is not `there`.
+    fn secret(
+        &mut self,
+        owner: &str,
+        sk: &ObjectKey,
+        source: &Snapshot,
+        there: &str,
+    ) -> Result<()> {
+        if self.secrets_done.insert(sk.clone()) {
+            match source.secret(sk)? {
+                Some(v) => self.docs.push(clean_secret(&v)),
+                None => self.warnings.push(format!(
+                    "{owner}: Secret {sk} it references is not {there}: not exported"
+                )),
+            }
+        }
         Ok(())
     }
 
