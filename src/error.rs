@@ -90,6 +90,13 @@ impl Error {
         Self::Invalid(d.into().into())
     }
 
+    /// `Ok` when nothing was found, else every problem found.
+    pub fn invalid_if_any(found: Vec<Diagnostic>) -> Result<()> {
+        let none = found.is_empty();
+        none.then_some(())
+            .ok_or_else(|| Self::Invalid(found.into()))
+    }
+
     /// An encoder failed on a value bmhctl made itself.
     pub fn internal(what: impl Into<String>, source: impl Into<Cause>) -> Self {
         Self::Internal {

@@ -1,6 +1,7 @@
 //! What `bmhctl apply -f` would write to the local store, for `apply` and `diff`.
 
 use crate::error::{Error, Result};
+use crate::metal3_export::to_value;
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
 use crate::persist::files::inventory::{self, Inventory, LoadMode};
 use crate::persist::files::yaml_file::YamlFile;
@@ -71,10 +72,6 @@ pub(super) fn collect(
     Ok(Applied { inv, objects })
 }
 
-fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::internal("cannot encode as JSON", e))
-}
-
 /// Refuses an object whose name or namespace cannot be a file name in the store.
 fn check_names<'a>(keys: impl Iterator<Item = (TypedKey, &'a std::path::Path)>) -> Result<()> {
     use crate::diagnostic::Diagnostic;
@@ -98,11 +95,7 @@ fn check_names<'a>(keys: impl Iterator<Item = (TypedKey, &'a std::path::Path)>) 
             }
         }
     }
-    if found.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::Invalid(found.into()))
-    }
+    Error::invalid_if_any(found)
 }
 
 /// BMO's admission on every host of the files, the stored host (if any) as the old object.
@@ -128,11 +121,7 @@ fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
             inv, i, &errors,
         ));
     }
-    if found.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::Invalid(found.into()))
-    }
+    Error::invalid_if_any(found)
 }
 
 /// The Secrets of the files, as stored.

@@ -172,11 +172,7 @@ impl Config {
                 .field("currentContext"),
             );
         }
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::Invalid(Diagnostics::from(problems)))
-        }
+        Error::invalid_if_any(problems)
     }
 
     /// The first line mentioning `needle`, else the file.
