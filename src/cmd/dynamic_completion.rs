@@ -133,17 +133,7 @@ fn states(current: &OsStr) -> Vec<CompletionCandidate> {
         .filter(|k| !k.is_empty())
         .map(|k| k.replace(' ', "-"))
         .collect();
-    names.extend(
-        [
-            "goal",
-            "detached",
-            "error",
-            "powered-on",
-            "powered-off",
-            "deleted",
-        ]
-        .map(String::from),
-    );
+    names.extend(super::watch::CONDITIONS.split(' ').map(String::from));
     matching(current, names)
 }
 

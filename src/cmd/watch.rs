@@ -502,6 +502,9 @@ fn norm(s: &str) -> String {
     s.trim().to_ascii_lowercase().replace(['-', '_'], " ")
 }
 
+/// What `wait --for` takes besides the provisioning states.
+pub const CONDITIONS: &str = "goal detached error powered-on powered-off deleted";
+
 /// The condition `wait --for STATE` stands for.
 pub fn state_condition(state: &str) -> Result<Condition> {
     let want = norm(state);
@@ -522,14 +525,7 @@ pub fn state_condition(state: &str) -> Result<Condition> {
                     .copied()
                     .filter(|k| !k.is_empty())
                     .collect();
-                states.extend([
-                    "goal",
-                    "detached",
-                    "error",
-                    "powered-on",
-                    "powered-off",
-                    "deleted",
-                ]);
+                states.extend(CONDITIONS.split(' '));
                 let hint = crate::diagnostic::did_you_mean(state, states.iter().copied())
                     .map(|s| format!(" (did you mean {s}?)"))
                     .unwrap_or_default();
