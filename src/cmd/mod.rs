@@ -371,9 +371,19 @@ fn under_context(
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     dynamic_completion::complete_if_asked();
     let args: Vec<OsString> = args.into_iter().collect();
+    parse_and_run(&args).unwrap_or_else(|code| code)
+}
+
+/// Says `e` on stderr; its exit code.
+fn said(e: &Error) -> i32 {
+    crate::eprintln_quiet!("{}", e.render());
+    e.exit_code()
+}
+
+fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
     // Parsed as `Cli::try_parse_from` does, by a command that a context may have changed.
     let parse = |mut cmd: clap::Command| {
-        let matches = cmd.try_get_matches_from_mut(&args).and_then(|mut m| {
+        let matches = cmd.try_get_matches_from_mut(args).and_then(|mut m| {
             <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m)
                 .map_err(|e| e.format(&mut cmd))
         });
@@ -383,40 +393,24 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             code
         })
     };
-    let mut cli = match parse(<Cli as clap::CommandFactory>::command()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let mut cli = parse(<Cli as clap::CommandFactory>::command())?;
     // A context's variables make the defaults of the flags that read them: parse again.
     let mut context = std::collections::BTreeMap::new();
     if !matches!(
         cli.command,
         Command::Config(_) | Command::Completions { .. } | Command::Man { .. } | Command::Version
     ) {
-        match options::context_environment(cli.context.as_deref()) {
-            Ok(environment) => context = environment,
-            Err(e) => {
-                crate::eprintln_quiet!("{}", e.render());
-                return e.exit_code();
-            }
-        }
+        context = options::context_environment(cli.context.as_deref()).map_err(|e| said(&e))?;
         if !context.is_empty() {
-            let cmd = under_context(<Cli as clap::CommandFactory>::command(), &context);
-            cli = match parse(cmd) {
-                Ok(c) => c,
-                Err(code) => return code,
-            };
+            cli = parse(under_context(
+                <Cli as clap::CommandFactory>::command(),
+                &context,
+            ))?;
         }
     }
     let provisioners = options::provisioner_settings(context);
     init_logging(&cli);
-    let max_file_size = match options::max_file_size(|k| std::env::var(k).ok()) {
-        Ok(n) => n,
-        Err(e) => {
-            crate::eprintln_quiet!("{}", e.render());
-            return e.exit_code();
-        }
-    };
+    let max_file_size = options::max_file_size(|k| std::env::var(k).ok()).map_err(|e| said(&e))?;
     // How exact the input must be, handed to every command that reads hosts.
     let input = crate::persist::InputPolicy {
         fields: match cli.field_validation.as_str() {
@@ -433,7 +427,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Diff(a) => diff::diff(a, input).map(i32::from),
         _ => dispatch(cli, input, &provisioners).map(|()| 0),
     };
-    match outcome {
+    Ok(match outcome {
         Ok(code) => code,
         // The reader went away (`bmhctl get ... | head -1`): what it wanted, it has.
         Err(Error::Io { path, source })
@@ -442,7 +436,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             0
         }
         Err(e) => {
-            crate::eprintln_quiet!("{}", e.render());
+            let code = said(&e);
             if let Error::Provisioner { name, reason, .. } = &e
                 && matches!(
                     reason.downcast_ref(),
@@ -451,9 +445,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             {
                 crate::eprintln_quiet!("{}", provisioners_found(name, &provisioners));
             }
-            e.exit_code()
+            code
         }
-    }
+    })
 }
 
 /// The provisioners there are, with the closest name, for a `--provisioner` that names none.
