@@ -28,7 +28,6 @@ impl Position {
         }
     }
 
-    /// The file as a whole.
     pub fn file(file: impl Into<PathBuf>) -> Self {
         Self {
             file: file.into(),
@@ -77,7 +76,6 @@ impl Diagnostic {
         self
     }
 
-    /// The file as a whole is the problem.
     pub fn in_file(self, file: impl Into<PathBuf>) -> Self {
         self.at(Position::file(file))
     }

@@ -85,7 +85,6 @@ impl Error {
         }
     }
 
-    /// One problem with the input.
     pub fn invalid(d: impl Into<Diagnostic>) -> Self {
         Self::Invalid(d.into().into())
     }
@@ -125,7 +124,6 @@ impl Error {
         }
     }
 
-    /// The text shown to the user: `error: ` and [`Error::chain`].
     pub fn render(&self) -> String {
         format!("error: {}", self.chain())
     }

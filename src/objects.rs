@@ -25,7 +25,6 @@ impl std::fmt::Debug for ResolvedSecret {
 }
 
 impl ResolvedSecret {
-    /// Builds a secret and computes its version from its content.
     pub fn new(key: ObjectKey, data: BTreeMap<String, Vec<u8>>) -> Self {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
@@ -40,7 +39,6 @@ impl ResolvedSecret {
         Self { key, version, data }
     }
 
-    /// The value of `key` as text (lossy UTF-8).
     pub fn get_str(&self, key: &str) -> Option<String> {
         self.data
             .get(key)
@@ -54,7 +52,6 @@ pub const SECRET_KIND: &str = "Secret";
 
 /// Where the state machine and provisioner plugins read companion objects.
 pub trait ObjectSource: Send + Sync {
-    /// A Secret, decoded.
     fn secret(&self, key: &ObjectKey) -> Option<Arc<ResolvedSecret>>;
 
     /// Any object as JSON; a Secret as [`secret_object`]. The default knows Secrets only.
@@ -135,7 +132,6 @@ impl ObjectSource for ObjectMap {
 }
 
 impl ObjectMap {
-    /// Adds (or replaces) a Secret.
     pub fn insert_secret(&mut self, secret: ResolvedSecret) {
         self.secrets.insert(secret.key.clone(), Arc::new(secret));
     }

@@ -75,7 +75,6 @@ pub struct RecordedEvent {
 pub struct EventJson(std::sync::OnceLock<Arc<[u8]>>);
 
 impl EventJson {
-    /// The JSON, made by `make` the first time.
     pub fn get_or_init(&self, make: impl FnOnce() -> Arc<[u8]>) -> &Arc<[u8]> {
         self.0.get_or_init(make)
     }
@@ -99,7 +98,6 @@ impl std::fmt::Debug for EventJson {
     }
 }
 
-/// The bookkeeping of a host's firmware objects.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct FirmwareBook {
@@ -159,9 +157,7 @@ pub struct HostRecord {
     /// Boxed: a record is moved between the runner's slots, workers and results.
     pub host: Box<BareMetalHost>,
     pub book: Bookkeeping,
-    /// The host's HostFirmwareSettings, if the files hold one.
     pub firmware_settings: Option<Box<HostFirmwareSettings>>,
-    /// The host's HostFirmwareComponents, likewise.
     pub firmware_components: Option<Box<HostFirmwareComponents>>,
     /// The host's DataImage (same namespace and name), if the files or the store hold one.
     pub data_image: Option<Box<DataImage>>,
@@ -176,7 +172,6 @@ impl HostRecord {
             .unwrap_or_else(|| EMPTY.get_or_init(Default::default))
     }
 
-    /// The architecture BMO would see in `spec.architecture`.
     pub fn architecture(&self) -> &str {
         if self.host.spec.architecture.is_empty() {
             &self.book.architecture
@@ -211,7 +206,6 @@ pub mod shared {
     }
 }
 
-/// [`shared`] for an optional value.
 pub mod shared_option {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use std::sync::Arc;
@@ -235,7 +229,6 @@ pub mod shared_option {
 pub struct SpecSnapshot(Box<RawValue>);
 
 impl SpecSnapshot {
-    /// The snapshot of a spec already turned into JSON.
     pub fn of(spec: &Value) -> Self {
         // Not `RawValue::from_string`, which would parse the text again.
         Self(
@@ -249,7 +242,6 @@ impl SpecSnapshot {
         serde_json::from_str(self.0.get()).ok()
     }
 
-    /// The spec as a JSON tree.
     pub fn value(&self) -> Value {
         serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
     }

@@ -6,7 +6,6 @@ use crate::selector::Selector;
 use bmh_api::ObjectKey;
 use std::collections::BTreeMap;
 
-/// The names and label selector given on the command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HostSelection {
     names: Vec<String>,
@@ -14,7 +13,6 @@ pub struct HostSelection {
     namespace: Option<String>,
 }
 
-/// One host as selection sees it.
 pub struct Candidate<'a> {
     pub key: &'a ObjectKey,
     pub labels: &'a BTreeMap<String, String>,
@@ -40,7 +38,6 @@ impl HostSelection {
         self
     }
 
-    /// Every host.
     pub fn all() -> Self {
         Self::default()
     }
@@ -114,7 +111,6 @@ impl HostSelection {
     }
 }
 
-/// The host `name` names, if any.
 fn resolve(hosts: &[&Candidate], name: &str) -> Result<Option<usize>> {
     if let Some((ns, n)) = name.split_once('/') {
         return Ok(hosts

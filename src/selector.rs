@@ -50,7 +50,6 @@ impl Selector {
     }
 }
 
-/// Splits on commas that are not inside parentheses.
 fn split_top_level(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0i32, 0);

@@ -18,7 +18,6 @@ pub(super) struct Applied {
     pub objects: Vec<(TypedKey, Value, PathBuf)>,
 }
 
-/// Reads the files and checks what they hold, as an apply to `existing` would.
 pub(super) fn collect(
     paths: &[PathBuf],
     existing: Option<&Store>,
@@ -29,7 +28,6 @@ pub(super) fn collect(
         LoadMode::ReadOnly,
         &crate::persist::LoadOptions::with_input(input),
     )?;
-    // (object, value, the file it came from)
     let mut objects: Vec<(TypedKey, Value, PathBuf)> = secrets(paths, &inv)?;
     for d in &inv.other_documents {
         if d.kind.is_empty() || d.name.is_empty() || d.api_version.is_empty() {
@@ -124,7 +122,6 @@ fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
     Error::invalid_if_any(found)
 }
 
-/// The Secrets of the files, as stored.
 fn secrets(paths: &[PathBuf], inv: &Inventory) -> Result<Vec<(TypedKey, Value, PathBuf)>> {
     let mut out: Vec<(TypedKey, Value, PathBuf)> = Vec::new();
     for (label, real) in inventory::input_files(paths)? {

@@ -18,7 +18,6 @@ pub fn is_resource(word: &str) -> bool {
     )
 }
 
-/// Every subscription of the snapshot, sorted by namespace and name.
 pub fn read(snapshot: &Snapshot) -> Result<Vec<BmcEventSubscription>> {
     let mut subs = snapshot.event_subscriptions()?;
     subs.sort_by_key(key);
@@ -29,7 +28,6 @@ pub fn key(s: &BmcEventSubscription) -> ObjectKey {
     crate::machine::event_subscription::key(s)
 }
 
-/// The subscriptions of one host.
 pub fn of_host<'a>(
     subs: &'a [BmcEventSubscription],
     host: &ObjectKey,
@@ -37,7 +35,6 @@ pub fn of_host<'a>(
     subs.iter().filter(move |s| host_key(s) == *host)
 }
 
-/// `get bmceventsubscriptions [NAME...]`.
 pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy) -> Result<()> {
     let place = super::options::place(&args.source)?;
     let snapshot = Snapshot::read(&place, input)?;
@@ -106,7 +103,6 @@ pub fn table(subs: &[BmcEventSubscription], namespaces: bool, headers: bool, wid
     output::kubectl_table(headers.then_some(&header[..]), rows)
 }
 
-/// A subscription in detail, as `describe` shows it.
 pub fn describe(s: &BmcEventSubscription) -> String {
     let mut out = String::new();
     let mut line = |k: &str, v: &str| {
@@ -129,7 +125,6 @@ pub fn describe(s: &BmcEventSubscription) -> String {
     out
 }
 
-/// The section a host's description ends with when it has subscriptions.
 pub fn host_section(subs: &[&BmcEventSubscription]) -> String {
     let mut out = String::from("BMC Event Subscriptions:\n");
     for s in subs {

@@ -71,7 +71,6 @@ pub fn run(cmd: ConfigCommand, context: Option<&str>) -> Result<()> {
     }
 }
 
-/// kubectl's table: CURRENT (`*`), NAME, and what each context points at.
 fn table(config: &Config, current: Option<&str>) -> String {
     let rows = config.file.contexts.iter().map(|c| {
         let mark = if current == Some(c.name.as_str()) {

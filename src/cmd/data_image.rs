@@ -16,7 +16,6 @@ pub fn is_kind(word: &str) -> bool {
     )
 }
 
-/// `get dataimages [NAME...]`.
 pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy) -> Result<()> {
     let place = super::options::place(&args.source)?;
     let snapshot = Snapshot::read(&place, input)?;
@@ -109,7 +108,6 @@ pub fn table(images: &[&DataImage], namespace_column: bool, headers: bool) -> St
     output::kubectl_table(headers.then_some(&header[..]), rows)
 }
 
-/// `describe`'s section of the host's DataImage (none for a host without one).
 pub fn describe_section(out: &mut String, image: Option<&DataImage>) {
     let Some(d) = image else {
         return;

@@ -75,7 +75,6 @@ fn map_text(m: &std::collections::BTreeMap<String, String>) -> String {
         .join("\n                    ")
 }
 
-/// The description of one host.
 pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
     let mut out = String::new();
     push_fields(&mut out, rec);
@@ -89,7 +88,6 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
     out
 }
 
-/// The host's fields, one `Key: value` line each.
 fn push_fields(out: &mut String, rec: &HostRecord) {
     let h = &rec.host;
     let m = &h.metadata;
@@ -139,7 +137,6 @@ fn push_fields(out: &mut String, rec: &HostRecord) {
     }
 }
 
-/// The NICs and disks inspection found.
 fn push_hardware(out: &mut String, hw: &bmh_api::HardwareDetails) {
     out.push_str("NICs:\n");
     let rows = hw.nics.iter().map(|n| {
@@ -279,7 +276,6 @@ fn gigabytes(bytes: i64) -> String {
     }
 }
 
-/// A table under a heading, indented, or `<none>`.
 fn push_table<R: Into<comfy_table::Row>>(
     out: &mut String,
     header: &[&str],

@@ -25,13 +25,11 @@ pub struct DiffArgs {
     pub store: StoreArgs,
 }
 
-/// `bmhctl diff`: whether anything would change (exit 1 then).
 pub fn diff(args: &DiffArgs, input: crate::persist::InputPolicy) -> Result<bool> {
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     show(&args.paths, &root, input)
 }
 
-/// Prints the diff of applying `paths` to the store at `root`; whether anything would change.
 pub fn show(paths: &[PathBuf], root: &Path, input: crate::persist::InputPolicy) -> Result<bool> {
     let existing = Store::open_existing(root)?;
     let store = existing.as_ref();
@@ -80,7 +78,6 @@ fn file_name(key: &TypedKey) -> String {
     )
 }
 
-/// The unified diff of one object, empty when it would not change.
 fn object_diff(key: &TypedKey, stored: Option<Value>, merged: Value) -> Result<String> {
     let mut before = stored.map(comparable);
     let mut after = comparable(merged);

@@ -83,7 +83,6 @@ fn flag_values(words: &[OsString], short: Option<&str>, long: &str) -> Vec<Strin
     out
 }
 
-/// The words of the command line being completed (after the `--` clap_complete passes).
 fn words() -> Vec<OsString> {
     let all: Vec<OsString> = std::env::args_os().collect();
     match all.iter().position(|a| a == "--") {
@@ -126,7 +125,6 @@ fn hosts(current: &OsStr) -> Vec<CompletionCandidate> {
     matching(current, names)
 }
 
-/// What `wait --for` accepts.
 fn states(current: &OsStr) -> Vec<CompletionCandidate> {
     let mut names: Vec<String> = bmh_api::ProvisioningState::KNOWN
         .iter()
@@ -137,7 +135,6 @@ fn states(current: &OsStr) -> Vec<CompletionCandidate> {
     matching(current, names)
 }
 
-/// The config file's contexts.
 fn contexts(current: &OsStr) -> Vec<CompletionCandidate> {
     let names: Vec<String> = crate::context::Config::load(super::options::config_file().as_deref())
         .map(|c| c.file.contexts.into_iter().map(|c| c.name).collect())

@@ -92,14 +92,12 @@ pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()
     }
 }
 
-/// The export as it is made, host by host.
 #[derive(Default)]
 struct Export {
     docs: Vec<Value>,
     /// Why hosts cannot be exported: any refuses the whole export.
     refused: Vec<String>,
     warnings: Vec<String>,
-    /// The Secrets already exported (each goes once).
     secrets_done: BTreeSet<ObjectKey>,
 }
 
@@ -175,7 +173,6 @@ impl Export {
         Ok(())
     }
 
-    /// The host's companion objects.
     fn companions(&mut self, r: &HostRecord, key: &ObjectKey, source: &Snapshot) -> Result<()> {
         if let Some(hd) = &r.book.hardware_data {
             self.docs.push(clean_object(&to_value(hd)?, key, true));

@@ -85,7 +85,6 @@ fn write_objects(
     encode(out, &list, json)
 }
 
-/// `doc` as JSON (with a newline) or YAML on `out`.
 fn encode(out: &mut dyn std::io::Write, doc: &impl serde::Serialize, json: bool) -> Result<()> {
     if json {
         serde_json::to_writer_pretty(&mut *out, doc).map_err(|e| {
@@ -104,7 +103,6 @@ fn encode(out: &mut dyn std::io::Write, doc: &impl serde::Serialize, json: bool)
     }
 }
 
-/// kubectl's List of the hosts; its fields in the order printed.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 struct List<'a> {
@@ -113,7 +111,6 @@ struct List<'a> {
     items: Objects<'a>,
 }
 
-/// The List's items, each host's object made as it is written.
 struct Objects<'a>(&'a [&'a HostRecord]);
 
 impl serde::Serialize for Objects<'_> {
@@ -235,7 +232,6 @@ struct Unreadable {
 }
 
 impl Unreadable {
-    /// The hosts that cannot be read at this read.
     fn say(&mut self, bad: Vec<String>) {
         self.failing = None;
         for b in &bad {
@@ -246,7 +242,6 @@ impl Unreadable {
         self.said = bad.into_iter().collect();
     }
 
-    /// A read that failed as a whole.
     fn failing(&mut self, said: String) {
         if self.failing.as_ref() != Some(&said) {
             crate::eprintln_quiet!("bmhctl: {said}");
@@ -255,7 +250,6 @@ impl Unreadable {
     }
 }
 
-/// Prints what changed from `last` to `now`, and keeps `now` as `last`.
 fn print_changes(
     args: &GetArgs,
     last: &mut HashMap<ObjectKey, (HostRecord, Value)>,
@@ -304,7 +298,6 @@ fn table_options(args: &GetArgs, headers: bool) -> output::TableOptions {
     }
 }
 
-/// One change as `get -w -o FORMAT` prints it.
 fn print_watched(
     args: &GetArgs,
     change: Change,
@@ -340,7 +333,6 @@ fn same_but_created(before: &Value, now: &Value) -> bool {
     before == now || without(before) == without(now)
 }
 
-/// kubectl's watch event (`--output-watch-events`).
 fn watch_event(change: Change, object: &Value) -> Value {
     serde_json::json!({"type": change, "object": object})
 }

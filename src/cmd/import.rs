@@ -133,7 +133,6 @@ fn write_new(path: &Path, text: &str) -> Result<()> {
     f.write_all(text.as_bytes()).map_err(|e| Error::io(path, e))
 }
 
-/// The labels a generated host carries (what `-l` selects on).
 fn labels(m: &Machine, bifrost: bool) -> BTreeMap<String, String> {
     let mut l = BTreeMap::new();
     l.insert("ironic.driver".to_string(), m.driver.clone());
@@ -154,7 +153,6 @@ fn labels(m: &Machine, bifrost: bool) -> BTreeMap<String, String> {
     l
 }
 
-/// The BMC Secret and the BareMetalHost of `m`.
 fn documents(
     m: &Machine,
     labels: BTreeMap<String, String>,
@@ -404,8 +402,6 @@ fn host_name(node_name: Option<&str>, uuid: &str, namespace: &str) -> (String, S
     }
 }
 
-// ------------------------------------------------------------------------------- bifrost
-
 /// A bifrost inventory: node names to `{uuid, driver, driver_info, nics, ...}`, JSON or YAML.
 fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
     use crate::diagnostic::{Diagnostic, Diagnostics, Position};
@@ -503,8 +499,6 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
     }
     Ok(out)
 }
-
-// -------------------------------------------------------------------------------- Ironic
 
 /// Every node of the Ironic, as the ironic provisioner plugin lists them.
 fn read_ironic(

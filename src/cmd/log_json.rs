@@ -25,7 +25,6 @@ where
     }
 }
 
-/// The JSON object of one event.
 fn line(event: &Event<'_>) -> Value {
     let meta = event.metadata();
     let mut fields = Fields(Map::new());

@@ -13,7 +13,6 @@ pub fn subcommands() -> Vec<String> {
         .collect()
 }
 
-/// The page of `bmhctl` (no subcommand) or of `bmhctl SUBCOMMAND`.
 pub fn page(subcommand: Option<&str>) -> Result<String> {
     let mut cli = Cli::command();
     cli.build();

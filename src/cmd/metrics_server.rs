@@ -24,7 +24,6 @@ pub fn bind(addr: &str) -> Result<std::net::TcpListener> {
     Ok(listener)
 }
 
-/// Serves `metrics` on `listener` until the runtime ends; returns its address.
 pub fn serve(
     listener: std::net::TcpListener,
     metrics: Arc<Metrics>,

@@ -367,14 +367,12 @@ fn under_context(
     .mut_subcommands(|c| under_context(c, environment))
 }
 
-/// Runs bmhctl with these arguments; returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     dynamic_completion::complete_if_asked();
     let args: Vec<OsString> = args.into_iter().collect();
     parse_and_run(&args).unwrap_or_else(|code| code)
 }
 
-/// Says `e` on stderr; its exit code.
 fn said(e: &Error) -> i32 {
     crate::eprintln_quiet!("{}", e.render());
     e.exit_code()
@@ -411,7 +409,6 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
     let provisioners = options::provisioner_settings(context);
     init_logging(&cli);
     let max_file_size = options::max_file_size(|k| std::env::var(k).ok()).map_err(|e| said(&e))?;
-    // How exact the input must be, handed to every command that reads hosts.
     let input = crate::persist::InputPolicy {
         fields: match cli.field_validation.as_str() {
             "warn" => crate::persist::FieldValidation::Warn,

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The environment variables bmhctl reads itself.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Environment {
     /// `BMHCTL_TIME_SCALE`: multiplies every delay (default 1).
@@ -26,7 +25,6 @@ impl Environment {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
-    /// Reads the variables through `lookup` (the tests' environment).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self> {
         fn setting<T: std::str::FromStr>(
             lookup: &impl Fn(&str) -> Option<String>,
@@ -79,7 +77,6 @@ pub fn context_environment(flag: Option<&str>) -> Result<BTreeMap<String, String
     )
 }
 
-/// What the provisioners are told.
 pub fn provisioner_settings(context: BTreeMap<String, String>) -> crate::provisioners::Settings {
     crate::provisioners::Settings {
         plugin_dir: std::env::var_os("PROVISIONER_PLUGIN_DIR").map(PathBuf::from),
@@ -103,7 +100,6 @@ pub fn max_file_size(lookup: impl Fn(&str) -> Option<String>) -> Result<u64> {
     }
 }
 
-/// How hosts are driven: the provisioner by name and the runner's configuration.
 #[derive(Debug, Clone)]
 pub struct DriveOptions {
     pub provisioner: String,
@@ -113,7 +109,6 @@ pub struct DriveOptions {
 }
 
 impl DriveOptions {
-    /// The drive flags over the environment and the defaults.
     pub fn resolve(args: &DriveArgs, timeout: Duration, env: &Environment) -> Self {
         let mut runner = RunnerConfig {
             timeout,
@@ -138,7 +133,6 @@ impl DriveOptions {
         }
     }
 
-    /// The provisioner to drive with.
     pub fn resolve_provisioner(
         &self,
         input: crate::persist::InputPolicy,

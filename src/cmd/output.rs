@@ -35,7 +35,6 @@ pub fn state_text(rec: &HostRecord) -> String {
     }
 }
 
-/// The columns of `cols` that `show` keeps.
 pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
     cols.into_iter()
         .zip(show)
@@ -102,7 +101,6 @@ pub fn or_none(s: &str) -> &str {
 /// The group and version of every JSON document bmhctl prints as a result (docs/output.md).
 pub const API_VERSION: &str = "bmhctl.metal3.io/v1alpha1";
 
-/// Which command's run a result document reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunKind {
     Provision,
@@ -122,7 +120,6 @@ impl RunKind {
     }
 }
 
-/// How a host's run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// At its goal (for `delete`: gone).
@@ -143,7 +140,6 @@ impl Outcome {
     }
 }
 
-/// One host of a run's result, whether the run ended or was interrupted.
 #[derive(Debug, Clone)]
 pub struct HostReport {
     pub namespace: String,
@@ -159,7 +155,6 @@ pub struct HostReport {
     pub end: Option<DateTime<Utc>>,
 }
 
-/// How many hosts of a run's result ended each way.
 #[derive(Debug, Clone, Copy, Default)]
 struct Counts {
     hosts: usize,

@@ -76,7 +76,6 @@ pub fn plan(
     )
 }
 
-/// The `--dry-run` of a command that drives hosts: its plan, from the same flags.
 pub fn dry_run(
     intent: Intent,
     place: Place,
@@ -99,7 +98,6 @@ pub fn dry_run(
     )
 }
 
-/// Makes and prints the plan of the selected hosts for `intent`.
 #[allow(clippy::too_many_arguments)]
 fn run(
     intent: Intent,
@@ -218,7 +216,6 @@ fn path_states(p: &HostPlan, people: bool) -> Vec<String> {
     states
 }
 
-/// HOST, FROM, PATH, ACTIONS, DESTRUCTIVE: one line a host.
 pub fn table(plans: &[HostPlan]) -> String {
     let rows = plans.iter().map(|p| {
         let mut path = path_states(p, true).join(" -> ");

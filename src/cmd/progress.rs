@@ -17,7 +17,6 @@ pub enum ProgressMode {
     Bars,
     /// Plain lines on stderr: state changes, errors, (verbose) events and a heartbeat.
     Lines,
-    /// Nothing but errors.
     Quiet,
 }
 
@@ -110,7 +109,6 @@ impl Seen {
     }
 }
 
-/// Every host's [`LedgerEntry`], shared between the run and its caller.
 #[derive(Clone, Default)]
 pub struct Ledger(Arc<Mutex<Vec<LedgerEntry>>>);
 

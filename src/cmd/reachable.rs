@@ -46,7 +46,6 @@ pub fn wait_until_reachable(
     }
 }
 
-/// Whole seconds, for messages.
 fn round_secs(d: Duration) -> Duration {
     Duration::from_secs(d.as_secs_f64().round() as u64)
 }

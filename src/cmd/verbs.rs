@@ -98,7 +98,6 @@ pub enum VerbCommand {
     Retry(VerbArgs),
 }
 
-/// One annotation change.
 enum Change {
     Set(&'static str, String),
     Remove(&'static str),
@@ -370,7 +369,6 @@ pub fn delete(
     }
 }
 
-/// Requests the deletion of the selected hosts and says so for each; returns them.
 fn request_deletion(
     place: &Place,
     selection: &HostSelection,

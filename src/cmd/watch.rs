@@ -115,7 +115,6 @@ fn open_driven(
     }
 }
 
-/// Drives the hosts of `driven` (only `only`'s when given) until `stop` turns true.
 fn drive_live(
     driven: &Driven,
     only: Option<BTreeSet<ObjectKey>>,
@@ -352,7 +351,6 @@ pub fn watch(
 /// A condition on a host, as read; `None` when the host is gone.
 pub type Condition = Box<dyn Fn(Option<&HostRecord>) -> bool + Send + Sync>;
 
-/// Reads a host as it is now.
 type Reader = Arc<dyn Fn(&ObjectKey) -> Result<Option<HostRecord>> + Send + Sync>;
 
 /// Reads hosts without a lock (while another process drives them).
@@ -361,7 +359,6 @@ fn reader(place: &Place, input: crate::persist::InputPolicy) -> Reader {
     Arc::new(move |key: &ObjectKey| crate::persist::snapshot::read_host(&place, key, input))
 }
 
-/// A condition on a host that must be there.
 pub fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
     Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
 }
@@ -505,7 +502,6 @@ fn norm(s: &str) -> String {
 /// What `wait --for` takes besides the provisioning states.
 pub const CONDITIONS: &str = "goal detached error powered-on powered-off deleted";
 
-/// The condition `wait --for STATE` stands for.
 pub fn state_condition(state: &str) -> Result<Condition> {
     let want = norm(state);
     Ok(match want.as_str() {

@@ -16,7 +16,6 @@ pub const CONFIG_VAR: &str = "BMHCTL_CONFIG";
 /// The variable that picks a context when `--context` is not given.
 pub const CONTEXT_VAR: &str = "BMHCTL_CONTEXT";
 
-/// The config file as written.
 #[derive(Debug, Default, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ConfigFile {
@@ -92,7 +91,6 @@ pub fn config_path(from_env: Option<&Path>) -> Result<PathBuf> {
 }
 
 impl Config {
-    /// The config file of [`config_path`].
     pub fn load(from_env: Option<&Path>) -> Result<Config> {
         Config::read(&config_path(from_env)?)
     }
@@ -191,7 +189,6 @@ impl Config {
         self.file.contexts.iter().find(|c| c.name == name)
     }
 
-    /// `; contexts: a, b` (or that there are none), for messages.
     fn known_hint(&self) -> String {
         if self.file.contexts.is_empty() {
             format!(" (it defines no context: {})", self.path.display())

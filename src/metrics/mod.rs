@@ -21,7 +21,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// BMO's per-host labels.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HostLabels {
     namespace: String,
@@ -206,7 +205,6 @@ impl Metrics {
         states.insert(key.clone(), now);
     }
 
-    /// Records how long one provisioner call took.
     pub fn observe_provisioner_call(&self, call: &str, took: Duration) {
         self.provisioner_calls
             .get_or_create(&CallLabels {
@@ -215,7 +213,6 @@ impl Metrics {
             .observe(took.as_secs_f64());
     }
 
-    /// Records how long one commit took.
     pub fn observe_store_write(&self, took: Duration) {
         self.store_writes.observe(took.as_secs_f64());
     }
@@ -254,7 +251,6 @@ impl Metrics {
         }
     }
 
-    /// The metrics in Prometheus' text exposition format (OpenMetrics text).
     pub fn encode(&self) -> String {
         self.read_api_calls();
         {

@@ -47,11 +47,9 @@ impl Step {
     }
 }
 
-/// The path one host would take.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostPlan {
     pub key: ObjectKey,
-    /// Its state now.
     pub from: S,
     pub goal: Goal,
     /// Every state it would pass through, the first being `from`.
@@ -72,7 +70,6 @@ impl HostPlan {
     }
 }
 
-/// What plans are made with.
 pub struct Planner<'a> {
     pub objects: &'a dyn ObjectSource,
     pub machine: &'a MachineConfig,

@@ -15,7 +15,6 @@ use std::sync::{Arc, Mutex};
 /// The steps noted so far, shared by every provisioner of one host's simulation.
 pub(super) type Steps = Arc<Mutex<Vec<Step>>>;
 
-/// Creates the simulated provisioner of each pass, each noting its steps in `steps`.
 pub(super) struct RecordingFactory {
     pub inner: crate::provisioners::fixture::Fixture,
     pub steps: Steps,
@@ -41,7 +40,6 @@ impl bmhctl_plugin_sdk::ForwardingFactory for RecordingFactory {
     }
 }
 
-/// One pass's simulated provisioner.
 struct Recording {
     inner: Box<dyn Provisioner>,
     steps: Steps,
@@ -59,7 +57,6 @@ impl Recording {
     }
 }
 
-/// What cleaning a deprovision does, in words.
 fn cleaning(mode: &AutomatedCleaningMode) -> &'static str {
     match mode {
         AutomatedCleaningMode::Disabled => "deprovision (no disk cleaning)",
@@ -67,7 +64,6 @@ fn cleaning(mode: &AutomatedCleaningMode) -> &'static str {
     }
 }
 
-/// The manual cleaning a prepare or servicing step applies, in words.
 fn changes(raid: bool, settings: bool, components: bool) -> String {
     let mut parts = Vec::new();
     if raid {

@@ -7,7 +7,6 @@ use bmhctl_plugin_sdk::{
 };
 use std::sync::Arc;
 
-/// What the provisioner said of a host's node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Live {
     /// Not asked: the fixture, a host without a node yet, or an unreachable provisioner.
