@@ -48,7 +48,7 @@ impl fmt::Display for Position {
 }
 
 /// One problem. Every part but the message is optional.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
@@ -63,11 +63,10 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(message: impl Into<String>) -> Self {
+        let message = message.into();
         Self {
-            position: None,
-            object: None,
-            field: None,
-            message: message.into(),
+            message,
+            ..Self::default()
         }
     }
 
@@ -148,13 +147,8 @@ impl From<Vec<Diagnostic>> for Diagnostics {
 
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{d}")?;
-        }
-        Ok(())
+        let lines: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        f.write_str(&lines.join("\n"))
     }
 }
 

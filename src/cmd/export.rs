@@ -4,7 +4,7 @@
 use super::SourceArgs;
 use crate::error::{Error, Result};
 use crate::metal3_export::{
-    clean_metadata, clean_object, clean_secret, cluster_host, refusal, secret_refs, to_value,
+    clean_object, clean_secret, cluster_host, refusal, secret_refs, to_value,
 };
 use crate::persist::snapshot::Snapshot;
 use crate::record::HostRecord;
@@ -145,12 +145,7 @@ impl Export {
             }
             self.docs.push(clean_object(&to_value(s)?, &k, false));
         }
-        let mut hv = to_value(&host)?;
-        hv["metadata"] = clean_metadata(&hv["metadata"], &key, false);
-        if let Some(o) = hv.as_object_mut() {
-            o.remove("status");
-        }
-        self.docs.push(hv);
+        self.docs.push(clean_object(&to_value(&host)?, &key, false));
         Ok(())
     }
 
