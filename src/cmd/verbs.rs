@@ -13,7 +13,6 @@ use crate::selection::HostSelection;
 use bmh_api::annotations::{DETACHED, INSPECT, PAUSED, REBOOT_PREFIX};
 use bmh_api::{OperationalStatus, ProvisioningState as S};
 use clap::{Args, Subcommand};
-use serde_json::Value;
 use std::time::Duration;
 
 /// The held reboot annotation `power off` sets.
@@ -98,21 +97,15 @@ pub enum VerbCommand {
     Retry(VerbArgs),
 }
 
-enum Change {
-    Set(&'static str, String),
-    Remove(&'static str),
-}
+/// An annotation to set to a value, or to remove (`None`).
+type Change = (&'static str, Option<String>);
 
 fn json_args(mode_hard: bool, force: bool) -> String {
-    let mut m = serde_json::Map::new();
-    m.insert(
-        "mode".into(),
-        Value::String(if mode_hard { "hard" } else { "soft" }.into()),
-    );
+    let mut args = serde_json::json!({"mode": if mode_hard { "hard" } else { "soft" }});
     if force {
-        m.insert("force".into(), Value::Bool(true));
+        args["force"] = true.into();
     }
-    Value::Object(m).to_string()
+    args.to_string()
 }
 
 /// A verb's change, what is said once written and once seen (`--wait`), and when that is.
@@ -126,15 +119,11 @@ pub fn run(
     let (verb, change, done, what, cond) = request_of(cmd);
     let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
     let place = super::options::place(&verb.source)?;
-    let (name, value) = match &change {
-        Change::Set(k, v) => (*k, Some(v.as_str())),
-        Change::Remove(k) => (*k, None),
-    };
     let keys = requests::annotate(
         &place,
         &selection,
-        name,
-        value,
+        change.0,
+        change.1.as_deref(),
         input,
         |key, changed, now| {
             // The annotation is written whether or not the report is read.
@@ -166,27 +155,27 @@ fn request_of(cmd: VerbCommand) -> Request {
     match cmd {
         VerbCommand::Power(PowerCommand::On(verb)) => (
             verb,
-            Change::Remove(POWER_OFF_ANNOTATION),
+            (POWER_OFF_ANNOTATION, None),
             "power on requested",
             "powered on",
             status_cond(|r| r.status().powered_on),
         ),
         VerbCommand::Power(PowerCommand::Off { hard, force, verb }) => (
             verb,
-            Change::Set(POWER_OFF_ANNOTATION, json_args(hard, force)),
+            (POWER_OFF_ANNOTATION, Some(json_args(hard, force))),
             "power off requested",
             "powered off",
             status_cond(|r| !r.status().powered_on),
         ),
         VerbCommand::Reboot { hard, force, verb } => (
             verb,
-            Change::Set(
+            (
                 REBOOT_PREFIX,
-                if hard || force {
-                    json_args(hard, force)
-                } else {
-                    String::new()
-                },
+                Some(
+                    (hard || force)
+                        .then(|| json_args(hard, force))
+                        .unwrap_or_default(),
+                ),
             ),
             "reboot requested",
             "rebooted",
@@ -196,7 +185,7 @@ fn request_of(cmd: VerbCommand) -> Request {
         ),
         VerbCommand::Inspect(verb) => (
             verb,
-            Change::Set(INSPECT, String::new()),
+            (INSPECT, Some(String::new())),
             "inspection requested",
             "inspected",
             status_cond(|r| {
@@ -206,13 +195,13 @@ fn request_of(cmd: VerbCommand) -> Request {
         ),
         VerbCommand::Detach { force, verb } => (
             verb,
-            Change::Set(
+            (
                 DETACHED,
-                if force {
-                    r#"{"force":true}"#.into()
-                } else {
-                    String::new()
-                },
+                Some(
+                    force
+                        .then(|| r#"{"force":true}"#.into())
+                        .unwrap_or_default(),
+                ),
             ),
             "detach requested",
             "detached",
@@ -220,28 +209,28 @@ fn request_of(cmd: VerbCommand) -> Request {
         ),
         VerbCommand::Attach(verb) => (
             verb,
-            Change::Remove(DETACHED),
+            (DETACHED, None),
             "attach requested",
             "attached",
             status_cond(|r| r.status().operational_status != OperationalStatus::Detached),
         ),
         VerbCommand::Pause(verb) => (
             verb,
-            Change::Set(PAUSED, String::new()),
+            (PAUSED, Some(String::new())),
             "paused",
             "paused",
             Box::new(|_: Option<&HostRecord>| true),
         ),
         VerbCommand::Resume(verb) => (
             verb,
-            Change::Remove(PAUSED),
+            (PAUSED, None),
             "resumed",
             "resumed",
             Box::new(|_: Option<&HostRecord>| true),
         ),
         VerbCommand::Retry(verb) => (
             verb,
-            Change::Set(RETRY_ANNOTATION, format_time(SystemClock.now())),
+            (RETRY_ANNOTATION, Some(format_time(SystemClock.now()))),
             "retry requested",
             "retried",
             Box::new(|r: Option<&HostRecord>| {
@@ -262,7 +251,7 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
     let state = &rec.status().provisioning.state;
     let name = &m.name;
     match change {
-        Change::Remove(POWER_OFF_ANNOTATION) => {
+        (POWER_OFF_ANNOTATION, None) => {
             if !rec.host.spec.online {
                 crate::eprintln_quiet!(
                     "warning: {name} has spec.online: false and stays powered off"
@@ -284,7 +273,7 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
                 );
             }
         }
-        Change::Set(k, v)
+        (k, Some(v))
             if (*k == POWER_OFF_ANNOTATION || *k == REBOOT_PREFIX)
                 && !v.contains("\"force\":true")
                 && !matches!(state, S::Provisioned | S::ExternallyProvisioned) =>
@@ -295,7 +284,7 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
                 state.as_str()
             );
         }
-        Change::Set(INSPECT, _) if *state != S::Available => {
+        (INSPECT, Some(_)) if *state != S::Available => {
             crate::eprintln_quiet!(
                 "warning: {name} is {:?}: BMO inspects again only an available host; the \
                  request waits until then",
