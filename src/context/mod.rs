@@ -5,7 +5,7 @@ mod credentials;
 
 pub use credentials::{Credentials, read_credentials};
 
-use crate::diagnostic::{Diagnostic, Diagnostics, Position};
+use crate::diagnostic::{Diagnostic, Position};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -98,33 +98,24 @@ impl Config {
     /// The config file at `path`, strictly parsed, problems refused with the file and line.
     pub fn read(path: &Path) -> Result<Config> {
         let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Config {
-                    path: path.to_path_buf(),
-                    file: ConfigFile::default(),
-                    text: None,
-                });
-            }
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(Error::io(path, e)),
         };
-        let file: ConfigFile = if text.trim().is_empty() {
-            ConfigFile::default()
-        } else {
-            serde_saphyr::from_str(&text).map_err(|e| {
+        let file: ConfigFile = match text.as_deref() {
+            Some(t) if !t.trim().is_empty() => serde_saphyr::from_str(t).map_err(|e| {
                 let position = match e.location() {
                     Some(l) => Position::new(path, l.line() as usize, l.column() as usize),
                     None => Position::file(path),
                 };
-                Error::Invalid(Diagnostics::from(
-                    Diagnostic::new(yaml_error_text(&e)).at(position),
-                ))
-            })?
+                Error::invalid(Diagnostic::new(yaml_error_text(&e)).at(position))
+            })?,
+            _ => ConfigFile::default(),
         };
         let config = Config {
             path: path.to_path_buf(),
             file,
-            text: Some(text),
+            text,
         };
         config.check()?;
         Ok(config)
