@@ -39,10 +39,10 @@ impl Step {
     }
 
     fn destructive(kind: &'static str, text: impl Into<String>) -> Self {
+        let destructive = true;
         Self {
-            kind,
-            text: text.into(),
-            destructive: true,
+            destructive,
+            ..Self::plain(kind, text)
         }
     }
 }
@@ -119,8 +119,7 @@ impl Planner<'_> {
             stops: String::new(),
             live,
         };
-        let mut ended = false;
-        for _ in 0..MAX_PASSES {
+        let stops = (0..MAX_PASSES).find_map(|_| {
             let out = machine.reconcile(&mut rec, &mut rng);
             let status = rec.status();
             let state = status.provisioning.state.clone();
@@ -128,7 +127,7 @@ impl Planner<'_> {
                 plan.path.push(state.clone());
             }
             let op = &status.operational_status;
-            let stop = if out.deleted() {
+            if out.deleted() {
                 plan.deleted = true;
                 plan.reaches = goal == Goal::Deleted;
                 Some(String::new())
@@ -158,19 +157,12 @@ impl Planner<'_> {
                         None
                     }
                 }
-            };
-            if let Some(why) = stop {
-                plan.stops = why;
-                ended = true;
-                break;
             }
-        }
-        if !ended {
-            plan.stops = format!(
-                "still {:?} after {MAX_PASSES} passes",
-                rec.status().provisioning.state.as_str()
-            );
-        }
+        });
+        plan.stops = stops.unwrap_or_else(|| {
+            let state = rec.status().provisioning.state.as_str();
+            format!("still {state:?} after {MAX_PASSES} passes")
+        });
         plan.steps = std::mem::take(&mut *steps.lock().unwrap_or_else(|e| e.into_inner()));
         if self.cleans_before_deploy
             && record.host.spec.automated_cleaning_mode != AutomatedCleaningMode::Disabled
