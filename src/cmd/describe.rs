@@ -138,6 +138,7 @@ fn push_fields(out: &mut String, rec: &HostRecord) {
 }
 
 fn push_hardware(out: &mut String, hw: &bmh_api::HardwareDetails) {
+    out.push_str("NICs:\n");
     let rows = hw.nics.iter().map(|n| {
         vec![
             n.name.clone(),
@@ -147,7 +148,8 @@ fn push_hardware(out: &mut String, hw: &bmh_api::HardwareDetails) {
             n.pxe.to_string(),
         ]
     });
-    push_table(out, "NICs", &["NAME", "MAC", "IP", "SPEED", "PXE"], rows);
+    push_table(out, &["NAME", "MAC", "IP", "SPEED", "PXE"], rows);
+    out.push_str("Disks:\n");
     let rows = hw.storage.iter().map(|d| {
         vec![
             d.name.clone(),
@@ -156,10 +158,11 @@ fn push_hardware(out: &mut String, hw: &bmh_api::HardwareDetails) {
             d.model.clone(),
         ]
     });
-    push_table(out, "Disks", &["NAME", "TYPE", "SIZE", "MODEL"], rows);
+    push_table(out, &["NAME", "TYPE", "SIZE", "MODEL"], rows);
 }
 
 fn push_history(out: &mut String, hist: &bmh_api::OperationHistory) {
+    out.push_str("Operation History:\n");
     let rows = [
         ("register", &hist.register),
         ("inspect", &hist.inspect),
@@ -175,15 +178,11 @@ fn push_history(out: &mut String, hist: &bmh_api::OperationHistory) {
             m.end.clone().unwrap_or_default(),
         ]
     });
-    push_table(
-        out,
-        "Operation History",
-        &["OPERATION", "START", "END"],
-        rows,
-    );
+    push_table(out, &["OPERATION", "START", "END"], rows);
 }
 
 fn push_conditions(out: &mut String, conditions: &[bmh_api::Condition]) {
+    out.push_str("Conditions:\n");
     let header = ["TYPE", "STATUS", "REASON", "MESSAGE", "LAST TRANSITION"];
     let rows = conditions.iter().map(|c| {
         [
@@ -194,10 +193,11 @@ fn push_conditions(out: &mut String, conditions: &[bmh_api::Condition]) {
             c.last_transition_time.as_str(),
         ]
     });
-    push_table(out, "Conditions", &header, rows);
+    push_table(out, &header, rows);
 }
 
 fn push_events(out: &mut String, events: &[StoredEvent]) {
+    out.push_str("Events:\n");
     // The most recent 20 kinds of event, oldest first, as kubectl shows them.
     let groups = aggregate(events);
     let rows = groups[groups.len().saturating_sub(20)..].iter().map(|g| {
@@ -207,7 +207,7 @@ fn push_events(out: &mut String, events: &[StoredEvent]) {
             g.event.message.clone(),
         ]
     });
-    push_table(out, "Events", &["LAST SEEN", "REASON", "MESSAGE"], rows);
+    push_table(out, &["LAST SEEN", "REASON", "MESSAGE"], rows);
 }
 
 /// Identical events (same reason and message), counted once as kubectl does.
@@ -278,11 +278,9 @@ fn gigabytes(bytes: i64) -> String {
 
 fn push_table<R: Into<comfy_table::Row>>(
     out: &mut String,
-    title: &str,
     header: &[&str],
     rows: impl IntoIterator<Item = R>,
 ) {
-    let _ = writeln!(out, "{title}:");
     let rows: Vec<R> = rows.into_iter().collect();
     if rows.is_empty() {
         return out.push_str("  <none>\n");
