@@ -178,7 +178,8 @@ pub struct DriveArgs {
     /// Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on
     /// a CPU, and Ironic's all-in-one API server has 10 request threads, so 8 passes with one
     /// request each plus the one shared node listing stay under that.
-    #[arg(long, value_name = "N", value_parser = at_least_one, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = |s: &str| whole_number(s, 1))]
     pub concurrency: Option<u32>,
     /// When a host's next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO's requeue time
     /// or as soon as the provisioner reports the host's wait over (its node changed, a slot
@@ -186,7 +187,8 @@ pub struct DriveArgs {
     #[arg(long, value_name = "TIMING", value_parser = ["change", "bmo"])]
     pub timing: Option<String>,
     /// Provisioning attempts per image before a host gives up (0 = unlimited).
-    #[arg(long, default_value_t = 5, value_name = "N", value_parser = at_least_zero,
+    #[arg(long, default_value_t = 5, value_name = "N",
+          value_parser = |s: &str| whole_number(s, 0),
           allow_negative_numbers = true)]
     pub max_provisioning_retries: u32,
     /// How long to keep trying to reach Ironic (the provisioner's backend) at start, each new
@@ -333,16 +335,7 @@ fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 90s, 45m, 2h)"))
 }
 
-/// A count of at least 1; its arguments take negative numbers, to say so of `-1`.
-fn at_least_one(s: &str) -> std::result::Result<u32, String> {
-    whole_number(s, 1)
-}
-
-/// A count of at least 0; its arguments take negative numbers, to say so of `-1`.
-fn at_least_zero(s: &str) -> std::result::Result<u32, String> {
-    whole_number(s, 0)
-}
-
+/// A count of at least `min`; its arguments take negative numbers, to say so of `-1`.
 fn whole_number(s: &str, min: u32) -> std::result::Result<u32, String> {
     match s.trim().parse::<i64>() {
         Ok(n) if n < i64::from(min) => Err(format!("must be at least {min}, got {n}")),
@@ -613,6 +606,8 @@ mod tests {
 
     #[test]
     fn counts_and_durations_say_what_is_wrong_with_a_sign() {
+        let at_least_one = |s| whole_number(s, 1);
+        let at_least_zero = |s| whole_number(s, 0);
         assert_eq!(at_least_one("8"), Ok(8));
         assert_eq!(at_least_one("-1"), Err("must be at least 1, got -1".into()));
         assert_eq!(at_least_one("0"), Err("must be at least 1, got 0".into()));

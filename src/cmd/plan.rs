@@ -39,7 +39,8 @@ pub struct PlanArgs {
     )]
     pub provisioner: String,
     /// Provisioning attempts per image before a host gives up (0 = unlimited).
-    #[arg(long, default_value_t = 5, value_name = "N", value_parser = super::at_least_zero,
+    #[arg(long, default_value_t = 5, value_name = "N",
+          value_parser = |s: &str| super::whole_number(s, 0),
           allow_negative_numbers = true)]
     pub max_provisioning_retries: u32,
     #[arg(short, long, value_enum, default_value_t = ResultFormat::Table)]
