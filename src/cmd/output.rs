@@ -11,11 +11,7 @@ use std::io::Write;
 
 pub fn host_name(rec: &HostRecord) -> String {
     let m = &rec.host.metadata;
-    if m.namespace_or_default() == bmh_api::DEFAULT_NAMESPACE {
-        m.name.clone()
-    } else {
-        format!("{}/{}", m.namespace_or_default(), m.name)
-    }
+    display_name(m.namespace_or_default(), &m.name)
 }
 
 pub fn power(rec: &HostRecord) -> &'static str {
@@ -27,12 +23,7 @@ pub fn power(rec: &HostRecord) -> &'static str {
 }
 
 pub fn state_text(rec: &HostRecord) -> String {
-    let s = rec.status().provisioning.state.as_str();
-    if s.is_empty() {
-        "(new)".into()
-    } else {
-        s.into()
-    }
+    show_state(rec.status().provisioning.state.as_str()).to_string()
 }
 
 pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
@@ -297,7 +288,7 @@ fn seen_error(s: &Seen) -> String {
     }
 }
 
-fn show_state(s: &str) -> &str {
+pub fn show_state(s: &str) -> &str {
     if s.is_empty() { "(new)" } else { s }
 }
 

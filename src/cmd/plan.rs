@@ -190,25 +190,14 @@ fn goal(intent: Intent, rec: &mut HostRecord, now: &str) -> Goal {
     }
 }
 
-fn state_text(s: &S) -> String {
-    if s.as_str().is_empty() {
-        "(new)".into()
-    } else {
-        s.as_str().into()
-    }
-}
-
 /// The states of the path (`(new)` for people), `deleted` at the end of a delete path.
 fn path_states(p: &HostPlan, people: bool) -> Vec<String> {
     let mut states: Vec<String> = p
         .path
         .iter()
         .map(|s| {
-            if people {
-                state_text(s)
-            } else {
-                s.as_str().to_string()
-            }
+            let s = s.as_str();
+            if people { output::show_state(s) } else { s }.to_string()
         })
         .collect();
     if p.deleted {
@@ -240,7 +229,7 @@ pub fn table(plans: &[HostPlan]) -> String {
         };
         [
             output::display_name(&p.key.namespace, &p.key.name),
-            state_text(&p.from),
+            output::show_state(p.from.as_str()).to_string(),
             path,
             actions,
             if p.destructive() { "yes" } else { "no" }.to_string(),
