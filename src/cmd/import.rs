@@ -203,15 +203,8 @@ fn bmc_secret(
     to_file: bool,
     notes: &mut Vec<String>,
 ) -> Value {
-    let username = user_key
-        .and_then(|k| m.driver_info.get(k))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let password = pass_key
-        .and_then(|k| m.driver_info.get(k))
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let info = |k: Option<&str>| k.and_then(|k| m.driver_info.get(k)?.as_str()).unwrap_or("");
+    let password = info(pass_key);
     let password = if pass_key.is_none() {
         // fake-hardware needs no credentials, but BMO wants a Secret all the same.
         "unused".to_string()
@@ -230,11 +223,9 @@ fn bmc_secret(
         ));
         PLACEHOLDER.to_string()
     };
-    let username = if username.is_empty() {
-        "unused".to_string()
-    } else {
-        username
-    };
+    let username = Some(info(user_key))
+        .filter(|u| !u.is_empty())
+        .unwrap_or("unused");
     json!({
         "apiVersion": "v1",
         "kind": "Secret",
