@@ -1,8 +1,6 @@
 //! How bmhctl asks glibc's malloc to behave for a run holding thousands of records.
 
-/// Tunes glibc's malloc, first thing in `main` (measurements in decisions.md): a fixed trim
-/// threshold keeps big buffers out of the heaps, four arenas, a 4 MiB mmap threshold. The
-/// `MALLOC_*` variables in the environment still decide.
+/// Tunes glibc's malloc first thing in `main` (why: decisions.md); `MALLOC_*` variables win.
 pub fn tune() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

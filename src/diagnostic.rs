@@ -1,5 +1,4 @@
-//! A problem with the user's input, located: where it is, which object, which field, and what.
-//! Rendered in one place, as text (`file:line:column: object: field: message`) and as JSON.
+//! A problem with the user's input, located: file, object, field and message.
 
 use serde::Serialize;
 use std::fmt;

@@ -1,5 +1,4 @@
 //! bmhctl: metal3 baremetal-operator's BareMetalHost behaviour without Kubernetes.
-//! Layers: `cmd` → `runner` → `machine` → the provisioner trait, with `persist` beside.
 
 /// `eprintln!` that drops the line on a closed standard error instead of panicking.
 #[macro_export]

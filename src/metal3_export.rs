@@ -1,5 +1,4 @@
-//! A host as a metal3 cluster accepts it (what `bmhctl export` writes): the status in BMO's
-//! status annotation, companion objects cleaned of everything bmhctl's own.
+//! A host as a metal3 cluster accepts it: its status in BMO's status annotation.
 
 use crate::error::{Error, Result};
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND};
@@ -55,9 +54,7 @@ pub fn cluster_host(r: &HostRecord) -> Result<(BareMetalHost, Vec<String>)> {
     Ok((*host, notes))
 }
 
-/// The status as BMO's status annotation accepts it (strictly decoded): `servicing`,
-/// `servicing error` and `detach error` become what BMO computes again (docs/metal3-migration.md),
-/// and fields BMO's status type lacks are dropped.
+/// The status as BMO's status annotation accepts it (docs/metal3-migration.md).
 pub fn cluster_status(mut status: BareMetalHostStatus) -> (BareMetalHostStatus, Vec<String>) {
     let mut notes = Vec::new();
     match status.error_type {

@@ -1,5 +1,4 @@
-//! A host as the state machine sees it: the user's BareMetalHost plus the bookkeeping
-//! Kubernetes would keep (a user's file only ever gains a `status:` block).
+//! A host as the state machine sees it, with the bookkeeping Kubernetes would keep.
 
 use bmh_api::{
     BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, DataImage, FirmwareSchema, HardwareData,

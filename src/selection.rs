@@ -1,5 +1,4 @@
 //! Which hosts a command acts on: names (`NAME` or `NAMESPACE/NAME`) and a label selector.
-//! A `NAME` is the host of that name in `default`, else the only one of that name.
 
 use crate::error::{Error, Result};
 use crate::selector::Selector;

@@ -1,5 +1,4 @@
-//! Kubernetes label selectors, as `kubectl -l` takes them: `a=b`, `a==b`, `a!=b`, `a`, `!a`,
-//! `a in (x,y)`, `a notin (x,y)`, joined by commas (all must hold).
+//! Kubernetes label selectors, as `kubectl -l` takes them.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,4 @@
-//! `bmhctl apply -f`: create or update the files' objects in the store, Secrets first, each
-//! merged as `kubectl apply` merges, after every host passed BMO's admission rules.
+//! `bmhctl apply -f`: the files' objects merged into the store as `kubectl apply` merges.
 
 use super::StoreArgs;
 use super::applied::Applied;

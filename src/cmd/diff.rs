@@ -1,5 +1,4 @@
-//! `bmhctl diff -f`: what `apply` would change in the store, as `kubectl diff` shows it
-//! (Secret values masked).
+//! `bmhctl diff -f`: what `apply` would change, as `kubectl diff` shows it (Secrets masked).
 
 use super::StoreArgs;
 use crate::error::{Error, Result};

@@ -1,5 +1,4 @@
-//! `bmhctl export [HOST...]`: the selected hosts and their companions as a metal3 cluster
-//! accepts them, in an order `kubectl apply -f` takes, checked as the cluster would check them.
+//! `bmhctl export`: the selected hosts and companions as a metal3 cluster accepts them.
 
 use super::SourceArgs;
 use crate::error::{Error, Result};

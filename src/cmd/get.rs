@@ -1,5 +1,4 @@
-//! `bmhctl get`: hosts and their status from the files (`-f`) or the store, as `kubectl get`
-//! prints them; `-w` only reads (no lock), so it runs beside what drives the hosts.
+//! `bmhctl get`: hosts and their status as `kubectl get` prints them; `-w` only reads.
 
 use super::get_args::{GetArgs, GetFormat};
 use super::options::Place;
@@ -66,8 +65,7 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     picked.report_bad()
 }
 
-/// The object itself when one host is named (`single`), else a List; each object made as it
-/// is written (all at once were tens of MiB at thousands of hosts).
+/// One host named (`single`): the object, else a List, each object made as it is written.
 fn write_objects(
     out: &mut dyn std::io::Write,
     records: &[&HostRecord],
@@ -178,8 +176,7 @@ struct Watched {
     bad: Vec<String>,
 }
 
-/// `get -w`: the hosts, then every change until SIGINT or SIGTERM, read every `--poll-interval`
-/// (the controller's watchers skip status writes, which are what `get -w` is for).
+/// `get -w`: the hosts, then every change, read every `--poll-interval` until a signal.
 fn watch(
     args: &GetArgs,
     place: &Place,
@@ -320,8 +317,7 @@ fn print_watched(
     }
 }
 
-/// Whether two reads differ only in `metadata.creationTimestamp` (a host never run gets the
-/// time of each read).
+/// Whether two reads differ only in `metadata.creationTimestamp` (a host never run).
 fn same_but_created(before: &Value, now: &Value) -> bool {
     let without = |v: &Value| {
         let mut v = v.clone();

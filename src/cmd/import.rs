@@ -1,6 +1,4 @@
-//! `bmhctl import`: BareMetalHosts and BMC Secrets for the nodes of an Ironic or a bifrost
-//! inventory; an `active` node gets the status BMO's adoption starts from. Passwords Ironic
-//! masks, or that would go to standard output, become a placeholder.
+//! `bmhctl import`: BareMetalHosts and BMC Secrets for Ironic's nodes or a bifrost inventory.
 
 use super::output;
 use crate::error::{Error, Result};

@@ -1,5 +1,4 @@
-//! `bmhctl plan` and the `--dry-run`s: each host's path to its goal, driven in memory against
-//! a simulated backend ([`crate::plan`]); nothing is written.
+//! `bmhctl plan` and the `--dry-run`s: each host's path to its goal ([`crate::plan`]).
 
 use super::options::Place;
 use super::output::{self, API_VERSION};

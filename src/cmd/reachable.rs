@@ -1,5 +1,4 @@
-//! Before the first pass: probe the provisioner's backend, so an unreachable endpoint fails
-//! fast rather than as hosts stuck until the timeout.
+//! Before the first pass: probe the provisioner's backend, so an unreachable one fails fast.
 
 use crate::error::{Result, Unfinished};
 use bmhctl_plugin_sdk::ProvisionerFactory;

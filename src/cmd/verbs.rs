@@ -1,5 +1,4 @@
-//! The verbs that set the annotations BMO reads: `power`, `reboot`, `inspect`, `detach`,
-//! `attach`, `pause`, `resume` and `retry`, on the store or on files (`-f`), under locks.
+//! The verbs that set the annotations BMO reads (`power`, `reboot`, `inspect`, ...).
 
 use super::options::Place;
 use super::watch::{Condition, status_cond, wait_until};
@@ -295,8 +294,7 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
     }
 }
 
-/// `bmhctl delete`: on files, BMO's delete path driven in-process (or with `--no-wait` only
-/// the mark recorded); on the store, each host marked and, unless `--no-wait`, waited for.
+/// `bmhctl delete`: on files, BMO's delete path driven in-process; on the store, marked.
 pub fn delete(
     args: DeleteArgs,
     verbosity: Verbosity,

@@ -1,5 +1,4 @@
-//! `bmhctl watch`: BMO's controller over the store or files (`-f`) until SIGINT or SIGTERM,
-//! and `bmhctl wait --for STATE`, which drives the hosts in-process when no `watch` runs.
+//! `bmhctl watch` (BMO's controller until a signal) and `bmhctl wait --for STATE`.
 
 use super::options::{DriveOptions, Environment, Place};
 use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
@@ -363,8 +362,7 @@ pub fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
     Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
 }
 
-/// Waits until every host meets `cond` (driving them when no `watch` does), then prints
-/// `baremetalhost/NAME {said}` for each. Exit 1 after `timeout`, 130 on a signal.
+/// Waits until every host meets `cond` (driving them when no `watch` does), then says `said`.
 #[allow(clippy::too_many_arguments)]
 pub fn wait_until(
     place: &Place,

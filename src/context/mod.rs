@@ -1,5 +1,4 @@
-//! Named contexts: a config file (as kubeconfig) whose contexts stand for environment variables
-//! (what the user set wins over the context; a flag wins over both).
+//! Named contexts of a config file (as kubeconfig), standing for environment variables.
 
 mod credentials;
 
@@ -25,8 +24,7 @@ pub struct ConfigFile {
     pub contexts: Vec<Context>,
 }
 
-/// One context. Every setting is optional: what a context leaves out stays as the environment
-/// (or the default) has it. Relative paths are relative to the config file's directory.
+/// One context; relative paths are relative to the config file's directory.
 #[derive(Debug, Default, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Context {
@@ -34,8 +32,7 @@ pub struct Context {
     /// `IRONIC_ENDPOINT`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ironic_endpoint: Option<String>,
-    /// HTTP basic credentials for the endpoint: a YAML file with `username` and `password`, or
-    /// a Kubernetes Secret holding them. Must not be readable by group or others.
+    /// HTTP basic credentials for the endpoint (YAML or a Secret), mode 0600.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub credentials_file: Option<PathBuf>,
     /// `IRONIC_CACERT_FILE`.

@@ -1,5 +1,4 @@
-//! What `watch --metrics-addr` serves: BMO's metric names where BMO has the metric, bmhctl's
-//! own elsewhere (docs/metrics.md); counted from what the controller already sees.
+//! What `watch --metrics-addr` serves, under BMO's metric names where BMO has them.
 
 mod observed_factory;
 mod timed_source;

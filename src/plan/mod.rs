@@ -1,5 +1,4 @@
-//! Plans: BMO's state machine run on a copy of each host against a simulated backend that
-//! completes every step at once, noting each state and each call that starts a change.
+//! Plans: BMO's state machine run on a copy of each host against a simulated backend.
 
 mod recording;
 pub mod seed;
