@@ -22,13 +22,6 @@ impl std::fmt::Debug for Credentials {
 }
 
 impl Credentials {
-    pub fn new(username: impl Into<String>, password: impl Into<String>) -> Self {
-        Credentials {
-            username: username.into(),
-            password: password.into(),
-        }
-    }
-
     pub fn password(&self) -> &str {
         &self.password
     }
@@ -77,7 +70,7 @@ pub fn read_credentials(path: &Path) -> Result<Credentials> {
     if username.is_empty() || password.is_empty() {
         return Err(refused("empty username or password".to_string()));
     }
-    Ok(Credentials::new(username, password))
+    Ok(Credentials { username, password })
 }
 
 #[cfg(unix)]
@@ -97,6 +90,16 @@ fn check_mode(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
 #[cfg(not(unix))]
 fn check_mode(_path: &Path, _meta: &std::fs::Metadata) -> Result<()> {
     Ok(())
+}
+
+#[cfg(test)]
+impl Credentials {
+    pub fn new(username: impl Into<String>, password: impl Into<String>) -> Self {
+        Credentials {
+            username: username.into(),
+            password: password.into(),
+        }
+    }
 }
 
 #[cfg(test)]
