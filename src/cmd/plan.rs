@@ -109,13 +109,13 @@ fn run(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    super::options::missing_inputs(&name, place.paths())?;
+    super::options::missing_inputs(name, place.paths())?;
     // BMO's timing: nothing asks the provisioner which hosts are due.
     let provisioner = crate::provisioners::resolve(
         name,
         crate::provisioners::Asked::Nothing,
         input,
-        &provisioners,
+        provisioners,
     )?;
     let (records, objects) =
         crate::persist::to_drive::snapshot(&place, &selection, &provisioner.load_options)?;
@@ -163,7 +163,7 @@ fn run(
     match output {
         ResultFormat::Table => output::line(table(&plans)),
         ResultFormat::Json => output::line(
-            serde_json::to_string_pretty(&document(intent, &name, &plans))
+            serde_json::to_string_pretty(&document(intent, name, &plans))
                 .map_err(|e| crate::error::Error::internal("cannot encode the plan", e))?,
         ),
     }

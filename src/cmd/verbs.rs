@@ -166,22 +166,23 @@ fn request_of(cmd: VerbCommand) -> Request {
             "powered off",
             status_cond(|r| !r.status().powered_on),
         ),
-        VerbCommand::Reboot { hard, force, verb } => (
-            verb,
+        VerbCommand::Reboot { hard, force, verb } => {
+            let args = if hard || force {
+                json_args(hard, force)
+            } else {
+                String::new()
+            };
             (
-                REBOOT_PREFIX,
-                Some(
-                    (hard || force)
-                        .then(|| json_args(hard, force))
-                        .unwrap_or_default(),
-                ),
-            ),
-            "reboot requested",
-            "rebooted",
-            status_cond(|r| {
-                !r.host.metadata.annotations.contains_key(REBOOT_PREFIX) && r.status().powered_on
-            }),
-        ),
+                verb,
+                (REBOOT_PREFIX, Some(args)),
+                "reboot requested",
+                "rebooted",
+                status_cond(|r| {
+                    !r.host.metadata.annotations.contains_key(REBOOT_PREFIX)
+                        && r.status().powered_on
+                }),
+            )
+        }
         VerbCommand::Inspect(verb) => (
             verb,
             (INSPECT, Some(String::new())),
@@ -192,20 +193,16 @@ fn request_of(cmd: VerbCommand) -> Request {
                     && r.status().provisioning.state != S::Inspecting
             }),
         ),
-        VerbCommand::Detach { force, verb } => (
-            verb,
+        VerbCommand::Detach { force, verb } => {
+            let args = if force { r#"{"force":true}"# } else { "" };
             (
-                DETACHED,
-                Some(
-                    force
-                        .then(|| r#"{"force":true}"#.into())
-                        .unwrap_or_default(),
-                ),
-            ),
-            "detach requested",
-            "detached",
-            status_cond(|r| r.status().operational_status == OperationalStatus::Detached),
-        ),
+                verb,
+                (DETACHED, Some(args.into())),
+                "detach requested",
+                "detached",
+                status_cond(|r| r.status().operational_status == OperationalStatus::Detached),
+            )
+        }
         VerbCommand::Attach(verb) => (
             verb,
             (DETACHED, None),
