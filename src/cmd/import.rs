@@ -165,27 +165,25 @@ fn documents(
     if verify_ca_off(m) {
         bmc["disableCertificateVerification"] = true.into();
     }
-    let mut spec = Map::new();
     let online = m.power_on.unwrap_or(false);
-    spec.insert("online".into(), online.into());
-    spec.insert("bmc".into(), bmc);
+    let mut spec = json!({"online": online, "bmc": bmc});
     if let Some(mac) = m.boot_mac.as_ref().or(m.macs.first()) {
-        spec.insert("bootMACAddress".into(), mac.clone().into());
+        spec["bootMACAddress"] = mac.clone().into();
     }
     let boot_mode = boot_mode(m);
     if let Some(b) = boot_mode {
-        spec.insert("bootMode".into(), b.into());
+        spec["bootMode"] = b.into();
     }
     if m.automated_clean == Some(false) {
-        spec.insert("automatedCleaningMode".into(), "disabled".into());
+        spec["automatedCleaningMode"] = "disabled".into();
     }
+    let status = imported_status(m, boot_mode, online, &mut spec)?;
     let mut host = json!({
         "apiVersion": "metal3.io/v1alpha1",
         "kind": "BareMetalHost",
         "metadata": {"name": m.name, "namespace": m.namespace, "labels": labels},
+        "spec": spec,
     });
-    let status = imported_status(m, boot_mode, online, &mut spec)?;
-    host["spec"] = Value::Object(spec);
     if let Some(s) = status {
         host["status"] = s;
     }
@@ -238,14 +236,14 @@ fn imported_status(
     m: &Machine,
     boot_mode: Option<&str>,
     online: bool,
-    spec: &mut Map<String, Value>,
+    spec: &mut Value,
 ) -> std::result::Result<Option<Value>, String> {
     let mut prov = match m.provision_state.as_str() {
         // bifrost: machines to enrol.
         "" => return Ok(None),
         "active" => {
             let image = image(m)?;
-            spec.insert("image".into(), image.clone());
+            spec["image"] = image.clone();
             json!({"state": "provisioned", "ID": m.uuid, "image": image})
         }
         "available" => json!({"state": "available", "ID": m.uuid}),

@@ -58,6 +58,7 @@ pub fn validate(
     let reports: Vec<HostValidation> = (0..inv.hosts.len())
         .map(|i| admission::validate_entry(&inv, i))
         .collect();
+    let invalid = reports.iter().filter(|r| !r.valid).count();
     match args.output {
         ResultFormat::Table => {
             output::line(table(&inv, &reports))?;
@@ -89,11 +90,9 @@ pub fn validate(
                     v
                 })
                 .collect();
-            let invalid = reports.iter().filter(|r| !r.valid).count();
             output::line(document(&hosts, &[], invalid))?;
         }
     }
-    let invalid = reports.iter().filter(|r| !r.valid).count();
     if invalid > 0 {
         return Err(Error::invalid(format!(
             "{invalid} of {} hosts are invalid",
