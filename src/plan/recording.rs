@@ -65,20 +65,19 @@ fn cleaning(mode: &AutomatedCleaningMode) -> &'static str {
 }
 
 fn changes(raid: bool, settings: bool, components: bool) -> String {
-    let mut parts = Vec::new();
-    if raid {
-        parts.push("apply RAID");
-    }
-    if settings {
-        parts.push("apply firmware settings");
-    }
-    if components {
-        parts.push("update firmware");
-    }
+    let parts: Vec<&str> = [
+        (raid, "apply RAID"),
+        (settings, "apply firmware settings"),
+        (components, "update firmware"),
+    ]
+    .into_iter()
+    .filter_map(|(on, part)| on.then_some(part))
+    .collect();
     if parts.is_empty() {
-        parts.push("clean (root device hints)");
+        "clean (root device hints)".into()
+    } else {
+        parts.join(", ")
     }
-    parts.join(", ")
 }
 
 impl Provisioner for Recording {
