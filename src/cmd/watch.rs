@@ -274,7 +274,11 @@ pub fn watch(
         .transpose()?;
     let mut driven = open_driven(&place, None, &options, input, provisioners)?;
     let runtime = runtime(options.runner.concurrency)?;
-    let metrics = match listener {
+    let mut print = match args.output {
+        WatchFormat::Text => transitions(verbosity.quiet),
+        WatchFormat::Json => json_lines(),
+    };
+    let observer: Observer = match listener {
         Some(listener) => {
             let metrics = Arc::new(Metrics::new());
             metrics.read_api_calls_from(driven.provisioner.factory.clone());
@@ -288,21 +292,13 @@ pub fn watch(
             });
             let at = super::metrics_server::serve(listener, metrics.clone(), &runtime)?;
             crate::eprintln_quiet!("metrics at http://{at}/metrics");
-            Some(metrics)
+            Box::new(
+                move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
+                    metrics.observe_pass(key, rec, out);
+                    print(key, rec, out);
+                },
+            )
         }
-        None => None,
-    };
-    let mut print = match args.output {
-        WatchFormat::Text => transitions(verbosity.quiet),
-        WatchFormat::Json => json_lines(),
-    };
-    let observer: Observer = match metrics.clone() {
-        Some(m) => Box::new(
-            move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
-                m.observe_pass(key, rec, out);
-                print(key, rec, out);
-            },
-        ),
         None => print,
     };
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
