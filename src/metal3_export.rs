@@ -57,28 +57,24 @@ pub fn cluster_host(r: &HostRecord) -> Result<(BareMetalHost, Vec<String>)> {
 /// The status as BMO's status annotation accepts it (docs/metal3-migration.md).
 pub fn cluster_status(mut status: BareMetalHostStatus) -> (BareMetalHostStatus, Vec<String>) {
     let mut notes = Vec::new();
-    match status.error_type {
-        ErrorType::ServicingError | ErrorType::DetachError => {
-            let was = status.error_type.clone();
-            notes.push(format!(
-                "status.errorType {:?} is not accepted in BMO's status annotation: exported \
-                 without the error (was: {:?}); BMO records it again if {} fails again",
-                was.as_str(),
-                status.error_message,
-                if was == ErrorType::DetachError {
-                    "detaching"
-                } else {
-                    "servicing"
-                }
-            ));
-            if was == ErrorType::DetachError {
-                status.error_count = 0;
-            }
-            status.error_type = ErrorType::None;
-            status.error_message.clear();
-            status.operational_status = OperationalStatus::Ok;
+    if matches!(
+        status.error_type,
+        ErrorType::ServicingError | ErrorType::DetachError
+    ) {
+        let detach = status.error_type == ErrorType::DetachError;
+        notes.push(format!(
+            "status.errorType {:?} is not accepted in BMO's status annotation: exported \
+             without the error (was: {:?}); BMO records it again if {} fails again",
+            status.error_type.as_str(),
+            status.error_message,
+            if detach { "detaching" } else { "servicing" }
+        ));
+        if detach {
+            status.error_count = 0;
         }
-        _ => {}
+        status.error_type = ErrorType::None;
+        status.error_message.clear();
+        status.operational_status = OperationalStatus::Ok;
     }
     if status.operational_status == OperationalStatus::Servicing {
         notes.push(

@@ -192,7 +192,7 @@ fn watch(
     unreadable.say(bad);
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) && !first.is_empty() {
         let recs: Vec<&HostRecord> = first.iter().map(|(_, r, _)| r).collect();
-        output::line(watch_table(args, &recs, true))?;
+        output::line(output::hosts_table(&recs, &table_options(args, true)))?;
     } else {
         for (_, rec, obj) in &first {
             print_watched(args, Change::Added, rec, obj, false)?;
@@ -280,10 +280,6 @@ fn print_changes(
     Ok(())
 }
 
-fn watch_table(args: &GetArgs, recs: &[&HostRecord], headers: bool) -> String {
-    output::hosts_table(recs, &table_options(args, headers))
-}
-
 fn table_options(args: &GetArgs, headers: bool) -> output::TableOptions {
     output::TableOptions {
         wide: args.output == GetFormat::Wide,
@@ -303,7 +299,9 @@ fn print_watched(
     headers: bool,
 ) -> Result<()> {
     match args.output {
-        GetFormat::Table | GetFormat::Wide => output::line(watch_table(args, &[rec], headers)),
+        GetFormat::Table | GetFormat::Wide => {
+            output::line(output::hosts_table(&[rec], &table_options(args, headers)))
+        }
         GetFormat::Name => output::outln!("baremetalhost.metal3.io/{}", rec.host.metadata.name),
         GetFormat::Json => output::line(
             serde_json::to_string(&watch_event(change, obj))
