@@ -405,7 +405,7 @@ pub fn wait_until(
         None => pending(reader(place, input)),
     };
     let runtime = runtime(options.runner.concurrency)?;
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let (why_tx, why_rx) = std::sync::mpsc::channel::<Result<()>>();
     let what = what.to_string();
     runtime.spawn(async move {
@@ -413,22 +413,15 @@ pub fn wait_until(
             _ = super::provision::wait_for_signal() => Err(Error::Interrupted),
             r = async {
                 loop {
-                    let met = met.clone();
-                    let pending = tokio::task::spawn_blocking(met).await
-                        .map_err(|e| Error::internal("a wait check failed", e))?;
-                    match pending {
-                        Ok(p) if p.is_empty() => return Ok(()),
-                        Ok(p) if Instant::now() >= deadline => {
-                            let names: Vec<String> = p.iter().map(|k| k.to_string()).collect();
-                            return Err(Unfinished::TimedOut {
-                                after: timeout,
-                                what: what.clone(),
-                                hosts: names,
-                            }
-                            .into());
-                        }
-                        Ok(_) => {}
-                        Err(e) => return Err(e),
+                    let pending = tokio::task::spawn_blocking(met.clone()).await
+                        .map_err(|e| Error::internal("a wait check failed", e))??;
+                    if pending.is_empty() {
+                        return Ok(());
+                    }
+                    if Instant::now() >= deadline {
+                        let hosts = pending.iter().map(ToString::to_string).collect();
+                        let what = what.clone();
+                        return Err(Unfinished::TimedOut { after: timeout, what, hosts }.into());
                     }
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
@@ -450,7 +443,6 @@ pub fn wait_until(
             )?;
         }
         None => {
-            let mut stop_rx = stop_rx;
             runtime.block_on(async {
                 let _ = stop_rx.wait_for(|s| *s).await;
             });
