@@ -236,31 +236,22 @@ impl Config {
         ctx: &Context,
         set: impl Fn(&str) -> bool,
     ) -> Result<Vec<(&'static str, String)>> {
-        let mut vars: Vec<(&'static str, String)> = Vec::new();
-        let mut put = |k: &'static str, v: String| {
-            if !set(k) {
-                vars.push((k, v));
+        let creds = |file: &PathBuf| read_credentials(&self.resolve(file));
+        let endpoint = match (&ctx.ironic_endpoint, &ctx.credentials_file) {
+            // The user's own auth root wins over the context's credentials.
+            (Some(e), Some(file)) if !set("METAL3_AUTH_ROOT_DIR") => {
+                Some(with_userinfo(e, &creds(file)?))
             }
-        };
-        if let Some(endpoint) = &ctx.ironic_endpoint {
-            let endpoint = match &ctx.credentials_file {
-                // The user's own auth root wins over the context's credentials.
-                Some(file) if !set("METAL3_AUTH_ROOT_DIR") => {
-                    let creds = read_credentials(&self.resolve(file))?;
-                    with_userinfo(endpoint, &creds)
-                }
-                _ => endpoint.clone(),
-            };
-            put("IRONIC_ENDPOINT", endpoint);
-        } else if let Some(file) = &ctx.credentials_file {
             // A misplaced credentials file is refused whatever the endpoint.
-            read_credentials(&self.resolve(file))?;
-        }
+            (None, Some(file)) => creds(file).map(|_| None)?,
+            (e, _) => e.clone(),
+        };
         let path = |p: &Option<PathBuf>| {
             let p = p.as_ref()?;
             Some(self.resolve(p).to_string_lossy().into_owned())
         };
-        for (k, v) in [
+        let vars = [
+            ("IRONIC_ENDPOINT", endpoint),
             ("IRONIC_CACERT_FILE", path(&ctx.ca_file)),
             ("IRONIC_CLIENT_CERT_FILE", path(&ctx.client_cert_file)),
             ("IRONIC_CLIENT_PRIVATE_KEY_FILE", path(&ctx.client_key_file)),
@@ -270,12 +261,9 @@ impl Config {
             ("DEPLOY_ISO_URL", ctx.deploy_iso_url.clone()),
             ("BMHCTL_PROVISIONER", ctx.provisioner.clone()),
             ("BMHCTL_STORE", path(&ctx.store)),
-        ] {
-            if let Some(v) = v {
-                put(k, v);
-            }
-        }
-        Ok(vars)
+        ];
+        let unset = vars.into_iter().filter(|(k, _)| !set(k));
+        Ok(unset.filter_map(|(k, v)| Some((k, v?))).collect())
     }
 
     /// Writes the file with `currentContext` set to `name`, everything else kept.
