@@ -30,12 +30,8 @@ fn line(event: &Event<'_>) -> Value {
     let mut fields = Fields(Map::new());
     event.record(&mut fields);
     let mut obj = Map::new();
-    obj.insert(
-        "timestamp".into(),
-        chrono::Utc::now()
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-            .into(),
-    );
+    let now = super::output::json_time(chrono::Utc::now());
+    obj.insert("timestamp".into(), now.into());
     obj.insert("level".into(), meta.level().as_str().into());
     obj.insert("target".into(), meta.target().into());
     obj.extend(fields.0);
