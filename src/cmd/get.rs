@@ -12,15 +12,13 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
-    if let Some((first, names)) = args.hosts.split_first()
-        && super::bmc_event_subscriptions::is_resource(first)
-    {
-        return super::bmc_event_subscriptions::get(&args, names, input);
-    }
-    if let Some((kind, names)) = args.hosts.split_first()
-        && super::data_image::is_kind(kind)
-    {
-        return super::data_image::get(&args, names, input);
+    if let Some((first, names)) = args.hosts.split_first() {
+        if super::bmc_event_subscriptions::is_resource(first) {
+            return super::bmc_event_subscriptions::get(&args, names, input);
+        }
+        if super::data_image::is_kind(first) {
+            return super::data_image::get(&args, names, input);
+        }
     }
     let place = super::options::place(&args.source)?;
     let selection = args.namespaces.narrow(
