@@ -391,14 +391,14 @@ fn host_name(node_name: Option<&str>, uuid: &str, namespace: &str) -> (String, S
 
 /// A bifrost inventory: node names to `{uuid, driver, driver_info, nics, ...}`, JSON or YAML.
 fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
-    use crate::diagnostic::{Diagnostic, Diagnostics, Position};
+    use crate::diagnostic::{Diagnostic, Position};
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let bad = |msg: String, at: Option<(usize, usize)>| {
         let pos = match at {
             Some((l, c)) => Position::new(path, l, c),
             None => Position::file(path),
         };
-        Error::Invalid(Diagnostics::from(Diagnostic::new(msg).at(pos)))
+        Error::invalid(Diagnostic::new(msg).at(pos))
     };
     let doc: Value = serde_saphyr::from_str(&text).map_err(|e| {
         let at = e
@@ -422,19 +422,15 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
     };
     let mut out = Vec::new();
     for (key, node) in nodes {
+        let bad_node = |what: &str| bad(format!("node {key}: {what}"), line_of(&key));
         let Value::Object(node) = node else {
-            return Err(bad(format!("node {key}: not a mapping"), line_of(&key)));
+            return Err(bad_node("not a mapping"));
         };
         let str_of = |k: &str| node.get(k).and_then(Value::as_str).map(str::to_string);
         let mut driver_info = match node.get("driver_info") {
             Some(Value::Object(m)) => m.clone(),
             None => Map::new(),
-            Some(_) => {
-                return Err(bad(
-                    format!("node {key}: driver_info: not a mapping"),
-                    line_of(&key),
-                ));
-            }
+            Some(_) => return Err(bad_node("driver_info: not a mapping")),
         };
         // Older inventories nest the BMC settings under driver_info.power.
         if let Some(Value::Object(power)) = driver_info.remove("power") {
@@ -442,12 +438,7 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
                 driver_info.entry(k).or_insert(v);
             }
         }
-        let driver = str_of("driver").ok_or_else(|| {
-            bad(
-                format!("node {key}: field driver is missing"),
-                line_of(&key),
-            )
-        })?;
+        let driver = str_of("driver").ok_or_else(|| bad_node("field driver is missing"))?;
         let macs: Vec<String> = node
             .get("nics")
             .and_then(Value::as_array)
