@@ -121,20 +121,14 @@ fn run(
         crate::persist::to_drive::snapshot(&place, &selection, &provisioner.load_options)?;
     provisioner.set_objects(objects.clone());
     let fixture = name == crate::provisioners::fixture::NAME;
-    let reachable = if fixture {
-        Ok(())
-    } else {
-        match provisioner.factory.probe() {
-            Ok(_) => Ok(()),
-            Err(e) => {
-                crate::eprintln_quiet!(
-                    "warning: the provisioner could not be reached ({e}); planning from the \
-                     hosts' status alone"
-                );
-                Err(e.to_string())
-            }
-        }
-    };
+    let probe = || provisioner.factory.probe().map(drop);
+    let reachable = if fixture { Ok(()) } else { probe() }.map_err(|e| {
+        crate::eprintln_quiet!(
+            "warning: the provisioner could not be reached ({e}); planning from the \
+             hosts' status alone"
+        );
+        e.to_string()
+    });
     let machine = MachineConfig {
         max_provisioning_retries: i64::from(max_provisioning_retries),
         ..MachineConfig::default()
