@@ -538,16 +538,12 @@ impl Verbosity {
             ProgressChoice::Plain => ProgressMode::Lines,
             // Bars only on a terminal that draws them, outside CI.
             ProgressChoice::Auto => {
-                use std::io::IsTerminal;
-                let fit = progress::bars_fit(
-                    std::io::stderr().is_terminal(),
-                    std::env::var("TERM").ok().as_deref(),
-                    std::env::var("CI").ok().as_deref(),
-                );
-                if fit {
-                    ProgressMode::Bars
-                } else {
-                    ProgressMode::Lines
+                use std::io::{IsTerminal, stderr};
+                let term = std::env::var("TERM").ok();
+                let ci = std::env::var("CI").ok();
+                match progress::bars_fit(stderr().is_terminal(), term.as_deref(), ci.as_deref()) {
+                    true => ProgressMode::Bars,
+                    false => ProgressMode::Lines,
                 }
             }
         }
