@@ -111,7 +111,8 @@ impl RunKind {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Outcome {
     /// At its goal (for `delete`: gone).
     Reached,
@@ -119,16 +120,6 @@ pub enum Outcome {
     Failed,
     /// Still being driven when the run was interrupted.
     InFlight,
-}
-
-impl Outcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Reached => "reached",
-            Outcome::Failed => "failed",
-            Outcome::InFlight => "inFlight",
-        }
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -437,7 +428,7 @@ struct HostEntry<'a> {
     name: &'a str,
     namespace: &'a str,
     goal: String,
-    outcome: &'static str,
+    outcome: Outcome,
     reached: bool,
     deleted: bool,
     reason: &'a str,
@@ -465,7 +456,7 @@ impl<'a> HostEntry<'a> {
             name: &r.name,
             namespace: &r.namespace,
             goal: r.goal.describe(),
-            outcome: r.outcome.as_str(),
+            outcome: r.outcome,
             reached: r.outcome == Outcome::Reached,
             deleted: r.deleted,
             reason: &r.reason,
