@@ -137,7 +137,8 @@ pub struct HostReport {
     pub end: Option<DateTime<Utc>>,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Counts {
     hosts: usize,
     reached: usize,
@@ -359,17 +360,11 @@ pub fn write_result_json(
     interrupted: bool,
     now: DateTime<Utc>,
 ) -> std::io::Result<()> {
-    let c = hosts.counts;
     let doc = ResultDocument {
         api_version: API_VERSION,
         kind: kind.kind(),
         interrupted,
-        summary: Summary {
-            hosts: c.hosts,
-            reached: c.reached,
-            failed: c.failed,
-            in_flight: c.in_flight,
-        },
+        summary: hosts.counts,
         hosts: OneByOne {
             hosts: std::cell::RefCell::new(Some(hosts)),
             now,
@@ -386,17 +381,8 @@ struct ResultDocument {
     api_version: &'static str,
     kind: &'static str,
     interrupted: bool,
-    summary: Summary,
+    summary: Counts,
     hosts: OneByOne,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Summary {
-    hosts: usize,
-    reached: usize,
-    failed: usize,
-    in_flight: usize,
 }
 
 /// The document's hosts, each made into its entry as it is written (serialized once).
