@@ -7,7 +7,6 @@ pub trait Clock: Send + Sync {
     fn now(&self) -> DateTime<Utc>;
 }
 
-/// The system's wall clock.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SystemClock;
 

@@ -1,5 +1,4 @@
-//! A problem with the user's input, located: where it is, which object, which field, and what.
-//! Rendered in one place, as text (`file:line:column: object: field: message`) and as JSON.
+//! A problem with the user's input, located: file, object, field and message.
 
 use serde::Serialize;
 use std::fmt;
@@ -28,7 +27,6 @@ impl Position {
         }
     }
 
-    /// The file as a whole.
     pub fn file(file: impl Into<PathBuf>) -> Self {
         Self {
             file: file.into(),
@@ -48,9 +46,8 @@ impl fmt::Display for Position {
     }
 }
 
-/// One problem. Every part but the message is optional: a file that does not parse has no
-/// object, an option has no file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One problem. Every part but the message is optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
@@ -65,11 +62,10 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(message: impl Into<String>) -> Self {
+        let message = message.into();
         Self {
-            position: None,
-            object: None,
-            field: None,
-            message: message.into(),
+            message,
+            ..Self::default()
         }
     }
 
@@ -78,7 +74,6 @@ impl Diagnostic {
         self
     }
 
-    /// The file as a whole is the problem.
     pub fn in_file(self, file: impl Into<PathBuf>) -> Self {
         self.at(Position::file(file))
     }
@@ -151,18 +146,12 @@ impl From<Vec<Diagnostic>> for Diagnostics {
 
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{d}")?;
-        }
-        Ok(())
+        let lines: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        f.write_str(&lines.join("\n"))
     }
 }
 
-/// The closest of `candidates` to `word`: the same word in another case, or one a few edits
-/// away (a typo, not another word).
+/// The closest of `candidates` to `word` (another case, or a typo away).
 pub fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,

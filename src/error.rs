@@ -1,9 +1,4 @@
 //! The one error type of the CLI, the exit code each kind maps to, and the one renderer.
-//!
-//! Exit codes, the same for every command (the README's "Exit codes" table):
-//! 0 success, 1 [`Error::Unfinished`] (a save that failed during a run among them), 2 [`Error::Invalid`] and [`Error::Usage`],
-//! 3 [`Error::Conflict`], 4 [`Error::Io`] and [`Error::Provisioner`], 70 [`Error::Internal`],
-//! 130 [`Error::Interrupted`].
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use std::fmt::Write as _;
@@ -15,28 +10,23 @@ pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The user's input can't be used (malformed YAML, a wrong field type, a missing Secret,
-    /// an invalid host): every problem found, located. Exit 2; nothing is written.
+    /// The user's input can't be used: every problem found, located. Exit 2.
     #[error("{0}")]
     Invalid(Diagnostics),
-    /// The command line or an environment setting is wrong (an unknown host name, a bad
-    /// selector, a bad flag combination, no store where one is named). Exit 2.
+    /// The command line or an environment setting is wrong. Exit 2.
     #[error("{0}")]
     Usage(String),
-    /// Another bmhctl holds the files, the store or its lease, or a file changed on disk during
-    /// the run. Exit 3: safe to retry.
+    /// Another bmhctl holds the files, the store or its lease. Exit 3: safe to retry.
     #[error("{0}")]
     Conflict(String),
-    /// Reading or writing `path` failed. Exit 4. Shown as `path: <io error>` (the renderer
-    /// appends the source).
+    /// Reading or writing `path` failed. Exit 4.
     #[error("{}", path.display())]
     Io {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    /// The provisioner `name` can't be loaded or started (a missing plugin, an ABI or name
-    /// mismatch, a failing initialisation). Exit 4.
+    /// The provisioner `name` can't be loaded or started. Exit 4.
     #[error("cannot load provisioner plugin {name:?}: {reason}{hint}")]
     Provisioner {
         name: String,
@@ -48,8 +38,7 @@ pub enum Error {
     /// The command ran, but its goal was not met. Exit 1.
     #[error(transparent)]
     Unfinished(#[from] Unfinished),
-    /// Something that cannot happen did (an encoder refused a value it made, the async
-    /// runtime could not start). Exit 70 (`EX_SOFTWARE`): a bug to report.
+    /// Something that cannot happen did. Exit 70 (`EX_SOFTWARE`).
     #[error("{what}")]
     Internal {
         what: String,
@@ -74,8 +63,7 @@ pub enum Unfinished {
         what: String,
         hosts: Vec<String>,
     },
-    /// Some store objects could not be read: the output shows the others (each unreadable
-    /// one was said on stderr).
+    /// Some store objects could not be read: the output shows the others.
     #[error("{count} store {} could not be read; the output is partial", if *.count == 1 { "object" } else { "objects" })]
     Unreadable { count: usize },
     /// The provisioner's backend did not answer its start-up probe within `--ironic-wait`.
@@ -84,9 +72,7 @@ pub enum Unfinished {
     /// `plugin check` found the plugin wanting.
     #[error("plugin check FAILED: {0}")]
     PluginCheck(String),
-    /// A save failed during a run (a full disk, a read-only directory, a file that changed and
-    /// cannot be read again): the run ended there, the hosts saved before keep their status.
-    /// The cause keeps its own text, which names the file.
+    /// A save failed during a run: the run ended there.
     #[error("cannot save: {}", .0.chain())]
     Save(Box<Error>),
 }
@@ -99,9 +85,15 @@ impl Error {
         }
     }
 
-    /// One problem with the input.
     pub fn invalid(d: impl Into<Diagnostic>) -> Self {
         Self::Invalid(d.into().into())
+    }
+
+    /// `Ok` when nothing was found, else every problem found.
+    pub fn invalid_if_any(found: Vec<Diagnostic>) -> Result<()> {
+        let none = found.is_empty();
+        none.then_some(())
+            .ok_or_else(|| Self::Invalid(found.into()))
     }
 
     /// An encoder failed on a value bmhctl made itself.
@@ -132,15 +124,11 @@ impl Error {
         }
     }
 
-    /// The text shown to the user: `error: ` and [`Error::chain`].
     pub fn render(&self) -> String {
         format!("error: {}", self.chain())
     }
 
-    /// The error as a list of JSON problems, for a command whose `-o json` reports its errors
-    /// in its document: each diagnostic with its `position` as text (`file:line:column`), its
-    /// `location` as an object, `object` and `field` when known; any other error as its
-    /// `message` alone (the same text as [`Self::chain`]).
+    /// The error as JSON problems, for a command whose `-o json` reports its errors.
     pub fn problems_json(&self) -> Vec<serde_json::Value> {
         match self {
             Error::Invalid(diags) => diags
@@ -165,8 +153,7 @@ impl Error {
         }
     }
 
-    /// The error, then each cause (`: cause`), as kube-runtime walks `source()`: what a log
-    /// line shows. Several diagnostics are one per line.
+    /// The error, then each cause (`: cause`), as kube-runtime walks `source()`.
     pub fn chain(&self) -> String {
         let mut text = self.to_string();
         let mut cause = std::error::Error::source(self);

@@ -1,5 +1,4 @@
-//! Values many hosts hold alike, kept once: hosts driven alike reach equal values (the inspected
-//! details of one model, the provisioner's state at a step), so thousands hold a few copies.
+//! Values many hosts hold alike, kept once.
 
 use std::sync::{Arc, Mutex};
 
@@ -11,8 +10,7 @@ impl<T: PartialEq, const N: usize> Recent<T, N> {
         Recent(Mutex::new(Vec::new()))
     }
 
-    /// `value` as a shared value: the kept copy when one is equal (the same one first, found
-    /// without comparing), else `value`, kept in place of the least recent one.
+    /// `value` as a shared value: the kept equal copy, else `value` (kept in the oldest's place).
     pub fn share(&self, value: impl Into<Arc<T>>) -> Arc<T> {
         let value = value.into();
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());

@@ -1,12 +1,6 @@
 //! bmhctl: metal3 baremetal-operator's BareMetalHost behaviour without Kubernetes.
-//!
-//! The layers, each depending only on those below it: `cmd` (what the user types) → `runner`
-//! (scheduling, concurrency, progress) → `machine` (BMO's state machine, pure) → the provisioner
-//! trait (`bmhctl-plugin-sdk`); beside the machine, `persist` (where hosts live between passes,
-//! behind its `HostSource` interface: the user's files, or the local store).
 
-/// `eprintln!` that never panics: a closed standard error (`2>&1 | head -1`) ends nothing
-/// worth a crash, so the line is dropped.
+/// `eprintln!` that drops the line on a closed standard error instead of panicking.
 #[macro_export]
 macro_rules! eprintln_quiet {
     ($($arg:tt)*) => {{

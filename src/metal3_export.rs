@@ -1,16 +1,4 @@
-//! A host as a metal3 cluster accepts it (what `bmhctl export` writes): the BareMetalHost with
-//! BMO's status annotation (`baremetalhost.metal3.io/status`, the status as JSON, which BMO
-//! copies back into an empty status) instead of a `status:`, and its companion objects cleaned
-//! of everything bmhctl's own: no `bmhctl:` key, no uid, generation, resourceVersion or deletion
-//! mark, no provisioner state, no FirmwareSchema; what BMO would have written into the spec
-//! (`spec.architecture`, from HardwareData) does go out.
-//!
-//! BMO's webhook decodes the status annotation strictly (`DisallowUnknownFields`) and accepts
-//! only `OperationalStatusAllowed` / `ErrorTypeAllowed`, which leave out `servicing`,
-//! `detach error` and `servicing error` (and the CRD enum of `status.errorType` leaves out
-//! `detach error`, so BMO could not even save it). [`cluster_status`] maps those to what BMO
-//! computes again on the cluster (see docs/metal3-migration.md); fields BMO's status type does
-//! not have are dropped.
+//! A host as a metal3 cluster accepts it: its status in BMO's status annotation.
 
 use crate::error::{Error, Result};
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND};
@@ -46,8 +34,7 @@ pub fn refusal(r: &HostRecord) -> Option<String> {
     None
 }
 
-/// The host as it goes to a cluster: spec (with BMO's `spec.architecture`), labels,
-/// annotations and the status annotation; and notes on the status values mapped.
+/// The host as it goes to a cluster, and notes on the status values mapped.
 pub fn cluster_host(r: &HostRecord) -> Result<(BareMetalHost, Vec<String>)> {
     let mut host = r.host.clone();
     let mut notes = Vec::new();
@@ -67,46 +54,27 @@ pub fn cluster_host(r: &HostRecord) -> Result<(BareMetalHost, Vec<String>)> {
     Ok((*host, notes))
 }
 
-/// The status as BMO's status annotation accepts it. Values outside `OperationalStatusAllowed`
-/// / `ErrorTypeAllowed` are replaced by what BMO computes again once it drives the host:
-///
-/// * `operationalStatus: servicing` (no error) -> `OK`: servicing happens only to a
-///   provisioned host that is powered off with `online: true`; BMO's `doServiceIfNeeded`
-///   compares the (exported) firmware objects with the hardware again and goes back to
-///   `servicing` while anything is left to apply (Ironic's servicing goes on meanwhile).
-/// * `errorType: servicing error` -> no error (`OK`, no message; `errorCount` kept for the
-///   backoff): the next `Service` call finds Ironic's `service failed` and records the error
-///   again (then retries with `restartOnFailure`).
-/// * `errorType: detach error` -> no error (`OK`, no message, `errorCount` 0, as BMO does when
-///   it clears a detach error): BMO calls `Detach` again on every pass while the detached
-///   annotation is there, and `detach error` is not in the CRD's enum anyway.
-///
-/// Fields BMO's `BareMetalHostStatus` has not (kept by bmhctl from its input) are dropped: the
-/// strict decoding refuses unknown fields.
+/// The status as BMO's status annotation accepts it (docs/metal3-migration.md).
 pub fn cluster_status(mut status: BareMetalHostStatus) -> (BareMetalHostStatus, Vec<String>) {
     let mut notes = Vec::new();
-    match status.error_type {
-        ErrorType::ServicingError | ErrorType::DetachError => {
-            let was = status.error_type.clone();
-            notes.push(format!(
-                "status.errorType {:?} is not accepted in BMO's status annotation: exported \
-                 without the error (was: {:?}); BMO records it again if {} fails again",
-                was.as_str(),
-                status.error_message,
-                if was == ErrorType::DetachError {
-                    "detaching"
-                } else {
-                    "servicing"
-                }
-            ));
-            if was == ErrorType::DetachError {
-                status.error_count = 0;
-            }
-            status.error_type = ErrorType::None;
-            status.error_message.clear();
-            status.operational_status = OperationalStatus::Ok;
+    if matches!(
+        status.error_type,
+        ErrorType::ServicingError | ErrorType::DetachError
+    ) {
+        let detach = status.error_type == ErrorType::DetachError;
+        notes.push(format!(
+            "status.errorType {:?} is not accepted in BMO's status annotation: exported \
+             without the error (was: {:?}); BMO records it again if {} fails again",
+            status.error_type.as_str(),
+            status.error_message,
+            if detach { "detaching" } else { "servicing" }
+        ));
+        if detach {
+            status.error_count = 0;
         }
-        _ => {}
+        status.error_type = ErrorType::None;
+        status.error_message.clear();
+        status.operational_status = OperationalStatus::Ok;
     }
     if status.operational_status == OperationalStatus::Servicing {
         notes.push(
@@ -179,9 +147,7 @@ const SERVER_METADATA: [&str; 8] = [
     "selfLink",
 ];
 
-/// Metadata as a cluster takes it on create: name and namespace, labels and annotations (and
-/// any other field a user may set); finalizers only when `keep_finalizers` (HardwareData keeps
-/// BMO's own, which BMO removes when the host is deleted).
+/// Metadata as a cluster takes it on create; finalizers only when `keep_finalizers`.
 pub fn clean_metadata(meta: &Value, key: &ObjectKey, keep_finalizers: bool) -> Value {
     let mut out = Map::new();
     out.insert("name".into(), Value::String(key.name.clone()));
@@ -203,8 +169,7 @@ pub fn clean_metadata(meta: &Value, key: &ObjectKey, keep_finalizers: bool) -> V
     Value::Object(out)
 }
 
-/// A companion object as a cluster takes it: clean metadata, no `status` (an API server ignores
-/// it on create; BMO's controllers compute it again).
+/// A companion object as a cluster takes it: clean metadata, no `status`.
 pub fn clean_object(v: &Value, key: &ObjectKey, keep_finalizers: bool) -> Value {
     let mut out = v.clone();
     out["metadata"] = clean_metadata(&v["metadata"], key, keep_finalizers);

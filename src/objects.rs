@@ -1,14 +1,11 @@
-//! Read-only access to the objects a host refers to (its Secrets, its HostUpdatePolicy) and to
-//! the objects provisioner plugins ask for (the kinds their host-configure step declared),
-//! whether they come from the files of one invocation or from the local store.
+//! Read-only access to the objects hosts and provisioner plugins refer to, from files or store.
 
 use bmh_api::ObjectKey;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// A Secret with its values decoded (`data` base64-decoded, `stringData` merged over it) and a
-/// version token: a hash of its content, playing Kubernetes' `resourceVersion`.
+/// A Secret with its values decoded and a content hash playing `resourceVersion`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ResolvedSecret {
     pub key: ObjectKey,
@@ -28,7 +25,6 @@ impl std::fmt::Debug for ResolvedSecret {
 }
 
 impl ResolvedSecret {
-    /// Builds a secret and computes its version from its content.
     pub fn new(key: ObjectKey, data: BTreeMap<String, Vec<u8>>) -> Self {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
@@ -43,7 +39,6 @@ impl ResolvedSecret {
         Self { key, version, data }
     }
 
-    /// The value of `key` as text (lossy UTF-8).
     pub fn get_str(&self, key: &str) -> Option<String> {
         self.data
             .get(key)
@@ -55,17 +50,11 @@ impl ResolvedSecret {
 pub const SECRET_API_VERSION: &str = "v1";
 pub const SECRET_KIND: &str = "Secret";
 
-/// Where the state machine (and, through the plugin loader's `read_object` callback, provisioner
-/// plugins) read companion objects.
+/// Where the state machine and provisioner plugins read companion objects.
 pub trait ObjectSource: Send + Sync {
-    /// A Secret, decoded.
     fn secret(&self, key: &ObjectKey) -> Option<Arc<ResolvedSecret>>;
 
-    /// Any object by `apiVersion`, `kind` and `namespace/name`, as JSON; `None` when absent.
-    ///
-    /// A Secret (`v1` `Secret`) answers its decoded-then-re-encoded form (see
-    /// [`secret_object`]); other kinds answer what the source holds. The default knows Secrets
-    /// only.
+    /// Any object as JSON; a Secret as [`secret_object`]. The default knows Secrets only.
     fn object(&self, api_version: &str, kind: &str, key: &ObjectKey) -> Option<Value> {
         if api_version == SECRET_API_VERSION && kind == SECRET_KIND {
             self.secret(key).map(|s| secret_object(&s))
@@ -75,8 +64,7 @@ pub trait ObjectSource: Send + Sync {
     }
 }
 
-/// A Secret as a Kubernetes object: `apiVersion`, `kind`, `metadata.name`/`namespace` and `data`
-/// (every value base64-encoded; `stringData` was already merged into `data` when loading).
+/// A Secret as a Kubernetes object, every value base64-encoded in `data`.
 pub fn secret_object(secret: &ResolvedSecret) -> Value {
     use base64::Engine as _;
     let data: serde_json::Map<String, Value> = secret
@@ -121,9 +109,7 @@ impl std::fmt::Display for TypedKey {
     }
 }
 
-/// An in-memory object source: the Secrets of one invocation (decoded) and the other documents
-/// it keeps (as JSON), keyed by `apiVersion`, `kind`, namespace (defaulted to `default` by the
-/// loader) and name. Cheap to clone: every object is shared.
+/// An in-memory object source: Secrets decoded, other objects as JSON; cheap to clone.
 #[derive(Debug, Default, Clone)]
 pub struct ObjectMap {
     secrets: BTreeMap<ObjectKey, Arc<ResolvedSecret>>,
@@ -146,13 +132,11 @@ impl ObjectSource for ObjectMap {
 }
 
 impl ObjectMap {
-    /// Adds (or replaces) a Secret.
     pub fn insert_secret(&mut self, secret: ResolvedSecret) {
         self.secrets.insert(secret.key.clone(), Arc::new(secret));
     }
 
-    /// Adds (or replaces) an object of another kind. A `v1` `Secret` given here is refused
-    /// (Secrets are kept decoded: use [`ObjectMap::insert_secret`]); returns whether it was kept.
+    /// Adds (or replaces) an object of another kind; a Secret is refused (returns false).
     pub fn insert_object(&mut self, key: TypedKey, value: Value) -> bool {
         if key.api_version == SECRET_API_VERSION && key.kind == SECRET_KIND {
             return false;
@@ -168,7 +152,10 @@ impl ObjectMap {
     pub fn contains_secret(&self, key: &ObjectKey) -> bool {
         self.secrets.contains_key(key)
     }
+}
 
+#[cfg(test)]
+impl ObjectMap {
     pub fn secret_count(&self) -> usize {
         self.secrets.len()
     }

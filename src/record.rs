@@ -1,9 +1,4 @@
-//! A host as the state machine sees it: the user's BareMetalHost plus bmhctl's own bookkeeping.
-//!
-//! In Kubernetes the API server keeps finalizers, uid, generation and the deletion timestamp in
-//! the object's metadata, and HardwareData as an object of its own. A user's YAML file must only
-//! ever gain a `status:` block, so bmhctl keeps all of that in a [`Bookkeeping`] record stored
-//! beside the file (the sidecar) or beside the object in the local store.
+//! A host as the state machine sees it, with the bookkeeping Kubernetes would keep.
 
 use bmh_api::{
     BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, DataImage, FirmwareSchema, HardwareData,
@@ -16,70 +11,50 @@ use std::sync::Arc;
 
 /// bmhctl's per-host bookkeeping: what Kubernetes would hold for BMO.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct Bookkeeping {
     /// Generated once; plays `metadata.uid` (Ironic's `instance_uuid`, the config drive's `uuid`).
-    #[serde(default)]
     pub uid: String,
     /// Plays `metadata.generation`: bumped whenever the spec changes.
-    #[serde(default)]
     pub generation: i64,
     /// A hash of the spec the generation was computed for.
-    #[serde(default)]
     pub spec_hash: String,
-    /// The spec as last seen, which update rules compare against. Shared: it changes only
-    /// when the spec does, and the bookkeeping is copied whenever it is saved.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "shared_option"
-    )]
+    /// The spec as last seen, which update rules compare against; shared, copied at each save.
+    #[serde(skip_serializing_if = "Option::is_none", with = "shared_option")]
     pub spec_snapshot: Option<Arc<SpecSnapshot>>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
-    /// Plays `metadata.creationTimestamp` (RFC 3339): set once, when bmhctl first records the
-    /// host; none for a host recorded before bmhctl kept it (its age is then unknown).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Plays `metadata.creationTimestamp` (RFC 3339); none for a host recorded before it was kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub creation_timestamp: Option<String>,
     /// Plays `metadata.deletionTimestamp`: set by `bmhctl delete`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_requested: Option<String>,
     /// Plays BMO's write of `spec.architecture` from HardwareData.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub architecture: String,
     /// Plays the HardwareData object of the same name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     /// Boxed: a record is moved between threads on every pass, and most never have one.
     pub hardware_data: Option<Box<HardwareData>>,
-    /// What the provisioner asked to keep for this host between passes (the fixture's state).
-    /// Shared: hosts at the same step often keep the same state (see
-    /// [`crate::machine::shared_state`]), and the bookkeeping is copied whenever it is saved.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "shared_option"
-    )]
+    /// What the provisioner keeps for this host between passes; shared (hosts at a step alike).
+    #[serde(skip_serializing_if = "Option::is_none", with = "shared_option")]
     pub provisioner_state: Option<Arc<serde_json::Value>>,
     /// What Kubernetes would keep for the host's HostFirmwareSettings and HostFirmwareComponents.
-    #[serde(default, skip_serializing_if = "FirmwareBook::is_empty")]
+    #[serde(skip_serializing_if = "FirmwareBook::is_empty")]
     pub firmware: FirmwareBook,
-    /// Plays the DataImage's finalizer: the host's DataImage as last handled, kept while an
-    /// image may be attached, so that removing the document still detaches it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Plays the DataImage's finalizer: kept while an image may be attached.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub data_image: Option<Box<DataImage>>,
-    /// Why the host's passes wait on its provisioner (e.g. its node locked by a conductor that
-    /// is offline), as the provisioner said; kept while it holds and cleared by the first pass
-    /// that gets through. BMO writes this nowhere: it is only logged there.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why the host's passes wait on its provisioner; cleared by a pass that gets through.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting: Option<String>,
-    /// The host's last events, oldest first, at most [`EVENTS_KEPT`]: kept here in file mode
-    /// (the store keeps its own log), where Kubernetes would keep Event objects.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The host's last events, oldest first, at most [`EVENTS_KEPT`] (file mode).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<RecordedEvent>,
 }
 
-/// How many events a host's bookkeeping keeps: enough for `describe` (which shows at most 20
-/// kinds), bounded so that a sidecar does not grow with every pass.
+/// Enough for `describe` (at most 20 kinds), bounded so that a sidecar does not grow.
 pub const EVENTS_KEPT: usize = 20;
 
 /// One event of a host, as its bookkeeping keeps it. Its fields never change once recorded.
@@ -89,20 +64,16 @@ pub struct RecordedEvent {
     pub time: String,
     pub reason: String,
     pub message: String,
-    /// Its JSON in a sidecar, made at its first save and kept: a host's events are saved
-    /// again at every pass, and never change.
+    /// Its JSON in a sidecar, made at its first save and kept (events never change).
     #[serde(skip)]
     pub json: EventJson,
 }
 
-/// A [`RecordedEvent`]'s JSON once made (see `persist::files::sidecar`); shared by the copies
-/// of the bookkeeping, and by the hosts that recorded the same event at the same second.
-/// Not part of the event's value: equal events are equal whether or not it was made.
+/// A [`RecordedEvent`]'s JSON once made, shared by copies; not part of the event's value.
 #[derive(Clone, Default)]
 pub struct EventJson(std::sync::OnceLock<Arc<[u8]>>);
 
 impl EventJson {
-    /// The JSON, made by `make` the first time.
     pub fn get_or_init(&self, make: impl FnOnce() -> Arc<[u8]>) -> &Arc<[u8]> {
         self.0.get_or_init(make)
     }
@@ -126,28 +97,24 @@ impl std::fmt::Debug for EventJson {
     }
 }
 
-/// The bookkeeping of a host's firmware objects: their generations, the FirmwareSchema of its
-/// settings, and whether their status must be read again from the provisioner.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct FirmwareBook {
     /// Plays the HostFirmwareSettings' `metadata.generation` (0: no such document).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub settings_generation: i64,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub settings_spec_hash: String,
     /// Plays the HostFirmwareComponents' `metadata.generation` (0: no such document).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub components_generation: i64,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub components_spec_hash: String,
-    /// Plays the FirmwareSchema object the settings' `status.schema` names. Boxed: most hosts
-    /// never have one, and every host's bookkeeping is kept, copied and moved.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Plays the FirmwareSchema the settings' `status.schema` names (boxed: rarely there).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub schema: Option<Box<FirmwareSchema>>,
-    /// Firmware changes were handed to the provisioner: read the firmware status again before
-    /// deciding whether anything is left to apply.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// Firmware changes were handed to the provisioner: read its firmware status again.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub refresh_pending: bool,
 }
 
@@ -186,14 +153,10 @@ impl Bookkeeping {
 /// One host: the object from the user's file (or the store) and its bookkeeping.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HostRecord {
-    /// Boxed, as are the firmware objects: a record is moved between the runner's slots, its
-    /// workers and its results, and one is kept (or its place reserved) for every host.
+    /// Boxed: a record is moved between the runner's slots, workers and results.
     pub host: Box<BareMetalHost>,
     pub book: Bookkeeping,
-    /// The host's HostFirmwareSettings (same namespace and name), if the files hold one; its
-    /// `metadata.generation` is the bookkeeping's.
     pub firmware_settings: Option<Box<HostFirmwareSettings>>,
-    /// The host's HostFirmwareComponents, likewise.
     pub firmware_components: Option<Box<HostFirmwareComponents>>,
     /// The host's DataImage (same namespace and name), if the files or the store hold one.
     pub data_image: Option<Box<DataImage>>,
@@ -208,7 +171,6 @@ impl HostRecord {
             .unwrap_or_else(|| EMPTY.get_or_init(Default::default))
     }
 
-    /// The architecture BMO would see in `spec.architecture`.
     pub fn architecture(&self) -> &str {
         if self.host.spec.architecture.is_empty() {
             &self.book.architecture
@@ -243,7 +205,6 @@ pub mod shared {
     }
 }
 
-/// [`shared`] for an optional value.
 pub mod shared_option {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use std::sync::Arc;
@@ -262,18 +223,13 @@ pub mod shared_option {
     }
 }
 
-/// A host's spec as the bookkeeping last saw it, which BMO's update rules compare an edited spec
-/// against: kept as its compact JSON text (what the sidecar holds), parsed only when a
-/// comparison needs it. A spec as a `Value` tree takes about 1.5 KB, its text a few hundred
-/// bytes, and one is kept for every host for the whole run.
+/// A host's spec as last seen, kept as compact JSON text (a `Value` tree is ~1.5 KB a host).
 #[derive(Clone)]
 pub struct SpecSnapshot(Box<RawValue>);
 
 impl SpecSnapshot {
-    /// The snapshot of a spec already turned into JSON.
     pub fn of(spec: &Value) -> Self {
-        // (Written straight into the raw value: `RawValue::from_string` would parse the text
-        // again to check what serde_json has just written.)
+        // Not `RawValue::from_string`, which would parse the text again.
         Self(
             serde_json::value::to_raw_value(spec)
                 .unwrap_or_else(|_| RawValue::from_string("null".into()).expect("valid JSON")),
@@ -285,7 +241,6 @@ impl SpecSnapshot {
         serde_json::from_str(self.0.get()).ok()
     }
 
-    /// The spec as a JSON tree.
     pub fn value(&self) -> Value {
         serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
     }

@@ -1,20 +1,10 @@
-//! Which hosts a command acts on: names given on the command line (`NAME` or
-//! `NAMESPACE/NAME`) and a label selector (`-l`), the same for every command and both layouts.
-//!
-//! A `NAMESPACE/NAME` names that host. A `NAME` names the host of that name in `default`, else
-//! the only host of that name (kubectl's default namespace, without kubectl's error when the
-//! host is elsewhere); several hosts of that name and none in `default` is a usage error asking
-//! for `NAMESPACE/NAME`. A name that names no host is a usage error (exit 2), whatever the
-//! command. The selector keeps, among the named hosts (all when none is named), those whose
-//! labels match. A namespace (`-n`) narrows the candidates to that namespace first: a `NAME`
-//! then names the host of that name there.
+//! Which hosts a command acts on: names (`NAME` or `NAMESPACE/NAME`) and a label selector.
 
 use crate::error::{Error, Result};
 use crate::selector::Selector;
 use bmh_api::ObjectKey;
 use std::collections::BTreeMap;
 
-/// The names and label selector given on the command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HostSelection {
     names: Vec<String>,
@@ -22,15 +12,13 @@ pub struct HostSelection {
     namespace: Option<String>,
 }
 
-/// One host as selection sees it.
 pub struct Candidate<'a> {
     pub key: &'a ObjectKey,
     pub labels: &'a BTreeMap<String, String>,
 }
 
 impl HostSelection {
-    /// The selection of `names` and the selector text (kubectl syntax); a selector that does
-    /// not parse is a usage error.
+    /// A selector that does not parse is a usage error.
     pub fn new(names: &[String], selector: Option<&str>) -> Result<Self> {
         let selector = selector
             .map(Selector::parse)
@@ -49,7 +37,6 @@ impl HostSelection {
         self
     }
 
-    /// Every host.
     pub fn all() -> Self {
         Self::default()
     }
@@ -59,9 +46,7 @@ impl HostSelection {
         self.names.is_empty()
     }
 
-    /// The indices of the selected hosts among `hosts`, in their order. `place` says where the
-    /// hosts are, for messages (`the store`, `the given files`). Empty when nothing matches
-    /// the selector.
+    /// The indices of the selected hosts among `hosts`, in their order (`place` for messages).
     pub fn select<'a>(
         &self,
         hosts: impl IntoIterator<Item = Candidate<'a>>,
@@ -125,7 +110,6 @@ impl HostSelection {
     }
 }
 
-/// The host `name` names, if any.
 fn resolve(hosts: &[&Candidate], name: &str) -> Result<Option<usize>> {
     if let Some((ns, n)) = name.split_once('/') {
         return Ok(hosts

@@ -1,5 +1,4 @@
-//! Kubernetes label selectors, as `kubectl -l` takes them: `a=b`, `a==b`, `a!=b`, `a`, `!a`,
-//! `a in (x,y)`, `a notin (x,y)`, joined by commas (all must hold).
+//! Kubernetes label selectors, as `kubectl -l` takes them.
 
 use std::collections::BTreeMap;
 
@@ -50,7 +49,6 @@ impl Selector {
     }
 }
 
-/// Splits on commas that are not inside parentheses.
 fn split_top_level(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0i32, 0);

@@ -1,7 +1,7 @@
-//! What `bmhctl apply -f` would write to the local store: the files read and every object
-//! checked, for `apply` to write and `diff` to show.
+//! What `bmhctl apply -f` would write to the local store, for `apply` and `diff`.
 
 use crate::error::{Error, Result};
+use crate::metal3_export::to_value;
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
 use crate::persist::files::inventory::{self, Inventory, LoadMode};
 use crate::persist::files::yaml_file::YamlFile;
@@ -12,14 +12,12 @@ use bmh_api::ObjectKey;
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// What an apply would write: the files' hosts, and every other object with its value and the
-/// file it came from, all checked.
+/// The files' hosts, and every other object with its value and file, all checked.
 pub(super) struct Applied {
     pub inv: Inventory,
     pub objects: Vec<(TypedKey, Value, PathBuf)>,
 }
 
-/// Reads the files and checks what they hold, as an apply to `existing` would.
 pub(super) fn collect(
     paths: &[PathBuf],
     existing: Option<&Store>,
@@ -30,7 +28,6 @@ pub(super) fn collect(
         LoadMode::ReadOnly,
         &crate::persist::LoadOptions::with_input(input),
     )?;
-    // (object, value, the file it came from)
     let mut objects: Vec<(TypedKey, Value, PathBuf)> = secrets(paths, &inv)?;
     for d in &inv.other_documents {
         if d.kind.is_empty() || d.name.is_empty() || d.api_version.is_empty() {
@@ -73,12 +70,7 @@ pub(super) fn collect(
     Ok(Applied { inv, objects })
 }
 
-fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::internal("cannot encode as JSON", e))
-}
-
-/// Refuses the apply when any object's name or namespace cannot be a file name in the store
-/// (`..`, a `/`), naming each with its file.
+/// Refuses an object whose name or namespace cannot be a file name in the store.
 fn check_names<'a>(keys: impl Iterator<Item = (TypedKey, &'a std::path::Path)>) -> Result<()> {
     use crate::diagnostic::Diagnostic;
     use crate::persist::store::storable_name;
@@ -101,11 +93,7 @@ fn check_names<'a>(keys: impl Iterator<Item = (TypedKey, &'a std::path::Path)>) 
             }
         }
     }
-    if found.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::Invalid(found.into()))
-    }
+    Error::invalid_if_any(found)
 }
 
 /// BMO's admission on every host of the files, the stored host (if any) as the old object.
@@ -131,15 +119,9 @@ fn check_hosts(inv: &Inventory, store: Option<&Store>) -> Result<()> {
             inv, i, &errors,
         ));
     }
-    if found.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::Invalid(found.into()))
-    }
+    Error::invalid_if_any(found)
 }
 
-/// The Secrets of the files, as stored: their decoded values re-encoded as `data`, with their
-/// labels, annotations and type.
 fn secrets(paths: &[PathBuf], inv: &Inventory) -> Result<Vec<(TypedKey, Value, PathBuf)>> {
     let mut out: Vec<(TypedKey, Value, PathBuf)> = Vec::new();
     for (label, real) in inventory::input_files(paths)? {

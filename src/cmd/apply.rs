@@ -1,12 +1,4 @@
-//! `bmhctl apply -f FILE|DIR`: create or update the files' objects in the local store.
-//!
-//! Every host is first checked with BMO's admission rules (as an update against the stored
-//! host when there is one); one invalid host refuses the whole apply, nothing written. Then,
-//! Secrets first and hosts last (so that a host is never in the store before its Secret), each
-//! object is merged over its stored version as `kubectl apply` merges
-//! ([`crate::persist::store::apply_merge`]). A write that would change nothing writes nothing.
-//! Each write checks the version it was computed from, and is computed again when another
-//! writer got there first.
+//! `bmhctl apply -f`: the files' objects merged into the store as `kubectl apply` merges.
 
 use super::StoreArgs;
 use super::applied::Applied;
@@ -46,8 +38,7 @@ pub fn apply(args: ApplyArgs, input: crate::persist::InputPolicy) -> Result<()> 
     let existing = Store::open_existing(&root)?;
     let Applied { inv, objects } = super::applied::collect(&args.paths, existing.as_ref(), input)?;
     let store = Store::open(&root)?;
-    // Every object is written whether or not the report is read (a closed pipe): the first
-    // failed report is returned at the end.
+    // Every object is written even when a report fails: the first failure is returned at the end.
     let mut reported = Ok(());
     for (key, applied, _) in &objects {
         let written = write_retrying(&store, key, |stored| Ok(merge_object(applied, stored)))?;

@@ -1,7 +1,4 @@
-//! BMCEventSubscriptions in `get`, `describe` and `export`: `bmhctl get bmceventsubscriptions`
-//! (or BMO's short names `bes`, `bmcevent`) lists them as `kubectl get` would, `describe` shows
-//! them (under their host too), and `export` carries each with its host and its header Secret.
-//! A header Secret's values are never shown: only its name.
+//! BMCEventSubscriptions in `get`, `describe` and `export` (header Secrets' values never shown).
 
 use super::get_args::{GetArgs, GetFormat};
 use super::output;
@@ -9,11 +6,9 @@ use crate::error::{Error, Result};
 use crate::machine::event_subscription::host_key;
 use crate::persist::snapshot::Snapshot;
 use bmh_api::{BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, ObjectKey};
-use comfy_table::{Table, presets::NOTHING};
 use std::fmt::Write as _;
 
-/// Whether `word` names the kind, as kubectl takes it: singular, plural, with its group, or a
-/// short name.
+/// Whether `word` names the kind as kubectl takes it (with group, plural or short name).
 pub fn is_resource(word: &str) -> bool {
     let w = word.to_ascii_lowercase();
     let w = w.strip_suffix(".metal3.io").unwrap_or(&w);
@@ -23,18 +18,16 @@ pub fn is_resource(word: &str) -> bool {
     )
 }
 
-/// Every subscription of the snapshot, sorted by namespace and name.
 pub fn read(snapshot: &Snapshot) -> Result<Vec<BmcEventSubscription>> {
     let mut subs = snapshot.event_subscriptions()?;
     subs.sort_by_key(key);
     Ok(subs)
 }
 
-fn key(s: &BmcEventSubscription) -> ObjectKey {
+pub fn key(s: &BmcEventSubscription) -> ObjectKey {
     crate::machine::event_subscription::key(s)
 }
 
-/// The subscriptions of one host.
 pub fn of_host<'a>(
     subs: &'a [BmcEventSubscription],
     host: &ObjectKey,
@@ -42,7 +35,6 @@ pub fn of_host<'a>(
     subs.iter().filter(move |s| host_key(s) == *host)
 }
 
-/// `get bmceventsubscriptions [NAME...]`.
 pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy) -> Result<()> {
     let place = super::options::place(&args.source)?;
     let snapshot = Snapshot::read(&place, input)?;
@@ -64,126 +56,75 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
             )));
         }
     }
-    match args.output {
-        GetFormat::Table | GetFormat::Wide => {
-            if subs.is_empty() {
-                crate::eprintln_quiet!("No BMCEventSubscriptions found.");
-                return Ok(());
-            }
-            output::line(table(
-                &subs,
-                all_namespaces,
-                !args.no_headers,
-                args.output == GetFormat::Wide,
-            ))
+    if matches!(args.output, GetFormat::Table | GetFormat::Wide) {
+        if subs.is_empty() {
+            crate::eprintln_quiet!("No BMCEventSubscriptions found.");
+            return Ok(());
         }
-        GetFormat::Name => output::write_stdout(
-            &subs
-                .iter()
-                .map(|s| format!("bmceventsubscription.metal3.io/{}\n", s.metadata.name))
-                .collect::<String>(),
-        ),
-        GetFormat::Json | GetFormat::Yaml => {
-            let mut objects: Vec<serde_json::Value> = subs
-                .iter()
-                .map(|s| {
-                    serde_json::to_value(s)
-                        .map_err(|e| Error::internal("cannot encode a subscription as JSON", e))
-                })
-                .collect::<Result<_>>()?;
-            let doc = if names.len() == 1 && objects.len() == 1 {
-                objects.remove(0)
-            } else {
-                serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
-            };
-            if args.output == GetFormat::Json {
-                output::line(
-                    serde_json::to_string_pretty(&doc)
-                        .map_err(|e| Error::internal("cannot encode as JSON", e))?,
-                )
-            } else {
-                output::write_stdout(
-                    &serde_saphyr::to_string(&doc)
-                        .map_err(|e| Error::internal("cannot encode as YAML", e))?,
-                )
-            }
-        }
+        let wide = args.output == GetFormat::Wide;
+        return output::line(table(&subs, all_namespaces, !args.no_headers, wide));
     }
+    let objects = subs
+        .iter()
+        .map(|s| {
+            serde_json::to_value(s)
+                .map_err(|e| Error::internal("cannot encode a subscription as JSON", e))
+        })
+        .collect::<Result<_>>()?;
+    let resource = "bmceventsubscription.metal3.io";
+    output::print_objects(args.output, resource, objects, names.len() == 1)
 }
 
-/// The `get` table: BMO's printer columns (the error) with the host and the BMC's ID;
-/// `wide` adds the destination.
+/// The `get` table: BMO's printer columns with the host and the BMC's ID (`wide`: destination).
 pub fn table(subs: &[BmcEventSubscription], namespaces: bool, headers: bool, wide: bool) -> String {
-    let mut header = Vec::new();
-    if namespaces {
-        header.push("NAMESPACE");
-    }
-    header.extend(["NAME", "HOST", "SUBSCRIPTION ID", "ERROR"]);
-    if wide {
-        header.push("DESTINATION");
-    }
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    if headers {
-        t.set_header(header.iter().map(|h| h.to_string()));
-    }
-    for s in subs {
-        let mut row = Vec::new();
-        if namespaces {
-            row.push(s.metadata.namespace_or_default().to_string());
-        }
-        row.extend([
-            s.metadata.name.clone(),
-            s.spec.host_name.clone(),
-            s.subscription_id().to_string(),
-            s.error().to_string(),
-        ]);
-        if wide {
-            row.push(s.spec.destination.clone());
-        }
-        t.add_row(row);
-    }
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
+    let show = [namespaces, true, true, true, true, wide];
+    let header: Vec<&str> = output::shown(
+        &show,
+        [
+            "NAMESPACE",
+            "NAME",
+            "HOST",
+            "SUBSCRIPTION ID",
+            "ERROR",
+            "DESTINATION",
+        ],
+    );
+    let rows = subs.iter().map(|s| {
+        let cells = [
+            s.metadata.namespace_or_default(),
+            &s.metadata.name,
+            &s.spec.host_name,
+            s.subscription_id(),
+            s.error(),
+            &s.spec.destination,
+        ];
+        output::shown(&show, cells.map(str::to_string))
+    });
+    output::kubectl_table(headers.then_some(&header[..]), rows)
 }
 
-/// A subscription in detail, as `describe` shows it.
 pub fn describe(s: &BmcEventSubscription) -> String {
     let mut out = String::new();
-    let or_none = |v: &str| {
-        if v.is_empty() {
-            "<none>".to_string()
-        } else {
-            v.to_string()
-        }
-    };
-    let mut line = |k: &str, v: String| {
+    let mut line = |k: &str, v: &str| {
         let _ = writeln!(out, "{:<20}{v}", format!("{k}:"));
     };
-    line("Name", s.metadata.name.clone());
-    line("Namespace", s.metadata.namespace_or_default().to_string());
-    line("Kind", BMC_EVENT_SUBSCRIPTION_KIND.to_string());
-    line("Host Name", or_none(&s.spec.host_name));
-    line("Destination", or_none(&s.spec.destination));
-    line("Context", or_none(&s.spec.context));
-    line(
-        "HTTP Headers",
-        s.spec
-            .http_headers_ref
-            .as_ref()
-            .map_or("<none>".to_string(), |r| {
-                format!("from Secret {}/{} (values not shown)", r.namespace, r.name)
-            }),
-    );
-    line("Subscription ID", or_none(s.subscription_id()));
-    line("Error", or_none(s.error()));
+    line("Name", &s.metadata.name);
+    line("Namespace", s.metadata.namespace_or_default());
+    line("Kind", BMC_EVENT_SUBSCRIPTION_KIND);
+    line("Host Name", output::or_none(&s.spec.host_name));
+    line("Destination", output::or_none(&s.spec.destination));
+    line("Context", output::or_none(&s.spec.context));
+    let headers = s
+        .spec
+        .http_headers_ref
+        .as_ref()
+        .map(|r| format!("from Secret {}/{} (values not shown)", r.namespace, r.name));
+    line("HTTP Headers", headers.as_deref().unwrap_or("<none>"));
+    line("Subscription ID", output::or_none(s.subscription_id()));
+    line("Error", output::or_none(s.error()));
     out
 }
 
-/// The section a host's description ends with when it has subscriptions.
 pub fn host_section(subs: &[&BmcEventSubscription]) -> String {
     let mut out = String::from("BMC Event Subscriptions:\n");
     for s in subs {
@@ -199,34 +140,4 @@ pub fn host_section(subs: &[&BmcEventSubscription]) -> String {
         out.push('\n');
     }
     out
-}
-
-/// What `export` adds for a host: its subscriptions without status (a cluster's controller
-/// makes them again), each preceded by its header Secret (once).
-pub fn export_docs(
-    subs: &[BmcEventSubscription],
-    host: &ObjectKey,
-    secret: &dyn Fn(&ObjectKey) -> Result<Option<serde_json::Value>>,
-    secrets_done: &mut std::collections::BTreeSet<ObjectKey>,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<serde_json::Value>> {
-    let mut docs = Vec::new();
-    for s in of_host(subs, host) {
-        let k = key(s);
-        if let Some(r) = &s.spec.http_headers_ref {
-            let sk = ObjectKey::new(&r.namespace, &r.name);
-            if secrets_done.insert(sk.clone()) {
-                match secret(&sk)? {
-                    Some(v) => docs.push(crate::metal3_export::clean_secret(&v)),
-                    None => warnings.push(format!(
-                        "BMCEventSubscription {k}: Secret {sk} it references is not there: not exported"
-                    )),
-                }
-            }
-        }
-        let v = serde_json::to_value(s)
-            .map_err(|e| Error::internal("cannot encode a subscription as JSON", e))?;
-        docs.push(crate::metal3_export::clean_object(&v, &k, false));
-    }
-    Ok(docs)
 }

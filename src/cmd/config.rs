@@ -1,11 +1,9 @@
-//! `bmhctl config`: the contexts of the config file, as `kubectl config` shows and switches
-//! them (see [`crate::context`]).
+//! `bmhctl config`: the contexts of the config file, as `kubectl config` has them.
 
 use super::output;
 use crate::context::Config;
 use crate::error::Result;
 use clap::{Subcommand, ValueEnum};
-use comfy_table::{Table, presets::NOTHING};
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
@@ -73,19 +71,15 @@ pub fn run(cmd: ConfigCommand, context: Option<&str>) -> Result<()> {
     }
 }
 
-/// kubectl's table: CURRENT (`*`), NAME, and what each context points at.
 fn table(config: &Config, current: Option<&str>) -> String {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(["CURRENT", "NAME", "ENDPOINT", "PROVISIONER", "STORE"]);
-    for c in &config.file.contexts {
-        t.add_row([
-            if current == Some(c.name.as_str()) {
-                "*"
-            } else {
-                ""
-            }
-            .to_string(),
+    let rows = config.file.contexts.iter().map(|c| {
+        let mark = if current == Some(c.name.as_str()) {
+            "*"
+        } else {
+            ""
+        };
+        [
+            mark.to_string(),
             c.name.clone(),
             c.ironic_endpoint.clone().unwrap_or_default(),
             c.provisioner.clone().unwrap_or_default(),
@@ -93,11 +87,8 @@ fn table(config: &Config, current: Option<&str>) -> String {
                 .as_ref()
                 .map(|s| config.resolve(s).display().to_string())
                 .unwrap_or_default(),
-        ]);
-    }
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
+        ]
+    });
+    let header = ["CURRENT", "NAME", "ENDPOINT", "PROVISIONER", "STORE"];
+    output::kubectl_table(Some(&header), rows)
 }

@@ -1,20 +1,14 @@
-//! The DataImage kind in `get` and `describe`: `bmhctl get dataimages [NAME...]` lists the
-//! DataImages of the selected place (each belongs to the host of its name), and `describe` of a
-//! host shows its DataImage. BMO declares no short name and no printer columns for the kind;
-//! the table shows what a user asks of it: the URL, what is attached, the errors.
+//! The DataImage kind in `get` and `describe` (BMO declares no printer columns for it).
 
 use super::get_args::{GetArgs, GetFormat};
 use super::output;
 use crate::error::{Error, Result};
 use crate::persist::snapshot::Snapshot;
 use bmh_api::{DataImage, ObjectKey};
-use comfy_table::Table;
-use comfy_table::presets::NOTHING;
 use serde_json::Value;
 use std::fmt::Write as _;
 
-/// Whether `get`'s first word names the kind (as kubectl takes it: singular, plural, with the
-/// group).
+/// Whether `get`'s first word names the kind as kubectl takes it.
 pub fn is_kind(word: &str) -> bool {
     matches!(
         word.to_ascii_lowercase().as_str(),
@@ -22,7 +16,6 @@ pub fn is_kind(word: &str) -> bool {
     )
 }
 
-/// `get dataimages [NAME...]`.
 pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy) -> Result<()> {
     let place = super::options::place(&args.source)?;
     let snapshot = Snapshot::read(&place, input)?;
@@ -52,38 +45,17 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
         crate::eprintln_quiet!("No DataImages found in {}.", place.name());
         return Ok(());
     }
-    match args.output {
-        GetFormat::Table | GetFormat::Wide => output::line(table(
-            &all,
-            args.namespaces.all_namespaces,
-            !args.no_headers,
-        )),
-        GetFormat::Name => {
-            let text: String = all
-                .iter()
-                .map(|d| format!("dataimage.metal3.io/{}\n", d.metadata.name))
-                .collect();
-            output::write_stdout(&text)
-        }
-        GetFormat::Json | GetFormat::Yaml => {
-            let mut objects = all.iter().map(|d| object(d)).collect::<Result<Vec<_>>>()?;
-            let doc = if names.len() == 1 && objects.len() == 1 {
-                objects.remove(0)
-            } else {
-                serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
-            };
-            if args.output == GetFormat::Json {
-                output::line(
-                    serde_json::to_string_pretty(&doc)
-                        .map_err(|e| Error::internal("cannot encode as JSON", e))?,
-                )
-            } else {
-                let text = serde_saphyr::to_string(&doc)
-                    .map_err(|e| Error::internal("cannot encode as YAML", e))?;
-                output::write_stdout(&text)
-            }
-        }
+    if matches!(args.output, GetFormat::Table | GetFormat::Wide) {
+        let namespaces = args.namespaces.all_namespaces;
+        return output::line(table(&all, namespaces, !args.no_headers));
     }
+    let objects = all.iter().map(|d| object(d)).collect::<Result<_>>()?;
+    output::print_objects(
+        args.output,
+        "dataimage.metal3.io",
+        objects,
+        names.len() == 1,
+    )
 }
 
 fn key(d: &DataImage) -> ObjectKey {
@@ -116,48 +88,26 @@ fn object(d: &DataImage) -> Result<Value> {
 
 /// NAME, URL, ATTACHED (the attached URL, `<none>`), ERRORS (count), ERROR (the last message).
 pub fn table(images: &[&DataImage], namespace_column: bool, headers: bool) -> String {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    if headers {
-        let mut header = Vec::new();
-        if namespace_column {
-            header.push("NAMESPACE");
-        }
-        header.extend(["NAME", "URL", "ATTACHED", "ERRORS", "ERROR"]);
-        t.set_header(header);
-    }
-    for d in images {
+    let show = [namespace_column, true, true, true, true, true];
+    let header: Vec<&str> = output::shown(
+        &show,
+        ["NAMESPACE", "NAME", "URL", "ATTACHED", "ERRORS", "ERROR"],
+    );
+    let rows = images.iter().map(|d| {
         let st = d.status();
-        let mut row = Vec::new();
-        if namespace_column {
-            row.push(d.metadata.namespace_or_default().to_string());
-        }
-        row.extend([
+        let cells = [
+            d.metadata.namespace_or_default().to_string(),
             d.metadata.name.clone(),
             d.spec.url.clone(),
-            none_if_empty(&st.attached_image.url),
+            output::or_none(&st.attached_image.url).into(),
             st.error.count.to_string(),
-            none_if_empty(&st.error.message),
-        ]);
-        t.add_row(row);
-    }
-    // comfy-table pads the last column; kubectl does not.
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
+            output::or_none(&st.error.message).into(),
+        ];
+        output::shown(&show, cells)
+    });
+    output::kubectl_table(headers.then_some(&header[..]), rows)
 }
 
-fn none_if_empty(s: &str) -> String {
-    if s.is_empty() {
-        "<none>".into()
-    } else {
-        s.to_string()
-    }
-}
-
-/// `describe`'s section of the host's DataImage (none for a host without one).
 pub fn describe_section(out: &mut String, image: Option<&DataImage>) {
     let Some(d) = image else {
         return;
@@ -168,7 +118,7 @@ pub fn describe_section(out: &mut String, image: Option<&DataImage>) {
     let _ = writeln!(
         out,
         "  Attached:        {}",
-        none_if_empty(&st.attached_image.url)
+        output::or_none(&st.attached_image.url)
     );
     let _ = writeln!(out, "  Errors:          {}", st.error.count);
     if !st.error.message.is_empty() {

@@ -1,10 +1,8 @@
-//! `bmhctl describe [-f FILE|DIR] [HOST...]`: hosts in detail, as `kubectl describe` shows
-//! objects: identity, state, spec highlights, power, error, conditions, hardware (NICs,
-//! disks), operation history and recent events (the store's log; with `-f`, the last ones kept
-//! in the host's bookkeeping), identical events counted once as kubectl does (`x20 over 3m`).
+//! `bmhctl describe`: hosts in detail, as `kubectl describe` shows objects.
 
+use super::SourceArgs;
 use super::get_args::NamespaceArgs;
-use super::{SourceArgs, output};
+use super::output::{self, or_none};
 use crate::error::Result;
 use crate::persist::snapshot::Snapshot;
 use crate::persist::store::StoredEvent;
@@ -12,7 +10,6 @@ use crate::record::HostRecord;
 use crate::selection::HostSelection;
 use chrono::{DateTime, Utc};
 use clap::Args;
-use comfy_table::{Table, presets::NOTHING};
 use std::fmt::Write as _;
 
 #[derive(Debug, Args)]
@@ -68,10 +65,6 @@ pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Resul
     picked.report_bad()
 }
 
-fn or_none(s: &str) -> &str {
-    if s.is_empty() { "<none>" } else { s }
-}
-
 fn map_text(m: &std::collections::BTreeMap<String, String>) -> String {
     if m.is_empty() {
         return "<none>".into();
@@ -82,7 +75,6 @@ fn map_text(m: &std::collections::BTreeMap<String, String>) -> String {
         .join("\n                    ")
 }
 
-/// The description of one host.
 pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
     let mut out = String::new();
     push_fields(&mut out, rec);
@@ -96,7 +88,6 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
     out
 }
 
-/// The host's fields, one `Key: value` line each.
 fn push_fields(out: &mut String, rec: &HostRecord) {
     let h = &rec.host;
     let m = &h.metadata;
@@ -108,8 +99,7 @@ fn push_fields(out: &mut String, rec: &HostRecord) {
     line("Namespace", m.namespace_or_default());
     line("Labels", &map_text(&m.labels));
     line("Annotations", &map_text(&m.annotations));
-    // The bookkeeping has them for both layouts (the store's metadata too; a file's in its
-    // sidecar).
+    // The bookkeeping has them for both layouts.
     line("UID", or_none(&rec.book.uid));
     line("Generation", &rec.book.generation.to_string());
     line("Resource Version", or_none(&m.resource_version));
@@ -147,7 +137,6 @@ fn push_fields(out: &mut String, rec: &HostRecord) {
     }
 }
 
-/// The NICs and disks inspection found.
 fn push_hardware(out: &mut String, hw: &bmh_api::HardwareDetails) {
     out.push_str("NICs:\n");
     let rows = hw.nics.iter().map(|n| {
@@ -194,23 +183,17 @@ fn push_history(out: &mut String, hist: &bmh_api::OperationHistory) {
 
 fn push_conditions(out: &mut String, conditions: &[bmh_api::Condition]) {
     out.push_str("Conditions:\n");
-    if conditions.is_empty() {
-        out.push_str("  <none>\n");
-    } else {
-        let mut t = Table::new();
-        t.load_preset(NOTHING);
-        t.set_header(["TYPE", "STATUS", "REASON", "MESSAGE", "LAST TRANSITION"]);
-        for c in conditions {
-            t.add_row([
-                c.type_.as_str(),
-                c.status.as_str(),
-                c.reason.as_str(),
-                c.message.as_str(),
-                c.last_transition_time.as_str(),
-            ]);
-        }
-        push_indented(out, &t.to_string());
-    }
+    let header = ["TYPE", "STATUS", "REASON", "MESSAGE", "LAST TRANSITION"];
+    let rows = conditions.iter().map(|c| {
+        [
+            c.type_.as_str(),
+            c.status.as_str(),
+            c.reason.as_str(),
+            c.message.as_str(),
+            c.last_transition_time.as_str(),
+        ]
+    });
+    push_table(out, &header, rows);
 }
 
 fn push_events(out: &mut String, events: &[StoredEvent]) {
@@ -227,8 +210,7 @@ fn push_events(out: &mut String, events: &[StoredEvent]) {
     push_table(out, &["LAST SEEN", "REASON", "MESSAGE"], rows);
 }
 
-/// Identical events (same reason and message), counted once as kubectl's event aggregation
-/// counts them.
+/// Identical events (same reason and message), counted once as kubectl does.
 struct EventGroup<'a> {
     event: &'a StoredEvent,
     first: &'a str,
@@ -294,28 +276,17 @@ fn gigabytes(bytes: i64) -> String {
     }
 }
 
-/// A table under a heading, indented, or `<none>`.
-fn push_table(out: &mut String, header: &[&str], rows: impl Iterator<Item = Vec<String>>) {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(header.iter().map(|h| h.to_string()));
-    let mut any = false;
-    for r in rows {
-        t.add_row(r);
-        any = true;
+fn push_table<R: Into<comfy_table::Row>>(
+    out: &mut String,
+    header: &[&str],
+    rows: impl IntoIterator<Item = R>,
+) {
+    let rows: Vec<R> = rows.into_iter().collect();
+    if rows.is_empty() {
+        return out.push_str("  <none>\n");
     }
-    if any {
-        push_indented(out, &t.to_string());
-    } else {
-        out.push_str("  <none>\n");
-    }
-}
-
-fn push_indented(out: &mut String, text: &str) {
-    for l in text.lines() {
-        out.push_str("  ");
-        out.push_str(l.strip_prefix(' ').unwrap_or(l).trim_end());
-        out.push('\n');
+    for l in super::output::kubectl_table(Some(header), rows).lines() {
+        let _ = writeln!(out, "  {l}");
     }
 }
 

@@ -1,10 +1,4 @@
-//! `bmhctl diff -f FILE|DIR`: what `bmhctl apply` of the files would change in the local store,
-//! as `kubectl diff` shows it: a unified diff of each object that would change, the stored
-//! object (`LIVE`) against what apply would write (`MERGED`), both as YAML. Exit 0 when nothing
-//! would change, 1 when something would, above 1 on an error. Nothing is written.
-//!
-//! A Secret's values are never shown: each is `***`, marked `(before)` and `(after)` when it
-//! would change, as kubectl masks them.
+//! `bmhctl diff -f`: what `apply` would change, as `kubectl diff` shows it (Secrets masked).
 
 use super::StoreArgs;
 use crate::error::{Error, Result};
@@ -30,13 +24,11 @@ pub struct DiffArgs {
     pub store: StoreArgs,
 }
 
-/// `bmhctl diff`: whether anything would change (exit 1 then).
 pub fn diff(args: &DiffArgs, input: crate::persist::InputPolicy) -> Result<bool> {
     let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
     show(&args.paths, &root, input)
 }
 
-/// Prints the diff of applying `paths` to the store at `root`; whether anything would change.
 pub fn show(paths: &[PathBuf], root: &Path, input: crate::persist::InputPolicy) -> Result<bool> {
     let existing = Store::open_existing(root)?;
     let store = existing.as_ref();
@@ -63,8 +55,7 @@ pub fn show(paths: &[PathBuf], root: &Path, input: crate::persist::InputPolicy) 
     Ok(!text.is_empty())
 }
 
-/// The stored object; one that cannot be read is said on stderr and compared as absent (the
-/// apply replaces it).
+/// The stored object; an unreadable one is said and compared as absent.
 fn stored_or_said(store: &Store, key: &TypedKey) -> Result<Option<Stored>> {
     match store.get(key) {
         Err(e @ Error::Invalid(_)) => {
@@ -86,7 +77,6 @@ fn file_name(key: &TypedKey) -> String {
     )
 }
 
-/// The unified diff of one object, empty when it would not change.
 fn object_diff(key: &TypedKey, stored: Option<Value>, merged: Value) -> Result<String> {
     let mut before = stored.map(comparable);
     let mut after = comparable(merged);
@@ -122,9 +112,7 @@ fn yaml(key: &TypedKey, v: &Value) -> Result<String> {
         .map_err(|e| Error::internal(format!("{key}: cannot encode as YAML"), e))
 }
 
-/// The object as a user compares it: without the store's version counter, which changes on
-/// every write, and without bmhctl's bookkeeping of a host (derived from its spec, as the
-/// fields kubectl diff leaves out are).
+/// The object without the store's version counter and a host's bookkeeping.
 fn comparable(mut v: Value) -> Value {
     if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
         m.remove("resourceVersion");
@@ -135,8 +123,7 @@ fn comparable(mut v: Value) -> Value {
     v
 }
 
-/// Every value of a Secret's `data` and `stringData` replaced by `***`, marked `(before)` and
-/// `(after)` where it differs, as kubectl diff masks Secrets.
+/// Secret values masked as kubectl diff masks them, marked where they differ.
 fn mask_secret(before: &mut Option<Value>, after: &mut Value) {
     for field in ["data", "stringData"] {
         let old = before
@@ -167,8 +154,7 @@ fn mask_secret(before: &mut Option<Value>, after: &mut Value) {
         }
         mask(after, &old, "after");
     }
-    // Any other field a Secret should not have (a hand-edited store object may) is masked whole:
-    // what it holds is not known not to be a credential.
+    // Any other field of a Secret is masked whole: it may be a credential.
     const PLAIN: [&str; 7] = [
         "apiVersion",
         "kind",

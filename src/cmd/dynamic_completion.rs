@@ -1,7 +1,4 @@
-//! Completions that know the data (`source <(COMPLETE=bash bmhctl)`): host names from the
-//! files given with `-f` or from the store, provisioning states for `wait --for`, and the
-//! config file's contexts. clap_complete's dynamic engine calls bmhctl itself at every Tab;
-//! the static scripts of `bmhctl completions SHELL` stay as they are.
+//! Completions that know the data (`source <(COMPLETE=bash bmhctl)`): hosts, states, contexts.
 
 use super::Cli;
 use super::options::Place;
@@ -86,7 +83,6 @@ fn flag_values(words: &[OsString], short: Option<&str>, long: &str) -> Vec<Strin
     out
 }
 
-/// The words of the command line being completed (after the `--` clap_complete passes).
 fn words() -> Vec<OsString> {
     let all: Vec<OsString> = std::env::args_os().collect();
     match all.iter().position(|a| a == "--") {
@@ -95,8 +91,7 @@ fn words() -> Vec<OsString> {
     }
 }
 
-/// The hosts of the `-f` files on the command line, else of the store (`--store`, the
-/// context's, `BMHCTL_STORE`, the default).
+/// The hosts of the `-f` files on the command line, else of the store.
 fn hosts(current: &OsStr) -> Vec<CompletionCandidate> {
     let words = words();
     let files: Vec<PathBuf> = flag_values(&words, Some("f"), "filename")
@@ -130,28 +125,16 @@ fn hosts(current: &OsStr) -> Vec<CompletionCandidate> {
     matching(current, names)
 }
 
-/// What `wait --for` accepts.
 fn states(current: &OsStr) -> Vec<CompletionCandidate> {
     let mut names: Vec<String> = bmh_api::ProvisioningState::KNOWN
         .iter()
         .filter(|k| !k.is_empty())
         .map(|k| k.replace(' ', "-"))
         .collect();
-    names.extend(
-        [
-            "goal",
-            "detached",
-            "error",
-            "powered-on",
-            "powered-off",
-            "deleted",
-        ]
-        .map(String::from),
-    );
+    names.extend(super::watch::CONDITIONS.split(' ').map(String::from));
     matching(current, names)
 }
 
-/// The config file's contexts.
 fn contexts(current: &OsStr) -> Vec<CompletionCandidate> {
     let names: Vec<String> = crate::context::Config::load(super::options::config_file().as_deref())
         .map(|c| c.file.contexts.into_iter().map(|c| c.name).collect())

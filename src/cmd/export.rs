@@ -1,21 +1,9 @@
-//! `bmhctl export [HOST...]`: the selected hosts as a metal3 cluster accepts them
-//! ([`crate::metal3_export`] makes each host's documents).
-//!
-//! One multi-document YAML stream (stdout, or `--output-file FILE` written 0600) holding, per host and in
-//! an order `kubectl apply -f` can take: the Secrets the host references (BMC credentials,
-//! `userData`, `networkData`, `metaData`, `preprovisioningNetworkDataName`; each once), its
-//! HardwareData, HostFirmwareSettings, HostFirmwareComponents, HostUpdatePolicy and DataImage, then the
-//! BareMetalHost itself with BMO's status annotation and no `status:`. Every exported host is then put through bmhctl's admission checks (the
-//! webhook and the CRD schema), so what the cluster would refuse is refused here.
-//!
-//! Refused, exit 2, nothing written: a host with a `fake-hardware://` address (bmhctl's own
-//! scheme: BMO would say `Unknown BMC type`), a host being deleted, a host the admission checks
-//! refuse.
+//! `bmhctl export`: the selected hosts and companions as a metal3 cluster accepts them.
 
 use super::SourceArgs;
 use crate::error::{Error, Result};
 use crate::metal3_export::{
-    clean_metadata, clean_object, clean_secret, cluster_host, refusal, secret_refs, to_value,
+    clean_object, clean_secret, cluster_host, refusal, secret_refs, to_value,
 };
 use crate::persist::snapshot::Snapshot;
 use crate::record::HostRecord;
@@ -45,8 +33,7 @@ pub struct ExportArgs {
     pub hosts: Vec<String>,
 }
 
-/// `-o` used to name the output file: a file name now gets a clear error, never a file
-/// silently named `yaml`.
+/// `-o` used to name the output file: a file name gets a clear error.
 fn export_format(s: &str) -> std::result::Result<String, String> {
     if s == "yaml" {
         Ok(s.to_string())
@@ -104,14 +91,12 @@ pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()
     }
 }
 
-/// The export as it is made, host by host.
 #[derive(Default)]
 struct Export {
     docs: Vec<Value>,
     /// Why hosts cannot be exported: any refuses the whole export.
     refused: Vec<String>,
     warnings: Vec<String>,
-    /// The Secrets already exported (each goes once).
     secrets_done: BTreeSet<ObjectKey>,
 }
 
@@ -145,37 +130,43 @@ impl Export {
             }
             return Ok(());
         }
+        let owner = format!("BareMetalHost {key}");
         for sk in secret_refs(&r.host) {
-            if !self.secrets_done.insert(sk.clone()) {
-                continue;
-            }
-            match source.secret(&sk)? {
-                Some(v) => self.docs.push(clean_secret(&v)),
-                None => self.warnings.push(format!(
-                    "BareMetalHost {key}: Secret {sk} it references is not in {from}: not exported"
-                )),
-            }
+            self.secret(&owner, &sk, source, &format!("in {from}"))?;
         }
         self.companions(r, &key, source)?;
-        let subscribed = super::bmc_event_subscriptions::export_docs(
-            subscriptions,
-            &key,
-            &|sk| source.secret(sk),
-            &mut self.secrets_done,
-            &mut self.warnings,
-        )?;
-        self.docs.extend(subscribed);
-        let mut hv = to_value(&host)?;
-        hv["metadata"] = clean_metadata(&hv["metadata"], &key, false);
-        if let Some(o) = hv.as_object_mut() {
-            o.remove("status");
+        // Subscriptions without status (a cluster's controller makes them again).
+        for s in super::bmc_event_subscriptions::of_host(subscriptions, &key) {
+            let k = super::bmc_event_subscriptions::key(s);
+            if let Some(r) = &s.spec.http_headers_ref {
+                let sk = ObjectKey::new(&r.namespace, &r.name);
+                self.secret(&format!("BMCEventSubscription {k}"), &sk, source, "there")?;
+            }
+            self.docs.push(clean_object(&to_value(s)?, &k, false));
         }
-        self.docs.push(hv);
+        self.docs.push(clean_object(&to_value(&host)?, &key, false));
         Ok(())
     }
 
-    /// The host's companion objects: HardwareData, firmware settings and components, update
-    /// policy, DataImage.
+    /// Secret `sk` of `owner`, the first time; a warning when it is not `there`.
+    fn secret(
+        &mut self,
+        owner: &str,
+        sk: &ObjectKey,
+        source: &Snapshot,
+        there: &str,
+    ) -> Result<()> {
+        if self.secrets_done.insert(sk.clone()) {
+            match source.secret(sk)? {
+                Some(v) => self.docs.push(clean_secret(&v)),
+                None => self.warnings.push(format!(
+                    "{owner}: Secret {sk} it references is not {there}: not exported"
+                )),
+            }
+        }
+        Ok(())
+    }
+
     fn companions(&mut self, r: &HostRecord, key: &ObjectKey, source: &Snapshot) -> Result<()> {
         if let Some(hd) = &r.book.hardware_data {
             self.docs.push(clean_object(&to_value(hd)?, key, true));

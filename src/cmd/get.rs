@@ -1,13 +1,4 @@
-//! `bmhctl get [-f FILE|DIR]`: hosts and their status, as read from the files (`-f`) or from
-//! the local store, printed as `kubectl get` prints BareMetalHosts.
-//!
-//! Namespaces follow kubectl: on the store, the `default` namespace unless `-n NAMESPACE` or
-//! `-A` says otherwise; with `-f`, every host of the files (as `kubectl get -f`). Hosts named
-//! on the command line are found as every command finds them (see [`crate::selection`]).
-//!
-//! `-w` is kubectl's watch: the hosts as they are, then each change as it happens, until SIGINT
-//! or SIGTERM. It only reads (no lock), so it runs beside the `watch` or `provision` that drives
-//! the hosts.
+//! `bmhctl get`: hosts and their status as `kubectl get` prints them; `-w` only reads.
 
 use super::get_args::{GetArgs, GetFormat};
 use super::options::Place;
@@ -21,15 +12,13 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
-    if let Some((first, names)) = args.hosts.split_first()
-        && super::bmc_event_subscriptions::is_resource(first)
-    {
-        return super::bmc_event_subscriptions::get(&args, names, input);
-    }
-    if let Some((kind, names)) = args.hosts.split_first()
-        && super::data_image::is_kind(kind)
-    {
-        return super::data_image::get(&args, names, input);
+    if let Some((first, names)) = args.hosts.split_first() {
+        if super::bmc_event_subscriptions::is_resource(first) {
+            return super::bmc_event_subscriptions::get(&args, names, input);
+        }
+        if super::data_image::is_kind(first) {
+            return super::data_image::get(&args, names, input);
+        }
     }
     let place = super::options::place(&args.source)?;
     let selection = args.namespaces.narrow(
@@ -44,8 +33,7 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let picked = snapshot.select(&selection, &place)?;
     let records = &picked.records;
     if picked.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
-        // kubectl's words, on stderr: a script reading stdout sees no hosts.
-        // Files are listed whole, without a word.
+        // kubectl's words, on stderr; files are listed whole, without a word.
         if place.one_namespace_by_default() {
             match args.namespaces.listed(&place) {
                 Some(ns) => crate::eprintln_quiet!("No BareMetalHosts found in namespace {ns}."),
@@ -59,14 +47,7 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
         GetFormat::Table | GetFormat::Wide => output::line(output::hosts_table_with(
             records,
             &unreadable,
-            &output::TableOptions {
-                wide: args.output == GetFormat::Wide,
-                namespace_column: args.namespaces.all_namespaces,
-                qualified_names: args.namespaces.namespace.is_none(),
-                headers: !args.no_headers,
-                labels: args.show_labels,
-                now: chrono::Utc::now(),
-            },
+            &table_options(&args, true),
         )),
         GetFormat::Name => output::print_with(|out| {
             records
@@ -82,9 +63,7 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     picked.report_bad()
 }
 
-/// The hosts as `get -o json|yaml` prints them, as kubectl does: the object itself when one
-/// host is named (`single`), else a List. Each object is made as it is written: at thousands
-/// of hosts, all of them at once as JSON trees, then as text, were tens of MiB.
+/// One host named (`single`): the object, else a List, each object made as it is written.
 fn write_objects(
     out: &mut dyn std::io::Write,
     records: &[&HostRecord],
@@ -102,7 +81,6 @@ fn write_objects(
     encode(out, &list, json)
 }
 
-/// `doc` as JSON (with a newline) or YAML on `out`.
 fn encode(out: &mut dyn std::io::Write, doc: &impl serde::Serialize, json: bool) -> Result<()> {
     if json {
         serde_json::to_writer_pretty(&mut *out, doc).map_err(|e| {
@@ -121,7 +99,6 @@ fn encode(out: &mut dyn std::io::Write, doc: &impl serde::Serialize, json: bool)
     }
 }
 
-/// kubectl's List of the hosts; its fields in the order printed.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 struct List<'a> {
@@ -130,7 +107,6 @@ struct List<'a> {
     items: Objects<'a>,
 }
 
-/// The List's items, each host's object made as it is written.
 struct Objects<'a>(&'a [&'a HostRecord]);
 
 impl serde::Serialize for Objects<'_> {
@@ -158,25 +134,15 @@ fn object(rec: &HostRecord) -> Result<Value> {
 }
 
 /// A watch event's type, as kubectl's `--output-watch-events` spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "UPPERCASE")]
 enum Change {
     Added,
     Modified,
     Deleted,
 }
 
-impl Change {
-    fn as_str(self) -> &'static str {
-        match self {
-            Change::Added => "ADDED",
-            Change::Modified => "MODIFIED",
-            Change::Deleted => "DELETED",
-        }
-    }
-}
-
-/// The selected hosts as read now, each with the object `-o json` prints for it. A host named
-/// on the command line and gone is simply absent (its deletion is a change to print).
+/// The selected hosts as read now; one named and gone is absent (its deletion is a change).
 fn watched(
     place: &Place,
     selection: &HostSelection,
@@ -201,18 +167,14 @@ fn watched(
     Ok(Watched { hosts, bad })
 }
 
-/// The selected hosts as `get -w` reads them: each with the object `-o json` prints for it,
-/// and what is wrong with each that cannot be read.
+/// The hosts `get -w` read, and what is wrong with each that cannot be read.
 #[derive(Default)]
 struct Watched {
     hosts: Vec<(ObjectKey, HostRecord, Value)>,
     bad: Vec<String>,
 }
 
-/// `get -w`: the hosts as they are, then every change until SIGINT or SIGTERM (exit 0). The
-/// hosts are read again every `--poll-interval` and compared with what was printed: the
-/// controller's own watchers skip its status writes on purpose (it must not wake on them),
-/// while status writes are what `get -w` is for.
+/// `get -w`: the hosts, then every change, read every `--poll-interval` until a signal.
 fn watch(
     args: &GetArgs,
     place: &Place,
@@ -228,7 +190,7 @@ fn watch(
     unreadable.say(bad);
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) && !first.is_empty() {
         let recs: Vec<&HostRecord> = first.iter().map(|(_, r, _)| r).collect();
-        output::line(watch_table(args, &recs, true))?;
+        output::line(output::hosts_table(&recs, &table_options(args, true)))?;
     } else {
         for (_, rec, obj) in &first {
             print_watched(args, Change::Added, rec, obj, false)?;
@@ -257,8 +219,7 @@ fn watch(
     })
 }
 
-/// What `get -w` said of hosts it cannot read, so each is said once, and again when what is
-/// wrong with it changes.
+/// What `get -w` said of unreadable hosts: each said once, and again when it changes.
 #[derive(Default)]
 struct Unreadable {
     said: std::collections::HashSet<String>,
@@ -266,7 +227,6 @@ struct Unreadable {
 }
 
 impl Unreadable {
-    /// The hosts that cannot be read at this read.
     fn say(&mut self, bad: Vec<String>) {
         self.failing = None;
         for b in &bad {
@@ -277,7 +237,6 @@ impl Unreadable {
         self.said = bad.into_iter().collect();
     }
 
-    /// A read that failed as a whole.
     fn failing(&mut self, said: String) {
         if self.failing.as_ref() != Some(&said) {
             crate::eprintln_quiet!("bmhctl: {said}");
@@ -286,8 +245,6 @@ impl Unreadable {
     }
 }
 
-/// Prints what changed from `last` to `now` (added, modified, then deleted hosts), and keeps
-/// `now` as `last`.
 fn print_changes(
     args: &GetArgs,
     last: &mut HashMap<ObjectKey, (HostRecord, Value)>,
@@ -321,21 +278,17 @@ fn print_changes(
     Ok(())
 }
 
-fn watch_table(args: &GetArgs, recs: &[&HostRecord], headers: bool) -> String {
-    output::hosts_table(
-        recs,
-        &output::TableOptions {
-            wide: args.output == GetFormat::Wide,
-            namespace_column: args.namespaces.all_namespaces,
-            qualified_names: args.namespaces.namespace.is_none(),
-            headers: headers && !args.no_headers,
-            labels: args.show_labels,
-            now: chrono::Utc::now(),
-        },
-    )
+fn table_options(args: &GetArgs, headers: bool) -> output::TableOptions {
+    output::TableOptions {
+        wide: args.output == GetFormat::Wide,
+        namespace_column: args.namespaces.all_namespaces,
+        qualified_names: args.namespaces.namespace.is_none(),
+        headers: headers && !args.no_headers,
+        labels: args.show_labels,
+        now: chrono::Utc::now(),
+    }
 }
 
-/// One change as `get -w -o FORMAT` prints it.
 fn print_watched(
     args: &GetArgs,
     change: Change,
@@ -344,7 +297,9 @@ fn print_watched(
     headers: bool,
 ) -> Result<()> {
     match args.output {
-        GetFormat::Table | GetFormat::Wide => output::line(watch_table(args, &[rec], headers)),
+        GetFormat::Table | GetFormat::Wide => {
+            output::line(output::hosts_table(&[rec], &table_options(args, headers)))
+        }
         GetFormat::Name => output::outln!("baremetalhost.metal3.io/{}", rec.host.metadata.name),
         GetFormat::Json => output::line(
             serde_json::to_string(&watch_event(change, obj))
@@ -358,9 +313,7 @@ fn print_watched(
     }
 }
 
-/// Whether two reads of a host differ in nothing but `metadata.creationTimestamp`: a host with
-/// no bookkeeping yet (a file never run) is given the time of each read as its creation time,
-/// which is no change to print.
+/// Whether two reads differ only in `metadata.creationTimestamp` (a host never run).
 fn same_but_created(before: &Value, now: &Value) -> bool {
     let without = |v: &Value| {
         let mut v = v.clone();
@@ -372,10 +325,8 @@ fn same_but_created(before: &Value, now: &Value) -> bool {
     before == now || without(before) == without(now)
 }
 
-/// kubectl's watch event (`--output-watch-events`): the change and the host as `get NAME -o
-/// json` prints it (as last seen, for a deletion).
 fn watch_event(change: Change, object: &Value) -> Value {
-    serde_json::json!({"type": change.as_str(), "object": object})
+    serde_json::json!({"type": change, "object": object})
 }
 
 #[cfg(test)]

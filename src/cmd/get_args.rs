@@ -1,5 +1,4 @@
-//! The arguments of `bmhctl get`, shared with the kinds it lists besides hosts (DataImages,
-//! BMCEventSubscriptions) and with `describe` (`-n`, `-A`).
+//! The arguments of `bmhctl get`, shared with its other kinds and with `describe`.
 
 use super::SourceArgs;
 use super::options::Place;
@@ -51,8 +50,7 @@ pub struct NamespaceArgs {
 }
 
 impl NamespaceArgs {
-    /// The namespace a listing keeps to, as kubectl's: `-n`'s; none with `-A` or on files;
-    /// else `default`.
+    /// The namespace a listing keeps to, as kubectl's.
     pub fn listed(&self, place: &Place) -> Option<String> {
         match &self.namespace {
             Some(ns) => Some(ns.clone()),
@@ -61,8 +59,7 @@ impl NamespaceArgs {
         }
     }
 
-    /// `selection` narrowed as kubectl would: to the [`listed`](Self::listed) namespace, unless
-    /// a host is named without `-n`.
+    /// `selection` narrowed as kubectl would.
     pub fn narrow(&self, selection: HostSelection, place: &Place, named: bool) -> HostSelection {
         match self.listed(place) {
             Some(ns) if !named || self.namespace.is_some() => selection.in_namespace(&ns),

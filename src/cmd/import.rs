@@ -1,15 +1,4 @@
-//! `bmhctl import`: BareMetalHosts (and their BMC Secrets) for machines another tool already
-//! knows: the nodes of an Ironic (`--from-ironic`), or a bifrost inventory (`--from-bifrost`).
-//!
-//! A node Ironic has deployed (`active`) is written with the status BMO's adoption starts
-//! from: `provisioned`, the node's UUID as provisioning ID and its deployed image, so the next
-//! run registers the host with that node and adopts it (BMO's `actionManageSteadyState`)
-//! instead of inspecting or deploying it again. An `available` node becomes an `available`
-//! host. A bifrost inventory describes machines to enrol: hosts without a status.
-//!
-//! Ironic masks BMC passwords in its answers (`******`), so their Secrets get a placeholder
-//! the user replaces; a real password (bifrost's) is written only into a file, never on
-//! standard output.
+//! `bmhctl import`: BareMetalHosts and BMC Secrets for Ironic's nodes or a bifrost inventory.
 
 use super::output;
 use crate::error::{Error, Result};
@@ -49,25 +38,20 @@ pub struct ImportArgs {
     pub nodes: Vec<String>,
 }
 
-/// One machine as read from Ironic or bifrost, before it becomes documents.
+/// One machine as read from Ironic or bifrost, `node.name` its host's name.
 #[derive(Debug, Default)]
 struct Machine {
     /// Where it came from, for messages: `node <uuid>` or `FILE: <name>`.
     origin: String,
     namespace: String,
-    name: String,
-    uuid: String,
-    driver: String,
-    boot_interface: String,
-    deploy_interface: String,
-    driver_info: Map<String, Value>,
-    macs: Vec<String>,
-    boot_mac: Option<String>,
-    provision_state: String,
-    power_on: Option<bool>,
-    instance_info: Map<String, Value>,
-    properties: Map<String, Value>,
-    automated_clean: Option<bool>,
+    node: bmhctl_plugin_sdk::KnownMachine,
+}
+
+impl std::ops::Deref for Machine {
+    type Target = bmhctl_plugin_sdk::KnownMachine;
+    fn deref(&self) -> &Self::Target {
+        &self.node
+    }
 }
 
 pub fn import(
@@ -127,8 +111,7 @@ pub fn import(
     }
 }
 
-/// Creates `path` readable by its owner only (it may hold BMC passwords); an existing file is
-/// refused, not overwritten.
+/// Creates `path` readable by its owner only; an existing file is refused.
 fn write_new(path: &Path, text: &str) -> Result<()> {
     use std::io::Write as _;
     let mut opts = std::fs::OpenOptions::new();
@@ -148,7 +131,6 @@ fn write_new(path: &Path, text: &str) -> Result<()> {
     f.write_all(text.as_bytes()).map_err(|e| Error::io(path, e))
 }
 
-/// The labels a generated host carries (what `-l` selects on).
 fn labels(m: &Machine, bifrost: bool) -> BTreeMap<String, String> {
     let mut l = BTreeMap::new();
     l.insert("ironic.driver".to_string(), m.driver.clone());
@@ -169,7 +151,6 @@ fn labels(m: &Machine, bifrost: bool) -> BTreeMap<String, String> {
     l
 }
 
-/// The BMC Secret and the BareMetalHost of `m`.
 fn documents(
     m: &Machine,
     labels: BTreeMap<String, String>,
@@ -184,35 +165,32 @@ fn documents(
     if verify_ca_off(m) {
         bmc["disableCertificateVerification"] = true.into();
     }
-    let mut spec = Map::new();
     let online = m.power_on.unwrap_or(false);
-    spec.insert("online".into(), online.into());
-    spec.insert("bmc".into(), bmc);
+    let mut spec = json!({"online": online, "bmc": bmc});
     if let Some(mac) = m.boot_mac.as_ref().or(m.macs.first()) {
-        spec.insert("bootMACAddress".into(), mac.clone().into());
+        spec["bootMACAddress"] = mac.clone().into();
     }
     let boot_mode = boot_mode(m);
     if let Some(b) = boot_mode {
-        spec.insert("bootMode".into(), b.into());
+        spec["bootMode"] = b.into();
     }
     if m.automated_clean == Some(false) {
-        spec.insert("automatedCleaningMode".into(), "disabled".into());
+        spec["automatedCleaningMode"] = "disabled".into();
     }
+    let status = imported_status(m, boot_mode, online, &mut spec)?;
     let mut host = json!({
         "apiVersion": "metal3.io/v1alpha1",
         "kind": "BareMetalHost",
         "metadata": {"name": m.name, "namespace": m.namespace, "labels": labels},
+        "spec": spec,
     });
-    let status = imported_status(m, boot_mode, online, &mut spec)?;
-    host["spec"] = Value::Object(spec);
     if let Some(s) = status {
         host["status"] = s;
     }
     Ok(vec![secret, host])
 }
 
-/// The Secret of the node's BMC credentials, named `secret_name`. A password Ironic hides,
-/// or one not to be printed on stdout, is a placeholder, said in `notes`.
+/// The Secret of the node's BMC credentials; a placeholder password is said in `notes`.
 fn bmc_secret(
     m: &Machine,
     secret_name: &str,
@@ -221,15 +199,8 @@ fn bmc_secret(
     to_file: bool,
     notes: &mut Vec<String>,
 ) -> Value {
-    let username = user_key
-        .and_then(|k| m.driver_info.get(k))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let password = pass_key
-        .and_then(|k| m.driver_info.get(k))
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let info = |k: Option<&str>| k.and_then(|k| m.driver_info.get(k)?.as_str()).unwrap_or("");
+    let password = info(pass_key);
     let password = if pass_key.is_none() {
         // fake-hardware needs no credentials, but BMO wants a Secret all the same.
         "unused".to_string()
@@ -248,11 +219,9 @@ fn bmc_secret(
         ));
         PLACEHOLDER.to_string()
     };
-    let username = if username.is_empty() {
-        "unused".to_string()
-    } else {
-        username
-    };
+    let username = Some(info(user_key))
+        .filter(|u| !u.is_empty())
+        .unwrap_or("unused");
     json!({
         "apiVersion": "v1",
         "kind": "Secret",
@@ -262,20 +231,19 @@ fn bmc_secret(
     })
 }
 
-/// The status of a node BMO would have brought where Ironic has it (`active`: provisioned,
-/// its image in `spec` too; `available`); `None` for a node to enrol.
+/// The status BMO would have brought the node to; `None` for a node to enrol.
 fn imported_status(
     m: &Machine,
     boot_mode: Option<&str>,
     online: bool,
-    spec: &mut Map<String, Value>,
+    spec: &mut Value,
 ) -> std::result::Result<Option<Value>, String> {
     let mut prov = match m.provision_state.as_str() {
         // bifrost: machines to enrol.
         "" => return Ok(None),
         "active" => {
             let image = image(m)?;
-            spec.insert("image".into(), image.clone());
+            spec["image"] = image.clone();
             json!({"state": "provisioned", "ID": m.uuid, "image": image})
         }
         "available" => json!({"state": "available", "ID": m.uuid}),
@@ -295,8 +263,7 @@ fn imported_status(
     })))
 }
 
-/// The BMC address BMO would have registered the node with (the reverse of its driver_info
-/// mapping), and the driver_info keys of the username and password.
+/// The BMC address BMO would have registered the node with, and the credential keys.
 fn bmc_address(
     m: &Machine,
 ) -> std::result::Result<(String, Option<&'static str>, Option<&'static str>), String> {
@@ -384,8 +351,7 @@ fn boot_mode(m: &Machine) -> Option<&'static str> {
         })
 }
 
-/// The deployed image, as the host's `spec.image` and `status.provisioning.image` (BMO writes
-/// `instance_info` from these, so this is its reverse).
+/// The deployed image, the reverse of BMO's `instance_info`.
 fn image(m: &Machine) -> std::result::Result<Value, String> {
     let get = |k: &str| {
         m.instance_info
@@ -412,8 +378,7 @@ fn image(m: &Machine) -> std::result::Result<Value, String> {
     Ok(image)
 }
 
-/// `NAMESPACE~NAME` (BMO's node names) split; another name in `namespace`. A node without a
-/// name is named after its UUID.
+/// `NAMESPACE~NAME` (BMO's node names) split; a node without a name is named by its UUID.
 fn host_name(node_name: Option<&str>, uuid: &str, namespace: &str) -> (String, String) {
     match node_name.filter(|n| !n.is_empty()) {
         Some(n) => match n.split_once('~') {
@@ -424,19 +389,16 @@ fn host_name(node_name: Option<&str>, uuid: &str, namespace: &str) -> (String, S
     }
 }
 
-// ------------------------------------------------------------------------------- bifrost
-
-/// A bifrost inventory: a mapping of node names to `{uuid, driver, driver_info, nics, ...}`
-/// (`driver_info.power` in older inventories), JSON or YAML.
+/// A bifrost inventory: node names to `{uuid, driver, driver_info, nics, ...}`, JSON or YAML.
 fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
-    use crate::diagnostic::{Diagnostic, Diagnostics, Position};
+    use crate::diagnostic::{Diagnostic, Position};
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let bad = |msg: String, at: Option<(usize, usize)>| {
         let pos = match at {
             Some((l, c)) => Position::new(path, l, c),
             None => Position::file(path),
         };
-        Error::Invalid(Diagnostics::from(Diagnostic::new(msg).at(pos)))
+        Error::invalid(Diagnostic::new(msg).at(pos))
     };
     let doc: Value = serde_saphyr::from_str(&text).map_err(|e| {
         let at = e
@@ -460,19 +422,15 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
     };
     let mut out = Vec::new();
     for (key, node) in nodes {
+        let bad_node = |what: &str| bad(format!("node {key}: {what}"), line_of(&key));
         let Value::Object(node) = node else {
-            return Err(bad(format!("node {key}: not a mapping"), line_of(&key)));
+            return Err(bad_node("not a mapping"));
         };
         let str_of = |k: &str| node.get(k).and_then(Value::as_str).map(str::to_string);
         let mut driver_info = match node.get("driver_info") {
             Some(Value::Object(m)) => m.clone(),
             None => Map::new(),
-            Some(_) => {
-                return Err(bad(
-                    format!("node {key}: driver_info: not a mapping"),
-                    line_of(&key),
-                ));
-            }
+            Some(_) => return Err(bad_node("driver_info: not a mapping")),
         };
         // Older inventories nest the BMC settings under driver_info.power.
         if let Some(Value::Object(power)) = driver_info.remove("power") {
@@ -480,12 +438,7 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
                 driver_info.entry(k).or_insert(v);
             }
         }
-        let driver = str_of("driver").ok_or_else(|| {
-            bad(
-                format!("node {key}: field driver is missing"),
-                line_of(&key),
-            )
-        })?;
+        let driver = str_of("driver").ok_or_else(|| bad_node("field driver is missing"))?;
         let macs: Vec<String> = node
             .get("nics")
             .and_then(Value::as_array)
@@ -503,31 +456,29 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
             Some(Value::Object(m)) => m.clone(),
             _ => Map::new(),
         };
-        out.push(Machine {
-            origin: format!("{}: {key}", path.display()),
-            namespace: ns,
+        let node = bmhctl_plugin_sdk::KnownMachine {
             name,
             uuid,
             boot_interface: str_of("boot_interface").unwrap_or_default(),
             deploy_interface: str_of("deploy_interface").unwrap_or_default(),
             driver,
             driver_info,
-            boot_mac: None,
             macs,
-            provision_state: String::new(),
-            power_on: None,
             instance_info: obj("instance_info"),
             properties: obj("properties"),
-            automated_clean: None,
+            ..Default::default()
+        };
+        let origin = format!("{}: {key}", path.display());
+        out.push(Machine {
+            origin,
+            namespace: ns,
+            node,
         });
     }
     Ok(out)
 }
 
-// -------------------------------------------------------------------------------- Ironic
-
-/// Every node of the Ironic the environment (or the context) names, as the ironic provisioner
-/// plugin lists them: the CLI reaches Ironic only through it.
+/// Every node of the Ironic, as the ironic provisioner plugin lists them.
 fn read_ironic(
     namespace: &str,
     input: crate::persist::InputPolicy,
@@ -545,28 +496,15 @@ fn read_ironic(
         })?;
     Ok(known
         .into_iter()
-        .map(|k| {
-            let (ns, host) = host_name(
-                Some(k.name.as_str()).filter(|n| !n.is_empty()),
-                &k.uuid,
-                namespace,
-            );
+        .map(|mut node| {
+            let name = Some(node.name.as_str()).filter(|n| !n.is_empty());
+            let (namespace, host) = host_name(name, &node.uuid, namespace);
+            let origin = format!("node {} ({})", node.uuid, node.name);
+            node.name = host;
             Machine {
-                origin: format!("node {} ({})", k.uuid, k.name),
-                namespace: ns,
-                name: host,
-                uuid: k.uuid,
-                driver: k.driver,
-                boot_interface: k.boot_interface,
-                deploy_interface: k.deploy_interface,
-                driver_info: k.driver_info,
-                macs: k.macs,
-                boot_mac: k.boot_mac,
-                provision_state: k.provision_state,
-                power_on: k.power_on,
-                instance_info: k.instance_info,
-                properties: k.properties,
-                automated_clean: k.automated_clean,
+                origin,
+                namespace,
+                node,
             }
         })
         .collect())
@@ -577,13 +515,17 @@ mod tests {
     use super::*;
 
     fn machine(driver: &str, info: Value) -> Machine {
-        Machine {
-            origin: "node x".into(),
-            namespace: "default".into(),
+        let node = bmhctl_plugin_sdk::KnownMachine {
             name: "w0".into(),
             driver: driver.into(),
             driver_info: info.as_object().unwrap().clone(),
-            ..Machine::default()
+            ..Default::default()
+        };
+        let (origin, namespace) = ("node x".into(), "default".into());
+        Machine {
+            origin,
+            namespace,
+            node,
         }
     }
 
@@ -601,7 +543,7 @@ mod tests {
             "redfish",
             json!({"redfish_address": "http://h", "redfish_system_id": "/redfish/v1/Systems/a"}),
         );
-        m.boot_interface = "redfish-virtual-media".into();
+        m.node.boot_interface = "redfish-virtual-media".into();
         assert_eq!(
             bmc_address(&m).unwrap().0,
             "redfish-virtualmedia+http://h/redfish/v1/Systems/a"
@@ -629,7 +571,7 @@ mod tests {
             "ipmi",
             json!({"ipmi_address": "10.0.0.2", "ipmi_username": "root", "ipmi_password": "******"}),
         );
-        m.provision_state = "available".into();
+        m.node.provision_state = "available".into();
         let mut notes = Vec::new();
         let docs = documents(&m, BTreeMap::new(), true, &mut notes).unwrap();
         assert_eq!(docs[0]["stringData"]["password"], PLACEHOLDER);

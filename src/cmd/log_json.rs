@@ -1,6 +1,4 @@
-//! `--log-format json`: each log event as one JSON object on its own line (time, level, target,
-//! message and the event's fields), for log collectors. Spans are left out: bmhctl logs none
-//! that carry meaning.
+//! `--log-format json`: each log event as one JSON object a line (spans left out).
 
 use serde_json::{Map, Value};
 use std::fmt;
@@ -27,18 +25,13 @@ where
     }
 }
 
-/// The JSON object of one event.
 fn line(event: &Event<'_>) -> Value {
     let meta = event.metadata();
     let mut fields = Fields(Map::new());
     event.record(&mut fields);
     let mut obj = Map::new();
-    obj.insert(
-        "timestamp".into(),
-        chrono::Utc::now()
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-            .into(),
-    );
+    let now = super::output::json_time(chrono::Utc::now());
+    obj.insert("timestamp".into(), now.into());
     obj.insert("level".into(), meta.level().as_str().into());
     obj.insert("target".into(), meta.target().into());
     obj.extend(fields.0);

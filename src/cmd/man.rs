@@ -1,6 +1,4 @@
-//! The man pages: `bmhctl(1)` and one `bmhctl-COMMAND(1)` per visible subcommand, rendered by
-//! clap_mangen from the CLI, with the sections clap knows nothing of (EXIT STATUS, ENVIRONMENT,
-//! FILES, EXAMPLES) appended in roff. `docs/man/` holds them; a test keeps them current.
+//! The man pages, rendered by clap_mangen with the sections clap knows nothing of appended.
 
 use super::Cli;
 use crate::error::{Error, Result};
@@ -15,7 +13,6 @@ pub fn subcommands() -> Vec<String> {
         .collect()
 }
 
-/// The page of `bmhctl` (no subcommand) or of `bmhctl SUBCOMMAND`.
 pub fn page(subcommand: Option<&str>) -> Result<String> {
     let mut cli = Cli::command();
     cli.build();

@@ -1,5 +1,4 @@
-//! The HTTP server of `watch --metrics-addr`: `GET /metrics` answers the Prometheus text
-//! exposition of [`Metrics`]; any other path is 404, any other method 405.
+//! The HTTP server of `watch --metrics-addr`: `GET /metrics`, else 404 or 405.
 
 use crate::error::{Error, Result};
 use crate::metrics::Metrics;
@@ -15,8 +14,7 @@ use std::sync::Arc;
 
 const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// Listens on `addr` (`HOST:PORT`; port 0 picks a free one). Bound at once, before anything is
-/// driven, so a bad or busy address fails the command (exit 2) with nothing done.
+/// Listens on `addr`, bound before anything is driven (a bad address fails at once).
 pub fn bind(addr: &str) -> Result<std::net::TcpListener> {
     let listener = std::net::TcpListener::bind(addr)
         .map_err(|e| Error::Usage(format!("--metrics-addr {addr}: cannot listen there: {e}")))?;
@@ -26,8 +24,6 @@ pub fn bind(addr: &str) -> Result<std::net::TcpListener> {
     Ok(listener)
 }
 
-/// Serves `metrics` on `listener` from `runtime` until the runtime ends; returns the address
-/// it listens on.
 pub fn serve(
     listener: std::net::TcpListener,
     metrics: Arc<Metrics>,

@@ -178,7 +178,8 @@ pub struct DriveArgs {
     /// Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on
     /// a CPU, and Ironic's all-in-one API server has 10 request threads, so 8 passes with one
     /// request each plus the one shared node listing stay under that.
-    #[arg(long, value_name = "N", value_parser = at_least_one, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = |s: &str| whole_number(s, 1))]
     pub concurrency: Option<u32>,
     /// When a host's next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO's requeue time
     /// or as soon as the provisioner reports the host's wait over (its node changed, a slot
@@ -186,7 +187,8 @@ pub struct DriveArgs {
     #[arg(long, value_name = "TIMING", value_parser = ["change", "bmo"])]
     pub timing: Option<String>,
     /// Provisioning attempts per image before a host gives up (0 = unlimited).
-    #[arg(long, default_value_t = 5, value_name = "N", value_parser = at_least_zero,
+    #[arg(long, default_value_t = 5, value_name = "N",
+          value_parser = |s: &str| whole_number(s, 0),
           allow_negative_numbers = true)]
     pub max_provisioning_retries: u32,
     /// How long to keep trying to reach Ironic (the provisioner's backend) at start, each new
@@ -321,8 +323,7 @@ pub enum ResultFormat {
     Json,
 }
 
-/// A duration as humantime reads it (`90s`, `45m`, `2h`). Its arguments take values starting
-/// with `-`, so that `--timeout -5m` is this error rather than clap's "unexpected argument".
+/// A duration as humantime reads it; `-5m` is taken as a value, to be this error.
 fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     if let Some(rest) = s.trim_start().strip_prefix('-') {
         return Err(if rest.starts_with(|c: char| c.is_ascii_digit()) {
@@ -334,16 +335,7 @@ fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 90s, 45m, 2h)"))
 }
 
-/// A count of at least 1; its arguments take negative numbers, to say so of `-1`.
-fn at_least_one(s: &str) -> std::result::Result<u32, String> {
-    whole_number(s, 1)
-}
-
-/// A count of at least 0; its arguments take negative numbers, to say so of `-1`.
-fn at_least_zero(s: &str) -> std::result::Result<u32, String> {
-    whole_number(s, 0)
-}
-
+/// A count of at least `min`; its arguments take negative numbers, to say so of `-1`.
 fn whole_number(s: &str, min: u32) -> std::result::Result<u32, String> {
     match s.trim().parse::<i64>() {
         Ok(n) if n < i64::from(min) => Err(format!("must be at least {min}, got {n}")),
@@ -352,9 +344,7 @@ fn whole_number(s: &str, min: u32) -> std::result::Result<u32, String> {
     }
 }
 
-/// `cmd` with a context's variables as the defaults of the flags that read them
-/// (`BMHCTL_PROVISIONER`, `BMHCTL_STORE`): the context holds only variables the user left unset
-/// or empty, so it stands in for the variable.
+/// `cmd` with a context's variables as the defaults of the flags that read them.
 fn under_context(
     cmd: clap::Command,
     environment: &std::collections::BTreeMap<String, String>,
@@ -370,13 +360,21 @@ fn under_context(
     .mut_subcommands(|c| under_context(c, environment))
 }
 
-/// Runs bmhctl with these arguments; returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     dynamic_completion::complete_if_asked();
     let args: Vec<OsString> = args.into_iter().collect();
+    parse_and_run(&args).unwrap_or_else(|code| code)
+}
+
+fn said(e: &Error) -> i32 {
+    crate::eprintln_quiet!("{}", e.render());
+    e.exit_code()
+}
+
+fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
     // Parsed as `Cli::try_parse_from` does, by a command that a context may have changed.
     let parse = |mut cmd: clap::Command| {
-        let matches = cmd.try_get_matches_from_mut(&args).and_then(|mut m| {
+        let matches = cmd.try_get_matches_from_mut(args).and_then(|mut m| {
             <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m)
                 .map_err(|e| e.format(&mut cmd))
         });
@@ -386,43 +384,24 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             code
         })
     };
-    let mut cli = match parse(<Cli as clap::CommandFactory>::command()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    // A context's variables go to the plugin and make the defaults of the flags that read them
-    // (what the user set wins), so the command line is parsed again under them. `config` reads
-    // the file itself.
+    let mut cli = parse(<Cli as clap::CommandFactory>::command())?;
+    // A context's variables make the defaults of the flags that read them: parse again.
     let mut context = std::collections::BTreeMap::new();
     if !matches!(
         cli.command,
         Command::Config(_) | Command::Completions { .. } | Command::Man { .. } | Command::Version
     ) {
-        match options::context_environment(cli.context.as_deref()) {
-            Ok(environment) => context = environment,
-            Err(e) => {
-                crate::eprintln_quiet!("{}", e.render());
-                return e.exit_code();
-            }
-        }
+        context = options::context_environment(cli.context.as_deref()).map_err(|e| said(&e))?;
         if !context.is_empty() {
-            let cmd = under_context(<Cli as clap::CommandFactory>::command(), &context);
-            cli = match parse(cmd) {
-                Ok(c) => c,
-                Err(code) => return code,
-            };
+            cli = parse(under_context(
+                <Cli as clap::CommandFactory>::command(),
+                &context,
+            ))?;
         }
     }
     let provisioners = options::provisioner_settings(context);
     init_logging(&cli);
-    let max_file_size = match options::max_file_size(|k| std::env::var(k).ok()) {
-        Ok(n) => n,
-        Err(e) => {
-            crate::eprintln_quiet!("{}", e.render());
-            return e.exit_code();
-        }
-    };
-    // How exact the input must be, handed to every command that reads hosts.
+    let max_file_size = options::max_file_size(|k| std::env::var(k).ok()).map_err(|e| said(&e))?;
     let input = crate::persist::InputPolicy {
         fields: match cli.field_validation.as_str() {
             "warn" => crate::persist::FieldValidation::Warn,
@@ -438,7 +417,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Diff(a) => diff::diff(a, input).map(i32::from),
         _ => dispatch(cli, input, &provisioners).map(|()| 0),
     };
-    match outcome {
+    Ok(match outcome {
         Ok(code) => code,
         // The reader went away (`bmhctl get ... | head -1`): what it wanted, it has.
         Err(Error::Io { path, source })
@@ -447,7 +426,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             0
         }
         Err(e) => {
-            crate::eprintln_quiet!("{}", e.render());
+            let code = said(&e);
             if let Error::Provisioner { name, reason, .. } = &e
                 && matches!(
                     reason.downcast_ref(),
@@ -456,13 +435,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             {
                 crate::eprintln_quiet!("{}", provisioners_found(name, &provisioners));
             }
-            e.exit_code()
+            code
         }
-    }
+    })
 }
 
-/// The provisioners there are, for a `--provisioner` that names none: the built-in one and the
-/// plugins of the plugin directory, with the closest name.
+/// The provisioners there are, with the closest name, for a `--provisioner` that names none.
 fn provisioners_found(name: &str, provisioners: &crate::provisioners::Settings) -> String {
     let mut names = vec!["fixture".to_string()];
     let dir = provisioners.plugin_dir().ok();
@@ -560,16 +538,12 @@ impl Verbosity {
             ProgressChoice::Plain => ProgressMode::Lines,
             // Bars only on a terminal that draws them, outside CI.
             ProgressChoice::Auto => {
-                use std::io::IsTerminal;
-                let fit = progress::bars_fit(
-                    std::io::stderr().is_terminal(),
-                    std::env::var("TERM").ok().as_deref(),
-                    std::env::var("CI").ok().as_deref(),
-                );
-                if fit {
-                    ProgressMode::Bars
-                } else {
-                    ProgressMode::Lines
+                use std::io::{IsTerminal, stderr};
+                let term = std::env::var("TERM").ok();
+                let ci = std::env::var("CI").ok();
+                match progress::bars_fit(stderr().is_terminal(), term.as_deref(), ci.as_deref()) {
+                    true => ProgressMode::Bars,
+                    false => ProgressMode::Lines,
                 }
             }
         }
@@ -628,6 +602,8 @@ mod tests {
 
     #[test]
     fn counts_and_durations_say_what_is_wrong_with_a_sign() {
+        let at_least_one = |s| whole_number(s, 1);
+        let at_least_zero = |s| whole_number(s, 0);
         assert_eq!(at_least_one("8"), Ok(8));
         assert_eq!(at_least_one("-1"), Err("must be at least 1, got -1".into()));
         assert_eq!(at_least_one("0"), Err("must be at least 1, got 0".into()));

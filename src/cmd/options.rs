@@ -1,5 +1,4 @@
-//! Flags, environment and defaults resolved into one typed configuration, in one place (as
-//! ripgrep's `HiArgs::from_low_args` does): nothing downstream reads the environment.
+//! Flags, environment and defaults resolved into one typed configuration.
 
 use super::{DriveArgs, SourceArgs};
 use crate::error::{Error, Result};
@@ -8,8 +7,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The environment variables bmhctl reads (besides clap's `BMHCTL_PROVISIONER`,
-/// `BMHCTL_STORE` and `BMHCTL_IRONIC_WAIT`, and the provisioners' own).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Environment {
     /// `BMHCTL_TIME_SCALE`: multiplies every delay (default 1).
@@ -28,7 +25,6 @@ impl Environment {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
-    /// Reads the variables through `lookup` (the tests' environment).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self> {
         fn setting<T: std::str::FromStr>(
             lookup: &impl Fn(&str) -> Option<String>,
@@ -71,8 +67,7 @@ pub fn config_file() -> Option<PathBuf> {
     std::env::var_os(crate::context::CONFIG_VAR).map(PathBuf::from)
 }
 
-/// The variables of the context a command runs in (`--context`, else `$BMHCTL_CONTEXT`, else
-/// the config file's current one), less those the user set.
+/// The variables of the context a command runs in, less those the user set.
 pub fn context_environment(flag: Option<&str>) -> Result<BTreeMap<String, String>> {
     let from_env = std::env::var(crate::context::CONTEXT_VAR).ok();
     crate::context::selected_environment(
@@ -82,8 +77,6 @@ pub fn context_environment(flag: Option<&str>) -> Result<BTreeMap<String, String
     )
 }
 
-/// What the provisioners are told: `$PROVISIONER_PLUGIN_DIR`, `$POD_NAMESPACE` and a context's
-/// variables for the plugin.
 pub fn provisioner_settings(context: BTreeMap<String, String>) -> crate::provisioners::Settings {
     crate::provisioners::Settings {
         plugin_dir: std::env::var_os("PROVISIONER_PLUGIN_DIR").map(PathBuf::from),
@@ -92,8 +85,7 @@ pub fn provisioner_settings(context: BTreeMap<String, String>) -> crate::provisi
     }
 }
 
-/// `BMHCTL_MAX_FILE_SIZE` through `lookup`: the largest input file read, in bytes (a value that
-/// does not parse is a usage error naming the variable; unset or 0, the default).
+/// `BMHCTL_MAX_FILE_SIZE`: the largest input file read, in bytes (unset or 0: the default).
 pub fn max_file_size(lookup: impl Fn(&str) -> Option<String>) -> Result<u64> {
     const NAME: &str = "BMHCTL_MAX_FILE_SIZE";
     match lookup(NAME) {
@@ -108,7 +100,6 @@ pub fn max_file_size(lookup: impl Fn(&str) -> Option<String>) -> Result<u64> {
     }
 }
 
-/// How hosts are driven: the provisioner by name and the runner's configuration.
 #[derive(Debug, Clone)]
 pub struct DriveOptions {
     pub provisioner: String,
@@ -118,8 +109,6 @@ pub struct DriveOptions {
 }
 
 impl DriveOptions {
-    /// `--provisioner`, `--concurrency` and `--max-provisioning-retries` over the environment
-    /// and the defaults; `timeout` is when a batch run gives up on a host.
     pub fn resolve(args: &DriveArgs, timeout: Duration, env: &Environment) -> Self {
         let mut runner = RunnerConfig {
             timeout,
@@ -144,7 +133,6 @@ impl DriveOptions {
         }
     }
 
-    /// The provisioner to drive with.
     pub fn resolve_provisioner(
         &self,
         input: crate::persist::InputPolicy,
@@ -165,8 +153,7 @@ impl DriveOptions {
 
 pub use crate::persist::Place;
 
-/// Where a command's hosts are: `-f` when given, else `--store`/`BMHCTL_STORE`, else the
-/// default store.
+/// Where a command's hosts are: `-f`, else `--store`/`BMHCTL_STORE`, else the default store.
 pub fn place(args: &SourceArgs) -> Result<Place> {
     if args.paths.is_empty() {
         Ok(Place::Store(crate::persist::store::resolve_root(
@@ -177,10 +164,7 @@ pub fn place(args: &SourceArgs) -> Result<Place> {
     }
 }
 
-/// A path given that does not exist, as bad input (exit 2) worded as the loader words it: said
-/// before the provisioner is loaded, so `provision missing.yaml` names the file, not the plugin
-/// it would have needed. A provisioner name that is not a name at all is a usage error said
-/// first (by the provisioners' resolver), before anything is read.
+/// A path given that does not exist (exit 2), said before the provisioner is loaded.
 pub fn missing_inputs(provisioner: &str, paths: &[PathBuf]) -> Result<()> {
     if !crate::provisioners::valid_name(provisioner) {
         return Ok(());

@@ -9,20 +9,9 @@ use comfy_table::{Table, presets::NOTHING};
 use serde::Serialize;
 use std::io::Write;
 
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(header.iter().map(|h| h.to_string()));
-    t
-}
-
 pub fn host_name(rec: &HostRecord) -> String {
     let m = &rec.host.metadata;
-    if m.namespace_or_default() == bmh_api::DEFAULT_NAMESPACE {
-        m.name.clone()
-    } else {
-        format!("{}/{}", m.namespace_or_default(), m.name)
-    }
+    display_name(m.namespace_or_default(), &m.name)
 }
 
 pub fn power(rec: &HostRecord) -> &'static str {
@@ -34,18 +23,75 @@ pub fn power(rec: &HostRecord) -> &'static str {
 }
 
 pub fn state_text(rec: &HostRecord) -> String {
-    let s = rec.status().provisioning.state.as_str();
-    if s.is_empty() {
-        "(new)".into()
-    } else {
-        s.into()
+    show_state(rec.status().provisioning.state.as_str()).to_string()
+}
+
+pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
+    cols.into_iter()
+        .zip(show)
+        .filter_map(|(c, s)| s.then_some(c))
+        .collect()
+}
+
+/// A table as kubectl prints it: no margin, no padding after the last column.
+pub fn kubectl_table<R: Into<comfy_table::Row>>(
+    header: Option<&[&str]>,
+    rows: impl IntoIterator<Item = R>,
+) -> String {
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    if let Some(h) = header {
+        t.set_header(h.to_vec());
     }
+    t.add_rows(rows);
+    t.to_string()
+        .lines()
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `get -o name|json|yaml` of other kinds: the object itself when `single`, else a List.
+pub fn print_objects(
+    format: super::get_args::GetFormat,
+    resource: &str,
+    mut objects: Vec<serde_json::Value>,
+    single: bool,
+) -> Result<()> {
+    use super::get_args::GetFormat;
+    if format == GetFormat::Name {
+        let name = |o: &serde_json::Value| o["metadata"]["name"].as_str().unwrap_or("").to_string();
+        let text: String = objects
+            .iter()
+            .map(|o| format!("{resource}/{}\n", name(o)))
+            .collect();
+        return write_stdout(&text);
+    }
+    let doc = if single && objects.len() == 1 {
+        objects.remove(0)
+    } else {
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
+    };
+    if format == GetFormat::Json {
+        line(
+            serde_json::to_string_pretty(&doc)
+                .map_err(|e| Error::internal("cannot encode as JSON", e))?,
+        )
+    } else {
+        write_stdout(
+            &serde_saphyr::to_string(&doc)
+                .map_err(|e| Error::internal("cannot encode as YAML", e))?,
+        )
+    }
+}
+
+pub fn or_none(s: &str) -> &str {
+    if s.is_empty() { "<none>" } else { s }
 }
 
 /// The group and version of every JSON document bmhctl prints as a result (docs/output.md).
 pub const API_VERSION: &str = "bmhctl.metal3.io/v1alpha1";
 
-/// Which command's run a result document reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunKind {
     Provision,
@@ -65,8 +111,8 @@ impl RunKind {
     }
 }
 
-/// How a host's run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Outcome {
     /// At its goal (for `delete`: gone).
     Reached,
@@ -76,17 +122,6 @@ pub enum Outcome {
     InFlight,
 }
 
-impl Outcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Reached => "reached",
-            Outcome::Failed => "failed",
-            Outcome::InFlight => "inFlight",
-        }
-    }
-}
-
-/// One host of a run's result, whether the run ended or was interrupted.
 #[derive(Debug, Clone)]
 pub struct HostReport {
     pub namespace: String,
@@ -102,8 +137,8 @@ pub struct HostReport {
     pub end: Option<DateTime<Utc>>,
 }
 
-/// How many hosts of a run's result ended each way.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Counts {
     hosts: usize,
     reached: usize,
@@ -125,17 +160,14 @@ impl Counts {
     }
 }
 
-/// The hosts of a run's result, handed out one at a time as they are printed: a host's result
-/// becomes its [`HostReport`] only then, and its record is freed at once, so that the whole
-/// report is never held besides the results (at 10,000 hosts that was tens of MiB).
+/// The hosts of a run's result, each made a [`HostReport`] only as it is printed.
 pub struct Reports {
     counts: Counts,
     hosts: Box<dyn Iterator<Item = HostReport>>,
 }
 
 impl Reports {
-    /// The hosts of a run: from the runner's `results` when it ended, else from what the ledger
-    /// saw (an interrupted run). `ledger` is in job order, as `results` are.
+    /// The hosts of a run: the runner's `results`, else what the ledger saw (interrupted).
     pub fn of_run(results: Option<Vec<HostResult>>, ledger: Vec<LedgerEntry>) -> Self {
         match results {
             Some(results) => {
@@ -231,7 +263,7 @@ fn seen_outcome(e: &LedgerEntry) -> Outcome {
     }
 }
 
-fn display_name(namespace: &str, name: &str) -> String {
+pub fn display_name(namespace: &str, name: &str) -> String {
     if namespace == bmh_api::DEFAULT_NAMESPACE {
         name.to_string()
     } else {
@@ -248,28 +280,29 @@ fn seen_error(s: &Seen) -> String {
     }
 }
 
-fn show_state(s: &str) -> &str {
+pub fn show_state(s: &str) -> &str {
     if s.is_empty() { "(new)" } else { s }
 }
 
 /// The final table of a run: one row per host, and why a host stopped short, with what its
 /// passes last waited on (the provisioner's reason, which BMO writes nowhere).
 pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Result<()> {
-    let mut t = table(&["HOST", "STATE", "STATUS", "POWER", "RESULT", "ERROR"]);
+    let mut t = Table::new();
+    t.load_preset(NOTHING)
+        .set_header(["HOST", "STATE", "STATUS", "POWER", "RESULT", "ERROR"]);
     // The columns' widths need every row: the rows are kept, the records they came from not.
     for r in hosts {
         let s = &r.seen;
-        let (state, result) = match r.outcome {
-            _ if r.deleted => ("(deleted)".to_string(), "ok".to_string()),
-            Outcome::Reached => (show_state(&s.state).to_string(), "ok".into()),
-            Outcome::Failed => (
-                show_state(&s.state).to_string(),
-                format!("failed (goal {})", r.goal.describe()),
-            ),
-            Outcome::InFlight => (
-                show_state(&s.state).to_string(),
-                format!("in flight (goal {})", r.goal.describe()),
-            ),
+        let state = if r.deleted {
+            "(deleted)"
+        } else {
+            show_state(&s.state)
+        };
+        let result = match r.outcome {
+            _ if r.deleted => "ok".to_string(),
+            Outcome::Reached => "ok".into(),
+            Outcome::Failed => format!("failed (goal {})", r.goal.describe()),
+            Outcome::InFlight => format!("in flight (goal {})", r.goal.describe()),
         };
         let stopped_short = r.outcome != Outcome::Reached;
         let mut error = seen_error(s);
@@ -302,7 +335,7 @@ pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Resul
         };
         t.add_row(vec![
             display_name(&r.namespace, &r.name),
-            state,
+            state.to_string(),
             status.to_string(),
             power.to_string(),
             result,
@@ -327,17 +360,11 @@ pub fn write_result_json(
     interrupted: bool,
     now: DateTime<Utc>,
 ) -> std::io::Result<()> {
-    let c = hosts.counts;
     let doc = ResultDocument {
         api_version: API_VERSION,
         kind: kind.kind(),
         interrupted,
-        summary: Summary {
-            hosts: c.hosts,
-            reached: c.reached,
-            failed: c.failed,
-            in_flight: c.in_flight,
-        },
+        summary: hosts.counts,
         hosts: OneByOne {
             hosts: std::cell::RefCell::new(Some(hosts)),
             now,
@@ -354,17 +381,8 @@ struct ResultDocument {
     api_version: &'static str,
     kind: &'static str,
     interrupted: bool,
-    summary: Summary,
+    summary: Counts,
     hosts: OneByOne,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Summary {
-    hosts: usize,
-    reached: usize,
-    failed: usize,
-    in_flight: usize,
 }
 
 /// The document's hosts, each made into its entry as it is written (serialized once).
@@ -396,7 +414,7 @@ struct HostEntry<'a> {
     name: &'a str,
     namespace: &'a str,
     goal: String,
-    outcome: &'static str,
+    outcome: Outcome,
     reached: bool,
     deleted: bool,
     reason: &'a str,
@@ -424,7 +442,7 @@ impl<'a> HostEntry<'a> {
             name: &r.name,
             namespace: &r.namespace,
             goal: r.goal.describe(),
-            outcome: r.outcome.as_str(),
+            outcome: r.outcome,
             reached: r.outcome == Outcome::Reached,
             deleted: r.deleted,
             reason: &r.reason,
@@ -477,27 +495,12 @@ pub fn hosts_table_with(
     unreadable: &[&bmh_api::ObjectKey],
     o: &TableOptions,
 ) -> String {
-    let mut header = Vec::new();
-    if o.namespace_column {
-        header.push("NAMESPACE");
-    }
-    header.push("NAME");
-    if o.wide {
-        header.push("STATUS");
-    }
-    header.extend(["STATE", "CONSUMER"]);
-    if o.wide {
-        header.push("BMC");
-    }
-    header.extend(["ONLINE", "ERROR", "AGE"]);
-    if o.labels {
-        header.push("LABELS");
-    }
-    let mut t = table(&header);
-    if !o.headers {
-        t = Table::new();
-        t.load_preset(NOTHING);
-    }
+    let (ns, wide) = (o.namespace_column, o.wide);
+    let show = [ns, true, wide, true, true, wide, true, true, true, o.labels];
+    let header: Vec<&str> = shown(
+        &show,
+        "NAMESPACE NAME STATUS STATE CONSUMER BMC ONLINE ERROR AGE LABELS".split(' '),
+    );
     let mut rows: Vec<(bmh_api::ObjectKey, Option<&HostRecord>)> = records
         .iter()
         .map(|r| {
@@ -512,75 +515,48 @@ pub fn hosts_table_with(
         rows.extend(unreadable.iter().map(|k| ((*k).clone(), None)));
         rows.sort_by(|a, b| a.0.cmp(&b.0));
     }
-    for (key, rec) in rows {
-        let Some(rec) = rec else {
-            t.add_row(unreadable_row(&key, o));
-            continue;
-        };
-        let s = rec.status();
-        let mut row = Vec::new();
-        if o.namespace_column {
-            row.push(rec.host.metadata.namespace_or_default().to_string());
-        }
-        row.push(if o.namespace_column || !o.qualified_names {
-            rec.host.metadata.name.clone()
-        } else {
-            host_name(rec)
-        });
-        if o.wide {
-            row.push(s.operational_status.as_str().to_string());
-        }
-        row.extend([state_text(rec), consumer(rec)]);
-        if o.wide {
-            row.push(rec.host.bmc_address().to_string());
-        }
-        row.extend([
-            rec.host.spec.online.to_string(),
-            s.error_type.as_str().to_string(),
-            age(rec, o.now),
-        ]);
-        if o.labels {
-            row.push(labels_text(&rec.host.metadata.labels));
-        }
-        t.add_row(row);
-    }
-    // comfy-table pads the last column; kubectl does not.
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The row of a host that cannot be read: its name, and that it cannot be read.
-fn unreadable_row(key: &bmh_api::ObjectKey, o: &TableOptions) -> Vec<String> {
-    let mut row = Vec::new();
-    if o.namespace_column {
-        row.push(key.namespace.clone());
-    }
-    row.push(
-        if o.namespace_column || !o.qualified_names || key.namespace == bmh_api::DEFAULT_NAMESPACE {
+    let rows = rows.into_iter().map(|(key, rec)| {
+        let name = if ns || !o.qualified_names || key.namespace == bmh_api::DEFAULT_NAMESPACE {
             key.name.clone()
         } else {
             key.to_string()
-        },
-    );
-    if o.wide {
-        row.push(String::new());
-    }
-    row.extend(["<unreadable>".to_string(), String::new()]);
-    if o.wide {
-        row.push(String::new());
-    }
-    row.extend([
-        String::new(),
-        "cannot be read".to_string(),
-        "<unknown>".to_string(),
-    ]);
-    if o.labels {
-        row.push("<none>".into());
-    }
-    row
+        };
+        let Some(rec) = rec else {
+            let rest = [
+                "",
+                "<unreadable>",
+                "",
+                "",
+                "",
+                "cannot be read",
+                "<unknown>",
+                "<none>",
+            ];
+            return shown(
+                &show,
+                [key.namespace, name]
+                    .into_iter()
+                    .chain(rest.map(String::from)),
+            );
+        };
+        let s = rec.status();
+        shown(
+            &show,
+            [
+                key.namespace,
+                name,
+                s.operational_status.as_str().to_string(),
+                state_text(rec),
+                consumer(rec),
+                rec.host.bmc_address().to_string(),
+                rec.host.spec.online.to_string(),
+                s.error_type.as_str().to_string(),
+                age(rec, o.now),
+                labels_text(&rec.host.metadata.labels),
+            ],
+        )
+    });
+    kubectl_table(o.headers.then_some(&header[..]), rows)
 }
 
 /// `spec.consumerRef.name`, BMO's CONSUMER column.

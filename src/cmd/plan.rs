@@ -1,8 +1,4 @@
-//! `bmhctl plan` and the `--dry-run` of `provision`, `deprovision` and `delete`: the path each
-//! selected host would take to the command's goal, from its document, its status and (when the
-//! provisioner can answer read-only questions) its live node, with what is destructive marked.
-//! Nothing is written: the files are read without their locks, the store without its lease,
-//! and the hosts are driven in memory against a simulated backend ([`crate::plan`]).
+//! `bmhctl plan` and the `--dry-run`s: each host's path to its goal ([`crate::plan`]).
 
 use super::options::Place;
 use super::output::{self, API_VERSION};
@@ -42,7 +38,8 @@ pub struct PlanArgs {
     )]
     pub provisioner: String,
     /// Provisioning attempts per image before a host gives up (0 = unlimited).
-    #[arg(long, default_value_t = 5, value_name = "N", value_parser = super::at_least_zero,
+    #[arg(long, default_value_t = 5, value_name = "N",
+          value_parser = |s: &str| super::whole_number(s, 0),
           allow_negative_numbers = true)]
     pub max_provisioning_retries: u32,
     #[arg(short, long, value_enum, default_value_t = ResultFormat::Table)]
@@ -50,34 +47,12 @@ pub struct PlanArgs {
 }
 
 /// Which command's goal a plan is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Intent {
     Provision,
     Deprovision,
     Delete,
-}
-
-impl Intent {
-    fn command(self) -> &'static str {
-        match self {
-            Intent::Provision => "provision",
-            Intent::Deprovision => "deprovision",
-            Intent::Delete => "delete",
-        }
-    }
-}
-
-/// One plan to make: where the hosts are, which, for what, with which provisioner.
-pub struct Request {
-    pub intent: Intent,
-    pub place: Place,
-    pub selection: HostSelection,
-    pub provisioner: String,
-    pub max_provisioning_retries: u32,
-    pub output: ResultFormat,
-    /// How exact the input must be.
-    pub input: crate::persist::InputPolicy,
-    pub provisioners: crate::provisioners::Settings,
 }
 
 pub fn plan(
@@ -85,20 +60,22 @@ pub fn plan(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    let request = Request {
-        intent: args.intent,
-        place: super::options::place(&args.source)?,
-        selection: HostSelection::new(&args.hosts, args.selector.as_deref())?,
-        provisioner: args.provisioner,
-        max_provisioning_retries: args.max_provisioning_retries,
-        output: args.output,
+    let place = super::options::place(&args.source)?;
+    let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
+    let (name, retries) = (&args.provisioner, args.max_provisioning_retries);
+    let (intent, output) = (args.intent, args.output);
+    run(
+        intent,
+        place,
+        selection,
+        name,
+        retries,
+        output,
         input,
-        provisioners: provisioners.clone(),
-    };
-    run(request)
+        provisioners,
+    )
 }
 
-/// The `--dry-run` of a command that drives hosts: its plan, from the same flags.
 pub fn dry_run(
     intent: Intent,
     place: Place,
@@ -108,48 +85,52 @@ pub fn dry_run(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    run(Request {
+    let (name, retries) = (&drive.provisioner, drive.max_provisioning_retries);
+    run(
         intent,
         place,
         selection,
-        provisioner: drive.provisioner.clone(),
-        max_provisioning_retries: drive.max_provisioning_retries,
+        name,
+        retries,
         output,
         input,
-        provisioners: provisioners.clone(),
-    })
+        provisioners,
+    )
 }
 
-/// Makes and prints the plan of `req`.
-pub fn run(req: Request) -> Result<()> {
-    super::options::missing_inputs(&req.provisioner, req.place.paths())?;
+#[allow(clippy::too_many_arguments)]
+fn run(
+    intent: Intent,
+    place: Place,
+    selection: HostSelection,
+    name: &str,
+    max_provisioning_retries: u32,
+    output: ResultFormat,
+    input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
+    super::options::missing_inputs(name, place.paths())?;
     // BMO's timing: nothing asks the provisioner which hosts are due.
     let provisioner = crate::provisioners::resolve(
-        &req.provisioner,
+        name,
         crate::provisioners::Asked::Nothing,
-        req.input,
-        &req.provisioners,
+        input,
+        provisioners,
     )?;
     let (records, objects) =
-        crate::persist::to_drive::snapshot(&req.place, &req.selection, &provisioner.load_options)?;
+        crate::persist::to_drive::snapshot(&place, &selection, &provisioner.load_options)?;
     provisioner.set_objects(objects.clone());
-    let fixture = req.provisioner == crate::provisioners::fixture::NAME;
-    let reachable = if fixture {
-        Ok(())
-    } else {
-        match provisioner.factory.probe() {
-            Ok(_) => Ok(()),
-            Err(e) => {
-                crate::eprintln_quiet!(
-                    "warning: the provisioner could not be reached ({e}); planning from the \
-                     hosts' status alone"
-                );
-                Err(e.to_string())
-            }
-        }
-    };
+    let fixture = name == crate::provisioners::fixture::NAME;
+    let probe = || provisioner.factory.probe().map(drop);
+    let reachable = if fixture { Ok(()) } else { probe() }.map_err(|e| {
+        crate::eprintln_quiet!(
+            "warning: the provisioner could not be reached ({e}); planning from the \
+             hosts' status alone"
+        );
+        e.to_string()
+    });
     let machine = MachineConfig {
-        max_provisioning_retries: i64::from(req.max_provisioning_retries),
+        max_provisioning_retries: i64::from(max_provisioning_retries),
         ..MachineConfig::default()
     };
     let planner = Planner {
@@ -157,7 +138,7 @@ pub fn run(req: Request) -> Result<()> {
         machine: &machine,
         fixture,
         // Ironic's automated cleaning runs when a node is made available for a deployment.
-        cleans_before_deploy: req.provisioner == "ironic",
+        cleans_before_deploy: name == "ironic",
     };
     let now = format_time(SystemClock.now());
     let plans: Vec<HostPlan> = records
@@ -169,14 +150,14 @@ pub fn run(req: Request) -> Result<()> {
                 Err(_) if rec.status().provisioning.id.is_empty() => Live::NotAsked,
                 Err(e) => Live::Failed(e.clone()),
             };
-            let goal = goal(req.intent, &mut rec, &now);
+            let goal = goal(intent, &mut rec, &now);
             planner.plan(&rec, goal, live)
         })
         .collect();
-    match req.output {
+    match output {
         ResultFormat::Table => output::line(table(&plans)),
         ResultFormat::Json => output::line(
-            serde_json::to_string_pretty(&document(req.intent, &req.provisioner, &plans))
+            serde_json::to_string_pretty(&document(intent, name, &plans))
                 .map_err(|e| crate::error::Error::internal("cannot encode the plan", e))?,
         ),
     }
@@ -202,26 +183,14 @@ fn goal(intent: Intent, rec: &mut HostRecord, now: &str) -> Goal {
     }
 }
 
-fn state_text(s: &S) -> String {
-    if s.as_str().is_empty() {
-        "(new)".into()
-    } else {
-        s.as_str().into()
-    }
-}
-
-/// The states of the path (for people: a new host's empty state as `(new)`), `deleted` at the
-/// end of a finished delete path.
+/// The states of the path (`(new)` for people), `deleted` at the end of a delete path.
 fn path_states(p: &HostPlan, people: bool) -> Vec<String> {
     let mut states: Vec<String> = p
         .path
         .iter()
         .map(|s| {
-            if people {
-                state_text(s)
-            } else {
-                s.as_str().to_string()
-            }
+            let s = s.as_str();
+            if people { output::show_state(s) } else { s }.to_string()
         })
         .collect();
     if p.deleted {
@@ -230,21 +199,8 @@ fn path_states(p: &HostPlan, people: bool) -> Vec<String> {
     states
 }
 
-fn host_name(p: &HostPlan) -> String {
-    if p.key.namespace == bmh_api::DEFAULT_NAMESPACE {
-        p.key.name.clone()
-    } else {
-        p.key.to_string()
-    }
-}
-
-/// HOST, FROM, PATH, ACTIONS, DESTRUCTIVE: one line a host.
 pub fn table(plans: &[HostPlan]) -> String {
-    use comfy_table::{Table, presets::NOTHING};
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(["HOST", "FROM", "PATH", "ACTIONS", "DESTRUCTIVE"]);
-    for p in plans {
+    let rows = plans.iter().map(|p| {
         let mut path = path_states(p, true).join(" -> ");
         if !p.reaches {
             path.push_str(&format!(" (stops: {})", p.stops));
@@ -264,20 +220,16 @@ pub fn table(plans: &[HostPlan]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        t.add_row([
-            host_name(p),
-            state_text(&p.from),
+        [
+            output::display_name(&p.key.namespace, &p.key.name),
+            output::show_state(p.from.as_str()).to_string(),
             path,
             actions,
             if p.destructive() { "yes" } else { "no" }.to_string(),
-        ]);
-    }
-    // As `get` prints its table: no margin, no padding after the last column.
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
+        ]
+    });
+    let header = ["HOST", "FROM", "PATH", "ACTIONS", "DESTRUCTIVE"];
+    super::output::kubectl_table(Some(&header), rows)
 }
 
 fn live_json(live: &Live) -> Value {
@@ -315,7 +267,7 @@ pub fn document(intent: Intent, provisioner: &str, plans: &[HostPlan]) -> Value 
     json!({
         "apiVersion": API_VERSION,
         "kind": "PlanResult",
-        "command": intent.command(),
+        "command": intent,
         "provisioner": provisioner,
         "hosts": hosts,
     })

@@ -1,7 +1,4 @@
-//! What the user sees while hosts move: a bar per host on a capable terminal, an aggregate bar
-//! when there are more hosts than lines, timestamped plain lines otherwise (a pipe, CI,
-//! `TERM=dumb`), with a heartbeat when nothing else is said. It also keeps the [`Ledger`]: per
-//! host, what the result document says when the run is cut short.
+//! What the user sees while hosts move (bars, or timestamped lines), and the [`Ledger`].
 
 use crate::machine::PassOutcome;
 use crate::record::HostRecord;
@@ -20,7 +17,6 @@ pub enum ProgressMode {
     Bars,
     /// Plain lines on stderr: state changes, errors, (verbose) events and a heartbeat.
     Lines,
-    /// Nothing but errors.
     Quiet,
 }
 
@@ -31,8 +27,7 @@ const TICK: Duration = Duration::from_secs(1);
 /// Plain lines: at most this long without a line before a heartbeat.
 pub const HEARTBEAT: Duration = Duration::from_secs(30);
 
-/// Whether bars suit this stderr: a terminal that can redraw in place, outside CI.
-/// `term` is `$TERM`, `ci` is `$CI`.
+/// Whether bars suit this stderr (`term` is `$TERM`, `ci` is `$CI`).
 pub fn bars_fit(terminal: bool, term: Option<&str>, ci: Option<&str>) -> bool {
     let dumb = term.is_some_and(|t| t == "dumb");
     let in_ci = ci.is_some_and(|c| !c.is_empty() && c != "0" && !c.eq_ignore_ascii_case("false"));
@@ -49,8 +44,7 @@ struct Shown {
     waiting: String,
 }
 
-/// What is known of one host of a batch, kept as it goes so that an interrupted run can still
-/// report every host.
+/// What is known of one host of a batch, so that an interrupted run can report it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LedgerEntry {
     pub namespace: String,
@@ -61,8 +55,7 @@ pub struct LedgerEntry {
     /// When the host stopped being driven; `None` while in flight.
     pub end: Option<DateTime<Utc>>,
     pub passes: u64,
-    /// The host's status when it finished, or when the run stopped (as it was given before
-    /// its first pass until then).
+    /// The host's status when it finished, or when the run stopped.
     pub seen: Seen,
     pub reached: bool,
     /// Why the host stopped short of its goal.
@@ -86,8 +79,7 @@ pub struct Seen {
 }
 
 impl Seen {
-    /// As [`Self::of`], in place: a pass's update reuses the texts' room instead of
-    /// allocating them again.
+    /// As [`Self::of`], in place, reusing the texts' room.
     pub fn refresh(&mut self, rec: &HostRecord) {
         let s = rec.status();
         let set = |to: &mut String, from: &str| {
@@ -117,7 +109,6 @@ impl Seen {
     }
 }
 
-/// Every host's [`LedgerEntry`], shared between the run and its caller.
 #[derive(Clone, Default)]
 pub struct Ledger(Arc<Mutex<Vec<LedgerEntry>>>);
 

@@ -1,8 +1,4 @@
-//! Before the first pass: is the provisioner's backend (Ironic) there, and does it take our
-//! credentials? Without this an unreachable endpoint shows as hosts that never leave their
-//! first state until the run's timeout. The provisioner is probed (an optional call; the
-//! built-in fixture and older plugins answer nothing to probe) until it answers or
-//! `--ironic-wait` runs out; each new error is printed at once, whatever the verbosity.
+//! Before the first pass: probe the provisioner's backend, so an unreachable one fails fast.
 
 use crate::error::{Result, Unfinished};
 use bmhctl_plugin_sdk::ProvisionerFactory;
@@ -12,8 +8,7 @@ use std::time::{Duration, Instant};
 const FIRST_DELAY: Duration = Duration::from_millis(250);
 const MAX_DELAY: Duration = Duration::from_secs(10);
 
-/// Probes `factory` until it answers, for at most `wait`: exit 1 with the last error after
-/// that. `say` receives each distinct error as it is first seen, and the success after one.
+/// Probes `factory` for at most `wait`; `say` gets each new error, and the success after one.
 pub fn wait_until_reachable(
     factory: &dyn ProvisionerFactory,
     wait: Duration,
@@ -50,7 +45,6 @@ pub fn wait_until_reachable(
     }
 }
 
-/// Whole seconds, for messages.
 fn round_secs(d: Duration) -> Duration {
     Duration::from_secs(d.as_secs_f64().round() as u64)
 }

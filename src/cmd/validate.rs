@@ -1,5 +1,4 @@
-//! `bmhctl validate FILE|DIR...`: BMO's admission rules (CRD schema and validating webhook) on
-//! every host of the files, without acting on any. See [`crate::validate`].
+//! `bmhctl validate FILE|DIR...`: BMO's admission rules on every host of the files.
 
 use super::output;
 use super::{ResultFormat, Verbosity};
@@ -49,8 +48,7 @@ pub fn validate(
     });
     let inv = match loaded {
         Ok(inv) => inv,
-        // The files could not be read as hosts (syntax, a missing Secret, an unknown kind): a
-        // pipeline asking for JSON gets the problems in the same document (and the exit code).
+        // Files that cannot be read as hosts: `-o json` gets the problems in its document.
         Err(e) if args.output == ResultFormat::Json => {
             output::line(document(&[], &e.problems_json(), 0))?;
             return Err(e);
@@ -60,6 +58,7 @@ pub fn validate(
     let reports: Vec<HostValidation> = (0..inv.hosts.len())
         .map(|i| admission::validate_entry(&inv, i))
         .collect();
+    let invalid = reports.iter().filter(|r| !r.valid).count();
     match args.output {
         ResultFormat::Table => {
             output::line(table(&inv, &reports))?;
@@ -77,8 +76,7 @@ pub fn validate(
                 .enumerate()
                 .map(|(i, r)| {
                     let mut v = serde_json::to_value(r).unwrap_or_default();
-                    // Where each problem is, as bad-input errors say it: `position` as text
-                    // (`file:line:column`), `location` and `object` as a diagnostic's JSON has them.
+                    // Where each problem is, as bad-input errors say it.
                     if let Some(errors) = v["errors"].as_array_mut() {
                         for (e, err) in errors.iter_mut().zip(&r.errors) {
                             let d = admission::diagnostic(&inv, i, err);
@@ -92,11 +90,9 @@ pub fn validate(
                     v
                 })
                 .collect();
-            let invalid = reports.iter().filter(|r| !r.valid).count();
             output::line(document(&hosts, &[], invalid))?;
         }
     }
-    let invalid = reports.iter().filter(|r| !r.valid).count();
     if invalid > 0 {
         return Err(Error::invalid(format!(
             "{invalid} of {} hosts are invalid",
@@ -113,8 +109,7 @@ pub fn validate(
     Ok(())
 }
 
-/// The `ValidationResult` document (docs/output.md): `errors` are the problems that kept the
-/// files from being read as hosts (then there are no hosts), `invalid` counts the invalid hosts.
+/// The `ValidationResult` document (docs/output.md).
 fn document(hosts: &[serde_json::Value], errors: &[serde_json::Value], invalid: usize) -> String {
     let doc = serde_json::json!({
         "apiVersion": output::API_VERSION,

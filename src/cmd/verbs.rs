@@ -1,15 +1,7 @@
-//! The verbs that set what BMO reads from a host's annotations: `power on|off`, `reboot`,
-//! `inspect`, `detach`, `attach`, `pause`, `resume` and `retry`.
-//!
-//! On the store, each verb changes the annotations of the stored hosts under each host's lock
-//! (read, change, write: [`Store::update`]), so nothing another writer did meanwhile is lost. On
-//! files (`-f`), it takes the files' locks (as `provision` does; refused while a `watch -f`
-//! holds them) and writes the annotation into the host's document, every other byte kept. With
-//! `--wait` it then waits for the outcome (driving the hosts in-process when no `watch` holds the
-//! store's lease or the files' locks).
+//! The verbs that set the annotations BMO reads (`power`, `reboot`, `inspect`, ...).
 
 use super::options::Place;
-use super::watch::{Condition, wait_until};
+use super::watch::{Condition, status_cond, wait_until};
 use super::{DeleteArgs, DriveArgs, SourceArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
@@ -20,11 +12,9 @@ use crate::selection::HostSelection;
 use bmh_api::annotations::{DETACHED, INSPECT, PAUSED, REBOOT_PREFIX};
 use bmh_api::{OperationalStatus, ProvisioningState as S};
 use clap::{Args, Subcommand};
-use serde_json::Value;
 use std::time::Duration;
 
-/// The held reboot annotation `power off` sets (BMO keeps a host off while any
-/// `reboot.metal3.io/<key>` annotation exists).
+/// The held reboot annotation `power off` sets.
 pub const POWER_OFF_ANNOTATION: &str = "reboot.metal3.io/bmhctl";
 
 /// What every verb takes.
@@ -106,62 +96,33 @@ pub enum VerbCommand {
     Retry(VerbArgs),
 }
 
-/// One annotation change.
-enum Change {
-    Set(&'static str, String),
-    Remove(&'static str),
-}
+/// An annotation to set to a value, or to remove (`None`).
+type Change = (&'static str, Option<String>);
 
 fn json_args(mode_hard: bool, force: bool) -> String {
-    let mut m = serde_json::Map::new();
-    m.insert(
-        "mode".into(),
-        Value::String(if mode_hard { "hard" } else { "soft" }.into()),
-    );
+    let mut args = serde_json::json!({"mode": if mode_hard { "hard" } else { "soft" }});
     if force {
-        m.insert("force".into(), Value::Bool(true));
+        args["force"] = true.into();
     }
-    Value::Object(m).to_string()
+    args.to_string()
 }
 
-fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
-    Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
-}
-
-/// What a verb asks, and how its outcome is told and seen.
-struct Request {
-    change: Change,
-    /// What is said once the annotation is written (`power off requested`).
-    done: &'static str,
-    /// What is said once the outcome is seen (`powered off`), with `--wait`.
-    what: &'static str,
-    /// When the outcome is seen.
-    cond: Condition,
-}
+/// A verb's change, what is said once written and once seen (`--wait`), and when that is.
+type Request = (VerbArgs, Change, &'static str, &'static str, Condition);
 
 pub fn run(
     cmd: VerbCommand,
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    let (verb, request) = request_of(cmd);
-    let Request {
-        change,
-        done,
-        what,
-        cond,
-    } = request;
+    let (verb, change, done, what, cond) = request_of(cmd);
     let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
     let place = super::options::place(&verb.source)?;
-    let (name, value) = match &change {
-        Change::Set(k, v) => (*k, Some(v.as_str())),
-        Change::Remove(k) => (*k, None),
-    };
     let keys = requests::annotate(
         &place,
         &selection,
-        name,
-        value,
+        change.0,
+        change.1.as_deref(),
         input,
         |key, changed, now| {
             // The annotation is written whether or not the report is read.
@@ -172,59 +133,59 @@ pub fn run(
             }
         },
     )?;
-    if verb.wait {
-        wait_until(
-            &place,
-            &keys,
-            cond,
-            what,
-            verb.timeout,
-            &verb.drive,
-            input,
-            provisioners,
-        )?;
-        for k in &keys {
-            super::output::outln!("baremetalhost/{} {what}", k.name)?;
-        }
+    if !verb.wait {
+        return Ok(());
     }
-    Ok(())
+    let (timeout, drive) = (verb.timeout, &verb.drive);
+    wait_until(
+        &place,
+        &keys,
+        cond,
+        what,
+        what,
+        timeout,
+        drive,
+        input,
+        provisioners,
+    )
 }
 
-fn request_of(cmd: VerbCommand) -> (VerbArgs, Request) {
-    let (verb, change, done, what, cond): (VerbArgs, Change, _, _, Condition) = match cmd {
+fn request_of(cmd: VerbCommand) -> Request {
+    match cmd {
         VerbCommand::Power(PowerCommand::On(verb)) => (
             verb,
-            Change::Remove(POWER_OFF_ANNOTATION),
+            (POWER_OFF_ANNOTATION, None),
             "power on requested",
             "powered on",
             status_cond(|r| r.status().powered_on),
         ),
         VerbCommand::Power(PowerCommand::Off { hard, force, verb }) => (
             verb,
-            Change::Set(POWER_OFF_ANNOTATION, json_args(hard, force)),
+            (POWER_OFF_ANNOTATION, Some(json_args(hard, force))),
             "power off requested",
             "powered off",
             status_cond(|r| !r.status().powered_on),
         ),
-        VerbCommand::Reboot { hard, force, verb } => (
-            verb,
-            Change::Set(
-                REBOOT_PREFIX,
-                if hard || force {
-                    json_args(hard, force)
-                } else {
-                    String::new()
-                },
-            ),
-            "reboot requested",
-            "rebooted",
-            status_cond(|r| {
-                !r.host.metadata.annotations.contains_key(REBOOT_PREFIX) && r.status().powered_on
-            }),
-        ),
+        VerbCommand::Reboot { hard, force, verb } => {
+            let args = if hard || force {
+                json_args(hard, force)
+            } else {
+                String::new()
+            };
+            (
+                verb,
+                (REBOOT_PREFIX, Some(args)),
+                "reboot requested",
+                "rebooted",
+                status_cond(|r| {
+                    !r.host.metadata.annotations.contains_key(REBOOT_PREFIX)
+                        && r.status().powered_on
+                }),
+            )
+        }
         VerbCommand::Inspect(verb) => (
             verb,
-            Change::Set(INSPECT, String::new()),
+            (INSPECT, Some(String::new())),
             "inspection requested",
             "inspected",
             status_cond(|r| {
@@ -232,58 +193,47 @@ fn request_of(cmd: VerbCommand) -> (VerbArgs, Request) {
                     && r.status().provisioning.state != S::Inspecting
             }),
         ),
-        VerbCommand::Detach { force, verb } => (
-            verb,
-            Change::Set(
-                DETACHED,
-                if force {
-                    r#"{"force":true}"#.into()
-                } else {
-                    String::new()
-                },
-            ),
-            "detach requested",
-            "detached",
-            status_cond(|r| r.status().operational_status == OperationalStatus::Detached),
-        ),
+        VerbCommand::Detach { force, verb } => {
+            let args = if force { r#"{"force":true}"# } else { "" };
+            (
+                verb,
+                (DETACHED, Some(args.into())),
+                "detach requested",
+                "detached",
+                status_cond(|r| r.status().operational_status == OperationalStatus::Detached),
+            )
+        }
         VerbCommand::Attach(verb) => (
             verb,
-            Change::Remove(DETACHED),
+            (DETACHED, None),
             "attach requested",
             "attached",
             status_cond(|r| r.status().operational_status != OperationalStatus::Detached),
         ),
         VerbCommand::Pause(verb) => (
             verb,
-            Change::Set(PAUSED, String::new()),
+            (PAUSED, Some(String::new())),
             "paused",
             "paused",
             Box::new(|_: Option<&HostRecord>| true),
         ),
         VerbCommand::Resume(verb) => (
             verb,
-            Change::Remove(PAUSED),
+            (PAUSED, None),
             "resumed",
             "resumed",
             Box::new(|_: Option<&HostRecord>| true),
         ),
         VerbCommand::Retry(verb) => (
             verb,
-            Change::Set(RETRY_ANNOTATION, format_time(SystemClock.now())),
+            (RETRY_ANNOTATION, Some(format_time(SystemClock.now()))),
             "retry requested",
             "retried",
             Box::new(|r: Option<&HostRecord>| {
                 r.is_none_or(|r| !r.host.metadata.annotations.contains_key(RETRY_ANNOTATION))
             }),
         ),
-    };
-    let request = Request {
-        change,
-        done,
-        what,
-        cond,
-    };
-    (verb, request)
+    }
 }
 
 fn report(name: &str, done: &str, changed: bool) -> Result<()> {
@@ -297,7 +247,7 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
     let state = &rec.status().provisioning.state;
     let name = &m.name;
     match change {
-        Change::Remove(POWER_OFF_ANNOTATION) => {
+        (POWER_OFF_ANNOTATION, None) => {
             if !rec.host.spec.online {
                 crate::eprintln_quiet!(
                     "warning: {name} has spec.online: false and stays powered off"
@@ -319,7 +269,7 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
                 );
             }
         }
-        Change::Set(k, v)
+        (k, Some(v))
             if (*k == POWER_OFF_ANNOTATION || *k == REBOOT_PREFIX)
                 && !v.contains("\"force\":true")
                 && !matches!(state, S::Provisioned | S::ExternallyProvisioned) =>
@@ -330,7 +280,7 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
                 state.as_str()
             );
         }
-        Change::Set(INSPECT, _) if *state != S::Available => {
+        (INSPECT, Some(_)) if *state != S::Available => {
             crate::eprintln_quiet!(
                 "warning: {name} is {:?}: BMO inspects again only an available host; the \
                  request waits until then",
@@ -341,9 +291,7 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
     }
 }
 
-/// `bmhctl delete`: on files (`-f`), BMO's delete path driven to its end in-process (as
-/// `provision` drives hosts, with its progress and result), or with `--no-wait` only the deletion
-/// mark recorded; on the store, see [`delete_from_store`].
+/// `bmhctl delete`: on files, BMO's delete path driven in-process; on the store, marked.
 pub fn delete(
     args: DeleteArgs,
     verbosity: Verbosity,
@@ -352,9 +300,7 @@ pub fn delete(
 ) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     match super::options::place(&args.source)? {
-        Place::Store(_)
-            if args.dry_run && selection.names_none() && args.run.selector.is_none() =>
-        {
+        Place::Store(_) if selection.names_none() && args.run.selector.is_none() => {
             Err(Error::Usage(
                 "delete: name the hosts to delete from the store, or give -f FILE to act on \
                  files"
@@ -386,19 +332,20 @@ pub fn delete(
             provisioners,
         ),
         place @ Place::Store(_) => {
-            if selection.names_none() && args.run.selector.is_none() {
-                return Err(Error::Usage(
-                    "delete: name the hosts to delete from the store, or give -f FILE to act \
-                     on files"
-                        .into(),
-                ));
+            let keys = request_deletion(&place, &selection, input)?;
+            if args.no_wait {
+                return Ok(());
             }
-            delete_from_store(
+            let gone = Box::new(|r: Option<&HostRecord>| r.is_none());
+            let (timeout, drive) = (args.run.timeout, &args.run.drive);
+            wait_until(
                 &place,
-                &selection,
-                !args.no_wait,
-                args.run.timeout,
-                &args.run.drive,
+                &keys,
+                gone,
+                "deleted",
+                "deleted",
+                timeout,
+                drive,
                 input,
                 provisioners,
             )
@@ -406,39 +353,6 @@ pub fn delete(
     }
 }
 
-/// `bmhctl delete HOST...` on the store: marks each host for deletion (its
-/// `metadata.deletionTimestamp`, as the API server does) and, unless `wait` is false, waits until
-/// BMO's delete path has finished and the host is gone from the store, driving it in-process when
-/// no `watch` runs.
-fn delete_from_store(
-    place: &Place,
-    selection: &HostSelection,
-    wait: bool,
-    timeout: Duration,
-    drive: &DriveArgs,
-    input: crate::persist::InputPolicy,
-    provisioners: &crate::provisioners::Settings,
-) -> Result<()> {
-    let keys = request_deletion(place, selection, input)?;
-    if wait {
-        wait_until(
-            place,
-            &keys,
-            Box::new(|r: Option<&HostRecord>| r.is_none()),
-            "deleted",
-            timeout,
-            drive,
-            input,
-            provisioners,
-        )?;
-        for k in &keys {
-            super::output::outln!("baremetalhost/{} deleted", k.name)?;
-        }
-    }
-    Ok(())
-}
-
-/// Requests the deletion of the selected hosts and says so for each; returns them.
 fn request_deletion(
     place: &Place,
     selection: &HostSelection,

@@ -1,12 +1,4 @@
-//! `bmhctl watch`: BMO's controller over the local store or over files (`-f`), and `bmhctl wait
-//! --for STATE`.
-//!
-//! `watch` holds the store's lease (or the files' locks), polls for changes
-//! ([`HostSource::changes`], every `--poll-interval`) and feeds them to the live runner
-//! ([`crate::runner::live`]): every host is reconciled when it appears or changes and at the time
-//! its last pass asked for, until SIGINT or SIGTERM; then the passes in flight finish and their
-//! saves are written before it exits. The same machinery drives the hosts of a verb's `--wait`
-//! (or of `wait`) in-process when no `watch` holds the lease or the locks.
+//! `bmhctl watch` (BMO's controller until a signal) and `bmhctl wait --for STATE`.
 
 use super::options::{DriveOptions, Environment, Place};
 use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
@@ -22,7 +14,7 @@ use crate::persist::store::{Lease, Store};
 use crate::record::HostRecord;
 use crate::runner::live::{LiveObjects, LiveServices, Observer, Watching, control};
 use crate::selection::HostSelection;
-use bmh_api::{ObjectKey, ProvisioningState};
+use bmh_api::{ObjectKey, OperationalStatus, ProvisioningState};
 use clap::Args;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -80,16 +72,14 @@ pub struct WaitArgs {
     pub hosts: Vec<String>,
 }
 
-/// A host source opened to be driven, with what keeps others from driving it: the store's
-/// lease, or the files' locks (held by the [`FileSource`] itself).
+/// A host source opened to be driven, with the store's lease (files lock themselves).
 struct Driven {
     source: Arc<dyn HostSource>,
     provisioner: crate::provisioners::Resolved,
     lease: Option<Lease>,
 }
 
-/// Opens `place` to drive its hosts (or only `only`): takes the store's lease, or loads the
-/// files for writing (taking their locks). [`Error::Conflict`] when another process holds them.
+/// Opens `place` to drive its hosts; [`Error::Conflict`] when another process holds them.
 fn open_driven(
     place: &Place,
     only: Option<BTreeSet<ObjectKey>>,
@@ -124,7 +114,6 @@ fn open_driven(
     }
 }
 
-/// Drives the hosts of `driven` (only `only`'s when given) until `stop` turns true.
 fn drive_live(
     driven: &Driven,
     only: Option<BTreeSet<ObjectKey>>,
@@ -168,21 +157,29 @@ fn runtime(concurrency: usize) -> Result<tokio::runtime::Runtime> {
         .map_err(|e| Error::internal("cannot start the async runtime", e))
 }
 
+/// What a transition is a change of: state, operational status, power, error message.
+type Seen = (String, String, bool, String);
+
+fn seen(rec: &HostRecord) -> Seen {
+    let s = rec.status();
+    let (state, op) = (s.provisioning.state.as_str(), s.operational_status.as_str());
+    (
+        state.into(),
+        op.into(),
+        s.powered_on,
+        s.error_message.clone(),
+    )
+}
+
 /// Prints a line when a host's state, operational status or power changes (not with `-q`).
 fn transitions(quiet: bool) -> Observer {
-    let mut last: HashMap<ObjectKey, (String, String, bool, String)> = HashMap::new();
+    let mut last: HashMap<ObjectKey, Seen> = HashMap::new();
     Box::new(
         move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
             if let Some(e) = &out.error {
                 tracing::info!("BareMetalHost {key}: {e}");
             }
-            let s = rec.status();
-            let now = (
-                s.provisioning.state.as_str().to_string(),
-                s.operational_status.as_str().to_string(),
-                s.powered_on,
-                s.error_message.clone(),
-            );
+            let now = seen(rec);
             if out.deleted() {
                 last.remove(key);
                 if !quiet {
@@ -194,11 +191,7 @@ fn transitions(quiet: bool) -> Observer {
             }
             if last.get(key) != Some(&now) {
                 if !quiet {
-                    let op = if now.1.is_empty() {
-                        "-"
-                    } else {
-                        now.1.as_str()
-                    };
+                    let op = if now.1.is_empty() { "-" } else { &now.1 };
                     let power = if now.2 { "on" } else { "off" };
                     let err = if now.3.is_empty() {
                         String::new()
@@ -217,20 +210,13 @@ fn transitions(quiet: bool) -> Observer {
     )
 }
 
-/// `watch -o json`: each transition, and each event of a pass, as one versioned JSON object a
-/// line (docs/output.md).
+/// `watch -o json`: each transition and event as one JSON object a line (docs/output.md).
 fn json_lines() -> Observer {
-    let mut last: HashMap<ObjectKey, (String, String, bool, String)> = HashMap::new();
+    let mut last: HashMap<ObjectKey, Seen> = HashMap::new();
     Box::new(
         move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
             let time = format_time(SystemClock.now());
-            let s = rec.status();
-            let now = (
-                s.provisioning.state.as_str().to_string(),
-                s.operational_status.as_str().to_string(),
-                s.powered_on,
-                s.error_message.clone(),
-            );
+            let now = seen(rec);
             let mut lines = Vec::new();
             if out.deleted() || last.get(key) != Some(&now) {
                 let mut t = serde_json::json!({
@@ -242,7 +228,7 @@ fn json_lines() -> Observer {
                     "provisioningState": now.0,
                     "operationalStatus": now.1,
                     "poweredOn": now.2,
-                    "errorType": s.error_type.as_str(),
+                    "errorType": rec.status().error_type.as_str(),
                     "errorMessage": now.3,
                 });
                 if out.deleted() {
@@ -288,7 +274,11 @@ pub fn watch(
         .transpose()?;
     let mut driven = open_driven(&place, None, &options, input, provisioners)?;
     let runtime = runtime(options.runner.concurrency)?;
-    let metrics = match listener {
+    let mut print = match args.output {
+        WatchFormat::Text => transitions(verbosity.quiet),
+        WatchFormat::Json => json_lines(),
+    };
+    let observer: Observer = match listener {
         Some(listener) => {
             let metrics = Arc::new(Metrics::new());
             metrics.read_api_calls_from(driven.provisioner.factory.clone());
@@ -302,21 +292,13 @@ pub fn watch(
             });
             let at = super::metrics_server::serve(listener, metrics.clone(), &runtime)?;
             crate::eprintln_quiet!("metrics at http://{at}/metrics");
-            Some(metrics)
+            Box::new(
+                move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
+                    metrics.observe_pass(key, rec, out);
+                    print(key, rec, out);
+                },
+            )
         }
-        None => None,
-    };
-    let mut print = match args.output {
-        WatchFormat::Text => transitions(verbosity.quiet),
-        WatchFormat::Json => json_lines(),
-    };
-    let observer: Observer = match metrics.clone() {
-        Some(m) => Box::new(
-            move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
-                m.observe_pass(key, rec, out);
-                print(key, rec, out);
-            },
-        ),
         None => print,
     };
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -364,7 +346,6 @@ pub fn watch(
 /// A condition on a host, as read; `None` when the host is gone.
 pub type Condition = Box<dyn Fn(Option<&HostRecord>) -> bool + Send + Sync>;
 
-/// Reads a host as it is now.
 type Reader = Arc<dyn Fn(&ObjectKey) -> Result<Option<HostRecord>> + Send + Sync>;
 
 /// Reads hosts without a lock (while another process drives them).
@@ -373,14 +354,18 @@ fn reader(place: &Place, input: crate::persist::InputPolicy) -> Reader {
     Arc::new(move |key: &ObjectKey| crate::persist::snapshot::read_host(&place, key, input))
 }
 
-/// Waits until every host meets `cond`, driving them in-process when no `watch` holds the
-/// store's lease or the files' locks. Exit 1 after `timeout`, 130 on SIGINT/SIGTERM.
+pub fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
+    Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
+}
+
+/// Waits until every host meets `cond` (driving them when no `watch` does), then says `said`.
 #[allow(clippy::too_many_arguments)]
 pub fn wait_until(
     place: &Place,
     keys: &[ObjectKey],
     cond: Condition,
     what: &str,
+    said: &str,
     timeout: Duration,
     drive: &DriveArgs,
     input: crate::persist::InputPolicy,
@@ -401,7 +386,7 @@ pub fn wait_until(
         }
     };
     if pending(reader(place, input))()?.is_empty() {
-        return Ok(());
+        return say(keys, said);
     }
     let deadline = Instant::now() + timeout;
     let options = DriveOptions::for_controller(drive, &Environment::read()?);
@@ -420,7 +405,7 @@ pub fn wait_until(
         None => pending(reader(place, input)),
     };
     let runtime = runtime(options.runner.concurrency)?;
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let (why_tx, why_rx) = std::sync::mpsc::channel::<Result<()>>();
     let what = what.to_string();
     runtime.spawn(async move {
@@ -428,22 +413,15 @@ pub fn wait_until(
             _ = super::provision::wait_for_signal() => Err(Error::Interrupted),
             r = async {
                 loop {
-                    let met = met.clone();
-                    let pending = tokio::task::spawn_blocking(met).await
-                        .map_err(|e| Error::internal("a wait check failed", e))?;
-                    match pending {
-                        Ok(p) if p.is_empty() => return Ok(()),
-                        Ok(p) if Instant::now() >= deadline => {
-                            let names: Vec<String> = p.iter().map(|k| k.to_string()).collect();
-                            return Err(Unfinished::TimedOut {
-                                after: timeout,
-                                what: what.clone(),
-                                hosts: names,
-                            }
-                            .into());
-                        }
-                        Ok(_) => {}
-                        Err(e) => return Err(e),
+                    let pending = tokio::task::spawn_blocking(met.clone()).await
+                        .map_err(|e| Error::internal("a wait check failed", e))??;
+                    if pending.is_empty() {
+                        return Ok(());
+                    }
+                    if Instant::now() >= deadline {
+                        let hosts = pending.iter().map(ToString::to_string).collect();
+                        let what = what.clone();
+                        return Err(Unfinished::TimedOut { after: timeout, what, hosts }.into());
                     }
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
@@ -465,7 +443,6 @@ pub fn wait_until(
             )?;
         }
         None => {
-            let mut stop_rx = stop_rx;
             runtime.block_on(async {
                 let _ = stop_rx.wait_for(|s| *s).await;
             });
@@ -475,16 +452,20 @@ pub fn wait_until(
     let outcome = why_rx.recv().unwrap_or(Err(Error::Interrupted));
     // A save left behind after the signal (it hangs) is not waited for.
     runtime.shutdown_background();
-    outcome
+    outcome.and_then(|()| say(keys, said))
 }
 
-/// The host is stable at its goal as far as the store shows: the state `provision` drives it
-/// to, no error, and (with a BMC) powered as `online` and its reboot annotations say.
+fn say(keys: &[ObjectKey], said: &str) -> Result<()> {
+    keys.iter()
+        .try_for_each(|k| super::output::outln!("baremetalhost/{} {said}", k.name))
+}
+
+/// At the goal `provision` drives to, no error, and (with a BMC) powered as it should be.
 fn at_goal(r: &HostRecord) -> bool {
     let s = r.status();
     let state = &s.provisioning.state;
     if !crate::runner::Goal::for_provision(r).reached_by(state)
-        || s.operational_status != bmh_api::OperationalStatus::Ok
+        || s.operational_status != OperationalStatus::Ok
     {
         return false;
     }
@@ -504,21 +485,17 @@ fn norm(s: &str) -> String {
     s.trim().to_ascii_lowercase().replace(['-', '_'], " ")
 }
 
-/// The condition `wait --for STATE` stands for.
+/// What `wait --for` takes besides the provisioning states.
+pub const CONDITIONS: &str = "goal detached error powered-on powered-off deleted";
+
 pub fn state_condition(state: &str) -> Result<Condition> {
     let want = norm(state);
     Ok(match want.as_str() {
-        "goal" => Box::new(|r: Option<&HostRecord>| r.is_some_and(at_goal)),
-        "detached" => Box::new(|r: Option<&HostRecord>| {
-            r.is_some_and(|r| r.status().operational_status == bmh_api::OperationalStatus::Detached)
-        }),
-        "error" => Box::new(|r: Option<&HostRecord>| {
-            r.is_some_and(|r| r.status().operational_status == bmh_api::OperationalStatus::Error)
-        }),
-        "powered on" => Box::new(|r: Option<&HostRecord>| r.is_some_and(|r| r.status().powered_on)),
-        "powered off" => {
-            Box::new(|r: Option<&HostRecord>| r.is_some_and(|r| !r.status().powered_on))
-        }
+        "goal" => status_cond(at_goal),
+        "detached" => status_cond(|r| r.status().operational_status == OperationalStatus::Detached),
+        "error" => status_cond(|r| r.status().operational_status == OperationalStatus::Error),
+        "powered on" => status_cond(|r| r.status().powered_on),
+        "powered off" => status_cond(|r| !r.status().powered_on),
         "deleted" => Box::new(|r: Option<&HostRecord>| r.is_none()),
         _ => {
             let Some(known) = ProvisioningState::KNOWN
@@ -530,14 +507,7 @@ pub fn state_condition(state: &str) -> Result<Condition> {
                     .copied()
                     .filter(|k| !k.is_empty())
                     .collect();
-                states.extend([
-                    "goal",
-                    "detached",
-                    "error",
-                    "powered-on",
-                    "powered-off",
-                    "deleted",
-                ]);
+                states.extend(CONDITIONS.split(' '));
                 let hint = crate::diagnostic::did_you_mean(state, states.iter().copied())
                     .map(|s| format!(" (did you mean {s}?)"))
                     .unwrap_or_default();
@@ -564,18 +534,16 @@ pub fn wait(
     let place = super::options::place(&args.source)?;
     crate::persist::requests::must_exist(&place)?;
     let keys = crate::persist::snapshot::select_keys(&place, &selection, input)?;
+    let (what, timeout, drive) = (&args.for_state, args.timeout, &args.drive);
     wait_until(
         &place,
         &keys,
         cond,
-        &args.for_state,
-        args.timeout,
-        &args.drive,
+        what,
+        "condition met",
+        timeout,
+        drive,
         input,
         provisioners,
-    )?;
-    for k in &keys {
-        super::output::outln!("baremetalhost/{} condition met", k.name)?;
-    }
-    Ok(())
+    )
 }

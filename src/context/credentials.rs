@@ -1,6 +1,4 @@
-//! A context's Ironic credentials file: `username` and `password` as YAML, or the Kubernetes
-//! Secret a cluster would hold them in (`data` base64, or `stringData`). It must be readable
-//! by its owner only: a secret any local user can read is refused, not used.
+//! A context's Ironic credentials file (YAML or a Secret), readable by its owner only.
 
 use crate::error::{Error, Result};
 use base64::Engine as _;
@@ -24,20 +22,12 @@ impl std::fmt::Debug for Credentials {
 }
 
 impl Credentials {
-    pub fn new(username: impl Into<String>, password: impl Into<String>) -> Self {
-        Credentials {
-            username: username.into(),
-            password: password.into(),
-        }
-    }
-
     pub fn password(&self) -> &str {
         &self.password
     }
 }
 
-/// Reads `path`, refusing a file group or others may read (naming the `chmod 600` fix).
-/// Errors name the file and the field, never a value.
+/// Reads `path`, refusing a file group or others may read; errors never show a value.
 pub fn read_credentials(path: &Path) -> Result<Credentials> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     check_mode(path, &meta)?;
@@ -80,7 +70,7 @@ pub fn read_credentials(path: &Path) -> Result<Credentials> {
     if username.is_empty() || password.is_empty() {
         return Err(refused("empty username or password".to_string()));
     }
-    Ok(Credentials::new(username, password))
+    Ok(Credentials { username, password })
 }
 
 #[cfg(unix)]
@@ -100,6 +90,16 @@ fn check_mode(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
 #[cfg(not(unix))]
 fn check_mode(_path: &Path, _meta: &std::fs::Metadata) -> Result<()> {
     Ok(())
+}
+
+#[cfg(test)]
+impl Credentials {
+    pub fn new(username: impl Into<String>, password: impl Into<String>) -> Self {
+        Credentials {
+            username: username.into(),
+            password: password.into(),
+        }
+    }
 }
 
 #[cfg(test)]

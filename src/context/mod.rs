@@ -1,16 +1,10 @@
-//! Named contexts: a config file (as kubectl's kubeconfig) naming Ironic endpoints, their
-//! credentials and TLS files, deploy ramdisks, provisioner and store, one of them current.
-//!
-//! The provisioner plugin reads its settings from the environment, as BMO does, so a context
-//! stands for variables: the command line hands them to the plugin, which looks them up before
-//! the process environment, and makes `BMHCTL_PROVISIONER` and `BMHCTL_STORE` the defaults of
-//! their flags. A variable the user set wins over the context; a flag wins over both.
+//! Named contexts of a config file (as kubeconfig), standing for environment variables.
 
 mod credentials;
 
 pub use credentials::{Credentials, read_credentials};
 
-use crate::diagnostic::{Diagnostic, Diagnostics, Position};
+use crate::diagnostic::{Diagnostic, Position};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -21,7 +15,6 @@ pub const CONFIG_VAR: &str = "BMHCTL_CONFIG";
 /// The variable that picks a context when `--context` is not given.
 pub const CONTEXT_VAR: &str = "BMHCTL_CONTEXT";
 
-/// The config file as written.
 #[derive(Debug, Default, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ConfigFile {
@@ -31,57 +24,43 @@ pub struct ConfigFile {
     pub contexts: Vec<Context>,
 }
 
-/// One context. Every setting is optional: what a context leaves out stays as the environment
-/// (or the default) has it. Relative paths are relative to the config file's directory.
+/// One context; relative paths are relative to the config file's directory.
 #[derive(Debug, Default, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Context {
     pub name: String,
     /// `IRONIC_ENDPOINT`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ironic_endpoint: Option<String>,
-    /// HTTP basic credentials for the endpoint: a YAML file with `username` and `password`, or
-    /// a Kubernetes Secret holding them. Must not be readable by group or others.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// HTTP basic credentials for the endpoint (YAML or a Secret), mode 0600.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub credentials_file: Option<PathBuf>,
     /// `IRONIC_CACERT_FILE`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ca_file: Option<PathBuf>,
     /// `IRONIC_CLIENT_CERT_FILE`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_cert_file: Option<PathBuf>,
     /// `IRONIC_CLIENT_PRIVATE_KEY_FILE`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_key_file: Option<PathBuf>,
     /// `IRONIC_INSECURE`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub insecure: Option<bool>,
     /// `DEPLOY_KERNEL_URL`.
-    #[serde(
-        default,
-        rename = "deployKernelURL",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "deployKernelURL", skip_serializing_if = "Option::is_none")]
     pub deploy_kernel_url: Option<String>,
     /// `DEPLOY_RAMDISK_URL`.
-    #[serde(
-        default,
-        rename = "deployRamdiskURL",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "deployRamdiskURL", skip_serializing_if = "Option::is_none")]
     pub deploy_ramdisk_url: Option<String>,
     /// `DEPLOY_ISO_URL`.
-    #[serde(
-        default,
-        rename = "deployISOURL",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "deployISOURL", skip_serializing_if = "Option::is_none")]
     pub deploy_iso_url: Option<String>,
     /// `BMHCTL_PROVISIONER` (`--provisioner`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub provisioner: Option<String>,
     /// `BMHCTL_STORE` (`--store`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub store: Option<PathBuf>,
 }
 
@@ -94,8 +73,7 @@ pub struct Config {
     pub text: Option<String>,
 }
 
-/// Where the config file is: `from_env` (`$BMHCTL_CONFIG`), else `config.yaml` in the
-/// platform's config directory (`~/.config/bmhctl/` on Linux).
+/// Where the config file is: `$BMHCTL_CONFIG`, else `config.yaml` in the config directory.
 pub fn config_path(from_env: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = from_env.filter(|p| !p.as_os_str().is_empty()) {
         return Ok(p.to_path_buf());
@@ -110,42 +88,31 @@ pub fn config_path(from_env: Option<&Path>) -> Result<PathBuf> {
 }
 
 impl Config {
-    /// The config file of [`config_path`].
     pub fn load(from_env: Option<&Path>) -> Result<Config> {
         Config::read(&config_path(from_env)?)
     }
 
-    /// The config file at `path`, strictly parsed: unknown fields, duplicate names and a
-    /// current context that names none are refused with the file and line.
+    /// The config file at `path`, strictly parsed, problems refused with the file and line.
     pub fn read(path: &Path) -> Result<Config> {
         let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Config {
-                    path: path.to_path_buf(),
-                    file: ConfigFile::default(),
-                    text: None,
-                });
-            }
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(Error::io(path, e)),
         };
-        let file: ConfigFile = if text.trim().is_empty() {
-            ConfigFile::default()
-        } else {
-            serde_saphyr::from_str(&text).map_err(|e| {
+        let file: ConfigFile = match text.as_deref() {
+            Some(t) if !t.trim().is_empty() => serde_saphyr::from_str(t).map_err(|e| {
                 let position = match e.location() {
                     Some(l) => Position::new(path, l.line() as usize, l.column() as usize),
                     None => Position::file(path),
                 };
-                Error::Invalid(Diagnostics::from(
-                    Diagnostic::new(yaml_error_text(&e)).at(position),
-                ))
-            })?
+                Error::invalid(Diagnostic::new(yaml_error_text(&e)).at(position))
+            })?,
+            _ => ConfigFile::default(),
         };
         let config = Config {
             path: path.to_path_buf(),
             file,
-            text: Some(text),
+            text,
         };
         config.check()?;
         Ok(config)
@@ -191,15 +158,10 @@ impl Config {
                 .field("currentContext"),
             );
         }
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::Invalid(Diagnostics::from(problems)))
-        }
+        Error::invalid_if_any(problems)
     }
 
-    /// The line of the first line mentioning `needle` (a good enough place for a semantic
-    /// problem the parser did not see), else the file.
+    /// The first line mentioning `needle`, else the file.
     fn position_of(&self, needle: &str) -> Position {
         let line = self
             .text
@@ -215,7 +177,6 @@ impl Config {
         self.file.contexts.iter().find(|c| c.name == name)
     }
 
-    /// `; contexts: a, b` (or that there are none), for messages.
     fn known_hint(&self) -> String {
         if self.file.contexts.is_empty() {
             format!(" (it defines no context: {})", self.path.display())
@@ -225,8 +186,7 @@ impl Config {
         }
     }
 
-    /// The context a command runs in: `wanted` (`--context`, else `$BMHCTL_CONTEXT`), else the
-    /// file's current one, else none. Naming a context the file lacks is an error.
+    /// The context a command runs in: `wanted`, else the file's current one, else none.
     pub fn select(&self, wanted: Option<&str>) -> Result<Option<&Context>> {
         match wanted.filter(|w| !w.is_empty()) {
             Some(name) => self.context(name).map(Some).ok_or_else(|| {
@@ -270,40 +230,28 @@ impl Config {
         }
     }
 
-    /// The environment `ctx` stands for: `(variable, value)` pairs, credentials read (and their
-    /// file's mode checked). `set` says whether the user already set a variable: such a
-    /// variable is left out, and credentials are only added to the context's own endpoint.
+    /// The `(variable, value)` pairs `ctx` stands for, less those `set` says the user set.
     pub fn environment(
         &self,
         ctx: &Context,
         set: impl Fn(&str) -> bool,
     ) -> Result<Vec<(&'static str, String)>> {
-        let mut vars: Vec<(&'static str, String)> = Vec::new();
-        let mut put = |k: &'static str, v: String| {
-            if !set(k) {
-                vars.push((k, v));
+        let creds = |file: &PathBuf| read_credentials(&self.resolve(file));
+        let endpoint = match (&ctx.ironic_endpoint, &ctx.credentials_file) {
+            // The user's own auth root wins over the context's credentials.
+            (Some(e), Some(file)) if !set("METAL3_AUTH_ROOT_DIR") => {
+                Some(with_userinfo(e, &creds(file)?))
             }
+            // A misplaced credentials file is refused whatever the endpoint.
+            (None, Some(file)) => creds(file).map(|_| None)?,
+            (e, _) => e.clone(),
         };
-        if let Some(endpoint) = &ctx.ironic_endpoint {
-            let endpoint = match &ctx.credentials_file {
-                // The user's own auth root wins over the context's credentials.
-                Some(file) if !set("METAL3_AUTH_ROOT_DIR") => {
-                    let creds = read_credentials(&self.resolve(file))?;
-                    with_userinfo(endpoint, &creds)
-                }
-                _ => endpoint.clone(),
-            };
-            put("IRONIC_ENDPOINT", endpoint);
-        } else if let Some(file) = &ctx.credentials_file {
-            // Credentials without an endpoint of the context are checked all the same: a
-            // misplaced secret file is refused whatever the endpoint.
-            read_credentials(&self.resolve(file))?;
-        }
         let path = |p: &Option<PathBuf>| {
             let p = p.as_ref()?;
             Some(self.resolve(p).to_string_lossy().into_owned())
         };
-        for (k, v) in [
+        let vars = [
+            ("IRONIC_ENDPOINT", endpoint),
             ("IRONIC_CACERT_FILE", path(&ctx.ca_file)),
             ("IRONIC_CLIENT_CERT_FILE", path(&ctx.client_cert_file)),
             ("IRONIC_CLIENT_PRIVATE_KEY_FILE", path(&ctx.client_key_file)),
@@ -313,16 +261,12 @@ impl Config {
             ("DEPLOY_ISO_URL", ctx.deploy_iso_url.clone()),
             ("BMHCTL_PROVISIONER", ctx.provisioner.clone()),
             ("BMHCTL_STORE", path(&ctx.store)),
-        ] {
-            if let Some(v) = v {
-                put(k, v);
-            }
-        }
-        Ok(vars)
+        ];
+        let unset = vars.into_iter().filter(|(k, _)| !set(k));
+        Ok(unset.filter_map(|(k, v)| Some((k, v?))).collect())
     }
 
-    /// The file with `currentContext` set to `name` (which must exist), written atomically,
-    /// everything else in it (comments included) kept as it was.
+    /// Writes the file with `currentContext` set to `name`, everything else kept.
     pub fn use_context(&self, name: &str) -> Result<()> {
         self.select(Some(name))?;
         let text = self.text.clone().unwrap_or_default();
@@ -355,8 +299,7 @@ fn yaml_error_text(e: &serde_saphyr::Error) -> String {
     }
 }
 
-/// An endpoint the plugin will take: http(s), a host, no credentials of its own (those belong
-/// in `credentialsFile`, which is kept out of a world-readable config file).
+/// An endpoint the plugin will take: http(s), a host, no credentials of its own.
 fn check_endpoint(e: &str) -> std::result::Result<(), String> {
     let rest = e
         .strip_prefix("http://")
@@ -375,8 +318,7 @@ fn check_endpoint(e: &str) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// `endpoint` with `user:password@` after its scheme, percent-encoded: the plugin takes
-/// userinfo as HTTP basic credentials and strips it from every URL it shows.
+/// `endpoint` with `user:password@`, percent-encoded (the plugin takes them as basic auth).
 fn with_userinfo(endpoint: &str, creds: &Credentials) -> String {
     let (scheme, rest) = endpoint.split_once("://").unwrap_or(("http", endpoint));
     format!(
@@ -423,9 +365,7 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }
 
-/// The variables of the selected context (none without one): `wanted` is `--context`, else
-/// `$BMHCTL_CONTEXT`; `config_file` is `$BMHCTL_CONFIG`; `set` says whether the user set a
-/// variable (such a one is left out).
+/// The variables of the selected context (none without one), less those `set` says are set.
 pub fn selected_environment(
     wanted: Option<&str>,
     config_file: Option<&Path>,
@@ -438,9 +378,7 @@ pub fn selected_environment(
         Err(e) if wanted.is_some() => return Err(e),
         Err(_) => return Ok(BTreeMap::new()),
     };
-    // A process run as another user with the caller's HOME (sudo -u, setpriv) may not be let
-    // into that home: a default config file it cannot open matters only to one who names a
-    // context.
+    // A default config file this user may not open (sudo -u) matters only when naming a context.
     let explicit = config_file.is_some_and(|p| !p.as_os_str().is_empty());
     if wanted.is_none()
         && !explicit

@@ -1,12 +1,4 @@
-//! What `watch --metrics-addr` serves: Prometheus metrics of the controller, under BMO's names
-//! where BMO has the metric (`metal3_...`, as BMO's metrics.go registers them) and bmhctl's own
-//! (`bmhctl_...`) where it has none. docs/metrics.md lists them all.
-//!
-//! Everything is counted from what the controller already sees: each pass's outcome (through
-//! its observer), each commit (through [`TimedSource`]) and each provisioner call (through
-//! [`ObservedFactory`], on the runner's side of the plugin interface). The one thing asked of
-//! the provisioner plugin is its own count of the requests it sent its backend
-//! (`ProvisionerFactory::api_calls`), read at each scrape.
+//! What `watch --metrics-addr` serves, under BMO's metric names where BMO has them.
 
 mod observed_factory;
 mod timed_source;
@@ -28,7 +20,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// BMO's per-host labels.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HostLabels {
     namespace: String,
@@ -69,16 +60,13 @@ pub struct Metrics {
     hosts: Family<HostStateLabels, Gauge>,
     store_writes: Histogram,
     provisioner_calls: Family<CallLabels, Histogram, fn() -> Histogram>,
-    /// Provisioners alive: a pass holds one from when it starts talking to the provisioner to
-    /// its end.
+    /// Provisioners alive: one held by each pass talking to the provisioner.
     pub(crate) passes_in_flight: Gauge,
-    /// Each host's (provisioning state, operational status) after its last pass: the hosts
-    /// gauge is set from it when scraped, so a host gone leaves no stale series.
+    /// Each host's state after its last pass; the hosts gauge is set from it when scraped.
     states: Mutex<HashMap<ObjectKey, (String, String)>>,
     /// The provisioner's requests to its backend, by kind, as the plugin last told them.
     ironic_api_calls: Family<KindLabels, Counter>,
-    /// Whom to ask for them at each scrape; the lock also keeps two scrapes from adding the
-    /// same growth twice.
+    /// Whom to ask for them at each scrape; the lock keeps two scrapes from adding twice.
     api_call_source: Mutex<Option<Arc<dyn ProvisionerFactory>>>,
 }
 
@@ -176,8 +164,7 @@ impl Metrics {
         }
     }
 
-    /// Counts one pass of `key` (BMO counts each Reconcile call, and an error when it returns
-    /// one) and records where it left the host.
+    /// Counts one pass of `key`, as BMO counts Reconcile calls, and records where it left the host.
     pub fn observe_pass(&self, key: &ObjectKey, rec: &HostRecord, out: &PassOutcome) {
         let labels = HostLabels {
             namespace: key.namespace.clone(),
@@ -217,7 +204,6 @@ impl Metrics {
         states.insert(key.clone(), now);
     }
 
-    /// Records how long one provisioner call took.
     pub fn observe_provisioner_call(&self, call: &str, took: Duration) {
         self.provisioner_calls
             .get_or_create(&CallLabels {
@@ -226,13 +212,11 @@ impl Metrics {
             .observe(took.as_secs_f64());
     }
 
-    /// Records how long one commit took.
     pub fn observe_store_write(&self, took: Duration) {
         self.store_writes.observe(took.as_secs_f64());
     }
 
-    /// Asks `factory` for its API request counts at each scrape (nothing is served for a
-    /// provisioner that does not count them).
+    /// Asks `factory` for its API request counts at each scrape.
     pub fn read_api_calls_from(&self, factory: Arc<dyn ProvisionerFactory>) {
         *self
             .api_call_source
@@ -240,8 +224,7 @@ impl Metrics {
             .unwrap_or_else(|e| e.into_inner()) = Some(factory);
     }
 
-    /// Brings `bmhctl_ironic_api_calls_total` up to the provisioner's own counts. A count
-    /// never goes down: one lower than served (a plugin that started again) is left as served.
+    /// Brings `bmhctl_ironic_api_calls_total` up to the provisioner's counts; never down.
     fn read_api_calls(&self) {
         let source = self
             .api_call_source
@@ -267,7 +250,6 @@ impl Metrics {
         }
     }
 
-    /// The metrics in Prometheus' text exposition format (OpenMetrics text).
     pub fn encode(&self) -> String {
         self.read_api_calls();
         {

@@ -1,6 +1,4 @@
-//! A [`ProvisionerFactory`] whose provisioners are timed call by call, for
-//! `bmhctl_provisioner_call_duration_seconds` and `bmhctl_passes_in_flight`: measured at the
-//! runner's side of the provisioner, so the same for every plugin.
+//! A [`ProvisionerFactory`] whose provisioners are timed call by call, on the runner's side.
 
 use super::Metrics;
 use bmhctl_plugin_sdk::{
@@ -41,9 +39,7 @@ impl ObservedFactory {
     }
 }
 
-// Not timed, and so forwarded: `ready_hosts` (asked on the scheduling thread, answered from
-// memory), `api_calls` (the scrape asking, not a pass) and `calls_never_block` (a property of the
-// provider, passed through so `watch` with metrics sizes its threads as without).
+// Not timed: `ready_hosts`, `api_calls` and `calls_never_block` (not a pass's calls).
 impl bmhctl_plugin_sdk::ForwardingFactory for ObservedFactory {
     fn inner(&self) -> &dyn ProvisionerFactory {
         &*self.inner

@@ -59,8 +59,7 @@ impl HostSource for TimedSource {
         self.inner.changes()
     }
 
-    // Forwarded although defaulted: the defaults would hide the source's subscriptions from
-    // `watch` whenever metrics are served.
+    // Forwarded: the defaults would hide the source's subscriptions.
     fn event_subscriptions(&self) -> Result<Vec<bmh_api::BmcEventSubscription>> {
         self.inner.event_subscriptions()
     }

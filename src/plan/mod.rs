@@ -1,10 +1,4 @@
-//! Plans: the path each host would take to its goal, found by running BMO's state machine on a
-//! copy of the host against a simulated backend that completes every step at once, and noting
-//! each state it passes through and each provisioner call that starts a change.
-//!
-//! Nothing is written: the copy lives in memory, the simulated backend is the fixture
-//! provisioner with its state in that copy, and the real provisioner, when it is asked at all,
-//! is asked only read-only questions ([`seed::ask`]).
+//! Plans: BMO's state machine run on a copy of each host against a simulated backend.
 
 mod recording;
 pub mod seed;
@@ -26,8 +20,7 @@ const MAX_PASSES: usize = 500;
 /// One thing the provisioner would be asked to do, in plain words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step {
-    /// The kind of step (`register`, `inspect`, `prepare`, `service`, `provision`,
-    /// `deprovision`, `clean`, `delete`, `detach`, `powerOn`, `powerOff`, ...).
+    /// The kind of step (`register`, `inspect`, `provision`, `powerOn`, ...).
     pub kind: &'static str,
     /// What it does (`deploy image http://...`).
     pub text: String,
@@ -45,19 +38,17 @@ impl Step {
     }
 
     fn destructive(kind: &'static str, text: impl Into<String>) -> Self {
+        let destructive = true;
         Self {
-            kind,
-            text: text.into(),
-            destructive: true,
+            destructive,
+            ..Self::plain(kind, text)
         }
     }
 }
 
-/// The path one host would take.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostPlan {
     pub key: ObjectKey,
-    /// Its state now.
     pub from: S,
     pub goal: Goal,
     /// Every state it would pass through, the first being `from`.
@@ -78,14 +69,12 @@ impl HostPlan {
     }
 }
 
-/// What plans are made with.
 pub struct Planner<'a> {
     pub objects: &'a dyn ObjectSource,
     pub machine: &'a MachineConfig,
     /// The fixture is the chosen provisioner: a host's fixture state is its backend's.
     pub fixture: bool,
-    /// The backend cleans a node's disks when it is first made available for a deployment
-    /// (Ironic's automated cleaning on `provide`, unless `automatedCleaningMode: disabled`).
+    /// The backend cleans a node's disks when first made available for a deployment.
     pub cleans_before_deploy: bool,
 }
 
@@ -129,8 +118,7 @@ impl Planner<'_> {
             stops: String::new(),
             live,
         };
-        let mut ended = false;
-        for _ in 0..MAX_PASSES {
+        let stops = (0..MAX_PASSES).find_map(|_| {
             let out = machine.reconcile(&mut rec, &mut rng);
             let status = rec.status();
             let state = status.provisioning.state.clone();
@@ -138,7 +126,7 @@ impl Planner<'_> {
                 plan.path.push(state.clone());
             }
             let op = &status.operational_status;
-            let stop = if out.deleted() {
+            if out.deleted() {
                 plan.deleted = true;
                 plan.reaches = goal == Goal::Deleted;
                 Some(String::new())
@@ -168,19 +156,12 @@ impl Planner<'_> {
                         None
                     }
                 }
-            };
-            if let Some(why) = stop {
-                plan.stops = why;
-                ended = true;
-                break;
             }
-        }
-        if !ended {
-            plan.stops = format!(
-                "still {:?} after {MAX_PASSES} passes",
-                rec.status().provisioning.state.as_str()
-            );
-        }
+        });
+        plan.stops = stops.unwrap_or_else(|| {
+            let state = rec.status().provisioning.state.as_str();
+            format!("still {state:?} after {MAX_PASSES} passes")
+        });
         plan.steps = std::mem::take(&mut *steps.lock().unwrap_or_else(|e| e.into_inner()));
         if self.cleans_before_deploy
             && record.host.spec.automated_cleaning_mode != AutomatedCleaningMode::Disabled
@@ -191,8 +172,7 @@ impl Planner<'_> {
     }
 }
 
-/// Ironic cleans a node's disks when BMO first asks for a deployment on it (its `provide`),
-/// unless the node was just deprovisioned (cleaned then) or is deploying already.
+/// Ironic cleans a node's disks at its `provide`, unless just deprovisioned or deploying.
 fn add_cleaning_before_deploy(plan: &mut HostPlan) {
     if plan.from == S::Provisioning {
         return;

@@ -1,5 +1,4 @@
-//! The provisioner of a plan: every call goes to a simulated backend (the fixture, which answers
-//! as if each step succeeds), and each call that starts a change is noted in plain words.
+//! The provisioner of a plan: the fixture answers, each call that starts a change is noted.
 
 use super::Step;
 use bmh_api::AutomatedCleaningMode;
@@ -16,7 +15,6 @@ use std::sync::{Arc, Mutex};
 /// The steps noted so far, shared by every provisioner of one host's simulation.
 pub(super) type Steps = Arc<Mutex<Vec<Step>>>;
 
-/// Creates the simulated provisioner of each pass, each noting its steps in `steps`.
 pub(super) struct RecordingFactory {
     pub inner: crate::provisioners::fixture::Fixture,
     pub steps: Steps,
@@ -42,7 +40,6 @@ impl bmhctl_plugin_sdk::ForwardingFactory for RecordingFactory {
     }
 }
 
-/// One pass's simulated provisioner.
 struct Recording {
     inner: Box<dyn Provisioner>,
     steps: Steps,
@@ -60,7 +57,6 @@ impl Recording {
     }
 }
 
-/// What cleaning a deprovision does, in words.
 fn cleaning(mode: &AutomatedCleaningMode) -> &'static str {
     match mode {
         AutomatedCleaningMode::Disabled => "deprovision (no disk cleaning)",
@@ -68,22 +64,20 @@ fn cleaning(mode: &AutomatedCleaningMode) -> &'static str {
     }
 }
 
-/// The manual cleaning a prepare or servicing step applies, in words.
 fn changes(raid: bool, settings: bool, components: bool) -> String {
-    let mut parts = Vec::new();
-    if raid {
-        parts.push("apply RAID");
-    }
-    if settings {
-        parts.push("apply firmware settings");
-    }
-    if components {
-        parts.push("update firmware");
-    }
+    let parts: Vec<&str> = [
+        (raid, "apply RAID"),
+        (settings, "apply firmware settings"),
+        (components, "update firmware"),
+    ]
+    .into_iter()
+    .filter_map(|(on, part)| on.then_some(part))
+    .collect();
     if parts.is_empty() {
-        parts.push("clean (root device hints)");
+        "clean (root device hints)".into()
+    } else {
+        parts.join(", ")
     }
-    parts.join(", ")
 }
 
 impl Provisioner for Recording {
@@ -251,8 +245,7 @@ impl Provisioner for Recording {
         self.inner.remove_bmc_event_subscription(subscription)
     }
 
-    // Forwarded (not left to the defaults, "not supported") so that the simulation answers as
-    // the fixture does; a plan runs no subscription controller today.
+    // Forwarded (not defaulted) so that the simulation answers as the fixture does.
     fn create_bmc_event_subscription(
         &mut self,
         subscription: &bmh_api::BmcEventSubscription,

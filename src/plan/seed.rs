@@ -1,5 +1,4 @@
-//! What the simulated backend of a plan starts from: the host's status, and what the chosen
-//! provisioner says of the live node when it can say it without changing anything.
+//! What the simulated backend of a plan starts from: the status and, read-only, the live node.
 
 use crate::provisioners::fixture::FixtureState;
 use crate::record::HostRecord;
@@ -8,11 +7,9 @@ use bmhctl_plugin_sdk::{
 };
 use std::sync::Arc;
 
-/// What the provisioner said of a host's node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Live {
-    /// Not asked: the fixture (whose state is the host's own), a host without a node yet, or a
-    /// provisioner that could not be reached.
+    /// Not asked: the fixture, a host without a node yet, or an unreachable provisioner.
     NotAsked,
     /// The node is there; its power state when the provisioner knows it.
     Node { powered_on: Option<bool> },
@@ -22,9 +19,7 @@ pub enum Live {
     Failed(String),
 }
 
-/// Asks `factory` about the node of `rec`, with read-only calls only: a provisioner is created
-/// for the host (which reads nothing for the fixture, and only the node for Ironic) and asked
-/// for the power state (`update_hardware_state`: a GET of the node for Ironic).
+/// Asks `factory` about the node of `rec` with read-only calls only.
 pub fn ask(factory: &dyn ProvisionerFactory, rec: &HostRecord) -> Live {
     let status = rec.status();
     if status.provisioning.id.is_empty() {
@@ -62,8 +57,7 @@ pub fn ask(factory: &dyn ProvisionerFactory, rec: &HostRecord) -> Live {
     }
 }
 
-/// The simulated backend's state for `rec`: the fixture's own state when the fixture is the
-/// provisioner (it is the backend), else one made from the status and what `live` says.
+/// The simulated backend's state: the fixture's own, else one made from the status and `live`.
 pub fn backend_state(
     rec: &HostRecord,
     live: &Live,
@@ -76,8 +70,7 @@ pub fn backend_state(
         return Some((**v).clone());
     }
     let status = rec.status();
-    // Fields not named keep their defaults (the canned firmware, no knobs): the literal stays
-    // valid as the fixture gains fields.
+    // Fields not named keep their defaults as the fixture gains fields.
     let mut s = FixtureState {
         powered_on: Some(match live {
             Live::Node {
