@@ -1,17 +1,4 @@
 //! The plugin side of the C ABI: what [`export_plugin!`](crate::export_plugin) expands to.
-//!
-//! A plugin author writes a [`ProvisionerFactory`] and a constructor
-//! `fn(PluginContext) -> Result<F, ProvisionerError>`, then
-//!
-//! ```ignore
-//! bmhctl_plugin_sdk::export_plugin!(name = "demo", factory = Demo::new);
-//! // or, with the optional host-configure step:
-//! bmhctl_plugin_sdk::export_plugin!(
-//!     name = "ironic",
-//!     factory = IronicFactory::new,
-//!     host_configure = host_configure, // fn(HostConfigureInput) -> Result<HostRequirements, ProvisionerError>
-//! );
-//! ```
 
 use crate::abi::{
     EventRecord, HostCallbacks, HostConfigureInput, HostRequirements, LogLevel, LogRecord,
@@ -82,8 +69,7 @@ impl Logger {
         }
     }
 
-    /// Sends `message` to the host's log at `level`, under this logger's name; does nothing when
-    /// the host takes no logs.
+    /// Sends `message` to the host's log at `level` under this logger's name, if it takes logs.
     pub fn log(&self, level: LogLevel, message: impl Into<String>) {
         if let Some(log) = self.callbacks.log {
             let record = LogRecord {
@@ -296,7 +282,6 @@ fn answer<T: Serialize>(r: Result<T, ProvisionerError>) -> Response {
 calls::provisioner_calls!(dispatch_fn);
 
 /// The body of the generated `create_factory`.
-///
 /// # Safety
 /// The arguments must follow the ABI ([`crate::abi::CreateFactoryFn`]).
 pub unsafe fn create_factory<F, C>(
@@ -345,7 +330,6 @@ where
 }
 
 /// The body of the generated `host_configure`.
-///
 /// # Safety
 /// The arguments must follow the ABI ([`crate::abi::HostConfigureFn`]).
 pub unsafe fn host_configure<C>(
@@ -379,10 +363,8 @@ where
 }
 
 /// The body of the generated `call`.
-///
 /// # Safety
-/// The arguments must follow the ABI ([`crate::abi::CallFn`]); `factory` must come from
-/// [`create_factory`] of this library.
+/// The arguments must follow the ABI ([`crate::abi::CallFn`]); `factory` from [`create_factory`].
 pub unsafe fn call(
     factory: *mut c_void,
     request: *const u8,
@@ -419,12 +401,10 @@ pub unsafe fn call(
     status
 }
 
-/// Exports a plugin from a [`ProvisionerFactory`] implementation: generates the
-/// `BMHCTL_PROVISIONER_PLUGIN` declaration and its `extern "C"` entry points.
+/// Exports a plugin from a [`ProvisionerFactory`] constructor (and optional `host_configure`).
 ///
-/// `factory` is called with a [`PluginContext`] and returns `Result<F, ProvisionerError>`;
-/// `host_configure` (optional) is a `fn(HostConfigureInput) -> Result<HostRequirements, ProvisionerError>`.
-/// Use it once per `cdylib`, at the crate root.
+/// Use it once per `cdylib`, at the crate root:
+/// `export_plugin!(name = "demo", factory = Demo::new, host_configure = configure);`
 #[macro_export]
 macro_rules! export_plugin {
     (name = $name:literal, factory = $factory:expr $(,)?) => {
