@@ -1,13 +1,8 @@
-//! Errors of this crate. Texts that baremetal-operator shows its users are kept word for word
-//! (including their capitalisation and the "detail"/"details" inconsistency) so that messages
-//! look the same whether a host is handled by BMO or by bmhctl.
+//! Errors of this crate; texts BMO shows its users are kept word for word.
 
 use std::fmt;
 
-/// What the generic URL parser (Go `net/url` semantics) found wrong with an address.
-///
-/// The `Display` texts are the ones Go prints; the variants let callers and tests tell the
-/// problems apart without matching on text.
+/// What the generic URL parser (Go `net/url` semantics) found wrong; displays as Go prints it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UrlErrorKind {
     /// The address starts with `:` (an empty scheme).
@@ -58,8 +53,7 @@ impl fmt::Display for UrlErrorKind {
     }
 }
 
-/// A failed generic parse: the text that was parsed (after BMO's rewrites, without fragment)
-/// and what was wrong with it. Displays like Go's `*url.Error`: `parse "<url>": <problem>`.
+/// A failed generic parse; displays like Go's `*url.Error`: `parse "<url>": <problem>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlError {
     pub url: String,
@@ -85,11 +79,8 @@ pub enum BmcError {
     #[error("failed to parse BMC address information: {0}")]
     Parse(UrlError),
 
-    /// The host part is neither an IP address nor a valid DNS name (BMO's wording).
-    ///
-    /// `cause` is set when BMO's `host:port` fallback took the whole address as the host
-    /// because the URL parser refused it for another reason than a `host:port` shape; that
-    /// reason is appended in parentheses, since the host shown is then the whole address.
+    /// The host part is neither an IP address nor a valid DNS name (BMO's wording); `cause`:
+    /// why the URL parser refused it, when the whole address was taken as the host.
     #[error(
         "failed to parse BMC address information: BMC address hostname/IP : [{hostname}] is invalid{}",
         cause.as_ref().map(|c| format!(" ({c})")).unwrap_or_default()
@@ -141,8 +132,7 @@ pub enum BmcError {
 }
 
 impl BmcError {
-    /// True for the errors that come from reading the address itself (as opposed to
-    /// credentials or capability checks).
+    /// True for the errors that come from reading the address itself.
     pub fn is_address_error(&self) -> bool {
         matches!(
             self,
@@ -155,8 +145,7 @@ impl BmcError {
     }
 }
 
-/// Quote like Go's `%q` does for the texts that appear in these messages: backslash, double
-/// quote and control characters escaped, everything else as is.
+/// Quote like Go's `%q` for these messages: backslash, double quote and controls escaped.
 pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');

@@ -1,7 +1,5 @@
-//! BMC addresses as metal3's baremetal-operator reads them (spec `bmo-ironic-and-bmc.md` §4):
-//! parsing, the Ironic hardware type and interfaces each scheme selects, the `driver_info` it
-//! sends, and the capability checks BMO makes with them. Plus bmhctl's own `fake-hardware://<id>`
-//! extension (Ironic's `fake-hardware` type, every interface `fake`).
+//! BMC addresses as BMO reads them: parsing, the Ironic hardware type and interfaces of each
+//! scheme, its `driver_info`, and BMO's capability checks; plus `fake-hardware://<id>`.
 //!
 //! ```
 //! let bmc = bmh_bmc::parse("redfish-virtualmedia+http://[fe80::1]:8000/redfish/v1/Systems/1")?;
@@ -129,8 +127,7 @@ pub struct AccessDetails {
     parsed: ParsedAddress,
 }
 
-/// BMO's `NewAccessDetails`: refuse an empty address, parse it (§4.1), look its type up.
-/// `fake-hardware` addresses must be exactly `fake-hardware://<id>`.
+/// BMO's `NewAccessDetails`: refuse an empty address, parse it, look its type up.
 pub fn parse(address: &str) -> Result<AccessDetails, BmcError> {
     if address.is_empty() {
         return Err(BmcError::MissingAddress);
@@ -178,8 +175,7 @@ impl AccessDetails {
         &self.address
     }
 
-    /// BMO's `Type()`: the scheme as written, lower-cased, suffix included
-    /// (e.g. `redfish-virtualmedia+https`). Used in every capability message.
+    /// BMO's `Type()`: the scheme as written, lower-cased, suffix included.
     pub fn bmc_type(&self) -> &str {
         &self.bmc_type
     }
@@ -200,8 +196,7 @@ impl AccessDetails {
         &self.parsed
     }
 
-    /// bmhctl's own scheme, not BMO's (`fake-hardware`): `validate` flags it and an export for
-    /// a metal3 cluster refuses it.
+    /// bmhctl's own scheme (`fake-hardware`), not BMO's.
     pub fn is_extension(&self) -> bool {
         self.profile().extension
     }
@@ -219,8 +214,7 @@ impl AccessDetails {
         self.profile().bios_interface
     }
 
-    /// `Some` only when the scheme fixes the deploy interface (`fake-hardware`); otherwise the
-    /// provisioner chooses it as BMO does.
+    /// `Some` only when the scheme fixes the deploy interface (`fake-hardware`).
     pub fn deploy_interface(&self) -> Option<&'static str> {
         self.profile().deploy_interface
     }
@@ -251,8 +245,7 @@ impl AccessDetails {
         self.profile().oob_inspect_interface
     }
 
-    /// The inspect interface to set: the out-of-band one for `inspectionMode: fast` (an error
-    /// when there is none), `agent` otherwise (`fake` for fake-hardware in every mode).
+    /// The inspect interface: the out-of-band one for fast inspection, `agent` otherwise.
     pub fn inspect_interface(&self, fast_inspection: bool) -> Result<&'static str, BmcError> {
         if fast_inspection {
             self.oob_inspect_interface()
@@ -323,9 +316,7 @@ impl AccessDetails {
         })
     }
 
-    /// The `driver_info` BMO sends, built from the address and the credentials. With
-    /// `disable_certificate_verification`, `<prefix>_verify_ca: false` is added (for IPMI
-    /// too, as BMO does). The provisioner adds deploy images and the like afterwards.
+    /// The `driver_info` BMO sends, from the address and the credentials.
     pub fn driver_info(
         &self,
         credentials: &Credentials,
@@ -374,8 +365,8 @@ impl AccessDetails {
         info
     }
 
-    /// `ipmi_priv_level`: the first `privilegelevel` query value, unvalidated; the default
-    /// when absent or when any part of the query does not decode (as Go's `ParseQuery` fails).
+    /// `ipmi_priv_level`: the first `privilegelevel` query value; the default when absent or
+    /// when the query does not decode.
     fn ipmi_priv_level(&self) -> String {
         let (query, all_ok) = parse::parse_query(&self.parsed.raw_query);
         if !all_ok {
@@ -426,8 +417,7 @@ impl AccessDetails {
         self.inspect_interface(fast_inspection).map(|_| ())
     }
 
-    /// BMO (Register only): with `PROVISIONING_NETWORK_DISABLED=true`, drivers that need a
-    /// provisioning network are refused.
+    /// BMO (Register only): with the provisioning network disabled, refuse drivers needing it.
     pub fn check_provisioning_network(
         &self,
         provisioning_network_disabled: bool,

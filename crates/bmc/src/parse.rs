@@ -1,16 +1,5 @@
-//! Reading a BMC address the way baremetal-operator does (spec §4.1).
-//!
-//! BMO hands the address to Go's `net/url` parser and repairs what that parser does not
-//! understand (`host:port`, `scheme:host`, bare hosts). The `url` crate follows the WHATWG
-//! standard instead (it refuses `192.168.0.1:623`, normalises hosts and paths), so the generic
-//! parse is written out here, step by step, with Go's rules:
-//!
-//! * fragment cut off (but its escapes must be valid), query kept aside;
-//! * scheme = leading ASCII letter, then letters, digits, `+`, `-`, `.` up to `:`; lower-cased;
-//! * `scheme:rest` without `/` is *opaque*; without a scheme, a `:` before the first `/` fails;
-//! * `//authority` = `[userinfo@]host[:port]`; port digits only; `[...]` must hold an IPv6
-//!   address; host characters restricted; userinfo checked, then ignored;
-//! * the path is percent-decoded.
+//! Reading a BMC address the way BMO does: Go's `net/url` generic parse, written out (the
+//! `url` crate follows WHATWG instead), then BMO's repairs (`host:port`, `scheme:host`).
 
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -48,8 +37,6 @@ impl ParsedAddress {
 }
 
 /// BMO's `GetParsedURL`: parse `address`, repair the forms BMO accepts, check the host name.
-///
-/// An empty address parses (to an empty `ipmi` address); [`crate::parse`] refuses it first.
 pub fn parse_address(address: &str) -> Result<ParsedAddress, BmcError> {
     let mut fallback_cause = None;
     let url = match go_parse(address) {
@@ -140,9 +127,7 @@ impl std::fmt::Display for RequestUriError {
 
 impl std::error::Error for RequestUriError {}
 
-/// Go's `url.ParseRequestURI`: the URL is taken as it came in an HTTP request line (no
-/// fragment is cut off; an absolute URI or an absolute path). Returns the lower-cased scheme
-/// (`""` for a bare path or `*`).
+/// Go's `url.ParseRequestURI`; returns the lower-cased scheme (`""` for a path or `*`).
 pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
     let err = |kind| RequestUriError {
         url: raw.to_owned(),
@@ -185,8 +170,7 @@ pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
     Ok(scheme)
 }
 
-/// Empty, an IP address (IPv4 or IPv6, no zone), or a DNS name: labels of 1–63 characters
-/// from `[A-Za-z0-9-]`, not starting or ending with `-`, joined by single dots.
+/// Empty, an IP address (no zone), or a DNS name of valid labels.
 pub fn valid_hostname(hostname: &str) -> bool {
     if hostname.is_empty()
         || hostname.parse::<Ipv4Addr>().is_ok()
@@ -290,8 +274,7 @@ fn split_scheme(raw: &str) -> Result<(&str, &str), UrlErrorKind> {
     Ok(("", raw))
 }
 
-/// Go's `parseAuthority`; returns the decoded `host[:port]`. Userinfo is validated, then
-/// dropped (BMO never looks at it).
+/// Go's `parseAuthority`; returns the decoded `host[:port]` (userinfo checked, then dropped).
 fn parse_authority(authority: &str) -> Result<String, UrlErrorKind> {
     let at = authority.rfind('@');
     let host = parse_host(match at {
@@ -443,9 +426,7 @@ fn invalid_in_host(c: u8) -> bool {
         ))
 }
 
-/// Go's `unescape`: decode `%XX` (and `+` in query components), with the per-component checks.
-/// Bytes that do not form UTF-8 after decoding are replaced (they can only make a host
-/// invalid or a path unusable as a JSON string anyway).
+/// Go's `unescape`: decode `%XX` (and `+` in queries); invalid UTF-8 is replaced.
 fn unescape(s: &str, mode: Mode) -> Result<String, UrlErrorKind> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());

@@ -63,8 +63,7 @@ string_enum!(
         None = "",
         /// Re-registering (adopting) an already provisioned host failed.
         ProvisionedRegistrationError = "provisioned registration error",
-        /// Registration failed: BMC credentials or connection, the provisioner's registration, or
-        /// the hardware profile.
+        /// Registration failed: BMC credentials or connection, registration, or hardware profile.
         RegistrationError = "registration error",
         /// Inspecting the host's hardware failed.
         InspectionError = "inspection error",

@@ -14,8 +14,7 @@ fn is_zero_f(v: &f64) -> bool {
     *v == 0.0
 }
 
-/// `HardwareDetails`: what inspection found on the host (`status.hardware`, and a HardwareData's
-/// `spec.hardware`).
+/// `HardwareDetails`: what inspection found (`status.hardware`, a HardwareData's `spec`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HardwareDetails {
@@ -59,10 +58,9 @@ pub struct HardwareSystemVendor {
 
 /// `Firmware`: the host's system firmware.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Firmware {
     /// `bios`: the BIOS.
-    #[serde(default)]
     pub bios: Bios,
 }
 
@@ -119,13 +117,12 @@ pub struct Nic {
 
 /// `VLAN`: one 802.1Q VLAN.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Vlan {
     /// `id`: VLAN ID, 0 to 4094.
-    #[serde(default)]
     pub id: i64,
     /// `name`: VLAN name.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
 }
 
@@ -152,12 +149,10 @@ pub struct Lldp {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Storage {
-    /// `name`: Linux device name, one stable across reboots when there is one (e.g. a
-    /// `/dev/disk/by-path/` link).
+    /// `name`: Linux device name, a stable one when there is one.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
-    /// `alternateNames`: other device names such as `/dev/sda`; not exhaustive, and may change
-    /// across reboots.
+    /// `alternateNames`: other device names such as `/dev/sda`; may change across reboots.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternate_names: Vec<String>,
     /// `rotational`: spinning storage; `type` is preferred.
@@ -215,19 +210,15 @@ pub struct Cpu {
 
 /// HardwareData: the inspection result as an object of its own (same name as the host).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct HardwareData {
     /// `apiVersion`: `metal3.io/v1alpha1`.
-    #[serde(default)]
     pub api_version: String,
     /// `kind`: `HardwareData`.
-    #[serde(default)]
     pub kind: String,
     /// Named like its host; BMO holds it with the `baremetalhost.metal3.io/hardwareData` finalizer.
-    #[serde(default)]
     pub metadata: ObjectMeta,
     /// `spec`: the hardware details.
-    #[serde(default)]
     pub spec: HardwareDataSpec,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -238,9 +229,7 @@ pub struct HardwareData {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HardwareDataSpec {
-    /// `hardware`: what inspection found on the host.
-    ///
-    /// Shared with the host's `status.hardware`.
+    /// `hardware`: what inspection found, shared with the host's `status.hardware`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<Arc<HardwareDetails>>,
 }

@@ -1,8 +1,4 @@
-//! String-valued enumerations that keep values they don't know.
-//!
-//! Kubernetes stores these as plain strings; BMO tolerates unknown values in some places
-//! (e.g. an unknown provisioning state reaches the state machine, which reports it), and the
-//! validator reports the rest. So parsing never fails on an unknown value: it lands in `Other`.
+//! String-valued enumerations that keep values they don't know (in `Other`).
 
 /// Declares an enum whose variants map to fixed strings, plus `Other(String)`.
 #[macro_export]

@@ -1,12 +1,7 @@
-//! [`Word`]: text copied without copying it, for the short texts a status repeats: a condition's
-//! type, status and reason (nearly always one of a few fixed words) and its transition time
-//! (the same for every condition a pass sets).
+//! [`Word`]: shared text for the short texts a status repeats (condition words and times).
 //!
-//! A known word is held as a reference to the one copy in the program; any other text is shared.
-//! A status with half a dozen conditions then clones without allocating (a pass clones the
-//! status before it first changes it), and two known words compare by address before any text
-//! is read (a host's status is cold in the cache when its pass starts). It serialises as the
-//! text itself.
+//! A known word refers to the one copy in the program; any other text is shared, so a status
+//! clones without allocating. It serialises as the text itself.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -28,9 +23,7 @@ impl Default for Word {
     }
 }
 
-/// The words held without a copy (a `static`, so every use reads the one copy: a `const` may be
-/// copied per use): the types, statuses and reasons of the conditions BMO sets on
-/// a BareMetalHost and on its firmware objects.
+/// The words held without a copy (a `static`: one copy): BMO's condition types, statuses, reasons.
 static KNOWN: &[&str] = &[
     // Types.
     "Ready",

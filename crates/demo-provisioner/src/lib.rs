@@ -1,10 +1,5 @@
-//! BMO's demo provisioner (`pkg/provisioner/demo`), as the bmhctl plugin `demo`.
-//!
-//! Stateless: what it does depends only on the host's name (section 6 of the state-machine spec).
-//! Hosts named after a [`DemoHost`] stop in, or fail at, a given state; every other host takes the
-//! default path to `available` or `provisioned`.
-//!
-//! Built as `libdemo_provisioner.so`; bmhctl loads it as `$PROVISIONER_PLUGIN_DIR/demo-provisioner.so`.
+//! BMO's demo provisioner (`pkg/provisioner/demo`), as the bmhctl plugin `demo`: hosts named
+//! after a [`DemoHost`] stop in, or fail at, a given state; others reach the default state.
 
 use bmh_api::{Cpu, HardwareDetails, Nic, Storage};
 use bmhctl_plugin_sdk::{

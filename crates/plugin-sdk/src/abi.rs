@@ -199,12 +199,11 @@ impl PluginConfig {
 
 /// What the host hands to the optional host-configure step.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct HostConfigureInput {
     /// Host features (e.g. [`FEATURE_PREPROVISIONING_IMAGE`]), set by the host.
-    #[serde(default)]
     pub features: Vec<String>,
     /// The namespace the provisioner works in, set by the host.
-    #[serde(default)]
     pub default_namespace: String,
 }
 
@@ -220,12 +219,11 @@ pub struct ObjectKind {
 
 /// What host configure asks of the host (BMO's `HostRequirements`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct HostRequirements {
     /// Extra object kinds the host keeps from the user's files and answers by `read_object`.
-    #[serde(default)]
     pub object_kinds: Vec<ObjectKind>,
     /// The namespace to keep `object_kinds` from; `None` or empty: every namespace.
-    #[serde(default)]
     pub namespace: Option<String>,
 }
 

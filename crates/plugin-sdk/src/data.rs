@@ -10,15 +10,13 @@ use std::time::Duration;
 
 /// What an operation reports (BMO's `provisioner.Result`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct OpResult {
     /// Still in progress: call again after `requeue_after`.
-    #[serde(default)]
     pub dirty: bool,
     /// How long the host waits before calling again; read only when `dirty`.
-    #[serde(default)]
     pub requeue_after: Duration,
     /// Failed; stays failed until restarted.
-    #[serde(default)]
     pub error_message: String,
 }
 

@@ -1,6 +1,4 @@
-//! A test plugin named `panicky`: every call for a host whose name starts with `panic-` panics;
-//! other hosts finish every operation at once (reaching `available` or `provisioned`). It also
-//! declares a host-configure step and logs through the host's logger.
+//! A test plugin named `panicky`: every call for a host named `panic-*` panics.
 
 use bmh_api::{Cpu, HardwareDetails};
 use bmhctl_plugin_sdk::abi::{HostConfigureInput, HostRequirements, ObjectKind};
