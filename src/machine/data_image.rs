@@ -1,25 +1,17 @@
-//! The host's DataImage: BMO's `handleDataImageActions` (`baremetalhost_controller.go:1826-1947`)
-//! with its `attachDataImage` / `detachDataImage`, run by `manageHostPower` when a provisioned
-//! host is about to be powered on, plus the part of BMO's DataImage controller that decides when
-//! its finalizer goes (nothing attached once the DataImage is deleted).
-//!
-//! The DataImage comes with the host record (`HostRecord::data_image`, its document). The
-//! bookkeeping keeps a copy while its "finalizer" holds (`Bookkeeping::data_image`), so a
-//! document removed from the files or the store still gets its image detached: that copy is then
-//! handled as a DataImage being deleted.
+//! The host's DataImage: BMO's `handleDataImageActions` (attach/detach before power-on) and when
+//! its finalizer goes. The bookkeeping's copy stands for the finalizer, so a removed document
+//! still gets its image detached.
 
 use super::{Action, Pass, backoff};
 use bmh_api::{DataImage, DataImageStatus};
 use bmhctl_plugin_sdk::{Provisioner, ProvisionerError};
 use std::time::Duration;
 
-/// BMO's `dataImageUpdateDelay` (`dataimage_controller.go:42`): the shortest wait after an
-/// attach, a detach or a failed status query.
+/// BMO's `dataImageUpdateDelay`: the shortest wait after an attach, a detach or a failed query.
 pub const DATA_IMAGE_UPDATE_DELAY: Duration = Duration::from_secs(30);
 
 impl Pass<'_, '_> {
-    /// `None`: nothing to do, go on powering the host on. Otherwise the action that ends the
-    /// pass (waiting for an attach or detach to settle, or an error).
+    /// `None`: go on powering the host on; otherwise the action that ends the pass.
     pub(super) fn handle_data_image_actions(
         &mut self,
         prov: &mut dyn Provisioner,
@@ -64,8 +56,7 @@ impl Pass<'_, '_> {
                 }
                 return Some(Action::Continue(retry));
             }
-            // Nothing attached: BMO's DataImage controller removes its finalizer, and the
-            // DataImage is gone.
+            // Nothing attached: BMO's DataImage controller removes its finalizer.
             self.rec.book.data_image = None;
             self.bookkeeping_changed = true;
             return None;
@@ -100,8 +91,7 @@ impl Pass<'_, '_> {
         None
     }
 
-    /// BMO's `detachDataImage`: on success the status is left as it is (the next pass sees the
-    /// image gone and clears the URL).
+    /// BMO's `detachDataImage` (on success the next pass sees the image gone).
     fn detach_data_image(
         &mut self,
         prov: &mut dyn Provisioner,
@@ -123,8 +113,7 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// BMO's `Status().Update` of the DataImage: the document's status (unless it is gone),
-    /// and the bookkeeping's copy that stands for its finalizer.
+    /// BMO's `Status().Update` of the DataImage, and the bookkeeping's copy of it.
     fn save_data_image(&mut self, image: &mut DataImage, status: DataImageStatus, deleting: bool) {
         image.status = Some(status);
         if !deleting {

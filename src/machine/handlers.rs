@@ -1,5 +1,4 @@
-//! One handler per provisioning state (`host_state_machine.go:388-661` and the `action*`
-//! functions of `baremetalhost_controller.go` they call).
+//! One handler per provisioning state (`host_state_machine.go` and its `action*` functions).
 
 use super::{Action, DELETE_RETRY_COUNT, Pass, delays};
 use crate::intern::Recent;
@@ -69,8 +68,7 @@ impl Pass<'_, '_> {
         Action::Complete
     }
 
-    /// Whether any reboot annotation asks for `"force": true`.
-    /// BMO's `hasRebootAnnotation(info, true)`, unparsable values reported as there.
+    /// BMO's `hasRebootAnnotation(info, true)` (unparsable values count as there).
     fn force_reboot_requested(&mut self) -> bool {
         self.reboot_requested(true).0
     }
@@ -404,8 +402,7 @@ impl Pass<'_, '_> {
         Action::Complete
     }
 
-    /// BMO's `ImageAuthValidator.Validate`: the pull credentials of an OCI image's registry, from
-    /// the Secret `name` in the host's namespace.
+    /// BMO's `ImageAuthValidator.Validate`: registry credentials from the Secret `name`.
     fn image_pull_secret(&mut self, name: &str, image_url: &str) -> Result<String, String> {
         let ns = self.rec.host.metadata.namespace_or_default().to_string();
         let secret = self
@@ -422,9 +419,7 @@ impl Pass<'_, '_> {
         })
     }
 
-    /// BMO's `getSecretDataWithFinalizer`: the Secret must be in the host's namespace; the value
-    /// is `key`, else `value`. `Ok(None)` when it has neither (callers decide whether that is an
-    /// error: it is for user data and meta data, not for network data).
+    /// BMO's `getSecretDataWithFinalizer`: `key`, else `value`; `Ok(None)` when neither.
     pub(super) fn config_secret_value(
         &self,
         r: &SecretReference,
@@ -451,9 +446,7 @@ impl Pass<'_, '_> {
         Ok(secret.get_str(key).or_else(|| secret.get_str("value")))
     }
 
-    /// User data, network data and meta data for the config drive (`host_config_data.go`), and
-    /// why any of them could not be read. Errors travel with the data instead of failing the pass:
-    /// BMO only reads these Secrets when its provisioner builds the config drive.
+    /// Config drive data and why any of it could not be read (errors travel with the data).
     fn host_config_data(&self) -> (HostConfigData, HostConfigErrors) {
         let spec = &self.rec.host.spec;
         let mut c = HostConfigData::default();
@@ -694,9 +687,7 @@ fn prov_error_action(e: ProvisionerError, prefix: &str) -> Action {
     })
 }
 
-/// The inspected details as a shared value: the last details seen when they are equal (every
-/// fixture host, and every host of one model, reports the same), so that all those hosts'
-/// statuses and HardwareData hold one copy.
+/// The inspected details as a shared value, reusing the last equal details seen.
 fn shared_details(details: bmh_api::HardwareDetails) -> Arc<bmh_api::HardwareDetails> {
     static LAST: Recent<bmh_api::HardwareDetails, 1> = Recent::new();
     LAST.share(details)

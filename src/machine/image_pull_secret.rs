@@ -1,9 +1,5 @@
 //! The OCI image's pull credentials: BMO's `ImageAuthValidator.Validate` and
-//! `ExtractRegistryCredentials`. Ironic wants `user:password` for the image's registry, taken
-//! from a docker config Secret (`.dockerconfigjson`, else the older `.dockercfg`).
-//!
-//! BMO also checks the Secret's `type:` (`kubernetes.io/dockerconfigjson` or
-//! `kubernetes.io/dockercfg`); bmhctl keeps only a Secret's values, so it goes by the keys.
+//! `ExtractRegistryCredentials`, from a docker config Secret's keys.
 
 use crate::objects::ResolvedSecret;
 use base64::Engine as _;
@@ -57,8 +53,7 @@ fn resolve_registry_host(host: &str) -> &str {
     }
 }
 
-/// The user and password of one entry: an identity token, else both names, else `auth`
-/// (base64 of `user:password`). Credential helpers are never run (BMO's container has none).
+/// The user and password of one entry: identity token, else both names, else `auth`.
 fn entry_credentials(auth: &AuthConfig) -> Result<(String, String), String> {
     if !auth.identity_token.is_empty() {
         return Ok((String::new(), auth.identity_token.clone()));
@@ -91,8 +86,7 @@ fn json_problem(e: &serde_json::Error) -> String {
     format!("{what} at line {} column {}", e.line(), e.column())
 }
 
-/// `user:password` for the registry of `image_url` (BMO's `ExtractRegistryCredentials`).
-/// Errors never quote the Secret's values.
+/// `user:password` for the registry of `image_url`; errors never quote the Secret's values.
 pub(crate) fn registry_credentials(
     secret: &ResolvedSecret,
     image_url: &str,

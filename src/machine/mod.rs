@@ -1,12 +1,7 @@
 //! BMO's BareMetalHost state machine, one pass at a time.
 //!
-//! A pass ([`Machine::reconcile`]) is BMO's `Reconcile` for one host: the pre-steps of
-//! `baremetalhost_controller.go` (pause, host data, hardware details, finalizer, credentials,
-//! provisioner creation), then `ReconcileState` of `host_state_machine.go` (the delayed, delete,
-//! detach and registration checks, then the state's handler), then conditions. It is pure: it
-//! sees the provisioner trait, a clock, the companion objects, and the host record it is handed,
-//! and returns what to persist and when to come back ([`PassOutcome`]). The runner owns time,
-//! concurrency and the disk.
+//! A pass ([`Machine::reconcile`]) is BMO's `Reconcile` for one host. It is pure: it returns
+//! what to persist and when to come back ([`PassOutcome`]); the runner owns time and disk.
 
 mod action;
 pub mod backoff;
@@ -94,24 +89,19 @@ pub struct PassOutcome {
     pub save_status: bool,
     /// Bookkeeping (finalizers, architecture, HardwareData, provisioner state) changed: persist it.
     pub bookkeeping_changed: bool,
-    /// The status of the host's HostFirmwareSettings or HostFirmwareComponents changed: persist
-    /// it (whatever the pass's outcome, as BMO writes these objects' status at once).
+    /// The status of a firmware object changed: persist it (BMO writes it at once).
     pub firmware_changed: bool,
     /// The status of the host's DataImage changed: persist it (as BMO writes it at once).
     pub data_image_changed: bool,
     /// Annotations BMO consumed and removed from the object this pass.
     pub removed_annotations: Vec<String>,
-    /// Events of the pass (the controller's and the provisioner's, in the order they were
-    /// queued); none when the pass failed, as BMO publishes its queue only after a good pass.
+    /// Events of the pass, in order; none when it failed (BMO publishes only after success).
     pub events: Vec<Event>,
     /// The pass error, as BMO's controller would log it.
     pub error: Option<String>,
     /// How the pass ended, when not by acting: one of these at most.
     pub end: PassEnd,
-    /// What the host's next pass waits for, when it waits on its provisioner: `Progress` (a
-    /// handler requeued on the provisioner's `requeue_after` while it works) or `Capacity`
-    /// (`delayed` by the provisioning limit). The `requeue` is BMO's all the same; a runner may
-    /// only run the next pass *earlier* when the provisioner reports the wait over.
+    /// What the next pass waits for; a runner may only run it *earlier* when the wait is over.
     pub wait: Option<WaitOn>,
 }
 
@@ -175,8 +165,7 @@ pub(crate) struct Pass<'m, 'r> {
     rec: &'r mut HostRecord,
     rng: &'r mut fastrand::Rng,
     now: PassTime,
-    /// BMO's `info.events`: what the controller and the provisioner (through its publisher)
-    /// queued this pass; published only if the pass does not fail.
+    /// BMO's `info.events`: published only if the pass does not fail.
     events: Arc<Mutex<Vec<Event>>>,
     removed_annotations: Vec<String>,
     bookkeeping_changed: bool,
@@ -188,18 +177,14 @@ pub(crate) struct Pass<'m, 'r> {
     have_creds: bool,
     creds_secret: Option<Arc<ResolvedSecret>>,
     steady: bool,
-    /// A handler requeued on the provisioner's own `requeue_after` (see
-    /// [`Pass::wait_on_provisioner`]).
+    /// A handler requeued on the provisioner's own `requeue_after`.
     waits_on_provisioner: bool,
-    /// The status as it was before this pass first changed it (`None`: unchanged so far), to
-    /// put back when the pass does not save it. Taken at the first change rather than up
-    /// front: most passes change nothing, and a status is large.
+    /// The status before this pass first changed it, to put back when not saved.
     status_before: Option<Option<BareMetalHostStatus>>,
 }
 
 impl Machine<'_> {
-    /// One pass over one host. The record is updated in place; status changes are only kept
-    /// when the outcome says to save them.
+    /// One pass over one host; status changes are kept only when the outcome saves them.
     pub fn reconcile(&self, rec: &mut HostRecord, rng: &mut fastrand::Rng) -> PassOutcome {
         let events = Arc::new(Mutex::new(Vec::new()));
         let mut pass = Pass {
@@ -251,8 +236,7 @@ impl Machine<'_> {
     }
 }
 
-/// The time of a pass: read once when it starts, written out as RFC 3339 only when a pass
-/// writes a time (most passes that change nothing write none).
+/// The time of a pass, formatted only when a pass writes it.
 pub(crate) struct PassTime {
     at: DateTime<Utc>,
     text: OnceCell<Word>,
@@ -373,15 +357,13 @@ impl Pass<'_, '_> {
         out
     }
 
-    /// A handler waits while the provisioner works: BMO's `Continue`/`Update` after the
-    /// provisioner's `requeue_after`, marked as a wait on the provisioner's progress.
+    /// BMO's `Continue`/`Update` after the provisioner's `requeue_after`, marked as a wait.
     pub(crate) fn wait_on_provisioner(&mut self, changed: bool, delay: Duration) -> Action {
         self.waits_on_provisioner = true;
         Action::continue_or_update(changed, delay)
     }
 
-    /// Keeps why the host waits on its provisioner in its bookkeeping (see
-    /// [`crate::record::Bookkeeping::waiting`]); `None` once a provisioner could be made.
+    /// Keeps why the host waits on its provisioner; `None` once a provisioner could be made.
     fn note_waiting(&mut self, why: Option<String>) {
         if self.rec.book.waiting != why {
             self.rec.book.waiting = why;
@@ -434,8 +416,7 @@ impl Pass<'_, '_> {
         self.rec.status()
     }
 
-    /// The status, to change: the first call of a pass keeps what it was (see
-    /// `status_before`), so callers check before calling when the change may be none.
+    /// The status, to change: the first call keeps a copy, so check first when it may not.
     pub(crate) fn status_mut(&mut self) -> &mut BareMetalHostStatus {
         self.keep_status_before();
         self.rec.host.status.get_or_insert_with(Default::default)
@@ -556,8 +537,7 @@ impl Pass<'_, '_> {
         self.handle_state(prov, initial)
     }
 
-    /// Applies `next_state` after the pass; transitions into inspecting, provisioning and
-    /// deprovisioning wait for capacity.
+    /// Applies `next_state`; inspecting, provisioning and deprovisioning wait for capacity.
     fn update_host_state_from(
         &mut self,
         prov: &mut dyn Provisioner,
@@ -682,8 +662,7 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// Starts the metric unless it is running; returns whether anything changed. (Looked at
-    /// before it is changed: `status_mut` copies the whole status.)
+    /// Starts the metric unless running; returns whether anything changed.
     pub(crate) fn start_operation(&mut self, state: &S) -> bool {
         if !self
             .operation_metric(state)
@@ -810,9 +789,7 @@ impl Pass<'_, '_> {
 }
 
 thread_local! {
-    /// A status no host holds, kept for the next copy a pass on this thread makes of its host's
-    /// status before changing it: copied into field by field, it reuses the text and lists of
-    /// the status it was (hosts' statuses are alike), where a fresh copy would allocate each.
+    /// A spare status to copy into field by field, reusing its buffers.
     static SPARE_STATUS: std::cell::Cell<Option<BareMetalHostStatus>> =
         const { std::cell::Cell::new(None) };
 }
@@ -833,19 +810,16 @@ fn keep_spare(status: BareMetalHostStatus) {
     SPARE_STATUS.set(Some(status));
 }
 
-/// A provisioner's state as a shared value: one of the last few distinct states kept when it is
-/// equal (every fixture host's is at each step: its state holds no name or address).
+/// A provisioner's state as a shared value, reusing one of the last few equal states.
 pub fn shared_state(state: impl Into<Arc<serde_json::Value>>) -> Arc<serde_json::Value> {
     static RECENT: Recent<serde_json::Value, STATES_KEPT> = Recent::new();
     RECENT.share(state)
 }
 
-/// How many distinct provisioner states [`shared_state`] keeps: a few more than the hosts of a
-/// run at the fixture's steps are in at one time.
+/// How many distinct provisioner states [`shared_state`] keeps.
 pub(crate) const STATES_KEPT: usize = 16;
 
-/// The annotation's JSON decoded as BMO's `json.Decoder` with `DisallowUnknownFields` does:
-/// any key HardwareDetails does not have is an error, whatever its value.
+/// The annotation's JSON decoded as Go with `DisallowUnknownFields`: unknown keys are errors.
 pub fn parse_hardware_details_strict(text: &str) -> Result<HardwareDetails, String> {
     use crate::validate::gojson;
     let value = gojson::decode_strict(text, &gojson::HARDWARE_DETAILS)?;

@@ -1,5 +1,4 @@
-//! Power in the stable states: BMO's `manageHostPower` and reboot annotations
-//! (`baremetalhost_controller.go:436-458, 1681-1823`).
+//! Power in the stable states: BMO's `manageHostPower` and reboot annotations.
 
 use super::firmware::FirmwareError;
 use super::{Action, Pass, delays};
@@ -151,9 +150,8 @@ impl Pass<'_, '_> {
         Action::Update(delays::POWER_POLL)
     }
 
-    /// BMO's `doServiceIfNeeded`: applies the firmware objects' changes to a provisioned host
-    /// that is about to be powered on, as far as its HostUpdatePolicy allows (`onReboot`), and
-    /// follows a servicing operation under way to its end.
+    /// BMO's `doServiceIfNeeded`: apply firmware changes the HostUpdatePolicy allows, and follow
+    /// servicing to its end.
     fn service_if_needed(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
         let (settings_allowed, updates_allowed) = self.live_firmware_changes_allowed();
         let firmware = match self.firmware_changes(settings_allowed, updates_allowed) {
