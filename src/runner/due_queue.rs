@@ -1,7 +1,5 @@
-//! The hosts' next passes, by when they are due: a heap, with a queue in front for the entries
-//! that come in order. With delays scaled to nothing (or all alike) nearly every pass is
-//! scheduled later than the one before, and a queue takes and gives it in constant time where
-//! the heap would sift it through every level of 10,000 entries.
+//! The hosts' next passes by due time: a heap, with a queue in front for entries that come in
+//! order (nearly all, with delays scaled alike), taken in constant time.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};

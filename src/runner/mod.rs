@@ -1,7 +1,5 @@
-//! Drives hosts through passes: a batch (`provision`, [`run`]) until each host has decided, a
-//! controller (`watch`, [`live`]) until told to stop. Both are the one scheduler of
-//! [`scheduler`] under a policy of their own (`batch`, [`live`]); this module holds what
-//! they share: the configuration, the services and the results.
+//! Drives hosts through passes: a batch (`provision`, [`run`]) or a controller (`watch`,
+//! [`live`]), both the one [`scheduler`] under their own policy.
 
 mod batch;
 mod changes;

@@ -1,6 +1,5 @@
-//! One pass of one host, as a worker runs it: the host read (afresh, checked with BMO's
-//! admission rules, when its document changed), reconciled, its events recorded and its save
-//! staged.
+//! One pass of one host, as a worker runs it: read (and admitted) when changed, reconciled,
+//! its events recorded and its save staged.
 
 use super::Services;
 use crate::error::{Error, Result};
@@ -14,8 +13,7 @@ pub(super) struct Job {
     pub(super) host: usize,
     /// `None`: read the host from the store first.
     pub(super) record: Option<Box<HostRecord>>,
-    /// With a host read afresh: the record of its last accepted spec, which BMO's update
-    /// rules compare the new one with.
+    /// With a host read afresh: the record of its last accepted spec.
     pub(super) accepted: Option<Box<HostRecord>>,
     pub(super) key: Option<ObjectKey>,
     pub(super) seed: u64,
@@ -47,9 +45,7 @@ pub(super) struct PassContext {
     pub(super) machine: MachineConfig,
     /// The retry annotation is consumed (a controller retries a host on it).
     pub(super) takes_retry: bool,
-    /// The scheduler reads a pass's events (a controller's observer, verbose progress): when
-    /// not, they are freed on the pass's thread once recorded, so that the scheduler's thread
-    /// neither frees them nor waits on the pass thread's allocator to.
+    /// The scheduler reads a pass's events; if not, they are freed on the pass's thread.
     pub(super) events_read: bool,
 }
 
@@ -146,10 +142,8 @@ pub(super) fn run_pass(cx: &PassContext, job: Job) -> Done {
     }
 }
 
-/// Checks a host read afresh (a hand edit of the store or of a watched file reaches watch
-/// this way) with BMO's admission rules, as `apply` does: the update rules against `accepted`,
-/// the host as last driven (BMO's validateChanges), so that a refused edit never reaches the
-/// provisioner. A host being deleted is not checked, so an invalid host can still be removed.
+/// Checks a host read afresh with BMO's admission rules (update rules against `accepted`), so
+/// that a refused edit never reaches the provisioner; a host being deleted is not checked.
 fn admit(host: &bmh_api::BareMetalHost, accepted: Option<&bmh_api::BareMetalHost>) -> Result<()> {
     match refusal(host, accepted) {
         None => Ok(()),
@@ -159,8 +153,7 @@ fn admit(host: &bmh_api::BareMetalHost, accepted: Option<&bmh_api::BareMetalHost
     }
 }
 
-/// What BMO's admission rules find wrong with `host` (the update rules against `accepted`,
-/// when given), one `; ` between problems; `None` when they accept it or it is being deleted.
+/// What BMO's admission rules find wrong with `host`, joined by `; `; `None` when accepted.
 pub(super) fn refusal(
     host: &bmh_api::BareMetalHost,
     accepted: Option<&bmh_api::BareMetalHost>,

@@ -1,12 +1,6 @@
-//! The per-host rate limiter of BMO's controller (controller-runtime's default): a pass that
-//! ends in an error, or asks to run again with no delay (BMO's `actionComplete`, or
-//! `actionContinue` of 0 s such as a `deploy failed` node without `last_error`), is requeued
-//! after 5 ms × 2^failures, at most 1000 s. The count is kept until a pass asks for a real delay
-//! (`RequeueAfter > 0`), where controller-runtime calls `Forget`. Without it a host whose
-//! provisioner answers "again, at once" for ever would send requests back to back.
-//!
-//! The global 10 qps bucket controller-runtime adds on top is left out: it is shared by every
-//! host of a controller, and bmhctl bounds the passes in flight with `--concurrency` instead.
+//! The per-host rate limiter of BMO's controller (controller-runtime's default): a pass ending
+//! in an error or asking to run again at once is requeued after 5 ms × 2^failures (≤ 1000 s),
+//! the count kept until a pass asks for a real delay. The global 10 qps bucket is left out.
 
 use crate::machine::{Requeue, backoff};
 use std::time::Duration;
