@@ -5,8 +5,8 @@ use crate::intern::Recent;
 use bmh_api::{ErrorType, Image, ObjectKey, ProvisioningState as S, SecretReference, annotations};
 use bmhctl_plugin_sdk::{
     AdoptData, AdoptOptions, DeprovisionOptions, HostConfigData, HostConfigErrors, InspectData,
-    InspectOptions, InspectResult, PowerOffOptions, PrepareData, ProvisionData, ProvisionOptions,
-    Provisioner, ProvisionerError, StepOptions, StepResult,
+    InspectOptions, InspectResult, OpResult, PowerOffOptions, PrepareData, ProvisionData,
+    ProvisionOptions, Provisioner, ProvisionerError, StepOptions, StepResult,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -68,11 +68,6 @@ impl Pass<'_, '_> {
         Action::Complete
     }
 
-    /// BMO's `hasRebootAnnotation(info, true)` (unparsable values count as there).
-    fn force_reboot_requested(&mut self) -> bool {
-        self.reboot_requested(true).0
-    }
-
     fn handle_inspecting(&mut self, prov: &mut dyn Provisioner) -> Action {
         if self.rec.host.inspection_disabled() {
             self.event("InspectionSkipped", "disabled by user");
@@ -83,7 +78,7 @@ impl Pass<'_, '_> {
         let refresh = self
             .annotation(annotations::INSPECT)
             .is_some_and(|v| v != annotations::INSPECT_DISABLED_VALUE);
-        let force_reboot = self.force_reboot_requested();
+        let force_reboot = self.reboot_requested(true).0;
         let data = InspectData {
             boot_mode: self.status().provisioning.boot_mode.clone(),
             cpu_architecture: self.cpu_architecture(),
@@ -343,7 +338,7 @@ impl Pass<'_, '_> {
     }
 
     fn action_provisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
-        let force_reboot = self.force_reboot_requested();
+        let force_reboot = self.reboot_requested(true).0;
         let spec = self.rec.host.spec.clone();
         let image = spec.image.clone().unwrap_or_default();
         let mut image_pull_secret = String::new();
@@ -510,28 +505,26 @@ impl Pass<'_, '_> {
 
     /// BMO's `actionManageSteadyState`: adopt, then manage power.
     pub(super) fn manage_steady_state(&mut self, prov: &mut dyn Provisioner) -> Action {
-        let restart = *self.error_type() == ErrorType::ProvisionedRegistrationError;
-        let data = AdoptData {
-            state: self.state().clone(),
-        };
-        let opts = AdoptOptions {
-            restart_on_failure: restart,
-        };
-        let res = match prov.adopt(&data, opts) {
+        let res = match self.adopt(prov) {
             Ok(r) => r,
             Err(e) => return Action::error(e.to_string()),
         };
-        if !res.error_message.is_empty() {
-            return self.record_action_failure(
-                ErrorType::ProvisionedRegistrationError,
-                &res.error_message,
-            );
-        }
-        if res.dirty {
-            let changed = self.clear_error();
-            return self.wait_on_provisioner(changed, res.requeue_after);
+        if let Some(a) = self.failed_or_waiting(&res, ErrorType::ProvisionedRegistrationError) {
+            return a;
         }
         self.manage_host_power(prov)
+    }
+
+    fn adopt(&mut self, prov: &mut dyn Provisioner) -> Result<OpResult, ProvisionerError> {
+        let opts = AdoptOptions {
+            restart_on_failure: *self.error_type() == ErrorType::ProvisionedRegistrationError,
+        };
+        prov.adopt(
+            &AdoptData {
+                state: self.state().clone(),
+            },
+            opts,
+        )
     }
 
     fn handle_deprovisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
@@ -563,26 +556,12 @@ impl Pass<'_, '_> {
     fn action_deprovisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
         let p = &self.status().provisioning;
         if !p.image.url.is_empty() || p.custom_deploy.is_some() {
-            let restart = *self.error_type() == ErrorType::ProvisionedRegistrationError;
-            let data = AdoptData {
-                state: self.state().clone(),
-            };
-            let opts = AdoptOptions {
-                restart_on_failure: restart,
-            };
-            match prov.adopt(&data, opts) {
+            let res = match self.adopt(prov) {
+                Ok(r) => r,
                 Err(e) => return prov_error_action(e, ""),
-                Ok(res) if !res.error_message.is_empty() => {
-                    return self.record_action_failure(
-                        ErrorType::ProvisionedRegistrationError,
-                        &res.error_message,
-                    );
-                }
-                Ok(res) if res.dirty => {
-                    let changed = self.clear_error();
-                    return self.wait_on_provisioner(changed, res.requeue_after);
-                }
-                Ok(_) => {}
+            };
+            if let Some(a) = self.failed_or_waiting(&res, ErrorType::ProvisionedRegistrationError) {
+                return a;
             }
         }
         let restart = *self.error_type() == ErrorType::ProvisioningError;
@@ -594,12 +573,8 @@ impl Pass<'_, '_> {
             Ok(r) => r,
             Err(e) => return prov_error_action(e, "failed to deprovision: "),
         };
-        if !res.error_message.is_empty() {
-            return self.record_action_failure(ErrorType::ProvisioningError, &res.error_message);
-        }
-        if res.dirty {
-            let changed = self.clear_error();
-            return self.wait_on_provisioner(changed, res.requeue_after);
+        if let Some(a) = self.failed_or_waiting(&res, ErrorType::ProvisioningError) {
+            return a;
         }
         if self.remove_annotation(annotations::REBOOT_PREFIX) {
             return Action::Continue(Duration::ZERO);
@@ -648,14 +623,8 @@ impl Pass<'_, '_> {
             Ok(r) => r,
             Err(e) => return prov_error_action(e, "failed to power off before deleting node: "),
         };
-        if !res.error_message.is_empty() {
-            return self.record_action_failure(ErrorType::PowerManagementError, &res.error_message);
-        }
-        if res.dirty {
-            let changed = self.clear_error();
-            return self.wait_on_provisioner(changed, res.requeue_after);
-        }
-        Action::Complete
+        self.failed_or_waiting(&res, ErrorType::PowerManagementError)
+            .unwrap_or(Action::Complete)
     }
 
     fn handle_deleting(&mut self, prov: &mut dyn Provisioner) -> Action {

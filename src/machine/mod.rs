@@ -30,7 +30,7 @@ use bmh_api::{
     Word, annotations,
 };
 use bmhctl_plugin_sdk::{
-    Event, EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory, WaitOn,
+    Event, EventSink, HostData, OpResult, Provisioner, ProvisionerError, ProvisionerFactory, WaitOn,
 };
 use chrono::{DateTime, Utc};
 use std::cell::OnceCell;
@@ -462,20 +462,10 @@ impl Pass<'_, '_> {
             return false;
         }
         let st = self.status_mut();
-        let mut changed = false;
-        if st.operational_status != op {
-            st.operational_status = op;
-            changed = true;
-        }
-        if !st.error_type.is_none() {
-            st.error_type = ErrorType::None;
-            changed = true;
-        }
-        if !st.error_message.is_empty() {
-            st.error_message.clear();
-            changed = true;
-        }
-        changed
+        st.operational_status = op;
+        st.error_type = ErrorType::None;
+        st.error_message.clear();
+        true
     }
 
     pub(crate) fn clear_error(&mut self) -> bool {
@@ -499,6 +489,21 @@ impl Pass<'_, '_> {
         Action::Failed {
             error_count: self.status().error_count,
         }
+    }
+
+    /// A provisioner step that failed, or waits on the provisioner: the action that ends there.
+    pub(crate) fn failed_or_waiting(
+        &mut self,
+        res: &OpResult,
+        error_type: ErrorType,
+    ) -> Option<Action> {
+        if !res.error_message.is_empty() {
+            return Some(self.record_action_failure(error_type, &res.error_message));
+        }
+        res.dirty.then(|| {
+            let changed = self.clear_error();
+            self.wait_on_provisioner(changed, res.requeue_after)
+        })
     }
 
     /// BMO's `recordActionDelayed`.
@@ -841,11 +846,9 @@ fn delay_delete_for_detached_host(op: OperationalStatus, annotation: Option<&str
 
 /// The JSON value of the detached annotation.
 #[derive(Debug, Default, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub(crate) struct DetachedArgs {
-    #[serde(default)]
     pub delete_action: Option<String>,
-    #[serde(default)]
     pub force: bool,
 }
 

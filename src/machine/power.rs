@@ -10,10 +10,9 @@ use std::time::Duration;
 
 /// The JSON value of a reboot annotation.
 #[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
 pub(crate) struct RebootArgs {
-    #[serde(default)]
     pub mode: Option<String>,
-    #[serde(default)]
     pub force: bool,
 }
 
@@ -30,15 +29,12 @@ impl Pass<'_, '_> {
             if !annotations::is_reboot_annotation(key) {
                 continue;
             }
-            let args = if value.is_empty() {
-                RebootArgs::default()
-            } else {
-                match serde_json::from_str::<RebootArgs>(value) {
-                    Ok(a) => a,
-                    Err(_) => {
-                        invalid.push(value.clone());
-                        RebootArgs::default()
-                    }
+            let args = match serde_json::from_str::<RebootArgs>(value) {
+                Ok(a) => a,
+                Err(_) if value.is_empty() => RebootArgs::default(),
+                Err(_) => {
+                    invalid.push(value.clone());
+                    RebootArgs::default()
                 }
             };
             if expect_force && !args.force {

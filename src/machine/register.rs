@@ -2,8 +2,8 @@
 
 use super::{Action, DetachedArgs, Pass, delays};
 use bmh_api::{
-    AutomatedCleaningMode, CredentialsStatus, ErrorType, InspectionMode, ObjectKey,
-    OperationalStatus, ProvisioningState as S, SecretReference, annotations,
+    AutomatedCleaningMode, CredentialsStatus, ErrorType, InspectionMode, OperationalStatus,
+    ProvisioningState as S, SecretReference, annotations,
 };
 use bmhctl_plugin_sdk::{
     DetachOptions, ManagementAccessData, Provisioner, ProvisionerError, RegisterOptions,
@@ -20,7 +20,8 @@ impl Pass<'_, '_> {
                 }
                 S::Deleting => {}
                 _ => {
-                    let args = parse_detached_args(&value);
+                    // An unparsable value counts as none.
+                    let args: DetachedArgs = serde_json::from_str(&value).unwrap_or_default();
                     if args.force {
                         return Some(self.detach_host(prov, true));
                     }
@@ -100,12 +101,6 @@ impl Pass<'_, '_> {
         r
     }
 
-    fn secret_reference(&self) -> Option<(ObjectKey, String)> {
-        self.creds_secret
-            .as_ref()
-            .map(|s| (s.key.clone(), s.version.clone()))
-    }
-
     fn good_credentials_match(&self) -> bool {
         self.creds_secret.is_some() && self.credentials_match(&self.status().good_credentials)
     }
@@ -119,7 +114,11 @@ impl Pass<'_, '_> {
     }
 
     fn credentials_status(&self) -> CredentialsStatus {
-        let (key, version) = self.secret_reference().unwrap_or_default();
+        let (key, version) = self
+            .creds_secret
+            .as_ref()
+            .map(|s| (s.key.clone(), s.version.clone()))
+            .unwrap_or_default();
         CredentialsStatus {
             credentials: Some(SecretReference {
                 name: key.name,
@@ -141,11 +140,7 @@ impl Pass<'_, '_> {
             Ok(f) => f,
             Err(e) => return Some(Action::error(e.to_string())),
         };
-        let formats = if self.needs_no_preprovisioning_image() {
-            None
-        } else {
-            formats
-        };
+        let formats = formats.filter(|_| !self.needs_no_preprovisioning_image());
         // bmhctl builds no preprovisioning images: no acceptable format fails as in BMO.
         if formats.as_ref().is_some_and(Vec::is_empty) {
             return Some(self.record_action_failure(
@@ -328,12 +323,4 @@ impl Pass<'_, '_> {
     fn in_deletion_flow(&self) -> bool {
         self.rec.being_deleted() || matches!(self.state(), S::Deleting | S::PoweringOffBeforeDelete)
     }
-}
-
-/// The detached annotation's arguments; an unparsable value counts as none.
-pub(crate) fn parse_detached_args(value: &str) -> DetachedArgs {
-    if value.is_empty() {
-        return DetachedArgs::default();
-    }
-    serde_json::from_str(value).unwrap_or_default()
 }

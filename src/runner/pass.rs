@@ -67,20 +67,12 @@ pub(super) fn run_pass(cx: &PassContext, job: Job) -> Done {
     let mut record = match record {
         Some(r) => r,
         None => {
-            let key = key.expect("a host read afresh has a key");
-            match source.load(&key) {
-                Ok(Some(r)) => {
-                    let r = Box::new(r);
-                    let old = accepted.as_ref().map(|a| &*a.host);
-                    if let Err(error) = admit(&r.host, old) {
-                        return Done::Unreadable {
-                            host,
-                            error,
-                            accepted,
-                        };
-                    }
-                    r
-                }
+            let loaded = source.load(&key.expect("a host read afresh has a key"));
+            let old = accepted.as_ref().map(|a| &*a.host);
+            let admitted =
+                loaded.and_then(|r| r.map(|r| admit(&r.host, old).map(|()| r)).transpose());
+            match admitted {
+                Ok(Some(r)) => Box::new(r),
                 Ok(None) => return Done::Gone { host },
                 Err(error) => {
                     return Done::Unreadable {

@@ -281,7 +281,7 @@ impl<P: Policy> Scheduler<P> {
                     }
                 }
                 Wake::Commit(group, result) => self.commit_done(group, result),
-                Wake::Change(change) => self.change(change),
+                Wake::Change(change) => P::on_change(self, change),
                 Wake::Answer(answer) => self.answered(answer),
                 Wake::Stop(true) => self.interrupt(),
                 // A controller stops with its owner; a batch runs on to its end.
@@ -650,10 +650,6 @@ impl<P: Policy> Scheduler<P> {
         } else {
             schedule(&mut self.due, slot, host, Instant::now());
         }
-    }
-
-    fn change(&mut self, change: Option<LiveChange>) {
-        P::on_change(self, change);
     }
 
     fn answered(&mut self, answer: due::Answer) {

@@ -1,15 +1,9 @@
 //! HardwareDetails (`hardwaredata_types.go`) and the HardwareData object.
 
-use crate::meta::{Extra, ObjectMeta};
+use crate::meta::{Extra, ObjectMeta, is_false, is_zero};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-fn is_zero_i(v: &i64) -> bool {
-    *v == 0
-}
 fn is_zero_f(v: &f64) -> bool {
     *v == 0.0
 }
@@ -25,7 +19,7 @@ pub struct HardwareDetails {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firmware: Option<Firmware>,
     /// `ramMebibytes`: memory in MiB.
-    #[serde(default, skip_serializing_if = "is_zero_i")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub ram_mebibytes: i64,
     /// `nics`: network interfaces; a dual-stack NIC is listed twice, once per IP address.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -96,13 +90,13 @@ pub struct Nic {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub ip: String,
     /// `speedGbps`: link speed in Gbit/s.
-    #[serde(default, skip_serializing_if = "is_zero_i")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub speed_gbps: i64,
     /// `vlans`: VLANs available on the interface.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vlans: Vec<Vlan>,
     /// `vlanId`: the untagged VLAN's ID (0 to 4094).
-    #[serde(default, rename = "vlanId", skip_serializing_if = "is_zero_i")]
+    #[serde(default, rename = "vlanId", skip_serializing_if = "is_zero")]
     pub vlan_id: i64,
     /// `pxe`: whether the NIC can PXE boot.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -162,7 +156,7 @@ pub struct Storage {
     #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
     pub type_: String,
     /// `sizeBytes`: size in bytes.
-    #[serde(default, skip_serializing_if = "is_zero_i")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub size_bytes: i64,
     /// `vendor`: the device's vendor.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -204,7 +198,7 @@ pub struct Cpu {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
     /// `count`: number of CPUs.
-    #[serde(default, skip_serializing_if = "is_zero_i")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub count: i64,
 }
 

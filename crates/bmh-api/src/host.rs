@@ -2,7 +2,7 @@
 
 use crate::enums::*;
 use crate::hardware::HardwareDetails;
-use crate::meta::{Extra, ObjectMeta};
+use crate::meta::{Extra, ObjectMeta, is_false, is_zero};
 use crate::word::Word;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -33,10 +33,6 @@ pub struct BareMetalHost {
     /// Top-level fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 /// `spec` of a BareMetalHost (`BareMetalHostSpec`): the desired state.
@@ -170,10 +166,6 @@ pub struct RootDeviceHints {
     /// `rotational`: `true` for spinning disks, `false` for solid-state ones; unset takes either.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotational: Option<bool>,
-}
-
-fn is_zero(v: &i64) -> bool {
-    *v == 0
 }
 
 /// `RAIDConfig` (`spec.raid`, `status.provisioning.raid`): hardware or software RAID volumes.
@@ -423,12 +415,9 @@ impl CredentialsStatus {
 
     /// BMO's `CredentialsStatus.Match`: same secret name, namespace and version.
     pub fn matches(&self, namespace: &str, name: &str, version: &str) -> bool {
-        match &self.credentials {
-            Some(r) => {
-                r.name == name && r.namespace == namespace && self.credentials_version == version
-            }
-            None => false,
-        }
+        self.credentials.as_ref().is_some_and(|r| {
+            r.name == name && r.namespace == namespace && self.credentials_version == version
+        })
     }
 }
 
@@ -472,10 +461,7 @@ pub struct OperationHistory {
 impl OperationHistory {
     /// No operation has a time: left out when written.
     pub fn is_empty(&self) -> bool {
-        self.register.is_empty()
-            && self.inspect.is_empty()
-            && self.provision.is_empty()
-            && self.deprovision.is_empty()
+        *self == Self::default()
     }
 }
 

@@ -41,8 +41,12 @@ pub struct ObjectMeta {
     pub extra: Extra,
 }
 
-fn is_zero(v: &i64) -> bool {
+pub(crate) fn is_zero(v: &i64) -> bool {
     *v == 0
+}
+
+pub(crate) fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The namespace used when a document names none.
