@@ -51,10 +51,7 @@ impl Pass<'_, '_> {
 
         if deleting {
             if attached {
-                if let Err(a) = self.detach_data_image(prov, &mut image, status, deleting) {
-                    return Some(a);
-                }
-                return Some(Action::Continue(retry));
+                return Some(self.detach_data_image(prov, &mut image, status, deleting, retry));
             }
             // Nothing attached: BMO's DataImage controller removes its finalizer.
             self.rec.book.data_image = None;
@@ -64,20 +61,11 @@ impl Pass<'_, '_> {
 
         if requested != attached_url {
             if !attached_url.is_empty() {
-                if let Err(a) = self.detach_data_image(prov, &mut image, status, deleting) {
-                    return Some(a);
-                }
-                return Some(Action::Continue(retry));
+                return Some(self.detach_data_image(prov, &mut image, status, deleting, retry));
             }
             if !requested.is_empty() {
                 if let Err(e) = prov.attach_data_image(&requested) {
-                    let message = e.to_string();
-                    status.error.count += 1;
-                    status.error.message = message.clone();
-                    self.save_data_image(&mut image, status, deleting);
-                    return Some(Action::error(format!(
-                        "failed to attach, failed to attach dataImage, {message}"
-                    )));
+                    return Some(self.data_image_failed(&mut image, status, deleting, "attach", e));
                 }
                 // Recorded now: the backend's virtual media does not say which URL it holds.
                 status.attached_image.url = requested;
@@ -96,21 +84,32 @@ impl Pass<'_, '_> {
         &mut self,
         prov: &mut dyn Provisioner,
         image: &mut DataImage,
+        status: DataImageStatus,
+        deleting: bool,
+        retry: Duration,
+    ) -> Action {
+        match prov.detach_data_image() {
+            Ok(()) => Action::Continue(retry),
+            Err(e) => self.data_image_failed(image, status, deleting, "detach", e),
+        }
+    }
+
+    /// A failed attach or detach: counted in the DataImage's status, and the pass's error.
+    fn data_image_failed(
+        &mut self,
+        image: &mut DataImage,
         mut status: DataImageStatus,
         deleting: bool,
-    ) -> Result<(), Action> {
-        match prov.detach_data_image() {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                let message = e.to_string();
-                status.error.count += 1;
-                status.error.message = message.clone();
-                self.save_data_image(image, status, deleting);
-                Err(Action::error(format!(
-                    "failed to detach, failed to detach dataImage, {message}"
-                )))
-            }
-        }
+        verb: &str,
+        e: ProvisionerError,
+    ) -> Action {
+        let message = e.to_string();
+        status.error.count += 1;
+        status.error.message = message.clone();
+        self.save_data_image(image, status, deleting);
+        Action::error(format!(
+            "failed to {verb}, failed to {verb} dataImage, {message}"
+        ))
     }
 
     /// BMO's `Status().Update` of the DataImage, and the bookkeeping's copy of it.

@@ -359,7 +359,7 @@ impl Pass<'_, '_> {
             host_config,
             host_config_errors,
             boot_mode: self.status().provisioning.boot_mode.clone(),
-            hardware_profile: self.hardware_profile_name(),
+            hardware_profile: self.hardware_profile().to_string(),
             root_device_hints: self
                 .status()
                 .provisioning

@@ -88,12 +88,7 @@ fn raid_is_empty(raid: &Option<Box<RaidConfig>>) -> bool {
 
 impl Pass<'_, '_> {
     /// The profile BMO matches: status, then spec, then `libvirt` for libvirt BMCs, else `unknown`.
-    pub(crate) fn hardware_profile_name(&self) -> String {
-        self.hardware_profile().to_string()
-    }
-
-    /// [`Pass::hardware_profile_name`], borrowed.
-    fn hardware_profile(&self) -> &str {
+    pub(crate) fn hardware_profile(&self) -> &str {
         let status = &self.status().hardware_profile;
         if !status.is_empty() {
             return status;

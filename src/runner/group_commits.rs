@@ -66,9 +66,8 @@ impl GroupCommits {
 
     /// Makes room for groups added since (a controller's new hosts).
     pub(super) fn grow(&mut self, groups: usize) {
-        while self.groups.len() < groups {
-            self.groups.push(GroupState::default());
-        }
+        let len = groups.max(self.groups.len());
+        self.groups.resize_with(len, GroupState::default);
     }
 
     /// Changes a group, keeping the busy count and the ready queue up to date.
@@ -228,16 +227,10 @@ impl GroupCommits {
                 None => g.staged = g.staged.max(started_at),
             }
             let committed = g.committed;
-            let mut released = Vec::new();
-            g.parked.retain(|&(t, host)| {
-                if t <= committed {
-                    released.push(host);
-                    false
-                } else {
-                    true
-                }
-            });
-            released
+            g.parked
+                .extract_if(.., |(t, _)| *t <= committed)
+                .map(|(_, host)| host)
+                .collect()
         })
     }
 }
