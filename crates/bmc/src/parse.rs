@@ -87,45 +87,26 @@ pub fn parse_address(address: &str) -> Result<ParsedAddress, BmcError> {
 }
 
 /// Why Go's `url.ParseRequestURI` refused a URL (BMO's webhook reads image URLs with it).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RequestUriErrorKind {
     /// The URL is empty (Go: `empty url`).
+    #[error("empty url")]
     Empty,
     /// Neither a scheme nor an absolute path (Go: `invalid URI for request`).
+    #[error("invalid URI for request")]
     NotForRequest,
     /// Any other problem, as for BMC addresses.
+    #[error("{0}")]
     Url(UrlErrorKind),
 }
 
-impl std::fmt::Display for RequestUriErrorKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RequestUriErrorKind::Empty => f.write_str("empty url"),
-            RequestUriErrorKind::NotForRequest => f.write_str("invalid URI for request"),
-            RequestUriErrorKind::Url(k) => k.fmt(f),
-        }
-    }
-}
-
 /// A failed [`parse_request_uri`]; displays like Go's `*url.Error`: `parse "<url>": <problem>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("parse {}: {}", crate::error::go_quote(.url), .kind)]
 pub struct RequestUriError {
     pub url: String,
     pub kind: RequestUriErrorKind,
 }
-
-impl std::fmt::Display for RequestUriError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "parse {}: {}",
-            crate::error::go_quote(&self.url),
-            self.kind
-        )
-    }
-}
-
-impl std::error::Error for RequestUriError {}
 
 /// Go's `url.ParseRequestURI`; returns the lower-cased scheme (`""` for a path or `*`).
 pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
@@ -145,9 +126,7 @@ pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
     }
     let (scheme, mut rest) = split_scheme(raw).map_err(url_err)?;
     let scheme = scheme.to_ascii_lowercase();
-    if rest.ends_with('?') && rest.matches('?').count() == 1 {
-        rest = &rest[..rest.len() - 1];
-    } else if let Some((before, _query)) = rest.split_once('?') {
+    if let Some((before, _query)) = rest.split_once('?') {
         rest = before;
     }
     if !rest.starts_with('/') {
@@ -159,10 +138,7 @@ pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
     }
     if !scheme.is_empty() && rest.starts_with("//") {
         let after = &rest[2..];
-        let (authority, path) = match after.find('/') {
-            Some(i) => (&after[..i], &after[i..]),
-            None => (after, ""),
-        };
+        let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
         parse_authority(authority).map_err(url_err)?;
         rest = path;
     }
@@ -227,9 +203,7 @@ fn parse_without_fragment(raw: &str) -> Result<GoUrl, UrlErrorKind> {
         ..GoUrl::default()
     };
 
-    if rest.ends_with('?') && rest.matches('?').count() == 1 {
-        rest = &rest[..rest.len() - 1];
-    } else if let Some((before, query)) = rest.split_once('?') {
+    if let Some((before, query)) = rest.split_once('?') {
         rest = before;
         url.raw_query = query.to_owned();
     }
@@ -247,10 +221,7 @@ fn parse_without_fragment(raw: &str) -> Result<GoUrl, UrlErrorKind> {
 
     if (!url.scheme.is_empty() || !rest.starts_with("///")) && rest.starts_with("//") {
         let after = &rest[2..];
-        let (authority, path) = match after.find('/') {
-            Some(i) => (&after[..i], &after[i..]),
-            None => (after, ""),
-        };
+        let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
         url.host = parse_authority(authority)?;
         rest = path;
     }
@@ -294,29 +265,9 @@ fn parse_authority(authority: &str) -> Result<String, UrlErrorKind> {
 }
 
 fn valid_userinfo(userinfo: &str) -> bool {
-    userinfo.chars().all(|c| {
-        c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                '-' | '.'
-                    | '_'
-                    | ':'
-                    | '~'
-                    | '!'
-                    | '$'
-                    | '&'
-                    | '\''
-                    | '('
-                    | ')'
-                    | '*'
-                    | '+'
-                    | ','
-                    | ';'
-                    | '='
-                    | '%'
-                    | '@'
-            )
-    })
+    userinfo
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c))
 }
 
 /// Go's `parseHost` (current Go: a bracketed literal must be an IPv6 address).
@@ -400,30 +351,7 @@ enum Mode {
 
 /// Characters Go refuses, unescaped, in a host (and a zone).
 fn invalid_in_host(c: u8) -> bool {
-    !(c.is_ascii_alphanumeric()
-        || matches!(
-            c,
-            b'!' | b'$'
-                | b'&'
-                | b'\''
-                | b'('
-                | b')'
-                | b'*'
-                | b'+'
-                | b','
-                | b';'
-                | b'='
-                | b':'
-                | b'['
-                | b']'
-                | b'<'
-                | b'>'
-                | b'"'
-                | b'-'
-                | b'_'
-                | b'.'
-                | b'~'
-        ))
+    !(c.is_ascii_alphanumeric() || b"!$&'()*+,;=:[]<>\"-_.~".contains(&c))
 }
 
 /// Go's `unescape`: decode `%XX` (and `+` in queries); invalid UTF-8 is replaced.
@@ -477,12 +405,7 @@ fn unescape(s: &str, mode: Mode) -> Result<String, UrlErrorKind> {
 }
 
 fn hex(c: u8) -> u8 {
-    match c {
-        b'0'..=b'9' => c - b'0',
-        b'a'..=b'f' => c - b'a' + 10,
-        b'A'..=b'F' => c - b'A' + 10,
-        _ => 0,
-    }
+    (c as char).to_digit(16).unwrap_or(0) as u8
 }
 
 /// Go's `url.ParseQuery`: the pairs that decode, and whether every pair did.
