@@ -1,6 +1,4 @@
-//! The host's DataImage: BMO's `handleDataImageActions` (attach/detach before power-on) and when
-//! its finalizer goes. The bookkeeping's copy stands for the finalizer, so a removed document
-//! still gets its image detached.
+//! The host's DataImage: BMO's `handleDataImageActions` and when its finalizer goes.
 
 use super::{Action, Pass, backoff};
 use bmh_api::{DataImage, DataImageStatus};

@@ -1,6 +1,4 @@
-//! A host's HostFirmwareSettings (HFS) and HostFirmwareComponents (HFC): BMO's HFS and HFC
-//! controllers, run within the host's pass when the status is stale or a refresh is pending,
-//! and what the host controller decides from their conditions.
+//! A host's HostFirmwareSettings and HostFirmwareComponents: BMO's HFS and HFC controllers.
 
 use super::Pass;
 use crate::record::HostRecord;
@@ -236,8 +234,7 @@ impl HostRecord {
 }
 
 impl Pass<'_, '_> {
-    /// bmhctl's stand-in for BMO's HFS and HFC controllers: refreshes their status from the
-    /// provisioner only when stale or pending.
+    /// BMO's HFS and HFC controllers: refresh their status when stale or pending.
     pub(super) fn reconcile_firmware(&mut self, prov: &mut dyn Provisioner, state: &S) {
         if self.rec.firmware_settings.is_none() && self.rec.firmware_components.is_none() {
             return;

@@ -1,5 +1,4 @@
-//! The OCI image's pull credentials: BMO's `ImageAuthValidator.Validate` and
-//! `ExtractRegistryCredentials`, from a docker config Secret's keys.
+//! The OCI image's pull credentials (BMO's `ExtractRegistryCredentials`).
 
 use crate::objects::ResolvedSecret;
 use base64::Engine as _;

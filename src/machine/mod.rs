@@ -1,7 +1,4 @@
-//! BMO's BareMetalHost state machine, one pass at a time.
-//!
-//! A pass ([`Machine::reconcile`]) is BMO's `Reconcile` for one host. It is pure: it returns
-//! what to persist and when to come back ([`PassOutcome`]); the runner owns time and disk.
+//! BMO's BareMetalHost state machine: a pure pass ([`Machine::reconcile`]) at a time.
 
 mod action;
 pub mod backoff;
@@ -71,18 +68,19 @@ impl Default for MachineConfig {
 }
 
 /// When the host wants its next pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Requeue {
     /// After this much BMO time (zero = at once).
     After(Duration),
     /// The pass failed with an error: retry with the per-host error backoff.
     ErrorBackoff,
     /// Only when something changes (a paused host, a permanent credentials error, a finished delete).
+    #[default]
     Never,
 }
 
 /// What one pass decided, for the runner to act on.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PassOutcome {
     pub requeue: Requeue,
     /// The status was changed in a way BMO saves: persist it.
@@ -138,15 +136,7 @@ impl PassOutcome {
     pub(crate) fn new(requeue: Requeue) -> Self {
         Self {
             requeue,
-            save_status: false,
-            bookkeeping_changed: false,
-            firmware_changed: false,
-            data_image_changed: false,
-            removed_annotations: Vec::new(),
-            events: Vec::new(),
-            error: None,
-            end: PassEnd::Acted,
-            wait: None,
+            ..Self::default()
         }
     }
 }
@@ -485,7 +475,7 @@ impl Pass<'_, '_> {
     pub(crate) fn record_action_failure(&mut self, error_type: ErrorType, message: &str) -> Action {
         let reason = event_reason(&error_type);
         self.set_error_message(error_type, message);
-        self.event(reason, message);
+        self.event(&reason, message);
         Action::Failed {
             error_count: self.status().error_count,
         }
@@ -852,19 +842,15 @@ pub(crate) struct DetachedArgs {
     pub force: bool,
 }
 
-/// The event reason of a failure type: its words in CamelCase.
-fn event_reason(t: &ErrorType) -> &'static str {
-    match t {
-        ErrorType::ProvisionedRegistrationError => "ProvisionedRegistrationError",
-        ErrorType::RegistrationError => "RegistrationError",
-        ErrorType::InspectionError => "InspectionError",
-        ErrorType::PreparationError => "PreparationError",
-        ErrorType::ProvisioningError => "ProvisioningError",
-        ErrorType::PowerManagementError => "PowerManagementError",
-        ErrorType::DetachError => "DetachError",
-        ErrorType::ServicingError => "ServicingError",
-        ErrorType::None | ErrorType::Other(_) => "Error",
+/// The event reason of a failure type: its words in CamelCase (`Error` when it has none).
+fn event_reason(t: &ErrorType) -> String {
+    if t.is_none() || !t.is_known() {
+        return "Error".into();
     }
+    t.as_str()
+        .split(' ')
+        .map(|w| w[..1].to_uppercase() + &w[1..])
+        .collect()
 }
 
 #[cfg(test)]

@@ -146,8 +146,7 @@ impl Pass<'_, '_> {
         Action::Update(delays::POWER_POLL)
     }
 
-    /// BMO's `doServiceIfNeeded`: apply firmware changes the HostUpdatePolicy allows, and follow
-    /// servicing to its end.
+    /// BMO's `doServiceIfNeeded`: apply the firmware changes the HostUpdatePolicy allows.
     fn service_if_needed(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
         let (settings_allowed, updates_allowed) = self.live_firmware_changes_allowed();
         let firmware = match self.firmware_changes(settings_allowed, updates_allowed) {

@@ -1,5 +1,4 @@
-//! The batch policy (`provision`): a fixed set of hosts, each driven until it decides; edits of
-//! their files during the run are taken as BMO reconciles an updated object ([`TakeEdits`]).
+//! The batch policy (`provision`): a fixed set of hosts, each driven until it decides.
 
 use super::changes::LiveChange;
 use super::observer::BatchObserver;
@@ -60,8 +59,7 @@ impl Policy for Batch {
         self.changes.as_mut().filter(|_| running)
     }
 
-    /// A host changed in the source: read again before its next pass, revived, added or
-    /// stopped (as `watch` does).
+    /// A host changed in the source: read again, revived, added or stopped.
     fn on_change(s: &mut Scheduler<Self>, change: Option<LiveChange>) {
         let b = &mut s.policy;
         if b.index.is_empty() && change.is_some() {
@@ -102,8 +100,7 @@ impl Policy for Batch {
         }
     }
 
-    /// Reads an edited host again before its pass, checked with BMO's update rules; `false`
-    /// when it stopped (edit refused, or gone).
+    /// Reads an edited host again before its pass; `false` when it stopped.
     fn edited(s: &mut Scheduler<Self>, host: usize) -> bool {
         let b = &mut s.policy;
         let slot = &mut s.slots[host];
@@ -114,12 +111,9 @@ impl Policy for Batch {
         let source = &s.context.services.source;
         let mut record = match source.load(&slot.key) {
             Ok(Some(r)) => r,
-            Ok(None) => {
-                b.stop_host(slot, host, *held, REMOVED.into());
-                return false;
-            }
-            Err(e) => {
-                b.stop_host(slot, host, *held, e.chain());
+            other => {
+                let reason = other.err().map_or_else(|| REMOVED.into(), |e| e.chain());
+                b.stop_host(slot, host, *held, reason);
                 return false;
             }
         };
@@ -351,8 +345,7 @@ impl Scheduler<Batch> {
             .collect()
     }
 
-    /// A decided host whose file changed: driven again when its spec or metadata differ from
-    /// those it decided with; `false` when nothing it acts on changed.
+    /// A decided host whose spec or metadata changed is driven again.
     fn revive(&mut self, host: usize) -> bool {
         let b = &mut self.policy;
         let (Some(edits), Some(result)) = (b.edits.as_mut(), b.results[host].as_ref()) else {

@@ -41,8 +41,7 @@ impl ObjectSource for LiveObjects {
     }
 }
 
-/// Polls `source` for changes every `poll` and sends those of the hosts in `only` on `tx`,
-/// refreshing `objects`, until `stop` changes or nobody listens.
+/// Polls `source` every `poll`, sending the changes of the hosts in `only` on `tx`.
 pub(super) fn scan(
     source: Arc<dyn crate::persist::HostSource>,
     only: Option<BTreeSet<ObjectKey>>,

@@ -1,7 +1,5 @@
-//! Change-driven wake-ups: while hosts wait on their provisioner, the runner asks the factory
-//! ([`ProvisionerFactory::due_hosts`]) which are due now and runs those at once (BMO's timer
-//! stays armed). Just before passes start, it asks which the provisioner cannot serve yet
-//! ([`ProvisionerFactory::ready_hosts`]) and holds those back, up to [`MAX_HOLD`].
+//! Change-driven wake-ups: passes run when the provisioner says a host is due
+//! ([`ProvisionerFactory::due_hosts`]), or are held until it can serve them (up to [`MAX_HOLD`]).
 
 use bmhctl_plugin_sdk::{
     DueHosts, ProvisionerError, ProvisionerFactory, ReadyHosts, StartingHost, WaitingHost,

@@ -1,5 +1,4 @@
-//! The hosts' next passes by due time: a heap, with a queue in front for entries that come in
-//! order (nearly all, with delays scaled alike), taken in constant time.
+//! The hosts' next passes by due time: a heap, with a queue in front for in-order entries.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};

@@ -12,8 +12,8 @@ pub enum Goal {
 }
 
 impl Goal {
-    /// `bmhctl provision`: `provisioned` with an image (or custom deploy) and `online`;
-    /// `externally provisioned` when asked; `unmanaged` without BMC details; else `available`.
+    /// `bmhctl provision`: `provisioned` with an image and `online`, `externally provisioned`,
+    /// `unmanaged` without BMC details, else `available`.
     pub fn for_provision(rec: &HostRecord) -> Goal {
         let host = &rec.host;
         let spec = &host.spec;

@@ -117,8 +117,7 @@ impl GroupCommits {
         }
     }
 
-    /// Whether the due commit of `group` waits for its passes under way (at most four times
-    /// its usual wait): when passes never block, a commit in their midst splits them in two.
+    /// Whether the due commit of `group` waits for its running passes (at most 4 waits).
     fn hold(&mut self, group: usize, now: Instant) -> bool {
         let wait = self.wait_after(&self.groups[group]);
         let g = &mut self.groups[group];

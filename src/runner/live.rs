@@ -1,6 +1,4 @@
-//! The runner as a controller (`bmhctl watch`, `--wait`): hosts come, change and go, and none
-//! ever finishes. As in BMO, a host is reconciled at its requeue time and at once when it
-//! changes (read again once its last save is on disk).
+//! The runner as a controller (`bmhctl watch`, `--wait`): hosts come, change and go.
 
 use super::RunnerConfig;
 use super::changes::scan;
@@ -27,8 +25,7 @@ pub struct Watching {
     pub poll: Duration,
 }
 
-/// BMO's controller over a host source: polls it every `poll`, refreshes `objects`, and feeds
-/// the changes to [`run_live`] until `stop`.
+/// BMO's controller over a host source, polled every `poll`, until `stop`.
 pub async fn control(
     services: LiveServices,
     objects: Arc<LiveObjects>,

@@ -1,5 +1,4 @@
-//! Drives hosts through passes: a batch (`provision`, [`run`]) or a controller (`watch`,
-//! [`live`]), both the one [`scheduler`] under their own policy.
+//! Drives hosts through passes: a batch ([`run`]) or a controller ([`live`]).
 
 mod batch;
 mod changes;

@@ -1,5 +1,4 @@
-//! One pass of one host, as a worker runs it: read (and admitted) when changed, reconciled,
-//! its events recorded and its save staged.
+//! One pass of one host, as a worker runs it.
 
 use super::Services;
 use crate::error::{Error, Result};
@@ -134,8 +133,7 @@ pub(super) fn run_pass(cx: &PassContext, job: Job) -> Done {
     }
 }
 
-/// Checks a host read afresh with BMO's admission rules (update rules against `accepted`), so
-/// that a refused edit never reaches the provisioner; a host being deleted is not checked.
+/// Checks a host read afresh with BMO's admission rules (not when being deleted).
 fn admit(host: &bmh_api::BareMetalHost, accepted: Option<&bmh_api::BareMetalHost>) -> Result<()> {
     match refusal(host, accepted) {
         None => Ok(()),

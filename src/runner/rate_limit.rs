@@ -1,6 +1,4 @@
-//! The per-host rate limiter of BMO's controller (controller-runtime's default): a pass ending
-//! in an error or asking to run again at once is requeued after 5 ms × 2^failures (≤ 1000 s),
-//! the count kept until a pass asks for a real delay. The global 10 qps bucket is left out.
+//! The per-host rate limiter of BMO's controller: 5 ms × 2^failures (≤ 1000 s).
 
 use crate::machine::{Requeue, backoff};
 use std::time::Duration;

@@ -1,10 +1,5 @@
 //! The scheduler: the one loop that decides when each host's next pass runs, for `provision`
 //! and `watch` alike, what differs being their [`Policy`]'s.
-//!
-//! A host's next pass is due at the earliest of BMO's requeue time, a change its provisioner
-//! reports, or a change of its document; at most `concurrency` run at once, never two of one
-//! host, on worker threads ([`Workers`]). Saves are group-committed; a host's next pass waits
-//! until its last save is on disk.
 
 use super::changes::LiveChange;
 use super::due::{self, DueAsker, ReadyAsker};
@@ -114,8 +109,7 @@ struct PassThreads {
 /// Passes queued per thread when the provisioner never blocks: fewer scheduler wake-ups.
 const AHEAD_PER_CPU_THREAD: usize = 512;
 
-/// `concurrency` threads and as many queued when calls wait; no more threads than `cores`
-/// (and a deeper queue) when they never block.
+/// Pass threads: `concurrency` when calls wait; at most `cores` when they never block.
 fn pass_threads(concurrency: usize, never_block: bool, cores: usize) -> PassThreads {
     let concurrency = concurrency.max(1);
     if never_block {
@@ -239,8 +233,7 @@ impl<P: Policy> Scheduler<P> {
         }
     }
 
-    /// Drives the hosts until a batch's every host stopped, or `stop`; then lets passes and saves
-    /// finish. A batch stopped early ends in [`Error::Interrupted`].
+    /// Drives the hosts until done or `stop`, then lets passes and saves finish.
     pub(crate) async fn run(&mut self, mut stop: tokio::sync::watch::Receiver<bool>) -> Result<()> {
         if *stop.borrow() {
             self.interrupt();
@@ -386,8 +379,7 @@ impl<P: Policy> Scheduler<P> {
         }
     }
 
-    /// Asks how long to hold back each pass of `hosts` not held yet; reschedules and removes
-    /// those held. `true` when any was.
+    /// Holds back the passes of `hosts` the provisioner cannot serve yet; `true` when any.
     fn hold_back(&mut self, hosts: &mut Vec<usize>, now: Instant) -> bool {
         if !self.ready.enabled() {
             return false;

@@ -1,5 +1,4 @@
-//! The threads passes run on: one shared queue of jobs in, one list of results out. Results
-//! are told only once the queue is down to half, so a busy run wakes the scheduler rarely.
+//! The threads passes run on: one shared queue of jobs in, one list of results out.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};

@@ -51,8 +51,7 @@ pub enum BmcError {
     #[error("failed to parse BMC address information: {0}")]
     Parse(UrlError),
 
-    /// The host part is neither an IP address nor a valid DNS name (BMO's wording); `cause`:
-    /// why the URL parser refused it, when the whole address was taken as the host.
+    /// The host part is neither an IP address nor a valid DNS name; `cause`: why it was refused.
     #[error(
         "failed to parse BMC address information: BMC address hostname/IP : [{hostname}] is invalid{}",
         cause.as_ref().map(|c| format!(" ({c})")).unwrap_or_default()

@@ -365,8 +365,7 @@ impl AccessDetails {
         info
     }
 
-    /// `ipmi_priv_level`: the first `privilegelevel` query value; the default when absent or
-    /// when the query does not decode.
+    /// `ipmi_priv_level`: the first `privilegelevel`; the default when absent or undecodable.
     fn ipmi_priv_level(&self) -> String {
         let (query, all_ok) = parse::parse_query(&self.parsed.raw_query);
         if !all_ok {

@@ -1,5 +1,4 @@
-//! Reading a BMC address the way BMO does: Go's `net/url` generic parse, written out (the
-//! `url` crate follows WHATWG instead), then BMO's repairs (`host:port`, `scheme:host`).
+//! Reading a BMC address the way BMO does: Go's `net/url` parse, then BMO's repairs.
 
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, Ipv6Addr};

@@ -284,8 +284,7 @@ pub fn registered_types() -> Vec<String> {
     names
 }
 
-/// BMO's capacity rule: a busy node counts against `PROVISIONING_LIMIT` unless its boot
-/// interface is a virtual-media one.
+/// BMO's capacity rule: a busy node counts against the limit unless it boots virtual media.
 pub fn boot_interface_counts_as_busy(boot_interface: &str) -> bool {
     !boot_interface.contains("virtual-media")
 }

@@ -44,11 +44,7 @@ pub struct BmcEventSubscriptionSpec {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub context: String,
     /// `httpHeadersRef`: a Secret of HTTP headers sent with every event (values never printed).
-    #[serde(
-        default,
-        rename = "httpHeadersRef",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "httpHeadersRef", skip_serializing_if = "Option::is_none")]
     pub http_headers_ref: Option<SecretReference>,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -57,17 +53,13 @@ pub struct BmcEventSubscriptionSpec {
 
 /// `status` of a BMCEventSubscription.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct BmcEventSubscriptionStatus {
     /// `subscriptionID`: the BMC's ID of the subscription, once made.
-    #[serde(
-        default,
-        rename = "subscriptionID",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(rename = "subscriptionID", skip_serializing_if = "String::is_empty")]
     pub subscription_id: String,
     /// `error`: the last error making or removing the subscription; empty when none.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub error: String,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]

@@ -1,5 +1,4 @@
-//! `DataImage` (metal3.io/v1alpha1): an image attached to the host of the same name as virtual
-//! media.
+//! `DataImage` (metal3.io/v1alpha1): an image attached to its host as virtual media.
 
 use crate::meta::{Extra, ObjectMeta};
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,4 @@
-//! The firmware companions of a BareMetalHost: `HostFirmwareSettings`, `HostFirmwareComponents`,
-//! `FirmwareSchema` and `HostUpdatePolicy`, each named like its host.
+//! The firmware companions of a BareMetalHost, each named like its host.
 
 use crate::host::Condition;
 use crate::meta::{Extra, ObjectMeta};

@@ -122,20 +122,16 @@ pub struct Vlan {
 
 /// `LLDP`: Link Layer Discovery Protocol data received on a NIC.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-
+#[serde(default)]
 pub struct Lldp {
     /// `switchID`: the switch's chassis ID.
-    #[serde(default, rename = "switchID", skip_serializing_if = "String::is_empty")]
+    #[serde(rename = "switchID", skip_serializing_if = "String::is_empty")]
     pub switch_id: String,
     /// `portID`: the switch port's ID.
-    #[serde(default, rename = "portID", skip_serializing_if = "String::is_empty")]
+    #[serde(rename = "portID", skip_serializing_if = "String::is_empty")]
     pub port_id: String,
     /// `switchSystemName`: the switch's system name.
-    #[serde(
-        default,
-        rename = "switchSystemName",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(rename = "switchSystemName", skip_serializing_if = "String::is_empty")]
     pub switch_system_name: String,
 }
 

@@ -174,14 +174,12 @@ pub struct RootDeviceHints {
 pub struct RaidConfig {
     /// `hardwareRAIDVolumes`: `None` leaves hardware RAID alone; `Some([])` clears it.
     #[serde(
-        default,
         rename = "hardwareRAIDVolumes",
         skip_serializing_if = "Option::is_none"
     )]
     pub hardware_raid_volumes: Option<Vec<HardwareRaidVolume>>,
     /// `softwareRAIDVolumes`: one or two software RAID devices, the first of level `1`.
     #[serde(
-        default,
         rename = "softwareRAIDVolumes",
         skip_serializing_if = "Option::is_none"
     )]

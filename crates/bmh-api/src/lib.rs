@@ -1,6 +1,4 @@
-//! metal3.io/v1alpha1 BareMetalHost and the objects around it, as serde types.
-//!
-//! Unknown fields are kept (`extra`) so a read-write round trip loses nothing.
+//! metal3.io/v1alpha1 BareMetalHost and its companions, as serde types (unknown fields kept).
 
 #![deny(missing_docs)]
 

@@ -1,7 +1,6 @@
 //! String-valued enumerations that keep values they don't know (in `Other`).
 
-/// Declares an enum whose variants map to fixed strings, plus `Other(String)`; the first is the
-/// default, tested by the named predicate.
+/// Declares an enum of fixed strings plus `Other(String)`; the first, empty one is the default.
 #[macro_export]
 macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident($is_default:ident) {

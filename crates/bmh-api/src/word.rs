@@ -1,7 +1,4 @@
-//! [`Word`]: shared text for the short texts a status repeats (condition words and times).
-//!
-//! A known word refers to the one copy in the program; any other text is shared, so a status
-//! clones without allocating. It serialises as the text itself.
+//! [`Word`]: shared text for the short texts a status repeats, cloned without allocating.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -100,10 +97,7 @@ impl From<&str> for Word {
 
 impl From<String> for Word {
     fn from(text: String) -> Self {
-        match known(&text) {
-            Some(k) => Self(Repr::Static(k)),
-            None => Self(Repr::Shared(text.into())),
-        }
+        Self::from(text.as_str())
     }
 }
 
@@ -133,35 +127,27 @@ impl PartialEq for Word {
     }
 }
 
-impl PartialEq<str> for Word {
-    fn eq(&self, other: &str) -> bool {
-        same(self.as_str(), other)
-    }
+/// `Word == text` for these text types, and `text == Word` for the first ones.
+macro_rules! eq_text {
+    ($($both:ty),* ; $($one:ty),*) => {
+        $(impl PartialEq<Word> for $both {
+            fn eq(&self, other: &Word) -> bool {
+                same(self, other.as_str())
+            }
+        })*
+        $(impl PartialEq<$both> for Word {
+            fn eq(&self, other: &$both) -> bool {
+                same(self.as_str(), other)
+            }
+        })*
+        $(impl PartialEq<$one> for Word {
+            fn eq(&self, other: &$one) -> bool {
+                same(self.as_str(), other)
+            }
+        })*
+    };
 }
-
-impl PartialEq<&str> for Word {
-    fn eq(&self, other: &&str) -> bool {
-        same(self.as_str(), other)
-    }
-}
-
-impl PartialEq<String> for Word {
-    fn eq(&self, other: &String) -> bool {
-        same(self.as_str(), other)
-    }
-}
-
-impl PartialEq<Word> for &str {
-    fn eq(&self, other: &Word) -> bool {
-        same(self, other.as_str())
-    }
-}
-
-impl PartialEq<Word> for str {
-    fn eq(&self, other: &Word) -> bool {
-        same(self, other.as_str())
-    }
-}
+eq_text!(str, &str; String);
 
 impl fmt::Debug for Word {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

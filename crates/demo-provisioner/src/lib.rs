@@ -1,5 +1,4 @@
-//! BMO's demo provisioner (`pkg/provisioner/demo`), as the bmhctl plugin `demo`: hosts named
-//! after a [`DemoHost`] stop in, or fail at, a given state; others reach the default state.
+//! BMO's demo provisioner (`pkg/provisioner/demo`), as the bmhctl plugin `demo`.
 
 use bmh_api::{Cpu, HardwareDetails, Nic, Storage};
 use bmhctl_plugin_sdk::{

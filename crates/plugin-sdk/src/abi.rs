@@ -1,10 +1,7 @@
 //! The C ABI between bmhctl and a provisioner plugin (ABI version [`ABI_VERSION`](crate::ABI_VERSION)).
 //!
-//! A plugin is a `cdylib` exporting one `static` [`PluginDeclaration`] as [`DECLARATION_SYMBOL`];
-//! everything else crosses as UTF-8 JSON of this crate's serde types. The host reads
-//! `abi_version` first and nothing else unless it matches; strings are NUL-terminated and live as
-//! long as the library; every [`PluginBuffer`] is freed by the plugin's [`FreeBufferFn`]; panics
-//! never cross the boundary; the host never unloads a plugin nor destroys a factory.
+//! A plugin exports one `static` [`PluginDeclaration`] as [`DECLARATION_SYMBOL`]; the rest
+//! crosses as JSON, buffers are freed by the plugin, and panics never cross the boundary.
 
 use crate::calls::{self, call_enum, remote_impl};
 use crate::factory_calls::{self, remote_factory_impl, request_enum};

@@ -401,9 +401,7 @@ pub unsafe fn call(
     status
 }
 
-/// Exports a plugin from a [`ProvisionerFactory`] constructor (and optional `host_configure`).
-///
-/// Use it once per `cdylib`, at the crate root:
+/// Exports a plugin from a [`ProvisionerFactory`] constructor, once per `cdylib`:
 /// `export_plugin!(name = "demo", factory = Demo::new, host_configure = configure);`
 #[macro_export]
 macro_rules! export_plugin {

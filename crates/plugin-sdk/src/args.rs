@@ -1,7 +1,4 @@
 //! Options and multi-value answers of the [`Provisioner`](crate::Provisioner) calls.
-//!
-//! On the wire an options struct's fields sit in the call's JSON object and a multi-value answer
-//! is a JSON array; `tests/wire_format.rs` pins both.
 
 use crate::OpResult;
 use bmh_api::{AutomatedCleaningMode, HardwareDetails, RebootMode};

@@ -1,17 +1,11 @@
-//! The provisioner calls, declared once.
-//!
-//! [`provisioner_calls!`] is the one table of the calls; generators turn it into the
-//! [`Provisioner`](crate::Provisioner) trait, [`ProvisionerCall`](crate::abi::ProvisionerCall),
-//! the plugin's `dispatch`, and the `RemoteProvisioner` and `ObservedProvisioner` impls.
+//! The provisioner calls, declared once in [`provisioner_calls!`] and generated from there.
 
 use crate::ProvisionerError;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// The table: each entry is the docs, the `ProvisionerCall` variant with its wire fields, and the
-/// trait method (same parameter names and order), with a default body when optional.
-/// Options structs are `#[serde(flatten)]`ed; a method returning a plain value cannot fail, so
-/// the host logs a failed call and takes the value's default.
+/// The table: docs, the `ProvisionerCall` variant with its wire fields, the trait method.
+/// A method returning a plain value cannot fail: a failed call answers its default.
 macro_rules! provisioner_calls {
     ($generate:ident $({ $($head:tt)* })?) => {
         $generate! {
@@ -116,8 +110,7 @@ macro_rules! provisioner_calls {
                 Ok(OpResult::done())
             }
 
-            /// Makes the subscription on the BMC (`http_headers` are secrets); answers its ID.
-            /// `None`, the default, means "not supported" (SDK 0.4 on).
+            /// Makes the subscription on the BMC; answers its ID (`None`: not supported).
             CreateBmcEventSubscription {
                 subscription: bmh_api::BmcEventSubscription,
                 http_headers: Vec<std::collections::BTreeMap<String, String>>
@@ -131,8 +124,7 @@ macro_rules! provisioner_calls {
                 Ok(None)
             }
 
-            /// Removes the subscription from the BMC (gone counts as removed): `true` once done.
-            /// `false`, the default, means "not supported" (SDK 0.4 on).
+            /// Removes the subscription from the BMC: `true` once done (`false`: not supported).
             DeleteBmcEventSubscription { subscription: bmh_api::BmcEventSubscription }
             fn delete_bmc_event_subscription(
                 &mut self,

@@ -31,16 +31,15 @@ impl OpResult {
         Self {
             dirty: true,
             requeue_after: after,
-            error_message: String::new(),
+            ..Self::default()
         }
     }
 
     /// Failed with `message`; stays failed until restarted.
     pub fn failed(message: impl Into<String>) -> Self {
         Self {
-            dirty: false,
-            requeue_after: Duration::ZERO,
             error_message: message.into(),
+            ..Self::default()
         }
     }
 }
@@ -219,7 +218,6 @@ pub struct HostConfigData {
 }
 
 /// Why a part of [`HostConfigData`] could not be read from its Secret ("" when it was).
-/// Reported only when building the config drive, as BMO does.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostConfigErrors {
     /// Why the user data could not be read.

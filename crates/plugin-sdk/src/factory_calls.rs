@@ -1,12 +1,6 @@
-//! The optional factory calls, declared once.
-//!
-//! [`factory_calls!`] is the one table of the [`ProvisionerFactory`](crate::ProvisionerFactory)
-//! calls sent besides making and dropping provisioners; generators turn it into the trait
-//! methods, the [`Request`](crate::abi::Request) variants, the plugin's dispatch, and the
-//! `RemoteFactory` and `ForwardingFactory` impls.
+//! The optional factory calls, declared once in [`factory_calls!`] and generated from there.
 
-/// The table: each entry is the docs, the `Request` variant with its wire fields, the first SDK
-/// minor whose plugins answer it, and the trait method with its default body.
+/// The table: docs, the `Request` variant, the first SDK minor answering it, the method.
 macro_rules! factory_calls {
     ($generate:ident $($args:tt)*) => {
         $generate! {
@@ -20,8 +14,7 @@ macro_rules! factory_calls {
                 Ok(None)
             }
 
-            /// Whether the backend is reachable and accepts our credentials, asked before the
-            /// first pass; `Ok(None)` (default): nothing to probe.
+            /// Whether the backend is reachable with our credentials; `Ok(None)`: nothing to probe.
             Probe since PROBE_SINCE_MINOR
             fn probe(&self) -> Result<Option<crate::ProbeReport>, crate::ProvisionerError> {
                 Ok(None)
@@ -34,8 +27,7 @@ macro_rules! factory_calls {
                 Ok(None)
             }
 
-            /// How long until the provisioner can serve each host's next pass (asked just before
-            /// passes start; must be cheap). `Ok(None)` (default): not supported.
+            /// How long until each host's next pass can be served; `Ok(None)`: not supported.
             ReadyHosts { starting: Vec<crate::StartingHost> } since READY_HOSTS_SINCE_MINOR
             fn ready_hosts(&self, starting: &[crate::StartingHost])
                 -> Result<Option<crate::ReadyHosts>, crate::ProvisionerError> {

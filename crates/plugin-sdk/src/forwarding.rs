@@ -1,5 +1,4 @@
-//! Factory decorators that write only what they change: [`ForwardingFactory`] forwards every
-//! call not overridden, and routes both ways of making a provisioner through one hook.
+//! Factory decorators that write only what they change ([`ForwardingFactory`]).
 
 use crate::factory_calls::{self, forwarding_impl, forwarding_trait};
 use crate::{EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory};

@@ -1,6 +1,4 @@
 //! The provisioner interface of bmhctl (BMO's `pkg/provisioner/provisioner.go`, in Rust).
-//!
-//! Types are serde-serialisable because plugins exchange them as JSON across the C ABI.
 
 #![deny(missing_docs)]
 
@@ -90,8 +88,7 @@ pub fn data_images_not_supported() -> ProvisionerError {
 pub const DUE_HOSTS_SINCE_MINOR: u64 = 2;
 
 calls::provisioner_calls!(provisioner_trait {
-    /// The operations BMO's state machine asks of a provisioner: `dirty` means call again,
-    /// `error_message` means failed until restarted, `Err` is transient.
+    /// The operations BMO's state machine asks of a provisioner.
     pub trait Provisioner: Send
 });
 
