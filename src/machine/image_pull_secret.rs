@@ -7,14 +7,12 @@ use std::collections::BTreeMap;
 
 /// One registry's entry of a docker config.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct AuthConfig {
-    #[serde(default)]
     username: String,
-    #[serde(default)]
     password: String,
-    #[serde(default)]
     auth: String,
-    #[serde(default, rename = "identitytoken")]
+    #[serde(rename = "identitytoken")]
     identity_token: String,
 }
 

@@ -257,13 +257,7 @@ type Step = Option<PassOutcome>;
 impl Pass<'_, '_> {
     fn run(&mut self) -> PassOutcome {
         // Step 2: paused hosts are left alone entirely (BMO does not requeue them).
-        if self
-            .rec
-            .host
-            .metadata
-            .annotations
-            .contains_key(annotations::PAUSED)
-        {
+        if self.annotation(annotations::PAUSED).is_some() {
             let mut out = PassOutcome::new(Requeue::Never);
             out.end = PassEnd::Paused;
             return out;
@@ -310,24 +304,19 @@ impl Pass<'_, '_> {
             self.rec.book.provisioner_state = Some(shared_state(state));
             self.bookkeeping_changed = true;
         }
-        let (requeue, dirty, deleted) = match &action {
+        let requeue = match &action {
             Action::Error(e) => {
                 return self.error_outcome(format!("action \"{initial}\" failed: {}", e.message));
             }
-            Action::Continue(d) | Action::Update(d) => (Requeue::After(*d), action.dirty(), false),
-            Action::Complete => (Requeue::After(Duration::ZERO), true, false),
-            Action::Delayed => (
-                Requeue::After(backoff::backoff(1, self.rng.f64())),
-                true,
-                false,
-            ),
-            Action::Failed { error_count } => (
-                Requeue::After(backoff::backoff(*error_count, self.rng.f64())),
-                true,
-                false,
-            ),
-            Action::DeleteComplete => (Requeue::Never, false, true),
+            Action::Continue(d) | Action::Update(d) => Requeue::After(*d),
+            Action::Complete => Requeue::After(Duration::ZERO),
+            Action::Delayed => Requeue::After(backoff::backoff(1, self.rng.f64())),
+            Action::Failed { error_count } => {
+                Requeue::After(backoff::backoff(*error_count, self.rng.f64()))
+            }
+            Action::DeleteComplete => Requeue::Never,
         };
+        let (dirty, deleted) = (action.dirty(), action == Action::DeleteComplete);
         let wait = match &action {
             Action::Delayed => Some(WaitOn::Capacity),
             Action::Continue(d) | Action::Update(d)

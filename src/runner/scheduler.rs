@@ -509,12 +509,8 @@ impl<P: Policy> Scheduler<P> {
         slot.stale = true;
         slot.record = accepted;
         let said = error.chain();
-        let print = {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            said.hash(&mut h);
-            h.finish().max(1)
-        };
+        let hasher = std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default();
+        let print = std::hash::BuildHasher::hash_one(&hasher, &said).max(1);
         if slot.unreadable_said == print {
             tracing::debug!("BareMetalHost {}: {said}", slot.key);
         } else {

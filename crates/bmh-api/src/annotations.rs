@@ -4,8 +4,6 @@
 pub const HOST_FINALIZER: &str = "baremetalhost.metal3.io";
 /// Finalizer BMO puts on the HardwareData it creates after inspection.
 pub const HARDWARE_DATA_FINALIZER: &str = "baremetalhost.metal3.io/hardwareData";
-/// Finalizer BMO puts on a host's BMC credentials Secret while the host uses it.
-pub const SECRET_FINALIZER: &str = "baremetalhost.metal3.io/secret";
 
 /// `PausedAnnotation`: while present, BMO leaves the host alone entirely.
 pub const PAUSED: &str = "baremetalhost.metal3.io/paused";
