@@ -384,9 +384,7 @@ impl Pass<'_, '_> {
             return self.wait_on_provisioner(changed, res.requeue_after);
         }
         let st = self.status_mut();
-        if let Some(image) = spec.image
-            && st.provisioning.image != image
-        {
+        if let Some(image) = spec.image.filter(|i| st.provisioning.image != *i) {
             st.provisioning.image = image;
         }
         if let Some(cd) = spec.custom_deploy

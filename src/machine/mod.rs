@@ -749,9 +749,7 @@ impl Pass<'_, '_> {
                     _ => None,
                 },
             };
-            if let Some(d) = details
-                && self.status().hardware.as_ref() != Some(&d)
-            {
+            if let Some(d) = details.filter(|d| self.status().hardware.as_ref() != Some(d)) {
                 self.status_mut().hardware = Some(d);
                 self.event(
                     "UpdateHardwareDetails",

@@ -60,9 +60,7 @@ impl Pass<'_, '_> {
             Ok(h) => h,
             Err(e) => return Action::error(format!("failed to update the host power status: {e}")),
         };
-        if let Some(on) = hw.powered_on
-            && on != self.status().powered_on
-        {
+        if let Some(on) = hw.powered_on.filter(|&on| on != self.status().powered_on) {
             self.status_mut().powered_on = on;
             if self.status().operational_status == OperationalStatus::Error
                 && *self.error_type() == ErrorType::PowerManagementError

@@ -71,9 +71,7 @@ impl Slot {
 
     /// The host runs now, before its BMO time: count only the BMO time it waited.
     fn woken_early(&mut self, now: Instant, time_scale: f64) {
-        if let Some(at) = self.bmo_due.take()
-            && time_scale > 0.0
-        {
+        if let Some(at) = self.bmo_due.take().filter(|_| time_scale > 0.0) {
             let unwaited = at.saturating_duration_since(now).div_f64(time_scale);
             self.virtual_elapsed = self.virtual_elapsed.saturating_sub(unwaited);
         }

@@ -217,30 +217,22 @@ impl SettingSchema {
                     return invalid(format!("String {s} entered while integer expected"));
                 }
                 let n = value.as_int();
-                if let Some(lo) = self.lower_bound
-                    && n < lo
-                {
+                if let Some(lo) = self.lower_bound.filter(|&lo| n < lo) {
                     return invalid(format!("integer {n} is below minimum value {lo}"));
                 }
-                if let Some(hi) = self.upper_bound
-                    && n > hi
-                {
+                if let Some(hi) = self.upper_bound.filter(|&hi| n > hi) {
                     return invalid(format!("integer {n} is above maximum value {hi}"));
                 }
                 Ok(())
             }
             "String" => {
                 let len = text.len() as i64;
-                if let Some(min) = self.min_length
-                    && len < min
-                {
+                if let Some(min) = self.min_length.filter(|&min| len < min) {
                     return invalid(format!(
                         "string {text} length is below minimum length {min}"
                     ));
                 }
-                if let Some(max) = self.max_length
-                    && len > max
-                {
+                if let Some(max) = self.max_length.filter(|&max| len > max) {
                     return invalid(format!(
                         "string {text} length is above maximum length {max}"
                     ));
