@@ -130,6 +130,15 @@ const IDRAC_BASE: SchemeProfile = SchemeProfile {
     ..REDFISH_BASE
 };
 
+const REDFISH_VIRTUAL_MEDIA: SchemeProfile = SchemeProfile {
+    scheme: Scheme::RedfishVirtualMedia,
+    name: "redfish-virtualmedia",
+    boot_interface: "redfish-virtual-media",
+    supports_iso_preprovisioning_image: true,
+    requires_provisioning_network: false,
+    ..REDFISH_BASE
+};
+
 /// The registry, in the order the spec lists it.
 pub const PROFILES: [SchemeProfile; 10] = [
     IPMI_BASE,
@@ -146,21 +155,11 @@ pub const PROFILES: [SchemeProfile; 10] = [
         ..REDFISH_BASE
     },
     IDRAC_BASE,
-    SchemeProfile {
-        scheme: Scheme::RedfishVirtualMedia,
-        name: "redfish-virtualmedia",
-        boot_interface: "redfish-virtual-media",
-        supports_iso_preprovisioning_image: true,
-        requires_provisioning_network: false,
-        ..REDFISH_BASE
-    },
+    REDFISH_VIRTUAL_MEDIA,
     SchemeProfile {
         scheme: Scheme::Ilo5VirtualMedia,
         name: "ilo5-virtualmedia",
-        boot_interface: "redfish-virtual-media",
-        supports_iso_preprovisioning_image: true,
-        requires_provisioning_network: false,
-        ..REDFISH_BASE
+        ..REDFISH_VIRTUAL_MEDIA
     },
     SchemeProfile {
         scheme: Scheme::IdracVirtualMedia,
@@ -247,14 +246,6 @@ impl Transport {
             Transport::Default | Transport::Https => "https",
         }
     }
-
-    fn suffix(self) -> &'static str {
-        match self {
-            Transport::Default => "",
-            Transport::Http => "+http",
-            Transport::Https => "+https",
-        }
-    }
 }
 
 /// Look a (lower-cased) BMC type up in the registry.
@@ -272,16 +263,14 @@ pub fn lookup(bmc_type: &str) -> Option<(Scheme, Transport)> {
 
 /// Every registered type name, suffix variants included (BMO's 23, then `fake-hardware`).
 pub fn registered_types() -> Vec<String> {
-    let mut names = Vec::new();
-    for p in &PROFILES {
-        names.push(p.name.to_owned());
-        if p.suffix_variants {
-            for t in [Transport::Http, Transport::Https] {
-                names.push(format!("{}{}", p.name, t.suffix()));
-            }
-        }
-    }
-    names
+    let suffixes = |p: &SchemeProfile| if p.suffix_variants { 3 } else { 1 };
+    (PROFILES.iter())
+        .flat_map(|p| {
+            ["", "+http", "+https"][..suffixes(p)]
+                .iter()
+                .map(|s| format!("{}{s}", p.name))
+        })
+        .collect()
 }
 
 /// BMO's capacity rule: a busy node counts against the limit unless it boots virtual media.
