@@ -244,13 +244,8 @@ impl Pass<'_, '_> {
             }
             Ok(_) => {}
         }
-        let has_image_url = self
-            .rec
-            .host
-            .spec
-            .image
-            .as_ref()
-            .is_some_and(|i| !i.url.is_empty());
+        let image = self.rec.host.spec.image.as_ref();
+        let has_image_url = image.is_some_and(|i| !i.url.is_empty());
         if !has_image_url && self.status().provisioning_fail_count > 0 {
             let st = self.status_mut();
             st.provisioning_fail_count = 0;
@@ -514,15 +509,9 @@ impl Pass<'_, '_> {
     }
 
     fn adopt(&mut self, prov: &mut dyn Provisioner) -> Result<OpResult, ProvisionerError> {
-        let opts = AdoptOptions {
-            restart_on_failure: *self.error_type() == ErrorType::ProvisionedRegistrationError,
-        };
-        prov.adopt(
-            &AdoptData {
-                state: self.state().clone(),
-            },
-            opts,
-        )
+        let restart_on_failure = *self.error_type() == ErrorType::ProvisionedRegistrationError;
+        let state = self.state().clone();
+        prov.adopt(&AdoptData { state }, AdoptOptions { restart_on_failure })
     }
 
     fn handle_deprovisioning(&mut self, prov: &mut dyn Provisioner) -> Action {

@@ -118,17 +118,14 @@ pub enum PassEnd {
 }
 
 impl PassOutcome {
-    /// The delete path finished: the object is gone.
     pub fn deleted(&self) -> bool {
         self.end == PassEnd::Deleted
     }
 
-    /// A stable state's handler found nothing to do.
     pub fn steady(&self) -> bool {
         self.end == PassEnd::Steady
     }
 
-    /// The host is paused; nothing was done.
     pub fn paused(&self) -> bool {
         self.end == PassEnd::Paused
     }
@@ -149,7 +146,6 @@ pub struct Machine<'a> {
     pub config: &'a MachineConfig,
 }
 
-/// Everything one pass works on.
 pub(crate) struct Pass<'m, 'r> {
     m: &'m Machine<'m>,
     rec: &'r mut HostRecord,
@@ -159,9 +155,7 @@ pub(crate) struct Pass<'m, 'r> {
     events: Arc<Mutex<Vec<Event>>>,
     removed_annotations: Vec<String>,
     bookkeeping_changed: bool,
-    /// The status of a firmware object changed.
     firmware_changed: bool,
-    /// The status of the DataImage changed.
     data_image_changed: bool,
     next_state: S,
     have_creds: bool,

@@ -47,7 +47,6 @@ enum WantedHints<'a> {
 }
 
 impl WantedHints<'_> {
-    /// Whether the status holds these hints.
     fn held_by(self, status: Option<&Arc<RootDeviceHints>>) -> bool {
         match (self, status) {
             (_, None) => false,

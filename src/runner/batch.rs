@@ -328,7 +328,6 @@ impl Scheduler<Batch> {
         s
     }
 
-    /// Takes the edits announced on `changes` as `edits` says.
     pub(crate) fn take_edits(
         &mut self,
         edits: TakeEdits,

@@ -24,7 +24,6 @@ impl DueQueue {
         }
     }
 
-    /// The smallest entry.
     pub(crate) fn peek(&self) -> Option<Due> {
         match (self.ordered.front(), self.heap.peek()) {
             (Some(&a), Some(&Reverse(b))) => Some(a.min(b)),
@@ -32,7 +31,6 @@ impl DueQueue {
         }
     }
 
-    /// Takes the smallest entry.
     pub(crate) fn pop(&mut self) -> Option<Due> {
         let from_heap = match (self.ordered.front(), self.heap.peek()) {
             (Some(a), Some(Reverse(b))) => b < a,

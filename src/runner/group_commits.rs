@@ -101,7 +101,6 @@ impl GroupCommits {
         self.hold
     }
 
-    /// A pass of `group` was handed to the workers.
     pub(super) fn pass_started(&mut self, group: usize) {
         // A file read again can bring a group not seen yet.
         self.grow(group + 1);

@@ -19,8 +19,6 @@ pub trait BatchObserver: Send {
     fn host_finished(&mut self, host: usize, rec: &HostRecord, reached: bool, reason: &str);
     /// Where a host still driven got to, as `rec` has it, when the run stops short.
     fn left_off(&mut self, host: usize, rec: &HostRecord);
-    /// The run was told to stop.
     fn interrupted(&mut self);
-    /// The run is over.
     fn finish(&mut self);
 }

@@ -7,7 +7,6 @@ use crate::persist::{Change, RETRY_ANNOTATION, Staged};
 use crate::record::HostRecord;
 use bmh_api::ObjectKey;
 
-/// One pass for a worker.
 pub(super) struct Job {
     pub(super) host: usize,
     /// `None`: read the host from the store first.
@@ -18,7 +17,6 @@ pub(super) struct Job {
     pub(super) seed: u64,
 }
 
-/// What a worker sends back.
 pub(super) enum Done {
     Pass {
         host: usize,
@@ -48,7 +46,6 @@ pub(super) struct PassContext {
     pub(super) events_read: bool,
 }
 
-/// Runs one pass on a worker.
 pub(super) fn run_pass(cx: &PassContext, job: Job) -> Done {
     let Job {
         host,

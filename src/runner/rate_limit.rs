@@ -3,7 +3,6 @@
 use crate::machine::{Requeue, backoff};
 use std::time::Duration;
 
-/// One host's limiter.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RateLimiter {
     /// Passes requeued through the limiter since the last `Forget`.

@@ -124,7 +124,6 @@ fn pass_threads(concurrency: usize, never_block: bool, cores: usize) -> PassThre
     }
 }
 
-/// The cores this process may run on.
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -149,7 +148,6 @@ fn waiting_hosts(slots: &[Slot]) -> Vec<(usize, u64, WaitingHost)> {
         .collect()
 }
 
-/// What woke the loop.
 enum Wake {
     Passes,
     Commit(usize, Result<u64>),
@@ -416,7 +414,6 @@ impl<P: Policy> Scheduler<P> {
         true
     }
 
-    /// Starts the pass of `host` on a worker.
     fn start(&mut self, host: usize) {
         let slot = &mut self.slots[host];
         slot.in_flight = true;
@@ -687,7 +684,6 @@ pub(crate) trait Policy: Sized {
     const TAKES_RETRY: bool;
     /// The run stops when nobody can ask it to any more (a controller stops with its owner).
     const STOPS_WITH_OWNER: bool;
-    /// Whether the scheduler reads the passes' events.
     fn reads_events(&self) -> bool {
         true
     }
@@ -723,9 +719,7 @@ pub(crate) trait Policy: Sized {
     }
     /// The host stops being driven, as `record` left it.
     fn stop(&mut self, slot: &mut Slot, host: usize, record: Box<HostRecord>, stop: Stop);
-    /// A commit of `group` failed.
     fn commit_failed(s: &mut Scheduler<Self>, group: usize, e: Error);
-    /// The run was told to stop.
     fn interrupted(&mut self) {}
     /// The loop is over, `interrupted` or not, `fatal` what went wrong: the run's result.
     fn ended(&mut self, _slots: &[Slot], _interrupted: bool, fatal: Option<Error>) -> Result<()> {

@@ -170,7 +170,6 @@ fn check_fake_hardware(address: &str, parsed: &ParsedAddress) -> Result<(), BmcE
 }
 
 impl AccessDetails {
-    /// The address as given.
     pub fn address(&self) -> &str {
         &self.address
     }
