@@ -178,16 +178,6 @@ pub fn updates_difference(
         .collect()
 }
 
-fn to_sdk_updates(updates: Vec<FirmwareUpdate>) -> Vec<bmhctl_plugin_sdk::FirmwareUpdate> {
-    updates
-        .into_iter()
-        .map(|u| bmhctl_plugin_sdk::FirmwareUpdate {
-            component: u.component,
-            url: u.url,
-        })
-        .collect()
-}
-
 fn from_sdk_components(
     components: Vec<bmhctl_plugin_sdk::FirmwareComponentStatus>,
 ) -> Vec<FirmwareComponentStatus> {
@@ -487,7 +477,13 @@ impl Pass<'_, '_> {
                     .as_ref()
                     .map(|s| s.updates.as_slice())
                     .unwrap_or_default();
-                ch.target_components = to_sdk_updates(updates_difference(&hfc.spec.updates, done));
+                ch.target_components = updates_difference(&hfc.spec.updates, done)
+                    .into_iter()
+                    .map(|u| bmhctl_plugin_sdk::FirmwareUpdate {
+                        component: u.component,
+                        url: u.url,
+                    })
+                    .collect();
             }
         }
         Ok(ch)

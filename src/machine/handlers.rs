@@ -19,11 +19,7 @@ impl Pass<'_, '_> {
             S::Registering => self.handle_registering(),
             S::Inspecting => self.handle_inspecting(prov),
             S::ExternallyProvisioned => self.handle_externally_provisioned(prov),
-            S::MatchProfile => {
-                self.next_state = S::Preparing;
-                self.status_mut().error_count = 0;
-                Action::Complete
-            }
+            S::MatchProfile => self.completed(S::Preparing),
             S::Preparing => self.handle_preparing(prov),
             S::Available | S::Ready => self.handle_available(prov),
             S::Provisioning => self.handle_provisioning(prov),
@@ -48,8 +44,7 @@ impl Pass<'_, '_> {
 
     fn handle_unmanaged(&mut self) -> Action {
         if self.rec.host.has_bmc_details() {
-            self.next_state = S::Registering;
-            return Action::Complete;
+            return self.complete(S::Registering);
         }
         self.steady = true;
         Action::Continue(delays::UNMANAGED_RETRY)
@@ -57,23 +52,20 @@ impl Pass<'_, '_> {
 
     /// Reached only when registration fully succeeded in this pass.
     fn handle_registering(&mut self) -> Action {
-        self.next_state = if self.rec.host.spec.externally_provisioned {
+        let next = if self.rec.host.spec.externally_provisioned {
             S::ExternallyProvisioned
         } else if self.rec.host.inspection_disabled() {
             S::Preparing
         } else {
             S::Inspecting
         };
-        self.status_mut().error_count = 0;
-        Action::Complete
+        self.completed(next)
     }
 
     fn handle_inspecting(&mut self, prov: &mut dyn Provisioner) -> Action {
         if self.rec.host.inspection_disabled() {
             self.event("InspectionSkipped", "disabled by user");
-            self.next_state = S::Preparing;
-            self.status_mut().error_count = 0;
-            return Action::Complete;
+            return self.completed(S::Preparing);
         }
         let refresh = self
             .annotation(annotations::INSPECT)
@@ -136,9 +128,7 @@ impl Pass<'_, '_> {
             }));
             self.bookkeeping_changed = true;
         }
-        self.next_state = S::Preparing;
-        self.status_mut().error_count = 0;
-        Action::Complete
+        self.completed(S::Preparing)
     }
 
     fn handle_preparing(&mut self, prov: &mut dyn Provisioner) -> Action {
@@ -208,40 +198,30 @@ impl Pass<'_, '_> {
         if res.dirty {
             return self.wait_on_provisioner(dirty, res.requeue_after);
         }
-        self.next_state = S::Available;
-        self.status_mut().error_count = 0;
-        Action::Complete
+        self.completed(S::Available)
     }
 
     fn handle_available(&mut self, prov: &mut dyn Provisioner) -> Action {
         if self.rec.host.spec.externally_provisioned {
             self.clear_provisioning_settings();
-            self.next_state = S::ExternallyProvisioned;
-            return Action::Complete;
+            return self.complete(S::ExternallyProvisioned);
         }
         if self
             .annotation(annotations::INSPECT)
             .is_some_and(|v| v != annotations::INSPECT_DISABLED_VALUE)
         {
-            self.next_state = S::Inspecting;
-            return Action::Complete;
+            return self.complete(S::Inspecting);
         }
         match self.desired_provisioning_settings() {
             Err(e) => return Action::error(e),
-            Ok((true, _)) => {
-                self.next_state = S::Preparing;
-                return Action::Complete;
-            }
+            Ok((true, _)) => return self.complete(S::Preparing),
             Ok((false, _)) => {}
         }
         // Firmware settings, then firmware components, waiting to be applied.
         match self.firmware_changes(true, true) {
             Err(super::firmware::FirmwareError::Settings(e))
             | Err(super::firmware::FirmwareError::Components(e)) => return Action::error(e),
-            Ok(f) if f.settings_dirty || f.components_dirty => {
-                self.next_state = S::Preparing;
-                return Action::Complete;
-            }
+            Ok(f) if f.settings_dirty || f.components_dirty => return self.complete(S::Preparing),
             Ok(_) => {}
         }
         let image = self.rec.host.spec.image.as_ref();
@@ -271,8 +251,7 @@ impl Pass<'_, '_> {
             return self.record_action_failure(ErrorType::ProvisioningError, &msg);
         }
         self.clear_error();
-        self.next_state = S::Provisioning;
-        Action::Complete
+        self.complete(S::Provisioning)
     }
 
     /// BMO's `provisioningCancelled`: only URLs and custom deploy methods count.
@@ -312,8 +291,7 @@ impl Pass<'_, '_> {
             if !self.error_type().is_none() {
                 self.status_mut().provisioning_fail_count += 1;
             }
-            self.next_state = S::Deprovisioning;
-            return Action::Complete;
+            return self.complete(S::Deprovisioning);
         }
         // Written only when it differs: a pass that writes the status copies it first.
         if let Some(image) = &self.rec.host.spec.image
@@ -474,8 +452,7 @@ impl Pass<'_, '_> {
 
     fn handle_provisioned(&mut self, prov: &mut dyn Provisioner) -> Action {
         if self.provisioning_cancelled() {
-            self.next_state = S::Deprovisioning;
-            return Action::Complete;
+            return self.complete(S::Deprovisioning);
         }
         self.manage_steady_state(prov)
     }
@@ -492,8 +469,7 @@ impl Pass<'_, '_> {
         if let Some(cd) = spec.custom_deploy {
             st.provisioning.custom_deploy = Some(cd);
         }
-        self.next_state = S::Provisioned;
-        Action::Complete
+        self.complete(S::Provisioned)
     }
 
     /// BMO's `actionManageSteadyState`: adopt, then manage power.
@@ -529,12 +505,10 @@ impl Pass<'_, '_> {
             }
             Action::Failed { error_count } if deleting && *error_count > DELETE_RETRY_COUNT => {
                 tracing::warn!(host = %self.rec.host.metadata.name, "giving up on deprovisioning after {error_count} failures");
-                self.next_state = S::PoweringOffBeforeDelete;
-                Action::Complete
+                self.complete(S::PoweringOffBeforeDelete)
             }
             Action::Error(e) if deleting && e.needs_registration && !self.have_creds => {
-                self.next_state = S::Deleting;
-                Action::Complete
+                self.complete(S::Deleting)
             }
             _ => action,
         }
@@ -588,12 +562,10 @@ impl Pass<'_, '_> {
                 action
             }
             Action::Failed { error_count } if *error_count > DELETE_RETRY_COUNT => {
-                self.next_state = S::Deleting;
-                Action::Complete
+                self.complete(S::Deleting)
             }
             Action::Error(e) if e.needs_registration && !self.have_creds => {
-                self.next_state = S::Deleting;
-                Action::Complete
+                self.complete(S::Deleting)
             }
             _ => action,
         }

@@ -173,7 +173,10 @@ impl Machine<'_> {
         let events = Arc::new(Mutex::new(Vec::new()));
         let mut pass = Pass {
             m: self,
-            now: PassTime::new(self.clock.now()),
+            now: PassTime {
+                at: self.clock.now(),
+                text: OnceCell::new(),
+            },
             rec,
             rng,
             events: events.clone(),
@@ -227,13 +230,6 @@ pub(crate) struct PassTime {
 }
 
 impl PassTime {
-    fn new(at: DateTime<Utc>) -> Self {
-        Self {
-            at,
-            text: OnceCell::new(),
-        }
-    }
-
     pub(crate) fn text(&self) -> &str {
         self.word().as_str()
     }
@@ -479,6 +475,18 @@ impl Pass<'_, '_> {
         })
     }
 
+    /// The step is done: on to `next`.
+    pub(crate) fn complete(&mut self, next: S) -> Action {
+        self.next_state = next;
+        Action::Complete
+    }
+
+    /// The step is done and the error count reset: on to `next`.
+    pub(crate) fn completed(&mut self, next: S) -> Action {
+        self.status_mut().error_count = 0;
+        self.complete(next)
+    }
+
     /// BMO's `recordActionDelayed`.
     pub(crate) fn record_action_delayed(&mut self) -> Action {
         self.status_mut().operational_status = OperationalStatus::Delayed;
@@ -591,29 +599,14 @@ impl Pass<'_, '_> {
         }
         let give_up = *self.error_type() == ErrorType::RegistrationError
             && self.status().error_count > DELETE_RETRY_COUNT;
-        match self.state() {
-            S::Registering | S::Unmanaged | S::None => {
-                self.next_state = S::Deleting;
-                true
-            }
-            S::Provisioning | S::Provisioned => {
-                self.next_state = S::Deprovisioning;
-                true
-            }
-            S::Deprovisioning | S::PoweringOffBeforeDelete => {
-                if give_up {
-                    self.next_state = S::Deleting;
-                    true
-                } else {
-                    false
-                }
-            }
-            S::Deleting => false,
-            _ => {
-                self.next_state = S::PoweringOffBeforeDelete;
-                true
-            }
-        }
+        self.next_state = match self.state() {
+            S::Registering | S::Unmanaged | S::None => S::Deleting,
+            S::Provisioning | S::Provisioned => S::Deprovisioning,
+            S::Deprovisioning | S::PoweringOffBeforeDelete if give_up => S::Deleting,
+            S::Deprovisioning | S::PoweringOffBeforeDelete | S::Deleting => return false,
+            _ => S::PoweringOffBeforeDelete,
+        };
+        true
     }
 
     // ----- operation history (host_state_machine.go:64-86) ------------------------------
