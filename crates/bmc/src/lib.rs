@@ -169,7 +169,39 @@ fn check_fake_hardware(address: &str, parsed: &ParsedAddress) -> Result<(), BmcE
     })
 }
 
+/// Accessors of the scheme's [`SchemeProfile`] fields, under their own names.
+macro_rules! profile_fields {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty,)*) => {
+        $($(#[$doc])* pub fn $name(&self) -> $ty {
+            self.profile().$name
+        })*
+    };
+}
+
 impl AccessDetails {
+    profile_fields! {
+        /// Ironic hardware type (`driver`).
+        driver: &'static str,
+        boot_interface: &'static str,
+        bios_interface: Option<&'static str>,
+        /// `Some` only when the scheme fixes the deploy interface (`fake-hardware`).
+        deploy_interface: Option<&'static str>,
+        firmware_interface: Option<&'static str>,
+        management_interface: Option<&'static str>,
+        power_interface: Option<&'static str>,
+        /// Always set; `no-raid` for the IPMI family.
+        raid_interface: &'static str,
+        vendor_interface: Option<&'static str>,
+        /// BMO's `InspectInterface()`: the out-of-band inspect interface, if any.
+        oob_inspect_interface: Option<&'static str>,
+        /// BMO's `NeedsMAC()`: the driver needs a boot MAC whatever the inspection mode.
+        needs_mac: bool,
+        supports_secure_boot: bool,
+        /// Boots an ISO preprovisioning image (virtual media, UEFI HTTP boot).
+        supports_iso_preprovisioning_image: bool,
+        requires_provisioning_network: bool,
+    }
+
     pub fn address(&self) -> &str {
         &self.address
     }
@@ -200,50 +232,6 @@ impl AccessDetails {
         self.profile().extension
     }
 
-    /// Ironic hardware type (`driver`).
-    pub fn driver(&self) -> &'static str {
-        self.profile().driver
-    }
-
-    pub fn boot_interface(&self) -> &'static str {
-        self.profile().boot_interface
-    }
-
-    pub fn bios_interface(&self) -> Option<&'static str> {
-        self.profile().bios_interface
-    }
-
-    /// `Some` only when the scheme fixes the deploy interface (`fake-hardware`).
-    pub fn deploy_interface(&self) -> Option<&'static str> {
-        self.profile().deploy_interface
-    }
-
-    pub fn firmware_interface(&self) -> Option<&'static str> {
-        self.profile().firmware_interface
-    }
-
-    pub fn management_interface(&self) -> Option<&'static str> {
-        self.profile().management_interface
-    }
-
-    pub fn power_interface(&self) -> Option<&'static str> {
-        self.profile().power_interface
-    }
-
-    /// Always set; `no-raid` for the IPMI family.
-    pub fn raid_interface(&self) -> &'static str {
-        self.profile().raid_interface
-    }
-
-    pub fn vendor_interface(&self) -> Option<&'static str> {
-        self.profile().vendor_interface
-    }
-
-    /// BMO's `InspectInterface()`: the out-of-band inspect interface, if any.
-    pub fn oob_inspect_interface(&self) -> Option<&'static str> {
-        self.profile().oob_inspect_interface
-    }
-
     /// The inspect interface: the out-of-band one for fast inspection, `agent` otherwise.
     pub fn inspect_interface(&self, fast_inspection: bool) -> Result<&'static str, BmcError> {
         if fast_inspection {
@@ -271,32 +259,14 @@ impl AccessDetails {
         })
     }
 
-    /// BMO's `NeedsMAC()`: the driver needs a boot MAC whatever the inspection mode.
-    pub fn needs_mac(&self) -> bool {
-        self.profile().needs_mac
-    }
-
     /// Whether a boot MAC is required: the driver needs one, or inspection is disabled.
     pub fn requires_boot_mac(&self, inspection_disabled: bool) -> bool {
         self.needs_mac() || inspection_disabled
     }
 
-    pub fn supports_secure_boot(&self) -> bool {
-        self.profile().supports_secure_boot
-    }
-
-    /// Boots an ISO preprovisioning image (virtual media, UEFI HTTP boot).
-    pub fn supports_iso_preprovisioning_image(&self) -> bool {
-        self.profile().supports_iso_preprovisioning_image
-    }
-
     /// BMO never delays these hosts for capacity (`PROVISIONING_LIMIT`).
     pub fn exempt_from_provisioning_limit(&self) -> bool {
         self.supports_iso_preprovisioning_image()
-    }
-
-    pub fn requires_provisioning_network(&self) -> bool {
-        self.profile().requires_provisioning_network
     }
 
     /// Whether hardware RAID volumes can be configured (`raid_interface` is not `no-raid`).
