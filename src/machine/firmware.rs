@@ -100,20 +100,15 @@ fn set_change_conditions(
     generation: i64,
     now: &str,
 ) -> bool {
-    let mut dirty = false;
     if mismatch {
-        dirty |= set_condition(c, CHANGE_DETECTED, TRUE, ok_reason, "", generation, now);
-        dirty |= match invalid {
-            Some((reason, message)) => {
-                set_condition(c, VALID, FALSE, reason, message, generation, now)
-            }
-            None => set_condition(c, VALID, TRUE, ok_reason, "", generation, now),
-        };
+        let (valid, reason, message) =
+            invalid.map_or((TRUE, ok_reason, ""), |(r, m)| (FALSE, r, m));
+        set_condition(c, CHANGE_DETECTED, TRUE, ok_reason, "", generation, now)
+            | set_condition(c, VALID, valid, reason, message, generation, now)
     } else {
-        dirty |= set_condition(c, VALID, TRUE, ok_reason, "", generation, now);
-        dirty |= set_condition(c, CHANGE_DETECTED, FALSE, ok_reason, "", generation, now);
+        set_condition(c, VALID, TRUE, ok_reason, "", generation, now)
+            | set_condition(c, CHANGE_DETECTED, FALSE, ok_reason, "", generation, now)
     }
-    dirty
 }
 
 /// Why the spec's settings cannot be applied (passwords, unknown settings, refused values).

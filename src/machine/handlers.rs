@@ -94,12 +94,8 @@ impl Pass<'_, '_> {
             return self.record_action_failure(ErrorType::InspectionError, &res.error_message);
         }
         if started {
-            let mut removed = false;
-            if refresh {
-                removed |= self.remove_annotation(annotations::INSPECT);
-            }
-            removed |= self.remove_annotation(annotations::REBOOT_PREFIX);
-            if removed {
+            let inspect = refresh && self.remove_annotation(annotations::INSPECT);
+            if self.remove_annotation(annotations::REBOOT_PREFIX) || inspect {
                 return Action::Continue(Duration::ZERO);
             }
         }
@@ -187,14 +183,11 @@ impl Pass<'_, '_> {
         {
             return Action::error(format!("could not save the host firmware components: {e}"));
         }
-        let mut dirty = false;
-        if settings_dirty && started {
+        let saved = settings_dirty && started;
+        if saved {
             self.save_provisioning_settings(desired);
-            dirty = true;
         }
-        if started && self.clear_error() {
-            dirty = true;
-        }
+        let dirty = (started && self.clear_error()) || saved;
         if res.dirty {
             return self.wait_on_provisioner(dirty, res.requeue_after);
         }

@@ -66,10 +66,7 @@ impl WantedHints<'_> {
 
 /// Whether the status holds `wanted` (no hints in both counts).
 fn hints_held(wanted: Option<WantedHints>, status: Option<&Arc<RootDeviceHints>>) -> bool {
-    match wanted {
-        None => status.is_none(),
-        Some(w) => w.held_by(status),
-    }
+    wanted.map_or(status.is_none(), |w| w.held_by(status))
 }
 
 /// Root device hints and RAID the spec asks for.

@@ -125,10 +125,8 @@ impl Policy for Batch {
         if let (Some(c), Some(h)) = (&mut record.firmware_components, &held.firmware_components) {
             c.status.clone_from(&h.status);
         }
-        let goal = match b.edits.as_mut() {
-            Some(edits) => (edits.prepare)(&mut record),
-            None => b.goals[host].clone(),
-        };
+        let goal =
+            (b.edits.as_mut()).map_or_else(|| b.goals[host].clone(), |e| (e.prepare)(&mut record));
         if let Some(why) = refusal(&record.host, Some(&held.host)) {
             let reason = format!("its edit is refused by BMO's admission rules: {why}");
             b.stop_host(slot, host, *held, reason);

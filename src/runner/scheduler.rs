@@ -110,17 +110,14 @@ const AHEAD_PER_CPU_THREAD: usize = 512;
 /// Pass threads: `concurrency` when calls wait; at most `cores` when they never block.
 fn pass_threads(concurrency: usize, never_block: bool, cores: usize) -> PassThreads {
     let concurrency = concurrency.max(1);
-    if never_block {
-        let running = concurrency.min(cores.max(1));
-        PassThreads {
-            running,
-            ahead: running * AHEAD_PER_CPU_THREAD,
-        }
+    let (running, ahead_each) = if never_block {
+        (concurrency.min(cores.max(1)), AHEAD_PER_CPU_THREAD)
     } else {
-        PassThreads {
-            running: concurrency,
-            ahead: concurrency,
-        }
+        (concurrency, 1)
+    };
+    PassThreads {
+        running,
+        ahead: running * ahead_each,
     }
 }
 
@@ -189,10 +186,9 @@ impl<P: Policy> Scheduler<P> {
         );
         let asker = DueAsker::new(services.factory.clone(), config.timing);
         let ready = ReadyAsker::new(services.factory.clone(), config.timing);
-        let rng = match config.seed {
-            Some(s) => fastrand::Rng::with_seed(s),
-            None => fastrand::Rng::new(),
-        };
+        let rng = config
+            .seed
+            .map_or_else(fastrand::Rng::new, fastrand::Rng::with_seed);
         let context = Arc::new(PassContext {
             services,
             machine: config.machine.clone(),
@@ -524,13 +520,11 @@ impl<P: Policy> Scheduler<P> {
     ) {
         let slot = &mut self.slots[host];
         let record = if slot.gone {
-            match self.policy.removed(slot, host, record) {
-                Some(record) => record,
-                None => return,
-            }
+            self.policy.removed(slot, host, record)
         } else {
-            record
+            Some(record)
         };
+        let Some(record) = record else { return };
         let next = self
             .policy
             .after_pass(slot, host, &record, outcome, &self.config);
