@@ -145,9 +145,8 @@ impl Pass<'_, '_> {
             settings_dirty = true;
         }
         // Firmware objects that are not ready yet: wait for them.
-        let firmware = match self.firmware_changes(true, true) {
-            Ok(f) => f,
-            Err(_) => return Action::Continue(delays::SUB_RESOURCE_NOT_READY_RETRY),
+        let Ok(firmware) = self.firmware_changes(true, true) else {
+            return Action::Continue(delays::SUB_RESOURCE_NOT_READY_RETRY);
         };
         let firmware_dirty = firmware.settings_dirty || firmware.components_dirty;
         data.target_firmware_settings = firmware.target_settings;

@@ -580,13 +580,7 @@ impl<P: Policy> Scheduler<P> {
     }
 
     fn commit_done(&mut self, group: usize, result: Result<u64>) {
-        let committed = match result {
-            Ok(t) => Some(t),
-            Err(e) => {
-                P::commit_failed(self, group, e);
-                None
-            }
-        };
+        let committed = result.map_err(|e| P::commit_failed(self, group, e)).ok();
         let halted = self.halted();
         let mut released = self.commits.finished(group, committed);
         // A failed save is not retried once the run is ending, or it would never end.

@@ -175,13 +175,9 @@ fn send_json<T: Serialize>(f: crate::abi::JsonFn, ctx: *mut c_void, value: &T) {
 
 /// A panic payload as text.
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic payload".to_string()
-    }
+    (payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic payload".to_string())
 }
 
 fn panicked(what: &str, payload: Box<dyn std::any::Any + Send>) -> ProvisionerError {
@@ -349,13 +345,9 @@ where
         let req = f(input)?;
         serde_json::to_vec(&req).map_err(ProvisionerError::other)
     }));
-    let (status, bytes) = match result {
-        Ok(Ok(bytes)) => (STATUS_OK, bytes),
-        Ok(Err(e)) => (STATUS_ERROR, error_json(&e)),
-        Err(payload) => (
-            STATUS_ERROR,
-            error_json(&panicked("host_configure", payload)),
-        ),
+    let (status, bytes) = match result.unwrap_or_else(|p| Err(panicked("host_configure", p))) {
+        Ok(bytes) => (STATUS_OK, bytes),
+        Err(e) => (STATUS_ERROR, error_json(&e)),
     };
     // SAFETY: per the ABI.
     unsafe { put(out, bytes) };
