@@ -141,13 +141,8 @@ fn has_changes(conditions: &[Condition], generation: i64) -> Result<(bool, bool)
             changed.observed_generation
         ));
     }
-    if !conditions
-        .iter()
-        .any(|c| c.type_ == VALID && c.status == TRUE)
-    {
-        return Ok((false, false));
-    }
-    Ok((changed.status == TRUE, true))
+    let valid = (conditions.iter()).any(|c| c.type_ == VALID && c.status == TRUE);
+    Ok((valid && changed.status == TRUE, valid))
 }
 
 /// Whether an object's conditions were not computed for its current generation.
