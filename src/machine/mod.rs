@@ -748,12 +748,10 @@ impl Pass<'_, '_> {
         if self.remove_annotation(annotations::HARDWARE_DETAILS) && !updated {
             self.event("RemoveAnnotation", "HardwareDetails annotation ignored, status already set and inspection is not disabled");
         }
-        if updated {
-            let mut out = PassOutcome::new(Requeue::After(Duration::ZERO));
-            out.save_status = true;
-            return Some(out);
-        }
-        None
+        updated.then(|| PassOutcome {
+            save_status: true,
+            ..PassOutcome::new(Requeue::After(Duration::ZERO))
+        })
     }
 }
 

@@ -315,10 +315,9 @@ where
         };
         Ok::<_, ProvisionerError>(Box::into_raw(Box::new(state)) as *mut c_void)
     }));
-    let error = match result {
-        Ok(Ok(handle)) => return handle,
-        Ok(Err(e)) => e,
-        Err(payload) => panicked("create_factory", payload),
+    let error = match result.unwrap_or_else(|p| Err(panicked("create_factory", p))) {
+        Ok(handle) => return handle,
+        Err(e) => e,
     };
     // SAFETY: per the ABI.
     unsafe { put(error_out, error_json(&error)) };
