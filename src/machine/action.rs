@@ -20,7 +20,6 @@ pub enum Action {
     Failed { error_count: i64 },
 }
 
-/// The error of an `Action::Error`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PassError {
     pub message: String,

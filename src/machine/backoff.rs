@@ -4,8 +4,7 @@ use std::time::Duration;
 
 const MAX_BACKOFF_COUNT: i64 = 9;
 
-/// The delay after the `error_count`-th failure: a uniform pick in (2^(n-1), 2^n] minutes,
-/// n = min(error_count, 9). `unit` is a uniform sample in [0, 1).
+/// The delay after the `error_count`-th failure: uniform in (2^(n-1), 2^n] minutes, n ≤ 9.
 pub fn backoff(error_count: i64, unit: f64) -> Duration {
     let n = error_count.clamp(0, MAX_BACKOFF_COUNT);
     let base = 2f64.powi(n as i32);
@@ -13,8 +12,7 @@ pub fn backoff(error_count: i64, unit: f64) -> Duration {
     Duration::from_secs_f64(minutes * 60.0)
 }
 
-/// controller-runtime's per-item rate limiter for passes that end in an error:
-/// 5 ms × 2^failures, at most 1000 s.
+/// controller-runtime's per-item rate limiter: 5 ms × 2^failures, at most 1000 s.
 pub fn error_retry_delay(consecutive_failures: u32) -> Duration {
     let ms = 5f64 * 2f64.powi(consecutive_failures.min(40) as i32);
     Duration::from_secs_f64((ms / 1000.0).min(1000.0))

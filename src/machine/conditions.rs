@@ -1,5 +1,4 @@
-//! Conditions, recomputed at the end of every successful pass (`computeConditions`,
-//! `baremetalhost_controller.go:2389-2469`).
+//! Conditions, recomputed at the end of every successful pass (BMO's `computeConditions`).
 
 use super::Pass;
 use bmh_api::{Condition, OperationalStatus, ProvisioningState as S, Word};
@@ -90,8 +89,7 @@ impl Pass<'_, '_> {
         changed
     }
 
-    /// cluster-api's `conditions.Set`: the transition time moves only when the status flips.
-    /// Returns whether the condition changed (an unchanged one leaves the status untouched).
+    /// cluster-api's `conditions.Set` (time moves only on a flip); returns whether it changed.
     fn set_condition(
         &mut self,
         type_: &'static str,

@@ -1,5 +1,4 @@
-//! BMC credentials: BMO's `buildAndValidateBMCCredentials` and `credentialsErrorResult`
-//! (`baremetalhost_controller.go:195-214, 397-433, 2605-2627`).
+//! BMC credentials: BMO's `buildAndValidateBMCCredentials` and `credentialsErrorResult`.
 
 use super::{Pass, PassOutcome, Requeue, Step, delays};
 use bmh_api::{ErrorType, ObjectKey, ProvisioningState as S};

@@ -1,25 +1,15 @@
-//! The host's DataImage: BMO's `handleDataImageActions` (`baremetalhost_controller.go:1826-1947`)
-//! with its `attachDataImage` / `detachDataImage`, run by `manageHostPower` when a provisioned
-//! host is about to be powered on, plus the part of BMO's DataImage controller that decides when
-//! its finalizer goes (nothing attached once the DataImage is deleted).
-//!
-//! The DataImage comes with the host record (`HostRecord::data_image`, its document). The
-//! bookkeeping keeps a copy while its "finalizer" holds (`Bookkeeping::data_image`), so a
-//! document removed from the files or the store still gets its image detached: that copy is then
-//! handled as a DataImage being deleted.
+//! The host's DataImage: BMO's `handleDataImageActions` and when its finalizer goes.
 
 use super::{Action, Pass, backoff};
 use bmh_api::{DataImage, DataImageStatus};
 use bmhctl_plugin_sdk::{Provisioner, ProvisionerError};
 use std::time::Duration;
 
-/// BMO's `dataImageUpdateDelay` (`dataimage_controller.go:42`): the shortest wait after an
-/// attach, a detach or a failed status query.
+/// BMO's `dataImageUpdateDelay`: the shortest wait after an attach, a detach or a failed query.
 pub const DATA_IMAGE_UPDATE_DELAY: Duration = Duration::from_secs(30);
 
 impl Pass<'_, '_> {
-    /// `None`: nothing to do, go on powering the host on. Otherwise the action that ends the
-    /// pass (waiting for an attach or detach to settle, or an error).
+    /// `None`: go on powering the host on; otherwise the action that ends the pass.
     pub(super) fn handle_data_image_actions(
         &mut self,
         prov: &mut dyn Provisioner,
@@ -59,13 +49,9 @@ impl Pass<'_, '_> {
 
         if deleting {
             if attached {
-                if let Err(a) = self.detach_data_image(prov, &mut image, status, deleting) {
-                    return Some(a);
-                }
-                return Some(Action::Continue(retry));
+                return Some(self.detach_data_image(prov, &mut image, status, deleting, retry));
             }
-            // Nothing attached: BMO's DataImage controller removes its finalizer, and the
-            // DataImage is gone.
+            // Nothing attached: BMO's DataImage controller removes its finalizer.
             self.rec.book.data_image = None;
             self.bookkeeping_changed = true;
             return None;
@@ -73,20 +59,11 @@ impl Pass<'_, '_> {
 
         if requested != attached_url {
             if !attached_url.is_empty() {
-                if let Err(a) = self.detach_data_image(prov, &mut image, status, deleting) {
-                    return Some(a);
-                }
-                return Some(Action::Continue(retry));
+                return Some(self.detach_data_image(prov, &mut image, status, deleting, retry));
             }
             if !requested.is_empty() {
                 if let Err(e) = prov.attach_data_image(&requested) {
-                    let message = e.to_string();
-                    status.error.count += 1;
-                    status.error.message = message.clone();
-                    self.save_data_image(&mut image, status, deleting);
-                    return Some(Action::error(format!(
-                        "failed to attach, failed to attach dataImage, {message}"
-                    )));
+                    return Some(self.data_image_failed(&mut image, status, deleting, "attach", e));
                 }
                 // Recorded now: the backend's virtual media does not say which URL it holds.
                 status.attached_image.url = requested;
@@ -100,31 +77,40 @@ impl Pass<'_, '_> {
         None
     }
 
-    /// BMO's `detachDataImage`: on success the status is left as it is (the next pass sees the
-    /// image gone and clears the URL).
+    /// BMO's `detachDataImage` (on success the next pass sees the image gone).
     fn detach_data_image(
         &mut self,
         prov: &mut dyn Provisioner,
         image: &mut DataImage,
-        mut status: DataImageStatus,
+        status: DataImageStatus,
         deleting: bool,
-    ) -> Result<(), Action> {
+        retry: Duration,
+    ) -> Action {
         match prov.detach_data_image() {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                let message = e.to_string();
-                status.error.count += 1;
-                status.error.message = message.clone();
-                self.save_data_image(image, status, deleting);
-                Err(Action::error(format!(
-                    "failed to detach, failed to detach dataImage, {message}"
-                )))
-            }
+            Ok(()) => Action::Continue(retry),
+            Err(e) => self.data_image_failed(image, status, deleting, "detach", e),
         }
     }
 
-    /// BMO's `Status().Update` of the DataImage: the document's status (unless it is gone),
-    /// and the bookkeeping's copy that stands for its finalizer.
+    /// A failed attach or detach: counted in the DataImage's status, and the pass's error.
+    fn data_image_failed(
+        &mut self,
+        image: &mut DataImage,
+        mut status: DataImageStatus,
+        deleting: bool,
+        verb: &str,
+        e: ProvisionerError,
+    ) -> Action {
+        let message = e.to_string();
+        status.error.count += 1;
+        status.error.message = message.clone();
+        self.save_data_image(image, status, deleting);
+        Action::error(format!(
+            "failed to {verb}, failed to {verb} dataImage, {message}"
+        ))
+    }
+
+    /// BMO's `Status().Update` of the DataImage, and the bookkeeping's copy of it.
     fn save_data_image(&mut self, image: &mut DataImage, status: DataImageStatus, deleting: bool) {
         image.status = Some(status);
         if !deleting {

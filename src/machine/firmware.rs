@@ -1,16 +1,4 @@
-//! A host's HostFirmwareSettings (HFS) and HostFirmwareComponents (HFC).
-//!
-//! Two sides, as in BMO:
-//! * what BMO's own HFS and HFC controllers do (`hostfirmwaresettings_controller.go`,
-//!   `hostfirmwarecomponents_controller.go`): read the current settings, their schema and the
-//!   firmware components from the provisioner, write them into the objects' status with the
-//!   conditions `ChangeDetected` and `Valid`. bmhctl has no controllers running beside the state
-//!   machine, so [`Pass::reconcile_firmware`] does this within the host's pass, only when the
-//!   status is stale (never computed, or the spec changed since) or when firmware changes were
-//!   handed to the provisioner on an earlier pass;
-//! * what the BareMetalHost controller does with them (`getHostFirmwareSettings`,
-//!   `getHostFirmwareComponents`, `getUpdatesDifference`, `saveHostFirmwareComponents`): decide
-//!   from the conditions whether there is something to apply in `preparing` or when servicing.
+//! A host's HostFirmwareSettings and HostFirmwareComponents: BMO's HFS and HFC controllers.
 
 use super::Pass;
 use crate::record::HostRecord;
@@ -33,9 +21,7 @@ const REASON_CONFIGURATION_ERROR: &str = "ConfigurationError";
 const REASON_VALID_COMPONENT: &str = "OK";
 const REASON_INVALID_COMPONENT: &str = "InvalidComponent";
 
-/// The name BMO gives the FirmwareSchema of a provisioner's schema: `schema-` and the first 8
-/// hex digits of a SHA-256 over the sorted names, types, allowed values, bounds, lengths and
-/// read-only flags (so that hosts of one vendor and model share a schema).
+/// BMO's FirmwareSchema name: `schema-` and 8 hex digits of a SHA-256 over the schema.
 pub fn schema_name(schema: &BTreeMap<String, bmhctl_plugin_sdk::SettingSchema>) -> String {
     let mut keys: Vec<String> = Vec::new();
     for (name, s) in schema {
@@ -59,8 +45,7 @@ pub fn schema_name(schema: &BTreeMap<String, bmhctl_plugin_sdk::SettingSchema>) 
     format!("schema-{}", &hex[..8])
 }
 
-/// BMO's `meta.SetStatusCondition`: updates the condition of this type (the transition time
-/// moves only when the status flips) or adds it; returns whether anything changed.
+/// BMO's `meta.SetStatusCondition`; returns whether anything changed.
 fn set_condition(
     conditions: &mut Vec<Condition>,
     type_: &str,
@@ -106,9 +91,7 @@ fn set_condition(
     }
 }
 
-/// The HFS and HFC controllers' `ChangeDetected` and `Valid`: when the spec asks for a change,
-/// change detected and valid unless `invalid` gives the reason and message why not; otherwise
-/// valid and no change. Returns whether a condition changed.
+/// The controllers' `ChangeDetected` and `Valid` (`invalid`: why not); returns whether changed.
 fn set_change_conditions(
     c: &mut Vec<Condition>,
     mismatch: bool,
@@ -117,24 +100,18 @@ fn set_change_conditions(
     generation: i64,
     now: &str,
 ) -> bool {
-    let mut dirty = false;
     if mismatch {
-        dirty |= set_condition(c, CHANGE_DETECTED, TRUE, ok_reason, "", generation, now);
-        dirty |= match invalid {
-            Some((reason, message)) => {
-                set_condition(c, VALID, FALSE, reason, message, generation, now)
-            }
-            None => set_condition(c, VALID, TRUE, ok_reason, "", generation, now),
-        };
+        let (valid, reason, message) =
+            invalid.map_or((TRUE, ok_reason, ""), |(r, m)| (FALSE, r, m));
+        set_condition(c, CHANGE_DETECTED, TRUE, ok_reason, "", generation, now)
+            | set_condition(c, VALID, valid, reason, message, generation, now)
     } else {
-        dirty |= set_condition(c, VALID, TRUE, ok_reason, "", generation, now);
-        dirty |= set_condition(c, CHANGE_DETECTED, FALSE, ok_reason, "", generation, now);
+        set_condition(c, VALID, TRUE, ok_reason, "", generation, now)
+            | set_condition(c, CHANGE_DETECTED, FALSE, ok_reason, "", generation, now)
     }
-    dirty
 }
 
-/// Why the spec's settings cannot be applied: passwords, settings the host does not have, and
-/// values the schema refuses.
+/// Why the spec's settings cannot be applied (passwords, unknown settings, refused values).
 fn setting_errors(
     spec: &BTreeMap<String, IntOrString>,
     current: &BTreeMap<String, String>,
@@ -153,8 +130,7 @@ fn setting_errors(
     errors
 }
 
-/// BMO's `hostObjectHasChanges`: (changed, valid), or an error when the conditions were
-/// computed for another generation of the object.
+/// BMO's `hostObjectHasChanges`: (changed, valid), or an error for a stale generation.
 fn has_changes(conditions: &[Condition], generation: i64) -> Result<(bool, bool), String> {
     let Some(changed) = conditions.iter().find(|c| c.type_ == CHANGE_DETECTED) else {
         return Ok((false, false));
@@ -165,13 +141,8 @@ fn has_changes(conditions: &[Condition], generation: i64) -> Result<(bool, bool)
             changed.observed_generation
         ));
     }
-    if !conditions
-        .iter()
-        .any(|c| c.type_ == VALID && c.status == TRUE)
-    {
-        return Ok((false, false));
-    }
-    Ok((changed.status == TRUE, true))
+    let valid = (conditions.iter()).any(|c| c.type_ == VALID && c.status == TRUE);
+    Ok((valid && changed.status == TRUE, valid))
 }
 
 /// Whether an object's conditions were not computed for its current generation.
@@ -182,8 +153,7 @@ fn stale(conditions: &[Condition], generation: i64) -> bool {
         .is_none_or(|c| c.observed_generation != generation)
 }
 
-/// BMO's `getUpdatesDifference`: the updates of the spec whose component is not in the status
-/// updates, or is there with another URL.
+/// BMO's `getUpdatesDifference`: spec updates missing from the status, or with another URL.
 pub fn updates_difference(
     spec: &[FirmwareUpdate],
     status: &[FirmwareUpdate],
@@ -195,16 +165,6 @@ pub fn updates_difference(
                 .any(|s| s.component == u.component && s.url == u.url)
         })
         .cloned()
-        .collect()
-}
-
-fn to_sdk_updates(updates: Vec<FirmwareUpdate>) -> Vec<bmhctl_plugin_sdk::FirmwareUpdate> {
-    updates
-        .into_iter()
-        .map(|u| bmhctl_plugin_sdk::FirmwareUpdate {
-            component: u.component,
-            url: u.url,
-        })
         .collect()
 }
 
@@ -254,16 +214,12 @@ impl HostRecord {
 }
 
 impl Pass<'_, '_> {
-    /// bmhctl's stand-in for BMO's HFS and HFC controllers, run before the state's handler of a
-    /// registered host: refreshes the firmware objects' status from the provisioner when it is
-    /// stale or a refresh is pending. Nothing happens (and nothing is asked of the provisioner)
-    /// on a pass where neither holds.
+    /// BMO's HFS and HFC controllers: refresh their status when stale or pending.
     pub(super) fn reconcile_firmware(&mut self, prov: &mut dyn Provisioner, state: &S) {
         if self.rec.firmware_settings.is_none() && self.rec.firmware_components.is_none() {
             return;
         }
-        // BMO's `skipReconcileSubresource`, plus: no node to ask before registration, and
-        // nothing left to ask on the way out.
+        // BMO's `skipReconcileSubresource`, plus: no node before registration nor on the way out.
         if matches!(
             state,
             S::None | S::Unmanaged | S::PoweringOffBeforeDelete | S::Deleting
@@ -292,8 +248,7 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// Marks that firmware changes went to the provisioner: their status is read again on the
-    /// next pass.
+    /// Firmware changes went to the provisioner: read their status again next pass.
     pub(super) fn firmware_refresh_needed(&mut self) {
         if !self.rec.book.firmware.refresh_pending {
             self.rec.book.firmware.refresh_pending = true;
@@ -301,8 +256,7 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// The HFS controller's reconcile: settings and schema from the provisioner, the spec
-    /// validated against them. Returns false when the provisioner could not answer.
+    /// The HFS controller's reconcile; false when the provisioner could not answer.
     fn refresh_firmware_settings(&mut self, prov: &mut dyn Provisioner) -> bool {
         let opts = FirmwareSettingsOptions {
             include_schema: true,
@@ -370,8 +324,7 @@ impl Pass<'_, '_> {
         true
     }
 
-    /// The FirmwareSchema of the provisioner's schema: the one kept when it has this name,
-    /// else a new one for the host's vendor and model (password settings left out).
+    /// The FirmwareSchema of this name: the one kept, else a new one (passwords left out).
     fn firmware_schema(
         &self,
         name: &str,
@@ -410,9 +363,7 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// The HFC controller's reconcile: components from the provisioner, `ChangeDetected` when
-    /// the spec's updates are not the status'. Returns false when the provisioner could not
-    /// answer.
+    /// The HFC controller's reconcile; false when the provisioner could not answer.
     fn refresh_firmware_components(&mut self, prov: &mut dyn Provisioner) -> bool {
         let components = match prov.get_firmware_components() {
             Ok(c) => from_sdk_components(c),
@@ -481,9 +432,7 @@ impl Pass<'_, '_> {
         Ok(valid && changed)
     }
 
-    /// Whether the HFS and HFC have changes to apply (errors carry BMO's messages), with what
-    /// a prepare or servicing step is to be given: both settings maps when the settings are
-    /// dirty, the updates not yet applied when the components are.
+    /// Whether the HFS and HFC have changes to apply, with what a step is to be given.
     pub(super) fn firmware_changes(
         &self,
         settings: bool,
@@ -518,7 +467,13 @@ impl Pass<'_, '_> {
                     .as_ref()
                     .map(|s| s.updates.as_slice())
                     .unwrap_or_default();
-                ch.target_components = to_sdk_updates(updates_difference(&hfc.spec.updates, done));
+                ch.target_components = updates_difference(&hfc.spec.updates, done)
+                    .into_iter()
+                    .map(|u| bmhctl_plugin_sdk::FirmwareUpdate {
+                        component: u.component,
+                        url: u.url,
+                    })
+                    .collect();
             }
         }
         Ok(ch)
@@ -540,8 +495,7 @@ impl Pass<'_, '_> {
                     .is_some_and(|c| !c.spec.updates.is_empty()))
     }
 
-    /// BMO's `saveHostFirmwareComponents`, once the provisioner started the updates: the spec's
-    /// updates become the status', and the components are read again.
+    /// BMO's `saveHostFirmwareComponents`: the spec's updates become the status'.
     pub(super) fn save_firmware_components(
         &mut self,
         prov: &mut dyn Provisioner,
@@ -570,8 +524,7 @@ impl Pass<'_, '_> {
         Ok(())
     }
 
-    /// After a failed prepare or servicing: forget which updates were handed over, so they are
-    /// all tried again.
+    /// After a failed step: forget the updates handed over, so they are all tried again.
     pub(super) fn clear_firmware_component_updates(&mut self) {
         if let Some(st) = self
             .rec
@@ -585,9 +538,7 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// The host's HostUpdatePolicy: whether firmware settings, and firmware updates, may be
-    /// applied to a provisioned host when it next powers on (`onReboot`). Without a policy,
-    /// neither.
+    /// The HostUpdatePolicy's (settings, updates) `onReboot` permissions; none without one.
     pub(super) fn live_firmware_changes_allowed(&self) -> (bool, bool) {
         let key = self.rec.firmware_key();
         let Some(policy) = self

@@ -1,13 +1,12 @@
-//! One handler per provisioning state (`host_state_machine.go:388-661` and the `action*`
-//! functions of `baremetalhost_controller.go` they call).
+//! One handler per provisioning state (`host_state_machine.go` and its `action*` functions).
 
 use super::{Action, DELETE_RETRY_COUNT, Pass, delays};
 use crate::intern::Recent;
 use bmh_api::{ErrorType, Image, ObjectKey, ProvisioningState as S, SecretReference, annotations};
 use bmhctl_plugin_sdk::{
     AdoptData, AdoptOptions, DeprovisionOptions, HostConfigData, HostConfigErrors, InspectData,
-    InspectOptions, InspectResult, PowerOffOptions, PrepareData, ProvisionData, ProvisionOptions,
-    Provisioner, ProvisionerError, StepOptions, StepResult,
+    InspectOptions, InspectResult, OpResult, PowerOffOptions, PrepareData, ProvisionData,
+    ProvisionOptions, Provisioner, ProvisionerError, StepOptions, StepResult,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,11 +19,7 @@ impl Pass<'_, '_> {
             S::Registering => self.handle_registering(),
             S::Inspecting => self.handle_inspecting(prov),
             S::ExternallyProvisioned => self.handle_externally_provisioned(prov),
-            S::MatchProfile => {
-                self.next_state = S::Preparing;
-                self.status_mut().error_count = 0;
-                Action::Complete
-            }
+            S::MatchProfile => self.completed(S::Preparing),
             S::Preparing => self.handle_preparing(prov),
             S::Available | S::Ready => self.handle_available(prov),
             S::Provisioning => self.handle_provisioning(prov),
@@ -49,8 +44,7 @@ impl Pass<'_, '_> {
 
     fn handle_unmanaged(&mut self) -> Action {
         if self.rec.host.has_bmc_details() {
-            self.next_state = S::Registering;
-            return Action::Complete;
+            return self.complete(S::Registering);
         }
         self.steady = true;
         Action::Continue(delays::UNMANAGED_RETRY)
@@ -58,34 +52,25 @@ impl Pass<'_, '_> {
 
     /// Reached only when registration fully succeeded in this pass.
     fn handle_registering(&mut self) -> Action {
-        self.next_state = if self.rec.host.spec.externally_provisioned {
+        let next = if self.rec.host.spec.externally_provisioned {
             S::ExternallyProvisioned
         } else if self.rec.host.inspection_disabled() {
             S::Preparing
         } else {
             S::Inspecting
         };
-        self.status_mut().error_count = 0;
-        Action::Complete
-    }
-
-    /// Whether any reboot annotation asks for `"force": true`.
-    /// BMO's `hasRebootAnnotation(info, true)`, unparsable values reported as there.
-    fn force_reboot_requested(&mut self) -> bool {
-        self.reboot_requested(true).0
+        self.completed(next)
     }
 
     fn handle_inspecting(&mut self, prov: &mut dyn Provisioner) -> Action {
         if self.rec.host.inspection_disabled() {
             self.event("InspectionSkipped", "disabled by user");
-            self.next_state = S::Preparing;
-            self.status_mut().error_count = 0;
-            return Action::Complete;
+            return self.completed(S::Preparing);
         }
         let refresh = self
             .annotation(annotations::INSPECT)
             .is_some_and(|v| v != annotations::INSPECT_DISABLED_VALUE);
-        let force_reboot = self.force_reboot_requested();
+        let force_reboot = self.reboot_requested(true).0;
         let data = InspectData {
             boot_mode: self.status().provisioning.boot_mode.clone(),
             cpu_architecture: self.cpu_architecture(),
@@ -109,12 +94,8 @@ impl Pass<'_, '_> {
             return self.record_action_failure(ErrorType::InspectionError, &res.error_message);
         }
         if started {
-            let mut removed = false;
-            if refresh {
-                removed |= self.remove_annotation(annotations::INSPECT);
-            }
-            removed |= self.remove_annotation(annotations::REBOOT_PREFIX);
-            if removed {
+            let inspect = refresh && self.remove_annotation(annotations::INSPECT);
+            if self.remove_annotation(annotations::REBOOT_PREFIX) || inspect {
                 return Action::Continue(Duration::ZERO);
             }
         }
@@ -143,9 +124,7 @@ impl Pass<'_, '_> {
             }));
             self.bookkeeping_changed = true;
         }
-        self.next_state = S::Preparing;
-        self.status_mut().error_count = 0;
-        Action::Complete
+        self.completed(S::Preparing)
     }
 
     fn handle_preparing(&mut self, prov: &mut dyn Provisioner) -> Action {
@@ -166,9 +145,8 @@ impl Pass<'_, '_> {
             settings_dirty = true;
         }
         // Firmware objects that are not ready yet: wait for them.
-        let firmware = match self.firmware_changes(true, true) {
-            Ok(f) => f,
-            Err(_) => return Action::Continue(delays::SUB_RESOURCE_NOT_READY_RETRY),
+        let Ok(firmware) = self.firmware_changes(true, true) else {
+            return Action::Continue(delays::SUB_RESOURCE_NOT_READY_RETRY);
         };
         let firmware_dirty = firmware.settings_dirty || firmware.components_dirty;
         data.target_firmware_settings = firmware.target_settings;
@@ -204,60 +182,42 @@ impl Pass<'_, '_> {
         {
             return Action::error(format!("could not save the host firmware components: {e}"));
         }
-        let mut dirty = false;
-        if settings_dirty && started {
+        let saved = settings_dirty && started;
+        if saved {
             self.save_provisioning_settings(desired);
-            dirty = true;
         }
-        if started && self.clear_error() {
-            dirty = true;
-        }
+        let dirty = (started && self.clear_error()) || saved;
         if res.dirty {
             return self.wait_on_provisioner(dirty, res.requeue_after);
         }
-        self.next_state = S::Available;
-        self.status_mut().error_count = 0;
-        Action::Complete
+        self.completed(S::Available)
     }
 
     fn handle_available(&mut self, prov: &mut dyn Provisioner) -> Action {
         if self.rec.host.spec.externally_provisioned {
             self.clear_provisioning_settings();
-            self.next_state = S::ExternallyProvisioned;
-            return Action::Complete;
+            return self.complete(S::ExternallyProvisioned);
         }
         if self
             .annotation(annotations::INSPECT)
             .is_some_and(|v| v != annotations::INSPECT_DISABLED_VALUE)
         {
-            self.next_state = S::Inspecting;
-            return Action::Complete;
+            return self.complete(S::Inspecting);
         }
         match self.desired_provisioning_settings() {
             Err(e) => return Action::error(e),
-            Ok((true, _)) => {
-                self.next_state = S::Preparing;
-                return Action::Complete;
-            }
+            Ok((true, _)) => return self.complete(S::Preparing),
             Ok((false, _)) => {}
         }
         // Firmware settings, then firmware components, waiting to be applied.
         match self.firmware_changes(true, true) {
             Err(super::firmware::FirmwareError::Settings(e))
             | Err(super::firmware::FirmwareError::Components(e)) => return Action::error(e),
-            Ok(f) if f.settings_dirty || f.components_dirty => {
-                self.next_state = S::Preparing;
-                return Action::Complete;
-            }
+            Ok(f) if f.settings_dirty || f.components_dirty => return self.complete(S::Preparing),
             Ok(_) => {}
         }
-        let has_image_url = self
-            .rec
-            .host
-            .spec
-            .image
-            .as_ref()
-            .is_some_and(|i| !i.url.is_empty());
+        let image = self.rec.host.spec.image.as_ref();
+        let has_image_url = image.is_some_and(|i| !i.url.is_empty());
         if !has_image_url && self.status().provisioning_fail_count > 0 {
             let st = self.status_mut();
             st.provisioning_fail_count = 0;
@@ -283,8 +243,7 @@ impl Pass<'_, '_> {
             return self.record_action_failure(ErrorType::ProvisioningError, &msg);
         }
         self.clear_error();
-        self.next_state = S::Provisioning;
-        Action::Complete
+        self.complete(S::Provisioning)
     }
 
     /// BMO's `provisioningCancelled`: only URLs and custom deploy methods count.
@@ -324,8 +283,7 @@ impl Pass<'_, '_> {
             if !self.error_type().is_none() {
                 self.status_mut().provisioning_fail_count += 1;
             }
-            self.next_state = S::Deprovisioning;
-            return Action::Complete;
+            return self.complete(S::Deprovisioning);
         }
         // Written only when it differs: a pass that writes the status copies it first.
         if let Some(image) = &self.rec.host.spec.image
@@ -345,7 +303,7 @@ impl Pass<'_, '_> {
     }
 
     fn action_provisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
-        let force_reboot = self.force_reboot_requested();
+        let force_reboot = self.reboot_requested(true).0;
         let spec = self.rec.host.spec.clone();
         let image = spec.image.clone().unwrap_or_default();
         let mut image_pull_secret = String::new();
@@ -366,7 +324,7 @@ impl Pass<'_, '_> {
             host_config,
             host_config_errors,
             boot_mode: self.status().provisioning.boot_mode.clone(),
-            hardware_profile: self.hardware_profile_name(),
+            hardware_profile: self.hardware_profile().to_string(),
             root_device_hints: self
                 .status()
                 .provisioning
@@ -391,9 +349,7 @@ impl Pass<'_, '_> {
             return self.wait_on_provisioner(changed, res.requeue_after);
         }
         let st = self.status_mut();
-        if let Some(image) = spec.image
-            && st.provisioning.image != image
-        {
+        if let Some(image) = spec.image.filter(|i| st.provisioning.image != *i) {
             st.provisioning.image = image;
         }
         if let Some(cd) = spec.custom_deploy
@@ -404,8 +360,7 @@ impl Pass<'_, '_> {
         Action::Complete
     }
 
-    /// BMO's `ImageAuthValidator.Validate`: the pull credentials of an OCI image's registry, from
-    /// the Secret `name` in the host's namespace.
+    /// BMO's `ImageAuthValidator.Validate`: registry credentials from the Secret `name`.
     fn image_pull_secret(&mut self, name: &str, image_url: &str) -> Result<String, String> {
         let ns = self.rec.host.metadata.namespace_or_default().to_string();
         let secret = self
@@ -422,9 +377,7 @@ impl Pass<'_, '_> {
         })
     }
 
-    /// BMO's `getSecretDataWithFinalizer`: the Secret must be in the host's namespace; the value
-    /// is `key`, else `value`. `Ok(None)` when it has neither (callers decide whether that is an
-    /// error: it is for user data and meta data, not for network data).
+    /// BMO's `getSecretDataWithFinalizer`: `key`, else `value`; `Ok(None)` when neither.
     pub(super) fn config_secret_value(
         &self,
         r: &SecretReference,
@@ -451,9 +404,7 @@ impl Pass<'_, '_> {
         Ok(secret.get_str(key).or_else(|| secret.get_str("value")))
     }
 
-    /// User data, network data and meta data for the config drive (`host_config_data.go`), and
-    /// why any of them could not be read. Errors travel with the data instead of failing the pass:
-    /// BMO only reads these Secrets when its provisioner builds the config drive.
+    /// Config drive data and why any of it could not be read (errors travel with the data).
     fn host_config_data(&self) -> (HostConfigData, HostConfigErrors) {
         let spec = &self.rec.host.spec;
         let mut c = HostConfigData::default();
@@ -493,8 +444,7 @@ impl Pass<'_, '_> {
 
     fn handle_provisioned(&mut self, prov: &mut dyn Provisioner) -> Action {
         if self.provisioning_cancelled() {
-            self.next_state = S::Deprovisioning;
-            return Action::Complete;
+            return self.complete(S::Deprovisioning);
         }
         self.manage_steady_state(prov)
     }
@@ -511,34 +461,25 @@ impl Pass<'_, '_> {
         if let Some(cd) = spec.custom_deploy {
             st.provisioning.custom_deploy = Some(cd);
         }
-        self.next_state = S::Provisioned;
-        Action::Complete
+        self.complete(S::Provisioned)
     }
 
     /// BMO's `actionManageSteadyState`: adopt, then manage power.
     pub(super) fn manage_steady_state(&mut self, prov: &mut dyn Provisioner) -> Action {
-        let restart = *self.error_type() == ErrorType::ProvisionedRegistrationError;
-        let data = AdoptData {
-            state: self.state().clone(),
-        };
-        let opts = AdoptOptions {
-            restart_on_failure: restart,
-        };
-        let res = match prov.adopt(&data, opts) {
+        let res = match self.adopt(prov) {
             Ok(r) => r,
             Err(e) => return Action::error(e.to_string()),
         };
-        if !res.error_message.is_empty() {
-            return self.record_action_failure(
-                ErrorType::ProvisionedRegistrationError,
-                &res.error_message,
-            );
-        }
-        if res.dirty {
-            let changed = self.clear_error();
-            return self.wait_on_provisioner(changed, res.requeue_after);
+        if let Some(a) = self.failed_or_waiting(&res, ErrorType::ProvisionedRegistrationError) {
+            return a;
         }
         self.manage_host_power(prov)
+    }
+
+    fn adopt(&mut self, prov: &mut dyn Provisioner) -> Result<OpResult, ProvisionerError> {
+        let restart_on_failure = *self.error_type() == ErrorType::ProvisionedRegistrationError;
+        let state = self.state().clone();
+        prov.adopt(&AdoptData { state }, AdoptOptions { restart_on_failure })
     }
 
     fn handle_deprovisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
@@ -556,12 +497,10 @@ impl Pass<'_, '_> {
             }
             Action::Failed { error_count } if deleting && *error_count > DELETE_RETRY_COUNT => {
                 tracing::warn!(host = %self.rec.host.metadata.name, "giving up on deprovisioning after {error_count} failures");
-                self.next_state = S::PoweringOffBeforeDelete;
-                Action::Complete
+                self.complete(S::PoweringOffBeforeDelete)
             }
             Action::Error(e) if deleting && e.needs_registration && !self.have_creds => {
-                self.next_state = S::Deleting;
-                Action::Complete
+                self.complete(S::Deleting)
             }
             _ => action,
         }
@@ -570,26 +509,12 @@ impl Pass<'_, '_> {
     fn action_deprovisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
         let p = &self.status().provisioning;
         if !p.image.url.is_empty() || p.custom_deploy.is_some() {
-            let restart = *self.error_type() == ErrorType::ProvisionedRegistrationError;
-            let data = AdoptData {
-                state: self.state().clone(),
-            };
-            let opts = AdoptOptions {
-                restart_on_failure: restart,
-            };
-            match prov.adopt(&data, opts) {
+            let res = match self.adopt(prov) {
+                Ok(r) => r,
                 Err(e) => return prov_error_action(e, ""),
-                Ok(res) if !res.error_message.is_empty() => {
-                    return self.record_action_failure(
-                        ErrorType::ProvisionedRegistrationError,
-                        &res.error_message,
-                    );
-                }
-                Ok(res) if res.dirty => {
-                    let changed = self.clear_error();
-                    return self.wait_on_provisioner(changed, res.requeue_after);
-                }
-                Ok(_) => {}
+            };
+            if let Some(a) = self.failed_or_waiting(&res, ErrorType::ProvisionedRegistrationError) {
+                return a;
             }
         }
         let restart = *self.error_type() == ErrorType::ProvisioningError;
@@ -601,12 +526,8 @@ impl Pass<'_, '_> {
             Ok(r) => r,
             Err(e) => return prov_error_action(e, "failed to deprovision: "),
         };
-        if !res.error_message.is_empty() {
-            return self.record_action_failure(ErrorType::ProvisioningError, &res.error_message);
-        }
-        if res.dirty {
-            let changed = self.clear_error();
-            return self.wait_on_provisioner(changed, res.requeue_after);
+        if let Some(a) = self.failed_or_waiting(&res, ErrorType::ProvisioningError) {
+            return a;
         }
         if self.remove_annotation(annotations::REBOOT_PREFIX) {
             return Action::Continue(Duration::ZERO);
@@ -633,12 +554,10 @@ impl Pass<'_, '_> {
                 action
             }
             Action::Failed { error_count } if *error_count > DELETE_RETRY_COUNT => {
-                self.next_state = S::Deleting;
-                Action::Complete
+                self.complete(S::Deleting)
             }
             Action::Error(e) if e.needs_registration && !self.have_creds => {
-                self.next_state = S::Deleting;
-                Action::Complete
+                self.complete(S::Deleting)
             }
             _ => action,
         }
@@ -655,14 +574,8 @@ impl Pass<'_, '_> {
             Ok(r) => r,
             Err(e) => return prov_error_action(e, "failed to power off before deleting node: "),
         };
-        if !res.error_message.is_empty() {
-            return self.record_action_failure(ErrorType::PowerManagementError, &res.error_message);
-        }
-        if res.dirty {
-            let changed = self.clear_error();
-            return self.wait_on_provisioner(changed, res.requeue_after);
-        }
-        Action::Complete
+        self.failed_or_waiting(&res, ErrorType::PowerManagementError)
+            .unwrap_or(Action::Complete)
     }
 
     fn handle_deleting(&mut self, prov: &mut dyn Provisioner) -> Action {
@@ -694,9 +607,7 @@ fn prov_error_action(e: ProvisionerError, prefix: &str) -> Action {
     })
 }
 
-/// The inspected details as a shared value: the last details seen when they are equal (every
-/// fixture host, and every host of one model, reports the same), so that all those hosts'
-/// statuses and HardwareData hold one copy.
+/// The inspected details as a shared value, reusing the last equal details seen.
 fn shared_details(details: bmh_api::HardwareDetails) -> Arc<bmh_api::HardwareDetails> {
     static LAST: Recent<bmh_api::HardwareDetails, 1> = Recent::new();
     LAST.share(details)

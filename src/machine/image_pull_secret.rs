@@ -1,9 +1,4 @@
-//! The OCI image's pull credentials: BMO's `ImageAuthValidator.Validate` and
-//! `ExtractRegistryCredentials`. Ironic wants `user:password` for the image's registry, taken
-//! from a docker config Secret (`.dockerconfigjson`, else the older `.dockercfg`).
-//!
-//! BMO also checks the Secret's `type:` (`kubernetes.io/dockerconfigjson` or
-//! `kubernetes.io/dockercfg`); bmhctl keeps only a Secret's values, so it goes by the keys.
+//! The OCI image's pull credentials (BMO's `ExtractRegistryCredentials`).
 
 use crate::objects::ResolvedSecret;
 use base64::Engine as _;
@@ -12,14 +7,12 @@ use std::collections::BTreeMap;
 
 /// One registry's entry of a docker config.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 struct AuthConfig {
-    #[serde(default)]
     username: String,
-    #[serde(default)]
     password: String,
-    #[serde(default)]
     auth: String,
-    #[serde(default, rename = "identitytoken")]
+    #[serde(rename = "identitytoken")]
     identity_token: String,
 }
 
@@ -57,8 +50,7 @@ fn resolve_registry_host(host: &str) -> &str {
     }
 }
 
-/// The user and password of one entry: an identity token, else both names, else `auth`
-/// (base64 of `user:password`). Credential helpers are never run (BMO's container has none).
+/// The user and password of one entry: identity token, else both names, else `auth`.
 fn entry_credentials(auth: &AuthConfig) -> Result<(String, String), String> {
     if !auth.identity_token.is_empty() {
         return Ok((String::new(), auth.identity_token.clone()));
@@ -91,8 +83,7 @@ fn json_problem(e: &serde_json::Error) -> String {
     format!("{what} at line {} column {}", e.line(), e.column())
 }
 
-/// `user:password` for the registry of `image_url` (BMO's `ExtractRegistryCredentials`).
-/// Errors never quote the Secret's values.
+/// `user:password` for the registry of `image_url`; errors never quote the Secret's values.
 pub(crate) fn registry_credentials(
     secret: &ResolvedSecret,
     image_url: &str,

@@ -1,12 +1,4 @@
-//! BMO's BareMetalHost state machine, one pass at a time.
-//!
-//! A pass ([`Machine::reconcile`]) is BMO's `Reconcile` for one host: the pre-steps of
-//! `baremetalhost_controller.go` (pause, host data, hardware details, finalizer, credentials,
-//! provisioner creation), then `ReconcileState` of `host_state_machine.go` (the delayed, delete,
-//! detach and registration checks, then the state's handler), then conditions. It is pure: it
-//! sees the provisioner trait, a clock, the companion objects, and the host record it is handed,
-//! and returns what to persist and when to come back ([`PassOutcome`]). The runner owns time,
-//! concurrency and the disk.
+//! BMO's BareMetalHost state machine: a pure pass ([`Machine::reconcile`]) at a time.
 
 mod action;
 pub mod backoff;
@@ -35,7 +27,7 @@ use bmh_api::{
     Word, annotations,
 };
 use bmhctl_plugin_sdk::{
-    Event, EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory, WaitOn,
+    Event, EventSink, HostData, OpResult, Provisioner, ProvisionerError, ProvisionerFactory, WaitOn,
 };
 use chrono::{DateTime, Utc};
 use std::cell::OnceCell;
@@ -76,42 +68,38 @@ impl Default for MachineConfig {
 }
 
 /// When the host wants its next pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Requeue {
     /// After this much BMO time (zero = at once).
     After(Duration),
     /// The pass failed with an error: retry with the per-host error backoff.
     ErrorBackoff,
     /// Only when something changes (a paused host, a permanent credentials error, a finished delete).
+    #[default]
     Never,
 }
 
 /// What one pass decided, for the runner to act on.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PassOutcome {
     pub requeue: Requeue,
     /// The status was changed in a way BMO saves: persist it.
     pub save_status: bool,
     /// Bookkeeping (finalizers, architecture, HardwareData, provisioner state) changed: persist it.
     pub bookkeeping_changed: bool,
-    /// The status of the host's HostFirmwareSettings or HostFirmwareComponents changed: persist
-    /// it (whatever the pass's outcome, as BMO writes these objects' status at once).
+    /// The status of a firmware object changed: persist it (BMO writes it at once).
     pub firmware_changed: bool,
     /// The status of the host's DataImage changed: persist it (as BMO writes it at once).
     pub data_image_changed: bool,
     /// Annotations BMO consumed and removed from the object this pass.
     pub removed_annotations: Vec<String>,
-    /// Events of the pass (the controller's and the provisioner's, in the order they were
-    /// queued); none when the pass failed, as BMO publishes its queue only after a good pass.
+    /// Events of the pass, in order; none when it failed (BMO publishes only after success).
     pub events: Vec<Event>,
     /// The pass error, as BMO's controller would log it.
     pub error: Option<String>,
     /// How the pass ended, when not by acting: one of these at most.
     pub end: PassEnd,
-    /// What the host's next pass waits for, when it waits on its provisioner: `Progress` (a
-    /// handler requeued on the provisioner's `requeue_after` while it works) or `Capacity`
-    /// (`delayed` by the provisioning limit). The `requeue` is BMO's all the same; a runner may
-    /// only run the next pass *earlier* when the provisioner reports the wait over.
+    /// What the next pass waits for; a runner may only run it *earlier* when the wait is over.
     pub wait: Option<WaitOn>,
 }
 
@@ -130,17 +118,14 @@ pub enum PassEnd {
 }
 
 impl PassOutcome {
-    /// The delete path finished: the object is gone.
     pub fn deleted(&self) -> bool {
         self.end == PassEnd::Deleted
     }
 
-    /// A stable state's handler found nothing to do.
     pub fn steady(&self) -> bool {
         self.end == PassEnd::Steady
     }
 
-    /// The host is paused; nothing was done.
     pub fn paused(&self) -> bool {
         self.end == PassEnd::Paused
     }
@@ -148,15 +133,7 @@ impl PassOutcome {
     pub(crate) fn new(requeue: Requeue) -> Self {
         Self {
             requeue,
-            save_status: false,
-            bookkeeping_changed: false,
-            firmware_changed: false,
-            data_image_changed: false,
-            removed_annotations: Vec::new(),
-            events: Vec::new(),
-            error: None,
-            end: PassEnd::Acted,
-            wait: None,
+            ..Self::default()
         }
     }
 }
@@ -169,42 +146,37 @@ pub struct Machine<'a> {
     pub config: &'a MachineConfig,
 }
 
-/// Everything one pass works on.
 pub(crate) struct Pass<'m, 'r> {
     m: &'m Machine<'m>,
     rec: &'r mut HostRecord,
     rng: &'r mut fastrand::Rng,
     now: PassTime,
-    /// BMO's `info.events`: what the controller and the provisioner (through its publisher)
-    /// queued this pass; published only if the pass does not fail.
+    /// BMO's `info.events`: published only if the pass does not fail.
     events: Arc<Mutex<Vec<Event>>>,
     removed_annotations: Vec<String>,
     bookkeeping_changed: bool,
-    /// The status of a firmware object changed.
     firmware_changed: bool,
-    /// The status of the DataImage changed.
     data_image_changed: bool,
     next_state: S,
     have_creds: bool,
     creds_secret: Option<Arc<ResolvedSecret>>,
     steady: bool,
-    /// A handler requeued on the provisioner's own `requeue_after` (see
-    /// [`Pass::wait_on_provisioner`]).
+    /// A handler requeued on the provisioner's own `requeue_after`.
     waits_on_provisioner: bool,
-    /// The status as it was before this pass first changed it (`None`: unchanged so far), to
-    /// put back when the pass does not save it. Taken at the first change rather than up
-    /// front: most passes change nothing, and a status is large.
+    /// The status before this pass first changed it, to put back when not saved.
     status_before: Option<Option<BareMetalHostStatus>>,
 }
 
 impl Machine<'_> {
-    /// One pass over one host. The record is updated in place; status changes are only kept
-    /// when the outcome says to save them.
+    /// One pass over one host; status changes are kept only when the outcome saves them.
     pub fn reconcile(&self, rec: &mut HostRecord, rng: &mut fastrand::Rng) -> PassOutcome {
         let events = Arc::new(Mutex::new(Vec::new()));
         let mut pass = Pass {
             m: self,
-            now: PassTime::new(self.clock.now()),
+            now: PassTime {
+                at: self.clock.now(),
+                text: OnceCell::new(),
+            },
             rec,
             rng,
             events: events.clone(),
@@ -251,21 +223,13 @@ impl Machine<'_> {
     }
 }
 
-/// The time of a pass: read once when it starts, written out as RFC 3339 only when a pass
-/// writes a time (most passes that change nothing write none).
+/// The time of a pass, formatted only when a pass writes it.
 pub(crate) struct PassTime {
     at: DateTime<Utc>,
     text: OnceCell<Word>,
 }
 
 impl PassTime {
-    fn new(at: DateTime<Utc>) -> Self {
-        Self {
-            at,
-            text: OnceCell::new(),
-        }
-    }
-
     pub(crate) fn text(&self) -> &str {
         self.word().as_str()
     }
@@ -283,13 +247,7 @@ type Step = Option<PassOutcome>;
 impl Pass<'_, '_> {
     fn run(&mut self) -> PassOutcome {
         // Step 2: paused hosts are left alone entirely (BMO does not requeue them).
-        if self
-            .rec
-            .host
-            .metadata
-            .annotations
-            .contains_key(annotations::PAUSED)
-        {
+        if self.annotation(annotations::PAUSED).is_some() {
             let mut out = PassOutcome::new(Requeue::Never);
             out.end = PassEnd::Paused;
             return out;
@@ -336,24 +294,19 @@ impl Pass<'_, '_> {
             self.rec.book.provisioner_state = Some(shared_state(state));
             self.bookkeeping_changed = true;
         }
-        let (requeue, dirty, deleted) = match &action {
+        let requeue = match &action {
             Action::Error(e) => {
                 return self.error_outcome(format!("action \"{initial}\" failed: {}", e.message));
             }
-            Action::Continue(d) | Action::Update(d) => (Requeue::After(*d), action.dirty(), false),
-            Action::Complete => (Requeue::After(Duration::ZERO), true, false),
-            Action::Delayed => (
-                Requeue::After(backoff::backoff(1, self.rng.f64())),
-                true,
-                false,
-            ),
-            Action::Failed { error_count } => (
-                Requeue::After(backoff::backoff(*error_count, self.rng.f64())),
-                true,
-                false,
-            ),
-            Action::DeleteComplete => (Requeue::Never, false, true),
+            Action::Continue(d) | Action::Update(d) => Requeue::After(*d),
+            Action::Complete => Requeue::After(Duration::ZERO),
+            Action::Delayed => Requeue::After(backoff::backoff(1, self.rng.f64())),
+            Action::Failed { error_count } => {
+                Requeue::After(backoff::backoff(*error_count, self.rng.f64()))
+            }
+            Action::DeleteComplete => Requeue::Never,
         };
+        let (dirty, deleted) = (action.dirty(), action == Action::DeleteComplete);
         let wait = match &action {
             Action::Delayed => Some(WaitOn::Capacity),
             Action::Continue(d) | Action::Update(d)
@@ -373,15 +326,13 @@ impl Pass<'_, '_> {
         out
     }
 
-    /// A handler waits while the provisioner works: BMO's `Continue`/`Update` after the
-    /// provisioner's `requeue_after`, marked as a wait on the provisioner's progress.
+    /// BMO's `Continue`/`Update` after the provisioner's `requeue_after`, marked as a wait.
     pub(crate) fn wait_on_provisioner(&mut self, changed: bool, delay: Duration) -> Action {
         self.waits_on_provisioner = true;
         Action::continue_or_update(changed, delay)
     }
 
-    /// Keeps why the host waits on its provisioner in its bookkeeping (see
-    /// [`crate::record::Bookkeeping::waiting`]); `None` once a provisioner could be made.
+    /// Keeps why the host waits on its provisioner; `None` once a provisioner could be made.
     fn note_waiting(&mut self, why: Option<String>) {
         if self.rec.book.waiting != why {
             self.rec.book.waiting = why;
@@ -434,8 +385,7 @@ impl Pass<'_, '_> {
         self.rec.status()
     }
 
-    /// The status, to change: the first call of a pass keeps what it was (see
-    /// `status_before`), so callers check before calling when the change may be none.
+    /// The status, to change: the first call keeps a copy, so check first when it may not.
     pub(crate) fn status_mut(&mut self) -> &mut BareMetalHostStatus {
         self.keep_status_before();
         self.rec.host.status.get_or_insert_with(Default::default)
@@ -481,20 +431,10 @@ impl Pass<'_, '_> {
             return false;
         }
         let st = self.status_mut();
-        let mut changed = false;
-        if st.operational_status != op {
-            st.operational_status = op;
-            changed = true;
-        }
-        if !st.error_type.is_none() {
-            st.error_type = ErrorType::None;
-            changed = true;
-        }
-        if !st.error_message.is_empty() {
-            st.error_message.clear();
-            changed = true;
-        }
-        changed
+        st.operational_status = op;
+        st.error_type = ErrorType::None;
+        st.error_message.clear();
+        true
     }
 
     pub(crate) fn clear_error(&mut self) -> bool {
@@ -514,10 +454,37 @@ impl Pass<'_, '_> {
     pub(crate) fn record_action_failure(&mut self, error_type: ErrorType, message: &str) -> Action {
         let reason = event_reason(&error_type);
         self.set_error_message(error_type, message);
-        self.event(reason, message);
+        self.event(&reason, message);
         Action::Failed {
             error_count: self.status().error_count,
         }
+    }
+
+    /// A provisioner step that failed, or waits on the provisioner: the action that ends there.
+    pub(crate) fn failed_or_waiting(
+        &mut self,
+        res: &OpResult,
+        error_type: ErrorType,
+    ) -> Option<Action> {
+        if !res.error_message.is_empty() {
+            return Some(self.record_action_failure(error_type, &res.error_message));
+        }
+        res.dirty.then(|| {
+            let changed = self.clear_error();
+            self.wait_on_provisioner(changed, res.requeue_after)
+        })
+    }
+
+    /// The step is done: on to `next`.
+    pub(crate) fn complete(&mut self, next: S) -> Action {
+        self.next_state = next;
+        Action::Complete
+    }
+
+    /// The step is done and the error count reset: on to `next`.
+    pub(crate) fn completed(&mut self, next: S) -> Action {
+        self.status_mut().error_count = 0;
+        self.complete(next)
     }
 
     /// BMO's `recordActionDelayed`.
@@ -556,8 +523,7 @@ impl Pass<'_, '_> {
         self.handle_state(prov, initial)
     }
 
-    /// Applies `next_state` after the pass; transitions into inspecting, provisioning and
-    /// deprovisioning wait for capacity.
+    /// Applies `next_state`; inspecting, provisioning and deprovisioning wait for capacity.
     fn update_host_state_from(
         &mut self,
         prov: &mut dyn Provisioner,
@@ -633,29 +599,14 @@ impl Pass<'_, '_> {
         }
         let give_up = *self.error_type() == ErrorType::RegistrationError
             && self.status().error_count > DELETE_RETRY_COUNT;
-        match self.state() {
-            S::Registering | S::Unmanaged | S::None => {
-                self.next_state = S::Deleting;
-                true
-            }
-            S::Provisioning | S::Provisioned => {
-                self.next_state = S::Deprovisioning;
-                true
-            }
-            S::Deprovisioning | S::PoweringOffBeforeDelete => {
-                if give_up {
-                    self.next_state = S::Deleting;
-                    true
-                } else {
-                    false
-                }
-            }
-            S::Deleting => false,
-            _ => {
-                self.next_state = S::PoweringOffBeforeDelete;
-                true
-            }
-        }
+        self.next_state = match self.state() {
+            S::Registering | S::Unmanaged | S::None => S::Deleting,
+            S::Provisioning | S::Provisioned => S::Deprovisioning,
+            S::Deprovisioning | S::PoweringOffBeforeDelete if give_up => S::Deleting,
+            S::Deprovisioning | S::PoweringOffBeforeDelete | S::Deleting => return false,
+            _ => S::PoweringOffBeforeDelete,
+        };
+        true
     }
 
     // ----- operation history (host_state_machine.go:64-86) ------------------------------
@@ -682,8 +633,7 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// Starts the metric unless it is running; returns whether anything changed. (Looked at
-    /// before it is changed: `status_mut` copies the whole status.)
+    /// Starts the metric unless running; returns whether anything changed.
     pub(crate) fn start_operation(&mut self, state: &S) -> bool {
         if !self
             .operation_metric(state)
@@ -786,9 +736,7 @@ impl Pass<'_, '_> {
                     _ => None,
                 },
             };
-            if let Some(d) = details
-                && self.status().hardware.as_ref() != Some(&d)
-            {
+            if let Some(d) = details.filter(|d| self.status().hardware.as_ref() != Some(d)) {
                 self.status_mut().hardware = Some(d);
                 self.event(
                     "UpdateHardwareDetails",
@@ -800,19 +748,15 @@ impl Pass<'_, '_> {
         if self.remove_annotation(annotations::HARDWARE_DETAILS) && !updated {
             self.event("RemoveAnnotation", "HardwareDetails annotation ignored, status already set and inspection is not disabled");
         }
-        if updated {
-            let mut out = PassOutcome::new(Requeue::After(Duration::ZERO));
-            out.save_status = true;
-            return Some(out);
-        }
-        None
+        updated.then(|| PassOutcome {
+            save_status: true,
+            ..PassOutcome::new(Requeue::After(Duration::ZERO))
+        })
     }
 }
 
 thread_local! {
-    /// A status no host holds, kept for the next copy a pass on this thread makes of its host's
-    /// status before changing it: copied into field by field, it reuses the text and lists of
-    /// the status it was (hosts' statuses are alike), where a fresh copy would allocate each.
+    /// A spare status to copy into field by field, reusing its buffers.
     static SPARE_STATUS: std::cell::Cell<Option<BareMetalHostStatus>> =
         const { std::cell::Cell::new(None) };
 }
@@ -833,19 +777,16 @@ fn keep_spare(status: BareMetalHostStatus) {
     SPARE_STATUS.set(Some(status));
 }
 
-/// A provisioner's state as a shared value: one of the last few distinct states kept when it is
-/// equal (every fixture host's is at each step: its state holds no name or address).
+/// A provisioner's state as a shared value, reusing one of the last few equal states.
 pub fn shared_state(state: impl Into<Arc<serde_json::Value>>) -> Arc<serde_json::Value> {
     static RECENT: Recent<serde_json::Value, STATES_KEPT> = Recent::new();
     RECENT.share(state)
 }
 
-/// How many distinct provisioner states [`shared_state`] keeps: a few more than the hosts of a
-/// run at the fixture's steps are in at one time.
+/// How many distinct provisioner states [`shared_state`] keeps.
 pub(crate) const STATES_KEPT: usize = 16;
 
-/// The annotation's JSON decoded as BMO's `json.Decoder` with `DisallowUnknownFields` does:
-/// any key HardwareDetails does not have is an error, whatever its value.
+/// The annotation's JSON decoded as Go with `DisallowUnknownFields`: unknown keys are errors.
 pub fn parse_hardware_details_strict(text: &str) -> Result<HardwareDetails, String> {
     use crate::validate::gojson;
     let value = gojson::decode_strict(text, &gojson::HARDWARE_DETAILS)?;
@@ -867,27 +808,21 @@ fn delay_delete_for_detached_host(op: OperationalStatus, annotation: Option<&str
 
 /// The JSON value of the detached annotation.
 #[derive(Debug, Default, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub(crate) struct DetachedArgs {
-    #[serde(default)]
     pub delete_action: Option<String>,
-    #[serde(default)]
     pub force: bool,
 }
 
-/// The event reason of a failure type: its words in CamelCase.
-fn event_reason(t: &ErrorType) -> &'static str {
-    match t {
-        ErrorType::ProvisionedRegistrationError => "ProvisionedRegistrationError",
-        ErrorType::RegistrationError => "RegistrationError",
-        ErrorType::InspectionError => "InspectionError",
-        ErrorType::PreparationError => "PreparationError",
-        ErrorType::ProvisioningError => "ProvisioningError",
-        ErrorType::PowerManagementError => "PowerManagementError",
-        ErrorType::DetachError => "DetachError",
-        ErrorType::ServicingError => "ServicingError",
-        ErrorType::None | ErrorType::Other(_) => "Error",
+/// The event reason of a failure type: its words in CamelCase (`Error` when it has none).
+fn event_reason(t: &ErrorType) -> String {
+    if t.is_none() || !t.is_known() {
+        return "Error".into();
     }
+    t.as_str()
+        .split(' ')
+        .map(|w| w[..1].to_uppercase() + &w[1..])
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,5 +1,4 @@
-//! Power in the stable states: BMO's `manageHostPower` and reboot annotations
-//! (`baremetalhost_controller.go:436-458, 1681-1823`).
+//! Power in the stable states: BMO's `manageHostPower` and reboot annotations.
 
 use super::firmware::FirmwareError;
 use super::{Action, Pass, delays};
@@ -11,10 +10,9 @@ use std::time::Duration;
 
 /// The JSON value of a reboot annotation.
 #[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
 pub(crate) struct RebootArgs {
-    #[serde(default)]
     pub mode: Option<String>,
-    #[serde(default)]
     pub force: bool,
 }
 
@@ -31,15 +29,12 @@ impl Pass<'_, '_> {
             if !annotations::is_reboot_annotation(key) {
                 continue;
             }
-            let args = if value.is_empty() {
-                RebootArgs::default()
-            } else {
-                match serde_json::from_str::<RebootArgs>(value) {
-                    Ok(a) => a,
-                    Err(_) => {
-                        invalid.push(value.clone());
-                        RebootArgs::default()
-                    }
+            let args = match serde_json::from_str::<RebootArgs>(value) {
+                Ok(a) => a,
+                Err(_) if value.is_empty() => RebootArgs::default(),
+                Err(_) => {
+                    invalid.push(value.clone());
+                    RebootArgs::default()
                 }
             };
             if expect_force && !args.force {
@@ -65,9 +60,7 @@ impl Pass<'_, '_> {
             Ok(h) => h,
             Err(e) => return Action::error(format!("failed to update the host power status: {e}")),
         };
-        if let Some(on) = hw.powered_on
-            && on != self.status().powered_on
-        {
+        if let Some(on) = hw.powered_on.filter(|&on| on != self.status().powered_on) {
             self.status_mut().powered_on = on;
             if self.status().operational_status == OperationalStatus::Error
                 && *self.error_type() == ErrorType::PowerManagementError
@@ -151,9 +144,7 @@ impl Pass<'_, '_> {
         Action::Update(delays::POWER_POLL)
     }
 
-    /// BMO's `doServiceIfNeeded`: applies the firmware objects' changes to a provisioned host
-    /// that is about to be powered on, as far as its HostUpdatePolicy allows (`onReboot`), and
-    /// follows a servicing operation under way to its end.
+    /// BMO's `doServiceIfNeeded`: apply the firmware changes the HostUpdatePolicy allows.
     fn service_if_needed(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
         let (settings_allowed, updates_allowed) = self.live_firmware_changes_allowed();
         let firmware = match self.firmware_changes(settings_allowed, updates_allowed) {

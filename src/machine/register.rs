@@ -1,10 +1,9 @@
-//! Registration and detach: `ensureRegistered`/`registerHost` and `checkDetachedHost`/`detachHost`
-//! (`host_state_machine.go:300-386`, `baremetalhost_controller.go:673-698, 893-1080`).
+//! Registration and detach: BMO's `ensureRegistered`/`registerHost` and `checkDetachedHost`.
 
 use super::{Action, DetachedArgs, Pass, delays};
 use bmh_api::{
-    AutomatedCleaningMode, CredentialsStatus, ErrorType, InspectionMode, ObjectKey,
-    OperationalStatus, ProvisioningState as S, SecretReference, annotations,
+    AutomatedCleaningMode, CredentialsStatus, ErrorType, InspectionMode, OperationalStatus,
+    ProvisioningState as S, SecretReference, annotations,
 };
 use bmhctl_plugin_sdk::{
     DetachOptions, ManagementAccessData, Provisioner, ProvisionerError, RegisterOptions,
@@ -21,7 +20,8 @@ impl Pass<'_, '_> {
                 }
                 S::Deleting => {}
                 _ => {
-                    let args = parse_detached_args(&value);
+                    // An unparsable value counts as none.
+                    let args: DetachedArgs = serde_json::from_str(&value).unwrap_or_default();
                     if args.force {
                         return Some(self.detach_host(prov, true));
                     }
@@ -101,18 +101,11 @@ impl Pass<'_, '_> {
         r
     }
 
-    fn secret_reference(&self) -> Option<(ObjectKey, String)> {
-        self.creds_secret
-            .as_ref()
-            .map(|s| (s.key.clone(), s.version.clone()))
-    }
-
     fn good_credentials_match(&self) -> bool {
         self.creds_secret.is_some() && self.credentials_match(&self.status().good_credentials)
     }
 
-    /// Whether `c` names the Secret in use at its version (no Secret: the empty name and
-    /// version). Compared in place: this runs on every registered pass.
+    /// Whether `c` names the Secret in use at its version, compared in place.
     fn credentials_match(&self, c: &CredentialsStatus) -> bool {
         match &self.creds_secret {
             Some(s) => c.matches(&s.key.namespace, &s.key.name, &s.version),
@@ -121,7 +114,11 @@ impl Pass<'_, '_> {
     }
 
     fn credentials_status(&self) -> CredentialsStatus {
-        let (key, version) = self.secret_reference().unwrap_or_default();
+        let (key, version) = self
+            .creds_secret
+            .as_ref()
+            .map(|s| (s.key.clone(), s.version.clone()))
+            .unwrap_or_default();
         CredentialsStatus {
             credentials: Some(SecretReference {
                 name: key.name,
@@ -143,13 +140,8 @@ impl Pass<'_, '_> {
             Ok(f) => f,
             Err(e) => return Some(Action::error(e.to_string())),
         };
-        let formats = if self.needs_no_preprovisioning_image() {
-            None
-        } else {
-            formats
-        };
-        // bmhctl builds no preprovisioning images: a provisioner that wants one with no acceptable
-        // format fails as in BMO; one that lists formats registers without an image.
+        let formats = formats.filter(|_| !self.needs_no_preprovisioning_image());
+        // bmhctl builds no preprovisioning images: no acceptable format fails as in BMO.
         if formats.as_ref().is_some_and(Vec::is_empty) {
             return Some(self.record_action_failure(
                 ErrorType::RegistrationError,
@@ -212,8 +204,7 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// The provisioner's `register`, with the HardwareData lent for the call and put back
-    /// rather than copied on every pass.
+    /// The provisioner's `register`, with the HardwareData lent for the call.
     fn call_register(
         &mut self,
         prov: &mut dyn Provisioner,
@@ -231,8 +222,7 @@ impl Pass<'_, '_> {
         registered
     }
 
-    /// What follows a registration the provisioner is done with: the profile, then the BMC's
-    /// credentials recorded as good.
+    /// After registration: the profile, then the BMC's credentials recorded as good.
     fn registered(&mut self, mut dirty: bool) -> Option<Action> {
         match self.match_profile() {
             Err(e) => return Some(self.record_action_failure(ErrorType::RegistrationError, &e)),
@@ -240,10 +230,7 @@ impl Pass<'_, '_> {
             Ok(false) => {}
         }
 
-        // BMO reads the firmware components here on every pass only to decide whether to create
-        // a HostFirmwareComponents object. bmhctl never creates documents in the user's files
-        // (firmware.rs reads components when a document exists), so that call is not made: with
-        // Ironic it would cost one GET per pass.
+        // BMO reads firmware components here only to create an HFC; bmhctl creates none.
 
         let mut validated = false;
         if !self.good_credentials_match() {
@@ -253,8 +240,7 @@ impl Pass<'_, '_> {
             validated = true;
         }
         if *self.error_type() == ErrorType::RegistrationError || validated {
-            // BMO overwrites `dirty` here (quirk 4). Kept: the change is still saved, by the
-            // registering handler's transition or by the register metric ending in other states.
+            // BMO overwrites `dirty` here (quirk 4); the change is still saved later.
             dirty = self.clear_error();
         }
         dirty.then_some(Action::Complete)
@@ -316,9 +302,7 @@ impl Pass<'_, '_> {
         self.m.config.default_architecture.clone()
     }
 
-    /// The ramdisk's network data from `spec.preprovisioningNetworkDataName` (key `networkData`,
-    /// else `value`, else none): BMO's `PreprovisioningNetworkData`. A missing Secret is an error
-    /// except while the host is being deleted.
+    /// BMO's `PreprovisioningNetworkData`; a missing Secret is an error unless deleting.
     fn preprovisioning_network_data(&self) -> Result<String, String> {
         let name = &self.rec.host.spec.preprovisioning_network_data_name;
         if name.is_empty() {
@@ -339,12 +323,4 @@ impl Pass<'_, '_> {
     fn in_deletion_flow(&self) -> bool {
         self.rec.being_deleted() || matches!(self.state(), S::Deleting | S::PoweringOffBeforeDelete)
     }
-}
-
-/// The detached annotation's arguments; an unparsable value counts as none.
-pub(crate) fn parse_detached_args(value: &str) -> DetachedArgs {
-    if value.is_empty() {
-        return DetachedArgs::default();
-    }
-    serde_json::from_str(value).unwrap_or_default()
 }

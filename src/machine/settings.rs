@@ -1,5 +1,4 @@
-//! Hardware profiles, root device hints and RAID: what "preparing" applies
-//! (`profile.go`, `baremetalhost_controller.go:1082-1113, 1236-1280, 1491-1498, 2073-2121`).
+//! Hardware profiles, root device hints and RAID: what "preparing" applies.
 
 use super::Pass;
 use bmh_api::{RaidConfig, RootDeviceHints};
@@ -10,8 +9,7 @@ pub fn profile_root_device_hints(profile: &str) -> Option<RootDeviceHints> {
     profile_hints(profile).map(|h| (**h).clone())
 }
 
-/// The profiles' hints, built once and shared by every status that holds them: every registered
-/// host's pass compares with them, which is then a comparison of addresses.
+/// The profiles' hints, built once and shared, so comparing them compares addresses.
 fn profile_hints(profile: &str) -> Option<&'static Arc<RootDeviceHints>> {
     static PROFILES: LazyLock<[(&str, Arc<RootDeviceHints>); 6]> = LazyLock::new(|| {
         let device = |name: &str| {
@@ -49,7 +47,6 @@ enum WantedHints<'a> {
 }
 
 impl WantedHints<'_> {
-    /// Whether the status holds these hints.
     fn held_by(self, status: Option<&Arc<RootDeviceHints>>) -> bool {
         match (self, status) {
             (_, None) => false,
@@ -69,10 +66,7 @@ impl WantedHints<'_> {
 
 /// Whether the status holds `wanted` (no hints in both counts).
 fn hints_held(wanted: Option<WantedHints>, status: Option<&Arc<RootDeviceHints>>) -> bool {
-    match wanted {
-        None => status.is_none(),
-        Some(w) => w.held_by(status),
-    }
+    wanted.map_or(status.is_none(), |w| w.held_by(status))
 }
 
 /// Root device hints and RAID the spec asks for.
@@ -82,9 +76,7 @@ pub(crate) struct ProvisioningSettings {
     pub raid: Option<RaidConfig>,
 }
 
-/// "No RAID requested": no `spec.raid`, or one with both lists absent (BMO's
-/// `saveHostProvisioningSettings` compares with an empty `RAIDConfig`). An empty list is a
-/// request: `hardwareRAIDVolumes: []` removes every hardware volume.
+/// "No RAID requested": no `spec.raid` or both lists absent (`[]` is a request).
 fn raid_is_empty(raid: &Option<Box<RaidConfig>>) -> bool {
     raid.as_ref()
         .is_none_or(|r| r.hardware_raid_volumes.is_none() && r.software_raid_volumes.is_none())
@@ -92,12 +84,7 @@ fn raid_is_empty(raid: &Option<Box<RaidConfig>>) -> bool {
 
 impl Pass<'_, '_> {
     /// The profile BMO matches: status, then spec, then `libvirt` for libvirt BMCs, else `unknown`.
-    pub(crate) fn hardware_profile_name(&self) -> String {
-        self.hardware_profile().to_string()
-    }
-
-    /// [`Pass::hardware_profile_name`], borrowed.
-    fn hardware_profile(&self) -> &str {
+    pub(crate) fn hardware_profile(&self) -> &str {
         let status = &self.status().hardware_profile;
         if !status.is_empty() {
             return status;
@@ -111,8 +98,7 @@ impl Pass<'_, '_> {
         "unknown"
     }
 
-    /// The hints to apply: none with a software RAID root volume, else the spec's, else the
-    /// profile's. Borrowed: compared on every registered pass, copied only when they change.
+    /// The hints to apply: none with a software RAID root, else the spec's, else the profile's.
     fn desired_hints(&self) -> Result<Option<WantedHints<'_>>, String> {
         let spec = &self.rec.host.spec;
         let software_root = spec
@@ -132,8 +118,7 @@ impl Pass<'_, '_> {
             .ok_or_else(|| format!("no hardware profile named \"{profile}\""))
     }
 
-    /// What `saveHostProvisioningSettings` would write (`getHostProvisioningSettings`): the desired
-    /// settings, and whether they differ from what status says is applied.
+    /// BMO's `getHostProvisioningSettings`, and whether it differs from the status.
     pub(crate) fn desired_provisioning_settings(
         &self,
     ) -> Result<(bool, ProvisioningSettings), String> {
@@ -177,8 +162,7 @@ impl Pass<'_, '_> {
         p.firmware = None;
     }
 
-    /// BMO's `matchProfile`: records the profile and its root device hints; returns whether
-    /// anything changed.
+    /// BMO's `matchProfile`; returns whether anything changed.
     pub(crate) fn match_profile(&mut self) -> Result<bool, String> {
         let name = self.hardware_profile();
         if profile_hints(name).is_none() {

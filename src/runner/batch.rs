@@ -1,7 +1,4 @@
-//! The batch policy (`provision`): a fixed set of hosts, each driven until it decides (reached
-//! its goal, failed, timed out); the run ends when all have, or when interrupted (an error).
-//! Edits of the hosts' files during the run are taken as BMO reconciles an updated object
-//! ([`TakeEdits`]).
+//! The batch policy (`provision`): a fixed set of hosts, each driven until it decides.
 
 use super::changes::LiveChange;
 use super::observer::BatchObserver;
@@ -24,12 +21,10 @@ pub(crate) struct Batch {
     progress: Box<dyn BatchObserver>,
     /// No host's next pass is later than this.
     deadline: Instant,
-    /// How edits of the source are taken, and where they come from (none: the hosts are
-    /// driven as they were read).
+    /// How edits of the source are taken (none: the hosts are driven as they were read).
     edits: Option<TakeEdits>,
     changes: Option<mpsc::UnboundedReceiver<LiveChange>>,
-    /// The hosts by key, made at the first change of the source: a run nobody edits never
-    /// holds this second copy of every key.
+    /// The hosts by key, made at the first change of the source.
     index: HashMap<ObjectKey, usize>,
 }
 
@@ -64,10 +59,7 @@ impl Policy for Batch {
         self.changes.as_mut().filter(|_| running)
     }
 
-    /// A host changed in the source (an edit during the run): read again before its next pass
-    /// ([`Self::edited`]), one that had decided driven again if its spec or metadata
-    /// changed; an added host the selection takes joins the run; a removed host stops (as
-    /// `watch` stops driving it).
+    /// A host changed in the source: read again, revived, added or stopped.
     fn on_change(s: &mut Scheduler<Self>, change: Option<LiveChange>) {
         let b = &mut s.policy;
         if b.index.is_empty() && change.is_some() {
@@ -108,10 +100,7 @@ impl Policy for Batch {
         }
     }
 
-    /// Reads an edited host again before its pass: its new metadata and spec, with the status
-    /// and bookkeeping the run holds, prepared as the run's hosts were, checked with BMO's
-    /// update rules against the host as driven so far (its validateChanges). `false` when the
-    /// host stopped: its edit refused (the error is its reason), or gone.
+    /// Reads an edited host again before its pass; `false` when it stopped.
     fn edited(s: &mut Scheduler<Self>, host: usize) -> bool {
         let b = &mut s.policy;
         let slot = &mut s.slots[host];
@@ -122,12 +111,9 @@ impl Policy for Batch {
         let source = &s.context.services.source;
         let mut record = match source.load(&slot.key) {
             Ok(Some(r)) => r,
-            Ok(None) => {
-                b.stop_host(slot, host, *held, REMOVED.into());
-                return false;
-            }
-            Err(e) => {
-                b.stop_host(slot, host, *held, e.chain());
+            other => {
+                let reason = other.err().map_or_else(|| REMOVED.into(), |e| e.chain());
+                b.stop_host(slot, host, *held, reason);
                 return false;
             }
         };
@@ -139,10 +125,8 @@ impl Policy for Batch {
         if let (Some(c), Some(h)) = (&mut record.firmware_components, &held.firmware_components) {
             c.status.clone_from(&h.status);
         }
-        let goal = match b.edits.as_mut() {
-            Some(edits) => (edits.prepare)(&mut record),
-            None => b.goals[host].clone(),
-        };
+        let goal =
+            (b.edits.as_mut()).map_or_else(|| b.goals[host].clone(), |e| (e.prepare)(&mut record));
         if let Some(why) = refusal(&record.host, Some(&held.host)) {
             let reason = format!("its edit is refused by BMO's admission rules: {why}");
             b.stop_host(slot, host, *held, reason);
@@ -208,8 +192,7 @@ impl Policy for Batch {
         {
             return stop(false, status.error_message.clone());
         }
-        // Errors and zero-delay requeues go through BMO's rate limiter, in both timings: BMO's
-        // controller does the same.
+        // Errors and zero-delay requeues go through BMO's rate limiter, as in BMO's controller.
         let Some(bmo_delay) = slot.limiter.delay(out.requeue) else {
             let why = out
                 .error
@@ -273,8 +256,7 @@ impl Policy for Batch {
         slot.record = None;
     }
 
-    /// A save that fails ends a batch with 1 (its goal not met), the cause named; only a bug
-    /// keeps its own code.
+    /// A failed save ends a batch with 1, the cause named; only a bug keeps its own code.
     fn commit_failed(s: &mut Scheduler<Self>, _group: usize, e: Error) {
         let e = match e {
             e @ Error::Internal { .. } => e,
@@ -288,8 +270,7 @@ impl Policy for Batch {
     }
 
     fn ended(&mut self, slots: &[Slot], interrupted: bool, fatal: Option<Error>) -> Result<()> {
-        // Where the hosts still driven got to, for the report of a run stopped short (a
-        // pass given up on leaves its host as its ledger last had it).
+        // Where the hosts still driven got to, for the report of a run stopped short.
         for (host, slot) in slots.iter().enumerate() {
             if let (false, Some(record)) = (slot.done, &slot.record) {
                 self.progress.left_off(host, record);
@@ -345,7 +326,6 @@ impl Scheduler<Batch> {
         s
     }
 
-    /// Takes the edits announced on `changes` as `edits` says.
     pub(crate) fn take_edits(
         &mut self,
         edits: TakeEdits,
@@ -362,10 +342,7 @@ impl Scheduler<Batch> {
             .collect()
     }
 
-    /// A host that had decided, whose file changed: driven again, from where it stopped, when
-    /// its spec or metadata (as the run prepares them) differ from those it decided with, as
-    /// BMO reconciles an updated object. `false` when nothing it acts on changed (an edit of
-    /// another host of its file, a comment).
+    /// A decided host whose spec or metadata changed is driven again.
     fn revive(&mut self, host: usize) -> bool {
         let b = &mut self.policy;
         let (Some(edits), Some(result)) = (b.edits.as_mut(), b.results[host].as_ref()) else {
@@ -401,8 +378,7 @@ impl Scheduler<Batch> {
         true
     }
 
-    /// A host added to the batch's files during the run: driven when the selection takes it,
-    /// after BMO's create rules; one they refuse is reported stopped with their error.
+    /// A host added during the run: driven when selected and accepted by BMO's create rules.
     fn add_edited_host(&mut self, key: ObjectKey) {
         let Some(edits) = self.policy.edits.as_mut() else {
             return;

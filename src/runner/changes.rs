@@ -1,5 +1,4 @@
-//! The changes of a host source as the scheduler hears them: a batch taking its files' edits
-//! and a controller alike.
+//! The changes of a host source as the scheduler hears them.
 
 use crate::objects::{ObjectMap, ObjectSource, ResolvedSecret};
 use crate::persist::SourceChange;
@@ -42,9 +41,7 @@ impl ObjectSource for LiveObjects {
     }
 }
 
-/// Asks `source` for changes every `poll` (on a blocking thread) and sends those of the hosts
-/// in `only` (all when `None`) on `tx`, refreshing `objects` when the objects change (a batch,
-/// whose objects are fixed, gives none), until `stop` changes or nobody listens.
+/// Polls `source` every `poll`, sending the changes of the hosts in `only` on `tx`.
 pub(super) fn scan(
     source: Arc<dyn crate::persist::HostSource>,
     only: Option<BTreeSet<ObjectKey>>,

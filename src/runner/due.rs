@@ -1,13 +1,5 @@
-//! Change-driven wake-ups (issue 10): while hosts wait on their provisioner, the runner asks the
-//! factory ([`ProvisionerFactory::due_hosts`]) which of them are due now, at most once per
-//! `max(ask_again_after, 1 s)`, and runs those at once instead of at BMO's requeue time. BMO's
-//! timer stays armed: a report can only make a pass earlier. `--timing bmo` never asks.
-//!
-//! Just before passes start, the runner also asks which of them the provisioner cannot serve
-//! yet ([`ProvisionerFactory::ready_hosts`], e.g. its shared node listing is older than the
-//! host's last write and too young to be made again) and holds those back, up to [`MAX_HOLD`],
-//! without taking a pass slot: a pass BMO requeues at once may start up to about a second later
-//! and be served by the next shared listing instead of a read of its own.
+//! Change-driven wake-ups: passes run when the provisioner says a host is due
+//! ([`ProvisionerFactory::due_hosts`]), or are held until it can serve them (up to [`MAX_HOLD`]).
 
 use bmhctl_plugin_sdk::{
     DueHosts, ProvisionerError, ProvisionerFactory, ReadyHosts, StartingHost, WaitingHost,
@@ -19,8 +11,7 @@ use tokio::sync::mpsc;
 /// When a host's next pass runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Timing {
-    /// At BMO's requeue time, or earlier when the provisioner reports the host's wait over (a
-    /// change of its node, a freed slot).
+    /// At BMO's requeue time, or earlier when the provisioner reports the wait over.
     #[default]
     Change,
     /// Only at BMO's requeue times, exactly as BMO does; the provisioner is never asked.
@@ -96,8 +87,7 @@ impl DueAsker {
         (self.enabled && !self.asking && !self.idle).then_some(self.next_ask)
     }
 
-    /// Asks, if it is time, about the hosts `waiting` lists (slot, generation, host), oldest
-    /// wait first.
+    /// Asks, if it is time, about the hosts `waiting` lists, oldest wait first.
     pub fn maybe_ask(&mut self, waiting: impl FnOnce() -> Vec<(usize, u64, WaitingHost)>) {
         let now = Instant::now();
         if self.next_ask().is_none_or(|at| at > now) {
@@ -158,9 +148,7 @@ impl DueAsker {
 /// The longest a pass is held back for its provisioner to be ready, whatever it answers.
 pub const MAX_HOLD: Duration = Duration::from_secs(2);
 
-/// Asks the factory, just before passes start, how long to hold each back
-/// ([`ProvisionerFactory::ready_hosts`]); synchronous, one question per batch of passes (the
-/// answer comes from the provisioner's memory).
+/// Asks the factory just before passes start how long to hold each back (`ready_hosts`).
 pub(crate) struct ReadyAsker {
     factory: Arc<dyn ProvisionerFactory>,
     enabled: bool,
@@ -174,14 +162,12 @@ impl ReadyAsker {
         }
     }
 
-    /// Whether passes are asked about: change-driven timing, and the provisioner has not said
-    /// it does not answer.
+    /// Whether passes are asked about (change-driven timing, and answered so far).
     pub fn enabled(&self) -> bool {
         self.enabled
     }
 
-    /// How long to hold each of `starting` back, in order, each at most [`MAX_HOLD`]; empty
-    /// (start them all now) when not answered.
+    /// How long to hold each of `starting` back (at most [`MAX_HOLD`]); empty when unanswered.
     pub fn ask(&mut self, starting: &[StartingHost]) -> Vec<Duration> {
         if !self.enabled || starting.is_empty() {
             return Vec::new();

@@ -1,7 +1,4 @@
-//! The hosts' next passes, by when they are due: a heap, with a queue in front for the entries
-//! that come in order. With delays scaled to nothing (or all alike) nearly every pass is
-//! scheduled later than the one before, and a queue takes and gives it in constant time where
-//! the heap would sift it through every level of 10,000 entries.
+//! The hosts' next passes by due time: a heap, with a queue in front for in-order entries.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -27,7 +24,6 @@ impl DueQueue {
         }
     }
 
-    /// The smallest entry.
     pub(crate) fn peek(&self) -> Option<Due> {
         match (self.ordered.front(), self.heap.peek()) {
             (Some(&a), Some(&Reverse(b))) => Some(a.min(b)),
@@ -35,7 +31,6 @@ impl DueQueue {
         }
     }
 
-    /// Takes the smallest entry.
     pub(crate) fn pop(&mut self) -> Option<Due> {
         let from_heap = match (self.ordered.front(), self.heap.peek()) {
             (Some(a), Some(Reverse(b))) => b < a,

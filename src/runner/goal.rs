@@ -12,9 +12,8 @@ pub enum Goal {
 }
 
 impl Goal {
-    /// `bmhctl provision`: `provisioned` with an image or custom deploy and `online` (or already
-    /// provisioning or provisioned);
-    /// `externally provisioned` when asked; `unmanaged` without BMC details; else `available`.
+    /// `bmhctl provision`: `provisioned` with an image and `online`, `externally provisioned`,
+    /// `unmanaged` without BMC details, else `available`.
     pub fn for_provision(rec: &HostRecord) -> Goal {
         let host = &rec.host;
         let spec = &host.spec;
@@ -29,8 +28,7 @@ impl Goal {
             .custom_deploy
             .as_ref()
             .is_some_and(|c| !c.method.is_empty());
-        // BMO provisions only online hosts, but never deprovisions one that goes offline: a
-        // provisioned (or provisioning) host with its image stays provisioned, powered off.
+        // BMO never deprovisions a host that goes offline: it stays provisioned, powered off.
         let deployed = matches!(
             rec.status().provisioning.state,
             S::Provisioning | S::Provisioned

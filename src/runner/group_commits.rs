@@ -1,5 +1,4 @@
-//! The group commits: a host's save is staged into its group (its file) and the group is
-//! written at a bounded rate, whatever number of its hosts saved meanwhile.
+//! The group commits: saves staged into their group (file), written at a bounded rate.
 
 use crate::error::Result;
 use std::cmp::Reverse;
@@ -7,21 +6,17 @@ use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-/// The group-commit bookkeeping: which groups (files) have staged saves, when each may be
-/// written again, and which hosts wait for which commit before their next pass.
+/// Which groups have staged saves, when each may be written, and which hosts wait for them.
 pub(super) struct GroupCommits {
     interval: Duration,
     /// When the runner began: a group never committed is ready from then on.
     epoch: Instant,
     groups: Vec<GroupState>,
-    /// The groups with a commit to make, by when they may, with the group's round (see
-    /// [`GroupState::round`]): kept as groups change, so that nothing scans every group (one
-    /// per host in a store) on every turn of the loop.
+    /// The groups with a commit to make, by when they may, with their round (no full scans).
     ready: BinaryHeap<Reverse<(Instant, usize, u64)>>,
     /// How many groups are committing or have staged saves.
     busy: usize,
-    /// Whether a commit due while passes of its group are running waits for them (see
-    /// [`Self::hold`]).
+    /// Whether a commit due while passes of its group run waits for them ([`Self::hold`]).
     hold: bool,
     tx: mpsc::UnboundedSender<(usize, Result<u64>)>,
     rx: mpsc::UnboundedReceiver<(usize, Result<u64>)>,
@@ -33,15 +28,13 @@ struct GroupState {
     committing: Option<u64>,
     committed: u64,
     last_start: Option<Instant>,
-    /// How long the last commit took: the next waits a multiple of it, so that commits of a
-    /// big file never hold it most of the time.
+    /// How long the last commit took: the next waits a multiple of it.
     last_duration: Duration,
     /// (ticket, host) of hosts parked until their save is on disk.
     parked: Vec<(u64, usize)>,
     /// The group's passes running or queued on the workers.
     running: u32,
-    /// The commit was due while passes of the group ran: it waits for them, at most until
-    /// this time.
+    /// The commit was due while passes of the group ran: it waits for them until this time.
     held_until: Option<Instant>,
     /// Counts the group's commits started: a ready entry of an earlier round is dead.
     round: u64,
@@ -73,9 +66,8 @@ impl GroupCommits {
 
     /// Makes room for groups added since (a controller's new hosts).
     pub(super) fn grow(&mut self, groups: usize) {
-        while self.groups.len() < groups {
-            self.groups.push(GroupState::default());
-        }
+        let len = groups.max(self.groups.len());
+        self.groups.resize_with(len, GroupState::default);
     }
 
     /// Changes a group, keeping the busy count and the ready queue up to date.
@@ -90,8 +82,7 @@ impl GroupCommits {
             (true, false) => self.busy -= 1,
             _ => {}
         }
-        // A group enters the queue once, when it comes to want a commit, and leaves it when
-        // its commit starts: it is never in it twice.
+        // A group enters the queue once, when it comes to want a commit.
         if ready && !was_ready {
             let g = &self.groups[group];
             let at = g.last_start.map_or(self.epoch, |t| t + self.wait_after(g));
@@ -110,16 +101,13 @@ impl GroupCommits {
         self.hold
     }
 
-    /// A pass of `group` was handed to the workers.
     pub(super) fn pass_started(&mut self, group: usize) {
-        // A file read again during a run can bring a group the source has and these do not
-        // yet (its hosts are not new, so no host's arrival made room for it).
+        // A file read again can bring a group not seen yet.
         self.grow(group + 1);
         self.groups[group].running += 1;
     }
 
-    /// A pass of `group` came back (or was taken back unstarted). The last one releases a
-    /// commit held for them.
+    /// A pass of `group` came back; the last one releases a commit held for them.
     pub(super) fn pass_ended(&mut self, group: usize) {
         let g = &mut self.groups[group];
         g.running -= 1;
@@ -128,12 +116,7 @@ impl GroupCommits {
         }
     }
 
-    /// Whether the commit of `group`, due now, waits for the group's passes under way: when
-    /// passes never block, the hosts a commit released run their next passes within moments
-    /// of each other, and a commit made in their midst splits them in two, each half then
-    /// needing commits of its own (100,000 hosts in 100 files took 18 commits per file instead
-    /// of about 9). It waits at most four times its usual wait: the passes it waits for take
-    /// the cores meanwhile, and hosts released later lose nothing while they do.
+    /// Whether the due commit of `group` waits for its running passes (at most 4 waits).
     fn hold(&mut self, group: usize, now: Instant) -> bool {
         let wait = self.wait_after(&self.groups[group]);
         let g = &mut self.groups[group];
@@ -155,10 +138,7 @@ impl GroupCommits {
         self.change(group, |g| g.staged = g.staged.max(ticket));
     }
 
-    /// Host `host` may run again once `ticket` of its group is committed; `false`
-    /// when it already is (a commit that started before the pass's message arrived can carry
-    /// its save), so the caller schedules the host itself: parked, it would wait for a commit
-    /// that never comes.
+    /// Host `host` may run again once `ticket` is committed; `false` when it already is.
     pub(super) fn park(&mut self, group: usize, ticket: u64, host: usize) -> bool {
         let g = &mut self.groups[group];
         if ticket <= g.committed {
@@ -176,8 +156,7 @@ impl GroupCommits {
         self.ready.peek().map(|Reverse((at, _, _))| *at)
     }
 
-    /// Starts every group ready to commit, each on a blocking thread; the results come back
-    /// on the commit channel.
+    /// Starts every group ready to commit, each on a blocking thread.
     pub(super) fn start_ready(
         &mut self,
         commit: impl Fn(usize) -> Result<u64> + Clone + Send + 'static,
@@ -246,16 +225,10 @@ impl GroupCommits {
                 None => g.staged = g.staged.max(started_at),
             }
             let committed = g.committed;
-            let mut released = Vec::new();
-            g.parked.retain(|&(t, host)| {
-                if t <= committed {
-                    released.push(host);
-                    false
-                } else {
-                    true
-                }
-            });
-            released
+            g.parked
+                .extract_if(.., |(t, _)| *t <= committed)
+                .map(|(_, host)| host)
+                .collect()
         })
     }
 }

@@ -1,13 +1,4 @@
-//! The runner as a controller (`bmhctl watch`, and the in-process driving of `--wait`): hosts
-//! come, change and go while it runs, and none ever "finishes".
-//!
-//! As BMO's controller does, every host is reconciled again at the time its last pass asked
-//! for (a steady host's 60 s power poll, the error backoff), and at once when it changes in the
-//! store: a change is announced by a [`LiveChange`], the host is read again from the store
-//! before its next pass (once its last save is on disk), and a host whose pass is waiting for
-//! a backoff is run now, its failure count kept. A paused host, or one whose pass asked for no
-//! requeue, waits for a change. It is the scheduler of `provision` ([`super::run`]) without a
-//! finish: the same passes, group commits and change-driven wake-ups.
+//! The runner as a controller (`bmhctl watch`, `--wait`): hosts come, change and go.
 
 use super::RunnerConfig;
 use super::changes::scan;
@@ -28,16 +19,13 @@ pub type LiveServices = super::Services;
 pub use super::changes::{LiveChange, LiveObjects};
 pub use super::observer::Observer;
 
-/// What a controller watches: only these hosts (all when `None`), looking for changes every
-/// `poll`.
+/// What a controller watches: only these hosts (all when `None`), polled every `poll`.
 pub struct Watching {
     pub only: Option<BTreeSet<ObjectKey>>,
     pub poll: Duration,
 }
 
-/// BMO's controller over a host source: asks it for changes every `poll` (on a blocking
-/// thread), refreshes `objects` when its objects change, and feeds the hosts' changes to
-/// [`run_live`] until `stop` turns true. `services.objects` is `objects`.
+/// BMO's controller over a host source, polled every `poll`, until `stop`.
 pub async fn control(
     services: LiveServices,
     objects: Arc<LiveObjects>,
@@ -79,8 +67,7 @@ pub async fn control(
     result
 }
 
-/// Reconciles hosts as they are announced on `changes` until `stop` turns true; then lets the
-/// passes in flight finish and their saves reach the disk, and returns.
+/// Reconciles hosts announced on `changes` until `stop`; then lets passes and saves finish.
 pub async fn run_live(
     services: LiveServices,
     config: RunnerConfig,
@@ -96,8 +83,7 @@ pub async fn run_live(
     Scheduler::new(services, config, live).run(stop).await
 }
 
-/// The controller policy: hosts come, change and go on `changes`, and none ever stops being
-/// driven; the run ends when told to stop.
+/// The controller policy: hosts come, change and go; the run ends when told to stop.
 pub(crate) struct Live {
     /// `None` once nobody sends any more.
     changes: Option<mpsc::UnboundedReceiver<LiveChange>>,
@@ -149,8 +135,7 @@ impl Policy for Live {
         }
     }
 
-    /// A host stops only when deleted, and its waits are bounded below so that delays scaled
-    /// to (almost) nothing do not spin.
+    /// A host stops only when deleted; waits are bounded below so that scaled delays never spin.
     fn after_pass(
         &mut self,
         slot: &mut Slot,
@@ -172,14 +157,12 @@ impl Policy for Live {
             slot.limiter = RateLimiter::default();
             return Next::Idle;
         }
-        // Errors and zero-delay requeues go through BMO's rate limiter, in both timings: BMO's
-        // controller does the same.
+        // Errors and zero-delay requeues go through BMO's rate limiter, as in BMO's controller.
         let Some(bmo_delay) = slot.limiter.delay(out.requeue) else {
             return Next::Idle;
         };
         let after = bmo_delay.mul_f64(config.time_scale);
-        // A controller never ends: with delays scaled to (almost) nothing, a steady host's poll
-        // and a failing host's retries must not spin.
+        // With delays scaled to nothing, a steady poll and retries must not spin.
         if out.steady() {
             Next::After(after.max(MIN_STEADY_REQUEUE))
         } else if !bmo_delay.is_zero() {
@@ -195,8 +178,7 @@ impl Policy for Live {
         slot.record = None;
     }
 
-    /// Not fatal to a controller: what the group held is read again before its hosts' next
-    /// passes, and retried.
+    /// Not fatal to a controller: the group is read again before its hosts' next passes.
     fn commit_failed(s: &mut Scheduler<Self>, group: usize, e: Error) {
         tracing::warn!("cannot save: {}", e.chain());
         let source = &s.context.services.source;

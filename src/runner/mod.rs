@@ -1,7 +1,4 @@
-//! Drives hosts through passes: a batch (`provision`, [`run`]) until each host has decided, a
-//! controller (`watch`, [`live`]) until told to stop. Both are the one scheduler of
-//! [`scheduler`] under a policy of their own (`batch`, [`live`]); this module holds what
-//! they share: the configuration, the services and the results.
+//! Drives hosts through passes: a batch ([`run`]) or a controller ([`live`]).
 
 mod batch;
 mod changes;

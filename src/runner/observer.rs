@@ -8,21 +8,17 @@ use bmh_api::ObjectKey;
 /// Called after every pass, on the controller's task.
 pub type Observer = Box<dyn FnMut(&ObjectKey, &HostRecord, &PassOutcome) + Send>;
 
-/// What a batch tells about its hosts as they go (the command's progress display), on the
-/// scheduler's task.
+/// What a batch tells about its hosts as they go, on the scheduler's task.
 pub trait BatchObserver: Send {
     /// The run took `host` on, with `goal`.
     fn host_started(&mut self, host: usize, rec: &HostRecord, goal: &Goal);
-    /// Whether [`Self::pass_done`] reads a pass's events: when not, a pass's events are freed
-    /// on the thread that ran it, not on the scheduler's.
+    /// Whether [`Self::pass_done`] reads a pass's events (if not, they are freed on its thread).
     fn reads_events(&self) -> bool;
     fn pass_done(&mut self, host: usize, rec: &HostRecord, out: &PassOutcome);
     /// The host decided: `reached` its goal, or stopped for `reason`.
     fn host_finished(&mut self, host: usize, rec: &HostRecord, reached: bool, reason: &str);
     /// Where a host still driven got to, as `rec` has it, when the run stops short.
     fn left_off(&mut self, host: usize, rec: &HostRecord);
-    /// The run was told to stop.
     fn interrupted(&mut self);
-    /// The run is over.
     fn finish(&mut self);
 }

@@ -1,6 +1,4 @@
-//! One pass of one host, as a worker runs it: the host read (afresh, checked with BMO's
-//! admission rules, when its document changed), reconciled, its events recorded and its save
-//! staged.
+//! One pass of one host, as a worker runs it.
 
 use super::Services;
 use crate::error::{Error, Result};
@@ -9,19 +7,16 @@ use crate::persist::{Change, RETRY_ANNOTATION, Staged};
 use crate::record::HostRecord;
 use bmh_api::ObjectKey;
 
-/// One pass for a worker.
 pub(super) struct Job {
     pub(super) host: usize,
     /// `None`: read the host from the store first.
     pub(super) record: Option<Box<HostRecord>>,
-    /// With a host read afresh: the record of its last accepted spec, which BMO's update
-    /// rules compare the new one with.
+    /// With a host read afresh: the record of its last accepted spec.
     pub(super) accepted: Option<Box<HostRecord>>,
     pub(super) key: Option<ObjectKey>,
     pub(super) seed: u64,
 }
 
-/// What a worker sends back.
 pub(super) enum Done {
     Pass {
         host: usize,
@@ -47,13 +42,10 @@ pub(super) struct PassContext {
     pub(super) machine: MachineConfig,
     /// The retry annotation is consumed (a controller retries a host on it).
     pub(super) takes_retry: bool,
-    /// The scheduler reads a pass's events (a controller's observer, verbose progress): when
-    /// not, they are freed on the pass's thread once recorded, so that the scheduler's thread
-    /// neither frees them nor waits on the pass thread's allocator to.
+    /// The scheduler reads a pass's events; if not, they are freed on the pass's thread.
     pub(super) events_read: bool,
 }
 
-/// Runs one pass on a worker.
 pub(super) fn run_pass(cx: &PassContext, job: Job) -> Done {
     let Job {
         host,
@@ -71,20 +63,12 @@ pub(super) fn run_pass(cx: &PassContext, job: Job) -> Done {
     let mut record = match record {
         Some(r) => r,
         None => {
-            let key = key.expect("a host read afresh has a key");
-            match source.load(&key) {
-                Ok(Some(r)) => {
-                    let r = Box::new(r);
-                    let old = accepted.as_ref().map(|a| &*a.host);
-                    if let Err(error) = admit(&r.host, old) {
-                        return Done::Unreadable {
-                            host,
-                            error,
-                            accepted,
-                        };
-                    }
-                    r
-                }
+            let loaded = source.load(&key.expect("a host read afresh has a key"));
+            let old = accepted.as_ref().map(|a| &*a.host);
+            let admitted =
+                loaded.and_then(|r| r.map(|r| admit(&r.host, old).map(|()| r)).transpose());
+            match admitted {
+                Ok(Some(r)) => Box::new(r),
                 Ok(None) => return Done::Gone { host },
                 Err(error) => {
                     return Done::Unreadable {
@@ -146,10 +130,7 @@ pub(super) fn run_pass(cx: &PassContext, job: Job) -> Done {
     }
 }
 
-/// Checks a host read afresh (a hand edit of the store or of a watched file reaches watch
-/// this way) with BMO's admission rules, as `apply` does: the update rules against `accepted`,
-/// the host as last driven (BMO's validateChanges), so that a refused edit never reaches the
-/// provisioner. A host being deleted is not checked, so an invalid host can still be removed.
+/// Checks a host read afresh with BMO's admission rules (not when being deleted).
 fn admit(host: &bmh_api::BareMetalHost, accepted: Option<&bmh_api::BareMetalHost>) -> Result<()> {
     match refusal(host, accepted) {
         None => Ok(()),
@@ -159,8 +140,7 @@ fn admit(host: &bmh_api::BareMetalHost, accepted: Option<&bmh_api::BareMetalHost
     }
 }
 
-/// What BMO's admission rules find wrong with `host` (the update rules against `accepted`,
-/// when given), one `; ` between problems; `None` when they accept it or it is being deleted.
+/// What BMO's admission rules find wrong with `host`, joined by `; `; `None` when accepted.
 pub(super) fn refusal(
     host: &bmh_api::BareMetalHost,
     accepted: Option<&bmh_api::BareMetalHost>,

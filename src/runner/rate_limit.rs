@@ -1,17 +1,8 @@
-//! The per-host rate limiter of BMO's controller (controller-runtime's default): a pass that
-//! ends in an error, or asks to run again with no delay (BMO's `actionComplete`, or
-//! `actionContinue` of 0 s such as a `deploy failed` node without `last_error`), is requeued
-//! after 5 ms × 2^failures, at most 1000 s. The count is kept until a pass asks for a real delay
-//! (`RequeueAfter > 0`), where controller-runtime calls `Forget`. Without it a host whose
-//! provisioner answers "again, at once" for ever would send requests back to back.
-//!
-//! The global 10 qps bucket controller-runtime adds on top is left out: it is shared by every
-//! host of a controller, and bmhctl bounds the passes in flight with `--concurrency` instead.
+//! The per-host rate limiter of BMO's controller: 5 ms × 2^failures (≤ 1000 s).
 
 use crate::machine::{Requeue, backoff};
 use std::time::Duration;
 
-/// One host's limiter.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RateLimiter {
     /// Passes requeued through the limiter since the last `Forget`.

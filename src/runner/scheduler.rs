@@ -1,18 +1,5 @@
 //! The scheduler: the one loop that decides when each host's next pass runs, for `provision`
-//! (a batch) and `watch` (a controller) alike.
-//!
-//! Modelled on kube-rs' controller: a pass (BMO's reconcile) returns an action, and the
-//! scheduler owns timing. A host's next pass is due at the earliest of BMO's requeue time, a
-//! change the provisioner reports for it, or a change of its document; at most `concurrency`
-//! passes run at once, and never two of one host. What a batch and a controller do differently
-//! is their [`Policy`]'s: a batch's host stops being driven once it has decided (reached its
-//! goal, failed, timed out), and the run ends when every host has stopped.
-//!
-//! Passes run on `concurrency` long-lived worker threads (provisioner calls are synchronous;
-//! no more than the cores when they never block, see [`pass_threads`]), fed from one queue
-//! ([`Workers`]); a host's record travels boxed, so a pass moves a pointer,
-//! not the record. Saves are staged into the host's commit group (its file) and committed at a bounded
-//! rate (group commit); a host's next pass waits until its last save is on disk.
+//! and `watch` alike, what differs being their [`Policy`]'s.
 
 use super::changes::LiveChange;
 use super::due::{self, DueAsker, ReadyAsker};
@@ -31,9 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-/// How long a run told to stop waits for the passes in flight and the saves under way: one
-/// that hangs (a save on a stuck disk, a provisioner call that never answers) is then left
-/// behind, as if the process had been killed, so that a signal always ends the run in seconds.
+/// How long a stopped run waits for passes and saves in flight before leaving them behind.
 const STOP_GRACE: Duration = Duration::from_secs(3);
 
 /// The scheduler's view of one host between passes.
@@ -58,24 +43,19 @@ pub(crate) struct Slot {
     pub(super) limiter: RateLimiter,
     /// BMO time this host has waited so far (delays before scaling).
     pub(super) virtual_elapsed: Duration,
-    /// Only the due entry with the slot's current token counts: a host rescheduled early
-    /// leaves its older entry behind, dead.
+    /// Only the due entry with the slot's current token counts.
     pub(super) token: u64,
     /// Counts the host's passes started: a change report answers for one generation.
     pub(super) generation: u64,
-    /// Since when, and on what, the host's next pass waits on the provisioner. Boxed: most
-    /// slots, and every decided host's, hold none, and a slot is kept for every host.
+    /// Since when, and on what, the next pass waits on the provisioner (boxed: mostly none).
     pub(super) waiting: Option<Box<(Instant, WaitingHost)>>,
-    /// When its next pass is due at BMO's (scaled) time; its BMO delay is already counted in
-    /// `virtual_elapsed`, so a host woken earlier is credited back the part it did not wait.
+    /// When its next pass is due at BMO's (scaled) time, to credit back an early wake-up.
     pub(super) bmo_due: Option<Instant>,
-    /// The pass after pass `generation` was already held back for its provisioner: it starts
-    /// when next due, unasked (one hold per pass).
+    /// The pass after pass `generation` was already held back once.
     pub(super) held: Option<u64>,
     /// The commit group its pass in flight was counted in (when commits wait for passes).
     pub(super) running_in: usize,
-    /// A hash of the last reason it could not be read, said once (0: none): a host read
-    /// again for another cause says the same reason no more.
+    /// A hash of the last reason it could not be read, said once (0: none).
     pub(super) unreadable_said: u64,
 }
 
@@ -91,9 +71,7 @@ impl Slot {
 
     /// The host runs now, before its BMO time: count only the BMO time it waited.
     fn woken_early(&mut self, now: Instant, time_scale: f64) {
-        if let Some(at) = self.bmo_due.take()
-            && time_scale > 0.0
-        {
+        if let Some(at) = self.bmo_due.take().filter(|_| time_scale > 0.0) {
             let unwaited = at.saturating_duration_since(now).div_f64(time_scale);
             self.virtual_elapsed = self.virtual_elapsed.saturating_sub(unwaited);
         }
@@ -126,31 +104,23 @@ struct PassThreads {
     ahead: usize,
 }
 
-/// Passes queued per thread when the provisioner never blocks: the scheduler is then woken once
-/// per hundreds of passes rather than once per few, each wake-up two thread switches (at 10,000
-/// fixture hosts, 32 per thread still cost 24,000 switches, 512 cost 6,000).
+/// Passes queued per thread when the provisioner never blocks: fewer scheduler wake-ups.
 const AHEAD_PER_CPU_THREAD: usize = 512;
 
-/// `concurrency` passes at once, and as many again queued, when the provisioner's calls wait
-/// (on Ironic: a thread per pass waiting); when they never block, no more threads than `cores`
-/// (more would only take turns on them, each turn a switch) and a deeper queue.
+/// Pass threads: `concurrency` when calls wait; at most `cores` when they never block.
 fn pass_threads(concurrency: usize, never_block: bool, cores: usize) -> PassThreads {
     let concurrency = concurrency.max(1);
-    if never_block {
-        let running = concurrency.min(cores.max(1));
-        PassThreads {
-            running,
-            ahead: running * AHEAD_PER_CPU_THREAD,
-        }
+    let (running, ahead_each) = if never_block {
+        (concurrency.min(cores.max(1)), AHEAD_PER_CPU_THREAD)
     } else {
-        PassThreads {
-            running: concurrency,
-            ahead: concurrency,
-        }
+        (concurrency, 1)
+    };
+    PassThreads {
+        running,
+        ahead: running * ahead_each,
     }
 }
 
-/// The cores this process may run on.
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -175,7 +145,6 @@ fn waiting_hosts(slots: &[Slot]) -> Vec<(usize, u64, WaitingHost)> {
         .collect()
 }
 
-/// What woke the loop.
 enum Wake {
     Passes,
     Commit(usize, Result<u64>),
@@ -217,10 +186,9 @@ impl<P: Policy> Scheduler<P> {
         );
         let asker = DueAsker::new(services.factory.clone(), config.timing);
         let ready = ReadyAsker::new(services.factory.clone(), config.timing);
-        let rng = match config.seed {
-            Some(s) => fastrand::Rng::with_seed(s),
-            None => fastrand::Rng::new(),
-        };
+        let rng = config
+            .seed
+            .map_or_else(fastrand::Rng::new, fastrand::Rng::with_seed);
         let context = Arc::new(PassContext {
             services,
             machine: config.machine.clone(),
@@ -257,9 +225,7 @@ impl<P: Policy> Scheduler<P> {
         }
     }
 
-    /// Drives the hosts until a batch's every host has stopped, or until `stop` turns true;
-    /// then lets the passes in flight finish and their saves reach the disk. A batch stopped
-    /// early ends in [`Error::Interrupted`].
+    /// Drives the hosts until done or `stop`, then lets passes and saves finish.
     pub(crate) async fn run(&mut self, mut stop: tokio::sync::watch::Receiver<bool>) -> Result<()> {
         if *stop.borrow() {
             self.interrupt();
@@ -300,7 +266,7 @@ impl<P: Policy> Scheduler<P> {
                     }
                 }
                 Wake::Commit(group, result) => self.commit_done(group, result),
-                Wake::Change(change) => self.change(change),
+                Wake::Change(change) => P::on_change(self, change),
                 Wake::Answer(answer) => self.answered(answer),
                 Wake::Stop(true) => self.interrupt(),
                 // A controller stops with its owner; a batch runs on to its end.
@@ -314,17 +280,14 @@ impl<P: Policy> Scheduler<P> {
         self.policy.ended(&self.slots, self.stopping, fatal)
     }
 
-    /// Waits for what wakes the loop next: passes done, a commit done, a change, a
-    /// provisioner's answer, a stop (when `listen`), or the time of the next due pass,
-    /// commit, question or `give_up_at`.
+    /// Waits for what wakes the loop next (results, commits, changes, answers, stop, timers).
     async fn wait(
         &mut self,
         stop: &mut tokio::sync::watch::Receiver<bool>,
         listen: bool,
         give_up_at: Option<Instant>,
     ) -> Wake {
-        // A due host only wakes the loop when there is room to run it; otherwise a finished
-        // pass will.
+        // A due host only wakes the loop when there is room to run it.
         let running = !self.halted();
         let next_due = self
             .due
@@ -354,8 +317,7 @@ impl<P: Policy> Scheduler<P> {
         self.stopping || self.fatal.is_some()
     }
 
-    /// Passes started and not done: those running, and those queued for the workers when more
-    /// are due than can run (see [`Workers`]).
+    /// Passes started and not done: running, and queued for the workers.
     fn room(&self) -> usize {
         self.threads.running + self.threads.ahead
     }
@@ -373,8 +335,7 @@ impl<P: Policy> Scheduler<P> {
         self.policy.interrupted();
     }
 
-    /// Starts every due pass there is room for; in change-driven timing, first holds back those
-    /// the provisioner cannot serve yet ([`Self::hold_back`]), which take no room.
+    /// Starts every due pass there is room for, first holding back ([`Self::hold_back`]).
     fn start_due(&mut self) {
         let now = Instant::now();
         loop {
@@ -410,9 +371,7 @@ impl<P: Policy> Scheduler<P> {
         }
     }
 
-    /// Asks the provisioner, in one question, how long to hold back each pass of `hosts` that
-    /// follows an earlier pass and was not held yet; reschedules those it cannot serve yet (at
-    /// most [`due::MAX_HOLD`] on) and removes them from `hosts`. `true` when any was held.
+    /// Holds back the passes of `hosts` the provisioner cannot serve yet; `true` when any.
     fn hold_back(&mut self, hosts: &mut Vec<usize>, now: Instant) -> bool {
         if !self.ready.enabled() {
             return false;
@@ -451,7 +410,6 @@ impl<P: Policy> Scheduler<P> {
         true
     }
 
-    /// Starts the pass of `host` on a worker.
     fn start(&mut self, host: usize) {
         let slot = &mut self.slots[host];
         slot.in_flight = true;
@@ -535,20 +493,15 @@ impl<P: Policy> Scheduler<P> {
         }
     }
 
-    /// The host read afresh for a pass could not be read, or its edit was refused: it waits
-    /// for the next change of its file, the reason said once.
+    /// The host could not be read, or its edit was refused: it waits for its next change.
     fn unreadable(&mut self, host: usize, error: &Error, accepted: Option<Box<HostRecord>>) {
         let slot = &mut self.slots[host];
         slot.in_flight = false;
         slot.stale = true;
         slot.record = accepted;
         let said = error.chain();
-        let print = {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            said.hash(&mut h);
-            h.finish().max(1)
-        };
+        let hasher = std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default();
+        let print = std::hash::BuildHasher::hash_one(&hasher, &said).max(1);
         if slot.unreadable_said == print {
             tracing::debug!("BareMetalHost {}: {said}", slot.key);
         } else {
@@ -557,8 +510,7 @@ impl<P: Policy> Scheduler<P> {
         }
     }
 
-    /// A pass of `host` ended with `outcome`, its save staged as `staged_ticket`: the policy
-    /// says what the host does next.
+    /// A pass of `host` ended with `outcome`: the policy says what the host does next.
     fn passed(
         &mut self,
         host: usize,
@@ -568,13 +520,11 @@ impl<P: Policy> Scheduler<P> {
     ) {
         let slot = &mut self.slots[host];
         let record = if slot.gone {
-            match self.policy.removed(slot, host, record) {
-                Some(record) => record,
-                None => return,
-            }
+            self.policy.removed(slot, host, record)
         } else {
-            record
+            Some(record)
         };
+        let Some(record) = record else { return };
         let next = self
             .policy
             .after_pass(slot, host, &record, outcome, &self.config);
@@ -605,8 +555,7 @@ impl<P: Policy> Scheduler<P> {
         self.queue_next(host, staged_ticket, at);
     }
 
-    /// Queues the next pass of `host` at `at` (none: it waits for a change), or parks it until
-    /// its save, `staged_ticket`, is on disk.
+    /// Queues the next pass of `host` at `at` (none: on a change), or parks it until its save.
     fn queue_next(&mut self, host: usize, staged_ticket: Option<u64>, at: Option<Instant>) {
         let slot = &mut self.slots[host];
         if let Some(ticket) = staged_ticket {
@@ -631,17 +580,10 @@ impl<P: Policy> Scheduler<P> {
     }
 
     fn commit_done(&mut self, group: usize, result: Result<u64>) {
-        let committed = match result {
-            Ok(t) => Some(t),
-            Err(e) => {
-                P::commit_failed(self, group, e);
-                None
-            }
-        };
+        let committed = result.map_err(|e| P::commit_failed(self, group, e)).ok();
         let halted = self.halted();
         let mut released = self.commits.finished(group, committed);
-        // A failed save is not retried once the run is ending (a batch's failure is fatal, a
-        // controller is stopping): retrying would keep the run from ever ending.
+        // A failed save is not retried once the run is ending, or it would never end.
         if committed.is_none() && halted {
             released.extend(self.commits.give_up(group));
         }
@@ -668,8 +610,7 @@ impl<P: Policy> Scheduler<P> {
         host
     }
 
-    /// The document of `host` changed: read it again before a pass now (after its pass in
-    /// flight, and once its last save is on disk).
+    /// The document of `host` changed: read it again before its next pass, started now.
     pub(super) fn read_again(&mut self, host: usize) {
         let slot = &mut self.slots[host];
         slot.stale = true;
@@ -682,16 +623,11 @@ impl<P: Policy> Scheduler<P> {
         }
     }
 
-    fn change(&mut self, change: Option<LiveChange>) {
-        P::on_change(self, change);
-    }
-
     fn answered(&mut self, answer: due::Answer) {
         let now = Instant::now();
         for (host, generation) in self.asker.answered(answer) {
             let slot = &mut self.slots[host];
-            // Only a host still idle after the pass the report answers for: never two passes
-            // of one host at once.
+            // Only a host still idle after the pass reported on: never two passes at once.
             if slot.generation != generation
                 || slot.in_flight
                 || slot.gone
@@ -730,15 +666,12 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-/// What a batch ([`super::batch::Batch`]) and a controller ([`super::live::Live`]) do
-/// differently; the scheduler does the rest. The functions given the scheduler act on its
-/// hosts themselves.
+/// What a batch and a controller do differently; the scheduler does the rest.
 pub(crate) trait Policy: Sized {
     /// Passes consume the retry annotation (a controller retries a host on it).
     const TAKES_RETRY: bool;
     /// The run stops when nobody can ask it to any more (a controller stops with its owner).
     const STOPS_WITH_OWNER: bool;
-    /// Whether the scheduler reads the passes' events.
     fn reads_events(&self) -> bool {
         true
     }
@@ -750,8 +683,7 @@ pub(crate) trait Policy: Sized {
     fn changes(&mut self, running: bool) -> Option<&mut mpsc::UnboundedReceiver<LiveChange>>;
     /// Takes a change of the source (`None`: no more will come).
     fn on_change(s: &mut Scheduler<Self>, change: Option<LiveChange>);
-    /// A due host whose document changed: `false` when it stopped instead of running. By
-    /// default its pass reads it afresh.
+    /// A due host whose document changed: `false` when it stopped instead of running.
     fn edited(_s: &mut Scheduler<Self>, _host: usize) -> bool {
         true
     }
@@ -764,9 +696,7 @@ pub(crate) trait Policy: Sized {
         out: &PassOutcome,
         config: &RunnerConfig,
     ) -> Next;
-    /// The pass of `host`, removed from the source meanwhile, ended: `None` when the host
-    /// stopped then (a batch's, its save left uncounted), else its record back (by default:
-    /// it goes on until found gone).
+    /// The pass of `host`, removed from the source meanwhile, ended: `None` when it stopped.
     fn removed(
         &mut self,
         _slot: &mut Slot,
@@ -777,9 +707,7 @@ pub(crate) trait Policy: Sized {
     }
     /// The host stops being driven, as `record` left it.
     fn stop(&mut self, slot: &mut Slot, host: usize, record: Box<HostRecord>, stop: Stop);
-    /// A commit of `group` failed.
     fn commit_failed(s: &mut Scheduler<Self>, group: usize, e: Error);
-    /// The run was told to stop.
     fn interrupted(&mut self) {}
     /// The loop is over, `interrupted` or not, `fatal` what went wrong: the run's result.
     fn ended(&mut self, _slots: &[Slot], _interrupted: bool, fatal: Option<Error>) -> Result<()> {

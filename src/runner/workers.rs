@@ -1,12 +1,4 @@
 //! The threads passes run on: one shared queue of jobs in, one list of results out.
-//!
-//! Provisioner calls are synchronous, so a running pass holds a thread: at most `limit` run at
-//! once. When more passes are due than can run, the scheduler queues some ahead; a thread that
-//! finishes a pass takes the next from the queue without waiting for the scheduler, and tells
-//! the scheduler of its results only once the queue is down to half of what it may hold. So a
-//! busy run costs a thread wake-up per many passes rather than two per pass (on the fixture at
-//! 10,000 hosts, those wake-ups were a third of the CPU), and a run with nothing queued (passes
-//! waiting on Ironic) hands every result back at once, as before.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -48,9 +40,7 @@ impl<J, R> Shared<J, R> {
 }
 
 impl<J: Send + 'static, R: Send + 'static> Workers<J, R> {
-    /// At most `limit` threads, each running `run` on one job at a time. The caller queues up
-    /// to `ahead` jobs beyond those running; results are told once at most half that many
-    /// wait, so that the caller queues more before the threads run out.
+    /// At most `limit` threads; up to `ahead` jobs queued, results told at half that.
     pub(crate) fn new(
         limit: usize,
         ahead: usize,
@@ -76,8 +66,7 @@ impl<J: Send + 'static, R: Send + 'static> Workers<J, R> {
         }
     }
 
-    /// Queues a job: an idle thread takes it, else a new one (below the limit), else the first
-    /// thread to finish its job.
+    /// Queues a job for an idle thread, a new one (below the limit), or the first to finish.
     pub(crate) fn run(&mut self, job: J) {
         let mut state = self.shared.lock();
         state.jobs.push_back(job);
@@ -128,8 +117,7 @@ impl<J: Send + 'static, R: Send + 'static> Workers<J, R> {
         self.shared.lock().jobs.drain(..).collect()
     }
 
-    /// Leaves the threads behind (a job that hangs is never waited for): each ends after its
-    /// job, or with the process.
+    /// Leaves the threads behind: each ends after its job, or with the process.
     pub(crate) fn abandon(&mut self) {
         self.close();
         self.threads.clear();
@@ -149,8 +137,7 @@ impl<J: Send + 'static, R: Send + 'static> Workers<J, R> {
     }
 }
 
-/// The next job for a thread, waiting for one; `None` once the queue is closed and empty. Tells
-/// the scheduler of the results so far when the queue is low, before taking or waiting.
+/// The next job for a thread (`None` once closed and empty), telling results when low.
 fn next_job<'a, J, R>(
     shared: &'a Shared<J, R>,
     mut state: MutexGuard<'a, State<J, R>>,
@@ -169,8 +156,7 @@ fn next_job<'a, J, R>(
             return None;
         }
         if !yielded {
-            // The scheduler was just told of results and is about to queue more: let it run
-            // before sleeping, which would cost a wake-up later.
+            // The scheduler was just told of results: let it run before sleeping.
             yielded = true;
             drop(state);
             std::thread::yield_now();

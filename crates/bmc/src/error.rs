@@ -1,78 +1,44 @@
-//! Errors of this crate. Texts that baremetal-operator shows its users are kept word for word
-//! (including their capitalisation and the "detail"/"details" inconsistency) so that messages
-//! look the same whether a host is handled by BMO or by bmhctl.
+//! Errors of this crate; texts BMO shows its users are kept word for word.
 
-use std::fmt;
-
-/// What the generic URL parser (Go `net/url` semantics) found wrong with an address.
-///
-/// The `Display` texts are the ones Go prints; the variants let callers and tests tell the
-/// problems apart without matching on text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the generic URL parser (Go `net/url` semantics) found wrong; displays as Go prints it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UrlErrorKind {
     /// The address starts with `:` (an empty scheme).
+    #[error("missing protocol scheme")]
     MissingScheme,
     /// A byte below 0x20 or 0x7f.
+    #[error("net/url: invalid control character in URL")]
     ControlCharacter,
     /// No scheme, and the text before the first `/` contains a `:` (e.g. `[fe80::1]`).
+    #[error("first path segment in URL cannot contain colon")]
     ColonInFirstPathSegment,
     /// The part before `@` holds characters not allowed in userinfo (e.g. `[@]host`).
+    #[error("net/url: invalid userinfo")]
     InvalidUserinfo,
     /// `[` opened an IPv6 literal that no `]` closes.
+    #[error("missing ']' in host")]
     MissingBracket,
     /// What follows the host is not `:` and digits; holds the offending text (with its colon).
+    #[error("invalid port {} after host", go_quote(.0))]
     InvalidPort(String),
     /// The bracketed text is not an IPv6 address; holds that text.
+    #[error("invalid host: {} is not a valid IPv6 address", go_quote(.0))]
     InvalidIpv6(String),
     /// A `%` not followed by two hex digits, or (in a host) escaping an ASCII byte.
+    #[error("invalid URL escape {}", go_quote(.0))]
     InvalidEscape(String),
     /// A character that may not appear in a host name.
+    #[error("invalid character {} in host name", go_quote(.0))]
     InvalidHostCharacter(String),
 }
 
-impl fmt::Display for UrlErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            UrlErrorKind::MissingScheme => f.write_str("missing protocol scheme"),
-            UrlErrorKind::ControlCharacter => {
-                f.write_str("net/url: invalid control character in URL")
-            }
-            UrlErrorKind::ColonInFirstPathSegment => {
-                f.write_str("first path segment in URL cannot contain colon")
-            }
-            UrlErrorKind::InvalidUserinfo => f.write_str("net/url: invalid userinfo"),
-            UrlErrorKind::MissingBracket => f.write_str("missing ']' in host"),
-            UrlErrorKind::InvalidPort(p) => write!(f, "invalid port {} after host", go_quote(p)),
-            UrlErrorKind::InvalidIpv6(h) => {
-                write!(
-                    f,
-                    "invalid host: {} is not a valid IPv6 address",
-                    go_quote(h)
-                )
-            }
-            UrlErrorKind::InvalidEscape(e) => write!(f, "invalid URL escape {}", go_quote(e)),
-            UrlErrorKind::InvalidHostCharacter(c) => {
-                write!(f, "invalid character {} in host name", go_quote(c))
-            }
-        }
-    }
-}
-
-/// A failed generic parse: the text that was parsed (after BMO's rewrites, without fragment)
-/// and what was wrong with it. Displays like Go's `*url.Error`: `parse "<url>": <problem>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A failed generic parse; displays like Go's `*url.Error`: `parse "<url>": <problem>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("parse {}: {}", go_quote(.url), .kind)]
 pub struct UrlError {
     pub url: String,
     pub kind: UrlErrorKind,
 }
-
-impl fmt::Display for UrlError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "parse {}: {}", go_quote(&self.url), self.kind)
-    }
-}
-
-impl std::error::Error for UrlError {}
 
 /// Every error this crate returns.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -85,11 +51,7 @@ pub enum BmcError {
     #[error("failed to parse BMC address information: {0}")]
     Parse(UrlError),
 
-    /// The host part is neither an IP address nor a valid DNS name (BMO's wording).
-    ///
-    /// `cause` is set when BMO's `host:port` fallback took the whole address as the host
-    /// because the URL parser refused it for another reason than a `host:port` shape; that
-    /// reason is appended in parentheses, since the host shown is then the whole address.
+    /// The host part is neither an IP address nor a valid DNS name; `cause`: why it was refused.
     #[error(
         "failed to parse BMC address information: BMC address hostname/IP : [{hostname}] is invalid{}",
         cause.as_ref().map(|c| format!(" ({c})")).unwrap_or_default()
@@ -141,8 +103,7 @@ pub enum BmcError {
 }
 
 impl BmcError {
-    /// True for the errors that come from reading the address itself (as opposed to
-    /// credentials or capability checks).
+    /// True for the errors that come from reading the address itself.
     pub fn is_address_error(&self) -> bool {
         matches!(
             self,
@@ -155,8 +116,7 @@ impl BmcError {
     }
 }
 
-/// Quote like Go's `%q` does for the texts that appear in these messages: backslash, double
-/// quote and control characters escaped, everything else as is.
+/// Quote like Go's `%q` for these messages: backslash, double quote and controls escaped.
 pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');

@@ -1,7 +1,5 @@
-//! BMC addresses as metal3's baremetal-operator reads them (spec `bmo-ironic-and-bmc.md` §4):
-//! parsing, the Ironic hardware type and interfaces each scheme selects, the `driver_info` it
-//! sends, and the capability checks BMO makes with them. Plus bmhctl's own `fake-hardware://<id>`
-//! extension (Ironic's `fake-hardware` type, every interface `fake`).
+//! BMC addresses as BMO reads them: parsing, the Ironic hardware type and interfaces of each
+//! scheme, its `driver_info`, and BMO's capability checks; plus `fake-hardware://<id>`.
 //!
 //! ```
 //! let bmc = bmh_bmc::parse("redfish-virtualmedia+http://[fe80::1]:8000/redfish/v1/Systems/1")?;
@@ -129,8 +127,7 @@ pub struct AccessDetails {
     parsed: ParsedAddress,
 }
 
-/// BMO's `NewAccessDetails`: refuse an empty address, parse it (§4.1), look its type up.
-/// `fake-hardware` addresses must be exactly `fake-hardware://<id>`.
+/// BMO's `NewAccessDetails`: refuse an empty address, parse it, look its type up.
 pub fn parse(address: &str) -> Result<AccessDetails, BmcError> {
     if address.is_empty() {
         return Err(BmcError::MissingAddress);
@@ -172,14 +169,44 @@ fn check_fake_hardware(address: &str, parsed: &ParsedAddress) -> Result<(), BmcE
     })
 }
 
+/// Accessors of the scheme's [`SchemeProfile`] fields, under their own names.
+macro_rules! profile_fields {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty,)*) => {
+        $($(#[$doc])* pub fn $name(&self) -> $ty {
+            self.profile().$name
+        })*
+    };
+}
+
 impl AccessDetails {
-    /// The address as given.
+    profile_fields! {
+        /// Ironic hardware type (`driver`).
+        driver: &'static str,
+        boot_interface: &'static str,
+        bios_interface: Option<&'static str>,
+        /// `Some` only when the scheme fixes the deploy interface (`fake-hardware`).
+        deploy_interface: Option<&'static str>,
+        firmware_interface: Option<&'static str>,
+        management_interface: Option<&'static str>,
+        power_interface: Option<&'static str>,
+        /// Always set; `no-raid` for the IPMI family.
+        raid_interface: &'static str,
+        vendor_interface: Option<&'static str>,
+        /// BMO's `InspectInterface()`: the out-of-band inspect interface, if any.
+        oob_inspect_interface: Option<&'static str>,
+        /// BMO's `NeedsMAC()`: the driver needs a boot MAC whatever the inspection mode.
+        needs_mac: bool,
+        supports_secure_boot: bool,
+        /// Boots an ISO preprovisioning image (virtual media, UEFI HTTP boot).
+        supports_iso_preprovisioning_image: bool,
+        requires_provisioning_network: bool,
+    }
+
     pub fn address(&self) -> &str {
         &self.address
     }
 
-    /// BMO's `Type()`: the scheme as written, lower-cased, suffix included
-    /// (e.g. `redfish-virtualmedia+https`). Used in every capability message.
+    /// BMO's `Type()`: the scheme as written, lower-cased, suffix included.
     pub fn bmc_type(&self) -> &str {
         &self.bmc_type
     }
@@ -200,59 +227,12 @@ impl AccessDetails {
         &self.parsed
     }
 
-    /// bmhctl's own scheme, not BMO's (`fake-hardware`): `validate` flags it and an export for
-    /// a metal3 cluster refuses it.
+    /// bmhctl's own scheme (`fake-hardware`), not BMO's.
     pub fn is_extension(&self) -> bool {
         self.profile().extension
     }
 
-    /// Ironic hardware type (`driver`).
-    pub fn driver(&self) -> &'static str {
-        self.profile().driver
-    }
-
-    pub fn boot_interface(&self) -> &'static str {
-        self.profile().boot_interface
-    }
-
-    pub fn bios_interface(&self) -> Option<&'static str> {
-        self.profile().bios_interface
-    }
-
-    /// `Some` only when the scheme fixes the deploy interface (`fake-hardware`); otherwise the
-    /// provisioner chooses it as BMO does.
-    pub fn deploy_interface(&self) -> Option<&'static str> {
-        self.profile().deploy_interface
-    }
-
-    pub fn firmware_interface(&self) -> Option<&'static str> {
-        self.profile().firmware_interface
-    }
-
-    pub fn management_interface(&self) -> Option<&'static str> {
-        self.profile().management_interface
-    }
-
-    pub fn power_interface(&self) -> Option<&'static str> {
-        self.profile().power_interface
-    }
-
-    /// Always set; `no-raid` for the IPMI family.
-    pub fn raid_interface(&self) -> &'static str {
-        self.profile().raid_interface
-    }
-
-    pub fn vendor_interface(&self) -> Option<&'static str> {
-        self.profile().vendor_interface
-    }
-
-    /// BMO's `InspectInterface()`: the out-of-band inspect interface, if any.
-    pub fn oob_inspect_interface(&self) -> Option<&'static str> {
-        self.profile().oob_inspect_interface
-    }
-
-    /// The inspect interface to set: the out-of-band one for `inspectionMode: fast` (an error
-    /// when there is none), `agent` otherwise (`fake` for fake-hardware in every mode).
+    /// The inspect interface: the out-of-band one for fast inspection, `agent` otherwise.
     pub fn inspect_interface(&self, fast_inspection: bool) -> Result<&'static str, BmcError> {
         if fast_inspection {
             self.oob_inspect_interface()
@@ -279,32 +259,14 @@ impl AccessDetails {
         })
     }
 
-    /// BMO's `NeedsMAC()`: the driver needs a boot MAC whatever the inspection mode.
-    pub fn needs_mac(&self) -> bool {
-        self.profile().needs_mac
-    }
-
     /// Whether a boot MAC is required: the driver needs one, or inspection is disabled.
     pub fn requires_boot_mac(&self, inspection_disabled: bool) -> bool {
         self.needs_mac() || inspection_disabled
     }
 
-    pub fn supports_secure_boot(&self) -> bool {
-        self.profile().supports_secure_boot
-    }
-
-    /// Boots an ISO preprovisioning image (virtual media, UEFI HTTP boot).
-    pub fn supports_iso_preprovisioning_image(&self) -> bool {
-        self.profile().supports_iso_preprovisioning_image
-    }
-
     /// BMO never delays these hosts for capacity (`PROVISIONING_LIMIT`).
     pub fn exempt_from_provisioning_limit(&self) -> bool {
         self.supports_iso_preprovisioning_image()
-    }
-
-    pub fn requires_provisioning_network(&self) -> bool {
-        self.profile().requires_provisioning_network
     }
 
     /// Whether hardware RAID volumes can be configured (`raid_interface` is not `no-raid`).
@@ -323,9 +285,7 @@ impl AccessDetails {
         })
     }
 
-    /// The `driver_info` BMO sends, built from the address and the credentials. With
-    /// `disable_certificate_verification`, `<prefix>_verify_ca: false` is added (for IPMI
-    /// too, as BMO does). The provisioner adds deploy images and the like afterwards.
+    /// The `driver_info` BMO sends, from the address and the credentials.
     pub fn driver_info(
         &self,
         credentials: &Credentials,
@@ -374,8 +334,7 @@ impl AccessDetails {
         info
     }
 
-    /// `ipmi_priv_level`: the first `privilegelevel` query value, unvalidated; the default
-    /// when absent or when any part of the query does not decode (as Go's `ParseQuery` fails).
+    /// `ipmi_priv_level`: the first `privilegelevel`; the default when absent or undecodable.
     fn ipmi_priv_level(&self) -> String {
         let (query, all_ok) = parse::parse_query(&self.parsed.raw_query);
         if !all_ok {
@@ -426,8 +385,7 @@ impl AccessDetails {
         self.inspect_interface(fast_inspection).map(|_| ())
     }
 
-    /// BMO (Register only): with `PROVISIONING_NETWORK_DISABLED=true`, drivers that need a
-    /// provisioning network are refused.
+    /// BMO (Register only): with the provisioning network disabled, refuse drivers needing it.
     pub fn check_provisioning_network(
         &self,
         provisioning_network_disabled: bool,

@@ -1,16 +1,4 @@
-//! Reading a BMC address the way baremetal-operator does (spec §4.1).
-//!
-//! BMO hands the address to Go's `net/url` parser and repairs what that parser does not
-//! understand (`host:port`, `scheme:host`, bare hosts). The `url` crate follows the WHATWG
-//! standard instead (it refuses `192.168.0.1:623`, normalises hosts and paths), so the generic
-//! parse is written out here, step by step, with Go's rules:
-//!
-//! * fragment cut off (but its escapes must be valid), query kept aside;
-//! * scheme = leading ASCII letter, then letters, digits, `+`, `-`, `.` up to `:`; lower-cased;
-//! * `scheme:rest` without `/` is *opaque*; without a scheme, a `:` before the first `/` fails;
-//! * `//authority` = `[userinfo@]host[:port]`; port digits only; `[...]` must hold an IPv6
-//!   address; host characters restricted; userinfo checked, then ignored;
-//! * the path is percent-decoded.
+//! Reading a BMC address the way BMO does: Go's `net/url` parse, then BMO's repairs.
 
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -48,8 +36,6 @@ impl ParsedAddress {
 }
 
 /// BMO's `GetParsedURL`: parse `address`, repair the forms BMO accepts, check the host name.
-///
-/// An empty address parses (to an empty `ipmi` address); [`crate::parse`] refuses it first.
 pub fn parse_address(address: &str) -> Result<ParsedAddress, BmcError> {
     let mut fallback_cause = None;
     let url = match go_parse(address) {
@@ -100,49 +86,28 @@ pub fn parse_address(address: &str) -> Result<ParsedAddress, BmcError> {
 }
 
 /// Why Go's `url.ParseRequestURI` refused a URL (BMO's webhook reads image URLs with it).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RequestUriErrorKind {
     /// The URL is empty (Go: `empty url`).
+    #[error("empty url")]
     Empty,
     /// Neither a scheme nor an absolute path (Go: `invalid URI for request`).
+    #[error("invalid URI for request")]
     NotForRequest,
     /// Any other problem, as for BMC addresses.
+    #[error("{0}")]
     Url(UrlErrorKind),
 }
 
-impl std::fmt::Display for RequestUriErrorKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RequestUriErrorKind::Empty => f.write_str("empty url"),
-            RequestUriErrorKind::NotForRequest => f.write_str("invalid URI for request"),
-            RequestUriErrorKind::Url(k) => k.fmt(f),
-        }
-    }
-}
-
 /// A failed [`parse_request_uri`]; displays like Go's `*url.Error`: `parse "<url>": <problem>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("parse {}: {}", crate::error::go_quote(.url), .kind)]
 pub struct RequestUriError {
     pub url: String,
     pub kind: RequestUriErrorKind,
 }
 
-impl std::fmt::Display for RequestUriError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "parse {}: {}",
-            crate::error::go_quote(&self.url),
-            self.kind
-        )
-    }
-}
-
-impl std::error::Error for RequestUriError {}
-
-/// Go's `url.ParseRequestURI`: the URL is taken as it came in an HTTP request line (no
-/// fragment is cut off; an absolute URI or an absolute path). Returns the lower-cased scheme
-/// (`""` for a bare path or `*`).
+/// Go's `url.ParseRequestURI`; returns the lower-cased scheme (`""` for a path or `*`).
 pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
     let err = |kind| RequestUriError {
         url: raw.to_owned(),
@@ -160,9 +125,7 @@ pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
     }
     let (scheme, mut rest) = split_scheme(raw).map_err(url_err)?;
     let scheme = scheme.to_ascii_lowercase();
-    if rest.ends_with('?') && rest.matches('?').count() == 1 {
-        rest = &rest[..rest.len() - 1];
-    } else if let Some((before, _query)) = rest.split_once('?') {
+    if let Some((before, _query)) = rest.split_once('?') {
         rest = before;
     }
     if !rest.starts_with('/') {
@@ -174,10 +137,7 @@ pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
     }
     if !scheme.is_empty() && rest.starts_with("//") {
         let after = &rest[2..];
-        let (authority, path) = match after.find('/') {
-            Some(i) => (&after[..i], &after[i..]),
-            None => (after, ""),
-        };
+        let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
         parse_authority(authority).map_err(url_err)?;
         rest = path;
     }
@@ -185,8 +145,7 @@ pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
     Ok(scheme)
 }
 
-/// Empty, an IP address (IPv4 or IPv6, no zone), or a DNS name: labels of 1–63 characters
-/// from `[A-Za-z0-9-]`, not starting or ending with `-`, joined by single dots.
+/// Empty, an IP address (no zone), or a DNS name of valid labels.
 pub fn valid_hostname(hostname: &str) -> bool {
     if hostname.is_empty()
         || hostname.parse::<Ipv4Addr>().is_ok()
@@ -243,9 +202,7 @@ fn parse_without_fragment(raw: &str) -> Result<GoUrl, UrlErrorKind> {
         ..GoUrl::default()
     };
 
-    if rest.ends_with('?') && rest.matches('?').count() == 1 {
-        rest = &rest[..rest.len() - 1];
-    } else if let Some((before, query)) = rest.split_once('?') {
+    if let Some((before, query)) = rest.split_once('?') {
         rest = before;
         url.raw_query = query.to_owned();
     }
@@ -263,10 +220,7 @@ fn parse_without_fragment(raw: &str) -> Result<GoUrl, UrlErrorKind> {
 
     if (!url.scheme.is_empty() || !rest.starts_with("///")) && rest.starts_with("//") {
         let after = &rest[2..];
-        let (authority, path) = match after.find('/') {
-            Some(i) => (&after[..i], &after[i..]),
-            None => (after, ""),
-        };
+        let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
         url.host = parse_authority(authority)?;
         rest = path;
     }
@@ -290,8 +244,7 @@ fn split_scheme(raw: &str) -> Result<(&str, &str), UrlErrorKind> {
     Ok(("", raw))
 }
 
-/// Go's `parseAuthority`; returns the decoded `host[:port]`. Userinfo is validated, then
-/// dropped (BMO never looks at it).
+/// Go's `parseAuthority`; returns the decoded `host[:port]` (userinfo checked, then dropped).
 fn parse_authority(authority: &str) -> Result<String, UrlErrorKind> {
     let at = authority.rfind('@');
     let host = parse_host(match at {
@@ -311,29 +264,9 @@ fn parse_authority(authority: &str) -> Result<String, UrlErrorKind> {
 }
 
 fn valid_userinfo(userinfo: &str) -> bool {
-    userinfo.chars().all(|c| {
-        c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                '-' | '.'
-                    | '_'
-                    | ':'
-                    | '~'
-                    | '!'
-                    | '$'
-                    | '&'
-                    | '\''
-                    | '('
-                    | ')'
-                    | '*'
-                    | '+'
-                    | ','
-                    | ';'
-                    | '='
-                    | '%'
-                    | '@'
-            )
-    })
+    userinfo
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c))
 }
 
 /// Go's `parseHost` (current Go: a bracketed literal must be an IPv6 address).
@@ -417,35 +350,10 @@ enum Mode {
 
 /// Characters Go refuses, unescaped, in a host (and a zone).
 fn invalid_in_host(c: u8) -> bool {
-    !(c.is_ascii_alphanumeric()
-        || matches!(
-            c,
-            b'!' | b'$'
-                | b'&'
-                | b'\''
-                | b'('
-                | b')'
-                | b'*'
-                | b'+'
-                | b','
-                | b';'
-                | b'='
-                | b':'
-                | b'['
-                | b']'
-                | b'<'
-                | b'>'
-                | b'"'
-                | b'-'
-                | b'_'
-                | b'.'
-                | b'~'
-        ))
+    !(c.is_ascii_alphanumeric() || b"!$&'()*+,;=:[]<>\"-_.~".contains(&c))
 }
 
-/// Go's `unescape`: decode `%XX` (and `+` in query components), with the per-component checks.
-/// Bytes that do not form UTF-8 after decoding are replaced (they can only make a host
-/// invalid or a path unusable as a JSON string anyway).
+/// Go's `unescape`: decode `%XX` (and `+` in queries); invalid UTF-8 is replaced.
 fn unescape(s: &str, mode: Mode) -> Result<String, UrlErrorKind> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -496,12 +404,7 @@ fn unescape(s: &str, mode: Mode) -> Result<String, UrlErrorKind> {
 }
 
 fn hex(c: u8) -> u8 {
-    match c {
-        b'0'..=b'9' => c - b'0',
-        b'a'..=b'f' => c - b'a' + 10,
-        b'A'..=b'F' => c - b'A' + 10,
-        _ => 0,
-    }
+    (c as char).to_digit(16).unwrap_or(0) as u8
 }
 
 /// Go's `url.ParseQuery`: the pairs that decode, and whether every pair did.

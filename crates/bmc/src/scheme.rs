@@ -21,15 +21,13 @@ pub enum Scheme {
 pub enum DriverInfoStyle {
     /// `ipmi_address`, `ipmi_port`, `ipmi_username`, `ipmi_password`, `ipmi_priv_level`.
     Ipmi,
-    /// `redfish_address`, `redfish_system_id`, `redfish_username`, `redfish_password`.
-    /// `always_system_id`: send `redfish_system_id` even when the path names no system.
+    /// `redfish_*` info; `always_system_id`: send the system ID even when the path has none.
     Redfish { always_system_id: bool },
     /// Nothing: Ironic's fake interfaces need no access details.
     None,
 }
 
-/// Everything that follows from the scheme alone. `None` interfaces are left out of the node
-/// create body, so Ironic uses the hardware type's default.
+/// Everything that follows from the scheme alone (`None` interfaces: Ironic's default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SchemeProfile {
     pub scheme: Scheme,
@@ -43,8 +41,7 @@ pub struct SchemeProfile {
     pub driver: &'static str,
     pub boot_interface: &'static str,
     pub bios_interface: Option<&'static str>,
-    /// BMO leaves the deploy interface to the provisioner (image format, custom deploy);
-    /// `Some` means the scheme fixes it and the provisioner must not choose another.
+    /// `Some`: the scheme fixes the deploy interface (else the provisioner chooses).
     pub deploy_interface: Option<&'static str>,
     pub firmware_interface: Option<&'static str>,
     pub management_interface: Option<&'static str>,
@@ -59,8 +56,7 @@ pub struct SchemeProfile {
     /// The driver itself needs a boot MAC (independently of inspection being disabled).
     pub needs_mac: bool,
     pub supports_secure_boot: bool,
-    /// Boots a preprovisioning image in ISO format (virtual media, UEFI HTTP boot); such
-    /// hosts are exempt from `PROVISIONING_LIMIT`.
+    /// Boots an ISO preprovisioning image; such hosts are exempt from `PROVISIONING_LIMIT`.
     pub supports_iso_preprovisioning_image: bool,
     pub requires_provisioning_network: bool,
     pub driver_info: DriverInfoStyle,
@@ -134,6 +130,15 @@ const IDRAC_BASE: SchemeProfile = SchemeProfile {
     ..REDFISH_BASE
 };
 
+const REDFISH_VIRTUAL_MEDIA: SchemeProfile = SchemeProfile {
+    scheme: Scheme::RedfishVirtualMedia,
+    name: "redfish-virtualmedia",
+    boot_interface: "redfish-virtual-media",
+    supports_iso_preprovisioning_image: true,
+    requires_provisioning_network: false,
+    ..REDFISH_BASE
+};
+
 /// The registry, in the order the spec lists it.
 pub const PROFILES: [SchemeProfile; 10] = [
     IPMI_BASE,
@@ -150,21 +155,11 @@ pub const PROFILES: [SchemeProfile; 10] = [
         ..REDFISH_BASE
     },
     IDRAC_BASE,
-    SchemeProfile {
-        scheme: Scheme::RedfishVirtualMedia,
-        name: "redfish-virtualmedia",
-        boot_interface: "redfish-virtual-media",
-        supports_iso_preprovisioning_image: true,
-        requires_provisioning_network: false,
-        ..REDFISH_BASE
-    },
+    REDFISH_VIRTUAL_MEDIA,
     SchemeProfile {
         scheme: Scheme::Ilo5VirtualMedia,
         name: "ilo5-virtualmedia",
-        boot_interface: "redfish-virtual-media",
-        supports_iso_preprovisioning_image: true,
-        requires_provisioning_network: false,
-        ..REDFISH_BASE
+        ..REDFISH_VIRTUAL_MEDIA
     },
     SchemeProfile {
         scheme: Scheme::IdracVirtualMedia,
@@ -251,14 +246,6 @@ impl Transport {
             Transport::Default | Transport::Https => "https",
         }
     }
-
-    fn suffix(self) -> &'static str {
-        match self {
-            Transport::Default => "",
-            Transport::Http => "+http",
-            Transport::Https => "+https",
-        }
-    }
 }
 
 /// Look a (lower-cased) BMC type up in the registry.
@@ -276,22 +263,17 @@ pub fn lookup(bmc_type: &str) -> Option<(Scheme, Transport)> {
 
 /// Every registered type name, suffix variants included (BMO's 23, then `fake-hardware`).
 pub fn registered_types() -> Vec<String> {
-    let mut names = Vec::new();
-    for p in &PROFILES {
-        names.push(p.name.to_owned());
-        if p.suffix_variants {
-            for t in [Transport::Http, Transport::Https] {
-                names.push(format!("{}{}", p.name, t.suffix()));
-            }
-        }
-    }
-    names
+    let suffixes = |p: &SchemeProfile| if p.suffix_variants { 3 } else { 1 };
+    (PROFILES.iter())
+        .flat_map(|p| {
+            ["", "+http", "+https"][..suffixes(p)]
+                .iter()
+                .map(|s| format!("{}{s}", p.name))
+        })
+        .collect()
 }
 
-/// BMO's capacity rule (spec §3.12): an Ironic node in a busy state counts against
-/// `PROVISIONING_LIMIT` unless its boot interface is a virtual-media one. `redfish-https`
-/// (UEFI HTTP boot) and `fake` nodes count, although `redfish-uefihttp` hosts themselves are
-/// never held back.
+/// BMO's capacity rule: a busy node counts against the limit unless it boots virtual media.
 pub fn boot_interface_counts_as_busy(boot_interface: &str) -> bool {
     !boot_interface.contains("virtual-media")
 }

@@ -1,5 +1,4 @@
-//! `BMCEventSubscription` (metal3.io/v1alpha1): a Redfish event subscription on a host's BMC,
-//! made and removed through the provisioner. Short names `bes` and `bmcevent`, as BMO's CRD.
+//! `BMCEventSubscription` (metal3.io/v1alpha1): a Redfish event subscription on a host's BMC.
 
 use crate::host::SecretReference;
 use crate::meta::{Extra, ObjectMeta};
@@ -8,28 +7,23 @@ use serde::{Deserialize, Serialize};
 /// `kind` of a BMCEventSubscription.
 pub const BMC_EVENT_SUBSCRIPTION_KIND: &str = "BMCEventSubscription";
 
-/// Holds a subscription until it is removed from the BMC (BMO's
-/// `BMCEventSubscriptionFinalizer`).
+/// Holds a subscription until it is removed from the BMC (`BMCEventSubscriptionFinalizer`).
 pub const BMC_EVENT_SUBSCRIPTION_FINALIZER: &str = "bmceventsubscription.metal3.io";
 
 /// A BMCEventSubscription (`bes`): a Redfish event subscription BMO makes on a host's BMC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct BmcEventSubscription {
     /// `apiVersion`: `metal3.io/v1alpha1`.
-    #[serde(default)]
     pub api_version: String,
     /// `kind`: `BMCEventSubscription`.
-    #[serde(default)]
     pub kind: String,
     /// Name and namespace; BMO holds it with [`BMC_EVENT_SUBSCRIPTION_FINALIZER`].
-    #[serde(default)]
     pub metadata: ObjectMeta,
     /// `spec`: the host, where its events go, and what goes with them.
-    #[serde(default)]
     pub spec: BmcEventSubscriptionSpec,
     /// `status`: the subscription's ID on the BMC, or its error; written by BMO.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<BmcEventSubscriptionStatus>,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -49,13 +43,8 @@ pub struct BmcEventSubscriptionSpec {
     /// `context`: free text the BMC sends back with every event.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub context: String,
-    /// `httpHeadersRef`: a Secret whose keys and values are HTTP headers sent with every event
-    /// (values are secrets: never printed).
-    #[serde(
-        default,
-        rename = "httpHeadersRef",
-        skip_serializing_if = "Option::is_none"
-    )]
+    /// `httpHeadersRef`: a Secret of HTTP headers sent with every event (values never printed).
+    #[serde(rename = "httpHeadersRef", skip_serializing_if = "Option::is_none")]
     pub http_headers_ref: Option<SecretReference>,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -64,17 +53,13 @@ pub struct BmcEventSubscriptionSpec {
 
 /// `status` of a BMCEventSubscription.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct BmcEventSubscriptionStatus {
     /// `subscriptionID`: the BMC's ID of the subscription, once made.
-    #[serde(
-        default,
-        rename = "subscriptionID",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(rename = "subscriptionID", skip_serializing_if = "String::is_empty")]
     pub subscription_id: String,
     /// `error`: the last error making or removing the subscription; empty when none.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub error: String,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -98,8 +83,7 @@ impl BmcEventSubscription {
             .unwrap_or_default()
     }
 
-    /// BMO's admission checks of a new subscription (its webhook's `validateSubscription`), as
-    /// (field, message) pairs; empty when it is valid.
+    /// BMO's webhook checks of a new subscription, as (field, message) pairs.
     pub fn validate(&self) -> Vec<(&'static str, String)> {
         let mut errors = Vec::new();
         let spec = &self.spec;
@@ -127,8 +111,7 @@ impl BmcEventSubscription {
     }
 }
 
-/// What Go's `url.ParseRequestURI` refuses in a destination, and BMO's rule that a URL with a
-/// host and no path needs a trailing slash. `None` when the destination is acceptable.
+/// What Go's `url.ParseRequestURI` and BMO refuse in a destination; `None` when acceptable.
 fn destination_problem(destination: &str) -> Option<String> {
     let invalid = |why: &str| Some(format!("destination is invalid: {why}"));
     if destination

@@ -1,9 +1,4 @@
-//! `DataImage` (metal3.io/v1alpha1): an image attached to a provisioned BareMetalHost as
-//! virtual media (a CD), named like the host it belongs to (same namespace and name).
-//!
-//! BMO's host controller attaches `spec.url` when the provisioned host is about to be powered on,
-//! and detaches it when the URL changes or the DataImage is deleted; `status` records what is
-//! attached and the attach/detach errors.
+//! `DataImage` (metal3.io/v1alpha1): an image attached to its host as virtual media.
 
 use crate::meta::{Extra, ObjectMeta};
 use serde::{Deserialize, Serialize};
@@ -16,23 +11,18 @@ pub const DATA_IMAGE_FINALIZER: &str = "dataimage.metal3.io";
 
 /// A DataImage: an image BMO attaches as virtual media to the provisioned host of the same name.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct DataImage {
     /// `apiVersion`: `metal3.io/v1alpha1`.
-    #[serde(default)]
     pub api_version: String,
     /// `kind`: `DataImage`.
-    #[serde(default)]
     pub kind: String,
-    /// Named like its host; BMO holds it with [`DATA_IMAGE_FINALIZER`] until the image is
-    /// detached.
-    #[serde(default)]
+    /// Named like its host; held with [`DATA_IMAGE_FINALIZER`] until the image is detached.
     pub metadata: ObjectMeta,
     /// `spec`: the image to attach.
-    #[serde(default)]
     pub spec: DataImageSpec,
     /// `status`: what is attached and the errors; absent until BMO first handles the DataImage.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<DataImageStatus>,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -41,10 +31,9 @@ pub struct DataImage {
 
 /// `spec` of a DataImage.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct DataImageSpec {
     /// `url`: the image to attach to the host.
-    #[serde(default)]
     pub url: String,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -53,16 +42,14 @@ pub struct DataImageSpec {
 
 /// As BMO's Go type: `attachedImage` and `error` are structs, so they are always written.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct DataImageStatus {
     /// `lastReconciled`: when the host controller last looked at the image (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_reconciled: Option<String>,
     /// `attachedImage`: the image attached now.
-    #[serde(default)]
     pub attached_image: AttachedImageReference,
     /// `error`: count and last message of attach and detach errors.
-    #[serde(default)]
     pub error: DataImageError,
     /// Status fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -79,13 +66,11 @@ pub struct AttachedImageReference {
 
 /// How many attach/detach/status errors in a row, and the last one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct DataImageError {
-    /// `count`: failed attempts since the last success, which resets it to 0; drives the retry
-    /// backoff.
-    #[serde(default)]
+    /// `count`: failed attempts since the last success; drives the retry backoff.
     pub count: i64,
     /// `message`: the last error; empty after a success.
-    #[serde(default)]
     pub message: String,
 }
 

@@ -4,7 +4,7 @@ use crate::string_enum;
 
 string_enum!(
     /// `status.provisioning.state`. The CRD has no enum for it, so unknown strings are kept.
-    ProvisioningState {
+    ProvisioningState(is_none) {
         /// `StateNone`: a new host BMO has not handled yet.
         None = "",
         /// No BMC address or credentials name: the host cannot be registered.
@@ -38,7 +38,7 @@ string_enum!(
 
 string_enum!(
     /// `status.operationalStatus`.
-    OperationalStatus {
+    OperationalStatus(is_empty) {
         /// Not set yet (a new host).
         Empty = "",
         /// `OK`: configured correctly and manageable.
@@ -58,13 +58,12 @@ string_enum!(
 
 string_enum!(
     /// `status.errorType`.
-    ErrorType {
+    ErrorType(is_none) {
         /// No error.
         None = "",
         /// Re-registering (adopting) an already provisioned host failed.
         ProvisionedRegistrationError = "provisioned registration error",
-        /// Registration failed: BMC credentials or connection, the provisioner's registration, or
-        /// the hardware profile.
+        /// Registration failed: BMC credentials or connection, registration, or hardware profile.
         RegistrationError = "registration error",
         /// Inspecting the host's hardware failed.
         InspectionError = "inspection error",
@@ -83,7 +82,7 @@ string_enum!(
 
 string_enum!(
     /// `spec.bootMode`.
-    BootMode {
+    BootMode(is_unset) {
         /// Not set: BMO uses `UEFI`.
         Unset = "",
         /// UEFI boot (BMO's default).
@@ -97,7 +96,7 @@ string_enum!(
 
 string_enum!(
     /// `spec.inspectionMode`.
-    InspectionMode {
+    InspectionMode(is_unset) {
         /// Not set: inspection runs as with `agent`.
         Unset = "",
         /// No inspection.
@@ -111,7 +110,7 @@ string_enum!(
 
 string_enum!(
     /// `spec.automatedCleaningMode` (CRD default `metadata`).
-    AutomatedCleaningMode {
+    AutomatedCleaningMode(is_unset) {
         /// Not set: the CRD defaults it to `metadata`.
         Unset = "",
         /// Automated cleaning (of disk metadata) runs on provisioning and deprovisioning.
@@ -123,7 +122,7 @@ string_enum!(
 
 string_enum!(
     /// `spec.image.checksumType`.
-    ChecksumType {
+    ChecksumType(is_unset) {
         /// Not set: treated as `auto`.
         Unset = "",
         /// MD5.
@@ -139,7 +138,7 @@ string_enum!(
 
 string_enum!(
     /// Reboot mode in the reboot annotation's JSON value.
-    RebootMode {
+    RebootMode(is_unset) {
         /// Not set: a soft reboot.
         Unset = "",
         /// Hard reset: the power is cut without asking the OS.
@@ -148,68 +147,3 @@ string_enum!(
         Soft = "soft",
     }
 );
-
-macro_rules! default_to {
-    ($($t:ident => $v:ident),+ $(,)?) => {
-        $(impl Default for $t { fn default() -> Self { Self::$v } })+
-    };
-}
-default_to!(
-    ProvisioningState => None,
-    OperationalStatus => Empty,
-    ErrorType => None,
-    BootMode => Unset,
-    InspectionMode => Unset,
-    AutomatedCleaningMode => Unset,
-    ChecksumType => Unset,
-    RebootMode => Unset,
-);
-
-impl ProvisioningState {
-    /// Whether this is `StateNone` (no state yet).
-    pub fn is_none(&self) -> bool {
-        *self == Self::None
-    }
-}
-
-impl OperationalStatus {
-    /// Whether no operational status is set yet.
-    pub fn is_empty(&self) -> bool {
-        *self == Self::Empty
-    }
-}
-
-impl ErrorType {
-    /// Whether no error is recorded.
-    pub fn is_none(&self) -> bool {
-        *self == Self::None
-    }
-}
-
-impl BootMode {
-    /// Whether `spec.bootMode` is not set.
-    pub fn is_unset(&self) -> bool {
-        *self == Self::Unset
-    }
-}
-
-impl InspectionMode {
-    /// Whether `spec.inspectionMode` is not set.
-    pub fn is_unset(&self) -> bool {
-        *self == Self::Unset
-    }
-}
-
-impl AutomatedCleaningMode {
-    /// Whether `spec.automatedCleaningMode` is not set.
-    pub fn is_unset(&self) -> bool {
-        *self == Self::Unset
-    }
-}
-
-impl ChecksumType {
-    /// Whether `spec.image.checksumType` is not set.
-    pub fn is_unset(&self) -> bool {
-        *self == Self::Unset
-    }
-}

@@ -1,5 +1,4 @@
-//! [`Extra`]: the fields of an object bmhctl does not model, kept so that a read-write round trip
-//! loses nothing.
+//! [`Extra`]: the fields of an object bmhctl does not model, kept for the round trip.
 
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -8,8 +7,7 @@ use std::sync::LazyLock;
 
 type Map = serde_json::Map<String, serde_json::Value>;
 
-/// A JSON map, used as `Map` is (it derefs to one), that takes one pointer when empty, which
-/// it nearly always is: a host carries six of them, and an inline map is 72 bytes.
+/// A JSON map (it derefs to one) that takes one pointer when empty, as it nearly always is.
 #[derive(Clone, Default)]
 pub struct Extra(Option<Box<Map>>);
 

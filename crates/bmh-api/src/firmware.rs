@@ -1,9 +1,4 @@
-//! The firmware companions of a BareMetalHost (metal3.io/v1alpha1): `HostFirmwareSettings`
-//! (BIOS settings), `HostFirmwareComponents` (firmware updates), `FirmwareSchema` (what a vendor's
-//! BIOS settings may hold) and `HostUpdatePolicy` (whether a provisioned host may be changed).
-//!
-//! A `HostFirmwareSettings` or `HostFirmwareComponents` belongs to the BareMetalHost with the same
-//! namespace and name.
+//! The firmware companions of a BareMetalHost, each named like its host.
 
 use crate::host::Condition;
 use crate::meta::{Extra, ObjectMeta};
@@ -106,41 +101,31 @@ impl<'de> Deserialize<'de> for IntOrString {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// HostFirmwareSettings
-
-/// A HostFirmwareSettings (`hfs`): the BIOS settings wanted for, and read from, the host of the
-/// same name; BMO creates it when it registers the host.
+/// A HostFirmwareSettings (`hfs`): the BIOS settings wanted for, and read from, its host.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct HostFirmwareSettings {
     /// `apiVersion`: `metal3.io/v1alpha1`.
-    #[serde(default)]
     pub api_version: String,
     /// `kind`: `HostFirmwareSettings`.
-    #[serde(default)]
     pub kind: String,
     /// Named like its host.
-    #[serde(default)]
     pub metadata: ObjectMeta,
     /// `spec`: the settings to apply.
-    #[serde(default)]
     pub spec: HostFirmwareSettingsSpec,
     /// `status`: the current settings, their schema and conditions, written by BMO.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<HostFirmwareSettingsStatus>,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
-/// `spec` of a HostFirmwareSettings: applied while the host is preparing, or while provisioned
-/// when its HostUpdatePolicy allows.
+/// `spec` of a HostFirmwareSettings: applied while preparing, or servicing when allowed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct HostFirmwareSettingsSpec {
     /// The desired settings, by name.
-    #[serde(default)]
     pub settings: BTreeMap<String, IntOrString>,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -149,41 +134,33 @@ pub struct HostFirmwareSettingsSpec {
 
 /// Where the schema of the settings is kept.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct SchemaReference {
     /// `namespace` of the FirmwareSchema.
-    #[serde(default)]
     pub namespace: String,
     /// `name` of the FirmwareSchema.
-    #[serde(default)]
     pub name: String,
 }
 
 /// `status` of a HostFirmwareSettings, refreshed by BMO from the provisioner.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct HostFirmwareSettingsStatus {
     /// `schema`: the FirmwareSchema describing each setting.
-    #[serde(default, rename = "schema", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "schema", skip_serializing_if = "Option::is_none")]
     pub firmware_schema: Option<SchemaReference>,
-    /// The current settings as the provisioner reads them (never those whose name holds
-    /// `Password`).
-    #[serde(default)]
+    /// The current settings as the provisioner reads them (never `Password` ones).
     pub settings: BTreeMap<String, String>,
     /// `lastUpdated`: RFC 3339 time the status was last updated.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_updated: Option<String>,
-    /// `conditions`: `ChangeDetected` (spec differs from status) and `Valid` (spec fits the
-    /// schema).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// `conditions`: `ChangeDetected` and `Valid`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
-
-// ---------------------------------------------------------------------------------------------
-// FirmwareSchema
 
 /// What one setting may hold. Field names are snake_case, as in the CRD.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -215,8 +192,7 @@ pub struct SettingSchema {
 }
 
 impl SettingSchema {
-    /// Whether `value` may be set for the setting `name`; the error reads
-    /// `Setting <name> is invalid, <why>`.
+    /// Whether `value` may be set for `name`; the error reads `Setting <name> is invalid, <why>`.
     pub fn validate(&self, name: &str, value: &IntOrString) -> Result<(), String> {
         let invalid = |why: String| Err(format!("Setting {name} is invalid, {why}"));
         if self.read_only == Some(true) {
@@ -241,30 +217,22 @@ impl SettingSchema {
                     return invalid(format!("String {s} entered while integer expected"));
                 }
                 let n = value.as_int();
-                if let Some(lo) = self.lower_bound
-                    && n < lo
-                {
+                if let Some(lo) = self.lower_bound.filter(|&lo| n < lo) {
                     return invalid(format!("integer {n} is below minimum value {lo}"));
                 }
-                if let Some(hi) = self.upper_bound
-                    && n > hi
-                {
+                if let Some(hi) = self.upper_bound.filter(|&hi| n > hi) {
                     return invalid(format!("integer {n} is above maximum value {hi}"));
                 }
                 Ok(())
             }
             "String" => {
                 let len = text.len() as i64;
-                if let Some(min) = self.min_length
-                    && len < min
-                {
+                if let Some(min) = self.min_length.filter(|&min| len < min) {
                     return invalid(format!(
                         "string {text} length is below minimum length {min}"
                     ));
                 }
-                if let Some(max) = self.max_length
-                    && len > max
-                {
+                if let Some(max) = self.max_length.filter(|&max| len > max) {
                     return invalid(format!(
                         "string {text} length is above maximum length {max}"
                     ));
@@ -286,37 +254,31 @@ impl SettingSchema {
     }
 }
 
-/// A FirmwareSchema: the BIOS settings a vendor's hardware model has and what each may hold;
-/// BMO writes it from what the provisioner reports.
+/// A FirmwareSchema: the BIOS settings of a hardware model and what each may hold.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct FirmwareSchema {
     /// `apiVersion`: `metal3.io/v1alpha1`.
-    #[serde(default)]
     pub api_version: String,
     /// `kind`: `FirmwareSchema`.
-    #[serde(default)]
     pub kind: String,
     /// Name and namespace, as a HostFirmwareSettings' `status.schema` refers to them.
-    #[serde(default)]
     pub metadata: ObjectMeta,
     /// `spec`: hardware vendor and model, and the schema of each setting.
-    #[serde(default)]
     pub spec: FirmwareSchemaSpec,
 }
 
 /// `spec` of a FirmwareSchema.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct FirmwareSchemaSpec {
     /// `hardwareVendor`: the hardware vendor the schema is for.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub hardware_vendor: String,
     /// `hardwareModel`: the hardware model the schema is for.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub hardware_model: String,
     /// `schema`: each setting's [`SettingSchema`], by setting name.
-    #[serde(default)]
     pub schema: BTreeMap<String, SettingSchema>,
 }
 
@@ -332,78 +294,63 @@ impl FirmwareSchema {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// HostFirmwareComponents
-
 /// Components that may be updated: `bmc`, `bios`, and names starting with this prefix.
 pub const NIC_COMPONENT_PREFIX: &str = "nic:";
 
 /// `FirmwareUpdate`: one firmware image to flash onto a component.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct FirmwareUpdate {
     /// `component`: `bmc`, `bios`, or a name starting with `nic:`.
-    #[serde(default)]
     pub component: String,
     /// `url`: where to fetch the firmware image.
-    #[serde(default)]
     pub url: String,
 }
 
-/// `FirmwareComponentStatus`: the versions of one firmware component, as the provisioner reports
-/// them.
+/// `FirmwareComponentStatus`: the versions of one firmware component.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct FirmwareComponentStatus {
     /// `component`: `bmc`, `bios`, or a name starting with `nic:`.
-    #[serde(default)]
     pub component: String,
     /// `initialVersion`: the version found when BMO first read the component.
-    #[serde(default)]
     pub initial_version: String,
     /// `currentVersion`: the version installed now.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub current_version: String,
     /// `lastVersionFlashed`: the version the last update wrote.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub last_version_flashed: String,
     /// `updatedAt`: RFC 3339 time of the last update.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<String>,
 }
 
-/// A HostFirmwareComponents: firmware updates for, and firmware versions of, the host of the same
-/// name; BMO creates it at registration when the provisioner reports firmware components.
+/// A HostFirmwareComponents: firmware updates for, and versions of, its host.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct HostFirmwareComponents {
     /// `apiVersion`: `metal3.io/v1alpha1`.
-    #[serde(default)]
     pub api_version: String,
     /// `kind`: `HostFirmwareComponents`.
-    #[serde(default)]
     pub kind: String,
     /// Named like its host.
-    #[serde(default)]
     pub metadata: ObjectMeta,
     /// `spec`: the firmware updates to apply.
-    #[serde(default)]
     pub spec: HostFirmwareComponentsSpec,
     /// `status`: the components' versions and conditions, written by BMO.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<HostFirmwareComponentsStatus>,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
     pub extra: Extra,
 }
 
-/// `spec` of a HostFirmwareComponents: applied while the host is preparing, or while provisioned
-/// when its HostUpdatePolicy allows.
+/// `spec` of a HostFirmwareComponents: applied while preparing, or servicing when allowed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct HostFirmwareComponentsSpec {
     /// `updates`: the firmware to flash, one entry per component.
-    #[serde(default)]
     pub updates: Vec<FirmwareUpdate>,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -423,8 +370,7 @@ pub struct HostFirmwareComponentsStatus {
     /// `lastUpdated`: RFC 3339 time the status was last updated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_updated: Option<String>,
-    /// `conditions`: `ChangeDetected` (spec differs from status) and `Valid` (the updates are
-    /// allowed).
+    /// `conditions`: `ChangeDetected` and `Valid`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
     /// Fields not modelled here, kept as read.
@@ -448,28 +394,20 @@ impl HostFirmwareComponents {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// HostUpdatePolicy
-
 /// The policy value that allows changing a provisioned host when it next reboots.
 pub const UPDATE_POLICY_ON_REBOOT: &str = "onReboot";
 
-/// A HostUpdatePolicy: whether BMO may change the firmware of the provisioned host of the same
-/// name (live servicing); BMO reads it and only adds an owner reference to it.
+/// A HostUpdatePolicy: whether BMO may change the firmware of its provisioned host.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct HostUpdatePolicy {
     /// `apiVersion`: `metal3.io/v1alpha1`.
-    #[serde(default)]
     pub api_version: String,
     /// `kind`: `HostUpdatePolicy`.
-    #[serde(default)]
     pub kind: String,
     /// Named like its host.
-    #[serde(default)]
     pub metadata: ObjectMeta,
     /// `spec`: the policies.
-    #[serde(default)]
     pub spec: HostUpdatePolicySpec,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -480,12 +418,10 @@ pub struct HostUpdatePolicy {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostUpdatePolicySpec {
-    /// `firmwareSettings`: when HostFirmwareSettings changes are applied: `onPreparing` (the
-    /// default: only while preparing) or `onReboot` (also to the provisioned host, by servicing).
+    /// `firmwareSettings`: `onPreparing` (the default) or `onReboot` (also by servicing).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub firmware_settings: String,
-    /// `firmwareUpdates`: when HostFirmwareComponents updates are applied, with the same values as
-    /// `firmwareSettings`.
+    /// `firmwareUpdates`: as `firmwareSettings`, for HostFirmwareComponents updates.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub firmware_updates: String,
     /// Fields not modelled here, kept as read.

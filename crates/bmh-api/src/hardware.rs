@@ -1,21 +1,14 @@
 //! HardwareDetails (`hardwaredata_types.go`) and the HardwareData object.
 
-use crate::meta::{Extra, ObjectMeta};
+use crate::meta::{Extra, ObjectMeta, is_false, is_zero};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-fn is_zero_i(v: &i64) -> bool {
-    *v == 0
-}
 fn is_zero_f(v: &f64) -> bool {
     *v == 0.0
 }
 
-/// `HardwareDetails`: what inspection found on the host (`status.hardware`, and a HardwareData's
-/// `spec.hardware`).
+/// `HardwareDetails`: what inspection found (`status.hardware`, a HardwareData's `spec`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HardwareDetails {
@@ -26,7 +19,7 @@ pub struct HardwareDetails {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firmware: Option<Firmware>,
     /// `ramMebibytes`: memory in MiB.
-    #[serde(default, skip_serializing_if = "is_zero_i")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub ram_mebibytes: i64,
     /// `nics`: network interfaces; a dual-stack NIC is listed twice, once per IP address.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -59,10 +52,9 @@ pub struct HardwareSystemVendor {
 
 /// `Firmware`: the host's system firmware.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Firmware {
     /// `bios`: the BIOS.
-    #[serde(default)]
     pub bios: Bios,
 }
 
@@ -98,13 +90,13 @@ pub struct Nic {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub ip: String,
     /// `speedGbps`: link speed in Gbit/s.
-    #[serde(default, skip_serializing_if = "is_zero_i")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub speed_gbps: i64,
     /// `vlans`: VLANs available on the interface.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vlans: Vec<Vlan>,
     /// `vlanId`: the untagged VLAN's ID (0 to 4094).
-    #[serde(default, rename = "vlanId", skip_serializing_if = "is_zero_i")]
+    #[serde(default, rename = "vlanId", skip_serializing_if = "is_zero")]
     pub vlan_id: i64,
     /// `pxe`: whether the NIC can PXE boot.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -119,32 +111,27 @@ pub struct Nic {
 
 /// `VLAN`: one 802.1Q VLAN.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Vlan {
     /// `id`: VLAN ID, 0 to 4094.
-    #[serde(default)]
     pub id: i64,
     /// `name`: VLAN name.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
 }
 
 /// `LLDP`: Link Layer Discovery Protocol data received on a NIC.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-
+#[serde(default)]
 pub struct Lldp {
     /// `switchID`: the switch's chassis ID.
-    #[serde(default, rename = "switchID", skip_serializing_if = "String::is_empty")]
+    #[serde(rename = "switchID", skip_serializing_if = "String::is_empty")]
     pub switch_id: String,
     /// `portID`: the switch port's ID.
-    #[serde(default, rename = "portID", skip_serializing_if = "String::is_empty")]
+    #[serde(rename = "portID", skip_serializing_if = "String::is_empty")]
     pub port_id: String,
     /// `switchSystemName`: the switch's system name.
-    #[serde(
-        default,
-        rename = "switchSystemName",
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(rename = "switchSystemName", skip_serializing_if = "String::is_empty")]
     pub switch_system_name: String,
 }
 
@@ -152,12 +139,10 @@ pub struct Lldp {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Storage {
-    /// `name`: Linux device name, one stable across reboots when there is one (e.g. a
-    /// `/dev/disk/by-path/` link).
+    /// `name`: Linux device name, a stable one when there is one.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
-    /// `alternateNames`: other device names such as `/dev/sda`; not exhaustive, and may change
-    /// across reboots.
+    /// `alternateNames`: other device names such as `/dev/sda`; may change across reboots.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternate_names: Vec<String>,
     /// `rotational`: spinning storage; `type` is preferred.
@@ -167,7 +152,7 @@ pub struct Storage {
     #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
     pub type_: String,
     /// `sizeBytes`: size in bytes.
-    #[serde(default, skip_serializing_if = "is_zero_i")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub size_bytes: i64,
     /// `vendor`: the device's vendor.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -209,25 +194,21 @@ pub struct Cpu {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
     /// `count`: number of CPUs.
-    #[serde(default, skip_serializing_if = "is_zero_i")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub count: i64,
 }
 
 /// HardwareData: the inspection result as an object of its own (same name as the host).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct HardwareData {
     /// `apiVersion`: `metal3.io/v1alpha1`.
-    #[serde(default)]
     pub api_version: String,
     /// `kind`: `HardwareData`.
-    #[serde(default)]
     pub kind: String,
     /// Named like its host; BMO holds it with the `baremetalhost.metal3.io/hardwareData` finalizer.
-    #[serde(default)]
     pub metadata: ObjectMeta,
     /// `spec`: the hardware details.
-    #[serde(default)]
     pub spec: HardwareDataSpec,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -238,9 +219,7 @@ pub struct HardwareData {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HardwareDataSpec {
-    /// `hardware`: what inspection found on the host.
-    ///
-    /// Shared with the host's `status.hardware`.
+    /// `hardware`: what inspection found, shared with the host's `status.hardware`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<Arc<HardwareDetails>>,
 }

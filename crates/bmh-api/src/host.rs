@@ -2,7 +2,7 @@
 
 use crate::enums::*;
 use crate::hardware::HardwareDetails;
-use crate::meta::{Extra, ObjectMeta};
+use crate::meta::{Extra, ObjectMeta, is_false, is_zero};
 use crate::word::Word;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -12,8 +12,7 @@ pub const API_VERSION: &str = "metal3.io/v1alpha1";
 /// `kind` of a BareMetalHost.
 pub const KIND: &str = "BareMetalHost";
 
-/// A BareMetalHost (`bmh`): one physical server that BMO registers, inspects, prepares, provisions
-/// and powers through its BMC.
+/// A BareMetalHost (`bmh`): one physical server that BMO manages through its BMC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BareMetalHost {
@@ -36,10 +35,6 @@ pub struct BareMetalHost {
     pub extra: Extra,
 }
 
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
 /// `spec` of a BareMetalHost (`BareMetalHostSpec`): the desired state.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -47,100 +42,73 @@ pub struct BareMetalHostSpec {
     /// `taints`: deprecated and never implemented; kept as raw JSON.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub taints: Vec<serde_json::Value>,
-    /// `bmc`: how to reach the host's BMC; with neither an address nor a credentials name, the
-    /// host stays `unmanaged`.
+    /// `bmc`: how to reach the host's BMC; without address nor credentials, `unmanaged`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bmc: Option<BmcDetails>,
-    /// `raid`: RAID to build while `preparing`, before provisioning; `None` leaves the current RAID
-    /// alone. Hardware or software volumes, not both.
-    ///
-    /// Boxed, as the hints below: rarely set, and 48 bytes inline in every host.
+    /// `raid`: RAID to build while `preparing`; `None` leaves it alone. Boxed: rarely set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raid: Option<Box<RaidConfig>>,
-    /// `firmware`: deprecated BIOS switches, rejected by the webhook (HostFirmwareSettings replaces
-    /// them).
+    /// `firmware`: deprecated BIOS switches, rejected by the webhook.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firmware: Option<FirmwareConfig>,
-    /// `hardwareProfile`: deprecated profile name (`unknown`, `libvirt`, `dell`, `dell-raid`,
-    /// `openstack`, `empty`); a profile supplies default root device hints.
+    /// `hardwareProfile`: deprecated profile name; supplies default root device hints.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hardware_profile: String,
-    /// `rootDeviceHints`: how to pick the disk the image is written to; when unset, the hardware
-    /// profile's hints apply (`/dev/sda` for the default profile).
-    ///
-    /// Boxed: rarely set, and over 200 bytes inline in every host.
+    /// `rootDeviceHints`: how to pick the root disk. Boxed: rarely set, and large.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_device_hints: Option<Box<RootDeviceHints>>,
-    /// `bootMode`: `UEFI` (also when empty), `UEFISecureBoot` or `legacy`; BMO saves the mode in
-    /// effect into `status.provisioning.bootMode`.
+    /// `bootMode`: `UEFI` (also when empty), `UEFISecureBoot` or `legacy`.
     #[serde(default, skip_serializing_if = "BootMode::is_unset")]
     pub boot_mode: BootMode,
-    /// `bootMACAddress`: MAC of the NIC the host boots from for provisioning (never the BMC's);
-    /// immutable once set.
+    /// `bootMACAddress`: MAC of the NIC the host boots from for provisioning.
     #[serde(
         default,
         rename = "bootMACAddress",
         skip_serializing_if = "String::is_empty"
     )]
     pub boot_mac_address: String,
-    /// `online`, required by the CRD: whether the host should be powered on; BMO enforces it in
-    /// the stable states (available, provisioned, externally provisioned).
+    /// `online`, required: whether the host should be powered on.
     pub online: bool,
-    /// `consumerRef`: what uses the host, e.g. a Cluster API Machine; set means "in use". BMO only
-    /// attaches it to the host's events.
-    ///
-    /// Boxed: a JSON tree inline is 72 bytes, and bmhctl only reads its name.
+    /// `consumerRef`: what uses the host. Boxed: only its name is read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consumer_ref: Option<Box<serde_json::Value>>,
-    /// `image`: the image to deploy; setting it with `online: true` starts provisioning, removing
-    /// it starts deprovisioning.
+    /// `image`: the image to deploy; setting it (with `online`) starts provisioning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<Image>,
-    /// `userData`: Secret (key `userData`, else `value`) put in the config drive for first-boot
-    /// software such as cloud-init.
+    /// `userData`: Secret (key `userData`, else `value`) for the config drive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_data: Option<SecretReference>,
-    /// `preprovisioningNetworkDataName`: Secret in the host's namespace with network configuration
-    /// (key `networkData`, else `value`) for the ramdisk, and for the config drive without
-    /// `networkData`.
+    /// `preprovisioningNetworkDataName`: Secret with network data for the ramdisk.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub preprovisioning_network_data_name: String,
-    /// `networkData`: Secret with network configuration (key `networkData`, else `value`) for the
-    /// config drive.
+    /// `networkData`: Secret (key `networkData`, else `value`) for the config drive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_data: Option<SecretReference>,
-    /// `metaData`: Secret with metadata (key `metaData`, else `value`) for the config drive; BMO
-    /// generates the metadata when unset.
+    /// `metaData`: Secret (key `metaData`, else `value`) for the config drive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta_data: Option<SecretReference>,
     /// `description`: free text to help people identify the host.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
-    /// `externallyProvisioned`: the host's OS was deployed by something else, so BMO only manages
-    /// its power; may be turned on when the host is created or while it is `available`.
+    /// `externallyProvisioned`: deployed by something else; BMO only manages its power.
     #[serde(default, skip_serializing_if = "is_false")]
     pub externally_provisioned: bool,
-    /// `automatedCleaningMode`: `metadata` (the CRD default) or `disabled` to skip automated
-    /// cleaning on provisioning and deprovisioning.
+    /// `automatedCleaningMode`: `metadata` (the CRD default) or `disabled`.
     #[serde(default, skip_serializing_if = "AutomatedCleaningMode::is_unset")]
     pub automated_cleaning_mode: AutomatedCleaningMode,
-    /// `customDeploy`: a deploy step of a custom deploy ramdisk, run instead of writing an image;
-    /// setting it starts provisioning.
+    /// `customDeploy`: a deploy step of a custom ramdisk, run instead of writing an image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_deploy: Option<CustomDeploy>,
-    /// `architecture`: CPU architecture, e.g. `x86_64` or `aarch64`; when empty, BMO fills it from
-    /// the HardwareData once the host is inspected.
+    /// `architecture`: CPU architecture, e.g. `x86_64`; filled from HardwareData when empty.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub architecture: String,
-    /// `disablePowerOff`: never power the host off, reboot it instead; not allowed with
-    /// `online: false`.
+    /// `disablePowerOff`: never power the host off, reboot it instead.
     #[serde(default, skip_serializing_if = "is_false")]
     pub disable_power_off: bool,
     /// `inspectionMode`: `disabled`, `agent` (also when empty) or `fast`.
     #[serde(default, skip_serializing_if = "InspectionMode::is_unset")]
     pub inspection_mode: InspectionMode,
-    /// `networkInterfaces`: switch-port configuration per NIC, each named by the name or the MAC
-    /// inspection found.
+    /// `networkInterfaces`: switch-port configuration per NIC.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub network_interfaces: Vec<NetworkInterface>,
     /// Spec fields not modelled here, kept as read.
@@ -150,18 +118,14 @@ pub struct BareMetalHostSpec {
 
 /// `spec.bmc` (`BMCDetails`): where the host's BMC is and which Secret logs into it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct BmcDetails {
-    /// `address`: the BMC's URL; its scheme (`ipmi`, `redfish`, `idrac-virtualmedia`, ...) selects
-    /// the driver, and an address without one is taken as IPMI.
-    #[serde(default)]
+    /// `address`: the BMC's URL; its scheme selects the driver (none: IPMI).
     pub address: String,
     /// `credentialsName`: Secret in the host's namespace with keys `username` and `password`.
-    #[serde(default)]
     pub credentials_name: String,
-    /// `disableCertificateVerification`: skip checking the BMC's TLS certificate (self-signed
-    /// certificates; insecure).
-    #[serde(default, skip_serializing_if = "is_false")]
+    /// `disableCertificateVerification`: skip checking the BMC's TLS certificate.
+    #[serde(skip_serializing_if = "is_false")]
     pub disable_certificate_verification: bool,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -172,8 +136,7 @@ pub struct BmcDetails {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RootDeviceHints {
-    /// `deviceName`: a Linux device name (`/dev/vda`) or a by-path link to it
-    /// (`/dev/disk/by-path/...`); exact match.
+    /// `deviceName`: a Linux device name or a by-path link to it; exact match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub device_name: String,
     /// `hctl`: SCSI address such as `0:0:0:0`; exact match.
@@ -205,28 +168,18 @@ pub struct RootDeviceHints {
     pub rotational: Option<bool>,
 }
 
-fn is_zero(v: &i64) -> bool {
-    *v == 0
-}
-
 /// `RAIDConfig` (`spec.raid`, `status.provisioning.raid`): hardware or software RAID volumes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RaidConfig {
-    /// `hardwareRAIDVolumes`: logical disks for the RAID controller to build; without root device
-    /// hints, the first one is the root disk.
-    ///
-    /// `None` leaves hardware RAID alone; `Some([])` clears it.
+    /// `hardwareRAIDVolumes`: `None` leaves hardware RAID alone; `Some([])` clears it.
     #[serde(
-        default,
         rename = "hardwareRAIDVolumes",
         skip_serializing_if = "Option::is_none"
     )]
     pub hardware_raid_volumes: Option<Vec<HardwareRaidVolume>>,
-    /// `softwareRAIDVolumes`: one or two software RAID devices, the first of level `1`; ignored
-    /// when hardware volumes are set. Existing software RAID is always deleted first.
+    /// `softwareRAIDVolumes`: one or two software RAID devices, the first of level `1`.
     #[serde(
-        default,
         rename = "softwareRAIDVolumes",
         skip_serializing_if = "Option::is_none"
     )]
@@ -235,57 +188,48 @@ pub struct RaidConfig {
 
 /// `HardwareRAIDVolume`: one logical disk the RAID controller is to build.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct HardwareRaidVolume {
     /// `sizeGibibytes`: size in GiB; unset or 0 takes the disks' whole capacity.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub size_gibibytes: Option<i64>,
-    /// `level`: `0`, `1`, `2`, `5`, `6`, `1+0`, `5+0` or `6+0` (drivers may support fewer);
-    /// required.
-    #[serde(default)]
+    /// `level`: `0`, `1`, `2`, `5`, `6`, `1+0`, `5+0` or `6+0`; required.
     pub level: String,
     /// `name`: volume name, unique on the host, at most 64 characters; generated when empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
-    /// `rotational`: use only spinning (`true`) or only solid-state (`false`) disks; unset takes
-    /// any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `rotational`: only spinning (`true`) or solid-state (`false`) disks; unset: any.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rotational: Option<bool>,
-    /// `numberOfPhysicalDisks`: how many disks (at least 1); defaults to the minimum of the level,
-    /// and must equal the length of `physicalDisks` when both are set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `numberOfPhysicalDisks`: how many disks; defaults to the level's minimum.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub number_of_physical_disks: Option<i64>,
     /// `controller`: name of the RAID controller to use; required with `physicalDisks`.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub controller: String,
     /// `physicalDisks`: disks to build the volume from, named in the controller's own format.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub physical_disks: Vec<String>,
 }
 
 /// `SoftwareRAIDVolume`: one software RAID device built on the host's disks.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct SoftwareRaidVolume {
-    /// `rootVolume`: install onto this volume; at most one may be set, it must be level `1`, and
-    /// `spec.rootDeviceHints` must then be unset.
-    #[serde(default, skip_serializing_if = "is_false")]
+    /// `rootVolume`: install onto this volume (level `1`, at most one).
+    #[serde(skip_serializing_if = "is_false")]
     pub root_volume: bool,
     /// `sizeGibibytes`: size in GiB; unset or 0 takes the disks' whole capacity.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub size_gibibytes: Option<i64>,
     /// `level`: `0`, `1` or `1+0`; required.
-    #[serde(default)]
     pub level: String,
     /// `physicalDisks`: root-device-style hints selecting the member disks (at least two).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub physical_disks: Vec<RootDeviceHints>,
 }
 
-/// `FirmwareConfig` (`spec.firmware`, `status.provisioning.firmware`): BIOS switches that no
-/// driver supports any more.
-///
-/// Deprecated; the webhook rejects it. Kept so that such files still load and validate reports it.
+/// `FirmwareConfig`: deprecated BIOS switches, kept so that such files still load.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FirmwareConfig {
@@ -300,31 +244,23 @@ pub struct FirmwareConfig {
     pub sriov_enabled: Option<bool>,
 }
 
-/// `Image` (`spec.image`, `status.provisioning.image`, `status.lastAttemptedImage`): an image to
-/// deploy, or the one deployed.
+/// `Image`: an image to deploy, or the one deployed.
 #[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Image {
-    /// `url`: where the image is, e.g. `http://...` or `oci://...`.
-    ///
-    /// Always written, even when empty, as BMO does (`status.provisioning.image.url: ""`).
-    #[serde(default)]
+    /// `url`: where the image is; always written, even when empty, as BMO does.
     pub url: String,
-    /// `checksum`: the image's checksum; required except for `live-iso` images, and must be empty
-    /// for `oci://` ones (their checksums are built in).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    /// `checksum`: required except for `live-iso`; empty for `oci://` images.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub checksum: String,
-    /// `checksumType`: `md5`, `sha256`, `sha512`, or `auto` (also when empty) to tell from the
-    /// checksum.
-    #[serde(default, skip_serializing_if = "ChecksumType::is_unset")]
+    /// `checksumType`: `md5`, `sha256`, `sha512`, or `auto` (also when empty).
+    #[serde(skip_serializing_if = "ChecksumType::is_unset")]
     pub checksum_type: ChecksumType,
-    /// `format`: `raw`, `qcow2`, `vdi`, `vmdk`, or `live-iso` to boot the ISO in memory instead of
-    /// writing it to disk.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    /// `format`: `raw`, `qcow2`, `vdi`, `vmdk` or `live-iso`.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub format: String,
-    /// `ociAuthSecretName`: docker-config Secret in the host's namespace with registry credentials;
-    /// only for `oci://` URLs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `ociAuthSecretName`: docker-config Secret with registry credentials (`oci://` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub oci_auth_secret_name: Option<String>,
 }
 
@@ -343,13 +279,11 @@ impl Image {
     }
 }
 
-/// `CustomDeploy` (`spec.customDeploy`, `status.provisioning.customDeploy`): a custom deploy
-/// procedure.
+/// `CustomDeploy`: a custom deploy procedure.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct CustomDeploy {
     /// `method`: name of the deploy step, specific to the custom deploy ramdisk; required.
-    #[serde(default)]
     pub method: String,
 }
 
@@ -360,8 +294,7 @@ pub struct SecretReference {
     /// Name of the Secret.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
-    /// Namespace of the Secret; for a host's user, network and meta data, empty means the host's
-    /// own.
+    /// Namespace of the Secret; empty means the host's own.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
 }
@@ -381,65 +314,48 @@ pub struct NetworkInterface {
     pub extra: Extra,
 }
 
-/// `status` of a BareMetalHost (`BareMetalHostStatus`): what BMO observed and did, saved at the
-/// end of a pass.
+/// `status` of a BareMetalHost: what BMO observed and did, saved at the end of a pass.
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct BareMetalHostStatus {
     /// `operationalStatus`: `OK`, `discovered`, `error`, `delayed`, `detached` or `servicing`.
-    #[serde(default)]
     pub operational_status: OperationalStatus,
-    /// `errorType`: class of the last failure while `operationalStatus` is `error`; empty when
-    /// clear.
-    #[serde(default, skip_serializing_if = "ErrorType::is_none")]
+    /// `errorType`: class of the last failure; empty when clear.
+    #[serde(skip_serializing_if = "ErrorType::is_none")]
     pub error_type: ErrorType,
-    /// `lastUpdated`: RFC 3339 time of the last status save; absent means the host has no status
-    /// yet (which lets the status annotation restore one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `lastUpdated`: RFC 3339 time of the last status save; absent: no status yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_updated: Option<String>,
     /// `hardwareProfile`: the deprecated hardware profile matched at registration.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub hardware_profile: String,
-    /// `hardware`: what inspection found (superseded by the HardwareData object).
-    ///
-    /// Shared: the details do not change once inspected, are the biggest field, and a status
-    /// is copied on most passes that change it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `hardware`: what inspection found; shared, as it never changes once inspected.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hardware: Option<Arc<HardwareDetails>>,
-    #[serde(default)]
     /// `provisioning`: the provisioning state and what has been applied to the host.
     pub provisioning: ProvisionStatus,
-    #[serde(default, skip_serializing_if = "CredentialsStatus::is_empty")]
+    #[serde(skip_serializing_if = "CredentialsStatus::is_empty")]
     /// `goodCredentials`: the BMC Secret, and its version, that registration last succeeded with.
     pub good_credentials: CredentialsStatus,
-    #[serde(default, skip_serializing_if = "CredentialsStatus::is_empty")]
+    #[serde(skip_serializing_if = "CredentialsStatus::is_empty")]
     /// `triedCredentials`: the BMC Secret, and its version, last handed to the provisioner.
     pub tried_credentials: CredentialsStatus,
-    #[serde(default)]
     /// `errorMessage`: text of the last error; empty when clear.
     pub error_message: String,
-    #[serde(default)]
-    /// `poweredOn`: power state last read from the provisioner; may lag behind the hardware while
-    /// provisioning runs.
+    /// `poweredOn`: power state last read from the provisioner.
     pub powered_on: bool,
-    #[serde(default, skip_serializing_if = "OperationHistory::is_empty")]
-    /// `operationHistory`: when registration, inspection, provisioning and deprovisioning last
-    /// started and ended.
+    #[serde(skip_serializing_if = "OperationHistory::is_empty")]
+    /// `operationHistory`: when each operation last started and ended.
     pub operation_history: OperationHistory,
-    #[serde(default)]
     /// `errorCount`: errors since the last successful operation; drives the retry backoff.
     pub error_count: i64,
-    #[serde(default)]
-    /// `provisioningFailCount`: provisioning failures in a row for the current image; kept through
-    /// deprovisioning, reset by a success or a new image, checked against the retry limit.
+    /// `provisioningFailCount`: provisioning failures in a row for the current image.
     pub provisioning_fail_count: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    /// `lastAttemptedImage`: `spec.image` at the last provisioning attempt, to notice the user
-    /// changing it (which resets `provisioningFailCount`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `lastAttemptedImage`: `spec.image` at the last provisioning attempt.
     pub last_attempted_image: Option<Image>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    /// `conditions`: `Ready`, `Manageable`, `AvailableForProvisioning`, `Provisioned`,
-    /// `Progressing` and `Healthy`, recomputed at the end of every successful pass.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// `conditions`: recomputed at the end of every successful pass.
     pub conditions: Vec<Condition>,
     /// Status fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -448,31 +364,29 @@ pub struct BareMetalHostStatus {
 
 /// `status.provisioning` (`ProvisionStatus`): the provisioning state and what was applied.
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct ProvisionStatus {
     /// `state`: the state machine's state.
-    #[serde(default)]
     pub state: ProvisioningState,
     /// `ID`: the host's ID in the provisioner (the Ironic node UUID); empty until registered.
-    #[serde(default, rename = "ID")]
+    #[serde(rename = "ID")]
     pub id: String,
     /// `image`: the last image provisioned successfully; empty URL when none.
-    #[serde(default)]
     pub image: Image,
     /// `rootDeviceHints`: the hints in effect, from the spec or else the hardware profile.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub root_device_hints: Option<Arc<RootDeviceHints>>,
     /// `bootMode`: the boot mode saved on entering registering, inspecting or provisioning.
-    #[serde(default, skip_serializing_if = "BootMode::is_unset")]
+    #[serde(skip_serializing_if = "BootMode::is_unset")]
     pub boot_mode: BootMode,
     /// `raid`: the RAID configuration applied while preparing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub raid: Option<RaidConfig>,
     /// `firmware`: deprecated; always empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub firmware: Option<FirmwareConfig>,
     /// `customDeploy`: the custom deploy applied to the host.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub custom_deploy: Option<CustomDeploy>,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -499,12 +413,9 @@ impl CredentialsStatus {
 
     /// BMO's `CredentialsStatus.Match`: same secret name, namespace and version.
     pub fn matches(&self, namespace: &str, name: &str, version: &str) -> bool {
-        match &self.credentials {
-            Some(r) => {
-                r.name == name && r.namespace == namespace && self.credentials_version == version
-            }
-            None => false,
-        }
+        self.credentials.as_ref().is_some_and(|r| {
+            r.name == name && r.namespace == namespace && self.credentials_version == version
+        })
     }
 }
 
@@ -548,10 +459,7 @@ pub struct OperationHistory {
 impl OperationHistory {
     /// No operation has a time: left out when written.
     pub fn is_empty(&self) -> bool {
-        self.register.is_empty()
-            && self.inspect.is_empty()
-            && self.provision.is_empty()
-            && self.deprovision.is_empty()
+        *self == Self::default()
     }
 }
 
@@ -578,10 +486,7 @@ pub struct Condition {
     pub message: String,
 }
 
-/// `Clone` field by field, with a `clone_from` that clones each field into the one it replaces:
-/// a pass copies its host's status before first changing it, into a status it keeps for that
-/// (see bmhctl's machine), so the copy reuses the text buffers of the previous host's status
-/// rather than allocating its own. (A derived `clone_from` clones the whole value afresh.)
+/// `Clone` with a field-by-field `clone_from`, so copying into a spare status reuses its buffers.
 macro_rules! clone_field_by_field {
     ($ty:ident { $($field:ident),* $(,)? }) => {
         impl Clone for $ty {

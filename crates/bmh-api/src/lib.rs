@@ -1,7 +1,4 @@
-//! metal3.io/v1alpha1 BareMetalHost and the objects around it, as serde types.
-//!
-//! This crate has no CLI dependencies so that out-of-tree provisioner plugins can depend on it.
-//! Unknown fields are kept (`extra`) so a read-write round trip loses nothing.
+//! metal3.io/v1alpha1 BareMetalHost and its companions, as serde types (unknown fields kept).
 
 #![deny(missing_docs)]
 

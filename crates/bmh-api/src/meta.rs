@@ -5,13 +5,11 @@ use std::collections::BTreeMap;
 
 pub use crate::extra::Extra;
 
-/// Kubernetes `metadata` (ObjectMeta) of an object, the fields bmhctl uses; the rest is kept in
-/// `extra`.
+/// Kubernetes `metadata` (ObjectMeta): the fields bmhctl uses; the rest is kept in `extra`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
-    /// `name`: with `namespace`, names the object; a host's companion objects (HardwareData,
-    /// HostFirmwareSettings, DataImage, ...) carry the host's name.
+    /// `name`: with `namespace`, names the object (companions carry their host's name).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
     /// `namespace`: empty means [`DEFAULT_NAMESPACE`].
@@ -29,12 +27,10 @@ pub struct ObjectMeta {
     /// `generation`: bumped on every spec change; conditions record it as `observedGeneration`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub generation: i64,
-    /// `resourceVersion`: version of the stored object; for a BMC Secret, BMO records it as
-    /// `credentialsVersion`.
+    /// `resourceVersion`: version of the stored object.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub resource_version: String,
-    /// `deletionTimestamp`: set once deletion is asked for (RFC 3339); BMO then runs its delete
-    /// flow until its finalizers are gone.
+    /// `deletionTimestamp`: set once deletion is asked for (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<String>,
     /// `finalizers`: the object is only removed once this is empty.
@@ -45,8 +41,12 @@ pub struct ObjectMeta {
     pub extra: Extra,
 }
 
-fn is_zero(v: &i64) -> bool {
+pub(crate) fn is_zero(v: &i64) -> bool {
     *v == 0
+}
+
+pub(crate) fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The namespace used when a document names none.

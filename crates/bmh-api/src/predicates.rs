@@ -86,16 +86,4 @@ impl BareMetalHost {
     pub fn needs_provisioning(&self) -> bool {
         self.spec.online && (self.has_new_image() || self.has_new_custom_deploy())
     }
-
-    /// Not externally provisioned, and an image or custom deploy has been applied.
-    pub fn was_provisioned(&self) -> bool {
-        if self.spec.externally_provisioned {
-            return false;
-        }
-        !self.status_image_url().is_empty()
-            || self
-                .status
-                .as_ref()
-                .is_some_and(|s| s.provisioning.custom_deploy.is_some())
-    }
 }

@@ -1,16 +1,18 @@
-//! String-valued enumerations that keep values they don't know.
-//!
-//! Kubernetes stores these as plain strings; BMO tolerates unknown values in some places
-//! (e.g. an unknown provisioning state reaches the state machine, which reports it), and the
-//! validator reports the rest. So parsing never fails on an unknown value: it lands in `Other`.
+//! String-valued enumerations that keep values they don't know (in `Other`).
 
-/// Declares an enum whose variants map to fixed strings, plus `Other(String)`.
+/// Declares an enum of fixed strings plus `Other(String)`; the first, empty one is the default.
 #[macro_export]
 macro_rules! string_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident($is_default:ident) {
+        $(#[$dmeta:meta])* $default:ident = $dtext:literal,
+        $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)?
+    }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum $name {
+            $(#[$dmeta])*
+            #[default]
+            $default,
             $($(#[$vmeta])* $variant,)+
             /// A value this version does not know.
             Other(String),
@@ -18,14 +20,20 @@ macro_rules! string_enum {
 
         impl $name {
             /// Every known value, in declaration order.
-            pub const KNOWN: &'static [&'static str] = &[$($text),+];
+            pub const KNOWN: &'static [&'static str] = &[$dtext, $($text),+];
 
             /// The value as written in YAML and JSON.
             pub fn as_str(&self) -> &str {
                 match self {
+                    Self::$default => $dtext,
                     $(Self::$variant => $text,)+
                     Self::Other(s) => s,
                 }
+            }
+
+            /// Whether the value is the default, empty one.
+            pub fn $is_default(&self) -> bool {
+                *self == Self::$default
             }
 
             /// Whether the value is one this version names (not `Other`).
@@ -37,6 +45,7 @@ macro_rules! string_enum {
         impl From<&str> for $name {
             fn from(s: &str) -> Self {
                 match s {
+                    $dtext => Self::$default,
                     $($text => Self::$variant,)+
                     other => Self::Other(other.to_string()),
                 }

@@ -1,12 +1,4 @@
-//! [`Word`]: text copied without copying it, for the short texts a status repeats: a condition's
-//! type, status and reason (nearly always one of a few fixed words) and its transition time
-//! (the same for every condition a pass sets).
-//!
-//! A known word is held as a reference to the one copy in the program; any other text is shared.
-//! A status with half a dozen conditions then clones without allocating (a pass clones the
-//! status before it first changes it), and two known words compare by address before any text
-//! is read (a host's status is cold in the cache when its pass starts). It serialises as the
-//! text itself.
+//! [`Word`]: shared text for the short texts a status repeats, cloned without allocating.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -28,9 +20,7 @@ impl Default for Word {
     }
 }
 
-/// The words held without a copy (a `static`, so every use reads the one copy: a `const` may be
-/// copied per use): the types, statuses and reasons of the conditions BMO sets on
-/// a BareMetalHost and on its firmware objects.
+/// The words held without a copy (a `static`: one copy): BMO's condition types, statuses, reasons.
 static KNOWN: &[&str] = &[
     // Types.
     "Ready",
@@ -107,10 +97,7 @@ impl From<&str> for Word {
 
 impl From<String> for Word {
     fn from(text: String) -> Self {
-        match known(&text) {
-            Some(k) => Self(Repr::Static(k)),
-            None => Self(Repr::Shared(text.into())),
-        }
+        Self::from(text.as_str())
     }
 }
 
@@ -140,35 +127,27 @@ impl PartialEq for Word {
     }
 }
 
-impl PartialEq<str> for Word {
-    fn eq(&self, other: &str) -> bool {
-        same(self.as_str(), other)
-    }
+/// `Word == text` for these text types, and `text == Word` for the first ones.
+macro_rules! eq_text {
+    ($($both:ty),* ; $($one:ty),*) => {
+        $(impl PartialEq<Word> for $both {
+            fn eq(&self, other: &Word) -> bool {
+                same(self, other.as_str())
+            }
+        })*
+        $(impl PartialEq<$both> for Word {
+            fn eq(&self, other: &$both) -> bool {
+                same(self.as_str(), other)
+            }
+        })*
+        $(impl PartialEq<$one> for Word {
+            fn eq(&self, other: &$one) -> bool {
+                same(self.as_str(), other)
+            }
+        })*
+    };
 }
-
-impl PartialEq<&str> for Word {
-    fn eq(&self, other: &&str) -> bool {
-        same(self.as_str(), other)
-    }
-}
-
-impl PartialEq<String> for Word {
-    fn eq(&self, other: &String) -> bool {
-        same(self.as_str(), other)
-    }
-}
-
-impl PartialEq<Word> for &str {
-    fn eq(&self, other: &Word) -> bool {
-        same(self, other.as_str())
-    }
-}
-
-impl PartialEq<Word> for str {
-    fn eq(&self, other: &Word) -> bool {
-        same(self, other.as_str())
-    }
-}
+eq_text!(str, &str; String);
 
 impl fmt::Debug for Word {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

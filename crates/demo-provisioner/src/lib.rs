@@ -1,10 +1,4 @@
 //! BMO's demo provisioner (`pkg/provisioner/demo`), as the bmhctl plugin `demo`.
-//!
-//! Stateless: what it does depends only on the host's name (section 6 of the state-machine spec).
-//! Hosts named after a [`DemoHost`] stop in, or fail at, a given state; every other host takes the
-//! default path to `available` or `provisioned`.
-//!
-//! Built as `libdemo_provisioner.so`; bmhctl loads it as `$PROVISIONER_PLUGIN_DIR/demo-provisioner.so`.
 
 use bmh_api::{Cpu, HardwareDetails, Nic, Storage};
 use bmhctl_plugin_sdk::{
@@ -78,6 +72,16 @@ impl DemoProvisioner {
         }
     }
 
+    /// A prepare or servicing step: fails, or never finishes, for the preparing hosts.
+    fn step(&self, failure: &str, opts: StepOptions) -> StepResult {
+        let (result, started) = match self.name.as_str() {
+            PREPARING_ERROR_HOST => (OpResult::failed(failure), false),
+            PREPARING_HOST => (OpResult::in_progress(DEMO_REQUEUE), opts.unprepared),
+            _ => (OpResult::done(), true),
+        };
+        StepResult { result, started }
+    }
+
     fn publish(&self, reason: &str, message: &str) {
         (self.events)(Event {
             reason: reason.to_string(),
@@ -140,27 +144,19 @@ impl Provisioner for DemoProvisioner {
         _data: &ManagementAccessData,
         _opts: RegisterOptions,
     ) -> Result<RegisterResult, ProvisionerError> {
-        match self.name.as_str() {
-            REGISTRATION_ERROR_HOST => Ok(RegisterResult {
-                result: OpResult::failed("failed to register new host"),
-                provisioner_id: self.prov_id.clone(),
-            }),
-            REGISTERING_HOST => Ok(RegisterResult {
-                result: OpResult::in_progress(DEMO_REQUEUE),
-                provisioner_id: self.prov_id.clone(),
-            }),
+        let result = match self.name.as_str() {
+            REGISTRATION_ERROR_HOST => OpResult::failed("failed to register new host"),
+            REGISTERING_HOST => OpResult::in_progress(DEMO_REQUEUE),
             _ if self.prov_id.is_empty() => {
                 self.prov_id = self.name.clone();
-                Ok(RegisterResult {
-                    result: OpResult::in_progress(Duration::ZERO),
-                    provisioner_id: self.prov_id.clone(),
-                })
+                OpResult::in_progress(Duration::ZERO)
             }
-            _ => Ok(RegisterResult {
-                result: OpResult::done(),
-                provisioner_id: self.prov_id.clone(),
-            }),
-        }
+            _ => OpResult::done(),
+        };
+        Ok(RegisterResult {
+            result,
+            provisioner_id: self.prov_id.clone(),
+        })
     }
 
     fn inspect_hardware(
@@ -168,18 +164,19 @@ impl Provisioner for DemoProvisioner {
         _data: &InspectData,
         _opts: InspectOptions,
     ) -> Result<InspectResult, ProvisionerError> {
-        if self.name == INSPECTING_HOST {
-            return Ok(InspectResult {
-                result: OpResult::in_progress(DEMO_REQUEUE),
-                started: true,
-                details: None,
-            });
+        let done = self.name != INSPECTING_HOST;
+        if done {
+            self.publish("InspectionComplete", "Hardware inspection completed");
         }
-        self.publish("InspectionComplete", "Hardware inspection completed");
+        let result = if done {
+            OpResult::done()
+        } else {
+            OpResult::in_progress(DEMO_REQUEUE)
+        };
         Ok(InspectResult {
-            result: OpResult::done(),
+            result,
             started: true,
-            details: Some(demo_hardware_details()),
+            details: done.then(demo_hardware_details),
         })
     }
 
@@ -200,21 +197,7 @@ impl Provisioner for DemoProvisioner {
         _data: &PrepareData,
         opts: StepOptions,
     ) -> Result<StepResult, ProvisionerError> {
-        let StepOptions { unprepared, .. } = opts;
-        match self.name.as_str() {
-            PREPARING_ERROR_HOST => Ok(StepResult {
-                result: OpResult::failed("preparing failed"),
-                started: false,
-            }),
-            PREPARING_HOST => Ok(StepResult {
-                result: OpResult::in_progress(DEMO_REQUEUE),
-                started: unprepared,
-            }),
-            _ => Ok(StepResult {
-                result: OpResult::done(),
-                started: true,
-            }),
-        }
+        Ok(self.step("preparing failed", opts))
     }
 
     fn service(
@@ -222,21 +205,7 @@ impl Provisioner for DemoProvisioner {
         _data: &ServicingData,
         opts: StepOptions,
     ) -> Result<StepResult, ProvisionerError> {
-        let StepOptions { unprepared, .. } = opts;
-        match self.name.as_str() {
-            PREPARING_ERROR_HOST => Ok(StepResult {
-                result: OpResult::failed("servicing failed"),
-                started: false,
-            }),
-            PREPARING_HOST => Ok(StepResult {
-                result: OpResult::in_progress(DEMO_REQUEUE),
-                started: unprepared,
-            }),
-            _ => Ok(StepResult {
-                result: OpResult::done(),
-                started: true,
-            }),
-        }
+        Ok(self.step("servicing failed", opts))
     }
 
     fn provision(

@@ -1,28 +1,7 @@
 //! The C ABI between bmhctl and a provisioner plugin (ABI version [`ABI_VERSION`](crate::ABI_VERSION)).
 //!
-//! A plugin is a `cdylib` that exports one symbol, [`DECLARATION_SYMBOL`], a `static`
-//! [`PluginDeclaration`]. Everything else crosses the boundary as UTF-8 JSON of the serde types of
-//! this crate, so host and plugin may be built by different compilers (or the plugin written in C).
-//!
-//! The contract, for ABI version 1:
-//!
-//! * `abi_version` is the first field of the declaration, in every ABI version: the host reads it
-//!   first and reads nothing else unless it equals its own.
-//! * `sdk_version` and `name` are NUL-terminated UTF-8 strings that live as long as the library.
-//! * [`CreateFactoryFn`]: the host passes a JSON [`PluginConfig`] and its [`HostCallbacks`]
-//!   (copied by the plugin; they stay valid for the life of the process). It returns an opaque
-//!   factory handle, or null and a JSON [`ProvisionerError`] in
-//!   `error_out`. A factory is never destroyed.
-//! * [`HostConfigureFn`] (optional, null when absent): JSON [`HostConfigureInput`] in, status
-//!   [`STATUS_OK`] and a JSON [`HostRequirements`] out, or another status and a JSON
-//!   `ProvisionerError`.
-//! * [`CallFn`]: a JSON [`Request`] for a factory handle; status [`STATUS_OK`] with a JSON
-//!   [`Response`], or another status with a UTF-8 message (the request could not be handled at
-//!   all). May be called from several threads at once, for different provisioners.
-//! * Every buffer the plugin fills (`PluginBuffer`) is allocated by the plugin and handed back to
-//!   its [`FreeBufferFn`] by the host once read.
-//! * Panics never cross the boundary, in either direction: the plugin turns them into errors.
-//! * The host never unloads a plugin library.
+//! A plugin exports one `static` [`PluginDeclaration`] as [`DECLARATION_SYMBOL`]; the rest
+//! crosses as JSON, buffers are freed by the plugin, and panics never cross the boundary.
 
 use crate::calls::{self, call_enum, remote_impl};
 use crate::factory_calls::{self, remote_factory_impl, request_enum};
@@ -59,12 +38,10 @@ pub const STATUS_ERROR: i32 = 1;
 /// Host features a plugin may ask about (BMO's `HostFeature`).
 pub const FEATURE_PREPROVISIONING_IMAGE: &str = "PreprovisioningImage";
 
-/// The host will ask [`Request::DueHosts`]: a plugin may keep what it needs to answer (without
-/// it, the host runs at BMO's requeue times and never asks).
+/// The host will ask [`Request::DueHosts`] (without it, BMO's requeue times apply).
 pub const FEATURE_DUE_HOSTS: &str = "DueHosts";
 
-/// The host will ask [`Request::ReadyHosts`] before starting passes: a plugin may keep what it
-/// needs to answer (without it, the host starts every pass at once and never asks).
+/// The host will ask [`Request::ReadyHosts`] before starting passes.
 pub const FEATURE_READY_HOSTS: &str = "ReadyHosts";
 
 /// A byte buffer allocated by the plugin; the host frees it with [`PluginDeclaration::free_buffer`].
@@ -95,7 +72,6 @@ impl PluginBuffer {
     }
 
     /// The bytes of the buffer (host side).
-    ///
     /// # Safety
     /// `ptr`/`len` must describe a live allocation (or `ptr` be null).
     pub unsafe fn as_slice(&self) -> &[u8] {
@@ -108,7 +84,6 @@ impl PluginBuffer {
 }
 
 /// Frees a buffer made by [`PluginBuffer::from_vec`] in the same library (plugin side).
-///
 /// # Safety
 /// `ptr`/`len` must come from `PluginBuffer::from_vec` of this library, and be freed once.
 pub unsafe fn free_buffer(ptr: *mut u8, len: usize) {
@@ -123,9 +98,7 @@ pub type JsonFn = unsafe extern "C" fn(ctx: *mut c_void, json: *const u8, len: u
 /// Appends bytes to a caller-owned output (`out`); used to return data without sharing allocators.
 pub type WriteFn = unsafe extern "C" fn(out: *mut c_void, data: *const u8, len: usize);
 
-/// Reads an object: JSON [`ObjectRequest`] in; the host calls `write(out, ..)` with the object's
-/// JSON (or `null` when there is none) and returns [`STATUS_OK`], or writes a UTF-8 message and
-/// returns another status.
+/// Reads an object ([`ObjectRequest`] in): writes its JSON (or `null`) and returns [`STATUS_OK`].
 pub type ReadObjectFn = unsafe extern "C" fn(
     ctx: *mut c_void,
     request: *const u8,
@@ -134,8 +107,7 @@ pub type ReadObjectFn = unsafe extern "C" fn(
     write: WriteFn,
 ) -> i32;
 
-/// What the host offers the plugin. Every callback is thread-safe and may be called during a
-/// call or from a plugin's own threads; null entries mean "not offered".
+/// What the host offers the plugin: thread-safe callbacks, null when not offered.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct HostCallbacks {
@@ -153,8 +125,7 @@ pub struct HostCallbacks {
 unsafe impl Send for HostCallbacks {}
 unsafe impl Sync for HostCallbacks {}
 
-/// Makes the plugin's factory: the host passes a JSON [`PluginConfig`] and its callbacks, and
-/// gets a factory handle, or null and a JSON [`ProvisionerError`] in `error_out`.
+/// Makes the plugin's factory from a JSON [`PluginConfig`], or null and an error in `error_out`.
 pub type CreateFactoryFn = unsafe extern "C" fn(
     config: *const u8,
     len: usize,
@@ -162,13 +133,11 @@ pub type CreateFactoryFn = unsafe extern "C" fn(
     error_out: *mut PluginBuffer,
 ) -> *mut c_void;
 
-/// The optional host-configure step: JSON [`HostConfigureInput`] in, JSON [`HostRequirements`]
-/// (on [`STATUS_OK`]) or a JSON [`ProvisionerError`] out.
+/// The optional host-configure step: [`HostConfigureInput`] in, [`HostRequirements`] out.
 pub type HostConfigureFn =
     unsafe extern "C" fn(input: *const u8, len: usize, out: *mut PluginBuffer) -> i32;
 
-/// Sends one JSON [`Request`] to a factory handle: [`STATUS_OK`] and a JSON [`Response`] in
-/// `out`, or another status and a UTF-8 message.
+/// Sends one JSON [`Request`] to a factory: [`STATUS_OK`] and a JSON [`Response`] in `out`.
 pub type CallFn = unsafe extern "C" fn(
     factory: *mut c_void,
     request: *const u8,
@@ -183,11 +152,9 @@ pub type FreeBufferFn = unsafe extern "C" fn(ptr: *mut u8, len: usize);
 #[repr(C)]
 #[derive(Debug)]
 pub struct PluginDeclaration {
-    /// The ABI version the plugin was built for ([`ABI_VERSION`](crate::ABI_VERSION)); read by
-    /// the host first, and nothing else is read unless it equals the host's.
+    /// The ABI version the plugin was built for; read first, and alone unless it matches.
     pub abi_version: u32,
-    /// The plugin's SDK version ([`SDK_VERSION_NUL`]), a NUL-terminated string; the host checks
-    /// its major and minor against its own and asks only the calls that minor answers.
+    /// The plugin's SDK version ([`SDK_VERSION_NUL`]), a NUL-terminated string.
     pub sdk_version: *const c_char,
     /// The plugin's name, a NUL-terminated string; the host checks it against the expected name.
     pub name: *const c_char,
@@ -204,8 +171,7 @@ pub struct PluginDeclaration {
 // SAFETY: the declaration is immutable and its pointers point at static, immutable strings.
 unsafe impl Sync for PluginDeclaration {}
 
-/// What the host hands to the factory constructor (BMO's `PluginConfig`, minus the Kubernetes
-/// clients: objects are read through [`HostCallbacks::read_object`]).
+/// What the host hands to the factory constructor (BMO's `PluginConfig`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PluginConfig {
     /// The plugin's name; the plugin's logger is named after it.
@@ -216,8 +182,7 @@ pub struct PluginConfig {
     /// The namespace the provisioner works in (BMO's `ProvisionerNamespace`).
     #[serde(default)]
     pub default_namespace: String,
-    /// Variables the host sets for the plugin (a bmhctl context's `IRONIC_ENDPOINT` and the
-    /// like): a plugin looks a setting up here before the process environment.
+    /// Variables the host sets for the plugin, looked up before the process environment.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub environment: std::collections::BTreeMap<String, String>,
 }
@@ -231,12 +196,11 @@ impl PluginConfig {
 
 /// What the host hands to the optional host-configure step.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct HostConfigureInput {
     /// Host features (e.g. [`FEATURE_PREPROVISIONING_IMAGE`]), set by the host.
-    #[serde(default)]
     pub features: Vec<String>,
     /// The namespace the provisioner works in, set by the host.
-    #[serde(default)]
     pub default_namespace: String,
 }
 
@@ -250,22 +214,17 @@ pub struct ObjectKind {
     pub kind: String,
 }
 
-/// What host configure asks of the host (BMO's `HostRequirements`): extra object kinds the store
-/// must accept and load, and the namespace to scope them to.
+/// What host configure asks of the host (BMO's `HostRequirements`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct HostRequirements {
-    /// Documents of these kinds in the user's files are kept and answered by `read_object`
-    /// (documents of other unknown kinds are ignored).
-    #[serde(default)]
+    /// Extra object kinds the host keeps from the user's files and answers by `read_object`.
     pub object_kinds: Vec<ObjectKind>,
-    /// Only objects of `object_kinds` in this namespace are kept; `None` (or empty): every
-    /// namespace. Secrets are never scoped.
-    #[serde(default)]
+    /// The namespace to keep `object_kinds` from; `None` or empty: every namespace.
     pub namespace: Option<String>,
 }
 
-/// An object read through [`HostCallbacks::read_object`]. A `v1` `Secret` is answered as
-/// `{apiVersion, kind, metadata: {name, namespace}, data}` with every value base64-encoded.
+/// An object read through [`HostCallbacks::read_object`] (a Secret's data comes base64-encoded).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectRequest {
@@ -323,8 +282,7 @@ factory_calls::factory_calls!(request_enum {
     #[serde(tag = "op", rename_all = "snake_case")]
     pub enum Request
 } {
-    /// `ProvisionerFactory::new_provisioner`; the host picks the handle `id` (unique per factory),
-    /// and the plugin's events for it carry that id. Answer: `null`.
+    /// `ProvisionerFactory::new_provisioner`, under the handle `id` the host picks. Answer: `null`.
     NewProvisioner {
         /// The new provisioner's handle, picked by the host.
         id: u64,
@@ -346,10 +304,7 @@ factory_calls::factory_calls!(request_enum {
 });
 
 calls::provisioner_calls!(call_enum {
-    /// One [`Provisioner`] method and its arguments, as the JSON object
-    /// `{"method": "<method name>", <argument>: <value>, ..}` (an options struct's fields are
-    /// arguments of their own). The answer is the method's `Ok` value as JSON; a `*Result`
-    /// struct travels as an array of its fields, in order.
+    /// One [`Provisioner`] method and its arguments, as `{"method": "<name>", <arg>: <value>, ..}`.
     #[allow(clippy::large_enum_variant)]
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     #[serde(tag = "method", rename_all = "snake_case")]
@@ -363,13 +318,11 @@ pub trait CallTransport: Send {
     /// Sends `call` and decodes the `Ok` answer as `T`.
     fn call<T: DeserializeOwned>(&self, call: ProvisionerCall) -> Result<T, ProvisionerError>;
 
-    /// `method`, one that cannot return an error (e.g. `get_health`), failed with `error`; the
-    /// caller gets the method's default answer.
+    /// `method`, one that cannot return an error, failed: the caller gets its default answer.
     fn call_failed(&self, method: &'static str, error: ProvisionerError);
 }
 
-/// A [`Provisioner`] living elsewhere (in a plugin): every method is sent as a
-/// [`ProvisionerCall`] through `T`.
+/// A [`Provisioner`] in a plugin: every method is sent as a [`ProvisionerCall`] through `T`.
 #[derive(Debug)]
 pub struct RemoteProvisioner<T> {
     transport: T,
@@ -396,17 +349,14 @@ pub trait FactoryTransport: Send + Sync {
         events: crate::EventSink,
     ) -> Result<Box<dyn Provisioner>, ProvisionerError>;
 
-    /// Whether the factory answers the calls that plugins know from SDK minor version
-    /// `since_minor` on; a call it does not answer is never sent, and the caller gets the call's
-    /// "not supported" answer.
+    /// Whether the factory answers the calls of SDK minor `since_minor` on (others are never sent).
     fn answers(&self, since_minor: u64) -> bool;
 
     /// Sends `request` and decodes the `Ok` answer as `T`.
     fn request<T: DeserializeOwned>(&self, request: Request) -> Result<T, ProvisionerError>;
 }
 
-/// A [`ProvisionerFactory`] living elsewhere (in a plugin): every call is sent as a [`Request`]
-/// through `T`.
+/// A [`ProvisionerFactory`] in a plugin: every call is sent as a [`Request`] through `T`.
 #[derive(Clone)]
 pub struct RemoteFactory<T> {
     transport: T,
@@ -451,8 +401,7 @@ pub fn parse_major_minor(version: &str) -> Option<(u64, u64)> {
     Some((major, minor))
 }
 
-/// Whether a plugin built with SDK `plugin` can be loaded by a host with SDK `host`: the same
-/// major version and a plugin minor version not above the host's.
+/// Whether a plugin of SDK `plugin` loads in a host of SDK `host` (same major, minor not above).
 pub fn sdk_compatible(plugin: &str, host: &str) -> bool {
     match (parse_major_minor(plugin), parse_major_minor(host)) {
         (Some((pmaj, pmin)), Some((hmaj, hmin))) => pmaj == hmaj && pmin <= hmin,

@@ -1,17 +1,4 @@
 //! The plugin side of the C ABI: what [`export_plugin!`](crate::export_plugin) expands to.
-//!
-//! A plugin author writes a [`ProvisionerFactory`] and a constructor
-//! `fn(PluginContext) -> Result<F, ProvisionerError>`, then
-//!
-//! ```ignore
-//! bmhctl_plugin_sdk::export_plugin!(name = "demo", factory = Demo::new);
-//! // or, with the optional host-configure step:
-//! bmhctl_plugin_sdk::export_plugin!(
-//!     name = "ironic",
-//!     factory = IronicFactory::new,
-//!     host_configure = host_configure, // fn(HostConfigureInput) -> Result<HostRequirements, ProvisionerError>
-//! );
-//! ```
 
 use crate::abi::{
     EventRecord, HostCallbacks, HostConfigureInput, HostRequirements, LogLevel, LogRecord,
@@ -82,8 +69,7 @@ impl Logger {
         }
     }
 
-    /// Sends `message` to the host's log at `level`, under this logger's name; does nothing when
-    /// the host takes no logs.
+    /// Sends `message` to the host's log at `level` under this logger's name, if it takes logs.
     pub fn log(&self, level: LogLevel, message: impl Into<String>) {
         if let Some(log) = self.callbacks.log {
             let record = LogRecord {
@@ -189,13 +175,9 @@ fn send_json<T: Serialize>(f: crate::abi::JsonFn, ctx: *mut c_void, value: &T) {
 
 /// A panic payload as text.
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic payload".to_string()
-    }
+    (payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic payload".to_string())
 }
 
 fn panicked(what: &str, payload: Box<dyn std::any::Any + Send>) -> ProvisionerError {
@@ -296,7 +278,6 @@ fn answer<T: Serialize>(r: Result<T, ProvisionerError>) -> Response {
 calls::provisioner_calls!(dispatch_fn);
 
 /// The body of the generated `create_factory`.
-///
 /// # Safety
 /// The arguments must follow the ABI ([`crate::abi::CreateFactoryFn`]).
 pub unsafe fn create_factory<F, C>(
@@ -334,10 +315,9 @@ where
         };
         Ok::<_, ProvisionerError>(Box::into_raw(Box::new(state)) as *mut c_void)
     }));
-    let error = match result {
-        Ok(Ok(handle)) => return handle,
-        Ok(Err(e)) => e,
-        Err(payload) => panicked("create_factory", payload),
+    let error = match result.unwrap_or_else(|p| Err(panicked("create_factory", p))) {
+        Ok(handle) => return handle,
+        Err(e) => e,
     };
     // SAFETY: per the ABI.
     unsafe { put(error_out, error_json(&error)) };
@@ -345,7 +325,6 @@ where
 }
 
 /// The body of the generated `host_configure`.
-///
 /// # Safety
 /// The arguments must follow the ABI ([`crate::abi::HostConfigureFn`]).
 pub unsafe fn host_configure<C>(
@@ -365,13 +344,9 @@ where
         let req = f(input)?;
         serde_json::to_vec(&req).map_err(ProvisionerError::other)
     }));
-    let (status, bytes) = match result {
-        Ok(Ok(bytes)) => (STATUS_OK, bytes),
-        Ok(Err(e)) => (STATUS_ERROR, error_json(&e)),
-        Err(payload) => (
-            STATUS_ERROR,
-            error_json(&panicked("host_configure", payload)),
-        ),
+    let (status, bytes) = match result.unwrap_or_else(|p| Err(panicked("host_configure", p))) {
+        Ok(bytes) => (STATUS_OK, bytes),
+        Err(e) => (STATUS_ERROR, error_json(&e)),
     };
     // SAFETY: per the ABI.
     unsafe { put(out, bytes) };
@@ -379,10 +354,8 @@ where
 }
 
 /// The body of the generated `call`.
-///
 /// # Safety
-/// The arguments must follow the ABI ([`crate::abi::CallFn`]); `factory` must come from
-/// [`create_factory`] of this library.
+/// The arguments must follow the ABI ([`crate::abi::CallFn`]); `factory` from [`create_factory`].
 pub unsafe fn call(
     factory: *mut c_void,
     request: *const u8,
@@ -419,12 +392,8 @@ pub unsafe fn call(
     status
 }
 
-/// Exports a plugin from a [`ProvisionerFactory`] implementation: generates the
-/// `BMHCTL_PROVISIONER_PLUGIN` declaration and its `extern "C"` entry points.
-///
-/// `factory` is called with a [`PluginContext`] and returns `Result<F, ProvisionerError>`;
-/// `host_configure` (optional) is a `fn(HostConfigureInput) -> Result<HostRequirements, ProvisionerError>`.
-/// Use it once per `cdylib`, at the crate root.
+/// Exports a plugin from a [`ProvisionerFactory`] constructor, once per `cdylib`:
+/// `export_plugin!(name = "demo", factory = Demo::new, host_configure = configure);`
 #[macro_export]
 macro_rules! export_plugin {
     (name = $name:literal, factory = $factory:expr $(,)?) => {

@@ -1,9 +1,4 @@
-//! The options and answers of the [`Provisioner`](crate::Provisioner) calls that take flags or
-//! answer more than one value (BMO passes and returns those as positional booleans and tuples).
-//!
-//! On the wire (ABI version 1) an options struct's fields sit directly in the call's JSON object,
-//! next to `method` and `data`, and a multi-value answer is a JSON array, as before these types
-//! existed; `tests/wire_format.rs` pins both.
+//! Options and multi-value answers of the [`Provisioner`](crate::Provisioner) calls.
 
 use crate::OpResult;
 use bmh_api::{AutomatedCleaningMode, HardwareDetails, RebootMode};
@@ -54,8 +49,7 @@ pub struct InspectOptions {
     pub force_reboot: bool,
 }
 
-/// The answer of [`inspect_hardware`](crate::Provisioner::inspect_hardware); an array
-/// `[result, started, details]` on the wire.
+/// The answer of `inspect_hardware`: `[result, started, details]` on the wire.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(
     from = "(OpResult, bool, Option<HardwareDetails>)",
@@ -96,15 +90,13 @@ pub struct AdoptOptions {
 /// Options of [`prepare`](crate::Provisioner::prepare) and [`service`](crate::Provisioner::service).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepOptions {
-    /// The desired configuration (RAID, firmware settings or components) changed: its steps have
-    /// not been applied yet.
+    /// The desired configuration changed: its steps have not been applied yet.
     pub unprepared: bool,
     /// Start over when the previous run failed.
     pub restart_on_failure: bool,
 }
 
-/// The answer of [`prepare`](crate::Provisioner::prepare) and [`service`](crate::Provisioner::service);
-/// an array `[result, started]` on the wire.
+/// The answer of [`prepare`](crate::Provisioner::prepare) and `service`: `[result, started]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "(OpResult, bool)", into = "(OpResult, bool)")]
 pub struct StepResult {

@@ -1,61 +1,27 @@
-//! The provisioner calls, declared once.
-//!
-//! [`provisioner_calls!`] is the one table of the calls a provisioner answers. It hands the table
-//! to a generator macro, and five generators turn it into
-//!
-//! * the [`Provisioner`](crate::Provisioner) trait, with each call's docs and default body
-//!   (`provisioner_trait!`, expanded in `lib.rs`);
-//! * [`ProvisionerCall`](crate::abi::ProvisionerCall), the call as sent through the C ABI
-//!   (`call_enum!`, in `abi.rs`);
-//! * [`dispatch`](crate::abi_plugin::dispatch), which runs a decoded call on the plugin side
-//!   (`dispatch_fn!`, in `abi_plugin.rs`);
-//! * the `Provisioner` impl of [`RemoteProvisioner`](crate::abi::RemoteProvisioner), which sends
-//!   each method as a call on the host side (`remote_impl!`, in `abi.rs`).
-//! * the `Provisioner` impl of [`ObservedProvisioner`](crate::ObservedProvisioner), which times
-//!   each call of the provisioner it wraps (`observed_impl!`, in `observed.rs`).
-//!
-//! Adding a call is one entry in the table plus its implementations; `tests/wire_format.rs` then
-//! asks for the new call's JSON to be pinned.
+//! The provisioner calls, declared once in [`provisioner_calls!`] and generated from there.
 
 use crate::ProvisionerError;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// The table. An entry is the call's docs, its variant in `ProvisionerCall` with the fields sent
-/// on the wire, and the trait method, with a default body when implementing it is optional:
-///
-/// ```text
-/// /// Docs of the method.
-/// Variant { field: WireType, #[serde(flatten)] opts: SomeOptions }
-/// fn method(&mut self, field: &WireType, opts: SomeOptions) -> Result<Answer, ProvisionerError>;
-/// ```
-///
-/// The method's parameters and the variant's fields have the same names, in the same order. A
-/// parameter is the field itself (options, by value) or a borrow of it (`&T`, `&str` for a
-/// `String`, `&[T]` for a `Vec<T>`). An options struct is `#[serde(flatten)]`ed so that its fields
-/// sit in the call's JSON object, as the positional arguments they replaced did (ABI version 1).
-/// A method returning `Result<_, ProvisionerError>` forwards the plugin's error; one that returns
-/// a plain value (`bool`, `String`, `Option<serde_json::Value>`) cannot fail, so the host logs a
-/// failed call and takes the value's default.
+/// The table: docs, the `ProvisionerCall` variant with its wire fields, the trait method.
+/// A method returning a plain value cannot fail: a failed call answers its default.
 macro_rules! provisioner_calls {
     ($generate:ident $({ $($head:tt)* })?) => {
         $generate! {
             { $($($head)*)? }
 
-            /// Create or update the node, prove BMC access, bring it to a manageable base state;
-            /// answers the provisioner's ID of the host.
+            /// Create or update the node, prove BMC access, make it manageable; answers its ID.
             Register { data: ManagementAccessData, #[serde(flatten)] opts: RegisterOptions }
             fn register(&mut self, data: &ManagementAccessData, opts: RegisterOptions)
                 -> Result<RegisterResult, ProvisionerError>;
 
-            /// The image formats the provisioner can boot for inspection and deployment; `None`
-            /// when no preprovisioning image needs building.
+            /// The image formats to boot for inspection and deployment; `None`: no image needed.
             PreprovisioningImageFormats
             fn preprovisioning_image_formats(&mut self)
                 -> Result<Option<Vec<ImageFormat>>, ProvisionerError> { Ok(None) }
 
-            /// Inspect the hardware: `started` when a new inspection was just launched,
-            /// `details` when it finished.
+            /// Inspect the hardware: `started` on launch, `details` when finished.
             InspectHardware { data: InspectData, #[serde(flatten)] opts: InspectOptions }
             fn inspect_hardware(&mut self, data: &InspectData, opts: InspectOptions)
                 -> Result<InspectResult, ProvisionerError>;
@@ -64,20 +30,17 @@ macro_rules! provisioner_calls {
             UpdateHardwareState
             fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError>;
 
-            /// Take over a host that is already provisioned or being worked on (after bmhctl
-            /// lost its state, or the backend lost the node).
+            /// Take over a host that is already provisioned or being worked on.
             Adopt { data: AdoptData, #[serde(flatten)] opts: AdoptOptions }
             fn adopt(&mut self, data: &AdoptData, opts: AdoptOptions)
                 -> Result<OpResult, ProvisionerError>;
 
-            /// Apply the manual cleaning steps (RAID, firmware settings and components):
-            /// `started` when new steps were just launched.
+            /// Apply the manual cleaning steps (RAID, firmware): `started` on launch.
             Prepare { data: PrepareData, #[serde(flatten)] opts: StepOptions }
             fn prepare(&mut self, data: &PrepareData, opts: StepOptions)
                 -> Result<StepResult, ProvisionerError>;
 
-            /// Apply the servicing steps (firmware settings and components) to a provisioned
-            /// host: `started` when new steps were just launched.
+            /// Apply the servicing steps to a provisioned host: `started` on launch.
             Service { data: ServicingData, #[serde(flatten)] opts: StepOptions }
             fn service(&mut self, data: &ServicingData, opts: StepOptions)
                 -> Result<StepResult, ProvisionerError>;
@@ -125,8 +88,7 @@ macro_rules! provisioner_calls {
             fn get_firmware_components(&mut self)
                 -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> { Ok(Vec::new()) }
 
-            /// Superseded by `create_bmc_event_subscription` (SDK 0.4), which answers the
-            /// subscription's ID; bmhctl never sends this call.
+            /// Superseded by `create_bmc_event_subscription`; bmhctl never sends it.
             AddBmcEventSubscription {
                 subscription: serde_json::Value,
                 http_headers: Vec<std::collections::BTreeMap<String, String>>
@@ -140,8 +102,7 @@ macro_rules! provisioner_calls {
                 Ok(OpResult::done())
             }
 
-            /// Superseded by `delete_bmc_event_subscription` (SDK 0.4); bmhctl never sends this
-            /// call.
+            /// Superseded by `delete_bmc_event_subscription`; bmhctl never sends it.
             RemoveBmcEventSubscription { subscription: serde_json::Value }
             fn remove_bmc_event_subscription(&mut self, subscription: &serde_json::Value)
                 -> Result<OpResult, ProvisionerError> {
@@ -149,11 +110,7 @@ macro_rules! provisioner_calls {
                 Ok(OpResult::done())
             }
 
-            /// Makes the subscription on the host's BMC (BMO's `AddBMCEventSubscriptionForNode`),
-            /// `http_headers` being the header Secret's entries, one per map (their values are
-            /// secrets: never log them). Answers the subscription's ID (empty when the backend
-            /// gives none); `None`, the default, means "not supported". SDK 0.4 on; older
-            /// plugins are never asked.
+            /// Makes the subscription on the BMC; answers its ID (`None`: not supported).
             CreateBmcEventSubscription {
                 subscription: bmh_api::BmcEventSubscription,
                 http_headers: Vec<std::collections::BTreeMap<String, String>>
@@ -167,10 +124,7 @@ macro_rules! provisioner_calls {
                 Ok(None)
             }
 
-            /// Removes the subscription whose ID is in `subscription.status` from the host's BMC
-            /// (BMO's `RemoveBMCEventSubscriptionForNode`); one already gone counts as removed.
-            /// Answers `true` once removed; `false`, the default, means "not supported". SDK 0.4
-            /// on; older plugins are never asked.
+            /// Removes the subscription from the BMC: `true` once done (`false`: not supported).
             DeleteBmcEventSubscription { subscription: bmh_api::BmcEventSubscription }
             fn delete_bmc_event_subscription(
                 &mut self,
@@ -180,9 +134,7 @@ macro_rules! provisioner_calls {
                 Ok(false)
             }
 
-            /// Whether a data image (a DataImage's virtual media) is attached;
-            /// `ProvisionerError::NodeIsBusy` while the node is locked. Not supported by default
-            /// (SDK 0.4 on; before, the default answered "no").
+            /// Whether a data image is attached; `NodeIsBusy` while the node is locked.
             GetDataImageStatus
             fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
                 Err(crate::data_images_not_supported())
@@ -209,9 +161,7 @@ macro_rules! provisioner_calls {
             GetHealth
             fn get_health(&mut self) -> String { String::new() }
 
-            /// State the caller must persist for this host and hand back in
-            /// [`HostData::provisioner_state`] on the next pass. Stateless provisioners (and
-            /// those whose state lives in their backend) return `None`.
+            /// State to persist and hand back in [`HostData::provisioner_state`]; `None`: none.
             PersistentState
             fn persistent_state(&self) -> Option<serde_json::Value> { None }
         }
@@ -232,11 +182,7 @@ macro_rules! provisioner_trait {
         $($head)* {
             $( $crate::calls::trait_method! { $(#[$doc])* fn $name($($params)*) -> $ret; [$($default)?] } )*
 
-            /// [`Provisioner::persistent_state`] as a shared value, for a caller that keeps the
-            /// state of many hosts: a provisioner that knows its state unchanged (or equal to one
-            /// it answered before) returns that value itself, which spares the caller building,
-            /// copying and comparing it on every pass. Not a call of its own: a plugin is asked
-            /// `persistent_state`, as the default body does.
+            /// [`Provisioner::persistent_state`] as a shared value, reused when unchanged.
             fn shared_persistent_state(&self) -> Option<std::sync::Arc<serde_json::Value>> {
                 self.persistent_state().map(std::sync::Arc::new)
             }
@@ -450,8 +396,7 @@ pub(crate) trait CallOutput: Sized {
     type Wire: Serialize + DeserializeOwned;
     /// The answer to send (plugin side).
     fn into_result(self) -> Result<Self::Wire, ProvisionerError>;
-    /// The return value from a received answer; `failed` hears of errors the method's type
-    /// cannot carry (host side).
+    /// The return value from a received answer; `failed` hears of errors it cannot carry.
     fn from_result(
         answer: Result<Self::Wire, ProvisionerError>,
         failed: impl FnOnce(ProvisionerError),

@@ -10,15 +10,13 @@ use std::time::Duration;
 
 /// What an operation reports (BMO's `provisioner.Result`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct OpResult {
     /// Still in progress: call again after `requeue_after`.
-    #[serde(default)]
     pub dirty: bool,
     /// How long the host waits before calling again; read only when `dirty`.
-    #[serde(default)]
     pub requeue_after: Duration,
     /// Failed; stays failed until restarted.
-    #[serde(default)]
     pub error_message: String,
 }
 
@@ -33,16 +31,15 @@ impl OpResult {
         Self {
             dirty: true,
             requeue_after: after,
-            error_message: String::new(),
+            ..Self::default()
         }
     }
 
     /// Failed with `message`; stays failed until restarted.
     pub fn failed(message: impl Into<String>) -> Self {
         Self {
-            dirty: false,
-            requeue_after: Duration::ZERO,
             error_message: message.into(),
+            ..Self::default()
         }
     }
 }
@@ -220,10 +217,7 @@ pub struct HostConfigData {
     pub meta_data: String,
 }
 
-/// Why a part of [`HostConfigData`] could not be read from its Secret ("" when it was read, or
-/// needs no Secret). BMO reads these Secrets only when its provisioner builds the config drive
-/// (`getConfigDrive`), so a provisioner reports an error here only then: a host already deployed
-/// or booting a live ISO never notices a broken Secret.
+/// Why a part of [`HostConfigData`] could not be read from its Secret ("" when it was).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostConfigErrors {
     /// Why the user data could not be read.
@@ -244,8 +238,7 @@ pub struct ProvisionData {
     pub image: Image,
     /// The config drive's contents.
     pub host_config: HostConfigData,
-    /// A later addition: older bmhctl builds do not send it.
-    /// Why parts of `host_config` could not be read.
+    /// Why parts of `host_config` could not be read (not sent by older bmhctl builds).
     #[serde(default)]
     pub host_config_errors: HostConfigErrors,
     /// The host's boot mode (`status.provisioning.bootMode`).
@@ -256,8 +249,7 @@ pub struct ProvisionData {
     pub root_device_hints: Option<RootDeviceHints>,
     /// `spec.customDeploy`, if any.
     pub custom_deploy: Option<CustomDeploy>,
-    /// Registry credentials for an OCI image, read by the host from its `ociAuthSecretName`
-    /// Secret; empty when there are none.
+    /// Registry credentials for an OCI image (from `ociAuthSecretName`); empty when none.
     pub image_pull_secret: String,
 }
 
@@ -329,8 +321,7 @@ pub const HEALTH_WARNING: &str = "Warning";
 /// A [`get_health`](crate::Provisioner::get_health) answer: the host is in a critical state.
 pub const HEALTH_CRITICAL: &str = "Critical";
 
-/// What a host's pass waits for, as the runner tells a factory that reports changes
-/// ([`ProvisionerFactory::due_hosts`](crate::ProvisionerFactory::due_hosts)).
+/// What a host's pass waits for, as told to [`crate::ProvisionerFactory::due_hosts`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WaitOn {
@@ -369,25 +360,20 @@ pub struct ProbeReport {
     pub reached: String,
 }
 
-/// How many requests a provisioner has sent its backend of one kind, since it started: one row of
-/// [`ProvisionerFactory::api_calls`](crate::ProvisionerFactory::api_calls).
+/// Requests of one kind sent to the backend: a row of `ProvisionerFactory::api_calls`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiCallCount {
-    /// A kind from a fixed set the plugin documents (e.g. `GET /v1/nodes/{node}`); never a
-    /// host's or node's name or ID, so that a metric labelled by it stays small.
+    /// A kind from a fixed set (e.g. `GET /v1/nodes/{node}`), never a host's name or ID.
     pub kind: String,
     /// The number of requests of this kind.
     pub count: u64,
 }
 
-/// A machine the backend already manages, as
-/// [`ProvisionerFactory::known_machines`](crate::ProvisionerFactory::known_machines) reports it
-/// for `bmhctl import`: an Ironic node's fields, with its ports' MACs.
+/// A machine the backend already manages, for `bmhctl import` (an Ironic node and its MACs).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct KnownMachine {
-    /// The backend's name of it (an Ironic node named `NAMESPACE~NAME`, as BMO names its
-    /// nodes, keeps its namespace).
+    /// The backend's name of it (`NAMESPACE~NAME` keeps its namespace).
     pub name: String,
     /// The backend's ID of it.
     pub uuid: String,

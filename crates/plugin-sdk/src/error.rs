@@ -12,8 +12,7 @@ pub enum ProvisionerError {
     /// The host needs a preprovisioning image and none is available yet.
     #[error("no suitable Preprovisioning image available")]
     NeedsPreprovisioningImage,
-    /// The backend's node is locked by another operation; the caller tries again later
-    /// without counting an error.
+    /// The node is locked by another operation: retried later without counting an error.
     #[error("node is busy")]
     NodeIsBusy,
     /// Any other (transient or unexpected) error.

@@ -1,26 +1,17 @@
-//! Factory decorators that write only what they change.
-//!
-//! A decorator written by hand must forward every [`ProvisionerFactory`] call it does not change;
-//! one it forgets silently falls back to the trait's default instead of reaching the factory it
-//! wraps. [`ForwardingFactory`] forwards every call by default, and routes both ways of making a
-//! provisioner through one hook, so that a decorator wrapping the provisioners made cannot wrap
-//! one way and miss the other.
+//! Factory decorators that write only what they change ([`ForwardingFactory`]).
 
 use crate::factory_calls::{self, forwarding_impl, forwarding_trait};
 use crate::{EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory};
 use std::sync::Arc;
 
 factory_calls::factory_calls!(forwarding_trait {
-    /// A factory that adds to another one, [`Self::inner`]: implementing this trait implements
-    /// [`ProvisionerFactory`], with every call not overridden here going to `inner` unchanged.
+    /// A factory that adds to [`Self::inner`]; every call not overridden goes to `inner`.
     pub trait ForwardingFactory: Send + Sync
 } {
     /// The factory every call is forwarded to.
     fn inner(&self) -> &dyn ProvisionerFactory;
 
-    /// Makes a provisioner for `host`: both [`ProvisionerFactory::new_provisioner`] and
-    /// [`ProvisionerFactory::new_provisioner_with_state`] come here, with `make` asking `inner`
-    /// the same way the caller asked. The default is `make(host)`.
+    /// Makes a provisioner for `host` for both `new_provisioner*` calls; default `make(host)`.
     fn make_provisioner(
         &self,
         host: HostData,
@@ -35,8 +26,7 @@ factory_calls::factory_calls!(forwarding_trait {
     }
 });
 
-// The calls of the table are forwarded by generated code; the test below calls every method of
-// `ProvisionerFactory` through a decorator that overrides nothing.
+// Table calls are forwarded by generated code.
 factory_calls::factory_calls!(forwarding_impl {
     fn new_provisioner(
         &self,

@@ -1,6 +1,4 @@
-//! [`ObservedProvisioner`]: a provisioner whose every call is reported with its duration, for a
-//! caller that measures its provisioner (bmhctl's metrics) whatever the plugin. Generated from
-//! the call table, so that a call added there is forwarded and timed too.
+//! [`ObservedProvisioner`]: every call of a provisioner reported with its duration.
 
 use crate::calls::observed_impl;
 use crate::*;

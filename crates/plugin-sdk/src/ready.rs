@@ -1,6 +1,4 @@
-//! The optional question "when can these hosts' passes be served?"
-//! ([`ProvisionerFactory::ready_hosts`](crate::ProvisionerFactory::ready_hosts)), asked in
-//! change-driven timing just before passes start.
+//! When can these hosts' passes be served ([`crate::ProvisionerFactory::ready_hosts`])?
 
 use bmh_api::ObjectKey;
 use serde::{Deserialize, Serialize};
@@ -19,9 +17,7 @@ pub struct StartingHost {
 /// The answer to [`ProvisionerFactory::ready_hosts`](crate::ProvisionerFactory::ready_hosts).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadyHosts {
-    /// For each host asked about, in order: how long from now until the provisioner's shared
-    /// view can serve its pass (zero: now). The caller may start a pass later than this, never
-    /// earlier because of it; it bounds the wait whatever the answer. Missing entries read zero.
+    /// Per host, in order: how long until its pass can be served (missing entries read zero).
     #[serde(default)]
     pub wait: Vec<Duration>,
 }

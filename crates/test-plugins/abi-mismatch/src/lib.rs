@@ -1,5 +1,4 @@
-//! A test plugin that declares plugin ABI 999: the loader must refuse it before calling anything.
-//! Its entry points abort the process if ever called.
+//! A test plugin that declares plugin ABI 999: the loader must refuse it before any call.
 
 use bmhctl_plugin_sdk::abi::{HostCallbacks, PluginBuffer, PluginDeclaration};
 use std::ffi::{c_char, c_void};

@@ -1,19 +1,15 @@
-//! A test plugin named `panicky`: every call for a host whose name starts with `panic-` panics;
-//! other hosts finish every operation at once (reaching `available` or `provisioned`). It also
-//! declares a host-configure step and logs through the host's logger.
+//! A test plugin named `panicky`: every call for a host named `panic-*` panics.
 
 use bmh_api::{Cpu, HardwareDetails};
 use bmhctl_plugin_sdk::abi::{HostConfigureInput, HostRequirements, ObjectKind};
-use bmhctl_plugin_sdk::serde_json::Value;
 use bmhctl_plugin_sdk::{
-    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, EventSink, FirmwareComponentStatus,
-    FirmwareSettings, FirmwareSettingsOptions, HardwareState, HostData, ImageFormat, InspectData,
-    InspectOptions, InspectResult, Logger, ManagementAccessData, OpResult, PluginContext,
-    PowerOffOptions, PowerOnOptions, PrepareData, ProvisionData, ProvisionOptions, Provisioner,
-    ProvisionerError, ProvisionerFactory, RegisterOptions, RegisterResult, ServicingData,
-    StepOptions, StepResult,
+    AdoptData, AdoptOptions, CallObserver, DeprovisionOptions, DetachOptions, EventSink,
+    HardwareState, HostData, InspectData, InspectOptions, InspectResult, Logger,
+    ManagementAccessData, ObservedProvisioner, OpResult, PluginContext, PowerOffOptions,
+    PowerOnOptions, PrepareData, ProvisionData, ProvisionOptions, Provisioner, ProvisionerError,
+    ProvisionerFactory, RegisterOptions, RegisterResult, ServicingData, StepOptions, StepResult,
 };
-use std::collections::BTreeMap;
+use std::time::Duration;
 
 pub struct Panicky {
     logger: Logger,
@@ -45,28 +41,41 @@ impl ProvisionerFactory for Panicky {
     ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
         self.logger
             .debug(format!("provisioner for {}", host.key.name));
-        Ok(Box::new(P {
-            panics: host.key.name.starts_with("panic-"),
+        let p = Box::new(P {
             id: if host.provisioner_id.is_empty() {
                 host.key.name.clone()
             } else {
                 host.provisioner_id
             },
+        });
+        if !host.key.name.starts_with("panic-") {
+            return Ok(p);
+        }
+        Ok(Box::new(ObservedProvisioner {
+            inner: p,
+            observer: Box::new(Panic),
         }))
     }
 }
 
-struct P {
-    panics: bool,
-    id: String,
-}
+/// Panics on every call of a `panic-*` host, but those P leaves to the trait's defaults.
+struct Panic;
 
-impl P {
-    fn check(&self) {
-        if self.panics {
+impl CallObserver for Panic {
+    fn observe(&self, call: &'static str, _took: Duration) {
+        let unchecked = [
+            "create_bmc_event_subscription",
+            "delete_bmc_event_subscription",
+            "persistent_state",
+        ];
+        if !unchecked.contains(&call) {
             panic!("panicky plugin: deliberate panic");
         }
     }
+}
+
+struct P {
+    id: String,
 }
 
 impl Provisioner for P {
@@ -75,24 +84,16 @@ impl Provisioner for P {
         _: &ManagementAccessData,
         _opts: RegisterOptions,
     ) -> Result<RegisterResult, ProvisionerError> {
-        self.check();
         Ok(RegisterResult {
             result: OpResult::done(),
             provisioner_id: self.id.clone(),
         })
-    }
-    fn preprovisioning_image_formats(
-        &mut self,
-    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
-        self.check();
-        Ok(None)
     }
     fn inspect_hardware(
         &mut self,
         _: &InspectData,
         _opts: InspectOptions,
     ) -> Result<InspectResult, ProvisionerError> {
-        self.check();
         let details = HardwareDetails {
             cpu: Some(Cpu {
                 arch: "x86_64".into(),
@@ -108,11 +109,9 @@ impl Provisioner for P {
         })
     }
     fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
-        self.check();
         Ok(HardwareState { powered_on: None })
     }
     fn adopt(&mut self, _: &AdoptData, _opts: AdoptOptions) -> Result<OpResult, ProvisionerError> {
-        self.check();
         Ok(OpResult::done())
     }
     fn prepare(
@@ -120,7 +119,6 @@ impl Provisioner for P {
         _: &PrepareData,
         _opts: StepOptions,
     ) -> Result<StepResult, ProvisionerError> {
-        self.check();
         Ok(StepResult {
             result: OpResult::done(),
             started: true,
@@ -131,7 +129,6 @@ impl Provisioner for P {
         _: &ServicingData,
         _opts: StepOptions,
     ) -> Result<StepResult, ProvisionerError> {
-        self.check();
         Ok(StepResult {
             result: OpResult::done(),
             started: true,
@@ -142,77 +139,34 @@ impl Provisioner for P {
         _: &ProvisionData,
         _opts: ProvisionOptions,
     ) -> Result<OpResult, ProvisionerError> {
-        self.check();
         Ok(OpResult::done())
     }
     fn deprovision(&mut self, _opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
-        self.check();
         Ok(OpResult::done())
     }
     fn delete(&mut self) -> Result<OpResult, ProvisionerError> {
-        self.check();
         Ok(OpResult::done())
     }
     fn detach(&mut self, _opts: DetachOptions) -> Result<OpResult, ProvisionerError> {
-        self.check();
         Ok(OpResult::done())
     }
     fn power_on(&mut self, _opts: PowerOnOptions) -> Result<OpResult, ProvisionerError> {
-        self.check();
         Ok(OpResult::done())
     }
     fn power_off(&mut self, _opts: PowerOffOptions) -> Result<OpResult, ProvisionerError> {
-        self.check();
         Ok(OpResult::done())
     }
     fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
-        self.check();
         Ok(true)
     }
-    fn get_firmware_settings(
-        &mut self,
-        _opts: FirmwareSettingsOptions,
-    ) -> Result<FirmwareSettings, ProvisionerError> {
-        self.check();
-        Ok(FirmwareSettings::default())
-    }
-    fn get_firmware_components(
-        &mut self,
-    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
-        self.check();
-        Ok(Vec::new())
-    }
-    fn add_bmc_event_subscription(
-        &mut self,
-        _: &Value,
-        _: &[BTreeMap<String, String>],
-    ) -> Result<OpResult, ProvisionerError> {
-        self.check();
-        Ok(OpResult::done())
-    }
-    fn remove_bmc_event_subscription(&mut self, _: &Value) -> Result<OpResult, ProvisionerError> {
-        self.check();
-        Ok(OpResult::done())
-    }
     fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
-        self.check();
         Ok(false)
     }
     fn attach_data_image(&mut self, _: &str) -> Result<(), ProvisionerError> {
-        self.check();
         Ok(())
     }
     fn detach_data_image(&mut self) -> Result<(), ProvisionerError> {
-        self.check();
         Ok(())
-    }
-    fn has_power_failure(&mut self) -> bool {
-        self.check();
-        false
-    }
-    fn get_health(&mut self) -> String {
-        self.check();
-        String::new()
     }
 }
 

@@ -1,9 +1,5 @@
-//! A test plugin named `reader`: its host-configure step declares the kind
-//! `example.bmhctl.metal3.io/v1alpha1` `Widget` (scoped to the default namespace), and its
-//! `register` reads, through the host, the Widget named after the host and the Secret that
-//! Widget names in `spec.secretName`, then fails registration with a message stating what it
-//! found, e.g. `widget colour=blue; secret user=admin` (`widget none; secret none` when absent).
-//! Every other call finishes at once.
+//! A test plugin named `reader`: `register` reads the host's Widget and its Secret through the
+//! host and fails with what it found (e.g. `widget colour=blue; secret user=admin`).
 
 use base64::Engine as _;
 use bmh_api::{HardwareDetails, ObjectKey};
