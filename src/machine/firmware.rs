@@ -55,40 +55,22 @@ fn set_condition(
     generation: i64,
     now: &str,
 ) -> bool {
-    match conditions.iter_mut().find(|c| c.type_ == type_) {
-        Some(c) => {
-            let mut changed = false;
-            if c.status != status {
-                c.status = status.into();
-                c.last_transition_time = now.into();
-                changed = true;
-            }
-            if c.reason != reason {
-                c.reason = reason.into();
-                changed = true;
-            }
-            if c.message != message {
-                c.message = message.into();
-                changed = true;
-            }
-            if c.observed_generation != generation {
-                c.observed_generation = generation;
-                changed = true;
-            }
-            changed
-        }
-        None => {
-            conditions.push(Condition {
-                type_: type_.into(),
-                status: status.into(),
-                observed_generation: generation,
-                last_transition_time: now.into(),
-                reason: reason.into(),
-                message: message.into(),
-            });
-            true
-        }
+    let mut new = Condition {
+        type_: type_.into(),
+        status: status.into(),
+        observed_generation: generation,
+        last_transition_time: now.into(),
+        reason: reason.into(),
+        message: message.into(),
+    };
+    let Some(c) = conditions.iter_mut().find(|c| c.type_ == type_) else {
+        conditions.push(new);
+        return true;
+    };
+    if c.status == status {
+        new.last_transition_time = c.last_transition_time.clone();
     }
+    std::mem::replace(c, new) != *c
 }
 
 /// The controllers' `ChangeDetected` and `Valid` (`invalid`: why not); returns whether changed.

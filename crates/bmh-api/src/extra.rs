@@ -1,6 +1,5 @@
 //! [`Extra`]: the fields of an object bmhctl does not model, kept for the round trip.
 
-use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::{Deref, DerefMut};
 use std::sync::LazyLock;
@@ -70,10 +69,7 @@ impl std::fmt::Debug for Extra {
 
 impl Serialize for Extra {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            Some(map) => map.serialize(s),
-            None => s.serialize_map(Some(0))?.end(),
-        }
+        self.deref().serialize(s)
     }
 }
 

@@ -23,7 +23,8 @@ pub mod firmware_conditions {
 }
 
 /// Kubernetes' int-or-string (`intstr.IntOrString`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
 pub enum IntOrString {
     /// An integer.
     Int(i32),
@@ -60,15 +61,6 @@ impl IntOrString {
 impl std::fmt::Display for IntOrString {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.as_string())
-    }
-}
-
-impl Serialize for IntOrString {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            IntOrString::Int(i) => s.serialize_i32(*i),
-            IntOrString::String(v) => s.serialize_str(v),
-        }
     }
 }
 
