@@ -120,7 +120,7 @@ pub fn host_key(sub: &BmcEventSubscription) -> ObjectKey {
 
 /// The subscription's own key.
 pub fn key(sub: &BmcEventSubscription) -> ObjectKey {
-    ObjectKey::new(sub.metadata.namespace_or_default(), &sub.metadata.name)
+    sub.metadata.key()
 }
 
 /// BMO's `getHTTPHeaders`: one single-entry map per key of the `httpHeadersRef` Secret, in key

@@ -1,11 +1,10 @@
 //! A host's HostFirmwareSettings and HostFirmwareComponents: BMO's HFS and HFC controllers.
 
 use super::Pass;
-use crate::record::HostRecord;
 use bmh_api::firmware_conditions::{CHANGE_DETECTED, VALID};
 use bmh_api::{
     Condition, FIRMWARE_SCHEMA_KIND, FirmwareComponentStatus, FirmwareSchema, FirmwareSchemaSpec,
-    FirmwareUpdate, HOST_UPDATE_POLICY_KIND, HostUpdatePolicy, IntOrString, ObjectKey, ObjectMeta,
+    FirmwareUpdate, HOST_UPDATE_POLICY_KIND, HostUpdatePolicy, IntOrString, ObjectMeta,
     ProvisioningState as S, SchemaReference, SettingSchema, UPDATE_POLICY_ON_REBOOT,
 };
 use bmhctl_plugin_sdk::{ActualSettings, DesiredSettings, FirmwareSettingsOptions, Provisioner};
@@ -188,13 +187,6 @@ pub(crate) struct FirmwareChanges {
     pub target_components: Vec<bmhctl_plugin_sdk::FirmwareUpdate>,
 }
 
-impl HostRecord {
-    fn firmware_key(&self) -> ObjectKey {
-        let m = &self.host.metadata;
-        ObjectKey::new(m.namespace_or_default(), &m.name)
-    }
-}
-
 impl Pass<'_, '_> {
     /// BMO's HFS and HFC controllers: refresh their status when stale or pending.
     pub(super) fn reconcile_firmware(&mut self, prov: &mut dyn Provisioner, state: &S) {
@@ -250,7 +242,7 @@ impl Pass<'_, '_> {
                 return false;
             }
         };
-        let key = self.rec.firmware_key();
+        let key = self.rec.host.metadata.key();
         let name = schema_name(&current.schema);
         let schema = self.firmware_schema(&name, &key.namespace, &current.schema);
         if self.rec.book.firmware.schema.as_deref() != Some(&schema) {
@@ -522,7 +514,7 @@ impl Pass<'_, '_> {
 
     /// The HostUpdatePolicy's (settings, updates) `onReboot` permissions; none without one.
     pub(super) fn live_firmware_changes_allowed(&self) -> (bool, bool) {
-        let key = self.rec.firmware_key();
+        let key = self.rec.host.metadata.key();
         let Some(policy) = self
             .m
             .objects

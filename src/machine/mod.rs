@@ -361,7 +361,7 @@ impl Pass<'_, '_> {
             None => Default::default(),
         };
         let data = HostData {
-            key: bmh_api::ObjectKey::new(host.metadata.namespace_or_default(), &host.metadata.name),
+            key: host.metadata.key(),
             uid: self.rec.book.uid.clone(),
             labels: host.metadata.labels.clone(),
             annotations: host.metadata.annotations.clone(),
@@ -539,8 +539,8 @@ impl Pass<'_, '_> {
         {
             return a;
         }
-        self.end_operation(initial);
-        self.start_operation(&next);
+        self.set_operation_running(initial, false);
+        self.set_operation_running(&next, true);
         let boot_mode = self.rec.host.boot_mode();
         let st = self.status_mut();
         st.provisioning.state = next.clone();
@@ -611,53 +611,27 @@ impl Pass<'_, '_> {
 
     // ----- operation history (host_state_machine.go:64-86) ------------------------------
 
-    fn operation_metric(&self, state: &S) -> Option<&bmh_api::OperationMetric> {
-        let h = &self.status().operation_history;
-        match state {
-            S::Registering => Some(&h.register),
-            S::Inspecting => Some(&h.inspect),
-            S::Provisioning => Some(&h.provision),
-            S::Deprovisioning => Some(&h.deprovision),
-            _ => None,
-        }
-    }
-
-    fn operation_metric_mut(&mut self, state: &S) -> Option<&mut bmh_api::OperationMetric> {
-        let h = &mut self.status_mut().operation_history;
-        match state {
-            S::Registering => Some(&mut h.register),
-            S::Inspecting => Some(&mut h.inspect),
-            S::Provisioning => Some(&mut h.provision),
-            S::Deprovisioning => Some(&mut h.deprovision),
-            _ => None,
-        }
-    }
-
-    /// Starts the metric unless running; returns whether anything changed.
-    pub(crate) fn start_operation(&mut self, state: &S) -> bool {
-        if !self
-            .operation_metric(state)
-            .is_some_and(|m| m.start.is_none() || m.end.is_some())
-        {
+    /// Starts (`running`) or ends the metric of `state` unless it is so; whether it changed.
+    pub(crate) fn set_operation_running(&mut self, state: &S, running: bool) -> bool {
+        let mut h = self.status().operation_history.clone();
+        let m = match state {
+            S::Registering => &mut h.register,
+            S::Inspecting => &mut h.inspect,
+            S::Provisioning => &mut h.provision,
+            S::Deprovisioning => &mut h.deprovision,
+            _ => return false,
+        };
+        if (m.start.is_some() && m.end.is_none()) == running {
             return false;
         }
-        let now = self.now.text().to_string();
-        let m = self.operation_metric_mut(state).expect("a metric");
-        m.start = Some(now);
-        m.end = None;
-        true
-    }
-
-    /// Ends the metric if it is running; returns whether anything changed.
-    pub(crate) fn end_operation(&mut self, state: &S) -> bool {
-        if !self
-            .operation_metric(state)
-            .is_some_and(|m| m.start.is_some() && m.end.is_none())
-        {
-            return false;
+        let now = Some(self.now.text().to_string());
+        if running {
+            m.start = now;
+            m.end = None;
+        } else {
+            m.end = now;
         }
-        let now = self.now.text().to_string();
-        self.operation_metric_mut(state).expect("a metric").end = Some(now);
+        self.status_mut().operation_history = h;
         true
     }
 

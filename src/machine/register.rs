@@ -82,7 +82,7 @@ impl Pass<'_, '_> {
                     || !self.good_credentials_match()
                 {
                     // Retrying registration: restart its operation metric.
-                    self.start_operation(&S::Registering);
+                    self.set_operation_running(&S::Registering, true);
                 }
             }
         }
@@ -90,7 +90,7 @@ impl Pass<'_, '_> {
         let completed = matches!(r, Some(Action::Complete));
         if (r.is_none() || completed)
             && state != S::Registering
-            && self.end_operation(&S::Registering)
+            && self.set_operation_running(&S::Registering, false)
         {
             r = Some(Action::Update(Duration::ZERO));
         }

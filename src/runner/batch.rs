@@ -301,8 +301,7 @@ impl Scheduler<Batch> {
         let mut slots = Vec::with_capacity(jobs.len());
         for (i, j) in jobs.into_iter().enumerate() {
             progress.host_started(i, &j.record, &j.goal);
-            let meta = &j.record.host.metadata;
-            let key = ObjectKey::new(meta.namespace_or_default(), &meta.name);
+            let key = j.record.host.metadata.key();
             slots.push(Slot::new(key, Some(Box::new(j.record))));
             goals.push(j.goal);
         }

@@ -189,9 +189,8 @@ impl ReadyAsker {
 
 /// How the runner asks the factory about a host whose pass is about to start.
 pub(crate) fn starting_host(record: &crate::record::HostRecord) -> StartingHost {
-    let meta = &record.host.metadata;
     StartingHost {
-        host: bmh_api::ObjectKey::new(meta.namespace_or_default(), &meta.name),
+        host: record.host.metadata.key(),
         provisioner_id: record.status().provisioning.id.clone(),
     }
 }
@@ -201,9 +200,8 @@ pub(crate) fn waiting_host(
     record: &crate::record::HostRecord,
     on: bmhctl_plugin_sdk::WaitOn,
 ) -> WaitingHost {
-    let meta = &record.host.metadata;
     WaitingHost {
-        host: bmh_api::ObjectKey::new(meta.namespace_or_default(), &meta.name),
+        host: record.host.metadata.key(),
         provisioner_id: record.status().provisioning.id.clone(),
         on,
     }

@@ -260,7 +260,7 @@ impl SubscriptionLoop {
         })?;
         let host = &record.host;
         let data = HostData {
-            key: ObjectKey::new(host.metadata.namespace_or_default(), &host.metadata.name),
+            key: host.metadata.key(),
             uid: record.book.uid.clone(),
             labels: host.metadata.labels.clone(),
             annotations: host.metadata.annotations.clone(),
@@ -389,8 +389,7 @@ pub async fn settle(
     let hosts: HashMap<ObjectKey, Option<HostRecord>> = results
         .iter()
         .filter_map(|r| {
-            let meta = &r.record.host.metadata;
-            let key = ObjectKey::new(meta.namespace_or_default(), &meta.name);
+            let key = r.record.host.metadata.key();
             named
                 .contains(&key)
                 .then(|| (key, (!r.deleted).then(|| r.record.clone())))

@@ -61,6 +61,11 @@ impl ObjectMeta {
             &self.namespace
         }
     }
+
+    /// The object's key: its name in [`Self::namespace_or_default`].
+    pub fn key(&self) -> ObjectKey {
+        ObjectKey::new(self.namespace_or_default(), &self.name)
+    }
 }
 
 /// `namespace/name`, the key objects are known by.
