@@ -207,20 +207,6 @@ pub const PROFILES: [SchemeProfile; 10] = [
 ];
 
 impl Scheme {
-    /// Every scheme family, BMO's first, then the extension.
-    pub const ALL: [Scheme; 10] = [
-        Scheme::Ipmi,
-        Scheme::Libvirt,
-        Scheme::Redfish,
-        Scheme::Ilo5Redfish,
-        Scheme::IdracRedfish,
-        Scheme::RedfishVirtualMedia,
-        Scheme::Ilo5VirtualMedia,
-        Scheme::IdracVirtualMedia,
-        Scheme::RedfishUefiHttp,
-        Scheme::FakeHardware,
-    ];
-
     pub fn profile(self) -> &'static SchemeProfile {
         &PROFILES[self as usize]
     }
