@@ -102,6 +102,20 @@ pub enum BmcError {
     ProvisioningNetworkRequired { bmc_type: String },
 }
 
+impl BmcError {
+    /// True for the errors that come from reading the address itself.
+    pub fn is_address_error(&self) -> bool {
+        matches!(
+            self,
+            BmcError::MissingAddress
+                | BmcError::Parse(_)
+                | BmcError::InvalidHostname { .. }
+                | BmcError::UnknownType { .. }
+                | BmcError::FakeHardware { .. }
+        )
+    }
+}
+
 /// Quote like Go's `%q` for these messages: backslash, double quote and controls escaped.
 pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);

@@ -240,7 +240,7 @@ fn address_cases() {
             }
             (Err(err), false) => {
                 failures.extend(check_error(&c.name, &err, c.expect.error.as_ref().unwrap()));
-                if !is_address_error(&err) {
+                if !err.is_address_error() {
                     failures.push(format!("{}: not an address error", c.name));
                 }
             }
@@ -602,18 +602,6 @@ fn credentials_debug_hides_password() {
         shown.contains("admin") && !shown.contains("hunter2"),
         "{shown}"
     );
-}
-
-/// True for the errors that come from reading the address itself.
-fn is_address_error(e: &BmcError) -> bool {
-    matches!(
-        e,
-        BmcError::MissingAddress
-            | BmcError::Parse(_)
-            | BmcError::InvalidHostname { .. }
-            | BmcError::UnknownType { .. }
-            | BmcError::FakeHardware { .. }
-    )
 }
 
 #[test]
