@@ -51,13 +51,6 @@ pub enum Outcome {
     Forgotten,
 }
 
-impl Outcome {
-    /// Whether a batch may stop looking at the subscription.
-    fn stable(&self) -> bool {
-        !matches!(self, Outcome::NotReady(_))
-    }
-}
-
 /// One subscription as the loop knows it.
 struct Tracked {
     /// The subscription as accepted (its spec is not changed afterwards, as BMO's webhook
@@ -115,29 +108,25 @@ impl SubscriptionLoop {
                 continue;
             }
             present.insert(key.clone());
-            let due = match self.tracked.get_mut(&key) {
-                None => true,
-                Some(t) => {
-                    let spec_changed = t.sub.spec != sub.spec;
-                    if spec_changed && !t.sub.subscription_id().is_empty() {
-                        if !t.refused_update {
-                            t.refused_update = true;
-                            crate::eprintln_quiet!(
-                                "bmhctl: BMCEventSubscription {key}: spec not changed: \
-                                 subscriptions cannot be updated, please recreate it"
-                            );
-                        }
-                        t.next.is_some_and(|n| n <= now)
-                    } else {
-                        let status_changed = t.sub.status != sub.status;
-                        if spec_changed || status_changed {
-                            t.sub = sub.clone();
-                            t.refused_update = false;
-                        }
-                        spec_changed || status_changed || t.next.is_some_and(|n| n <= now)
+            let due = self.tracked.get_mut(&key).is_none_or(|t| {
+                let spec_changed = t.sub.spec != sub.spec;
+                if spec_changed && !t.sub.subscription_id().is_empty() {
+                    if !t.refused_update {
+                        t.refused_update = true;
+                        crate::eprintln_quiet!(
+                            "bmhctl: BMCEventSubscription {key}: spec not changed: \
+                             subscriptions cannot be updated, please recreate it"
+                        );
                     }
+                    return t.next.is_some_and(|n| n <= now);
                 }
-            };
+                let status_changed = t.sub.status != sub.status;
+                if spec_changed || status_changed {
+                    t.sub = sub.clone();
+                    t.refused_update = false;
+                }
+                spec_changed || status_changed || t.next.is_some_and(|n| n <= now)
+            });
             if !due {
                 continue;
             }
@@ -407,33 +396,22 @@ pub async fn settle(
     let mut last: HashMap<ObjectKey, Outcome> = HashMap::new();
     let mut pending = subs;
     loop {
-        let h = hosts.clone();
+        let (h, subs) = (hosts.clone(), pending.clone());
         let (back, outcomes) = tokio::task::spawn_blocking(move || {
-            let outcomes = ctl.round(
-                pending.clone(),
-                &|k| h.get(k).cloned().flatten(),
-                &|_| true,
-                Instant::now(),
-            );
-            (ctl, (pending, outcomes))
+            let host = |k: &ObjectKey| h.get(k).cloned().flatten();
+            let outcomes = ctl.round(subs, &host, &|_| true, Instant::now());
+            (ctl, outcomes)
         })
         .await
         .expect("a subscription round does not panic");
         ctl = back;
-        let (subs, outcomes) = outcomes;
         tell(&outcomes);
-        for (k, o) in outcomes {
-            last.insert(k, o);
-        }
-        let unstable: Vec<BmcEventSubscription> = subs
-            .into_iter()
-            .filter(|s| last.get(&decision::key(s)).is_some_and(|o| !o.stable()))
-            .collect();
-        let next = ctl.next_due();
-        match next {
-            Some(at) if !unstable.is_empty() && at < deadline => {
+        last.extend(outcomes);
+        // Only a subscription waiting for its provisioner is looked at again.
+        pending.retain(|s| matches!(last.get(&decision::key(s)), Some(Outcome::NotReady(_))));
+        match ctl.next_due() {
+            Some(at) if !pending.is_empty() && at < deadline => {
                 tokio::time::sleep_until(at.into()).await;
-                pending = unstable;
             }
             _ => break,
         }
@@ -453,10 +431,8 @@ pub async fn control(
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
     let mut ctl = SubscriptionLoop::new(&services, time_scale);
-    let source = services.source.clone();
     loop {
-        let src = source.clone();
-        let w = wanted.clone();
+        let (src, w) = (services.source.clone(), wanted.clone());
         let (back, outcomes) = tokio::task::spawn_blocking(move || {
             let outcomes = match src.event_subscriptions() {
                 Ok(subs) => ctl.round(

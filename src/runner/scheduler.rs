@@ -121,10 +121,6 @@ fn pass_threads(concurrency: usize, never_block: bool, cores: usize) -> PassThre
     }
 }
 
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// Queues the host's next pass at `at`; any earlier entry of it no longer counts.
 pub(super) fn schedule(due: &mut DueQueue, slot: &mut Slot, host: usize, at: Instant) {
     slot.token += 1;
@@ -198,7 +194,7 @@ impl<P: Policy> Scheduler<P> {
         let threads = pass_threads(
             config.concurrency,
             context.services.factory.calls_never_block(),
-            cores(),
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
         );
         let workers = {
             let context = context.clone();
