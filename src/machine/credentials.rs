@@ -3,14 +3,6 @@
 use super::{Pass, PassOutcome, Requeue, Step, delays};
 use bmh_api::{ErrorType, ObjectKey, ProvisioningState as S};
 
-/// Why the credentials can't be used; the texts are BMO's.
-enum CredentialsError {
-    /// The referenced Secret does not exist: retried every 10 s.
-    SecretMissing(String),
-    /// Anything the user must fix first: no retry until something changes.
-    Invalid(String),
-}
-
 impl Pass<'_, '_> {
     /// Resolves the BMC Secret. `Some` ends the pass (a credentials error).
     pub(super) fn resolve_credentials(&mut self) -> Step {
@@ -24,13 +16,7 @@ impl Pass<'_, '_> {
             }
             // While deleting, carry on without credentials (registration is skipped).
             Err(_) if self.rec.being_deleted() => None,
-            Err(e) => {
-                let (message, requeue) = match e {
-                    CredentialsError::SecretMissing(m) => {
-                        (m, Requeue::After(delays::HOST_ERROR_RETRY))
-                    }
-                    CredentialsError::Invalid(m) => (m, Requeue::Never),
-                };
+            Err((message, requeue)) => {
                 self.set_error_message(ErrorType::RegistrationError, &message);
                 self.event("BMCCredentialError", message);
                 let mut out = PassOutcome::new(requeue);
@@ -40,37 +26,28 @@ impl Pass<'_, '_> {
         }
     }
 
-    fn build_credentials(&mut self) -> Result<(), CredentialsError> {
+    /// Why the credentials can't be used (BMO's texts), and when to retry: every 10 s for a
+    /// missing Secret, else only once something changes (the user must fix it).
+    fn build_credentials(&mut self) -> Result<(), (String, Requeue)> {
+        let invalid = |message: &str| Err((message.to_string(), Requeue::Never));
         let name = self.rec.host.credentials_name().to_string();
         if name.is_empty() {
-            return Err(CredentialsError::Invalid(
-                "No BMC CredentialsName defined The BMC secret reference is empty".into(),
-            ));
+            return invalid("No BMC CredentialsName defined The BMC secret reference is empty");
         }
         let key = ObjectKey::new(self.rec.host.metadata.namespace_or_default(), name);
         let Some(secret) = self.m.objects.secret(&key) else {
-            return Err(CredentialsError::SecretMissing(format!(
+            let message = format!(
                 "BMC CredentialsName secret doesn't exist The BMC secret {key} does not exist"
-            )));
+            );
+            return Err((message, Requeue::After(delays::HOST_ERROR_RETRY)));
         };
         if self.rec.host.bmc_address().is_empty() {
-            return Err(CredentialsError::Invalid(
-                "Empty BMC address Missing BMC connection detail 'Address'".into(),
-            ));
+            return invalid("Empty BMC address Missing BMC connection detail 'Address'");
         }
-        let username = secret.get_str("username").unwrap_or_default();
-        let password = secret.get_str("password").unwrap_or_default();
-        if username.trim().is_empty() {
-            return Err(CredentialsError::Invalid(
-                "Validation error with BMC credentials: Missing BMC connection detail 'username' in credentials"
-                    .into(),
-            ));
-        }
-        if password.trim().is_empty() {
-            return Err(CredentialsError::Invalid(
-                "Validation error with BMC credentials: Missing BMC connection details 'password' in credentials"
-                    .into(),
-            ));
+        // BMO's texts for an empty username or password are the bmc crate's.
+        let field = |key| secret.get_str(key).unwrap_or_default().trim().to_string();
+        if let Err(e) = bmh_bmc::Credentials::new(field("username"), field("password")).validate() {
+            return invalid(&e.to_string());
         }
         self.creds_secret = Some(secret);
         Ok(())
