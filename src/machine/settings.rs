@@ -12,24 +12,19 @@ pub fn profile_root_device_hints(profile: &str) -> Option<RootDeviceHints> {
 /// The profiles' hints, built once and shared, so comparing them compares addresses.
 fn profile_hints(profile: &str) -> Option<&'static Arc<RootDeviceHints>> {
     static PROFILES: LazyLock<[(&str, Arc<RootDeviceHints>); 6]> = LazyLock::new(|| {
-        let device = |name: &str| {
+        let hints = |device_name: &str, hctl: &str| {
             Arc::new(RootDeviceHints {
-                device_name: name.into(),
-                ..Default::default()
-            })
-        };
-        let hctl = |h: &str| {
-            Arc::new(RootDeviceHints {
-                hctl: h.into(),
+                device_name: device_name.into(),
+                hctl: hctl.into(),
                 ..Default::default()
             })
         };
         [
-            ("unknown", device("/dev/sda")),
-            ("libvirt", device("/dev/vda")),
-            ("dell", hctl("0:0:0:0")),
-            ("dell-raid", hctl("0:2:0:0")),
-            ("openstack", device("/dev/vdb")),
+            ("unknown", hints("/dev/sda", "")),
+            ("libvirt", hints("/dev/vda", "")),
+            ("dell", hints("", "0:0:0:0")),
+            ("dell-raid", hints("", "0:2:0:0")),
+            ("openstack", hints("/dev/vdb", "")),
             ("empty", Arc::default()),
         ]
     });

@@ -69,18 +69,12 @@ pub struct BmcEventSubscriptionStatus {
 impl BmcEventSubscription {
     /// The subscription's ID on the BMC; empty until it is made.
     pub fn subscription_id(&self) -> &str {
-        self.status
-            .as_ref()
-            .map(|s| s.subscription_id.as_str())
-            .unwrap_or_default()
+        self.status.as_ref().map_or("", |s| &s.subscription_id)
     }
 
     /// The last error; empty when none.
     pub fn error(&self) -> &str {
-        self.status
-            .as_ref()
-            .map(|s| s.error.as_str())
-            .unwrap_or_default()
+        self.status.as_ref().map_or("", |s| &s.error)
     }
 
     /// BMO's webhook checks of a new subscription, as (field, message) pairs.

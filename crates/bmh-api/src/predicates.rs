@@ -24,20 +24,12 @@ impl BareMetalHost {
 
     /// `spec.bmc.address`, or empty when there is no `bmc`.
     pub fn bmc_address(&self) -> &str {
-        self.spec
-            .bmc
-            .as_ref()
-            .map(|b| b.address.as_str())
-            .unwrap_or("")
+        self.spec.bmc.as_ref().map_or("", |b| &b.address)
     }
 
     /// `spec.bmc.credentialsName`, or empty when there is no `bmc`.
     pub fn credentials_name(&self) -> &str {
-        self.spec
-            .bmc
-            .as_ref()
-            .map(|b| b.credentials_name.as_str())
-            .unwrap_or("")
+        self.spec.bmc.as_ref().map_or("", |b| &b.credentials_name)
     }
 
     /// The value of annotation `key`, if the host has it.
@@ -54,8 +46,7 @@ impl BareMetalHost {
     fn status_image_url(&self) -> &str {
         self.status
             .as_ref()
-            .map(|s| s.provisioning.image.url.as_str())
-            .unwrap_or("")
+            .map_or("", |s| &s.provisioning.image.url)
     }
 
     /// spec.image has a URL and nothing has been provisioned yet.
@@ -66,20 +57,10 @@ impl BareMetalHost {
 
     /// spec.customDeploy.method is set and differs from the one applied.
     pub fn has_new_custom_deploy(&self) -> bool {
-        let Some(method) = self.spec.custom_deploy.as_ref().map(|c| c.method.as_str()) else {
-            return false;
-        };
-        if method.is_empty() {
-            return false;
-        }
-        match self
-            .status
-            .as_ref()
-            .and_then(|s| s.provisioning.custom_deploy.as_ref())
-        {
-            None => true,
-            Some(applied) => applied.method != method,
-        }
+        let applied = (self.status.as_ref()).and_then(|s| s.provisioning.custom_deploy.as_ref());
+        self.spec.custom_deploy.as_ref().is_some_and(|c| {
+            !c.method.is_empty() && applied.is_none_or(|applied| applied.method != c.method)
+        })
     }
 
     /// BMO's `NeedsProvisioning`: `spec.online`, and a new image or custom deploy to apply.
