@@ -251,17 +251,8 @@ impl Pass<'_, '_> {
         let spec = &self.rec.host.spec;
         let status = &self.status().provisioning;
         let status_url = status.image.url.as_str();
-        let status_method = status
-            .custom_deploy
-            .as_ref()
-            .map(|c| c.method.as_str())
-            .filter(|m| !m.is_empty());
-        if let Some(method) = spec
-            .custom_deploy
-            .as_ref()
-            .map(|c| c.method.as_str())
-            .filter(|m| !m.is_empty())
-        {
+        let status_method = deploy_method(&status.custom_deploy);
+        if let Some(method) = deploy_method(&spec.custom_deploy) {
             let method_changed = status_method.is_some_and(|m| m != method);
             let image_changed =
                 !status_url.is_empty() && spec.image.as_ref().is_none_or(|i| i.url != status_url);
@@ -597,6 +588,13 @@ impl Pass<'_, '_> {
         self.bookkeeping_changed = true;
         Action::DeleteComplete
     }
+}
+
+/// The custom deploy method, when one is set.
+pub(super) fn deploy_method(c: &Option<bmh_api::CustomDeploy>) -> Option<&str> {
+    c.as_ref()
+        .map(|c| c.method.as_str())
+        .filter(|m| !m.is_empty())
 }
 
 /// A provisioner error as an `Action::Error`, keeping whether it means "not registered".

@@ -1,5 +1,6 @@
 //! Registration and detach: BMO's `ensureRegistered`/`registerHost` and `checkDetachedHost`.
 
+use super::handlers::deploy_method;
 use super::{Action, DetachedArgs, Pass, delays};
 use bmh_api::{
     AutomatedCleaningMode, CredentialsStatus, ErrorType, InspectionMode, OperationalStatus,
@@ -259,17 +260,8 @@ impl Pass<'_, '_> {
         } else {
             None
         };
-        let has_custom_deploy = status
-            .provisioning
-            .custom_deploy
-            .as_ref()
-            .is_some_and(|c| !c.method.is_empty())
-            || (in_deploy_state
-                && host
-                    .spec
-                    .custom_deploy
-                    .as_ref()
-                    .is_some_and(|c| !c.method.is_empty()));
+        let has_custom_deploy = deploy_method(&status.provisioning.custom_deploy).is_some()
+            || (in_deploy_state && deploy_method(&host.spec.custom_deploy).is_some());
         ManagementAccessData {
             boot_mode: status.provisioning.boot_mode.clone(),
             automated_cleaning_mode: host.spec.automated_cleaning_mode.clone(),
