@@ -86,7 +86,6 @@ pub struct HostData {
     /// The provisioner's ID for the host (`status.provisioning.ID`).
     pub provisioner_id: String,
     /// What the provisioner returned from `persistent_state` after the previous pass.
-    #[serde(default)]
     pub provisioner_state: Option<serde_json::Value>,
 }
 
@@ -273,19 +272,14 @@ pub struct SettingSchema {
     #[serde(default)]
     pub lower_bound: Option<i64>,
     /// The largest value an integer setting accepts.
-    #[serde(default)]
     pub upper_bound: Option<i64>,
     /// The shortest value a string setting accepts.
-    #[serde(default)]
     pub min_length: Option<i64>,
     /// The longest value a string setting accepts.
-    #[serde(default)]
     pub max_length: Option<i64>,
     /// Whether the setting cannot be changed.
-    #[serde(default)]
     pub read_only: Option<bool>,
     /// Whether the setting's value must be unique.
-    #[serde(default)]
     pub unique: Option<bool>,
 }
 
