@@ -55,16 +55,12 @@ impl RunnerConfig {
     /// has 10 request threads, and 8 passes with one request each plus the one shared node
     /// listing stay under that.
     pub const DEFAULT_CONCURRENCY: usize = 8;
-
-    pub fn default_concurrency() -> usize {
-        Self::DEFAULT_CONCURRENCY
-    }
 }
 
 impl Default for RunnerConfig {
     fn default() -> Self {
         Self {
-            concurrency: Self::default_concurrency(),
+            concurrency: Self::DEFAULT_CONCURRENCY,
             time_scale: 1.0,
             timeout: Duration::from_secs(3600),
             seed: None,
