@@ -283,14 +283,13 @@ impl Pass<'_, '_> {
             let image = image.clone();
             self.status_mut().last_attempted_image = Some(image);
         }
-        let action = self.action_provisioning(prov);
-        if action == Action::Complete {
-            self.next_state = S::Provisioned;
-            let st = self.status_mut();
-            st.error_count = 0;
-            st.provisioning_fail_count = 0;
+        match self.action_provisioning(prov) {
+            Action::Complete => {
+                self.status_mut().provisioning_fail_count = 0;
+                self.completed(S::Provisioned)
+            }
+            action => action,
         }
-        action
     }
 
     fn action_provisioning(&mut self, prov: &mut dyn Provisioner) -> Action {
@@ -477,15 +476,8 @@ impl Pass<'_, '_> {
         let action = self.action_deprovisioning(prov);
         let deleting = self.rec.being_deleted();
         match &action {
-            Action::Complete => {
-                self.next_state = if deleting {
-                    S::PoweringOffBeforeDelete
-                } else {
-                    S::Available
-                };
-                self.status_mut().error_count = 0;
-                action
-            }
+            Action::Complete if deleting => self.completed(S::PoweringOffBeforeDelete),
+            Action::Complete => self.completed(S::Available),
             Action::Failed { error_count } if deleting && *error_count > DELETE_RETRY_COUNT => {
                 tracing::warn!(host = %self.rec.host.metadata.name, "giving up on deprovisioning after {error_count} failures");
                 self.complete(S::PoweringOffBeforeDelete)
@@ -538,11 +530,8 @@ impl Pass<'_, '_> {
         };
         match &action {
             Action::Complete => {
-                self.next_state = S::Deleting;
-                let st = self.status_mut();
-                st.error_count = 0;
-                st.powered_on = false;
-                action
+                self.status_mut().powered_on = false;
+                self.completed(S::Deleting)
             }
             Action::Failed { error_count } if *error_count > DELETE_RETRY_COUNT => {
                 self.complete(S::Deleting)
