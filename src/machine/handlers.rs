@@ -33,13 +33,11 @@ impl Pass<'_, '_> {
 
     fn handle_none(&mut self) -> Action {
         if self.rec.host.has_bmc_details() {
-            self.next_state = S::Registering;
-        } else {
-            self.event("Discovered", "Discovered host with no BMC details");
-            self.status_mut().operational_status = bmh_api::OperationalStatus::Discovered;
-            self.next_state = S::Unmanaged;
+            return self.complete(S::Registering);
         }
-        Action::Complete
+        self.event("Discovered", "Discovered host with no BMC details");
+        self.status_mut().operational_status = bmh_api::OperationalStatus::Discovered;
+        self.complete(S::Unmanaged)
     }
 
     fn handle_unmanaged(&mut self) -> Action {

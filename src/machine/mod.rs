@@ -282,7 +282,9 @@ impl Pass<'_, '_> {
             Err(e) => return self.error_outcome(format!("failed to create provisioner: {e}")),
         };
         let initial = self.state().clone();
-        let action = self.reconcile_state(prov.as_mut());
+        self.next_state = initial.clone();
+        let action = self.reconcile_state_checks(prov.as_mut(), &initial);
+        let action = self.update_host_state_from(prov.as_mut(), &initial, action);
         if let Some(state) = prov.shared_persistent_state()
             && !self
                 .rec
@@ -487,24 +489,11 @@ impl Pass<'_, '_> {
         self.complete(next)
     }
 
-    /// BMO's `recordActionDelayed`.
-    pub(crate) fn record_action_delayed(&mut self) -> Action {
-        self.status_mut().operational_status = OperationalStatus::Delayed;
-        Action::Delayed
-    }
-
     pub(crate) fn error_type(&self) -> &ErrorType {
         &self.status().error_type
     }
 
     // ----- ReconcileState (host_state_machine.go:178-212) ------------------------------
-
-    fn reconcile_state(&mut self, prov: &mut dyn Provisioner) -> Action {
-        let initial = self.state().clone();
-        self.next_state = initial.clone();
-        let action = self.reconcile_state_checks(prov, &initial);
-        self.update_host_state_from(prov, &initial, action)
-    }
 
     fn reconcile_state_checks(&mut self, prov: &mut dyn Provisioner, initial: &S) -> Action {
         if let Some(a) = self.check_delayed_host(prov) {
@@ -556,7 +545,11 @@ impl Pass<'_, '_> {
             Err(e) => Some(Action::error(format!(
                 "failed to determine current provisioner capacity: {e}"
             ))),
-            Ok(false) => Some(self.record_action_delayed()),
+            // BMO's `recordActionDelayed`.
+            Ok(false) => {
+                self.status_mut().operational_status = OperationalStatus::Delayed;
+                Some(Action::Delayed)
+            }
             Ok(true) => None,
         }
     }
