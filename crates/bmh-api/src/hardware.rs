@@ -1,12 +1,8 @@
 //! HardwareDetails (`hardwaredata_types.go`) and the HardwareData object.
 
-use crate::meta::{Extra, ObjectMeta, is_false, is_zero};
+use crate::meta::{Extra, ObjectMeta, is_default};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-
-fn is_zero_f(v: &f64) -> bool {
-    *v == 0.0
-}
 
 /// `HardwareDetails`: what inspection found (`status.hardware`, a HardwareData's `spec`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -19,7 +15,7 @@ pub struct HardwareDetails {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firmware: Option<Firmware>,
     /// `ramMebibytes`: memory in MiB.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub ram_mebibytes: i64,
     /// `nics`: network interfaces; a dual-stack NIC is listed twice, once per IP address.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -90,16 +86,16 @@ pub struct Nic {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub ip: String,
     /// `speedGbps`: link speed in Gbit/s.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub speed_gbps: i64,
     /// `vlans`: VLANs available on the interface.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vlans: Vec<Vlan>,
     /// `vlanId`: the untagged VLAN's ID (0 to 4094).
-    #[serde(default, rename = "vlanId", skip_serializing_if = "is_zero")]
+    #[serde(default, rename = "vlanId", skip_serializing_if = "is_default")]
     pub vlan_id: i64,
     /// `pxe`: whether the NIC can PXE boot.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub pxe: bool,
     /// `lldp`: what the switch at the other end announces over LLDP.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,13 +142,13 @@ pub struct Storage {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternate_names: Vec<String>,
     /// `rotational`: spinning storage; `type` is preferred.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub rotational: bool,
     /// `type`: `HDD`, `SSD` or `NVME`.
     #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
     pub type_: String,
     /// `sizeBytes`: size in bytes.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub size_bytes: i64,
     /// `vendor`: the device's vendor.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -188,13 +184,13 @@ pub struct Cpu {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub model: String,
     /// `clockMegahertz`: clock speed in MHz.
-    #[serde(default, skip_serializing_if = "is_zero_f")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub clock_megahertz: f64,
     /// `flags`: CPU feature flags, e.g. `vmx`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
     /// `count`: number of CPUs.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub count: i64,
 }
 

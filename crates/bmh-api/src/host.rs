@@ -2,7 +2,7 @@
 
 use crate::enums::*;
 use crate::hardware::HardwareDetails;
-use crate::meta::{Extra, ObjectMeta, is_false, is_zero};
+use crate::meta::{Extra, ObjectMeta, is_default};
 use crate::word::Word;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -91,7 +91,7 @@ pub struct BareMetalHostSpec {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// `externallyProvisioned`: deployed by something else; BMO only manages its power.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub externally_provisioned: bool,
     /// `automatedCleaningMode`: `metadata` (the CRD default) or `disabled`.
     #[serde(default, skip_serializing_if = "AutomatedCleaningMode::is_unset")]
@@ -103,7 +103,7 @@ pub struct BareMetalHostSpec {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub architecture: String,
     /// `disablePowerOff`: never power the host off, reboot it instead.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub disable_power_off: bool,
     /// `inspectionMode`: `disabled`, `agent` (also when empty) or `fast`.
     #[serde(default, skip_serializing_if = "InspectionMode::is_unset")]
@@ -125,7 +125,7 @@ pub struct BmcDetails {
     /// `credentialsName`: Secret in the host's namespace with keys `username` and `password`.
     pub credentials_name: String,
     /// `disableCertificateVerification`: skip checking the BMC's TLS certificate.
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "is_default")]
     pub disable_certificate_verification: bool,
     /// Fields not modelled here, kept as read.
     #[serde(flatten)]
@@ -152,7 +152,7 @@ pub struct RootDeviceHints {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub serial_number: String,
     /// `minSizeGigabytes`: smallest acceptable size in GB (not negative; 0 sets no minimum).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub min_size_gigabytes: i64,
     /// `wwn`: the device's World Wide Name; exact match.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -217,7 +217,7 @@ pub struct HardwareRaidVolume {
 #[serde(default, rename_all = "camelCase")]
 pub struct SoftwareRaidVolume {
     /// `rootVolume`: install onto this volume (level `1`, at most one).
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "is_default")]
     pub root_volume: bool,
     /// `sizeGibibytes`: size in GiB; unset or 0 takes the disks' whole capacity.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -473,7 +473,7 @@ pub struct Condition {
     /// `status`: `True`, `False` or `Unknown`.
     pub status: Word,
     /// `observedGeneration`: the object's `metadata.generation` when the condition was set.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub observed_generation: i64,
     /// `lastTransitionTime`: RFC 3339 time `status` last changed.
     #[serde(default)]

@@ -25,7 +25,7 @@ pub struct ObjectMeta {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uid: String,
     /// `generation`: bumped on every spec change; conditions record it as `observedGeneration`.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub generation: i64,
     /// `resourceVersion`: version of the stored object.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -41,12 +41,9 @@ pub struct ObjectMeta {
     pub extra: Extra,
 }
 
-pub(crate) fn is_zero(v: &i64) -> bool {
-    *v == 0
-}
-
-pub(crate) fn is_false(b: &bool) -> bool {
-    !*b
+/// For `skip_serializing_if`: the value is its type's zero (`0`, `false`, `0.0`).
+pub(crate) fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 /// The namespace used when a document names none.
