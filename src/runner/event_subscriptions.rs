@@ -213,40 +213,46 @@ impl SubscriptionLoop {
         headers: Option<Result<Vec<BTreeMap<String, String>>, String>>,
     ) -> (Outcome, Option<Duration>) {
         let record = record.expect("a decision to call the provisioner has a host");
-        match self.call(sub, record, headers) {
+        let what = if headers.is_some() {
+            CREATE_FAILED
+        } else {
+            DELETE_FAILED
+        };
+        let result = match headers.transpose() {
+            Err(cause) => Err((HEADERS_FAILED, ProvisionerError::Other(cause))),
+            Ok(headers) => (self.call(key, sub, record, headers)).map_err(|e| (what, e)),
+        };
+        match result {
             Ok(o) => o,
-            Err(Called::NotReady(e)) => (
+            Err((_, ProvisionerError::NotReady(e))) => (
                 Outcome::NotReady(e),
                 Some(self.scaled(PROVISIONER_NOT_READY_DELAY)),
             ),
-            Err(Called::Failed {
-                status_error,
-                cause,
-            }) => {
+            Err((status_error, e)) => {
                 self.write_status(key, sub, sub.subscription_id(), status_error);
                 let failures = self.tracked.get(key).map_or(1, |t| t.failures + 1);
                 if let Some(t) = self.tracked.get_mut(key) {
                     t.failures = failures;
                 }
                 let delay = self.scaled(decision::error_backoff(failures));
-                (Outcome::Failed { cause }, Some(delay))
+                (
+                    Outcome::Failed {
+                        cause: e.to_string(),
+                    },
+                    Some(delay),
+                )
             }
         }
     }
 
-    /// Makes or removes the subscription through a provisioner of its host.
+    /// Makes (`headers`) or removes (`None`) the subscription through a provisioner of its host.
     fn call(
         &mut self,
+        key: &ObjectKey,
         sub: &BmcEventSubscription,
         record: &HostRecord,
-        headers: Option<Result<Vec<BTreeMap<String, String>>, String>>,
-    ) -> Result<(Outcome, Option<Duration>), Called> {
-        let key = decision::key(sub);
-        // `None`: the subscription is being deleted.
-        let headers = headers.transpose().map_err(|cause| Called::Failed {
-            status_error: HEADERS_FAILED,
-            cause,
-        })?;
+        headers: Option<Vec<BTreeMap<String, String>>>,
+    ) -> Result<(Outcome, Option<Duration>), ProvisionerError> {
         let host = &record.host;
         let data = HostData {
             key: host.metadata.key(),
@@ -258,42 +264,23 @@ impl SubscriptionLoop {
             ..HostData::default()
         };
         let events: EventSink = Arc::new(|_| {});
-        let failed = |status_error: &'static str| {
-            move |e: ProvisionerError| match e {
-                ProvisionerError::NotReady(m) => Called::NotReady(m),
-                other => Called::Failed {
-                    status_error,
-                    cause: other.to_string(),
-                },
-            }
-        };
-        let what = match headers {
-            None => DELETE_FAILED,
-            Some(_) => CREATE_FAILED,
-        };
-        let mut prov = self
-            .factory
-            .new_provisioner(data, events)
-            .map_err(failed(what))?;
+        let mut prov = self.factory.new_provisioner(data, events)?;
         let Some(headers) = headers else {
-            return match prov
-                .delete_bmc_event_subscription(sub)
-                .map_err(failed(DELETE_FAILED))?
-            {
-                true => Ok((Outcome::Deleted, None)),
-                false => Ok((Outcome::NotSupported, None)),
-            };
+            let deleted = prov.delete_bmc_event_subscription(sub)?;
+            return Ok((
+                if deleted {
+                    Outcome::Deleted
+                } else {
+                    Outcome::NotSupported
+                },
+                None,
+            ));
         };
-        match prov
-            .create_bmc_event_subscription(sub, &headers)
-            .map_err(failed(CREATE_FAILED))?
-        {
-            Some(id) => {
-                self.write_status(&key, sub, &id, "");
-                Ok((Outcome::Created(id), None))
-            }
-            None => Ok((Outcome::NotSupported, None)),
-        }
+        let Some(id) = prov.create_bmc_event_subscription(sub, &headers)? else {
+            return Ok((Outcome::NotSupported, None));
+        };
+        self.write_status(key, sub, &id, "");
+        Ok((Outcome::Created(id), None))
     }
 
     /// Writes the status when it differs from the subscription's; the tracked copy follows.
@@ -318,15 +305,6 @@ impl SubscriptionLoop {
             ),
         }
     }
-}
-
-/// Why a provisioner call did not happen or failed.
-enum Called {
-    NotReady(String),
-    Failed {
-        status_error: &'static str,
-        cause: String,
-    },
 }
 
 /// The line telling what a reconcile did (`None`: nothing worth telling).
