@@ -378,34 +378,6 @@ impl Pass<'_, '_> {
         true
     }
 
-    /// BMO's `getHostFirmwareSettings`: whether valid settings changes wait to be applied.
-    fn firmware_settings_dirty(&self) -> Result<bool, String> {
-        let Some(hfs) = &self.rec.firmware_settings else {
-            return Ok(false);
-        };
-        let status = hfs.status.clone().unwrap_or_default();
-        let (changed, valid) = has_changes(&status.conditions, hfs.metadata.generation)
-            .map_err(|e| format!("hostFirmwareSettings not ready yet: {e}"))?;
-        if !valid || !changed {
-            return Ok(false);
-        }
-        if status.settings.is_empty() {
-            return Err("host firmware status settings not available".into());
-        }
-        Ok(true)
-    }
-
-    /// BMO's `getHostFirmwareComponents`: whether valid updates wait to be applied.
-    fn firmware_components_dirty(&self) -> Result<bool, String> {
-        let Some(hfc) = &self.rec.firmware_components else {
-            return Ok(false);
-        };
-        let conditions = hfc.status.as_ref().map_or(&[][..], |s| &s.conditions);
-        let (changed, valid) = has_changes(conditions, hfc.metadata.generation)
-            .map_err(|e| format!("hostFirmwareComponents not ready yet: {e}"))?;
-        Ok(valid && changed)
-    }
-
     /// Whether the HFS and HFC have changes to apply, with what a step is to be given.
     pub(super) fn firmware_changes(
         &self,
@@ -413,34 +385,36 @@ impl Pass<'_, '_> {
         components: bool,
     ) -> Result<FirmwareChanges, FirmwareError> {
         let mut ch = FirmwareChanges::default();
-        if settings {
-            ch.settings_dirty = self
-                .firmware_settings_dirty()
+        // BMO's `getHostFirmwareSettings`: whether valid settings changes wait to be applied.
+        if let Some(hfs) = self.rec.firmware_settings.as_ref().filter(|_| settings) {
+            let status = hfs.status.clone().unwrap_or_default();
+            let (changed, valid) = has_changes(&status.conditions, hfs.metadata.generation)
+                .map_err(|e| format!("hostFirmwareSettings not ready yet: {e}"))
                 .map_err(FirmwareError::Settings)?;
-            if ch.settings_dirty
-                && let Some(hfs) = &self.rec.firmware_settings
-            {
-                ch.actual_settings = hfs.status.clone().unwrap_or_default().settings;
-                ch.target_settings = hfs
-                    .spec
-                    .settings
-                    .iter()
+            if valid && changed {
+                if status.settings.is_empty() {
+                    let e = "host firmware status settings not available";
+                    return Err(FirmwareError::Settings(e.into()));
+                }
+                ch.settings_dirty = true;
+                ch.actual_settings = status.settings;
+                ch.target_settings = (hfs.spec.settings.iter())
                     .map(|(k, v)| (k.clone(), v.as_json()))
                     .collect();
             }
         }
-        if components {
-            ch.components_dirty = self
-                .firmware_components_dirty()
+        // BMO's `getHostFirmwareComponents`: whether valid updates wait to be applied.
+        if let Some(hfc) = self.rec.firmware_components.as_ref().filter(|_| components) {
+            let conditions = hfc.status.as_ref().map_or(&[][..], |s| &s.conditions);
+            let (changed, valid) = has_changes(conditions, hfc.metadata.generation)
+                .map_err(|e| format!("hostFirmwareComponents not ready yet: {e}"))
                 .map_err(FirmwareError::Components)?;
-            if ch.components_dirty
-                && let Some(hfc) = &self.rec.firmware_components
-            {
+            if valid && changed {
+                ch.components_dirty = true;
                 let done = hfc
                     .status
                     .as_ref()
-                    .map(|s| s.updates.as_slice())
-                    .unwrap_or_default();
+                    .map_or(&[][..], |s| s.updates.as_slice());
                 ch.target_components = updates_difference(&hfc.spec.updates, done)
                     .into_iter()
                     .map(|u| bmhctl_plugin_sdk::FirmwareUpdate {
