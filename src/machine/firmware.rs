@@ -429,18 +429,10 @@ impl Pass<'_, '_> {
 
     /// Whether the host has settings (or updates) in its firmware objects' specs at all.
     pub(super) fn has_firmware_spec(&self, settings: bool, components: bool) -> bool {
-        (settings
-            && self
-                .rec
-                .firmware_settings
-                .as_ref()
-                .is_some_and(|s| !s.spec.settings.is_empty()))
-            || (components
-                && self
-                    .rec
-                    .firmware_components
-                    .as_ref()
-                    .is_some_and(|c| !c.spec.updates.is_empty()))
+        let hfs = self.rec.firmware_settings.as_ref().filter(|_| settings);
+        let hfc = self.rec.firmware_components.as_ref().filter(|_| components);
+        hfs.is_some_and(|s| !s.spec.settings.is_empty())
+            || hfc.is_some_and(|c| !c.spec.updates.is_empty())
     }
 
     /// BMO's `saveHostFirmwareComponents`: the spec's updates become the status'.
