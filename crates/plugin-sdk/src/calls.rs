@@ -258,10 +258,7 @@ macro_rules! dispatch_fn {
 pub(crate) use dispatch_fn;
 
 macro_rules! dispatch_call {
-    ($p:ident . $name:ident (&mut self $(, $arg:ident : $sig:ty)*)) => {
-        $p.$name($($crate::calls::WireArg::from_wire(&$arg)),*)
-    };
-    ($p:ident . $name:ident (&self $(, $arg:ident : $sig:ty)*)) => {
+    ($p:ident . $name:ident (& $(mut)? self $(, $arg:ident : $sig:ty)*)) => {
         $p.$name($($crate::calls::WireArg::from_wire(&$arg)),*)
     };
 }
