@@ -348,22 +348,16 @@ impl AccessDetails {
 
     /// BMO (webhook and Register): `UEFISecureBoot` needs driver support.
     pub fn check_secure_boot(&self, secure_boot_requested: bool) -> Result<(), BmcError> {
-        if secure_boot_requested && !self.supports_secure_boot() {
-            return Err(BmcError::SecureBootUnsupported {
-                bmc_type: self.bmc_type.clone(),
-            });
-        }
-        Ok(())
+        let refused = secure_boot_requested && !self.supports_secure_boot();
+        self.refuse(refused, |bmc_type| BmcError::SecureBootUnsupported {
+            bmc_type,
+        })
     }
 
     /// BMO (webhook): hardware RAID volumes need a RAID interface other than `no-raid`.
     pub fn check_hardware_raid(&self, hardware_volumes_requested: bool) -> Result<(), BmcError> {
-        if hardware_volumes_requested && !self.supports_hardware_raid() {
-            return Err(BmcError::RaidUnsupported {
-                bmc_type: self.bmc_type.clone(),
-            });
-        }
-        Ok(())
+        let refused = hardware_volumes_requested && !self.supports_hardware_raid();
+        self.refuse(refused, |bmc_type| BmcError::RaidUnsupported { bmc_type })
     }
 
     /// BMO (webhook and Register): a boot MAC when the driver needs one or inspection is off.
@@ -372,12 +366,8 @@ impl AccessDetails {
         has_boot_mac: bool,
         inspection_disabled: bool,
     ) -> Result<(), BmcError> {
-        if self.requires_boot_mac(inspection_disabled) && !has_boot_mac {
-            return Err(BmcError::BootMacRequired {
-                bmc_type: self.bmc_type.clone(),
-            });
-        }
-        Ok(())
+        let refused = self.requires_boot_mac(inspection_disabled) && !has_boot_mac;
+        self.refuse(refused, |bmc_type| BmcError::BootMacRequired { bmc_type })
     }
 
     /// BMO (webhook, Register, inspection): `inspectionMode: fast` needs out-of-band inspection.
@@ -390,12 +380,18 @@ impl AccessDetails {
         &self,
         provisioning_network_disabled: bool,
     ) -> Result<(), BmcError> {
-        if provisioning_network_disabled && self.requires_provisioning_network() {
-            return Err(BmcError::ProvisioningNetworkRequired {
-                bmc_type: self.bmc_type.clone(),
-            });
+        let refused = provisioning_network_disabled && self.requires_provisioning_network();
+        self.refuse(refused, |bmc_type| BmcError::ProvisioningNetworkRequired {
+            bmc_type,
+        })
+    }
+
+    /// `Err` of `refusal` for this BMC type when `refused`.
+    fn refuse(&self, refused: bool, refusal: fn(String) -> BmcError) -> Result<(), BmcError> {
+        match refused {
+            true => Err(refusal(self.bmc_type.clone())),
+            false => Ok(()),
         }
-        Ok(())
     }
 }
 
