@@ -578,7 +578,7 @@ impl Pass<'_, '_> {
 }
 
 /// The custom deploy method, when one is set.
-pub(super) fn deploy_method(c: &Option<bmh_api::CustomDeploy>) -> Option<&str> {
+pub(crate) fn deploy_method(c: &Option<bmh_api::CustomDeploy>) -> Option<&str> {
     c.as_ref()
         .map(|c| c.method.as_str())
         .filter(|m| !m.is_empty())

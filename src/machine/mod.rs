@@ -16,6 +16,7 @@ mod settings;
 pub use action::{Action, PassError};
 pub use conditions::condition_types;
 pub use firmware::{schema_name, updates_difference};
+pub(crate) use handlers::deploy_method;
 pub use settings::profile_root_device_hints;
 
 use crate::clock::{Clock, format_time};

@@ -1,7 +1,6 @@
 //! Registration and detach: BMO's `ensureRegistered`/`registerHost` and `checkDetachedHost`.
 
-use super::handlers::deploy_method;
-use super::{Action, DetachedArgs, Pass, delays};
+use super::{Action, DetachedArgs, Pass, delays, deploy_method};
 use bmh_api::{
     AutomatedCleaningMode, CredentialsStatus, ErrorType, InspectionMode, OperationalStatus,
     ProvisioningState as S, SecretReference, annotations,

@@ -24,10 +24,7 @@ impl Goal {
             return Goal::State(S::ExternallyProvisioned);
         }
         let has_image = spec.image.as_ref().is_some_and(|i| !i.url.is_empty());
-        let has_custom_deploy = spec
-            .custom_deploy
-            .as_ref()
-            .is_some_and(|c| !c.method.is_empty());
+        let has_custom_deploy = crate::machine::deploy_method(&spec.custom_deploy).is_some();
         // BMO never deprovisions a host that goes offline: it stays provisioned, powered off.
         let deployed = matches!(
             rec.status().provisioning.state,
