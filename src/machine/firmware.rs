@@ -122,7 +122,9 @@ fn has_changes(conditions: &[Condition], generation: i64) -> Result<(bool, bool)
             changed.observed_generation
         ));
     }
-    let valid = (conditions.iter()).any(|c| c.type_ == VALID && c.status == TRUE);
+    let valid = conditions
+        .iter()
+        .any(|c| c.type_ == VALID && c.status == TRUE);
     Ok((valid && changed.status == TRUE, valid))
 }
 

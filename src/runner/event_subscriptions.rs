@@ -220,7 +220,7 @@ impl SubscriptionLoop {
         };
         let result = match headers.transpose() {
             Err(cause) => Err((HEADERS_FAILED, ProvisionerError::Other(cause))),
-            Ok(headers) => (self.call(key, sub, record, headers)).map_err(|e| (what, e)),
+            Ok(headers) => self.call(key, sub, record, headers).map_err(|e| (what, e)),
         };
         match result {
             Ok(o) => o,

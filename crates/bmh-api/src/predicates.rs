@@ -57,7 +57,10 @@ impl BareMetalHost {
 
     /// spec.customDeploy.method is set and differs from the one applied.
     pub fn has_new_custom_deploy(&self) -> bool {
-        let applied = (self.status.as_ref()).and_then(|s| s.provisioning.custom_deploy.as_ref());
+        let applied = self
+            .status
+            .as_ref()
+            .and_then(|s| s.provisioning.custom_deploy.as_ref());
         self.spec.custom_deploy.as_ref().is_some_and(|c| {
             !c.method.is_empty() && applied.is_none_or(|applied| applied.method != c.method)
         })
