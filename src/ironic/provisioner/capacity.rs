@@ -233,16 +233,15 @@ impl IronicProvisioner {
             return Ok(true);
         }
         let shared = self.shared.clone();
+        let failed = |e: crate::client::IronicError| {
+            shared.note_error(&e);
+            ProvisionerError::Other(format!("failed to list nodes: {e}"))
+        };
         if shared.watch.enabled() {
             // The node watch's listing: one per second for capacity and `due_hosts` together.
             return shared.capacity.try_acquire_listed(&name, || {
-                let l = shared
-                    .watch
-                    .listing(&shared.client, LISTING_TTL)
-                    .map_err(|e| {
-                        shared.note_error(&e);
-                        ProvisionerError::Other(format!("failed to list nodes: {e}"))
-                    })?;
+                let l = shared.watch.listing(&shared.client, LISTING_TTL);
+                let l = l.map_err(failed)?;
                 Ok(Listed {
                     started: l.started,
                     at: l.started,
@@ -251,13 +250,8 @@ impl IronicProvisioner {
             });
         }
         shared.capacity.try_acquire(&name, || {
-            let nodes = shared
-                .client
-                .list_nodes(CAPACITY_FIELDS, None)
-                .map_err(|e| {
-                    shared.note_error(&e);
-                    ProvisionerError::Other(format!("failed to list nodes: {e}"))
-                })?;
+            let nodes = shared.client.list_nodes(CAPACITY_FIELDS, None);
+            let nodes = nodes.map_err(failed)?;
             Ok(nodes
                 .iter()
                 .filter(|n| node_is_busy(n))
