@@ -640,19 +640,9 @@ impl std::fmt::Debug for FixtureProvisioner {
 }
 
 impl FixtureProvisioner {
-    /// The state as it is now (what `persistent_state` will return).
-    pub fn state(&self) -> &FixtureState {
-        &self.state
-    }
-
     /// The state, to write to: copied first when it is shared.
     fn state_mut(&mut self) -> &mut FixtureState {
         Arc::make_mut(&mut self.state)
-    }
-
-    /// The provisioner ID as this provisioner knows it (set by the first `register`).
-    pub fn provisioner_id(&self) -> &str {
-        &self.prov_id
     }
 
     /// The `data-image-error` knob, as the error of a data image call.
@@ -1078,7 +1068,7 @@ mod tests {
         assert_eq!(r, OpResult::failed("boom"));
         assert!(!r.dirty);
         assert!(events.lock().unwrap().is_empty());
-        assert_eq!(p.provisioner_id(), "");
+        assert_eq!(p.prov_id, "");
     }
 
     #[test]
@@ -1112,8 +1102,8 @@ mod tests {
         let (mut p, _) = prov(&f, h);
         assert_eq!(p.get_health(), "Critical");
         assert!(!p.has_power_failure());
-        assert!(p.state().disable_power_off);
-        assert_eq!(p.state().become_ready_counter, 0);
+        assert!(p.state.disable_power_off);
+        assert_eq!(p.state.become_ready_counter, 0);
     }
 
     #[test]
@@ -1406,7 +1396,7 @@ mod tests {
             p.adopt(&data, AdoptOptions::default()).unwrap(),
             OpResult::done()
         );
-        assert!(p.state().adopted);
+        assert!(p.state.adopted);
     }
 
     #[test]
@@ -1421,7 +1411,7 @@ mod tests {
             p.provision(&data, ProvisionOptions::default()).unwrap(),
             in_progress(Duration::from_secs(10))
         );
-        assert_eq!(p.state().image, data.image);
+        assert_eq!(p.state.image, data.image);
         assert_eq!(
             reasons(&events),
             vec![ev("ProvisioningComplete", "Image provisioning completed")]
@@ -1447,7 +1437,7 @@ mod tests {
             p.provision(&data, ProvisionOptions::default()).unwrap(),
             in_progress(LONG_RETRY_DELAY)
         );
-        assert_eq!(p.state().custom_deploy, data.custom_deploy);
+        assert_eq!(p.state.custom_deploy, data.custom_deploy);
         assert_eq!(
             reasons(&events),
             vec![ev(
@@ -1459,7 +1449,7 @@ mod tests {
             p.provision(&data, ProvisionOptions::default()).unwrap(),
             OpResult::done()
         );
-        assert!(p.state().image.url.is_empty());
+        assert!(p.state.image.url.is_empty());
     }
 
     #[test]
@@ -1487,7 +1477,7 @@ mod tests {
             .unwrap(),
             in_progress(LONG_RETRY_DELAY)
         );
-        assert!(p.state().image.url.is_empty());
+        assert!(p.state.image.url.is_empty());
         let r = p
             .deprovision(DeprovisionOptions {
                 restart_on_failure: false,
@@ -1537,7 +1527,7 @@ mod tests {
             .unwrap()
             .dirty
         );
-        assert!(p.state().image.url.is_empty() && p.state().custom_deploy.is_some());
+        assert!(p.state.image.url.is_empty() && p.state.custom_deploy.is_some());
         assert!(
             p.deprovision(DeprovisionOptions {
                 restart_on_failure: false,
@@ -1546,7 +1536,7 @@ mod tests {
             .unwrap()
             .dirty
         );
-        assert!(p.state().custom_deploy.is_none());
+        assert!(p.state.custom_deploy.is_none());
         let r = p
             .deprovision(DeprovisionOptions {
                 restart_on_failure: false,
@@ -1571,7 +1561,7 @@ mod tests {
         let f = Fixture::new();
         let (mut p, _) = prov(&f, host(None));
         assert_eq!(p.delete().unwrap(), in_progress(Duration::ZERO));
-        assert!(p.state().deleted);
+        assert!(p.state.deleted);
         assert_eq!(p.delete().unwrap(), OpResult::done());
         assert_eq!(
             p.detach(DetachOptions::default()).unwrap(),
@@ -1632,7 +1622,7 @@ mod tests {
             .unwrap(),
             OpResult::done()
         );
-        assert!(!p.state().reboot_called);
+        assert!(!p.state.reboot_called);
         assert_eq!(
             reasons(&events),
             vec![
@@ -1657,7 +1647,7 @@ mod tests {
             })
             .unwrap();
         assert_eq!(r, in_progress(Duration::ZERO));
-        assert!(p.state().reboot_called);
+        assert!(p.state.reboot_called);
         assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(true));
         assert!(events.lock().unwrap().is_empty());
     }
@@ -1728,7 +1718,7 @@ mod tests {
         ));
 
         let (p, _) = prov(&f, host(Some(state.clone())));
-        assert_eq!(p.state().become_ready_counter, 0);
+        assert_eq!(p.state.become_ready_counter, 0);
         assert_eq!(
             p.persistent_state().unwrap()["becomeReadyCounter"],
             json!(0)
@@ -1749,7 +1739,7 @@ mod tests {
     fn become_ready_counter_of_one_is_ready_at_once() {
         let f = Fixture::new();
         let (p, _) = prov(&f, host(Some(json!({"becomeReadyCounter": 1}))));
-        assert_eq!(p.state().become_ready_counter, 0);
+        assert_eq!(p.state.become_ready_counter, 0);
     }
 
     /// A provisioner made with a shared state: a state it leaves unchanged, or one another host
@@ -1873,7 +1863,7 @@ mod tests {
             &Fixture::new(),
             host(Some(serde_json::from_str(&text).unwrap())),
         );
-        assert_eq!(p2.state(), p.state());
+        assert_eq!(p2.state, p.state);
         let InspectResult {
             result: r,
             started,
@@ -1926,7 +1916,7 @@ mod tests {
         let empty: FixtureState = serde_json::from_value(json!({})).unwrap();
         assert_eq!(empty, FixtureState::default());
         let (p, _) = prov(&Fixture::new(), host(Some(serde_json::Value::Null)));
-        assert_eq!(p.state(), &FixtureState::default());
+        assert_eq!(*p.state, FixtureState::default());
     }
 
     #[test]
@@ -1968,7 +1958,7 @@ mod tests {
         assert!(!p.get_data_image_status().unwrap());
         p.attach_data_image("http://x/iso").unwrap();
         assert!(p.get_data_image_status().unwrap());
-        assert_eq!(p.state().data_image_url, "http://x/iso");
+        assert_eq!(p.state.data_image_url, "http://x/iso");
         let kept = p.persistent_state().unwrap();
         assert_eq!(kept["dataImageUrl"], "http://x/iso");
         p.detach_data_image().unwrap();
@@ -2026,7 +2016,7 @@ mod tests {
         assert_eq!(p.get_data_image_status(), down.clone().map(|()| false));
         assert_eq!(p.attach_data_image("http://x/iso"), down.clone());
         assert_eq!(p.detach_data_image(), down);
-        assert_eq!(p.state().data_image_url, "");
+        assert_eq!(p.state.data_image_url, "");
     }
 
     #[test]
