@@ -456,7 +456,8 @@ impl IronicProvisioner {
         self.change_provision_state(&node, req).0
     }
 
-    /// BMO's `getInstanceUpdateOpts` (spec 3.7 table).
+    /// BMO's `getInstanceUpdateOpts` (spec 3.7 table): the image fields of `instance_info` in
+    /// BMO's order (`None` removes one), the deploy interface and the persistent boot device.
     fn instance_update(&self, node: &Node, data: &ProvisionData) -> NodePatch {
         let img = &data.image;
         let custom = data
@@ -474,16 +475,70 @@ impl IronicProvisioner {
                 instance_capabilities(&data.boot_mode),
             )
             .set(node, ii, "root_device", hints);
-        if custom {
-            self.custom_deploy_update(p, node, data)
+        let cfg = &self.shared.config;
+        let text = |s: &str| (!s.is_empty()).then(|| Value::from(s));
+        let (fields, deploy, persistent) = if custom {
+            // BMO's `setCustomDeployUpdateOptsForNode`: with no URL every image field is removed.
+            let url = text(&img.url);
+            let given = url.is_some();
+            let sums = url.as_ref().and_then(|_| image_checksum(img).ok());
+            let (checksum, algorithm) = sums.unzip();
+            let fields = vec![
+                ("boot_iso", None),
+                ("image_source", url),
+                ("image_disk_format", text(&img.format).filter(|_| given)),
+                ("image_checksum", None),
+                ("image_os_hash_algo", algorithm.map(Value::from)),
+                ("image_os_hash_value", checksum.map(Value::from)),
+                ("image_pull_secret", pull_secret(data).filter(|_| given)),
+            ];
+            (fields, Some("custom-agent"), None)
         } else if img.is_live_iso() {
-            self.live_iso_update(p, node, img)
-        } else if let Ok(sums) = image_checksum(img) {
-            self.direct_deploy_update(p, node, data, sums)
+            let fields = vec![
+                ("boot_iso", Some(Value::from(img.url.as_str()))),
+                ("image_source", None),
+                ("image_checksum", None),
+                ("image_os_hash_algo", None),
+                ("image_os_hash_value", None),
+            ];
+            let persistent = &cfg.live_iso_force_persistent_boot_device;
+            (fields, Some("ramdisk"), Some(persistent))
+        } else if let Ok((checksum, algorithm)) = image_checksum(img) {
+            // BMO's `setDirectDeployUpdateOptsForNode` (no checksum, OCI: all three removed).
+            let (plain, typed) = match (checksum.is_empty(), algorithm.is_empty()) {
+                (true, true) => (None, None),
+                (_, true) => (Some(checksum), None),
+                _ => (None, Some((algorithm, checksum))),
+            };
+            let (algorithm, checksum) = typed.unzip();
+            let fields = vec![
+                ("boot_iso", None),
+                ("image_source", Some(Value::from(img.url.as_str()))),
+                ("image_disk_format", text(&img.format)),
+                ("image_checksum", plain.map(Value::from)),
+                ("image_os_hash_algo", algorithm.map(Value::from)),
+                ("image_os_hash_value", checksum.map(Value::from)),
+                ("image_pull_secret", pull_secret(data)),
+            ];
+            let persistent = &cfg.direct_deploy_force_persistent_boot_device;
+            (fields, None, Some(persistent))
         } else {
             // BMO's `setDirectDeployUpdateOptsForNode` sets nothing for a bad checksum;
             // validation has already failed such a host.
-            p
+            return p;
+        };
+        let p = fields
+            .into_iter()
+            .fold(p, |p, (key, value)| p.update(node, ii, key, value));
+        let p = self.deploy_interface_update(p, node, deploy);
+        match persistent {
+            Some(v) => p.set(
+                node,
+                Section::DriverInfo,
+                "force_persistent_boot_device",
+                v.as_str(),
+            ),
+            None => p,
         }
     }
 
@@ -499,109 +554,6 @@ impl IronicProvisioner {
                 _ => p,
             },
         }
-    }
-
-    /// BMO's `setCustomDeployUpdateOptsForNode`: with no URL every image field is removed.
-    fn custom_deploy_update(&self, p: NodePatch, node: &Node, data: &ProvisionData) -> NodePatch {
-        let img = &data.image;
-        let ii = Section::InstanceInfo;
-        let url = (!img.url.is_empty()).then(|| Value::from(img.url.clone()));
-        let sums = url.as_ref().and_then(|_| image_checksum(img).ok());
-        let format =
-            (url.is_some() && !img.format.is_empty()).then(|| Value::from(img.format.clone()));
-        let pull_secret = url.as_ref().and_then(|_| pull_secret(data));
-        let p = p
-            .update(node, ii, "boot_iso", None)
-            .update(node, ii, "image_source", url)
-            .update(node, ii, "image_disk_format", format)
-            .update(node, ii, "image_checksum", None)
-            .update(
-                node,
-                ii,
-                "image_os_hash_algo",
-                sums.as_ref()
-                    .map(|(_, algorithm)| Value::from(algorithm.clone())),
-            )
-            .update(
-                node,
-                ii,
-                "image_os_hash_value",
-                sums.map(|(checksum, _)| Value::from(checksum)),
-            )
-            .update(node, ii, "image_pull_secret", pull_secret);
-        self.deploy_interface_update(p, node, Some("custom-agent"))
-    }
-
-    fn live_iso_update(&self, p: NodePatch, node: &Node, img: &Image) -> NodePatch {
-        let ii = Section::InstanceInfo;
-        let p = p
-            .set(node, ii, "boot_iso", img.url.as_str())
-            .update(node, ii, "image_source", None)
-            .update(node, ii, "image_checksum", None)
-            .update(node, ii, "image_os_hash_algo", None)
-            .update(node, ii, "image_os_hash_value", None);
-        let persistent = self
-            .shared
-            .config
-            .live_iso_force_persistent_boot_device
-            .as_str();
-        self.deploy_interface_update(p, node, Some("ramdisk")).set(
-            node,
-            Section::DriverInfo,
-            "force_persistent_boot_device",
-            persistent,
-        )
-    }
-
-    /// BMO's `setDirectDeployUpdateOptsForNode` (no checksum, OCI: all three removed).
-    fn direct_deploy_update(
-        &self,
-        p: NodePatch,
-        node: &Node,
-        data: &ProvisionData,
-        (checksum, algorithm): (String, String),
-    ) -> NodePatch {
-        let img = &data.image;
-        let ii = Section::InstanceInfo;
-        let (plain, typed) = match (checksum.is_empty(), algorithm.is_empty()) {
-            (true, true) => (None, None),
-            (_, true) => (Some(checksum), None),
-            _ => (None, Some((algorithm, checksum))),
-        };
-        let p = p
-            .update(node, ii, "boot_iso", None)
-            .set(node, ii, "image_source", img.url.as_str())
-            .update(
-                node,
-                ii,
-                "image_disk_format",
-                (!img.format.is_empty()).then(|| Value::from(img.format.clone())),
-            )
-            .update(node, ii, "image_checksum", plain.map(Value::from))
-            .update(
-                node,
-                ii,
-                "image_os_hash_algo",
-                typed.as_ref().map(|(a, _)| Value::from(a.clone())),
-            )
-            .update(
-                node,
-                ii,
-                "image_os_hash_value",
-                typed.map(|(_, c)| Value::from(c)),
-            )
-            .update(node, ii, "image_pull_secret", pull_secret(data));
-        let persistent = self
-            .shared
-            .config
-            .direct_deploy_force_persistent_boot_device
-            .as_str();
-        self.deploy_interface_update(p, node, None).set(
-            node,
-            Section::DriverInfo,
-            "force_persistent_boot_device",
-            persistent,
-        )
     }
 
     // -------------------------------------------------------------------- adoption (3.8)
