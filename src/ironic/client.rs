@@ -215,30 +215,25 @@ impl Auth {
     /// BMO's credential files `<root>/ironic/{username,password}`; no auth without the directory.
     pub fn from_auth_root(root: &Path) -> Result<Auth, IronicError> {
         let dir = root.join("ironic");
-        match std::fs::metadata(&dir) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Auth::None),
-            Err(e) => {
-                return Err(IronicError::config(format!(
-                    "cannot access Ironic credentials directory {}: {e}",
-                    dir.display()
-                )));
+        if let Err(e) = std::fs::metadata(&dir) {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return Ok(Auth::None);
             }
-            Ok(_) => {}
+            let d = dir.display();
+            let m = format!("cannot access Ironic credentials directory {d}: {e}");
+            return Err(IronicError::config(m));
         }
         let read = |name: &str| -> Result<String, IronicError> {
             let p = dir.join(name);
-            std::fs::read_to_string(&p)
-                .map(|s| s.trim().to_string())
-                .map_err(|e| IronicError::config(format!("cannot read {}: {e}", p.display())))
+            let text = std::fs::read_to_string(&p)
+                .map_err(|e| IronicError::config(format!("cannot read {}: {e}", p.display())))?;
+            match text.trim() {
+                "" => Err(IronicError::config(format!("empty HTTP Basic Auth {name}"))),
+                t => Ok(t.to_string()),
+            }
         };
         let username = read("username")?;
-        if username.is_empty() {
-            return Err(IronicError::config("empty HTTP Basic Auth username"));
-        }
         let password = read("password")?;
-        if password.is_empty() {
-            return Err(IronicError::config("empty HTTP Basic Auth password"));
-        }
         Ok(Auth::HttpBasic { username, password })
     }
 }

@@ -11,13 +11,6 @@ use bmhctl_plugin_sdk::{RegisterOptions, RegisterResult};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
-/// Why the node lookup failed.
-enum LookupError {
-    /// A named node already owns the boot MAC: `fail`, not transient.
-    MacConflict(String),
-    Other(String),
-}
-
 /// The outcome of a registration with the node's ID (empty before there is a node).
 fn with_id(r: Outcome, provisioner_id: &str) -> Result<RegisterResult, ProvisionerError> {
     r.map(|result| RegisterResult {
@@ -160,13 +153,7 @@ impl IronicProvisioner {
                 );
             }
         }
-        let found = match self.find_existing_host() {
-            Ok(n) => n,
-            Err(LookupError::MacConflict(m)) => return fail(m),
-            Err(LookupError::Other(m)) => {
-                return Err(transient(format!("failed to find existing host: {m}")));
-            }
-        };
+        let found = self.find_existing_host()?;
         if let Err(e) = bmc.check_boot_mac(
             !self.host.boot_mac_address.is_empty(),
             data.disable_inspection,
@@ -221,12 +208,14 @@ impl IronicProvisioner {
         patch
     }
 
-    /// BMO's `findExistingHost` (spec 2.2): by ID, by name, by boot MAC.
-    fn find_existing_host(&mut self) -> Result<Option<Node>, LookupError> {
+    /// BMO's `findExistingHost` (spec 2.2): by ID, by name, by boot MAC. `Err` is the outcome:
+    /// `fail` when a named node already owns the boot MAC, else transient.
+    fn find_existing_host(&mut self) -> Result<Option<Node>, Outcome> {
+        let other = |m: String| Err(transient(format!("failed to find existing host: {m}")));
         match self.get_node() {
             Ok(n) => return Ok(Some(n)),
             Err(ProvisionerError::NeedsRegistration) => {}
-            Err(e) => return Err(LookupError::Other(e.to_string())),
+            Err(e) => return other(e.to_string()),
         }
         let names = super::lookup_names(self.key());
         // With `due_hosts`, names a fresh listing shows no node for are not asked for.
@@ -241,11 +230,7 @@ impl IronicProvisioner {
                     return Ok(Some(n));
                 }
                 Err(e) if e.is_not_found() => {}
-                Err(e) => {
-                    return Err(LookupError::Other(format!(
-                        "failed to find node by name {name}: {e}"
-                    )));
-                }
+                Err(e) => return other(format!("failed to find node by name {name}: {e}")),
             }
         }
         let mac = self.host.boot_mac_address.clone();
@@ -273,22 +258,22 @@ impl IronicProvisioner {
             return Ok(None);
         };
         match self.seen(self.client().get_node(&port.node_uuid)) {
-            Ok(n) if !n.name_str().is_empty() => Err(LookupError::MacConflict(format!(
+            Ok(n) if !n.name_str().is_empty() => Err(Ok(OpResult::failed(format!(
                 "MAC address {mac} conflicts with existing node {}",
                 n.name_str()
-            ))),
+            )))),
             Ok(n) => {
                 self.keep(n.clone());
                 Ok(Some(n))
             }
-            Err(e) if e.is_not_found() => Err(LookupError::Other(format!(
+            Err(e) if e.is_not_found() => other(format!(
                 "port {mac} exists but linked node {} doesn't: {e}",
                 port.node_uuid
-            ))),
-            Err(e) => Err(LookupError::Other(format!(
+            )),
+            Err(e) => other(format!(
                 "port {mac} exists but failed to find linked node {} by ID: {e}",
                 port.node_uuid
-            ))),
+            )),
         }
     }
 
