@@ -8,11 +8,7 @@ use bmhctl_plugin_sdk::{
 use serde_json::Value;
 
 fn text(v: &Value, key: &str) -> String {
-    match v.get(key) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
+    crate::convert::steps::desired_setting_text(v.get(key).unwrap_or(&Value::Null))
 }
 
 impl IronicProvisioner {
