@@ -105,7 +105,7 @@ impl CapacityGate {
     pub fn new(limit: usize) -> Self {
         CapacityGate {
             limit,
-            table: Mutex::new(Table::default()),
+            table: Mutex::default(),
         }
     }
 

@@ -247,6 +247,7 @@ pub struct Asked<'a> {
 }
 
 /// The process-wide node watch (one per factory).
+#[derive(Default)]
 pub struct NodeWatch {
     enabled: bool,
     listing: Mutex<Option<Arc<Listing>>>,
@@ -261,10 +262,7 @@ impl NodeWatch {
     pub fn new(enabled: bool) -> NodeWatch {
         NodeWatch {
             enabled,
-            listing: Mutex::new(None),
-            listing_in_flight: Mutex::new(()),
-            records: Mutex::new(Records::default()),
-            created: Mutex::new(BTreeSet::new()),
+            ..Default::default()
         }
     }
 
