@@ -175,11 +175,8 @@ fn truncate(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
+    let end = (0..=max).rev().find(|i| s.is_char_boundary(*i));
+    format!("{}…", &s[..end.unwrap_or(0)])
 }
 
 /// How requests authenticate (spec 1.2). Keystone is not supported.
@@ -345,22 +342,13 @@ pub fn normalize_endpoint(raw: &str) -> Result<(Url, Option<Auth>), IronicError>
 }
 
 fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
+    let mut out = Vec::with_capacity(s.len());
+    let mut rest = s.as_bytes();
+    while let [b, tail @ ..] = rest {
+        let hex = tail.get(..2).filter(|_| *b == b'%');
+        let decoded = hex.and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+        out.push(decoded.unwrap_or(*b));
+        rest = if decoded.is_some() { &tail[2..] } else { tail };
     }
     String::from_utf8_lossy(&out).into_owned()
 }
