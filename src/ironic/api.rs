@@ -155,15 +155,12 @@ impl IronicClient {
         fields: &[&str],
         limit: Option<u32>,
     ) -> Result<Vec<Node>, IronicError> {
-        let f = fields.join(",");
-        let l = limit.map(|l| l.to_string()).unwrap_or_default();
-        let mut q: Vec<(&str, &str)> = Vec::new();
-        if !fields.is_empty() {
-            q.push(("fields", &f));
-        }
-        if limit.is_some() {
-            q.push(("limit", &l));
-        }
+        let (f, l) = (fields.join(","), limit.map(|l| l.to_string()));
+        let f = (!fields.is_empty()).then_some(f.as_str());
+        let q: Vec<(&str, &str)> = [("fields", f), ("limit", l.as_deref())]
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, v?)))
+            .collect();
         self.list_all("nodes", &q, "nodes")
     }
 
