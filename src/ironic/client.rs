@@ -493,14 +493,14 @@ impl IronicClient {
             .connect_timeout(Duration::from_secs(30))
             .tcp_keepalive(Duration::from_secs(30))
             .pool_idle_timeout(POOL_IDLE_TIMEOUT);
+        let read = |what: &str, p: &Path| {
+            std::fs::read(p).map_err(|e| {
+                IronicError::config(format!("cannot read {what} {}: {e}", p.display()))
+            })
+        };
         let ca = match (&config.ca_pem, &config.ca_file) {
             (Some(pem), _) => Some((pem.clone(), PathBuf::from("<secret>"))),
-            (None, Some(ca)) => Some((
-                std::fs::read(ca).map_err(|e| {
-                    IronicError::config(format!("cannot read CA bundle {}: {e}", ca.display()))
-                })?,
-                ca.clone(),
-            )),
+            (None, Some(ca)) => Some((read("CA bundle", ca)?, ca.clone())),
             (None, None) => None,
         };
         if let Some((pem, ca)) = &ca {
@@ -513,22 +513,15 @@ impl IronicClient {
                     ca.display()
                 )));
             }
-            builder = builder.tls_built_in_root_certs(false);
-            for c in certs {
-                builder = builder.add_root_certificate(c);
-            }
+            let only_these = builder.tls_built_in_root_certs(false);
+            builder = certs
+                .into_iter()
+                .fold(only_these, |b, c| b.add_root_certificate(c));
         }
         if let Some((cert, key)) = &config.client_cert {
-            let mut pem = std::fs::read(cert).map_err(|e| {
-                IronicError::config(format!(
-                    "cannot read client certificate {}: {e}",
-                    cert.display()
-                ))
-            })?;
+            let mut pem = read("client certificate", cert)?;
             pem.push(b'\n');
-            pem.extend(std::fs::read(key).map_err(|e| {
-                IronicError::config(format!("cannot read client key {}: {e}", key.display()))
-            })?);
+            pem.extend(read("client key", key)?);
             let id = reqwest::Identity::from_pem(&pem)
                 .map_err(|e| IronicError::config(format!("invalid client certificate/key: {e}")))?;
             builder = builder.identity(id);
@@ -543,10 +536,10 @@ impl IronicClient {
             http,
             endpoint: config.endpoint,
             auth: config.auth.header(),
-            version: Mutex::new(None),
-            requests: AtomicU64::new(0),
+            version: Mutex::default(),
+            requests: AtomicU64::default(),
             calls: Arc::default(),
-            drivers_cache: Mutex::new(None),
+            drivers_cache: Mutex::default(),
         })
     }
 
