@@ -352,19 +352,14 @@ fn status_annotation(value: &str) -> Option<String> {
         Ok(v) => v,
         Err(m) => return Some(format!("error decoding status annotation: {m}")),
     };
-    let op = gojson::field_str(&status, "operationalStatus");
-    if !OPERATIONAL_STATUS_ALLOWED.contains(&op) {
-        return Some(format!(
-            "invalid operationalStatus '{op}' in the {STATUS} annotation"
-        ));
-    }
-    let et = gojson::field_str(&status, "errorType");
-    if !ERROR_TYPE_ALLOWED.contains(&et) {
-        return Some(format!(
-            "invalid errorType '{et}' in the {STATUS} annotation"
-        ));
-    }
-    None
+    let allowed = [
+        ("operationalStatus", OPERATIONAL_STATUS_ALLOWED),
+        ("errorType", ERROR_TYPE_ALLOWED),
+    ];
+    allowed.into_iter().find_map(|(field, values)| {
+        let v = gojson::field_str(&status, field);
+        (!values.contains(&v)).then(|| format!("invalid {field} '{v}' in the {STATUS} annotation"))
+    })
 }
 
 fn reboot_annotation(value: &str) -> Option<String> {
