@@ -346,9 +346,7 @@ impl IronicClient {
         if let Some(d) = &*guard {
             return Ok(d.clone());
         }
-        let d = self.list_drivers()?;
-        *guard = Some(d.clone());
-        Ok(d)
+        Ok(guard.insert(self.list_drivers()?).clone())
     }
 
     /// BMO's readiness probe (spec 1.6): version discovery, then at least one driver.

@@ -303,17 +303,15 @@ impl IronicConfig {
 
 /// An endpoint ending in `/v1/`, its userinfo taken out as HTTP basic credentials (spec 1.1, 1.2).
 pub fn normalize_endpoint(raw: &str) -> Result<(Url, Option<Auth>), IronicError> {
-    let mut url = Url::parse(raw.trim())
-        .map_err(|e| IronicError::config(format!("invalid Ironic endpoint {raw:?}: {e}")))?;
+    let invalid = |why: &dyn std::fmt::Display| {
+        IronicError::config(format!("invalid Ironic endpoint {raw:?}: {why}"))
+    };
+    let mut url = Url::parse(raw.trim()).map_err(|e| invalid(&e))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(IronicError::config(format!(
-            "invalid Ironic endpoint {raw:?}: scheme must be http or https"
-        )));
+        return Err(invalid(&"scheme must be http or https"));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(IronicError::config(format!(
-            "invalid Ironic endpoint {raw:?}: no host"
-        )));
+        return Err(invalid(&"no host"));
     }
     let auth = if url.username().is_empty() {
         None
@@ -570,9 +568,7 @@ impl IronicClient {
         if let Some(v) = *guard {
             return Ok(v);
         }
-        let v = self.discover_version()?;
-        *guard = Some(v);
-        Ok(v)
+        Ok(*guard.insert(self.discover_version()?))
     }
 
     /// Forget the negotiated version (e.g. after Ironic was replaced behind the endpoint).

@@ -557,20 +557,17 @@ impl Drop for PluginCalls {
 
 impl CallTransport for PluginCalls {
     fn call<T: DeserializeOwned>(&self, call: ProvisionerCall) -> Result<T, ProvisionerError> {
-        if !self.shared.knows(BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR)
-            && matches!(
-                call,
-                ProvisionerCall::CreateBmcEventSubscription { .. }
-                    | ProvisionerCall::DeleteBmcEventSubscription { .. }
-            )
+        // An older plugin does not know the subscription calls: its answer is "not supported"
+        // (`None` for a create, `false` for a delete), both JSON's null-ish defaults.
+        let not_supported = match call {
+            ProvisionerCall::CreateBmcEventSubscription { .. } => Some(serde_json::Value::Null),
+            ProvisionerCall::DeleteBmcEventSubscription { .. } => Some(false.into()),
+            _ => None,
+        };
+        if let Some(answer) = not_supported
+            && !self.shared.knows(BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR)
         {
-            // An older plugin does not know the call: its answer is "not supported" (`None`
-            // for a create, `false` for a delete), both JSON's null-ish defaults.
-            let not_supported = match call {
-                ProvisionerCall::CreateBmcEventSubscription { .. } => serde_json::Value::Null,
-                _ => serde_json::Value::Bool(false),
-            };
-            return serde_json::from_value(not_supported).map_err(ProvisionerError::other);
+            return serde_json::from_value(answer).map_err(ProvisionerError::other);
         }
         if !self.shared.knows(DATA_IMAGE_SINCE_MINOR)
             && matches!(
