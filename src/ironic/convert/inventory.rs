@@ -102,10 +102,7 @@ fn lldp_details(lldp: &Value) -> Option<Lldp> {
         port_id: text(lldp, "switch_port_id"),
         switch_system_name: text(lldp, "switch_system_name"),
     };
-    let empty = details.switch_id.is_empty()
-        && details.port_id.is_empty()
-        && details.switch_system_name.is_empty();
-    (!empty).then_some(details)
+    (details != Lldp::default()).then_some(details)
 }
 
 fn nic_details(interfaces: &[Value], plugin_data: &Value) -> Vec<Nic> {
@@ -151,17 +148,6 @@ fn nic_details(interfaces: &[Value], plugin_data: &Value) -> Vec<Nic> {
     nics
 }
 
-/// HDD when rotational, else NVME for an NVMe device name, else SSD.
-fn disk_type(rotational: bool, name: &str) -> &'static str {
-    if rotational {
-        "HDD"
-    } else if name.starts_with("/dev/nvme") {
-        "NVME"
-    } else {
-        "SSD"
-    }
-}
-
 fn storage_details(disks: &[Value]) -> Vec<Storage> {
     disks
         .iter()
@@ -175,7 +161,13 @@ fn storage_details(disks: &[Value]) -> Vec<Storage> {
                 .cloned()
                 .collect();
             Storage {
-                type_: disk_type(rotational, &name).to_string(),
+                // HDD when rotational, else NVME for an NVMe device name, else SSD.
+                type_: match (rotational, name.starts_with("/dev/nvme")) {
+                    (true, _) => "HDD",
+                    (false, true) => "NVME",
+                    (false, false) => "SSD",
+                }
+                .to_string(),
                 name: if by_path.is_empty() { name } else { by_path },
                 alternate_names,
                 rotational,
