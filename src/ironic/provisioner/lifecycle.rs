@@ -565,23 +565,15 @@ impl IronicProvisioner {
             s @ (state::ENROLL | state::VERIFYING) => {
                 transient(format!("invalid state for adopt: {s}"))
             }
-            state::MANAGEABLE => {
-                if data.state == ProvisioningState::Deprovisioning {
-                    return Ok(OpResult::done());
-                }
-                self.change_state(&node, "adopt")
+            state::MANAGEABLE if data.state == ProvisioningState::Deprovisioning => {
+                Ok(OpResult::done())
             }
+            state::ADOPT_FAIL if !restart_on_failure => Ok(OpResult::failed(format!(
+                "Host adoption failed: {}",
+                node.last_error_str()
+            ))),
+            state::MANAGEABLE | state::ADOPT_FAIL => self.change_state(&node, "adopt"),
             state::ADOPTING => Ok(requeue(SHORT_DELAY)),
-            state::ADOPT_FAIL => {
-                if restart_on_failure {
-                    self.change_state(&node, "adopt")
-                } else {
-                    Ok(OpResult::failed(format!(
-                        "Host adoption failed: {}",
-                        node.last_error_str()
-                    )))
-                }
-            }
             state::ACTIVE
                 if node.maintenance
                     && node.fault_str().is_empty()
@@ -602,26 +594,21 @@ impl IronicProvisioner {
         } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
+            state::ERROR if !restart_on_failure => {
+                Ok(OpResult::failed(match node.last_error_str() {
+                    "" => "Deprovisioning failed",
+                    e => e,
+                }))
+            }
             state::ERROR => {
-                if !restart_on_failure {
-                    let msg = match node.last_error_str() {
-                        "" => "Deprovisioning failed",
-                        e => e,
-                    };
-                    return Ok(OpResult::failed(msg));
-                }
                 self.publish("DeprovisioningStarted", "Image deprovisioning restarted");
                 self.change_state(&node, "deleted")
             }
-            state::CLEAN_FAIL => {
-                if !restart_on_failure {
-                    return Ok(OpResult::failed(format!(
-                        "Cleaning failed: {}",
-                        node.last_error_str()
-                    )));
-                }
-                self.leave_clean_fail(&node)
-            }
+            state::CLEAN_FAIL if !restart_on_failure => Ok(OpResult::failed(format!(
+                "Cleaning failed: {}",
+                node.last_error_str()
+            ))),
+            state::CLEAN_FAIL => self.leave_clean_fail(&node),
             state::MANAGEABLE => self.change_state(&node, "provide"),
             state::AVAILABLE => {
                 self.publish("DeprovisioningComplete", "Image deprovisioning completed");

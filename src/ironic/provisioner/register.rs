@@ -424,20 +424,17 @@ impl IronicProvisioner {
         if !self.shared.config.have_preprov_image_builder || deploy_image.is_some() {
             return Ok(OpResult::done());
         }
-        let live_iso = data.current_image.as_ref().is_some_and(|i| i.is_live_iso());
         use ProvisioningState as S;
         let needs_image = match &data.state {
-            S::Provisioning if live_iso => false,
-            S::Deprovisioning
-                if data.automated_cleaning_mode == bmh_api::AutomatedCleaningMode::Disabled =>
-            {
-                false
+            S::Deprovisioning => {
+                data.automated_cleaning_mode != bmh_api::AutomatedCleaningMode::Disabled
             }
-            S::Inspecting if data.inspection_mode == InspectionMode::Fast => false,
-            S::Deprovisioning | S::Inspecting | S::Preparing => true,
+            S::Inspecting => data.inspection_mode != InspectionMode::Fast,
+            S::Preparing => true,
             S::Provisioned | S::ExternallyProvisioned => {
                 data.operational_status == OperationalStatus::Servicing
             }
+            // Provisioning (with a live ISO or not) and the rest.
             _ => false,
         };
         if needs_image {
