@@ -57,23 +57,18 @@ impl IronicProvisioner {
         {
             return Ok(OpResult::failed(last_error));
         }
+        let (soft, hard) = if node.disable_power_off {
+            (state::SOFT_REBOOT, state::REBOOT)
+        } else {
+            (state::SOFT_POWER_OFF, state::POWER_OFF)
+        };
         if mode == RebootMode::Soft && !force {
-            let target = if node.disable_power_off {
-                state::SOFT_REBOOT
-            } else {
-                state::SOFT_POWER_OFF
-            };
-            if let Some(r) = self.change_power(&node, target) {
+            if let Some(r) = self.change_power(&node, soft) {
                 return r;
             }
             tracing::info!(node = %node.uuid, "soft power off unsupported, powering off hard");
         }
-        let target = if node.disable_power_off {
-            state::REBOOT
-        } else {
-            state::POWER_OFF
-        };
-        self.change_power(&node, target)
+        self.change_power(&node, hard)
             .expect("only soft power off answers 400")
     }
 
@@ -83,19 +78,17 @@ impl IronicProvisioner {
         node: &Node,
         cleaning: AutomatedCleaningMode,
     ) -> Option<Outcome> {
+        let manual_clean = node.target_provision_state_str() == "clean";
         match node.provision_state.as_str() {
             state::INSPECT_WAIT => Some(self.change_state(node, "abort")),
-            state::INSPECTING | state::CLEANING => Some(Ok(requeue(LONG_DELAY))),
+            state::CLEAN_WAIT if manual_clean || cleaning == AutomatedCleaningMode::Disabled => {
+                Some(self.change_state(node, "abort"))
+            }
+            state::INSPECTING | state::CLEANING | state::CLEAN_WAIT => {
+                Some(Ok(requeue(LONG_DELAY)))
+            }
             state::INSPECT_FAIL if !node.target_provision_state_str().is_empty() => {
                 Some(self.change_state(node, "manage"))
-            }
-            state::CLEAN_WAIT => {
-                let manual = node.target_provision_state_str() == "clean";
-                if manual || cleaning == AutomatedCleaningMode::Disabled {
-                    Some(self.change_state(node, "abort"))
-                } else {
-                    Some(Ok(requeue(LONG_DELAY)))
-                }
             }
             _ => None,
         }
