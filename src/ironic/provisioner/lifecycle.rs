@@ -45,22 +45,16 @@ impl IronicProvisioner {
         data: &InspectData,
         opts: InspectOptions,
     ) -> Result<InspectResult, ProvisionerError> {
-        let InspectOptions {
-            mut restart_on_failure,
-            mut refresh,
-            force_reboot,
-        } = opts;
         let node = self.get_node()?;
         let fast = data.inspection_mode == InspectionMode::Fast;
-        if node.provision_state == state::INSPECT_FAIL && node.last_error_str().contains("aborted")
-        {
-            // bmhctl (or BMO) aborted it: start over
-            refresh = true;
-            restart_on_failure = true;
-        }
+        // bmhctl (or BMO) aborted it: start over
+        let aborted = node.provision_state == state::INSPECT_FAIL
+            && node.last_error_str().contains("aborted");
+        let restart_on_failure = opts.restart_on_failure || aborted;
+        let refresh = opts.refresh || aborted;
         match node.provision_state.as_str() {
             state::AVAILABLE => inspected(self.change_state(&node, "manage"), false),
-            state::INSPECT_WAIT if force_reboot => {
+            state::INSPECT_WAIT if opts.force_reboot => {
                 let (r, started) =
                     self.change_provision_state(&node, ProvisionStateRequest::new("abort"));
                 inspected(r, started)
@@ -197,13 +191,9 @@ impl IronicProvisioner {
     }
 
     pub(super) fn do_prepare(&mut self, data: &PrepareData, opts: StepOptions) -> WithStarted {
-        let StepOptions {
-            unprepared,
-            restart_on_failure,
-        } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
-            state::AVAILABLE | state::MANAGEABLE if !unprepared => {
+            state::AVAILABLE | state::MANAGEABLE if !opts.unprepared => {
                 stepped(Ok(OpResult::done()), false)
             }
             state::AVAILABLE => match self.manual_cleaning_steps(data) {
@@ -213,7 +203,7 @@ impl IronicProvisioner {
                 Ok(_) => stepped(self.change_state(&node, "manage"), false),
             },
             state::MANAGEABLE => self.start_manual_cleaning(&node, data),
-            state::CLEAN_FAIL if !restart_on_failure => {
+            state::CLEAN_FAIL if !opts.restart_on_failure => {
                 stepped(Ok(OpResult::failed(node.last_error_str())), false)
             }
             state::CLEAN_FAIL => stepped(self.leave_clean_fail(&node), false),
@@ -290,10 +280,6 @@ impl IronicProvisioner {
     // ------------------------------------------------------------------- servicing (3.6)
 
     pub(super) fn do_service(&mut self, data: &ServicingData, opts: StepOptions) -> WithStarted {
-        let StepOptions {
-            unprepared,
-            restart_on_failure,
-        } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
             state::SERVICE_FAIL | state::SERVICE_WAIT if !data.has_firmware_spec => {
@@ -302,14 +288,14 @@ impl IronicProvisioner {
                 let (r, started) = self.change_provision_state(&node, abort);
                 stepped(r, started)
             }
-            state::SERVICE_FAIL if !restart_on_failure => {
+            state::SERVICE_FAIL if !opts.restart_on_failure => {
                 stepped(Ok(OpResult::failed(node.last_error_str())), false)
             }
             state::SERVICE_FAIL if node.maintenance => {
                 stepped(self.set_maintenance(&node, false, ""), false)
             }
             state::SERVICE_FAIL => self.start_servicing(&node, data, true),
-            state::ACTIVE => self.start_servicing(&node, data, unprepared),
+            state::ACTIVE => self.start_servicing(&node, data, opts.unprepared),
             state::SERVICING | state::SERVICE_WAIT => stepped(Ok(requeue(LONG_DELAY)), false),
             other => transient(format!("have unexpected ironic node state {other}")),
         }
@@ -346,7 +332,6 @@ impl IronicProvisioner {
     // ---------------------------------------------------------------- provisioning (3.7)
 
     pub(super) fn do_provision(&mut self, data: &ProvisionData, opts: ProvisionOptions) -> Outcome {
-        let force_reboot = opts.force_reboot;
         // The node first, as BMO's `Provision`: with no node, a transient error (registration
         // follows) rather than "Validation failed".
         let node = self.get_node()?;
@@ -384,7 +369,7 @@ impl IronicProvisioner {
                 );
                 Ok(OpResult::done())
             }
-            state::DEPLOY_WAIT if force_reboot => self.change_state(&node, "deleted"),
+            state::DEPLOY_WAIT if opts.force_reboot => self.change_state(&node, "deleted"),
             _ => Ok(requeue(LONG_DELAY)),
         }
     }
@@ -559,7 +544,6 @@ impl IronicProvisioner {
     // -------------------------------------------------------------------- adoption (3.8)
 
     pub(super) fn do_adopt(&mut self, data: &AdoptData, opts: AdoptOptions) -> Outcome {
-        let restart_on_failure = opts.restart_on_failure;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
             s @ (state::ENROLL | state::VERIFYING) => {
@@ -568,7 +552,7 @@ impl IronicProvisioner {
             state::MANAGEABLE if data.state == ProvisioningState::Deprovisioning => {
                 Ok(OpResult::done())
             }
-            state::ADOPT_FAIL if !restart_on_failure => Ok(OpResult::failed(format!(
+            state::ADOPT_FAIL if !opts.restart_on_failure => Ok(OpResult::failed(format!(
                 "Host adoption failed: {}",
                 node.last_error_str()
             ))),
@@ -588,13 +572,9 @@ impl IronicProvisioner {
     // -------------------------------------------------------------- deprovisioning (3.9)
 
     pub(super) fn do_deprovision(&mut self, opts: DeprovisionOptions) -> Outcome {
-        let DeprovisionOptions {
-            restart_on_failure,
-            automated_cleaning_mode: cleaning,
-        } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
-            state::ERROR if !restart_on_failure => {
+            state::ERROR if !opts.restart_on_failure => {
                 Ok(OpResult::failed(match node.last_error_str() {
                     "" => "Deprovisioning failed",
                     e => e,
@@ -604,7 +584,7 @@ impl IronicProvisioner {
                 self.publish("DeprovisioningStarted", "Image deprovisioning restarted");
                 self.change_state(&node, "deleted")
             }
-            state::CLEAN_FAIL if !restart_on_failure => Ok(OpResult::failed(format!(
+            state::CLEAN_FAIL if !opts.restart_on_failure => Ok(OpResult::failed(format!(
                 "Cleaning failed: {}",
                 node.last_error_str()
             ))),
@@ -618,7 +598,7 @@ impl IronicProvisioner {
                 Ok(requeue(LONG_DELAY))
             }
             state::ACTIVE | state::DEPLOY_FAIL | state::DEPLOY_WAIT => {
-                let want = cleaning != AutomatedCleaningMode::Disabled;
+                let want = opts.automated_cleaning_mode != AutomatedCleaningMode::Disabled;
                 if node.automated_clean != Some(want) {
                     let patch = NodePatch::new().add("/automated_clean", want);
                     return match self.seen(self.client().patch_node(&node.uuid, &patch)) {
@@ -651,7 +631,6 @@ impl IronicProvisioner {
     }
 
     pub(super) fn real_delete(&mut self, opts: DetachOptions) -> Outcome {
-        let force = opts.force;
         let node = match self.get_node() {
             Ok(n) => n,
             Err(ProvisionerError::NeedsRegistration) => return Ok(OpResult::done()),
@@ -675,11 +654,11 @@ impl IronicProvisioner {
             | state::INSPECTING
             | state::SERVICING
             | state::DELETING => return Ok(requeue(LONG_DELAY)),
-            state::DEPLOY_WAIT if force && !abort_from_deploy_wait => {
+            state::DEPLOY_WAIT if opts.force && !abort_from_deploy_wait => {
                 return self.change_state(&node, "deleted");
             }
             state::DEPLOY_WAIT | state::INSPECT_WAIT | state::CLEAN_WAIT | state::SERVICE_WAIT => {
-                return if force {
+                return if opts.force {
                     self.change_state(&node, "abort")
                 } else {
                     Ok(requeue(LONG_DELAY))

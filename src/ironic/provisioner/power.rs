@@ -12,7 +12,6 @@ use std::time::Duration;
 
 impl IronicProvisioner {
     pub(super) fn do_power_on(&mut self, opts: PowerOnOptions) -> Outcome {
-        let force = opts.force;
         let node = self.get_node()?;
         if node.power_state.as_deref() == Some(state::POWER_ON) {
             return Ok(OpResult::done());
@@ -20,7 +19,7 @@ impl IronicProvisioner {
         if node.target_power_state.as_deref() == Some(state::POWER_ON) {
             return Ok(requeue(SHORT_DELAY));
         }
-        if !node.last_error_str().is_empty() && !force {
+        if !node.last_error_str().is_empty() && !opts.force {
             return Ok(OpResult::failed(format!(
                 "PowerOn operation failed: {}",
                 node.last_error_str()
@@ -31,13 +30,8 @@ impl IronicProvisioner {
     }
 
     pub(super) fn do_power_off(&mut self, opts: PowerOffOptions) -> Outcome {
-        let PowerOffOptions {
-            mode,
-            force,
-            automated_cleaning_mode: cleaning,
-        } = opts;
         let node = self.get_node()?;
-        if let Some(r) = self.clear_power_obstacles(&node, cleaning) {
+        if let Some(r) = self.clear_power_obstacles(&node, opts.automated_cleaning_mode) {
             return r;
         }
         if node.power_state.as_deref() == Some(state::POWER_OFF) {
@@ -52,7 +46,7 @@ impl IronicProvisioner {
         let last_error = node.last_error_str();
         if node.target_power_state.as_deref().unwrap_or("").is_empty()
             && !last_error.is_empty()
-            && !force
+            && !opts.force
             && !last_error.contains("aborted")
         {
             return Ok(OpResult::failed(last_error));
@@ -62,7 +56,7 @@ impl IronicProvisioner {
         } else {
             (state::SOFT_POWER_OFF, state::POWER_OFF)
         };
-        if mode == RebootMode::Soft && !force {
+        if opts.mode == RebootMode::Soft && !opts.force {
             if let Some(r) = self.change_power(&node, soft) {
                 return r;
             }

@@ -49,10 +49,6 @@ impl IronicProvisioner {
         data: &ManagementAccessData,
         opts: RegisterOptions,
     ) -> Result<RegisterResult, ProvisionerError> {
-        let RegisterOptions {
-            credentials_changed,
-            restart_on_failure,
-        } = opts;
         // A host outside the gated states gives its capacity slot back.
         if !holds_capacity(&data.state) && data.operational_status != OperationalStatus::Delayed {
             self.shared.capacity.release(&self.node_name());
@@ -70,7 +66,8 @@ impl IronicProvisioner {
                 Err(outcome) => return with_id(outcome, ""),
             },
             Some(node) => {
-                let patch = self.reconcile_node(&node, data, &driver_info, credentials_changed);
+                let patch =
+                    self.reconcile_node(&node, data, &driver_info, opts.credentials_changed);
                 (node, patch)
             }
         };
@@ -103,7 +100,7 @@ impl IronicProvisioner {
         };
 
         // G. act on the provision state
-        let retrying = credentials_changed || restart_on_failure;
+        let retrying = opts.credentials_changed || opts.restart_on_failure;
         let result = match node.provision_state.as_str() {
             state::ENROLL if !node.last_error_str().is_empty() && !retrying => {
                 Ok(OpResult::failed(node.last_error_str()))
