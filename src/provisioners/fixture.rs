@@ -749,20 +749,19 @@ impl Provisioner for FixtureProvisioner {
         data: &ServicingData,
         opts: StepOptions,
     ) -> Result<StepResult, ProvisionerError> {
-        let unprepared = opts.unprepared;
-        if unprepared {
+        if opts.unprepared {
             self.state_mut().apply_firmware(
                 &data.target_firmware_settings,
                 &data.target_firmware_components,
             );
         }
         let result = OpResult {
-            dirty: unprepared,
+            dirty: opts.unprepared,
             ..OpResult::done()
         };
         Ok(StepResult {
             result,
-            started: unprepared,
+            started: opts.unprepared,
         })
     }
 

@@ -16,10 +16,9 @@ impl IronicProvisioner {
         &mut self,
         opts: FirmwareSettingsOptions,
     ) -> Result<FirmwareSettings, ProvisionerError> {
-        let include_schema = opts.include_schema;
         let id = self.require_node_id()?;
         let items = self
-            .seen(self.client().get_bios(&id, include_schema))
+            .seen(self.client().get_bios(&id, opts.include_schema))
             .map_err(|e| {
                 ProvisionerError::Other(format!("could not get BIOS settings for node {id}: {e}"))
             })?;
@@ -30,7 +29,7 @@ impl IronicProvisioner {
                 continue;
             }
             out.settings.insert(name.clone(), text(&item, "value"));
-            if include_schema {
+            if opts.include_schema {
                 let int = |k: &str| item.get(k).and_then(Value::as_i64);
                 let flag = |k: &str| item.get(k).and_then(Value::as_bool);
                 out.schema.insert(

@@ -248,15 +248,13 @@ impl IronicProvisioner {
         node: &Node,
         data: &PrepareData,
     ) -> Result<Option<OpResult>, ProvisionerError> {
-        let iface = match self.target_raid_interface(data) {
-            Ok(i) => i,
-            Err(m) => return Ok(Some(OpResult::failed(m))),
-        };
-        let disks = match raid::logical_disks(
-            data.target_raid_config.as_ref(),
-            data.root_device_hints.as_ref(),
-        ) {
-            Ok(d) => d,
+        let target = data.target_raid_config.as_ref();
+        let planned = self.target_raid_interface(data).and_then(|iface| {
+            let disks = raid::logical_disks(target, data.root_device_hints.as_ref())?;
+            Ok((iface, disks))
+        });
+        let (iface, disks) = match planned {
+            Ok(p) => p,
             Err(m) => return Ok(Some(OpResult::failed(m))),
         };
         if disks.is_empty() {
@@ -420,10 +418,7 @@ impl IronicProvisioner {
             &data.host_config_errors,
             live_iso,
         );
-        let drive = match drive {
-            Ok(d) => d,
-            Err(m) => return transient(m),
-        };
+        let drive = drive.map_err(ProvisionerError::Other)?;
         let deploy_steps = match &data.custom_deploy {
             Some(c) if !c.method.is_empty() => vec![json!({
                 "interface": "deploy",
