@@ -106,20 +106,17 @@ impl IronicError {
             400 => IronicErrorKind::BadRequest,
             _ => IronicErrorKind::Http,
         };
-        let detail = error_body_message(body);
+        let detail = error_body_message(body).map(|d| format!(": {d}"));
         let reason = reqwest::StatusCode::from_u16(status)
             .ok()
             .and_then(|s| s.canonical_reason())
             .unwrap_or("");
         let path = url_path_for_message(url);
-        let message = match detail {
-            Some(d) => format!("{method} {path}: {status} {reason}: {d}"),
-            None => format!("{method} {path}: {status} {reason}"),
-        };
+        let detail = detail.unwrap_or_default();
         IronicError {
             kind,
             status: Some(status),
-            message,
+            message: format!("{method} {path}: {status} {reason}{detail}"),
         }
     }
 }
