@@ -244,14 +244,10 @@ impl IronicProvisioner {
             Some(p) => Ok(p),
             None => self.seen(self.client().list_ports(("address", &mac))),
         };
-        let ports = match looked_up {
-            Ok(p) => {
-                self.mac_owners = Some((mac.to_ascii_lowercase(), p.clone()));
-                p
-            }
-            Err(_) => Vec::new(),
-        };
-        let Some(port) = ports.into_iter().next() else {
+        if let Ok(p) = &looked_up {
+            self.mac_owners = Some((mac.to_ascii_lowercase(), p.clone()));
+        }
+        let Some(port) = looked_up.unwrap_or_default().into_iter().next() else {
             return Ok(None);
         };
         match self.seen(self.client().get_node(&port.node_uuid)) {
@@ -314,19 +310,17 @@ impl IronicProvisioner {
 
     /// E. Create the missing ports for the boot MAC and the inspected NICs (known ones are kept).
     fn create_ports(&mut self, node: &Node, data: &ManagementAccessData) -> Result<(), String> {
-        let mut wanted: Vec<(String, bool)> = Vec::new();
         let boot_mac = self.host.boot_mac_address.to_ascii_lowercase();
-        if let Some(details) = data
+        let details = data
             .hardware_data
             .as_ref()
-            .and_then(|h| h.spec.hardware.as_ref())
-        {
-            for nic in &details.nics {
-                if !nic.mac.is_empty() {
-                    wanted.push((nic.mac.to_ascii_lowercase(), nic.pxe));
-                }
-            }
-        }
+            .and_then(|h| h.spec.hardware.as_ref());
+        let nics = details
+            .iter()
+            .flat_map(|d| &d.nics)
+            .filter(|n| !n.mac.is_empty());
+        let mut wanted: Vec<(String, bool)> =
+            nics.map(|n| (n.mac.to_ascii_lowercase(), n.pxe)).collect();
         // The boot MAC's port is always PXE-enabled (BMO's `ensurePorts` sets it last).
         if !boot_mac.is_empty() {
             wanted.retain(|(m, _)| *m != boot_mac);
@@ -341,11 +335,9 @@ impl IronicProvisioner {
         }
         // With `due_hosts`, a node this pass created is known to have no ports, and the shared
         // port listing answers for the others unless our last port write for the node is newer.
-        let listing = if self.created {
-            None
-        } else {
-            self.shared.ports.answering(self.client(), &node.uuid)
-        };
+        let listing = (!self.created)
+            .then(|| self.shared.ports.answering(self.client(), &node.uuid))
+            .flatten();
         let existing = if self.created && self.shared.watch.enabled() {
             Vec::new()
         } else if let Some(l) = &listing {
