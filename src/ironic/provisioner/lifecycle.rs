@@ -382,14 +382,11 @@ impl IronicProvisioner {
         // (2) validate
         match self.seen(self.client().validate_node(&node.uuid)) {
             Ok(v) => {
-                let mut reasons = Vec::new();
-                for iface in ["boot", "deploy"] {
-                    if let Some(res) = v.get(iface)
-                        && res.result == Some(false)
-                    {
-                        reasons.push(res.reason.clone().unwrap_or_default());
-                    }
-                }
+                let failed = ["boot", "deploy"].iter().filter_map(|iface| v.get(*iface));
+                let failed = failed.filter(|res| res.result == Some(false));
+                let reasons: Vec<String> = failed
+                    .map(|res| res.reason.clone().unwrap_or_default())
+                    .collect();
                 if !reasons.is_empty() {
                     return Ok(OpResult::failed(format!(
                         "host validation error: {}",
@@ -751,12 +748,13 @@ fn canned_details(node: &Node, boot_mac: &str) -> HardwareDetails {
     let mac = if boot_mac.is_empty() {
         let hex: Vec<u8> = node.uuid.bytes().filter(u8::is_ascii_hexdigit).collect();
         let tail = &hex[hex.len().saturating_sub(10)..];
-        let mut mac = String::from("02");
-        for pair in tail.chunks(2) {
-            mac.push(':');
-            mac.push_str(&String::from_utf8_lossy(pair).to_ascii_lowercase());
-        }
-        mac
+        let pairs = tail
+            .chunks(2)
+            .map(|p| String::from_utf8_lossy(p).to_ascii_lowercase());
+        std::iter::once("02".into())
+            .chain(pairs)
+            .collect::<Vec<String>>()
+            .join(":")
     } else {
         boot_mac.to_ascii_lowercase()
     };
