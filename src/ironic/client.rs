@@ -327,12 +327,8 @@ pub fn normalize_endpoint(raw: &str) -> Result<(Url, Option<Auth>), IronicError>
     url.set_query(None);
     url.set_fragment(None);
     let path = url.path().trim_end_matches('/').to_string();
-    let path = if path.ends_with("/v1") {
-        format!("{path}/")
-    } else {
-        format!("{path}/v1/")
-    };
-    url.set_path(&path);
+    let v1 = if path.ends_with("/v1") { "/" } else { "/v1/" };
+    url.set_path(&format!("{path}{v1}"));
     Ok((url, auth))
 }
 

@@ -294,12 +294,8 @@ impl HostState {
     fn read_object(&self, request: &[u8]) -> Result<Vec<u8>, String> {
         let r: ObjectRequest =
             serde_json::from_slice(request).map_err(|e| format!("invalid object request: {e}"))?;
-        let namespace = if r.namespace.is_empty() {
-            self.default_namespace.as_str()
-        } else {
-            r.namespace.as_str()
-        };
-        let key = ObjectKey::new(namespace, &r.name);
+        let namespace = Some(&r.namespace).filter(|ns| !ns.is_empty());
+        let key = ObjectKey::new(namespace.unwrap_or(&self.default_namespace), &r.name);
         let source = self
             .objects
             .read()
