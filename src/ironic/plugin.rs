@@ -119,10 +119,8 @@ fn config_from_object(ctx: &PluginContext, name: &str) -> Result<IronicConfig, P
         }
         Ok(None)
     };
-    if let Some(secret) = obj
-        .pointer("/spec/apiCredentialsName")
-        .and_then(Value::as_str)
-    {
+    let text_at = |pointer: &str| obj.pointer(pointer).and_then(Value::as_str);
+    if let Some(secret) = text_at("/spec/apiCredentialsName") {
         let user = secret_value(secret, &["username"])?.unwrap_or_default();
         let pass = secret_value(secret, &["password"])?.unwrap_or_default();
         if user.trim().is_empty() || pass.trim().is_empty() {
@@ -135,14 +133,10 @@ fn config_from_object(ctx: &PluginContext, name: &str) -> Result<IronicConfig, P
             password: pass.trim().to_string(),
         };
     }
-    if let Some(secret) = obj
-        .pointer("/spec/tls/certificateName")
-        .and_then(Value::as_str)
-    {
+    if let Some(secret) = text_at("/spec/tls/certificateName") {
         config.ca_pem = secret_value(secret, &["ca.crt", "tls.crt"])?.map(String::into_bytes);
     }
-    if non_blank(ctx, "IRONIC_INSECURE").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
-        config.insecure = true;
-    }
+    config.insecure |=
+        non_blank(ctx, "IRONIC_INSECURE").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     Ok(config)
 }
