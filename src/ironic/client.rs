@@ -577,22 +577,13 @@ impl IronicClient {
             let (status, body) = (resp.status, &resp.body);
             return Err(IronicError::from_response(&Method::GET, &url, status, body));
         }
+        let unusable = |m: String| IronicError::new(IronicErrorKind::Version, m);
         let doc: serde_json::Value = resp.json()?;
-        let version = doc
-            .pointer("/version/version")
-            .and_then(|v| v.as_str())
-            .ok_or_else(|| {
-                IronicError::new(
-                    IronicErrorKind::Version,
-                    format!("no version.version in Ironic's version document at {url}"),
-                )
-            })?;
-        let (major, minor) = parse_microversion(version).ok_or_else(|| {
-            IronicError::new(
-                IronicErrorKind::Version,
-                format!("cannot parse Ironic API version {version:?}"),
-            )
-        })?;
+        let version = doc.pointer("/version/version").and_then(|v| v.as_str());
+        let missing = || format!("no version.version in Ironic's version document at {url}");
+        let version = version.ok_or_else(|| unusable(missing()))?;
+        let (major, minor) = parse_microversion(version)
+            .ok_or_else(|| unusable(format!("cannot parse Ironic API version {version:?}")))?;
         ApiVersion::choose(major, minor)
     }
 
