@@ -85,6 +85,10 @@ impl IronicError {
         Self::new(IronicErrorKind::Config, message)
     }
 
+    pub(crate) fn decode(message: impl Into<String>) -> Self {
+        Self::new(IronicErrorKind::Decode, message)
+    }
+
     /// 409: the provisioner retries soon instead of failing.
     pub fn is_conflict(&self) -> bool {
         self.kind == IronicErrorKind::Conflict
@@ -442,12 +446,8 @@ pub struct RawResponse {
 
 impl RawResponse {
     pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, IronicError> {
-        serde_json::from_slice(&self.body).map_err(|e| {
-            IronicError::new(
-                IronicErrorKind::Decode,
-                format!("invalid response from Ironic: {e}"),
-            )
-        })
+        serde_json::from_slice(&self.body)
+            .map_err(|e| IronicError::decode(format!("invalid response from Ironic: {e}")))
     }
 }
 
