@@ -32,19 +32,13 @@ impl IronicProvisioner {
             if opts.include_schema {
                 let int = |k: &str| item.get(k).and_then(Value::as_i64);
                 let flag = |k: &str| item.get(k).and_then(Value::as_bool);
+                let values = item.get("allowable_values").and_then(Value::as_array);
+                let values = values.into_iter().flatten().filter_map(Value::as_str);
                 out.schema.insert(
                     name,
                     SettingSchema {
                         attribute_type: text(&item, "attribute_type"),
-                        allowable_values: item
-                            .get("allowable_values")
-                            .and_then(Value::as_array)
-                            .map(|a| {
-                                a.iter()
-                                    .filter_map(|v| v.as_str().map(String::from))
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
+                        allowable_values: values.map(String::from).collect(),
                         lower_bound: int("lower_bound"),
                         upper_bound: int("upper_bound"),
                         min_length: int("min_length"),
