@@ -534,37 +534,7 @@ impl Fixture {
     pub fn subscriptions(&self) -> &FixtureSubscriptions {
         &self.subscriptions
     }
-}
 
-impl ProvisionerFactory for Fixture {
-    fn calls_never_block(&self) -> bool {
-        true
-    }
-
-    fn new_provisioner(
-        &self,
-        host: HostData,
-        events: EventSink,
-    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
-        Ok(Box::new(self.new_fixture_provisioner(host, events)?))
-    }
-
-    fn new_provisioner_with_state(
-        &self,
-        host: HostData,
-        state: Option<Arc<serde_json::Value>>,
-        events: EventSink,
-    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
-        let state = match &state {
-            // `host.provisioner_state` is not looked at: the caller hands the state here.
-            None => Arc::new(FixtureState::default()),
-            Some(json) => self.known.decode(json)?,
-        };
-        Ok(Box::new(self.fixture_provisioner(host, state, events)?))
-    }
-}
-
-impl Fixture {
     /// [`ProvisionerFactory::new_provisioner`] with the concrete type, for tests and embedders.
     pub fn new_fixture_provisioner(
         &self,
@@ -615,6 +585,34 @@ impl Fixture {
             subscriptions: self.subscriptions.clone(),
             known: self.known.clone(),
         })
+    }
+}
+
+impl ProvisionerFactory for Fixture {
+    fn calls_never_block(&self) -> bool {
+        true
+    }
+
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        Ok(Box::new(self.new_fixture_provisioner(host, events)?))
+    }
+
+    fn new_provisioner_with_state(
+        &self,
+        host: HostData,
+        state: Option<Arc<serde_json::Value>>,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        let state = match &state {
+            // `host.provisioner_state` is not looked at: the caller hands the state here.
+            None => Arc::new(FixtureState::default()),
+            Some(json) => self.known.decode(json)?,
+        };
+        Ok(Box::new(self.fixture_provisioner(host, state, events)?))
     }
 }
 
