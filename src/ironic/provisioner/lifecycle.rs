@@ -338,28 +338,26 @@ impl IronicProvisioner {
         {
             return Ok(OpResult::failed(format!("Validation failed: {e}")));
         }
+        let same_image = has_same_image(&node, &data.image);
         match node.provision_state.as_str() {
-            state::DEPLOY_FAIL => {
-                if has_same_image(&node, &data.image) {
-                    if node.last_error_str().is_empty() {
-                        return Ok(requeue(Duration::ZERO));
-                    }
-                    // The checksum as `GetChecksum` gives it: none for OCI and live ISOs.
-                    let checksum = match image_checksum(&data.image) {
-                        Ok((c, _)) if !c.is_empty() => format!(", checksum: {c}"),
-                        _ => String::new(),
-                    };
-                    return Ok(OpResult::failed(format!(
-                        "Image provisioning failed (url: {}{checksum}): {}",
-                        data.image.url,
-                        node.last_error_str()
-                    )));
-                }
-                self.set_up_and_deploy(&node, data)
+            state::DEPLOY_FAIL if same_image && node.last_error_str().is_empty() => {
+                Ok(requeue(Duration::ZERO))
             }
+            state::DEPLOY_FAIL if same_image => {
+                // The checksum as `GetChecksum` gives it: none for OCI and live ISOs.
+                let checksum = match image_checksum(&data.image) {
+                    Ok((c, _)) if !c.is_empty() => format!(", checksum: {c}"),
+                    _ => String::new(),
+                };
+                Ok(OpResult::failed(format!(
+                    "Image provisioning failed (url: {}{checksum}): {}",
+                    data.image.url,
+                    node.last_error_str()
+                )))
+            }
+            state::DEPLOY_FAIL | state::AVAILABLE => self.set_up_and_deploy(&node, data),
             state::MANAGEABLE => self.change_state(&node, "provide"),
             state::CLEAN_FAIL => self.leave_clean_fail(&node),
-            state::AVAILABLE => self.set_up_and_deploy(&node, data),
             state::ACTIVE => {
                 self.publish(
                     "ProvisioningComplete",
