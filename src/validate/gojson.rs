@@ -395,11 +395,8 @@ struct Walk<'s> {
 }
 
 fn check(value: &Value, shape: &Shape, strict: bool) -> Result<(), String> {
-    let mut walk = Walk {
-        strict,
-        stack: Vec::new(),
-    };
-    walk.value(value, shape)
+    let stack = Vec::new();
+    Walk { strict, stack }.value(value, shape)
 }
 
 fn kind_of(v: &Value) -> String {

@@ -175,11 +175,10 @@ impl IronicProvisioner {
         }
         let parsed = parse_yaml_mapping(&data.preprovisioning_network_data)?
             .map_or(Value::Null, Value::Object);
-        Ok(if parsed != node.network_data {
-            patch.add("/network_data", parsed)
-        } else {
-            patch
-        })
+        if parsed == node.network_data {
+            return Ok(patch);
+        }
+        Ok(patch.add("/network_data", parsed))
     }
 
     /// D. The settings of an existing node brought in line with the host's.
