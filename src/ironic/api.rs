@@ -41,12 +41,8 @@ pub const MAX_PAGE: u32 = 1000;
 pub const PORT_FIELDS: &[&str] = &["node_uuid", "uuid", "address"];
 
 fn to_value<T: Serialize>(v: &T) -> Result<Value, IronicError> {
-    serde_json::to_value(v).map_err(|e| {
-        IronicError::new(
-            IronicErrorKind::Decode,
-            format!("cannot encode request body: {e}"),
-        )
-    })
+    serde_json::to_value(v)
+        .map_err(|e| IronicError::decode(format!("cannot encode request body: {e}")))
 }
 
 fn seg(s: &str) -> String {
@@ -102,12 +98,8 @@ impl IronicClient {
                 .request_url(Method::GET, url.clone(), None, &[200])?
                 .json()?;
             let items = page.get(key).cloned().unwrap_or(Value::Array(vec![]));
-            let items: Vec<T> = serde_json::from_value(items).map_err(|e| {
-                IronicError::new(
-                    IronicErrorKind::Decode,
-                    format!("invalid {key} list from Ironic: {e}"),
-                )
-            })?;
+            let items: Vec<T> = serde_json::from_value(items)
+                .map_err(|e| IronicError::decode(format!("invalid {key} list from Ironic: {e}")))?;
             let empty = items.is_empty();
             out.extend(items);
             let Some(next) = page
@@ -123,12 +115,7 @@ impl IronicClient {
             // `next` carries Ironic's idea of its public URL: only its query is taken.
             let next = reqwest::Url::parse(next)
                 .or_else(|_| self.url(next))
-                .map_err(|e| {
-                    IronicError::new(
-                        IronicErrorKind::Decode,
-                        format!("invalid next link {next:?}: {e}"),
-                    )
-                })?;
+                .map_err(|e| IronicError::decode(format!("invalid next link {next:?}: {e}")))?;
             let mut u = self.url(path)?;
             u.set_query(next.query());
             if u == url {
@@ -155,15 +142,12 @@ impl IronicClient {
         fields: &[&str],
         limit: Option<u32>,
     ) -> Result<Vec<Node>, IronicError> {
-        let f = fields.join(",");
-        let l = limit.map(|l| l.to_string()).unwrap_or_default();
-        let mut q: Vec<(&str, &str)> = Vec::new();
-        if !fields.is_empty() {
-            q.push(("fields", &f));
-        }
-        if limit.is_some() {
-            q.push(("limit", &l));
-        }
+        let (f, l) = (fields.join(","), limit.map(|l| l.to_string()));
+        let f = (!fields.is_empty()).then_some(f.as_str());
+        let q: Vec<(&str, &str)> = [("fields", f), ("limit", l.as_deref())]
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, v?)))
+            .collect();
         self.list_all("nodes", &q, "nodes")
     }
 
@@ -349,9 +333,7 @@ impl IronicClient {
         if let Some(d) = &*guard {
             return Ok(d.clone());
         }
-        let d = self.list_drivers()?;
-        *guard = Some(d.clone());
-        Ok(d)
+        Ok(guard.insert(self.list_drivers()?).clone())
     }
 
     /// BMO's readiness probe (spec 1.6): version discovery, then at least one driver.

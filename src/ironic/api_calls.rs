@@ -62,18 +62,11 @@ pub fn kind(method: &Method, root: &str, path: &str) -> String {
         .or_else(|| path.split_once("/v1/").map(|(_, rest)| rest))
         .unwrap_or(path)
         .trim_matches('/');
-    let mut out = format!("{method} /v1/");
-    for (i, segment) in relative.split('/').filter(|s| !s.is_empty()).enumerate() {
-        if i > 0 {
-            out.push('/');
-        }
-        if i == 1 {
-            out.push_str(placeholder(relative.split('/').next().unwrap_or_default()));
-        } else {
-            out.push_str(segment);
-        }
+    let mut segments: Vec<&str> = relative.split('/').filter(|s| !s.is_empty()).collect();
+    if segments.len() > 1 {
+        segments[1] = placeholder(segments[0]);
     }
-    out
+    format!("{method} /v1/{}", segments.join("/"))
 }
 
 /// What stands for the identifier under `collection`.

@@ -85,6 +85,10 @@ impl IronicError {
         Self::new(IronicErrorKind::Config, message)
     }
 
+    pub(crate) fn decode(message: impl Into<String>) -> Self {
+        Self::new(IronicErrorKind::Decode, message)
+    }
+
     /// 409: the provisioner retries soon instead of failing.
     pub fn is_conflict(&self) -> bool {
         self.kind == IronicErrorKind::Conflict
@@ -106,20 +110,17 @@ impl IronicError {
             400 => IronicErrorKind::BadRequest,
             _ => IronicErrorKind::Http,
         };
-        let detail = error_body_message(body);
+        let detail = error_body_message(body).map(|d| format!(": {d}"));
         let reason = reqwest::StatusCode::from_u16(status)
             .ok()
             .and_then(|s| s.canonical_reason())
             .unwrap_or("");
         let path = url_path_for_message(url);
-        let message = match detail {
-            Some(d) => format!("{method} {path}: {status} {reason}: {d}"),
-            None => format!("{method} {path}: {status} {reason}"),
-        };
+        let detail = detail.unwrap_or_default();
         IronicError {
             kind,
             status: Some(status),
-            message,
+            message: format!("{method} {path}: {status} {reason}{detail}"),
         }
     }
 }
@@ -175,11 +176,8 @@ fn truncate(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
+    let end = (0..=max).rev().find(|i| s.is_char_boundary(*i));
+    format!("{}…", &s[..end.unwrap_or(0)])
 }
 
 /// How requests authenticate (spec 1.2). Keystone is not supported.
@@ -215,30 +213,25 @@ impl Auth {
     /// BMO's credential files `<root>/ironic/{username,password}`; no auth without the directory.
     pub fn from_auth_root(root: &Path) -> Result<Auth, IronicError> {
         let dir = root.join("ironic");
-        match std::fs::metadata(&dir) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Auth::None),
-            Err(e) => {
-                return Err(IronicError::config(format!(
-                    "cannot access Ironic credentials directory {}: {e}",
-                    dir.display()
-                )));
+        if let Err(e) = std::fs::metadata(&dir) {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return Ok(Auth::None);
             }
-            Ok(_) => {}
+            let d = dir.display();
+            let m = format!("cannot access Ironic credentials directory {d}: {e}");
+            return Err(IronicError::config(m));
         }
         let read = |name: &str| -> Result<String, IronicError> {
             let p = dir.join(name);
-            std::fs::read_to_string(&p)
-                .map(|s| s.trim().to_string())
-                .map_err(|e| IronicError::config(format!("cannot read {}: {e}", p.display())))
+            let text = std::fs::read_to_string(&p)
+                .map_err(|e| IronicError::config(format!("cannot read {}: {e}", p.display())))?;
+            match text.trim() {
+                "" => Err(IronicError::config(format!("empty HTTP Basic Auth {name}"))),
+                t => Ok(t.to_string()),
+            }
         };
         let username = read("username")?;
-        if username.is_empty() {
-            return Err(IronicError::config("empty HTTP Basic Auth username"));
-        }
         let password = read("password")?;
-        if password.is_empty() {
-            return Err(IronicError::config("empty HTTP Basic Auth password"));
-        }
         Ok(Auth::HttpBasic { username, password })
     }
 }
@@ -311,17 +304,15 @@ impl IronicConfig {
 
 /// An endpoint ending in `/v1/`, its userinfo taken out as HTTP basic credentials (spec 1.1, 1.2).
 pub fn normalize_endpoint(raw: &str) -> Result<(Url, Option<Auth>), IronicError> {
-    let mut url = Url::parse(raw.trim())
-        .map_err(|e| IronicError::config(format!("invalid Ironic endpoint {raw:?}: {e}")))?;
+    let invalid = |why: &dyn std::fmt::Display| {
+        IronicError::config(format!("invalid Ironic endpoint {raw:?}: {why}"))
+    };
+    let mut url = Url::parse(raw.trim()).map_err(|e| invalid(&e))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(IronicError::config(format!(
-            "invalid Ironic endpoint {raw:?}: scheme must be http or https"
-        )));
+        return Err(invalid(&"scheme must be http or https"));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(IronicError::config(format!(
-            "invalid Ironic endpoint {raw:?}: no host"
-        )));
+        return Err(invalid(&"no host"));
     }
     let auth = if url.username().is_empty() {
         None
@@ -340,32 +331,19 @@ pub fn normalize_endpoint(raw: &str) -> Result<(Url, Option<Auth>), IronicError>
     url.set_query(None);
     url.set_fragment(None);
     let path = url.path().trim_end_matches('/').to_string();
-    let path = if path.ends_with("/v1") {
-        format!("{path}/")
-    } else {
-        format!("{path}/v1/")
-    };
-    url.set_path(&path);
+    let v1 = if path.ends_with("/v1") { "/" } else { "/v1/" };
+    url.set_path(&format!("{path}{v1}"));
     Ok((url, auth))
 }
 
 fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
+    let mut out = Vec::with_capacity(s.len());
+    let mut rest = s.as_bytes();
+    while let [b, tail @ ..] = rest {
+        let hex = tail.get(..2).filter(|_| *b == b'%');
+        let decoded = hex.and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+        out.push(decoded.unwrap_or(*b));
+        rest = if decoded.is_some() { &tail[2..] } else { tail };
     }
     String::from_utf8_lossy(&out).into_owned()
 }
@@ -468,12 +446,8 @@ pub struct RawResponse {
 
 impl RawResponse {
     pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, IronicError> {
-        serde_json::from_slice(&self.body).map_err(|e| {
-            IronicError::new(
-                IronicErrorKind::Decode,
-                format!("invalid response from Ironic: {e}"),
-            )
-        })
+        serde_json::from_slice(&self.body)
+            .map_err(|e| IronicError::decode(format!("invalid response from Ironic: {e}")))
     }
 }
 
@@ -510,14 +484,14 @@ impl IronicClient {
             .connect_timeout(Duration::from_secs(30))
             .tcp_keepalive(Duration::from_secs(30))
             .pool_idle_timeout(POOL_IDLE_TIMEOUT);
+        let read = |what: &str, p: &Path| {
+            std::fs::read(p).map_err(|e| {
+                IronicError::config(format!("cannot read {what} {}: {e}", p.display()))
+            })
+        };
         let ca = match (&config.ca_pem, &config.ca_file) {
             (Some(pem), _) => Some((pem.clone(), PathBuf::from("<secret>"))),
-            (None, Some(ca)) => Some((
-                std::fs::read(ca).map_err(|e| {
-                    IronicError::config(format!("cannot read CA bundle {}: {e}", ca.display()))
-                })?,
-                ca.clone(),
-            )),
+            (None, Some(ca)) => Some((read("CA bundle", ca)?, ca.clone())),
             (None, None) => None,
         };
         if let Some((pem, ca)) = &ca {
@@ -530,22 +504,15 @@ impl IronicClient {
                     ca.display()
                 )));
             }
-            builder = builder.tls_built_in_root_certs(false);
-            for c in certs {
-                builder = builder.add_root_certificate(c);
-            }
+            let only_these = builder.tls_built_in_root_certs(false);
+            builder = certs
+                .into_iter()
+                .fold(only_these, |b, c| b.add_root_certificate(c));
         }
         if let Some((cert, key)) = &config.client_cert {
-            let mut pem = std::fs::read(cert).map_err(|e| {
-                IronicError::config(format!(
-                    "cannot read client certificate {}: {e}",
-                    cert.display()
-                ))
-            })?;
+            let mut pem = read("client certificate", cert)?;
             pem.push(b'\n');
-            pem.extend(std::fs::read(key).map_err(|e| {
-                IronicError::config(format!("cannot read client key {}: {e}", key.display()))
-            })?);
+            pem.extend(read("client key", key)?);
             let id = reqwest::Identity::from_pem(&pem)
                 .map_err(|e| IronicError::config(format!("invalid client certificate/key: {e}")))?;
             builder = builder.identity(id);
@@ -560,10 +527,10 @@ impl IronicClient {
             http,
             endpoint: config.endpoint,
             auth: config.auth.header(),
-            version: Mutex::new(None),
-            requests: AtomicU64::new(0),
+            version: Mutex::default(),
+            requests: AtomicU64::default(),
             calls: Arc::default(),
-            drivers_cache: Mutex::new(None),
+            drivers_cache: Mutex::default(),
         })
     }
 
@@ -594,9 +561,7 @@ impl IronicClient {
         if let Some(v) = *guard {
             return Ok(v);
         }
-        let v = self.discover_version()?;
-        *guard = Some(v);
-        Ok(v)
+        Ok(*guard.insert(self.discover_version()?))
     }
 
     /// Forget the negotiated version (e.g. after Ironic was replaced behind the endpoint).
@@ -612,22 +577,13 @@ impl IronicClient {
             let (status, body) = (resp.status, &resp.body);
             return Err(IronicError::from_response(&Method::GET, &url, status, body));
         }
+        let unusable = |m: String| IronicError::new(IronicErrorKind::Version, m);
         let doc: serde_json::Value = resp.json()?;
-        let version = doc
-            .pointer("/version/version")
-            .and_then(|v| v.as_str())
-            .ok_or_else(|| {
-                IronicError::new(
-                    IronicErrorKind::Version,
-                    format!("no version.version in Ironic's version document at {url}"),
-                )
-            })?;
-        let (major, minor) = parse_microversion(version).ok_or_else(|| {
-            IronicError::new(
-                IronicErrorKind::Version,
-                format!("cannot parse Ironic API version {version:?}"),
-            )
-        })?;
+        let version = doc.pointer("/version/version").and_then(|v| v.as_str());
+        let missing = || format!("no version.version in Ironic's version document at {url}");
+        let version = version.ok_or_else(|| unusable(missing()))?;
+        let (major, minor) = parse_microversion(version)
+            .ok_or_else(|| unusable(format!("cannot parse Ironic API version {version:?}")))?;
         ApiVersion::choose(major, minor)
     }
 

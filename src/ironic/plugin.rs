@@ -74,6 +74,7 @@ fn config_from_object(ctx: &PluginContext, name: &str) -> Result<IronicConfig, P
     let namespace =
         non_blank(ctx, "IRONIC_NAMESPACE").unwrap_or_else(|| ctx.default_namespace().to_string());
     let what = format!("{IRONIC_KIND} {namespace}/{name}");
+    let invalid = |m: &dyn std::fmt::Display| ProvisionerError::Other(format!("{what}: {m}"));
     let obj = ctx
         .objects()
         .read(&ObjectRequest {
@@ -92,26 +93,21 @@ fn config_from_object(ctx: &PluginContext, name: &str) -> Result<IronicConfig, P
         .and_then(|a| a.get(ENDPOINT_ANNOTATION))
         .and_then(Value::as_str)
         .ok_or_else(|| {
-            ProvisionerError::Other(format!(
-                "{what}: metadata.annotations.{ENDPOINT_ANNOTATION} must give the Ironic endpoint"
+            invalid(&format!(
+                "metadata.annotations.{ENDPOINT_ANNOTATION} must give the Ironic endpoint"
             ))
         })?;
-    let mut config =
-        IronicConfig::new(endpoint).map_err(|e| ProvisionerError::Other(format!("{what}: {e}")))?;
+    let mut config = IronicConfig::new(endpoint).map_err(|e| invalid(&e))?;
     let secret_value = |secret: &str, keys: &[&str]| -> Result<Option<String>, ProvisionerError> {
-        let s = ctx
-            .objects()
-            .read_secret(&namespace, secret)?
-            .ok_or_else(|| {
-                ProvisionerError::Other(format!("{what}: Secret {namespace}/{secret} not found"))
-            })?;
+        let s = ctx.objects().read_secret(&namespace, secret)?;
+        let s = s.ok_or_else(|| invalid(&format!("Secret {namespace}/{secret} not found")))?;
         for k in keys {
             if let Some(v) = s.pointer(&format!("/data/{k}")).and_then(Value::as_str) {
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(v)
                     .map_err(|e| {
-                        ProvisionerError::Other(format!(
-                            "{what}: Secret {namespace}/{secret} key {k} is not base64: {e}"
+                        invalid(&format!(
+                            "Secret {namespace}/{secret} key {k} is not base64: {e}"
                         ))
                     })?;
                 return Ok(Some(String::from_utf8_lossy(&bytes).into_owned()));
@@ -119,30 +115,23 @@ fn config_from_object(ctx: &PluginContext, name: &str) -> Result<IronicConfig, P
         }
         Ok(None)
     };
-    if let Some(secret) = obj
-        .pointer("/spec/apiCredentialsName")
-        .and_then(Value::as_str)
-    {
+    let text_at = |pointer: &str| obj.pointer(pointer).and_then(Value::as_str);
+    if let Some(secret) = text_at("/spec/apiCredentialsName") {
         let user = secret_value(secret, &["username"])?.unwrap_or_default();
         let pass = secret_value(secret, &["password"])?.unwrap_or_default();
         if user.trim().is_empty() || pass.trim().is_empty() {
-            return Err(ProvisionerError::Other(format!(
-                "{what}: Secret {namespace}/{secret} needs non-empty username and password"
-            )));
+            let why = format!("Secret {namespace}/{secret} needs non-empty username and password");
+            return Err(invalid(&why));
         }
         config.auth = Auth::HttpBasic {
             username: user.trim().to_string(),
             password: pass.trim().to_string(),
         };
     }
-    if let Some(secret) = obj
-        .pointer("/spec/tls/certificateName")
-        .and_then(Value::as_str)
-    {
+    if let Some(secret) = text_at("/spec/tls/certificateName") {
         config.ca_pem = secret_value(secret, &["ca.crt", "tls.crt"])?.map(String::into_bytes);
     }
-    if non_blank(ctx, "IRONIC_INSECURE").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
-        config.insecure = true;
-    }
+    config.insecure |=
+        non_blank(ctx, "IRONIC_INSECURE").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     Ok(config)
 }

@@ -11,7 +11,7 @@ use super::client::{
     ApiVersion, Auth, IronicClient, IronicConfig, IronicErrorKind, error_body_message,
 };
 use super::client::{normalize_endpoint, parse_go_duration};
-use super::types::{Node, NodePatch, ProvisionStateRequest, Section};
+use super::types::{Node, NodePatch, PatchOp, ProvisionStateRequest, Section};
 
 /// A request the fake server received.
 #[derive(Debug, Clone)]
@@ -428,7 +428,7 @@ fn typed_calls_send_the_right_requests() {
     let got = c.get_node("ns~h").unwrap();
     assert_eq!(got.target_provision_state_str(), "");
 
-    let patch = NodePatch::new()
+    let mut patch = NodePatch::new()
         .update(
             &node,
             Section::InstanceInfo,
@@ -443,8 +443,11 @@ fn typed_calls_send_the_right_requests() {
         )
         .update(&node, Section::Properties, "root_device", None)
         .update(&node, Section::Top, "automated_clean", Some(Value::Null))
-        .remove("/instance_info/foo")
-        .replace("/description", "d");
+        .remove("/instance_info/foo");
+    patch.ops.push(PatchOp::Replace {
+        path: "/description".into(),
+        value: "d".into(),
+    });
     let patched = c.patch_node("u1", &patch).unwrap().unwrap();
     assert_eq!(patched.instance_info["image_source"], "http://i");
     assert_eq!(c.patch_node("u1", &NodePatch::new()).unwrap(), None);

@@ -228,13 +228,6 @@ impl NodePatch {
         });
         self
     }
-    pub fn replace(mut self, path: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.ops.push(PatchOp::Replace {
-            path: path.into(),
-            value: value.into(),
-        });
-        self
-    }
     pub fn remove(mut self, path: impl Into<String>) -> Self {
         self.ops.push(PatchOp::Remove { path: path.into() });
         self

@@ -124,20 +124,6 @@ pub fn canned_firmware_settings() -> FirmwareSettings {
     FirmwareSettings { settings, schema }
 }
 
-/// The firmware components every fixture host starts with.
-pub fn canned_firmware_components() -> FirmwareComponentsMock {
-    let c = |component: &str, version: &str| FirmwareComponentStatus {
-        component: component.into(),
-        initial_version: version.into(),
-        current_version: version.into(),
-        last_version_flashed: String::new(),
-        updated_at: String::new(),
-    };
-    FirmwareComponentsMock {
-        components: vec![c("bios", "1.0.0"), c("bmc", "2.0.0")],
-    }
-}
-
 // Every host starts with (and most keep) the canned firmware: one copy is shared.
 fn shared_canned_settings() -> Arc<FirmwareSettings> {
     static CANNED: std::sync::OnceLock<Arc<FirmwareSettings>> = std::sync::OnceLock::new();
@@ -146,10 +132,23 @@ fn shared_canned_settings() -> Arc<FirmwareSettings> {
         .clone()
 }
 
+/// The firmware components every fixture host starts with.
 fn shared_canned_components() -> Arc<FirmwareComponentsMock> {
     static CANNED: std::sync::OnceLock<Arc<FirmwareComponentsMock>> = std::sync::OnceLock::new();
+    let c = |component: &str, version: &str| FirmwareComponentStatus {
+        component: component.into(),
+        initial_version: version.into(),
+        current_version: version.into(),
+        last_version_flashed: String::new(),
+        updated_at: String::new(),
+    };
+    let components = || vec![c("bios", "1.0.0"), c("bmc", "2.0.0")];
     CANNED
-        .get_or_init(|| Arc::new(canned_firmware_components()))
+        .get_or_init(|| {
+            Arc::new(FirmwareComponentsMock {
+                components: components(),
+            })
+        })
         .clone()
 }
 
@@ -159,8 +158,7 @@ fn is_canned_settings(s: &Arc<FirmwareSettings>) -> bool {
 }
 
 fn is_canned_components(c: &Arc<FirmwareComponentsMock>) -> bool {
-    let canned = shared_canned_components();
-    Arc::ptr_eq(c, &canned) || **c == *canned
+    *c == shared_canned_components()
 }
 
 /// The version a firmware image at `url` installs: its file name without the extension.
@@ -179,7 +177,7 @@ fn version_of(url: &str) -> String {
 
 /// Everything the fixture remembers about one host (BMO's `Fixture` struct, minus the sharing).
 /// Every field is optional (a set of knobs is a valid state); canned firmware is not written.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct FixtureState {
     /// Knob: N > 0 makes the first N−1 provisioner creations fail with `NotReady`.
@@ -246,49 +244,6 @@ impl Default for FixtureState {
             data_image_url: String::new(),
             data_image_error: String::new(),
         }
-    }
-}
-
-/// Field by field, the (shared, large) firmware mocks by address first: known states are
-/// compared every pass.
-impl PartialEq for FixtureState {
-    fn eq(&self, other: &Self) -> bool {
-        let Self {
-            become_ready_counter,
-            deleted,
-            disable_power_off,
-            powered_on,
-            reboot_called,
-            power_failed,
-            health,
-            adopted,
-            image,
-            inspection_started,
-            validate_error,
-            custom_deploy,
-            host_firmware_settings,
-            host_firmware_components,
-            data_image_url,
-            data_image_error,
-        } = self;
-        *become_ready_counter == other.become_ready_counter
-            && *deleted == other.deleted
-            && *disable_power_off == other.disable_power_off
-            && *powered_on == other.powered_on
-            && *reboot_called == other.reboot_called
-            && *power_failed == other.power_failed
-            && *adopted == other.adopted
-            && *inspection_started == other.inspection_started
-            && *health == other.health
-            && *image == other.image
-            && *validate_error == other.validate_error
-            && *custom_deploy == other.custom_deploy
-            && *data_image_url == other.data_image_url
-            && *data_image_error == other.data_image_error
-            && (Arc::ptr_eq(host_firmware_settings, &other.host_firmware_settings)
-                || host_firmware_settings == &other.host_firmware_settings)
-            && (Arc::ptr_eq(host_firmware_components, &other.host_firmware_components)
-                || host_firmware_components == &other.host_firmware_components)
     }
 }
 
@@ -579,37 +534,7 @@ impl Fixture {
     pub fn subscriptions(&self) -> &FixtureSubscriptions {
         &self.subscriptions
     }
-}
 
-impl ProvisionerFactory for Fixture {
-    fn calls_never_block(&self) -> bool {
-        true
-    }
-
-    fn new_provisioner(
-        &self,
-        host: HostData,
-        events: EventSink,
-    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
-        Ok(Box::new(self.new_fixture_provisioner(host, events)?))
-    }
-
-    fn new_provisioner_with_state(
-        &self,
-        host: HostData,
-        state: Option<Arc<serde_json::Value>>,
-        events: EventSink,
-    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
-        let state = match &state {
-            // `host.provisioner_state` is not looked at: the caller hands the state here.
-            None => Arc::new(FixtureState::default()),
-            Some(json) => self.known.decode(json)?,
-        };
-        Ok(Box::new(self.fixture_provisioner(host, state, events)?))
-    }
-}
-
-impl Fixture {
     /// [`ProvisionerFactory::new_provisioner`] with the concrete type, for tests and embedders.
     pub fn new_fixture_provisioner(
         &self,
@@ -663,6 +588,34 @@ impl Fixture {
     }
 }
 
+impl ProvisionerFactory for Fixture {
+    fn calls_never_block(&self) -> bool {
+        true
+    }
+
+    fn new_provisioner(
+        &self,
+        host: HostData,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        Ok(Box::new(self.new_fixture_provisioner(host, events)?))
+    }
+
+    fn new_provisioner_with_state(
+        &self,
+        host: HostData,
+        state: Option<Arc<serde_json::Value>>,
+        events: EventSink,
+    ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+        let state = match &state {
+            // `host.provisioner_state` is not looked at: the caller hands the state here.
+            None => Arc::new(FixtureState::default()),
+            Some(json) => self.known.decode(json)?,
+        };
+        Ok(Box::new(self.fixture_provisioner(host, state, events)?))
+    }
+}
+
 /// One host's fixture provisioner for one pass.
 pub struct FixtureProvisioner {
     key: ObjectKey,
@@ -685,19 +638,9 @@ impl std::fmt::Debug for FixtureProvisioner {
 }
 
 impl FixtureProvisioner {
-    /// The state as it is now (what `persistent_state` will return).
-    pub fn state(&self) -> &FixtureState {
-        &self.state
-    }
-
     /// The state, to write to: copied first when it is shared.
     fn state_mut(&mut self) -> &mut FixtureState {
         Arc::make_mut(&mut self.state)
-    }
-
-    /// The provisioner ID as this provisioner knows it (set by the first `register`).
-    pub fn provisioner_id(&self) -> &str {
-        &self.prov_id
     }
 
     /// The `data-image-error` knob, as the error of a data image call.
@@ -804,20 +747,19 @@ impl Provisioner for FixtureProvisioner {
         data: &ServicingData,
         opts: StepOptions,
     ) -> Result<StepResult, ProvisionerError> {
-        let unprepared = opts.unprepared;
-        if unprepared {
+        if opts.unprepared {
             self.state_mut().apply_firmware(
                 &data.target_firmware_settings,
                 &data.target_firmware_components,
             );
         }
         let result = OpResult {
-            dirty: unprepared,
+            dirty: opts.unprepared,
             ..OpResult::done()
         };
         Ok(StepResult {
             result,
-            started: unprepared,
+            started: opts.unprepared,
         })
     }
 
@@ -1123,7 +1065,7 @@ mod tests {
         assert_eq!(r, OpResult::failed("boom"));
         assert!(!r.dirty);
         assert!(events.lock().unwrap().is_empty());
-        assert_eq!(p.provisioner_id(), "");
+        assert_eq!(p.prov_id, "");
     }
 
     #[test]
@@ -1157,8 +1099,8 @@ mod tests {
         let (mut p, _) = prov(&f, h);
         assert_eq!(p.get_health(), "Critical");
         assert!(!p.has_power_failure());
-        assert!(p.state().disable_power_off);
-        assert_eq!(p.state().become_ready_counter, 0);
+        assert!(p.state.disable_power_off);
+        assert_eq!(p.state.become_ready_counter, 0);
     }
 
     #[test]
@@ -1451,7 +1393,7 @@ mod tests {
             p.adopt(&data, AdoptOptions::default()).unwrap(),
             OpResult::done()
         );
-        assert!(p.state().adopted);
+        assert!(p.state.adopted);
     }
 
     #[test]
@@ -1466,7 +1408,7 @@ mod tests {
             p.provision(&data, ProvisionOptions::default()).unwrap(),
             in_progress(Duration::from_secs(10))
         );
-        assert_eq!(p.state().image, data.image);
+        assert_eq!(p.state.image, data.image);
         assert_eq!(
             reasons(&events),
             vec![ev("ProvisioningComplete", "Image provisioning completed")]
@@ -1492,7 +1434,7 @@ mod tests {
             p.provision(&data, ProvisionOptions::default()).unwrap(),
             in_progress(LONG_RETRY_DELAY)
         );
-        assert_eq!(p.state().custom_deploy, data.custom_deploy);
+        assert_eq!(p.state.custom_deploy, data.custom_deploy);
         assert_eq!(
             reasons(&events),
             vec![ev(
@@ -1504,7 +1446,7 @@ mod tests {
             p.provision(&data, ProvisionOptions::default()).unwrap(),
             OpResult::done()
         );
-        assert!(p.state().image.url.is_empty());
+        assert!(p.state.image.url.is_empty());
     }
 
     #[test]
@@ -1532,7 +1474,7 @@ mod tests {
             .unwrap(),
             in_progress(LONG_RETRY_DELAY)
         );
-        assert!(p.state().image.url.is_empty());
+        assert!(p.state.image.url.is_empty());
         let r = p
             .deprovision(DeprovisionOptions {
                 restart_on_failure: false,
@@ -1582,7 +1524,7 @@ mod tests {
             .unwrap()
             .dirty
         );
-        assert!(p.state().image.url.is_empty() && p.state().custom_deploy.is_some());
+        assert!(p.state.image.url.is_empty() && p.state.custom_deploy.is_some());
         assert!(
             p.deprovision(DeprovisionOptions {
                 restart_on_failure: false,
@@ -1591,7 +1533,7 @@ mod tests {
             .unwrap()
             .dirty
         );
-        assert!(p.state().custom_deploy.is_none());
+        assert!(p.state.custom_deploy.is_none());
         let r = p
             .deprovision(DeprovisionOptions {
                 restart_on_failure: false,
@@ -1616,7 +1558,7 @@ mod tests {
         let f = Fixture::new();
         let (mut p, _) = prov(&f, host(None));
         assert_eq!(p.delete().unwrap(), in_progress(Duration::ZERO));
-        assert!(p.state().deleted);
+        assert!(p.state.deleted);
         assert_eq!(p.delete().unwrap(), OpResult::done());
         assert_eq!(
             p.detach(DetachOptions::default()).unwrap(),
@@ -1677,7 +1619,7 @@ mod tests {
             .unwrap(),
             OpResult::done()
         );
-        assert!(!p.state().reboot_called);
+        assert!(!p.state.reboot_called);
         assert_eq!(
             reasons(&events),
             vec![
@@ -1702,7 +1644,7 @@ mod tests {
             })
             .unwrap();
         assert_eq!(r, in_progress(Duration::ZERO));
-        assert!(p.state().reboot_called);
+        assert!(p.state.reboot_called);
         assert_eq!(p.update_hardware_state().unwrap().powered_on, Some(true));
         assert!(events.lock().unwrap().is_empty());
     }
@@ -1773,7 +1715,7 @@ mod tests {
         ));
 
         let (p, _) = prov(&f, host(Some(state.clone())));
-        assert_eq!(p.state().become_ready_counter, 0);
+        assert_eq!(p.state.become_ready_counter, 0);
         assert_eq!(
             p.persistent_state().unwrap()["becomeReadyCounter"],
             json!(0)
@@ -1794,7 +1736,7 @@ mod tests {
     fn become_ready_counter_of_one_is_ready_at_once() {
         let f = Fixture::new();
         let (p, _) = prov(&f, host(Some(json!({"becomeReadyCounter": 1}))));
-        assert_eq!(p.state().become_ready_counter, 0);
+        assert_eq!(p.state.become_ready_counter, 0);
     }
 
     /// A provisioner made with a shared state: a state it leaves unchanged, or one another host
@@ -1918,7 +1860,7 @@ mod tests {
             &Fixture::new(),
             host(Some(serde_json::from_str(&text).unwrap())),
         );
-        assert_eq!(p2.state(), p.state());
+        assert_eq!(p2.state, p.state);
         let InspectResult {
             result: r,
             started,
@@ -1971,7 +1913,7 @@ mod tests {
         let empty: FixtureState = serde_json::from_value(json!({})).unwrap();
         assert_eq!(empty, FixtureState::default());
         let (p, _) = prov(&Fixture::new(), host(Some(serde_json::Value::Null)));
-        assert_eq!(p.state(), &FixtureState::default());
+        assert_eq!(*p.state, FixtureState::default());
     }
 
     #[test]
@@ -2013,7 +1955,7 @@ mod tests {
         assert!(!p.get_data_image_status().unwrap());
         p.attach_data_image("http://x/iso").unwrap();
         assert!(p.get_data_image_status().unwrap());
-        assert_eq!(p.state().data_image_url, "http://x/iso");
+        assert_eq!(p.state.data_image_url, "http://x/iso");
         let kept = p.persistent_state().unwrap();
         assert_eq!(kept["dataImageUrl"], "http://x/iso");
         p.detach_data_image().unwrap();
@@ -2071,7 +2013,7 @@ mod tests {
         assert_eq!(p.get_data_image_status(), down.clone().map(|()| false));
         assert_eq!(p.attach_data_image("http://x/iso"), down.clone());
         assert_eq!(p.detach_data_image(), down);
-        assert_eq!(p.state().data_image_url, "");
+        assert_eq!(p.state.data_image_url, "");
     }
 
     #[test]

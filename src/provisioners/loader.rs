@@ -294,12 +294,8 @@ impl HostState {
     fn read_object(&self, request: &[u8]) -> Result<Vec<u8>, String> {
         let r: ObjectRequest =
             serde_json::from_slice(request).map_err(|e| format!("invalid object request: {e}"))?;
-        let namespace = if r.namespace.is_empty() {
-            self.default_namespace.as_str()
-        } else {
-            r.namespace.as_str()
-        };
-        let key = ObjectKey::new(namespace, &r.name);
+        let namespace = Some(&r.namespace).filter(|ns| !ns.is_empty());
+        let key = ObjectKey::new(namespace.unwrap_or(&self.default_namespace), &r.name);
         let source = self
             .objects
             .read()
@@ -557,20 +553,17 @@ impl Drop for PluginCalls {
 
 impl CallTransport for PluginCalls {
     fn call<T: DeserializeOwned>(&self, call: ProvisionerCall) -> Result<T, ProvisionerError> {
-        if !self.shared.knows(BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR)
-            && matches!(
-                call,
-                ProvisionerCall::CreateBmcEventSubscription { .. }
-                    | ProvisionerCall::DeleteBmcEventSubscription { .. }
-            )
+        // An older plugin does not know the subscription calls: its answer is "not supported"
+        // (`None` for a create, `false` for a delete), both JSON's null-ish defaults.
+        let not_supported = match call {
+            ProvisionerCall::CreateBmcEventSubscription { .. } => Some(serde_json::Value::Null),
+            ProvisionerCall::DeleteBmcEventSubscription { .. } => Some(false.into()),
+            _ => None,
+        };
+        if let Some(answer) = not_supported
+            && !self.shared.knows(BMC_EVENT_SUBSCRIPTIONS_SINCE_MINOR)
         {
-            // An older plugin does not know the call: its answer is "not supported" (`None`
-            // for a create, `false` for a delete), both JSON's null-ish defaults.
-            let not_supported = match call {
-                ProvisionerCall::CreateBmcEventSubscription { .. } => serde_json::Value::Null,
-                _ => serde_json::Value::Bool(false),
-            };
-            return serde_json::from_value(not_supported).map_err(ProvisionerError::other);
+            return serde_json::from_value(answer).map_err(ProvisionerError::other);
         }
         if !self.shared.knows(DATA_IMAGE_SINCE_MINOR)
             && matches!(

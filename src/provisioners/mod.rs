@@ -9,7 +9,6 @@ pub mod trust;
 use crate::error::{Error, Result};
 use crate::objects::ObjectSource;
 use crate::persist::{InputPolicy, LoadOptions};
-use bmhctl_plugin_sdk::abi::HostRequirements;
 use bmhctl_plugin_sdk::{HostData, Provisioner, ProvisionerError, ProvisionerFactory};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -88,11 +87,6 @@ impl std::fmt::Debug for Resolved {
 }
 
 impl Resolved {
-    /// A built-in provisioner: it asks nothing of the loader and reads no objects.
-    pub fn built_in(factory: Arc<dyn ProvisionerFactory>) -> Self {
-        Self::watched(factory, LoadOptions::default(), None)
-    }
-
     fn watched(
         factory: Arc<dyn ProvisionerFactory>,
         load_options: LoadOptions,
@@ -118,15 +112,6 @@ impl Resolved {
     }
 }
 
-/// What the file loader must accept for a plugin: its extra object kinds, in its namespace.
-pub fn load_options(requirements: &HostRequirements) -> LoadOptions {
-    LoadOptions {
-        extra_kinds: requirements.object_kinds.clone(),
-        namespace: requirements.namespace.clone().filter(|ns| !ns.is_empty()),
-        input: InputPolicy::default(),
-    }
-}
-
 /// Whether the runner will ask which waiting hosts are due and which passes to hold back
 /// (`FEATURE_DUE_HOSTS`, `FEATURE_READY_HOSTS`), as change-driven timing does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,7 +133,12 @@ pub fn resolve(
         )));
     }
     let mut resolved = if name == fixture::NAME {
-        Resolved::built_in(Arc::new(fixture::Fixture::new()))
+        // Built in: it asks nothing of the loader and reads no objects.
+        Resolved::watched(
+            Arc::new(fixture::Fixture::new()),
+            LoadOptions::default(),
+            None,
+        )
     } else {
         let dir = settings
             .plugin_dir()
@@ -204,9 +194,15 @@ pub fn load(
         default_namespace: namespace,
         environment: settings.environment.clone(),
     })?;
+    // What the file loader must accept for the plugin: its extra object kinds, in its namespace.
+    let load_options = LoadOptions {
+        extra_kinds: requirements.object_kinds,
+        namespace: requirements.namespace.filter(|ns| !ns.is_empty()),
+        input: InputPolicy::default(),
+    };
     Ok(Resolved::watched(
         Arc::new(factory.clone()),
-        load_options(&requirements),
+        load_options,
         Some(factory),
     ))
 }

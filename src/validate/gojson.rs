@@ -395,11 +395,8 @@ struct Walk<'s> {
 }
 
 fn check(value: &Value, shape: &Shape, strict: bool) -> Result<(), String> {
-    let mut walk = Walk {
-        strict,
-        stack: Vec::new(),
-    };
-    walk.value(value, shape)
+    let stack = Vec::new();
+    Walk { strict, stack }.value(value, shape)
 }
 
 fn kind_of(v: &Value) -> String {
@@ -424,20 +421,17 @@ fn go_name(shape: &Shape) -> &'static str {
 
 impl<'s> Walk<'s> {
     fn type_error(&self, what: String, shape: &Shape) -> String {
-        match self.stack.last() {
+        let into = match self.stack.last() {
             Some((st, _)) => {
                 let path: Vec<&str> = self.stack.iter().map(|(_, f)| f.as_str()).collect();
-                format!(
-                    "json: cannot unmarshal {what} into Go struct field {st}.{} of type {}",
-                    path.join("."),
-                    go_name(shape)
-                )
+                format!("Go struct field {st}.{}", path.join("."))
             }
-            None => format!(
-                "json: cannot unmarshal {what} into Go value of type {}",
-                go_name(shape)
-            ),
-        }
+            None => "Go value".to_string(),
+        };
+        format!(
+            "json: cannot unmarshal {what} into {into} of type {}",
+            go_name(shape)
+        )
     }
 
     fn value(&mut self, v: &Value, shape: &'s Shape) -> Result<(), String> {

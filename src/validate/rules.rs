@@ -167,31 +167,22 @@ fn root_device_name(host: &BareMetalHost, e: &mut Errors) {
     let Some(h) = &host.spec.root_device_hints else {
         return;
     };
-    if h.device_name.is_empty() {
-        return;
-    }
-    let field = spec(&["rootDeviceHints", "deviceName"]);
-    match h.device_name.strip_prefix("/dev/") {
-        None => e.push(
-            field,
-            format!(
-                "device name of root device hint must be a /dev/ path, not \"{}\"",
-                h.device_name
-            ),
-        ),
-        Some(sub) => {
-            let sub = sub.strip_prefix("disk/by-path/").unwrap_or(sub);
-            if sub.contains('/') {
-                e.push(
-                    field,
-                    format!(
-                        "device name of root device hint must be path in /dev/ or /dev/disk/by-path/, not \"{}\"",
-                        h.device_name
-                    ),
-                );
-            }
+    let name = &h.device_name;
+    let must = match name.strip_prefix("/dev/") {
+        _ if name.is_empty() => return,
+        None => "must be a /dev/ path",
+        Some(sub)
+            if sub
+                .strip_prefix("disk/by-path/")
+                .unwrap_or(sub)
+                .contains('/') =>
+        {
+            "must be path in /dev/ or /dev/disk/by-path/"
         }
-    }
+        Some(_) => return,
+    };
+    let message = format!("device name of root device hint {must}, not \"{name}\"");
+    e.push(spec(&["rootDeviceHints", "deviceName"]), message);
 }
 
 /// Rule 9: the image's URL and checksum.
@@ -199,19 +190,16 @@ fn image(host: &BareMetalHost, e: &mut Errors) {
     let Some(image) = &host.spec.image else {
         return;
     };
-    match bmh_bmc::parse_request_uri(&image.url) {
-        Err(err) => e.push(
-            spec(&["image", "url"]),
-            format!("image URL {} is invalid: {err}", image.url),
-        ),
-        Ok(scheme) if !IMAGE_URL_SCHEMES.contains(&scheme.as_str()) => e.push(
-            spec(&["image", "url"]),
-            format!(
-                "image URL {} is invalid: invalid scheme in URL, \"{scheme}\" not allowed",
-                image.url
-            ),
-        ),
-        Ok(_) => {}
+    let invalid = match bmh_bmc::parse_request_uri(&image.url) {
+        Err(err) => Some(err.to_string()),
+        Ok(scheme) if !IMAGE_URL_SCHEMES.contains(&scheme.as_str()) => {
+            Some(format!("invalid scheme in URL, \"{scheme}\" not allowed"))
+        }
+        Ok(_) => None,
+    };
+    if let Some(why) = invalid {
+        let message = format!("image URL {} is invalid: {why}", image.url);
+        e.push(spec(&["image", "url"]), message);
     }
     if image.is_oci() {
         if !image.checksum.is_empty() {
@@ -255,35 +243,23 @@ fn power(host: &BareMetalHost, e: &mut Errors) {
 fn network_interfaces(host: &BareMetalHost, e: &mut Errors) {
     let mut seen = std::collections::HashSet::new();
     for (i, iface) in host.spec.network_interfaces.iter().enumerate() {
-        let field = spec(&["networkInterfaces"]).index(i);
-        if iface.name.is_empty() && iface.mac_address.is_empty() {
-            e.push(
-                field,
-                format!("networkInterfaces[{i}]: must specify either name or macAddress"),
-            );
-            continue;
-        }
-        if !iface.name.is_empty() && !iface.mac_address.is_empty() {
-            e.push(
-                field,
-                format!("networkInterfaces[{i}]: name and macAddress are mutually exclusive"),
-            );
-            continue;
-        }
-        let selector = if iface.mac_address.is_empty() {
-            &iface.name
-        } else {
-            &iface.mac_address
+        let problem = match (iface.name.is_empty(), iface.mac_address.is_empty()) {
+            (true, true) => "must specify either name or macAddress".to_string(),
+            (false, false) => "name and macAddress are mutually exclusive".to_string(),
+            (_, mac_empty) => {
+                let selector = if mac_empty {
+                    &iface.name
+                } else {
+                    &iface.mac_address
+                };
+                if seen.insert(selector.to_lowercase()) {
+                    continue;
+                }
+                format!("duplicate interface selector for {}", quote(selector))
+            }
         };
-        if !seen.insert(selector.to_lowercase()) {
-            e.push(
-                field,
-                format!(
-                    "networkInterfaces[{i}]: duplicate interface selector for {}",
-                    quote(selector)
-                ),
-            );
-        }
+        let field = spec(&["networkInterfaces"]).index(i);
+        e.push(field, format!("networkInterfaces[{i}]: {problem}"));
     }
 }
 
@@ -376,19 +352,14 @@ fn status_annotation(value: &str) -> Option<String> {
         Ok(v) => v,
         Err(m) => return Some(format!("error decoding status annotation: {m}")),
     };
-    let op = gojson::field_str(&status, "operationalStatus");
-    if !OPERATIONAL_STATUS_ALLOWED.contains(&op) {
-        return Some(format!(
-            "invalid operationalStatus '{op}' in the {STATUS} annotation"
-        ));
-    }
-    let et = gojson::field_str(&status, "errorType");
-    if !ERROR_TYPE_ALLOWED.contains(&et) {
-        return Some(format!(
-            "invalid errorType '{et}' in the {STATUS} annotation"
-        ));
-    }
-    None
+    let allowed = [
+        ("operationalStatus", OPERATIONAL_STATUS_ALLOWED),
+        ("errorType", ERROR_TYPE_ALLOWED),
+    ];
+    allowed.into_iter().find_map(|(field, values)| {
+        let v = gojson::field_str(&status, field);
+        (!values.contains(&v)).then(|| format!("invalid {field} '{v}' in the {STATUS} annotation"))
+    })
 }
 
 fn reboot_annotation(value: &str) -> Option<String> {

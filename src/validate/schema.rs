@@ -56,12 +56,9 @@ impl Errors {
 /// Whether `s` is a MAC address in the colon form the schema's patterns describe.
 fn is_colon_mac(s: &[u8]) -> bool {
     s.len() == 17
-        && s.iter().enumerate().all(|(i, c)| {
-            if i % 3 == 2 {
-                *c == b':'
-            } else {
-                c.is_ascii_hexdigit()
-            }
+        && s.iter().enumerate().all(|(i, c)| match i % 3 {
+            2 => *c == b':',
+            _ => c.is_ascii_hexdigit(),
         })
 }
 

@@ -58,17 +58,13 @@ pub fn config_drive(
         return Ok(Value::Object(Map::new()));
     }
 
-    if !errors.user_data.is_empty() {
-        return Err(format!(
-            "could not retrieve user data: {}",
-            errors.user_data
-        ));
-    }
-    if !errors.network_data.is_empty() {
-        return Err(format!(
-            "could not retrieve network data: {}",
-            errors.network_data
-        ));
+    for (what, error) in [
+        ("user data", &errors.user_data),
+        ("network data", &errors.network_data),
+    ] {
+        if !error.is_empty() {
+            return Err(format!("could not retrieve {what}: {error}"));
+        }
     }
     // Network data is decoded before meta data, so its error wins when both are broken.
     let network_data = if data.network_data.is_empty() {

@@ -48,33 +48,12 @@ fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 /// "1900.0000 MHz" and "2.4GHz" all work; anything else gives `None`.
 fn leading_float(s: &str) -> Option<f64> {
     let s = s.trim_start();
-    let bytes = s.as_bytes();
-    let digits_from = |mut i: usize| {
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            i += 1;
-        }
-        i
-    };
-    let mut end = 0;
-    if matches!(bytes.first(), Some(b'+' | b'-')) {
-        end = 1;
-    }
-    end = digits_from(end);
-    if bytes.get(end) == Some(&b'.') {
-        end = digits_from(end + 1);
-    }
-    // An exponent only counts when digits follow it.
-    if matches!(bytes.get(end), Some(b'e' | b'E')) {
-        let mut exp = end + 1;
-        if matches!(bytes.get(exp), Some(b'+' | b'-')) {
-            exp += 1;
-        }
-        let exp_end = digits_from(exp);
-        if exp_end > exp {
-            end = exp_end;
-        }
-    }
-    s[..end].parse::<f64>().ok().filter(|f| f.is_finite())
+    // The longest prefix that parses (sign, digits, fraction, exponent; inf and NaN refused).
+    (1..=s.len())
+        .rev()
+        .filter(|i| s.is_char_boundary(*i))
+        .find_map(|i| s[..i].parse::<f64>().ok())
+        .filter(|f| f.is_finite())
 }
 
 /// `cpu.frequency` in MHz, rounded to a whole number; 0 when unreadable.
@@ -123,10 +102,7 @@ fn lldp_details(lldp: &Value) -> Option<Lldp> {
         port_id: text(lldp, "switch_port_id"),
         switch_system_name: text(lldp, "switch_system_name"),
     };
-    let empty = details.switch_id.is_empty()
-        && details.port_id.is_empty()
-        && details.switch_system_name.is_empty();
-    (!empty).then_some(details)
+    (details != Lldp::default()).then_some(details)
 }
 
 fn nic_details(interfaces: &[Value], plugin_data: &Value) -> Vec<Nic> {
@@ -172,17 +148,6 @@ fn nic_details(interfaces: &[Value], plugin_data: &Value) -> Vec<Nic> {
     nics
 }
 
-/// HDD when rotational, else NVME for an NVMe device name, else SSD.
-fn disk_type(rotational: bool, name: &str) -> &'static str {
-    if rotational {
-        "HDD"
-    } else if name.starts_with("/dev/nvme") {
-        "NVME"
-    } else {
-        "SSD"
-    }
-}
-
 fn storage_details(disks: &[Value]) -> Vec<Storage> {
     disks
         .iter()
@@ -196,7 +161,13 @@ fn storage_details(disks: &[Value]) -> Vec<Storage> {
                 .cloned()
                 .collect();
             Storage {
-                type_: disk_type(rotational, &name).to_string(),
+                // HDD when rotational, else NVME for an NVMe device name, else SSD.
+                type_: match (rotational, name.starts_with("/dev/nvme")) {
+                    (true, _) => "HDD",
+                    (false, true) => "NVME",
+                    (false, false) => "SSD",
+                }
+                .to_string(),
                 name: if by_path.is_empty() { name } else { by_path },
                 alternate_names,
                 rotational,

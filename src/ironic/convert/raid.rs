@@ -10,16 +10,8 @@ pub const NO_RAID_INTERFACE: &str = "no-raid";
 /// The RAID interface doing software RAID (in the deploy ramdisk).
 pub const SOFTWARE_RAID_INTERFACE: &str = "agent";
 
-fn has_hardware_volumes(raid: &RaidConfig) -> bool {
-    raid.hardware_raid_volumes
-        .as_ref()
-        .is_some_and(|v| !v.is_empty())
-}
-
-fn has_software_volumes(raid: &RaidConfig) -> bool {
-    raid.software_raid_volumes
-        .as_ref()
-        .is_some_and(|v| !v.is_empty())
+fn has_volumes<T>(volumes: &Option<Vec<T>>) -> bool {
+    volumes.as_ref().is_some_and(|v| !v.is_empty())
 }
 
 /// The RAID interface to use for a target (BMO's `CheckRAIDInterface`), or the error text.
@@ -31,7 +23,7 @@ pub fn raid_interface(
     let Some(target) = target else {
         return Ok(driver_default.to_string());
     };
-    if has_hardware_volumes(target) {
+    if has_volumes(&target.hardware_raid_volumes) {
         if driver_default == NO_RAID_INTERFACE {
             return Err(format!(
                 "RAID settings are defined, but the node's driver {driver_default} does not support RAID"
@@ -44,7 +36,9 @@ pub fn raid_interface(
         }
     }
     // Creating or removing software volumes needs the agent's RAID interface.
-    if has_software_volumes(target) || actual.is_some_and(has_software_volumes) {
+    if has_volumes(&target.software_raid_volumes)
+        || actual.is_some_and(|a| has_volumes(&a.software_raid_volumes))
+    {
         return Ok(SOFTWARE_RAID_INTERFACE.to_string());
     }
     Ok(driver_default.to_string())

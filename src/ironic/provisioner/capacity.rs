@@ -105,7 +105,7 @@ impl CapacityGate {
     pub fn new(limit: usize) -> Self {
         CapacityGate {
             limit,
-            table: Mutex::new(Table::default()),
+            table: Mutex::default(),
         }
     }
 
@@ -117,25 +117,8 @@ impl CapacityGate {
     }
 
     /// Decide for `name`, listing busy nodes with `list` (table locked) when the listing is stale.
-    pub fn try_acquire(
-        &self,
-        name: &str,
-        list: impl FnOnce() -> Result<BTreeSet<String>, ProvisionerError>,
-    ) -> Result<bool, ProvisionerError> {
-        self.try_acquire_listed(name, || {
-            let started = Instant::now();
-            let busy = list()?;
-            Ok(Listed {
-                started,
-                at: Instant::now(),
-                busy,
-            })
-        })
-    }
-
-    /// [`CapacityGate::try_acquire`] with a listing that may have been made earlier (the node
-    /// watch's): it counts from `at`, and hands over grants made before `started`. A slot
-    /// promised to `name` becomes its grant.
+    /// The listing may have been made earlier (the node watch's): it counts from `at`, and hands
+    /// over grants made before `started`. A slot promised to `name` becomes its grant.
     pub fn try_acquire_listed(
         &self,
         name: &str,
@@ -233,16 +216,15 @@ impl IronicProvisioner {
             return Ok(true);
         }
         let shared = self.shared.clone();
+        let failed = |e: crate::client::IronicError| {
+            shared.note_error(&e);
+            ProvisionerError::Other(format!("failed to list nodes: {e}"))
+        };
         if shared.watch.enabled() {
             // The node watch's listing: one per second for capacity and `due_hosts` together.
             return shared.capacity.try_acquire_listed(&name, || {
-                let l = shared
-                    .watch
-                    .listing(&shared.client, LISTING_TTL)
-                    .map_err(|e| {
-                        shared.note_error(&e);
-                        ProvisionerError::Other(format!("failed to list nodes: {e}"))
-                    })?;
+                let l = shared.watch.listing(&shared.client, LISTING_TTL);
+                let l = l.map_err(failed)?;
                 Ok(Listed {
                     started: l.started,
                     at: l.started,
@@ -250,25 +232,39 @@ impl IronicProvisioner {
                 })
             });
         }
-        shared.capacity.try_acquire(&name, || {
-            let nodes = shared
-                .client
-                .list_nodes(CAPACITY_FIELDS, None)
-                .map_err(|e| {
-                    shared.note_error(&e);
-                    ProvisionerError::Other(format!("failed to list nodes: {e}"))
-                })?;
-            Ok(nodes
-                .iter()
-                .filter(|n| node_is_busy(n))
-                .map(|n| n.name_str().to_string())
-                .collect())
+        shared.capacity.try_acquire_listed(&name, || {
+            let started = Instant::now();
+            let nodes = shared.client.list_nodes(CAPACITY_FIELDS, None);
+            let nodes = nodes.map_err(failed)?;
+            let busy = nodes.iter().filter(|n| node_is_busy(n));
+            Ok(Listed {
+                started,
+                at: Instant::now(),
+                busy: busy.map(|n| n.name_str().to_string()).collect(),
+            })
         })
     }
 }
 
 #[cfg(test)]
 impl CapacityGate {
+    /// Decide for `name` with a listing made now by `list` when the gate's is stale.
+    pub(crate) fn try_acquire(
+        &self,
+        name: &str,
+        list: impl FnOnce() -> Result<BTreeSet<String>, ProvisionerError>,
+    ) -> Result<bool, ProvisionerError> {
+        self.try_acquire_listed(name, || {
+            let started = Instant::now();
+            let busy = list()?;
+            Ok(Listed {
+                started,
+                at: Instant::now(),
+                busy,
+            })
+        })
+    }
+
     /// Slots free now.
     pub(crate) fn free_slots(&self) -> usize {
         self.free(&mut lock(&self.table), Instant::now()).1

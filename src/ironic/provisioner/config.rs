@@ -34,22 +34,10 @@ pub const DEFAULT_PROVISIONING_LIMIT: usize = 20;
 
 const HOLD_PASSES: &str = "BMHCTL_IRONIC_HOLD_PASSES";
 
+/// What an empty environment gives.
 impl Default for ProvisionerConfig {
     fn default() -> Self {
-        ProvisionerConfig {
-            deploy_kernel_url: String::new(),
-            deploy_ramdisk_url: String::new(),
-            deploy_iso_url: String::new(),
-            provisioning_limit: DEFAULT_PROVISIONING_LIMIT,
-            live_iso_force_persistent_boot_device: "Default".into(),
-            direct_deploy_force_persistent_boot_device: "Default".into(),
-            external_url_v6: String::new(),
-            provisioning_network_disabled: false,
-            have_preprov_image_builder: false,
-            answer_due_hosts: false,
-            answer_ready_hosts: false,
-            hold_passes: DEFAULT_HOLD_PASSES,
-        }
+        Self::from_lookup(|_| None, false).expect("no setting is valid")
     }
 }
 
@@ -118,7 +106,8 @@ impl ProvisionerConfig {
                 .eq_ignore_ascii_case("true"),
             have_preprov_image_builder,
             hold_passes: parse_bool(HOLD_PASSES, get(HOLD_PASSES))?.unwrap_or(DEFAULT_HOLD_PASSES),
-            ..Self::default()
+            answer_due_hosts: false,
+            answer_ready_hosts: false,
         })
     }
 }

@@ -30,12 +30,9 @@ impl IronicProvisioner {
                     .vendor_passthru(&node, "create_subscription", Method::POST, &body),
             )
             .map_err(|e| ProvisionerError::Other(format!("failed to create subscription: {e}")))?;
-        match answer.get("Id").and_then(Value::as_str) {
-            Some(id) => Ok(id.to_string()),
-            None => Err(ProvisionerError::Other(
-                "failed to create subscription: Ironic's answer has no Id".into(),
-            )),
-        }
+        let id = answer.get("Id").and_then(Value::as_str).map(str::to_string);
+        let no_id = "failed to create subscription: Ironic's answer has no Id";
+        id.ok_or_else(|| ProvisionerError::Other(no_id.into()))
     }
 
     /// Removes the subscription of `status.subscriptionID` (404 counts as removed).

@@ -8,11 +8,7 @@ use bmhctl_plugin_sdk::{
 use serde_json::Value;
 
 fn text(v: &Value, key: &str) -> String {
-    match v.get(key) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
+    crate::convert::steps::desired_setting_text(v.get(key).unwrap_or(&Value::Null))
 }
 
 impl IronicProvisioner {
@@ -20,10 +16,9 @@ impl IronicProvisioner {
         &mut self,
         opts: FirmwareSettingsOptions,
     ) -> Result<FirmwareSettings, ProvisionerError> {
-        let include_schema = opts.include_schema;
         let id = self.require_node_id()?;
         let items = self
-            .seen(self.client().get_bios(&id, include_schema))
+            .seen(self.client().get_bios(&id, opts.include_schema))
             .map_err(|e| {
                 ProvisionerError::Other(format!("could not get BIOS settings for node {id}: {e}"))
             })?;
@@ -34,22 +29,16 @@ impl IronicProvisioner {
                 continue;
             }
             out.settings.insert(name.clone(), text(&item, "value"));
-            if include_schema {
+            if opts.include_schema {
                 let int = |k: &str| item.get(k).and_then(Value::as_i64);
                 let flag = |k: &str| item.get(k).and_then(Value::as_bool);
+                let values = item.get("allowable_values").and_then(Value::as_array);
+                let values = values.into_iter().flatten().filter_map(Value::as_str);
                 out.schema.insert(
                     name,
                     SettingSchema {
                         attribute_type: text(&item, "attribute_type"),
-                        allowable_values: item
-                            .get("allowable_values")
-                            .and_then(Value::as_array)
-                            .map(|a| {
-                                a.iter()
-                                    .filter_map(|v| v.as_str().map(String::from))
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
+                        allowable_values: values.map(String::from).collect(),
                         lower_bound: int("lower_bound"),
                         upper_bound: int("upper_bound"),
                         min_length: int("min_length"),

@@ -45,22 +45,16 @@ impl IronicProvisioner {
         data: &InspectData,
         opts: InspectOptions,
     ) -> Result<InspectResult, ProvisionerError> {
-        let InspectOptions {
-            mut restart_on_failure,
-            mut refresh,
-            force_reboot,
-        } = opts;
         let node = self.get_node()?;
         let fast = data.inspection_mode == InspectionMode::Fast;
-        if node.provision_state == state::INSPECT_FAIL && node.last_error_str().contains("aborted")
-        {
-            // bmhctl (or BMO) aborted it: start over
-            refresh = true;
-            restart_on_failure = true;
-        }
+        // bmhctl (or BMO) aborted it: start over
+        let aborted = node.provision_state == state::INSPECT_FAIL
+            && node.last_error_str().contains("aborted");
+        let restart_on_failure = opts.restart_on_failure || aborted;
+        let refresh = opts.refresh || aborted;
         match node.provision_state.as_str() {
             state::AVAILABLE => inspected(self.change_state(&node, "manage"), false),
-            state::INSPECT_WAIT if force_reboot => {
+            state::INSPECT_WAIT if opts.force_reboot => {
                 let (r, started) =
                     self.change_provision_state(&node, ProvisionStateRequest::new("abort"));
                 inspected(r, started)
@@ -197,13 +191,9 @@ impl IronicProvisioner {
     }
 
     pub(super) fn do_prepare(&mut self, data: &PrepareData, opts: StepOptions) -> WithStarted {
-        let StepOptions {
-            unprepared,
-            restart_on_failure,
-        } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
-            state::AVAILABLE | state::MANAGEABLE if !unprepared => {
+            state::AVAILABLE | state::MANAGEABLE if !opts.unprepared => {
                 stepped(Ok(OpResult::done()), false)
             }
             state::AVAILABLE => match self.manual_cleaning_steps(data) {
@@ -213,7 +203,7 @@ impl IronicProvisioner {
                 Ok(_) => stepped(self.change_state(&node, "manage"), false),
             },
             state::MANAGEABLE => self.start_manual_cleaning(&node, data),
-            state::CLEAN_FAIL if !restart_on_failure => {
+            state::CLEAN_FAIL if !opts.restart_on_failure => {
                 stepped(Ok(OpResult::failed(node.last_error_str())), false)
             }
             state::CLEAN_FAIL => stepped(self.leave_clean_fail(&node), false),
@@ -258,15 +248,13 @@ impl IronicProvisioner {
         node: &Node,
         data: &PrepareData,
     ) -> Result<Option<OpResult>, ProvisionerError> {
-        let iface = match self.target_raid_interface(data) {
-            Ok(i) => i,
-            Err(m) => return Ok(Some(OpResult::failed(m))),
-        };
-        let disks = match raid::logical_disks(
-            data.target_raid_config.as_ref(),
-            data.root_device_hints.as_ref(),
-        ) {
-            Ok(d) => d,
+        let target = data.target_raid_config.as_ref();
+        let planned = self.target_raid_interface(data).and_then(|iface| {
+            let disks = raid::logical_disks(target, data.root_device_hints.as_ref())?;
+            Ok((iface, disks))
+        });
+        let (iface, disks) = match planned {
+            Ok(p) => p,
             Err(m) => return Ok(Some(OpResult::failed(m))),
         };
         if disks.is_empty() {
@@ -290,10 +278,6 @@ impl IronicProvisioner {
     // ------------------------------------------------------------------- servicing (3.6)
 
     pub(super) fn do_service(&mut self, data: &ServicingData, opts: StepOptions) -> WithStarted {
-        let StepOptions {
-            unprepared,
-            restart_on_failure,
-        } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
             state::SERVICE_FAIL | state::SERVICE_WAIT if !data.has_firmware_spec => {
@@ -302,14 +286,14 @@ impl IronicProvisioner {
                 let (r, started) = self.change_provision_state(&node, abort);
                 stepped(r, started)
             }
-            state::SERVICE_FAIL if !restart_on_failure => {
+            state::SERVICE_FAIL if !opts.restart_on_failure => {
                 stepped(Ok(OpResult::failed(node.last_error_str())), false)
             }
             state::SERVICE_FAIL if node.maintenance => {
                 stepped(self.set_maintenance(&node, false, ""), false)
             }
             state::SERVICE_FAIL => self.start_servicing(&node, data, true),
-            state::ACTIVE => self.start_servicing(&node, data, unprepared),
+            state::ACTIVE => self.start_servicing(&node, data, opts.unprepared),
             state::SERVICING | state::SERVICE_WAIT => stepped(Ok(requeue(LONG_DELAY)), false),
             other => transient(format!("have unexpected ironic node state {other}")),
         }
@@ -346,7 +330,6 @@ impl IronicProvisioner {
     // ---------------------------------------------------------------- provisioning (3.7)
 
     pub(super) fn do_provision(&mut self, data: &ProvisionData, opts: ProvisionOptions) -> Outcome {
-        let force_reboot = opts.force_reboot;
         // The node first, as BMO's `Provision`: with no node, a transient error (registration
         // follows) rather than "Validation failed".
         let node = self.get_node()?;
@@ -355,28 +338,26 @@ impl IronicProvisioner {
         {
             return Ok(OpResult::failed(format!("Validation failed: {e}")));
         }
+        let same_image = has_same_image(&node, &data.image);
         match node.provision_state.as_str() {
-            state::DEPLOY_FAIL => {
-                if has_same_image(&node, &data.image) {
-                    if node.last_error_str().is_empty() {
-                        return Ok(requeue(Duration::ZERO));
-                    }
-                    // The checksum as `GetChecksum` gives it: none for OCI and live ISOs.
-                    let checksum = match image_checksum(&data.image) {
-                        Ok((c, _)) if !c.is_empty() => format!(", checksum: {c}"),
-                        _ => String::new(),
-                    };
-                    return Ok(OpResult::failed(format!(
-                        "Image provisioning failed (url: {}{checksum}): {}",
-                        data.image.url,
-                        node.last_error_str()
-                    )));
-                }
-                self.set_up_and_deploy(&node, data)
+            state::DEPLOY_FAIL if same_image && node.last_error_str().is_empty() => {
+                Ok(requeue(Duration::ZERO))
             }
+            state::DEPLOY_FAIL if same_image => {
+                // The checksum as `GetChecksum` gives it: none for OCI and live ISOs.
+                let checksum = match image_checksum(&data.image) {
+                    Ok((c, _)) if !c.is_empty() => format!(", checksum: {c}"),
+                    _ => String::new(),
+                };
+                Ok(OpResult::failed(format!(
+                    "Image provisioning failed (url: {}{checksum}): {}",
+                    data.image.url,
+                    node.last_error_str()
+                )))
+            }
+            state::DEPLOY_FAIL | state::AVAILABLE => self.set_up_and_deploy(&node, data),
             state::MANAGEABLE => self.change_state(&node, "provide"),
             state::CLEAN_FAIL => self.leave_clean_fail(&node),
-            state::AVAILABLE => self.set_up_and_deploy(&node, data),
             state::ACTIVE => {
                 self.publish(
                     "ProvisioningComplete",
@@ -384,7 +365,7 @@ impl IronicProvisioner {
                 );
                 Ok(OpResult::done())
             }
-            state::DEPLOY_WAIT if force_reboot => self.change_state(&node, "deleted"),
+            state::DEPLOY_WAIT if opts.force_reboot => self.change_state(&node, "deleted"),
             _ => Ok(requeue(LONG_DELAY)),
         }
     }
@@ -399,14 +380,11 @@ impl IronicProvisioner {
         // (2) validate
         match self.seen(self.client().validate_node(&node.uuid)) {
             Ok(v) => {
-                let mut reasons = Vec::new();
-                for iface in ["boot", "deploy"] {
-                    if let Some(res) = v.get(iface)
-                        && res.result == Some(false)
-                    {
-                        reasons.push(res.reason.clone().unwrap_or_default());
-                    }
-                }
+                let failed = ["boot", "deploy"].iter().filter_map(|iface| v.get(*iface));
+                let failed = failed.filter(|res| res.result == Some(false));
+                let reasons: Vec<String> = failed
+                    .map(|res| res.reason.clone().unwrap_or_default())
+                    .collect();
                 if !reasons.is_empty() {
                     return Ok(OpResult::failed(format!(
                         "host validation error: {}",
@@ -435,10 +413,7 @@ impl IronicProvisioner {
             &data.host_config_errors,
             live_iso,
         );
-        let drive = match drive {
-            Ok(d) => d,
-            Err(m) => return transient(m),
-        };
+        let drive = drive.map_err(ProvisionerError::Other)?;
         let deploy_steps = match &data.custom_deploy {
             Some(c) if !c.method.is_empty() => vec![json!({
                 "interface": "deploy",
@@ -456,7 +431,8 @@ impl IronicProvisioner {
         self.change_provision_state(&node, req).0
     }
 
-    /// BMO's `getInstanceUpdateOpts` (spec 3.7 table).
+    /// BMO's `getInstanceUpdateOpts` (spec 3.7 table): the image fields of `instance_info` in
+    /// BMO's order (`None` removes one), the deploy interface and the persistent boot device.
     fn instance_update(&self, node: &Node, data: &ProvisionData) -> NodePatch {
         let img = &data.image;
         let custom = data
@@ -474,16 +450,70 @@ impl IronicProvisioner {
                 instance_capabilities(&data.boot_mode),
             )
             .set(node, ii, "root_device", hints);
-        if custom {
-            self.custom_deploy_update(p, node, data)
+        let cfg = &self.shared.config;
+        let text = |s: &str| (!s.is_empty()).then(|| Value::from(s));
+        let (fields, deploy, persistent) = if custom {
+            // BMO's `setCustomDeployUpdateOptsForNode`: with no URL every image field is removed.
+            let url = text(&img.url);
+            let given = url.is_some();
+            let sums = url.as_ref().and_then(|_| image_checksum(img).ok());
+            let (checksum, algorithm) = sums.unzip();
+            let fields = vec![
+                ("boot_iso", None),
+                ("image_source", url),
+                ("image_disk_format", text(&img.format).filter(|_| given)),
+                ("image_checksum", None),
+                ("image_os_hash_algo", algorithm.map(Value::from)),
+                ("image_os_hash_value", checksum.map(Value::from)),
+                ("image_pull_secret", pull_secret(data).filter(|_| given)),
+            ];
+            (fields, Some("custom-agent"), None)
         } else if img.is_live_iso() {
-            self.live_iso_update(p, node, img)
-        } else if let Ok(sums) = image_checksum(img) {
-            self.direct_deploy_update(p, node, data, sums)
+            let fields = vec![
+                ("boot_iso", Some(Value::from(img.url.as_str()))),
+                ("image_source", None),
+                ("image_checksum", None),
+                ("image_os_hash_algo", None),
+                ("image_os_hash_value", None),
+            ];
+            let persistent = &cfg.live_iso_force_persistent_boot_device;
+            (fields, Some("ramdisk"), Some(persistent))
+        } else if let Ok((checksum, algorithm)) = image_checksum(img) {
+            // BMO's `setDirectDeployUpdateOptsForNode` (no checksum, OCI: all three removed).
+            let (plain, typed) = match (checksum.is_empty(), algorithm.is_empty()) {
+                (true, true) => (None, None),
+                (_, true) => (Some(checksum), None),
+                _ => (None, Some((algorithm, checksum))),
+            };
+            let (algorithm, checksum) = typed.unzip();
+            let fields = vec![
+                ("boot_iso", None),
+                ("image_source", Some(Value::from(img.url.as_str()))),
+                ("image_disk_format", text(&img.format)),
+                ("image_checksum", plain.map(Value::from)),
+                ("image_os_hash_algo", algorithm.map(Value::from)),
+                ("image_os_hash_value", checksum.map(Value::from)),
+                ("image_pull_secret", pull_secret(data)),
+            ];
+            let persistent = &cfg.direct_deploy_force_persistent_boot_device;
+            (fields, None, Some(persistent))
         } else {
             // BMO's `setDirectDeployUpdateOptsForNode` sets nothing for a bad checksum;
             // validation has already failed such a host.
-            p
+            return p;
+        };
+        let p = fields
+            .into_iter()
+            .fold(p, |p, (key, value)| p.update(node, ii, key, value));
+        let p = self.deploy_interface_update(p, node, deploy);
+        match persistent {
+            Some(v) => p.set(
+                node,
+                Section::DriverInfo,
+                "force_persistent_boot_device",
+                v.as_str(),
+            ),
+            None => p,
         }
     }
 
@@ -501,135 +531,23 @@ impl IronicProvisioner {
         }
     }
 
-    /// BMO's `setCustomDeployUpdateOptsForNode`: with no URL every image field is removed.
-    fn custom_deploy_update(&self, p: NodePatch, node: &Node, data: &ProvisionData) -> NodePatch {
-        let img = &data.image;
-        let ii = Section::InstanceInfo;
-        let url = (!img.url.is_empty()).then(|| Value::from(img.url.clone()));
-        let sums = url.as_ref().and_then(|_| image_checksum(img).ok());
-        let format =
-            (url.is_some() && !img.format.is_empty()).then(|| Value::from(img.format.clone()));
-        let pull_secret = url.as_ref().and_then(|_| pull_secret(data));
-        let p = p
-            .update(node, ii, "boot_iso", None)
-            .update(node, ii, "image_source", url)
-            .update(node, ii, "image_disk_format", format)
-            .update(node, ii, "image_checksum", None)
-            .update(
-                node,
-                ii,
-                "image_os_hash_algo",
-                sums.as_ref()
-                    .map(|(_, algorithm)| Value::from(algorithm.clone())),
-            )
-            .update(
-                node,
-                ii,
-                "image_os_hash_value",
-                sums.map(|(checksum, _)| Value::from(checksum)),
-            )
-            .update(node, ii, "image_pull_secret", pull_secret);
-        self.deploy_interface_update(p, node, Some("custom-agent"))
-    }
-
-    fn live_iso_update(&self, p: NodePatch, node: &Node, img: &Image) -> NodePatch {
-        let ii = Section::InstanceInfo;
-        let p = p
-            .set(node, ii, "boot_iso", img.url.as_str())
-            .update(node, ii, "image_source", None)
-            .update(node, ii, "image_checksum", None)
-            .update(node, ii, "image_os_hash_algo", None)
-            .update(node, ii, "image_os_hash_value", None);
-        let persistent = self
-            .shared
-            .config
-            .live_iso_force_persistent_boot_device
-            .as_str();
-        self.deploy_interface_update(p, node, Some("ramdisk")).set(
-            node,
-            Section::DriverInfo,
-            "force_persistent_boot_device",
-            persistent,
-        )
-    }
-
-    /// BMO's `setDirectDeployUpdateOptsForNode` (no checksum, OCI: all three removed).
-    fn direct_deploy_update(
-        &self,
-        p: NodePatch,
-        node: &Node,
-        data: &ProvisionData,
-        (checksum, algorithm): (String, String),
-    ) -> NodePatch {
-        let img = &data.image;
-        let ii = Section::InstanceInfo;
-        let (plain, typed) = match (checksum.is_empty(), algorithm.is_empty()) {
-            (true, true) => (None, None),
-            (_, true) => (Some(checksum), None),
-            _ => (None, Some((algorithm, checksum))),
-        };
-        let p = p
-            .update(node, ii, "boot_iso", None)
-            .set(node, ii, "image_source", img.url.as_str())
-            .update(
-                node,
-                ii,
-                "image_disk_format",
-                (!img.format.is_empty()).then(|| Value::from(img.format.clone())),
-            )
-            .update(node, ii, "image_checksum", plain.map(Value::from))
-            .update(
-                node,
-                ii,
-                "image_os_hash_algo",
-                typed.as_ref().map(|(a, _)| Value::from(a.clone())),
-            )
-            .update(
-                node,
-                ii,
-                "image_os_hash_value",
-                typed.map(|(_, c)| Value::from(c)),
-            )
-            .update(node, ii, "image_pull_secret", pull_secret(data));
-        let persistent = self
-            .shared
-            .config
-            .direct_deploy_force_persistent_boot_device
-            .as_str();
-        self.deploy_interface_update(p, node, None).set(
-            node,
-            Section::DriverInfo,
-            "force_persistent_boot_device",
-            persistent,
-        )
-    }
-
     // -------------------------------------------------------------------- adoption (3.8)
 
     pub(super) fn do_adopt(&mut self, data: &AdoptData, opts: AdoptOptions) -> Outcome {
-        let restart_on_failure = opts.restart_on_failure;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
             s @ (state::ENROLL | state::VERIFYING) => {
                 transient(format!("invalid state for adopt: {s}"))
             }
-            state::MANAGEABLE => {
-                if data.state == ProvisioningState::Deprovisioning {
-                    return Ok(OpResult::done());
-                }
-                self.change_state(&node, "adopt")
+            state::MANAGEABLE if data.state == ProvisioningState::Deprovisioning => {
+                Ok(OpResult::done())
             }
+            state::ADOPT_FAIL if !opts.restart_on_failure => Ok(OpResult::failed(format!(
+                "Host adoption failed: {}",
+                node.last_error_str()
+            ))),
+            state::MANAGEABLE | state::ADOPT_FAIL => self.change_state(&node, "adopt"),
             state::ADOPTING => Ok(requeue(SHORT_DELAY)),
-            state::ADOPT_FAIL => {
-                if restart_on_failure {
-                    self.change_state(&node, "adopt")
-                } else {
-                    Ok(OpResult::failed(format!(
-                        "Host adoption failed: {}",
-                        node.last_error_str()
-                    )))
-                }
-            }
             state::ACTIVE
                 if node.maintenance
                     && node.fault_str().is_empty()
@@ -644,32 +562,23 @@ impl IronicProvisioner {
     // -------------------------------------------------------------- deprovisioning (3.9)
 
     pub(super) fn do_deprovision(&mut self, opts: DeprovisionOptions) -> Outcome {
-        let DeprovisionOptions {
-            restart_on_failure,
-            automated_cleaning_mode: cleaning,
-        } = opts;
         let node = self.get_node()?;
         match node.provision_state.as_str() {
+            state::ERROR if !opts.restart_on_failure => {
+                Ok(OpResult::failed(match node.last_error_str() {
+                    "" => "Deprovisioning failed",
+                    e => e,
+                }))
+            }
             state::ERROR => {
-                if !restart_on_failure {
-                    let msg = match node.last_error_str() {
-                        "" => "Deprovisioning failed",
-                        e => e,
-                    };
-                    return Ok(OpResult::failed(msg));
-                }
                 self.publish("DeprovisioningStarted", "Image deprovisioning restarted");
                 self.change_state(&node, "deleted")
             }
-            state::CLEAN_FAIL => {
-                if !restart_on_failure {
-                    return Ok(OpResult::failed(format!(
-                        "Cleaning failed: {}",
-                        node.last_error_str()
-                    )));
-                }
-                self.leave_clean_fail(&node)
-            }
+            state::CLEAN_FAIL if !opts.restart_on_failure => Ok(OpResult::failed(format!(
+                "Cleaning failed: {}",
+                node.last_error_str()
+            ))),
+            state::CLEAN_FAIL => self.leave_clean_fail(&node),
             state::MANAGEABLE => self.change_state(&node, "provide"),
             state::AVAILABLE => {
                 self.publish("DeprovisioningComplete", "Image deprovisioning completed");
@@ -679,7 +588,7 @@ impl IronicProvisioner {
                 Ok(requeue(LONG_DELAY))
             }
             state::ACTIVE | state::DEPLOY_FAIL | state::DEPLOY_WAIT => {
-                let want = cleaning != AutomatedCleaningMode::Disabled;
+                let want = opts.automated_cleaning_mode != AutomatedCleaningMode::Disabled;
                 if node.automated_clean != Some(want) {
                     let patch = NodePatch::new().add("/automated_clean", want);
                     return match self.seen(self.client().patch_node(&node.uuid, &patch)) {
@@ -712,7 +621,6 @@ impl IronicProvisioner {
     }
 
     pub(super) fn real_delete(&mut self, opts: DetachOptions) -> Outcome {
-        let force = opts.force;
         let node = match self.get_node() {
             Ok(n) => n,
             Err(ProvisionerError::NeedsRegistration) => return Ok(OpResult::done()),
@@ -736,11 +644,11 @@ impl IronicProvisioner {
             | state::INSPECTING
             | state::SERVICING
             | state::DELETING => return Ok(requeue(LONG_DELAY)),
-            state::DEPLOY_WAIT if force && !abort_from_deploy_wait => {
+            state::DEPLOY_WAIT if opts.force && !abort_from_deploy_wait => {
                 return self.change_state(&node, "deleted");
             }
             state::DEPLOY_WAIT | state::INSPECT_WAIT | state::CLEAN_WAIT | state::SERVICE_WAIT => {
-                return if force {
+                return if opts.force {
                     self.change_state(&node, "abort")
                 } else {
                     Ok(requeue(LONG_DELAY))
@@ -838,12 +746,13 @@ fn canned_details(node: &Node, boot_mac: &str) -> HardwareDetails {
     let mac = if boot_mac.is_empty() {
         let hex: Vec<u8> = node.uuid.bytes().filter(u8::is_ascii_hexdigit).collect();
         let tail = &hex[hex.len().saturating_sub(10)..];
-        let mut mac = String::from("02");
-        for pair in tail.chunks(2) {
-            mac.push(':');
-            mac.push_str(&String::from_utf8_lossy(pair).to_ascii_lowercase());
-        }
-        mac
+        let pairs = tail
+            .chunks(2)
+            .map(|p| String::from_utf8_lossy(p).to_ascii_lowercase());
+        std::iter::once("02".into())
+            .chain(pairs)
+            .collect::<Vec<String>>()
+            .join(":")
     } else {
         boot_mac.to_ascii_lowercase()
     };

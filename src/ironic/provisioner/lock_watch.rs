@@ -29,19 +29,16 @@ pub struct StaleLock {
 
 impl StaleLock {
     /// What the host shows while it waits (the progress line, the result table, the event).
+    /// It names the remedy Ironic documents.
     pub fn message(&self, node: &str) -> String {
-        stale_lock_message(node, &self.conductor)
+        let conductor = &self.conductor;
+        format!(
+            "node {node} locked by conductor {conductor}, which is offline: restart that conductor \
+             with the same [DEFAULT]host (on start it frees its locks; keep [json_rpc]port at 8089, \
+             or the lock stays), or keep another conductor alive to take the node over; check with \
+             `baremetal conductor list` and `baremetal node show {node} -f value -c reservation`"
+        )
     }
-}
-
-/// The message for `node` locked by the offline `conductor`, with the remedy Ironic documents.
-pub fn stale_lock_message(node: &str, conductor: &str) -> String {
-    format!(
-        "node {node} locked by conductor {conductor}, which is offline: restart that conductor \
-         with the same [DEFAULT]host (on start it frees its locks; keep [json_rpc]port at 8089, \
-         or the lock stays), or keep another conductor alive to take the node over; check with \
-         `baremetal conductor list` and `baremetal node show {node} -f value -c reservation`"
-    )
 }
 
 /// The conductor a 409 NodeLocked names ("Node X is locked by host Y, please retry ...").

@@ -18,7 +18,7 @@ mod tests;
 
 pub use capacity::CapacityGate;
 pub use config::{ProvisionerConfig, parse_provisioning_limit};
-pub use lock_watch::{LockWatch, StaleLock, stale_lock_message};
+pub use lock_watch::{LockWatch, StaleLock};
 pub use node_watch::{Fingerprint, NodeWatch, Wrote};
 pub use port_watch::{PortListing, PortWatch};
 

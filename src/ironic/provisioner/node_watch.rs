@@ -247,6 +247,7 @@ pub struct Asked<'a> {
 }
 
 /// The process-wide node watch (one per factory).
+#[derive(Default)]
 pub struct NodeWatch {
     enabled: bool,
     listing: Mutex<Option<Arc<Listing>>>,
@@ -261,10 +262,7 @@ impl NodeWatch {
     pub fn new(enabled: bool) -> NodeWatch {
         NodeWatch {
             enabled,
-            listing: Mutex::new(None),
-            listing_in_flight: Mutex::new(()),
-            records: Mutex::new(Records::default()),
-            created: Mutex::new(BTreeSet::new()),
+            ..Default::default()
         }
     }
 
@@ -341,35 +339,27 @@ impl NodeWatch {
         if !self.enabled || uuid.is_empty() {
             return None;
         }
-        let Record {
-            node,
-            fp,
-            read_at,
-            ended_at,
-            wrote,
-            mergeable,
-            ..
-        } = lock(&self.records).by_uuid.get(uuid)?.clone();
-        if !wrote && read_at.elapsed() < FRESH_READ {
-            return Some((node, read_at, mergeable));
+        let r = lock(&self.records).by_uuid.get(uuid)?.clone();
+        if !r.wrote && r.read_at.elapsed() < FRESH_READ {
+            return Some((r.node, r.read_at, r.mergeable));
         }
-        if wrote && !mergeable {
+        if r.wrote && !r.mergeable {
             return None;
         }
         // A listing must have started after the read (same node) or after the pass (merged).
-        let after = if wrote { ended_at } else { read_at };
+        let after = if r.wrote { r.ended_at } else { r.read_at };
         let l = self.listing_after(client, after)?;
         let listed = l.by_uuid(uuid)?;
-        if l.started > read_at
-            && !wrote
-            && Fingerprint::of(listed) == fp
-            && listed.reservation == node.reservation
+        if l.started > r.read_at
+            && !r.wrote
+            && Fingerprint::of(listed) == r.fp
+            && listed.reservation == r.node.reservation
         {
-            return Some((node, read_at, mergeable));
+            return Some((r.node, r.read_at, r.mergeable));
         }
         // A reserved node is merged too: a GET would show the same rows while the conductor works.
-        if mergeable && l.started > ended_at {
-            return Some((merges(&node, listed), l.started, true));
+        if r.mergeable && l.started > r.ended_at {
+            return Some((merges(&r.node, listed), l.started, true));
         }
         None
     }

@@ -55,6 +55,7 @@ impl PortListing {
 }
 
 /// The process-wide port listing (one per factory).
+#[derive(Default)]
 pub struct PortWatch {
     enabled: bool,
     listing: Mutex<Option<Arc<PortListing>>>,
@@ -72,9 +73,7 @@ impl PortWatch {
     pub fn new(enabled: bool) -> PortWatch {
         PortWatch {
             enabled,
-            listing: Mutex::new(None),
-            listing_in_flight: Mutex::new(()),
-            wrote: Mutex::new(HashMap::new()),
+            ..Default::default()
         }
     }
 

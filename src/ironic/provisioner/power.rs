@@ -12,7 +12,6 @@ use std::time::Duration;
 
 impl IronicProvisioner {
     pub(super) fn do_power_on(&mut self, opts: PowerOnOptions) -> Outcome {
-        let force = opts.force;
         let node = self.get_node()?;
         if node.power_state.as_deref() == Some(state::POWER_ON) {
             return Ok(OpResult::done());
@@ -20,7 +19,7 @@ impl IronicProvisioner {
         if node.target_power_state.as_deref() == Some(state::POWER_ON) {
             return Ok(requeue(SHORT_DELAY));
         }
-        if !node.last_error_str().is_empty() && !force {
+        if !node.last_error_str().is_empty() && !opts.force {
             return Ok(OpResult::failed(format!(
                 "PowerOn operation failed: {}",
                 node.last_error_str()
@@ -31,13 +30,8 @@ impl IronicProvisioner {
     }
 
     pub(super) fn do_power_off(&mut self, opts: PowerOffOptions) -> Outcome {
-        let PowerOffOptions {
-            mode,
-            force,
-            automated_cleaning_mode: cleaning,
-        } = opts;
         let node = self.get_node()?;
-        if let Some(r) = self.clear_power_obstacles(&node, cleaning) {
+        if let Some(r) = self.clear_power_obstacles(&node, opts.automated_cleaning_mode) {
             return r;
         }
         if node.power_state.as_deref() == Some(state::POWER_OFF) {
@@ -52,28 +46,23 @@ impl IronicProvisioner {
         let last_error = node.last_error_str();
         if node.target_power_state.as_deref().unwrap_or("").is_empty()
             && !last_error.is_empty()
-            && !force
+            && !opts.force
             && !last_error.contains("aborted")
         {
             return Ok(OpResult::failed(last_error));
         }
-        if mode == RebootMode::Soft && !force {
-            let target = if node.disable_power_off {
-                state::SOFT_REBOOT
-            } else {
-                state::SOFT_POWER_OFF
-            };
-            if let Some(r) = self.change_power(&node, target) {
+        let (soft, hard) = if node.disable_power_off {
+            (state::SOFT_REBOOT, state::REBOOT)
+        } else {
+            (state::SOFT_POWER_OFF, state::POWER_OFF)
+        };
+        if opts.mode == RebootMode::Soft && !opts.force {
+            if let Some(r) = self.change_power(&node, soft) {
                 return r;
             }
             tracing::info!(node = %node.uuid, "soft power off unsupported, powering off hard");
         }
-        let target = if node.disable_power_off {
-            state::REBOOT
-        } else {
-            state::POWER_OFF
-        };
-        self.change_power(&node, target)
+        self.change_power(&node, hard)
             .expect("only soft power off answers 400")
     }
 
@@ -83,19 +72,17 @@ impl IronicProvisioner {
         node: &Node,
         cleaning: AutomatedCleaningMode,
     ) -> Option<Outcome> {
+        let manual_clean = node.target_provision_state_str() == "clean";
         match node.provision_state.as_str() {
             state::INSPECT_WAIT => Some(self.change_state(node, "abort")),
-            state::INSPECTING | state::CLEANING => Some(Ok(requeue(LONG_DELAY))),
+            state::CLEAN_WAIT if manual_clean || cleaning == AutomatedCleaningMode::Disabled => {
+                Some(self.change_state(node, "abort"))
+            }
+            state::INSPECTING | state::CLEANING | state::CLEAN_WAIT => {
+                Some(Ok(requeue(LONG_DELAY)))
+            }
             state::INSPECT_FAIL if !node.target_provision_state_str().is_empty() => {
                 Some(self.change_state(node, "manage"))
-            }
-            state::CLEAN_WAIT => {
-                let manual = node.target_provision_state_str() == "clean";
-                if manual || cleaning == AutomatedCleaningMode::Disabled {
-                    Some(self.change_state(node, "abort"))
-                } else {
-                    Some(Ok(requeue(LONG_DELAY)))
-                }
             }
             _ => None,
         }

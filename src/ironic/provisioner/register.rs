@@ -11,13 +11,6 @@ use bmhctl_plugin_sdk::{RegisterOptions, RegisterResult};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
-/// Why the node lookup failed.
-enum LookupError {
-    /// A named node already owns the boot MAC: `fail`, not transient.
-    MacConflict(String),
-    Other(String),
-}
-
 /// The outcome of a registration with the node's ID (empty before there is a node).
 fn with_id(r: Outcome, provisioner_id: &str) -> Result<RegisterResult, ProvisionerError> {
     r.map(|result| RegisterResult {
@@ -56,10 +49,6 @@ impl IronicProvisioner {
         data: &ManagementAccessData,
         opts: RegisterOptions,
     ) -> Result<RegisterResult, ProvisionerError> {
-        let RegisterOptions {
-            credentials_changed,
-            restart_on_failure,
-        } = opts;
         // A host outside the gated states gives its capacity slot back.
         if !holds_capacity(&data.state) && data.operational_status != OperationalStatus::Delayed {
             self.shared.capacity.release(&self.node_name());
@@ -77,7 +66,8 @@ impl IronicProvisioner {
                 Err(outcome) => return with_id(outcome, ""),
             },
             Some(node) => {
-                let patch = self.reconcile_node(&node, data, &driver_info, credentials_changed);
+                let patch =
+                    self.reconcile_node(&node, data, &driver_info, opts.credentials_changed);
                 (node, patch)
             }
         };
@@ -110,7 +100,7 @@ impl IronicProvisioner {
         };
 
         // G. act on the provision state
-        let retrying = credentials_changed || restart_on_failure;
+        let retrying = opts.credentials_changed || opts.restart_on_failure;
         let result = match node.provision_state.as_str() {
             state::ENROLL if !node.last_error_str().is_empty() && !retrying => {
                 Ok(OpResult::failed(node.last_error_str()))
@@ -160,13 +150,7 @@ impl IronicProvisioner {
                 );
             }
         }
-        let found = match self.find_existing_host() {
-            Ok(n) => n,
-            Err(LookupError::MacConflict(m)) => return fail(m),
-            Err(LookupError::Other(m)) => {
-                return Err(transient(format!("failed to find existing host: {m}")));
-            }
-        };
+        let found = self.find_existing_host()?;
         if let Err(e) = bmc.check_boot_mac(
             !self.host.boot_mac_address.is_empty(),
             data.disable_inspection,
@@ -191,11 +175,10 @@ impl IronicProvisioner {
         }
         let parsed = parse_yaml_mapping(&data.preprovisioning_network_data)?
             .map_or(Value::Null, Value::Object);
-        Ok(if parsed != node.network_data {
-            patch.add("/network_data", parsed)
-        } else {
-            patch
-        })
+        if parsed == node.network_data {
+            return Ok(patch);
+        }
+        Ok(patch.add("/network_data", parsed))
     }
 
     /// D. The settings of an existing node brought in line with the host's.
@@ -221,12 +204,14 @@ impl IronicProvisioner {
         patch
     }
 
-    /// BMO's `findExistingHost` (spec 2.2): by ID, by name, by boot MAC.
-    fn find_existing_host(&mut self) -> Result<Option<Node>, LookupError> {
+    /// BMO's `findExistingHost` (spec 2.2): by ID, by name, by boot MAC. `Err` is the outcome:
+    /// `fail` when a named node already owns the boot MAC, else transient.
+    fn find_existing_host(&mut self) -> Result<Option<Node>, Outcome> {
+        let other = |m: String| Err(transient(format!("failed to find existing host: {m}")));
         match self.get_node() {
             Ok(n) => return Ok(Some(n)),
             Err(ProvisionerError::NeedsRegistration) => {}
-            Err(e) => return Err(LookupError::Other(e.to_string())),
+            Err(e) => return other(e.to_string()),
         }
         let names = super::lookup_names(self.key());
         // With `due_hosts`, names a fresh listing shows no node for are not asked for.
@@ -241,11 +226,7 @@ impl IronicProvisioner {
                     return Ok(Some(n));
                 }
                 Err(e) if e.is_not_found() => {}
-                Err(e) => {
-                    return Err(LookupError::Other(format!(
-                        "failed to find node by name {name}: {e}"
-                    )));
-                }
+                Err(e) => return other(format!("failed to find node by name {name}: {e}")),
             }
         }
         let mac = self.host.boot_mac_address.clone();
@@ -262,33 +243,29 @@ impl IronicProvisioner {
             Some(p) => Ok(p),
             None => self.seen(self.client().list_ports(("address", &mac))),
         };
-        let ports = match looked_up {
-            Ok(p) => {
-                self.mac_owners = Some((mac.to_ascii_lowercase(), p.clone()));
-                p
-            }
-            Err(_) => Vec::new(),
-        };
-        let Some(port) = ports.into_iter().next() else {
+        if let Ok(p) = &looked_up {
+            self.mac_owners = Some((mac.to_ascii_lowercase(), p.clone()));
+        }
+        let Some(port) = looked_up.unwrap_or_default().into_iter().next() else {
             return Ok(None);
         };
         match self.seen(self.client().get_node(&port.node_uuid)) {
-            Ok(n) if !n.name_str().is_empty() => Err(LookupError::MacConflict(format!(
+            Ok(n) if !n.name_str().is_empty() => Err(Ok(OpResult::failed(format!(
                 "MAC address {mac} conflicts with existing node {}",
                 n.name_str()
-            ))),
+            )))),
             Ok(n) => {
                 self.keep(n.clone());
                 Ok(Some(n))
             }
-            Err(e) if e.is_not_found() => Err(LookupError::Other(format!(
+            Err(e) if e.is_not_found() => other(format!(
                 "port {mac} exists but linked node {} doesn't: {e}",
                 port.node_uuid
-            ))),
-            Err(e) => Err(LookupError::Other(format!(
+            )),
+            Err(e) => other(format!(
                 "port {mac} exists but failed to find linked node {} by ID: {e}",
                 port.node_uuid
-            ))),
+            )),
         }
     }
 
@@ -332,19 +309,17 @@ impl IronicProvisioner {
 
     /// E. Create the missing ports for the boot MAC and the inspected NICs (known ones are kept).
     fn create_ports(&mut self, node: &Node, data: &ManagementAccessData) -> Result<(), String> {
-        let mut wanted: Vec<(String, bool)> = Vec::new();
         let boot_mac = self.host.boot_mac_address.to_ascii_lowercase();
-        if let Some(details) = data
+        let details = data
             .hardware_data
             .as_ref()
-            .and_then(|h| h.spec.hardware.as_ref())
-        {
-            for nic in &details.nics {
-                if !nic.mac.is_empty() {
-                    wanted.push((nic.mac.to_ascii_lowercase(), nic.pxe));
-                }
-            }
-        }
+            .and_then(|h| h.spec.hardware.as_ref());
+        let nics = details
+            .iter()
+            .flat_map(|d| &d.nics)
+            .filter(|n| !n.mac.is_empty());
+        let mut wanted: Vec<(String, bool)> =
+            nics.map(|n| (n.mac.to_ascii_lowercase(), n.pxe)).collect();
         // The boot MAC's port is always PXE-enabled (BMO's `ensurePorts` sets it last).
         if !boot_mac.is_empty() {
             wanted.retain(|(m, _)| *m != boot_mac);
@@ -359,11 +334,9 @@ impl IronicProvisioner {
         }
         // With `due_hosts`, a node this pass created is known to have no ports, and the shared
         // port listing answers for the others unless our last port write for the node is newer.
-        let listing = if self.created {
-            None
-        } else {
-            self.shared.ports.answering(self.client(), &node.uuid)
-        };
+        let listing = (!self.created)
+            .then(|| self.shared.ports.answering(self.client(), &node.uuid))
+            .flatten();
         let existing = if self.created && self.shared.watch.enabled() {
             Vec::new()
         } else if let Some(l) = &listing {
@@ -439,20 +412,17 @@ impl IronicProvisioner {
         if !self.shared.config.have_preprov_image_builder || deploy_image.is_some() {
             return Ok(OpResult::done());
         }
-        let live_iso = data.current_image.as_ref().is_some_and(|i| i.is_live_iso());
         use ProvisioningState as S;
         let needs_image = match &data.state {
-            S::Provisioning if live_iso => false,
-            S::Deprovisioning
-                if data.automated_cleaning_mode == bmh_api::AutomatedCleaningMode::Disabled =>
-            {
-                false
+            S::Deprovisioning => {
+                data.automated_cleaning_mode != bmh_api::AutomatedCleaningMode::Disabled
             }
-            S::Inspecting if data.inspection_mode == InspectionMode::Fast => false,
-            S::Deprovisioning | S::Inspecting | S::Preparing => true,
+            S::Inspecting => data.inspection_mode != InspectionMode::Fast,
+            S::Preparing => true,
             S::Provisioned | S::ExternallyProvisioned => {
                 data.operational_status == OperationalStatus::Servicing
             }
+            // Provisioning (with a live ISO or not) and the rest.
             _ => false,
         };
         if needs_image {
