@@ -1,4 +1,4 @@
-//! The YAML loader and the validator on arbitrary file contents: `inventory::load_checked` of
+//! The YAML loader and the validator on arbitrary file contents: `inventory::load_checked_with` of
 //! one file holding the input (any bytes: non-UTF-8 is a diagnostic too), then, for every host
 //! it yields, what `bmhctl validate` runs (schema, webhook create rules, update rules against
 //! every other host of the file, the BMC access). Nothing may panic; every problem is a value.
@@ -6,7 +6,8 @@
 #![no_main]
 
 use bmhctl::persist::files::admission::validate_entry;
-use bmhctl::persist::files::inventory::{LoadMode, load_checked};
+use bmhctl::persist::LoadOptions;
+use bmhctl::persist::files::inventory::{LoadMode, load_checked_with};
 use bmhctl::validate::validate;
 use libfuzzer_sys::fuzz_target;
 use std::path::PathBuf;
@@ -25,7 +26,11 @@ fn file() -> &'static PathBuf {
 fuzz_target!(|data: &[u8]| {
     let path = file();
     std::fs::write(path, data).expect("write the input file");
-    match load_checked(std::slice::from_ref(path), LoadMode::ReadOnly) {
+    match load_checked_with(
+        std::slice::from_ref(path),
+        LoadMode::ReadOnly,
+        &LoadOptions::default(),
+    ) {
         Ok(inv) => {
             for i in 0..inv.hosts.len() {
                 let v = validate_entry(&inv, i);
