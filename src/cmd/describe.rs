@@ -144,7 +144,9 @@ fn push_hardware(out: &mut String, hw: &bmh_api::HardwareDetails) {
             n.name.clone(),
             n.mac.clone(),
             n.ip.clone(),
-            speed(n.speed_gbps),
+            (n.speed_gbps != 0)
+                .then(|| format!("{} Gbps", n.speed_gbps))
+                .unwrap_or_default(),
             n.pxe.to_string(),
         ]
     });
@@ -154,7 +156,9 @@ fn push_hardware(out: &mut String, hw: &bmh_api::HardwareDetails) {
         vec![
             d.name.clone(),
             d.type_.clone(),
-            gigabytes(d.size_bytes),
+            (d.size_bytes != 0)
+                .then(|| format!("{} GiB", d.size_bytes / (1 << 30)))
+                .unwrap_or_default(),
             d.model.clone(),
         ]
     });
@@ -258,22 +262,6 @@ fn aggregate(events: &[StoredEvent]) -> Vec<EventGroup<'_>> {
         }
     }
     groups
-}
-
-fn speed(gbps: i64) -> String {
-    if gbps == 0 {
-        String::new()
-    } else {
-        format!("{gbps} Gbps")
-    }
-}
-
-fn gigabytes(bytes: i64) -> String {
-    if bytes == 0 {
-        String::new()
-    } else {
-        format!("{} GiB", bytes / (1 << 30))
-    }
 }
 
 fn push_table<R: Into<comfy_table::Row>>(

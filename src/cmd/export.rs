@@ -137,7 +137,7 @@ impl Export {
         self.companions(r, &key, source)?;
         // Subscriptions without status (a cluster's controller makes them again).
         for s in super::bmc_event_subscriptions::of_host(subscriptions, &key) {
-            let k = super::bmc_event_subscriptions::key(s);
+            let k = crate::machine::event_subscription::key(s);
             if let Some(r) = &s.spec.http_headers_ref {
                 let sk = ObjectKey::new(&r.namespace, &r.name);
                 self.secret(&format!("BMCEventSubscription {k}"), &sk, source, "there")?;

@@ -72,12 +72,6 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Metrics {
-    pub fn new() -> Self {
         let mut registry = Registry::default();
         let reconciles = Family::<HostLabels, Counter>::default();
         // prometheus-client adds `_total` to a counter's name.
@@ -163,7 +157,9 @@ impl Metrics {
             states: Mutex::new(HashMap::new()),
         }
     }
+}
 
+impl Metrics {
     /// Counts one pass of `key`, as BMO counts Reconcile calls, and records where it left the host.
     pub fn observe_pass(&self, key: &ObjectKey, rec: &HostRecord, out: &PassOutcome) {
         let labels = HostLabels {
