@@ -162,7 +162,12 @@ fn documents(
     let secret = bmc_secret(m, &secret_name, user_key, pass_key, to_file, notes);
 
     let mut bmc = json!({"address": address, "credentialsName": secret_name});
-    if verify_ca_off(m) {
+    let verify_ca_off = match m.driver_info.get("redfish_verify_ca") {
+        Some(Value::Bool(b)) => !b,
+        Some(Value::String(s)) => matches!(s.to_ascii_lowercase().as_str(), "false" | "no" | "0"),
+        _ => false,
+    };
+    if verify_ca_off {
         bmc["disableCertificateVerification"] = true.into();
     }
     let online = m.power_on.unwrap_or(false);
@@ -278,7 +283,10 @@ fn bmc_address(
         "ipmi" => {
             let host =
                 info("ipmi_address").ok_or("driver ipmi without driver_info.ipmi_address")?;
-            let host = bracket_v6(host);
+            let host = match host.contains(':') && !host.starts_with('[') {
+                true => format!("[{host}]"),
+                false => host.to_string(),
+            };
             let port = m
                 .driver_info
                 .get("ipmi_port")
@@ -319,22 +327,6 @@ fn bmc_address(
         other => Err(format!(
             "driver {other:?}: no BMC address can be made for it (fake-hardware, ipmi, redfish and idrac are)"
         )),
-    }
-}
-
-fn bracket_v6(host: &str) -> String {
-    if host.contains(':') && !host.starts_with('[') {
-        format!("[{host}]")
-    } else {
-        host.to_string()
-    }
-}
-
-fn verify_ca_off(m: &Machine) -> bool {
-    match m.driver_info.get("redfish_verify_ca") {
-        Some(Value::Bool(b)) => !b,
-        Some(Value::String(s)) => matches!(s.to_ascii_lowercase().as_str(), "false" | "no" | "0"),
-        _ => false,
     }
 }
 

@@ -114,18 +114,16 @@ impl DriveOptions {
             timeout,
             time_scale: env.time_scale.unwrap_or(1.0),
             seed: env.seed,
+            concurrency: (args.concurrency.map(|n| n as usize))
+                .or(env.concurrency)
+                .unwrap_or_else(RunnerConfig::default_concurrency),
+            timing: match args.timing.as_deref() {
+                Some(t) => t.parse().unwrap_or_default(),
+                None => env.timing.unwrap_or_default(),
+            },
             ..RunnerConfig::default()
         };
-        if let Some(n) = args.concurrency {
-            runner.concurrency = n as usize;
-        } else if let Some(n) = env.concurrency {
-            runner.concurrency = n;
-        }
         runner.machine.max_provisioning_retries = i64::from(args.max_provisioning_retries);
-        runner.timing = match args.timing.as_deref() {
-            Some(t) => t.parse().unwrap_or_default(),
-            None => env.timing.unwrap_or_default(),
-        };
         Self {
             provisioner: args.provisioner.clone(),
             runner,

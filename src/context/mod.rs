@@ -6,7 +6,7 @@ pub use credentials::{Credentials, read_credentials};
 
 use crate::diagnostic::{Diagnostic, Position};
 use crate::error::{Error, Result};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -15,52 +15,42 @@ pub const CONFIG_VAR: &str = "BMHCTL_CONFIG";
 /// The variable that picks a context when `--context` is not given.
 pub const CONTEXT_VAR: &str = "BMHCTL_CONTEXT";
 
-#[derive(Debug, Default, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct ConfigFile {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_context: Option<String>,
-    #[serde(default)]
     pub contexts: Vec<Context>,
 }
 
 /// One context; relative paths are relative to the config file's directory.
-#[derive(Debug, Default, Clone, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Context {
     pub name: String,
     /// `IRONIC_ENDPOINT`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ironic_endpoint: Option<String>,
     /// HTTP basic credentials for the endpoint (YAML or a Secret), mode 0600.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub credentials_file: Option<PathBuf>,
     /// `IRONIC_CACERT_FILE`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ca_file: Option<PathBuf>,
     /// `IRONIC_CLIENT_CERT_FILE`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_cert_file: Option<PathBuf>,
     /// `IRONIC_CLIENT_PRIVATE_KEY_FILE`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_key_file: Option<PathBuf>,
     /// `IRONIC_INSECURE`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub insecure: Option<bool>,
     /// `DEPLOY_KERNEL_URL`.
-    #[serde(rename = "deployKernelURL", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "deployKernelURL")]
     pub deploy_kernel_url: Option<String>,
     /// `DEPLOY_RAMDISK_URL`.
-    #[serde(rename = "deployRamdiskURL", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "deployRamdiskURL")]
     pub deploy_ramdisk_url: Option<String>,
     /// `DEPLOY_ISO_URL`.
-    #[serde(rename = "deployISOURL", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "deployISOURL")]
     pub deploy_iso_url: Option<String>,
     /// `BMHCTL_PROVISIONER` (`--provisioner`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub provisioner: Option<String>,
     /// `BMHCTL_STORE` (`--store`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub store: Option<PathBuf>,
 }
 
