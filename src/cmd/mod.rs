@@ -532,20 +532,17 @@ impl Verbosity {
     /// The progress a run shows on stderr (whatever `-o` prints on stdout).
     pub fn progress_mode(&self) -> progress::ProgressMode {
         use progress::ProgressMode;
+        use std::io::{IsTerminal, stderr};
+        let (term, ci) = (std::env::var("TERM").ok(), std::env::var("CI").ok());
         match self.progress {
-            _ if self.quiet => ProgressMode::Quiet,
-            ProgressChoice::None => ProgressMode::Quiet,
-            ProgressChoice::Plain => ProgressMode::Lines,
+            _ if self.quiet || self.progress == ProgressChoice::None => ProgressMode::Quiet,
             // Bars only on a terminal that draws them, outside CI.
-            ProgressChoice::Auto => {
-                use std::io::{IsTerminal, stderr};
-                let term = std::env::var("TERM").ok();
-                let ci = std::env::var("CI").ok();
-                match progress::bars_fit(stderr().is_terminal(), term.as_deref(), ci.as_deref()) {
-                    true => ProgressMode::Bars,
-                    false => ProgressMode::Lines,
-                }
+            ProgressChoice::Auto
+                if progress::bars_fit(stderr().is_terminal(), term.as_deref(), ci.as_deref()) =>
+            {
+                ProgressMode::Bars
             }
+            _ => ProgressMode::Lines,
         }
     }
 }

@@ -62,15 +62,13 @@ pub fn plan(
 ) -> Result<()> {
     let place = super::options::place(&args.source)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
-    let (name, retries) = (&args.provisioner, args.max_provisioning_retries);
-    let (intent, output) = (args.intent, args.output);
     run(
-        intent,
+        args.intent,
         place,
         selection,
-        name,
-        retries,
-        output,
+        &args.provisioner,
+        args.max_provisioning_retries,
+        args.output,
         input,
         provisioners,
     )
@@ -85,13 +83,12 @@ pub fn dry_run(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    let (name, retries) = (&drive.provisioner, drive.max_provisioning_retries);
     run(
         intent,
         place,
         selection,
-        name,
-        retries,
+        &drive.provisioner,
+        drive.max_provisioning_retries,
         output,
         input,
         provisioners,

@@ -512,15 +512,14 @@ pub fn wait(
     let place = super::options::place(&args.source)?;
     crate::persist::requests::must_exist(&place)?;
     let keys = crate::persist::snapshot::select_keys(&place, &selection, input)?;
-    let (what, timeout, drive) = (&args.for_state, args.timeout, &args.drive);
     wait_until(
         &place,
         &keys,
         cond,
-        what,
+        &args.for_state,
         "condition met",
-        timeout,
-        drive,
+        args.timeout,
+        &args.drive,
         input,
         provisioners,
     )
