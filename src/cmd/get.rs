@@ -133,15 +133,6 @@ fn object(rec: &HostRecord) -> Result<Value> {
     Ok(v)
 }
 
-/// A watch event's type, as kubectl's `--output-watch-events` spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-enum Change {
-    Added,
-    Modified,
-    Deleted,
-}
-
 /// The selected hosts as read now; one named and gone is absent (its deletion is a change).
 fn watched(
     place: &Place,
@@ -193,7 +184,7 @@ fn watch(
         output::line(output::hosts_table(&recs, &table_options(args, true)))?;
     } else {
         for (_, rec, obj) in &first {
-            print_watched(args, Change::Added, rec, obj, false)?;
+            print_watched(args, "ADDED", rec, obj, false)?;
         }
     }
     let mut last: HashMap<ObjectKey, (HostRecord, Value)> =
@@ -255,9 +246,9 @@ fn print_changes(
     for (key, rec, obj) in now {
         seen.insert(key.clone());
         let change = match last.get(&key) {
-            None => Change::Added,
+            None => "ADDED",
             Some((_, before)) if same_but_created(before, &obj) => continue,
-            Some(_) => Change::Modified,
+            Some(_) => "MODIFIED",
         };
         print_watched(args, change, &rec, &obj, *headers)?;
         *headers = false;
@@ -271,7 +262,7 @@ fn print_changes(
     gone.sort();
     for key in gone {
         if let Some((rec, obj)) = last.remove(&key) {
-            print_watched(args, Change::Deleted, &rec, &obj, *headers)?;
+            print_watched(args, "DELETED", &rec, &obj, *headers)?;
             *headers = false;
         }
     }
@@ -291,7 +282,7 @@ fn table_options(args: &GetArgs, headers: bool) -> output::TableOptions {
 
 fn print_watched(
     args: &GetArgs,
-    change: Change,
+    change: &str,
     rec: &HostRecord,
     obj: &Value,
     headers: bool,
@@ -325,7 +316,8 @@ fn same_but_created(before: &Value, now: &Value) -> bool {
     before == now || without(before) == without(now)
 }
 
-fn watch_event(change: Change, object: &Value) -> Value {
+/// A watch event, its type as kubectl's `--output-watch-events` spells it.
+fn watch_event(change: &str, object: &Value) -> Value {
     serde_json::json!({"type": change, "object": object})
 }
 
