@@ -92,23 +92,13 @@ pub fn or_none(s: &str) -> &str {
 /// The group and version of every JSON document bmhctl prints as a result (docs/output.md).
 pub const API_VERSION: &str = "bmhctl.metal3.io/v1alpha1";
 
+/// The command of a run: its result document's kind is the variant's name with `Result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunKind {
     Provision,
     Deprovision,
     Delete,
     Reconcile,
-}
-
-impl RunKind {
-    pub fn kind(self) -> &'static str {
-        match self {
-            RunKind::Provision => "ProvisionResult",
-            RunKind::Deprovision => "DeprovisionResult",
-            RunKind::Delete => "DeleteResult",
-            RunKind::Reconcile => "ReconcileResult",
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -362,7 +352,7 @@ pub fn write_result_json(
 ) -> std::io::Result<()> {
     let doc = ResultDocument {
         api_version: API_VERSION,
-        kind: kind.kind(),
+        kind: format!("{kind:?}Result"),
         interrupted,
         summary: hosts.counts,
         hosts: OneByOne {
@@ -379,7 +369,7 @@ pub fn write_result_json(
 #[serde(rename_all = "camelCase")]
 struct ResultDocument {
     api_version: &'static str,
-    kind: &'static str,
+    kind: String,
     interrupted: bool,
     summary: Counts,
     hosts: OneByOne,
