@@ -29,17 +29,18 @@ impl Environment {
         fn setting<T: std::str::FromStr>(
             lookup: &impl Fn(&str) -> Option<String>,
             name: &str,
+            expected: &str,
         ) -> Result<Option<T>> {
             match lookup(name) {
                 Some(v) if !v.is_empty() => v.parse().map(Some).map_err(|_| {
                     Error::Usage(format!(
-                        "invalid value {v:?} for environment variable {name}"
+                        "invalid value {v:?} for environment variable {name}{expected}"
                     ))
                 }),
                 _ => Ok(None),
             }
         }
-        let time_scale = setting::<f64>(&lookup, "BMHCTL_TIME_SCALE")?;
+        let time_scale = setting::<f64>(&lookup, "BMHCTL_TIME_SCALE", "")?;
         if time_scale.is_some_and(|s| !(s >= 0.0 && s.is_finite())) {
             return Err(Error::Usage(
                 "BMHCTL_TIME_SCALE must be a number >= 0".into(),
@@ -47,17 +48,9 @@ impl Environment {
         }
         Ok(Self {
             time_scale,
-            seed: setting(&lookup, "BMHCTL_SEED")?,
-            concurrency: setting::<usize>(&lookup, "BMO_CONCURRENCY")?.filter(|n| *n > 0),
-            timing: match lookup("BMHCTL_TIMING") {
-                Some(v) if !v.is_empty() => Some(v.parse().map_err(|_| {
-                    Error::Usage(format!(
-                        "invalid value {v:?} for environment variable BMHCTL_TIMING \
-                         (expected change or bmo)"
-                    ))
-                })?),
-                _ => None,
-            },
+            seed: setting(&lookup, "BMHCTL_SEED", "")?,
+            concurrency: setting::<usize>(&lookup, "BMO_CONCURRENCY", "")?.filter(|n| *n > 0),
+            timing: setting(&lookup, "BMHCTL_TIMING", " (expected change or bmo)")?,
         })
     }
 }
@@ -168,10 +161,8 @@ pub fn missing_inputs(provisioner: &str, paths: &[PathBuf]) -> Result<()> {
         return Ok(());
     }
     for p in paths {
-        if crate::persist::files::paths::is_stdin(p) {
-            continue;
-        }
-        if let Err(e) = std::fs::symlink_metadata(p)
+        if !crate::persist::files::paths::is_stdin(p)
+            && let Err(e) = std::fs::symlink_metadata(p)
             && e.kind() == std::io::ErrorKind::NotFound
         {
             return Err(Error::Usage(format!(
