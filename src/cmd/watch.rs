@@ -291,14 +291,10 @@ pub fn watch(
                 root.display(),
                 lease.path().display()
             ),
-            (Place::Files(paths), _) => crate::eprintln_quiet!(
+            (Place::Files(_), _) => crate::eprintln_quiet!(
                 "watching {} (their locks are in .bmhctl/ beside them); Ctrl-C or SIGTERM to \
                  stop",
-                paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                place.describe()
             ),
             (Place::Store(root), None) => crate::eprintln_quiet!("watching {}", root.display()),
         }
