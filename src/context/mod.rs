@@ -213,11 +213,8 @@ impl Config {
         {
             return home.home_dir().join(rest);
         }
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.path.parent().unwrap_or(Path::new(".")).join(p)
-        }
+        // An absolute path replaces the directory.
+        self.path.parent().unwrap_or(Path::new(".")).join(p)
     }
 
     /// The `(variable, value)` pairs `ctx` stands for, less those `set` says the user set.
@@ -236,10 +233,7 @@ impl Config {
             (None, Some(file)) => creds(file).map(|_| None)?,
             (e, _) => e.clone(),
         };
-        let path = |p: &Option<PathBuf>| {
-            let p = p.as_ref()?;
-            Some(self.resolve(p).to_string_lossy().into_owned())
-        };
+        let path = |p: &Option<PathBuf>| Some(self.resolve(p.as_ref()?).to_string_lossy().into());
         let vars = [
             ("IRONIC_ENDPOINT", endpoint),
             ("IRONIC_CACERT_FILE", path(&ctx.ca_file)),
