@@ -399,7 +399,11 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
             ))?;
         }
     }
-    let provisioners = options::provisioner_settings(context);
+    let provisioners = crate::provisioners::Settings {
+        plugin_dir: std::env::var_os("PROVISIONER_PLUGIN_DIR").map(PathBuf::from),
+        namespace: std::env::var("POD_NAMESPACE").ok(),
+        environment: context,
+    };
     init_logging(&cli);
     let max_file_size = options::max_file_size(|k| std::env::var(k).ok()).map_err(|e| said(&e))?;
     let input = crate::persist::InputPolicy {
@@ -442,21 +446,11 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
 
 /// The provisioners there are, with the closest name, for a `--provisioner` that names none.
 fn provisioners_found(name: &str, provisioners: &crate::provisioners::Settings) -> String {
-    let mut names = vec!["fixture".to_string()];
     let dir = provisioners.plugin_dir().ok();
-    if let Some(rd) = dir.as_ref().and_then(|d| std::fs::read_dir(d).ok()) {
-        let mut plugins: Vec<String> = rd
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                let file = e.file_name();
-                file.to_str()?
-                    .strip_suffix("-provisioner.so")
-                    .map(str::to_string)
-            })
-            .collect();
-        plugins.sort();
-        names.extend(plugins);
-    }
+    let found = dir.as_deref().and_then(|d| plugin::plugin_files(d).ok());
+    let mut names = vec!["fixture".to_string()];
+    names.extend(found.into_iter().flatten().map(|(_, n)| n));
+    names[1..].sort();
     let mut hint = format!("provisioners found: {}", names.join(", "));
     if let Some(d) = &dir {
         hint.push_str(&format!(" (plugins in {})", d.display()));

@@ -70,14 +70,6 @@ pub fn context_environment(flag: Option<&str>) -> Result<BTreeMap<String, String
     )
 }
 
-pub fn provisioner_settings(context: BTreeMap<String, String>) -> crate::provisioners::Settings {
-    crate::provisioners::Settings {
-        plugin_dir: std::env::var_os("PROVISIONER_PLUGIN_DIR").map(PathBuf::from),
-        namespace: std::env::var("POD_NAMESPACE").ok(),
-        environment: context,
-    }
-}
-
 /// `BMHCTL_MAX_FILE_SIZE`: the largest input file read, in bytes (unset or 0: the default).
 pub fn max_file_size(lookup: impl Fn(&str) -> Option<String>) -> Result<u64> {
     const NAME: &str = "BMHCTL_MAX_FILE_SIZE";
