@@ -230,22 +230,18 @@ impl EventGroup<'_> {
 fn aggregate(events: &[StoredEvent]) -> Vec<EventGroup<'_>> {
     let mut groups: Vec<EventGroup> = Vec::new();
     for e in events {
-        match groups
-            .iter()
-            .position(|g| g.event.reason == e.reason && g.event.message == e.message)
-        {
-            Some(i) => {
-                let mut g = groups.remove(i);
-                g.event = e;
-                g.count += 1;
-                groups.push(g);
-            }
-            None => groups.push(EventGroup {
+        let same = |g: &EventGroup| g.event.reason == e.reason && g.event.message == e.message;
+        let mut g = match groups.iter().position(same) {
+            Some(i) => groups.remove(i),
+            None => EventGroup {
                 event: e,
                 first: &e.time,
-                count: 1,
-            }),
-        }
+                count: 0,
+            },
+        };
+        g.event = e;
+        g.count += 1;
+        groups.push(g);
     }
     groups
 }
