@@ -85,9 +85,10 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
                 n.name.clone(),
                 n.mac.clone(),
                 n.ip.clone(),
-                (n.speed_gbps != 0)
-                    .then(|| format!("{} Gbps", n.speed_gbps))
-                    .unwrap_or_default(),
+                match n.speed_gbps {
+                    0 => String::new(),
+                    gbps => format!("{gbps} Gbps"),
+                },
                 n.pxe.to_string(),
             ]
         });
@@ -97,9 +98,10 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
             vec![
                 d.name.clone(),
                 d.type_.clone(),
-                (d.size_bytes != 0)
-                    .then(|| format!("{} GiB", d.size_bytes / (1 << 30)))
-                    .unwrap_or_default(),
+                match d.size_bytes {
+                    0 => String::new(),
+                    bytes => format!("{} GiB", bytes / (1 << 30)),
+                },
                 d.model.clone(),
             ]
         });

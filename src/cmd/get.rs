@@ -133,6 +133,9 @@ fn object(rec: &HostRecord) -> Result<Value> {
     Ok(v)
 }
 
+/// The hosts `get -w` read, and what is wrong with each that cannot be read.
+type Watched = (Vec<(ObjectKey, HostRecord, Value)>, Vec<String>);
+
 /// The selected hosts as read now; one named and gone is absent (its deletion is a change).
 fn watched(
     place: &Place,
@@ -141,7 +144,7 @@ fn watched(
 ) -> Result<Watched> {
     let snapshot = Snapshot::read(place, input)?;
     let Ok(picked) = snapshot.select(selection, place) else {
-        return Ok(Watched::default());
+        return Ok(Default::default());
     };
     let hosts = picked
         .records
@@ -155,14 +158,7 @@ fn watched(
         })
         .collect::<Result<_>>()?;
     let bad = picked.bad.iter().map(|b| b.error.chain()).collect();
-    Ok(Watched { hosts, bad })
-}
-
-/// The hosts `get -w` read, and what is wrong with each that cannot be read.
-#[derive(Default)]
-struct Watched {
-    hosts: Vec<(ObjectKey, HostRecord, Value)>,
-    bad: Vec<String>,
+    Ok((hosts, bad))
 }
 
 /// `get -w`: the hosts, then every change, read every `--poll-interval` until a signal.
@@ -176,7 +172,7 @@ fn watch(
         .enable_all()
         .build()
         .map_err(|e| Error::internal("cannot start the async runtime", e))?;
-    let Watched { hosts: first, bad } = watched(place, selection, input)?;
+    let (first, bad) = watched(place, selection, input)?;
     let mut unreadable = Unreadable::default();
     unreadable.say(bad);
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) && !first.is_empty() {
@@ -199,7 +195,7 @@ fn watch(
                 _ = tokio::time::sleep(args.poll_interval) => {}
             }
             match watched(place, selection, input) {
-                Ok(Watched { hosts, bad }) => {
+                Ok((hosts, bad)) => {
                     unreadable.say(bad);
                     print_changes(args, &mut last, hosts, &mut headers)?;
                 }
