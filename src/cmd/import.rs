@@ -393,13 +393,9 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
         Error::invalid(Diagnostic::new(msg).at(pos))
     };
     let doc: Value = serde_saphyr::from_str(&text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| (l.line() as usize, l.column() as usize));
-        // The message alone: a snippet could quote a password.
-        let msg = e.without_snippet().to_string();
-        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-        bad(format!("not a bifrost inventory: {msg}"), at)
+        let d = Diagnostic::of_yaml(path, &e);
+        let message = format!("not a bifrost inventory: {}", d.message);
+        Error::invalid(Diagnostic { message, ..d })
     })?;
     let Value::Object(nodes) = doc else {
         return Err(bad(

@@ -90,13 +90,8 @@ impl Config {
             Err(e) => return Err(Error::io(path, e)),
         };
         let file: ConfigFile = match text.as_deref() {
-            Some(t) if !t.trim().is_empty() => serde_saphyr::from_str(t).map_err(|e| {
-                let position = match e.location() {
-                    Some(l) => Position::new(path, l.line() as usize, l.column() as usize),
-                    None => Position::file(path),
-                };
-                Error::invalid(Diagnostic::new(yaml_error_text(&e)).at(position))
-            })?,
+            Some(t) if !t.trim().is_empty() => serde_saphyr::from_str(t)
+                .map_err(|e| Error::invalid(Diagnostic::of_yaml(path, &e)))?,
             _ => ConfigFile::default(),
         };
         let config = Config {
@@ -270,16 +265,6 @@ impl Config {
         let mut new = lines.join("\n");
         new.push('\n');
         write_atomically(&self.path, &new)
-    }
-}
-
-/// The parser's message without its source snippet (the position is given apart).
-fn yaml_error_text(e: &serde_saphyr::Error) -> String {
-    let text = e.without_snippet().to_string();
-    // serde-saphyr appends " at line L column C"; the position already says where.
-    match text.rfind(" at line ") {
-        Some(i) => text[..i].to_string(),
-        None => text,
     }
 }
 
