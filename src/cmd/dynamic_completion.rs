@@ -8,11 +8,6 @@ use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
-/// Completes when the shell asks (`COMPLETE` is set) and exits; returns otherwise.
-pub fn complete_if_asked() {
-    clap_complete::CompleteEnv::with_factory(command).complete();
-}
-
 /// The CLI with completers on every argument that names a host, a state or a context.
 pub fn command() -> clap::Command {
     with_completers(Cli::command())

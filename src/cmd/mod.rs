@@ -361,7 +361,8 @@ fn under_context(
 }
 
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
-    dynamic_completion::complete_if_asked();
+    // Completes when the shell asks (`COMPLETE` is set) and exits; returns otherwise.
+    clap_complete::CompleteEnv::with_factory(dynamic_completion::command).complete();
     let args: Vec<OsString> = args.into_iter().collect();
     parse_and_run(&args).unwrap_or_else(|code| code)
 }
