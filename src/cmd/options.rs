@@ -99,7 +99,9 @@ impl DriveOptions {
             timeout,
             time_scale: env.time_scale.unwrap_or(1.0),
             seed: env.seed,
-            concurrency: (args.concurrency.map(|n| n as usize))
+            concurrency: args
+                .concurrency
+                .map(|n| n as usize)
                 .or(env.concurrency)
                 .unwrap_or_else(RunnerConfig::default_concurrency),
             timing: match args.timing.as_deref() {

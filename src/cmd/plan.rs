@@ -202,26 +202,23 @@ pub fn table(plans: &[HostPlan]) -> String {
         if !p.reaches {
             path.push_str(&format!(" (stops: {})", p.stops));
         }
-        let actions = if p.steps.is_empty() {
-            "none".to_string()
-        } else {
-            p.steps
-                .iter()
-                .map(|s| {
-                    if s.destructive {
-                        format!("{} (destructive)", s.text)
-                    } else {
-                        s.text.clone()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let actions: Vec<String> = p
+            .steps
+            .iter()
+            .map(|s| match s.destructive {
+                true => format!("{} (destructive)", s.text),
+                false => s.text.clone(),
+            })
+            .collect();
         [
             output::display_name(&p.key.namespace, &p.key.name),
             output::show_state(p.from.as_str()).to_string(),
             path,
-            actions,
+            if actions.is_empty() {
+                "none".into()
+            } else {
+                actions.join(", ")
+            },
             if p.destructive() { "yes" } else { "no" }.to_string(),
         ]
     });
