@@ -176,10 +176,6 @@ impl Metrics {
             .observe(took.as_secs_f64());
     }
 
-    pub fn observe_store_write(&self, took: Duration) {
-        self.store_writes.observe(took.as_secs_f64());
-    }
-
     /// Asks `factory` for its API request counts at each scrape.
     pub fn read_api_calls_from(&self, factory: Arc<dyn ProvisionerFactory>) {
         *self
