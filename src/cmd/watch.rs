@@ -160,17 +160,6 @@ fn runtime(concurrency: usize) -> Result<tokio::runtime::Runtime> {
 /// What a transition is a change of: state, operational status, power, error message.
 type Seen = (String, String, bool, String);
 
-fn seen(rec: &HostRecord) -> Seen {
-    let s = rec.status();
-    let (state, op) = (s.provisioning.state.as_str(), s.operational_status.as_str());
-    (
-        state.into(),
-        op.into(),
-        s.powered_on,
-        s.error_message.clone(),
-    )
-}
-
 /// Prints each change of a host's state, status, power or error: a line (none with `-q`), or
 /// for `-o json` an object a line, with the host's events (docs/output.md).
 fn transitions(json: bool, quiet: bool) -> Observer {
@@ -181,7 +170,14 @@ fn transitions(json: bool, quiet: bool) -> Observer {
                 tracing::info!("BareMetalHost {key}: {e}");
             }
             let time = format_time(SystemClock.now());
-            let now = seen(rec);
+            let s = rec.status();
+            let (state, op) = (s.provisioning.state.as_str(), s.operational_status.as_str());
+            let now: Seen = (
+                state.into(),
+                op.into(),
+                s.powered_on,
+                s.error_message.clone(),
+            );
             let changed = out.deleted() || last.get(key) != Some(&now);
             let mut lines = Vec::new();
             if changed && json {
