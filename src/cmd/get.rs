@@ -288,10 +288,8 @@ fn print_watched(
             output::line(output::hosts_table(&[rec], &table_options(args, headers)))
         }
         GetFormat::Name => output::outln!("baremetalhost.metal3.io/{}", rec.host.metadata.name),
-        GetFormat::Json => output::line(
-            serde_json::to_string(&watch_event(change, obj))
-                .map_err(|e| Error::internal("cannot encode a watch event as JSON", e))?,
-        ),
+        // One compact line: a Value's Display.
+        GetFormat::Json => output::line(watch_event(change, obj)),
         GetFormat::Yaml => {
             let text = serde_saphyr::to_string(&watch_event(change, obj))
                 .map_err(|e| Error::internal("cannot encode a watch event as YAML", e))?;
