@@ -132,21 +132,16 @@ fn write_new(path: &Path, text: &str) -> Result<()> {
 }
 
 fn labels(m: &Machine, bifrost: bool) -> BTreeMap<String, String> {
-    let mut l = BTreeMap::new();
-    l.insert("ironic.driver".to_string(), m.driver.clone());
-    if !bifrost && !m.provision_state.is_empty() {
-        l.insert(
-            "ironic.state".to_string(),
-            m.provision_state.replace(' ', "-"),
-        );
-    }
-    if let Some(rc) = m
-        .properties
-        .get("resource_class")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-    {
-        l.insert("ironic.resource-class".to_string(), rc.to_string());
+    let state = Some(m.provision_state.replace(' ', "-")).filter(|_| !bifrost);
+    let rc = m.properties.get("resource_class").and_then(Value::as_str);
+    let mut l = BTreeMap::from([("ironic.driver".to_string(), m.driver.clone())]);
+    for (k, v) in [
+        ("ironic.state", state),
+        ("ironic.resource-class", rc.map(Into::into)),
+    ] {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            l.insert(k.to_string(), v);
+        }
     }
     l
 }
