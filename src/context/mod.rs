@@ -262,9 +262,7 @@ impl Config {
                 lines.insert(at, line);
             }
         }
-        let mut new = lines.join("\n");
-        new.push('\n');
-        write_atomically(&self.path, &new)
+        write_atomically(&self.path, &(lines.join("\n") + "\n"))
     }
 }
 
