@@ -159,7 +159,7 @@ pub struct Reports {
 impl Reports {
     /// The hosts of a run: the runner's `results`, else what the ledger saw (interrupted).
     pub fn of_run(results: Option<Vec<HostResult>>, ledger: Vec<LedgerEntry>) -> Self {
-        match results {
+        let (counts, hosts): (_, Box<dyn Iterator<Item = HostReport>>) = match results {
             Some(results) => {
                 let counts = Counts::of(results.iter().map(|r| ended(r.reached)));
                 let mut ledger = ledger.into_iter();
@@ -180,10 +180,7 @@ impl Reports {
                         end: entry.and_then(|e| e.end),
                     }
                 });
-                Self {
-                    counts,
-                    hosts: Box::new(hosts),
-                }
+                (counts, Box::new(hosts))
             }
             None => {
                 let counts = Counts::of(ledger.iter().map(seen_outcome));
@@ -199,12 +196,10 @@ impl Reports {
                     start: Some(e.start),
                     end: e.end,
                 });
-                Self {
-                    counts,
-                    hosts: Box::new(hosts),
-                }
+                (counts, Box::new(hosts))
             }
-        }
+        };
+        Self { counts, hosts }
     }
 
     /// Hosts already reported (the tests' own).
