@@ -226,20 +226,17 @@ pub fn table(plans: &[HostPlan]) -> String {
     super::output::kubectl_table(Some(&header), rows)
 }
 
-fn live_json(live: &Live) -> Value {
-    match live {
-        Live::NotAsked => json!({"node": "notAsked"}),
-        Live::Node { powered_on } => json!({"node": "found", "poweredOn": powered_on}),
-        Live::NoNode => json!({"node": "missing"}),
-        Live::Failed(e) => json!({"node": "unknown", "error": e}),
-    }
-}
-
 /// The `PlanResult` document (docs/output.md).
 pub fn document(intent: Intent, provisioner: &str, plans: &[HostPlan]) -> Value {
     let hosts: Vec<Value> = plans
         .iter()
         .map(|p| {
+            let live = match &p.live {
+                Live::NotAsked => json!({"node": "notAsked"}),
+                Live::Node { powered_on } => json!({"node": "found", "poweredOn": powered_on}),
+                Live::NoNode => json!({"node": "missing"}),
+                Live::Failed(e) => json!({"node": "unknown", "error": e}),
+            };
             json!({
                 "namespace": p.key.namespace,
                 "name": p.key.name,
@@ -254,7 +251,7 @@ pub fn document(intent: Intent, provisioner: &str, plans: &[HostPlan]) -> Value 
                     "text": s.text,
                     "destructive": s.destructive,
                 })).collect::<Vec<_>>(),
-                "live": live_json(&p.live),
+                "live": live,
             })
         })
         .collect();
