@@ -216,10 +216,8 @@ struct Unreadable {
 impl Unreadable {
     fn say(&mut self, bad: Vec<String>) {
         self.failing = None;
-        for b in &bad {
-            if !self.said.contains(b) {
-                crate::eprintln_quiet!("bmhctl: {b}");
-            }
+        for b in bad.iter().filter(|b| !self.said.contains(*b)) {
+            crate::eprintln_quiet!("bmhctl: {b}");
         }
         self.said = bad.into_iter().collect();
     }
