@@ -31,16 +31,6 @@ impl ManualClock {
     }
 }
 
-impl Default for ManualClock {
-    fn default() -> Self {
-        Self::new(
-            DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
-                .unwrap()
-                .with_timezone(&Utc),
-        )
-    }
-}
-
 impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
         *self.0.lock().unwrap()
@@ -50,4 +40,20 @@ impl Clock for ManualClock {
 /// Kubernetes' metav1.Time text form: RFC 3339, whole seconds, `Z`.
 pub fn format_time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tests' clock starts at a fixed time.
+    impl Default for ManualClock {
+        fn default() -> Self {
+            Self::new(
+                DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+                    .unwrap()
+                    .with_timezone(&Utc),
+            )
+        }
+    }
 }

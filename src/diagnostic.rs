@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where a problem is: a file, and a place in it when there is one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -86,6 +86,18 @@ impl Diagnostic {
     pub fn field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
         self
+    }
+
+    /// A YAML parser's error in `path`, at its position: the message alone (a snippet could
+    /// quote a secret), without the " at line L column C" serde-saphyr appends.
+    pub fn of_yaml(path: &Path, e: &serde_saphyr::Error) -> Self {
+        let text = e.without_snippet().to_string();
+        let message = text.rfind(" at line ").map_or(&*text, |i| &text[..i]);
+        let at = match e.location() {
+            Some(l) => Position::new(path, l.line() as usize, l.column() as usize),
+            None => Position::file(path),
+        };
+        Self::new(message).at(at)
     }
 }
 

@@ -129,14 +129,6 @@ impl FirmwareBook {
 }
 
 impl Bookkeeping {
-    pub fn has_finalizer(&self, name: &str) -> bool {
-        self.finalizers.iter().any(|f| f == name)
-    }
-
-    pub fn is_deleting(&self) -> bool {
-        self.deletion_requested.is_some()
-    }
-
     /// Appends `events`, recorded at `time`, dropping the oldest beyond [`EVENTS_KEPT`].
     pub fn remember_events(&mut self, time: &str, events: &[bmhctl_plugin_sdk::Event]) {
         self.events.extend(events.iter().map(|e| RecordedEvent {
@@ -181,11 +173,14 @@ impl HostRecord {
 
     /// Whether a `bmhctl delete` has marked the host and its finalizer still holds it.
     pub fn being_deleted(&self) -> bool {
-        self.book.is_deleting()
+        self.book.deletion_requested.is_some()
     }
 
     pub fn has_host_finalizer(&self) -> bool {
-        self.book.has_finalizer(annotations::HOST_FINALIZER)
+        self.book
+            .finalizers
+            .iter()
+            .any(|f| f == annotations::HOST_FINALIZER)
     }
 }
 

@@ -37,10 +37,6 @@ impl HostSelection {
         self
     }
 
-    pub fn all() -> Self {
-        Self::default()
-    }
-
     /// Whether no host is named (every host is a candidate).
     pub fn names_none(&self) -> bool {
         self.names.is_empty()
@@ -265,7 +261,7 @@ mod tests {
             "no BareMetalHost in the given files matches the selection"
         );
         assert_eq!(
-            HostSelection::all()
+            HostSelection::default()
                 .select_some(std::iter::empty(), "the store")
                 .unwrap_err()
                 .to_string(),

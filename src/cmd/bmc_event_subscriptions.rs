@@ -3,7 +3,7 @@
 use super::get_args::{GetArgs, GetFormat};
 use super::output;
 use crate::error::{Error, Result};
-use crate::machine::event_subscription::host_key;
+use crate::machine::event_subscription::{host_key, key};
 use crate::persist::snapshot::Snapshot;
 use bmh_api::{BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, ObjectKey};
 use std::fmt::Write as _;
@@ -22,10 +22,6 @@ pub fn read(snapshot: &Snapshot) -> Result<Vec<BmcEventSubscription>> {
     let mut subs = snapshot.event_subscriptions()?;
     subs.sort_by_key(key);
     Ok(subs)
-}
-
-pub fn key(s: &BmcEventSubscription) -> ObjectKey {
-    crate::machine::event_subscription::key(s)
 }
 
 pub fn of_host<'a>(

@@ -41,13 +41,16 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     if !missing.is_empty() {
         return Err(Error::Usage(missing.join("\n")));
     }
-    if all.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
-        crate::eprintln_quiet!("No DataImages found in {}.", place.name());
-        return Ok(());
-    }
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) {
-        let namespaces = args.namespaces.all_namespaces;
-        return output::line(table(&all, namespaces, !args.no_headers));
+        if all.is_empty() {
+            crate::eprintln_quiet!("No DataImages found in {}.", place.name());
+            return Ok(());
+        }
+        return output::line(table(
+            &all,
+            args.namespaces.all_namespaces,
+            !args.no_headers,
+        ));
     }
     let objects = all.iter().map(|d| object(d)).collect::<Result<_>>()?;
     output::print_objects(

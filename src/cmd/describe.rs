@@ -78,13 +78,78 @@ fn map_text(m: &std::collections::BTreeMap<String, String>) -> String {
 pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
     let mut out = String::new();
     push_fields(&mut out, rec);
-    if let Some(hw) = &rec.status().hardware {
-        push_hardware(&mut out, hw);
+    let s = rec.status();
+    if let Some(hw) = &s.hardware {
+        let rows = hw.nics.iter().map(|n| {
+            vec![
+                n.name.clone(),
+                n.mac.clone(),
+                n.ip.clone(),
+                match n.speed_gbps {
+                    0 => String::new(),
+                    gbps => format!("{gbps} Gbps"),
+                },
+                n.pxe.to_string(),
+            ]
+        });
+        out.push_str("NICs:\n");
+        push_table(&mut out, &["NAME", "MAC", "IP", "SPEED", "PXE"], rows);
+        let rows = hw.storage.iter().map(|d| {
+            vec![
+                d.name.clone(),
+                d.type_.clone(),
+                match d.size_bytes {
+                    0 => String::new(),
+                    bytes => format!("{} GiB", bytes / (1 << 30)),
+                },
+                d.model.clone(),
+            ]
+        });
+        out.push_str("Disks:\n");
+        push_table(&mut out, &["NAME", "TYPE", "SIZE", "MODEL"], rows);
     }
-    push_history(&mut out, &rec.status().operation_history);
+    let hist = &s.operation_history;
+    let rows = [
+        ("register", &hist.register),
+        ("inspect", &hist.inspect),
+        ("provision", &hist.provision),
+        ("deprovision", &hist.deprovision),
+    ]
+    .into_iter()
+    .filter(|(_, m)| !m.is_empty())
+    .map(|(op, m)| {
+        vec![
+            op.to_string(),
+            m.start.clone().unwrap_or_default(),
+            m.end.clone().unwrap_or_default(),
+        ]
+    });
+    out.push_str("Operation History:\n");
+    push_table(&mut out, &["OPERATION", "START", "END"], rows);
     super::data_image::describe_section(&mut out, rec.data_image.as_deref());
-    push_conditions(&mut out, &rec.status().conditions);
-    push_events(&mut out, events);
+    let header = ["TYPE", "STATUS", "REASON", "MESSAGE", "LAST TRANSITION"];
+    let rows = s.conditions.iter().map(|c| {
+        [
+            c.type_.as_str(),
+            c.status.as_str(),
+            c.reason.as_str(),
+            c.message.as_str(),
+            c.last_transition_time.as_str(),
+        ]
+    });
+    out.push_str("Conditions:\n");
+    push_table(&mut out, &header, rows);
+    // The most recent 20 kinds of event, oldest first, as kubectl shows them.
+    let groups = aggregate(events);
+    let rows = groups[groups.len().saturating_sub(20)..].iter().map(|g| {
+        vec![
+            g.seen_text(),
+            g.event.reason.clone(),
+            g.event.message.clone(),
+        ]
+    });
+    out.push_str("Events:\n");
+    push_table(&mut out, &["LAST SEEN", "REASON", "MESSAGE"], rows);
     out
 }
 
@@ -137,79 +202,6 @@ fn push_fields(out: &mut String, rec: &HostRecord) {
     }
 }
 
-fn push_hardware(out: &mut String, hw: &bmh_api::HardwareDetails) {
-    out.push_str("NICs:\n");
-    let rows = hw.nics.iter().map(|n| {
-        vec![
-            n.name.clone(),
-            n.mac.clone(),
-            n.ip.clone(),
-            speed(n.speed_gbps),
-            n.pxe.to_string(),
-        ]
-    });
-    push_table(out, &["NAME", "MAC", "IP", "SPEED", "PXE"], rows);
-    out.push_str("Disks:\n");
-    let rows = hw.storage.iter().map(|d| {
-        vec![
-            d.name.clone(),
-            d.type_.clone(),
-            gigabytes(d.size_bytes),
-            d.model.clone(),
-        ]
-    });
-    push_table(out, &["NAME", "TYPE", "SIZE", "MODEL"], rows);
-}
-
-fn push_history(out: &mut String, hist: &bmh_api::OperationHistory) {
-    out.push_str("Operation History:\n");
-    let rows = [
-        ("register", &hist.register),
-        ("inspect", &hist.inspect),
-        ("provision", &hist.provision),
-        ("deprovision", &hist.deprovision),
-    ]
-    .into_iter()
-    .filter(|(_, m)| !m.is_empty())
-    .map(|(op, m)| {
-        vec![
-            op.to_string(),
-            m.start.clone().unwrap_or_default(),
-            m.end.clone().unwrap_or_default(),
-        ]
-    });
-    push_table(out, &["OPERATION", "START", "END"], rows);
-}
-
-fn push_conditions(out: &mut String, conditions: &[bmh_api::Condition]) {
-    out.push_str("Conditions:\n");
-    let header = ["TYPE", "STATUS", "REASON", "MESSAGE", "LAST TRANSITION"];
-    let rows = conditions.iter().map(|c| {
-        [
-            c.type_.as_str(),
-            c.status.as_str(),
-            c.reason.as_str(),
-            c.message.as_str(),
-            c.last_transition_time.as_str(),
-        ]
-    });
-    push_table(out, &header, rows);
-}
-
-fn push_events(out: &mut String, events: &[StoredEvent]) {
-    out.push_str("Events:\n");
-    // The most recent 20 kinds of event, oldest first, as kubectl shows them.
-    let groups = aggregate(events);
-    let rows = groups[groups.len().saturating_sub(20)..].iter().map(|g| {
-        vec![
-            g.seen_text(),
-            g.event.reason.clone(),
-            g.event.message.clone(),
-        ]
-    });
-    push_table(out, &["LAST SEEN", "REASON", "MESSAGE"], rows);
-}
-
 /// Identical events (same reason and message), counted once as kubectl does.
 struct EventGroup<'a> {
     event: &'a StoredEvent,
@@ -240,40 +232,20 @@ impl EventGroup<'_> {
 fn aggregate(events: &[StoredEvent]) -> Vec<EventGroup<'_>> {
     let mut groups: Vec<EventGroup> = Vec::new();
     for e in events {
-        match groups
-            .iter()
-            .position(|g| g.event.reason == e.reason && g.event.message == e.message)
-        {
-            Some(i) => {
-                let mut g = groups.remove(i);
-                g.event = e;
-                g.count += 1;
-                groups.push(g);
-            }
-            None => groups.push(EventGroup {
+        let same = |g: &EventGroup| g.event.reason == e.reason && g.event.message == e.message;
+        let mut g = match groups.iter().position(same) {
+            Some(i) => groups.remove(i),
+            None => EventGroup {
                 event: e,
                 first: &e.time,
-                count: 1,
-            }),
-        }
+                count: 0,
+            },
+        };
+        g.event = e;
+        g.count += 1;
+        groups.push(g);
     }
     groups
-}
-
-fn speed(gbps: i64) -> String {
-    if gbps == 0 {
-        String::new()
-    } else {
-        format!("{gbps} Gbps")
-    }
-}
-
-fn gigabytes(bytes: i64) -> String {
-    if bytes == 0 {
-        String::new()
-    } else {
-        format!("{} GiB", bytes / (1 << 30))
-    }
 }
 
 fn push_table<R: Into<comfy_table::Row>>(

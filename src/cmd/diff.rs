@@ -125,36 +125,18 @@ fn comparable(mut v: Value) -> Value {
 
 /// Secret values masked as kubectl diff masks them, marked where they differ.
 fn mask_secret(before: &mut Option<Value>, after: &mut Value) {
-    for field in ["data", "stringData"] {
-        let old = before
-            .as_ref()
-            .and_then(|b| b.get(field))
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let new = after
-            .get(field)
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let mask = |v: &mut Value, other: &serde_json::Map<String, Value>, mark: &str| {
-            if let Some(m) = v.get_mut(field).and_then(Value::as_object_mut) {
-                for (k, val) in m.iter_mut() {
-                    let same = other.get(k) == Some(&*val);
-                    *val = Value::String(if same {
-                        "***".into()
-                    } else {
-                        format!("*** ({mark})")
-                    });
-                }
-            }
-        };
+    // `None`: any other field of a Secret is masked whole: it may be a credential.
+    for field in [Some("data"), Some("stringData"), None] {
+        let (old, new) = (before.clone(), after.clone());
         if let Some(b) = before.as_mut() {
-            mask(b, &new, "before");
+            mask(b, Some(&new), field, "before");
         }
-        mask(after, &old, "after");
+        mask(after, old.as_ref(), field, "after");
     }
-    // Any other field of a Secret is masked whole: it may be a credential.
+}
+
+/// The values of `field` of `v` (`None`: its fields but the plain ones), marked where `other`'s differ.
+fn mask(v: &mut Value, other: Option<&Value>, field: Option<&str>, mark: &str) {
     const PLAIN: [&str; 7] = [
         "apiVersion",
         "kind",
@@ -164,24 +146,24 @@ fn mask_secret(before: &mut Option<Value>, after: &mut Value) {
         "data",
         "stringData",
     ];
-    let old = before.clone();
-    let new = after.clone();
-    let mask_other = |v: &mut Value, other: Option<&Value>, mark: &str| {
-        if let Some(m) = v.as_object_mut() {
-            for (k, val) in m.iter_mut().filter(|(k, _)| !PLAIN.contains(&k.as_str())) {
-                let same = other.and_then(|o| o.get(k)) == Some(&*val);
-                *val = Value::String(if same {
-                    "***".into()
-                } else {
-                    format!("*** ({mark})")
-                });
-            }
-        }
+    let (v, other) = match field {
+        Some(f) => (v.get_mut(f), other.and_then(|o| o.get(f))),
+        None => (Some(v), other),
     };
-    if let Some(b) = before.as_mut() {
-        mask_other(b, Some(&new), "before");
+    let Some(m) = v.and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (k, val) in m.iter_mut() {
+        if field.is_none() && PLAIN.contains(&k.as_str()) {
+            continue;
+        }
+        let same = other.and_then(|o| o.get(k)) == Some(&*val);
+        *val = Value::String(if same {
+            "***".into()
+        } else {
+            format!("*** ({mark})")
+        });
     }
-    mask_other(after, old.as_ref(), "after");
 }
 
 #[cfg(test)]

@@ -8,49 +8,28 @@ use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
-/// Completes when the shell asks (`COMPLETE` is set) and exits; returns otherwise.
-pub fn complete_if_asked() {
-    clap_complete::CompleteEnv::with_factory(command).complete();
-}
-
 /// The CLI with completers on every argument that names a host, a state or a context.
 pub fn command() -> clap::Command {
     with_completers(Cli::command())
 }
 
-fn with_completers(mut cmd: clap::Command) -> clap::Command {
-    let args: Vec<(String, Option<String>)> = cmd
-        .get_arguments()
-        .map(|a| {
-            (
-                a.get_id().to_string(),
-                a.get_value_names()
-                    .and_then(|v| v.first())
-                    .map(|v| v.to_string()),
-            )
-        })
-        .collect();
+fn with_completers(cmd: clap::Command) -> clap::Command {
     let use_context = cmd.get_name() == "use-context";
-    for (id, value_name) in args {
-        let completer = match (id.as_str(), value_name.as_deref()) {
+    cmd.mut_args(|a| {
+        let value_name = a.get_value_names().and_then(|v| v.first());
+        let completer = match (a.get_id().as_str(), value_name.map(|v| v.as_str())) {
             ("context", _) => Some(ArgValueCompleter::new(contexts)),
             ("name", _) if use_context => Some(ArgValueCompleter::new(contexts)),
             ("for_state", _) => Some(ArgValueCompleter::new(states)),
             (_, Some("HOST")) | ("hosts", _) => Some(ArgValueCompleter::new(hosts)),
             _ => None,
         };
-        if let Some(c) = completer {
-            cmd = cmd.mut_arg(id, |a| a.add(c));
+        match completer {
+            Some(c) => a.add(c),
+            None => a,
         }
-    }
-    let subs: Vec<String> = cmd
-        .get_subcommands()
-        .map(|s| s.get_name().to_string())
-        .collect();
-    for s in subs {
-        cmd = cmd.mut_subcommand(s, with_completers);
-    }
-    cmd
+    })
+    .mut_subcommands(with_completers)
 }
 
 fn matching(current: &OsStr, names: impl IntoIterator<Item = String>) -> Vec<CompletionCandidate> {

@@ -137,7 +137,7 @@ impl Export {
         self.companions(r, &key, source)?;
         // Subscriptions without status (a cluster's controller makes them again).
         for s in super::bmc_event_subscriptions::of_host(subscriptions, &key) {
-            let k = super::bmc_event_subscriptions::key(s);
+            let k = crate::machine::event_subscription::key(s);
             if let Some(r) = &s.spec.http_headers_ref {
                 let sk = ObjectKey::new(&r.namespace, &r.name);
                 self.secret(&format!("BMCEventSubscription {k}"), &sk, source, "there")?;
@@ -171,17 +171,14 @@ impl Export {
         if let Some(hd) = &r.book.hardware_data {
             self.docs.push(clean_object(&to_value(hd)?, key, true));
         }
-        if let Some(s) = &r.firmware_settings {
-            self.docs.push(clean_object(&to_value(s)?, key, false));
-        }
-        if let Some(c) = &r.firmware_components {
-            self.docs.push(clean_object(&to_value(c)?, key, false));
-        }
-        if let Some(p) = source.update_policy(key)? {
-            self.docs.push(clean_object(&p, key, false));
-        }
-        if let Some(d) = &r.data_image {
-            self.docs.push(clean_object(&to_value(d)?, key, false));
+        for companion in [
+            r.firmware_settings.as_ref().map(to_value).transpose()?,
+            r.firmware_components.as_ref().map(to_value).transpose()?,
+            source.update_policy(key)?,
+            r.data_image.as_ref().map(to_value).transpose()?,
+        ] {
+            self.docs
+                .extend(companion.map(|v| clean_object(&v, key, false)));
         }
         Ok(())
     }

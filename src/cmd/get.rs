@@ -133,14 +133,8 @@ fn object(rec: &HostRecord) -> Result<Value> {
     Ok(v)
 }
 
-/// A watch event's type, as kubectl's `--output-watch-events` spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-enum Change {
-    Added,
-    Modified,
-    Deleted,
-}
+/// The hosts `get -w` read, and what is wrong with each that cannot be read.
+type Watched = (Vec<(ObjectKey, HostRecord, Value)>, Vec<String>);
 
 /// The selected hosts as read now; one named and gone is absent (its deletion is a change).
 fn watched(
@@ -150,7 +144,7 @@ fn watched(
 ) -> Result<Watched> {
     let snapshot = Snapshot::read(place, input)?;
     let Ok(picked) = snapshot.select(selection, place) else {
-        return Ok(Watched::default());
+        return Ok(Default::default());
     };
     let hosts = picked
         .records
@@ -164,14 +158,7 @@ fn watched(
         })
         .collect::<Result<_>>()?;
     let bad = picked.bad.iter().map(|b| b.error.chain()).collect();
-    Ok(Watched { hosts, bad })
-}
-
-/// The hosts `get -w` read, and what is wrong with each that cannot be read.
-#[derive(Default)]
-struct Watched {
-    hosts: Vec<(ObjectKey, HostRecord, Value)>,
-    bad: Vec<String>,
+    Ok((hosts, bad))
 }
 
 /// `get -w`: the hosts, then every change, read every `--poll-interval` until a signal.
@@ -185,7 +172,7 @@ fn watch(
         .enable_all()
         .build()
         .map_err(|e| Error::internal("cannot start the async runtime", e))?;
-    let Watched { hosts: first, bad } = watched(place, selection, input)?;
+    let (first, bad) = watched(place, selection, input)?;
     let mut unreadable = Unreadable::default();
     unreadable.say(bad);
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) && !first.is_empty() {
@@ -193,7 +180,7 @@ fn watch(
         output::line(output::hosts_table(&recs, &table_options(args, true)))?;
     } else {
         for (_, rec, obj) in &first {
-            print_watched(args, Change::Added, rec, obj, false)?;
+            print_watched(args, "ADDED", rec, obj, false)?;
         }
     }
     let mut last: HashMap<ObjectKey, (HostRecord, Value)> =
@@ -208,7 +195,7 @@ fn watch(
                 _ = tokio::time::sleep(args.poll_interval) => {}
             }
             match watched(place, selection, input) {
-                Ok(Watched { hosts, bad }) => {
+                Ok((hosts, bad)) => {
                     unreadable.say(bad);
                     print_changes(args, &mut last, hosts, &mut headers)?;
                 }
@@ -229,10 +216,8 @@ struct Unreadable {
 impl Unreadable {
     fn say(&mut self, bad: Vec<String>) {
         self.failing = None;
-        for b in &bad {
-            if !self.said.contains(b) {
-                crate::eprintln_quiet!("bmhctl: {b}");
-            }
+        for b in bad.iter().filter(|b| !self.said.contains(*b)) {
+            crate::eprintln_quiet!("bmhctl: {b}");
         }
         self.said = bad.into_iter().collect();
     }
@@ -255,9 +240,9 @@ fn print_changes(
     for (key, rec, obj) in now {
         seen.insert(key.clone());
         let change = match last.get(&key) {
-            None => Change::Added,
+            None => "ADDED",
             Some((_, before)) if same_but_created(before, &obj) => continue,
-            Some(_) => Change::Modified,
+            Some(_) => "MODIFIED",
         };
         print_watched(args, change, &rec, &obj, *headers)?;
         *headers = false;
@@ -271,7 +256,7 @@ fn print_changes(
     gone.sort();
     for key in gone {
         if let Some((rec, obj)) = last.remove(&key) {
-            print_watched(args, Change::Deleted, &rec, &obj, *headers)?;
+            print_watched(args, "DELETED", &rec, &obj, *headers)?;
             *headers = false;
         }
     }
@@ -291,7 +276,7 @@ fn table_options(args: &GetArgs, headers: bool) -> output::TableOptions {
 
 fn print_watched(
     args: &GetArgs,
-    change: Change,
+    change: &str,
     rec: &HostRecord,
     obj: &Value,
     headers: bool,
@@ -301,10 +286,8 @@ fn print_watched(
             output::line(output::hosts_table(&[rec], &table_options(args, headers)))
         }
         GetFormat::Name => output::outln!("baremetalhost.metal3.io/{}", rec.host.metadata.name),
-        GetFormat::Json => output::line(
-            serde_json::to_string(&watch_event(change, obj))
-                .map_err(|e| Error::internal("cannot encode a watch event as JSON", e))?,
-        ),
+        // One compact line: a Value's Display.
+        GetFormat::Json => output::line(watch_event(change, obj)),
         GetFormat::Yaml => {
             let text = serde_saphyr::to_string(&watch_event(change, obj))
                 .map_err(|e| Error::internal("cannot encode a watch event as YAML", e))?;
@@ -325,7 +308,8 @@ fn same_but_created(before: &Value, now: &Value) -> bool {
     before == now || without(before) == without(now)
 }
 
-fn watch_event(change: Change, object: &Value) -> Value {
+/// A watch event, its type as kubectl's `--output-watch-events` spells it.
+fn watch_event(change: &str, object: &Value) -> Value {
     serde_json::json!({"type": change, "object": object})
 }
 

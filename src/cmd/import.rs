@@ -132,21 +132,16 @@ fn write_new(path: &Path, text: &str) -> Result<()> {
 }
 
 fn labels(m: &Machine, bifrost: bool) -> BTreeMap<String, String> {
-    let mut l = BTreeMap::new();
-    l.insert("ironic.driver".to_string(), m.driver.clone());
-    if !bifrost && !m.provision_state.is_empty() {
-        l.insert(
-            "ironic.state".to_string(),
-            m.provision_state.replace(' ', "-"),
-        );
-    }
-    if let Some(rc) = m
-        .properties
-        .get("resource_class")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-    {
-        l.insert("ironic.resource-class".to_string(), rc.to_string());
+    let state = Some(m.provision_state.replace(' ', "-")).filter(|_| !bifrost);
+    let rc = m.properties.get("resource_class").and_then(Value::as_str);
+    let mut l = BTreeMap::from([("ironic.driver".to_string(), m.driver.clone())]);
+    for (k, v) in [
+        ("ironic.state", state),
+        ("ironic.resource-class", rc.map(Into::into)),
+    ] {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            l.insert(k.to_string(), v);
+        }
     }
     l
 }
@@ -162,7 +157,12 @@ fn documents(
     let secret = bmc_secret(m, &secret_name, user_key, pass_key, to_file, notes);
 
     let mut bmc = json!({"address": address, "credentialsName": secret_name});
-    if verify_ca_off(m) {
+    let verify_ca_off = match m.driver_info.get("redfish_verify_ca") {
+        Some(Value::Bool(b)) => !b,
+        Some(Value::String(s)) => matches!(s.to_ascii_lowercase().as_str(), "false" | "no" | "0"),
+        _ => false,
+    };
+    if verify_ca_off {
         bmc["disableCertificateVerification"] = true.into();
     }
     let online = m.power_on.unwrap_or(false);
@@ -278,7 +278,10 @@ fn bmc_address(
         "ipmi" => {
             let host =
                 info("ipmi_address").ok_or("driver ipmi without driver_info.ipmi_address")?;
-            let host = bracket_v6(host);
+            let host = match host.contains(':') && !host.starts_with('[') {
+                true => format!("[{host}]"),
+                false => host.to_string(),
+            };
             let port = m
                 .driver_info
                 .get("ipmi_port")
@@ -319,22 +322,6 @@ fn bmc_address(
         other => Err(format!(
             "driver {other:?}: no BMC address can be made for it (fake-hardware, ipmi, redfish and idrac are)"
         )),
-    }
-}
-
-fn bracket_v6(host: &str) -> String {
-    if host.contains(':') && !host.starts_with('[') {
-        format!("[{host}]")
-    } else {
-        host.to_string()
-    }
-}
-
-fn verify_ca_off(m: &Machine) -> bool {
-    match m.driver_info.get("redfish_verify_ca") {
-        Some(Value::Bool(b)) => !b,
-        Some(Value::String(s)) => matches!(s.to_ascii_lowercase().as_str(), "false" | "no" | "0"),
-        _ => false,
     }
 }
 
@@ -401,13 +388,9 @@ fn read_bifrost(path: &Path, namespace: &str) -> Result<Vec<Machine>> {
         Error::invalid(Diagnostic::new(msg).at(pos))
     };
     let doc: Value = serde_saphyr::from_str(&text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| (l.line() as usize, l.column() as usize));
-        // The message alone: a snippet could quote a password.
-        let msg = e.without_snippet().to_string();
-        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-        bad(format!("not a bifrost inventory: {msg}"), at)
+        let d = Diagnostic::of_yaml(path, &e);
+        let message = format!("not a bifrost inventory: {}", d.message);
+        Error::invalid(Diagnostic { message, ..d })
     })?;
     let Value::Object(nodes) = doc else {
         return Err(bad(

@@ -361,7 +361,8 @@ fn under_context(
 }
 
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
-    dynamic_completion::complete_if_asked();
+    // Completes when the shell asks (`COMPLETE` is set) and exits; returns otherwise.
+    clap_complete::CompleteEnv::with_factory(dynamic_completion::command).complete();
     let args: Vec<OsString> = args.into_iter().collect();
     parse_and_run(&args).unwrap_or_else(|code| code)
 }
@@ -399,7 +400,11 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
             ))?;
         }
     }
-    let provisioners = options::provisioner_settings(context);
+    let provisioners = crate::provisioners::Settings {
+        plugin_dir: std::env::var_os("PROVISIONER_PLUGIN_DIR").map(PathBuf::from),
+        namespace: std::env::var("POD_NAMESPACE").ok(),
+        environment: context,
+    };
     init_logging(&cli);
     let max_file_size = options::max_file_size(|k| std::env::var(k).ok()).map_err(|e| said(&e))?;
     let input = crate::persist::InputPolicy {
@@ -442,21 +447,11 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
 
 /// The provisioners there are, with the closest name, for a `--provisioner` that names none.
 fn provisioners_found(name: &str, provisioners: &crate::provisioners::Settings) -> String {
-    let mut names = vec!["fixture".to_string()];
     let dir = provisioners.plugin_dir().ok();
-    if let Some(rd) = dir.as_ref().and_then(|d| std::fs::read_dir(d).ok()) {
-        let mut plugins: Vec<String> = rd
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                let file = e.file_name();
-                file.to_str()?
-                    .strip_suffix("-provisioner.so")
-                    .map(str::to_string)
-            })
-            .collect();
-        plugins.sort();
-        names.extend(plugins);
-    }
+    let found = dir.as_deref().and_then(|d| plugin::plugin_files(d).ok());
+    let mut names = vec!["fixture".to_string()];
+    names.extend(found.into_iter().flatten().map(|(_, n)| n));
+    names[1..].sort();
     let mut hint = format!("provisioners found: {}", names.join(", "));
     if let Some(d) = &dir {
         hint.push_str(&format!(" (plugins in {})", d.display()));
@@ -532,20 +527,17 @@ impl Verbosity {
     /// The progress a run shows on stderr (whatever `-o` prints on stdout).
     pub fn progress_mode(&self) -> progress::ProgressMode {
         use progress::ProgressMode;
+        use std::io::{IsTerminal, stderr};
+        let (term, ci) = (std::env::var("TERM").ok(), std::env::var("CI").ok());
         match self.progress {
-            _ if self.quiet => ProgressMode::Quiet,
-            ProgressChoice::None => ProgressMode::Quiet,
-            ProgressChoice::Plain => ProgressMode::Lines,
+            _ if self.quiet || self.progress == ProgressChoice::None => ProgressMode::Quiet,
             // Bars only on a terminal that draws them, outside CI.
-            ProgressChoice::Auto => {
-                use std::io::{IsTerminal, stderr};
-                let term = std::env::var("TERM").ok();
-                let ci = std::env::var("CI").ok();
-                match progress::bars_fit(stderr().is_terminal(), term.as_deref(), ci.as_deref()) {
-                    true => ProgressMode::Bars,
-                    false => ProgressMode::Lines,
-                }
+            ProgressChoice::Auto
+                if progress::bars_fit(stderr().is_terminal(), term.as_deref(), ci.as_deref()) =>
+            {
+                ProgressMode::Bars
             }
+            _ => ProgressMode::Lines,
         }
     }
 }

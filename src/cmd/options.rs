@@ -29,17 +29,18 @@ impl Environment {
         fn setting<T: std::str::FromStr>(
             lookup: &impl Fn(&str) -> Option<String>,
             name: &str,
+            expected: &str,
         ) -> Result<Option<T>> {
             match lookup(name) {
                 Some(v) if !v.is_empty() => v.parse().map(Some).map_err(|_| {
                     Error::Usage(format!(
-                        "invalid value {v:?} for environment variable {name}"
+                        "invalid value {v:?} for environment variable {name}{expected}"
                     ))
                 }),
                 _ => Ok(None),
             }
         }
-        let time_scale = setting::<f64>(&lookup, "BMHCTL_TIME_SCALE")?;
+        let time_scale = setting::<f64>(&lookup, "BMHCTL_TIME_SCALE", "")?;
         if time_scale.is_some_and(|s| !(s >= 0.0 && s.is_finite())) {
             return Err(Error::Usage(
                 "BMHCTL_TIME_SCALE must be a number >= 0".into(),
@@ -47,17 +48,9 @@ impl Environment {
         }
         Ok(Self {
             time_scale,
-            seed: setting(&lookup, "BMHCTL_SEED")?,
-            concurrency: setting::<usize>(&lookup, "BMO_CONCURRENCY")?.filter(|n| *n > 0),
-            timing: match lookup("BMHCTL_TIMING") {
-                Some(v) if !v.is_empty() => Some(v.parse().map_err(|_| {
-                    Error::Usage(format!(
-                        "invalid value {v:?} for environment variable BMHCTL_TIMING \
-                         (expected change or bmo)"
-                    ))
-                })?),
-                _ => None,
-            },
+            seed: setting(&lookup, "BMHCTL_SEED", "")?,
+            concurrency: setting::<usize>(&lookup, "BMO_CONCURRENCY", "")?.filter(|n| *n > 0),
+            timing: setting(&lookup, "BMHCTL_TIMING", " (expected change or bmo)")?,
         })
     }
 }
@@ -75,14 +68,6 @@ pub fn context_environment(flag: Option<&str>) -> Result<BTreeMap<String, String
         config_file().as_deref(),
         |k| std::env::var_os(k).is_some_and(|v| !v.is_empty()),
     )
-}
-
-pub fn provisioner_settings(context: BTreeMap<String, String>) -> crate::provisioners::Settings {
-    crate::provisioners::Settings {
-        plugin_dir: std::env::var_os("PROVISIONER_PLUGIN_DIR").map(PathBuf::from),
-        namespace: std::env::var("POD_NAMESPACE").ok(),
-        environment: context,
-    }
 }
 
 /// `BMHCTL_MAX_FILE_SIZE`: the largest input file read, in bytes (unset or 0: the default).
@@ -114,18 +99,18 @@ impl DriveOptions {
             timeout,
             time_scale: env.time_scale.unwrap_or(1.0),
             seed: env.seed,
+            concurrency: args
+                .concurrency
+                .map(|n| n as usize)
+                .or(env.concurrency)
+                .unwrap_or_else(RunnerConfig::default_concurrency),
+            timing: match args.timing.as_deref() {
+                Some(t) => t.parse().unwrap_or_default(),
+                None => env.timing.unwrap_or_default(),
+            },
             ..RunnerConfig::default()
         };
-        if let Some(n) = args.concurrency {
-            runner.concurrency = n as usize;
-        } else if let Some(n) = env.concurrency {
-            runner.concurrency = n;
-        }
         runner.machine.max_provisioning_retries = i64::from(args.max_provisioning_retries);
-        runner.timing = match args.timing.as_deref() {
-            Some(t) => t.parse().unwrap_or_default(),
-            None => env.timing.unwrap_or_default(),
-        };
         Self {
             provisioner: args.provisioner.clone(),
             runner,
@@ -170,10 +155,8 @@ pub fn missing_inputs(provisioner: &str, paths: &[PathBuf]) -> Result<()> {
         return Ok(());
     }
     for p in paths {
-        if crate::persist::files::paths::is_stdin(p) {
-            continue;
-        }
-        if let Err(e) = std::fs::symlink_metadata(p)
+        if !crate::persist::files::paths::is_stdin(p)
+            && let Err(e) = std::fs::symlink_metadata(p)
             && e.kind() == std::io::ErrorKind::NotFound
         {
             return Err(Error::Usage(format!(

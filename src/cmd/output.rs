@@ -92,23 +92,13 @@ pub fn or_none(s: &str) -> &str {
 /// The group and version of every JSON document bmhctl prints as a result (docs/output.md).
 pub const API_VERSION: &str = "bmhctl.metal3.io/v1alpha1";
 
+/// The command of a run: its result document's kind is the variant's name with `Result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunKind {
     Provision,
     Deprovision,
     Delete,
     Reconcile,
-}
-
-impl RunKind {
-    pub fn kind(self) -> &'static str {
-        match self {
-            RunKind::Provision => "ProvisionResult",
-            RunKind::Deprovision => "DeprovisionResult",
-            RunKind::Delete => "DeleteResult",
-            RunKind::Reconcile => "ReconcileResult",
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -169,7 +159,7 @@ pub struct Reports {
 impl Reports {
     /// The hosts of a run: the runner's `results`, else what the ledger saw (interrupted).
     pub fn of_run(results: Option<Vec<HostResult>>, ledger: Vec<LedgerEntry>) -> Self {
-        match results {
+        let (counts, hosts): (_, Box<dyn Iterator<Item = HostReport>>) = match results {
             Some(results) => {
                 let counts = Counts::of(results.iter().map(|r| ended(r.reached)));
                 let mut ledger = ledger.into_iter();
@@ -190,10 +180,7 @@ impl Reports {
                         end: entry.and_then(|e| e.end),
                     }
                 });
-                Self {
-                    counts,
-                    hosts: Box::new(hosts),
-                }
+                (counts, Box::new(hosts))
             }
             None => {
                 let counts = Counts::of(ledger.iter().map(seen_outcome));
@@ -209,12 +196,10 @@ impl Reports {
                     start: Some(e.start),
                     end: e.end,
                 });
-                Self {
-                    counts,
-                    hosts: Box::new(hosts),
-                }
+                (counts, Box::new(hosts))
             }
-        }
+        };
+        Self { counts, hosts }
     }
 
     /// Hosts already reported (the tests' own).
@@ -362,7 +347,7 @@ pub fn write_result_json(
 ) -> std::io::Result<()> {
     let doc = ResultDocument {
         api_version: API_VERSION,
-        kind: kind.kind(),
+        kind: format!("{kind:?}Result"),
         interrupted,
         summary: hosts.counts,
         hosts: OneByOne {
@@ -379,7 +364,7 @@ pub fn write_result_json(
 #[serde(rename_all = "camelCase")]
 struct ResultDocument {
     api_version: &'static str,
-    kind: &'static str,
+    kind: String,
     interrupted: bool,
     summary: Counts,
     hosts: OneByOne,

@@ -62,15 +62,13 @@ pub fn plan(
 ) -> Result<()> {
     let place = super::options::place(&args.source)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
-    let (name, retries) = (&args.provisioner, args.max_provisioning_retries);
-    let (intent, output) = (args.intent, args.output);
     run(
-        intent,
+        args.intent,
         place,
         selection,
-        name,
-        retries,
-        output,
+        &args.provisioner,
+        args.max_provisioning_retries,
+        args.output,
         input,
         provisioners,
     )
@@ -85,13 +83,12 @@ pub fn dry_run(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    let (name, retries) = (&drive.provisioner, drive.max_provisioning_retries);
     run(
         intent,
         place,
         selection,
-        name,
-        retries,
+        &drive.provisioner,
+        drive.max_provisioning_retries,
         output,
         input,
         provisioners,
@@ -205,26 +202,23 @@ pub fn table(plans: &[HostPlan]) -> String {
         if !p.reaches {
             path.push_str(&format!(" (stops: {})", p.stops));
         }
-        let actions = if p.steps.is_empty() {
-            "none".to_string()
-        } else {
-            p.steps
-                .iter()
-                .map(|s| {
-                    if s.destructive {
-                        format!("{} (destructive)", s.text)
-                    } else {
-                        s.text.clone()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let actions: Vec<String> = p
+            .steps
+            .iter()
+            .map(|s| match s.destructive {
+                true => format!("{} (destructive)", s.text),
+                false => s.text.clone(),
+            })
+            .collect();
         [
             output::display_name(&p.key.namespace, &p.key.name),
             output::show_state(p.from.as_str()).to_string(),
             path,
-            actions,
+            if actions.is_empty() {
+                "none".into()
+            } else {
+                actions.join(", ")
+            },
             if p.destructive() { "yes" } else { "no" }.to_string(),
         ]
     });
@@ -232,20 +226,17 @@ pub fn table(plans: &[HostPlan]) -> String {
     super::output::kubectl_table(Some(&header), rows)
 }
 
-fn live_json(live: &Live) -> Value {
-    match live {
-        Live::NotAsked => json!({"node": "notAsked"}),
-        Live::Node { powered_on } => json!({"node": "found", "poweredOn": powered_on}),
-        Live::NoNode => json!({"node": "missing"}),
-        Live::Failed(e) => json!({"node": "unknown", "error": e}),
-    }
-}
-
 /// The `PlanResult` document (docs/output.md).
 pub fn document(intent: Intent, provisioner: &str, plans: &[HostPlan]) -> Value {
     let hosts: Vec<Value> = plans
         .iter()
         .map(|p| {
+            let live = match &p.live {
+                Live::NotAsked => json!({"node": "notAsked"}),
+                Live::Node { powered_on } => json!({"node": "found", "poweredOn": powered_on}),
+                Live::NoNode => json!({"node": "missing"}),
+                Live::Failed(e) => json!({"node": "unknown", "error": e}),
+            };
             json!({
                 "namespace": p.key.namespace,
                 "name": p.key.name,
@@ -260,7 +251,7 @@ pub fn document(intent: Intent, provisioner: &str, plans: &[HostPlan]) -> Value 
                     "text": s.text,
                     "destructive": s.destructive,
                 })).collect::<Vec<_>>(),
-                "live": live_json(&p.live),
+                "live": live,
             })
         })
         .collect();

@@ -105,38 +105,38 @@ fn list(provisioners: &provisioners::Settings) -> Result<()> {
     t.load_preset(NOTHING);
     t.set_header(["NAME", "ABI", "SDK", "FILE", "STATUS"]);
     t.add_row(["fixture", "-", "-", "(built in)", "ok"]);
-    let mut entries: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+    let found = match plugin_files(&dir) {
+        Ok(found) => found,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(Error::io(&dir, e)),
     };
-    entries.sort();
-    for path in entries {
-        let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
-            continue;
-        };
-        let Some(name) = file.strip_suffix("-provisioner.so") else {
-            continue;
-        };
-        let row = match loader::open(&path, Some(name)) {
+    for (file, name) in found {
+        let row = match loader::open(&dir.join(&file), Some(&name)) {
             Ok(p) => [
                 p.name().to_string(),
                 p.abi_version().to_string(),
                 p.sdk_version().to_string(),
-                file.into(),
+                file,
                 "ok".into(),
             ],
-            Err(e) => [
-                name.to_string(),
-                "?".into(),
-                "?".into(),
-                file.into(),
-                e.to_string(),
-            ],
+            Err(e) => [name, "?".into(), "?".into(), file, e.to_string()],
         };
         t.add_row(row);
     }
     super::output::outln!("plugin directory: {}", dir.display())?;
     super::output::outln!("{t}")?;
     Ok(())
+}
+
+/// The plugin files of `dir`, by file name: (`NAME-provisioner.so`, NAME).
+pub fn plugin_files(dir: &std::path::Path) -> std::io::Result<Vec<(String, String)>> {
+    let mut found: Vec<(String, String)> = std::fs::read_dir(dir)?
+        .filter_map(|e| {
+            let file = e.ok()?.file_name().into_string().ok()?;
+            let name = file.strip_suffix("-provisioner.so")?.to_string();
+            Some((file, name))
+        })
+        .collect();
+    found.sort();
+    Ok(found)
 }

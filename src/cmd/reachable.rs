@@ -34,19 +34,16 @@ pub fn wait_until_reachable(
             return Err(Unfinished::Unreachable { after: wait, error }.into());
         }
         if last.as_deref() != Some(error.as_str()) {
+            let left = Duration::from_secs((wait - spent).as_secs_f64().round() as u64);
             say(&format!(
                 "{error} (retrying for up to {}; --ironic-wait)",
-                humantime::format_duration(round_secs(wait - spent))
+                humantime::format_duration(left)
             ));
             last = Some(error);
         }
         std::thread::sleep(delay.min(wait - spent));
         delay = (delay * 2).min(MAX_DELAY);
     }
-}
-
-fn round_secs(d: Duration) -> Duration {
-    Duration::from_secs(d.as_secs_f64().round() as u64)
 }
 
 #[cfg(test)]

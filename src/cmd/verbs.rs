@@ -136,15 +136,14 @@ pub fn run(
     if !verb.wait {
         return Ok(());
     }
-    let (timeout, drive) = (verb.timeout, &verb.drive);
     wait_until(
         &place,
         &keys,
         cond,
         what,
         what,
-        timeout,
-        drive,
+        verb.timeout,
+        &verb.drive,
         input,
         provisioners,
     )
@@ -167,14 +166,10 @@ fn request_of(cmd: VerbCommand) -> Request {
             status_cond(|r| !r.status().powered_on),
         ),
         VerbCommand::Reboot { hard, force, verb } => {
-            let args = if hard || force {
-                json_args(hard, force)
-            } else {
-                String::new()
-            };
+            let args = (hard || force).then(|| json_args(hard, force));
             (
                 verb,
-                (REBOOT_PREFIX, Some(args)),
+                (REBOOT_PREFIX, Some(args.unwrap_or_default())),
                 "reboot requested",
                 "rebooted",
                 status_cond(|r| {
@@ -253,20 +248,15 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
                     "warning: {name} has spec.online: false and stays powered off"
                 );
             }
-            let others: Vec<&String> = m
+            let others: Vec<&str> = m
                 .annotations
                 .keys()
+                .map(String::as_str)
                 .filter(|k| bmh_api::annotations::is_reboot_annotation(k))
                 .collect();
             if !others.is_empty() {
-                crate::eprintln_quiet!(
-                    "warning: {name} stays powered off while it has {}",
-                    others
-                        .iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
+                let others = others.join(", ");
+                crate::eprintln_quiet!("warning: {name} stays powered off while it has {others}");
             }
         }
         (k, Some(v))
@@ -337,15 +327,14 @@ pub fn delete(
                 return Ok(());
             }
             let gone = Box::new(|r: Option<&HostRecord>| r.is_none());
-            let (timeout, drive) = (args.run.timeout, &args.run.drive);
             wait_until(
                 &place,
                 &keys,
                 gone,
                 "deleted",
                 "deleted",
-                timeout,
-                drive,
+                args.run.timeout,
+                &args.run.drive,
                 input,
                 provisioners,
             )

@@ -160,65 +160,27 @@ fn runtime(concurrency: usize) -> Result<tokio::runtime::Runtime> {
 /// What a transition is a change of: state, operational status, power, error message.
 type Seen = (String, String, bool, String);
 
-fn seen(rec: &HostRecord) -> Seen {
-    let s = rec.status();
-    let (state, op) = (s.provisioning.state.as_str(), s.operational_status.as_str());
-    (
-        state.into(),
-        op.into(),
-        s.powered_on,
-        s.error_message.clone(),
-    )
-}
-
-/// Prints a line when a host's state, operational status or power changes (not with `-q`).
-fn transitions(quiet: bool) -> Observer {
+/// Prints each change of a host's state, status, power or error: a line (none with `-q`), or
+/// for `-o json` an object a line, with the host's events (docs/output.md).
+fn transitions(json: bool, quiet: bool) -> Observer {
     let mut last: HashMap<ObjectKey, Seen> = HashMap::new();
     Box::new(
         move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
-            if let Some(e) = &out.error {
+            if let Some(e) = out.error.as_ref().filter(|_| !json) {
                 tracing::info!("BareMetalHost {key}: {e}");
             }
-            let now = seen(rec);
-            if out.deleted() {
-                last.remove(key);
-                if !quiet {
-                    // A reader gone from stdout does not stop the controller.
-                    let _ =
-                        super::output::outln!("{} {key} deleted", format_time(SystemClock.now()));
-                }
-                return;
-            }
-            if last.get(key) != Some(&now) {
-                if !quiet {
-                    let op = if now.1.is_empty() { "-" } else { &now.1 };
-                    let power = if now.2 { "on" } else { "off" };
-                    let err = if now.3.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" error: {}", now.3)
-                    };
-                    let _ = super::output::outln!(
-                        "{} {key} {} {op} power {power}{err}",
-                        format_time(SystemClock.now()),
-                        super::output::state_text(rec),
-                    );
-                }
-                last.insert(key.clone(), now);
-            }
-        },
-    )
-}
-
-/// `watch -o json`: each transition and event as one JSON object a line (docs/output.md).
-fn json_lines() -> Observer {
-    let mut last: HashMap<ObjectKey, Seen> = HashMap::new();
-    Box::new(
-        move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
             let time = format_time(SystemClock.now());
-            let now = seen(rec);
+            let s = rec.status();
+            let (state, op) = (s.provisioning.state.as_str(), s.operational_status.as_str());
+            let now: Seen = (
+                state.into(),
+                op.into(),
+                s.powered_on,
+                s.error_message.clone(),
+            );
+            let changed = out.deleted() || last.get(key) != Some(&now);
             let mut lines = Vec::new();
-            if out.deleted() || last.get(key) != Some(&now) {
+            if changed && json {
                 let mut t = serde_json::json!({
                     "apiVersion": super::output::API_VERSION,
                     "kind": "Transition",
@@ -233,14 +195,23 @@ fn json_lines() -> Observer {
                 });
                 if out.deleted() {
                     t["deleted"] = true.into();
-                    last.remove(key);
-                } else {
-                    last.insert(key.clone(), now);
                 }
-                lines.push(t);
+                lines.push(t.to_string());
+            } else if out.deleted() && !quiet {
+                lines.push(format!("{time} {key} deleted"));
+            } else if changed && !quiet {
+                let op = if now.1.is_empty() { "-" } else { &now.1 };
+                let power = if now.2 { "on" } else { "off" };
+                let err = if now.3.is_empty() {
+                    String::new()
+                } else {
+                    format!(" error: {}", now.3)
+                };
+                let state = super::output::state_text(rec);
+                lines.push(format!("{time} {key} {state} {op} power {power}{err}"));
             }
-            for e in &out.events {
-                lines.push(serde_json::json!({
+            for e in out.events.iter().filter(|_| json) {
+                let e = serde_json::json!({
                     "apiVersion": super::output::API_VERSION,
                     "kind": "Event",
                     "time": time,
@@ -248,7 +219,13 @@ fn json_lines() -> Observer {
                     "name": key.name,
                     "reason": e.reason,
                     "message": e.message,
-                }));
+                });
+                lines.push(e.to_string());
+            }
+            if out.deleted() {
+                last.remove(key);
+            } else if changed {
+                last.insert(key.clone(), now);
             }
             for l in lines {
                 // A reader gone from stdout does not stop the controller.
@@ -274,13 +251,10 @@ pub fn watch(
         .transpose()?;
     let mut driven = open_driven(&place, None, &options, input, provisioners)?;
     let runtime = runtime(options.runner.concurrency)?;
-    let mut print = match args.output {
-        WatchFormat::Text => transitions(verbosity.quiet),
-        WatchFormat::Json => json_lines(),
-    };
+    let mut print = transitions(args.output == WatchFormat::Json, verbosity.quiet);
     let observer: Observer = match listener {
         Some(listener) => {
-            let metrics = Arc::new(Metrics::new());
+            let metrics = Arc::new(Metrics::default());
             metrics.read_api_calls_from(driven.provisioner.factory.clone());
             driven.source = Arc::new(TimedSource {
                 inner: driven.source.clone(),
@@ -313,14 +287,10 @@ pub fn watch(
                 root.display(),
                 lease.path().display()
             ),
-            (Place::Files(paths), _) => crate::eprintln_quiet!(
+            (Place::Files(_), _) => crate::eprintln_quiet!(
                 "watching {} (their locks are in .bmhctl/ beside them); Ctrl-C or SIGTERM to \
                  stop",
-                paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                place.describe()
             ),
             (Place::Store(root), None) => crate::eprintln_quiet!("watching {}", root.display()),
         }
@@ -437,7 +407,7 @@ pub fn wait_until(
                 Some(only),
                 &options,
                 Duration::from_millis(100),
-                transitions(true),
+                transitions(false, true),
                 stop_rx,
                 &runtime,
             )?;
@@ -534,15 +504,14 @@ pub fn wait(
     let place = super::options::place(&args.source)?;
     crate::persist::requests::must_exist(&place)?;
     let keys = crate::persist::snapshot::select_keys(&place, &selection, input)?;
-    let (what, timeout, drive) = (&args.for_state, args.timeout, &args.drive);
     wait_until(
         &place,
         &keys,
         cond,
-        what,
+        &args.for_state,
         "condition met",
-        timeout,
-        drive,
+        args.timeout,
+        &args.drive,
         input,
         provisioners,
     )

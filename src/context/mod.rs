@@ -6,7 +6,7 @@ pub use credentials::{Credentials, read_credentials};
 
 use crate::diagnostic::{Diagnostic, Position};
 use crate::error::{Error, Result};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -15,52 +15,42 @@ pub const CONFIG_VAR: &str = "BMHCTL_CONFIG";
 /// The variable that picks a context when `--context` is not given.
 pub const CONTEXT_VAR: &str = "BMHCTL_CONTEXT";
 
-#[derive(Debug, Default, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct ConfigFile {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_context: Option<String>,
-    #[serde(default)]
     pub contexts: Vec<Context>,
 }
 
 /// One context; relative paths are relative to the config file's directory.
-#[derive(Debug, Default, Clone, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Context {
     pub name: String,
     /// `IRONIC_ENDPOINT`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ironic_endpoint: Option<String>,
     /// HTTP basic credentials for the endpoint (YAML or a Secret), mode 0600.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub credentials_file: Option<PathBuf>,
     /// `IRONIC_CACERT_FILE`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ca_file: Option<PathBuf>,
     /// `IRONIC_CLIENT_CERT_FILE`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_cert_file: Option<PathBuf>,
     /// `IRONIC_CLIENT_PRIVATE_KEY_FILE`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_key_file: Option<PathBuf>,
     /// `IRONIC_INSECURE`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub insecure: Option<bool>,
     /// `DEPLOY_KERNEL_URL`.
-    #[serde(rename = "deployKernelURL", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "deployKernelURL")]
     pub deploy_kernel_url: Option<String>,
     /// `DEPLOY_RAMDISK_URL`.
-    #[serde(rename = "deployRamdiskURL", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "deployRamdiskURL")]
     pub deploy_ramdisk_url: Option<String>,
     /// `DEPLOY_ISO_URL`.
-    #[serde(rename = "deployISOURL", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "deployISOURL")]
     pub deploy_iso_url: Option<String>,
     /// `BMHCTL_PROVISIONER` (`--provisioner`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub provisioner: Option<String>,
     /// `BMHCTL_STORE` (`--store`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub store: Option<PathBuf>,
 }
 
@@ -100,13 +90,8 @@ impl Config {
             Err(e) => return Err(Error::io(path, e)),
         };
         let file: ConfigFile = match text.as_deref() {
-            Some(t) if !t.trim().is_empty() => serde_saphyr::from_str(t).map_err(|e| {
-                let position = match e.location() {
-                    Some(l) => Position::new(path, l.line() as usize, l.column() as usize),
-                    None => Position::file(path),
-                };
-                Error::invalid(Diagnostic::new(yaml_error_text(&e)).at(position))
-            })?,
+            Some(t) if !t.trim().is_empty() => serde_saphyr::from_str(t)
+                .map_err(|e| Error::invalid(Diagnostic::of_yaml(path, &e)))?,
             _ => ConfigFile::default(),
         };
         let config = Config {
@@ -223,11 +208,8 @@ impl Config {
         {
             return home.home_dir().join(rest);
         }
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.path.parent().unwrap_or(Path::new(".")).join(p)
-        }
+        // An absolute path replaces the directory.
+        self.path.parent().unwrap_or(Path::new(".")).join(p)
     }
 
     /// The `(variable, value)` pairs `ctx` stands for, less those `set` says the user set.
@@ -246,10 +228,7 @@ impl Config {
             (None, Some(file)) => creds(file).map(|_| None)?,
             (e, _) => e.clone(),
         };
-        let path = |p: &Option<PathBuf>| {
-            let p = p.as_ref()?;
-            Some(self.resolve(p).to_string_lossy().into_owned())
-        };
+        let path = |p: &Option<PathBuf>| Some(self.resolve(p.as_ref()?).to_string_lossy().into());
         let vars = [
             ("IRONIC_ENDPOINT", endpoint),
             ("IRONIC_CACERT_FILE", path(&ctx.ca_file)),
@@ -283,19 +262,7 @@ impl Config {
                 lines.insert(at, line);
             }
         }
-        let mut new = lines.join("\n");
-        new.push('\n');
-        write_atomically(&self.path, &new)
-    }
-}
-
-/// The parser's message without its source snippet (the position is given apart).
-fn yaml_error_text(e: &serde_saphyr::Error) -> String {
-    let text = e.without_snippet().to_string();
-    // serde-saphyr appends " at line L column C"; the position already says where.
-    match text.rfind(" at line ") {
-        Some(i) => text[..i].to_string(),
-        None => text,
+        write_atomically(&self.path, &(lines.join("\n") + "\n"))
     }
 }
 

@@ -10,7 +10,6 @@ use crate::machine::PassOutcome;
 use crate::record::HostRecord;
 use bmh_api::{ObjectKey, ProvisioningState};
 use bmhctl_plugin_sdk::{ProvisionerFactory, WaitOn};
-use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -20,66 +19,34 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct HostLabels {
-    namespace: String,
-    host: String,
-}
-
-/// BMO's labels of `metal3_provisioning_state_change_total`.
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct StateChangeLabels {
-    prev_state: String,
-    new_state: String,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct CallLabels {
-    call: String,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct KindLabels {
-    kind: String,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct HostStateLabels {
-    provisioning_state: String,
-    operational_status: String,
-}
+/// Label names and values, in the order they are printed.
+type Labels<const N: usize> = [(&'static str, String); N];
 
 /// The controller's metrics, shared by its observer, its host source and the HTTP server.
 pub struct Metrics {
     registry: Registry,
-    reconciles: Family<HostLabels, Counter>,
+    reconciles: Family<Labels<2>, Counter>,
     reconcile_errors: Counter,
-    state_changes: Family<StateChangeLabels, Counter>,
-    delayed_provisioning: Family<HostLabels, Counter>,
-    delayed_deprovisioning: Family<HostLabels, Counter>,
-    hosts: Family<HostStateLabels, Gauge>,
+    state_changes: Family<Labels<2>, Counter>,
+    delayed_provisioning: Family<Labels<2>, Counter>,
+    delayed_deprovisioning: Family<Labels<2>, Counter>,
+    hosts: Family<Labels<2>, Gauge>,
     store_writes: Histogram,
-    provisioner_calls: Family<CallLabels, Histogram, fn() -> Histogram>,
+    provisioner_calls: Family<Labels<1>, Histogram, fn() -> Histogram>,
     /// Provisioners alive: one held by each pass talking to the provisioner.
     pub(crate) passes_in_flight: Gauge,
     /// Each host's state after its last pass; the hosts gauge is set from it when scraped.
     states: Mutex<HashMap<ObjectKey, (String, String)>>,
     /// The provisioner's requests to its backend, by kind, as the plugin last told them.
-    ironic_api_calls: Family<KindLabels, Counter>,
+    ironic_api_calls: Family<Labels<1>, Counter>,
     /// Whom to ask for them at each scrape; the lock keeps two scrapes from adding twice.
     api_call_source: Mutex<Option<Arc<dyn ProvisionerFactory>>>,
 }
 
 impl Default for Metrics {
     fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Metrics {
-    pub fn new() -> Self {
         let mut registry = Registry::default();
-        let reconciles = Family::<HostLabels, Counter>::default();
+        let reconciles = Family::<Labels<2>, Counter>::default();
         // prometheus-client adds `_total` to a counter's name.
         registry.register(
             "metal3_reconcile",
@@ -92,27 +59,27 @@ impl Metrics {
             "The number of times the operator has failed to reconcile a host",
             reconcile_errors.clone(),
         );
-        let state_changes = Family::<StateChangeLabels, Counter>::default();
+        let state_changes = Family::<Labels<2>, Counter>::default();
         registry.register(
             "metal3_provisioning_state_change",
             "Number of times a state transition has occurred",
             state_changes.clone(),
         );
         // BMO's names, double underscore included.
-        let delayed_provisioning = Family::<HostLabels, Counter>::default();
+        let delayed_provisioning = Family::<Labels<2>, Counter>::default();
         registry.register(
             "metal3_delayed__provisioning",
             "The number of times hosts have been delayed while provisioning due a busy provisioner",
             delayed_provisioning.clone(),
         );
-        let delayed_deprovisioning = Family::<HostLabels, Counter>::default();
+        let delayed_deprovisioning = Family::<Labels<2>, Counter>::default();
         registry.register(
             "metal3_delayed__deprovisioning",
             "The number of times hosts have been delayed while deprovisioning due a busy \
              provisioner",
             delayed_deprovisioning.clone(),
         );
-        let hosts = Family::<HostStateLabels, Gauge>::default();
+        let hosts = Family::<Labels<2>, Gauge>::default();
         registry.register(
             "bmhctl_hosts",
             "Hosts by provisioning state and operational status, after their last pass",
@@ -127,7 +94,7 @@ impl Metrics {
             store_writes.clone(),
         );
         // 100 us to about 3.3 s: a fixture call to an Ironic call under load.
-        let provisioner_calls: Family<CallLabels, Histogram, fn() -> Histogram> =
+        let provisioner_calls: Family<Labels<1>, Histogram, fn() -> Histogram> =
             Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.0001, 2.0, 16)));
         registry.register(
             "bmhctl_provisioner_call_duration_seconds",
@@ -140,7 +107,7 @@ impl Metrics {
             "Passes holding a provisioner now",
             passes_in_flight.clone(),
         );
-        let ironic_api_calls = Family::<KindLabels, Counter>::default();
+        let ironic_api_calls = Family::<Labels<1>, Counter>::default();
         registry.register(
             "bmhctl_ironic_api_calls",
             "HTTP requests the provisioner plugin sent to Ironic, by method and path template \
@@ -163,13 +130,15 @@ impl Metrics {
             states: Mutex::new(HashMap::new()),
         }
     }
+}
 
+impl Metrics {
     /// Counts one pass of `key`, as BMO counts Reconcile calls, and records where it left the host.
     pub fn observe_pass(&self, key: &ObjectKey, rec: &HostRecord, out: &PassOutcome) {
-        let labels = HostLabels {
-            namespace: key.namespace.clone(),
-            host: key.name.clone(),
-        };
+        let labels = [
+            ("namespace", key.namespace.clone()),
+            ("host", key.name.clone()),
+        ];
         self.reconciles.get_or_create(&labels).inc();
         if out.error.is_some() {
             self.reconcile_errors.inc();
@@ -195,10 +164,7 @@ impl Metrics {
             && *before != now.0
         {
             self.state_changes
-                .get_or_create(&StateChangeLabels {
-                    prev_state: before.clone(),
-                    new_state: now.0.clone(),
-                })
+                .get_or_create(&[("prev_state", before.clone()), ("new_state", now.0.clone())])
                 .inc();
         }
         states.insert(key.clone(), now);
@@ -206,14 +172,8 @@ impl Metrics {
 
     pub fn observe_provisioner_call(&self, call: &str, took: Duration) {
         self.provisioner_calls
-            .get_or_create(&CallLabels {
-                call: call.to_string(),
-            })
+            .get_or_create(&[("call", call.to_string())])
             .observe(took.as_secs_f64());
-    }
-
-    pub fn observe_store_write(&self, took: Duration) {
-        self.store_writes.observe(took.as_secs_f64());
     }
 
     /// Asks `factory` for its API request counts at each scrape.
@@ -236,9 +196,7 @@ impl Metrics {
         match factory.api_calls() {
             Ok(Some(rows)) => {
                 for row in rows {
-                    let counter = self
-                        .ironic_api_calls
-                        .get_or_create(&KindLabels { kind: row.kind });
+                    let counter = self.ironic_api_calls.get_or_create(&[("kind", row.kind)]);
                     let served = counter.get();
                     if row.count > served {
                         counter.inc_by(row.count - served);
@@ -257,10 +215,10 @@ impl Metrics {
             self.hosts.clear();
             for (state, op) in states.values() {
                 self.hosts
-                    .get_or_create(&HostStateLabels {
-                        provisioning_state: state.clone(),
-                        operational_status: op.clone(),
-                    })
+                    .get_or_create(&[
+                        ("provisioning_state", state.clone()),
+                        ("operational_status", op.clone()),
+                    ])
                     .inc();
             }
         }

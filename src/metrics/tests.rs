@@ -18,7 +18,7 @@ fn outcome() -> PassOutcome {
 
 #[test]
 fn passes_are_counted_under_bmo_names_and_hosts_by_state() {
-    let m = Metrics::new();
+    let m = Metrics::default();
     let a = ObjectKey::new("default", "a");
     let b = ObjectKey::new("lab", "b");
     m.observe_pass(
@@ -57,7 +57,7 @@ fn passes_are_counted_under_bmo_names_and_hosts_by_state() {
 
 #[test]
 fn a_deleted_host_leaves_the_hosts_gauge() {
-    let m = Metrics::new();
+    let m = Metrics::default();
     let a = ObjectKey::new("default", "a");
     let rec = host(ProvisioningState::Deleting, OperationalStatus::Ok);
     m.observe_pass(&a, &rec, &outcome());
@@ -70,7 +70,7 @@ fn a_deleted_host_leaves_the_hosts_gauge() {
 
 #[test]
 fn provisioner_calls_are_timed_by_call() {
-    let m = Metrics::new();
+    let m = Metrics::default();
     m.observe_provisioner_call("register", std::time::Duration::from_millis(3));
     m.observe_provisioner_call("register", std::time::Duration::from_millis(1));
     m.passes_in_flight.inc();
@@ -114,7 +114,7 @@ impl bmhctl_plugin_sdk::ProvisionerFactory for Counting {
 
 #[test]
 fn api_calls_are_read_from_the_provisioner_at_each_scrape() {
-    let m = Metrics::new();
+    let m = Metrics::default();
     // Without a provisioner that counts, the family has no series.
     assert!(!m.encode().contains("bmhctl_ironic_api_calls_total{"));
     let counting = std::sync::Arc::new(Counting(std::sync::Mutex::new(vec![
@@ -167,7 +167,7 @@ fn the_timed_source_passes_subscriptions_through() {
     let inv = load_with(&paths, LoadMode::Write, &LoadOptions::default()).unwrap();
     let timed = super::TimedSource {
         inner: std::sync::Arc::new(FileSource::new(inv, &LoadOptions::default())),
-        metrics: std::sync::Arc::new(Metrics::new()),
+        metrics: std::sync::Arc::new(Metrics::default()),
     };
     let subs = timed.event_subscriptions().unwrap();
     assert_eq!(subs.len(), 1);
@@ -193,7 +193,7 @@ fn the_timed_source_passes_subscriptions_through() {
 fn subscription_calls_are_timed_and_reach_the_provisioner() {
     use bmhctl_plugin_sdk::{HostData, ProvisionerFactory};
     let fixture = crate::provisioners::fixture::Fixture::new();
-    let metrics = std::sync::Arc::new(Metrics::new());
+    let metrics = std::sync::Arc::new(Metrics::default());
     let factory = super::ObservedFactory {
         inner: std::sync::Arc::new(fixture.clone()),
         metrics: metrics.clone(),
@@ -270,7 +270,7 @@ fn a_provisioner_made_with_its_state_is_made_by_the_inner_factory_and_observed()
         fixture: crate::provisioners::fixture::Fixture::new(),
         with_state: Default::default(),
     });
-    let metrics = std::sync::Arc::new(Metrics::new());
+    let metrics = std::sync::Arc::new(Metrics::default());
     let factory = super::ObservedFactory {
         inner: inner.clone(),
         metrics: metrics.clone(),

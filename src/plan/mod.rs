@@ -38,9 +38,8 @@ impl Step {
     }
 
     fn destructive(kind: &'static str, text: impl Into<String>) -> Self {
-        let destructive = true;
         Self {
-            destructive,
+            destructive: true,
             ..Self::plain(kind, text)
         }
     }

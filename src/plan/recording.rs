@@ -57,13 +57,6 @@ impl Recording {
     }
 }
 
-fn cleaning(mode: &AutomatedCleaningMode) -> &'static str {
-    match mode {
-        AutomatedCleaningMode::Disabled => "deprovision (no disk cleaning)",
-        _ => "deprovision and clean disks",
-    }
-}
-
 fn changes(raid: bool, settings: bool, components: bool) -> String {
     let parts: Vec<&str> = [
         (raid, "apply RAID"),
@@ -176,11 +169,12 @@ impl Provisioner for Recording {
     }
 
     fn deprovision(&mut self, opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
-        let r = self.inner.deprovision(opts.clone())?;
-        self.note(Step::destructive(
-            "deprovision",
-            cleaning(&opts.automated_cleaning_mode),
-        ));
+        let what = match opts.automated_cleaning_mode {
+            AutomatedCleaningMode::Disabled => "deprovision (no disk cleaning)",
+            _ => "deprovision and clean disks",
+        };
+        let r = self.inner.deprovision(opts)?;
+        self.note(Step::destructive("deprovision", what));
         Ok(r)
     }
 
