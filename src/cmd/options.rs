@@ -103,7 +103,7 @@ impl DriveOptions {
                 .concurrency
                 .map(|n| n as usize)
                 .or(env.concurrency)
-                .unwrap_or_else(RunnerConfig::default_concurrency),
+                .unwrap_or(RunnerConfig::DEFAULT_CONCURRENCY),
             timing: match args.timing.as_deref() {
                 Some(t) => t.parse().unwrap_or_default(),
                 None => env.timing.unwrap_or_default(),
