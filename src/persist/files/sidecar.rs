@@ -416,21 +416,7 @@ fn event_json(e: &RecordedEvent) -> Arc<[u8]> {
 
 /// An event's JSON, made afresh.
 fn render_event(e: &RecordedEvent) -> Vec<u8> {
-    let RecordedEvent {
-        time,
-        reason,
-        message,
-        json: _,
-    } = e;
-    let mut out = Vec::with_capacity(40 + time.len() + reason.len() + message.len());
-    out.extend_from_slice(b"{\"time\":");
-    string_json(&mut out, time);
-    out.extend_from_slice(b",\"reason\":");
-    string_json(&mut out, reason);
-    out.extend_from_slice(b",\"message\":");
-    string_json(&mut out, message);
-    out.push(b'}');
-    out
+    serde_json::to_vec(e).expect("an event serializes")
 }
 
 /// A string as serde_json writes it: copied as it is when nothing in it is escaped, else

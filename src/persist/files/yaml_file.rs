@@ -152,18 +152,9 @@ struct CharMap {
 impl CharMap {
     fn new(text: &str) -> CharMap {
         let b = text.as_bytes();
-        let mut line_starts = vec![0];
-        let mut i = 0;
-        while i < b.len() {
-            match b[i] {
-                b'\n' => line_starts.push(i + 1),
-                b'\r' if b.get(i + 1) != Some(&b'\n') => line_starts.push(i + 1),
-                _ => {}
-            }
-            i += 1;
-        }
+        let breaks = (0..b.len()).filter(|&i| b[i] == b'\n' || lone_cr_at(b, i));
         CharMap {
-            line_starts,
+            line_starts: std::iter::once(0).chain(breaks.map(|i| i + 1)).collect(),
             last: std::cell::Cell::new((usize::MAX, 0, 0)),
         }
     }
@@ -180,29 +171,21 @@ impl CharMap {
         }
         let le = self.line_starts.get(line).copied().unwrap_or(text.len());
         let (ll, lc, lb) = self.last.get();
-        let (mut b, mut c) = if ll == line && lc <= col {
+        let (b, c) = if ll == line && lc <= col {
             (lb, lc)
         } else {
             (ls, 0)
         };
-        let bytes = text.as_bytes();
-        while c < col && b < le {
-            b += utf8_width(bytes[b]);
-            c += 1;
-        }
-        let b = b.min(le);
-        self.last.set((line, c, b));
+        let chars = text[b..le].char_indices();
+        let b = b + chars.clone().nth(col - c).map_or(le - b, |(i, _)| i);
+        self.last.set((line, col, b));
         b
     }
 }
 
-fn utf8_width(lead: u8) -> usize {
-    match lead {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        _ => 4,
-    }
+/// Whether byte `i` of `b` is a carriage return not followed by a line feed.
+fn lone_cr_at(b: &[u8], i: usize) -> bool {
+    b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')
 }
 
 /// Role of a mapping in the parts of the tree we index.
@@ -259,10 +242,10 @@ impl Text<'_> {
     /// Byte offset of the start of the line containing `p`.
     fn line_start(&self, p: usize) -> usize {
         let p = p.min(self.b.len());
-        match self.b[..p].iter().rposition(|&c| c == b'\n') {
-            Some(i) => i + 1,
-            None => 0,
-        }
+        self.b[..p]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1)
     }
 
     /// Whether only spaces/tabs precede `p` on its line.
@@ -277,10 +260,7 @@ impl Text<'_> {
         if p == 0 || self.b[p - 1] == b'\n' {
             return p;
         }
-        match self.b[p..].iter().position(|&c| c == b'\n') {
-            Some(i) => p + i + 1,
-            None => self.b.len(),
-        }
+        (self.line_end(p) + 1).min(self.b.len())
     }
 
     /// Move `p` (a line start or the end of the text) upwards over blank lines and comment
@@ -324,10 +304,7 @@ impl Text<'_> {
                 None => break,
             }
         }
-        before.ends_with('?') && {
-            let q = before.len() - 1;
-            self.at_line_start(q)
-        }
+        before.ends_with('?') && self.at_line_start(before.len() - 1)
     }
 
     /// From `p` (a line start), past the lines of only spaces and tabs, not beyond `limit`.
@@ -381,13 +358,10 @@ impl Text<'_> {
         let line_end = self.line_end(hl);
         let line = &self.s[hl..line_end];
         // Drop a comment: a `#` after a blank.
-        let line = match line.find([' ', '\t']).and_then(|_| {
-            line.char_indices()
-                .find(|&(i, c)| c == '#' && i > 0 && line[..i].ends_with([' ', '\t']))
-        }) {
-            Some((i, _)) => &line[..i],
-            None => line,
-        };
+        let line = line
+            .char_indices()
+            .find(|&(i, c)| c == '#' && i > 0 && line[..i].ends_with([' ', '\t']))
+            .map_or(line, |(i, _)| &line[..i]);
         let indicators = line
             .trim_end()
             .rsplit([' ', '\t'])
@@ -529,10 +503,7 @@ impl YamlFile {
         }
         let docs = index(&text)?;
         let b = text.as_bytes();
-        let lone_cr = b
-            .iter()
-            .enumerate()
-            .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'));
+        let lone_cr = (0..b.len()).any(|i| lone_cr_at(b, i));
         Ok(YamlFile {
             text,
             docs,
@@ -607,13 +578,14 @@ impl YamlFile {
         // status; then the blank lines after the entry in the file would become its content too, so
         // they go.
         let keep = yaml.contains('+') && ends_with_keep_scalar(&lines);
-        let lines: &[&str] = {
-            let mut n = lines.len();
-            while !keep && n > 0 && lines[n - 1].is_empty() {
-                n -= 1;
-            }
-            &lines[..n]
+        let n = match keep {
+            true => lines.len(),
+            false => lines
+                .iter()
+                .rposition(|l| !l.is_empty())
+                .map_or(0, |i| i + 1),
         };
+        let lines = &lines[..n];
         let first = lines.first().map(|l| l.trim()).unwrap_or("");
         // (A line of spaces is kept: it is the last line of a block scalar, deeper than its
         // indentation, and so content.)
@@ -769,7 +741,7 @@ impl YamlFile {
             return None;
         }
         let b = self.text.as_bytes();
-        let i = (0..b.len()).find(|&i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'))?;
+        let i = (0..b.len()).find(|&i| lone_cr_at(b, i))?;
         Some(text_pos(&self.text, i))
     }
 
@@ -795,10 +767,7 @@ impl YamlFile {
 
     /// The whole file with all edits applied.
     pub fn render(&self) -> String {
-        let pieces = self.pieces(None);
-        let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
-        pieces.iter().for_each(|p| out.push_str(p));
-        out
+        self.pieces(None).concat()
     }
 
     /// The edits as they are now, to render the file as it is now later ([`Self::pieces`]).
@@ -1043,27 +1012,18 @@ fn ends_with_keep_scalar(lines: &[&str]) -> bool {
 
 /// Index just past the node starting at `i`.
 fn skip_node(events: &[(Event, Span)], i: usize) -> usize {
-    match events.get(i) {
-        Some((Event::MappingStart(..) | Event::SequenceStart(..), _)) => {
-            let mut depth = 0usize;
-            let mut j = i;
-            while j < events.len() {
-                match events[j].0 {
-                    Event::MappingStart(..) | Event::SequenceStart(..) => depth += 1,
-                    Event::MappingEnd | Event::SequenceEnd => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return j + 1;
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            j
+    let mut depth = 0usize;
+    for (j, (ev, _)) in events.iter().enumerate().skip(i) {
+        match ev {
+            Event::MappingStart(..) | Event::SequenceStart(..) => depth += 1,
+            Event::MappingEnd | Event::SequenceEnd => depth = depth.saturating_sub(1),
+            _ => {}
         }
-        _ => i + 1,
+        if depth == 0 {
+            return j + 1;
+        }
     }
+    events.len().max(i + 1)
 }
 
 /// Index of the node at `path` below the node at `i` (or of the deepest existing prefix).
