@@ -58,9 +58,7 @@ pub struct Sidecar {
 impl Sidecar {
     /// Path of the sidecar of `file` (which should be the resolved path of the host file).
     pub fn path_for(file: &Path) -> PathBuf {
-        let dir = file.parent().unwrap_or(Path::new(""));
-        dir.join(STATE_DIR)
-            .join(format!("{}.state.json", file_name(file)))
+        state_file(file, "state.json")
     }
 
     /// Read the sidecar of `file`; a missing one is empty.
@@ -488,23 +486,12 @@ fn shared<T: Serialize>(
     value: &Arc<T>,
 ) -> Arc<[u8]> {
     cache.with(|recent| {
-        let mut recent = recent.borrow_mut();
-        // The most recent last, where a hit most likely is.
-        if let Some(i) = recent.iter().rposition(|(k, _)| Arc::ptr_eq(k, value)) {
-            let json = recent[i].1.clone();
-            if i + 1 != recent.len() {
-                let hit = recent.remove(i).expect("found above");
-                recent.push_back(hit);
-            }
-            return json;
-        }
-        let json: Arc<[u8]> = serde_json::to_vec(&**value)
-            .expect("bookkeeping serializes")
-            .into();
-        if recent.len() >= kept {
-            recent.pop_front();
-        }
-        recent.push_back((value.clone(), json.clone()));
+        let same = |k: &Arc<T>| Arc::ptr_eq(k, value);
+        let make = || {
+            let json = serde_json::to_vec(&**value).expect("bookkeeping serializes");
+            Ok::<_, std::convert::Infallible>(json.into())
+        };
+        let Ok(json) = super::recent_or(recent, kept, same, || value.clone(), make);
         json
     })
 }
@@ -524,6 +511,13 @@ thread_local! {
     static DETAILS: Recent<Arc<HardwareDetails>> = Recent::default();
     static EVENTS: Recent<(String, String, String)> = Recent::default();
     static PARTS: RefCell<Parts> = RefCell::default();
+}
+
+/// `<dir>/.bmhctl/<name>.<ext>` for the host file `<dir>/<name>`.
+pub(super) fn state_file(file: &Path, ext: &str) -> PathBuf {
+    let dir = file.parent().unwrap_or(Path::new(""));
+    dir.join(STATE_DIR)
+        .join(format!("{}.{ext}", file_name(file)))
 }
 
 fn file_name(file: &Path) -> String {
