@@ -23,11 +23,7 @@ impl<T> Change<T> {
 
     /// [`Change::to`] when `changed`, else `Keep`.
     pub fn when(changed: bool, value: Option<T>) -> Self {
-        if changed {
-            Self::to(value)
-        } else {
-            Change::Keep
-        }
+        changed.then(|| Self::to(value)).unwrap_or_default()
     }
 
     pub fn is_keep(&self) -> bool {
