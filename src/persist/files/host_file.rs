@@ -176,19 +176,13 @@ fn head_in_parts(s: &BareMetalHostStatus, out: &mut Vec<LaidOut>) -> Result<(), 
         &s.last_updated,
         &s.hardware_profile,
     );
+    let (a, b, c, d) = head;
     cached(
         &HEADS,
         8,
         out,
         |k| (&k.0, &k.1, &k.2, &k.3) == head,
-        || {
-            (
-                head.0.clone(),
-                head.1.clone(),
-                head.2.clone(),
-                head.3.clone(),
-            )
-        },
+        || (a.clone(), b.clone(), c.clone(), d.clone()),
         |out| {
             entry(out, "operationalStatus", head.0)?;
             if !head.1.is_none() {
