@@ -401,8 +401,7 @@ impl FileSource {
         *self.subs_mut() = subscription_docs(&other_documents);
         let mut by_file: Vec<Vec<HostEntry>> = files.iter().map(|_| Vec::new()).collect();
         for h in hosts {
-            let f = h.file;
-            by_file[f].push(h);
+            by_file[h.file].push(h);
         }
         let mut changes = Vec::new();
         let mut groups = self.groups.write().expect("file groups");
@@ -416,10 +415,7 @@ impl FileSource {
             }
             let mut group = group.lock().expect("file group");
             if group.file.take().is_some() {
-                for k in group.hosts.keys() {
-                    changes.push(SourceChange::HostGone(k.clone()));
-                }
-                group.hosts.clear();
+                changes.extend(group.hosts.drain().map(|(k, _)| SourceChange::HostGone(k)));
             }
         }
         self.reindex(&groups, &mut changes);
@@ -583,10 +579,7 @@ fn other_files(
         .into_iter()
         .map(|(_, real)| real)
         .filter(|p| !known.contains(p))
-        .map(|p| {
-            let stamp = Stamp::of(&p);
-            (p, stamp)
-        })
+        .map(|p| (p.clone(), Stamp::of(&p)))
         .collect()
 }
 

@@ -568,12 +568,10 @@ impl YamlFile {
             out.extend(std::iter::repeat_n(' ', d.indent));
         }
         out.push_str("status:");
-        let lines: Vec<&str> = yaml
-            .lines()
-            .enumerate()
-            .filter(|&(i, l)| !(i == 0 && l.trim_end() == "---"))
-            .map(|(_, l)| l)
-            .collect();
+        let mut lines: Vec<&str> = yaml.lines().collect();
+        if lines.first().is_some_and(|l| l.trim_end() == "---") {
+            lines.remove(0);
+        }
         // Trailing empty lines are dropped, unless they are content of a `|+` scalar ending the
         // status; then the blank lines after the entry in the file would become its content too, so
         // they go.
@@ -590,12 +588,9 @@ impl YamlFile {
         // (A line of spaces is kept: it is the last line of a block scalar, deeper than its
         // indentation, and so content.)
         if lines.iter().all(|l| l.trim().is_empty()) {
-            out.push_str(" {}");
-            out.push_str(nl);
+            out.extend([" {}", nl]);
         } else if lines.len() == 1 && (first.starts_with('{') || first.starts_with('[')) {
-            out.push(' ');
-            out.push_str(first);
-            out.push_str(nl);
+            out.extend([" ", first, nl]);
         } else {
             out.push_str(nl);
             for line in lines {
@@ -791,10 +786,7 @@ impl YamlFile {
     /// their concatenation is the file.
     pub fn pieces<'a>(&'a self, overlay: Option<&'a Overlay>) -> Vec<&'a str> {
         let mut out = Vec::with_capacity(self.docs.len() + 8);
-        let mut edits = Vec::new();
-        for i in 0..self.docs.len() {
-            self.doc_pieces(i, overlay, &mut edits, &mut out);
-        }
+        self.each_piece(overlay, |p| out.push(p));
         out
     }
 
