@@ -23,7 +23,11 @@ impl<T> Change<T> {
 
     /// [`Change::to`] when `changed`, else `Keep`.
     pub fn when(changed: bool, value: Option<T>) -> Self {
-        changed.then(|| Self::to(value)).unwrap_or_default()
+        if changed {
+            Self::to(value)
+        } else {
+            Change::Keep
+        }
     }
 
     pub fn is_keep(&self) -> bool {

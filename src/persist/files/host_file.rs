@@ -435,14 +435,16 @@ fn file_holds(path: &Path, each: impl FnOnce(&mut dyn FnMut(&[u8]))) -> std::io:
         return Err(e);
     }
     // Nothing after the text (the file grew since its length was read).
-    while same {
+    if !same {
+        return Ok(false);
+    }
+    loop {
         match file.fill_buf() {
             Ok(rest) => return Ok(rest.is_empty()),
             Err(e) if e.kind() == Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    Ok(false)
 }
 
 impl HostFile {
