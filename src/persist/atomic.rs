@@ -201,11 +201,7 @@ fn exchange(a: &Path, b: &Path) -> io::Result<()> {
             libc::RENAME_EXCHANGE,
         )
     };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    (r == 0).then_some(()).ok_or_else(io::Error::last_os_error)
 }
 
 #[cfg(not(target_os = "linux"))]

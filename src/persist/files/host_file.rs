@@ -787,20 +787,12 @@ impl HostFile {
         };
         self.check_writable()?;
         let text = super::annotation_edit::with_annotation(&self.disk_text(), doc, key, value)
-            .map_err(|e| match e {
-                Error::Invalid(ds) => Error::Invalid(
-                    ds.0.into_iter()
-                        .map(|d| {
-                            if d.position.is_none() {
-                                d.in_file(&self.path)
-                            } else {
-                                d
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                        .into(),
-                ),
-                e => e,
+            .map_err(|mut e| {
+                if let Error::Invalid(ds) = &mut e {
+                    let unplaced = ds.0.iter_mut().filter(|d| d.position.is_none());
+                    unplaced.for_each(|d| d.position = Some(Position::file(&self.path)));
+                }
+                e
             })?;
         self.check_unchanged_on_disk()?;
         self.check_lock()?;
