@@ -41,16 +41,15 @@ impl<'p> Beside<'p> {
             Err(e) => return Err(e),
         };
         let (file, tmp) = create_temp(dir, &name)?;
-        let guard = TempGuard {
-            path: Some(tmp.clone()),
-        };
         Ok(Beside {
             dir,
             name,
             old,
             file,
+            guard: TempGuard {
+                path: Some(tmp.clone()),
+            },
             tmp,
-            guard,
         })
     }
 }

@@ -817,24 +817,16 @@ impl HostSource for FileSource {
         let mut present: Vec<(ObjectKey, usize)> = Vec::new();
         let mut gone: Vec<(ObjectKey, usize)> = Vec::new();
         for (i, group) in self.all_groups().iter().enumerate() {
-            let mut g = group.lock().expect("file group");
+            let mut guard = group.lock().expect("file group");
+            let g = &mut *guard;
             if std::mem::take(&mut g.reread) {
                 let mut keys: Vec<(usize, ObjectKey)> =
                     g.hosts.iter().map(|(k, e)| (e.doc, k.clone())).collect();
                 keys.sort();
                 present.extend(keys.iter().map(|(_, k)| (k.clone(), i)));
                 reread.extend(keys.into_iter().map(|(_, k)| SourceChange::Host(k)));
-                let Group {
-                    gone: g_gone,
-                    hosts,
-                    ..
-                } = &mut *g;
-                gone.extend(
-                    g_gone
-                        .drain(..)
-                        .filter(|k| !hosts.contains_key(k))
-                        .map(|k| (k, i)),
-                );
+                let left = g.gone.drain(..).filter(|k| !g.hosts.contains_key(k));
+                gone.extend(left.map(|k| (k, i)));
             }
         }
         if !present.is_empty() || !gone.is_empty() {
