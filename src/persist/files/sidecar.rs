@@ -150,9 +150,7 @@ impl Sidecar {
         let before = self.encoded.len();
         self.entries.retain(|k, _| keys.contains(k));
         self.encoded.retain(|k, _| keys.contains(k));
-        if self.encoded.len() != before {
-            self.dirty = true;
-        }
+        self.dirty |= self.encoded.len() != before;
     }
 
     /// Whether [`save`](Self::save) would write anything.

@@ -233,10 +233,8 @@ struct Text<'a> {
 impl Text<'_> {
     /// Byte offset of the line break ending the line of `p` (or the end of the text).
     fn line_end(&self, p: usize) -> usize {
-        let rest = &self.b[p..];
-        rest.iter()
-            .position(|&c| c == b'\n')
-            .map_or(self.b.len(), |i| p + i)
+        let rest = self.b[p..].iter().position(|&c| c == b'\n');
+        rest.map_or(self.b.len(), |i| p + i)
     }
 
     /// Byte offset of the start of the line containing `p`.
@@ -267,11 +265,7 @@ impl Text<'_> {
     /// lines indented at most `col`, but not below `floor`.
     fn pullback(&self, mut p: usize, floor: usize, col: usize) -> usize {
         while p > floor {
-            let q = if self.b[p - 1] == b'\n' {
-                self.line_start(p - 1)
-            } else {
-                self.line_start(p)
-            };
+            let q = self.line_start(if self.b[p - 1] == b'\n' { p - 1 } else { p });
             if q < floor {
                 break;
             }
@@ -279,11 +273,10 @@ impl Text<'_> {
             let trimmed = line.trim_start_matches([' ', '\t']);
             let rest = trimmed.trim_end_matches(['\r', '\n']);
             let indent = line.len() - trimmed.len();
-            if rest.is_empty() || (rest.starts_with('#') && indent <= col) {
-                p = q;
-            } else {
+            if !(rest.is_empty() || (rest.starts_with('#') && indent <= col)) {
                 break;
             }
+            p = q;
         }
         p.max(floor)
     }
