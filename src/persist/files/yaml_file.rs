@@ -1209,12 +1209,8 @@ fn node_event(
             if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
                 // (The span is empty for a scalar without content lines.)
                 let end = match t.block_scalar_end(sb, eb) {
-                    Some((end, keep)) => {
-                        if keep {
-                            st.keep_end = Some(end);
-                        }
-                        end
-                    }
+                    Some((end, true)) => *st.keep_end.insert(end),
+                    Some((end, false)) => end,
                     None if eb > sb && t.at_line_start(eb) => t.line_start(eb),
                     None => eb,
                 };
