@@ -41,16 +41,15 @@ impl<'p> Beside<'p> {
             Err(e) => return Err(e),
         };
         let (file, tmp) = create_temp(dir, &name)?;
-        let guard = TempGuard {
-            path: Some(tmp.clone()),
-        };
         Ok(Beside {
             dir,
             name,
             old,
             file,
+            guard: TempGuard {
+                path: Some(tmp.clone()),
+            },
             tmp,
-            guard,
         })
     }
 }
@@ -201,11 +200,7 @@ fn exchange(a: &Path, b: &Path) -> io::Result<()> {
             libc::RENAME_EXCHANGE,
         )
     };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    (r == 0).then_some(()).ok_or_else(io::Error::last_os_error)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -344,7 +339,7 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;

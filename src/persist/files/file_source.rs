@@ -401,8 +401,7 @@ impl FileSource {
         *self.subs_mut() = subscription_docs(&other_documents);
         let mut by_file: Vec<Vec<HostEntry>> = files.iter().map(|_| Vec::new()).collect();
         for h in hosts {
-            let f = h.file;
-            by_file[f].push(h);
+            by_file[h.file].push(h);
         }
         let mut changes = Vec::new();
         let mut groups = self.groups.write().expect("file groups");
@@ -416,10 +415,7 @@ impl FileSource {
             }
             let mut group = group.lock().expect("file group");
             if group.file.take().is_some() {
-                for k in group.hosts.keys() {
-                    changes.push(SourceChange::HostGone(k.clone()));
-                }
-                group.hosts.clear();
+                changes.extend(group.hosts.drain().map(|(k, _)| SourceChange::HostGone(k)));
             }
         }
         self.reindex(&groups, &mut changes);
@@ -583,10 +579,7 @@ fn other_files(
         .into_iter()
         .map(|(_, real)| real)
         .filter(|p| !known.contains(p))
-        .map(|p| {
-            let stamp = Stamp::of(&p);
-            (p, stamp)
-        })
+        .map(|p| (p.clone(), Stamp::of(&p)))
         .collect()
 }
 
@@ -824,24 +817,16 @@ impl HostSource for FileSource {
         let mut present: Vec<(ObjectKey, usize)> = Vec::new();
         let mut gone: Vec<(ObjectKey, usize)> = Vec::new();
         for (i, group) in self.all_groups().iter().enumerate() {
-            let mut g = group.lock().expect("file group");
+            let mut guard = group.lock().expect("file group");
+            let g = &mut *guard;
             if std::mem::take(&mut g.reread) {
                 let mut keys: Vec<(usize, ObjectKey)> =
                     g.hosts.iter().map(|(k, e)| (e.doc, k.clone())).collect();
                 keys.sort();
                 present.extend(keys.iter().map(|(_, k)| (k.clone(), i)));
                 reread.extend(keys.into_iter().map(|(_, k)| SourceChange::Host(k)));
-                let Group {
-                    gone: g_gone,
-                    hosts,
-                    ..
-                } = &mut *g;
-                gone.extend(
-                    g_gone
-                        .drain(..)
-                        .filter(|k| !hosts.contains_key(k))
-                        .map(|k| (k, i)),
-                );
+                let left = g.gone.drain(..).filter(|k| !g.hosts.contains_key(k));
+                gone.extend(left.map(|k| (k, i)));
             }
         }
         if !present.is_empty() || !gone.is_empty() {

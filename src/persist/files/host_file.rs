@@ -176,19 +176,13 @@ fn head_in_parts(s: &BareMetalHostStatus, out: &mut Vec<LaidOut>) -> Result<(), 
         &s.last_updated,
         &s.hardware_profile,
     );
+    let (a, b, c, d) = head;
     cached(
         &HEADS,
         8,
         out,
         |k| (&k.0, &k.1, &k.2, &k.3) == head,
-        || {
-            (
-                head.0.clone(),
-                head.1.clone(),
-                head.2.clone(),
-                head.3.clone(),
-            )
-        },
+        || (a.clone(), b.clone(), c.clone(), d.clone()),
         |out| {
             entry(out, "operationalStatus", head.0)?;
             if !head.1.is_none() {
@@ -418,68 +412,37 @@ impl HostFile {
 /// Whether the file at `path` holds exactly the text `each` gives in pieces, read a block at a
 /// time: a big file is neither read into memory whole nor its pieces listed.
 fn file_holds(path: &Path, each: impl FnOnce(&mut dyn FnMut(&[u8]))) -> std::io::Result<bool> {
-    let file = std::fs::File::open(path)?;
-    let mut read = Compared {
-        file,
-        buf: vec![0u8; 64 << 10],
-        at: 0,
-        len: 0,
-        same: true,
-        error: None,
-    };
-    each(&mut |p| read.feed(p));
-    read.finish()
-}
-
-/// A file read and compared with a text given a piece at a time ([`file_holds`]).
-struct Compared {
-    file: std::fs::File,
-    buf: Vec<u8>,
-    /// What of `buf` was read (`..len`) and compared (`..at`).
-    at: usize,
-    len: usize,
-    same: bool,
-    error: Option<std::io::Error>,
-}
-
-impl Compared {
-    fn feed(&mut self, mut piece: &[u8]) {
-        use std::io::Read;
-        while self.same && self.error.is_none() && !piece.is_empty() {
-            if self.at == self.len {
-                match self.file.read(&mut self.buf) {
-                    // Shorter than the text (it shrank since its length was read).
-                    Ok(0) => self.same = false,
-                    Ok(n) => (self.at, self.len) = (0, n),
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => self.error = Some(e),
+    use std::io::{BufRead, ErrorKind::Interrupted};
+    let mut file = std::io::BufReader::with_capacity(64 << 10, std::fs::File::open(path)?);
+    let (mut same, mut error) = (true, None);
+    each(&mut |mut piece| {
+        while same && error.is_none() && !piece.is_empty() {
+            match file.fill_buf() {
+                // Shorter than the text (it shrank since its length was read).
+                Ok([]) => same = false,
+                Ok(buf) => {
+                    let k = piece.len().min(buf.len());
+                    same = piece[..k] == buf[..k];
+                    piece = &piece[k..];
+                    file.consume(k);
                 }
-                continue;
+                Err(e) if e.kind() == Interrupted => {}
+                Err(e) => error = Some(e),
             }
-            let k = piece.len().min(self.len - self.at);
-            if piece[..k] != self.buf[self.at..self.at + k] {
-                self.same = false;
-            }
-            piece = &piece[k..];
-            self.at += k;
         }
+    });
+    if let Some(e) = error {
+        return Err(e);
     }
-
-    fn finish(mut self) -> std::io::Result<bool> {
-        use std::io::Read;
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if !self.same || self.at != self.len {
-            return Ok(false);
-        }
-        // Nothing after the text (the file grew since its length was read).
-        loop {
-            match self.file.read(&mut self.buf[..1]) {
-                Ok(n) => return Ok(n == 0),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+    // Nothing after the text (the file grew since its length was read).
+    if !same {
+        return Ok(false);
+    }
+    loop {
+        match file.fill_buf() {
+            Ok(rest) => return Ok(rest.is_empty()),
+            Err(e) if e.kind() == Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
 }
@@ -824,20 +787,12 @@ impl HostFile {
         };
         self.check_writable()?;
         let text = super::annotation_edit::with_annotation(&self.disk_text(), doc, key, value)
-            .map_err(|e| match e {
-                Error::Invalid(ds) => Error::Invalid(
-                    ds.0.into_iter()
-                        .map(|d| {
-                            if d.position.is_none() {
-                                d.in_file(&self.path)
-                            } else {
-                                d
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                        .into(),
-                ),
-                e => e,
+            .map_err(|mut e| {
+                if let Error::Invalid(ds) = &mut e {
+                    let unplaced = ds.0.iter_mut().filter(|d| d.position.is_none());
+                    unplaced.for_each(|d| d.position = Some(Position::file(&self.path)));
+                }
+                e
             })?;
         self.check_unchanged_on_disk()?;
         self.check_lock()?;

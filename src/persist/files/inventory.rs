@@ -490,7 +490,8 @@ fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagno
     for item in &pf.items {
         let Item::Other(o) = item else { continue };
         let unknown = super::kinds::unknown_kind(&o.api_version, &o.kind);
-        if options.knows_kind(&o.api_version, &o.kind) || unknown.is_none() {
+        let known = options.knows_kind(&o.api_version, &o.kind);
+        let Some((field, why)) = unknown.filter(|_| !known) else {
             // Untyped, but read: its labels are checked as a typed object's are.
             if !o.is_subscription() {
                 let at = |segs: &[PathSeg]| pf.position(o.doc, segs);
@@ -500,9 +501,6 @@ fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagno
                     &o.value, &o.kind, &key, &at,
                 ));
             }
-            continue;
-        }
-        let Some((field, why)) = unknown else {
             continue;
         };
         if options.input.skip_unknown_kinds {
@@ -556,11 +554,7 @@ impl Seen {
                 Entry::Occupied(first) => {
                     let (first_file, first_doc) = *first.get();
                     let first = parsed[first_file].position(first_doc, NAME);
-                    errors.push(
-                        Diagnostic::new(format!("defined more than once (first at {first})"))
-                            .at(pf.position(doc, NAME))
-                            .object(what, key),
-                    );
+                    errors.push(again(&first, pf.position(doc, NAME), what, key));
                 }
                 Entry::Vacant(v) => {
                     v.insert((file, doc));
@@ -590,11 +584,7 @@ impl Seen {
                 );
             }
             match self.subscriptions.get(&key) {
-                Some(first) => errors.push(
-                    Diagnostic::new(format!("defined more than once (first at {first})"))
-                        .at(here)
-                        .object(&o.kind, &key),
-                ),
+                Some(first) => errors.push(again(first, here, &o.kind, &key)),
                 None => {
                     self.subscriptions.insert(key, here);
                 }
@@ -627,11 +617,9 @@ impl Seen {
             }
             let here = pf.position(o.doc, NAME);
             match self.objects.entry((o.kind.clone(), key)) {
-                Entry::Occupied(first) => errors.push(
-                    Diagnostic::new(format!("defined more than once (first at {})", first.get()))
-                        .at(here)
-                        .object(&o.kind, &first.key().1),
-                ),
+                Entry::Occupied(first) => {
+                    errors.push(again(first.get(), here, &o.kind, &first.key().1))
+                }
                 Entry::Vacant(v) => {
                     v.insert(here);
                     kept.insert((file, o.doc));
@@ -639,6 +627,13 @@ impl Seen {
             }
         }
     }
+}
+
+/// A document defined again at `here`, first at `first`.
+fn again(first: &Position, here: Position, kind: &str, key: &ObjectKey) -> Diagnostic {
+    Diagnostic::new(format!("defined more than once (first at {first})"))
+        .at(here)
+        .object(kind, key)
 }
 
 /// Every firmware object belongs to a host in its own file: the problems of those that are

@@ -7,7 +7,7 @@ use super::yaml_file::PathSeg;
 use crate::diagnostic::{Diagnostic, Position, did_you_mean};
 use crate::objects::{ResolvedSecret, SECRET_API_VERSION, SECRET_KIND};
 use crate::persist::InputPolicy;
-use base64::Engine as _;
+use crate::persist::store::object_file::{DataProblem, decode_data};
 use bmh_api::{
     API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, BareMetalHost, BmcEventSubscription, DATA_IMAGE_KIND,
     DataImage, HOST_FIRMWARE_COMPONENTS_KIND, HOST_FIRMWARE_SETTINGS_KIND, HOST_UPDATE_POLICY_KIND,
@@ -15,7 +15,6 @@ use bmh_api::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// One kind of document the loader reads.
 pub(super) struct Kind {
@@ -206,7 +205,14 @@ fn secret(d: &mut Doc<'_>) -> Typed {
         &mut problems,
         d.warnings,
     );
-    let data = secret_data(value, |field, msg| {
+    let data = decode_data(value, &["data", "stringData"], |field, problem| {
+        let msg = match problem {
+            DataProblem::NotAMapping => "must be a mapping of keys to strings",
+            DataProblem::NotAString => "must be a string (quote it; the value is not shown)",
+            DataProblem::NotBase64 => {
+                "not valid base64 (data values are base64-encoded; use stringData for plain text)"
+            }
+        };
         let segs: Vec<PathSeg> = field.iter().map(|k| PathSeg::Key(k)).collect();
         problems.push(
             Diagnostic::new(msg.to_string())
@@ -306,51 +312,6 @@ fn type_error(
     } else {
         d.field(e.path().to_string())
     }
-}
-
-/// `data` (base64, ASCII whitespace ignored, as a YAML folded scalar may add it) with
-/// `stringData` merged over it. Values never appear in messages.
-fn secret_data(value: &Value, mut problem: impl FnMut(&[&str], &str)) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for field in ["data", "stringData"] {
-        let map = match value.get(field) {
-            None | Some(Value::Null) => continue,
-            Some(Value::Object(m)) => m,
-            Some(_) => {
-                problem(&[field], "must be a mapping of keys to strings");
-                continue;
-            }
-        };
-        for (k, v) in map {
-            let text = match v {
-                Value::String(s) => s.as_str(),
-                Value::Null => "",
-                _ => {
-                    problem(
-                        &[field, k],
-                        "must be a string (quote it; the value is not shown)",
-                    );
-                    continue;
-                }
-            };
-            if field == "data" {
-                let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-                match base64::engine::general_purpose::STANDARD.decode(compact) {
-                    Ok(bytes) => {
-                        out.insert(k.clone(), bytes);
-                    }
-                    Err(_) => problem(
-                        &[field, k],
-                        "not valid base64 (data values are base64-encoded; use stringData for \
-                         plain text)",
-                    ),
-                }
-            } else {
-                out.insert(k.clone(), text.as_bytes().to_vec());
-            }
-        }
-    }
-    out
 }
 
 fn path_segs(path: &serde_path_to_error::Path) -> Vec<PathSeg<'_>> {

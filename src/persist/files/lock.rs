@@ -30,9 +30,7 @@ const ATTEMPTS: usize = 16;
 impl FileLock {
     /// Path of the lock file of `file` (which should be the resolved path of the host file).
     pub fn path_for(file: &Path) -> PathBuf {
-        let dir = file.parent().unwrap_or(Path::new(""));
-        let name = file.file_name().unwrap_or_default().to_string_lossy();
-        dir.join(STATE_DIR).join(format!("{name}.lock"))
+        super::sidecar::state_file(file, "lock")
     }
 
     /// Take the exclusive lock of `file` without waiting, creating the `.bmhctl` directory and the

@@ -102,16 +102,9 @@ impl ParsedFile {
 /// The string at `path`; a number or boolean as its text (so that a wrongly typed name still
 /// identifies the object; the typed parse then reports the type); otherwise empty.
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Cow<'a, str> {
-    let mut cur = v;
-    for k in path {
-        match cur.get(k) {
-            Some(x) => cur = x,
-            None => return Cow::Borrowed(""),
-        }
-    }
-    match cur {
-        Value::String(s) => Cow::Borrowed(s),
-        Value::Number(_) | Value::Bool(_) => Cow::Owned(cur.to_string()),
+    match path.iter().try_fold(v, |cur, k| cur.get(k)) {
+        Some(Value::String(s)) => Cow::Borrowed(s),
+        Some(cur @ (Value::Number(_) | Value::Bool(_))) => Cow::Owned(cur.to_string()),
         _ => Cow::Borrowed(""),
     }
 }

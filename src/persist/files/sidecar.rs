@@ -58,9 +58,7 @@ pub struct Sidecar {
 impl Sidecar {
     /// Path of the sidecar of `file` (which should be the resolved path of the host file).
     pub fn path_for(file: &Path) -> PathBuf {
-        let dir = file.parent().unwrap_or(Path::new(""));
-        dir.join(STATE_DIR)
-            .join(format!("{}.state.json", file_name(file)))
+        state_file(file, "state.json")
     }
 
     /// Read the sidecar of `file`; a missing one is empty.
@@ -152,9 +150,7 @@ impl Sidecar {
         let before = self.encoded.len();
         self.entries.retain(|k, _| keys.contains(k));
         self.encoded.retain(|k, _| keys.contains(k));
-        if self.encoded.len() != before {
-            self.dirty = true;
-        }
+        self.dirty |= self.encoded.len() != before;
     }
 
     /// Whether [`save`](Self::save) would write anything.
@@ -416,21 +412,7 @@ fn event_json(e: &RecordedEvent) -> Arc<[u8]> {
 
 /// An event's JSON, made afresh.
 fn render_event(e: &RecordedEvent) -> Vec<u8> {
-    let RecordedEvent {
-        time,
-        reason,
-        message,
-        json: _,
-    } = e;
-    let mut out = Vec::with_capacity(40 + time.len() + reason.len() + message.len());
-    out.extend_from_slice(b"{\"time\":");
-    string_json(&mut out, time);
-    out.extend_from_slice(b",\"reason\":");
-    string_json(&mut out, reason);
-    out.extend_from_slice(b",\"message\":");
-    string_json(&mut out, message);
-    out.push(b'}');
-    out
+    serde_json::to_vec(e).expect("an event serializes")
 }
 
 /// A string as serde_json writes it: copied as it is when nothing in it is escaped, else
@@ -502,23 +484,12 @@ fn shared<T: Serialize>(
     value: &Arc<T>,
 ) -> Arc<[u8]> {
     cache.with(|recent| {
-        let mut recent = recent.borrow_mut();
-        // The most recent last, where a hit most likely is.
-        if let Some(i) = recent.iter().rposition(|(k, _)| Arc::ptr_eq(k, value)) {
-            let json = recent[i].1.clone();
-            if i + 1 != recent.len() {
-                let hit = recent.remove(i).expect("found above");
-                recent.push_back(hit);
-            }
-            return json;
-        }
-        let json: Arc<[u8]> = serde_json::to_vec(&**value)
-            .expect("bookkeeping serializes")
-            .into();
-        if recent.len() >= kept {
-            recent.pop_front();
-        }
-        recent.push_back((value.clone(), json.clone()));
+        let same = |k: &Arc<T>| Arc::ptr_eq(k, value);
+        let make = || {
+            let json = serde_json::to_vec(&**value).expect("bookkeeping serializes");
+            Ok::<_, std::convert::Infallible>(json.into())
+        };
+        let Ok(json) = super::recent_or(recent, kept, same, || value.clone(), make);
         json
     })
 }
@@ -538,6 +509,13 @@ thread_local! {
     static DETAILS: Recent<Arc<HardwareDetails>> = Recent::default();
     static EVENTS: Recent<(String, String, String)> = Recent::default();
     static PARTS: RefCell<Parts> = RefCell::default();
+}
+
+/// `<dir>/.bmhctl/<name>.<ext>` for the host file `<dir>/<name>`.
+pub(super) fn state_file(file: &Path, ext: &str) -> PathBuf {
+    let dir = file.parent().unwrap_or(Path::new(""));
+    dir.join(STATE_DIR)
+        .join(format!("{}.{ext}", file_name(file)))
 }
 
 fn file_name(file: &Path) -> String {

@@ -75,11 +75,18 @@ pub(super) trait Extras {
 }
 
 fn extra_keys(at: &[&str], extra: &bmh_api::meta::Extra, out: &mut Vec<Vec<Seg>>) {
-    for k in extra.keys() {
-        let mut p: Vec<Seg> = at.iter().map(|s| key(s)).collect();
-        p.push(key(k));
-        out.push(p);
-    }
+    unknown_keys(extra.keys(), &[], at, out);
+}
+
+/// The paths (under `at`) of the `keys` not among `known`.
+fn unknown_keys<'a>(
+    keys: impl Iterator<Item = &'a String>,
+    known: &[&str],
+    at: &[&str],
+    out: &mut Vec<Vec<Seg>>,
+) {
+    let unknown = keys.filter(|k| !known.contains(&k.as_str()));
+    out.extend(unknown.map(|k| at.iter().copied().chain([k.as_str()]).map(key).collect()));
 }
 
 /// Kubernetes' ObjectMeta fields bmhctl keeps without modelling them (a cluster's export
@@ -103,11 +110,7 @@ const OBJECT_META_FIELDS: &[&str] = &[
 ];
 
 pub(super) fn meta_extras(meta: &bmh_api::ObjectMeta, out: &mut Vec<Vec<Seg>>) {
-    for k in meta.extra.keys() {
-        if !OBJECT_META_FIELDS.contains(&k.as_str()) {
-            out.push(vec![key("metadata"), key(k)]);
-        }
-    }
+    unknown_keys(meta.extra.keys(), OBJECT_META_FIELDS, &["metadata"], out);
 }
 
 impl Extras for BareMetalHost {
@@ -163,20 +166,11 @@ const SECRET_FIELDS: &[&str] = &[
 /// The unknown top-level fields of a Secret (its `data` and `stringData` are free-form).
 pub(super) fn secret_unknown_fields(value: &Value) -> Vec<Vec<Seg>> {
     let mut out = Vec::new();
-    if let Some(map) = value.as_object() {
-        for k in map.keys() {
-            if !SECRET_FIELDS.contains(&k.as_str()) {
-                out.push(vec![key(k)]);
-            }
-        }
-    }
-    if let Some(meta) = value.get("metadata").and_then(Value::as_object) {
-        for k in meta.keys() {
-            if !OBJECT_META_FIELDS.contains(&k.as_str()) {
-                out.push(vec![key("metadata"), key(k)]);
-            }
-        }
-    }
+    let top = value.as_object().into_iter().flat_map(|m| m.keys());
+    unknown_keys(top, SECRET_FIELDS, &[], &mut out);
+    let meta = value.get("metadata").and_then(Value::as_object);
+    let meta = meta.into_iter().flat_map(|m| m.keys());
+    unknown_keys(meta, OBJECT_META_FIELDS, &["metadata"], &mut out);
     out
 }
 
@@ -318,10 +312,7 @@ fn dotted(path: &[Seg]) -> String {
     for seg in path {
         match seg {
             Seg::Key(k) if s.is_empty() => s.push_str(k),
-            Seg::Key(k) => {
-                s.push('.');
-                s.push_str(k);
-            }
+            Seg::Key(k) => s.push_str(&format!(".{k}")),
             Seg::Index(i) => s.push_str(&format!("[{i}]")),
         }
     }

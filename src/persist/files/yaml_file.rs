@@ -152,18 +152,9 @@ struct CharMap {
 impl CharMap {
     fn new(text: &str) -> CharMap {
         let b = text.as_bytes();
-        let mut line_starts = vec![0];
-        let mut i = 0;
-        while i < b.len() {
-            match b[i] {
-                b'\n' => line_starts.push(i + 1),
-                b'\r' if b.get(i + 1) != Some(&b'\n') => line_starts.push(i + 1),
-                _ => {}
-            }
-            i += 1;
-        }
+        let breaks = (0..b.len()).filter(|&i| b[i] == b'\n' || lone_cr_at(b, i));
         CharMap {
-            line_starts,
+            line_starts: std::iter::once(0).chain(breaks.map(|i| i + 1)).collect(),
             last: std::cell::Cell::new((usize::MAX, 0, 0)),
         }
     }
@@ -180,29 +171,21 @@ impl CharMap {
         }
         let le = self.line_starts.get(line).copied().unwrap_or(text.len());
         let (ll, lc, lb) = self.last.get();
-        let (mut b, mut c) = if ll == line && lc <= col {
+        let (b, c) = if ll == line && lc <= col {
             (lb, lc)
         } else {
             (ls, 0)
         };
-        let bytes = text.as_bytes();
-        while c < col && b < le {
-            b += utf8_width(bytes[b]);
-            c += 1;
-        }
-        let b = b.min(le);
-        self.last.set((line, c, b));
+        let chars = text[b..le].char_indices();
+        let b = b + chars.clone().nth(col - c).map_or(le - b, |(i, _)| i);
+        self.last.set((line, col, b));
         b
     }
 }
 
-fn utf8_width(lead: u8) -> usize {
-    match lead {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        _ => 4,
-    }
+/// Whether byte `i` of `b` is a carriage return not followed by a line feed.
+fn lone_cr_at(b: &[u8], i: usize) -> bool {
+    b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')
 }
 
 /// Role of a mapping in the parts of the tree we index.
@@ -250,19 +233,17 @@ struct Text<'a> {
 impl Text<'_> {
     /// Byte offset of the line break ending the line of `p` (or the end of the text).
     fn line_end(&self, p: usize) -> usize {
-        let rest = &self.b[p..];
-        rest.iter()
-            .position(|&c| c == b'\n')
-            .map_or(self.b.len(), |i| p + i)
+        let rest = self.b[p..].iter().position(|&c| c == b'\n');
+        rest.map_or(self.b.len(), |i| p + i)
     }
 
     /// Byte offset of the start of the line containing `p`.
     fn line_start(&self, p: usize) -> usize {
         let p = p.min(self.b.len());
-        match self.b[..p].iter().rposition(|&c| c == b'\n') {
-            Some(i) => i + 1,
-            None => 0,
-        }
+        self.b[..p]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1)
     }
 
     /// Whether only spaces/tabs precede `p` on its line.
@@ -277,21 +258,14 @@ impl Text<'_> {
         if p == 0 || self.b[p - 1] == b'\n' {
             return p;
         }
-        match self.b[p..].iter().position(|&c| c == b'\n') {
-            Some(i) => p + i + 1,
-            None => self.b.len(),
-        }
+        (self.line_end(p) + 1).min(self.b.len())
     }
 
     /// Move `p` (a line start or the end of the text) upwards over blank lines and comment
     /// lines indented at most `col`, but not below `floor`.
     fn pullback(&self, mut p: usize, floor: usize, col: usize) -> usize {
         while p > floor {
-            let q = if self.b[p - 1] == b'\n' {
-                self.line_start(p - 1)
-            } else {
-                self.line_start(p)
-            };
+            let q = self.line_start(if self.b[p - 1] == b'\n' { p - 1 } else { p });
             if q < floor {
                 break;
             }
@@ -299,11 +273,10 @@ impl Text<'_> {
             let trimmed = line.trim_start_matches([' ', '\t']);
             let rest = trimmed.trim_end_matches(['\r', '\n']);
             let indent = line.len() - trimmed.len();
-            if rest.is_empty() || (rest.starts_with('#') && indent <= col) {
-                p = q;
-            } else {
+            if !(rest.is_empty() || (rest.starts_with('#') && indent <= col)) {
                 break;
             }
+            p = q;
         }
         p.max(floor)
     }
@@ -324,10 +297,7 @@ impl Text<'_> {
                 None => break,
             }
         }
-        before.ends_with('?') && {
-            let q = before.len() - 1;
-            self.at_line_start(q)
-        }
+        before.ends_with('?') && self.at_line_start(before.len() - 1)
     }
 
     /// From `p` (a line start), past the lines of only spaces and tabs, not beyond `limit`.
@@ -381,13 +351,10 @@ impl Text<'_> {
         let line_end = self.line_end(hl);
         let line = &self.s[hl..line_end];
         // Drop a comment: a `#` after a blank.
-        let line = match line.find([' ', '\t']).and_then(|_| {
-            line.char_indices()
-                .find(|&(i, c)| c == '#' && i > 0 && line[..i].ends_with([' ', '\t']))
-        }) {
-            Some((i, _)) => &line[..i],
-            None => line,
-        };
+        let line = line
+            .char_indices()
+            .find(|&(i, c)| c == '#' && i > 0 && line[..i].ends_with([' ', '\t']))
+            .map_or(line, |(i, _)| &line[..i]);
         let indicators = line
             .trim_end()
             .rsplit([' ', '\t'])
@@ -529,10 +496,7 @@ impl YamlFile {
         }
         let docs = index(&text)?;
         let b = text.as_bytes();
-        let lone_cr = b
-            .iter()
-            .enumerate()
-            .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'));
+        let lone_cr = (0..b.len()).any(|i| lone_cr_at(b, i));
         Ok(YamlFile {
             text,
             docs,
@@ -597,33 +561,29 @@ impl YamlFile {
             out.extend(std::iter::repeat_n(' ', d.indent));
         }
         out.push_str("status:");
-        let lines: Vec<&str> = yaml
-            .lines()
-            .enumerate()
-            .filter(|&(i, l)| !(i == 0 && l.trim_end() == "---"))
-            .map(|(_, l)| l)
-            .collect();
+        let mut lines: Vec<&str> = yaml.lines().collect();
+        if lines.first().is_some_and(|l| l.trim_end() == "---") {
+            lines.remove(0);
+        }
         // Trailing empty lines are dropped, unless they are content of a `|+` scalar ending the
         // status; then the blank lines after the entry in the file would become its content too, so
         // they go.
         let keep = yaml.contains('+') && ends_with_keep_scalar(&lines);
-        let lines: &[&str] = {
-            let mut n = lines.len();
-            while !keep && n > 0 && lines[n - 1].is_empty() {
-                n -= 1;
-            }
-            &lines[..n]
+        let n = match keep {
+            true => lines.len(),
+            false => lines
+                .iter()
+                .rposition(|l| !l.is_empty())
+                .map_or(0, |i| i + 1),
         };
+        let lines = &lines[..n];
         let first = lines.first().map(|l| l.trim()).unwrap_or("");
         // (A line of spaces is kept: it is the last line of a block scalar, deeper than its
         // indentation, and so content.)
         if lines.iter().all(|l| l.trim().is_empty()) {
-            out.push_str(" {}");
-            out.push_str(nl);
+            out.extend([" {}", nl]);
         } else if lines.len() == 1 && (first.starts_with('{') || first.starts_with('[')) {
-            out.push(' ');
-            out.push_str(first);
-            out.push_str(nl);
+            out.extend([" ", first, nl]);
         } else {
             out.push_str(nl);
             for line in lines {
@@ -769,7 +729,7 @@ impl YamlFile {
             return None;
         }
         let b = self.text.as_bytes();
-        let i = (0..b.len()).find(|&i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'))?;
+        let i = (0..b.len()).find(|&i| lone_cr_at(b, i))?;
         Some(text_pos(&self.text, i))
     }
 
@@ -795,10 +755,7 @@ impl YamlFile {
 
     /// The whole file with all edits applied.
     pub fn render(&self) -> String {
-        let pieces = self.pieces(None);
-        let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
-        pieces.iter().for_each(|p| out.push_str(p));
-        out
+        self.pieces(None).concat()
     }
 
     /// The edits as they are now, to render the file as it is now later ([`Self::pieces`]).
@@ -822,10 +779,7 @@ impl YamlFile {
     /// their concatenation is the file.
     pub fn pieces<'a>(&'a self, overlay: Option<&'a Overlay>) -> Vec<&'a str> {
         let mut out = Vec::with_capacity(self.docs.len() + 8);
-        let mut edits = Vec::new();
-        for i in 0..self.docs.len() {
-            self.doc_pieces(i, overlay, &mut edits, &mut out);
-        }
+        self.each_piece(overlay, |p| out.push(p));
         out
     }
 
@@ -1043,27 +997,18 @@ fn ends_with_keep_scalar(lines: &[&str]) -> bool {
 
 /// Index just past the node starting at `i`.
 fn skip_node(events: &[(Event, Span)], i: usize) -> usize {
-    match events.get(i) {
-        Some((Event::MappingStart(..) | Event::SequenceStart(..), _)) => {
-            let mut depth = 0usize;
-            let mut j = i;
-            while j < events.len() {
-                match events[j].0 {
-                    Event::MappingStart(..) | Event::SequenceStart(..) => depth += 1,
-                    Event::MappingEnd | Event::SequenceEnd => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return j + 1;
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            j
+    let mut depth = 0usize;
+    for (j, (ev, _)) in events.iter().enumerate().skip(i) {
+        match ev {
+            Event::MappingStart(..) | Event::SequenceStart(..) => depth += 1,
+            Event::MappingEnd | Event::SequenceEnd => depth = depth.saturating_sub(1),
+            _ => {}
         }
-        _ => i + 1,
+        if depth == 0 {
+            return j + 1;
+        }
     }
+    events.len().max(i + 1)
 }
 
 /// Index of the node at `path` below the node at `i` (or of the deepest existing prefix).
@@ -1264,12 +1209,8 @@ fn node_event(
             if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
                 // (The span is empty for a scalar without content lines.)
                 let end = match t.block_scalar_end(sb, eb) {
-                    Some((end, keep)) => {
-                        if keep {
-                            st.keep_end = Some(end);
-                        }
-                        end
-                    }
+                    Some((end, true)) => *st.keep_end.insert(end),
+                    Some((end, false)) => end,
                     None if eb > sb && t.at_line_start(eb) => t.line_start(eb),
                     None => eb,
                 };

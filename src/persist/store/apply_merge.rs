@@ -136,9 +136,7 @@ pub fn merge_keys<V: Clone>(
 ) -> (BTreeMap<String, V>, Vec<String>) {
     let mut out = stored.clone();
     out.retain(|k, _| file.contains_key(k) || !last.contains(k));
-    for (k, v) in file {
-        out.insert(k.clone(), v.clone());
-    }
+    out.extend(file.iter().map(|(k, v)| (k.clone(), v.clone())));
     (out, file.keys().cloned().collect())
 }
 

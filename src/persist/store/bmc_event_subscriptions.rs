@@ -47,19 +47,10 @@ pub fn write_status(
 ) -> Result<bool> {
     let mut found = false;
     store.update(&subscription_key(key), |current| {
-        let Some(current) = current else {
-            return Ok(None);
-        };
-        found = true;
-        let mut v = current.clone();
-        if let Some(obj) = v.as_object_mut() {
-            obj.insert(
-                "status".into(),
-                serde_json::to_value(status)
-                    .map_err(|e| Error::internal("cannot encode a status as JSON", e))?,
-            );
-        }
-        Ok(Some(v))
+        found = current.is_some();
+        current
+            .map(|c| super::store_source::set_status(c, Some(status)))
+            .transpose()
     })?;
     Ok(found)
 }

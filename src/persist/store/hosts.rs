@@ -471,26 +471,16 @@ impl Store {
         let components: Option<HostFirmwareComponents> =
             self.companion(HOST_FIRMWARE_COMPONENTS_KIND, key)?;
         let fw = &mut book.firmware;
-        match &settings {
-            Some(s) => {
-                fw.settings_generation = s.metadata.generation.max(1);
-                fw.settings_spec_hash = value_hash(&s.spec);
-            }
-            None => {
-                fw.settings_generation = 0;
-                fw.settings_spec_hash.clear();
-                fw.schema = None;
-            }
-        }
-        match &components {
-            Some(c) => {
-                fw.components_generation = c.metadata.generation.max(1);
-                fw.components_spec_hash = value_hash(&c.spec);
-            }
-            None => {
-                fw.components_generation = 0;
-                fw.components_spec_hash.clear();
-            }
+        (fw.settings_generation, fw.settings_spec_hash) = settings
+            .as_ref()
+            .map(|s| (s.metadata.generation.max(1), value_hash(&s.spec)))
+            .unwrap_or_default();
+        (fw.components_generation, fw.components_spec_hash) = components
+            .as_ref()
+            .map(|c| (c.metadata.generation.max(1), value_hash(&c.spec)))
+            .unwrap_or_default();
+        if settings.is_none() {
+            fw.schema = None;
         }
         if settings.is_none() && components.is_none() {
             fw.refresh_pending = false;

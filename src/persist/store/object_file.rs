@@ -270,44 +270,78 @@ fn is_or_missing(value: &str) -> String {
     }
 }
 
-/// A stored Secret's `data`, decoded. Values never appear in messages.
+/// What is wrong with a Secret's data.
+pub(crate) enum DataProblem {
+    NotAMapping,
+    NotAString,
+    NotBase64,
+}
+
+/// A Secret's `fields`: `data` (base64, ASCII whitespace ignored, as a YAML folded scalar may
+/// add it), `stringData` (plain) merged over it. Values never appear in messages.
+pub(crate) fn decode_data(
+    value: &Value,
+    fields: &[&str],
+    mut problem: impl FnMut(&[&str], DataProblem),
+) -> BTreeMap<String, Vec<u8>> {
+    use base64::Engine as _;
+    let mut out = BTreeMap::new();
+    for &field in fields {
+        let map = match value.get(field) {
+            None | Some(Value::Null) => continue,
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                problem(&[field], DataProblem::NotAMapping);
+                continue;
+            }
+        };
+        for (k, v) in map {
+            let text = match v {
+                Value::String(s) => s.as_str(),
+                Value::Null => "",
+                _ => {
+                    problem(&[field, k], DataProblem::NotAString);
+                    continue;
+                }
+            };
+            if field == "data" {
+                let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+                match base64::engine::general_purpose::STANDARD.decode(compact) {
+                    Ok(bytes) => {
+                        out.insert(k.clone(), bytes);
+                    }
+                    Err(_) => problem(&[field, k], DataProblem::NotBase64),
+                }
+            } else {
+                out.insert(k.clone(), text.as_bytes().to_vec());
+            }
+        }
+    }
+    out
+}
+
+/// A stored Secret's `data`, decoded; its first problem.
 pub(super) fn secret_data(
     path: &Path,
     text: &str,
     key: &ObjectKey,
     value: &Value,
 ) -> Result<BTreeMap<String, Vec<u8>>> {
-    use base64::Engine as _;
-    let problem = |segs: &[&str], message: &str| {
-        Error::invalid(
-            Diagnostic::new(message)
-                .at(position_of(path, Some(text), segs))
-                .object(SECRET_KIND, key)
-                .field(segs.join(".")),
-        )
-    };
-    let mut out = BTreeMap::new();
-    let map = match value.get("data") {
-        None | Some(Value::Null) => return Ok(out),
-        Some(Value::Object(m)) => m,
-        Some(_) => return Err(problem(&["data"], "must be a mapping of keys to strings")),
-    };
-    for (k, v) in map {
-        let text = match v {
-            Value::String(s) => s.as_str(),
-            Value::Null => "",
-            _ => {
-                return Err(problem(
-                    &["data", k],
-                    "must be a string (the value is not shown)",
-                ));
-            }
+    let mut first = None;
+    let data = decode_data(value, &["data"], |segs, problem| {
+        let message = match problem {
+            DataProblem::NotAMapping => "must be a mapping of keys to strings",
+            DataProblem::NotAString => "must be a string (the value is not shown)",
+            DataProblem::NotBase64 => "not valid base64 (the value is not shown)",
         };
-        let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(compact)
-            .map_err(|_| problem(&["data", k], "not valid base64 (the value is not shown)"))?;
-        out.insert(k.clone(), bytes);
-    }
-    Ok(out)
+        first.get_or_insert_with(|| {
+            Error::invalid(
+                Diagnostic::new(message)
+                    .at(position_of(path, Some(text), segs))
+                    .object(SECRET_KIND, key)
+                    .field(segs.join(".")),
+            )
+        });
+    });
+    first.map_or(Ok(data), Err)
 }

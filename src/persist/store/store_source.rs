@@ -100,21 +100,16 @@ fn write_status<T: serde::Serialize>(
     Ok(())
 }
 
-fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
+/// `value` with its `status` replaced (`None`: removed).
+pub(super) fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
+    let status = status.map(serde_json::to_value).transpose();
+    let status = status.map_err(|e| Error::internal("cannot encode a status as JSON", e))?;
     let mut v = value.clone();
     if let Some(obj) = v.as_object_mut() {
         match status {
-            Some(s) => {
-                obj.insert(
-                    "status".into(),
-                    serde_json::to_value(s)
-                        .map_err(|e| Error::internal("cannot encode a Secret as JSON", e))?,
-                );
-            }
-            None => {
-                obj.remove("status");
-            }
-        }
+            Some(s) => obj.insert("status".into(), s),
+            None => obj.remove("status"),
+        };
     }
     Ok(v)
 }

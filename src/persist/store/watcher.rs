@@ -75,12 +75,11 @@ fn fingerprint(value: &Value) -> (u64, Vec<(String, String)>) {
             m.remove("finalizers");
             if let Some(a) = m.get_mut("annotations").and_then(Value::as_object_mut) {
                 a.retain(|k, v| {
-                    if CONSUMED.contains(&k.as_str()) {
+                    let consumed = CONSUMED.contains(&k.as_str());
+                    if consumed {
                         consumable.push((k.clone(), v.to_string()));
-                        false
-                    } else {
-                        true
                     }
+                    !consumed
                 });
             }
         }
@@ -221,9 +220,7 @@ impl StoreWatcher {
             .map(|(p, _)| Identity::of(p).key)
             .collect();
         users.sort();
-        for key in users {
-            found.host(key);
-        }
+        users.into_iter().for_each(|key| found.host(key));
     }
 
     /// Forgets the files no longer present: a host's is gone, a companion's changes its host.
