@@ -1,5 +1,6 @@
 //! Hosts in the store: a [`HostRecord`] is the host's object plus its companion objects.
 
+use super::object_file::HARDWARE_DATA_KIND;
 use super::{BadObject, Listing, Store, Stored, Written};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::error::{Error, Result};
@@ -19,9 +20,6 @@ use std::path::Path;
 fn no_such_host(key: &ObjectKey) -> Error {
     Error::Usage(format!("no BareMetalHost named {key} in the store"))
 }
-
-/// The kind of the inspection result object.
-pub const HARDWARE_DATA_KIND: &str = "HardwareData";
 
 /// The top-level key of a host's file holding bmhctl's bookkeeping.
 pub const BOOK_KEY: &str = "bmhctl";

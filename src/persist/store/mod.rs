@@ -518,7 +518,7 @@ impl Store {
             (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
             (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
             (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
-            (bmh_api::API_VERSION, hosts::HARDWARE_DATA_KIND),
+            (bmh_api::API_VERSION, object_file::HARDWARE_DATA_KIND),
         ]
         .iter()
         .map(|(a, k)| resource_dir(a, k))

@@ -12,6 +12,9 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The kind of the inspection result object.
+pub const HARDWARE_DATA_KIND: &str = "HardwareData";
+
 /// A store object that cannot be used, and why. The others are used without it.
 #[derive(Debug)]
 pub struct BadObject {
@@ -61,7 +64,7 @@ impl<'a> Identity<'a> {
             (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
             (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
             (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
-            (bmh_api::API_VERSION, super::hosts::HARDWARE_DATA_KIND),
+            (bmh_api::API_VERSION, HARDWARE_DATA_KIND),
             (bmh_api::API_VERSION, bmh_api::BMC_EVENT_SUBSCRIPTION_KIND),
             (bmh_api::API_VERSION, bmh_api::HOST_UPDATE_POLICY_KIND),
         ]

@@ -1,7 +1,7 @@
 //! Noticing changes to the store's files, for `bmhctl watch` (Kubernetes' watch, by polling).
 
 use super::object_file::{self, Identity};
-use super::{Store, hosts::HARDWARE_DATA_KIND, object_key, resource_dir, sorted_entries};
+use super::{Store, object_file::HARDWARE_DATA_KIND, object_key, resource_dir, sorted_entries};
 use crate::error::Result;
 use crate::persist::files::host_file::Stamp;
 use crate::persist::{RETRY_ANNOTATION, SourceChange};
