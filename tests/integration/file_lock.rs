@@ -12,9 +12,14 @@ fn removing_the_state_directory_mid_run_lets_no_second_run_in() {
         &["provision", "--provisioner", "fixture", "hosts.yaml"],
     );
     wait_for_a_save(&lab.path("hosts.yaml"));
+    // Held still (its locks held) while the second run tries, so that on a loaded machine the
+    // first cannot meet the removal at a save and end before the second starts.
+    let signal = |sig| assert_eq!(unsafe { libc::kill(first.id() as i32, sig) }, 0);
+    signal(libc::SIGSTOP);
     std::fs::remove_dir_all(lab.path(".bmhctl")).unwrap();
 
     let second = lab.run(&["provision", "--provisioner", "fixture", "hosts.yaml"]);
+    signal(libc::SIGCONT);
     assert_eq!(
         (second.code, second.stderr.as_str()),
         (
