@@ -49,7 +49,7 @@ pub fn write_status(
     store.update(&subscription_key(key), |current| {
         found = current.is_some();
         current
-            .map(|c| super::store_source::set_status(c, Some(status)))
+            .map(|c| super::object_file::set_status(c, Some(status)))
             .transpose()
     })?;
     Ok(found)

@@ -348,3 +348,17 @@ pub(super) fn secret_data(
     });
     first.map_or(Ok(data), Err)
 }
+
+/// `value` with its `status` replaced (`None`: removed).
+pub(super) fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
+    let status = status.map(serde_json::to_value).transpose();
+    let status = status.map_err(|e| Error::internal("cannot encode a status as JSON", e))?;
+    let mut v = value.clone();
+    if let Some(obj) = v.as_object_mut() {
+        match status {
+            Some(s) => obj.insert("status".into(), s),
+            None => obj.remove("status"),
+        };
+    }
+    Ok(v)
+}

@@ -7,6 +7,7 @@ use super::hosts::{
     carry_last_applied, components_key, data_image_key, decode_host, encode_hardware, encode_host,
     hardware_key, host_key, settings_key,
 };
+use super::object_file::set_status;
 use super::watcher::StoreWatcher;
 use crate::clock::{Clock, format_time};
 use crate::error::{Error, Result};
@@ -18,7 +19,6 @@ use bmh_api::{
     BareMetalHostStatus, DataImageStatus, HostFirmwareComponentsStatus, HostFirmwareSettingsStatus,
     ObjectKey,
 };
-use serde_json::Value;
 use std::sync::{Arc, Mutex, RwLock};
 
 #[derive(Default)]
@@ -98,20 +98,6 @@ fn write_status<T: serde::Serialize>(
         })?;
     }
     Ok(())
-}
-
-/// `value` with its `status` replaced (`None`: removed).
-pub(super) fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
-    let status = status.map(serde_json::to_value).transpose();
-    let status = status.map_err(|e| Error::internal("cannot encode a status as JSON", e))?;
-    let mut v = value.clone();
-    if let Some(obj) = v.as_object_mut() {
-        match status {
-            Some(s) => obj.insert("status".into(), s),
-            None => obj.remove("status"),
-        };
-    }
-    Ok(v)
 }
 
 impl HostSource for StoreSource {
