@@ -213,17 +213,17 @@ impl SubscriptionLoop {
         headers: Option<Result<Vec<BTreeMap<String, String>>, String>>,
     ) -> (Outcome, Option<Duration>) {
         let record = record.expect("a decision to call the provisioner has a host");
-        let what = if headers.is_some() {
-            CREATE_FAILED
-        } else {
-            DELETE_FAILED
-        };
         let result = match headers.transpose() {
             Err(cause) => Err((HEADERS_FAILED, ProvisionerError::Other(cause))),
-            Ok(headers) => self.call(key, sub, record, headers).map_err(|e| (what, e)),
+            Ok(None) => self
+                .call(key, sub, record, None)
+                .map_err(|e| (DELETE_FAILED, e)),
+            Ok(h) => self
+                .call(key, sub, record, h)
+                .map_err(|e| (CREATE_FAILED, e)),
         };
         match result {
-            Ok(o) => o,
+            Ok(o) => (o, None),
             Err((_, ProvisionerError::NotReady(e))) => (
                 Outcome::NotReady(e),
                 Some(self.scaled(PROVISIONER_NOT_READY_DELAY)),
@@ -234,12 +234,11 @@ impl SubscriptionLoop {
                 if let Some(t) = self.tracked.get_mut(key) {
                     t.failures = failures;
                 }
-                let delay = self.scaled(decision::error_backoff(failures));
                 (
                     Outcome::Failed {
                         cause: e.to_string(),
                     },
-                    Some(delay),
+                    Some(self.scaled(decision::error_backoff(failures))),
                 )
             }
         }
@@ -252,7 +251,7 @@ impl SubscriptionLoop {
         sub: &BmcEventSubscription,
         record: &HostRecord,
         headers: Option<Vec<BTreeMap<String, String>>>,
-    ) -> Result<(Outcome, Option<Duration>), ProvisionerError> {
+    ) -> Result<Outcome, ProvisionerError> {
         let host = &record.host;
         let data = HostData {
             key: host.metadata.key(),
@@ -265,22 +264,18 @@ impl SubscriptionLoop {
         };
         let events: EventSink = Arc::new(|_| {});
         let mut prov = self.factory.new_provisioner(data, events)?;
-        let Some(headers) = headers else {
-            let deleted = prov.delete_bmc_event_subscription(sub)?;
-            return Ok((
-                if deleted {
-                    Outcome::Deleted
-                } else {
-                    Outcome::NotSupported
-                },
-                None,
-            ));
+        let done = match headers {
+            None => prov
+                .delete_bmc_event_subscription(sub)?
+                .then_some(Outcome::Deleted),
+            Some(headers) => prov
+                .create_bmc_event_subscription(sub, &headers)?
+                .map(|id| {
+                    self.write_status(key, sub, &id, "");
+                    Outcome::Created(id)
+                }),
         };
-        let Some(id) = prov.create_bmc_event_subscription(sub, &headers)? else {
-            return Ok((Outcome::NotSupported, None));
-        };
-        self.write_status(key, sub, &id, "");
-        Ok((Outcome::Created(id), None))
+        Ok(done.unwrap_or(Outcome::NotSupported))
     }
 
     /// Writes the status when it differs from the subscription's; the tracked copy follows.
