@@ -111,12 +111,9 @@ impl Policy for Live {
             Some(LiveChange::Host(key)) => {
                 let host = match live.index.get(&key) {
                     Some(&i) => i,
-                    None => {
-                        let i = s.add_slot(key.clone(), None);
-                        s.policy.index.insert(key, i);
-                        i
-                    }
+                    None => s.add_slot(key.clone(), None),
                 };
+                s.policy.index.insert(key, host);
                 s.slots[host].gone = false;
                 // Runs again as soon as a pass in flight has its save on disk.
                 s.read_again(host);
