@@ -212,12 +212,12 @@ impl Machine<'_> {
                 .get_or_insert_with(Default::default)
                 .last_updated = Some(now);
             if let Some(Some(before)) = pass.status_before.take() {
-                keep_spare(before);
+                SPARE_STATUS.set(Some(before));
             }
         } else if let Some(before) = pass.status_before.take() {
             // BMO discards in-memory status changes that are not saved.
             if let Some(changed) = std::mem::replace(&mut pass.rec.host.status, before) {
-                keep_spare(changed);
+                SPARE_STATUS.set(Some(changed));
             }
         }
         out
@@ -724,7 +724,7 @@ impl Pass<'_, '_> {
 }
 
 thread_local! {
-    /// A spare status to copy into field by field, reusing its buffers.
+    /// A spare status (one no host holds any more) to copy into, reusing its buffers.
     static SPARE_STATUS: std::cell::Cell<Option<BareMetalHostStatus>> =
         const { std::cell::Cell::new(None) };
 }
@@ -738,11 +738,6 @@ fn spare_copy(status: &BareMetalHostStatus) -> BareMetalHostStatus {
         }
         None => status.clone(),
     }
-}
-
-/// Keeps `status`, which no host holds any more, as this thread's spare.
-fn keep_spare(status: BareMetalHostStatus) {
-    SPARE_STATUS.set(Some(status));
 }
 
 /// A provisioner's state as a shared value, reusing one of the last few equal states.
