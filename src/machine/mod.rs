@@ -557,11 +557,10 @@ impl Pass<'_, '_> {
 
     fn check_delayed_host(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
         if self.status().operational_status == OperationalStatus::Delayed {
-            if let Some(a) = self.ensure_capacity(prov) {
-                return Some(a);
-            }
-            self.clear_error();
-            return Some(Action::Update(Duration::ZERO));
+            return Some(self.ensure_capacity(prov).unwrap_or_else(|| {
+                self.clear_error();
+                Action::Update(Duration::ZERO)
+            }));
         }
         if matches!(
             self.state(),
