@@ -52,6 +52,7 @@ pub enum Outcome {
 }
 
 /// One subscription as the loop knows it.
+#[derive(Default)]
 struct Tracked {
     /// The subscription as accepted (its spec is not changed afterwards, as BMO's webhook
     /// refuses spec updates) with its last status.
@@ -131,14 +132,11 @@ impl SubscriptionLoop {
                 continue;
             }
             let tracked = self.tracked.entry(key.clone()).or_insert_with(|| Tracked {
-                sub: sub.clone(),
-                failures: 0,
-                next: None,
-                refused_update: false,
+                sub,
+                ..Default::default()
             });
             let sub = tracked.sub.clone();
-            let record = host(&host_key);
-            let outcome = self.reconcile(&key, &sub, record.as_ref(), false, now);
+            let outcome = self.reconcile(&key, &sub, host(&host_key).as_ref(), false, now);
             out.push((key, outcome));
         }
         let gone: Vec<ObjectKey> = self
@@ -343,9 +341,6 @@ pub async fn settle(
     let subs = tokio::task::spawn_blocking(move || source.event_subscriptions())
         .await
         .expect("reading subscriptions does not panic")?;
-    if subs.is_empty() {
-        return Ok(Vec::new());
-    }
     // Only the hosts subscriptions name are kept (a run may hold thousands).
     let named: BTreeSet<ObjectKey> = subs.iter().map(decision::host_key).collect();
     let hosts: HashMap<ObjectKey, Option<HostRecord>> = results
@@ -357,17 +352,16 @@ pub async fn settle(
                 .then(|| (key, (!r.deleted).then(|| r.record.clone())))
         })
         .collect();
-    let subs: Vec<BmcEventSubscription> = subs
+    let mut pending: Vec<BmcEventSubscription> = subs
         .into_iter()
         .filter(|s| hosts.contains_key(&decision::host_key(s)))
         .collect();
-    if subs.is_empty() {
+    if pending.is_empty() {
         return Ok(Vec::new());
     }
     let mut ctl = SubscriptionLoop::new(services, time_scale);
     let hosts = Arc::new(hosts);
     let mut last: HashMap<ObjectKey, Outcome> = HashMap::new();
-    let mut pending = subs;
     loop {
         let (h, subs) = (hosts.clone(), pending.clone());
         let (back, outcomes) = tokio::task::spawn_blocking(move || {
