@@ -402,12 +402,7 @@ pub async fn control(
         let (src, w) = (services.source.clone(), wanted.clone());
         let (back, outcomes) = tokio::task::spawn_blocking(move || {
             let outcomes = match src.event_subscriptions() {
-                Ok(subs) => ctl.round(
-                    subs,
-                    &|k| src.load(k).ok().flatten(),
-                    &|k| w(k),
-                    Instant::now(),
-                ),
+                Ok(subs) => ctl.round(subs, &|k| src.load(k).ok().flatten(), &*w, Instant::now()),
                 Err(e) => {
                     tracing::warn!("cannot read the BMCEventSubscriptions: {}", e.chain());
                     Vec::new()

@@ -160,13 +160,11 @@ impl Policy for Live {
         };
         let after = bmo_delay.mul_f64(config.time_scale);
         // With delays scaled to nothing, a steady poll and retries must not spin.
-        if out.steady() {
-            Next::After(after.max(MIN_STEADY_REQUEUE))
-        } else if !bmo_delay.is_zero() {
-            Next::After(after.max(MIN_REQUEUE))
-        } else {
-            Next::After(after)
-        }
+        Next::After(match (out.steady(), bmo_delay.is_zero()) {
+            (true, _) => after.max(MIN_STEADY_REQUEUE),
+            (false, false) => after.max(MIN_REQUEUE),
+            (false, true) => after,
+        })
     }
 
     /// Deleted: forgotten until it comes back.
