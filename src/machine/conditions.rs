@@ -82,8 +82,10 @@ impl Pass<'_, '_> {
             }
             _ => self.set_condition(HEALTHY, (UNKNOWN, "Unknown")),
         };
-        if !self.status().conditions.is_sorted_by(in_order) {
-            sort_conditions(&mut self.status_mut().conditions);
+        let conditions = &self.status().conditions;
+        if !conditions.is_sorted_by(|a, b| order(a) <= order(b)) {
+            let conditions = &mut self.status_mut().conditions;
+            conditions.sort_by(|a, b| order(a).cmp(&order(b)));
             changed = true;
         }
         changed
@@ -132,13 +134,7 @@ impl Pass<'_, '_> {
     }
 }
 
-fn in_order(a: &Condition, b: &Condition) -> bool {
-    (a.type_ != READY, a.type_.as_str()) <= (b.type_ != READY, b.type_.as_str())
-}
-
-/// `Ready` first, then alphabetical.
-fn sort_conditions(c: &mut [Condition]) {
-    c.sort_by(|a, b| {
-        (a.type_ != READY, a.type_.as_str()).cmp(&(b.type_ != READY, b.type_.as_str()))
-    });
+/// Where a condition sorts: `Ready` first, then alphabetical.
+fn order(c: &Condition) -> (bool, &str) {
+    (c.type_ != READY, c.type_.as_str())
 }

@@ -47,49 +47,32 @@ impl Pass<'_, '_> {
             return Some(Action::Continue(Duration::ZERO));
         }
 
-        if deleting {
-            if attached {
-                return Some(self.detach_data_image(prov, &mut image, status, deleting, retry));
-            }
+        if deleting && !attached {
             // Nothing attached: BMO's DataImage controller removes its finalizer.
             self.rec.book.data_image = None;
             self.bookkeeping_changed = true;
             return None;
         }
-
-        if requested != attached_url {
-            if !attached_url.is_empty() {
-                return Some(self.detach_data_image(prov, &mut image, status, deleting, retry));
+        // BMO's `detachDataImage` (on success the next pass sees the image gone).
+        if deleting || (requested != attached_url && !attached_url.is_empty()) {
+            return Some(match prov.detach_data_image() {
+                Ok(()) => Action::Continue(retry),
+                Err(e) => self.data_image_failed(&mut image, status, deleting, "detach", e),
+            });
+        }
+        if requested != attached_url && !requested.is_empty() {
+            if let Err(e) = prov.attach_data_image(&requested) {
+                return Some(self.data_image_failed(&mut image, status, deleting, "attach", e));
             }
-            if !requested.is_empty() {
-                if let Err(e) = prov.attach_data_image(&requested) {
-                    return Some(self.data_image_failed(&mut image, status, deleting, "attach", e));
-                }
-                // Recorded now: the backend's virtual media does not say which URL it holds.
-                status.attached_image.url = requested;
-                self.save_data_image(&mut image, status, deleting);
-                return Some(Action::Continue(retry));
-            }
+            // Recorded now: the backend's virtual media does not say which URL it holds.
+            status.attached_image.url = requested;
+            self.save_data_image(&mut image, status, deleting);
+            return Some(Action::Continue(retry));
         }
 
         status.error = Default::default();
         self.save_data_image(&mut image, status, deleting);
         None
-    }
-
-    /// BMO's `detachDataImage` (on success the next pass sees the image gone).
-    fn detach_data_image(
-        &mut self,
-        prov: &mut dyn Provisioner,
-        image: &mut DataImage,
-        status: DataImageStatus,
-        deleting: bool,
-        retry: Duration,
-    ) -> Action {
-        match prov.detach_data_image() {
-            Ok(()) => Action::Continue(retry),
-            Err(e) => self.data_image_failed(image, status, deleting, "detach", e),
-        }
     }
 
     /// A failed attach or detach: counted in the DataImage's status, and the pass's error.

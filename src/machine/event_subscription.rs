@@ -93,15 +93,11 @@ pub fn decide(
             retry_after: SUBSCRIPTION_RETRY_DELAY,
         };
     };
-    if deleting {
-        return if made {
-            Decision::Delete
-        } else {
-            Decision::Forget { warning: None }
-        };
-    }
-    if made {
-        return Decision::Done;
+    match (deleting, made) {
+        (true, true) => return Decision::Delete,
+        (true, false) => return Decision::Forget { warning: None },
+        (false, true) => return Decision::Done,
+        (false, false) => {}
     }
     if host.provisioner_id.is_empty() {
         return Decision::WaitForHost {

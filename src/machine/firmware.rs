@@ -237,12 +237,10 @@ impl Pass<'_, '_> {
         let opts = FirmwareSettingsOptions {
             include_schema: true,
         };
-        let current = match prov.get_firmware_settings(opts) {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::info!(host = %self.rec.host.metadata.name, "could not read the firmware settings: {e}");
-                return false;
-            }
+        let Ok(current) = prov.get_firmware_settings(opts).inspect_err(|e| {
+            tracing::info!(host = %self.rec.host.metadata.name, "could not read the firmware settings: {e}");
+        }) else {
+            return false;
         };
         let key = self.rec.host.metadata.key();
         let name = schema_name(&current.schema);
@@ -341,12 +339,11 @@ impl Pass<'_, '_> {
 
     /// The HFC controller's reconcile; false when the provisioner could not answer.
     fn refresh_firmware_components(&mut self, prov: &mut dyn Provisioner) -> bool {
-        let components = match prov.get_firmware_components() {
-            Ok(c) => from_sdk_components(c),
-            Err(e) => {
-                tracing::info!(host = %self.rec.host.metadata.name, "could not read the firmware components: {e}");
-                return false;
-            }
+        let components = prov.get_firmware_components().map(from_sdk_components);
+        let Ok(components) = components.inspect_err(|e| {
+            tracing::info!(host = %self.rec.host.metadata.name, "could not read the firmware components: {e}");
+        }) else {
+            return false;
         };
         let now = self.now.text().to_string();
         let hfc = self

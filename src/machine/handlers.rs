@@ -14,50 +14,42 @@ use std::time::Duration;
 impl Pass<'_, '_> {
     pub(super) fn handle_state(&mut self, prov: &mut dyn Provisioner, state: &S) -> Action {
         match state {
-            S::None => self.handle_none(),
-            S::Unmanaged => self.handle_unmanaged(),
-            S::Registering => self.handle_registering(),
+            S::None | S::Unmanaged if self.rec.host.has_bmc_details() => {
+                self.complete(S::Registering)
+            }
+            S::None => {
+                self.event("Discovered", "Discovered host with no BMC details");
+                self.status_mut().operational_status = bmh_api::OperationalStatus::Discovered;
+                self.complete(S::Unmanaged)
+            }
+            S::Unmanaged => {
+                self.steady = true;
+                Action::Continue(delays::UNMANAGED_RETRY)
+            }
+            // Reached only when registration fully succeeded in this pass.
+            S::Registering => {
+                let next = if self.rec.host.spec.externally_provisioned {
+                    S::ExternallyProvisioned
+                } else if self.rec.host.inspection_disabled() {
+                    S::Preparing
+                } else {
+                    S::Inspecting
+                };
+                self.completed(next)
+            }
             S::Inspecting => self.handle_inspecting(prov),
             S::ExternallyProvisioned => self.handle_externally_provisioned(prov),
             S::MatchProfile => self.completed(S::Preparing),
             S::Preparing => self.handle_preparing(prov),
             S::Available | S::Ready => self.handle_available(prov),
             S::Provisioning => self.handle_provisioning(prov),
-            S::Provisioned => self.handle_provisioned(prov),
+            S::Provisioned if self.provisioning_cancelled() => self.complete(S::Deprovisioning),
+            S::Provisioned => self.manage_steady_state(prov),
             S::Deprovisioning => self.handle_deprovisioning(prov),
             S::PoweringOffBeforeDelete => self.handle_powering_off_before_delete(prov),
             S::Deleting => self.handle_deleting(prov),
             S::Other(s) => Action::error(format!("no handler found for state \"{s}\"")),
         }
-    }
-
-    fn handle_none(&mut self) -> Action {
-        if self.rec.host.has_bmc_details() {
-            return self.complete(S::Registering);
-        }
-        self.event("Discovered", "Discovered host with no BMC details");
-        self.status_mut().operational_status = bmh_api::OperationalStatus::Discovered;
-        self.complete(S::Unmanaged)
-    }
-
-    fn handle_unmanaged(&mut self) -> Action {
-        if self.rec.host.has_bmc_details() {
-            return self.complete(S::Registering);
-        }
-        self.steady = true;
-        Action::Continue(delays::UNMANAGED_RETRY)
-    }
-
-    /// Reached only when registration fully succeeded in this pass.
-    fn handle_registering(&mut self) -> Action {
-        let next = if self.rec.host.spec.externally_provisioned {
-            S::ExternallyProvisioned
-        } else if self.rec.host.inspection_disabled() {
-            S::Preparing
-        } else {
-            S::Inspecting
-        };
-        self.completed(next)
     }
 
     fn handle_inspecting(&mut self, prov: &mut dyn Provisioner) -> Action {
@@ -430,13 +422,6 @@ impl Pass<'_, '_> {
         (c, errors)
     }
 
-    fn handle_provisioned(&mut self, prov: &mut dyn Provisioner) -> Action {
-        if self.provisioning_cancelled() {
-            return self.complete(S::Deprovisioning);
-        }
-        self.manage_steady_state(prov)
-    }
-
     fn handle_externally_provisioned(&mut self, prov: &mut dyn Provisioner) -> Action {
         if self.rec.host.spec.externally_provisioned {
             return self.manage_steady_state(prov);
@@ -521,10 +506,19 @@ impl Pass<'_, '_> {
     }
 
     fn handle_powering_off_before_delete(&mut self, prov: &mut dyn Provisioner) -> Action {
+        let opts = PowerOffOptions {
+            mode: bmh_api::RebootMode::Hard,
+            force: *self.error_type() == ErrorType::PowerManagementError,
+            automated_cleaning_mode: self.rec.host.spec.automated_cleaning_mode.clone(),
+        };
         let action = if self.rec.host.spec.disable_power_off {
             Action::Complete
         } else {
-            self.action_power_off_before_deleting(prov)
+            match prov.power_off(opts) {
+                Ok(res) => (self.failed_or_waiting(&res, ErrorType::PowerManagementError))
+                    .unwrap_or(Action::Complete),
+                Err(e) => prov_error_action(e, "failed to power off before deleting node: "),
+            }
         };
         match &action {
             Action::Complete => {
@@ -539,21 +533,6 @@ impl Pass<'_, '_> {
             }
             _ => action,
         }
-    }
-
-    fn action_power_off_before_deleting(&mut self, prov: &mut dyn Provisioner) -> Action {
-        let force = *self.error_type() == ErrorType::PowerManagementError;
-        let opts = PowerOffOptions {
-            mode: bmh_api::RebootMode::Hard,
-            force,
-            automated_cleaning_mode: self.rec.host.spec.automated_cleaning_mode.clone(),
-        };
-        let res = match prov.power_off(opts) {
-            Ok(r) => r,
-            Err(e) => return prov_error_action(e, "failed to power off before deleting node: "),
-        };
-        self.failed_or_waiting(&res, ErrorType::PowerManagementError)
-            .unwrap_or(Action::Complete)
     }
 
     fn handle_deleting(&mut self, prov: &mut dyn Provisioner) -> Action {

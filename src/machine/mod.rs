@@ -212,12 +212,12 @@ impl Machine<'_> {
                 .get_or_insert_with(Default::default)
                 .last_updated = Some(now);
             if let Some(Some(before)) = pass.status_before.take() {
-                keep_spare(before);
+                SPARE_STATUS.set(Some(before));
             }
         } else if let Some(before) = pass.status_before.take() {
             // BMO discards in-memory status changes that are not saved.
             if let Some(changed) = std::mem::replace(&mut pass.rec.host.status, before) {
-                keep_spare(changed);
+                SPARE_STATUS.set(Some(changed));
             }
         }
         out
@@ -557,11 +557,10 @@ impl Pass<'_, '_> {
 
     fn check_delayed_host(&mut self, prov: &mut dyn Provisioner) -> Option<Action> {
         if self.status().operational_status == OperationalStatus::Delayed {
-            if let Some(a) = self.ensure_capacity(prov) {
-                return Some(a);
-            }
-            self.clear_error();
-            return Some(Action::Update(Duration::ZERO));
+            return Some(self.ensure_capacity(prov).unwrap_or_else(|| {
+                self.clear_error();
+                Action::Update(Duration::ZERO)
+            }));
         }
         if matches!(
             self.state(),
@@ -724,7 +723,7 @@ impl Pass<'_, '_> {
 }
 
 thread_local! {
-    /// A spare status to copy into field by field, reusing its buffers.
+    /// A spare status (one no host holds any more) to copy into, reusing its buffers.
     static SPARE_STATUS: std::cell::Cell<Option<BareMetalHostStatus>> =
         const { std::cell::Cell::new(None) };
 }
@@ -738,11 +737,6 @@ fn spare_copy(status: &BareMetalHostStatus) -> BareMetalHostStatus {
         }
         None => status.clone(),
     }
-}
-
-/// Keeps `status`, which no host holds any more, as this thread's spare.
-fn keep_spare(status: BareMetalHostStatus) {
-    SPARE_STATUS.set(Some(status));
 }
 
 /// A provisioner's state as a shared value, reusing one of the last few equal states.

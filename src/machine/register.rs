@@ -158,10 +158,19 @@ impl Pass<'_, '_> {
                 ));
             }
         };
+        // The HardwareData is lent for the call.
+        let mut data = self.management_access_data(network_data);
+        data.hardware_data = self.rec.book.hardware_data.take().map(|hd| *hd);
+        let opts = RegisterOptions {
+            credentials_changed: creds_changed,
+            restart_on_failure: *self.error_type() == ErrorType::RegistrationError,
+        };
+        let registered = prov.register(&data, opts);
+        self.rec.book.hardware_data = data.hardware_data.take().map(Box::new);
         let RegisterResult {
             result: res,
             provisioner_id: prov_id,
-        } = match self.call_register(prov, network_data, creds_changed) {
+        } = match registered {
             Ok(r) => r,
             Err(ProvisionerError::NeedsPreprovisioningImage) if formats.is_some() => {
                 return Some(Action::continue_or_update(
@@ -202,24 +211,6 @@ impl Pass<'_, '_> {
             S::Inspecting => spec.inspection_mode == InspectionMode::Fast,
             _ => false,
         }
-    }
-
-    /// The provisioner's `register`, with the HardwareData lent for the call.
-    fn call_register(
-        &mut self,
-        prov: &mut dyn Provisioner,
-        network_data: String,
-        credentials_changed: bool,
-    ) -> Result<RegisterResult, ProvisionerError> {
-        let mut data = self.management_access_data(network_data);
-        let opts = RegisterOptions {
-            credentials_changed,
-            restart_on_failure: *self.error_type() == ErrorType::RegistrationError,
-        };
-        data.hardware_data = self.rec.book.hardware_data.take().map(|hd| *hd);
-        let registered = prov.register(&data, opts);
-        self.rec.book.hardware_data = data.hardware_data.take().map(Box::new);
-        registered
     }
 
     /// After registration: the profile, then the BMC's credentials recorded as good.

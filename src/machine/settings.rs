@@ -42,14 +42,6 @@ enum WantedHints<'a> {
 }
 
 impl WantedHints<'_> {
-    fn held_by(self, status: Option<&Arc<RootDeviceHints>>) -> bool {
-        match (self, status) {
-            (_, None) => false,
-            (Self::Spec(h), Some(s)) => *h == **s,
-            (Self::Profile(p), Some(s)) => Arc::ptr_eq(p, s) || **p == **s,
-        }
-    }
-
     /// The hints to keep in the status: a profile's are shared, not copied.
     fn to_status(self) -> Arc<RootDeviceHints> {
         match self {
@@ -61,7 +53,12 @@ impl WantedHints<'_> {
 
 /// Whether the status holds `wanted` (no hints in both counts).
 fn hints_held(wanted: Option<WantedHints>, status: Option<&Arc<RootDeviceHints>>) -> bool {
-    wanted.map_or(status.is_none(), |w| w.held_by(status))
+    match (wanted, status) {
+        (None, s) => s.is_none(),
+        (_, None) => false,
+        (Some(WantedHints::Spec(h)), Some(s)) => *h == **s,
+        (Some(WantedHints::Profile(p)), Some(s)) => Arc::ptr_eq(p, s) || **p == **s,
+    }
 }
 
 /// Root device hints and RAID the spec asks for.
@@ -171,10 +168,8 @@ impl Pass<'_, '_> {
             changed = true;
         }
         let wanted = self.desired_hints()?;
-        if !hints_held(
-            wanted,
-            self.status().provisioning.root_device_hints.as_ref(),
-        ) {
+        let held = self.status().provisioning.root_device_hints.as_ref();
+        if !hints_held(wanted, held) {
             let hints = wanted.map(WantedHints::to_status);
             self.status_mut().provisioning.root_device_hints = hints;
             changed = true;

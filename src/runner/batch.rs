@@ -194,18 +194,14 @@ impl Policy for Batch {
         }
         // Errors and zero-delay requeues go through BMO's rate limiter, as in BMO's controller.
         let Some(bmo_delay) = slot.limiter.delay(out.requeue) else {
-            let why = out
-                .error
-                .clone()
-                .or_else(|| {
-                    (!status.error_message.is_empty()).then(|| status.error_message.clone())
-                })
-                .unwrap_or_else(|| {
-                    format!(
-                        "stopped in state {:?}, waiting for a change",
-                        state.as_str()
-                    )
-                });
+            let why = match &out.error {
+                Some(e) => e.clone(),
+                None if !status.error_message.is_empty() => status.error_message.clone(),
+                None => format!(
+                    "stopped in state {:?}, waiting for a change",
+                    state.as_str()
+                ),
+            };
             return stop(false, why);
         };
         let after = bmo_delay.mul_f64(config.time_scale);
@@ -213,12 +209,10 @@ impl Policy for Batch {
         if Instant::now() + after > self.deadline
             || (config.time_scale < 1.0 && slot.virtual_elapsed > config.timeout)
         {
-            let why = if !status.error_message.is_empty() {
-                status.error_message.clone()
-            } else if let Some(e) = &out.error {
-                e.clone()
-            } else {
-                format!("still {:?} when the timeout ran out", state.as_str())
+            let why = match &out.error {
+                _ if !status.error_message.is_empty() => status.error_message.clone(),
+                Some(e) => e.clone(),
+                None => format!("still {:?} when the timeout ran out", state.as_str()),
             };
             return stop(false, why);
         }
@@ -383,13 +377,11 @@ impl Scheduler<Batch> {
             return;
         };
         let source = &self.context.services.source;
-        let mut record = match source.load(&key) {
-            Ok(Some(r)) => r,
-            Ok(None) => return,
-            Err(e) => {
-                tracing::warn!("BareMetalHost {key}: {}", e.chain());
-                return;
-            }
+        let loaded = source
+            .load(&key)
+            .inspect_err(|e| tracing::warn!("BareMetalHost {key}: {}", e.chain()));
+        let Ok(Some(mut record)) = loaded else {
+            return;
         };
         if !(edits.selects)(&record) {
             return;

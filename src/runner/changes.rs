@@ -65,13 +65,11 @@ pub(super) fn scan(
                             SourceChange::HostGone(k) if wanted(&k) => tx.send(LiveChange::Gone(k)),
                             SourceChange::Host(_) | SourceChange::HostGone(_) => Ok(()),
                             SourceChange::Objects => {
-                                if let Some(objects) = &objects {
-                                    match source.objects() {
-                                        Ok(m) => objects.replace(m),
-                                        Err(e) => {
-                                            tracing::warn!("cannot read the objects: {}", e.chain())
-                                        }
-                                    }
+                                let read = objects
+                                    .as_ref()
+                                    .map(|o| source.objects().map(|m| o.replace(m)));
+                                if let Some(Err(e)) = read {
+                                    tracing::warn!("cannot read the objects: {}", e.chain());
                                 }
                                 Ok(())
                             }

@@ -31,11 +31,10 @@ impl std::str::FromStr for Timing {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "change" => Ok(Timing::Change),
-            "bmo" => Ok(Timing::Bmo),
-            _ => Err(format!("invalid timing {s:?}: expected change or bmo")),
-        }
+        [Timing::Change, Timing::Bmo]
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| format!("invalid timing {s:?}: expected change or bmo"))
     }
 }
 

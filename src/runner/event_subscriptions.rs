@@ -52,6 +52,7 @@ pub enum Outcome {
 }
 
 /// One subscription as the loop knows it.
+#[derive(Default)]
 struct Tracked {
     /// The subscription as accepted (its spec is not changed afterwards, as BMO's webhook
     /// refuses spec updates) with its last status.
@@ -131,14 +132,11 @@ impl SubscriptionLoop {
                 continue;
             }
             let tracked = self.tracked.entry(key.clone()).or_insert_with(|| Tracked {
-                sub: sub.clone(),
-                failures: 0,
-                next: None,
-                refused_update: false,
+                sub,
+                ..Default::default()
             });
             let sub = tracked.sub.clone();
-            let record = host(&host_key);
-            let outcome = self.reconcile(&key, &sub, record.as_ref(), false, now);
+            let outcome = self.reconcile(&key, &sub, host(&host_key).as_ref(), false, now);
             out.push((key, outcome));
         }
         let gone: Vec<ObjectKey> = self
@@ -213,17 +211,17 @@ impl SubscriptionLoop {
         headers: Option<Result<Vec<BTreeMap<String, String>>, String>>,
     ) -> (Outcome, Option<Duration>) {
         let record = record.expect("a decision to call the provisioner has a host");
-        let what = if headers.is_some() {
-            CREATE_FAILED
-        } else {
-            DELETE_FAILED
-        };
         let result = match headers.transpose() {
             Err(cause) => Err((HEADERS_FAILED, ProvisionerError::Other(cause))),
-            Ok(headers) => self.call(key, sub, record, headers).map_err(|e| (what, e)),
+            Ok(None) => self
+                .call(key, sub, record, None)
+                .map_err(|e| (DELETE_FAILED, e)),
+            Ok(h) => self
+                .call(key, sub, record, h)
+                .map_err(|e| (CREATE_FAILED, e)),
         };
         match result {
-            Ok(o) => o,
+            Ok(o) => (o, None),
             Err((_, ProvisionerError::NotReady(e))) => (
                 Outcome::NotReady(e),
                 Some(self.scaled(PROVISIONER_NOT_READY_DELAY)),
@@ -234,12 +232,11 @@ impl SubscriptionLoop {
                 if let Some(t) = self.tracked.get_mut(key) {
                     t.failures = failures;
                 }
-                let delay = self.scaled(decision::error_backoff(failures));
                 (
                     Outcome::Failed {
                         cause: e.to_string(),
                     },
-                    Some(delay),
+                    Some(self.scaled(decision::error_backoff(failures))),
                 )
             }
         }
@@ -252,7 +249,7 @@ impl SubscriptionLoop {
         sub: &BmcEventSubscription,
         record: &HostRecord,
         headers: Option<Vec<BTreeMap<String, String>>>,
-    ) -> Result<(Outcome, Option<Duration>), ProvisionerError> {
+    ) -> Result<Outcome, ProvisionerError> {
         let host = &record.host;
         let data = HostData {
             key: host.metadata.key(),
@@ -265,22 +262,18 @@ impl SubscriptionLoop {
         };
         let events: EventSink = Arc::new(|_| {});
         let mut prov = self.factory.new_provisioner(data, events)?;
-        let Some(headers) = headers else {
-            let deleted = prov.delete_bmc_event_subscription(sub)?;
-            return Ok((
-                if deleted {
-                    Outcome::Deleted
-                } else {
-                    Outcome::NotSupported
-                },
-                None,
-            ));
+        let done = match headers {
+            None => prov
+                .delete_bmc_event_subscription(sub)?
+                .then_some(Outcome::Deleted),
+            Some(headers) => prov
+                .create_bmc_event_subscription(sub, &headers)?
+                .map(|id| {
+                    self.write_status(key, sub, &id, "");
+                    Outcome::Created(id)
+                }),
         };
-        let Some(id) = prov.create_bmc_event_subscription(sub, &headers)? else {
-            return Ok((Outcome::NotSupported, None));
-        };
-        self.write_status(key, sub, &id, "");
-        Ok((Outcome::Created(id), None))
+        Ok(done.unwrap_or(Outcome::NotSupported))
     }
 
     /// Writes the status when it differs from the subscription's; the tracked copy follows.
@@ -348,9 +341,6 @@ pub async fn settle(
     let subs = tokio::task::spawn_blocking(move || source.event_subscriptions())
         .await
         .expect("reading subscriptions does not panic")?;
-    if subs.is_empty() {
-        return Ok(Vec::new());
-    }
     // Only the hosts subscriptions name are kept (a run may hold thousands).
     let named: BTreeSet<ObjectKey> = subs.iter().map(decision::host_key).collect();
     let hosts: HashMap<ObjectKey, Option<HostRecord>> = results
@@ -362,17 +352,16 @@ pub async fn settle(
                 .then(|| (key, (!r.deleted).then(|| r.record.clone())))
         })
         .collect();
-    let subs: Vec<BmcEventSubscription> = subs
+    let mut pending: Vec<BmcEventSubscription> = subs
         .into_iter()
         .filter(|s| hosts.contains_key(&decision::host_key(s)))
         .collect();
-    if subs.is_empty() {
+    if pending.is_empty() {
         return Ok(Vec::new());
     }
     let mut ctl = SubscriptionLoop::new(services, time_scale);
     let hosts = Arc::new(hosts);
     let mut last: HashMap<ObjectKey, Outcome> = HashMap::new();
-    let mut pending = subs;
     loop {
         let (h, subs) = (hosts.clone(), pending.clone());
         let (back, outcomes) = tokio::task::spawn_blocking(move || {
@@ -413,12 +402,7 @@ pub async fn control(
         let (src, w) = (services.source.clone(), wanted.clone());
         let (back, outcomes) = tokio::task::spawn_blocking(move || {
             let outcomes = match src.event_subscriptions() {
-                Ok(subs) => ctl.round(
-                    subs,
-                    &|k| src.load(k).ok().flatten(),
-                    &|k| w(k),
-                    Instant::now(),
-                ),
+                Ok(subs) => ctl.round(subs, &|k| src.load(k).ok().flatten(), &*w, Instant::now()),
                 Err(e) => {
                     tracing::warn!("cannot read the BMCEventSubscriptions: {}", e.chain());
                     Vec::new()

@@ -111,12 +111,9 @@ impl Policy for Live {
             Some(LiveChange::Host(key)) => {
                 let host = match live.index.get(&key) {
                     Some(&i) => i,
-                    None => {
-                        let i = s.add_slot(key.clone(), None);
-                        s.policy.index.insert(key, i);
-                        i
-                    }
+                    None => s.add_slot(key.clone(), None),
                 };
+                s.policy.index.insert(key, host);
                 s.slots[host].gone = false;
                 // Runs again as soon as a pass in flight has its save on disk.
                 s.read_again(host);
@@ -163,13 +160,11 @@ impl Policy for Live {
         };
         let after = bmo_delay.mul_f64(config.time_scale);
         // With delays scaled to nothing, a steady poll and retries must not spin.
-        if out.steady() {
-            Next::After(after.max(MIN_STEADY_REQUEUE))
-        } else if !bmo_delay.is_zero() {
-            Next::After(after.max(MIN_REQUEUE))
-        } else {
-            Next::After(after)
-        }
+        Next::After(match (out.steady(), bmo_delay.is_zero()) {
+            (true, _) => after.max(MIN_STEADY_REQUEUE),
+            (false, false) => after.max(MIN_REQUEUE),
+            (false, true) => after,
+        })
     }
 
     /// Deleted: forgotten until it comes back.

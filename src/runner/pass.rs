@@ -110,12 +110,10 @@ pub(super) fn run_pass(cx: &PassContext, job: Job) -> Done {
     {
         tracing::warn!("cannot record events: {}", e.chain());
     }
-    let (stage_error, staged_ticket) = match staged(&outcome, &record) {
-        Some(s) => match source.stage(host, &s) {
-            Ok(t) => (None, Some(t)),
-            Err(e) => (Some(e), None),
-        },
-        None => (None, None),
+    let staged = staged(&outcome, &record).map(|s| source.stage(host, &s));
+    let (stage_error, staged_ticket) = match staged.transpose() {
+        Ok(t) => (None, t),
+        Err(e) => (Some(e), None),
     };
     // Recorded and staged: events nobody reads further are freed here.
     if !cx.events_read {

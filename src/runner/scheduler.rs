@@ -196,12 +196,10 @@ impl<P: Policy> Scheduler<P> {
             context.services.factory.calls_never_block(),
             std::thread::available_parallelism().map_or(1, |n| n.get()),
         );
-        let workers = {
-            let context = context.clone();
-            Workers::new(threads.running, threads.ahead, move |job| {
-                run_pass(&context, job)
-            })
-        };
+        let cx = context.clone();
+        let workers = Workers::new(threads.running, threads.ahead, move |job| {
+            run_pass(&cx, job)
+        });
         Self {
             config,
             policy,
