@@ -4,7 +4,7 @@ use bmh_api::{
     BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, DataImage, FirmwareSchema, HardwareData,
     HostFirmwareComponents, HostFirmwareSettings, annotations,
 };
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -181,7 +181,9 @@ impl HostRecord {
 }
 
 /// A host's spec as last seen, kept as compact JSON text (a `Value` tree is ~1.5 KB a host).
-#[derive(Clone)]
+/// Written as the text, verbatim: the bytes a `Value` of the same spec would write.
+#[derive(Clone, Serialize)]
+#[serde(transparent)]
 pub struct SpecSnapshot(Box<RawValue>);
 
 impl SpecSnapshot {
@@ -214,13 +216,6 @@ impl Eq for SpecSnapshot {}
 impl std::fmt::Debug for SpecSnapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.0.get())
-    }
-}
-
-impl Serialize for SpecSnapshot {
-    /// As the text, verbatim: the bytes a `Value` of the same spec would write.
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
     }
 }
 
