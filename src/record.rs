@@ -4,7 +4,7 @@ use bmh_api::{
     BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, DataImage, FirmwareSchema, HardwareData,
     HostFirmwareComponents, HostFirmwareSettings, annotations,
 };
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -20,7 +20,7 @@ pub struct Bookkeeping {
     /// A hash of the spec the generation was computed for.
     pub spec_hash: String,
     /// The spec as last seen, which update rules compare against; shared, copied at each save.
-    #[serde(skip_serializing_if = "Option::is_none", with = "shared_option")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spec_snapshot: Option<Arc<SpecSnapshot>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
@@ -38,7 +38,7 @@ pub struct Bookkeeping {
     /// Boxed: a record is moved between threads on every pass, and most never have one.
     pub hardware_data: Option<Box<HardwareData>>,
     /// What the provisioner keeps for this host between passes; shared (hosts at a step alike).
-    #[serde(skip_serializing_if = "Option::is_none", with = "shared_option")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub provisioner_state: Option<Arc<serde_json::Value>>,
     /// What Kubernetes would keep for the host's HostFirmwareSettings and HostFirmwareComponents.
     #[serde(skip_serializing_if = "FirmwareBook::is_empty")]
@@ -101,12 +101,12 @@ impl std::fmt::Debug for EventJson {
 #[serde(rename_all = "camelCase", default)]
 pub struct FirmwareBook {
     /// Plays the HostFirmwareSettings' `metadata.generation` (0: no such document).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "bmh_api::is_default")]
     pub settings_generation: i64,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub settings_spec_hash: String,
     /// Plays the HostFirmwareComponents' `metadata.generation` (0: no such document).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "bmh_api::is_default")]
     pub components_generation: i64,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub components_spec_hash: String,
@@ -116,10 +116,6 @@ pub struct FirmwareBook {
     /// Firmware changes were handed to the provisioner: read its firmware status again.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub refresh_pending: bool,
-}
-
-fn is_zero(v: &i64) -> bool {
-    *v == 0
 }
 
 impl FirmwareBook {
@@ -184,42 +180,10 @@ impl HostRecord {
     }
 }
 
-/// Serde for a shared value, as the value itself (`#[serde(with = "shared")]`).
-pub mod shared {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use std::sync::Arc;
-
-    pub fn serialize<T: Serialize, S: Serializer>(v: &Arc<T>, s: S) -> Result<S::Ok, S::Error> {
-        (**v).serialize(s)
-    }
-
-    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Arc<T>, D::Error> {
-        T::deserialize(d).map(Arc::new)
-    }
-}
-
-pub mod shared_option {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use std::sync::Arc;
-
-    pub fn serialize<T: Serialize, S: Serializer>(
-        v: &Option<Arc<T>>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        v.as_deref().serialize(s)
-    }
-
-    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<Arc<T>>, D::Error> {
-        Option::<T>::deserialize(d).map(|v| v.map(Arc::new))
-    }
-}
-
 /// A host's spec as last seen, kept as compact JSON text (a `Value` tree is ~1.5 KB a host).
-#[derive(Clone)]
+/// Written as the text, verbatim: the bytes a `Value` of the same spec would write.
+#[derive(Clone, Serialize)]
+#[serde(transparent)]
 pub struct SpecSnapshot(Box<RawValue>);
 
 impl SpecSnapshot {
@@ -252,13 +216,6 @@ impl Eq for SpecSnapshot {}
 impl std::fmt::Debug for SpecSnapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.0.get())
-    }
-}
-
-impl Serialize for SpecSnapshot {
-    /// As the text, verbatim: the bytes a `Value` of the same spec would write.
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
     }
 }
 

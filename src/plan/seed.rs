@@ -91,9 +91,7 @@ pub fn backend_state(
         .and_then(|f| f.status.as_ref())
         .filter(|st| !st.settings.is_empty())
     {
-        let mut fw = (*s.host_firmware_settings).clone();
-        fw.settings = settings.settings.clone();
-        s.host_firmware_settings = Arc::new(fw);
+        Arc::make_mut(&mut s.host_firmware_settings).settings = settings.settings.clone();
     }
     if let Some(components) = rec
         .firmware_components
@@ -101,8 +99,7 @@ pub fn backend_state(
         .and_then(|f| f.status.as_ref())
         .filter(|st| !st.components.is_empty())
     {
-        let mut fw = (*s.host_firmware_components).clone();
-        fw.components = components
+        Arc::make_mut(&mut s.host_firmware_components).components = components
             .components
             .iter()
             .map(|c| bmhctl_plugin_sdk::FirmwareComponentStatus {
@@ -113,7 +110,6 @@ pub fn backend_state(
                 updated_at: c.updated_at.clone().unwrap_or_default(),
             })
             .collect();
-        s.host_firmware_components = Arc::new(fw);
     }
     serde_json::to_value(&s).ok()
 }

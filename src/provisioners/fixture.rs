@@ -205,16 +205,10 @@ pub struct FixtureState {
     /// The custom deploy provisioned last.
     pub custom_deploy: Option<CustomDeploy>,
     /// Knob: what `get_firmware_settings` returns (changed by `prepare` and `service`).
-    #[serde(
-        skip_serializing_if = "is_canned_settings",
-        with = "crate::record::shared"
-    )]
+    #[serde(skip_serializing_if = "is_canned_settings")]
     pub host_firmware_settings: Arc<FirmwareSettings>,
     /// Knob: what `get_firmware_components` returns (changed by `prepare` and `service`).
-    #[serde(
-        skip_serializing_if = "is_canned_components",
-        with = "crate::record::shared"
-    )]
+    #[serde(skip_serializing_if = "is_canned_components")]
     pub host_firmware_components: Arc<FirmwareComponentsMock>,
     /// The data image attached as virtual media (empty: none).
     #[serde(skip_serializing_if = "String::is_empty")]

@@ -292,7 +292,7 @@ impl AccessDetails {
         disable_certificate_verification: bool,
     ) -> Map<String, Value> {
         let mut info = Map::new();
-        match self.profile().driver_info {
+        let prefix = match self.profile().driver_info {
             DriverInfoStyle::Ipmi => {
                 let port = match self.parsed.port() {
                     "" => DEFAULT_IPMI_PORT,
@@ -300,12 +300,7 @@ impl AccessDetails {
                 };
                 info.insert("ipmi_address".into(), self.parsed.hostname().into());
                 info.insert("ipmi_port".into(), port.into());
-                info.insert("ipmi_username".into(), credentials.username.clone().into());
-                info.insert("ipmi_password".into(), credentials.password.clone().into());
-                info.insert("ipmi_priv_level".into(), self.ipmi_priv_level().into());
-                if disable_certificate_verification {
-                    info.insert("ipmi_verify_ca".into(), false.into());
-                }
+                "ipmi"
             }
             DriverInfoStyle::Redfish { always_system_id } => {
                 info.insert(
@@ -317,19 +312,23 @@ impl AccessDetails {
                 if always_system_id || (!trimmed.is_empty() && trimmed != "redfish/v1") {
                     info.insert("redfish_system_id".into(), path.clone().into());
                 }
-                info.insert(
-                    "redfish_username".into(),
-                    credentials.username.clone().into(),
-                );
-                info.insert(
-                    "redfish_password".into(),
-                    credentials.password.clone().into(),
-                );
-                if disable_certificate_verification {
-                    info.insert("redfish_verify_ca".into(), false.into());
-                }
+                "redfish"
             }
-            DriverInfoStyle::None => {}
+            DriverInfoStyle::None => return info,
+        };
+        info.insert(
+            format!("{prefix}_username"),
+            credentials.username.clone().into(),
+        );
+        info.insert(
+            format!("{prefix}_password"),
+            credentials.password.clone().into(),
+        );
+        if prefix == "ipmi" {
+            info.insert("ipmi_priv_level".into(), self.ipmi_priv_level().into());
+        }
+        if disable_certificate_verification {
+            info.insert(format!("{prefix}_verify_ca"), false.into());
         }
         info
     }

@@ -109,40 +109,20 @@ pub struct RequestUriError {
 
 /// Go's `url.ParseRequestURI`; returns the lower-cased scheme (`""` for a path or `*`).
 pub fn parse_request_uri(raw: &str) -> Result<String, RequestUriError> {
-    let err = |kind| RequestUriError {
+    let kind = match raw {
+        "" => RequestUriErrorKind::Empty,
+        "*" => return Ok(String::new()),
+        _ => match parse_without_fragment(raw, true) {
+            // Opaque (`mailto:x`) or an absolute path: nothing more is checked.
+            Ok(url) if !url.scheme.is_empty() || url.path.starts_with('/') => return Ok(url.scheme),
+            Ok(_) => RequestUriErrorKind::NotForRequest,
+            Err(kind) => RequestUriErrorKind::Url(kind),
+        },
+    };
+    Err(RequestUriError {
         url: raw.to_owned(),
         kind,
-    };
-    let url_err = |kind| err(RequestUriErrorKind::Url(kind));
-    if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        return Err(url_err(UrlErrorKind::ControlCharacter));
-    }
-    if raw.is_empty() {
-        return Err(err(RequestUriErrorKind::Empty));
-    }
-    if raw == "*" {
-        return Ok(String::new());
-    }
-    let (scheme, mut rest) = split_scheme(raw).map_err(url_err)?;
-    let scheme = scheme.to_ascii_lowercase();
-    if let Some((before, _query)) = rest.split_once('?') {
-        rest = before;
-    }
-    if !rest.starts_with('/') {
-        if !scheme.is_empty() {
-            // Opaque (`mailto:x`): nothing more is checked.
-            return Ok(scheme);
-        }
-        return Err(err(RequestUriErrorKind::NotForRequest));
-    }
-    if !scheme.is_empty() && rest.starts_with("//") {
-        let after = &rest[2..];
-        let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
-        parse_authority(authority).map_err(url_err)?;
-        rest = path;
-    }
-    unescape(rest, Mode::Other).map_err(url_err)?;
-    Ok(scheme)
+    })
 }
 
 /// Empty, an IP address (no zone), or a DNS name of valid labels.
@@ -179,7 +159,7 @@ fn go_parse(raw: &str) -> Result<GoUrl, UrlError> {
         Some((u, f)) => (u, Some(f)),
         None => (raw, None),
     };
-    let url = parse_without_fragment(without_fragment).map_err(|kind| UrlError {
+    let url = parse_without_fragment(without_fragment, false).map_err(|kind| UrlError {
         url: without_fragment.to_owned(),
         kind,
     })?;
@@ -192,7 +172,8 @@ fn go_parse(raw: &str) -> Result<GoUrl, UrlError> {
     Ok(url)
 }
 
-fn parse_without_fragment(raw: &str) -> Result<GoUrl, UrlErrorKind> {
+/// With `via_request`, a URL with neither scheme nor absolute path comes back without a path.
+fn parse_without_fragment(raw: &str, via_request: bool) -> Result<GoUrl, UrlErrorKind> {
     if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
         return Err(UrlErrorKind::ControlCharacter);
     }
@@ -212,13 +193,18 @@ fn parse_without_fragment(raw: &str) -> Result<GoUrl, UrlErrorKind> {
             url.opaque = rest.to_owned();
             return Ok(url);
         }
+        if via_request {
+            return Ok(url);
+        }
         let first_segment = rest.split('/').next().unwrap_or_default();
         if first_segment.contains(':') {
             return Err(UrlErrorKind::ColonInFirstPathSegment);
         }
     }
 
-    if (!url.scheme.is_empty() || !rest.starts_with("///")) && rest.starts_with("//") {
+    if (!url.scheme.is_empty() || !via_request && !rest.starts_with("///"))
+        && rest.starts_with("//")
+    {
         let after = &rest[2..];
         let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
         url.host = parse_authority(authority)?;

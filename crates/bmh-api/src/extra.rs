@@ -1,13 +1,14 @@
 //! [`Extra`]: the fields of an object bmhctl does not model, kept for the round trip.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use std::ops::{Deref, DerefMut};
 use std::sync::LazyLock;
 
 type Map = serde_json::Map<String, serde_json::Value>;
 
 /// A JSON map (it derefs to one) that takes one pointer when empty, as it nearly always is.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, Deserialize)]
+#[serde(from = "Map")]
 pub struct Extra(Option<Box<Map>>);
 
 static EMPTY: LazyLock<Map> = LazyLock::new(Map::new);
@@ -70,12 +71,6 @@ impl std::fmt::Debug for Extra {
 impl Serialize for Extra {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.deref().serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Extra {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Map::deserialize(d).map(Self::from)
     }
 }
 

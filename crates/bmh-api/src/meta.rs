@@ -42,7 +42,7 @@ pub struct ObjectMeta {
 }
 
 /// For `skip_serializing_if`: the value is its type's zero (`0`, `false`, `0.0`).
-pub(crate) fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+pub fn is_default<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
 }
 

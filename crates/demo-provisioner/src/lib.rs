@@ -165,10 +165,8 @@ impl Provisioner for DemoProvisioner {
         _opts: InspectOptions,
     ) -> Result<InspectResult, ProvisionerError> {
         let done = self.name != INSPECTING_HOST;
-        if done {
-            self.publish("InspectionComplete", "Hardware inspection completed");
-        }
         let result = if done {
+            self.publish("InspectionComplete", "Hardware inspection completed");
             OpResult::done()
         } else {
             OpResult::in_progress(DEMO_REQUEUE)

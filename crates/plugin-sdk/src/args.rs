@@ -23,21 +23,6 @@ pub struct RegisterResult {
     pub provisioner_id: String,
 }
 
-impl From<(OpResult, String)> for RegisterResult {
-    fn from((result, provisioner_id): (OpResult, String)) -> Self {
-        Self {
-            result,
-            provisioner_id,
-        }
-    }
-}
-
-impl From<RegisterResult> for (OpResult, String) {
-    fn from(r: RegisterResult) -> Self {
-        (r.result, r.provisioner_id)
-    }
-}
-
 /// Options of [`inspect_hardware`](crate::Provisioner::inspect_hardware).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InspectOptions {
@@ -64,22 +49,6 @@ pub struct InspectResult {
     pub details: Option<HardwareDetails>,
 }
 
-impl From<(OpResult, bool, Option<HardwareDetails>)> for InspectResult {
-    fn from((result, started, details): (OpResult, bool, Option<HardwareDetails>)) -> Self {
-        Self {
-            result,
-            started,
-            details,
-        }
-    }
-}
-
-impl From<InspectResult> for (OpResult, bool, Option<HardwareDetails>) {
-    fn from(r: InspectResult) -> Self {
-        (r.result, r.started, r.details)
-    }
-}
-
 /// Options of [`adopt`](crate::Provisioner::adopt).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdoptOptions {
@@ -104,18 +73,6 @@ pub struct StepResult {
     pub result: OpResult,
     /// New steps were just launched.
     pub started: bool,
-}
-
-impl From<(OpResult, bool)> for StepResult {
-    fn from((result, started): (OpResult, bool)) -> Self {
-        Self { result, started }
-    }
-}
-
-impl From<StepResult> for (OpResult, bool) {
-    fn from(r: StepResult) -> Self {
-        (r.result, r.started)
-    }
 }
 
 /// Options of [`provision`](crate::Provisioner::provision).
@@ -164,4 +121,27 @@ pub struct PowerOffOptions {
 pub struct FirmwareSettingsOptions {
     /// Also return each setting's schema.
     pub include_schema: bool,
+}
+
+/// `From` both ways between an answer and the tuple it travels as.
+macro_rules! tuple_wire {
+    ($($ty:ident($($field:ident: $fty:ty),*);)*) => {$(
+        impl From<($($fty),*)> for $ty {
+            fn from(($($field),*): ($($fty),*)) -> Self {
+                Self { $($field),* }
+            }
+        }
+
+        impl From<$ty> for ($($fty),*) {
+            fn from(r: $ty) -> Self {
+                ($(r.$field),*)
+            }
+        }
+    )*};
+}
+
+tuple_wire! {
+    RegisterResult(result: OpResult, provisioner_id: String);
+    InspectResult(result: OpResult, started: bool, details: Option<HardwareDetails>);
+    StepResult(result: OpResult, started: bool);
 }
