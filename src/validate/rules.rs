@@ -424,25 +424,20 @@ fn inspection_mode(host: &BareMetalHost, access: Option<&AccessDetails>, e: &mut
 /// The update rules (`validateChanges` beyond the create rules) from `old` to `new`.
 pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationError> {
     let mut e = Errors::new(Origin::Update);
-    let op = |h: &BareMetalHost| {
+    let status = |h: &BareMetalHost| {
         h.status
             .as_ref()
-            .map(|s| s.operational_status.clone())
+            .map(|s| (s.operational_status.clone(), s.provisioning.state.clone()))
             .unwrap_or_default()
     };
-    let state = |h: &BareMetalHost| {
-        h.status
-            .as_ref()
-            .map(|s| s.provisioning.state.clone())
-            .unwrap_or_default()
-    };
+    let ((old_op, old_state), (new_op, new_state)) = (status(old), status(new));
     let (old_addr, new_addr) = (address(old), address(new));
     if !old_addr.is_empty()
         && new_addr != old_addr
-        && op(old) != OperationalStatus::Detached
-        && op(new) != OperationalStatus::Detached
-        && state(old) != ProvisioningState::Registering
-        && state(new) != ProvisioningState::Registering
+        && old_op != OperationalStatus::Detached
+        && new_op != OperationalStatus::Detached
+        && old_state != ProvisioningState::Registering
+        && new_state != ProvisioningState::Registering
     {
         e.push(
             spec(&["bmc", "address"]),
@@ -458,14 +453,13 @@ pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationE
     }
     if !old.spec.externally_provisioned
         && new.spec.externally_provisioned
-        && state(old) != ProvisioningState::Available
-        && state(new) != ProvisioningState::Available
+        && old_state != ProvisioningState::Available
+        && new_state != ProvisioningState::Available
     {
         e.push(
             spec(&["externallyProvisioned"]),
             format!(
-                "externallyProvisioned can only be enabled when in Available state, currently in {}",
-                state(old)
+                "externallyProvisioned can only be enabled when in Available state, currently in {old_state}"
             ),
         );
     }
