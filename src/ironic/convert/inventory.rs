@@ -10,10 +10,7 @@ use serde_json::Value;
 
 /// The string at `key`, or `""` when absent or not a string.
 fn text(v: &Value, key: &str) -> String {
-    v.get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
+    v[key].as_str().unwrap_or_default().to_string()
 }
 
 /// A JSON integer; an integral float is accepted too (JSON encoders may write `2048.0`).
@@ -31,17 +28,15 @@ fn as_int(v: &Value) -> Option<i64> {
 
 /// The integer at `key`, or 0.
 fn int(v: &Value, key: &str) -> i64 {
-    v.get(key).and_then(as_int).unwrap_or(0)
+    as_int(&v[key]).unwrap_or(0)
 }
 
 fn flag(v: &Value, key: &str) -> bool {
-    v.get(key).and_then(Value::as_bool).unwrap_or(false)
+    v[key].as_bool().unwrap_or(false)
 }
 
 fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    v[key].as_array().map_or(&[], Vec::as_slice)
 }
 
 /// The leading decimal number of `s` (after blanks), as Go's `Sscanf("%f")` reads it: "2100.084",
