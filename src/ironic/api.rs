@@ -163,16 +163,9 @@ impl IronicClient {
         if patch.is_empty() {
             return Ok(None);
         }
-        let body = patch.to_json();
-        self.request(
-            Method::PATCH,
-            &format!("nodes/{}", seg(uuid)),
-            &[],
-            Some(&body),
-            &[200],
-        )?
-        .json()
-        .map(Some)
+        let (path, body) = (format!("nodes/{}", seg(uuid)), patch.to_json());
+        let resp = self.request(Method::PATCH, &path, &[], Some(&body), &[200])?;
+        resp.json().map(Some)
     }
 
     /// `DELETE /v1/nodes/{uuid}` (202/204).
@@ -308,13 +301,9 @@ impl IronicClient {
         http_method: Method,
         body: &Value,
     ) -> Result<Value, IronicError> {
-        let resp = self.request(
-            http_method,
-            &format!("nodes/{}/vendor_passthru", seg(uuid)),
-            &[("method", method)],
-            Some(body),
-            &[200, 202, 204],
-        )?;
+        let path = format!("nodes/{}/vendor_passthru", seg(uuid));
+        let query = [("method", method)];
+        let resp = self.request(http_method, &path, &query, Some(body), &[200, 202, 204])?;
         if resp.body.is_empty() {
             Ok(Value::Null)
         } else {

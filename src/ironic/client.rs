@@ -110,13 +110,12 @@ impl IronicError {
             400 => IronicErrorKind::BadRequest,
             _ => IronicErrorKind::Http,
         };
-        let detail = error_body_message(body).map(|d| format!(": {d}"));
         let reason = reqwest::StatusCode::from_u16(status)
             .ok()
             .and_then(|s| s.canonical_reason())
             .unwrap_or("");
         let path = url_path_for_message(url);
-        let detail = detail.unwrap_or_default();
+        let detail = error_body_message(body).map_or_else(String::new, |d| format!(": {d}"));
         IronicError {
             kind,
             status: Some(status),
@@ -691,12 +690,8 @@ fn read_response(
 ) -> Result<RawResponse, IronicError> {
     let path = url_path_for_message(url);
     let transport = |e: reqwest::Error| {
-        let mut msg = format!("{method} {path}: {e}");
-        let mut src = std::error::Error::source(&e);
-        while let Some(s) = src {
-            msg.push_str(&format!(": {s}"));
-            src = s.source();
-        }
+        let causes = std::iter::successors(std::error::Error::source(&e), |s| s.source());
+        let msg = causes.fold(format!("{method} {path}: {e}"), |m, s| format!("{m}: {s}"));
         IronicError::new(IronicErrorKind::Transport, msg)
     };
     let resp = r.map_err(transport)?;

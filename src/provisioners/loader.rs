@@ -212,22 +212,18 @@ pub fn check_declaration(
     expected_name: Option<&str>,
 ) -> Result<LoadedPlugin, LoadError> {
     let at = || path.to_path_buf();
-    // SAFETY: the ABI says both are NUL-terminated strings living as long as the library.
-    let sdk_version = unsafe { c_string(decl.sdk_version) }.ok_or_else(|| LoadError::Invalid {
-        path: at(),
-        what: "plugin SDK version",
-    })?;
+    let text = |p, what| {
+        // SAFETY: the ABI says both are NUL-terminated strings living as long as the library.
+        unsafe { c_string(p) }.ok_or_else(|| LoadError::Invalid { path: at(), what })
+    };
+    let sdk_version = text(decl.sdk_version, "plugin SDK version")?;
     if !abi::sdk_compatible(&sdk_version, SDK_VERSION) {
         return Err(LoadError::Sdk {
             path: at(),
             found: sdk_version,
         });
     }
-    // SAFETY: as above.
-    let name = unsafe { c_string(decl.name) }.ok_or_else(|| LoadError::Invalid {
-        path: at(),
-        what: "plugin name",
-    })?;
+    let name = text(decl.name, "plugin name")?;
     if let Some(want) = expected_name
         && name != want
     {
@@ -442,22 +438,20 @@ impl Shared {
         match serde_json::from_slice::<Response>(&answer) {
             Ok(Response::Ok(v)) => Ok(v),
             Ok(Response::Err(e)) => Err(e),
-            Err(e) => Err(ProvisionerError::Other(format!(
-                "provisioner plugin {:?} sent an invalid answer: {e}",
-                self.name
-            ))),
+            Err(e) => Err(self.invalid_answer(e)),
         }
+    }
+
+    fn invalid_answer(&self, e: serde_json::Error) -> ProvisionerError {
+        let name = &self.name;
+        ProvisionerError::Other(format!(
+            "provisioner plugin {name:?} sent an invalid answer: {e}"
+        ))
     }
 
     /// [`Shared::request`], its answer decoded as `T`.
     fn ask<T: DeserializeOwned>(&self, request: &Request) -> Result<T, ProvisionerError> {
-        let value = self.request(request)?;
-        serde_json::from_value(value).map_err(|e| {
-            ProvisionerError::Other(format!(
-                "provisioner plugin {:?} sent an invalid answer: {e}",
-                self.name
-            ))
-        })
+        serde_json::from_value(self.request(request)?).map_err(|e| self.invalid_answer(e))
     }
 
     fn knows(&self, since_minor: u64) -> bool {

@@ -228,9 +228,7 @@ impl BackendHealth {
         }
         let mut t = lock(&self.trouble);
         self.troubled.store(trouble.is_some(), Ordering::Release);
-        if *t != trouble {
-            *t = trouble;
-        }
+        *t = trouble;
     }
 }
 

@@ -46,22 +46,7 @@ fn hex_byte(hi: u8, lo: u8) -> Option<u8> {
 /// 32 bare hex digits, or either braced (`{...}`, 38 characters) or `urn:uuid:`-prefixed
 /// (45 characters) form of the first.
 pub fn is_uuid(s: &str) -> bool {
-    let hyphenated = |t: &str| {
-        t.len() == 36
-            && t.char_indices().all(|(i, c)| match i {
-                8 | 13 | 18 | 23 => c == '-',
-                _ => c.is_ascii_hexdigit(),
-            })
-    };
-    match s.len() {
-        32 => s.chars().all(|c| c.is_ascii_hexdigit()),
-        36 => hyphenated(s),
-        38 => s.starts_with('{') && s.ends_with('}') && hyphenated(&s[1..37]),
-        45 => {
-            s.is_char_boundary(9) && s[..9].eq_ignore_ascii_case("urn:uuid:") && hyphenated(&s[9..])
-        }
-        _ => false,
-    }
+    uuid::Uuid::try_parse(s).is_ok()
 }
 
 /// Go's `%q` for the texts that appear in the webhook's messages.

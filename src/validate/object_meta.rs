@@ -171,6 +171,17 @@ pub fn label_value_errors(value: &str) -> Vec<String> {
     errs
 }
 
+/// `errs` about the key or value `part` as one problem, when there are any.
+fn problem(map: MetaMap, part: MetaPart, errs: Vec<String>) -> Option<MetaProblem> {
+    let what = if matches!(part, MetaPart::Value(_)) {
+        "value"
+    } else {
+        "key"
+    };
+    let message = format!("invalid {what}: {}", errs.join("; "));
+    (!errs.is_empty()).then_some(MetaProblem { map, part, message })
+}
+
 /// apimachinery's `ValidateLabels`: keys are qualified names, values label values.
 pub fn label_problems<'a>(
     labels: impl IntoIterator<Item = (&'a str, &'a str)>,
@@ -178,21 +189,9 @@ pub fn label_problems<'a>(
     let mut out = Vec::new();
     for (k, v) in labels {
         let key = qualified_name_errors(k);
-        if !key.is_empty() {
-            out.push(MetaProblem {
-                map: MetaMap::Labels,
-                part: MetaPart::Key(k.to_string()),
-                message: format!("invalid key: {}", key.join("; ")),
-            });
-        }
+        out.extend(problem(MetaMap::Labels, MetaPart::Key(k.into()), key));
         let value = label_value_errors(v);
-        if !value.is_empty() {
-            out.push(MetaProblem {
-                map: MetaMap::Labels,
-                part: MetaPart::Value(k.to_string()),
-                message: format!("invalid value: {}", value.join("; ")),
-            });
-        }
+        out.extend(problem(MetaMap::Labels, MetaPart::Value(k.into()), value));
     }
     out
 }
@@ -207,13 +206,7 @@ pub fn annotation_problems<'a>(
     for (k, v) in annotations {
         total += k.len() + v.len();
         let key = qualified_name_errors(&k.to_lowercase());
-        if !key.is_empty() {
-            out.push(MetaProblem {
-                map: MetaMap::Annotations,
-                part: MetaPart::Key(k.to_string()),
-                message: format!("invalid key: {}", key.join("; ")),
-            });
-        }
+        out.extend(problem(MetaMap::Annotations, MetaPart::Key(k.into()), key));
     }
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         out.push(MetaProblem {

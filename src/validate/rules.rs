@@ -59,11 +59,7 @@ pub fn create_rules(host: &BareMetalHost) -> Vec<ValidationError> {
 }
 
 fn address(host: &BareMetalHost) -> &str {
-    host.spec
-        .bmc
-        .as_ref()
-        .map(|b| b.address.as_str())
-        .unwrap_or("")
+    host.spec.bmc.as_ref().map_or("", |b| b.address.as_str())
 }
 
 /// Rule 1: the address must resolve to a known BMC type; the BMC's details when it does.
@@ -322,6 +318,9 @@ fn raid(host: &BareMetalHost, e: &mut Errors) {
 
 fn annotations(host: &BareMetalHost, e: &mut Errors) {
     for (key, value) in &host.metadata.annotations {
+        if value.is_empty() {
+            continue;
+        }
         let field = FieldPath::new().key("metadata").key("annotations").key(key);
         let problem = if key == STATUS {
             status_annotation(value)
@@ -345,9 +344,6 @@ fn annotations(host: &BareMetalHost, e: &mut Errors) {
 }
 
 fn status_annotation(value: &str) -> Option<String> {
-    if value.is_empty() {
-        return None;
-    }
     let status = match gojson::decode_strict(value, &HOST_STATUS) {
         Ok(v) => v,
         Err(m) => return Some(format!("error decoding status annotation: {m}")),
@@ -363,9 +359,6 @@ fn status_annotation(value: &str) -> Option<String> {
 }
 
 fn reboot_annotation(value: &str) -> Option<String> {
-    if value.is_empty() {
-        return None;
-    }
     let args = match gojson::unmarshal(value, &REBOOT_ARGUMENTS) {
         Ok(v) => v,
         Err(m) => {
@@ -383,9 +376,6 @@ fn reboot_annotation(value: &str) -> Option<String> {
 }
 
 fn hardware_details_annotation(value: &str, inspection_disabled: bool) -> Option<String> {
-    if value.is_empty() {
-        return None;
-    }
     if !inspection_disabled {
         return Some(
             "when hardware details are provided, inspection must be disabled (either via inspect.metal3.io annotation or inspectionMode field)".into(),
@@ -403,8 +393,7 @@ fn inspection_mode(host: &BareMetalHost, access: Option<&AccessDetails>, e: &mut
         .metadata
         .annotations
         .get(INSPECT)
-        .map(String::as_str)
-        .unwrap_or("");
+        .map_or("", String::as_str);
     if !annotation.is_empty()
         && !mode.is_unset()
         && (annotation == "disabled") != (*mode == InspectionMode::Disabled)
@@ -435,25 +424,20 @@ fn inspection_mode(host: &BareMetalHost, access: Option<&AccessDetails>, e: &mut
 /// The update rules (`validateChanges` beyond the create rules) from `old` to `new`.
 pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationError> {
     let mut e = Errors::new(Origin::Update);
-    let op = |h: &BareMetalHost| {
+    let status = |h: &BareMetalHost| {
         h.status
             .as_ref()
-            .map(|s| s.operational_status.clone())
+            .map(|s| (s.operational_status.clone(), s.provisioning.state.clone()))
             .unwrap_or_default()
     };
-    let state = |h: &BareMetalHost| {
-        h.status
-            .as_ref()
-            .map(|s| s.provisioning.state.clone())
-            .unwrap_or_default()
-    };
+    let ((old_op, old_state), (new_op, new_state)) = (status(old), status(new));
     let (old_addr, new_addr) = (address(old), address(new));
     if !old_addr.is_empty()
         && new_addr != old_addr
-        && op(old) != OperationalStatus::Detached
-        && op(new) != OperationalStatus::Detached
-        && state(old) != ProvisioningState::Registering
-        && state(new) != ProvisioningState::Registering
+        && old_op != OperationalStatus::Detached
+        && new_op != OperationalStatus::Detached
+        && old_state != ProvisioningState::Registering
+        && new_state != ProvisioningState::Registering
     {
         e.push(
             spec(&["bmc", "address"]),
@@ -469,14 +453,13 @@ pub fn update_rules(old: &BareMetalHost, new: &BareMetalHost) -> Vec<ValidationE
     }
     if !old.spec.externally_provisioned
         && new.spec.externally_provisioned
-        && state(old) != ProvisioningState::Available
-        && state(new) != ProvisioningState::Available
+        && old_state != ProvisioningState::Available
+        && new_state != ProvisioningState::Available
     {
         e.push(
             spec(&["externallyProvisioned"]),
             format!(
-                "externallyProvisioned can only be enabled when in Available state, currently in {}",
-                state(old)
+                "externallyProvisioned can only be enabled when in Available state, currently in {old_state}"
             ),
         );
     }

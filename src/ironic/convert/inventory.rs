@@ -10,10 +10,7 @@ use serde_json::Value;
 
 /// The string at `key`, or `""` when absent or not a string.
 fn text(v: &Value, key: &str) -> String {
-    v.get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
+    v[key].as_str().unwrap_or_default().to_string()
 }
 
 /// A JSON integer; an integral float is accepted too (JSON encoders may write `2048.0`).
@@ -31,17 +28,15 @@ fn as_int(v: &Value) -> Option<i64> {
 
 /// The integer at `key`, or 0.
 fn int(v: &Value, key: &str) -> i64 {
-    v.get(key).and_then(as_int).unwrap_or(0)
+    as_int(&v[key]).unwrap_or(0)
 }
 
 fn flag(v: &Value, key: &str) -> bool {
-    v.get(key).and_then(Value::as_bool).unwrap_or(false)
+    v[key].as_bool().unwrap_or(false)
 }
 
 fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    v[key].as_array().map_or(&[], Vec::as_slice)
 }
 
 /// The leading decimal number of `s` (after blanks), as Go's `Sscanf("%f")` reads it: "2100.084",
@@ -109,14 +104,8 @@ fn nic_details(interfaces: &[Value], plugin_data: &Value) -> Vec<Nic> {
     let mut nics = Vec::new();
     for intf in interfaces {
         let name = text(intf, "name");
-        let pxe = plugin_data
-            .get("all_interfaces")
-            .and_then(|all| all.get(&name))
-            .is_some_and(|i| flag(i, "pxe_enabled"));
-        let lldp = plugin_data
-            .get("parsed_lldp")
-            .and_then(|all| all.get(&name))
-            .filter(|l| l.is_object());
+        let pxe = flag(&plugin_data["all_interfaces"][&name], "pxe_enabled");
+        let lldp = Some(&plugin_data["parsed_lldp"][&name]).filter(|l| l.is_object());
         let (vlans, vlan_id) = lldp.map(vlans).unwrap_or_default();
         let base = Nic {
             model: format!("{} {}", text(intf, "vendor"), text(intf, "product"))
@@ -186,11 +175,9 @@ fn storage_details(disks: &[Value]) -> Vec<Storage> {
 
 /// Convert `GET /v1/nodes/{id}/inventory`'s `inventory` and `plugin_data`, as BMO does.
 pub fn hardware_details(inventory: &Value, plugin_data: &Value) -> HardwareDetails {
-    let null = Value::Null;
-    let vendor = inventory.get("system_vendor").unwrap_or(&null);
-    let firmware = vendor.get("firmware").unwrap_or(&null);
-    let memory = inventory.get("memory").unwrap_or(&null);
-    let cpu = inventory.get("cpu").unwrap_or(&null);
+    // Indexing gives `null` for a missing key or a non-object.
+    let vendor = &inventory["system_vendor"];
+    let firmware = &vendor["firmware"];
     HardwareDetails {
         system_vendor: Some(HardwareSystemVendor {
             manufacturer: text(vendor, "manufacturer"),
@@ -204,10 +191,10 @@ pub fn hardware_details(inventory: &Value, plugin_data: &Value) -> HardwareDetai
                 version: text(firmware, "version"),
             },
         }),
-        ram_mebibytes: int(memory, "physical_mb"),
+        ram_mebibytes: int(&inventory["memory"], "physical_mb"),
         nics: nic_details(array(inventory, "interfaces"), plugin_data),
         storage: storage_details(array(inventory, "disks")),
-        cpu: Some(cpu_details(cpu)),
+        cpu: Some(cpu_details(&inventory["cpu"])),
         hostname: text(inventory, "hostname"),
     }
 }
