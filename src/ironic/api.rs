@@ -318,7 +318,7 @@ impl IronicClient {
 
     /// The drivers, fetched once per client (see [`IronicClient::reset_cache`]).
     pub fn drivers(&self) -> Result<Vec<Driver>, IronicError> {
-        let mut guard = crate::provisioner::lock(&self.drivers_cache);
+        let mut guard = crate::mutex::lock(&self.drivers_cache);
         if let Some(d) = &*guard {
             return Ok(d.clone());
         }

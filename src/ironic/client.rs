@@ -466,7 +466,7 @@ impl std::fmt::Debug for IronicClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("IronicClient")
             .field("endpoint", &self.endpoint.as_str())
-            .field("version", &*crate::provisioner::lock(&self.version))
+            .field("version", &*crate::mutex::lock(&self.version))
             .field("requests", &self.request_count())
             .finish()
     }
@@ -556,7 +556,7 @@ impl IronicClient {
 
     /// The negotiated API version, discovered on first use (`GET /v1/`); failures are not kept.
     pub fn api_version(&self) -> Result<ApiVersion, IronicError> {
-        let mut guard = crate::provisioner::lock(&self.version);
+        let mut guard = crate::mutex::lock(&self.version);
         if let Some(v) = *guard {
             return Ok(v);
         }
@@ -565,8 +565,8 @@ impl IronicClient {
 
     /// Forget the negotiated version (e.g. after Ironic was replaced behind the endpoint).
     pub fn reset_cache(&self) {
-        *crate::provisioner::lock(&self.version) = None;
-        *crate::provisioner::lock(&self.drivers_cache) = None;
+        *crate::mutex::lock(&self.version) = None;
+        *crate::mutex::lock(&self.drivers_cache) = None;
     }
 
     fn discover_version(&self) -> Result<ApiVersion, IronicError> {

@@ -6,6 +6,7 @@ pub mod api_calls;
 pub mod client;
 pub mod convert;
 pub mod known_machines;
+mod mutex;
 pub mod plugin;
 pub mod probe;
 pub mod provisioner;

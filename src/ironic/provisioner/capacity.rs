@@ -7,8 +7,9 @@
 //! With `DueHosts`, `due_hosts` wakes delayed hosts up to the free slots, each with a
 //! short-lived promise that its own `has_capacity` turns into a grant.
 
-use super::{IronicProvisioner, lock};
+use super::IronicProvisioner;
 use crate::CAPACITY_FIELDS;
+use crate::mutex::lock;
 use crate::types::{Node, state};
 use bmh_bmc::boot_interface_counts_as_busy;
 use bmhctl_plugin_sdk::ProvisionerError;

@@ -3,8 +3,8 @@
 //! [`CONDUCTORS_TTL`] for every host) and, for a dead one, answers a growing retry delay and the
 //! operator's remedy.
 
-use super::lock;
 use crate::client::{IronicClient, IronicError};
+use crate::mutex::lock;
 use crate::types::Conductor;
 use std::collections::HashMap;
 use std::sync::Mutex;

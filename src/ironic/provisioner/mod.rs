@@ -38,8 +38,8 @@ use bmhctl_plugin_sdk::{
     RegisterResult, StepOptions, StepResult,
 };
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// BMO's short and long requeue delays (`ironic.go`).
@@ -331,11 +331,6 @@ fn with_jitter(d: Duration) -> Duration {
     } else {
         d + d.mul_f64(fastrand::f64() * 0.25)
     }
-}
-
-/// A mutex's guard, also after a panic elsewhere poisoned it (the data stays usable).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn transient<T>(message: impl std::fmt::Display) -> Result<T, ProvisionerError> {

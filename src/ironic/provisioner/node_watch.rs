@@ -6,8 +6,8 @@
 //! kept, and every pass makes today's requests (`--timing bmo`).
 
 use super::capacity::node_is_busy;
-use super::lock;
 use crate::client::{IronicClient, IronicError};
+use crate::mutex::lock;
 use crate::types::{Node, state};
 use crate::{MAX_PAGE, WATCH_FIELDS};
 use std::collections::{BTreeSet, HashMap};

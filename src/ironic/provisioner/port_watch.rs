@@ -4,8 +4,8 @@
 //! the host asks Ironic, as BMO does); Ironic keeps addresses unique, so a port created elsewhere
 //! meanwhile makes our `POST` 409.
 
-use super::lock;
 use crate::client::{IronicClient, IronicError};
+use crate::mutex::lock;
 use crate::types::Port;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
