@@ -659,6 +659,8 @@ mod tests {
     }
 
     static CALLS: AtomicU64 = AtomicU64::new(0);
+    /// Held by each test that counts `CALLS`, so that one's calls do not land in another's count.
+    static COUNTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     unsafe extern "C" fn some_factory(
         _: *const u8,
         _: usize,
@@ -688,6 +690,8 @@ mod tests {
 
     #[test]
     fn plugins_older_than_an_optional_call_are_never_asked_it() {
+        let _counting = COUNTING.lock().unwrap_or_else(|e| e.into_inner());
+        let base = CALLS.load(Ordering::SeqCst);
         let path = Path::new("/p/demo-provisioner.so");
         let waiting = [WaitingHost {
             host: ObjectKey::new("ns", "h"),
@@ -697,19 +701,19 @@ mod tests {
         let old = check_declaration(path, &OLD_COUNTING, None).unwrap();
         let factory = old.new_factory(PluginConfig::default()).unwrap();
         assert_eq!(factory.due_hosts(&waiting), Ok(None));
-        assert_eq!(CALLS.load(Ordering::SeqCst), 0);
+        assert_eq!(CALLS.load(Ordering::SeqCst) - base, 0);
         // A plugin of this SDK is asked (this one answers the call with an error).
         let new = check_declaration(path, &NEW_COUNTING, None).unwrap();
         let factory = new.new_factory(PluginConfig::default()).unwrap();
         assert!(factory.due_hosts(&waiting).is_err());
-        assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        assert_eq!(CALLS.load(Ordering::SeqCst) - base, 1);
         // The same for the probe (SDK 0.3 on).
         let factory = old.new_factory(PluginConfig::default()).unwrap();
         assert_eq!(factory.probe(), Ok(None));
-        assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        assert_eq!(CALLS.load(Ordering::SeqCst) - base, 1);
         let factory = new.new_factory(PluginConfig::default()).unwrap();
         assert!(factory.probe().is_err());
-        assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+        assert_eq!(CALLS.load(Ordering::SeqCst) - base, 2);
         // And for the data image calls (SDK 0.4 on): an older plugin's provisioner is not
         // asked, and the call is "not supported" (dropping it is one call: DropProvisioner).
         let calls_of = |plugin: &LoadedPlugin| PluginCalls {
@@ -723,14 +727,15 @@ mod tests {
         };
         let answer = calls_of(&old).call::<bool>(ProvisionerCall::GetDataImageStatus);
         assert_eq!(answer, Err(bmhctl_plugin_sdk::data_images_not_supported()));
-        assert_eq!(CALLS.load(Ordering::SeqCst), 3);
+        assert_eq!(CALLS.load(Ordering::SeqCst) - base, 3);
         let answer = calls_of(&new).call::<bool>(ProvisionerCall::DetachDataImage);
         assert!(answer.is_err_and(|e| e != bmhctl_plugin_sdk::data_images_not_supported()));
-        assert_eq!(CALLS.load(Ordering::SeqCst), 5);
+        assert_eq!(CALLS.load(Ordering::SeqCst) - base, 5);
     }
 
     #[test]
     fn plugins_older_than_sdk_0_4_are_never_asked_about_subscriptions() {
+        let _counting = COUNTING.lock().unwrap_or_else(|e| e.into_inner());
         static SDK_0_3: PluginDeclaration = counting(c"0.3.0");
         let path = Path::new("/p/demo-provisioner.so");
         let old = check_declaration(path, &SDK_0_3, None).unwrap();
