@@ -1,4 +1,17 @@
 //! The plugin side of the C ABI: what [`export_plugin!`](crate::export_plugin) expands to.
+//!
+//! A plugin author writes a [`ProvisionerFactory`] and a constructor
+//! `fn(PluginContext) -> Result<F, ProvisionerError>`, then
+//!
+//! ```ignore
+//! bmhctl_plugin_sdk::export_plugin!(name = "demo", factory = Demo::new);
+//! // or, with the optional host-configure step:
+//! bmhctl_plugin_sdk::export_plugin!(
+//!     name = "ironic",
+//!     factory = IronicFactory::new,
+//!     host_configure = host_configure, // fn(HostConfigureInput) -> Result<HostRequirements, ProvisionerError>
+//! );
+//! ```
 
 use crate::abi::{
     EventRecord, HostCallbacks, HostConfigureInput, HostRequirements, LogLevel, LogRecord,
