@@ -301,7 +301,10 @@ fn watch_removes_the_subscription_when_its_document_goes() {
     // The user removes the document: its subscription is removed from the BMC.
     let now = lab.read("hosts.yaml");
     let cut = now.rfind("---\napiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription");
-    std::fs::write(lab.path("hosts.yaml"), &now[..cut.unwrap()]).unwrap();
+    // Saved as editors save (a new file renamed over the old): an in-place rewrite can be read
+    // empty half-way, and then the host is gone too and the subscription is only forgotten.
+    std::fs::write(lab.path(".hosts.yaml.swp"), &now[..cut.unwrap()]).unwrap();
+    std::fs::rename(lab.path(".hosts.yaml.swp"), lab.path("hosts.yaml")).unwrap();
     watch.wait_for("BMCEventSubscription default/worker-0-events: subscription deleted");
     let (code, stderr) = watch.stop();
     assert_eq!(code, Some(0), "{stderr}");
