@@ -93,13 +93,11 @@ pub enum Replaced {
     Unchecked { file: File },
     /// Nothing was written: the file no longer held what the caller read (then swapped back).
     Changed,
-    /// Nothing was written, and a second edit was made to the new content in the instant it was at
-    /// the path: `kept` (beside the file) holds it, for the user to merge.
+    /// Nothing was written, and a second edit made in the swap's instant is kept beside the file.
     ChangedTwice { kept: PathBuf },
 }
 
-/// Replaces the content of `path` with what `write` writes, only if the file there still holds
-/// what the caller read (`is_as_read`).
+/// Replaces the content of `path` with what `write` writes, if it still holds what was read.
 pub fn replace_if_unchanged(
     path: &Path,
     lock: bool,

@@ -41,8 +41,7 @@ impl Serialize for Sorted<'_> {
     }
 }
 
-/// The bookkeeping of a host at load: the sidecar's entry, or a new one; the generation is
-/// bumped when the spec changed since it was recorded.
+/// A host's bookkeeping at load, new or the sidecar's, its generation bumped on a spec change.
 pub fn bookkeeping_at_load(
     existing: Option<&Bookkeeping>,
     spec: &BareMetalHostSpec,
@@ -80,8 +79,7 @@ pub fn value_hash<T: Serialize>(spec: &T) -> String {
     canonical_hash(&serde_json::to_value(spec).unwrap_or(Value::Null))
 }
 
-/// Sets the generations of the host's firmware objects as [`bookkeeping_at_load`] does for the
-/// host, and copies them into the objects' `metadata.generation`.
+/// [`bookkeeping_at_load`]'s generations for the host's firmware objects, copied into them.
 pub fn firmware_at_load(
     book: &mut Bookkeeping,
     settings: Option<&mut HostFirmwareSettings>,

@@ -58,8 +58,7 @@ pub fn annotate(
     }
 }
 
-/// Requests the deletion of the hosts `selection` picks, as of `now`: on the store their
-/// `metadata.deletionTimestamp`, on files a mark in their bookkeeping.
+/// Requests the deletion of the hosts `selection` picks, as of `now`.
 pub fn request_deletion(
     place: &Place,
     selection: &HostSelection,

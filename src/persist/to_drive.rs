@@ -1,5 +1,4 @@
-//! The hosts a run drives or plans: read, checked, selected, and (for a run that may provision
-//! them) admitted, so an invalid host is refused before anything is written.
+//! The hosts a run drives or plans: read, checked, selected and, to provision, admitted.
 
 use super::files::inventory::{self, Inventory, LoadMode};
 use super::requests::{open_store, select_in_files};

@@ -36,8 +36,7 @@ pub fn with_annotation(text: &str, doc: usize, key: &str, value: &str) -> Result
     Ok(edited)
 }
 
-/// The file's text with `entry` inserted where the layout of document `doc` (`before`) takes it;
-/// `None` for a layout not handled.
+/// The file's text with `entry` inserted as document `doc`'s layout takes it, if handled.
 fn insert_entry(yaml: &YamlFile, doc: usize, before: &Value, entry: &str) -> Option<String> {
     let text = yaml.source_text();
     let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };

@@ -1,5 +1,4 @@
-//! BMCEventSubscription documents in the user's files, typed and checked while parsing, whose
-//! controller writes their `status:` back into the file, as a host's is.
+//! BMCEventSubscription documents in the user's files, whose `status:` is written back.
 
 use super::host_file::HostFile;
 use super::parse::OtherDocument;

@@ -61,8 +61,7 @@ struct Entry {
     record: Option<Box<HostRecord>>,
     /// BMO's delete path finished: the host is gone until its file changes.
     deleted: bool,
-    /// What this run staged for the host's documents, staged again into the file's new text after
-    /// an edit; `None` until the host's first stage.
+    /// What this run staged for the host, staged again into a new text (`None`: nothing yet).
     held: Option<Box<Held>>,
 }
 
@@ -408,8 +407,7 @@ impl FileSource {
         Ok(changes)
     }
 
-    /// Takes a file read again: a known file's new text (unless unchanged), or a new file (locked),
-    /// with its hosts; the groups it fills are noted in `seen`.
+    /// Takes a file read again (a known file's new text, or a new file, locked) with its hosts.
     fn reload_file(
         &self,
         groups: &mut Vec<Arc<Mutex<Group>>>,

@@ -102,8 +102,7 @@ impl StatusText {
     }
 }
 
-/// [`status_yaml`]'s text, rendered field by field so that what does not change from one save
-/// to the next is rendered (and laid out under `status:`) once.
+/// [`status_yaml`]'s text, rendered field by field so that an unchanged field is rendered once.
 pub fn host_status_text(status: Option<&BareMetalHostStatus>) -> Result<Option<StatusText>, Error> {
     let Some(s) = status else {
         return Ok(None);
@@ -633,8 +632,7 @@ impl HostFile {
         Ok(stats)
     }
 
-    /// Takes what [`replace_if_unchanged`] did: the new content's handle holds the lock; a
-    /// refused write is the [`Error::Conflict`] of an edit.
+    /// Takes what [`replace_if_unchanged`] did; a refused write is the conflict of an edit.
     fn took(&mut self, replaced: Replaced) -> Result<(), Error> {
         let file = match replaced {
             Replaced::Checked { file } => file,

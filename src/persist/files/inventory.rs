@@ -32,8 +32,7 @@ pub struct Inventory {
     pub hosts: Vec<HostEntry>,
     /// All Secrets of all files, and the documents of the extra kinds of [`LoadOptions`].
     pub objects: ObjectMap,
-    /// Documents that are neither a host, a Secret nor a host's companion (kept untouched), whether
-    /// or not they went into [`Inventory::objects`].
+    /// Documents that are neither a host, a Secret nor a host's companion (kept untouched).
     pub other_documents: Vec<OtherDocument>,
     /// Problems that did not stop the load (already printed unless quiet).
     pub warnings: Vec<Diagnostic>,
@@ -173,8 +172,7 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
     errors
 }
 
-/// Expands the paths, reads, parses and links every file, locks the host files (for a write),
-/// and keeps what they hold.
+/// Expands the paths, reads, parses and links every file, locks the host files for a write.
 fn load_collecting(
     paths: &[PathBuf],
     mode: LoadMode,

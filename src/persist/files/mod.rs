@@ -1,5 +1,4 @@
-//! Hosts in the user's YAML files (`-f FILE|DIR`): every byte bmhctl reads from and writes to
-//! them, and its bookkeeping beside them (`.bmhctl/<file>.state.json`, `.bmhctl/<file>.lock`).
+//! Hosts in the user's YAML files (`-f FILE|DIR`), and bmhctl's bookkeeping beside them.
 
 pub mod admission;
 pub mod annotation_edit;

@@ -95,8 +95,7 @@ impl ParsedFile {
     }
 }
 
-/// The string at `path`; a number or boolean as its text (a wrongly typed name still identifies
-/// the object); otherwise empty.
+/// The string at `path` (a number or boolean as its text, to name the object), else empty.
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Cow<'a, str> {
     match path.iter().try_fold(v, |cur, k| cur.get(k)) {
         Some(Value::String(s)) => Cow::Borrowed(s),

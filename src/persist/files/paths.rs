@@ -1,5 +1,4 @@
-//! The files the paths given on the command line stand for: a file is itself; a directory its
-//! `*.yaml` / `*.yml` files directly inside, sorted by name (hidden entries skipped).
+//! The files the paths given stand for: a file, or a directory's `*.yaml` / `*.yml` files.
 
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
@@ -185,8 +184,7 @@ fn skipped(path: &Path, why: &str) {
 /// any real inventory, low enough that a wrong path such as a device cannot eat the memory.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 512 * 1024 * 1024;
 
-/// The text of an input file; one that is not a regular UTF-8 file under the size limit is
-/// reported in `errors` and gives `None`.
+/// The text of an input file, or `None` with its problem in `errors`.
 pub(super) fn read_text(
     real: &Path,
     label: &Path,

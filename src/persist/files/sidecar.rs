@@ -356,8 +356,7 @@ fn hardware_data_json(parts: &mut Parts, h: &HardwareData) {
     parts.own.extend_from_slice(b"}}");
 }
 
-/// The events as serde writes a `Vec<RecordedEvent>`: each event's JSON is made once and kept
-/// with it, shared by the hosts that recorded the same event at the same second.
+/// The events as serde writes them, each event's JSON made once and shared by equal events.
 fn events_json(parts: &mut Parts, events: &[RecordedEvent]) {
     parts.own.push(b'[');
     for (n, e) in events.iter().enumerate() {

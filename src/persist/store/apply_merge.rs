@@ -135,8 +135,7 @@ pub fn merge_keys<V: Clone>(
     (out, file.keys().cloned().collect())
 }
 
-/// The applied host's labels and annotations merged over the stored host's; returns the keys
-/// the apply set (not BMO's status annotation: it is consumed).
+/// The applied host's labels and annotations merged over the stored host's; the keys applied.
 pub fn merge_host_metadata(
     host: &mut bmh_api::BareMetalHost,
     old: &bmh_api::BareMetalHost,
@@ -159,8 +158,7 @@ pub fn merge_host_metadata(
     }
 }
 
-/// A host: the file's spec and metadata ([`merge_host_metadata`]) over the stored host's status
-/// and bookkeeping; the generation is bumped when the spec changed.
+/// A host: the file's spec and metadata over the stored host's status and bookkeeping.
 pub fn merge_host(
     applied: &bmh_api::BareMetalHost,
     stored: Option<&Stored>,

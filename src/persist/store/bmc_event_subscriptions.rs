@@ -1,5 +1,4 @@
-//! BMCEventSubscriptions in the store, put there by `apply`: their controller owns their
-//! `status`, as BMO's does.
+//! BMCEventSubscriptions in the store, put there by `apply`.
 
 use super::Store;
 use crate::diagnostic::Diagnostic;

@@ -176,8 +176,7 @@ fn user_name(uid: u32) -> Option<String> {
     Some(name.to_string_lossy().into_owned())
 }
 
-/// Refuses a store that is not a directory, that is owned by another user than root or the
-/// current one, or that a group or others may write to (the trust rules of plugin directories).
+/// Refuses a store that is not a directory, not ours (or root's), or that others may write to.
 fn check_private(root: &Path) -> Result<()> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
