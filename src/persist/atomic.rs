@@ -21,8 +21,7 @@ impl Drop for TempGuard {
     }
 }
 
-/// A new temporary file beside `path` (removed on drop unless disarmed), with what both kinds of
-/// write need: the directory, the target's name and the metadata of the file it replaces.
+/// A new temporary file beside `path` (removed on drop unless disarmed) and what a write needs.
 struct Beside<'p> {
     dir: &'p Path,
     name: String,
@@ -54,14 +53,12 @@ impl<'p> Beside<'p> {
     }
 }
 
-/// Replaces the content of `path` with `bytes` atomically, the result getting permission bits
-/// `mode` whatever the replaced file had (the local store writes Secrets `0600`).
+/// Replaces the content of `path` with `bytes` atomically, with permission bits `mode`.
 pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     write_atomic_with(path, mode, |f| f.write_all(bytes))
 }
 
-/// [`write_atomic_mode`] with the content written by `write` (buffered), so that a large
-/// content need not be built in memory first.
+/// [`write_atomic_mode`] with the content written by `write` (buffered).
 pub fn write_atomic_with(
     path: &Path,
     mode: Option<u32>,
@@ -90,23 +87,17 @@ pub fn write_atomic_with(
 /// What [`replace_if_unchanged`] did.
 #[derive(Debug)]
 pub enum Replaced {
-    /// The new content is at the path, and the file it replaced was checked after the swap: it held
-    /// what the caller read.
+    /// The new content is at the path, and the file it replaced was checked after the swap.
     Checked { file: File },
-    /// The new content is at the path, put there by a plain rename: the filesystem cannot
-    /// exchange two names, so the replaced file was checked only before the rename.
+    /// The new content is at the path by a plain rename: the replaced file was checked only before.
     Unchecked { file: File },
-    /// Nothing was written: the file no longer held what the caller read, before the swap or in the
-    /// instant between the check and the swap (then swapped back).
+    /// Nothing was written: the file no longer held what the caller read (then swapped back).
     Changed,
-    /// Nothing was written, and the edit that made the swap go back met a second edit made to
-    /// the new content in the instant it was at the path: the file at the path holds the first
-    /// edit, `kept` the second (a new name beside the file), for the user to merge.
+    /// Nothing was written, and a second edit made in the swap's instant is kept beside the file.
     ChangedTwice { kept: PathBuf },
 }
 
-/// Replaces the content of `path` with what `write` writes, only if the file there still holds what
-/// the caller read (`is_as_read` of a path says whether the file there does).
+/// Replaces the content of `path` with what `write` writes, if it still holds what was read.
 pub fn replace_if_unchanged(
     path: &Path,
     lock: bool,
@@ -208,8 +199,7 @@ fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
     Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
-/// Whether `exchange` failed because the system or filesystem cannot exchange names (not
-/// because of the files).
+/// Whether `exchange` failed because the system or filesystem cannot exchange names.
 fn exchange_unsupported(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::Unsupported
         || matches!(
@@ -218,7 +208,6 @@ fn exchange_unsupported(e: &io::Error) -> bool {
         )
 }
 
-/// The directory and file name of `path`.
 fn dir_and_name(path: &Path) -> io::Result<(&Path, String)> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -235,8 +224,7 @@ fn dir_and_name(path: &Path) -> io::Result<(&Path, String)> {
 /// Writes a content given in many pieces to a file, a buffer at a time.
 pub struct Gather<'f> {
     out: io::BufWriter<&'f File>,
-    /// The first error met: the pieces after it are dropped, and [`finish`](Self::finish)
-    /// returns it.
+    /// The first error met: the pieces after it are dropped.
     error: Option<io::Error>,
 }
 
@@ -248,7 +236,6 @@ impl<'f> Gather<'f> {
         }
     }
 
-    /// Writes `piece` after the pieces before it.
     pub fn push(&mut self, piece: &[u8]) {
         if self.error.is_none()
             && let Err(e) = self.out.write_all(piece)
@@ -266,8 +253,7 @@ impl<'f> Gather<'f> {
     }
 }
 
-/// The target name of a temporary file of [`write_atomic`] (`.<target>.<pid>.<random>.tmp`) whose
-/// writer is no longer running, or `None` (not such a file, or the writer may still run).
+/// The target of a dead writer's temporary file of [`write_atomic`] (`.<target>.<pid>.<r>.tmp`).
 pub fn stale_temp_target(name: &str) -> Option<&str> {
     let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
     let mut parts = rest.rsplitn(3, '.');
@@ -282,8 +268,7 @@ pub fn stale_temp_target(name: &str) -> Option<&str> {
     dead.then_some(target)
 }
 
-/// Removes the temporary files a killed writer left in `dir` for `target` (every target when
-/// `None`). Readers never see them; this only tidies. Best effort.
+/// Removes the temporary files a killed writer left in `dir` for `target` (`None`: any).
 pub fn remove_stale_temps(dir: &Path, target: Option<&str>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -334,7 +319,6 @@ fn set_metadata(
     file.set_permissions(std::fs::Permissions::from_mode(mode))
 }
 
-/// Make the rename durable.
 fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }

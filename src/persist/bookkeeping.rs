@@ -1,5 +1,4 @@
-//! The spec-hash bookkeeping both layouts keep for BMO: a host's generation goes up when its spec
-//! changes (what the API server does with `metadata.generation`), and so do its firmware objects'.
+//! The spec-hash bookkeeping both layouts keep for BMO: a generation goes up when its spec changes.
 
 use crate::record::{Bookkeeping, SpecSnapshot};
 use bmh_api::{BareMetalHostSpec, HostFirmwareComponents, HostFirmwareSettings};
@@ -42,8 +41,7 @@ impl Serialize for Sorted<'_> {
     }
 }
 
-/// The bookkeeping of a host at load: the sidecar's entry, or a new one (fresh uid,
-/// generation 1); the generation is bumped when the spec changed since it was recorded.
+/// A host's bookkeeping at load, new or the sidecar's, its generation bumped on a spec change.
 pub fn bookkeeping_at_load(
     existing: Option<&Bookkeeping>,
     spec: &BareMetalHostSpec,
@@ -65,9 +63,7 @@ pub fn bookkeeping_at_load(
     if book.uid.is_empty() {
         book.uid = uuid::Uuid::new_v4().to_string();
     }
-    if book.generation < 1 {
-        book.generation = 1;
-    }
+    book.generation = book.generation.max(1);
     if book.spec_hash != hash {
         if existing.is_some() {
             book.generation += 1;
@@ -83,9 +79,7 @@ pub fn value_hash<T: Serialize>(spec: &T) -> String {
     canonical_hash(&serde_json::to_value(spec).unwrap_or(Value::Null))
 }
 
-/// Sets the generations of the host's firmware objects in `book.firmware` (as
-/// [`bookkeeping_at_load`] does for the host: 1 for a new object, bumped when its spec changed) and
-/// copies them into the objects' `metadata.generation`.
+/// [`bookkeeping_at_load`]'s generations for the host's firmware objects, copied into them.
 pub fn firmware_at_load(
     book: &mut Bookkeeping,
     settings: Option<&mut HostFirmwareSettings>,

@@ -1,7 +1,6 @@
 //! What a loader accepts besides hosts and Secrets.
 
-/// What the loader accepts besides hosts and Secrets: a provisioner plugin's requirements
-/// (see `bmhctl_plugin_sdk::abi::HostRequirements`), and how exact the input must be.
+/// What the loader accepts besides hosts and Secrets: a plugin's kinds, and input rules.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoadOptions {
     /// Object kinds kept in the loaded objects (matched on `apiVersion` and `kind`).
@@ -13,7 +12,6 @@ pub struct LoadOptions {
 }
 
 impl LoadOptions {
-    /// No extra kinds, input as `input` says.
     pub fn with_input(input: InputPolicy) -> Self {
         Self {
             input,
@@ -27,16 +25,14 @@ impl LoadOptions {
             && self.namespace.as_deref().is_none_or(|ns| ns == namespace)
     }
 
-    /// Whether documents of this kind are the plugin's, in whatever namespace: a kind the
-    /// input may hold.
+    /// Whether documents of this kind are the plugin's, in whatever namespace.
     pub fn knows_kind(&self, api_version: &str, kind: &str) -> bool {
         self.extra_kinds
             .iter()
             .any(|k| k.api_version == api_version && k.kind == kind)
     }
 
-    /// Whether a document of this kind in this namespace is kept as an object: one of the
-    /// extra kinds, in the namespace, or a HostUpdatePolicy (which the state machine reads).
+    /// Whether a document is kept as an object: one of the extra kinds, or a HostUpdatePolicy.
     pub fn accepts(&self, api_version: &str, kind: &str, namespace: &str) -> bool {
         (api_version == bmh_api::API_VERSION && kind == bmh_api::HOST_UPDATE_POLICY_KIND)
             || self.accepts_in(api_version, kind, namespace)
@@ -55,8 +51,7 @@ pub enum FieldValidation {
     Ignore,
 }
 
-/// How exact the input must be: built from the command line by `cmd` and carried to every
-/// load in [`LoadOptions`] (a `watch`'s reloads keep the options they started with).
+/// How exact the input must be, from the command line, carried to every load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InputPolicy {
     pub fields: FieldValidation,

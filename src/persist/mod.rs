@@ -21,8 +21,7 @@ use crate::objects::ObjectMap;
 use crate::record::HostRecord;
 use bmh_api::ObjectKey;
 
-/// The annotation `bmhctl retry` sets: the controller skips the host's backoff wait and removes
-/// it (the value is when it was asked).
+/// The annotation `bmhctl retry` sets: the controller skips the host's backoff wait.
 pub const RETRY_ANNOTATION: &str = "bmhctl.metal3.io/retry";
 
 /// What changed where the hosts live since the last look.
@@ -30,10 +29,8 @@ pub const RETRY_ANNOTATION: &str = "bmhctl.metal3.io/retry";
 pub enum SourceChange {
     /// A host appeared, or its spec, metadata or companion objects changed.
     Host(ObjectKey),
-    /// A host is gone.
     HostGone(ObjectKey),
-    /// A Secret or another kind of object changed, appeared or went: read
-    /// [`HostSource::objects`] again.
+    /// A Secret or another object changed: read [`HostSource::objects`] again.
     Objects,
 }
 
@@ -48,8 +45,7 @@ pub trait HostSource: Send + Sync {
     fn commit(&self, group: usize) -> Result<u64>;
     /// Keeps a pass's events where `describe` finds them.
     fn record_events(&self, host: usize, events: &[bmhctl_plugin_sdk::Event]) -> Result<()>;
-    /// Whether a host's events go in its bookkeeping ([`crate::record::Bookkeeping::events`])
-    /// rather than through [`HostSource::record_events`]: files have no event log of their own.
+    /// Whether a host's events go in its bookkeeping (files have no event log of their own).
     fn events_in_bookkeeping(&self) -> bool {
         false
     }
@@ -62,8 +58,7 @@ pub trait HostSource: Send + Sync {
     /// What changed since the last call (the first reports every host it watches).
     fn changes(&self) -> Result<Vec<SourceChange>>;
 
-    /// The BMCEventSubscriptions where the hosts live, as last read (files are read again by
-    /// [`HostSource::changes`]); none by default.
+    /// The BMCEventSubscriptions where the hosts live, as last read; none by default.
     fn event_subscriptions(&self) -> Result<Vec<bmh_api::BmcEventSubscription>> {
         Ok(Vec::new())
     }

@@ -37,8 +37,7 @@ impl Place {
         }
     }
 
-    /// Whether listing it keeps to one namespace when none is given, as `kubectl get` does on
-    /// a cluster (the store); files are listed whole, as `kubectl get -f` lists them.
+    /// Whether listing it keeps to one namespace when none is given (the store, as `kubectl get`).
     pub fn one_namespace_by_default(&self) -> bool {
         matches!(self, Place::Store(_))
     }

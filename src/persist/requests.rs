@@ -1,5 +1,4 @@
-//! What a verb asks of the hosts where they live: an annotation set or removed, a deletion
-//! requested.
+//! What a verb asks of the hosts where they live: an annotation, a deletion.
 
 use super::files::inventory::{self, Inventory, LoadMode};
 use super::snapshot::select_keys;
@@ -11,8 +10,7 @@ use crate::selection::{Candidate, HostSelection};
 use bmh_api::ObjectKey;
 use std::path::{Path, PathBuf};
 
-/// Sets (`Some`) or removes (`None`) annotation `name` on the hosts `selection` picks; returns
-/// their keys.
+/// Sets (`Some`) or removes (`None`) annotation `name` on the hosts `selection` picks.
 pub fn annotate(
     place: &Place,
     selection: &HostSelection,
@@ -60,8 +58,7 @@ pub fn annotate(
     }
 }
 
-/// Requests the deletion of the hosts `selection` picks, as of `now`: on the store their
-/// `metadata.deletionTimestamp` (as the API server sets it), on files a mark in their bookkeeping.
+/// Requests the deletion of the hosts `selection` picks, as of `now`.
 pub fn request_deletion(
     place: &Place,
     selection: &HostSelection,
@@ -107,8 +104,7 @@ pub fn mark_deleted(inv: &mut Inventory, selected: &[usize], now: &str) -> Resul
     Ok(())
 }
 
-/// Indices of the hosts of the files that `selection` picks, in file order; `paths` are the
-/// files given. Files without hosts, or a selection of none, are usage errors.
+/// Indices of the hosts of the files that `selection` picks, in file order (none: a usage error).
 pub fn select_in_files(
     inv: &Inventory,
     selection: &HostSelection,

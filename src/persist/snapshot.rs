@@ -1,18 +1,15 @@
-//! The hosts of a [`Place`] as read now, without a lock: what `get`, `describe`, `export`, `wait`
-//! and the verbs look at, selected the same way for every command.
+//! The hosts of a [`Place`] as read now, without a lock, selected the same way for every command.
 
 use super::Place;
+use super::files::bmc_event_subscriptions::subscription_docs;
 use super::files::inventory::{self, Inventory, LoadMode};
-use super::store::{BadObject, Store, StoredEvent};
+use super::store::{BadObject, Store, StoredEvent, secret_key};
 use super::{InputPolicy, LoadOptions};
 use crate::error::Result;
-use crate::objects::{SECRET_API_VERSION, SECRET_KIND, TypedKey, secret_object};
+use crate::objects::{TypedKey, secret_object};
 use crate::record::HostRecord;
 use crate::selection::{Candidate, HostSelection};
-use bmh_api::{
-    API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, HOST_UPDATE_POLICY_KIND,
-    ObjectKey,
-};
+use bmh_api::{BmcEventSubscription, HOST_UPDATE_POLICY_KIND, ObjectKey};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -42,8 +39,7 @@ impl Selected<'_> {
         }
     }
 
-    /// Says on stderr why each host that cannot be read was left out; the error to end with
-    /// (exit 1: the output is partial) when there was one.
+    /// Says on stderr why each host that cannot be read was left out; then exit 1 (partial output).
     pub fn report_bad(&self) -> Result<()> {
         for b in &self.bad {
             crate::eprintln_quiet!("bmhctl: {}", b.error.chain());
@@ -86,7 +82,6 @@ impl Snapshot {
         }
     }
 
-    /// The hosts that cannot be read.
     pub fn bad(&self) -> &[BadObject] {
         match self {
             Snapshot::Files(_) => &[],
@@ -94,7 +89,6 @@ impl Snapshot {
         }
     }
 
-    /// The host of this key, if any.
     pub fn record(&self, key: &ObjectKey) -> Option<&HostRecord> {
         self.records().into_iter().find(|r| key_of(r) == *key)
     }
@@ -109,8 +103,8 @@ impl Snapshot {
         self.choose(selection, place, true)
     }
 
-    /// The keys of the hosts `selection` names that can be read; selecting nothing is a usage
-    /// error, and so is naming a host that cannot be read (its error).
+    /// The keys of the hosts `selection` names that can be read; selecting nothing, or naming a
+    /// host that cannot be read, is an error.
     pub fn select_keys(&self, selection: &HostSelection, place: &Place) -> Result<Vec<ObjectKey>> {
         let picked = self.select_some(selection, place)?;
         usable(
@@ -132,15 +126,12 @@ impl Snapshot {
     /// A Secret as an object (`data` base64), `None` when absent.
     pub fn secret(&self, key: &ObjectKey) -> Result<Option<Value>> {
         match self {
-            Snapshot::Store(Some(s), _, _) => Ok(s
-                .get(&TypedKey::new(SECRET_API_VERSION, SECRET_KIND, key.clone()))?
-                .map(|s| s.value)),
+            Snapshot::Store(Some(s), _, _) => Ok(s.get(&secret_key(key))?.map(|s| s.value)),
             Snapshot::Store(None, _, _) => Ok(None),
             Snapshot::Files(inv) => Ok(inv.objects.get_secret(key).map(|s| secret_object(s))),
         }
     }
 
-    /// The host's HostUpdatePolicy, if any.
     pub fn update_policy(&self, key: &ObjectKey) -> Result<Option<Value>> {
         let tk = TypedKey::new(bmh_api::API_VERSION, HOST_UPDATE_POLICY_KIND, key.clone());
         match self {
@@ -166,16 +157,9 @@ impl Snapshot {
                 super::store::bmc_event_subscriptions::list(store)?
             }
             Snapshot::Store(None, _, _) => Vec::new(),
-            Snapshot::Files(inv) => inv
-                .other_documents
-                .iter()
-                .filter(|d| d.api_version == API_VERSION && d.kind == BMC_EVENT_SUBSCRIPTION_KIND)
-                .filter_map(|d| {
-                    let mut s: BmcEventSubscription =
-                        serde_json::from_value(d.value.clone()).ok()?;
-                    s.metadata.namespace = d.namespace.clone();
-                    Some(s)
-                })
+            Snapshot::Files(inv) => subscription_docs(&inv.other_documents)
+                .into_iter()
+                .map(|d| d.sub)
                 .collect(),
         })
     }
@@ -235,9 +219,8 @@ pub fn select_keys(
     }
 }
 
-/// The store hosts `selection` names, as a command that drives or plans them takes them: a
-/// host that cannot be read and is named is the error; one only swept up by the selection is
-/// said on stderr and left out. Selecting nothing is a usage error.
+/// The store hosts `selection` names, for a command that drives or plans them: a named host that
+/// cannot be read is the error, one only swept up is said on stderr and left out.
 pub fn select_records(
     hosts: crate::persist::store::Listing<HostRecord>,
     selection: &HostSelection,
@@ -254,8 +237,8 @@ pub fn select_records(
     Ok(good.into_iter().filter_map(|i| records[i].take()).collect())
 }
 
-/// The indices into `records` of the hosts `selection` names (`some`: selecting nothing is a
-/// usage error), and the hosts of `bad` it names.
+/// The indices into `records` of the hosts `selection` names (`some`: one at least), and the
+/// hosts of `bad` it names.
 fn pick<'a>(
     records: &[&HostRecord],
     bad: &'a [BadObject],
@@ -325,7 +308,6 @@ fn refusal(bad: &BadObject) -> crate::error::Error {
     }
 }
 
-/// A host's `namespace/name`.
 pub fn key_of(r: &HostRecord) -> ObjectKey {
     let m = &r.host.metadata;
     ObjectKey::new(m.namespace_or_default(), &m.name)

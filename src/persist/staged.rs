@@ -44,7 +44,6 @@ impl<T> Change<T> {
     }
 }
 
-/// What one pass asks to persist.
 #[derive(Debug, Default)]
 pub struct Staged<'a> {
     pub status: Change<&'a BareMetalHostStatus>,
@@ -59,7 +58,6 @@ pub struct Staged<'a> {
 }
 
 impl Staged<'_> {
-    /// Whether there is anything to persist.
     pub fn is_empty(&self) -> bool {
         self.status.is_keep()
             && self.bookkeeping.is_keep()
@@ -69,25 +67,23 @@ impl Staged<'_> {
             && self.removed_annotations.is_empty()
     }
 
-    /// Applies these changes to `rec` (a source's copy of the host): what reading the host
-    /// back once they are saved would give.
+    /// Applies these changes to `rec` (a source's copy of the host), as reading it back would.
     pub fn apply_to(&self, rec: &mut HostRecord) {
         if let Some(status) = self.status.written() {
             rec.host.status = status.cloned();
         }
-        if let (Some(s), Some(status)) = (
-            rec.firmware_settings.as_mut(),
-            self.firmware_settings_status.written(),
-        ) {
+        if let Some(s) = rec.firmware_settings.as_mut()
+            && let Some(status) = self.firmware_settings_status.written()
+        {
             s.status = status.cloned();
         }
-        if let (Some(c), Some(status)) = (
-            rec.firmware_components.as_mut(),
-            self.firmware_components_status.written(),
-        ) {
+        if let Some(c) = rec.firmware_components.as_mut()
+            && let Some(status) = self.firmware_components_status.written()
+        {
             c.status = status.cloned();
         }
-        if let (Some(d), Some(status)) = (rec.data_image.as_mut(), self.data_image_status.written())
+        if let Some(d) = rec.data_image.as_mut()
+            && let Some(status) = self.data_image_status.written()
         {
             d.status = status.cloned();
         }

@@ -1,6 +1,4 @@
-//! The hosts a run drives or plans: read, their Secret references checked, selected, and (for
-//! a run that may provision them) put through BMO's admission checks, so an invalid host is
-//! refused before anything is written.
+//! The hosts a run drives or plans: read, checked, selected and, to provision, admitted.
 
 use super::files::inventory::{self, Inventory, LoadMode};
 use super::requests::{open_store, select_in_files};
@@ -29,8 +27,7 @@ pub fn from_files(
     Ok((inv, selected))
 }
 
-/// The selected hosts of `place` as they are now (read without a lock or lease), admitted as
-/// `provision` admits them, and the objects they use.
+/// The selected hosts of `place` as they are now (no lock), admitted, and the objects they use.
 pub fn snapshot(
     place: &Place,
     selection: &HostSelection,

@@ -1,5 +1,4 @@
-//! BMO's admission rules applied to the hosts of the user's files: each broken rule located at
-//! its field in the file, and the update rules run against the spec the sidecar last saw.
+//! BMO's admission rules applied to the hosts of the user's files, located at their fields.
 
 use super::inventory::Inventory;
 use super::yaml_file::PathSeg;
@@ -56,8 +55,7 @@ pub fn validate_entry(inv: &Inventory, host: usize) -> HostValidation {
     }
 }
 
-/// Where `field` is in the host's document: the deepest part of the path the file has (a
-/// missing field points at its parent), else the document's start.
+/// Where `field` is in the host's document: the deepest part of the path the file has.
 pub fn position(inv: &Inventory, host: usize, field: &FieldPath) -> Position {
     let entry = &inv.hosts[host];
     let file = &inv.files[entry.file];
@@ -91,8 +89,7 @@ pub fn diagnostics(inv: &Inventory, host: usize, errors: &[ValidationError]) -> 
     errors.iter().map(|e| diagnostic(inv, host, e)).collect()
 }
 
-/// What `bmhctl validate` warns about the selected hosts (a BMC address BMO accepts but that
-/// cannot work, credentials BMO will refuse), as `BareMetalHost ns/name: warning`, each once.
+/// What `bmhctl validate` warns about the selected hosts, as `BareMetalHost ns/name: warning`.
 pub fn warnings(inv: &Inventory, selected: &[usize]) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
@@ -116,9 +113,5 @@ pub fn check_hosts(inv: &Inventory, selected: &[usize]) -> Result<(), Error> {
         let errors = validate(&inv.hosts[i].record.host, old.as_ref());
         found.0.extend(diagnostics(inv, i, &errors));
     }
-    if found.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::Invalid(found))
-    }
+    super::inventory::bad_input(found)
 }

@@ -1,12 +1,10 @@
-//! Adding one annotation to a host in the user's file, as the verbs do (`power off -f`, ...),
-//! leaving every other byte as it is.
+//! Adding one annotation to a host in the user's file, leaving every other byte as it is.
 
 use super::yaml_file::{PathSeg, YamlFile};
 use crate::error::Error;
 use serde_json::Value;
 
-/// `text` (a whole file) with annotation `key: value` set on document `doc` (which must not
-/// have `key` already).
+/// `text` (a whole file) with annotation `key: value` set on document `doc` (without `key`).
 pub fn with_annotation(text: &str, doc: usize, key: &str, value: &str) -> Result<String, Error> {
     let refused = || {
         Error::invalid(format!(
@@ -38,8 +36,7 @@ pub fn with_annotation(text: &str, doc: usize, key: &str, value: &str) -> Result
     Ok(edited)
 }
 
-/// The file's text with `entry` inserted where the layout of document `doc` (whose value is
-/// `before`) takes it; `None` for a layout not handled.
+/// The file's text with `entry` inserted as document `doc`'s layout takes it, if handled.
 fn insert_entry(yaml: &YamlFile, doc: usize, before: &Value, entry: &str) -> Option<String> {
     let text = yaml.source_text();
     let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
@@ -86,8 +83,7 @@ fn insert_entry(yaml: &YamlFile, doc: usize, before: &Value, entry: &str) -> Opt
     }
 }
 
-/// The byte offset just after the `{` that opens the value at `path`, when that value is a
-/// flow mapping.
+/// The byte offset just after the `{` opening the value at `path`, when a flow mapping.
 fn flow_brace(yaml: &YamlFile, doc: usize, path: &[&str]) -> Option<usize> {
     let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
     let pos = yaml.locate(doc, &segs)?;
@@ -97,8 +93,8 @@ fn flow_brace(yaml: &YamlFile, doc: usize, path: &[&str]) -> Option<usize> {
     (c == '{').then_some(line + i + 1)
 }
 
-/// The 1-based line of the key `key` whose value `path` reaches: the nearest line at or above
-/// the value's that starts with the key (plain or quoted) and a colon.
+/// The 1-based line of the key whose value `path` reaches: the nearest line at or above the
+/// value's starting with the key (plain or quoted) and a colon.
 fn key_line(yaml: &YamlFile, doc: usize, path: &[&str], key: &str) -> Option<usize> {
     let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
     let pos = yaml.locate(doc, &segs)?;
@@ -119,24 +115,17 @@ fn key_line(yaml: &YamlFile, doc: usize, path: &[&str], key: &str) -> Option<usi
 
 /// Byte offset of the start of 1-based line `line`.
 fn line_offset(text: &str, line: usize) -> Option<usize> {
-    if line == 1 {
-        return Some(0);
-    }
-    text.match_indices('\n')
-        .nth(line - 2)
-        .map(|(i, _)| i + 1)
-        .filter(|&i| i <= text.len())
+    let starts = text.match_indices('\n').map(|(i, _)| i + 1);
+    std::iter::once(0).chain(starts).nth(line - 1)
 }
 
-/// The number of spaces the line starts with.
 fn indentation(text: &str, line: usize) -> usize {
     line_offset(text, line)
         .map(|at| text[at..].len() - text[at..].trim_start_matches(' ').len())
         .unwrap_or(0)
 }
 
-/// `entry` made the first entry of the flow mapping whose `{` ends at `at`, spaced as the
-/// mapping is (`{a: b}`, `{ a: b }`).
+/// `entry` made the first entry of the flow mapping whose `{` ends at `at`, spaced as it is.
 fn first_in_flow(text: &str, at: usize, entry: &str, more: bool) -> String {
     let comma = if more { "," } else { "" };
     if text[at..].starts_with(' ') {

@@ -1,6 +1,4 @@
-//! BMCEventSubscription documents in the user's files: typed and checked with BMO's admission rules
-//! while parsing (problems at `file:line:column`), then kept by the [`super::file_source`] so their
-//! controller can read them and write their `status:` back into the file, as a host's is.
+//! BMCEventSubscription documents in the user's files, whose `status:` is written back.
 
 use super::host_file::HostFile;
 use super::parse::OtherDocument;
@@ -12,15 +10,15 @@ use bmh_api::{
 
 /// A subscription document of the files, typed.
 #[derive(Debug, Clone)]
-pub(super) struct SubscriptionDoc {
+pub(crate) struct SubscriptionDoc {
     /// The file as the user gave it.
     pub(super) file: std::path::PathBuf,
     pub(super) doc: usize,
-    pub(super) sub: BmcEventSubscription,
+    pub(crate) sub: BmcEventSubscription,
 }
 
 /// The subscriptions among `documents` (they were typed and checked at parse time).
-pub(super) fn subscription_docs(documents: &[OtherDocument]) -> Vec<SubscriptionDoc> {
+pub(crate) fn subscription_docs(documents: &[OtherDocument]) -> Vec<SubscriptionDoc> {
     documents
         .iter()
         .filter(|d| d.is_subscription())

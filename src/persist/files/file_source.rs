@@ -1,5 +1,4 @@
-//! Hosts that live in the user's files, as a [`HostSource`]: one commit group per file (a host's
-//! firmware objects are in its file, so they share its group).
+//! Hosts that live in the user's files, as a [`HostSource`]: one commit group per file.
 
 use super::bmc_event_subscriptions::{
     SubscriptionDoc, not_in_a_host_file, subscription_docs, write_status,
@@ -25,8 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 /// How many times in a row one commit reads its file again after an edit before it gives up,
-/// and how long it waits after a text it cannot read (an edit written in place, caught
-/// half-way) before it looks again.
+/// and how long it waits after a text it cannot read (an edit caught half-way).
 const EDIT_TURNS: usize = 5;
 const EDIT_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 
@@ -38,8 +36,7 @@ struct Group {
     staged: u64,
     /// The file's hosts, as last loaded and staged since.
     hosts: HashMap<ObjectKey, Entry>,
-    /// Read again after a refused commit: its hosts are reported changed at the next look,
-    /// and these, no longer in it, gone.
+    /// Read again after a refused commit: its hosts are reported changed, and these gone.
     reread: bool,
     gone: Vec<ObjectKey>,
 }
@@ -60,18 +57,15 @@ struct Entry {
     settings_doc: Option<usize>,
     components_doc: Option<usize>,
     data_image_doc: Option<usize>,
-    /// The host as its last pass left it (what [`HostSource::load`] answers); `None` once handed
-    /// over ([`FileSource::handing_over`]).
+    /// The host as its last pass left it (what [`HostSource::load`] answers); `None`: handed over.
     record: Option<Box<HostRecord>>,
     /// BMO's delete path finished: the host is gone until its file changes.
     deleted: bool,
-    /// What this run staged for the host's documents: staged again into the file's new text
-    /// when the file is read again after an edit. `None` until the host's first stage.
+    /// What this run staged for the host, staged again into a new text (`None`: nothing yet).
     held: Option<Box<Held>>,
 }
 
-/// Which of a host's documents' statuses this run staged (the file's current text holds them,
-/// written or about to be), and the annotations it consumed since the file's last commit.
+/// Which statuses of a host's documents this run staged, and the annotations it consumed.
 #[derive(Default)]
 struct Held {
     status: bool,
@@ -81,9 +75,8 @@ struct Held {
 }
 
 impl Held {
-    /// Stages into `entry`'s documents of `file` (the file's new text) the statuses this run
-    /// staged for the host, as `old` (the file's text as this run holds it) has them at
-    /// `before`'s documents, and the annotations it consumed.
+    /// Stages into `entry`'s documents of `file` (the new text) what this run staged for the host,
+    /// as `old` (the text this run holds) has it at `before`'s documents.
     fn splice(
         &self,
         old: &YamlFile,
@@ -118,8 +111,7 @@ impl Held {
     }
 }
 
-/// Stages into document `doc` of `file` the status document `was` of `old` has, as bmhctl
-/// wrote it there.
+/// Stages into document `doc` of `file` the status document `was` of `old` has.
 fn restage<T: DeserializeOwned + Serialize + PartialEq + Clone>(
     old: &YamlFile,
     was: Option<usize>,
@@ -137,8 +129,7 @@ fn restage<T: DeserializeOwned + Serialize + PartialEq + Clone>(
     file.stage_status(doc, s.as_ref())
 }
 
-/// A companion document's status as a pass stages it, serialised before the file's lock is
-/// taken.
+/// A companion document's status as a pass stages it, serialised before the file's lock.
 type Prepared<'a, T> = Option<(Option<&'a T>, Option<String>)>;
 
 fn prepare<T: Serialize>(change: Change<&T>) -> Result<Prepared<'_, T>> {
@@ -194,13 +185,10 @@ pub struct FileSource {
     paths: Vec<PathBuf>,
     options: LoadOptions,
     groups: RwLock<Vec<Arc<Mutex<Group>>>>,
-    /// The group of each host, by key.
     index: RwLock<HashMap<ObjectKey, usize>>,
-    /// The runner's hosts, in the order they were added, with the group each was last seen in
-    /// (kept while its file is gone, so its commits still have a group).
+    /// The runner's hosts, in the order they were added, with the group each was last seen in.
     hosts: RwLock<Vec<(Arc<HostKey>, usize)>>,
-    /// The files of the paths that hold no host (Secrets, other objects), as last loaded: a
-    /// change to one is a change too.
+    /// The files of the paths that hold no host, as last loaded: a change to one is a change too.
     others: Mutex<BTreeMap<PathBuf, Option<Stamp>>>,
     objects: RwLock<ObjectMap>,
     /// Whether [`HostSource::changes`] ran once (the first reports every host).
@@ -212,16 +200,13 @@ pub struct FileSource {
 }
 
 impl FileSource {
-    /// A source over the files of `inv`, loaded in [`LoadMode::Write`] with `options` (used to
-    /// load them again when they change).
+    /// A source over the files of `inv`, loaded in [`LoadMode::Write`] with `options`.
     pub fn new(inv: Inventory, options: &LoadOptions) -> Self {
         Self::build(inv, options, true).0
     }
 
-    /// [`new`](Self::new) for a caller that keeps the hosts' records between passes itself
-    /// (the batch runner): the records of every host of `inv`, in its order, are handed over
-    /// instead of being kept twice, and the source cannot [`load`](HostSource::load) a host
-    /// until its file is read again.
+    /// [`new`](Self::new) handing every host's record over to a caller that keeps them (the batch
+    /// runner): a host is not [`load`](HostSource::load)ed until its file is read again.
     pub fn handing_over(inv: Inventory, options: &LoadOptions) -> (Self, Vec<HostRecord>) {
         let (source, records) = Self::build(inv, options, false);
         // The caller has every host already: its first look for changes reports only changes.
@@ -308,7 +293,6 @@ impl FileSource {
             .clone()
     }
 
-    /// The group holding `key`, if any.
     fn group_of_key(&self, key: &ObjectKey) -> Option<usize> {
         if self.groups() == 1 {
             return Some(0);
@@ -320,8 +304,7 @@ impl FileSource {
             .copied()
     }
 
-    /// Reads one file again after a refused commit and takes its new text
-    /// ([`take_new_text`]); the hosts are reported changed at the next look.
+    /// Reads one file again after a refused commit and takes its new text ([`take_new_text`]).
     fn reread(&self, group: &mut Group) -> Result<()> {
         let Some(file) = group.file.as_ref() else {
             return Ok(());
@@ -342,8 +325,7 @@ impl FileSource {
         let subscriptions_now = subscription_docs(&inv.other_documents);
         let before: Vec<ObjectKey> = group.hosts.keys().cloned().collect();
         take_new_text(group, fresh, inv.hosts)?;
-        // The file's subscriptions as it holds them now (an edit may have removed one), taken
-        // only with its new text: their document indexes are that text's.
+        // The file's subscriptions now, taken only with its new text (their documents are its).
         let mut subs = self.subs_mut();
         subs.retain(|d| d.file != path);
         subs.extend(subscriptions_now);
@@ -363,8 +345,7 @@ impl FileSource {
         }
     }
 
-    /// Whether a file changed on disk since it was last read or written, or a file appeared
-    /// in or went from the paths.
+    /// Whether a file changed on disk since it was last read or written, or appeared or went.
     fn files_changed(&self) -> Result<bool> {
         let mut known: BTreeSet<PathBuf> = BTreeSet::new();
         for group in self.all_groups() {
@@ -426,8 +407,7 @@ impl FileSource {
         Ok(changes)
     }
 
-    /// Takes a file read again: a known file's new text (unless unchanged), or a new file
-    /// (locked), with its hosts; the groups it fills are noted in `seen`.
+    /// Takes a file read again (a known file's new text, or a new file, locked) with its hosts.
     fn reload_file(
         &self,
         groups: &mut Vec<Arc<Mutex<Group>>>,
@@ -495,13 +475,11 @@ impl FileSource {
     }
 }
 
-/// Takes a file's new text (edited during the run) in place of the group's: the file's lock and its
-/// sidecar as this run holds it carry over, and what each host's entry holds (its statuses, the
-/// annotations it consumed) is staged into its new document: the status this run holds wins, the
-/// user's edit of everything else wins.
+/// Takes a file's new text (edited during the run) in place of the group's: the lock and the
+/// sidecar carry over, and the statuses this run holds are staged into the new documents (the
+/// user's edit of everything else wins).
 fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>) -> Result<()> {
-    // The text as this run holds it, parsed again (its staged statuses are read from it): an
-    // edit met during a run is rare, so nothing is kept per host for it meanwhile.
+    // The text as this run holds it, parsed again: an edit met during a run is rare.
     let mut old: Option<YamlFile> = None;
     let mut hosts = HashMap::with_capacity(entries.len());
     for h in entries {
@@ -589,8 +567,7 @@ impl HostSource for FileSource {
     }
 
     fn group_of(&self, host: usize) -> usize {
-        // Asked after every pass that saves: one file needs no look-up (its hosts can move to
-        // no other), and the key is looked up where it lies rather than copied out.
+        // Asked after every pass that saves: one file needs no look-up.
         if self.groups.read().expect("file groups").len() == 1 {
             return 0;
         }
@@ -608,8 +585,7 @@ impl HostSource for FileSource {
     }
 
     fn stage(&self, host: usize, staged: &Staged) -> Result<u64> {
-        // Serialised before the file's lock is taken: passes of other hosts of the file stage
-        // (and its commit runs) meanwhile.
+        // Serialised before the file's lock is taken: other passes of the file stage meanwhile.
         let status_text = staged.status.written().map(host_status_text).transpose()?;
         let settings = prepare(staged.firmware_settings_status)?;
         let components = prepare(staged.firmware_components_status)?;
@@ -617,8 +593,7 @@ impl HostSource for FileSource {
         let host_key = self.key_of(host);
         let book_json = staged.bookkeeping.written().map(|b| b.map(sidecar::encode));
         let key = &host_key.key;
-        // A host removed from its file during the run: its save has nowhere to go (the
-        // runner learns it is gone from `changes`).
+        // A host removed from its file during the run: its save has nowhere to go.
         let Some(g) = self.group_of_key(key) else {
             tracing::debug!("BareMetalHost {key} is no longer in the given files: not saved");
             return Ok(0);
@@ -679,7 +654,7 @@ impl HostSource for FileSource {
         let mut g = group.lock().expect("file group");
         let ticket = g.staged;
         // An edit met at the commit is taken (read again, statuses spliced) and the commit made
-        // again on the new text; an editor saving again and again in between gets a few turns.
+        // again; an editor saving again and again gets a few turns.
         let mut turns = 0;
         loop {
             let Some(file) = g.file.as_mut() else {
@@ -768,7 +743,7 @@ impl HostSource for FileSource {
                 && d.sub.metadata.name == key.name
         };
         // Copied out: the subscriptions' lock is never held while a file group's is taken (a
-        // refused commit reads its file again, subscriptions included, under the group's).
+        // refused commit reads its subscriptions again under the group's).
         let found = self.subs().iter().find(|d| is_it(d)).cloned();
         let Some(d) = found else {
             return Ok(false);
@@ -792,8 +767,8 @@ impl HostSource for FileSource {
                 Ok(true)
             }
             Err(Error::Conflict(why)) => {
-                // The file changed on disk: the status is not written over the edit, and the
-                // file is read again so that the next reconcile sees the subscription as it is.
+                // The file changed on disk: the status is not written over the edit, and the file
+                // is read again for the next reconcile.
                 Err(match self.reread(&mut g) {
                     Ok(()) => Error::Conflict(why),
                     Err(again) => unreadable_again(&why, &again),
@@ -811,8 +786,7 @@ impl HostSource for FileSource {
                 .map(SourceChange::Host)
                 .collect());
         }
-        // The hosts of files read again after a refused commit (the edit that refused it is seen
-        // there, not by comparing stamps), and those no longer there.
+        // The hosts of files read again after a refused commit, and those no longer there.
         let mut reread = Vec::new();
         let mut present: Vec<(ObjectKey, usize)> = Vec::new();
         let mut gone: Vec<(ObjectKey, usize)> = Vec::new();

@@ -1,5 +1,4 @@
-//! A file holding hosts, as bmhctl writes it back: the user's text with staged edits (status
-//! blocks, consumed annotations), its sidecar and its lock.
+//! A file holding hosts, as bmhctl writes it back: the user's text with staged edits.
 
 use super::lock::FileLock;
 use super::sidecar::Sidecar;
@@ -46,16 +45,13 @@ pub struct HostFile {
     /// The resolved path: what is read, written and locked.
     pub(super) real_path: PathBuf,
     pub(super) yaml: YamlFile,
-    /// What we last wrote to `real_path`, as the edits that made it over the text parsed; `None`
-    /// while it still holds what was parsed.
+    /// What we last wrote to `real_path`, as edits over the text parsed (`None`: that text).
     pub(super) disk_text: Option<Overlay>,
-    /// The file's metadata when we last read or wrote it: a cheap check that nobody else
-    /// wrote it since (the content is compared only when this differs).
+    /// The file's metadata when we last read or wrote it: its content is compared only if changed.
     pub(super) disk_stamp: Option<Stamp>,
     pub(super) sidecar: Sidecar,
     pub(super) lock: Option<FileLock>,
-    /// Documents whose text differs from the text parsed at load (edits are kept as an overlay
-    /// on that text, so rendering never needs a re-parse).
+    /// Documents whose text differs from the text parsed (kept as an overlay on it: no re-parse).
     pub(super) edited: BTreeSet<usize>,
     /// Something was staged since the last commit.
     pub(super) pending: bool,
@@ -88,8 +84,7 @@ pub fn status_yaml<T: Serialize>(status: Option<&T>) -> Result<Option<String>, E
         .transpose()
 }
 
-/// A host's status as [`HostFile::stage_host_status`] takes it: laid out in pieces, one per
-/// field (or per condition), that stay shared while they are equal, or whole.
+/// A host's status as [`HostFile::stage_host_status`] takes it: shared pieces, or whole.
 #[derive(Debug, Clone)]
 pub enum StatusText {
     Pieces(Vec<LaidOut>),
@@ -107,17 +102,14 @@ impl StatusText {
     }
 }
 
-/// A host's status as [`HostFile::stage_host_status`] takes it: the text of [`status_yaml`],
-/// rendered field by field so that what does not change from one save to the next is rendered (and
-/// laid out under `status:`) once, and reused while it stays equal.
+/// [`status_yaml`]'s text, rendered field by field so that an unchanged field is rendered once.
 pub fn host_status_text(status: Option<&BareMetalHostStatus>) -> Result<Option<StatusText>, Error> {
     let Some(s) = status else {
         return Ok(None);
     };
     match status_in_parts(s) {
         Ok(parts) => Ok(Some(StatusText::Pieces(parts))),
-        // A field with a text the pieces do not take (a CR, a `+`), or a layout of the
-        // emitter's not seen in the tests.
+        // A field with a text the pieces do not take (a CR, a `+`), or an unseen emitter layout.
         Err(_) => Ok(status_yaml(Some(s))?.map(StatusText::Whole)),
     }
 }
@@ -210,8 +202,8 @@ fn conditions_in_parts(conditions: &[Condition], out: &mut Vec<LaidOut>) -> Resu
             .clone(),
     );
     for (i, c) in conditions.iter().enumerate() {
-        // Kept by place in the list: BMO sets a host's conditions in one order, so a
-        // place's renderings are of one type, and a lookup compares those only.
+        // Kept by place in the list: BMO sets a host's conditions in one order, so a lookup
+        // compares renderings of one type only.
         CONDITIONS.with(|places| {
             cached_in(
                 &places[i.min(CONDITION_PLACES - 1)],
@@ -258,15 +250,13 @@ fn laid_out(text: &str) -> Result<LaidOut, Error> {
     LaidOut::new(text).ok_or_else(|| Error::internal("a status field's YAML", "not laid out"))
 }
 
-/// How many renderings of the conditions at one place of the list a thread keeps: those of the
-/// steps a few hosts are at (BMO sets five or six conditions per host).
+/// How many renderings of the conditions at one place of the list a thread keeps.
 const CONDITIONS_KEPT: usize = 8;
 
 /// The places of the list kept apart; the conditions after them share the last one's.
 const CONDITION_PLACES: usize = 8;
 
-/// Whether two conditions are equal (all their fields), the fields most likely to differ
-/// compared first: the words BMO sets are compared by address, a time's text last.
+/// Whether two conditions are equal, the fields most likely to differ compared first.
 fn same_condition(a: &Condition, b: &Condition) -> bool {
     a.type_ == b.type_
         && a.status == b.status
@@ -276,9 +266,8 @@ fn same_condition(a: &Condition, b: &Condition) -> bool {
         && same_short_text(&a.message, &b.message)
 }
 
-/// `a == b`, compared here a word at a time rather than by a call to `memcmp`: the texts
-/// compared at every save are short (a time, an empty message), and a call per comparison
-/// cost more than the bytes.
+/// `a == b` a word at a time rather than by a call to `memcmp`: the texts compared at every
+/// save are short, and a call per comparison cost more than the bytes.
 fn same_short_text(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
@@ -321,8 +310,7 @@ thread_local! {
     static CONDITIONS: [Recent<Condition>; CONDITION_PLACES] = Default::default();
 }
 
-/// Pushes the piece kept for the value `matches` finds in `cache`, or renders it with
-/// `render`, lays it out and keeps it (with `key()`, the oldest of `kept` going).
+/// Pushes the piece `matches` finds in `cache`, or renders, lays out and keeps it (with `key()`).
 fn cached<K: 'static>(
     cache: &'static std::thread::LocalKey<Recent<K>>,
     kept: usize,
@@ -352,8 +340,8 @@ fn cached_in<K>(
     Ok(())
 }
 
-/// Appends `name: value` as the emitter renders an entry of the status's mapping (which serde
-/// writes as a map: the status has flattened fields).
+/// Appends `name: value` as the emitter renders an entry of the status's mapping (serde writes
+/// a map: the status has flattened fields).
 fn entry<T: Serialize + ?Sized>(out: &mut String, name: &str, value: &T) -> Result<(), Error> {
     struct Entry<'a, T: ?Sized>(&'a str, &'a T);
     impl<T: Serialize + ?Sized> Serialize for Entry<'_, T> {
@@ -409,8 +397,7 @@ impl HostFile {
     }
 }
 
-/// Whether the file at `path` holds exactly the text `each` gives in pieces, read a block at a
-/// time: a big file is neither read into memory whole nor its pieces listed.
+/// Whether the file at `path` holds exactly the text `each` gives, read a block at a time.
 fn file_holds(path: &Path, each: impl FnOnce(&mut dyn FnMut(&[u8]))) -> std::io::Result<bool> {
     use std::io::{BufRead, ErrorKind::Interrupted};
     let mut file = std::io::BufReader::with_capacity(64 << 10, std::fs::File::open(path)?);
@@ -448,7 +435,6 @@ fn file_holds(path: &Path, each: impl FnOnce(&mut dyn FnMut(&[u8]))) -> std::io:
 }
 
 impl HostFile {
-    /// The path as the user gave it.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -458,7 +444,6 @@ impl HostFile {
         &self.real_path
     }
 
-    /// The file's text and staged edits.
     pub fn yaml(&self) -> &YamlFile {
         &self.yaml
     }
@@ -476,8 +461,7 @@ impl HostFile {
         self.stage_status_yaml(doc, status, yaml.as_deref())
     }
 
-    /// [`stage_status`](Self::stage_status) with the status already serialised by
-    /// [`status_yaml`] (which a caller can do before taking a lock the file is under).
+    /// [`stage_status`](Self::stage_status) with the status already serialised by [`status_yaml`].
     pub fn stage_status_yaml<T>(
         &mut self,
         doc: usize,
@@ -498,7 +482,7 @@ impl HostFile {
         Ok(())
     }
 
-    /// [`stage_status_yaml`](Self::stage_status_yaml) for a host's status rendered by
+    /// [`stage_status_yaml`](Self::stage_status_yaml) for a host's [`host_status_text`].
     pub fn stage_host_status(
         &mut self,
         doc: usize,
@@ -526,8 +510,7 @@ impl HostFile {
         Ok(())
     }
 
-    /// Whether `status` is what document `doc` holds as the user wrote it (not an edit: the user's
-    /// formatting of an unchanged status is kept).
+    /// Whether `status` is what document `doc` holds as the user wrote it (its formatting kept).
     fn as_in_file<T>(&self, doc: usize, status: Option<&T>) -> Result<bool, Error>
     where
         T: DeserializeOwned + PartialEq + Clone,
@@ -569,8 +552,7 @@ impl HostFile {
             .map(drop)
     }
 
-    /// [`stage_bookkeeping`](Self::stage_bookkeeping) for the host of sidecar key `key`
-    /// (`namespace/name`) with the entry already serialised by [`super::sidecar::encode`].
+    /// [`stage_bookkeeping`](Self::stage_bookkeeping) with the entry already encoded.
     pub fn stage_bookkeeping_json(
         &mut self,
         key: &str,
@@ -600,8 +582,7 @@ impl HostFile {
             || (self.pending && !self.yaml.renders_same(None, Some(self.disk_overlay())))
     }
 
-    /// Write what was staged: the sidecar first, then the file (only if its bytes changed), both
-    /// atomically.
+    /// Writes what was staged: the sidecar, then the file if its bytes changed, both atomically.
     pub fn commit(&mut self) -> Result<CommitStats, Error> {
         let sidecar_dirty = self.sidecar.is_dirty();
         let next = if !self.pending {
@@ -632,9 +613,8 @@ impl HostFile {
             })?;
         }
         if let Some(next) = next {
-            // Checked again once the new text is on disk, before and after it takes the name
-            // (`replace_if_unchanged`): an edit made while the sidecar and the temporary file were
-            // written, or in the instant of the swap, is not overwritten.
+            // Checked again once the new text is on disk, before and after it takes the name: an
+            // edit made meanwhile is not overwritten.
             let yaml = &self.yaml;
             let replaced = self.replace(
                 |file| {
@@ -652,8 +632,7 @@ impl HostFile {
         Ok(stats)
     }
 
-    /// Takes what [`replace_if_unchanged`] did: the new content's handle holds the lock; a
-    /// refused write is the [`Error::Conflict`] of an edit (the caller reads the file again).
+    /// Takes what [`replace_if_unchanged`] did; a refused write is the conflict of an edit.
     fn took(&mut self, replaced: Replaced) -> Result<(), Error> {
         let file = match replaced {
             Replaced::Checked { file } => file,
@@ -687,8 +666,7 @@ impl HostFile {
         Ok(())
     }
 
-    /// [`replace_if_unchanged`] of the file with what `write` writes (`is_it`: whether the
-    /// file at a path holds that).
+    /// [`replace_if_unchanged`] with `write`'s text (`is_it`: whether a file holds it).
     fn replace(
         &self,
         write: impl FnOnce(&std::fs::File) -> std::io::Result<()>,
@@ -731,8 +709,7 @@ impl HostFile {
         self.lock.as_ref().map_or(Ok(()), FileLock::check)
     }
 
-    /// Locks the file now at the path, when it was replaced since it was locked (an editor's
-    /// rename, read again since): [`FileLock::follow`].
+    /// Locks the file now at the path when an editor's rename replaced it ([`FileLock::follow`]).
     pub(super) fn follow_lock(&mut self) -> Result<(), Error> {
         self.lock.as_mut().map_or(Ok(()), FileLock::follow)
     }
@@ -745,8 +722,7 @@ impl HostFile {
         ))
     }
 
-    /// [`Error::Conflict`] when the file on disk no longer has the content bmhctl last read or
-    /// wrote.
+    /// [`Error::Conflict`] when the file no longer holds what bmhctl last read or wrote.
     fn check_unchanged_on_disk(&self) -> Result<(), Error> {
         match self.holds_as_read(&self.real_path) {
             Ok(true) => Ok(()),
@@ -759,8 +735,7 @@ impl HostFile {
         }
     }
 
-    /// Sets (`Some`) or removes (`None`) one of the document's annotations and writes the file at
-    /// once, atomically, if that changes it (a verb's edit; see [`super::annotation_edit`]).
+    /// Sets (`Some`) or removes (`None`) one annotation of the document, writing the file at once.
     pub fn write_annotation(
         &mut self,
         doc: usize,
@@ -806,11 +781,6 @@ impl HostFile {
         self.edited.clear();
         self.pending = false;
         Ok(true)
-    }
-
-    /// The hosts of this file, as `namespace/name`.
-    pub fn host_keys(&self) -> &BTreeSet<String> {
-        &self.host_keys
     }
 }
 

@@ -1,5 +1,4 @@
-//! Loading the user's hosts and Secrets from YAML files, and linking them: duplicates across files,
-//! firmware objects to their host, Secret references, the sidecar's bookkeeping.
+//! Loading the user's hosts and Secrets from YAML files, and linking them.
 
 use super::host_file::{CommitStats, HostFile, Stamp};
 use super::kinds::FirmwareObject;
@@ -33,12 +32,9 @@ pub struct Inventory {
     pub hosts: Vec<HostEntry>,
     /// All Secrets of all files, and the documents of the extra kinds of [`LoadOptions`].
     pub objects: ObjectMap,
-    /// Documents that are neither a BareMetalHost, a Secret, nor a host's HostFirmwareSettings or
-    /// HostFirmwareComponents (kept untouched), whether or not they went into
-    /// [`Inventory::objects`].
+    /// Documents that are neither a host, a Secret nor a host's companion (kept untouched).
     pub other_documents: Vec<OtherDocument>,
-    /// Problems that did not stop the load (already printed unless quiet): unknown fields under
-    /// `--validate=warn`, unknown fields under `status:`.
+    /// Problems that did not stop the load (already printed unless quiet).
     pub warnings: Vec<Diagnostic>,
     /// Secrets that were refused: a reference to one is not also reported as missing.
     refused_secrets: HashSet<ObjectKey>,
@@ -56,14 +52,11 @@ pub struct HostEntry {
     pub record: HostRecord,
     /// Document index of the host's HostFirmwareSettings in the same file, if any.
     pub firmware_settings_doc: Option<usize>,
-    /// Document index of the host's HostFirmwareComponents in the same file, if any.
     pub firmware_components_doc: Option<usize>,
-    /// Document index of the host's DataImage in the same file, if any.
     pub data_image_doc: Option<usize>,
 }
 
 impl Inventory {
-    /// The host with this key.
     pub fn host(&self, key: &ObjectKey) -> Option<&HostEntry> {
         self.hosts.iter().find(|h| &h.key == key)
     }
@@ -93,8 +86,7 @@ impl Inventory {
     }
 }
 
-/// Load hosts and Secrets from `paths` (files or directories, see [`super::paths`]), also keeping
-/// the documents `options` asks for in [`Inventory::objects`].
+/// Load hosts and Secrets from `paths`, and the documents `options` asks for.
 pub fn load_with(
     paths: &[PathBuf],
     mode: LoadMode,
@@ -117,18 +109,18 @@ pub fn load_checked_with(
     Ok(inv)
 }
 
-/// Every Secret a host refers to must be among the loaded Secrets: `spec.bmc.credentialsName`
-/// and `spec.preprovisioningNetworkDataName` (in the host's namespace) and `spec.userData`,
-/// `spec.networkData`, `spec.metaData` (namespace defaulting to the host's).
+/// Every Secret a host refers to must be among the loaded Secrets (as BMO looks them up).
 pub fn check_secret_references(inv: &Inventory) -> Result<(), Error> {
     bad_input(secret_reference_errors(inv))
 }
 
-fn bad_input(errors: Vec<Diagnostic>) -> Result<(), Error> {
+/// [`Error::Invalid`] listing `errors`, if any.
+pub(crate) fn bad_input(errors: impl Into<Diagnostics>) -> Result<(), Error> {
+    let errors = errors.into();
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(Error::Invalid(Diagnostics(errors)))
+        Err(Error::Invalid(errors))
     }
 }
 
@@ -180,8 +172,7 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
     errors
 }
 
-/// Expands the paths, reads and parses every file, links the documents of all files, locks
-/// the host files (before a write), and keeps what they hold.
+/// Expands the paths, reads, parses and links every file, locks the host files for a write.
 fn load_collecting(
     paths: &[PathBuf],
     mode: LoadMode,
@@ -189,8 +180,7 @@ fn load_collecting(
 ) -> Result<(Inventory, Vec<Diagnostic>), Error> {
     let mut errors = Vec::new();
     let mut parsed = read_and_parse(paths, mode, options, &mut errors)?;
-    // Bad input is found before any lock is taken: a refused run leaves no `.bmhctl/` behind
-    // (and its errors are what to show, not a lock's, which a read-only directory cannot hold).
+    // Bad input is found before any lock is taken: a refused run leaves no `.bmhctl/` behind.
     let mut links = link(&parsed, mode, options);
     let refused =
         !errors.is_empty() || !links.is_empty() || parsed.iter().any(|pf| !pf.errors.is_empty());
@@ -261,8 +251,7 @@ fn read_and_parse(
     Ok(parsed)
 }
 
-/// Locks each host file and reads it again, parsing it again when another writer changed it
-/// before the lock was taken; whether any changed.
+/// Locks each host file and reads it again, parsed again if changed meanwhile; whether any was.
 fn lock_and_reread(
     parsed: &mut [ParsedFile],
     options: &LoadOptions,
@@ -270,13 +259,10 @@ fn lock_and_reread(
 ) -> Result<bool, Error> {
     let mut changed = false;
     // In reverse: the lock that creates a directory's `.bmhctl/` is then the last of that
-    // directory's to be released (files are dropped in order), and removes it when the
-    // run is refused later (a missing Secret, a host BMO's admission refuses).
+    // directory's to be released, and removes it when the run is refused later.
     for pf in parsed.iter_mut().rev().filter(|pf| pf.has_hosts()) {
-        // Lock, then re-read: whatever another writer did before we got the lock is seen.
         let lock = FileLock::acquire(&pf.real, &pf.label)?;
         let again = read_text(&pf.real, &pf.label, options.input.max_file_size, errors);
-        // (Compared with the text read, which the parse kept: cheaper than hashing both.)
         if let Some(again) = again
             && pf.yaml.as_ref().map(|y| y.source_text()) != Some(again.as_str())
         {
@@ -296,8 +282,7 @@ type ParsedHost = (usize, ObjectKey, Option<Box<bmh_api::BareMetalHost>>);
 type FirmwareByHost = HashMap<ObjectKey, Vec<(usize, FirmwareObject)>>;
 
 impl Inventory {
-    /// Keeps what file `pf` (the `file_index`th parsed) holds: its Secrets and objects, and,
-    /// when it holds hosts, its hosts with their bookkeeping and the file to write them to.
+    /// Keeps what file `pf` (the `file_index`th parsed) holds.
     fn keep(
         &mut self,
         mut pf: ParsedFile,
@@ -318,8 +303,7 @@ impl Inventory {
         Ok(())
     }
 
-    /// Keeps the Secrets and objects among `items` (of the `file_index`th file); returns its
-    /// hosts and its firmware objects by host.
+    /// Keeps the Secrets and objects among `items`; returns its hosts and firmware objects by host.
     fn keep_documents(
         &mut self,
         items: Vec<Item>,
@@ -372,8 +356,7 @@ impl Inventory {
         (hosts, firmware)
     }
 
-    /// Keeps the hosts of file `pf`, with their bookkeeping from its sidecar and their firmware
-    /// objects, and the file, to write them back to.
+    /// Keeps the hosts of file `pf`, with their bookkeeping and firmware objects, and the file.
     fn keep_host_file(
         &mut self,
         pf: ParsedFile,
@@ -451,8 +434,7 @@ struct Links {
     per_file: Vec<Vec<Diagnostic>>,
     /// Firmware objects without their host in their file.
     across: Vec<Diagnostic>,
-    /// Which of the other documents are kept as objects (the first of duplicates only), as
-    /// (file, document).
+    /// Which other documents are kept as objects (the first of duplicates), as (file, document).
     kept: HashSet<(usize, usize)>,
     /// Documents of unknown kinds skipped under `--skip-unknown-kinds`.
     skipped_kinds: usize,
@@ -464,8 +446,7 @@ impl Links {
     }
 }
 
-/// Compares the documents of all files: duplicates, firmware objects to their hosts, the
-/// kinds read.
+/// Compares the documents of all files: duplicates, firmware objects to their hosts, kinds.
 fn link(parsed: &[ParsedFile], mode: LoadMode, options: &LoadOptions) -> Links {
     let mut links = Links::default();
     let mut seen = Seen::default();
@@ -483,8 +464,7 @@ fn link(parsed: &[ParsedFile], mode: LoadMode, options: &LoadOptions) -> Links {
     links
 }
 
-/// The problems of the kinds of `pf`'s other documents: unknown kinds (counted when skipped,
-/// as the returned number), and the labels of those read untyped.
+/// The problems of the kinds of `pf`'s other documents; the number of those skipped.
 fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagnostic>) -> usize {
     let mut skipped_kinds = 0;
     for item in &pf.items {
@@ -519,8 +499,8 @@ fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagno
 /// The documents seen so far, to find duplicates across all files.
 #[derive(Default)]
 struct Seen {
-    /// Where the first typed document of each kind and key is, as file and document (its position
-    /// is looked up only for a duplicate, since finding one parses the document's text again).
+    /// Where the first typed document of each kind and key is (its position is looked up only for
+    /// a duplicate: finding it parses the document's text again).
     typed: HashMap<(&'static str, ObjectKey), (usize, usize)>,
     subscriptions: HashMap<ObjectKey, Position>,
     /// Kept objects of the extra kinds, by kind (whatever the version) and key.
@@ -592,8 +572,7 @@ impl Seen {
         }
     }
 
-    /// The documents of the extra kinds `options` asks for: the first of each kind and key is
-    /// kept (as file and document, in `kept`), others are duplicates.
+    /// The documents of the extra kinds `options` asks for: the first of each kind and key is kept.
     fn objects(
         &mut self,
         pf: &ParsedFile,
@@ -636,8 +615,7 @@ fn again(first: &Position, here: Position, kind: &str, key: &ObjectKey) -> Diagn
         .object(kind, key)
 }
 
-/// Every firmware object belongs to a host in its own file: the problems of those that are
-/// not, given the file of each host.
+/// Every firmware object belongs to a host in its own file: the problems of those that are not.
 fn companions_apart(
     parsed: &[ParsedFile],
     host_file: &HashMap<ObjectKey, usize>,

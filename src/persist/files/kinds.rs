@@ -1,6 +1,4 @@
-//! The kinds of document the file loader knows, one row each: how a document of the kind is
-//! typed and checked while parsing, whether bmhctl writes its `status:` back into the file, and
-//! whether it belongs to the host of its name.
+//! The kinds of document the file loader knows, one row each.
 
 use super::strict::{self, Extras};
 use super::yaml_file::PathSeg;
@@ -16,7 +14,6 @@ use bmh_api::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-/// One kind of document the loader reads.
 pub(super) struct Kind {
     pub(super) api_version: &'static str,
     pub(super) kind: &'static str,
@@ -82,8 +79,7 @@ pub(super) fn find(api_version: &str, kind: &str) -> Option<&'static Kind> {
         .find(|k| k.api_version == api_version && k.kind == kind)
 }
 
-/// Why a document of this apiVersion and kind is not one bmhctl reads (`None`: it is), and
-/// the field to blame.
+/// Why a document of this apiVersion and kind is not one bmhctl reads, and the field to blame.
 pub fn unknown_kind(api_version: &str, kind: &str) -> Option<(&'static str, String)> {
     if find(api_version, kind).is_some() {
         return None;
@@ -144,8 +140,7 @@ impl Typed {
     }
 }
 
-/// A HostFirmwareSettings, HostFirmwareComponents or DataImage document, typed: the objects
-/// that belong to the host of their name, in its file, and whose status bmhctl writes.
+/// A typed HostFirmwareSettings, HostFirmwareComponents or DataImage (belonging to its host).
 pub(super) enum FirmwareObject {
     Settings(Box<HostFirmwareSettings>),
     Components(Box<HostFirmwareComponents>),
@@ -229,15 +224,13 @@ fn secret(d: &mut Doc<'_>) -> Typed {
 }
 
 impl Doc<'_> {
-    /// The document as a `T`; a problem is recorded with the field's position, the object and the
-    /// field.
+    /// The document as a `T`; a problem is recorded at the field's position.
     fn typed<T: DeserializeOwned + Extras>(&mut self, kind: &str) -> Option<T> {
         let mut unknown = Vec::new();
         let names = strict::metadata_problems(self.value, kind, self.key, self.at);
         let bad_names = !names.is_empty();
         self.errors.extend(names);
-        // Typed without tracking the path first: the path is only needed to report an error, and
-        // tracking it allocates every key. On an error the document is typed again with it.
+        // Typed without tracking the path first (tracking allocates every key).
         let typed = strict::deserialize_untracked::<T>(self.value, &mut unknown).or_else(|_| {
             unknown.clear();
             strict::deserialize::<T>(self.value, &mut unknown)
@@ -265,8 +258,7 @@ impl Doc<'_> {
     }
 }
 
-/// BMO's DataImage webhook (`validateDataImage`, with `validateURL`): the URL must parse as an
-/// HTTP request URI with one of these schemes.
+/// BMO's DataImage webhook (`validateDataImage`): the URL must parse with one of these schemes.
 fn data_image_url_problem(url: &str) -> Option<String> {
     const SCHEMES: &[&str] = &["http", "https", "ftp", "gopher", "oci"];
     match bmh_bmc::parse_request_uri(url) {

@@ -12,8 +12,7 @@ pub struct FileLock {
     // Kept open: closing the file releases the lock.
     file: File,
     path: PathBuf,
-    /// The host file, open and locked (the file at `host_path`, or one a save is about to put
-    /// there).
+    /// The host file, open and locked (or the new content a save is about to put there).
     host: File,
     host_path: PathBuf,
     /// How the host file is named in messages.
@@ -28,13 +27,12 @@ pub struct FileLock {
 const ATTEMPTS: usize = 16;
 
 impl FileLock {
-    /// Path of the lock file of `file` (which should be the resolved path of the host file).
+    /// Path of the lock file of `file` (the resolved path of the host file).
     pub fn path_for(file: &Path) -> PathBuf {
         super::sidecar::state_file(file, "lock")
     }
 
-    /// Take the exclusive lock of `file` without waiting, creating the `.bmhctl` directory and the
-    /// lock file if needed.
+    /// Takes the exclusive lock of `file` without waiting, creating `.bmhctl/` and the lock file.
     pub fn acquire(file: &Path, shown: &Path) -> Result<FileLock, Error> {
         let path = Self::path_for(file);
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
@@ -68,8 +66,7 @@ impl FileLock {
             if !still_named(&f, &path) {
                 continue;
             }
-            // Holding the lock, no writer of this file runs: tidy what a killed one left
-            // (the file's and its sidecar's temporary files).
+            // Holding the lock, no writer of this file runs: tidy what a killed one left.
             let name = file.file_name().unwrap_or_default().to_string_lossy();
             let file_dir = file.parent().unwrap_or(Path::new(""));
             crate::persist::atomic::remove_stale_temps(file_dir, Some(&name));
@@ -92,15 +89,12 @@ impl FileLock {
         )))
     }
 
-    /// Holds `file`, the new content a save is putting at the host file's path, already locked
-    /// ([`crate::persist::atomic::replace_if_unchanged`]), in place of the content it replaces.
+    /// Holds `file`, the new content a save is putting at the host file's path, already locked.
     pub fn hold(&mut self, file: File) {
         self.host = file;
     }
 
-    /// Locks the file now at the host file's path when it is not the one held (an editor's
-    /// rename brought a new file, read since): another process that locked it first holds the
-    /// hosts now, which is a conflict.
+    /// Locks the file an editor's rename put at the host file's path (another's lock: a conflict).
     pub fn follow(&mut self) -> Result<(), Error> {
         if still_named(&self.host, &self.host_path) {
             return Ok(());
@@ -117,8 +111,8 @@ impl FileLock {
         )))
     }
 
-    /// Whether the lock file is still where it was taken: removed (with `.bmhctl/`, say), a second
-    /// bmhctl of an older release would not see the lock, so the run stops rather than write on.
+    /// Whether the lock file is still where it was taken (a bmhctl of an older release would not
+    /// see the lock otherwise).
     pub fn check(&self) -> Result<(), Error> {
         use std::os::unix::fs::MetadataExt;
         let held = self.file.metadata().map_err(|e| Error::io(&self.path, e))?;
@@ -142,7 +136,6 @@ impl FileLock {
         ))
     }
 
-    /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -188,8 +181,7 @@ fn private_dir(dir: &Path) -> Result<bool, Error> {
     }
 }
 
-/// Opens the lock file without following a symlink, creating it (0600) when absent; whether it
-/// was created.
+/// Opens the lock file without following a symlink, creating it (0600); whether it was created.
 pub(crate) fn open_lock_file(path: &Path) -> std::io::Result<(File, bool)> {
     use std::os::unix::fs::OpenOptionsExt;
     let open = |create: bool| {
@@ -208,8 +200,7 @@ pub(crate) fn open_lock_file(path: &Path) -> std::io::Result<(File, bool)> {
     }
 }
 
-/// Opens and locks the host file `file`: `None` when the path names another file once it is
-/// locked (replaced meanwhile: try again).
+/// Opens and locks the host file `file`: `None` when the path names another file once locked.
 fn lock_host_file(file: &Path, shown: &Path) -> Result<Option<File>, Error> {
     use std::os::unix::fs::OpenOptionsExt;
     let host = OpenOptions::new()
@@ -226,8 +217,7 @@ fn lock_host_file(file: &Path, shown: &Path) -> Result<Option<File>, Error> {
                 shown.display()
             )));
         }
-        // A filesystem that cannot lock the file (some network filesystems lock only files
-        // open for writing): the lock file alone keeps other bmhctl processes out there.
+        // A filesystem that cannot lock the file: the lock file alone keeps other bmhctl out.
         Err(TryLockError::Error(e))
             if matches!(
                 e.raw_os_error(),
@@ -238,9 +228,8 @@ fn lock_host_file(file: &Path, shown: &Path) -> Result<Option<File>, Error> {
     Ok(still_named(&host, file).then_some(host))
 }
 
-/// The pid of the process holding a `flock` on the open file `f`, from `/proc/locks` (whose
-/// lines read `1: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF`, the device in
-/// hex); `None` where that does not tell.
+/// The pid of the process holding a `flock` on the open file `f`, from `/proc/locks` (lines
+/// `1: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF`, the device in hex).
 fn holder(f: &File) -> Option<u32> {
     use std::os::unix::fs::MetadataExt;
     let m = f.metadata().ok()?;
@@ -269,8 +258,7 @@ fn still_named(f: &File, path: &Path) -> bool {
     }
 }
 
-/// An error opening the lock file: a symlink there (`ELOOP` under `O_NOFOLLOW`) is bad input
-/// naming the path; anything else is an I/O error.
+/// An error opening the lock file: a symlink there (`ELOOP`) is bad input naming the path.
 pub(crate) fn refused(path: &Path, e: std::io::Error) -> Error {
     if e.raw_os_error() == Some(libc::ELOOP) {
         return Error::invalid(

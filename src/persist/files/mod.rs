@@ -1,9 +1,8 @@
-//! Hosts in the user's YAML files (`-f FILE|DIR`): every byte bmhctl reads from and writes to
-//! them, and its bookkeeping beside them (`.bmhctl/<file>.state.json`, `.bmhctl/<file>.lock`).
+//! Hosts in the user's YAML files (`-f FILE|DIR`), and bmhctl's bookkeeping beside them.
 
 pub mod admission;
 pub mod annotation_edit;
-mod bmc_event_subscriptions;
+pub(crate) mod bmc_event_subscriptions;
 pub mod file_source;
 pub mod host_file;
 pub mod inventory;
@@ -19,8 +18,8 @@ mod yaml_tags;
 /// A thread's recent renderings of one kind of value, the newest last.
 type Recent<K, V> = std::cell::RefCell<std::collections::VecDeque<(K, V)>>;
 
-/// The rendering kept for the value `matches` finds (the newest first: values saved one after
-/// the other are most often alike), else `make`'s, kept with `key()` as the oldest of `kept` goes.
+/// The rendering kept for the value `matches` finds (the newest first: successive values are
+/// most often alike), else `make`'s, kept with `key()` as the oldest of `kept` goes.
 fn recent_or<K, V: Clone, E>(
     recent: &Recent<K, V>,
     kept: usize,

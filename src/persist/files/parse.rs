@@ -1,5 +1,4 @@
-//! One file's documents, typed: hosts, Secrets, firmware objects and everything else, with
-//! every problem as `file:line:column: object: field: message`.
+//! One file's documents, typed: hosts, Secrets, firmware objects and everything else.
 
 use super::kinds::{self, Doc, FirmwareObject, Typed};
 use super::lock::FileLock;
@@ -17,8 +16,7 @@ use std::path::{Path, PathBuf};
 /// Whether the loaded host files will be written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LoadMode {
-    /// Lock each host file (see [`super::lock`]) before reading it and keep the lock until the
-    /// [`Inventory`](super::inventory::Inventory) is dropped.
+    /// Lock each host file (see [`super::lock`]) before reading it, until the inventory is dropped.
     Write,
     /// Take no lock; [`HostFile::commit`](super::host_file::HostFile::commit) refuses to write.
     ReadOnly,
@@ -41,7 +39,6 @@ pub struct OtherDocument {
 }
 
 impl OtherDocument {
-    /// Whether the document is a BMCEventSubscription.
     pub(super) fn is_subscription(&self) -> bool {
         self.api_version == API_VERSION && self.kind == BMC_EVENT_SUBSCRIPTION_KIND
     }
@@ -88,8 +85,7 @@ impl ParsedFile {
         self.items.iter().any(|i| matches!(i, Item::Host { .. }))
     }
 
-    /// Where the node at `path` of document `doc` is (a file with a syntax error holds no
-    /// documents: its start then).
+    /// Where the node at `path` of document `doc` is (the file's start after a syntax error).
     pub(super) fn position(&self, doc: usize, path: &[PathSeg]) -> Position {
         let p = self
             .yaml
@@ -99,8 +95,7 @@ impl ParsedFile {
     }
 }
 
-/// The string at `path`; a number or boolean as its text (so that a wrongly typed name still
-/// identifies the object; the typed parse then reports the type); otherwise empty.
+/// The string at `path` (a number or boolean as its text, to name the object), else empty.
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Cow<'a, str> {
     match path.iter().try_fold(v, |cur, k| cur.get(k)) {
         Some(Value::String(s)) => Cow::Borrowed(s),
@@ -109,8 +104,7 @@ fn str_at<'a>(v: &'a Value, path: &[&str]) -> Cow<'a, str> {
     }
 }
 
-/// A document's apiVersion, kind and name as written (see [`str_at`]), and its key (the
-/// namespace defaulted).
+/// A document's apiVersion, kind and name as written, and its key (the namespace defaulted).
 struct Names<'a> {
     api_version: Cow<'a, str>,
     kind: Cow<'a, str>,
@@ -289,8 +283,7 @@ fn read_document(
     pf.items.push(item);
 }
 
-/// One error per node of document `text` (starting after `lines_before` lines of the file)
-/// whose tag bmhctl does not read; `value` is the document, to name its object.
+/// One error per node of document `text` (after `lines_before` lines) with a foreign tag.
 fn tag_errors(text: &str, value: &Value, label: &Path, lines_before: usize) -> Vec<Diagnostic> {
     let Names {
         kind, name, key, ..
@@ -340,14 +333,12 @@ fn saphyr_error(e: &serde_saphyr::Error) -> (usize, usize, String) {
     }
 }
 
-/// Whether bmhctl can splice a status into document `doc` of `yaml`, a lone carriage return
-/// in the file aside (reported as such, for the whole file).
+/// Whether bmhctl can splice a status into document `doc` of `yaml` (a lone CR aside).
 fn splices(yaml: &YamlFile, doc: usize) -> bool {
     yaml.lone_carriage_return().is_some() || is_block_mapping(yaml, doc)
 }
 
-/// Whether bmhctl can splice a status into document `doc` of `yaml` (probing a copy of its
-/// text alone).
+/// Whether bmhctl can splice a status into document `doc` of `yaml`.
 fn is_block_mapping(yaml: &YamlFile, doc: usize) -> bool {
     let text = yaml.document_text(doc);
     // The file's index already says whether the root is a block mapping.

@@ -1,6 +1,4 @@
-//! The files the paths given on the command line stand for: a file is itself; a directory
-//! contributes every `*.yaml` / `*.yml` file directly inside it, sorted by name (hidden entries and
-//! subdirectories skipped).
+//! The files the paths given stand for: a file, or a directory's `*.yaml` / `*.yml` files.
 
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
@@ -99,8 +97,8 @@ fn expand_with(
     Ok(out)
 }
 
-/// "no BareMetalHost in ...", naming the paths given: each as given, with what is odd about it
-/// (an empty file, a directory holding no YAML file), the first few of many.
+/// "no BareMetalHost in ...", naming the paths given, with what is odd about each (an empty file,
+/// a directory holding no YAML file), the first few of many.
 pub fn no_hosts_in(paths: &[PathBuf]) -> String {
     const SHOWN: usize = 5;
     let mut names: Vec<String> = paths.iter().take(SHOWN).map(|p| described(p)).collect();
@@ -146,8 +144,7 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Standard input, read to its end the first time it is asked for (`-f -` may be loaded more
-/// than once in a run, e.g. by `apply`'s two readings or `watch`'s reloads).
+/// Standard input, read to its end the first time (`-f -` may be loaded more than once).
 fn stdin_text() -> &'static std::io::Result<String> {
     static TEXT: std::sync::OnceLock<std::io::Result<String>> = std::sync::OnceLock::new();
     TEXT.get_or_init(|| {
@@ -157,8 +154,7 @@ fn stdin_text() -> &'static std::io::Result<String> {
     })
 }
 
-/// The text of an input file as given (`-` is standard input): for those that read the files
-/// again after the loader.
+/// The text of an input file as given (`-` is standard input), for those that read it again.
 pub fn read_to_string(real: &Path) -> std::io::Result<String> {
     if is_stdin(real) {
         return match stdin_text() {
@@ -185,12 +181,10 @@ fn skipped(path: &Path, why: &str) {
 }
 
 /// The largest input file read, unless `BMHCTL_MAX_FILE_SIZE` (bytes) says otherwise: far above
-/// any real inventory (10,000 provisioned hosts make about 31 MB), low enough that a wrong path
-/// such as a device cannot eat the memory.
+/// any real inventory, low enough that a wrong path such as a device cannot eat the memory.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 512 * 1024 * 1024;
 
-/// The text of an input file; a file that is not a regular file, is over the size limit or is
-/// not UTF-8 is reported in `errors` (bad input, nothing read) and gives `None`.
+/// The text of an input file, or `None` with its problem in `errors`.
 pub(super) fn read_text(
     real: &Path,
     label: &Path,

@@ -1,17 +1,6 @@
-//! bmhctl's hidden bookkeeping beside a host file.
-//!
-//! The sidecar of `dir/hosts.yaml` is `dir/.bmhctl/hosts.yaml.state.json`:
-//!
-//! ```json
-//! {"version": 1, "file": "hosts.yaml", "hosts": {"default/host-0": { ...Bookkeeping... }}}
-//! ```
-//!
-//! It holds what Kubernetes would keep in the object's metadata for BMO (uid, generation,
-//! finalizers, ...; see [`Bookkeeping`]) and the host's last events (at most
-//! [`crate::record::EVENTS_KEPT`], which `describe -f` shows), keyed by `namespace/name`. `dir/hosts.yaml` is the
-//! resolved path of the user's file (symlinks followed), so every link to one file shares one
-//! sidecar. A missing sidecar is an empty one; one that can't be read or parsed is bad input
-//! whose message says it may be deleted to start over.
+//! bmhctl's hidden bookkeeping beside a host file: `dir/.bmhctl/hosts.yaml.state.json` for the
+//! resolved `dir/hosts.yaml` (every link to one file shares it), holding each host's
+//! [`Bookkeeping`] by `namespace/name`. A missing sidecar is empty; an unreadable one is bad input.
 
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
@@ -48,15 +37,14 @@ pub struct Sidecar {
     file_name: String,
     /// The entries as read (for loading the hosts; dropped by [`Sidecar::forget_read`]).
     entries: BTreeMap<String, Bookkeeping>,
-    /// Each entry's JSON as it should be saved: a save is a concatenation, and a change is
-    /// found by comparing text (no second typed copy of every host's bookkeeping is kept).
+    /// Each entry's JSON as it should be saved: a save concatenates, a change compares text.
     encoded: BTreeMap<String, Encoded>,
     /// The entries differ from what is on disk.
     dirty: bool,
 }
 
 impl Sidecar {
-    /// Path of the sidecar of `file` (which should be the resolved path of the host file).
+    /// Path of the sidecar of `file` (the resolved path of the host file).
     pub fn path_for(file: &Path) -> PathBuf {
         state_file(file, "state.json")
     }
@@ -111,9 +99,8 @@ impl Sidecar {
         self.entries = BTreeMap::new();
     }
 
-    /// [`set_encoded`](Self::set_encoded) (tests), adding no new entry unless `known(key)` (the entry
-    /// is given back): a host's entry is set at every pass and is there but at its first, so
-    /// whether its key may be added is asked only then.
+    /// Sets an entry (`None`: removes it), adding no new one unless `known(key)` (the entry is
+    /// given back): asked only at a host's first pass.
     pub fn set_encoded_if_known(
         &mut self,
         key: &str,
@@ -144,8 +131,7 @@ impl Sidecar {
         })
     }
 
-    /// Keep only entries whose key is in `keys` (the hosts in the file); the others are
-    /// dropped on the next save.
+    /// Keeps only the entries of `keys` (the hosts in the file).
     pub fn keep_only(&mut self, keys: BTreeSet<String>) {
         let before = self.encoded.len();
         self.entries.retain(|k, _| keys.contains(k));
@@ -187,8 +173,7 @@ impl Sidecar {
     }
 }
 
-/// One entry's JSON, as the sidecar keeps it: what `serde_json::to_string(book)` gives, byte for
-/// byte, in parts.
+/// One entry's JSON, as the sidecar keeps it: `serde_json::to_string(book)`'s bytes, in parts.
 #[derive(Debug, Clone, Default)]
 pub struct Encoded {
     own: Box<[u8]>,
@@ -223,8 +208,7 @@ impl Shared {
 }
 
 impl PartialEq for Encoded {
-    /// The same text: the entries of equal bookkeeping are cut at the same places (an entry
-    /// cut elsewhere is taken as changed, and saved again with the same bytes).
+    /// The same text: equal bookkeeping is cut at the same places (else saved again).
     fn eq(&self, other: &Self) -> bool {
         self.own == other.own
             && self.shared.len() == other.shared.len()
@@ -237,7 +221,6 @@ impl PartialEq for Encoded {
 }
 
 impl Encoded {
-    /// Writes the entry's text.
     pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let mut at = 0;
         for (to, part) in self.shared.iter() {
@@ -279,8 +262,7 @@ pub fn encode(book: &Bookkeeping) -> Encoded {
     })
 }
 
-/// Writes `book` as serde writes a [`Bookkeeping`]: its fields in order, the same skipped
-/// when empty, each rendered by serde (or taken from the thread's renderings).
+/// Writes `book` as serde writes a [`Bookkeeping`], parts taken from the thread's renderings.
 fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
     // Every field, so that one added to Bookkeeping does not build until it is written here.
     let Bookkeeping {
@@ -347,8 +329,7 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
     parts.own.push(b'}');
 }
 
-/// A HardwareData as serde writes it, its details (the same for the hosts inspected alike, and
-/// shared by them) taken from the thread's renderings.
+/// A HardwareData as serde writes it, its details taken from the thread's renderings.
 fn hardware_data_json(parts: &mut Parts, h: &HardwareData) {
     let HardwareData {
         api_version,
@@ -375,9 +356,7 @@ fn hardware_data_json(parts: &mut Parts, h: &HardwareData) {
     parts.own.extend_from_slice(b"}}");
 }
 
-/// The events as serde writes a `Vec<RecordedEvent>`: each event's JSON is made once (it
-/// never changes) and kept with it, shared by the hosts that recorded the same event at the
-/// same second, so an entry refers to it rather than holding its text.
+/// The events as serde writes them, each event's JSON made once and shared by equal events.
 fn events_json(parts: &mut Parts, events: &[RecordedEvent]) {
     parts.own.push(b'[');
     for (n, e) in events.iter().enumerate() {
@@ -385,8 +364,7 @@ fn events_json(parts: &mut Parts, events: &[RecordedEvent]) {
             parts.own.push(b',');
         }
         let json = e.json.get_or_init(|| event_json(e)).clone();
-        // The JSON is kept on the assumption that a recorded event never changes: the tests'
-        // builds check it at every save.
+        // A recorded event never changes: the tests' builds check it at every save.
         debug_assert_eq!(
             &json[..],
             &render_event(e)[..],
@@ -397,8 +375,7 @@ fn events_json(parts: &mut Parts, events: &[RecordedEvent]) {
     parts.own.push(b']');
 }
 
-/// An event's JSON, from the thread's recent renderings when another host recorded the same
-/// event at the same second.
+/// An event's JSON, from the thread's renderings when another host recorded it at the same second.
 fn event_json(e: &RecordedEvent) -> Arc<[u8]> {
     EVENTS.with(|recent| {
         let same =
@@ -410,13 +387,11 @@ fn event_json(e: &RecordedEvent) -> Arc<[u8]> {
     })
 }
 
-/// An event's JSON, made afresh.
 fn render_event(e: &RecordedEvent) -> Vec<u8> {
     serde_json::to_vec(e).expect("an event serializes")
 }
 
-/// A string as serde_json writes it: copied as it is when nothing in it is escaped, else
-/// left to serde_json.
+/// A string as serde_json writes it: copied when nothing in it is escaped.
 fn string_json(out: &mut Vec<u8>, s: &str) {
     if !escaped(s.as_bytes()) {
         out.reserve(s.len() + 2);
@@ -428,13 +403,11 @@ fn string_json(out: &mut Vec<u8>, s: &str) {
     }
 }
 
-/// Whether serde_json escapes anything in `s` (a control character, `"` or `\\`): looked
-/// for eight bytes at a time.
+/// Whether serde_json escapes anything in `s` (a control character, `"` or `\\`).
 fn escaped(s: &[u8]) -> bool {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    // A byte of `w` is zero: the classic test, exact for the lowest such byte and free of
-    // false alarms when no byte is (which is all that is asked here).
+    // A byte of `w` is zero: exact for the lowest such byte, and no false alarm when none is.
     let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
     let mut words = s.chunks_exact(8);
     for w in &mut words {
@@ -451,7 +424,6 @@ fn escaped(s: &[u8]) -> bool {
         .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
-/// Appends `value`'s JSON.
 fn json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     serde_json::to_writer(out, value).expect("bookkeeping serializes");
 }
@@ -463,7 +435,6 @@ fn key(out: &mut Vec<u8>, name: &str) {
     out.extend_from_slice(b"\":");
 }
 
-/// Appends `,"name":` and `value`'s JSON.
 fn field<T: Serialize + ?Sized>(out: &mut Vec<u8>, name: &str, value: &T) {
     key(out, name);
     json(out, value);
@@ -475,9 +446,8 @@ fn str_field(out: &mut Vec<u8>, name: &str, s: &str) {
     string_json(out, s);
 }
 
-/// A shared value's JSON, from the thread's renderings: the same pointer is the same value
-/// (the thread's copy holds it, so it is neither changed in place nor freed and its address
-/// reused meanwhile).
+/// A shared value's JSON, from the thread's renderings: the same pointer is the same value (the
+/// thread's copy holds it, so it is neither changed nor freed meanwhile).
 fn shared<T: Serialize>(
     cache: &'static std::thread::LocalKey<Recent<Arc<T>>>,
     kept: usize,
@@ -497,8 +467,7 @@ fn shared<T: Serialize>(
 /// A thread's recent renderings of one part of the entries: the value and its JSON.
 type Recent<K> = super::Recent<K, Arc<[u8]>>;
 
-/// How many of each a thread keeps: the provisioner states of the steps a run's hosts are in
-/// at one time, the hardware details of the kinds of hardware.
+/// How many of each a thread keeps: the provisioner states of a run's steps, the hardware kinds.
 const STATES_KEPT: usize = 16;
 const DETAILS_KEPT: usize = 4;
 /// Of events: those a few steps' hosts record in the same second.

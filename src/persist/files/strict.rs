@@ -1,6 +1,4 @@
-//! Exact input, as kubectl's default `--validate=strict` has the API server check it: fields no
-//! schema knows, documents of unknown kinds or apiVersions, names Kubernetes would refuse and
-//! duplicate keys are bad input, said in bmhctl's words with a did-you-mean.
+//! Exact input, as kubectl's default `--validate=strict` has it.
 
 use super::yaml_file::PathSeg;
 use crate::diagnostic::{Diagnostic, Position, did_you_mean};
@@ -89,8 +87,7 @@ fn unknown_keys<'a>(
     out.extend(unknown.map(|k| at.iter().copied().chain([k.as_str()]).map(key).collect()));
 }
 
-/// Kubernetes' ObjectMeta fields bmhctl keeps without modelling them (a cluster's export
-/// carries them).
+/// Kubernetes' ObjectMeta fields bmhctl keeps without modelling them.
 const OBJECT_META_FIELDS: &[&str] = &[
     "name",
     "generateName",
@@ -121,8 +118,7 @@ impl Extras for BareMetalHost {
         if let Some(bmc) = &self.spec.bmc {
             extra_keys(&["spec", "bmc"], &bmc.extra, out);
         }
-        // `spec.networkInterfaces[]` extras (switchPort, hostNetworkAttachment) are read
-        // from there by the schema checks: known, not modelled.
+        // `spec.networkInterfaces[]` extras are read by the schema checks: known, not modelled.
         if let Some(status) = &self.status {
             extra_keys(&["status"], &status.extra, out);
             extra_keys(&["status", "provisioning"], &status.provisioning.extra, out);
@@ -419,8 +415,7 @@ fn label_chars_ok(s: &str) -> bool {
 /// Why a name breaks a rule, `None` when it does not.
 type NameRule = fn(&str) -> Option<String>;
 
-/// The metadata problems of an object: `metadata.name` (a subdomain) and `metadata.namespace`
-/// (a label), when given, and its labels and annotations (see [`label_problems`]).
+/// The metadata problems of an object: its name, namespace, labels and annotations.
 pub(super) fn metadata_problems(
     value: &Value,
     kind: &str,
@@ -450,8 +445,7 @@ pub(super) fn metadata_problems(
     out
 }
 
-/// The labels and annotations the API server would refuse (its `ValidateLabels` and
-/// `ValidateAnnotations`). Entries that are not strings are left to the typed parse.
+/// The labels and annotations the API server would refuse (non-strings are the typed parse's).
 pub(super) fn label_problems(
     value: &Value,
     kind: &str,
@@ -501,8 +495,7 @@ pub(super) fn label_problems(
         .collect()
 }
 
-/// The labels and annotations that are not strings, in an object no type checks (a Secret, a
-/// kind bmhctl keeps untyped): a YAML `yes` or `5` unquoted is one.
+/// The labels and annotations that are not strings, in an object no type checks.
 pub(super) fn label_type_problems(
     value: &Value,
     kind: &str,
@@ -544,8 +537,7 @@ pub(super) fn label_type_problems(
     out
 }
 
-/// A map key as a field path shows it: quoted, and cut short when long (the position says
-/// where the rest is).
+/// A map key as a field path shows it: quoted, and cut short when long.
 fn shown_key(k: &str) -> String {
     const MAX: usize = 80;
     match k.char_indices().nth(MAX) {

@@ -1,6 +1,6 @@
 //! Byte-preserving editing of multi-document YAML files.
 
-use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 use std::sync::Arc;
 
 /// 1-based line/column of a syntax problem or a located node.
@@ -21,18 +21,15 @@ pub enum YamlFileError {
     /// The document's root is not a block mapping (e.g. a flow mapping `{...}` or JSON), so we can't splice.
     #[error("document {doc} is not a block mapping; cannot write its status")]
     NotBlockMapping { doc: usize },
-    /// A top-level key of the document is explicit (`? key`): where a new entry goes and how
-    /// it is indented is not worked out for those, so we don't splice.
+    /// A top-level key is explicit (`? key`): where a new entry goes is not worked out for those.
     #[error(
         "document {doc} has an explicit key (`? key`) at its top level; cannot write its status"
     )]
     ExplicitKey { doc: usize },
-    /// The status entry defines an anchor (`&name`): rewriting or removing the entry would
-    /// take the anchor away from any alias of it elsewhere in the document.
+    /// Rewriting the status entry would take its anchor away from the aliases of it.
     #[error("document {doc} defines an anchor (`&name`) in its status; cannot write its status")]
     AnchorInStatus { doc: usize },
-    /// The file has a carriage return not followed by a line feed: the YAML parser takes it
-    /// for a line break, the splice would not, so edits could land in the wrong place.
+    /// The parser takes a lone CR for a line break, the splice would not.
     #[error("the file has a carriage return without a line feed; cannot edit it")]
     LoneCarriageReturn,
 }
@@ -41,8 +38,7 @@ pub enum YamlFileError {
 pub enum PathSeg<'a> {
     Key(&'a str),
     Index(usize),
-    /// The key of this entry rather than its value (a problem with the key itself); the last
-    /// segment of a path.
+    /// The key of this entry rather than its value; the last segment of a path.
     KeyOf(&'a str),
 }
 
@@ -50,12 +46,10 @@ pub enum PathSeg<'a> {
 pub struct YamlFile {
     text: String,
     docs: Vec<Doc>,
-    /// The text has a CR not followed by LF (found once at parse: every edit checks it, and a
-    /// scan per edit would make a file of N hosts cost N² to save).
+    /// The text has a CR not followed by LF (found once: a scan per edit costs N² per save).
     lone_cr: bool,
 }
 
-/// What the root node of a document is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum RootKind {
     /// Empty document, scalar, sequence, alias.
@@ -83,8 +77,7 @@ struct Doc {
     status_exists: bool,
     /// Whether `status_range.0` is at the start of its line (only indentation before the key).
     status_at_line_start: bool,
-    /// Whether a keep-chomping block scalar (`|+`) ends right where the status entry starts:
-    /// blank lines after the entry would become its content if the entry were removed.
+    /// A `|+` scalar ends where the status entry starts (blank lines after it are its content).
     status_after_keep: bool,
     /// A top-level key is explicit (`? key`).
     explicit_key: bool,
@@ -92,16 +85,14 @@ struct Doc {
     status_anchor: bool,
     /// Replacement text for `status_range.0..status_edit_end`, in pieces; `None` = original text.
     status_edit: Option<StatusEdit>,
-    /// End of the replaced range: `status_range.1`, or further over the blank lines after it
-    /// when those would become content of a `|+` scalar ending the entry (or before it).
+    /// End of the replaced range: `status_range.1`, or past blank lines a `|+` scalar would take.
     status_edit_end: usize,
     annotations: Option<Annotations>,
     /// A node has a tag bmhctl does not read (see [`super::yaml_tags`]).
     foreign_tag: bool,
 }
 
-/// The edits of every document at one moment ([`YamlFile::overlay`]): with the source text,
-/// what the file was then (a commit keeps the one it wrote instead of the written text).
+/// The edits of every document at one moment ([`YamlFile::overlay`]): the file as it was then.
 #[derive(Debug, Clone, Default)]
 pub struct Overlay(Vec<DocOverlay>);
 
@@ -142,10 +133,8 @@ struct AnnEntry {
 
 /// Converts the parser's positions into byte offsets.
 struct CharMap {
-    /// Byte offset of the start of every line.
     line_starts: Vec<usize>,
-    /// Last lookup `(line, col, byte)`, to go on from when the next one is further on the
-    /// same line (lookups come in order, and a long non-ASCII line is walked once).
+    /// Last lookup `(line, col, byte)`: lookups come in order, so a long line is walked once.
     last: std::cell::Cell<(usize, usize, usize)>,
 }
 
@@ -224,7 +213,6 @@ struct Frame {
     first_key_col: Option<usize>,
 }
 
-/// Small helpers on the original text.
 struct Text<'a> {
     s: &'a str,
     b: &'a [u8],
@@ -252,8 +240,7 @@ impl Text<'_> {
         self.b[ls..p].iter().all(|&c| c == b' ' || c == b'\t')
     }
 
-    /// The position after the end of the line containing the end of content `p` (after its
-    /// newline), or `p` itself if it is already at a line start.
+    /// The position after the newline ending the line where content `p` ends; `p` at a line start.
     fn eol_after(&self, p: usize) -> usize {
         if p == 0 || self.b[p - 1] == b'\n' {
             return p;
@@ -261,8 +248,7 @@ impl Text<'_> {
         (self.line_end(p) + 1).min(self.b.len())
     }
 
-    /// Move `p` (a line start or the end of the text) upwards over blank lines and comment
-    /// lines indented at most `col`, but not below `floor`.
+    /// Moves `p` (a line start or the end) up over blank lines and comments indented at most `col`.
     fn pullback(&self, mut p: usize, floor: usize, col: usize) -> usize {
         while p > floor {
             let q = self.line_start(if self.b[p - 1] == b'\n' { p - 1 } else { p });
@@ -319,9 +305,7 @@ impl Text<'_> {
         p
     }
 
-    /// Where to start looking upwards for the end of an entry whose successor starts at
-    /// `next`: its line start, or the end of the text when `next` is there, so that a last
-    /// line without a newline is looked at too.
+    /// Where to look upwards from for the end of an entry followed by `next` (its line or the end).
     fn before_next(&self, next: usize) -> usize {
         if next >= self.b.len() {
             self.b.len()
@@ -334,8 +318,7 @@ impl Text<'_> {
     /// keeps its trailing line breaks (`+`); `None` if its header is not found.
     fn block_scalar_end(&self, sb: usize, eb: usize) -> Option<(usize, bool)> {
         let is_ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
-        // The header line: the line of `sb` if it holds more than indentation before it,
-        // else the last line before it that is not blank.
+        // The header line: that of `sb`, or when `sb` starts it, the last non-blank line before.
         let mut hl = self.line_start(sb);
         if self.at_line_start(sb) {
             loop {
@@ -366,8 +349,7 @@ impl Text<'_> {
         {
             return None;
         }
-        // The parser ended the scalar before the LF ending its header line: it took something
-        // else there for a line break (a lone CR; such a file is refused for edits).
+        // The scalar ended before the LF ending its header: at a lone CR (refused for edits).
         if eb < line_end {
             return None;
         }
@@ -386,10 +368,8 @@ impl Text<'_> {
             return Some((end.max(header_end), true));
         }
         let region = &self.b[header_end..eb];
-        // The scalar's indentation: that of its first non-blank line, unless an indicator
-        // gives it relative to the enclosing block; that block is at least as deep as the
-        // header line, so the header line's indentation is a bound that never takes a
-        // content line for blank (a blank line may be taken for content: bytes kept).
+        // The indentation: the first non-blank line's, or (an indicator) at least the header's: a
+        // bound that never takes a content line for blank.
         let n = if indicators.bytes().any(|c| c.is_ascii_digit()) {
             Some(spaces(&self.b[hl..line_end]))
         } else {
@@ -410,8 +390,7 @@ impl Text<'_> {
         Some((end, false))
     }
 
-    /// Whether the text ends with a line of spaces, without a line break, no deeper than the
-    /// indentation of the keep-chomping scalar whose header line is `hl..line_end`.
+    /// Whether the text ends with a line of spaces no deeper than the `|+` scalar's indentation.
     fn blank_last_line(
         &self,
         hl: usize,
@@ -434,9 +413,8 @@ impl Text<'_> {
         n.is_some_and(|n| tail.len() <= n)
     }
 
-    /// Byte range of a block mapping entry whose key starts at `key_start` (column `key_col`),
-    /// whose value's content ends at `content_end`, and whose next sibling (or the mapping end)
-    /// starts at `next`. Trailing blank lines and shallow comments are left outside.
+    /// Byte range of a block mapping entry (key at `key_start`, column `key_col`, content ending at
+    /// `content_end`, next sibling at `next`), trailing blank lines and shallow comments left out.
     fn entry_range(
         &self,
         key_start: usize,
@@ -464,21 +442,12 @@ fn text_pos(text: &str, i: usize) -> TextPos {
     }
 }
 
-/// Leading spaces of a line.
 fn spaces(l: &[u8]) -> usize {
     l.iter().take_while(|&&c| c == b' ').count()
 }
 
 fn is_space_only(l: &[u8]) -> bool {
     l.iter().all(|&c| matches!(c, b' ' | b'\r' | b'\n'))
-}
-
-fn syntax_error(e: &ScanError) -> YamlFileError {
-    YamlFileError::Syntax {
-        line: e.marker().line(),
-        column: e.marker().col() + 1,
-        message: e.info().to_string(),
-    }
 }
 
 impl YamlFile {
@@ -516,20 +485,16 @@ impl YamlFile {
         &self.text[d.start..d.end]
     }
 
-    /// 1-based line in the file where the document's root node starts (after any `---`, directives
-    /// and comments).
+    /// 1-based line in the file where the document's root node starts.
     pub fn document_start_line(&self, doc: usize) -> usize {
         self.docs[doc].content_line
     }
 
-    /// Whether document `doc`'s status can be written in place: a block mapping, with plain
-    /// keys, no anchor in its status, and no lone CR in the file.
+    /// Whether document `doc`'s status can be written in place.
     fn check_status_editable(&self, doc: usize) -> Result<(), YamlFileError> {
-        let d = &self.docs[doc];
-        if d.root != RootKind::BlockMapping {
-            return Err(YamlFileError::NotBlockMapping { doc });
-        }
+        self.has_block_status(doc)?;
         self.check_line_breaks()?;
+        let d = &self.docs[doc];
         if d.explicit_key {
             return Err(YamlFileError::ExplicitKey { doc });
         }
@@ -565,9 +530,8 @@ impl YamlFile {
         if lines.first().is_some_and(|l| l.trim_end() == "---") {
             lines.remove(0);
         }
-        // Trailing empty lines are dropped, unless they are content of a `|+` scalar ending the
-        // status; then the blank lines after the entry in the file would become its content too, so
-        // they go.
+        // Trailing empty lines are dropped, unless content of a `|+` scalar ending the status (the
+        // blank lines after the entry in the file then go, or they would become its content too).
         let keep = yaml.contains('+') && ends_with_keep_scalar(&lines);
         let n = match keep {
             true => lines.len(),
@@ -578,8 +542,7 @@ impl YamlFile {
         };
         let lines = &lines[..n];
         let first = lines.first().map(|l| l.trim()).unwrap_or("");
-        // (A line of spaces is kept: it is the last line of a block scalar, deeper than its
-        // indentation, and so content.)
+        // (A line of spaces is kept: a block scalar's last line, deeper than its indentation.)
         if lines.iter().all(|l| l.trim().is_empty()) {
             out.extend([" {}", nl]);
         } else if lines.len() == 1 && (first.starts_with('{') || first.starts_with('[')) {
@@ -623,8 +586,7 @@ impl YamlFile {
             && (!d.status_exists || d.status_at_line_start)
     }
 
-    /// [`set_status`](Self::set_status) with the status's text already laid out in pieces
-    /// ([`LaidOut`]) that other documents' edits may share.
+    /// [`set_status`](Self::set_status) with the text laid out in pieces other documents may share.
     pub fn set_status_laid_out(
         &mut self,
         doc: usize,
@@ -650,8 +612,7 @@ impl YamlFile {
         Ok(true)
     }
 
-    /// Remove entries whose key is in `keys` from the document's `metadata.annotations` mapping
-    /// (block or flow).
+    /// Removes the entries of `keys` from the document's `metadata.annotations` (block or flow).
     pub fn remove_annotations(&mut self, doc: usize, keys: &[&str]) -> Result<bool, YamlFileError> {
         self.check_line_breaks()?;
         let text = &self.text;
@@ -713,8 +674,7 @@ impl YamlFile {
         Ok(true)
     }
 
-    /// Edits are placed by LF line breaks; refuse a file with a lone CR (a line break to the
-    /// parser).
+    /// Edits are placed by LF line breaks: a lone CR (a line break to the parser) is refused.
     fn check_line_breaks(&self) -> Result<(), YamlFileError> {
         if self.lone_cr {
             return Err(YamlFileError::LoneCarriageReturn);
@@ -722,8 +682,7 @@ impl YamlFile {
         Ok(())
     }
 
-    /// Where the first carriage return not followed by a line feed is, if any: such a file cannot
-    /// be edited ([`YamlFileError::LoneCarriageReturn`]).
+    /// Where the first lone carriage return is ([`YamlFileError::LoneCarriageReturn`]).
     pub fn lone_carriage_return(&self) -> Option<TextPos> {
         if !self.lone_cr {
             return None;
@@ -738,8 +697,7 @@ impl YamlFile {
         self.docs[doc].foreign_tag
     }
 
-    /// Whether the document has a top-level `status` entry (staged edits aside); an error
-    /// when its root is not a block mapping (its status cannot be edited).
+    /// Whether the document has a `status` entry (edits aside); an error unless a block mapping.
     pub fn has_block_status(&self, doc: usize) -> Result<bool, YamlFileError> {
         let d = &self.docs[doc];
         if d.root != RootKind::BlockMapping {
@@ -748,12 +706,10 @@ impl YamlFile {
         Ok(d.status_exists)
     }
 
-    /// The text the file was parsed from.
     pub fn source_text(&self) -> &str {
         &self.text
     }
 
-    /// The whole file with all edits applied.
     pub fn render(&self) -> String {
         self.pieces(None).concat()
     }
@@ -775,16 +731,14 @@ impl YamlFile {
         )
     }
 
-    /// The file's text with the edits of `overlay` (`None`: the edits now) applied, in pieces:
-    /// their concatenation is the file.
+    /// The file's text with the edits of `overlay` (`None`: now) applied, in pieces.
     pub fn pieces<'a>(&'a self, overlay: Option<&'a Overlay>) -> Vec<&'a str> {
         let mut out = Vec::with_capacity(self.docs.len() + 8);
         self.each_piece(overlay, |p| out.push(p));
         out
     }
 
-    /// [`pieces`](Self::pieces), each given to `f` in order as it is found: a file of many
-    /// documents is written or compared without a list of all its pieces.
+    /// [`pieces`](Self::pieces) given to `f` in order, without a list of all the pieces.
     pub fn each_piece<'a>(&'a self, overlay: Option<&'a Overlay>, mut f: impl FnMut(&'a str)) {
         let (mut edits, mut out) = (Vec::new(), Vec::new());
         for i in 0..self.docs.len() {
@@ -819,8 +773,7 @@ impl YamlFile {
         true
     }
 
-    /// Document `i`'s status edit (and the end of the range it replaces) and annotation edits
-    /// in `overlay` (`None`: now).
+    /// Document `i`'s status edit (with the end of its range) and annotation edits in `overlay`.
     #[allow(clippy::type_complexity)]
     fn doc_edit<'a>(
         &'a self,
@@ -888,8 +841,7 @@ impl YamlFile {
         })
     }
 
-    /// Position (1-based, in the file) of the node at `path` in the original text of document
-    /// `doc`, or of the deepest existing prefix's node.
+    /// Position (1-based) of the node at `path` of document `doc`, or of the deepest prefix found.
     pub fn locate(&self, doc: usize, path: &[PathSeg]) -> Option<TextPos> {
         let d = self.docs.get(doc)?;
         let text = &self.text[d.start..d.end];
@@ -922,15 +874,13 @@ impl YamlFile {
     }
 }
 
-/// Whole lines of a status's YAML laid out as [`YamlFile::set_status`] writes them under `status:`
-/// at column 0 of a file with LF line breaks: every non-empty line indented two spaces.
+/// A status's YAML laid out as [`YamlFile::set_status`] writes it at column 0 (LF line breaks).
 #[derive(Debug, Clone)]
 pub struct LaidOut(Arc<str>);
 
 impl LaidOut {
-    /// `text` laid out; `None` when it is not whole lines, or holds a CR (set_status breaks
-    /// lines as `str::lines` does) or a `+` (a keep-chomping header's sign, after which
-    /// set_status keeps blank lines as content): such a text goes through set_status.
+    /// `text` laid out; `None` unless whole lines without a CR (set_status breaks lines as
+    /// `str::lines` does) or a `+` (after a `|+` header set_status keeps blank lines).
     pub fn new(text: &str) -> Option<LaidOut> {
         if !text.ends_with('\n') || text.bytes().any(|b| b == b'\r' || b == b'+') {
             return None;
@@ -959,9 +909,8 @@ impl LaidOut {
     }
 }
 
-/// Whether `pieces`, joined, are written by [`YamlFile::set_status`] as they are: a first
-/// line that is a key's (not `---`, nor a flow collection set_status writes on the key's
-/// line) and no blank line at the end (set_status drops those).
+/// Whether set_status writes `pieces` as they are: the first line a key's (not `---` nor a flow
+/// collection) and no blank line at the end (set_status drops those).
 fn laid_out_plainly(pieces: &[LaidOut]) -> bool {
     let first_is_a_key = pieces.first().is_some_and(|p| {
         let b = p.0.as_bytes();
@@ -973,8 +922,7 @@ fn laid_out_plainly(pieces: &[LaidOut]) -> bool {
     first_is_a_key && no_blank_at_end
 }
 
-/// Whether serialized YAML `lines` end with a keep-chomping block scalar (`|+`, `>2+`): its
-/// header is the last one, and every non-blank line after it is deeper than its line.
+/// Whether serialized YAML `lines` end with a keep-chomping block scalar (`|+`, `>2+`).
 fn ends_with_keep_scalar(lines: &[&str]) -> bool {
     let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
     let is_keep_header = |l: &str| {
@@ -1051,15 +999,13 @@ fn navigate(events: &[(Event, Span)], i: usize, path: &[PathSeg]) -> usize {
     }
 }
 
-/// Per-document indexing state.
 #[derive(Default)]
 struct DocState {
     doc: Doc,
     stack: Vec<Frame>,
     /// Byte offset of the end of the most recent content (scalar, alias, flow end).
     last_end: usize,
-    /// End of the content of the last keep-chomping block scalar (`|+`): blank lines right
-    /// after it are its content.
+    /// End of the content of the last `|+` scalar: blank lines right after it are its content.
     keep_end: Option<usize>,
     root_seen: bool,
     /// Where the document's anchored nodes start (most documents have none).
@@ -1100,7 +1046,11 @@ fn index(text: &str) -> Result<Vec<Doc>, YamlFileError> {
 
     let mut parser = Parser::new_from_str(text);
     while let Some(r) = parser.next_event() {
-        let (ev, sp) = r.map_err(|e| syntax_error(&e))?;
+        let (ev, sp) = r.map_err(|e| YamlFileError::Syntax {
+            line: e.marker().line(),
+            column: e.marker().col() + 1,
+            message: e.info().to_string(),
+        })?;
         let sb = cm.byte(text, sp.start.line(), sp.start.col());
         let eb = if sp.end.index() == sp.start.index() {
             sb
@@ -1231,8 +1181,7 @@ fn node_event(
     }
 }
 
-/// A node starts: the document's root (its kind noted), a mapping's key (the previous entry
-/// closed) or a value. The role of a mapping starting there.
+/// A node starts: the root, a mapping's key or a value; the role of a mapping starting there.
 fn node_start(
     t: &Text,
     st: &mut DocState,
@@ -1316,7 +1265,6 @@ fn key_start(t: &Text, st: &mut DocState, ev: &Event, col: usize, sb: usize, eb:
     };
 }
 
-/// A mapping (or a sequence) starts, in `role`.
 fn collection_start(st: &mut DocState, is_map: bool, mut role: Role, sb: usize, eb: usize) {
     let flow = eb > sb;
     if flow {
@@ -1342,8 +1290,7 @@ fn collection_start(st: &mut DocState, is_map: bool, mut role: Role, sb: usize, 
     });
 }
 
-/// A mapping or sequence ends: its last entry is closed, and the root's indent (and where a
-/// status would go) or a flow `annotations` mapping's extent noted.
+/// A mapping or sequence ends: its last entry is closed, and what it tells of the document noted.
 fn collection_end(t: &Text, st: &mut DocState, sb: usize, eb: usize) {
     let Some(mut frame) = st.stack.pop() else {
         return;
@@ -1388,8 +1335,7 @@ fn complete(st: &mut DocState) {
     }
 }
 
-/// An entry of a mapping in `role` ends (the next node starts at `next`): the status entry's
-/// or an annotation's range is noted.
+/// An entry of a mapping in `role` ends (the next node at `next`): its range is noted.
 fn close_entry(t: &Text, st: &mut DocState, role: Role, flow: bool, e: OpenEntry, next: usize) {
     let (doc, keep_end) = (&mut st.doc, st.keep_end);
     let content_end = st.last_end.max(e.key_end);

@@ -2,8 +2,7 @@
 
 use saphyr_parser::{Event, Parser, Tag};
 
-/// The tags bmhctl reads: the YAML 1.2 core schema's scalars and the failsafe schema's
-/// collections, by their full names (`!!str` is short for the first).
+/// The tags bmhctl reads: the YAML 1.2 core schema's scalars and failsafe collections.
 const CORE: &[&str] = &[
     "tag:yaml.org,2002:str",
     "tag:yaml.org,2002:int",

@@ -1,9 +1,5 @@
-//! `kubectl apply`'s merge of an applied object over the stored one, as `bmhctl apply` writes it:
-//! the file gives the spec (a Secret's `data`, any other top-level field); labels and annotations
-//! are merged three-way ([`merge_keys`]: the file's keys are set, the keys the last apply set and
-//! the file no longer has are removed, every other key, a verb's or BMO's, is kept); the store
-//! keeps the uid, the finalizers, the deletion mark, the status (a `status:` in the file is
-//! ignored) and bmhctl's bookkeeping; a changed spec bumps `metadata.generation`.
+//! `kubectl apply`'s merge of an applied object over the stored one: the file gives the spec,
+//! metadata is merged three-way ([`merge_keys`]), the store keeps what the server owns.
 
 use super::hosts::{
     LastApplied, decode_host, encode_host, hardware_key, last_applied, set_last_applied,
@@ -126,9 +122,8 @@ pub fn merge_object(applied: &Value, stored: Option<&Stored>) -> Value {
     out
 }
 
-/// `kubectl apply`'s three-way merge of one map of `metadata` (labels or annotations): the stored
-/// map, without the keys the last apply set (`last`) that the file no longer has, with the file's
-/// keys set over it.
+/// `kubectl apply`'s three-way merge of labels or annotations: the stored map, without the keys
+/// the last apply set (`last`) that the file no longer has, with the file's keys set over it.
 pub fn merge_keys<V: Clone>(
     file: &BTreeMap<String, V>,
     stored: &BTreeMap<String, V>,
@@ -140,8 +135,7 @@ pub fn merge_keys<V: Clone>(
     (out, file.keys().cloned().collect())
 }
 
-/// The applied host's labels and annotations merged over the stored host's ([`merge_keys`]);
-/// returns the keys the apply set. BMO's status annotation is not one of them: it is consumed.
+/// The applied host's labels and annotations merged over the stored host's; the keys applied.
 pub fn merge_host_metadata(
     host: &mut bmh_api::BareMetalHost,
     old: &bmh_api::BareMetalHost,
@@ -151,8 +145,7 @@ pub fn merge_host_metadata(
     let (labels, label_keys) = merge_keys(&m.labels, &old.metadata.labels, &last.labels);
     let (mut merged, mut annotation_keys) =
         merge_keys(&m.annotations, &old.metadata.annotations, &last.annotations);
-    // The file's status annotation (if any) stays for `applied_status` to read; a stored one
-    // cannot be (it is consumed), so it comes from the file or not at all.
+    // The file's status annotation stays for `applied_status` to read; a stored one is consumed.
     if !m.annotations.contains_key(annotations::STATUS) {
         merged.remove(annotations::STATUS);
     }
@@ -165,8 +158,7 @@ pub fn merge_host_metadata(
     }
 }
 
-/// A host: the file's spec, and its labels and annotations merged ([`merge_host_metadata`]),
-/// over the stored host's status and bookkeeping; the generation is bumped when the spec changed.
+/// A host: the file's spec and metadata over the stored host's status and bookkeeping.
 pub fn merge_host(
     applied: &bmh_api::BareMetalHost,
     stored: Option<&Stored>,
@@ -184,8 +176,7 @@ pub fn merge_host(
         ),
     };
     host.status = applied_status(applied, old.as_ref().map(|(h, _)| h), hardware);
-    // Consumed here as BMO's controller consumes it (deleted whenever present, used or not),
-    // so that applying the same file again changes nothing.
+    // Consumed as BMO consumes it, so that applying the same file again changes nothing.
     host.metadata.annotations.remove(annotations::STATUS);
     let m = &mut host.metadata;
     m.namespace = m.namespace_or_default().to_string();
@@ -197,8 +188,7 @@ pub fn merge_host(
     Ok(value)
 }
 
-/// The hardware details of the host's HardwareData in the store (applied just before the
-/// hosts, so an export's HardwareData is there).
+/// The hardware details of the host's HardwareData in the store (applied just before the hosts).
 pub fn stored_hardware(store: &Store, key: &ObjectKey) -> Result<Option<bmh_api::HardwareDetails>> {
     let Some(stored) = store.get_replaceable(&hardware_key(key))? else {
         return Ok(None);
@@ -211,12 +201,8 @@ pub fn stored_hardware(store: &Store, key: &ObjectKey) -> Result<Option<bmh_api:
     )
 }
 
-/// The status an applied host gets: the stored one (a `status:` in the file is ignored, as the API
-/// server ignores it on the main resource), except that a host without a status (no `lastUpdated`,
-/// BMO's `hostHasStatus`) takes it from BMO's status annotation (`baremetalhost.metal3.io/status`,
-/// what `bmhctl export` writes), as BMO's `reconcileHostData` does: the details of the host's
-/// HardwareData take precedence over the annotation's `hardware`, and `lastUpdated` is stamped when
-/// the annotation has none.
+/// The status an applied host gets: the stored one, except that a host without one takes it from
+/// BMO's status annotation, as BMO's `reconcileHostData` does (the HardwareData's details first).
 fn applied_status(
     applied: &bmh_api::BareMetalHost,
     old: Option<&bmh_api::BareMetalHost>,

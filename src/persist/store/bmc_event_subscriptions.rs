@@ -1,18 +1,12 @@
-//! BMCEventSubscriptions in the store (`bmceventsubscriptions/<namespace>/<name>.yaml`, put
-//! there by `apply`): read by their controller, which owns their `status` as BMO's does and
-//! writes it under the object's lock, whatever the rest of the object has become.
+//! BMCEventSubscriptions in the store, put there by `apply`.
 
 use super::Store;
 use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
 use crate::objects::TypedKey;
-use bmh_api::{
-    API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, BmcEventSubscriptionStatus,
-    ObjectKey,
-};
+use bmh_api::{API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, ObjectKey};
 use serde_json::Value;
 
-/// The store key of a subscription.
 pub fn subscription_key(key: &ObjectKey) -> TypedKey {
     TypedKey::new(API_VERSION, BMC_EVENT_SUBSCRIPTION_KIND, key.clone())
 }
@@ -37,20 +31,4 @@ fn decode(value: &Value) -> Result<BmcEventSubscription> {
         sub.metadata.namespace = bmh_api::DEFAULT_NAMESPACE.to_string();
     }
     Ok(sub)
-}
-
-/// Writes `status` into the stored subscription; `Ok(false)` when it is no longer stored.
-pub fn write_status(
-    store: &Store,
-    key: &ObjectKey,
-    status: &BmcEventSubscriptionStatus,
-) -> Result<bool> {
-    let mut found = false;
-    store.update(&subscription_key(key), |current| {
-        found = current.is_some();
-        current
-            .map(|c| super::object_file::set_status(c, Some(status)))
-            .transpose()
-    })?;
-    Ok(found)
 }

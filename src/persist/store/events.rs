@@ -1,5 +1,4 @@
-//! A host's recent events (`describe` shows them): `<store>/events/<namespace>/<name>.jsonl`, one
-//! JSON object per line (`time`, `reason`, `message`), the newest last, at most [`EVENTS_KEPT`].
+//! A host's recent events: `<store>/events/<namespace>/<name>.jsonl`, one JSON object per line.
 
 use super::Store;
 use crate::error::{Error, Result};

@@ -24,13 +24,11 @@ fn no_such_host(key: &ObjectKey) -> Error {
 /// The top-level key of a host's file holding bmhctl's bookkeeping.
 pub const BOOK_KEY: &str = "bmhctl";
 
-/// The key, under a stored object's top-level [`BOOK_KEY`], of the label and annotation keys
-/// the last `bmhctl apply` set (see [`LastApplied`]).
+/// The key, under a stored object's [`BOOK_KEY`], of the keys the last `bmhctl apply` set.
 pub const LAST_APPLIED_KEY: &str = "lastApplied";
 
-/// The label and annotation keys the last `bmhctl apply` of an object set: what kubectl keeps in
-/// its `kubectl.kubernetes.io/last-applied-configuration` annotation, reduced to what the three-way
-/// merge of `metadata.labels` and `metadata.annotations` needs.
+/// The label and annotation keys the last `bmhctl apply` of an object set: kubectl's
+/// last-applied-configuration, reduced to what the three-way merge of metadata needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LastApplied {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -39,8 +37,7 @@ pub struct LastApplied {
     pub annotations: Vec<String>,
 }
 
-/// The stored object's [`LastApplied`] (empty for an object never applied, or applied before
-/// bmhctl kept it: nothing is removed then, as kubectl removes nothing without its annotation).
+/// The stored object's [`LastApplied`] (empty for an object never applied: nothing is removed).
 pub fn last_applied(value: &Value) -> LastApplied {
     value
         .get(BOOK_KEY)
@@ -72,8 +69,7 @@ pub fn set_last_applied(value: &mut Value, last: &LastApplied) {
     }
 }
 
-/// Carries the [`LastApplied`] of `from` (the stored host) over to `to` (the host a writer
-/// computed through [`decode_host`] and [`encode_host`], which know nothing of it).
+/// Carries the [`LastApplied`] of `from` (the stored host) over to `to` (a host re-encoded).
 pub fn carry_last_applied(from: &Value, to: &mut Value) {
     set_last_applied(to, &last_applied(from));
 }
@@ -87,32 +83,29 @@ const BOOK_FIELDS_ELSEWHERE: [&str; 5] = [
     "hardwareData",
 ];
 
+/// The store key of the metal3.io object of `kind` named `key`.
+fn metal3_key(kind: &str, key: &ObjectKey) -> TypedKey {
+    TypedKey::new(bmh_api::API_VERSION, kind, key.clone())
+}
+
 pub fn host_key(key: &ObjectKey) -> TypedKey {
-    TypedKey::new(bmh_api::API_VERSION, bmh_api::KIND, key.clone())
+    metal3_key(bmh_api::KIND, key)
 }
 
 pub fn settings_key(key: &ObjectKey) -> TypedKey {
-    TypedKey::new(
-        bmh_api::API_VERSION,
-        HOST_FIRMWARE_SETTINGS_KIND,
-        key.clone(),
-    )
+    metal3_key(HOST_FIRMWARE_SETTINGS_KIND, key)
 }
 
 pub fn components_key(key: &ObjectKey) -> TypedKey {
-    TypedKey::new(
-        bmh_api::API_VERSION,
-        HOST_FIRMWARE_COMPONENTS_KIND,
-        key.clone(),
-    )
+    metal3_key(HOST_FIRMWARE_COMPONENTS_KIND, key)
 }
 
 pub fn data_image_key(key: &ObjectKey) -> TypedKey {
-    TypedKey::new(bmh_api::API_VERSION, DATA_IMAGE_KIND, key.clone())
+    metal3_key(DATA_IMAGE_KIND, key)
 }
 
 pub fn hardware_key(key: &ObjectKey) -> TypedKey {
-    TypedKey::new(bmh_api::API_VERSION, HARDWARE_DATA_KIND, key.clone())
+    metal3_key(HARDWARE_DATA_KIND, key)
 }
 
 fn typed<T: DeserializeOwned>(what: &str, value: Value) -> Result<T> {
@@ -127,8 +120,7 @@ fn typed_at<T: DeserializeOwned>(
     key: &ObjectKey,
     value: &Value,
 ) -> Result<T> {
-    // Typed without tracking the path first: tracking allocates every key, and is only needed
-    // to say where a problem is.
+    // Typed without tracking the path first: tracking allocates every key.
     if let Ok(t) = T::deserialize(value) {
         return Ok(t);
     }
@@ -185,8 +177,7 @@ pub fn secret_refs(value: &Value) -> Vec<(&'static str, ObjectKey)> {
     out
 }
 
-/// Whether each Secret read so far can be used: its problem, if any, so that many hosts
-/// sharing one Secret read it once.
+/// Whether each Secret read so far can be used, so that many hosts sharing one read it once.
 #[derive(Default)]
 struct SecretsChecked(HashMap<ObjectKey, Option<Diagnostics>>);
 
@@ -293,8 +284,7 @@ impl Store {
             .collect())
     }
 
-    /// Every host of the store with its labels, sorted by namespace and name: what selecting hosts
-    /// needs, without reading their companion objects.
+    /// Every host of the store with its labels, sorted by namespace and name (no companions read).
     pub fn host_labels(&self) -> Result<Listing<(ObjectKey, BTreeMap<String, String>)>> {
         let listing = self.list(bmh_api::API_VERSION, bmh_api::KIND)?;
         let objects = listing
@@ -327,8 +317,7 @@ impl Store {
             .map(Some)
     }
 
-    /// Every host of the store as records, sorted by namespace and name; those that cannot be
-    /// read (their object, a companion object or a Secret they use) apart, each for itself.
+    /// Every host of the store as records, sorted by namespace and name; those unreadable apart.
     pub fn load_hosts(&self) -> Result<Listing<HostRecord>> {
         let listing = self.list(bmh_api::API_VERSION, bmh_api::KIND)?;
         let mut out = Listing {
@@ -352,8 +341,7 @@ impl Store {
         Ok(out)
     }
 
-    /// The problem of each Secret `value` (a stored host) refers to that exists and cannot be
-    /// read, as a problem of the host: BMO would not find it missing, so neither does bmhctl.
+    /// The problem of each Secret a stored host refers to that exists and cannot be read.
     fn check_secrets(
         &self,
         key: &ObjectKey,
@@ -382,15 +370,10 @@ impl Store {
                 found.push(d);
             }
         }
-        if found.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::Invalid(found))
-        }
+        crate::persist::files::inventory::bad_input(found)
     }
 
-    /// Sets (`Some`) or removes (`None`) one annotation of a stored host, under its lock (what
-    /// the verbs ask of BMO). A usage error when there is no such host.
+    /// Sets (`Some`) or removes (`None`) one annotation of a stored host, under its lock.
     pub fn set_host_annotation(
         &self,
         key: &ObjectKey,
@@ -428,8 +411,7 @@ impl Store {
         })
     }
 
-    /// Marks a stored host for deletion at `now` (its `metadata.deletionTimestamp`, as the API
-    /// server does), under its lock; unchanged when it is already being deleted.
+    /// Marks a stored host for deletion at `now` (`metadata.deletionTimestamp`), under its lock.
     pub fn request_host_deletion(&self, key: &ObjectKey, now: &str) -> Result<Written> {
         self.update(&host_key(key), |current| {
             let mut v = current.ok_or_else(|| no_such_host(key))?.clone();
@@ -446,7 +428,7 @@ impl Store {
 
     /// The stored object of `kind` (a metal3.io kind) of the host `key`'s namespace and name.
     fn companion<T: DeserializeOwned>(&self, kind: &str, key: &ObjectKey) -> Result<Option<T>> {
-        let typed_key = TypedKey::new(bmh_api::API_VERSION, kind, key.clone());
+        let typed_key = metal3_key(kind, key);
         self.get(&typed_key)?
             .map(|s| typed_at(&self.path_of(&typed_key), kind, key, &s.value))
             .transpose()

@@ -1,5 +1,4 @@
-//! The local store: bmhctl's stand-in for the Kubernetes API server, a directory of readable
-//! YAML files, one per object.
+//! The local store: bmhctl's stand-in for the API server, a directory of YAML files.
 //!
 //! ```text
 //! <store>/
@@ -13,9 +12,8 @@
 //!   events/<namespace>/<name>.jsonl         a host's last [`EVENTS_KEPT`] events
 //! ```
 //!
-//! Every file is a whole object; `metadata.resourceVersion` is a per-object counter that
-//! writers check under the object's lock ([`Store::write`], [`Store::update`]). The store holds
-//! Secrets, so it is private (0700/0600, no symlinks followed, refused if others may write it).
+//! Every file is a whole object whose `metadata.resourceVersion` writers check under its lock.
+//! The store holds Secrets, so it is private (0700/0600, no symlinks followed).
 
 pub mod apply_merge;
 pub mod bmc_event_subscriptions;
@@ -44,14 +42,13 @@ pub const STORE_ENV: &str = "BMHCTL_STORE";
 /// How long a writer waits for an object's lock before giving up.
 const LOCK_WAIT: Duration = Duration::from_secs(30);
 
-/// A store on disk.
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
 }
 
 /// One object as read: its content and its version.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stored {
     pub value: Value,
     /// `metadata.resourceVersion` (0 for an object written by hand without one).
@@ -59,19 +56,10 @@ pub struct Stored {
 }
 
 /// Every object of a kind that could be read, and those that could not (each for itself).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Listing<T = Stored> {
     pub objects: Vec<T>,
     pub bad: Vec<BadObject>,
-}
-
-impl<T> Default for Listing<T> {
-    fn default() -> Self {
-        Self {
-            objects: Vec::new(),
-            bad: Vec::new(),
-        }
-    }
 }
 
 /// What a write expects to find.
@@ -83,7 +71,6 @@ pub enum Expect {
     Version(u64),
 }
 
-/// What a write did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Written {
     Created,
@@ -91,8 +78,7 @@ pub enum Written {
     Unchanged,
 }
 
-/// The default store: `store/` in the user's data directory (`~/.local/share/bmhctl/store` on
-/// Linux).
+/// The default store: `store/` in the user's data directory.
 pub fn default_root() -> Option<PathBuf> {
     directories::ProjectDirs::from("io", "metal3", "bmhctl").map(|d| d.data_dir().join("store"))
 }
@@ -109,8 +95,7 @@ pub fn resolve_root(given: Option<&Path>) -> Result<PathBuf> {
     }
 }
 
-/// The directory of a kind: Kubernetes' resource name (lower-case plural), with the group for
-/// kinds outside the core and `metal3.io` groups (`widgets.example.com`).
+/// The directory of a kind: its resource name, with the group outside core and `metal3.io`.
 pub fn resource_dir(api_version: &str, kind: &str) -> String {
     let lower = kind.to_ascii_lowercase();
     let plural = if lower == "hardwaredata" {
@@ -173,8 +158,7 @@ fn user_name(uid: u32) -> Option<String> {
     let mut buf = vec![0u8; 4096];
     let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
     let mut found: *mut libc::passwd = std::ptr::null_mut();
-    // SAFETY: every pointer is to a live buffer of the length given; `found` is set to `pwd`
-    // (whose strings point into `buf`) or null.
+    // SAFETY: every pointer is to a live buffer of the length given.
     let rc = unsafe {
         libc::getpwuid_r(
             uid,
@@ -192,16 +176,14 @@ fn user_name(uid: u32) -> Option<String> {
     Some(name.to_string_lossy().into_owned())
 }
 
-/// Refuses a store that is not a directory, that is owned by another user than root or the
-/// current one, or that a group or others may write to (they could plant hosts to drive, or
-/// symlinks to be written through): the trust rules of plugin directories.
+/// Refuses a store that is not a directory, not ours (or root's), or that others may write to.
 fn check_private(root: &Path) -> Result<()> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
+    let shown = root.display();
     if !meta.is_dir() {
         return Err(Error::Usage(format!(
-            "the store {} is not a directory",
-            root.display()
+            "the store {shown} is not a directory"
         )));
     }
     // SAFETY: geteuid has no preconditions and cannot fail.
@@ -213,11 +195,9 @@ fn check_private(root: &Path) -> Result<()> {
             None => format!("uid {owner}"),
         };
         return Err(Error::Usage(format!(
-            "the store {} is owned by {who}, neither root nor the current user (uid {me}); it \
-             holds Secrets and decides what bmhctl drives: use a store of your own, or give \
-             it to yourself with `chown -R {me} {}`",
-            root.display(),
-            root.display()
+            "the store {shown} is owned by {who}, neither root nor the current user (uid {me}); \
+             it holds Secrets and decides what bmhctl drives: use a store of your own, or give \
+             it to yourself with `chown -R {me} {shown}`"
         )));
     }
     let mode = meta.permissions().mode() & 0o777;
@@ -228,18 +208,15 @@ fn check_private(root: &Path) -> Result<()> {
             _ => "others",
         };
         return Err(Error::Usage(format!(
-            "the store {} may be written by {who} (mode {mode:03o}); it holds Secrets and decides \
-             what bmhctl drives: fix it with `chmod 700 {}`",
-            root.display(),
-            root.display()
+            "the store {shown} may be written by {who} (mode {mode:03o}); it holds Secrets and \
+             decides what bmhctl drives: fix it with `chmod 700 {shown}`"
         )));
     }
     Ok(())
 }
 
 impl Store {
-    /// Opens the store at `root`, creating it (mode 0700: it holds Secrets) if needed; an
-    /// existing one writable by others is refused ([`Error::Usage`]).
+    /// Opens the store at `root`, creating it (0700) if needed; one others may write is refused.
     pub fn open(root: impl Into<PathBuf>) -> Result<Store> {
         let root = root.into();
         if !root.exists() {
@@ -253,8 +230,7 @@ impl Store {
         Ok(Store { root })
     }
 
-    /// Opens an existing store without creating anything: `None` when there is none; one
-    /// writable by others is refused.
+    /// Opens an existing store: `None` when there is none; one others may write is refused.
     pub fn open_existing(root: impl Into<PathBuf>) -> Result<Option<Store>> {
         let root = root.into();
         if !root.is_dir() {
@@ -268,7 +244,6 @@ impl Store {
         &self.root
     }
 
-    /// The file of an object.
     pub fn path_of(&self, key: &TypedKey) -> PathBuf {
         let dir = resource_dir(&key.api_version, &key.kind);
         self.keyed_path(Path::new(&dir), &key.key, "yaml")
@@ -292,8 +267,7 @@ impl Store {
         object_file::read(&self.path_of(key))
     }
 
-    /// Reads an object as a writer replacing it does: one that cannot be read counts as absent
-    /// (a good version may replace it), but a failure to read the disk does not.
+    /// Reads an object as a writer replacing it does: an unreadable one counts as absent.
     pub fn get_replaceable(&self, key: &TypedKey) -> Result<Option<Stored>> {
         match self.get(key) {
             Err(Error::Invalid(_)) => Ok(None),
@@ -341,8 +315,7 @@ impl Store {
             .collect())
     }
 
-    /// Writes `value` as the object `key` if its version is still `expect`; the object's
-    /// `metadata.resourceVersion` is set by the store.
+    /// Writes `value` as the object `key` if its version is still `expect`.
     pub fn write(&self, key: &TypedKey, value: Value, expect: Expect) -> Result<Written> {
         let _lock = self.lock(key)?;
         let current = self.get_replaceable(key)?;
@@ -371,8 +344,7 @@ impl Store {
         self.put_locked(key, value, current.as_ref())
     }
 
-    /// Reads the object under its lock, lets `change` edit it, and writes the result (nothing when
-    /// unchanged).
+    /// Reads the object under its lock, lets `change` edit it, and writes the result.
     pub fn update(
         &self,
         key: &TypedKey,
@@ -453,9 +425,7 @@ impl Store {
         }
     }
 
-    /// Removes the temporary files of atomic writes ([`write_atomic_mode`]'s
-    /// `.<name>.<pid>.<random>.tmp`) that a killed writer left behind: those whose pid is no
-    /// running process.
+    /// Removes the temporary files of atomic writes that a killed writer left behind.
     fn remove_stale_temps(&self) {
         let mut stack = vec![self.root.clone()];
         while let Some(dir) = stack.pop() {
@@ -471,8 +441,7 @@ impl Store {
         }
     }
 
-    /// Takes the store's lease, held until the guard is dropped: only one process at a time drives
-    /// the store's hosts (`bmhctl watch`).
+    /// Takes the store's lease until the guard is dropped: one process drives the store's hosts.
     pub fn acquire_lease(&self) -> Result<Lease> {
         let path = self.root.join(".lease");
         let mut f = open_private(&path)?;
@@ -501,15 +470,12 @@ impl Store {
         }
     }
 
-    /// Every Secret (decoded) and every object that is not a host or one of its own companion
-    /// objects, as the state machine and plugins read them.
+    /// Every Secret (decoded) and every object that is not a host or one of its own companions.
     pub fn object_map(&self) -> Result<ObjectMap> {
         self.object_map_after(None)
     }
 
-    /// [`Self::object_map`], where a Secret that could be read in `before` and cannot be now
-    /// keeps its value there: a pass already under way, of a host that uses it, does not see
-    /// it missing (the host is read again, and stops, on its next pass).
+    /// [`Self::object_map`], where a Secret readable in `before` and not now keeps its value there.
     pub fn object_map_after(&self, before: Option<&ObjectMap>) -> Result<ObjectMap> {
         let mut map = ObjectMap::default();
         let own: Vec<String> = [
@@ -523,8 +489,7 @@ impl Store {
         .iter()
         .map(|(a, k)| resource_dir(a, k))
         .collect();
-        // An object that cannot be read is left out: a host that needs it is a load error of
-        // its own (see `hosts`), and `watch` reports the file.
+        // An object that cannot be read is left out: a host needing it is a load error of its own.
         let secrets = self.list(SECRET_API_VERSION, SECRET_KIND)?;
         for s in secrets.objects {
             let key = object_key(&s.value);
@@ -576,7 +541,6 @@ impl Lease {
     }
 }
 
-/// The store key of a Secret.
 pub fn secret_key(key: &ObjectKey) -> TypedKey {
     TypedKey::new(SECRET_API_VERSION, SECRET_KIND, key.clone())
 }

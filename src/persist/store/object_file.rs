@@ -1,6 +1,4 @@
-//! One object file of the store, read and checked: it parses as a YAML mapping, and it is the
-//! object its path names (`<resource>/<namespace>/<name>.yaml`: the kind of that directory, that
-//! namespace and name); a Secret's `data` decodes.
+//! One object file of the store, read and checked: it is the object its path names.
 
 use super::{Stored, resource_dir};
 use crate::diagnostic::{Diagnostic, Position};
@@ -273,15 +271,14 @@ fn is_or_missing(value: &str) -> String {
     }
 }
 
-/// What is wrong with a Secret's data.
 pub(crate) enum DataProblem {
     NotAMapping,
     NotAString,
     NotBase64,
 }
 
-/// A Secret's `fields`: `data` (base64, ASCII whitespace ignored, as a YAML folded scalar may
-/// add it), `stringData` (plain) merged over it. Values never appear in messages.
+/// A Secret's `fields`: `data` (base64, ASCII whitespace ignored) with `stringData` (plain)
+/// merged over it. Values never appear in messages.
 pub(crate) fn decode_data(
     value: &Value,
     fields: &[&str],
@@ -349,8 +346,22 @@ pub(super) fn secret_data(
     first.map_or(Ok(data), Err)
 }
 
+/// Writes `status` (`None`: removed) into the stored object `key`; `Ok(false)` when not stored.
+pub(super) fn write_status<T: serde::Serialize>(
+    store: &super::Store,
+    key: &crate::objects::TypedKey,
+    status: Option<&T>,
+) -> Result<bool> {
+    let mut found = false;
+    store.update(key, |current| {
+        found = current.is_some();
+        current.map(|c| set_status(c, status)).transpose()
+    })?;
+    Ok(found)
+}
+
 /// `value` with its `status` replaced (`None`: removed).
-pub(super) fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
+fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
     let status = status.map(serde_json::to_value).transpose();
     let status = status.map_err(|e| Error::internal("cannot encode a status as JSON", e))?;
     let mut v = value.clone();

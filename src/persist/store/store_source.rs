@@ -1,5 +1,4 @@
-//! Hosts that live in the local store, as a [`HostSource`]: one commit group per host (each host is
-//! its own object).
+//! Hosts that live in the local store, as a [`HostSource`]: one commit group per host.
 
 use super::Store;
 use super::events::StoredEvent;
@@ -7,11 +6,11 @@ use super::hosts::{
     carry_last_applied, components_key, data_image_key, decode_host, encode_hardware, encode_host,
     hardware_key, host_key, settings_key,
 };
-use super::object_file::set_status;
+use super::object_file::write_status;
 use super::watcher::StoreWatcher;
 use crate::clock::{Clock, format_time};
 use crate::error::{Error, Result};
-use crate::objects::{ObjectMap, TypedKey};
+use crate::objects::ObjectMap;
 use crate::persist::{Change, HostSource, SourceChange, Staged};
 use crate::record::Bookkeeping;
 use crate::record::HostRecord;
@@ -45,8 +44,7 @@ pub struct StoreSource {
 }
 
 impl StoreSource {
-    /// A source over the store's hosts, or only these (the changes of other hosts, and of objects
-    /// that are not a host's own, are then not reported).
+    /// A source over the store's hosts, or only these (other changes are then not reported).
     pub fn new(
         store: Store,
         only: Option<std::collections::BTreeSet<ObjectKey>>,
@@ -86,20 +84,6 @@ fn merge_book(stored: &mut Bookkeeping, ours: &Bookkeeping) {
     stored.data_image = ours.data_image.clone();
 }
 
-/// Writes a staged status (if any) into the stored object `key`, when there is one.
-fn write_status<T: serde::Serialize>(
-    store: &Store,
-    key: &TypedKey,
-    status: &Option<Option<T>>,
-) -> Result<()> {
-    if let Some(status) = status {
-        store.update(key, |current| {
-            current.map(|c| set_status(c, status.as_ref())).transpose()
-        })?;
-    }
-    Ok(())
-}
-
 impl HostSource for StoreSource {
     fn event_subscriptions(&self) -> Result<Vec<bmh_api::BmcEventSubscription>> {
         super::bmc_event_subscriptions::list(&self.store)
@@ -110,7 +94,8 @@ impl HostSource for StoreSource {
         key: &ObjectKey,
         status: &bmh_api::BmcEventSubscriptionStatus,
     ) -> Result<bool> {
-        super::bmc_event_subscriptions::write_status(&self.store, key, status)
+        let key = super::bmc_event_subscriptions::subscription_key(key);
+        write_status(&self.store, &key, Some(status))
     }
 
     fn groups(&self) -> usize {
@@ -195,9 +180,15 @@ impl HostSource for StoreSource {
                 }
             }
         }
-        write_status(store, &settings_key(key), &p.settings_status)?;
-        write_status(store, &components_key(key), &p.components_status)?;
-        write_status(store, &data_image_key(key), &p.data_image_status)?;
+        if let Some(s) = &p.settings_status {
+            write_status(store, &settings_key(key), s.as_ref())?;
+        }
+        if let Some(s) = &p.components_status {
+            write_status(store, &components_key(key), s.as_ref())?;
+        }
+        if let Some(s) = &p.data_image_status {
+            write_status(store, &data_image_key(key), s.as_ref())?;
+        }
         Ok(ticket)
     }
 

@@ -29,21 +29,7 @@ struct Seen {
     consumable: Vec<(String, String)>,
     /// The file could not be read.
     bad: bool,
-    /// A host's Secrets.
     secrets: Vec<ObjectKey>,
-}
-
-impl Seen {
-    fn unreadable(stamp: Stamp) -> Seen {
-        Seen {
-            stamp,
-            version: 0,
-            print: 0,
-            consumable: Vec::new(),
-            bad: true,
-            secrets: Vec::new(),
-        }
-    }
 }
 
 /// Remembers the store's files between scans.
@@ -61,9 +47,7 @@ enum Kind {
     Other,
 }
 
-/// What a change of this object means to the controller: a fingerprint of the user-owned
-/// parts, and the consumable annotations (whose appearance or new value is a change, and whose
-/// removal is not).
+/// A fingerprint of the user-owned parts of an object, and its consumable annotations.
 fn fingerprint(value: &Value) -> (u64, Vec<(String, String)>) {
     let mut v = value.clone();
     let mut consumable = Vec::new();
@@ -154,7 +138,15 @@ impl StoreWatcher {
             }
             Err(error) => {
                 let key = Identity::of(&file).key;
-                self.seen.insert(file, Seen::unreadable(st));
+                let seen = Seen {
+                    stamp: st,
+                    version: 0,
+                    print: 0,
+                    consumable: Vec::new(),
+                    bad: true,
+                    secrets: Vec::new(),
+                };
+                self.seen.insert(file, seen);
                 match kind {
                     Kind::Host | Kind::Companion => found.host(key),
                     _ => {
@@ -177,9 +169,8 @@ impl StoreWatcher {
             Some(old) => {
                 old.print != print
                     || consumable.iter().any(|c| !old.consumable.contains(c))
-                    // Writes were missed between two scans: a consumable annotation
-                    // present may have been consumed and set again (the same
-                    // `bmhctl retry` second, an `inspect.metal3.io: ""` again).
+                    // Writes were missed between two scans: a consumable annotation present may
+                    // have been consumed and set again.
                     || (!consumable.is_empty() && stored.version > old.version + 1)
             }
         };
@@ -286,7 +277,6 @@ impl Dirs {
     }
 }
 
-/// What a scan found so far.
 #[derive(Default)]
 struct Found {
     changes: Vec<SourceChange>,
