@@ -193,6 +193,11 @@ impl Machine<'_> {
             status_before: None,
         };
         let mut out = pass.run();
+        // Reporting only: BMO logs a pass's error and retries; bmhctl also keeps the last one.
+        if pass.rec.book.pass_error != out.error {
+            pass.rec.book.pass_error.clone_from(&out.error);
+            out.bookkeeping_changed = true;
+        }
         out.bookkeeping_changed |= pass.bookkeeping_changed;
         out.firmware_changed |= pass.firmware_changed;
         out.data_image_changed |= pass.data_image_changed;
