@@ -154,15 +154,23 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
             (&["spec", "metaData", "name"], referenced(&spec.meta_data)),
         ];
         let file = &inv.files[h.file];
-        for (path, key) in refs {
+        for (i, (path, key)) in refs.into_iter().enumerate() {
             let Some(key) = key else { continue };
-            if inv.objects.contains_secret(&key) || inv.refused_secrets.contains(&key) {
-                continue;
-            }
+            let problem = match inv.objects.get_secret(&key) {
+                // The first reference is the BMC credentials'.
+                Some(s) if i == 0 => crate::objects::placeholder_problem(
+                    &key,
+                    s.data.get("password").map(|p| &p[..]),
+                ),
+                Some(_) => None,
+                None if inv.refused_secrets.contains(&key) => None,
+                None => Some(format!("Secret {key} not found in the given files")),
+            };
+            let Some(problem) = problem else { continue };
             let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
             let pos = file.yaml.position(h.doc, &segs);
             errors.push(
-                Diagnostic::new(format!("Secret {key} not found in the given files"))
+                Diagnostic::new(problem)
                     .at(Position::new(&file.path, pos.line, pos.column))
                     .object(bmh_api::host::KIND, &h.key)
                     .field(path.join(".")),
