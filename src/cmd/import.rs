@@ -256,8 +256,11 @@ fn imported_status(
     if let Some(b) = boot_mode {
         prov["bootMode"] = b.into();
     }
+    // BMO's `matchProfile` names the profile at registration: `unknown`, as none of the BMC
+    // addresses made here is a libvirt one.
     Ok(Some(json!({
         "operationalStatus": "OK",
+        "hardwareProfile": "unknown",
         "provisioning": prov,
         "poweredOn": online,
     })))

@@ -1820,3 +1820,24 @@ fn a_delayed_host_marks_capacity() {
     assert_eq!(o.requeue, NOW);
     assert_eq!(o.wait, None);
 }
+
+/// A host restored without `status.hardwareProfile` (an import): BMO's `ensureRegistered` runs
+/// `registerHost` on every reconcile, whose `matchProfile` names the profile (spec, libvirt, else
+/// `unknown`) before any state's handler, so `updateRootDeviceHints`, which reads the status's
+/// profile only, finds one and the host provisions.
+#[test]
+fn a_host_without_a_hardware_profile_gets_it_from_registration_then_provisions() {
+    let mock = Mock::new();
+    let mut t = HostTest::standard("host-0")
+        .mock(&mock)
+        .image("http://images.example/os.qcow2", "abc")
+        .registered_in(S::Available)
+        .status(|st| st.hardware_profile.clear());
+    let o = t.pass();
+    assert_eq!(o.error, None);
+    assert_eq!(o.events[0].reason, "ProfileSet", "{:?}", o.events);
+    assert_eq!(t.st().hardware_profile, "unknown");
+    assert_eq!(*t.state(), S::Available);
+    t.pass();
+    assert_eq!(*t.state(), S::Provisioning);
+}
