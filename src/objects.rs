@@ -47,6 +47,20 @@ impl ResolvedSecret {
 }
 
 /// The `apiVersion` and `kind` of a Secret.
+/// The BMC password `import --from-ironic` writes where Ironic hides the real one: a Secret still
+/// holding it is refused wherever it would reach a BMC.
+pub const PASSWORD_PLACEHOLDER: &str = "REPLACE-ME";
+
+/// Why a BMC credentials Secret cannot be used as it is (`None`: it can).
+pub fn placeholder_problem(key: &ObjectKey, password: Option<&[u8]>) -> Option<String> {
+    (password.map(<[u8]>::trim_ascii) == Some(PASSWORD_PLACEHOLDER.as_bytes())).then(|| {
+        format!(
+            "Secret {key} still holds the password placeholder {PASSWORD_PLACEHOLDER} that \
+             `bmhctl import` wrote: put the BMC password in"
+        )
+    })
+}
+
 pub const SECRET_API_VERSION: &str = "v1";
 pub const SECRET_KIND: &str = "Secret";
 

@@ -49,6 +49,10 @@ pub struct Bookkeeping {
     /// Why the host's passes wait on its provisioner; cleared by a pass that gets through.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting: Option<String>,
+    /// The error of the host's last pass while its passes fail (BMO only logs it); cleared by a
+    /// pass that gets through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pass_error: Option<String>,
     /// The host's last events, oldest first, at most [`EVENTS_KEPT`] (file mode).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<RecordedEvent>,

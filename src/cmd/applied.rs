@@ -26,7 +26,10 @@ pub(super) fn collect(
     let inv = inventory::load_with(
         paths,
         LoadMode::ReadOnly,
-        &crate::persist::LoadOptions::with_input(input),
+        &crate::persist::LoadOptions {
+            keep_every_kind: true,
+            ..crate::persist::LoadOptions::with_input(input)
+        },
     )?;
     let mut objects: Vec<(TypedKey, Value, PathBuf)> = secrets(paths, &inv)?;
     for d in &inv.other_documents {

@@ -190,6 +190,10 @@ fn push_fields(out: &mut String, rec: &HostRecord) {
     if let Some(w) = &rec.book.waiting {
         line("Waiting", &format!("for the provisioner: {w}"));
     }
+    // bmhctl's own too: why the passes fail while they do (BMO only logs it).
+    if let Some(e) = &rec.book.pass_error {
+        line("Last Pass Error", e);
+    }
     line("Provisioning ID", or_none(&s.provisioning.id));
     let image = h.spec.image.as_ref().map(|i| i.url.as_str()).unwrap_or("");
     line("Image", or_none(image));

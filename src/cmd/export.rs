@@ -61,6 +61,11 @@ pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()
     for r in &selected {
         out.host(r, &source, &subscriptions, &from)?;
     }
+    // The whole of the files goes to the cluster: what bmhctl skipped goes as it was written.
+    if args.hosts.is_empty() && args.selector.is_none() {
+        out.docs
+            .extend(source.skipped_documents().into_iter().cloned());
+    }
     if !out.refused.is_empty() {
         return Err(Error::invalid(format!(
             "not exported (nothing written):\n{}",

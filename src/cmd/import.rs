@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What a Secret holds where the real password is unknown (or kept off standard output).
-pub const PLACEHOLDER: &str = "REPLACE-ME";
+pub use crate::objects::PASSWORD_PLACEHOLDER as PLACEHOLDER;
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("source").required(true).args(["from_ironic", "from_bifrost"])))]
@@ -256,8 +256,11 @@ fn imported_status(
     if let Some(b) = boot_mode {
         prov["bootMode"] = b.into();
     }
+    // BMO's `matchProfile` names the profile at registration: `unknown`, as none of the BMC
+    // addresses made here is a libvirt one.
     Ok(Some(json!({
         "operationalStatus": "OK",
+        "hardwareProfile": "unknown",
         "provisioning": prov,
         "poweredOn": online,
     })))

@@ -67,8 +67,8 @@ pub struct Cli {
     /// terminal unless NO_COLOR is set, or `json`, one object a line.
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
     pub log_format: LogFormat,
-    /// Skip documents of kinds bmhctl does not read (counted on stderr) instead of refusing
-    /// the input.
+    /// Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to
+    /// metal3.io (refused by default); other kinds are always skipped with a note.
     #[arg(long, global = true)]
     pub skip_unknown_kinds: bool,
     /// The context of the config file to use (endpoint, credentials, deploy images,

@@ -298,6 +298,13 @@ pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Resul
                 format!("{error} ({})", r.reason)
             };
         }
+        if stopped_short && !s.pass_error.is_empty() && !error.contains(&s.pass_error) {
+            error = if error.is_empty() {
+                format!("last pass failed: {}", s.pass_error)
+            } else {
+                format!("{error}; last pass failed: {}", s.pass_error)
+            };
+        }
         if stopped_short && !r.deleted && !s.waiting.is_empty() {
             let t = &s.waiting;
             error = if error.is_empty() {
@@ -414,6 +421,7 @@ struct HostEntry<'a> {
     #[serde(rename = "provisioningID")]
     provisioning_id: &'a str,
     waiting: &'a str,
+    pass_error: &'a str,
     passes: u64,
     start: Option<String>,
     end: Option<String>,
@@ -441,6 +449,7 @@ impl<'a> HostEntry<'a> {
             provisioning_fail_count: s.provisioning_fail_count,
             provisioning_id: &s.provisioning_id,
             waiting: &s.waiting,
+            pass_error: &s.pass_error,
             passes: r.passes,
             start: r.start.map(json_time),
             end: r.end.map(json_time),

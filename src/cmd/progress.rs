@@ -42,6 +42,8 @@ struct Shown {
     error: String,
     /// Why its passes wait on the provisioner (its bookkeeping's `waiting`).
     waiting: String,
+    /// Its last pass's error while its passes fail (its bookkeeping's `passError`).
+    pass_error: String,
 }
 
 /// What is known of one host of a batch, so that an interrupted run can report it.
@@ -76,6 +78,8 @@ pub struct Seen {
     pub provisioning_id: String,
     /// Why the host's passes wait on its provisioner (empty: they don't).
     pub waiting: String,
+    /// The error of its last pass while its passes fail (empty: the last one got through).
+    pub pass_error: String,
 }
 
 impl Seen {
@@ -99,6 +103,10 @@ impl Seen {
         set(
             &mut self.waiting,
             rec.book.waiting.as_deref().unwrap_or_default(),
+        );
+        set(
+            &mut self.pass_error,
+            rec.book.pass_error.as_deref().unwrap_or_default(),
         );
     }
 
@@ -137,6 +145,9 @@ struct Lines {
     decided: usize,
     /// Per host: what its next pass waits for, if anything.
     waiting: Vec<Waits>,
+    /// Per host: whether its last pass failed; and the latest such error, with its host.
+    failing: Vec<bool>,
+    last_failure: String,
     stopped: bool,
 }
 
@@ -181,6 +192,13 @@ impl Lines {
         if delayed > 0 {
             text.push_str(&format!(", {delayed} delayed by PROVISIONING_LIMIT"));
         }
+        let failing = self.failing.iter().filter(|f| **f).count();
+        if failing > 0 {
+            text.push_str(&format!(
+                ", {failing} retrying after errors (last: {})",
+                self.last_failure
+            ));
+        }
         self.say(&text);
     }
 }
@@ -200,6 +218,8 @@ impl Plain {
                 total: hosts,
                 decided: 0,
                 waiting: vec![Waits::Nothing; hosts],
+                failing: vec![false; hosts],
+                last_failure: String::new(),
                 stopped: false,
             }),
             Condvar::new(),
@@ -461,11 +481,16 @@ impl BatchObserver for Progress {
             View::Quiet => {}
             View::Lines(plain) => plain.with(|l| {
                 l.waiting[host] = Waits::of(out, &now.waiting);
+                l.failing[host] = out.error.is_some();
                 if verbose {
                     for e in &out.events {
                         l.say(&format!("{name}: event {}: {}", e.reason, e.message));
                     }
-                    if let Some(err) = &out.error {
+                }
+                // Without -v, a host's first pass error and each new one; with it, every one.
+                if let Some(err) = &out.error {
+                    l.last_failure = format!("{name}: {err}");
+                    if verbose || before.pass_error != now.pass_error {
                         l.say(&format!("{name}: pass failed: {err}"));
                     }
                 }
@@ -538,6 +563,7 @@ impl BatchObserver for Progress {
             View::Lines(plain) => plain.with(|l| {
                 l.decided += 1;
                 l.waiting[host] = Waits::Nothing;
+                l.failing[host] = false;
                 l.say(&format!("{name}: {} ({verdict})", show_state(&shown.state)));
             }),
             View::Bars { bars, .. } => {
@@ -599,6 +625,7 @@ fn shown_of(rec: &HostRecord) -> Shown {
         op: st.operational_status.as_str().to_string(),
         error: st.error_message.clone(),
         waiting: rec.book.waiting.clone().unwrap_or_default(),
+        pass_error: rec.book.pass_error.clone().unwrap_or_default(),
     }
 }
 
@@ -616,6 +643,9 @@ fn describe(s: &Shown) -> String {
     }
     if !s.waiting.is_empty() {
         text.push_str(&format!(" (waiting for the provisioner: {})", s.waiting));
+    }
+    if !s.pass_error.is_empty() {
+        text.push_str(&format!(" (retrying: {})", s.pass_error));
     }
     text
 }
@@ -743,6 +773,56 @@ mod tests {
             "{text}"
         );
         assert!(lines[1].ends_with(" default/h: available (done)"), "{text}");
+    }
+
+    #[test]
+    fn a_failing_host_says_its_first_and_each_new_error_and_the_heartbeat_counts_it() {
+        let out = Buffer::default();
+        let beat = Duration::from_millis(200);
+        let mut p = Progress::lines_to(Box::new(out.clone()), false, 1, beat);
+        let goal = Goal::State(ProvisioningState::Available);
+        p.host_started(0, &record("h", ProvisioningState::None), &goal);
+        let failed = |err: &str| {
+            let mut rec = record("h", ProvisioningState::Inspecting);
+            rec.book.pass_error = Some(err.into());
+            let out = PassOutcome {
+                error: Some(err.into()),
+                ..outcome(false)
+            };
+            (rec, out)
+        };
+        for err in [
+            "state active",
+            "state active",
+            "state active",
+            "node locked",
+        ] {
+            let (rec, o) = failed(err);
+            p.pass_done(0, &rec, &o);
+        }
+        std::thread::sleep(beat + beat / 2);
+        p.finish();
+        let text = out.text();
+        let said: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("pass failed"))
+            .map(|l| l.split_once(' ').unwrap().1)
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "default/h: pass failed: state active",
+                "default/h: pass failed: node locked"
+            ],
+            "{text}"
+        );
+        assert!(
+            text.lines().any(|l| l.ends_with(
+                "0/1 hosts decided, 0 waiting on the provisioner, 1 retrying after errors \
+                 (last: default/h: node locked)"
+            )),
+            "{text}"
+        );
     }
 
     #[test]

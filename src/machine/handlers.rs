@@ -304,7 +304,7 @@ impl Pass<'_, '_> {
             host_config,
             host_config_errors,
             boot_mode: self.status().provisioning.boot_mode.clone(),
-            hardware_profile: self.hardware_profile().to_string(),
+            hardware_profile: self.status().hardware_profile.clone(),
             root_device_hints: self
                 .status()
                 .provisioning

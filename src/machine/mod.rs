@@ -193,6 +193,11 @@ impl Machine<'_> {
             status_before: None,
         };
         let mut out = pass.run();
+        // Reporting only: BMO logs a pass's error and retries; bmhctl also keeps the last one.
+        if pass.rec.book.pass_error != out.error {
+            pass.rec.book.pass_error.clone_from(&out.error);
+            out.bookkeeping_changed = true;
+        }
         out.bookkeeping_changed |= pass.bookkeeping_changed;
         out.firmware_changed |= pass.firmware_changed;
         out.data_image_changed |= pass.data_image_changed;
@@ -761,19 +766,35 @@ fn delay_delete_for_detached_host(op: OperationalStatus, annotation: Option<&str
     match annotation {
         None => op == OperationalStatus::Detached,
         Some("") => false,
-        Some(text) => match serde_json::from_str::<DetachedArgs>(text) {
-            Ok(args) => args.delete_action.as_deref() == Some("delay"),
-            Err(_) => false,
-        },
+        Some(text) => DetachedArgs::decode(text)
+            .is_some_and(|args| args.delete_action.as_deref() == Some("delay")),
     }
 }
 
 /// The JSON value of the detached annotation.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[derive(Debug, Default)]
 pub(crate) struct DetachedArgs {
     pub delete_action: Option<String>,
     pub force: bool,
+}
+
+impl DetachedArgs {
+    /// BMO's `getDetachedAnnotation` of a non-empty value: Go's `json.Unmarshal` (keys in any
+    /// case), `None` when it fails.
+    pub(crate) fn decode(value: &str) -> Option<Self> {
+        use crate::validate::gojson::{DETACHED_ARGUMENTS, unmarshal_fields};
+        let (fields, ok) = unmarshal_fields(value, &DETACHED_ARGUMENTS);
+        ok.then(|| DetachedArgs {
+            delete_action: fields
+                .get("deleteAction")
+                .and_then(|v| v.as_str())
+                .map(str::to_string),
+            force: fields
+                .get("force")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false),
+        })
+    }
 }
 
 /// The event reason of a failure type: its words in CamelCase (`Error` when it has none).

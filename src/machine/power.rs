@@ -9,11 +9,30 @@ use bmhctl_plugin_sdk::{
 use std::time::Duration;
 
 /// The JSON value of a reboot annotation.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default)]
+#[derive(Debug, Default)]
 pub(crate) struct RebootArgs {
     pub mode: Option<String>,
     pub force: bool,
+}
+
+impl RebootArgs {
+    /// BMO's `getRebootAnnotationArguments`: Go's `json.Unmarshal` (keys in any case, a field
+    /// of the wrong type skipped but the others kept), and whether it failed.
+    pub(crate) fn decode(value: &str) -> (Self, bool) {
+        use crate::validate::gojson::{REBOOT_ARGUMENTS, unmarshal_fields};
+        let (fields, ok) = unmarshal_fields(value, &REBOOT_ARGUMENTS);
+        let args = RebootArgs {
+            mode: fields
+                .get("mode")
+                .and_then(|v| v.as_str())
+                .map(str::to_string),
+            force: fields
+                .get("force")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false),
+        };
+        (args, ok)
+    }
 }
 
 const SOFT_POWER_OFF_FAILED_PREFIX: &str =
@@ -29,13 +48,14 @@ impl Pass<'_, '_> {
             if !annotations::is_reboot_annotation(key) {
                 continue;
             }
-            let args = match serde_json::from_str::<RebootArgs>(value) {
-                Ok(a) => a,
-                Err(_) if value.is_empty() => RebootArgs::default(),
-                Err(_) => {
+            let args = if value.is_empty() {
+                RebootArgs::default()
+            } else {
+                let (args, ok) = RebootArgs::decode(value);
+                if !ok {
                     invalid.push(value.clone());
-                    RebootArgs::default()
                 }
+                args
             };
             if expect_force && !args.force {
                 continue;

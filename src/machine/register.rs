@@ -20,8 +20,8 @@ impl Pass<'_, '_> {
                 }
                 S::Deleting => {}
                 _ => {
-                    // An unparsable value counts as none.
-                    let args: DetachedArgs = serde_json::from_str(&value).unwrap_or_default();
+                    // An unparsable value counts as none (BMO logs and ignores it).
+                    let args = DetachedArgs::decode(&value).unwrap_or_default();
                     if args.force {
                         return Some(self.detach_host(prov, true));
                     }

@@ -104,10 +104,16 @@ impl Pass<'_, '_> {
         if let Some(h) = &spec.root_device_hints {
             return Ok(Some(WantedHints::Spec(h)));
         }
-        let profile = self.hardware_profile();
+        // BMO's `updateRootDeviceHints` reads the status's profile only (`host.HardwareProfile()`).
+        let profile = &self.status().hardware_profile;
         profile_hints(profile)
             .map(|h| Some(WantedHints::Profile(h)))
-            .ok_or_else(|| format!("no hardware profile named \"{profile}\""))
+            .ok_or_else(|| {
+                format!(
+                    "could not determine the host provisioning settings: failed to update root \
+                     device hints: no hardware profile named \"{profile}\""
+                )
+            })
     }
 
     /// BMO's `getHostProvisioningSettings`, and whether it differs from the status.

@@ -895,8 +895,9 @@ fn detached_annotation_on_an_inspecting_host_needs_force() {
     let mut t = HostTest::standard("host-0")
         .mock(&mock)
         .registered_in(S::Inspecting)
-        .annotate(annotations::DETACHED, r#"{"force":true}"#);
+        .annotate(annotations::DETACHED, r#"{"Force":true}"#);
     t.pass();
+    // Go's `json.Unmarshal` (`checkDetachedHost`): the key matches in any case.
     assert_eq!(mock.calls(), vec!["detach(force=true)"]);
     assert_eq!(*t.state(), S::Inspecting);
     assert_eq!(t.st().operational_status, OperationalStatus::Detached);
@@ -965,6 +966,10 @@ fn deleting_a_detached_host_honours_the_delete_action() {
         (r#"{"deleteAction":"delete"}"#, true),
         ("true", true),
         ("", true),
+        // Go's `json.Unmarshal` in `getDetachedAnnotation`: keys in any case; a value Go
+        // refuses (a field of the wrong type) is no annotation value at all.
+        (r#"{"DeleteAction":"delay"}"#, false),
+        (r#"{"deleteAction":"delay","force":"yes"}"#, true),
     ] {
         let mock = Mock::new();
         mock.with(|m| m.powered_on = Some(true));
@@ -1066,6 +1071,22 @@ fn reboot_annotation_mode_selects_the_power_off_mode() {
         ),
         ("{not json", 0, "power_off(mode=soft, force=false)", true),
         ("", 2, "power_off(mode=hard, force=false)", false),
+        // Go's `json.Unmarshal` in `getRebootAnnotationArguments`: keys in any case, and a
+        // field of the wrong type skipped (an invalid value) with the others kept.
+        (
+            r#"{"Mode":"hard"}"#,
+            0,
+            "power_off(mode=hard, force=false)",
+            false,
+        ),
+        (
+            r#"{"mode":"hard","force":"yes"}"#,
+            0,
+            "power_off(mode=hard, force=false)",
+            true,
+        ),
+        (r#"["hard"]"#, 0, "power_off(mode=soft, force=false)", true),
+        ("null", 0, "power_off(mode=soft, force=false)", false),
     ];
     for (value, error_count, want, invalid_event) in cases {
         let mock = Mock::new();
@@ -1798,4 +1819,25 @@ fn a_delayed_host_marks_capacity() {
     let o = t.pass();
     assert_eq!(o.requeue, NOW);
     assert_eq!(o.wait, None);
+}
+
+/// A host restored without `status.hardwareProfile` (an import): BMO's `ensureRegistered` runs
+/// `registerHost` on every reconcile, whose `matchProfile` names the profile (spec, libvirt, else
+/// `unknown`) before any state's handler, so `updateRootDeviceHints`, which reads the status's
+/// profile only, finds one and the host provisions.
+#[test]
+fn a_host_without_a_hardware_profile_gets_it_from_registration_then_provisions() {
+    let mock = Mock::new();
+    let mut t = HostTest::standard("host-0")
+        .mock(&mock)
+        .image("http://images.example/os.qcow2", "abc")
+        .registered_in(S::Available)
+        .status(|st| st.hardware_profile.clear());
+    let o = t.pass();
+    assert_eq!(o.error, None);
+    assert_eq!(o.events[0].reason, "ProfileSet", "{:?}", o.events);
+    assert_eq!(t.st().hardware_profile, "unknown");
+    assert_eq!(*t.state(), S::Available);
+    t.pass();
+    assert_eq!(*t.state(), S::Provisioning);
 }

@@ -9,6 +9,9 @@ pub struct LoadOptions {
     pub namespace: Option<String>,
     /// The command line's rules for input (strict by default).
     pub input: InputPolicy,
+    /// Documents of kinds bmhctl does not read are kept, not skipped (`apply` stores them all,
+    /// as `kubectl apply` does); near misses are refused all the same.
+    pub keep_every_kind: bool,
 }
 
 impl LoadOptions {

@@ -89,6 +89,20 @@ impl Snapshot {
         }
     }
 
+    /// The documents of the files that were skipped as kinds bmhctl does not read, as written
+    /// (a store holds none).
+    pub fn skipped_documents(&self) -> Vec<&Value> {
+        match self {
+            Snapshot::Files(inv) => inv
+                .other_documents
+                .iter()
+                .filter(|o| crate::persist::files::kinds::unread(&o.api_version, &o.kind).is_some())
+                .map(|o| &o.value)
+                .collect(),
+            Snapshot::Store(..) => Vec::new(),
+        }
+    }
+
     pub fn record(&self, key: &ObjectKey) -> Option<&HostRecord> {
         self.records().into_iter().find(|r| key_of(r) == *key)
     }

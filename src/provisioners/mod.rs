@@ -198,7 +198,7 @@ pub fn load(
     let load_options = LoadOptions {
         extra_kinds: requirements.object_kinds,
         namespace: requirements.namespace.filter(|ns| !ns.is_empty()),
-        input: InputPolicy::default(),
+        ..LoadOptions::default()
     };
     Ok(Resolved::watched(
         Arc::new(factory.clone()),

@@ -7,15 +7,17 @@ use super::rate_limit::RateLimiter;
 use super::scheduler::{Next, Policy, Scheduler, Slot, Stop, schedule};
 use super::{Goal, HostJob, HostResult, RunnerConfig, Services, TakeEdits};
 use crate::error::{Error, Result, Unfinished};
-use crate::machine::PassOutcome;
+use crate::machine::{PassOutcome, Requeue};
 use crate::record::HostRecord;
 use bmh_api::{ErrorType, ObjectKey, OperationalStatus, ProvisioningState};
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 pub(crate) struct Batch {
     goals: Vec<Goal>,
+    /// Passes brought forward in a row for each host at its goal (see [`CONFIRMATIONS`]).
+    confirming: Vec<u8>,
     results: Vec<Option<HostResult>>,
     remaining: usize,
     progress: Box<dyn BatchObserver>,
@@ -27,6 +29,10 @@ pub(crate) struct Batch {
     /// The hosts by key, made at the first change of the source.
     index: HashMap<ObjectKey, usize>,
 }
+
+/// How many passes in a row of a host at its goal that still acted are brought forward to see
+/// whether BMO's next decision leaves it be, instead of waiting BMO's periodic delay.
+const CONFIRMATIONS: u8 = 3;
 
 /// Why a batch's host removed from its file during the run stopped.
 const REMOVED: &str = "removed from its file during the run: not driven further";
@@ -178,9 +184,20 @@ impl Policy for Batch {
             );
         }
         let op = &status.operational_status;
-        if out.steady() && goal.reached_by(state) && *op != OperationalStatus::Error {
+        let at_goal = goal.reached_by(state) && *op != OperationalStatus::Error;
+        if out.steady() && at_goal {
             return stop(true, String::new());
         }
+        // At its goal, nothing in flight, BMO would look again only after its periodic delay: the
+        // next pass comes at once instead (timing only), and the host is done once it finds
+        // nothing to do.
+        let periodic =
+            matches!(out.requeue, Requeue::After(d) if d >= crate::machine::delays::POWER_POLL);
+        if at_goal && periodic && out.error.is_none() && self.confirming[host] < CONFIRMATIONS {
+            self.confirming[host] += 1;
+            return Next::After(Duration::ZERO);
+        }
+        self.confirming[host] = 0;
         if *op == OperationalStatus::Detached {
             return stop(false, "detached".into());
         }
@@ -206,13 +223,19 @@ impl Policy for Batch {
         };
         let after = bmo_delay.mul_f64(config.time_scale);
         slot.virtual_elapsed += bmo_delay;
-        if Instant::now() + after > self.deadline
-            || (config.time_scale < 1.0 && slot.virtual_elapsed > config.timeout)
-        {
+        // In virtual time the timeout runs out; in real time the run stops a host as soon as its
+        // next pass would come after the deadline, and says so.
+        let ran_out = config.time_scale < 1.0 && slot.virtual_elapsed > config.timeout;
+        if ran_out || Instant::now() + after > self.deadline {
             let why = match &out.error {
                 _ if !status.error_message.is_empty() => status.error_message.clone(),
                 Some(e) => e.clone(),
-                None => format!("still {:?} when the timeout ran out", state.as_str()),
+                None if ran_out => format!("still {:?} when the timeout ran out", state.as_str()),
+                None => format!(
+                    "still {:?}: its next pass (in {}) would come after the timeout",
+                    state.as_str(),
+                    humantime::format_duration(after)
+                ),
             };
             return stop(false, why);
         }
@@ -301,6 +324,7 @@ impl Scheduler<Batch> {
         }
         let n = slots.len();
         let batch = Batch {
+            confirming: vec![0; goals.len()],
             goals,
             results: (0..n).map(|_| None).collect(),
             remaining: n,
@@ -395,6 +419,7 @@ impl Scheduler<Batch> {
         let record = slot.record.as_deref().expect("just added");
         b.progress.host_started(host, record, &goal);
         b.goals.push(goal);
+        b.confirming.push(0);
         b.results.push(None);
         b.remaining += 1;
         b.index.insert(key, host);

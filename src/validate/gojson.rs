@@ -297,6 +297,45 @@ pub const REBOOT_ARGUMENTS: Shape = Shape::Struct(
     ],
 );
 
+/// `DetachedAnnotationArguments` (the `baremetalhost.metal3.io/detached` annotation).
+pub const DETACHED_ARGUMENTS: Shape = Shape::Struct(
+    "v1alpha1.DetachedAnnotationArguments",
+    &[
+        ("deleteAction", Shape::Str("v1alpha1.DetachedDeleteAction")),
+        ("force", Shape::Bool),
+    ],
+);
+
+/// What `json.Unmarshal` of `text` leaves in a struct of string and bool fields (`shape`), and
+/// whether it returns no error: every key naming a field in any case sets it in turn, `null`
+/// leaves it, a value of the wrong type is skipped (an error, the rest still decoded); text that
+/// is not JSON, or not an object, decodes nothing (an error; `null` is none).
+pub fn unmarshal_fields(text: &str, shape: &Shape) -> (serde_json::Map<String, Value>, bool) {
+    let mut out = serde_json::Map::new();
+    let Shape::Struct(_, fields) = shape else {
+        return (out, false);
+    };
+    let object = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(o)) => o,
+        Ok(Value::Null) => return (out, true),
+        _ => return (out, false),
+    };
+    let mut ok = true;
+    for (key, value) in object {
+        let Some((name, field)) = fields.iter().find(|(n, _)| n.eq_ignore_ascii_case(&key)) else {
+            continue;
+        };
+        match (field, &value) {
+            (_, Value::Null) => {}
+            (Shape::Str(_), Value::String(_)) | (Shape::Bool, Value::Bool(_)) => {
+                out.insert(name.to_string(), value);
+            }
+            _ => ok = false,
+        }
+    }
+    (out, ok)
+}
+
 /// A `json.Decoder` with `DisallowUnknownFields` decoding one value from `text` into `shape`
 /// (trailing text after the first value is not read, as with Go's `Decode`).
 pub fn decode_strict(text: &str, shape: &Shape) -> Result<Value, String> {

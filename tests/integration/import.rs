@@ -29,6 +29,34 @@ fn a_bifrost_inventory_becomes_hosts_and_secrets_without_passwords_on_stdout() {
 }
 
 #[test]
+fn a_secret_still_holding_the_placeholder_is_refused_before_it_reaches_a_bmc() {
+    let lab = Lab::new();
+    let run = lab
+        .run(&["import", "--from-bifrost", &inventory("baremetal.json")])
+        .expect_code(0);
+    std::fs::write(lab.path("hosts.yaml"), &run.stdout).unwrap();
+    let before = lab.read("hosts.yaml");
+    let run = lab
+        .run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
+        .expect_code(2);
+    for host in ["edge-0", "edge-1"] {
+        let want = format!(
+            "BareMetalHost default/{host}: spec.bmc.credentialsName: Secret default/{host}-bmc-secret \
+             still holds the password placeholder REPLACE-ME that `bmhctl import` wrote: put the BMC \
+             password in"
+        );
+        assert!(
+            run.stderr.contains(&want),
+            "{want}\nnot in:\n{}",
+            run.stderr
+        );
+    }
+    assert_eq!(lab.read("hosts.yaml"), before, "nothing written");
+    // Reading is no use of the password: `get` shows the hosts.
+    lab.run(&["get", "-f", "hosts.yaml"]).expect_code(0);
+}
+
+#[test]
 fn an_output_file_gets_the_passwords_and_the_hosts_are_driven_from_it() {
     let lab = Lab::new();
     let out = lab.path("hosts.yaml");

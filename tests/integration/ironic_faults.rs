@@ -787,6 +787,42 @@ fn a_5xx_storm_ends_in_the_error_at_the_timeout() {
 }
 
 #[test]
+fn a_host_whose_passes_fail_says_why_without_v_in_the_result_and_in_describe() {
+    let msg = "Database is locked";
+    let ironic = FakeIronic::start(Knobs {
+        faults: vec![("PUT", "nodes/", 503)],
+        fault_message: msg.into(),
+        ..Default::default()
+    });
+    let dir = Dir::new();
+    let run = provision(&dir, &ironic, &["-o", "json", "--timeout", "2m"]);
+    expect_code(&run, 1);
+    // The first error is said once on the progress stream, though every pass failed with it.
+    let said: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("pass failed:"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", run.stderr);
+    assert!(said[0].contains(msg), "{}", run.stderr);
+    let h = run.host();
+    let pass_error = h["passError"].as_str().unwrap();
+    assert!(pass_error.ends_with(msg), "{h:#}");
+    // Still BMO's status: no host error.
+    assert_eq!(h["errorType"], "", "{h:#}");
+    let describe = Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+        .current_dir(dir.dir.path())
+        .args(["describe", "-f", "hosts.yaml", "worker-0"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&describe.stdout);
+    assert!(
+        text.contains(&format!("Last Pass Error:    {pass_error}\n")),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_409_storm_is_retried_every_3s_and_is_no_error() {
     let ironic = FakeIronic::start(Knobs {
         faults: vec![("PUT", "nodes/", 409), ("PATCH", "nodes/", 409)],

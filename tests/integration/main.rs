@@ -28,6 +28,7 @@ mod ironic_faults;
 mod ironic_lab;
 mod ironic_unreachable;
 mod kubectl_parity;
+mod metal3_files;
 mod metrics;
 mod metrics_lab;
 mod out_of_tree;

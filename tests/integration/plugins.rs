@@ -195,6 +195,54 @@ fn every_demo_host_reaches_its_documented_end_state() {
 }
 
 #[test]
+fn demo_hosts_at_real_time_end_in_their_states_and_no_timeout_is_claimed_early() {
+    let names = [
+        ("demo-available", ""),
+        ("demo-registering", ""),
+        ("demo-provisioned", IMAGE),
+    ];
+    let lab = Lab::new().file("hosts.yaml", &hosts(&names));
+    stage(&lab, "demo-provisioner", "demo");
+    let dir = plugin_dir(&lab);
+    let run = lab
+        .run_env(
+            &[
+                "provision",
+                "--provisioner=demo",
+                "-o",
+                "json",
+                "--timeout",
+                "8s",
+                "hosts.yaml",
+            ],
+            &[("PROVISIONER_PLUGIN_DIR", &dir), ("BMHCTL_TIME_SCALE", "1")],
+        )
+        .expect_code(1);
+    let r = results(&run);
+    // BMO's next look at a host at its goal comes after a minute; the run looks at once and
+    // sees that it has nothing left to do.
+    assert_eq!(
+        r["demo-available"]["reached"], true,
+        "{:#}",
+        r["demo-available"]
+    );
+    assert_eq!(
+        r["demo-provisioned"]["reached"], true,
+        "{:#}",
+        r["demo-provisioned"]
+    );
+    // A host whose next pass falls after the deadline says so, not that the timeout ran out.
+    let stuck = &r["demo-registering"];
+    assert_eq!(stuck["reached"], false, "{stuck:#}");
+    let reason = stuck["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("still \"registering\": its next pass (in ")
+            && reason.ends_with(") would come after the timeout"),
+        "{reason}"
+    );
+}
+
+#[test]
 fn demo_validation_error_stops_available_in_error_at_the_retry_limit() {
     let lab = Lab::new().file("hosts.yaml", &hosts(&[("demo-validation-error", IMAGE)]));
     stage(&lab, "demo-provisioner", "demo");

@@ -243,7 +243,7 @@ fn validate_json_and_table() {
 fn validate_json_reports_what_kept_the_files_from_loading() {
     let syntax = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: [oops\n";
     let no_secret = host("worker-0", "bootMACAddress: 00:11:22:33:44:01");
-    let unknown = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n";
+    let unknown = "apiVersion: v1\nkind: Secrets\nmetadata:\n  name: settings\n";
     let lab = Lab::new()
         .file("syntax.yaml", syntax)
         .file("no-secret.yaml", &no_secret)

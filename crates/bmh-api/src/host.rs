@@ -26,6 +26,7 @@ pub struct BareMetalHost {
     #[serde(default)]
     pub metadata: ObjectMeta,
     /// `spec`: the desired state, written by the user.
+    #[serde(default)]
     pub spec: BareMetalHostSpec,
     /// `status`: what BMO observed and did; absent on a new host.
     #[serde(default, skip_serializing_if = "Option::is_none")]

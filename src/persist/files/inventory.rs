@@ -1,7 +1,7 @@
 //! Loading the user's hosts and Secrets from YAML files, and linking them.
 
 use super::host_file::{CommitStats, HostFile, Stamp};
-use super::kinds::FirmwareObject;
+use super::kinds::{FirmwareObject, Unread};
 use super::lock::FileLock;
 use super::parse::{Item, ParsedFile, parse_file, with_namespace};
 pub use super::parse::{LoadMode, OtherDocument};
@@ -16,7 +16,7 @@ use crate::persist::bookkeeping::{bookkeeping_at_load, firmware_at_load};
 use crate::record::HostRecord;
 use bmh_api::ObjectKey;
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 pub use super::paths::input_files;
@@ -154,15 +154,23 @@ fn secret_reference_errors(inv: &Inventory) -> Vec<Diagnostic> {
             (&["spec", "metaData", "name"], referenced(&spec.meta_data)),
         ];
         let file = &inv.files[h.file];
-        for (path, key) in refs {
+        for (i, (path, key)) in refs.into_iter().enumerate() {
             let Some(key) = key else { continue };
-            if inv.objects.contains_secret(&key) || inv.refused_secrets.contains(&key) {
-                continue;
-            }
+            let problem = match inv.objects.get_secret(&key) {
+                // The first reference is the BMC credentials'.
+                Some(s) if i == 0 => crate::objects::placeholder_problem(
+                    &key,
+                    s.data.get("password").map(|p| &p[..]),
+                ),
+                Some(_) => None,
+                None if inv.refused_secrets.contains(&key) => None,
+                None => Some(format!("Secret {key} not found in the given files")),
+            };
+            let Some(problem) = problem else { continue };
             let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
             let pos = file.yaml.position(h.doc, &segs);
             errors.push(
-                Diagnostic::new(format!("Secret {key} not found in the given files"))
+                Diagnostic::new(problem)
                     .at(Position::new(&file.path, pos.line, pos.column))
                     .object(bmh_api::host::KIND, &h.key)
                     .field(path.join(".")),
@@ -201,13 +209,14 @@ fn load_collecting(
         inv.keep(pf, file_index, &links.kept, options, &mut errors)?;
     }
     let policy = options.input;
-    let skipped_kinds = links.skipped_kinds;
-    if skipped_kinds > 0 && !policy.quiet {
-        crate::eprintln_quiet!(
-            "note: skipped {skipped_kinds} document{} of kinds bmhctl does not read \
-             (--skip-unknown-kinds)",
-            if skipped_kinds == 1 { "" } else { "s" }
-        );
+    if !policy.quiet {
+        for ((api_version, kind), n) in &links.skipped_kinds {
+            crate::eprintln_quiet!(
+                "note: skipped {n} document{} of kind {kind} ({api_version}): not a kind bmhctl \
+                 reads",
+                if *n == 1 { "" } else { "s" }
+            );
+        }
     }
     if errors.is_empty() && !policy.quiet {
         for w in &inv.warnings {
@@ -436,8 +445,8 @@ struct Links {
     across: Vec<Diagnostic>,
     /// Which other documents are kept as objects (the first of duplicates), as (file, document).
     kept: HashSet<(usize, usize)>,
-    /// Documents of unknown kinds skipped under `--skip-unknown-kinds`.
-    skipped_kinds: usize,
+    /// Documents skipped, by apiVersion and kind (one note each).
+    skipped_kinds: BTreeMap<(String, String), usize>,
 }
 
 impl Links {
@@ -453,7 +462,7 @@ fn link(parsed: &[ParsedFile], mode: LoadMode, options: &LoadOptions) -> Links {
     for (file, pf) in parsed.iter().enumerate() {
         let mut errors = Vec::new();
         if pf.yaml.is_some() {
-            links.skipped_kinds += kind_problems(pf, options, &mut errors);
+            kind_problems(pf, options, &mut errors, &mut links.skipped_kinds);
             seen.typed_documents(parsed, file, &mut errors);
             seen.subscriptions(pf, mode, &mut errors);
             seen.objects(pf, file, options, &mut errors, &mut links.kept);
@@ -464,14 +473,19 @@ fn link(parsed: &[ParsedFile], mode: LoadMode, options: &LoadOptions) -> Links {
     links
 }
 
-/// The problems of the kinds of `pf`'s other documents; the number of those skipped.
-fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagnostic>) -> usize {
-    let mut skipped_kinds = 0;
+/// The problems of the kinds of `pf`'s other documents: kinds refused (counted in `skipped`
+/// instead under `--skip-unknown-kinds`, as the kinds skipped always are), and the labels of
+/// those read untyped.
+fn kind_problems(
+    pf: &ParsedFile,
+    options: &LoadOptions,
+    errors: &mut Vec<Diagnostic>,
+    skipped: &mut BTreeMap<(String, String), usize>,
+) {
     for item in &pf.items {
         let Item::Other(o) = item else { continue };
-        let unknown = super::kinds::unknown_kind(&o.api_version, &o.kind);
-        let known = options.knows_kind(&o.api_version, &o.kind);
-        let Some((field, why)) = unknown.filter(|_| !known) else {
+        let unread = super::kinds::unread(&o.api_version, &o.kind);
+        let Some(unread) = unread.filter(|_| !options.knows_kind(&o.api_version, &o.kind)) else {
             // Untyped, but read: its labels are checked as a typed object's are.
             if !o.is_subscription() {
                 let at = |segs: &[PathSeg]| pf.position(o.doc, segs);
@@ -483,17 +497,22 @@ fn kind_problems(pf: &ParsedFile, options: &LoadOptions, errors: &mut Vec<Diagno
             }
             continue;
         };
-        if options.input.skip_unknown_kinds {
-            skipped_kinds += 1;
-            continue;
+        match unread {
+            Unread::Skipped if options.keep_every_kind => {}
+            Unread::Refused(field, why) if !options.input.skip_unknown_kinds => {
+                let mut d = Diagnostic::new(why).at(pf.position(o.doc, &[PathSeg::Key(field)]));
+                if !o.name.is_empty() {
+                    d = d.object(&o.kind, ObjectKey::new(&o.namespace, &o.name));
+                }
+                errors.push(d.field(field));
+            }
+            _ => {
+                *skipped
+                    .entry((o.api_version.clone(), o.kind.clone()))
+                    .or_default() += 1
+            }
         }
-        let mut d = Diagnostic::new(why).at(pf.position(o.doc, &[PathSeg::Key(field)]));
-        if !o.name.is_empty() {
-            d = d.object(&o.kind, ObjectKey::new(&o.namespace, &o.name));
-        }
-        errors.push(d.field(field));
     }
-    skipped_kinds
 }
 
 /// The documents seen so far, to find duplicates across all files.

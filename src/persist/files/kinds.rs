@@ -79,32 +79,63 @@ pub(super) fn find(api_version: &str, kind: &str) -> Option<&'static Kind> {
         .find(|k| k.api_version == api_version && k.kind == kind)
 }
 
-/// Why a document of this apiVersion and kind is not one bmhctl reads, and the field to blame.
-pub fn unknown_kind(api_version: &str, kind: &str) -> Option<(&'static str, String)> {
+/// BMO's other kinds (its CRDs in `metal3.io`): kept in their files and skipped, not refused.
+pub const BMO_KINDS_NOT_READ: &[&str] = &[
+    "BareMetalSwitch",
+    "HostClaim",
+    "HostDeployPolicy",
+    "HostNetworkAttachment",
+    "PreprovisioningImage",
+];
+
+/// What becomes of a document of a kind bmhctl does not read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unread {
+    /// Left in its file and skipped, with one note per kind: a kind of BMO's that bmhctl does
+    /// not drive, a Kubernetes kind, or a kind of another API group (`Machine`, ...).
+    Skipped,
+    /// Refused as bad input (the field to blame, and why): a near miss of a kind bmhctl reads
+    /// or of its apiVersion, or a kind `metal3.io` does not have.
+    Refused(&'static str, String),
+}
+
+/// What becomes of a document of this apiVersion and kind; `None`: bmhctl reads it.
+pub fn unread(api_version: &str, kind: &str) -> Option<Unread> {
     if find(api_version, kind).is_some() {
         return None;
     }
+    let refused = |field, why: String| Some(Unread::Refused(field, why));
     if kind.is_empty() {
-        return Some(("kind", "document without a kind".to_string()));
+        return refused("kind", "document without a kind".to_string());
+    }
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    if group == "metal3.io" && BMO_KINDS_NOT_READ.contains(&kind) {
+        return Some(Unread::Skipped);
     }
     if let Some(Kind { api_version: v, .. }) = KINDS.iter().find(|k| k.kind == kind) {
-        return Some((
+        return refused(
             "apiVersion",
             format!(
                 "apiVersion {api_version:?} is not one bmhctl reads for kind {kind} (expected {v})"
             ),
-        ));
+        );
+    }
+    let near = did_you_mean(kind, KINDS.iter().map(|k| k.kind));
+    if near.is_none() && group != "metal3.io" {
+        return Some(Unread::Skipped);
     }
     let mut message = format!("unknown kind {kind:?}");
-    if let Some(k) = did_you_mean(kind, KINDS.iter().map(|k| k.kind)) {
+    if let Some(k) = near {
         message.push_str(&format!(" (did you mean {k}?)"));
+    } else {
+        message.push_str(" in metal3.io");
     }
     let names: Vec<&str> = KINDS.iter().map(|k| k.kind).collect();
     message.push_str(&format!(
-        "; bmhctl reads {} (--skip-unknown-kinds skips other kinds)",
+        "; bmhctl reads {} (--skip-unknown-kinds skips it)",
         names.join(", ")
     ));
-    Some(("kind", message))
+    refused("kind", message)
 }
 
 /// A document being typed, and where its problems go.
@@ -324,13 +355,54 @@ mod tests {
 
     #[test]
     fn kinds_and_api_versions_are_checked_apart() {
-        assert_eq!(unknown_kind("metal3.io/v1alpha1", "BareMetalHost"), None);
-        assert_eq!(unknown_kind("metal3.io/v1alpha1", "DataImage"), None);
-        let (field, m) = unknown_kind("metal3.io/v1beta1", "BareMetalHost").unwrap();
+        assert_eq!(unread("metal3.io/v1alpha1", "BareMetalHost"), None);
+        assert_eq!(unread("metal3.io/v1alpha1", "DataImage"), None);
+        let refused = |v, k| match unread(v, k) {
+            Some(Unread::Refused(field, m)) => (field, m),
+            other => panic!("{v} {k}: {other:?}"),
+        };
+        let (field, m) = refused("metal3.io/v1beta1", "BareMetalHost");
         assert_eq!(field, "apiVersion");
         assert!(m.contains("expected metal3.io/v1alpha1"), "{m}");
-        let (field, m) = unknown_kind("metal3.io/v1alpha1", "BaremetalHost").unwrap();
+        let (field, m) = refused("metal3.io/v1alpha1", "BaremetalHost");
         assert_eq!(field, "kind");
         assert!(m.contains("did you mean BareMetalHost?"), "{m}");
+    }
+
+    #[test]
+    fn kinds_of_others_are_skipped_and_near_misses_refused() {
+        for (v, k) in [
+            ("metal3.io/v1alpha1", "PreprovisioningImage"),
+            ("metal3.io/v1alpha1", "HostClaim"),
+            ("metal3.io/v1alpha1", "HostDeployPolicy"),
+            ("metal3.io/v1alpha1", "HostNetworkAttachment"),
+            ("metal3.io/v1alpha1", "BareMetalSwitch"),
+            ("cluster.x-k8s.io/v1beta1", "Machine"),
+            ("infrastructure.cluster.x-k8s.io/v1beta1", "Metal3Machine"),
+            ("v1", "ConfigMap"),
+            ("v1", "Namespace"),
+        ] {
+            assert_eq!(unread(v, k), Some(Unread::Skipped), "{v} {k}");
+        }
+        for (v, k, hint) in [
+            (
+                "metal3.io/v1alpha1",
+                "BareMetalHots",
+                "did you mean BareMetalHost?",
+            ),
+            (
+                "metal3.io/v1alpha1",
+                "baremetalhost",
+                "did you mean BareMetalHost?",
+            ),
+            ("v1", "Secrets", "did you mean Secret?"),
+            ("metal3.io/v1alpha1", "HostPolicy", "in metal3.io"),
+            ("v1", "", "document without a kind"),
+        ] {
+            match unread(v, k) {
+                Some(Unread::Refused("kind", m)) => assert!(m.contains(hint), "{k}: {m}"),
+                other => panic!("{v} {k}: {other:?}"),
+            }
+        }
     }
 }

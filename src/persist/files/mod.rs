@@ -6,7 +6,7 @@ pub(crate) mod bmc_event_subscriptions;
 pub mod file_source;
 pub mod host_file;
 pub mod inventory;
-mod kinds;
+pub(crate) mod kinds;
 pub mod lock;
 mod parse;
 pub mod paths;

@@ -279,6 +279,7 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
         firmware,
         data_image,
         waiting,
+        pass_error,
         events,
     } = book;
     let out = &mut parts.own;
@@ -321,6 +322,9 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
     }
     if let Some(w) = waiting {
         str_field(out, "waiting", w);
+    }
+    if let Some(e) = pass_error {
+        str_field(out, "passError", e);
     }
     if !events.is_empty() {
         key(out, "events");
@@ -650,6 +654,7 @@ mod tests {
             },
             data_image: Some(Box::new(data_image)),
             waiting: Some("node locked by \"conductor-1\"\n".into()),
+            pass_error: Some("unexpected provision state \"active\"".into()),
             events: (0..3)
                 .map(|i| RecordedEvent {
                     time: format!("2026-12-01T00:00:0{i}Z"),

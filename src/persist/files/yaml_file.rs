@@ -88,6 +88,8 @@ struct Doc {
     /// End of the replaced range: `status_range.1`, or past blank lines a `|+` scalar would take.
     status_edit_end: usize,
     annotations: Option<Annotations>,
+    /// Entries of the `metadata` mapping.
+    metadata_entries: usize,
     /// A node has a tag bmhctl does not read (see [`super::yaml_tags`]).
     foreign_tag: bool,
 }
@@ -656,6 +658,13 @@ impl YamlFile {
             let Some((s, e)) = ann.entry else {
                 return Ok(false);
             };
+            // Gone, as an API server drops an empty map; kept as `{}` when it is all `metadata`
+            // holds, which would otherwise be left null.
+            if ann.entry_at_line_start && d.metadata_entries > 1 && text.as_bytes()[e - 1] == b'\n'
+            {
+                ann.edits = vec![(s, e, String::new())];
+                return Ok(true);
+            }
             let indent = if ann.entry_at_line_start {
                 ann.key_col
             } else {
@@ -1339,6 +1348,9 @@ fn complete(st: &mut DocState) {
 fn close_entry(t: &Text, st: &mut DocState, role: Role, flow: bool, e: OpenEntry, next: usize) {
     let (doc, keep_end) = (&mut st.doc, st.keep_end);
     let content_end = st.last_end.max(e.key_end);
+    if role == Role::Metadata {
+        doc.metadata_entries += 1;
+    }
     match (role, e.kind) {
         (Role::Root, KeyKind::Status) if !flow && !doc.status_exists => {
             doc.status_exists = true;
@@ -1697,21 +1709,17 @@ mod tests {
             .unwrap()
         );
         let out = f.render();
-        assert!(
-            out.contains("  name: h\n  annotations: {}\n  labels:\n"),
-            "{out}"
-        );
+        // The mapping goes, as an API server drops an empty map.
+        assert!(out.contains("  name: h\n  labels:\n"), "{out}");
         let v = vals(&out);
-        assert_eq!(
-            v[0]["metadata"],
-            json!({"name": "h", "annotations": {}, "labels": {"x": "z"}})
-        );
+        assert_eq!(v[0]["metadata"], json!({"name": "h", "labels": {"x": "z"}}));
 
         let t = "metadata:\n  annotations:\n    reboot.metal3.io: \"\"\nstatus:\n  a: 1\n";
         let mut f = parse(t);
         assert!(f.remove_annotations(0, &["reboot.metal3.io"]).unwrap());
         f.set_status(0, Some("b: 2\n")).unwrap();
         let out = f.render();
+        // All that `metadata` holds: kept, empty, rather than leave `metadata` null.
         assert_eq!(out, "metadata:\n  annotations: {}\nstatus:\n  b: 2\n");
         assert_eq!(
             vals(&out)[0],
