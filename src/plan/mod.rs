@@ -161,7 +161,7 @@ impl Planner<'_> {
             let state = rec.status().provisioning.state.as_str();
             format!("still {state:?} after {MAX_PASSES} passes")
         });
-        plan.steps = std::mem::take(&mut *steps.lock().unwrap_or_else(|e| e.into_inner()));
+        plan.steps = std::mem::take(&mut *crate::provisioners::lock(&steps));
         if self.cleans_before_deploy
             && record.host.spec.automated_cleaning_mode != AutomatedCleaningMode::Disabled
         {
