@@ -153,13 +153,11 @@ fn shared_canned_components() -> Arc<FirmwareComponentsMock> {
 }
 
 fn is_canned_settings(s: &Arc<FirmwareSettings>) -> bool {
-    let canned = shared_canned_settings();
-    Arc::ptr_eq(s, &canned) || **s == *canned
+    *s == shared_canned_settings()
 }
 
 fn is_canned_components(c: &Arc<FirmwareComponentsMock>) -> bool {
-    let canned = shared_canned_components();
-    Arc::ptr_eq(c, &canned) || **c == *canned
+    *c == shared_canned_components()
 }
 
 /// The version a firmware image at `url` installs: its file name without the extension.
@@ -178,7 +176,8 @@ fn version_of(url: &str) -> String {
 
 /// Everything the fixture remembers about one host (BMO's `Fixture` struct, minus the sharing).
 /// Every field is optional (a set of knobs is a valid state); canned firmware is not written.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+// Known states are compared every pass: `Arc`'s `==` compares the shared firmware by address first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct FixtureState {
     /// Knob: N > 0 makes the first N−1 provisioner creations fail with `NotReady`.
@@ -239,49 +238,6 @@ impl Default for FixtureState {
             data_image_url: String::new(),
             data_image_error: String::new(),
         }
-    }
-}
-
-/// Field by field, the (shared, large) firmware mocks by address first: known states are
-/// compared every pass.
-impl PartialEq for FixtureState {
-    fn eq(&self, other: &Self) -> bool {
-        let Self {
-            become_ready_counter,
-            deleted,
-            disable_power_off,
-            powered_on,
-            reboot_called,
-            power_failed,
-            health,
-            adopted,
-            image,
-            inspection_started,
-            validate_error,
-            custom_deploy,
-            host_firmware_settings,
-            host_firmware_components,
-            data_image_url,
-            data_image_error,
-        } = self;
-        *become_ready_counter == other.become_ready_counter
-            && *deleted == other.deleted
-            && *disable_power_off == other.disable_power_off
-            && *powered_on == other.powered_on
-            && *reboot_called == other.reboot_called
-            && *power_failed == other.power_failed
-            && *adopted == other.adopted
-            && *inspection_started == other.inspection_started
-            && *health == other.health
-            && *image == other.image
-            && *validate_error == other.validate_error
-            && *custom_deploy == other.custom_deploy
-            && *data_image_url == other.data_image_url
-            && *data_image_error == other.data_image_error
-            && (Arc::ptr_eq(host_firmware_settings, &other.host_firmware_settings)
-                || host_firmware_settings == &other.host_firmware_settings)
-            && (Arc::ptr_eq(host_firmware_components, &other.host_firmware_components)
-                || host_firmware_components == &other.host_firmware_components)
     }
 }
 
