@@ -1,6 +1,5 @@
 //! The Ironic requests a client has sent, by kind (`PUT /v1/nodes/{node}/states/power`), served
-//! as `bmhctl_ironic_api_calls_total{kind=...}`. Paths carry at most one identifier, the second
-//! segment, so the kinds are a small fixed set.
+//! as `bmhctl_ironic_api_calls_total{kind=...}`; only the second path segment is an identifier.
 
 use bmhctl_plugin_sdk::ApiCallCount;
 use reqwest::Method;

@@ -1,17 +1,9 @@
-//! The `fixture` provisioner: BMO's `pkg/provisioner/fixture/fixture.go`, a fake backend whose
-//! operations finish after a fixed number of calls and which reports canned hardware (section 5
-//! of the state-machine spec), with these differences:
-//!
-//! * State is per host: a [`FixtureState`] read from [`HostData::provisioner_state`] and handed
-//!   back by [`Provisioner::persistent_state`], so the next pass or run continues from it.
-//! * Knobs come from the host's initial `provisioner_state` or its annotations
-//!   ([`ANNOTATION_PREFIX`]), applied over the stored state at every provisioner creation.
-//! * `BecomeReadyCounter` is counted per process by the [`Fixture`] factory (a `NotReady`
-//!   creation has no state to persist), seeded from the host's state the first time.
-//! * `PoweredOn` is an `Option<bool>`; `None` (never changed) reports as off, like Go's `false`.
-//! * Firmware starts canned, and `prepare`/`service` apply their changes, so HostFirmwareSettings
-//!   and HostFirmwareComponents can complete.
-//! * A data image stays attached until detached (BMO's fixture never reports one attached).
+//! The `fixture` provisioner: BMO's `fixture.go`, a fake backend whose operations finish after a
+//! fixed number of calls and which reports canned hardware (state-machine spec section 5). Unlike
+//! BMO's, its state is per host ([`FixtureState`], in [`HostData::provisioner_state`]), knobs also
+//! come from annotations ([`ANNOTATION_PREFIX`]), `BecomeReadyCounter` is counted per process (a
+//! `NotReady` creation has no state to keep), `prepare` and `service` apply firmware changes so
+//! the firmware objects can complete, and a data image stays attached until detached.
 
 use super::lock;
 use crate::provisioners::fixture_subscriptions::FixtureSubscriptions;

@@ -1,11 +1,7 @@
-//! `HasCapacity` (spec 3.12) with an in-process slot table, so hosts asking at the same time
-//! never overshoot `PROVISIONING_LIMIT`.
-//!
-//! BMO counts busy nodes in Ironic only, so two hosts asking at once both get a yes. Here a
-//! granted slot is held until a later node listing shows the node busy, the host leaves the
-//! gated states, or it stops asking for [`GRANT_IDLE_TTL`]. Nothing is shared across processes.
-//! With `DueHosts`, `due_hosts` wakes delayed hosts up to the free slots, each with a
-//! short-lived promise that its own `has_capacity` turns into a grant.
+//! `HasCapacity` (spec 3.12) with an in-process slot table: BMO counts busy nodes only, so hosts
+//! asking at once all get a yes; here a grant holds until a listing shows the node busy, the host
+//! leaves the gated states or stops asking for [`GRANT_IDLE_TTL`]. `due_hosts` wakes delayed
+//! hosts up to the free slots with short-lived promises that `has_capacity` turns into grants.
 
 use super::IronicProvisioner;
 use crate::CAPACITY_FIELDS;

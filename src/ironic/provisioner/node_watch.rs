@@ -1,9 +1,6 @@
-//! What the plugin keeps to answer `due_hosts` (the host feature `DueHosts`): one shared node
-//! listing, what each host's last pass read of its node (the baseline), the change rule, and the
-//! cross-pass node cache that lets a pass the listing shows nothing new for cost no call.
-//!
-//! Without the feature the watch is disabled: no listing is made for it, no baseline or node is
-//! kept, and every pass makes today's requests (`--timing bmo`).
+//! What the plugin keeps to answer `due_hosts` (host feature `DueHosts`): one shared node listing,
+//! each host's baseline (what its last pass read), the change rule, and the node cache that makes
+//! a pass the listing shows nothing new for cost no call. Disabled without the feature.
 
 use super::capacity::node_is_busy;
 use crate::client::{IronicClient, IronicError};
