@@ -104,10 +104,7 @@ impl Planner<'_> {
         let mut rng = fastrand::Rng::with_seed(1);
         let from = rec.status().provisioning.state.clone();
         let mut plan = HostPlan {
-            key: ObjectKey::new(
-                rec.host.metadata.namespace_or_default(),
-                &rec.host.metadata.name,
-            ),
+            key: rec.host.metadata.key(),
             from: from.clone(),
             goal: goal.clone(),
             path: vec![from],

@@ -622,9 +622,8 @@ impl IronicProvisioner {
 
     pub(super) fn real_delete(&mut self, opts: DetachOptions) -> Outcome {
         let node = match self.get_node() {
-            Ok(n) => n,
             Err(ProvisionerError::NeedsRegistration) => return Ok(OpResult::done()),
-            Err(e) => return Err(e),
+            node => node?,
         };
         let version = self.seen(self.client().api_version());
         let abort_from_deploy_wait = version.is_ok_and(|v| v.has_deployment_abort());

@@ -403,10 +403,7 @@ impl NodeWatch {
     /// predates it yet is too young to be made again; then until that listing is
     /// [`LISTING_TTL`] (plus [`READY_MARGIN`]) old, the same instant for every host held.
     pub fn ready_in(&self, uuid: &str, now: Instant) -> Duration {
-        if !self.enabled || uuid.is_empty() {
-            return Duration::ZERO;
-        }
-        let Some(l) = self.current() else {
+        let Some(l) = self.current().filter(|_| self.enabled && !uuid.is_empty()) else {
             return Duration::ZERO;
         };
         let records = lock(&self.records);
@@ -435,15 +432,9 @@ impl NodeWatch {
         mergeable: bool,
         locked: bool,
     ) {
-        if !self.enabled {
-            return;
-        }
-        let Some((node, read_at)) = read else {
+        let Some((node, read_at)) = read.filter(|(n, _)| self.enabled && !n.uuid.is_empty()) else {
             return;
         };
-        if node.uuid.is_empty() {
-            return;
-        }
         let now = Instant::now();
         let mut records = lock(&self.records);
         let asked_at = records.by_uuid.get(&node.uuid).and_then(|r| r.asked_at);
