@@ -15,8 +15,7 @@ use super::types::{
 /// Fields BMO lists nodes with for the capacity count.
 pub const CAPACITY_FIELDS: &[&str] = &["uuid", "name", "provision_state", "boot_interface"];
 /// Fields of the node watch's shared listing: what the state machine decides on, `reservation`,
-/// `provision_updated_at`, and what inspection and deployment rewrite (`health` is added when
-/// the API has it).
+/// `provision_updated_at`, and what inspection and deployment rewrite (plus `health` if known).
 pub const WATCH_FIELDS: &[&str] = &[
     "uuid",
     "name",

@@ -51,9 +51,8 @@ impl ApiCalls {
     }
 }
 
-/// The kind of a request: `METHOD /v1/<collection>[/{placeholder}[/<sub-resource>...]]`, the
-/// query left out. A path outside `root` (a pagination link naming another prefix) is taken
-/// from its `/v1/` on.
+/// The kind of a request: `METHOD /v1/<collection>[/{placeholder}[/<sub-resource>...]]`, without
+/// the query; a path outside `root` (a pagination link's other prefix) is read from its `/v1/`.
 pub fn kind(method: &Method, root: &str, path: &str) -> String {
     let path = path.split(['?', '#']).next().unwrap_or_default();
     let relative = path

@@ -168,7 +168,6 @@ fn version_of(url: &str) -> String {
 
 /// Everything the fixture remembers about one host (BMO's `Fixture` struct, minus the sharing).
 /// Every field is optional (a set of knobs is a valid state); canned firmware is not written.
-// Known states are compared every pass: `Arc`'s `==` compares the shared firmware by address first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct FixtureState {
@@ -451,9 +450,8 @@ impl CountdownKey {
 /// How many states [`KnownStates`] keeps: a few more than the steps a run's hosts are at at once.
 const STATES_KNOWN: usize = 16;
 
-/// The last few states this factory's provisioners were created with or answered, with their
-/// JSON, most recent first, so a pass with a known state neither decodes nor encodes it. Only
-/// states whose JSON is what [`Provisioner::persistent_state`] would answer are kept.
+/// The last few states (with their JSON, as [`Provisioner::persistent_state`] answers it) this
+/// factory's provisioners met, newest first: a pass with a known one neither decodes nor encodes.
 #[derive(Debug, Clone, Default)]
 struct KnownStates(Arc<Mutex<Vec<KnownState>>>);
 

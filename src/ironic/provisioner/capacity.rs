@@ -113,9 +113,8 @@ impl CapacityGate {
         t.promised.remove(name);
     }
 
-    /// Decide for `name`, listing busy nodes with `list` (table locked) when the listing is stale.
-    /// The listing may have been made earlier (the node watch's): it counts from `at`, and hands
-    /// over grants made before `started`. A slot promised to `name` becomes its grant.
+    /// Decide for `name`, listing busy nodes with `list` (table locked) when stale; a listing made
+    /// earlier counts from `at`, takes over grants made before `started`. Promises become grants.
     pub fn try_acquire_listed(
         &self,
         name: &str,
@@ -175,9 +174,8 @@ impl CapacityGate {
         (busy, free)
     }
 
-    /// `due_hosts` for hosts delayed by the limit, oldest first: which may go now. A host
-    /// whose node is busy, that holds a grant or a live promise may; the others get a new
-    /// promise each while slots are free (promises count as in use for everyone else).
+    /// `due_hosts` for hosts delayed by the limit, oldest first: those with a busy node, a grant or
+    /// a live promise may go; the others get a promise each while slots are free.
     pub fn promise(&self, names: &[String]) -> Vec<bool> {
         let mut t = lock(&self.table);
         let now = Instant::now();
