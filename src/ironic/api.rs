@@ -229,8 +229,7 @@ impl IronicClient {
         self.get_json(&format!("nodes/{}/inventory", seg(uuid)), &[])
     }
 
-    /// `GET /v1/ports?<filter>&fields=node_uuid,uuid,address` (filter: `address` or
-    /// `node_uuid`), all pages.
+    /// `GET /v1/ports?<filter>&fields=…` (filter: `address` or `node_uuid`), all pages.
     pub fn list_ports(&self, filter: (&str, &str)) -> Result<Vec<Port>, IronicError> {
         let fields = PORT_FIELDS.join(",");
         self.list_all("ports", &[filter, ("fields", &fields)], "ports")

@@ -66,8 +66,7 @@ impl Settings {
     }
 }
 
-/// A provisioner ready to use: its factory, what the file loader must accept for it, and where
-/// the objects it reads are attached once the files are loaded.
+/// A provisioner ready to use: its factory, what the file loader accepts for it, its objects.
 pub struct Resolved {
     pub factory: Arc<dyn ProvisionerFactory>,
     /// What the runs of `factory` tell of the provisioner's backend.

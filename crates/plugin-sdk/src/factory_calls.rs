@@ -144,9 +144,8 @@ macro_rules! dispatch_request {
 }
 pub(crate) use dispatch_request;
 
-/// The [`ForwardingFactory`](crate::ForwardingFactory) trait, every call forwarded to `inner`, and
-/// `impl<T: ForwardingFactory> ProvisionerFactory for T`: `{ <head> } { <trait> } { <impl> }`,
-/// each with the methods written by hand.
+/// The [`ForwardingFactory`](crate::ForwardingFactory) trait, every call forwarded to `inner`,
+/// and its blanket impl: `{ <head> } { <trait methods by hand> } { <impl methods by hand> }`.
 macro_rules! forwarding {
     (
         { $($head:tt)* }

@@ -27,8 +27,7 @@ pub struct StaleLock {
 }
 
 impl StaleLock {
-    /// What the host shows while it waits (the progress line, the result table, the event).
-    /// It names the remedy Ironic documents.
+    /// What the host shows while it waits (progress line, result table, event), with the remedy.
     pub fn message(&self, node: &str) -> String {
         let conductor = &self.conductor;
         format!(
