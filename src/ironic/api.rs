@@ -15,8 +15,7 @@ use super::types::{
 /// Fields BMO lists nodes with for the capacity count.
 pub const CAPACITY_FIELDS: &[&str] = &["uuid", "name", "provision_state", "boot_interface"];
 /// Fields of the node watch's shared listing: what the state machine decides on, `reservation`,
-/// `provision_updated_at`, and what inspection and deployment rewrite (`health` is added when
-/// the API has it).
+/// `provision_updated_at`, and what inspection and deployment rewrite (plus `health` if known).
 pub const WATCH_FIELDS: &[&str] = &[
     "uuid",
     "name",
@@ -230,8 +229,7 @@ impl IronicClient {
         self.get_json(&format!("nodes/{}/inventory", seg(uuid)), &[])
     }
 
-    /// `GET /v1/ports?<filter>&fields=node_uuid,uuid,address` (filter: `address` or
-    /// `node_uuid`), all pages.
+    /// `GET /v1/ports?<filter>&fields=…` (filter: `address` or `node_uuid`), all pages.
     pub fn list_ports(&self, filter: (&str, &str)) -> Result<Vec<Port>, IronicError> {
         let fields = PORT_FIELDS.join(",");
         self.list_all("ports", &[filter, ("fields", &fields)], "ports")

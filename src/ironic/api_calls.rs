@@ -1,6 +1,5 @@
 //! The Ironic requests a client has sent, by kind (`PUT /v1/nodes/{node}/states/power`), served
-//! as `bmhctl_ironic_api_calls_total{kind=...}`. Paths carry at most one identifier, the second
-//! segment, so the kinds are a small fixed set.
+//! as `bmhctl_ironic_api_calls_total{kind=...}`; only the second path segment is an identifier.
 
 use bmhctl_plugin_sdk::ApiCallCount;
 use reqwest::Method;
@@ -52,9 +51,8 @@ impl ApiCalls {
     }
 }
 
-/// The kind of a request: `METHOD /v1/<collection>[/{placeholder}[/<sub-resource>...]]`, the
-/// query left out. A path outside `root` (a pagination link naming another prefix) is taken
-/// from its `/v1/` on.
+/// The kind of a request: `METHOD /v1/<collection>[/{placeholder}[/<sub-resource>...]]`, without
+/// the query; a path outside `root` (a pagination link's other prefix) is read from its `/v1/`.
 pub fn kind(method: &Method, root: &str, path: &str) -> String {
     let path = path.split(['?', '#']).next().unwrap_or_default();
     let relative = path

@@ -1,8 +1,5 @@
-//! The HTTP side of the Ironic client: configuration (endpoint, auth, TLS, timeouts), microversion
-//! negotiation, request headers, retries of idempotent requests, error bodies and request counting.
-//!
-//! Behaviour follows `bmo-ironic-and-bmc.md` section 1 (BMO's `clients/` package); the code is
-//! our own.
+//! The HTTP side of the Ironic client (BMO's `clients/`, `bmo-ironic-and-bmc.md` section 1):
+//! configuration, microversion negotiation, retries of idempotent requests, error bodies, counts.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

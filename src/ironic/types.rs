@@ -233,9 +233,8 @@ impl NodePatch {
         self
     }
 
-    /// BMO's compare-then-patch rule (spec 2.3): a desired value differing from the node's (or
-    /// absent there) → `add`; a desired `None` with the value present → `remove`; otherwise
-    /// nothing. Top-level fields always count as present.
+    /// BMO's compare-then-patch rule (spec 2.3): a desired value unlike the node's (or absent) →
+    /// `add`, a desired `None` present → `remove`, else nothing (top-level fields are present).
     pub fn update(
         mut self,
         node: &Node,

@@ -7,6 +7,7 @@ pub use observed_factory::ObservedFactory;
 pub use timed_source::TimedSource;
 
 use crate::machine::PassOutcome;
+use crate::provisioners::lock;
 use crate::record::HostRecord;
 use bmh_api::{ObjectKey, ProvisioningState};
 use bmhctl_plugin_sdk::{ProvisionerFactory, WaitOn};
@@ -46,88 +47,79 @@ pub struct Metrics {
 impl Default for Metrics {
     fn default() -> Self {
         let mut registry = Registry::default();
-        let reconciles = Family::<Labels<2>, Counter>::default();
-        // prometheus-client adds `_total` to a counter's name.
-        registry.register(
-            "metal3_reconcile",
-            "The number of times hosts have been reconciled",
-            reconciles.clone(),
-        );
-        let reconcile_errors = Counter::default();
-        registry.register(
-            "metal3_reconcile_error",
-            "The number of times the operator has failed to reconcile a host",
-            reconcile_errors.clone(),
-        );
-        let state_changes = Family::<Labels<2>, Counter>::default();
-        registry.register(
-            "metal3_provisioning_state_change",
-            "Number of times a state transition has occurred",
-            state_changes.clone(),
-        );
-        // BMO's names, double underscore included.
-        let delayed_provisioning = Family::<Labels<2>, Counter>::default();
-        registry.register(
-            "metal3_delayed__provisioning",
-            "The number of times hosts have been delayed while provisioning due a busy provisioner",
-            delayed_provisioning.clone(),
-        );
-        let delayed_deprovisioning = Family::<Labels<2>, Counter>::default();
-        registry.register(
-            "metal3_delayed__deprovisioning",
-            "The number of times hosts have been delayed while deprovisioning due a busy \
-             provisioner",
-            delayed_deprovisioning.clone(),
-        );
-        let hosts = Family::<Labels<2>, Gauge>::default();
-        registry.register(
-            "bmhctl_hosts",
-            "Hosts by provisioning state and operational status, after their last pass",
-            hosts.clone(),
-        );
-        // 1 ms to about 33 s: a commit of one store object to one of a 10,000-host file.
-        let store_writes = Histogram::new(exponential_buckets(0.001, 2.0, 16));
-        registry.register(
-            "bmhctl_store_write_duration_seconds",
-            "Time to write one commit group (a store object, or a host file and its \
-             bookkeeping)",
-            store_writes.clone(),
-        );
-        // 100 us to about 3.3 s: a fixture call to an Ironic call under load.
-        let provisioner_calls: Family<Labels<1>, Histogram, fn() -> Histogram> =
-            Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.0001, 2.0, 16)));
-        registry.register(
-            "bmhctl_provisioner_call_duration_seconds",
-            "Time of each provisioner call, by call (the plugin method), as the runner sees it",
-            provisioner_calls.clone(),
-        );
-        let passes_in_flight = Gauge::default();
-        registry.register(
-            "bmhctl_passes_in_flight",
-            "Passes holding a provisioner now",
-            passes_in_flight.clone(),
-        );
-        let ironic_api_calls = Family::<Labels<1>, Counter>::default();
-        registry.register(
-            "bmhctl_ironic_api_calls",
-            "HTTP requests the provisioner plugin sent to Ironic, by method and path template \
-             (every attempt, version discovery and probe included), as the plugin counts them",
-            ironic_api_calls.clone(),
-        );
+        // `$metric`, registered under `$name`.
+        macro_rules! registered {
+            ($name:literal, $help:expr, $metric:expr) => {{
+                let metric = $metric;
+                registry.register($name, $help, Clone::clone(&metric));
+                metric
+            }};
+        }
         Self {
-            ironic_api_calls,
-            api_call_source: Mutex::new(None),
+            // prometheus-client adds `_total` to a counter's name.
+            reconciles: registered!(
+                "metal3_reconcile",
+                "The number of times hosts have been reconciled",
+                Family::default()
+            ),
+            reconcile_errors: registered!(
+                "metal3_reconcile_error",
+                "The number of times the operator has failed to reconcile a host",
+                Counter::default()
+            ),
+            state_changes: registered!(
+                "metal3_provisioning_state_change",
+                "Number of times a state transition has occurred",
+                Family::default()
+            ),
+            // BMO's names, double underscore included.
+            delayed_provisioning: registered!(
+                "metal3_delayed__provisioning",
+                "The number of times hosts have been delayed while provisioning due a busy \
+                 provisioner",
+                Family::default()
+            ),
+            delayed_deprovisioning: registered!(
+                "metal3_delayed__deprovisioning",
+                "The number of times hosts have been delayed while deprovisioning due a busy \
+                 provisioner",
+                Family::default()
+            ),
+            hosts: registered!(
+                "bmhctl_hosts",
+                "Hosts by provisioning state and operational status, after their last pass",
+                Family::default()
+            ),
+            // 1 ms to about 33 s: a commit of one store object to one of a 10,000-host file.
+            store_writes: registered!(
+                "bmhctl_store_write_duration_seconds",
+                "Time to write one commit group (a store object, or a host file and its \
+                 bookkeeping)",
+                Histogram::new(exponential_buckets(0.001, 2.0, 16))
+            ),
+            // 100 us to about 3.3 s: a fixture call to an Ironic call under load.
+            provisioner_calls: registered!(
+                "bmhctl_provisioner_call_duration_seconds",
+                "Time of each provisioner call, by call (the plugin method), as the runner sees it",
+                Family::<_, _, fn() -> Histogram>::new_with_constructor(|| Histogram::new(
+                    exponential_buckets(0.0001, 2.0, 16)
+                ))
+            ),
+            passes_in_flight: registered!(
+                "bmhctl_passes_in_flight",
+                "Passes holding a provisioner now",
+                Gauge::default()
+            ),
+            states: Mutex::default(),
+            ironic_api_calls: registered!(
+                "bmhctl_ironic_api_calls",
+                "HTTP requests the provisioner plugin sent to Ironic, by method and path \
+                 template (every attempt, version discovery and probe included), as the plugin \
+                 counts them",
+                Family::default()
+            ),
+            api_call_source: Mutex::default(),
             registry,
-            provisioner_calls,
-            passes_in_flight,
-            reconciles,
-            reconcile_errors,
-            state_changes,
-            delayed_provisioning,
-            delayed_deprovisioning,
-            hosts,
-            store_writes,
-            states: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -153,7 +145,7 @@ impl Metrics {
                 self.delayed_provisioning.get_or_create(&labels).inc();
             }
         }
-        let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
+        let mut states = lock(&self.states);
         if out.deleted() {
             states.remove(key);
             return;
@@ -178,18 +170,12 @@ impl Metrics {
 
     /// Asks `factory` for its API request counts at each scrape.
     pub fn read_api_calls_from(&self, factory: Arc<dyn ProvisionerFactory>) {
-        *self
-            .api_call_source
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(factory);
+        *lock(&self.api_call_source) = Some(factory);
     }
 
     /// Brings `bmhctl_ironic_api_calls_total` up to the provisioner's counts; never down.
     fn read_api_calls(&self) {
-        let source = self
-            .api_call_source
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let source = lock(&self.api_call_source);
         let Some(factory) = source.as_ref() else {
             return;
         };
@@ -211,7 +197,7 @@ impl Metrics {
     pub fn encode(&self) -> String {
         self.read_api_calls();
         {
-            let states = self.states.lock().unwrap_or_else(|e| e.into_inner());
+            let states = lock(&self.states);
             self.hosts.clear();
             for (state, op) in states.values() {
                 self.hosts

@@ -104,10 +104,7 @@ impl Planner<'_> {
         let mut rng = fastrand::Rng::with_seed(1);
         let from = rec.status().provisioning.state.clone();
         let mut plan = HostPlan {
-            key: ObjectKey::new(
-                rec.host.metadata.namespace_or_default(),
-                &rec.host.metadata.name,
-            ),
+            key: rec.host.metadata.key(),
             from: from.clone(),
             goal: goal.clone(),
             path: vec![from],
@@ -161,7 +158,7 @@ impl Planner<'_> {
             let state = rec.status().provisioning.state.as_str();
             format!("still {state:?} after {MAX_PASSES} passes")
         });
-        plan.steps = std::mem::take(&mut *steps.lock().unwrap_or_else(|e| e.into_inner()));
+        plan.steps = std::mem::take(&mut *crate::provisioners::lock(&steps));
         if self.cleans_before_deploy
             && record.host.spec.automated_cleaning_mode != AutomatedCleaningMode::Disabled
         {

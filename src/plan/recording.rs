@@ -3,8 +3,7 @@
 use super::Step;
 use bmh_api::AutomatedCleaningMode;
 use bmhctl_plugin_sdk::{
-    AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, FirmwareComponentStatus,
-    FirmwareSettings, FirmwareSettingsOptions, HardwareState, HostData, ImageFormat, InspectData,
+    DeprovisionOptions, DetachOptions, ForwardingProvisioner, HostData, InspectData,
     InspectOptions, InspectResult, ManagementAccessData, OpResult, PowerOffOptions, PowerOnOptions,
     PrepareData, ProvisionData, ProvisionOptions, Provisioner, ProvisionerError,
     ProvisionerFactory, RegisterOptions, RegisterResult, ServicingData, StepOptions, StepResult,
@@ -49,7 +48,7 @@ struct Recording {
 
 impl Recording {
     fn note(&self, step: Step) {
-        let mut steps = self.steps.lock().unwrap_or_else(|e| e.into_inner());
+        let mut steps = crate::provisioners::lock(&self.steps);
         // A call repeated while its operation runs is one step.
         if steps.last() != Some(&step) {
             steps.push(step);
@@ -73,7 +72,16 @@ fn changes(raid: bool, settings: bool, components: bool) -> String {
     }
 }
 
-impl Provisioner for Recording {
+// Only the calls that start a change are written here; the rest are forwarded.
+impl ForwardingProvisioner for Recording {
+    fn inner(&mut self) -> &mut dyn Provisioner {
+        &mut *self.inner
+    }
+
+    fn inner_ref(&self) -> &dyn Provisioner {
+        &*self.inner
+    }
+
     fn register(
         &mut self,
         data: &ManagementAccessData,
@@ -88,12 +96,6 @@ impl Provisioner for Recording {
         Ok(r)
     }
 
-    fn preprovisioning_image_formats(
-        &mut self,
-    ) -> Result<Option<Vec<ImageFormat>>, ProvisionerError> {
-        self.inner.preprovisioning_image_formats()
-    }
-
     fn inspect_hardware(
         &mut self,
         data: &InspectData,
@@ -104,18 +106,6 @@ impl Provisioner for Recording {
             self.note(Step::plain("inspect", "inspect hardware"));
         }
         Ok(r)
-    }
-
-    fn update_hardware_state(&mut self) -> Result<HardwareState, ProvisionerError> {
-        self.inner.update_hardware_state()
-    }
-
-    fn adopt(
-        &mut self,
-        data: &AdoptData,
-        opts: AdoptOptions,
-    ) -> Result<OpResult, ProvisionerError> {
-        self.inner.adopt(data, opts)
     }
 
     fn prepare(
@@ -206,40 +196,6 @@ impl Provisioner for Recording {
         Ok(r)
     }
 
-    fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
-        self.inner.has_capacity()
-    }
-
-    fn get_firmware_settings(
-        &mut self,
-        opts: FirmwareSettingsOptions,
-    ) -> Result<FirmwareSettings, ProvisionerError> {
-        self.inner.get_firmware_settings(opts)
-    }
-
-    fn get_firmware_components(
-        &mut self,
-    ) -> Result<Vec<FirmwareComponentStatus>, ProvisionerError> {
-        self.inner.get_firmware_components()
-    }
-
-    fn add_bmc_event_subscription(
-        &mut self,
-        subscription: &serde_json::Value,
-        http_headers: &[BTreeMap<String, String>],
-    ) -> Result<OpResult, ProvisionerError> {
-        self.inner
-            .add_bmc_event_subscription(subscription, http_headers)
-    }
-
-    fn remove_bmc_event_subscription(
-        &mut self,
-        subscription: &serde_json::Value,
-    ) -> Result<OpResult, ProvisionerError> {
-        self.inner.remove_bmc_event_subscription(subscription)
-    }
-
-    // Forwarded (not defaulted) so that the simulation answers as the fixture does.
     fn create_bmc_event_subscription(
         &mut self,
         subscription: &bmh_api::BmcEventSubscription,
@@ -270,10 +226,6 @@ impl Provisioner for Recording {
         Ok(removed)
     }
 
-    fn get_data_image_status(&mut self) -> Result<bool, ProvisionerError> {
-        self.inner.get_data_image_status()
-    }
-
     fn attach_data_image(&mut self, url: &str) -> Result<(), ProvisionerError> {
         self.inner.attach_data_image(url)?;
         self.note(Step::plain(
@@ -287,17 +239,5 @@ impl Provisioner for Recording {
         self.inner.detach_data_image()?;
         self.note(Step::plain("detachDataImage", "detach data image"));
         Ok(())
-    }
-
-    fn has_power_failure(&mut self) -> bool {
-        self.inner.has_power_failure()
-    }
-
-    fn get_health(&mut self) -> String {
-        self.inner.get_health()
-    }
-
-    fn persistent_state(&self) -> Option<serde_json::Value> {
-        self.inner.persistent_state()
     }
 }

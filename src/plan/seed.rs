@@ -27,7 +27,7 @@ pub fn ask(factory: &dyn ProvisionerFactory, rec: &HostRecord) -> Live {
     }
     let host = &rec.host;
     let data = HostData {
-        key: bmh_api::ObjectKey::new(host.metadata.namespace_or_default(), &host.metadata.name),
+        key: host.metadata.key(),
         uid: rec.book.uid.clone(),
         labels: host.metadata.labels.clone(),
         annotations: host.metadata.annotations.clone(),

@@ -1,17 +1,9 @@
-//! The `fixture` provisioner: BMO's `pkg/provisioner/fixture/fixture.go`, a fake backend whose
-//! operations finish after a fixed number of calls and which reports canned hardware (section 5
-//! of the state-machine spec), with these differences:
-//!
-//! * State is per host: a [`FixtureState`] read from [`HostData::provisioner_state`] and handed
-//!   back by [`Provisioner::persistent_state`], so the next pass or run continues from it.
-//! * Knobs come from the host's initial `provisioner_state` or its annotations
-//!   ([`ANNOTATION_PREFIX`]), applied over the stored state at every provisioner creation.
-//! * `BecomeReadyCounter` is counted per process by the [`Fixture`] factory (a `NotReady`
-//!   creation has no state to persist), seeded from the host's state the first time.
-//! * `PoweredOn` is an `Option<bool>`; `None` (never changed) reports as off, like Go's `false`.
-//! * Firmware starts canned, and `prepare`/`service` apply their changes, so HostFirmwareSettings
-//!   and HostFirmwareComponents can complete.
-//! * A data image stays attached until detached (BMO's fixture never reports one attached).
+//! The `fixture` provisioner: BMO's `fixture.go`, a fake backend whose operations finish after a
+//! fixed number of calls and which reports canned hardware (state-machine spec section 5). Unlike
+//! BMO's, its state is per host ([`FixtureState`], in [`HostData::provisioner_state`]), knobs also
+//! come from annotations ([`ANNOTATION_PREFIX`]), `BecomeReadyCounter` is counted per process (a
+//! `NotReady` creation has no state to keep), `prepare` and `service` apply firmware changes so
+//! the firmware objects can complete, and a data image stays attached until detached.
 
 use super::lock;
 use crate::provisioners::fixture_subscriptions::FixtureSubscriptions;
@@ -153,13 +145,11 @@ fn shared_canned_components() -> Arc<FirmwareComponentsMock> {
 }
 
 fn is_canned_settings(s: &Arc<FirmwareSettings>) -> bool {
-    let canned = shared_canned_settings();
-    Arc::ptr_eq(s, &canned) || **s == *canned
+    *s == shared_canned_settings()
 }
 
 fn is_canned_components(c: &Arc<FirmwareComponentsMock>) -> bool {
-    let canned = shared_canned_components();
-    Arc::ptr_eq(c, &canned) || **c == *canned
+    *c == shared_canned_components()
 }
 
 /// The version a firmware image at `url` installs: its file name without the extension.
@@ -178,7 +168,7 @@ fn version_of(url: &str) -> String {
 
 /// Everything the fixture remembers about one host (BMO's `Fixture` struct, minus the sharing).
 /// Every field is optional (a set of knobs is a valid state); canned firmware is not written.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct FixtureState {
     /// Knob: N > 0 makes the first N−1 provisioner creations fail with `NotReady`.
@@ -239,49 +229,6 @@ impl Default for FixtureState {
             data_image_url: String::new(),
             data_image_error: String::new(),
         }
-    }
-}
-
-/// Field by field, the (shared, large) firmware mocks by address first: known states are
-/// compared every pass.
-impl PartialEq for FixtureState {
-    fn eq(&self, other: &Self) -> bool {
-        let Self {
-            become_ready_counter,
-            deleted,
-            disable_power_off,
-            powered_on,
-            reboot_called,
-            power_failed,
-            health,
-            adopted,
-            image,
-            inspection_started,
-            validate_error,
-            custom_deploy,
-            host_firmware_settings,
-            host_firmware_components,
-            data_image_url,
-            data_image_error,
-        } = self;
-        *become_ready_counter == other.become_ready_counter
-            && *deleted == other.deleted
-            && *disable_power_off == other.disable_power_off
-            && *powered_on == other.powered_on
-            && *reboot_called == other.reboot_called
-            && *power_failed == other.power_failed
-            && *adopted == other.adopted
-            && *inspection_started == other.inspection_started
-            && *health == other.health
-            && *image == other.image
-            && *validate_error == other.validate_error
-            && *custom_deploy == other.custom_deploy
-            && *data_image_url == other.data_image_url
-            && *data_image_error == other.data_image_error
-            && (Arc::ptr_eq(host_firmware_settings, &other.host_firmware_settings)
-                || host_firmware_settings == &other.host_firmware_settings)
-            && (Arc::ptr_eq(host_firmware_components, &other.host_firmware_components)
-                || host_firmware_components == &other.host_firmware_components)
     }
 }
 
@@ -503,9 +450,8 @@ impl CountdownKey {
 /// How many states [`KnownStates`] keeps: a few more than the steps a run's hosts are at at once.
 const STATES_KNOWN: usize = 16;
 
-/// The last few states this factory's provisioners were created with or answered, with their
-/// JSON, most recent first, so a pass with a known state neither decodes nor encodes it. Only
-/// states whose JSON is what [`Provisioner::persistent_state`] would answer are kept.
+/// The last few states (with their JSON, as [`Provisioner::persistent_state`] answers it) this
+/// factory's provisioners met, newest first: a pass with a known one neither decodes nor encodes.
 #[derive(Debug, Clone, Default)]
 struct KnownStates(Arc<Mutex<Vec<KnownState>>>);
 

@@ -161,8 +161,7 @@ pub enum LoadError {
     Encode(serde_json::Error),
 }
 
-/// Opens the plugin at `path` (unless [`super::trust`] refuses it) and checks its declaration,
-/// and with `expected_name` its name, calling nothing of it.
+/// Opens `path` if [`super::trust`] allows it and checks the declaration, calling nothing of it.
 pub fn open(path: &Path, expected_name: Option<&str>) -> Result<LoadedPlugin, LoadError> {
     let at = || path.to_path_buf();
     let untrusted = |why| LoadError::Untrusted {

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A mutex's guard, whether or not a holder panicked.
-fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -66,8 +66,7 @@ impl Settings {
     }
 }
 
-/// A provisioner ready to use: its factory, what the file loader must accept for it, and where
-/// the objects it reads are attached once the files are loaded.
+/// A provisioner ready to use: its factory, what the file loader accepts for it, its objects.
 pub struct Resolved {
     pub factory: Arc<dyn ProvisionerFactory>,
     /// What the runs of `factory` tell of the provisioner's backend.

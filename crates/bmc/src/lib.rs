@@ -316,14 +316,12 @@ impl AccessDetails {
             }
             DriverInfoStyle::None => return info,
         };
-        info.insert(
-            format!("{prefix}_username"),
-            credentials.username.clone().into(),
-        );
-        info.insert(
-            format!("{prefix}_password"),
-            credentials.password.clone().into(),
-        );
+        for (field, value) in [
+            ("username", &credentials.username),
+            ("password", &credentials.password),
+        ] {
+            info.insert(format!("{prefix}_{field}"), value.clone().into());
+        }
         if prefix == "ipmi" {
             info.insert("ipmi_priv_level".into(), self.ipmi_priv_level().into());
         }
@@ -398,13 +396,9 @@ impl AccessDetails {
 pub fn redact_driver_info(driver_info: &Map<String, Value>) -> Map<String, Value> {
     driver_info
         .iter()
-        .map(|(k, v)| {
-            let v = if k.ends_with("_password") {
-                Value::from(REDACTED)
-            } else {
-                v.clone()
-            };
-            (k.clone(), v)
+        .map(|(k, v)| match k.ends_with("_password") {
+            true => (k.clone(), Value::from(REDACTED)),
+            false => (k.clone(), v.clone()),
         })
         .collect()
 }

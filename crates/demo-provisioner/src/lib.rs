@@ -29,8 +29,6 @@ pub const PREPARING_HOST: &str = "demo-preparing";
 pub const VALIDATION_ERROR_HOST: &str = "demo-validation-error";
 /// `Provision` never finishes.
 pub const PROVISIONING_HOST: &str = "demo-provisioning";
-/// Default path, ends `provisioned`.
-pub const PROVISIONED_HOST: &str = "demo-provisioned";
 
 /// How long the demo asks to wait while it pretends to work.
 pub const DEMO_REQUEUE: Duration = Duration::from_secs(5);

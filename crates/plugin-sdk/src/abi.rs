@@ -3,8 +3,8 @@
 //! A plugin exports one `static` [`PluginDeclaration`] as [`DECLARATION_SYMBOL`]; the rest
 //! crosses as JSON, buffers are freed by the plugin, and panics never cross the boundary.
 
-use crate::calls::{self, call_enum, remote_impl};
-use crate::factory_calls::{self, remote_factory_impl, request_enum};
+use crate::calls::{self, call_enum};
+use crate::factory_calls::{self, request_enum};
 use crate::{
     AdoptData, AdoptOptions, DeprovisionOptions, DetachOptions, Event, FirmwareComponentStatus,
     FirmwareSettings, FirmwareSettingsOptions, HardwareState, HostData, ImageFormat, InspectData,
@@ -311,8 +311,6 @@ calls::provisioner_calls!(call_enum {
     pub enum ProvisionerCall
 });
 
-calls::provisioner_calls!(remote_impl);
-
 /// How a [`RemoteProvisioner`] reaches its provisioner (the host side of [`CallFn`]).
 pub trait CallTransport: Send {
     /// Sends `call` and decodes the `Ok` answer as `T`.
@@ -380,8 +378,6 @@ impl<T: FactoryTransport> RemoteFactory<T> {
         &self.transport
     }
 }
-
-factory_calls::factory_calls!(remote_factory_impl);
 
 /// The answer to a [`Request`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

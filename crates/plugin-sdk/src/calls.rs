@@ -203,14 +203,16 @@ macro_rules! trait_method {
 }
 pub(crate) use trait_method;
 
-/// The call enum: `{ <docs and attributes> pub enum ProvisionerCall }`.
+/// The call enum, `{ <docs and attributes> pub enum ProvisionerCall }`, and
+/// `impl Provisioner for RemoteProvisioner<T>`: every method sent through `T`.
 macro_rules! call_enum {
     (
         { $($head:tt)* }
         $(
             $(#[$doc:meta])*
             $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
-            fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
+            fn $name:ident (& $($recv:ident)+ $(, $arg:ident : $sig:ty)*) -> $ret:ty
+                $($default:block)? $(;)?
         )*
     ) => {
         $($head)* {
@@ -227,6 +229,20 @@ macro_rules! call_enum {
                 ),* })?,
             )*
         }
+
+        impl<T: CallTransport> Provisioner for RemoteProvisioner<T> {
+            $(
+                fn $name(& $($recv)+ $(, $arg: $sig)*) -> $ret {
+                    let call = ProvisionerCall::$variant
+                        $({ $($field: $crate::calls::WireArg::to_wire($field)),* })?;
+                    let transport = &$crate::calls::receiver!($($recv)+).transport;
+                    <$ret as $crate::calls::CallOutput>::from_result(
+                        transport.call(call),
+                        |e| transport.call_failed(stringify!($name), e),
+                    )
+                }
+            )*
+        }
     };
 }
 pub(crate) use call_enum;
@@ -238,7 +254,8 @@ macro_rules! dispatch_fn {
         $(
             $(#[$doc:meta])*
             $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
-            fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
+            fn $name:ident (& $($recv:ident)+ $(, $arg:ident : $sig:ty)*) -> $ret:ty
+                $($default:block)? $(;)?
         )*
     ) => {
         /// Calls one provisioner method.
@@ -247,7 +264,7 @@ macro_rules! dispatch_fn {
                 $(
                     ProvisionerCall::$variant $({ $($field),* })? => answer(
                         $crate::calls::CallOutput::into_result(
-                            $crate::calls::dispatch_call!(p.$name($($params)*))
+                            p.$name($($crate::calls::WireArg::from_wire(&$arg)),*)
                         )
                     ),
                 )*
@@ -257,59 +274,23 @@ macro_rules! dispatch_fn {
 }
 pub(crate) use dispatch_fn;
 
-macro_rules! dispatch_call {
-    ($p:ident . $name:ident (& $(mut)? self $(, $arg:ident : $sig:ty)*)) => {
-        $p.$name($($crate::calls::WireArg::from_wire(&$arg)),*)
+/// `self` of a method's receiver tokens (`mut self` or `self`), which the table writes; with
+/// `inner of`, the forwarding trait's `inner()` or `inner_ref()` of it.
+macro_rules! receiver {
+    (mut $self:ident) => {
+        $self
+    };
+    ($self:ident) => {
+        $self
+    };
+    (inner of mut $self:ident) => {
+        $self.inner()
+    };
+    (inner of $self:ident) => {
+        $self.inner_ref()
     };
 }
-pub(crate) use dispatch_call;
-
-/// `impl Provisioner for RemoteProvisioner<T>`: every method sent through `T`.
-macro_rules! remote_impl {
-    (
-        { $($head:tt)* }
-        $(
-            $(#[$doc:meta])*
-            $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
-            fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
-        )*
-    ) => {
-        impl<T: CallTransport> Provisioner for RemoteProvisioner<T> {
-            $(
-                $crate::calls::remote_method! {
-                    $name $variant [$({ $($field),* })?] ($($params)*) -> $ret
-                }
-            )*
-        }
-    };
-}
-pub(crate) use remote_impl;
-
-macro_rules! remote_method {
-    ($name:ident $variant:ident [$({ $($field:ident),* })?]
-        (&mut self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
-        fn $name(&mut self $(, $arg: $sig)*) -> $ret {
-            let call = ProvisionerCall::$variant
-                $({ $($field: $crate::calls::WireArg::to_wire($field)),* })?;
-            <$ret as $crate::calls::CallOutput>::from_result(
-                self.transport.call(call),
-                |e| self.transport.call_failed(stringify!($name), e),
-            )
-        }
-    };
-    ($name:ident $variant:ident [$({ $($field:ident),* })?]
-        (&self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
-        fn $name(&self $(, $arg: $sig)*) -> $ret {
-            let call = ProvisionerCall::$variant
-                $({ $($field: $crate::calls::WireArg::to_wire($field)),* })?;
-            <$ret as $crate::calls::CallOutput>::from_result(
-                self.transport.call(call),
-                |e| self.transport.call_failed(stringify!($name), e),
-            )
-        }
-    };
-}
-pub(crate) use remote_method;
+pub(crate) use receiver;
 
 /// `impl Provisioner for ObservedProvisioner`: every method forwarded to `inner`, timed.
 macro_rules! observed_impl {
@@ -318,30 +299,59 @@ macro_rules! observed_impl {
         $(
             $(#[$doc:meta])*
             $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
-            fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
+            fn $name:ident (& $($recv:ident)+ $(, $arg:ident : $sig:ty)*) -> $ret:ty
+                $($default:block)? $(;)?
         )*
     ) => {
         impl Provisioner for ObservedProvisioner {
-            $( $crate::calls::observed_method! { $name ($($params)*) -> $ret } )*
+            $(
+                fn $name(& $($recv)+ $(, $arg: $sig)*) -> $ret {
+                    let started = std::time::Instant::now();
+                    let this = $crate::calls::receiver!($($recv)+);
+                    let answer = this.inner.$name($($arg),*);
+                    this.observer.observe(stringify!($name), started.elapsed());
+                    answer
+                }
+            )*
         }
     };
 }
 pub(crate) use observed_impl;
 
-macro_rules! observed_method {
-    ($name:ident (&mut self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
-        fn $name(&mut self $(, $arg: $sig)*) -> $ret {
-            let inner = &mut self.inner;
-            timed(self.observer.as_ref(), stringify!($name), || inner.$name($($arg),*))
+/// The [`ForwardingProvisioner`](crate::ForwardingProvisioner) trait and its blanket impl:
+/// `{ { <trait head> } { <trait methods by hand> } { <impl methods by hand> } }`.
+macro_rules! forwarding_provisioner {
+    (
+        { { $($head:tt)* } { $($by_hand:tt)* } { $($impl_by_hand:tt)* } }
+        $(
+            $(#[$doc:meta])*
+            $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
+            fn $name:ident (& $($recv:ident)+ $(, $arg:ident : $sig:ty)*) -> $ret:ty
+                $($default:block)? $(;)?
+        )*
+    ) => {
+        $($head)* {
+            $($by_hand)*
+            $(
+                #[doc = concat!("[`Provisioner::", stringify!($name), "`](crate::Provisioner::",
+                    stringify!($name), "), forwarded to `inner` by default.")]
+                fn $name(& $($recv)+ $(, $arg: $sig)*) -> $ret {
+                    $crate::calls::receiver!(inner of $($recv)+).$name($($arg),*)
+                }
+            )*
         }
-    };
-    ($name:ident (&self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
-        fn $name(&self $(, $arg: $sig)*) -> $ret {
-            timed(self.observer.as_ref(), stringify!($name), || self.inner.$name($($arg),*))
+
+        impl<T: ForwardingProvisioner> Provisioner for T {
+            $($impl_by_hand)*
+            $(
+                fn $name(& $($recv)+ $(, $arg: $sig)*) -> $ret {
+                    ForwardingProvisioner::$name($crate::calls::receiver!($($recv)+) $(, $arg)*)
+                }
+            )*
         }
     };
 }
-pub(crate) use observed_method;
+pub(crate) use forwarding_provisioner;
 
 /// A method parameter and the `ProvisionerCall` field it travels in.
 pub(crate) trait WireArg<'a, W>: Sized {

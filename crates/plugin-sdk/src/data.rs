@@ -260,7 +260,7 @@ pub struct HardwareState {
 }
 
 /// The schema of one firmware setting (Redfish/Ironic BIOS setting attributes).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SettingSchema {
     /// The setting's type (e.g. `Enumeration`, `Integer`, `String`).
@@ -284,7 +284,7 @@ pub struct SettingSchema {
 }
 
 /// A host's firmware settings and their schema, as the provisioner reads them from the BMC.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FirmwareSettings {
     /// The settings' current values.
     pub settings: ActualSettings,

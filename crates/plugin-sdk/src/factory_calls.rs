@@ -69,7 +69,8 @@ macro_rules! factory_trait {
 }
 pub(crate) use factory_trait;
 
-/// The request enum: `{ <docs and attributes> pub enum Request } { <the variants by hand> }`.
+/// The request enum, `{ <docs and attributes> pub enum Request } { <the variants by hand> }`, and
+/// `impl ProvisionerFactory for RemoteFactory<T>`: each call sent through `T` if answered.
 macro_rules! request_enum {
     (
         { $($head:tt)* }
@@ -95,6 +96,26 @@ macro_rules! request_enum {
                     )]
                     $field: $fty
                 ),* })?,
+            )*
+        }
+
+        impl<T: FactoryTransport> ProvisionerFactory for RemoteFactory<T> {
+            fn new_provisioner(
+                &self,
+                host: HostData,
+                events: crate::EventSink,
+            ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
+                self.transport.new_provisioner(host, events)
+            }
+
+            $(
+                fn $name(&self $(, $arg: $sig)*) -> $ret {
+                    if !self.transport.answers(crate::$since) {
+                        return Ok(None);
+                    }
+                    self.transport.request(Request::$variant
+                        $({ $($field: $crate::calls::WireArg::to_wire($field)),* })?)
+                }
             )*
         }
     };
@@ -123,43 +144,13 @@ macro_rules! dispatch_request {
 }
 pub(crate) use dispatch_request;
 
-/// `impl ProvisionerFactory for RemoteFactory<T>`: each call sent through `T` if answered.
-macro_rules! remote_factory_impl {
-    (
-        $(
-            $(#[$doc:meta])*
-            $variant:ident $({ $($field:ident : $fty:ty),* })? since $since:ident
-            fn $name:ident (&self $(, $arg:ident : $sig:ty)*) -> $ret:ty $default:block
-        )*
-    ) => {
-        impl<T: FactoryTransport> ProvisionerFactory for RemoteFactory<T> {
-            fn new_provisioner(
-                &self,
-                host: HostData,
-                events: crate::EventSink,
-            ) -> Result<Box<dyn Provisioner>, ProvisionerError> {
-                self.transport.new_provisioner(host, events)
-            }
-
-            $(
-                fn $name(&self $(, $arg: $sig)*) -> $ret {
-                    if !self.transport.answers(crate::$since) {
-                        return Ok(None);
-                    }
-                    self.transport.request(Request::$variant
-                        $({ $($field: $crate::calls::WireArg::to_wire($field)),* })?)
-                }
-            )*
-        }
-    };
-}
-pub(crate) use remote_factory_impl;
-
-/// The [`ForwardingFactory`](crate::ForwardingFactory) trait, every call forwarded to `inner`.
-macro_rules! forwarding_trait {
+/// The [`ForwardingFactory`](crate::ForwardingFactory) trait, every call forwarded to `inner`,
+/// and its blanket impl: `{ <head> } { <trait methods by hand> } { <impl methods by hand> }`.
+macro_rules! forwarding {
     (
         { $($head:tt)* }
         { $($by_hand:tt)* }
+        { $($impl_by_hand:tt)* }
         $(
             $(#[$doc:meta])*
             $variant:ident $({ $($field:ident : $fty:ty),* })? since $since:ident
@@ -178,22 +169,9 @@ macro_rules! forwarding_trait {
                 }
             )*
         }
-    };
-}
-pub(crate) use forwarding_trait;
 
-/// `impl<T: ForwardingFactory> ProvisionerFactory for T`: `{ <the methods written by hand> }`.
-macro_rules! forwarding_impl {
-    (
-        { $($by_hand:tt)* }
-        $(
-            $(#[$doc:meta])*
-            $variant:ident $({ $($field:ident : $fty:ty),* })? since $since:ident
-            fn $name:ident (&self $(, $arg:ident : $sig:ty)*) -> $ret:ty $default:block
-        )*
-    ) => {
         impl<T: ForwardingFactory> ProvisionerFactory for T {
-            $($by_hand)*
+            $($impl_by_hand)*
             $(
                 fn $name(&self $(, $arg: $sig)*) -> $ret {
                     ForwardingFactory::$name(self $(, $arg)*)
@@ -202,4 +180,4 @@ macro_rules! forwarding_impl {
         }
     };
 }
-pub(crate) use forwarding_impl;
+pub(crate) use forwarding;

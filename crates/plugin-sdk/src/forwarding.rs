@@ -1,10 +1,12 @@
-//! Factory decorators that write only what they change ([`ForwardingFactory`]).
+//! Decorators that write only what they change ([`ForwardingFactory`], [`ForwardingProvisioner`]).
 
-use crate::factory_calls::{self, forwarding_impl, forwarding_trait};
-use crate::{EventSink, HostData, Provisioner, ProvisionerError, ProvisionerFactory};
+use crate::calls::{self, forwarding_provisioner};
+use crate::factory_calls::{self, forwarding};
+use crate::*;
 use std::sync::Arc;
 
-factory_calls::factory_calls!(forwarding_trait {
+// Table calls are forwarded by generated code.
+factory_calls::factory_calls!(forwarding {
     /// A factory that adds to [`Self::inner`]; every call not overridden goes to `inner`.
     pub trait ForwardingFactory: Send + Sync
 } {
@@ -24,10 +26,7 @@ factory_calls::factory_calls!(forwarding_trait {
     fn calls_never_block(&self) -> bool {
         self.inner().calls_never_block()
     }
-});
-
-// Table calls are forwarded by generated code.
-factory_calls::factory_calls!(forwarding_impl {
+} {
     fn new_provisioner(
         &self,
         host: HostData,
@@ -49,6 +48,29 @@ factory_calls::factory_calls!(forwarding_impl {
 
     fn calls_never_block(&self) -> bool {
         ForwardingFactory::calls_never_block(self)
+    }
+});
+
+// Table calls are forwarded by generated code.
+calls::provisioner_calls!(forwarding_provisioner {
+    {
+        /// A provisioner that adds to [`Self::inner`]; every call not overridden goes to `inner`.
+        pub trait ForwardingProvisioner: Send
+    } {
+        /// The provisioner every `&mut self` call is forwarded to.
+        fn inner(&mut self) -> &mut dyn Provisioner;
+
+        /// The same provisioner, for the `&self` calls.
+        fn inner_ref(&self) -> &dyn Provisioner;
+
+        /// [`Provisioner::shared_persistent_state`], forwarded to `inner_ref` by default.
+        fn shared_persistent_state(&self) -> Option<Arc<serde_json::Value>> {
+            self.inner_ref().shared_persistent_state()
+        }
+    } {
+        fn shared_persistent_state(&self) -> Option<Arc<serde_json::Value>> {
+            ForwardingProvisioner::shared_persistent_state(self)
+        }
     }
 });
 
@@ -211,5 +233,119 @@ mod tests {
             f.inner.calls(),
             ["new_provisioner", "new_provisioner_with_state"]
         );
+    }
+
+    /// Answers a call so that the caller can tell the answer came from the inner provisioner.
+    trait InnerAnswer {
+        fn inner_answer(call: &'static str) -> Self;
+    }
+
+    impl<T> InnerAnswer for Result<T, ProvisionerError> {
+        fn inner_answer(call: &'static str) -> Self {
+            Err(ProvisionerError::Other(format!(
+                "{call} answered by the inner provisioner"
+            )))
+        }
+    }
+
+    impl InnerAnswer for bool {
+        fn inner_answer(_: &'static str) -> Self {
+            true
+        }
+    }
+
+    impl InnerAnswer for String {
+        fn inner_answer(call: &'static str) -> Self {
+            call.into()
+        }
+    }
+
+    impl InnerAnswer for Option<serde_json::Value> {
+        fn inner_answer(call: &'static str) -> Self {
+            Some(call.into())
+        }
+    }
+
+    /// A provisioner that notes each call it gets (`Noting`'s counterpart).
+    #[derive(Default)]
+    struct NotingProvisioner(Noting);
+
+    /// `impl Provisioner for NotingProvisioner`, and every call of the table with default
+    /// arguments, in its order.
+    macro_rules! noting_provisioner {
+        (
+            { $($by_hand:tt)* }
+            $(
+                $(#[$doc:meta])*
+                $variant:ident $({ $($(#[$fattr:meta])* $field:ident : $fty:ty),* })?
+                fn $name:ident ($($params:tt)*) -> $ret:ty $($default:block)? $(;)?
+            )*
+        ) => {
+            impl Provisioner for NotingProvisioner {
+                $($by_hand)*
+                $( noting_method! { $name ($($params)*) -> $ret } )*
+            }
+
+            fn every_call() -> Vec<crate::abi::ProvisionerCall> {
+                vec![$(
+                    crate::abi::ProvisionerCall::$variant
+                        $({ $($field: Default::default()),* })?
+                ),*]
+            }
+        };
+    }
+
+    macro_rules! noting_method {
+        ($name:ident (&mut self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
+            fn $name(&mut self $(, _: $sig)*) -> $ret {
+                self.0.note(stringify!($name));
+                InnerAnswer::inner_answer(stringify!($name))
+            }
+        };
+        ($name:ident (&self $(, $arg:ident : $sig:ty)*) -> $ret:ty) => {
+            fn $name(&self $(, _: $sig)*) -> $ret {
+                self.0.note(stringify!($name));
+                InnerAnswer::inner_answer(stringify!($name))
+            }
+        };
+    }
+
+    calls::provisioner_calls!(noting_provisioner {
+        fn shared_persistent_state(&self) -> Option<Arc<serde_json::Value>> {
+            self.0.note("shared_persistent_state");
+            Some(Arc::new("shared".into()))
+        }
+    });
+
+    /// A provisioner decorator that changes nothing.
+    struct PlainProvisioner(NotingProvisioner);
+
+    impl ForwardingProvisioner for PlainProvisioner {
+        fn inner(&mut self) -> &mut dyn Provisioner {
+            &mut self.0
+        }
+
+        fn inner_ref(&self) -> &dyn Provisioner {
+            &self.0
+        }
+    }
+
+    #[test]
+    fn a_decorator_that_overrides_nothing_forwards_every_provisioner_call() {
+        use crate::abi_plugin::dispatch;
+        let mut plain = PlainProvisioner(NotingProvisioner::default());
+        let mut direct = NotingProvisioner::default();
+        let calls = every_call();
+        for call in &calls {
+            let answer = dispatch(&mut plain, call.clone());
+            assert_eq!(answer, dispatch(&mut direct, call.clone()), "{call:?}");
+        }
+        let every_call = direct.0.calls();
+        assert_eq!(every_call.len(), calls.len());
+        assert_eq!(plain.0.0.calls(), every_call);
+        // Not in the table: the trait's default would ask `persistent_state` instead.
+        let shared = Provisioner::shared_persistent_state(&plain);
+        assert_eq!(shared.as_deref(), Some(&serde_json::Value::from("shared")));
+        assert_eq!(plain.0.0.calls(), ["shared_persistent_state"]);
     }
 }

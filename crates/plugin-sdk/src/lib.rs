@@ -17,7 +17,7 @@ pub use abi_plugin::{Logger, ObjectReader, PluginContext};
 pub use args::*;
 pub use data::*;
 pub use error::ProvisionerError;
-pub use forwarding::ForwardingFactory;
+pub use forwarding::{ForwardingFactory, ForwardingProvisioner};
 pub use observed::{CallObserver, ObservedProvisioner};
 pub use ready::{ReadyHosts, StartingHost};
 /// Re-exported so plugins need no direct dependency on it.

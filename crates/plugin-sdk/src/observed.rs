@@ -2,7 +2,7 @@
 
 use crate::calls::observed_impl;
 use crate::*;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Told of each call of an [`ObservedProvisioner`]; dropped with it, at the end of the pass.
 pub trait CallObserver: Send {
@@ -19,11 +19,3 @@ pub struct ObservedProvisioner {
 }
 
 calls::provisioner_calls!(observed_impl);
-
-/// Runs `f`, telling `observer` how long it took.
-fn timed<R>(observer: &dyn CallObserver, call: &'static str, f: impl FnOnce() -> R) -> R {
-    let started = Instant::now();
-    let r = f();
-    observer.observe(call, started.elapsed());
-    r
-}

@@ -39,8 +39,7 @@ fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v[key].as_array().map_or(&[], Vec::as_slice)
 }
 
-/// The leading decimal number of `s` (after blanks), as Go's `Sscanf("%f")` reads it: "2100.084",
-/// "1900.0000 MHz" and "2.4GHz" all work; anything else gives `None`.
+/// The leading decimal number of `s`, as Go's `Sscanf("%f")` reads it ("1900.0000 MHz", "2.4GHz").
 fn leading_float(s: &str) -> Option<f64> {
     let s = s.trim_start();
     // The longest prefix that parses (sign, digits, fraction, exponent; inf and NaN refused).

@@ -1,11 +1,7 @@
-//! `HasCapacity` (spec 3.12) with an in-process slot table, so hosts asking at the same time
-//! never overshoot `PROVISIONING_LIMIT`.
-//!
-//! BMO counts busy nodes in Ironic only, so two hosts asking at once both get a yes. Here a
-//! granted slot is held until a later node listing shows the node busy, the host leaves the
-//! gated states, or it stops asking for [`GRANT_IDLE_TTL`]. Nothing is shared across processes.
-//! With `DueHosts`, `due_hosts` wakes delayed hosts up to the free slots, each with a
-//! short-lived promise that its own `has_capacity` turns into a grant.
+//! `HasCapacity` (spec 3.12) with an in-process slot table: BMO counts busy nodes only, so hosts
+//! asking at once all get a yes; here a grant holds until a listing shows the node busy, the host
+//! leaves the gated states or stops asking for [`GRANT_IDLE_TTL`]. `due_hosts` wakes delayed
+//! hosts up to the free slots with short-lived promises that `has_capacity` turns into grants.
 
 use super::IronicProvisioner;
 use crate::CAPACITY_FIELDS;
@@ -117,9 +113,8 @@ impl CapacityGate {
         t.promised.remove(name);
     }
 
-    /// Decide for `name`, listing busy nodes with `list` (table locked) when the listing is stale.
-    /// The listing may have been made earlier (the node watch's): it counts from `at`, and hands
-    /// over grants made before `started`. A slot promised to `name` becomes its grant.
+    /// Decide for `name`, listing busy nodes with `list` (table locked) when stale; a listing made
+    /// earlier counts from `at`, takes over grants made before `started`. Promises become grants.
     pub fn try_acquire_listed(
         &self,
         name: &str,
@@ -179,9 +174,8 @@ impl CapacityGate {
         (busy, free)
     }
 
-    /// `due_hosts` for hosts delayed by the limit, oldest first: which may go now. A host
-    /// whose node is busy, that holds a grant or a live promise may; the others get a new
-    /// promise each while slots are free (promises count as in use for everyone else).
+    /// `due_hosts` for hosts delayed by the limit, oldest first: those with a busy node, a grant or
+    /// a live promise may go; the others get a promise each while slots are free.
     pub fn promise(&self, names: &[String]) -> Vec<bool> {
         let mut t = lock(&self.table);
         let now = Instant::now();

@@ -1,7 +1,5 @@
-//! BMC event subscriptions through Ironic's Redfish vendor passthru (3.14), as BMO's
-//! `AddBMCEventSubscriptionForNode` and `RemoveBMCEventSubscriptionForNode` make them:
-//! `create_subscription` with Redfish's capitalised keys, answering the new subscription's
-//! `Id`; `delete_subscription` with `{"id": ...}`.
+//! BMC event subscriptions through Ironic's Redfish vendor passthru (3.14), as BMO makes them:
+//! `create_subscription` with Redfish's capitalised keys, `delete_subscription` with `{"id": ..}`.
 
 use super::IronicProvisioner;
 use bmh_api::BmcEventSubscription;

@@ -431,8 +431,7 @@ impl IronicProvisioner {
         self.change_provision_state(&node, req).0
     }
 
-    /// BMO's `getInstanceUpdateOpts` (spec 3.7 table): the image fields of `instance_info` in
-    /// BMO's order (`None` removes one), the deploy interface and the persistent boot device.
+    /// BMO's `getInstanceUpdateOpts` (spec 3.7): `instance_info`, deploy interface, boot device.
     fn instance_update(&self, node: &Node, data: &ProvisionData) -> NodePatch {
         let img = &data.image;
         let custom = data
@@ -622,9 +621,8 @@ impl IronicProvisioner {
 
     pub(super) fn real_delete(&mut self, opts: DetachOptions) -> Outcome {
         let node = match self.get_node() {
-            Ok(n) => n,
             Err(ProvisionerError::NeedsRegistration) => return Ok(OpResult::done()),
-            Err(e) => return Err(e),
+            node => node?,
         };
         let version = self.seen(self.client().api_version());
         let abort_from_deploy_wait = version.is_ok_and(|v| v.has_deployment_abort());

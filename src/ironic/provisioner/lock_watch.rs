@@ -1,7 +1,6 @@
-//! Nodes locked by a conductor that is gone: such a 409 NodeLocked never clears by itself. After
-//! a 409 the [`LockWatch`] checks the holder against `GET /v1/conductors` (one listing per
-//! [`CONDUCTORS_TTL`] for every host) and, for a dead one, answers a growing retry delay and the
-//! operator's remedy.
+//! Nodes locked by a conductor that is gone, whose 409 NodeLocked never clears by itself: the
+//! holder is checked against `GET /v1/conductors` (listed once per [`CONDUCTORS_TTL`]); a dead
+//! one gets a growing retry delay and the operator's remedy.
 
 use crate::client::{IronicClient, IronicError};
 use crate::mutex::lock;
@@ -28,8 +27,7 @@ pub struct StaleLock {
 }
 
 impl StaleLock {
-    /// What the host shows while it waits (the progress line, the result table, the event).
-    /// It names the remedy Ironic documents.
+    /// What the host shows while it waits (progress line, result table, event), with the remedy.
     pub fn message(&self, node: &str) -> String {
         let conductor = &self.conductor;
         format!(

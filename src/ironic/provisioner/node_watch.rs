@@ -1,9 +1,6 @@
-//! What the plugin keeps to answer `due_hosts` (the host feature `DueHosts`): one shared node
-//! listing, what each host's last pass read of its node (the baseline), the change rule, and the
-//! cross-pass node cache that lets a pass the listing shows nothing new for cost no call.
-//!
-//! Without the feature the watch is disabled: no listing is made for it, no baseline or node is
-//! kept, and every pass makes today's requests (`--timing bmo`).
+//! What the plugin keeps to answer `due_hosts` (host feature `DueHosts`): one shared node listing,
+//! each host's baseline (what its last pass read), the change rule, and the node cache that makes
+//! a pass the listing shows nothing new for cost no call. Disabled without the feature.
 
 use super::capacity::node_is_busy;
 use crate::client::{IronicClient, IronicError};
@@ -131,9 +128,8 @@ fn reserved(n: &Node) -> bool {
     n.reservation.as_deref().is_some_and(|r| !r.is_empty())
 }
 
-/// The change rule: is a host whose last pass saw `baseline` (and hit a 409 when `locked`) due
-/// now that the listing shows `listed`? Never while reserved; a locked pass once unreserved;
-/// else when the fingerprint moved out of the transitional states or in a failure field.
+/// The change rule for a host whose last pass saw `baseline` (a 409 if `locked`): never while
+/// reserved, a locked pass once unreserved, else a move out of transitional states or a failure.
 pub fn due(baseline: &Fingerprint, locked: bool, listed: &Node) -> bool {
     if reserved(listed) {
         return false;
@@ -330,11 +326,9 @@ impl NodeWatch {
         Ok(l)
     }
 
-    /// The node cache: the node a pass may use instead of a `GET`, when it was read and whether
-    /// it is mergeable. The last read of `uuid` if nothing was written since and it is under
-    /// [`FRESH_READ`] old or a later listing shows it unchanged; else, when mergeable, that node
-    /// with a later listing's fields over it. A listing too old sends the `GET` instead of
-    /// waiting for the next one (held passes made runs slower; see docs/benchmarks.md).
+    /// The node cache: the last read of `uuid` (when, mergeable) if unwritten and fresh or listed
+    /// unchanged since; else, when mergeable, with a later listing's fields over it. A listing too
+    /// old sends the `GET` rather than waiting for the next (held passes were slower).
     pub fn cached(&self, client: &IronicClient, uuid: &str) -> Option<(Node, Instant, bool)> {
         if !self.enabled || uuid.is_empty() {
             return None;
@@ -374,8 +368,7 @@ impl NodeWatch {
     }
 
     /// The node as a listing started after the host's last pass shows it, for a pass that read
-    /// and wrote nothing (delayed by `PROVISIONING_LIMIT`): its end-of-pass questions read only
-    /// listed fields. `None` without a record of the host.
+    /// and wrote nothing (delayed by the limit): its end-of-pass questions read listed fields.
     pub fn listed(&self, client: &IronicClient, uuid: &str) -> Option<Node> {
         if !self.enabled || uuid.is_empty() {
             return None;
@@ -401,15 +394,11 @@ impl NodeWatch {
         }
     }
 
-    /// How long from `now` until [`Self::cached`] can serve the next pass of `uuid` from a
-    /// listing (`ready_hosts`): zero unless its read is stale, mergeable, and the current listing
-    /// predates it yet is too young to be made again; then until that listing is
-    /// [`LISTING_TTL`] (plus [`READY_MARGIN`]) old, the same instant for every host held.
+    /// How long until [`Self::cached`] can serve `uuid`'s next pass (`ready_hosts`): zero unless
+    /// its read is stale, mergeable and newer than a listing too young to redo; then until that
+    /// listing is [`LISTING_TTL`] (plus [`READY_MARGIN`]) old, the same instant for every host.
     pub fn ready_in(&self, uuid: &str, now: Instant) -> Duration {
-        if !self.enabled || uuid.is_empty() {
-            return Duration::ZERO;
-        }
-        let Some(l) = self.current() else {
+        let Some(l) = self.current().filter(|_| self.enabled && !uuid.is_empty()) else {
             return Duration::ZERO;
         };
         let records = lock(&self.records);
@@ -438,15 +427,9 @@ impl NodeWatch {
         mergeable: bool,
         locked: bool,
     ) {
-        if !self.enabled {
-            return;
-        }
-        let Some((node, read_at)) = read else {
+        let Some((node, read_at)) = read.filter(|(n, _)| self.enabled && !n.uuid.is_empty()) else {
             return;
         };
-        if node.uuid.is_empty() {
-            return;
-        }
         let now = Instant::now();
         let mut records = lock(&self.records);
         let asked_at = records.by_uuid.get(&node.uuid).and_then(|r| r.asked_at);

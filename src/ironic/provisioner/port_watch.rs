@@ -1,8 +1,6 @@
-//! The shared port listing (with `DueHosts`): one `GET /v1/ports?fields=…&limit=1000` a second
-//! at most answers every registering host's port reads instead of two `GET`s per host. It
-//! answers for a node only if it started after our last port write for that node ended (else
-//! the host asks Ironic, as BMO does); Ironic keeps addresses unique, so a port created elsewhere
-//! meanwhile makes our `POST` 409.
+//! The shared port listing (with `DueHosts`): one `GET /v1/ports` a second at most answers the
+//! port reads of every host, for a node only when it started after our last port write for it
+//! ended; Ironic keeps addresses unique, so a port made elsewhere meanwhile makes our `POST` 409.
 
 use crate::client::{IronicClient, IronicError};
 use crate::mutex::lock;

@@ -290,10 +290,8 @@ impl IronicProvisioner {
         bmc: &AccessDetails,
         driver_info: &Map<String, Value>,
     ) -> Result<Node, Outcome> {
-        let body = match node_create_body(bmc, data, &self.node_name(), driver_info) {
-            Ok(b) => b,
-            Err(m) => return Err(Ok(OpResult::failed(m))),
-        };
+        let body = node_create_body(bmc, data, &self.node_name(), driver_info)
+            .map_err(|m| Ok(OpResult::failed(m)))?;
         self.shared.watch.creating(&self.node_name());
         match self.seen(self.client().create_node(&Value::Object(body))) {
             Ok(node) => {
