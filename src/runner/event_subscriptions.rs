@@ -194,22 +194,21 @@ impl SubscriptionLoop {
         headers: Option<Result<Vec<BTreeMap<String, String>>, String>>,
     ) -> (Outcome, Requeue) {
         let record = record.expect("a decision to call the provisioner has a host");
-        let result = match headers.transpose() {
-            Err(cause) => Err((HEADERS_FAILED, ProvisionerError::Other(cause))),
-            Ok(None) => self
-                .call(key, sub, record, None)
-                .map_err(|e| (DELETE_FAILED, e)),
-            Ok(h) => self
-                .call(key, sub, record, h)
-                .map_err(|e| (CREATE_FAILED, e)),
+        let status_error = match &headers {
+            None => DELETE_FAILED,
+            Some(Ok(_)) => CREATE_FAILED,
+            Some(Err(_)) => HEADERS_FAILED,
         };
+        let result = (headers.transpose())
+            .map_err(ProvisionerError::Other)
+            .and_then(|h| self.call(key, sub, record, h));
         match result {
             Ok(o) => (o, Requeue::Never),
-            Err((_, ProvisionerError::NotReady(e))) => (
+            Err(ProvisionerError::NotReady(e)) => (
                 Outcome::NotReady(e),
                 Requeue::After(PROVISIONER_NOT_READY_DELAY),
             ),
-            Err((status_error, e)) => {
+            Err(e) => {
                 self.write_status(key, sub, sub.subscription_id(), status_error);
                 let cause = e.to_string();
                 (Outcome::Failed { cause }, Requeue::ErrorBackoff)
