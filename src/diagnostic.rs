@@ -62,9 +62,8 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(message: impl Into<String>) -> Self {
-        let message = message.into();
         Self {
-            message,
+            message: message.into(),
             ..Self::default()
         }
     }

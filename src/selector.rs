@@ -106,15 +106,11 @@ fn parse_requirement(part: &str) -> Option<Requirement> {
     let key = words.next()?.trim();
     match words.next().map(str::trim) {
         None => valid_key(key).then(|| Requirement::Exists(key.into())),
-        Some(rest) => {
-            if let Some(set) = rest.strip_prefix("notin") {
-                Some(Requirement::NotIn(key.into(), parse_set(set)?))
-            } else if let Some(set) = rest.strip_prefix("in") {
-                Some(Requirement::In(key.into(), parse_set(set)?))
-            } else {
-                None
-            }
-        }
+        Some(rest) => match (rest.strip_prefix("notin"), rest.strip_prefix("in")) {
+            (Some(set), _) => Some(Requirement::NotIn(key.into(), parse_set(set)?)),
+            (None, Some(set)) => Some(Requirement::In(key.into(), parse_set(set)?)),
+            (None, None) => None,
+        },
     }
 }
 

@@ -3,7 +3,7 @@
 use super::get_args::{GetArgs, GetFormat};
 use super::output;
 use crate::error::{Error, Result};
-use crate::machine::event_subscription::{host_key, key};
+use crate::machine::event_subscription::host_key;
 use crate::persist::snapshot::Snapshot;
 use bmh_api::{BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, ObjectKey};
 use std::fmt::Write as _;
@@ -20,7 +20,7 @@ pub fn is_resource(word: &str) -> bool {
 
 pub fn read(snapshot: &Snapshot) -> Result<Vec<BmcEventSubscription>> {
     let mut subs = snapshot.event_subscriptions()?;
-    subs.sort_by_key(key);
+    subs.sort_by_key(|s| s.metadata.key());
     Ok(subs)
 }
 

@@ -26,7 +26,7 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
         .into_iter()
         .filter_map(|r| r.data_image.as_deref())
         .filter(|d| {
-            let key = key(d);
+            let key = d.metadata.key();
             if !wanted.is_empty() {
                 return wanted.contains(&key);
             }
@@ -35,7 +35,7 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
         .collect();
     let missing: Vec<String> = wanted
         .iter()
-        .filter(|k| !all.iter().any(|d| key(d) == **k))
+        .filter(|k| !all.iter().any(|d| d.metadata.key() == **k))
         .map(|k| format!("DataImage {k} not found in {}", place.name()))
         .collect();
     if !missing.is_empty() {
@@ -59,10 +59,6 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
         objects,
         names.len() == 1,
     )
-}
-
-fn key(d: &DataImage) -> ObjectKey {
-    ObjectKey::new(d.metadata.namespace_or_default(), &d.metadata.name)
 }
 
 /// NAME or NAMESPACE/NAME; a bare name is in `-n`'s namespace, else `default`.

@@ -35,10 +35,7 @@ pub fn show(paths: &[PathBuf], root: &Path, input: crate::persist::InputPolicy) 
     let applied = super::applied::collect(paths, store, input)?;
     let mut text = String::new();
     for (key, value, _) in &applied.objects {
-        let stored = match store {
-            Some(s) => stored_or_said(s, key)?,
-            None => None,
-        };
+        let stored = store.map(|s| stored_or_said(s, key)).transpose()?.flatten();
         let merged = merge_object(value, stored.as_ref());
         text.push_str(&object_diff(key, stored.map(|s| s.value), merged)?);
     }

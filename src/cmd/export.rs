@@ -35,13 +35,9 @@ pub struct ExportArgs {
 
 /// `-o` used to name the output file: a file name gets a clear error.
 fn export_format(s: &str) -> std::result::Result<String, String> {
-    if s == "yaml" {
-        Ok(s.to_string())
-    } else {
-        Err(format!(
-            "-o is the output format (yaml); to write to a file use --output-file {s}"
-        ))
-    }
+    (s == "yaml").then(|| s.to_string()).ok_or_else(|| {
+        format!("-o is the output format (yaml); to write to a file use --output-file {s}")
+    })
 }
 
 pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()> {
@@ -114,10 +110,7 @@ impl Export {
         subscriptions: &[bmh_api::BmcEventSubscription],
         from: &str,
     ) -> Result<()> {
-        let key = ObjectKey::new(
-            r.host.metadata.namespace_or_default(),
-            &r.host.metadata.name,
-        );
+        let key = r.host.metadata.key();
         if let Some(reason) = refusal(r) {
             self.refused.push(format!("BareMetalHost {key}: {reason}"));
             return Ok(());
@@ -142,7 +135,7 @@ impl Export {
         self.companions(r, &key, source)?;
         // Subscriptions without status (a cluster's controller makes them again).
         for s in super::bmc_event_subscriptions::of_host(subscriptions, &key) {
-            let k = crate::machine::event_subscription::key(s);
+            let k = s.metadata.key();
             if let Some(r) = &s.spec.http_headers_ref {
                 let sk = ObjectKey::new(&r.namespace, &r.name);
                 self.secret(&format!("BMCEventSubscription {k}"), &sk, source, "there")?;

@@ -473,15 +473,11 @@ fn dispatch(
         progress: cli.progress,
     };
     match cli.command {
-        Command::Provision(a) if a.dry_run => provision::provision_plan(a, input, provisioners),
         Command::Provision(a) => provision::provision(a, verbosity, input, provisioners),
-        Command::Deprovision(a) => provision::teardown(
-            a,
-            provision::Teardown::Deprovision,
-            verbosity,
-            input,
-            provisioners,
-        ),
+        Command::Deprovision(a) => {
+            let intent = plan::Intent::Deprovision;
+            provision::teardown(a, intent, verbosity, input, provisioners)
+        }
         Command::Delete(a) => verbs::delete(a, verbosity, input, provisioners),
         Command::Apply(a) => apply::apply(a, input),
         Command::Diff(a) => diff::diff(&a, input).map(drop),

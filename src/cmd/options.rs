@@ -140,13 +140,11 @@ pub use crate::persist::Place;
 
 /// Where a command's hosts are: `-f`, else `--store`/`BMHCTL_STORE`, else the default store.
 pub fn place(args: &SourceArgs) -> Result<Place> {
-    if args.paths.is_empty() {
-        Ok(Place::Store(crate::persist::store::resolve_root(
-            args.store.store.as_deref(),
-        )?))
-    } else {
-        Ok(Place::Files(args.paths.clone()))
+    if !args.paths.is_empty() {
+        return Ok(Place::Files(args.paths.clone()));
     }
+    let root = crate::persist::store::resolve_root(args.store.store.as_deref())?;
+    Ok(Place::Store(root))
 }
 
 /// A path given that does not exist (exit 2), said before the provisioner is loaded.

@@ -78,18 +78,18 @@ pub fn dry_run(
     intent: Intent,
     place: Place,
     selection: HostSelection,
-    drive: &super::DriveArgs,
-    output: ResultFormat,
+    args: &super::RunArgs,
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
+    let drive = &args.drive;
     run(
         intent,
         place,
         selection,
         &drive.provisioner,
         drive.max_provisioning_retries,
-        output,
+        args.output,
         input,
         provisioners,
     )
@@ -160,13 +160,14 @@ fn run(
     }
 }
 
-/// The goal of `intent` for the copy `rec`, which is prepared as the command prepares it.
-fn goal(intent: Intent, rec: &mut HostRecord, now: &str) -> Goal {
+/// The goal of `intent` for `rec`, prepared as the command prepares it.
+pub fn goal(intent: Intent, rec: &mut HostRecord, now: &str) -> Goal {
     match intent {
         Intent::Provision if rec.being_deleted() => Goal::Deleted,
         Intent::Provision => Goal::for_provision(rec),
         Intent::Deprovision => {
-            // As `deprovision` does: the image masked for the run.
+            // BMO deprovisions when the image goes from the spec; the user's spec is not ours
+            // to edit, so the image is masked for this run only.
             rec.host.spec.image = None;
             rec.host.spec.custom_deploy = None;
             Goal::State(S::Available)

@@ -91,8 +91,7 @@ fn check(path: &std::path::Path, name: &str, provisioners: &provisioners::Settin
     let mut prov = factory
         .new_provisioner(host, Arc::new(|_| {}))
         .map_err(|e| fail(e.to_string()))?;
-    let health = prov.get_health();
-    super::output::outln!("provisioner     ok (health: {:?})", health)?;
+    super::output::outln!("provisioner     ok (health: {:?})", prov.get_health())?;
     super::output::outln!("plugin check PASSED")?;
     Ok(())
 }

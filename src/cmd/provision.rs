@@ -3,6 +3,7 @@
 
 use super::options::{DriveOptions, Environment};
 use super::output::{self, RunKind};
+use super::plan::Intent;
 use super::progress::{Ledger, Progress};
 use super::{ProvisionArgs, TeardownArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
@@ -18,34 +19,8 @@ use crate::record::HostRecord;
 use crate::runner::{self, Goal, HostJob, HostResult, Services};
 use crate::selection::HostSelection;
 use bmh_api::ObjectKey;
-use bmh_api::ProvisioningState as S;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Teardown {
-    Deprovision,
-    Delete,
-}
-
-/// `provision --dry-run`: the plan of the same hosts, from the same flags.
-pub fn provision_plan(
-    args: ProvisionArgs,
-    input: InputPolicy,
-    provisioners: &crate::provisioners::Settings,
-) -> Result<()> {
-    let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    let paths = [args.files, args.paths].concat();
-    super::plan::dry_run(
-        super::plan::Intent::Provision,
-        super::options::Place::Files(paths),
-        selection,
-        &args.run.drive,
-        args.run.output,
-        input,
-        provisioners,
-    )
-}
 
 pub fn provision(
     args: ProvisionArgs,
@@ -53,9 +28,14 @@ pub fn provision(
     input: InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
+    let paths = [args.files, args.paths].concat();
+    if args.dry_run {
+        let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
+        let (intent, place) = (Intent::Provision, super::options::Place::Files(paths));
+        return super::plan::dry_run(intent, place, selection, &args.run, input, provisioners);
+    }
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    let paths = [args.files, args.paths].concat();
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
     super::options::missing_inputs(&options.provisioner, &paths)?;
     let provisioner = options.resolve_provisioner(input, provisioners)?;
@@ -81,15 +61,16 @@ pub fn provision(
 
 pub fn teardown(
     args: TeardownArgs,
-    what: Teardown,
+    what: Intent,
     verbosity: Verbosity,
     input: InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     if args.paths.is_empty() {
-        let verb = match what {
-            Teardown::Deprovision => "deprovision",
-            Teardown::Delete => "delete",
+        let verb = if what == Intent::Delete {
+            "delete"
+        } else {
+            "deprovision"
         };
         // `deprovision hosts.yaml`: the positional arguments are hosts, the files come with -f.
         let hint = match args.hosts.iter().find(|h| looks_like_a_file(h)) {
@@ -103,20 +84,8 @@ pub fn teardown(
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     if args.dry_run {
-        let intent = match what {
-            Teardown::Deprovision => super::plan::Intent::Deprovision,
-            Teardown::Delete => super::plan::Intent::Delete,
-        };
         let place = super::options::Place::Files(args.paths);
-        return super::plan::dry_run(
-            intent,
-            place,
-            selection,
-            &args.run.drive,
-            args.run.output,
-            input,
-            provisioners,
-        );
+        return super::plan::dry_run(what, place, selection, &args.run, input, provisioners);
     }
     super::options::missing_inputs(&options.provisioner, &args.paths)?;
     let provisioner = options.resolve_provisioner(input, provisioners)?;
@@ -130,35 +99,23 @@ pub fn teardown(
     )?;
     warn(&inv, &selected, verbosity);
     let now = format_time(SystemClock.now());
-    if what == Teardown::Delete {
+    if what == Intent::Delete {
         // The deletion mark is on disk before the first pass, so a delete that is killed
         // half-way goes on deleting (not provisioning again) when bmhctl runs next.
         requests::mark_deleted(&mut inv, &selected, &now)?;
     }
     let run = Run {
         kind: match what {
-            Teardown::Deprovision => RunKind::Deprovision,
-            Teardown::Delete => RunKind::Delete,
+            Intent::Delete => RunKind::Delete,
+            _ => RunKind::Deprovision,
         },
         selection,
         options: &options,
         output: args.run.output,
         verbosity,
     };
-    drive(inv, selected, provisioner, run, move |record| match what {
-        Teardown::Deprovision => {
-            // BMO deprovisions when the image goes from the spec. The user's spec is not
-            // ours to edit, so the image is masked for this run only.
-            record.host.spec.image = None;
-            record.host.spec.custom_deploy = None;
-            Goal::State(S::Available)
-        }
-        Teardown::Delete => {
-            if record.book.deletion_requested.is_none() {
-                record.book.deletion_requested = Some(now.clone());
-            }
-            Goal::Deleted
-        }
+    drive(inv, selected, provisioner, run, move |record| {
+        super::plan::goal(what, record, &now)
     })
 }
 
@@ -183,9 +140,8 @@ struct Run<'a> {
     verbosity: Verbosity,
 }
 
-/// Drives the `selected` hosts of `inv` (indices into its hosts), each prepared and given its
-/// goal by `prepare`, and prints the result. Edits of the files during the run are taken
-/// (see [`runner::TakeEdits`]): a host read again is prepared by `prepare` too.
+/// Drives the `selected` hosts of `inv`, each (and each read again after an edit, see
+/// [`runner::TakeEdits`]) prepared and given its goal by `prepare`; prints the result.
 fn drive(
     inv: Inventory,
     selected: Vec<usize>,
@@ -214,9 +170,8 @@ fn drive(
         poll: EDIT_POLL,
         selects: Box::new(move |record: &HostRecord| {
             let meta = &record.host.metadata;
-            let key = ObjectKey::new(meta.namespace_or_default(), &meta.name);
             let candidate = crate::selection::Candidate {
-                key: &key,
+                key: &meta.key(),
                 labels: &meta.labels,
             };
             selection
@@ -260,13 +215,9 @@ pub fn reconcile(
         crate::persist::snapshot::select_records(store.load_hosts()?, &selection, "the store")?;
     let source = StoreSource::new(store.clone(), None, Arc::new(SystemClock));
     let mut jobs = Vec::new();
-    for record in records {
+    for mut record in records {
         source.add_host(crate::persist::snapshot::key_of(&record));
-        let goal = if record.being_deleted() {
-            Goal::Deleted
-        } else {
-            Goal::for_provision(&record)
-        };
+        let goal = super::plan::goal(Intent::Provision, &mut record, "");
         jobs.push(HostJob { record, goal });
     }
     let objects: Arc<dyn ObjectSource> = Arc::new(store.object_map()?);

@@ -297,15 +297,10 @@ pub fn delete(
                     .into(),
             ))
         }
-        place if args.dry_run => super::plan::dry_run(
-            super::plan::Intent::Delete,
-            place,
-            selection,
-            &args.run.drive,
-            args.run.output,
-            input,
-            provisioners,
-        ),
+        place if args.dry_run => {
+            let intent = super::plan::Intent::Delete;
+            super::plan::dry_run(intent, place, selection, &args.run, input, provisioners)
+        }
         place @ Place::Files(_) if args.no_wait => {
             request_deletion(&place, &selection, input).map(|_| ())
         }
@@ -316,7 +311,7 @@ pub fn delete(
                 hosts: args.hosts,
                 dry_run: false,
             },
-            super::provision::Teardown::Delete,
+            super::plan::Intent::Delete,
             verbosity,
             input,
             provisioners,

@@ -1,25 +1,10 @@
 //! What BMO's BMCEventSubscription controller does with one subscription (its `Reconcile`),
-//! decided from what is known now; the runner's loop ([`crate::runner`]) carries it out with
-//! the provisioner and writes the status.
+//! decided from what is known now; [`crate::runner`] carries it out and writes the status.
 //!
-//! BMO, step by step, and how bmhctl follows it:
-//! * the host (same namespace, `spec.hostName`) is missing: `status.error` is set and the
-//!   subscription is looked at again after 10 minutes (`subscriptionRetryDelay`);
-//! * the provisioner is not ready: again after 30 s, nothing written (the runner's loop meets
-//!   this as a `NotReady` error from the factory);
-//! * a subscription that is not being deleted and has a `status.subscriptionID` is done
-//!   (`createSubscription`: "subscription already exists");
-//! * otherwise the `httpHeadersRef` Secret is read (same namespace only; each key one header)
-//!   and the provisioner makes the subscription; its ID is written to the status. A failure
-//!   writes BMO's short `status.error` and is retried with controller-runtime's per-object
-//!   backoff (5 ms doubling, at most 1000 s);
-//! * a subscription being deleted (its document removed) is removed from the BMC first, as
-//!   BMO's finalizer makes it.
-//!
-//! bmhctl differs in two ways, both for a host that cannot be asked: a host not yet registered
-//! (no provisioner ID) is waited for without an error (BMO calls Ironic with an empty node ID
-//! and fails), and a removed subscription whose host is gone too is forgotten with a warning
-//! (BMO's finalizer would hold it forever; a removed document cannot be held).
+//! bmhctl differs from BMO only for a host that cannot be asked: a host not registered yet is
+//! waited for without an error (BMO calls Ironic with an empty node ID and fails), and a
+//! removed subscription whose host is gone too is forgotten with a warning (BMO's finalizer
+//! would hold it forever; a removed document cannot be held).
 
 use crate::objects::ObjectSource;
 use bmh_api::{BmcEventSubscription, ObjectKey};
@@ -114,11 +99,6 @@ pub fn host_key(sub: &BmcEventSubscription) -> ObjectKey {
     ObjectKey::new(sub.metadata.namespace_or_default(), &sub.spec.host_name)
 }
 
-/// The subscription's own key.
-pub fn key(sub: &BmcEventSubscription) -> ObjectKey {
-    sub.metadata.key()
-}
-
 /// BMO's `getHTTPHeaders`: one single-entry map per key of the `httpHeadersRef` Secret, in key
 /// order; none without a reference. The error says why, naming the Secret but never a value.
 pub fn http_headers(
@@ -149,11 +129,7 @@ pub fn http_headers(
 /// controller-runtime's default per-object backoff after `failures` failed reconciles in a
 /// row (BMO's controller returns the error): 5 ms doubling, at most 1000 s.
 pub fn error_backoff(failures: u32) -> Duration {
-    let max = Duration::from_secs(1000);
-    let exp = failures.saturating_sub(1).min(40);
-    Duration::from_millis(5)
-        .checked_mul(1u32.checked_shl(exp).unwrap_or(u32::MAX))
-        .map_or(max, |d| d.min(max))
+    super::backoff::error_retry_delay(failures.saturating_sub(1))
 }
 
 #[cfg(test)]

@@ -18,23 +18,15 @@ pub enum Timing {
     Bmo,
 }
 
-impl Timing {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Timing::Change => "change",
-            Timing::Bmo => "bmo",
-        }
-    }
-}
-
 impl std::str::FromStr for Timing {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        [Timing::Change, Timing::Bmo]
-            .into_iter()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| format!("invalid timing {s:?}: expected change or bmo"))
+        match s {
+            "change" => Ok(Timing::Change),
+            "bmo" => Ok(Timing::Bmo),
+            _ => Err(format!("invalid timing {s:?}: expected change or bmo")),
+        }
     }
 }
 

@@ -1,29 +1,24 @@
-//! BMO's BMCEventSubscription controller: a loop of its own beside the hosts' scheduler, as
-//! BMO runs it beside the host controller. Each reconcile is decided by
-//! [`crate::machine::event_subscription::decide`] and carried out here with a provisioner made
-//! for the subscription's host (BMO's `BuildHostDataNoBMC`: no BMC credentials), its status
-//! written back where it lives ([`HostSource::write_event_subscription_status`]).
+//! BMO's BMCEventSubscription controller, beside the hosts' scheduler as BMO runs it beside the
+//! host controller. Each reconcile is decided by [`crate::machine::event_subscription::decide`]
+//! and carried out with a provisioner made for the subscription's host (BMO's
+//! `BuildHostDataNoBMC`: no BMC credentials); the status is written back where it lives.
 //!
-//! * `provision` (and the other batch runs): once the hosts' passes are over, every
-//!   subscription of a host driven in the run is reconciled until it is stable: made, or in
-//!   error (BMO would retry an error later; a batch reports it and ends). [`settle`]
-//! * `watch`: every poll, each subscription that is due (new, changed, or its retry time come)
-//!   is reconciled, and one whose document is gone is removed from its BMC first, as BMO's
-//!   finalizer makes it. [`control`]
-//!
-//! Every outcome worth telling is one line on standard error, naming the subscription; header
-//! values never appear (they are read from their Secret and handed to the provisioner only).
+//! A batch reconciles its hosts' subscriptions once their passes are over, until each is made
+//! or in error ([`settle`]); `watch` reconciles those due every poll and removes one whose
+//! document went from its BMC first, as BMO's finalizer does ([`control`]). Each outcome worth
+//! telling is one line on stderr; header values never appear.
 
 use super::Services;
+use super::rate_limit::RateLimiter;
+use crate::machine::Requeue;
 use crate::machine::event_subscription::{
     self as decision, CREATE_FAILED, DELETE_FAILED, Decision, HEADERS_FAILED, HostView,
     PROVISIONER_NOT_READY_DELAY,
 };
-use crate::objects::ObjectSource;
 use crate::persist::HostSource;
 use crate::record::HostRecord;
 use bmh_api::{BmcEventSubscription, BmcEventSubscriptionStatus, ObjectKey};
-use bmhctl_plugin_sdk::{EventSink, HostData, ProvisionerError, ProvisionerFactory};
+use bmhctl_plugin_sdk::{EventSink, HostData, ProvisionerError};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -54,11 +49,10 @@ pub enum Outcome {
 /// One subscription as the loop knows it.
 #[derive(Default)]
 struct Tracked {
-    /// The subscription as accepted (its spec is not changed afterwards, as BMO's webhook
-    /// refuses spec updates) with its last status.
+    /// As accepted (BMO's webhook refuses spec updates), with its last status.
     sub: BmcEventSubscription,
-    /// Failed reconciles in a row (the error backoff).
-    failures: u32,
+    /// controller-runtime's per-object backoff of failed reconciles.
+    limiter: RateLimiter,
     /// When to look again; `None`: only when it changes.
     next: Option<Instant>,
     /// A refused spec change was reported (once).
@@ -67,9 +61,7 @@ struct Tracked {
 
 /// The controller's state, moved onto a blocking thread for each round of reconciles.
 pub struct SubscriptionLoop {
-    factory: Arc<dyn ProvisionerFactory>,
-    objects: Arc<dyn ObjectSource>,
-    source: Arc<dyn HostSource>,
+    services: Services,
     time_scale: f64,
     tracked: HashMap<ObjectKey, Tracked>,
 }
@@ -77,22 +69,14 @@ pub struct SubscriptionLoop {
 impl SubscriptionLoop {
     pub fn new(services: &Services, time_scale: f64) -> Self {
         Self {
-            factory: services.factory.clone(),
-            objects: services.objects.clone(),
-            source: services.source.clone(),
+            services: services.clone(),
             time_scale,
             tracked: HashMap::new(),
         }
     }
 
-    fn scaled(&self, d: Duration) -> Duration {
-        d.mul_f64(self.time_scale.max(0.0))
-    }
-
-    /// One round: reconciles every subscription of `subs` that is due and removes the tracked
-    /// ones no longer there. `host` finds a host's record (`None`: missing); `wanted` limits
-    /// which hosts' subscriptions are this controller's. Answers each reconciled subscription's
-    /// outcome.
+    /// Reconciles the due subscriptions of the `wanted` hosts and the tracked ones gone from
+    /// `subs`; `host` finds a host's record (`None`: missing).
     pub fn round(
         &mut self,
         subs: Vec<BmcEventSubscription>,
@@ -103,7 +87,7 @@ impl SubscriptionLoop {
         let mut out = Vec::new();
         let mut present = BTreeSet::new();
         for sub in subs {
-            let key = decision::key(&sub);
+            let key = sub.metadata.key();
             let host_key = decision::host_key(&sub);
             if !wanted(&host_key) {
                 continue;
@@ -173,71 +157,61 @@ impl SubscriptionLoop {
         let view = record.map(|r| HostView {
             provisioner_id: r.status().provisioning.id.clone(),
         });
-        let decided = decision::decide(sub, view.as_ref(), deleting, self.objects.as_ref());
-        let (outcome, next) = match decided {
-            Decision::Done => (Outcome::Exists, None),
+        let objects = self.services.objects.as_ref();
+        let decided = decision::decide(sub, view.as_ref(), deleting, objects);
+        let (outcome, requeue) = match decided {
+            Decision::Done => (Outcome::Exists, Requeue::Never),
             Decision::HostMissing { error, retry_after } => {
                 self.write_status(key, sub, "", &error);
-                (Outcome::HostMissing, Some(self.scaled(retry_after)))
+                (Outcome::HostMissing, Requeue::After(retry_after))
             }
             Decision::WaitForHost { retry_after } => {
-                (Outcome::WaitingForHost, Some(self.scaled(retry_after)))
+                (Outcome::WaitingForHost, Requeue::After(retry_after))
             }
             Decision::Forget { warning } => {
                 if let Some(w) = warning {
                     crate::eprintln_quiet!("bmhctl: BMCEventSubscription {key}: {w}");
                 }
-                (Outcome::Forgotten, None)
+                (Outcome::Forgotten, Requeue::Never)
             }
             Decision::Create { headers } => self.called(key, sub, record, Some(headers)),
             Decision::Delete => self.called(key, sub, record, None),
         };
         if let Some(t) = self.tracked.get_mut(key) {
-            if !matches!(outcome, Outcome::Failed { .. }) {
-                t.failures = 0;
-            }
-            t.next = next.map(|d| now + d);
+            let delay = t.limiter.delay(requeue);
+            t.next = delay.map(|d| now + d.mul_f64(self.time_scale.max(0.0)));
         }
         outcome
     }
 
-    /// Calls the provisioner (`headers`: to make the subscription; `None`: to remove it) and
-    /// answers the outcome and when to look again; a failure writes BMO's status error.
+    /// Calls the provisioner (`headers`: to make the subscription; `None`: to remove it); a
+    /// failure writes BMO's status error.
     fn called(
         &mut self,
         key: &ObjectKey,
         sub: &BmcEventSubscription,
         record: Option<&HostRecord>,
         headers: Option<Result<Vec<BTreeMap<String, String>>, String>>,
-    ) -> (Outcome, Option<Duration>) {
+    ) -> (Outcome, Requeue) {
         let record = record.expect("a decision to call the provisioner has a host");
-        let result = match headers.transpose() {
-            Err(cause) => Err((HEADERS_FAILED, ProvisionerError::Other(cause))),
-            Ok(None) => self
-                .call(key, sub, record, None)
-                .map_err(|e| (DELETE_FAILED, e)),
-            Ok(h) => self
-                .call(key, sub, record, h)
-                .map_err(|e| (CREATE_FAILED, e)),
+        let status_error = match &headers {
+            None => DELETE_FAILED,
+            Some(Ok(_)) => CREATE_FAILED,
+            Some(Err(_)) => HEADERS_FAILED,
         };
+        let result = (headers.transpose())
+            .map_err(ProvisionerError::Other)
+            .and_then(|h| self.call(key, sub, record, h));
         match result {
-            Ok(o) => (o, None),
-            Err((_, ProvisionerError::NotReady(e))) => (
+            Ok(o) => (o, Requeue::Never),
+            Err(ProvisionerError::NotReady(e)) => (
                 Outcome::NotReady(e),
-                Some(self.scaled(PROVISIONER_NOT_READY_DELAY)),
+                Requeue::After(PROVISIONER_NOT_READY_DELAY),
             ),
-            Err((status_error, e)) => {
+            Err(e) => {
                 self.write_status(key, sub, sub.subscription_id(), status_error);
-                let failures = self.tracked.get(key).map_or(1, |t| t.failures + 1);
-                if let Some(t) = self.tracked.get_mut(key) {
-                    t.failures = failures;
-                }
-                (
-                    Outcome::Failed {
-                        cause: e.to_string(),
-                    },
-                    Some(self.scaled(decision::error_backoff(failures))),
-                )
+                let cause = e.to_string();
+                (Outcome::Failed { cause }, Requeue::ErrorBackoff)
             }
         }
     }
@@ -261,7 +235,7 @@ impl SubscriptionLoop {
             ..HostData::default()
         };
         let events: EventSink = Arc::new(|_| {});
-        let mut prov = self.factory.new_provisioner(data, events)?;
+        let mut prov = self.services.factory.new_provisioner(data, events)?;
         let done = match headers {
             None => prov
                 .delete_bmc_event_subscription(sub)?
@@ -286,7 +260,11 @@ impl SubscriptionLoop {
         {
             return;
         }
-        match self.source.write_event_subscription_status(key, &status) {
+        let written = self
+            .services
+            .source
+            .write_event_subscription_status(key, &status);
+        match written {
             Ok(_) => {
                 if let Some(t) = self.tracked.get_mut(key) {
                     t.sub.status = Some(status);
@@ -300,44 +278,36 @@ impl SubscriptionLoop {
     }
 }
 
-/// The line telling what a reconcile did (`None`: nothing worth telling).
-pub fn describe_outcome(key: &ObjectKey, outcome: &Outcome) -> Option<String> {
-    let what = match outcome {
-        Outcome::Created(id) if id.is_empty() => "subscription created (no ID given)".to_string(),
-        Outcome::Created(id) => format!("subscription {id} created"),
-        Outcome::Exists => return None,
-        Outcome::Failed { cause } => format!("error: {cause}"),
-        Outcome::HostMissing => "error: its BareMetalHost is not there".to_string(),
-        Outcome::WaitingForHost => "waiting for its BareMetalHost to be registered".to_string(),
-        Outcome::NotReady(e) if e.is_empty() => "waiting for the provisioner".to_string(),
-        Outcome::NotReady(e) => format!("waiting for the provisioner: {e}"),
-        Outcome::NotSupported => {
-            "the provisioner does not support BMC event subscriptions".to_string()
-        }
-        Outcome::Deleted => "subscription deleted".to_string(),
-        Outcome::Forgotten => return None,
-    };
-    Some(format!("BMCEventSubscription {key}: {what}"))
-}
-
+/// Tells what each reconcile did that is worth telling.
 fn tell(outcomes: &[(ObjectKey, Outcome)]) {
-    for (key, o) in outcomes {
-        if let Some(line) = describe_outcome(key, o) {
-            crate::eprintln_quiet!("bmhctl: {line}");
-        }
+    for (key, outcome) in outcomes {
+        let what = match outcome {
+            Outcome::Created(id) if id.is_empty() => "subscription created (no ID given)".into(),
+            Outcome::Created(id) => format!("subscription {id} created"),
+            Outcome::Exists | Outcome::Forgotten => continue,
+            Outcome::Failed { cause } => format!("error: {cause}"),
+            Outcome::HostMissing => "error: its BareMetalHost is not there".into(),
+            Outcome::WaitingForHost => "waiting for its BareMetalHost to be registered".into(),
+            Outcome::NotReady(e) if e.is_empty() => "waiting for the provisioner".into(),
+            Outcome::NotReady(e) => format!("waiting for the provisioner: {e}"),
+            Outcome::NotSupported => {
+                "the provisioner does not support BMC event subscriptions".into()
+            }
+            Outcome::Deleted => "subscription deleted".into(),
+        };
+        crate::eprintln_quiet!("bmhctl: BMCEventSubscription {key}: {what}");
     }
 }
 
 /// The batch's end: reconciles the subscriptions of the run's hosts (`results`: as they ended;
-/// a deleted one is missing) until each is stable or `deadline` passes. Answers the last
-/// outcome of each.
+/// a deleted one is missing) until each is stable or `deadline` passes.
 pub async fn settle(
     services: &Services,
     results: &[super::HostResult],
     time_scale: f64,
     deadline: Instant,
-) -> crate::error::Result<Vec<(ObjectKey, Outcome)>> {
-    let source = services.source.clone();
+) -> crate::error::Result<()> {
+    let source: Arc<dyn HostSource> = services.source.clone();
     let subs = tokio::task::spawn_blocking(move || source.event_subscriptions())
         .await
         .expect("reading subscriptions does not panic")?;
@@ -356,13 +326,10 @@ pub async fn settle(
         .into_iter()
         .filter(|s| hosts.contains_key(&decision::host_key(s)))
         .collect();
-    if pending.is_empty() {
-        return Ok(Vec::new());
-    }
     let mut ctl = SubscriptionLoop::new(services, time_scale);
     let hosts = Arc::new(hosts);
     let mut last: HashMap<ObjectKey, Outcome> = HashMap::new();
-    loop {
+    while !pending.is_empty() {
         let (h, subs) = (hosts.clone(), pending.clone());
         let (back, outcomes) = tokio::task::spawn_blocking(move || {
             let host = |k: &ObjectKey| h.get(k).cloned().flatten();
@@ -375,7 +342,7 @@ pub async fn settle(
         tell(&outcomes);
         last.extend(outcomes);
         // Only a subscription waiting for its provisioner is looked at again.
-        pending.retain(|s| matches!(last.get(&decision::key(s)), Some(Outcome::NotReady(_))));
+        pending.retain(|s| matches!(last.get(&s.metadata.key()), Some(Outcome::NotReady(_))));
         match ctl.next_due() {
             Some(at) if !pending.is_empty() && at < deadline => {
                 tokio::time::sleep_until(at.into()).await;
@@ -383,9 +350,7 @@ pub async fn settle(
             _ => break,
         }
     }
-    let mut out: Vec<(ObjectKey, Outcome)> = last.into_iter().collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
+    Ok(())
 }
 
 /// The controller under `watch`: every `poll`, and when a retry is due, reconciles the

@@ -1,16 +1,14 @@
 //! The few Go library functions whose behaviour (and error text) the webhook's rules expose:
 //! `net.ParseMAC`, `uuid.Parse` (github.com/google/uuid) and `%q` quoting.
 
-/// Go's `net.ParseMAC`: 6-, 8- or 20-byte hardware addresses written as pairs of hex digits
-/// separated by `:` or `-` (one kind throughout), or as groups of four hex digits separated by
-/// `.`. The error is Go's `*net.AddrError` text.
+/// Go's `net.ParseMAC`: 6, 8 or 20 bytes as hex pairs split by `:` or `-` (one kind throughout)
+/// or hex quads split by `.`; the error is Go's `*net.AddrError` text.
 pub fn parse_mac(s: &str) -> Result<Vec<u8>, String> {
     let err = || format!("address {s}: invalid MAC address");
     let b = s.as_bytes();
     if b.len() < 14 {
         return Err(err());
     }
-    // Pairs of hex digits separated by `:` or `-`, or groups of four separated by `.`.
     let (group, sep) = match (b[2], b[4]) {
         (b':' | b'-', _) => (2, b[2]),
         (_, b'.') => (4, b'.'),
@@ -42,9 +40,7 @@ fn hex_byte(hi: u8, lo: u8) -> Option<u8> {
     Some((h * 16 + l) as u8)
 }
 
-/// Whether github.com/google/uuid's `Parse` accepts `s`: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`,
-/// 32 bare hex digits, or either braced (`{...}`, 38 characters) or `urn:uuid:`-prefixed
-/// (45 characters) form of the first.
+/// Whether github.com/google/uuid's `Parse` accepts `s` (hyphenated, bare, braced or URN).
 pub fn is_uuid(s: &str) -> bool {
     uuid::Uuid::try_parse(s).is_ok()
 }
