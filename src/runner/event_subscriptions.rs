@@ -141,6 +141,28 @@ impl SubscriptionLoop {
         out
     }
 
+    /// Reconciles `subs` again (a batch waiting on their provisioner); the other tracked
+    /// subscriptions are left as they are, not taken for removed as [`Self::round`] would.
+    fn again(
+        &mut self,
+        subs: &[BmcEventSubscription],
+        host: &dyn Fn(&ObjectKey) -> Option<HostRecord>,
+        now: Instant,
+    ) -> Vec<(ObjectKey, Outcome)> {
+        subs.iter()
+            .map(|sub| {
+                let key = sub.metadata.key();
+                let sub = self
+                    .tracked
+                    .get(&key)
+                    .map_or_else(|| sub.clone(), |t| t.sub.clone());
+                let record = host(&decision::host_key(&sub));
+                let outcome = self.reconcile(&key, &sub, record.as_ref(), false, now);
+                (key, outcome)
+            })
+            .collect()
+    }
+
     /// The earliest time a tracked subscription wants to be looked at again.
     pub fn next_due(&self) -> Option<Instant> {
         self.tracked.values().filter_map(|t| t.next).min()
@@ -329,16 +351,22 @@ pub async fn settle(
     let mut ctl = SubscriptionLoop::new(services, time_scale);
     let hosts = Arc::new(hosts);
     let mut last: HashMap<ObjectKey, Outcome> = HashMap::new();
+    let mut first = true;
     while !pending.is_empty() {
         let (h, subs) = (hosts.clone(), pending.clone());
         let (back, outcomes) = tokio::task::spawn_blocking(move || {
             let host = |k: &ObjectKey| h.get(k).cloned().flatten();
-            let outcomes = ctl.round(subs, &host, &|_| true, Instant::now());
+            let outcomes = if first {
+                ctl.round(subs, &host, &|_| true, Instant::now())
+            } else {
+                ctl.again(&subs, &host, Instant::now())
+            };
             (ctl, outcomes)
         })
         .await
         .expect("a subscription round does not panic");
         ctl = back;
+        first = false;
         tell(&outcomes);
         last.extend(outcomes);
         // Only a subscription waiting for its provisioner is looked at again.
@@ -479,6 +507,44 @@ mod tests {
             .provisioning
             .id = "node-1".into();
         r
+    }
+
+    // A batch run looks again only at the subscription waiting on its provisioner: the one
+    // made already stays made (it is not taken for removed).
+    #[test]
+    fn waiting_on_one_subscription_leaves_the_others_made() {
+        let (mut ctl, fixture, _) = setup();
+        let now = Instant::now();
+        let mut slow = registered();
+        slow.host.metadata.name = "worker-1".into();
+        slow.host.metadata.annotations.insert(
+            crate::provisioners::fixture::ANNOTATION_BECOME_READY_COUNTER.into(),
+            "2".into(),
+        );
+        let found = |k: &ObjectKey| match k.name.as_str() {
+            "worker-1" => Some(slow.clone()),
+            _ => Some(registered()),
+        };
+        let mut waiting = sub();
+        waiting.metadata.name = "sub-1".into();
+        waiting.spec.host_name = "worker-1".into();
+        let out = ctl.round(vec![sub(), waiting.clone()], &found, &|_| true, now);
+        assert!(matches!(out[1].1, Outcome::NotReady(_)), "{out:?}");
+        let out = ctl.again(&[waiting], &found, now);
+        assert_eq!(
+            out,
+            [(
+                ObjectKey::new("default", "sub-1"),
+                Outcome::Created("fixture-default-sub-1".into())
+            )]
+        );
+        let made = |h: &str| {
+            fixture
+                .subscriptions()
+                .of(&ObjectKey::new("default", h))
+                .len()
+        };
+        assert_eq!((made("worker-0"), made("worker-1")), (1, 1));
     }
 
     // BMO's Reconcile, then its finalizer: made once, removed when the object goes.
