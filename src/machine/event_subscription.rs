@@ -21,7 +21,6 @@ pub const HOST_NOT_REGISTERED_DELAY: Duration = Duration::from_secs(10);
 /// BMO's `status.error` texts.
 pub const CREATE_FAILED: &str = "failed to create a subscription";
 pub const DELETE_FAILED: &str = "failed to delete a subscription";
-pub const HEADERS_FAILED: &str = "failed to retrieve HTTP headers secret";
 
 /// The subscription's host, as far as the subscription cares.
 #[derive(Debug, Clone, PartialEq, Eq)]

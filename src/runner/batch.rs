@@ -354,7 +354,9 @@ impl Scheduler<Batch> {
 
     /// The results in job order, once [`Self::run`] returned `Ok`.
     pub(crate) fn results(self) -> Vec<HostResult> {
-        (self.policy.results.into_iter())
+        self.policy
+            .results
+            .into_iter()
             .map(|r| r.expect("every host finished"))
             .collect()
     }

@@ -12,8 +12,7 @@ use super::Services;
 use super::rate_limit::RateLimiter;
 use crate::machine::Requeue;
 use crate::machine::event_subscription::{
-    self as decision, CREATE_FAILED, DELETE_FAILED, Decision, HEADERS_FAILED, HostView,
-    PROVISIONER_NOT_READY_DELAY,
+    self as decision, CREATE_FAILED, DELETE_FAILED, Decision, HostView, PROVISIONER_NOT_READY_DELAY,
 };
 use crate::persist::HostSource;
 use crate::record::HostRecord;
@@ -216,12 +215,14 @@ impl SubscriptionLoop {
         headers: Option<Result<Vec<BTreeMap<String, String>>, String>>,
     ) -> (Outcome, Requeue) {
         let record = record.expect("a decision to call the provisioner has a host");
+        // BMO's `createSubscription` writes "failed to retrieve HTTP headers secret" when the
+        // headers cannot be read, but `handleError` overwrites it at once: its final text is kept.
         let status_error = match &headers {
             None => DELETE_FAILED,
-            Some(Ok(_)) => CREATE_FAILED,
-            Some(Err(_)) => HEADERS_FAILED,
+            Some(_) => CREATE_FAILED,
         };
-        let result = (headers.transpose())
+        let result = headers
+            .transpose()
             .map_err(ProvisionerError::Other)
             .and_then(|h| self.call(key, sub, record, h));
         match result {

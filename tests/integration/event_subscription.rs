@@ -178,6 +178,28 @@ fn a_refused_subscription_gets_bmo_s_error_and_the_cause_is_told() {
     );
 }
 
+/// BMO's `createSubscription` writes "failed to retrieve HTTP headers secret", then its
+/// `handleError` overwrites that with "failed to create a subscription": the text it leaves.
+#[test]
+fn a_missing_header_secret_leaves_bmo_s_final_error() {
+    let text = format!(
+        "{}---\n{}---\n{}",
+        secret("bmc-secret"),
+        host("worker-0", ""),
+        subscription("worker-0-events", "worker-0", "")
+    );
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let run = lab
+        .run(&["provision", "--provisioner", "fixture", "hosts.yaml"])
+        .expect_code(0);
+    assert_eq!(
+        subscription_status(&lab.read("hosts.yaml")),
+        "status:\n  error: failed to create a subscription\n",
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn a_subscription_the_webhook_refuses_is_bad_input_at_its_line() {
     let refused = "apiVersion: metal3.io/v1alpha1\nkind: BMCEventSubscription\nmetadata:\n  name: bad\nspec:\n  hostName: \"\"\n  destination: https://events.example.com\n";
