@@ -7,7 +7,7 @@
 #
 # Idempotent: rebuilding is cargo's no-op when nothing changed, and a staged file is replaced
 # only when it differs from the freshly built library. The test plugins
-# (crates/test-plugins/*) are never staged.
+# (tests/plugins/*) are never staged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
