@@ -355,21 +355,18 @@ pub(super) fn write_status<T: serde::Serialize>(
     let mut found = false;
     store.update(key, |current| {
         found = current.is_some();
-        current.map(|c| set_status(c, status)).transpose()
+        let Some(mut v) = current.cloned() else {
+            return Ok(None);
+        };
+        let status = status.map(serde_json::to_value).transpose();
+        let status = status.map_err(|e| Error::internal("cannot encode a status as JSON", e))?;
+        if let Some(obj) = v.as_object_mut() {
+            match status {
+                Some(s) => obj.insert("status".into(), s),
+                None => obj.remove("status"),
+            };
+        }
+        Ok(Some(v))
     })?;
     Ok(found)
-}
-
-/// `value` with its `status` replaced (`None`: removed).
-fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
-    let status = status.map(serde_json::to_value).transpose();
-    let status = status.map_err(|e| Error::internal("cannot encode a status as JSON", e))?;
-    let mut v = value.clone();
-    if let Some(obj) = v.as_object_mut() {
-        match status {
-            Some(s) => obj.insert("status".into(), s),
-            None => obj.remove("status"),
-        };
-    }
-    Ok(v)
 }
