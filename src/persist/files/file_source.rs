@@ -1,8 +1,6 @@
 //! Hosts that live in the user's files, as a [`HostSource`]: one commit group per file.
 
-use super::bmc_event_subscriptions::{
-    SubscriptionDoc, not_in_a_host_file, subscription_docs, write_status,
-};
+use super::bmc_event_subscriptions::{SubscriptionDoc, not_in_a_host_file, subscription_docs};
 use super::host_file::{HostFile, Stamp, host_status_text, status_of, status_yaml};
 use super::inventory::{self, HostEntry, Inventory, LoadMode};
 use super::lock::FileLock;
@@ -748,8 +746,11 @@ impl HostSource for FileSource {
         };
         let mut g = group.lock().expect("file group");
         let file = g.file.as_mut().expect("a file group with its file");
-        match write_status(file, d.doc, status) {
-            Ok(()) => {
+        match file
+            .stage_status(d.doc, Some(status))
+            .and_then(|()| file.commit())
+        {
+            Ok(_) => {
                 drop(g);
                 let mut subs = self.subs_mut();
                 if let Some(d) = subs.iter_mut().find(|d| is_it(d)) {
