@@ -48,15 +48,13 @@ impl Store {
         let mut all = self.events(key)?;
         all.extend_from_slice(events);
         let skip = all.len().saturating_sub(kept);
-        let mut text = String::new();
+        let mut text = Vec::new();
         for e in &all[skip..] {
-            text.push_str(
-                &serde_json::to_string(e)
-                    .map_err(|e| Error::internal("cannot encode an event as JSON", e))?,
-            );
-            text.push('\n');
+            serde_json::to_writer(&mut text, e)
+                .map_err(|e| Error::internal("cannot encode an event as JSON", e))?;
+            text.push(b'\n');
         }
-        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| Error::io(&path, e))
+        write_atomic_mode(&path, &text, Some(0o600)).map_err(|e| Error::io(&path, e))
     }
 
     /// The host's recent events, oldest first (unreadable lines are skipped).
