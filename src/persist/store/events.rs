@@ -2,7 +2,7 @@
 
 use super::Store;
 use crate::error::{Error, Result};
-use crate::persist::atomic::write_atomic_mode;
+use crate::persist::atomic::{unless_missing, write_atomic_mode};
 use bmh_api::ObjectKey;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -60,12 +60,10 @@ impl Store {
     /// The host's recent events, oldest first (unreadable lines are skipped).
     pub fn events(&self, key: &ObjectKey) -> Result<Vec<StoredEvent>> {
         let path = self.events_path(key);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io(&path, e)),
-        };
+        let text =
+            unless_missing(std::fs::read_to_string(&path)).map_err(|e| Error::io(&path, e))?;
         Ok(text
+            .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect())

@@ -25,7 +25,7 @@ pub mod watcher;
 
 use crate::error::{Error, Result};
 use crate::objects::{ObjectMap, ResolvedSecret, SECRET_API_VERSION, SECRET_KIND, TypedKey};
-use crate::persist::atomic::write_atomic_mode;
+use crate::persist::atomic::{unless_missing, write_atomic_mode};
 use bmh_api::ObjectKey;
 use serde_json::{Map, Value};
 use std::fs::{File, TryLockError};
@@ -362,11 +362,8 @@ impl Store {
     pub fn delete(&self, key: &TypedKey) -> Result<bool> {
         let _lock = self.lock(key)?;
         let path = self.path_of(key);
-        match std::fs::remove_file(&path) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(Error::io(&path, e)),
-        }
+        let removed = unless_missing(std::fs::remove_file(&path));
+        Ok(removed.map_err(|e| Error::io(&path, e))?.is_some())
     }
 
     fn put_locked(
@@ -556,12 +553,10 @@ pub fn object_key(value: &Value) -> ObjectKey {
 }
 
 fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
-    let rd = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(dir, e)),
-    };
+    let rd = unless_missing(std::fs::read_dir(dir)).map_err(|e| Error::io(dir, e))?;
     let mut v: Vec<PathBuf> = rd
+        .into_iter()
+        .flatten()
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| {

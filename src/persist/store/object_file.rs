@@ -4,6 +4,7 @@ use super::{Stored, resource_dir};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::error::{Error, Result};
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND};
+use crate::persist::atomic::unless_missing;
 use crate::persist::files::yaml_file::{PathSeg, YamlFile};
 use bmh_api::ObjectKey;
 use serde_json::Value;
@@ -85,10 +86,8 @@ impl<'a> Identity<'a> {
 
 /// Reads the object file at `path`: `None` when it does not exist.
 pub(super) fn read(path: &Path) -> Result<Option<Stored>> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(path, e)),
+    let Some(bytes) = unless_missing(std::fs::read(path)).map_err(|e| Error::io(path, e))? else {
+        return Ok(None);
     };
     let id = Identity::of(path);
     let text = String::from_utf8(bytes).map_err(|_| {
