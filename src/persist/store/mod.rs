@@ -475,17 +475,7 @@ impl Store {
     /// [`Self::object_map`], where a Secret readable in `before` and not now keeps its value there.
     pub fn object_map_after(&self, before: Option<&ObjectMap>) -> Result<ObjectMap> {
         let mut map = ObjectMap::default();
-        let own: Vec<String> = [
-            (SECRET_API_VERSION, SECRET_KIND),
-            (bmh_api::API_VERSION, bmh_api::KIND),
-            (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
-            (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
-            (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
-            (bmh_api::API_VERSION, object_file::HARDWARE_DATA_KIND),
-        ]
-        .iter()
-        .map(|(a, k)| resource_dir(a, k))
-        .collect();
+        let own = object_file::OWN_KINDS.map(|(a, k)| resource_dir(a, k));
         // An object that cannot be read is left out: a host needing it is a load error of its own.
         let secrets = self.list(SECRET_API_VERSION, SECRET_KIND)?;
         for s in secrets.objects {

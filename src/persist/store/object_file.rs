@@ -14,6 +14,16 @@ use std::path::{Path, PathBuf};
 /// The kind of the inspection result object.
 pub const HARDWARE_DATA_KIND: &str = "HardwareData";
 
+/// Secrets and the kinds of a host's own objects: not among the objects a plugin is given.
+pub(super) const OWN_KINDS: [(&str, &str); 6] = [
+    (SECRET_API_VERSION, SECRET_KIND),
+    (bmh_api::API_VERSION, bmh_api::KIND),
+    (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
+    (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
+    (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
+    (bmh_api::API_VERSION, HARDWARE_DATA_KIND),
+];
+
 /// A store object that cannot be used, and why. The others are used without it.
 #[derive(Debug)]
 pub struct BadObject {
@@ -57,18 +67,13 @@ impl<'a> Identity<'a> {
 
     /// The apiVersion and kind this directory holds, for the kinds bmhctl knows.
     fn known(&self) -> Option<(&'static str, &'static str)> {
-        [
-            (SECRET_API_VERSION, SECRET_KIND),
-            (bmh_api::API_VERSION, bmh_api::KIND),
-            (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
-            (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
-            (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
-            (bmh_api::API_VERSION, HARDWARE_DATA_KIND),
-            (bmh_api::API_VERSION, bmh_api::BMC_EVENT_SUBSCRIPTION_KIND),
-            (bmh_api::API_VERSION, bmh_api::HOST_UPDATE_POLICY_KIND),
-        ]
-        .into_iter()
-        .find(|(a, k)| resource_dir(a, k) == self.dir)
+        OWN_KINDS
+            .into_iter()
+            .chain([
+                (bmh_api::API_VERSION, bmh_api::BMC_EVENT_SUBSCRIPTION_KIND),
+                (bmh_api::API_VERSION, bmh_api::HOST_UPDATE_POLICY_KIND),
+            ])
+            .find(|(a, k)| resource_dir(a, k) == self.dir)
     }
 
     /// The kind named for messages: the directory's, else what the object says it is.
