@@ -34,11 +34,7 @@ struct Beside<'p> {
 impl<'p> Beside<'p> {
     fn of(path: &'p Path) -> io::Result<Self> {
         let (dir, name) = dir_and_name(path)?;
-        let old = match std::fs::metadata(path) {
-            Ok(m) => Some(m),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e),
-        };
+        let old = unless_missing(std::fs::metadata(path))?;
         let (file, tmp) = create_temp(dir, &name)?;
         Ok(Beside {
             dir,
@@ -50,6 +46,14 @@ impl<'p> Beside<'p> {
             },
             tmp,
         })
+    }
+}
+
+/// `None` for a file or directory that does not exist.
+pub fn unless_missing<T>(r: io::Result<T>) -> io::Result<Option<T>> {
+    match r {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        r => r.map(Some),
     }
 }
 

@@ -1,12 +1,9 @@
 //! BMCEventSubscription documents in the user's files, whose `status:` is written back.
 
-use super::host_file::HostFile;
 use super::parse::OtherDocument;
 use crate::diagnostic::Diagnostic;
-use crate::error::{Error, Result};
-use bmh_api::{
-    BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, BmcEventSubscriptionStatus, ObjectKey,
-};
+use crate::error::Error;
+use bmh_api::{BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, ObjectKey};
 
 /// A subscription document of the files, typed.
 #[derive(Debug, Clone)]
@@ -34,17 +31,6 @@ pub(crate) fn subscription_docs(documents: &[OtherDocument]) -> Vec<Subscription
             })
         })
         .collect()
-}
-
-/// Stages and writes the subscription's status into its document.
-pub(super) fn write_status(
-    file: &mut HostFile,
-    doc: usize,
-    status: &BmcEventSubscriptionStatus,
-) -> Result<()> {
-    file.stage_status(doc, Some(status))?;
-    file.commit()?;
-    Ok(())
 }
 
 /// The error of a subscription whose file holds no host (bmhctl never writes such a file).

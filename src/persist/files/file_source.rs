@@ -1,8 +1,6 @@
 //! Hosts that live in the user's files, as a [`HostSource`]: one commit group per file.
 
-use super::bmc_event_subscriptions::{
-    SubscriptionDoc, not_in_a_host_file, subscription_docs, write_status,
-};
+use super::bmc_event_subscriptions::{SubscriptionDoc, not_in_a_host_file, subscription_docs};
 use super::host_file::{HostFile, Stamp, host_status_text, status_of, status_yaml};
 use super::inventory::{self, HostEntry, Inventory, LoadMode};
 use super::lock::FileLock;
@@ -242,7 +240,7 @@ impl FileSource {
             .map(|g| Arc::new(Mutex::new(g)))
             .collect();
         let source = Self {
-            others: Mutex::new(other_files(&paths, &groups)),
+            others: Mutex::new(other_files(&paths, &groups).unwrap_or_default()),
             paths,
             options: options.clone(),
             groups: RwLock::new(groups),
@@ -347,26 +345,17 @@ impl FileSource {
 
     /// Whether a file changed on disk since it was last read or written, or appeared or went.
     fn files_changed(&self) -> Result<bool> {
-        let mut known: BTreeSet<PathBuf> = BTreeSet::new();
-        for group in self.all_groups() {
+        let groups = self.all_groups();
+        for group in &groups {
             let g = group.lock().expect("file group");
-            if let Some(f) = &g.file {
-                if Stamp::of(f.real_path()) != f.disk_stamp {
-                    return Ok(true);
-                }
-                known.insert(f.real_path().to_path_buf());
+            if let Some(f) = &g.file
+                && Stamp::of(f.real_path()) != f.disk_stamp
+            {
+                return Ok(true);
             }
         }
-        let others = self.others.lock().expect("file source others");
-        let now: Vec<PathBuf> = expand(&self.paths, &mut Vec::new())?
-            .into_iter()
-            .map(|(_, real)| real)
-            .filter(|p| !known.contains(p))
-            .collect();
-        Ok(now.len() != others.len()
-            || now
-                .iter()
-                .any(|p| others.get(p).is_none_or(|s| *s != Stamp::of(p))))
+        let now = other_files(&self.paths, &groups)?;
+        Ok(now != *self.others.lock().expect("file source others"))
     }
 
     fn reload(&self) -> Result<Vec<SourceChange>> {
@@ -400,7 +389,8 @@ impl FileSource {
             }
         }
         self.reindex(&groups, &mut changes);
-        *self.others.lock().expect("file source others") = other_files(&self.paths, &groups);
+        *self.others.lock().expect("file source others") =
+            other_files(&self.paths, &groups).unwrap_or_default();
         *self.objects.write().expect("file source objects") = objects;
         changes.push(SourceChange::Objects);
         *self.last_problem.lock().expect("file source problem") = None;
@@ -544,7 +534,7 @@ fn loaded(mut file: HostFile) -> HostFile {
 fn other_files(
     paths: &[PathBuf],
     groups: &[Arc<Mutex<Group>>],
-) -> BTreeMap<PathBuf, Option<Stamp>> {
+) -> Result<BTreeMap<PathBuf, Option<Stamp>>> {
     let known: BTreeSet<PathBuf> = groups
         .iter()
         .filter_map(|g| {
@@ -552,13 +542,12 @@ fn other_files(
             g.file.as_ref().map(|f| f.real_path().to_path_buf())
         })
         .collect();
-    expand(paths, &mut Vec::new())
-        .unwrap_or_default()
+    Ok(expand(paths, &mut Vec::new())?
         .into_iter()
         .map(|(_, real)| real)
         .filter(|p| !known.contains(p))
         .map(|p| (p.clone(), Stamp::of(&p)))
-        .collect()
+        .collect())
 }
 
 impl HostSource for FileSource {
@@ -757,8 +746,11 @@ impl HostSource for FileSource {
         };
         let mut g = group.lock().expect("file group");
         let file = g.file.as_mut().expect("a file group with its file");
-        match write_status(file, d.doc, status) {
-            Ok(()) => {
+        match file
+            .stage_status(d.doc, Some(status))
+            .and_then(|()| file.commit())
+        {
+            Ok(_) => {
                 drop(g);
                 let mut subs = self.subs_mut();
                 if let Some(d) = subs.iter_mut().find(|d| is_it(d)) {

@@ -4,7 +4,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::persist::atomic::write_atomic_with;
+use crate::persist::atomic::{unless_missing, write_atomic_with};
 use crate::record::SpecSnapshot;
 use crate::record::{Bookkeeping, RecordedEvent};
 use bmh_api::{HardwareData, HardwareDataSpec, HardwareDetails};
@@ -56,11 +56,8 @@ impl Sidecar {
             path: Self::path_for(file),
             ..Sidecar::default()
         };
-        let bytes = match std::fs::read(&sc.path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(sc),
-            Err(e) => return Err(sc.corrupt(&e.to_string())),
-        };
+        let read = unless_missing(std::fs::read(&sc.path)).map_err(|e| sc.corrupt(&e.to_string()));
+        let Some(bytes) = read? else { return Ok(sc) };
         let parsed: SidecarFile =
             serde_json::from_slice(&bytes).map_err(|e| sc.corrupt(&e.to_string()))?;
         if parsed.version != VERSION {

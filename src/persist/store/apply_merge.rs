@@ -8,7 +8,7 @@ use super::{Expect, Store, Stored, Written};
 use crate::error::{Error, Result};
 use crate::objects::TypedKey;
 use crate::persist::bookkeeping::bookkeeping_at_load;
-use bmh_api::{ObjectKey, annotations};
+use bmh_api::{BareMetalHost, ObjectKey, annotations};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -171,7 +171,7 @@ pub fn merge_host(
         (Some(s), Some((o, _))) => merge_host_metadata(&mut host, o, &last_applied(&s.value)),
         _ => merge_host_metadata(
             &mut host,
-            &bmh_api::BareMetalHost::default(),
+            &BareMetalHost::default(),
             &LastApplied::default(),
         ),
     };

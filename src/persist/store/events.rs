@@ -2,7 +2,7 @@
 
 use super::Store;
 use crate::error::{Error, Result};
-use crate::persist::atomic::write_atomic_mode;
+use crate::persist::atomic::{unless_missing, write_atomic_mode};
 use bmh_api::ObjectKey;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -48,26 +48,22 @@ impl Store {
         let mut all = self.events(key)?;
         all.extend_from_slice(events);
         let skip = all.len().saturating_sub(kept);
-        let mut text = String::new();
+        let mut text = Vec::new();
         for e in &all[skip..] {
-            text.push_str(
-                &serde_json::to_string(e)
-                    .map_err(|e| Error::internal("cannot encode an event as JSON", e))?,
-            );
-            text.push('\n');
+            serde_json::to_writer(&mut text, e)
+                .map_err(|e| Error::internal("cannot encode an event as JSON", e))?;
+            text.push(b'\n');
         }
-        write_atomic_mode(&path, text.as_bytes(), Some(0o600)).map_err(|e| Error::io(&path, e))
+        write_atomic_mode(&path, &text, Some(0o600)).map_err(|e| Error::io(&path, e))
     }
 
     /// The host's recent events, oldest first (unreadable lines are skipped).
     pub fn events(&self, key: &ObjectKey) -> Result<Vec<StoredEvent>> {
         let path = self.events_path(key);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io(&path, e)),
-        };
+        let text =
+            unless_missing(std::fs::read_to_string(&path)).map_err(|e| Error::io(&path, e))?;
         Ok(text
+            .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect())

@@ -69,11 +69,6 @@ pub fn set_last_applied(value: &mut Value, last: &LastApplied) {
     }
 }
 
-/// Carries the [`LastApplied`] of `from` (the stored host) over to `to` (a host re-encoded).
-pub fn carry_last_applied(from: &Value, to: &mut Value) {
-    set_last_applied(to, &last_applied(from));
-}
-
 /// Bookkeeping fields kept elsewhere: in the metadata, or in the HardwareData object.
 const BOOK_FIELDS_ELSEWHERE: [&str; 5] = [
     "uid",

@@ -25,7 +25,7 @@ pub mod watcher;
 
 use crate::error::{Error, Result};
 use crate::objects::{ObjectMap, ResolvedSecret, SECRET_API_VERSION, SECRET_KIND, TypedKey};
-use crate::persist::atomic::write_atomic_mode;
+use crate::persist::atomic::{unless_missing, write_atomic_mode};
 use bmh_api::ObjectKey;
 use serde_json::{Map, Value};
 use std::fs::{File, TryLockError};
@@ -362,11 +362,8 @@ impl Store {
     pub fn delete(&self, key: &TypedKey) -> Result<bool> {
         let _lock = self.lock(key)?;
         let path = self.path_of(key);
-        match std::fs::remove_file(&path) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(Error::io(&path, e)),
-        }
+        let removed = unless_missing(std::fs::remove_file(&path));
+        Ok(removed.map_err(|e| Error::io(&path, e))?.is_some())
     }
 
     fn put_locked(
@@ -478,17 +475,7 @@ impl Store {
     /// [`Self::object_map`], where a Secret readable in `before` and not now keeps its value there.
     pub fn object_map_after(&self, before: Option<&ObjectMap>) -> Result<ObjectMap> {
         let mut map = ObjectMap::default();
-        let own: Vec<String> = [
-            (SECRET_API_VERSION, SECRET_KIND),
-            (bmh_api::API_VERSION, bmh_api::KIND),
-            (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
-            (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
-            (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
-            (bmh_api::API_VERSION, object_file::HARDWARE_DATA_KIND),
-        ]
-        .iter()
-        .map(|(a, k)| resource_dir(a, k))
-        .collect();
+        let own = object_file::OWN_KINDS.map(|(a, k)| resource_dir(a, k));
         // An object that cannot be read is left out: a host needing it is a load error of its own.
         let secrets = self.list(SECRET_API_VERSION, SECRET_KIND)?;
         for s in secrets.objects {
@@ -556,12 +543,10 @@ pub fn object_key(value: &Value) -> ObjectKey {
 }
 
 fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
-    let rd = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(dir, e)),
-    };
+    let rd = unless_missing(std::fs::read_dir(dir)).map_err(|e| Error::io(dir, e))?;
     let mut v: Vec<PathBuf> = rd
+        .into_iter()
+        .flatten()
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| {

@@ -4,6 +4,7 @@ use super::{Stored, resource_dir};
 use crate::diagnostic::{Diagnostic, Position};
 use crate::error::{Error, Result};
 use crate::objects::{SECRET_API_VERSION, SECRET_KIND};
+use crate::persist::atomic::unless_missing;
 use crate::persist::files::yaml_file::{PathSeg, YamlFile};
 use bmh_api::ObjectKey;
 use serde_json::Value;
@@ -12,6 +13,16 @@ use std::path::{Path, PathBuf};
 
 /// The kind of the inspection result object.
 pub const HARDWARE_DATA_KIND: &str = "HardwareData";
+
+/// Secrets and the kinds of a host's own objects: not among the objects a plugin is given.
+pub(super) const OWN_KINDS: [(&str, &str); 6] = [
+    (SECRET_API_VERSION, SECRET_KIND),
+    (bmh_api::API_VERSION, bmh_api::KIND),
+    (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
+    (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
+    (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
+    (bmh_api::API_VERSION, HARDWARE_DATA_KIND),
+];
 
 /// A store object that cannot be used, and why. The others are used without it.
 #[derive(Debug)]
@@ -56,18 +67,13 @@ impl<'a> Identity<'a> {
 
     /// The apiVersion and kind this directory holds, for the kinds bmhctl knows.
     fn known(&self) -> Option<(&'static str, &'static str)> {
-        [
-            (SECRET_API_VERSION, SECRET_KIND),
-            (bmh_api::API_VERSION, bmh_api::KIND),
-            (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_SETTINGS_KIND),
-            (bmh_api::API_VERSION, bmh_api::HOST_FIRMWARE_COMPONENTS_KIND),
-            (bmh_api::API_VERSION, bmh_api::DATA_IMAGE_KIND),
-            (bmh_api::API_VERSION, HARDWARE_DATA_KIND),
-            (bmh_api::API_VERSION, bmh_api::BMC_EVENT_SUBSCRIPTION_KIND),
-            (bmh_api::API_VERSION, bmh_api::HOST_UPDATE_POLICY_KIND),
-        ]
-        .into_iter()
-        .find(|(a, k)| resource_dir(a, k) == self.dir)
+        OWN_KINDS
+            .into_iter()
+            .chain([
+                (bmh_api::API_VERSION, bmh_api::BMC_EVENT_SUBSCRIPTION_KIND),
+                (bmh_api::API_VERSION, bmh_api::HOST_UPDATE_POLICY_KIND),
+            ])
+            .find(|(a, k)| resource_dir(a, k) == self.dir)
     }
 
     /// The kind named for messages: the directory's, else what the object says it is.
@@ -85,10 +91,8 @@ impl<'a> Identity<'a> {
 
 /// Reads the object file at `path`: `None` when it does not exist.
 pub(super) fn read(path: &Path) -> Result<Option<Stored>> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(path, e)),
+    let Some(bytes) = unless_missing(std::fs::read(path)).map_err(|e| Error::io(path, e))? else {
+        return Ok(None);
     };
     let id = Identity::of(path);
     let text = String::from_utf8(bytes).map_err(|_| {
@@ -355,21 +359,18 @@ pub(super) fn write_status<T: serde::Serialize>(
     let mut found = false;
     store.update(key, |current| {
         found = current.is_some();
-        current.map(|c| set_status(c, status)).transpose()
+        let Some(mut v) = current.cloned() else {
+            return Ok(None);
+        };
+        let status = status.map(serde_json::to_value).transpose();
+        let status = status.map_err(|e| Error::internal("cannot encode a status as JSON", e))?;
+        if let Some(obj) = v.as_object_mut() {
+            match status {
+                Some(s) => obj.insert("status".into(), s),
+                None => obj.remove("status"),
+            };
+        }
+        Ok(Some(v))
     })?;
     Ok(found)
-}
-
-/// `value` with its `status` replaced (`None`: removed).
-fn set_status<T: serde::Serialize>(value: &Value, status: Option<&T>) -> Result<Value> {
-    let status = status.map(serde_json::to_value).transpose();
-    let status = status.map_err(|e| Error::internal("cannot encode a status as JSON", e))?;
-    let mut v = value.clone();
-    if let Some(obj) = v.as_object_mut() {
-        match status {
-            Some(s) => obj.insert("status".into(), s),
-            None => obj.remove("status"),
-        };
-    }
-    Ok(v)
 }

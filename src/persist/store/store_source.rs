@@ -3,8 +3,8 @@
 use super::Store;
 use super::events::StoredEvent;
 use super::hosts::{
-    carry_last_applied, components_key, data_image_key, decode_host, encode_hardware, encode_host,
-    hardware_key, host_key, settings_key,
+    components_key, data_image_key, decode_host, encode_hardware, encode_host, hardware_key,
+    host_key, last_applied, set_last_applied, settings_key,
 };
 use super::object_file::write_status;
 use super::watcher::StoreWatcher;
@@ -71,17 +71,6 @@ fn keep<T: Clone>(slot: &mut Option<Option<T>>, change: Change<&T>) {
     if let Some(v) = change.written() {
         *slot = Some(v.cloned());
     }
-}
-
-/// The runner's part of the bookkeeping over what the store holds.
-fn merge_book(stored: &mut Bookkeeping, ours: &Bookkeeping) {
-    stored.finalizers = ours.finalizers.clone();
-    stored.architecture = ours.architecture.clone();
-    stored.provisioner_state = ours.provisioner_state.clone();
-    stored.hardware_data = ours.hardware_data.clone();
-    stored.firmware.schema = ours.firmware.schema.clone();
-    stored.firmware.refresh_pending = ours.firmware.refresh_pending;
-    stored.data_image = ours.data_image.clone();
 }
 
 impl HostSource for StoreSource {
@@ -154,11 +143,19 @@ impl HostSource for StoreSource {
                 for a in &p.removed_annotations {
                     host.metadata.annotations.remove(a);
                 }
+                // The runner's part of the bookkeeping over what the store holds.
                 if let Some(Some(ours)) = &p.book {
-                    merge_book(&mut book, ours);
+                    book.finalizers = ours.finalizers.clone();
+                    book.architecture = ours.architecture.clone();
+                    book.provisioner_state = ours.provisioner_state.clone();
+                    book.hardware_data = ours.hardware_data.clone();
+                    book.firmware.schema = ours.firmware.schema.clone();
+                    book.firmware.refresh_pending = ours.firmware.refresh_pending;
+                    book.data_image = ours.data_image.clone();
                 }
                 let mut value = encode_host(&host, &book)?;
-                carry_last_applied(current, &mut value);
+                // The keys the last apply set stay with the host re-encoded.
+                set_last_applied(&mut value, &last_applied(current));
                 Ok(Some(value))
             })?;
         }
