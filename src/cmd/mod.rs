@@ -473,6 +473,7 @@ fn dispatch(
         progress: cli.progress,
     };
     match cli.command {
+        Command::Provision(a) if a.dry_run => provision::provision_plan(a, input, provisioners),
         Command::Provision(a) => provision::provision(a, verbosity, input, provisioners),
         Command::Deprovision(a) => {
             let intent = plan::Intent::Deprovision;

@@ -22,6 +22,24 @@ use bmh_api::ObjectKey;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// `provision --dry-run`: the plan of the same hosts, from the same flags.
+pub fn provision_plan(
+    args: ProvisionArgs,
+    input: InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
+    let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
+    let place = super::options::Place::Files([args.files, args.paths].concat());
+    super::plan::dry_run(
+        Intent::Provision,
+        place,
+        selection,
+        &args.run,
+        input,
+        provisioners,
+    )
+}
+
 pub fn provision(
     args: ProvisionArgs,
     verbosity: Verbosity,
@@ -29,11 +47,6 @@ pub fn provision(
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let paths = [args.files, args.paths].concat();
-    if args.dry_run {
-        let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-        let (intent, place) = (Intent::Provision, super::options::Place::Files(paths));
-        return super::plan::dry_run(intent, place, selection, &args.run, input, provisioners);
-    }
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     // The input's own errors (a missing file) come before the provisioner's (a missing plugin).
