@@ -81,18 +81,20 @@ impl IronicProvisioner {
             .seen(self.client().api_version())
             .map_err(ProvisionerError::other)?;
         if !version.has_virtual_media_get_api() {
+            // BMO prints its `MaxVersion`, the minor version alone.
             return transient(format!(
-                "ironic version={}.{} doesn't support Virtual Media Get API, needs version>=1.93",
-                version.server_max.0, version.server_max.1
+                "ironic version={} doesn't support Virtual Media Get API, needs version>=1.93",
+                version.server_max.1
             ));
         }
         let node = self.get_node()?;
         if node.reservation.as_deref().is_some_and(|r| !r.is_empty()) {
             return Err(ProvisionerError::NodeIsBusy);
         }
+        // BMO's three calls return the client's error as it is (DataImage `status.error`).
         let media = self
             .seen(self.client().get_vmedia(&node.uuid))
-            .map_err(|e| ProvisionerError::Other(format!("failed to get virtual media: {e}")))?;
+            .map_err(ProvisionerError::other)?;
         Ok(media
             .iter()
             .any(|m| m.get("inserted").and_then(Value::as_bool) == Some(true)))
@@ -102,13 +104,13 @@ impl IronicProvisioner {
         let id = self.require_node_id()?;
         self.wrote_unlisted();
         self.seen(self.client().attach_vmedia(&id, url))
-            .map_err(|e| ProvisionerError::Other(format!("failed to attach data image: {e}")))
+            .map_err(ProvisionerError::other)
     }
 
     pub(super) fn do_detach_data_image(&mut self) -> Result<(), ProvisionerError> {
         let id = self.require_node_id()?;
         self.wrote_unlisted();
         self.seen(self.client().detach_vmedia(&id))
-            .map_err(|e| ProvisionerError::Other(format!("failed to detach data image: {e}")))
+            .map_err(ProvisionerError::other)
     }
 }
