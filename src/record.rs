@@ -120,6 +120,12 @@ pub struct FirmwareBook {
     /// Firmware changes were handed to the provisioner: read its firmware status again.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub refresh_pending: bool,
+    /// When the settings and the components were last read (RFC 3339): BMO's HFS and HFC
+    /// controllers read them again after 5 minutes, after 1 while `ChangeDetected` holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings_read_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub components_read_at: Option<String>,
 }
 
 impl FirmwareBook {

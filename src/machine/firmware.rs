@@ -8,6 +8,7 @@ use bmh_api::{
     ProvisioningState as S, SchemaReference, SettingSchema, UPDATE_POLICY_ON_REBOOT,
 };
 use bmhctl_plugin_sdk::{ActualSettings, DesiredSettings, FirmwareSettingsOptions, Provisioner};
+use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
@@ -128,6 +129,25 @@ fn has_changes(conditions: &[Condition], generation: i64) -> Result<(bool, bool)
     Ok((valid && changed.status == TRUE, valid))
 }
 
+/// BMO's `reconcilerRequeueDelay` and `reconcilerRequeueDelayChangeDetected`.
+const READ_AGAIN: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
+const READ_AGAIN_CHANGE_DETECTED: chrono::TimeDelta = chrono::TimeDelta::minutes(1);
+
+/// Whether BMO's HFS or HFC controller, last run at `read_at`, would have run again by `now`.
+fn read_again(conditions: &[Condition], read_at: Option<&str>, now: DateTime<Utc>) -> bool {
+    let changed = conditions
+        .iter()
+        .any(|c| c.type_ == CHANGE_DETECTED && c.status == TRUE);
+    let every = if changed {
+        READ_AGAIN_CHANGE_DETECTED
+    } else {
+        READ_AGAIN
+    };
+    read_at
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .is_none_or(|t| now - t.with_timezone(&Utc) >= every)
+}
+
 /// Whether an object's conditions were not computed for its current generation.
 fn stale(conditions: &[Condition], generation: i64) -> bool {
     conditions
@@ -205,17 +225,35 @@ impl Pass<'_, '_> {
             return;
         }
         let pending = self.rec.book.firmware.refresh_pending;
+        let (now, book) = (self.now.at, &self.rec.book.firmware);
         let mut ok = true;
         if let Some(hfs) = &self.rec.firmware_settings {
             let conditions = hfs.status.as_ref().map_or(&[][..], |s| &s.conditions);
-            if pending || stale(conditions, hfs.metadata.generation) {
-                ok &= self.refresh_firmware_settings(prov);
+            if pending
+                || stale(conditions, hfs.metadata.generation)
+                || read_again(conditions, book.settings_read_at.as_deref(), now)
+            {
+                let read = self.refresh_firmware_settings(prov);
+                if read {
+                    self.rec.book.firmware.settings_read_at = Some(self.now.text().to_string());
+                    self.bookkeeping_changed = true;
+                }
+                ok &= read;
             }
         }
+        let book = &self.rec.book.firmware;
         if let Some(hfc) = &self.rec.firmware_components {
             let conditions = hfc.status.as_ref().map_or(&[][..], |s| &s.conditions);
-            if pending || stale(conditions, hfc.metadata.generation) {
-                ok &= self.refresh_firmware_components(prov);
+            if pending
+                || stale(conditions, hfc.metadata.generation)
+                || read_again(conditions, book.components_read_at.as_deref(), now)
+            {
+                let read = self.refresh_firmware_components(prov);
+                if read {
+                    self.rec.book.firmware.components_read_at = Some(self.now.text().to_string());
+                    self.bookkeeping_changed = true;
+                }
+                ok &= read;
             }
         }
         if pending && ok {
@@ -511,6 +549,27 @@ mod tests {
             component: c.into(),
             url: u.into(),
         }
+    }
+
+    /// BMO's HFS/HFC `Reconcile` requeues after `reconcilerRequeueDelay` (5 min), or
+    /// `reconcilerRequeueDelayChangeDetected` (1 min) while `ChangeDetected` is true.
+    #[test]
+    fn the_status_is_read_again_on_bmo_s_schedule() {
+        let now = DateTime::parse_from_rfc3339("2026-12-01T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let detected = |status: &str| Condition {
+            type_: CHANGE_DETECTED.into(),
+            status: status.into(),
+            ..Condition::default()
+        };
+        let quiet = [detected(FALSE)];
+        let changed = [detected(TRUE)];
+        assert!(read_again(&quiet, None, now));
+        assert!(!read_again(&quiet, Some("2026-12-01T09:55:30Z"), now));
+        assert!(read_again(&quiet, Some("2026-12-01T09:55:00Z"), now));
+        assert!(!read_again(&changed, Some("2026-12-01T09:59:30Z"), now));
+        assert!(read_again(&changed, Some("2026-12-01T09:59:00Z"), now));
     }
 
     #[test]

@@ -231,7 +231,7 @@ impl Machine<'_> {
 
 /// The time of a pass, formatted only when a pass writes it.
 pub(crate) struct PassTime {
-    at: DateTime<Utc>,
+    pub(crate) at: DateTime<Utc>,
     text: OnceCell<Word>,
 }
 

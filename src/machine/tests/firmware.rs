@@ -189,6 +189,10 @@ fn the_provisioner_is_asked_only_when_the_status_is_stale_or_a_change_was_applie
     mock.take_calls();
     t.passes(3);
     assert_eq!(settings_reads(&mock), 0);
+    // BMO's HFS controller comes back every 5 minutes (`reconcilerRequeueDelay`): within the
+    // next four steady passes, a minute apart, the settings are read once again.
+    t.passes(4);
+    assert_eq!(settings_reads(&mock), 1);
 
     // A host without firmware objects is never asked for its settings.
     let mock = Mock::new();
