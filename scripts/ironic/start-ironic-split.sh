@@ -13,10 +13,10 @@
 #   ha               N all-in-one `ironic` processes, API on 127.0.0.(K+1):PORT,
 #                    the shape of metal3's highly available Ironic; bmhctl
 #                    talks to the first one
-# JSON-RPC stays on 8089 because Ironic 39 takes node locks under the bare
-# [DEFAULT]host but registers (and, after a crash, frees those locks) under
-# host:port when the port is not 8089: any other port leaves a dead
-# conductor's locks held for good.
+# JSON-RPC stays on 8089 (IRONIC_RPC_PORT moves it) because Ironic 39 takes
+# node locks under the bare [DEFAULT]host but registers (and, after a crash,
+# frees those locks) under host:port when the port is not 8089: any other
+# port leaves a dead conductor's locks held for good.
 #
 # Needs a server database: IRONIC_DB (an SQLAlchemy URL), or else a private
 # PostgreSQL on IRONIC_PG_PORT (default 15432) is started with start-postgres.sh.
@@ -27,7 +27,7 @@
 # Written in STATE=$BMHCTL_LAB_DIR/ironic-PORT: bmhctl.env, split/<name>.conf,
 # split/<name>.log, split/<name>.pid (name: api, conductor-K or ironic-K).
 #
-# Environment: IRONIC_DB, IRONIC_PG_PORT, IRONIC_FRESH, IRONIC_AUTOMATED_CLEAN,
+# Environment: IRONIC_DB, IRONIC_PG_PORT, IRONIC_RPC_PORT, IRONIC_FRESH, IRONIC_AUTOMATED_CLEAN,
 # IRONIC_DEBUG, IRONIC_EXTRA_CONF, IRONIC_READY_TIMEOUT as for start-ironic.sh.
 # Authentication is noauth only.
 set -euo pipefail
@@ -53,7 +53,8 @@ while [[ $# -gt 0 ]]; do
     *) usage ;;
   esac
 done
-RPC_PORT=8089
+RPC_PORT=${IRONIC_RPC_PORT:-8089}
+[[ $RPC_PORT =~ ^[0-9]+$ ]] || die "IRONIC_RPC_PORT must be a port number"
 HTTP_PORT=$((PORT + 1))
 STATE=$LAB_DIR/ironic-$PORT
 SPLIT=$STATE/split

@@ -488,7 +488,10 @@ impl BatchObserver for Progress {
                     }
                 }
                 // Without -v, a host's first pass error and each new one; with it, every one.
-                if let Some(err) = &out.error {
+                // A refused host's error is its reason for stopping, said once as such.
+                if let Some(err) = &out.error
+                    && out.end != crate::machine::PassEnd::Refused
+                {
                     l.last_failure = format!("{name}: {err}");
                     if verbose || before.pass_error != now.pass_error {
                         l.say(&format!("{name}: pass failed: {err}"));

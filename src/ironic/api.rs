@@ -130,6 +130,19 @@ impl IronicClient {
         self.get_json(&format!("nodes/{}", seg(ident)), &[])
     }
 
+    /// `GET /v1/nodes/{ident}` read for its lock: `reservation` and `updated_at` (which no
+    /// `fields` may name).
+    pub fn node_lock(&self, ident: &str) -> Result<(Option<String>, Option<String>), IronicError> {
+        #[derive(serde::Deserialize, Default)]
+        #[serde(default)]
+        struct Lock {
+            reservation: Option<String>,
+            updated_at: Option<String>,
+        }
+        let l: Lock = self.get_json(&format!("nodes/{}", seg(ident)), &[])?;
+        Ok((l.reservation, l.updated_at))
+    }
+
     /// `GET /v1/conductors?fields=hostname,alive`, all pages (API 1.49 and later).
     pub fn list_conductors(&self) -> Result<Vec<Conductor>, IronicError> {
         self.list_all("conductors", &[("fields", "hostname,alive")], "conductors")

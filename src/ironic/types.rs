@@ -49,6 +49,9 @@ pub struct Node {
     pub health: Option<String>,
     /// Set by Ironic when an inspection finished (even a fake one that stored nothing).
     pub inspection_finished_at: Option<String>,
+    /// Moved on every save of the node, a lock taken or freed included (never listed: Ironic
+    /// refuses it in `fields`).
+    pub updated_at: Option<String>,
     /// Moved on every provision state change (the node watch's catch-all).
     pub provision_updated_at: Option<String>,
     pub boot_interface: Option<String>,

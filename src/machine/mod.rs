@@ -116,6 +116,9 @@ pub enum PassEnd {
     Paused,
     /// The delete path finished: the object is gone.
     Deleted,
+    /// The provisioner found the host held in a way BMO's path cannot take on
+    /// ([`ProvisionerError::Conflict`]): nothing was done, and a batch stops the host.
+    Refused,
 }
 
 impl PassOutcome {
@@ -285,6 +288,11 @@ impl Pass<'_, '_> {
                 self.note_waiting((!why.is_empty()).then_some(why));
                 return PassOutcome::new(Requeue::After(delays::PROVISIONER_NOT_READY_RETRY));
             }
+            Err(ProvisionerError::Conflict(why)) => {
+                let mut out = self.error_outcome(why);
+                out.end = PassEnd::Refused;
+                return out;
+            }
             Err(e) => return self.error_outcome(format!("failed to create provisioner: {e}")),
         };
         let initial = self.state().clone();
@@ -380,6 +388,8 @@ impl Pass<'_, '_> {
             provisioner_id: self.status().provisioning.id.clone(),
             // Handed over shared below rather than copied here.
             provisioner_state: None,
+            externally_provisioned: host.spec.externally_provisioned,
+            inspection_disabled: host.inspection_disabled(),
         };
         let sink_events = self.events.clone();
         let sink: EventSink = Arc::new(move |e| sink_events.lock().unwrap().push(e));

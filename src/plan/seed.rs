@@ -42,6 +42,8 @@ pub fn ask(factory: &dyn ProvisionerFactory, rec: &HostRecord) -> Live {
         boot_mac_address: host.spec.boot_mac_address.clone(),
         provisioner_id: status.provisioning.id.clone(),
         provisioner_state: rec.book.provisioner_state.as_deref().cloned(),
+        externally_provisioned: host.spec.externally_provisioned,
+        inspection_disabled: host.inspection_disabled(),
     };
     // Events of a read are of no interest to a plan.
     let sink: EventSink = Arc::new(|_| {});

@@ -168,6 +168,9 @@ impl Policy for Batch {
                 deleted: false,
             })
         };
+        if out.end == crate::machine::PassEnd::Refused {
+            return stop(false, out.error.clone().unwrap_or_default());
+        }
         if out.deleted() {
             return Next::Stop(Stop {
                 reached: *goal == Goal::Deleted,

@@ -531,7 +531,13 @@ impl<P: Policy> Scheduler<P> {
         let mut at = None;
         match next {
             Next::After(after) => {
-                if let Some(on) = outcome.wait {
+                // A failed pass waits on its provisioner too: it may come back early only
+                // when the provisioner sees something new for it.
+                let on = (outcome.wait).or(outcome
+                    .error
+                    .as_ref()
+                    .map(|_| bmhctl_plugin_sdk::WaitOn::Progress));
+                if let Some(on) = on {
                     slot.waiting = Some(Box::new((now, due::waiting_host(&record, on))));
                     self.asker.host_waits();
                 }

@@ -900,10 +900,11 @@ fn a_node_stuck_in_inspect_wait_is_polled_every_10s_not_busy_looped() {
     assert!(gets <= 60 + 10, "{gets} GETs of the node in 10 minutes");
     assert!(passes <= 60 + 10, "{passes} passes in 10 minutes");
     assert!(gets >= 48, "{gets} GETs: the host was polled");
-    // and little else
+    // and little else (the first pass of a host with no status looks its node up too: a
+    // node an earlier run left is refused at once)
     let total = ironic.requests().len();
     assert!(
-        total <= gets + 20,
+        total <= gets + 24,
         "{total} requests, {gets} of them GETs of the node"
     );
 }

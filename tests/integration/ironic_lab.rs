@@ -1131,3 +1131,91 @@ fn provisioning_limit_caps_busy_nodes_and_delays_the_rest() {
         assert_eq!(own.ironic.node_of(n)["provision_state"], "active");
     }
 }
+
+/// A CI step run again with a fresh copy of its hosts against an Ironic that still holds the
+/// first run's nodes (`active`): BMO's path from registering cannot take them, so each such host
+/// stops in its first pass that asks Ironic, naming the node, its state and the fixes, with its
+/// status and its node untouched; a new host beside them is provisioned; the exit code is 1.
+#[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
+fn a_fresh_copy_of_hosts_whose_nodes_an_earlier_run_left_stops_them_at_once() {
+    let _serial = serial();
+    let ironic = shared_ironic();
+    let names = ["leftover-0", "leftover-1", "leftover-new"];
+    for n in names {
+        ironic.purge(n, None);
+    }
+    let host = |n: &str| bmh(n, true, &format!("fake-hardware://{n}"), &fake_image());
+    let first = hosts_file(&[host(names[0]), host(names[1])]);
+    let lab = Lab::new().file("hosts.yaml", &first);
+    bmhctl(&lab, &ironic, "0.2", &[], &["provision", "hosts.yaml"]).expect_code(0);
+    let nodes: Vec<Value> = names[..2].iter().map(|n| ironic.node_of(n)).collect();
+    for (n, node) in names.iter().zip(&nodes) {
+        assert_eq!(node["provision_state"], "active", "{n}: {node:#}");
+    }
+
+    // The fresh copy, one new host added.
+    let fresh = hosts_file(&[host(names[0]), host(names[1]), host(names[2])]);
+    let lab = Lab::new().file("hosts.yaml", &fresh);
+    let run = bmhctl(
+        &lab,
+        &ironic,
+        "0.2",
+        &[],
+        &[
+            "provision",
+            "hosts.yaml",
+            "-o",
+            "json",
+            "--progress",
+            "plain",
+        ],
+    )
+    .expect_code(1);
+    let results = run.json();
+    let result_of = |n: &str| {
+        results["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"] == n)
+            .unwrap_or_else(|| panic!("{n} in {results:#}"))
+            .clone()
+    };
+    let text = lab.read("hosts.yaml");
+    for (n, node) in names.iter().zip(&nodes) {
+        let uuid = node["uuid"].as_str().unwrap();
+        let r = result_of(n);
+        assert_eq!(r["outcome"], "failed", "{n}: {r:#}");
+        let reason = r["reason"].as_str().unwrap();
+        for part in [
+            format!("Ironic node {NS}~{n} ({uuid}) is already \"active\""),
+            "this host has no status".into(),
+            format!("bmhctl import --from-ironic {uuid}"),
+            format!("baremetal node delete {uuid}"),
+            "Keep the status file".into(),
+        ] {
+            assert!(reason.contains(&part), "{n}: {part:?} not in {reason:?}");
+        }
+        // The finalizer's pass, then the one that asked Ironic.
+        assert!(r["passes"].as_u64().unwrap() <= 2, "{n}: {r:#}");
+        assert!(
+            run.stderr.contains(&format!("{NS}/{n}: ")) && run.stderr.contains(reason),
+            "{n}: the reason on the progress stream\n{}",
+            run.stderr
+        );
+        assert_eq!(status_in(&text, n), Value::Null, "{n}: status untouched");
+        let after = ironic.node_of(n);
+        assert_eq!(
+            after["updated_at"], node["updated_at"],
+            "{n}: node untouched"
+        );
+        assert_eq!(after["provision_state"], "active");
+    }
+    let new = result_of(names[2]);
+    assert_eq!(new["outcome"], "reached", "{new:#}");
+    assert_eq!(state_of(&status_in(&text, names[2])), "provisioned");
+    for n in names {
+        ironic.purge(n, None);
+    }
+}

@@ -2,9 +2,9 @@
 //! one PostgreSQL (`scripts/ironic/start-ironic-split.sh`), fake-hardware hosts.
 //!
 //! Each test starts the split lab of its own, fresh, on ports of its own (API [`PORT`],
-//! PostgreSQL [`PG_PORT`]; the conductors' JSON-RPC is on 127.0.0.2 and 127.0.0.3, port 8089,
-//! so only one split lab runs on a machine) and stops it, PostgreSQL included, when it ends,
-//! passed or not. `BMHCTL_SPLIT_LAB_PORT` and `BMHCTL_SPLIT_LAB_PG_PORT` move them. Without
+//! PostgreSQL [`PG_PORT`]; the conductors' JSON-RPC is on 127.0.0.2 and 127.0.0.3, port 8089
+//! unless a test names another, so only one split lab runs on a machine) and stops it,
+//! PostgreSQL included, when it ends, passed or not. `BMHCTL_SPLIT_LAB_PORT` and `BMHCTL_SPLIT_LAB_PG_PORT` move them. Without
 //! PostgreSQL or Ironic installable the tests FAIL: they never skip.
 //!
 //! The tests take [`serial`]: they share those ports.
@@ -87,6 +87,11 @@ struct SplitLab {
 impl SplitLab {
     /// Two conductors; `extra_conf` is appended to every process's configuration.
     fn start(extra_conf: Option<&Path>) -> SplitLab {
+        Self::start_on(extra_conf, 8089)
+    }
+
+    /// [`SplitLab::start`] with the conductors' JSON-RPC on `rpc_port`.
+    fn start_on(extra_conf: Option<&Path>, rpc_port: u16) -> SplitLab {
         let port = port_from_env("BMHCTL_SPLIT_LAB_PORT", PORT);
         let pg_port = port_from_env("BMHCTL_SPLIT_LAB_PG_PORT", PG_PORT);
         // Stopped on drop from here on, whatever the start does.
@@ -101,6 +106,7 @@ impl SplitLab {
             .current_dir(repo())
             .env("IRONIC_FRESH", "1")
             .env("IRONIC_PG_PORT", pg_port.to_string())
+            .env("IRONIC_RPC_PORT", rpc_port.to_string())
             .env_remove("IRONIC_DB")
             .env_remove("IRONIC_EXTRA_CONF");
         if let Some(conf) = extra_conf {
@@ -173,6 +179,44 @@ impl SplitLab {
     /// The log of `name` (`api`, `conductor-1`, ...).
     fn log(&self, name: &str) -> String {
         std::fs::read_to_string(self.state().join(format!("split/{name}.log"))).unwrap_or_default()
+    }
+
+    /// Starts conductor `name` again, as it was configured; stop-ironic.sh stops it with the
+    /// rest (its pid file is updated).
+    fn restart_conductor(&self, name: &str) -> Child {
+        let log = std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.state().join(format!("split/{name}.stdout.log")))
+            .unwrap();
+        let child = Command::new("setsid")
+            .arg(lab_state_dir().join(".venv-ironic/bin/ironic-conductor"))
+            .arg("--config-file")
+            .arg(self.state().join(format!("split/{name}.conf")))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("start the conductor again");
+        let pidfile = self.state().join(format!("split/{name}.pid"));
+        std::fs::write(&pidfile, child.id().to_string()).unwrap();
+        child
+    }
+
+    /// SIGKILLs conductor `name`: a master and its worker, in a process group of their own,
+    /// both at once, as on a crash (the master alone would let the worker shut down
+    /// gracefully).
+    fn kill_conductor(&self, name: &str) {
+        let pidfile = self.state().join(format!("split/{name}.pid"));
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let status = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pid}")])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -KILL -- -{pid}");
     }
 
     /// The conductor process (`conductor-K`) that runs as `host` (127.0.0.(K+1)).
@@ -458,19 +502,7 @@ fn a_sigkilled_conductor_leaves_its_lock_the_host_says_why_and_asks_seldom() {
         std::thread::sleep(Duration::from_millis(200));
     };
     let name = SplitLab::conductor_name(&holder);
-    let pidfile = lab.state().join(format!("split/{name}.pid"));
-    let pid: i32 = std::fs::read_to_string(&pidfile)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    // The conductor is a master and its worker, in a process group of their own: both go at
-    // once, as on a crash (the master alone would let the worker shut down gracefully).
-    let status = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .status()
-        .unwrap();
-    assert!(status.success(), "kill -KILL -- -{pid}");
+    lab.kill_conductor(&name);
     let killed = Instant::now();
 
     // Every host to `provisioned`, right away.
@@ -548,21 +580,7 @@ fn a_sigkilled_conductor_leaves_its_lock_the_host_says_why_and_asks_seldom() {
     );
 
     // The remedy: the conductor starts again under its host name and frees its locks.
-    let log = std::fs::OpenOptions::new()
-        .append(true)
-        .open(lab.state().join(format!("split/{name}.stdout.log")))
-        .unwrap();
-    let mut restarted = Command::new("setsid")
-        .arg(lab_state_dir().join(".venv-ironic/bin/ironic-conductor"))
-        .arg("--config-file")
-        .arg(lab.state().join(format!("split/{name}.conf")))
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .expect("start the conductor again");
-    // stop-ironic.sh stops it with the rest.
-    std::fs::write(&pidfile, restarted.id().to_string()).unwrap();
+    let mut restarted = lab.restart_conductor(&name);
     let (code, stdout, stderr) = out.finish(&mut child, Duration::from_secs(300));
     assert_all_reached(code, &stdout, &stderr, &hosts);
     assert!(
@@ -570,6 +588,185 @@ fn a_sigkilled_conductor_leaves_its_lock_the_host_says_why_and_asks_seldom() {
         "{stderr}"
     );
     // stop-ironic.sh (on drop) stops it with the rest: reap it then.
+    drop(lab);
+    let _ = restarted.wait();
+}
+
+/// Conductors on a JSON-RPC port other than 8089 (Ironic then registers them as `HOST:PORT`
+/// but takes locks as `HOST`). The conductor holding a node locked by a long vendor call
+/// (its host's deploy request refused) and nodes locked while `deploying` (a ten-minute fake
+/// deploy) is SIGKILLed: each of those hosts names the lock within 60 s of Ironic listing the
+/// conductor dead, `deploying` ones included. Then the conductor is restarted: Ironic keeps the
+/// old locks, the hosts keep saying why, and the refused host's requests stay under one 409 a
+/// minute.
+#[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
+fn locks_a_dead_conductor_left_are_named_in_every_state_and_after_its_restart() {
+    let _serial = serial();
+    let dir = Lab::new().file(
+        "split-lab.conf",
+        "[fake]\nvendor_delay = 600\ndeploy_delay = 600\n\n[conductor]\nheartbeat_timeout = 15\n\
+         check_provision_state_interval = 600\n\n[DEFAULT]\nhash_ring_reset_interval = 5\n",
+    );
+    let lab = SplitLab::start_on(Some(&dir.path("split-lab.conf")), 17612);
+    let hosts: Vec<String> = (0..8).map(|i| format!("rpc-{i}")).collect();
+    let dir = dir.file(
+        "hosts.yaml",
+        &hosts_file(&hosts, "automatedCleaningMode: disabled"),
+    );
+    let mut child = spawn_bmhctl(&dir, &lab, "0.2", &["--timeout", "20m", "hosts.yaml"]);
+    let (code, stdout, stderr) =
+        Output::follow(&mut child).finish(&mut child, Duration::from_secs(300));
+    assert_all_reached(code, &stdout, &stderr, &hosts);
+
+    // The first host's node held by a ten-minute vendor call.
+    let refused = &hosts[0];
+    let uuid = lab.node(refused)["uuid"].as_str().unwrap().to_string();
+    let (code, body) = http(
+        "POST",
+        &format!(
+            "{}/v1/nodes/{uuid}/vendor_passthru?method=second_method",
+            lab.root
+        ),
+        Some(&json!({"bar": "kazoo"})),
+    );
+    assert_eq!(code, 202, "vendor passthru: {body}");
+    let reserved = |h: &String| lab.node(h)["reservation"].as_str().map(str::to_string);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let holder = loop {
+        if let Some(r) = reserved(refused) {
+            break r;
+        }
+        assert!(Instant::now() < deadline, "the node was never reserved");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+
+    // Every host to `provisioned`: the others' deploys start and hang, locked.
+    std::fs::write(
+        dir.path("hosts.yaml"),
+        dir.read("hosts.yaml").replace(
+            "  online: true\n",
+            &format!("  online: true\n  {}\n", FAKE_IMAGE.replace('\n', "\n  ")),
+        ),
+    )
+    .unwrap();
+    let mut child = spawn_bmhctl(&dir, &lab, "1", &["--timeout", "30m", "hosts.yaml"]);
+    let out = Output::follow(&mut child);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let deploying: Vec<String> = loop {
+        let nodes: Vec<Value> = hosts[1..].iter().map(|h| lab.node(h)).collect();
+        let all_deploying = (nodes.iter())
+            .all(|n| n["provision_state"] == "deploying" && n["reservation"].is_string());
+        if all_deploying {
+            break (hosts[1..].iter().zip(&nodes))
+                .filter(|(_, n)| n["reservation"] == holder.as_str())
+                .map(|(h, _)| h.clone())
+                .collect();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!(
+                "the deploys did not start:\n{}\n{}",
+                lab.nodes_text(&hosts),
+                out.stderr()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert!(
+        !deploying.is_empty(),
+        "no deploying node on {holder}'s conductor:\n{}",
+        lab.nodes_text(&hosts)
+    );
+    let name = SplitLab::conductor_name(&holder);
+    lab.kill_conductor(&name);
+    let killed = Instant::now();
+    let dead_at = loop {
+        let listed = lab.conductors();
+        if listed
+            .iter()
+            .any(|(c, alive)| c.starts_with(&holder) && !alive)
+        {
+            break Instant::now();
+        }
+        assert!(killed.elapsed() < Duration::from_secs(120), "{listed:?}");
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    eprintln!("{holder} listed dead {:?} after the kill", dead_at - killed);
+
+    let named = |h: &String| {
+        format!(
+            "{NS}/{h}: waiting for the provisioner: node {NS}~{h} locked by conductor {holder}, which is offline"
+        )
+    };
+    let locked: Vec<&String> = std::iter::once(refused).chain(&deploying).collect();
+    for h in &locked {
+        let reason = named(h);
+        let seen_at = loop {
+            if let Some((at, _)) = out.first(&reason) {
+                break at;
+            }
+            if dead_at.elapsed() > Duration::from_secs(60) || child.try_wait().unwrap().is_some() {
+                let _ = child.kill();
+                panic!(
+                    "no {reason:?} within a minute of {holder} listed dead:\n{}\n{}",
+                    out.stderr(),
+                    lab.nodes_text(&hosts)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        eprintln!(
+            "{h}: named {:?} after {holder} was listed dead",
+            seen_at.saturating_duration_since(dead_at)
+        );
+    }
+
+    // The conductor again, registered as HOST:PORT; Ironic keeps the locks it took as HOST.
+    let mut restarted = lab.restart_conductor(&name);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !lab
+        .conductors()
+        .iter()
+        .any(|(c, alive)| c.starts_with(&holder) && *alive)
+    {
+        assert!(Instant::now() < deadline, "{name} never came back");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let back = lab.log("api").len();
+    std::thread::sleep(Duration::from_secs(75));
+    for h in &locked {
+        assert_eq!(
+            reserved(h).as_deref(),
+            Some(holder.as_str()),
+            "{h}: Ironic kept the lock"
+        );
+        let described = dir.run(&["describe", "-f", "hosts.yaml", &format!("{NS}/{h}")]);
+        let described = described.expect_code(0).stdout;
+        let waiting = described
+            .lines()
+            .find(|l| l.starts_with("Waiting:"))
+            .unwrap_or_else(|| panic!("{h}: no Waiting: line after the restart in\n{described}"));
+        assert!(
+            waiting.contains(&format!("locked by conductor {holder}")),
+            "{h}: {waiting}"
+        );
+    }
+    assert!(
+        out.first(&format!("{NS}/{refused}: the provisioner answers again"))
+            .is_none(),
+        "{}",
+        out.stderr()
+    );
+    let refusals = lab.log("api")[back..]
+        .lines()
+        .filter(|l| l.contains(&uuid) && l.contains(" - 409 ("))
+        .count();
+    eprintln!("409s for {refused} in the 75 s after the restart: {refusals}");
+    assert!(refusals <= 1, "{refusals} refused requests in 75 s");
+
+    let _ = child.kill();
+    let _ = child.wait();
     drop(lab);
     let _ = restarted.wait();
 }

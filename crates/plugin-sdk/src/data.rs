@@ -87,6 +87,13 @@ pub struct HostData {
     pub provisioner_id: String,
     /// What the provisioner returned from `persistent_state` after the previous pass.
     pub provisioner_state: Option<serde_json::Value>,
+    /// `spec.externallyProvisioned`: registration leads to `externally provisioned`.
+    #[serde(default)]
+    pub externally_provisioned: bool,
+    /// Inspection is disabled (`inspectionMode` or the legacy annotation): registration leads
+    /// to `preparing`, not `inspecting`.
+    #[serde(default)]
+    pub inspection_disabled: bool,
 }
 
 /// A format a preprovisioning image can be built in, as named by a `PreprovisioningImage`.

@@ -15,6 +15,10 @@ pub enum ProvisionerError {
     /// The node is locked by another operation: retried later without counting an error.
     #[error("node is busy")]
     NodeIsBusy,
+    /// The backend already holds the host in a way its status does not know and BMO's path
+    /// cannot take on (a node left by an earlier run): the host's run stops, its status as it was.
+    #[error("{0}")]
+    Conflict(String),
     /// Any other (transient or unexpected) error.
     #[error("{0}")]
     Other(String),

@@ -1,6 +1,9 @@
 //! Nodes locked by a conductor that is gone, whose 409 NodeLocked never clears by itself: the
 //! holder is checked against `GET /v1/conductors` (listed once per [`CONDUCTORS_TTL`]); a dead
-//! one gets a growing retry delay and the operator's remedy.
+//! one gets a growing retry delay and the operator's remedy. A lock is also stale when it
+//! outlives its holder's death under the same name (a conductor restarted with a JSON-RPC port
+//! other than 8089 registers as `HOST:PORT` and never frees the locks it took as `HOST`): known
+//! stale and untouched since, or held without any change of the node for [`KEPT_AFTER`].
 
 use crate::client::{IronicClient, IronicError};
 use crate::mutex::lock;
@@ -14,12 +17,24 @@ pub const FIRST_DELAY: Duration = Duration::from_secs(5);
 pub const MAX_DELAY: Duration = Duration::from_secs(30);
 /// How long one conductor listing answers for every host.
 pub const CONDUCTORS_TTL: Duration = Duration::from_secs(5);
+/// A reservation listed this long is worth asking about (a live conductor's lock is shorter).
+pub const SUSPECT_AFTER: Duration = Duration::from_secs(30);
+/// A lock held by a live conductor is asked about again no sooner than this.
+pub const RECHECK: Duration = Duration::from_secs(10);
+/// A lock held this long has its node read, to tell later whether the node changed.
+pub const STAMP_AFTER: Duration = Duration::from_secs(60);
+/// A lock held this long with the node unchanged is stale whoever holds it.
+pub const KEPT_AFTER: Duration = Duration::from_secs(120);
 
-/// A node whose lock is held by a conductor that is offline.
+/// A node whose lock nobody will release.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaleLock {
-    /// The `reservation`: the host name the dead conductor took the lock under.
+    /// The `reservation`: the host name the conductor took the lock under.
     pub conductor: String,
+    /// Whether that conductor is listed offline (else: alive, but the lock is an old one).
+    pub offline: bool,
+    /// How long the lock has been seen held, unchanged.
+    pub held_for: Duration,
     /// How long to wait before asking Ironic again.
     pub delay: Duration,
     /// First seen by this check (the event is published once per episode).
@@ -30,12 +45,33 @@ impl StaleLock {
     /// What the host shows while it waits (progress line, result table, event), with the remedy.
     pub fn message(&self, node: &str) -> String {
         let conductor = &self.conductor;
+        let check = format!(
+            "check with `baremetal conductor list` and `baremetal node show {node} -f value -c \
+             reservation`"
+        );
+        if self.offline {
+            return format!(
+                "node {node} locked by conductor {conductor}, which is offline: restart that \
+                 conductor with the same [DEFAULT]host (on start it frees its locks; keep \
+                 [json_rpc]port at 8089, or the lock stays), or keep another conductor alive to \
+                 take the node over; {check}"
+            );
+        }
+        let held = humanize(self.held_for);
         format!(
-            "node {node} locked by conductor {conductor}, which is offline: restart that conductor \
-             with the same [DEFAULT]host (on start it frees its locks; keep [json_rpc]port at 8089, \
-             or the lock stays), or keep another conductor alive to take the node over; check with \
-             `baremetal conductor list` and `baremetal node show {node} -f value -c reservation`"
+            "node {node} locked by conductor {conductor} for {held} with no change of the node, \
+             a lock that conductor does not release: one it took before a restart (a conductor \
+             whose [json_rpc]port is not 8089 registers as HOST:PORT and frees only locks of that \
+             name); clear the node's reservation in Ironic's database, or restart the conductors \
+             with [json_rpc]port 8089; {check}"
         )
+    }
+}
+
+fn humanize(d: Duration) -> String {
+    match d.as_secs() {
+        s if s < 120 => format!("{s}s"),
+        s => format!("{}m", s / 60),
     }
 }
 
@@ -46,9 +82,20 @@ pub fn lock_holder(message: &str) -> Option<&str> {
     (!host.is_empty()).then_some(host)
 }
 
+/// A lock known to be stale.
 struct Held {
     conductor: String,
+    offline: bool,
     delay: Duration,
+    next_check: Instant,
+}
+
+/// A reservation seen held, and since when (its node's `updated_at` once read).
+struct Seen {
+    reservation: String,
+    stamp: Option<String>,
+    since: Instant,
+    /// Not asked about again before this.
     next_check: Instant,
 }
 
@@ -56,6 +103,7 @@ struct Held {
 struct Inner {
     conductors: Option<(Instant, Vec<Conductor>)>,
     nodes: HashMap<String, Held>,
+    seen: HashMap<String, Seen>,
 }
 
 /// Shared by every host of a process (see the module comment).
@@ -76,36 +124,52 @@ fn held_by_live(conductors: &[Conductor], reservation: &str) -> bool {
 }
 
 impl LockWatch {
-    /// After a 409 on `node` (its UUID): `Some` when an offline conductor holds its lock (the
-    /// 409's `holder`, else the node's `reservation`); within a known lock's delay, from memory.
+    /// After a 409 on `node` (its UUID; `holder` as the 409 names it), or a reservation held a
+    /// while: `Some` when the lock is stale (see the module comment); within a known lock's
+    /// delay, from memory. The node is read where its `updated_at` decides (a lock known
+    /// stale, or held since [`STAMP_AFTER`]), or when the holder is not named.
     pub fn check(
         &self,
         client: &IronicClient,
         node: &str,
         holder: Option<&str>,
     ) -> Option<StaleLock> {
+        self.judge(client, node, holder, None)
+    }
+
+    /// [`LockWatch::check`], with the node's `(reservation, updated_at)` when just read.
+    fn judge(
+        &self,
+        client: &IronicClient,
+        node: &str,
+        holder: Option<&str>,
+        read: Option<(String, String)>,
+    ) -> Option<StaleLock> {
         let now = Instant::now();
-        {
+        let wants_stamp = {
             let inner = lock(&self.inner);
             if let Some(h) = inner.nodes.get(node)
                 && now < h.next_check
             {
-                return Some(StaleLock {
-                    conductor: h.conductor.clone(),
-                    delay: h.next_check - now,
-                    new: false,
-                });
+                return Some(stale_of(h, &inner, node, now, h.next_check - now, false));
             }
-        }
-        // Unknown or due: read the reservation, then the conductors (outside the lock).
-        let reservation = match holder {
-            Some(h) => Some(h.to_string()),
-            None => match client.get_node(node) {
-                Ok(n) => n.reservation.filter(|r| !r.is_empty()),
+            let seen = inner.seen.get(node);
+            let known = inner.nodes.contains_key(node);
+            if !known && seen.is_some_and(|s| now < s.next_check) {
+                return None;
+            }
+            known || seen.is_some_and(|s| now.duration_since(s.since) >= STAMP_AFTER)
+        };
+        // Unknown or due: the node's lock, then the conductors (outside the lock).
+        let (reservation, stamp) = match (read, holder) {
+            (Some((r, t)), _) => (Some(r), Some(t)),
+            (None, Some(h)) if !wants_stamp => (Some(h.to_string()), None),
+            _ => match client.node_lock(node) {
+                Ok(l) => l,
                 Err(e) => return self.forget_on_error(node, &e),
             },
         };
-        let Some(reservation) = reservation else {
+        let Some(reservation) = reservation.filter(|r| !r.is_empty()) else {
             self.forget(node);
             return None;
         };
@@ -114,33 +178,104 @@ impl LockWatch {
             Err(e) => return self.forget_on_error(node, &e),
         };
         // An empty listing tells nothing; a holder missing from a listing deregistered.
-        if conductors.is_empty() || held_by_live(&conductors, &reservation) {
-            self.forget(node);
-            return None;
-        }
+        let offline = !conductors.is_empty() && !held_by_live(&conductors, &reservation);
         let mut inner = lock(&self.inner);
-        let (delay, new) = match inner.nodes.get(node) {
-            Some(h) if h.conductor == reservation => ((h.delay * 2).min(MAX_DELAY), false),
-            _ => (FIRST_DELAY, true),
+        let prev = inner
+            .seen
+            .get(node)
+            .filter(|s| s.reservation == reservation);
+        // Some(true): two reads show the node untouched; Some(false): it changed.
+        let untouched = (prev.and_then(|s| s.stamp.as_ref()))
+            .zip(stamp.as_ref())
+            .map(|(a, b)| a == b);
+        let (since, stamp) = match prev {
+            Some(s) if untouched != Some(false) => (s.since, stamp.or(s.stamp.clone())),
+            _ => (now, stamp),
         };
-        inner.nodes.insert(
+        let known = (inner.nodes.get(node))
+            .filter(|h| h.conductor == reservation)
+            .map(|h| h.delay);
+        let untouched = untouched == Some(true);
+        let kept = known.is_some() && untouched;
+        let long = untouched && now.duration_since(since) >= KEPT_AFTER;
+        let stale = offline || kept || long;
+        let next_check = if stale { now } else { now + RECHECK };
+        inner.seen.insert(
             node.to_string(),
-            Held {
-                conductor: reservation.clone(),
-                delay,
-                next_check: now + delay,
+            Seen {
+                reservation: reservation.clone(),
+                stamp,
+                since,
+                next_check,
             },
         );
-        Some(StaleLock {
+        if !stale {
+            inner.nodes.remove(node);
+            return None;
+        }
+        let (delay, new) = match known {
+            Some(d) => ((d * 2).min(MAX_DELAY), false),
+            None => (FIRST_DELAY, true),
+        };
+        let held = Held {
             conductor: reservation,
+            offline,
             delay,
-            new,
-        })
+            next_check: now + delay,
+        };
+        let out = stale_of(&held, &inner, node, now, delay, new);
+        inner.nodes.insert(node.to_string(), held);
+        Some(out)
     }
 
-    /// The node answered without 409: its lock, if any, is gone.
+    /// A node's `reservation` as a listing or a read shows it (a read with its `updated_at`):
+    /// a lock held for [`SUSPECT_AFTER`] is checked (at most every [`RECHECK`] while its
+    /// holder lives).
+    pub fn observe(
+        &self,
+        client: &IronicClient,
+        node: &str,
+        reservation: Option<&str>,
+        updated_at: Option<&str>,
+    ) -> Option<StaleLock> {
+        let Some(reservation) = reservation.filter(|r| !r.is_empty()) else {
+            self.forget(node);
+            return None;
+        };
+        let now = Instant::now();
+        {
+            let mut inner = lock(&self.inner);
+            let known = inner.nodes.contains_key(node);
+            match inner.seen.get(node) {
+                Some(s) if s.reservation == reservation => {
+                    if !known && now.duration_since(s.since) < SUSPECT_AFTER {
+                        return None;
+                    }
+                }
+                _ => {
+                    inner.nodes.remove(node);
+                    inner.seen.insert(
+                        node.to_string(),
+                        Seen {
+                            reservation: reservation.to_string(),
+                            stamp: None,
+                            since: now,
+                            next_check: now,
+                        },
+                    );
+                    return None;
+                }
+            }
+        }
+        let read = updated_at.map(|t| (reservation.to_string(), t.to_string()));
+        self.judge(client, node, None, read)
+    }
+
+    /// The node answered without 409, or shows no reservation: its lock, if any, is gone.
     pub fn forget(&self, node: &str) {
-        lock(&self.inner).nodes.remove(node);
+        let mut inner = lock(&self.inner);
+        inner.nodes.remove(node);
+        inner.seen.remove(node);
     }
 
     /// A stale lock of `node` is known (no request).
@@ -155,6 +290,10 @@ impl LockWatch {
         if let Some(h) = inner.nodes.get_mut(node) {
             h.next_check -= by;
         }
+        if let Some(s) = inner.seen.get_mut(node) {
+            s.since -= by;
+            s.next_check -= by;
+        }
         if let Some((at, _)) = &mut inner.conductors {
             *at -= by;
         }
@@ -163,11 +302,10 @@ impl LockWatch {
     /// A failed read decides nothing: a 409 without a known stale lock is an ordinary retry.
     fn forget_on_error(&self, node: &str, e: &IronicError) -> Option<StaleLock> {
         tracing::debug!(node, error = %e, "cannot tell who holds the node's lock");
-        lock(&self.inner).nodes.get(node).map(|h| StaleLock {
-            conductor: h.conductor.clone(),
-            delay: h.delay,
-            new: false,
-        })
+        let now = Instant::now();
+        let inner = lock(&self.inner);
+        let h = inner.nodes.get(node)?;
+        Some(stale_of(h, &inner, node, now, h.delay, false))
     }
 
     fn conductors(
@@ -186,6 +324,27 @@ impl LockWatch {
         let listed = client.list_conductors()?;
         lock(&self.inner).conductors = Some((Instant::now(), listed.clone()));
         Ok(listed)
+    }
+}
+
+fn stale_of(
+    h: &Held,
+    inner: &Inner,
+    node: &str,
+    now: Instant,
+    delay: Duration,
+    new: bool,
+) -> StaleLock {
+    let held_for = inner
+        .seen
+        .get(node)
+        .map_or(Duration::ZERO, |s| now.duration_since(s.since));
+    StaleLock {
+        conductor: h.conductor.clone(),
+        offline: h.offline,
+        held_for,
+        delay,
+        new,
     }
 }
 

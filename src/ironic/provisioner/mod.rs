@@ -134,13 +134,24 @@ impl Shared {
             .partition(|(_, w)| w.on == WaitOn::Progress);
         // Before `progress_due` sweeps the records: a delayed host's stays.
         self.watch.capacity_asked(&listing, &asked_of(&capacity));
-        let due = self.watch.progress_due(&listing, &asked_of(&progress));
+        let asked = asked_of(&progress);
+        let due = self.watch.progress_due(&listing, &asked);
+        // A node whose lock nobody will release is never due by the change rule: its host is
+        // due once, when that is found, to say so.
+        let stale_found = |a: &node_watch::Asked<'_>| {
+            NodeWatch::find(&listing, a).is_some_and(|n| {
+                let reservation = n.reservation.as_deref();
+                let found = self.locks.observe(&self.client, &n.uuid, reservation, None);
+                found.is_some_and(|s| s.new)
+            })
+        };
         answer.due.extend(
             progress
                 .iter()
+                .zip(&asked)
                 .zip(due)
-                .filter(|(_, d)| *d)
-                .map(|((i, _), _)| *i),
+                .filter(|((_, a), d)| *d || stale_found(a))
+                .map(|(((i, _), _), _)| *i),
         );
         if !capacity.is_empty() {
             self.capacity.observe(listing.started, listing.busy_names());
@@ -240,11 +251,9 @@ impl ProvisionerFactory for IronicFactory {
                 stale.message(&node_name(&host.key)),
             ));
         }
-        Ok(Box::new(IronicProvisioner::new(
-            self.shared.clone(),
-            host,
-            events,
-        )))
+        let mut provisioner = IronicProvisioner::new(self.shared.clone(), host, events);
+        provisioner.refuse_leftover()?;
+        Ok(Box::new(provisioner))
     }
 
     fn due_hosts(&self, waiting: &[WaitingHost]) -> Result<Option<DueHosts>, ProvisionerError> {
@@ -304,6 +313,8 @@ pub struct IronicProvisioner {
     created: bool,
     /// This pass's lookup of the boot MAC's ports (lower-cased MAC, answer).
     mac_owners: Option<(String, Vec<crate::Port>)>,
+    /// The node the leftover check found, for this pass's registration to take.
+    found: Option<Node>,
 }
 
 impl Drop for IronicProvisioner {
@@ -359,6 +370,7 @@ impl IronicProvisioner {
             conflict_wait_ms: AtomicU64::new(0),
             created: false,
             mac_owners: None,
+            found: None,
         }
     }
 
@@ -411,6 +423,11 @@ impl IronicProvisioner {
         let Some(stale) = locks.check(&self.shared.client, &self.node_id, Some(holder)) else {
             return;
         };
+        self.stale_lock(&stale);
+    }
+
+    /// A stale lock found: a longer retry and, the first time, an event naming it.
+    fn stale_lock(&self, stale: &StaleLock) {
         let ms = u64::try_from(stale.delay.as_millis())
             .unwrap_or(u64::MAX)
             .max(1);
@@ -418,7 +435,12 @@ impl IronicProvisioner {
         if stale.new {
             let message = stale.message(&self.node_name());
             tracing::warn!(node = %self.node_id, conductor = %stale.conductor, "{message}");
-            self.publish("NodeLockedByOfflineConductor", message);
+            let reason = if stale.offline {
+                "NodeLockedByOfflineConductor"
+            } else {
+                "NodeLockNotReleased"
+            };
+            self.publish(reason, message);
         }
     }
 
@@ -432,6 +454,11 @@ impl IronicProvisioner {
 
     /// A full node just read from Ironic (GET, or a POST/PATCH answer): the current node.
     fn keep(&mut self, n: Node) {
+        let locks = &self.shared.locks;
+        let (reservation, stamp) = (n.reservation.as_deref(), n.updated_at.as_deref());
+        if let Some(stale) = locks.observe(self.client(), &n.uuid, reservation, stamp) {
+            self.stale_lock(&stale);
+        }
         self.read = Some((n.clone(), Instant::now()));
         self.wrote = false;
         self.mergeable = node_watch::settled(&n);

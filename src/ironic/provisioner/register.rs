@@ -6,7 +6,7 @@ use crate::convert::configdrive::parse_yaml_mapping;
 use crate::types::{Node, NodePatch, Section, state};
 use bmh_api::{BootMode, InspectionMode, OperationalStatus, ProvisioningState};
 use bmh_bmc::{AccessDetails, Credentials};
-use bmhctl_plugin_sdk::{ImageFormat, ManagementAccessData, OpResult, ProvisionerError};
+use bmhctl_plugin_sdk::{HostData, ImageFormat, ManagementAccessData, OpResult, ProvisionerError};
 use bmhctl_plugin_sdk::{RegisterOptions, RegisterResult};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -204,9 +204,50 @@ impl IronicProvisioner {
         patch
     }
 
+    /// A host whose status knows no node, while the node BMO's lookup finds for it sits in a
+    /// state BMO's path from registering never takes a node from: a node an earlier run left
+    /// (its host would wait for ever). Refused before anything is written, to Ironic or status.
+    pub(super) fn refuse_leftover(&mut self) -> Result<(), ProvisionerError> {
+        if !self.host.provisioner_id.is_empty() || self.host.bmc_address.is_empty() {
+            return Ok(());
+        }
+        let Ok(Some(node)) = self.find_existing_host() else {
+            return Ok(());
+        };
+        let state = node.provision_state.clone();
+        let (name, uuid) = (node.name_str().to_string(), node.uuid.clone());
+        self.found = Some(node);
+        if path_takes(&state, &self.host) {
+            return Ok(());
+        }
+        let next = if self.host.externally_provisioned {
+            "externally provisioned"
+        } else if self.host.inspection_disabled {
+            "preparing"
+        } else {
+            "inspecting"
+        };
+        let named = if name.is_empty() {
+            uuid.clone()
+        } else {
+            format!("{name} ({uuid})")
+        };
+        Err(ProvisionerError::Conflict(format!(
+            "Ironic node {named} is already \"{state}\", but this host has no status: a node left \
+             by an earlier run, which BMO's path from registering cannot take on (the host would \
+             wait in \"{next}\" for ever); nothing was changed. Keep the status file of the run \
+             that made the node, adopt the node as it is with `bmhctl import --from-ironic {uuid}`, \
+             or delete it (`baremetal node undeploy {uuid}` if deployed, then `baremetal node \
+             delete {uuid}`)"
+        )))
+    }
+
     /// BMO's `findExistingHost` (spec 2.2): by ID, by name, by boot MAC. `Err` is the outcome:
     /// `fail` when a named node already owns the boot MAC, else transient.
     fn find_existing_host(&mut self) -> Result<Option<Node>, Outcome> {
+        if let Some(n) = self.found.take() {
+            return Ok(Some(n));
+        }
         let other = |m: String| Err(transient(format!("failed to find existing host: {m}")));
         match self.get_node() {
             Ok(n) => return Ok(Some(n)),
@@ -572,6 +613,35 @@ pub(super) fn deploy_interface(
 }
 
 /// BMO's `bmcAddressMatches`: compares only the first (sorted) key ending in `_address`.
+/// Whether BMO's path from registering (Register, then Adopt, Prepare or Inspect) takes a
+/// node from Ironic `state`, at once or once the node gets out of it by itself (spec 3.1-3.8).
+fn path_takes(state: &str, host: &HostData) -> bool {
+    use state::*;
+    if host.externally_provisioned {
+        // Adopt answers every state but `adopt failed` (a failure BMO reports as such).
+        return true;
+    }
+    // Register waits these out; cleaning and inspection end in a state both paths take.
+    let common = [
+        ENROLL,
+        VERIFYING,
+        MANAGEABLE,
+        AVAILABLE,
+        CLEANING,
+        CLEAN_WAIT,
+        INSPECTING,
+        INSPECT_WAIT,
+        DELETING,
+    ];
+    common.contains(&state)
+        || state
+            == if host.inspection_disabled {
+                CLEAN_FAIL
+            } else {
+                INSPECT_FAIL
+            }
+}
+
 fn bmc_address_matches(current: &Map<String, Value>, desired: &Map<String, Value>) -> bool {
     let first = |m: &Map<String, Value>| {
         let key = m.keys().filter(|k| k.ends_with("_address")).min()?;

@@ -28,6 +28,7 @@ mod custom_deploy;
 mod data_image;
 mod event_subscription;
 mod image_checksums;
+mod leftover;
 mod network_data;
 mod port_listing;
 mod ports;
