@@ -166,6 +166,11 @@ impl ObjectMap {
     pub fn contains_secret(&self, key: &ObjectKey) -> bool {
         self.secrets.contains_key(key)
     }
+
+    /// The objects other than Secrets, in order of kind, namespace and name.
+    pub fn objects(&self) -> impl Iterator<Item = (&TypedKey, &Value)> {
+        self.objects.iter().map(|(k, v)| (k, &**v))
+    }
 }
 
 #[cfg(test)]

@@ -59,8 +59,7 @@ pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()
     }
     // The whole of the files goes to the cluster: what bmhctl skipped goes as it was written.
     if args.hosts.is_empty() && args.selector.is_none() {
-        out.docs
-            .extend(source.skipped_documents().into_iter().cloned());
+        out.docs.extend(source.skipped_documents()?);
     }
     if !out.refused.is_empty() {
         return Err(Error::invalid(format!(

@@ -116,8 +116,9 @@ pub enum PassEnd {
     Paused,
     /// The delete path finished: the object is gone.
     Deleted,
-    /// The provisioner found the host held in a way BMO's path cannot take on
-    /// ([`ProvisionerError::Conflict`]): nothing was done, and a batch stops the host.
+    /// Nothing was done, and a batch stops the host: the provisioner found it held in a way
+    /// BMO's path cannot take on ([`ProvisionerError::Conflict`]), or its BMC Secret still holds
+    /// `import`'s password placeholder.
     Refused,
 }
 
@@ -279,6 +280,14 @@ impl Pass<'_, '_> {
         if let Some(out) = self.resolve_credentials() {
             return out;
         }
+        // `import`'s password placeholder never reaches a BMC (a host file holding it is
+        // refused at load; a stored one here).
+        let placeholder = (self.creds_secret.as_ref()).and_then(|s| {
+            crate::objects::placeholder_problem(&s.key, s.data.get("password").map(|p| &p[..]))
+        });
+        if let Some(why) = placeholder {
+            return self.refused(why);
+        }
         let mut prov = match self.new_provisioner() {
             Ok(p) => {
                 self.note_waiting(None);
@@ -288,11 +297,7 @@ impl Pass<'_, '_> {
                 self.note_waiting((!why.is_empty()).then_some(why));
                 return PassOutcome::new(Requeue::After(delays::PROVISIONER_NOT_READY_RETRY));
             }
-            Err(ProvisionerError::Conflict(why)) => {
-                let mut out = self.error_outcome(why);
-                out.end = PassEnd::Refused;
-                return out;
-            }
+            Err(ProvisionerError::Conflict(why)) => return self.refused(why),
             Err(e) => return self.error_outcome(format!("failed to create provisioner: {e}")),
         };
         let initial = self.state().clone();
@@ -354,6 +359,13 @@ impl Pass<'_, '_> {
             self.rec.book.waiting = why;
             self.bookkeeping_changed = true;
         }
+    }
+
+    /// Nothing done: a batch stops the host with `why`, a controller retries it.
+    fn refused(&mut self, why: String) -> PassOutcome {
+        let mut out = self.error_outcome(why);
+        out.end = PassEnd::Refused;
+        out
     }
 
     fn error_outcome(&mut self, message: String) -> PassOutcome {

@@ -89,18 +89,26 @@ impl Snapshot {
         }
     }
 
-    /// The documents of the files that were skipped as kinds bmhctl does not read, as written
-    /// (a store holds none).
-    pub fn skipped_documents(&self) -> Vec<&Value> {
-        match self {
-            Snapshot::Files(inv) => inv
-                .other_documents
-                .iter()
-                .filter(|o| crate::persist::files::kinds::unread(&o.api_version, &o.kind).is_some())
+    /// The documents of kinds bmhctl does not read, as written: skipped in the files, or stored
+    /// by `apply`.
+    pub fn skipped_documents(&self) -> Result<Vec<Value>> {
+        let unread = |v: &Value| {
+            let (av, kind) = (v["apiVersion"].as_str(), v["kind"].as_str());
+            crate::persist::files::kinds::unread(av.unwrap_or(""), kind.unwrap_or("")).is_some()
+        };
+        Ok(match self {
+            Snapshot::Files(inv) => (inv.other_documents.iter())
                 .map(|o| &o.value)
+                .filter(|v| unread(v))
+                .cloned()
                 .collect(),
-            Snapshot::Store(..) => Vec::new(),
-        }
+            Snapshot::Store(Some(store), ..) => (store.object_map()?.objects())
+                .map(|(_, v)| v)
+                .filter(|v| unread(v))
+                .cloned()
+                .collect(),
+            Snapshot::Store(None, ..) => Vec::new(),
+        })
     }
 
     pub fn record(&self, key: &ObjectKey) -> Option<&HostRecord> {

@@ -56,6 +56,52 @@ fn a_secret_still_holding_the_placeholder_is_refused_before_it_reaches_a_bmc() {
     lab.run(&["get", "-f", "hosts.yaml"]).expect_code(0);
 }
 
+/// In the store, the placeholder is refused where it would be used: the host stops in the pass
+/// that would register it, naming the Secret, with nothing sent; `apply` and `get` take it as
+/// they read.
+#[test]
+fn a_stored_secret_still_holding_the_placeholder_stops_its_host_before_any_bmc() {
+    let lab = Lab::new();
+    let run = lab
+        .run(&["import", "--from-bifrost", &inventory("baremetal.json")])
+        .expect_code(0);
+    std::fs::write(lab.path("hosts.yaml"), &run.stdout).unwrap();
+    lab.run(&["apply", "-f", "hosts.yaml", "--store", "store"])
+        .expect_code(0);
+    let run = lab
+        .run(&[
+            "reconcile",
+            "--store",
+            "store",
+            "--provisioner",
+            "fixture",
+            "-o",
+            "json",
+        ])
+        .expect_code(1);
+    let json = run.json();
+    for name in ["edge-0", "edge-1"] {
+        let host = (json["hosts"].as_array().unwrap().iter())
+            .find(|h| h["name"] == name)
+            .unwrap();
+        assert_eq!(host["outcome"], "failed", "{host:#}");
+        assert_eq!(
+            host["reason"],
+            format!(
+                "Secret default/{name}-bmc-secret still holds the password placeholder REPLACE-ME \
+                 that `bmhctl import` wrote: put the BMC password in"
+            ),
+            "{host:#}"
+        );
+        // The finalizer's pass, BMO's move to `registering`, then the pass that would register.
+        assert_eq!(host["passes"], 3, "{host:#}");
+        assert_eq!(host["state"], "registering", "{host:#}");
+        assert_eq!(host["provisioningID"], "", "{host:#}");
+        assert_eq!(host["errorType"], "", "{host:#}");
+    }
+    lab.run(&["get", "--store", "store"]).expect_code(0);
+}
+
 #[test]
 fn an_output_file_gets_the_passwords_and_the_hosts_are_driven_from_it() {
     let lab = Lab::new();

@@ -140,6 +140,25 @@ fn export_passes_the_skipped_documents_through_as_they_were_written() {
     assert!(!run.stdout.contains("kind: Machine"), "{}", run.stdout);
 }
 
+/// `apply` keeps them in the store as `kubectl apply` keeps them in a cluster; an export of
+/// the store gives them back.
+#[test]
+fn the_store_keeps_the_skipped_kinds_and_export_gives_them_back() {
+    let lab = Lab::new().file("dump.yaml", &dump());
+    lab.run(&["apply", "-f", "dump.yaml", "--store", "store"])
+        .expect_code(0);
+    let run = lab.run(&["export", "--store", "store"]).expect_code(0);
+    for (api_version, kind) in OTHERS {
+        let head = format!("apiVersion: {api_version}\nkind: {kind}\nmetadata:\n");
+        assert!(run.stdout.contains(&head), "{head}\nnot in:\n{}", run.stdout);
+    }
+    assert!(run.stdout.contains("name: discovered-0"), "{}", run.stdout);
+    let run = lab
+        .run(&["export", "--store", "store", "worker-0"])
+        .expect_code(0);
+    assert!(!run.stdout.contains("kind: Machine"), "{}", run.stdout);
+}
+
 #[test]
 fn near_misses_and_unknown_metal3_kinds_are_refused_with_a_hint() {
     let text = [

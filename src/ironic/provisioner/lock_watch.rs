@@ -10,7 +10,7 @@ use crate::mutex::lock;
 use crate::types::Conductor;
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// The first retry delay after a dead conductor's lock is seen; it doubles up to [`MAX_DELAY`].
 pub const FIRST_DELAY: Duration = Duration::from_secs(5);
@@ -33,8 +33,8 @@ pub struct StaleLock {
     pub conductor: String,
     /// Whether that conductor is listed offline (else: alive, but the lock is an old one).
     pub offline: bool,
-    /// How long the lock has been seen held, unchanged.
-    pub held_for: Duration,
+    /// Since when the lock has been seen held (to the second, so the message stays the same).
+    pub since: SystemTime,
     /// How long to wait before asking Ironic again.
     pub delay: Duration,
     /// First seen by this check (the event is published once per episode).
@@ -49,29 +49,22 @@ impl StaleLock {
             "check with `baremetal conductor list` and `baremetal node show {node} -f value -c \
              reservation`"
         );
+        let since = humantime::format_rfc3339_seconds(self.since);
         if self.offline {
             return format!(
-                "node {node} locked by conductor {conductor}, which is offline: restart that \
-                 conductor with the same [DEFAULT]host (on start it frees its locks; keep \
-                 [json_rpc]port at 8089, or the lock stays), or keep another conductor alive to \
-                 take the node over; {check}"
+                "node {node} locked by conductor {conductor}, which is offline (lock seen since \
+                 {since}): restart that conductor with the same [DEFAULT]host (on start it frees \
+                 its locks; keep [json_rpc]port at 8089, or the lock stays), or keep another \
+                 conductor alive to take the node over; {check}"
             );
         }
-        let held = humanize(self.held_for);
         format!(
-            "node {node} locked by conductor {conductor} for {held} with no change of the node, \
+            "node {node} locked by conductor {conductor} since {since} with no change of the node, \
              a lock that conductor does not release: one it took before a restart (a conductor \
              whose [json_rpc]port is not 8089 registers as HOST:PORT and frees only locks of that \
              name); clear the node's reservation in Ironic's database, or restart the conductors \
              with [json_rpc]port 8089; {check}"
         )
-    }
-}
-
-fn humanize(d: Duration) -> String {
-    match d.as_secs() {
-        s if s < 120 => format!("{s}s"),
-        s => format!("{}m", s / 60),
     }
 }
 
@@ -95,6 +88,8 @@ struct Seen {
     reservation: String,
     stamp: Option<String>,
     since: Instant,
+    /// `since` on the wall clock, for the message.
+    wall: SystemTime,
     /// Not asked about again before this.
     next_check: Instant,
 }
@@ -151,7 +146,7 @@ impl LockWatch {
             if let Some(h) = inner.nodes.get(node)
                 && now < h.next_check
             {
-                return Some(stale_of(h, &inner, node, now, h.next_check - now, false));
+                return Some(stale_of(h, &inner, node, h.next_check - now, false));
             }
             let seen = inner.seen.get(node);
             let known = inner.nodes.contains_key(node);
@@ -188,9 +183,9 @@ impl LockWatch {
         let untouched = (prev.and_then(|s| s.stamp.as_ref()))
             .zip(stamp.as_ref())
             .map(|(a, b)| a == b);
-        let (since, stamp) = match prev {
-            Some(s) if untouched != Some(false) => (s.since, stamp.or(s.stamp.clone())),
-            _ => (now, stamp),
+        let (since, wall, stamp) = match prev {
+            Some(s) if untouched != Some(false) => (s.since, s.wall, stamp.or(s.stamp.clone())),
+            _ => (now, SystemTime::now(), stamp),
         };
         let known = (inner.nodes.get(node))
             .filter(|h| h.conductor == reservation)
@@ -206,6 +201,7 @@ impl LockWatch {
                 reservation: reservation.clone(),
                 stamp,
                 since,
+                wall,
                 next_check,
             },
         );
@@ -223,7 +219,7 @@ impl LockWatch {
             delay,
             next_check: now + delay,
         };
-        let out = stale_of(&held, &inner, node, now, delay, new);
+        let out = stale_of(&held, &inner, node, delay, new);
         inner.nodes.insert(node.to_string(), held);
         Some(out)
     }
@@ -260,6 +256,7 @@ impl LockWatch {
                             reservation: reservation.to_string(),
                             stamp: None,
                             since: now,
+                            wall: SystemTime::now(),
                             next_check: now,
                         },
                     );
@@ -302,10 +299,9 @@ impl LockWatch {
     /// A failed read decides nothing: a 409 without a known stale lock is an ordinary retry.
     fn forget_on_error(&self, node: &str, e: &IronicError) -> Option<StaleLock> {
         tracing::debug!(node, error = %e, "cannot tell who holds the node's lock");
-        let now = Instant::now();
         let inner = lock(&self.inner);
         let h = inner.nodes.get(node)?;
-        Some(stale_of(h, &inner, node, now, h.delay, false))
+        Some(stale_of(h, &inner, node, h.delay, false))
     }
 
     fn conductors(
@@ -327,22 +323,15 @@ impl LockWatch {
     }
 }
 
-fn stale_of(
-    h: &Held,
-    inner: &Inner,
-    node: &str,
-    now: Instant,
-    delay: Duration,
-    new: bool,
-) -> StaleLock {
-    let held_for = inner
+fn stale_of(h: &Held, inner: &Inner, node: &str, delay: Duration, new: bool) -> StaleLock {
+    let since = inner
         .seen
         .get(node)
-        .map_or(Duration::ZERO, |s| now.duration_since(s.since));
+        .map_or_else(SystemTime::now, |s| s.wall);
     StaleLock {
         conductor: h.conductor.clone(),
         offline: h.offline,
-        held_for,
+        since,
         delay,
         new,
     }

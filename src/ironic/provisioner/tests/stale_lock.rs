@@ -163,7 +163,7 @@ fn a_lock_kept_across_its_conductors_restart_stays_reported_and_unasked() {
         shared.locks.age(UUID, Duration::from_secs(31));
         match create(&shared) {
             Err(ProvisionerError::NotReady(msg)) => assert!(
-                msg.starts_with(&format!("node {NAME} locked by conductor {DEAD} for "))
+                msg.starts_with(&format!("node {NAME} locked by conductor {DEAD} since "))
                     && msg.contains("does not release")
                     && msg.contains("[json_rpc]port"),
                 "{msg}"
@@ -211,7 +211,8 @@ fn a_lock_under_a_live_name_held_unchanged_for_two_minutes_is_named() {
     match create(&shared) {
         Err(ProvisionerError::NotReady(msg)) => {
             assert!(
-                msg.contains(&format!("locked by conductor {DEAD} for 2m")),
+                msg.contains(&format!("locked by conductor {DEAD} since "))
+                    && msg.contains("with no change of the node"),
                 "{msg}"
             )
         }
