@@ -33,6 +33,14 @@ pub const WATCH_FIELDS: &[&str] = &[
     "properties",
     "instance_info",
     "instance_uuid",
+    // What registration and the handlers compare before they PATCH: an edit made behind
+    // bmhctl's back is seen as BMO's next GET would see it.
+    "driver_info",
+    "automated_clean",
+    "network_data",
+    "deploy_interface",
+    "inspect_interface",
+    "raid_interface",
 ];
 /// Ironic's largest page (`[api]max_limit`); a larger `limit` is cut to it.
 pub const MAX_PAGE: u32 = 1000;

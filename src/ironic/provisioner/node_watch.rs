@@ -121,6 +121,14 @@ pub fn merges(last: &Node, listed: &Node) -> Node {
     n.properties = listed.properties.clone();
     n.instance_info = listed.instance_info.clone();
     n.instance_uuid = listed.instance_uuid.clone();
+    n.name = listed.name.clone();
+    n.driver_info = listed.driver_info.clone();
+    n.automated_clean = listed.automated_clean;
+    n.network_data = listed.network_data.clone();
+    n.deploy_interface = listed.deploy_interface.clone();
+    n.inspect_interface = listed.inspect_interface.clone();
+    n.raid_interface = listed.raid_interface.clone();
+    n.disable_power_off = listed.disable_power_off;
     n
 }
 
@@ -316,8 +324,12 @@ impl NodeWatch {
             return Ok(l);
         }
         let mut fields = WATCH_FIELDS.to_vec();
-        if client.api_version()?.has_health_api() {
+        let version = client.api_version()?;
+        if version.has_health_api() {
             fields.push("health");
+        }
+        if version.has_disable_power_off() {
+            fields.push("disable_power_off");
         }
         let started = Instant::now();
         let nodes = client.list_nodes(&fields, Some(MAX_PAGE))?;

@@ -1993,10 +1993,10 @@ fn health_and_power_failure_after_a_state_change_need_no_new_get() {
 
 // ------------------------------------------------------------------ due_hosts (DueHosts feature)
 
-/// The node watch's listing, as sent.
+/// The node watch's listing, as sent (the fake's API has `disable_power_off`).
 fn watch_listing() -> String {
     format!(
-        "GET /v1/nodes?fields={}&limit=1000",
+        "GET /v1/nodes?fields={}%2Cdisable_power_off&limit=1000",
         crate::WATCH_FIELDS.join("%2C")
     )
 }
