@@ -7,8 +7,8 @@
 //! `METAL3_AUTH_ROOT_DIR` when its Ironic wants credentials); without it the test FAILS, it
 //! never skips. bmhctl reaches that Ironic through a recording proxy of the test's own, which
 //! keeps every write (method, path, body) with the node it touches; the test's own requests (the
-//! out-of-band edit, the clean-up) go to Ironic directly. The failing hosts' BMC is a server of the
-//! test's own that answers 404 to everything, so Ironic's verification of them fails at once.
+//! out-of-band edit, the clean-up) go to Ironic directly. The failing hosts' BMC is a server of
+//! the test's own that answers 404 to everything, so Ironic's verification of them fails at once.
 //!
 //! Scenarios, per timing:
 //! 1. four fake-hardware hosts from nothing: `deploy` and `power` (image, online) and `detach` to
@@ -18,7 +18,16 @@
 //!    waits out its first backoff, its node's `driver_info` is edited behind bmhctl's back.
 //! 2. `deploy` loses its image (deprovisioned), `power` goes `online: false`, `ext` gets
 //!    `bmhctl reboot`, `detach` gets `bmhctl detach`.
-//! 3. `power` goes `online: true` again, `detach` gets `bmhctl attach`.
+//! 3. `power` goes `online: true` again, `detach` gets `bmhctl attach`; the failing hosts run
+//!    once more, in a new process.
+//!
+//! What is compared, per host and step: the progress lines of `-v --progress plain` (state
+//! changes, errors, events, where each host ended) and the `-o json` result of each run (state,
+//! operational status, power, error type and message, counts), consecutive repeats collapsed;
+//! and the writes Ironic accepted for the host's node, in order, each as sent. UUIDs, host names
+//! (each timing's carry a suffix), boot MACs and timestamps are normalised. Writes Ironic refused
+//! with 409 (a conductor held the node) are counted, not compared: how many a pass meets depends
+//! on when it runs.
 
 use crate::lab::{Lab, Run};
 use serde_json::{Value, json};
