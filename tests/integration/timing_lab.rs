@@ -790,6 +790,15 @@ impl Book {
             story.writes.push(marker);
         }
         for r in runs {
+            // 1 is a host stopped short (the failing ones, the detached one); anything else is
+            // not a decision but a broken run.
+            assert!(
+                r.code == 0 || r.code == 1,
+                "--timing {}: exit {}\n--- stderr\n{}",
+                self.timing.flag(),
+                r.code,
+                r.stderr
+            );
             for line in r.stderr.lines() {
                 // Plain progress lines start with a UTC timestamp.
                 let line = match line.split_once(' ') {
@@ -1144,17 +1153,6 @@ fn drive(ironic: &Arc<Ironic>, proxy: &Proxy, bmc_port: u16, t: Timing) -> Book 
         proxy,
     );
 
-    for r in [&first, &failing, &second, &third, &again] {
-        // 1 is a host stopped short (the failing ones, the detached one); anything else is not
-        // a decision but a broken run.
-        assert!(
-            r.code == 0 || r.code == 1,
-            "--timing {}: exit {}\n--- stderr\n{}",
-            t.flag(),
-            r.code,
-            r.stderr
-        );
-    }
     book.reads = proxy.log().reads - book.reads;
     eprintln!(
         "--timing {}: steps took {:.1?}; {} reads through the proxy",
