@@ -48,5 +48,6 @@ mod store_faults;
 mod store_trust;
 mod streams;
 mod strict_input;
+mod timing_lab;
 mod validate;
 mod watch;
