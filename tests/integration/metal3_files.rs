@@ -150,7 +150,11 @@ fn the_store_keeps_the_skipped_kinds_and_export_gives_them_back() {
     let run = lab.run(&["export", "--store", "store"]).expect_code(0);
     for (api_version, kind) in OTHERS {
         let head = format!("apiVersion: {api_version}\nkind: {kind}\nmetadata:\n");
-        assert!(run.stdout.contains(&head), "{head}\nnot in:\n{}", run.stdout);
+        assert!(
+            run.stdout.contains(&head),
+            "{head}\nnot in:\n{}",
+            run.stdout
+        );
     }
     assert!(run.stdout.contains("name: discovered-0"), "{}", run.stdout);
     let run = lab
