@@ -361,7 +361,8 @@ impl NodeWatch {
             && Fingerprint::of(listed) == r.fp
             && listed.reservation == r.node.reservation
         {
-            return Some((r.node, r.read_at, r.mergeable));
+            // Unchanged as the state goes; what registration compares is taken as listed.
+            return Some((merges(&r.node, listed), r.read_at, r.mergeable));
         }
         // A reserved node is merged too: a GET would show the same rows while the conductor works.
         if r.mergeable && l.started > r.ended_at {
