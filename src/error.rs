@@ -69,6 +69,9 @@ pub enum Unfinished {
     /// The provisioner's backend did not answer its start-up probe within `--ironic-wait`.
     #[error("the provisioner could not be reached for {}: {error}", humantime::format_duration(*.after))]
     Unreachable { after: Duration, error: String },
+    /// The provisioner's backend answered its start-up probe with a refusal no retry changes.
+    #[error("the provisioner cannot be used: {error}")]
+    Unusable { error: String },
     /// `plugin check` found the plugin wanting.
     #[error("plugin check FAILED: {0}")]
     PluginCheck(String),
@@ -220,6 +223,13 @@ mod tests {
                 Unfinished::Unreachable {
                     after: Duration::from_secs(3),
                     error: "connection refused".into(),
+                }
+                .into(),
+                1,
+            ),
+            (
+                Unfinished::Unusable {
+                    error: "too old".into(),
                 }
                 .into(),
                 1,

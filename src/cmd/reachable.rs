@@ -1,7 +1,7 @@
 //! Before the first pass: probe the provisioner's backend, so an unreachable one fails fast.
 
 use crate::error::{Result, Unfinished};
-use bmhctl_plugin_sdk::ProvisionerFactory;
+use bmhctl_plugin_sdk::{ProvisionerError, ProvisionerFactory};
 use std::time::{Duration, Instant};
 
 /// The first wait between probes; doubled after each failure up to [`MAX_DELAY`].
@@ -27,6 +27,9 @@ pub fn wait_until_reachable(
                 tracing::debug!(reached = %report.reached, "provisioner probe answered");
                 return Ok(());
             }
+            Err(ProvisionerError::Refused(error)) => {
+                return Err(Unfinished::Unusable { error }.into());
+            }
             Err(e) => e.to_string(),
         };
         let spent = started.elapsed();
@@ -49,7 +52,7 @@ pub fn wait_until_reachable(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bmhctl_plugin_sdk::{EventSink, HostData, ProbeReport, Provisioner, ProvisionerError};
+    use bmhctl_plugin_sdk::{EventSink, HostData, ProbeReport, Provisioner};
     use std::sync::Mutex;
 
     /// Answers the probe from a script, then succeeds.

@@ -397,10 +397,13 @@ impl ApiVersion {
     /// Pick BMO's version for a server whose maximum is `major.minor`.
     pub fn choose(major: u32, minor: u32) -> Result<ApiVersion, IronicError> {
         if major != 1 || minor < MIN_MICROVERSION {
+            // 1.89 came with Ironic 24.0 (the first of the 2024.1 series); 23.1 stops at 1.88.
             return Err(IronicError::new(
                 IronicErrorKind::Version,
                 format!(
-                    "ironic API 1.{MIN_MICROVERSION} or newer is required, got {major}.{minor}"
+                    "it supports API {major}.{minor} at most, a release older than Ironic 24.0 \
+                     (2024.1 Caracal); bmhctl needs API 1.{MIN_MICROVERSION} or newer, as BMO \
+                     does: Ironic 24.0 or newer"
                 ),
             ));
         }

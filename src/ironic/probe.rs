@@ -41,6 +41,10 @@ impl bmhctl_plugin_sdk::ForwardingFactory for ProbingFactory {
             Ok(()) => Ok(Some(ProbeReport {
                 reached: format!("Ironic at {at}"),
             })),
+            // An Ironic too old never gets younger: no retry.
+            Err(e) if e.kind == IronicErrorKind::Version => {
+                Err(ProvisionerError::Refused(format!("Ironic at {at}: {e}")))
+            }
             Err(e) => Err(ProvisionerError::Other(match (e.status, &e.kind) {
                 (Some(401 | 403), _) => format!(
                     "Ironic at {at} refused the credentials (check METAL3_AUTH_ROOT_DIR/ironic, \

@@ -183,7 +183,8 @@ fn version_below_minimum_is_refused() {
     assert_eq!(err.kind, IronicErrorKind::Version);
     assert_eq!(
         err.message,
-        "ironic API 1.89 or newer is required, got 1.88"
+        "it supports API 1.88 at most, a release older than Ironic 24.0 (2024.1 Caracal); \
+         bmhctl needs API 1.89 or newer, as BMO does: Ironic 24.0 or newer"
     );
     // only the discovery went out, and it is retried (not cached) next time
     assert_eq!(c.request_count(), 1);

@@ -117,7 +117,7 @@ pub enum PassEnd {
     /// The delete path finished: the object is gone.
     Deleted,
     /// Nothing was done, and a batch stops the host: the provisioner found it held in a way
-    /// BMO's path cannot take on ([`ProvisionerError::Conflict`]), or its BMC Secret still holds
+    /// BMO's path cannot take on ([`ProvisionerError::Refused`]), or its BMC Secret still holds
     /// `import`'s password placeholder.
     Refused,
 }
@@ -297,7 +297,7 @@ impl Pass<'_, '_> {
                 self.note_waiting((!why.is_empty()).then_some(why));
                 return PassOutcome::new(Requeue::After(delays::PROVISIONER_NOT_READY_RETRY));
             }
-            Err(ProvisionerError::Conflict(why)) => return self.refused(why),
+            Err(ProvisionerError::Refused(why)) => return self.refused(why),
             Err(e) => return self.error_outcome(format!("failed to create provisioner: {e}")),
         };
         let initial = self.state().clone();

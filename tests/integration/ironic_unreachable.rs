@@ -97,6 +97,12 @@ fn an_unreachable_endpoint_is_reported_within_seconds_and_nothing_is_written() {
 /// An Ironic whose API answers version discovery (public, as Ironic's is) and 401 to anything
 /// else, as one with http_basic auth does for wrong credentials.
 fn refusing_ironic() -> String {
+    serving_ironic(r#"{"version":{"version":"1.95","min_version":"1.1"}}"#)
+}
+
+/// An Ironic that answers version discovery with `v1` (its `GET /v1/` document) and 401 to
+/// anything else.
+fn serving_ironic(v1: &'static str) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let endpoint = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -113,10 +119,7 @@ fn refusing_ironic() -> String {
             }
             let target = line.split_whitespace().nth(1).unwrap_or("");
             let (status, body) = if target == "/v1/" || target == "/v1" {
-                (
-                    "200 OK",
-                    r#"{"version":{"version":"1.95","min_version":"1.1"}}"#.to_string(),
-                )
+                ("200 OK", v1.to_string())
             } else {
                 (
                     "401 Unauthorized",
@@ -133,6 +136,31 @@ fn refusing_ironic() -> String {
         }
     });
     endpoint
+}
+
+/// Ironic 23.1 (2023.2), one release short of BMO's minimum API: refused at the first call,
+/// not probed again until `--ironic-wait` runs out, nothing written.
+#[test]
+fn an_ironic_older_than_bmos_minimum_api_is_refused_at_once() {
+    let text = hosts();
+    let lab = Lab::new().file("hosts.yaml", &text);
+    // The `GET /v1/` document of Ironic 23.1.0, as it answers it (links shortened).
+    let endpoint = serving_ironic(
+        r#"{"id": "v1", "links": [{"href": "http://127.0.0.1:6385/v1/", "rel": "self"}], "media_types": [{"base": "application/json", "type": "application/vnd.openstack.ironic.v1+json"}], "version": {"id": "v1", "links": [{"href": "http://127.0.0.1:6385/v1/", "rel": "self"}], "status": "CURRENT", "min_version": "1.1", "version": "1.88"}}"#,
+    );
+    let (run, took) = provision(&lab, &endpoint, &[]);
+    let run = run.expect_code(1);
+    assert_eq!(
+        run.stderr.trim_end(),
+        format!(
+            "error: the provisioner cannot be used: Ironic at {endpoint}/v1/: it supports API 1.88 \
+             at most, a release older than Ironic 24.0 (2024.1 Caracal); bmhctl needs API 1.89 or \
+             newer, as BMO does: Ironic 24.0 or newer"
+        )
+    );
+    // `--ironic-wait 3s`: a probe retried would take that long.
+    assert!(took < Duration::from_millis(2500), "took {took:?}");
+    assert_eq!(lab.read("hosts.yaml"), text);
 }
 
 #[test]

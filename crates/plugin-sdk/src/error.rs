@@ -15,10 +15,12 @@ pub enum ProvisionerError {
     /// The node is locked by another operation: retried later without counting an error.
     #[error("node is busy")]
     NodeIsBusy,
-    /// The backend already holds the host in a way its status does not know and BMO's path
-    /// cannot take on (a node left by an earlier run): the host's run stops, its status as it was.
+    /// The backend refuses in a way no retry changes: from `new_provisioner`, it holds the host
+    /// in a way its status does not know and BMO's path cannot take on (a node an earlier run
+    /// left), and the host's run stops, its status as it was; from `probe`, it cannot be used
+    /// at all (an Ironic too old), and the run ends before any pass.
     #[error("{0}")]
-    Conflict(String),
+    Refused(String),
     /// Any other (transient or unexpected) error.
     #[error("{0}")]
     Other(String),

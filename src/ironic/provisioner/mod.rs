@@ -93,6 +93,7 @@ impl Shared {
                 "ironic refused the credentials (check METAL3_AUTH_ROOT_DIR/ironic or \
                  IRONIC_ENDPOINT): {e}"
             )),
+            _ if e.kind == IronicErrorKind::Version => ProvisionerError::Refused(e.to_string()),
             _ => ProvisionerError::NotReady(e.to_string()),
         })?;
         self.ready.store(true, Ordering::Release);

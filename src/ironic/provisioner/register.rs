@@ -232,7 +232,7 @@ impl IronicProvisioner {
         } else {
             format!("{name} ({uuid})")
         };
-        Err(ProvisionerError::Conflict(format!(
+        Err(ProvisionerError::Refused(format!(
             "Ironic node {named} is already \"{state}\", but this host has no status: a node left \
              by an earlier run, which BMO's path from registering cannot take on (the host would \
              wait in \"{next}\" for ever); nothing was changed. Keep the status file of the run \

@@ -21,7 +21,7 @@ fn a_node_left_active_is_refused_naming_it_its_state_and_the_fixes() {
     let shared = fake.shared();
     fake.node_in("active", json!({}));
     let m = fake.mark();
-    let Err(ProvisionerError::Conflict(why)) = create(&shared, new_host()) else {
+    let Err(ProvisionerError::Refused(why)) = create(&shared, new_host()) else {
         panic!("not refused");
     };
     for part in [
@@ -42,7 +42,7 @@ fn a_node_left_active_is_refused_naming_it_its_state_and_the_fixes() {
         inspection_disabled: true,
         ..new_host()
     };
-    let Err(ProvisionerError::Conflict(why)) = create(&shared, host) else {
+    let Err(ProvisionerError::Refused(why)) = create(&shared, host) else {
         panic!("not refused");
     };
     assert!(why.contains("wait in \"preparing\""), "{why}");
@@ -83,7 +83,7 @@ fn every_state_bmo_s_path_takes_is_let_through_and_the_rest_refused() {
         fake.node_in(state, json!({}));
         let r = create(&shared, new_host());
         assert!(
-            matches!(r, Err(ProvisionerError::Conflict(_))),
+            matches!(r, Err(ProvisionerError::Refused(_))),
             "{state}: {:?}",
             r.err()
         );
@@ -134,4 +134,24 @@ fn the_registration_of_the_same_pass_takes_the_node_the_check_found() {
     let by_name = format!("GET /v1/nodes/{NAME}");
     let lookups = fake.since(m).iter().filter(|r| **r == by_name).count();
     assert_eq!(lookups, 1, "{:?}", fake.since(m));
+}
+
+/// An Ironic below BMO's minimum API never becomes usable: every host is refused, not told to
+/// wait for it (BMO requeues for ever, saying nothing).
+#[test]
+fn an_ironic_too_old_refuses_every_host() {
+    let fake = FakeIronic::with_version("1.88");
+    let shared = Arc::new(Shared::new(
+        IronicClient::new(fake.config()).unwrap(),
+        ProvisionerConfig::default(),
+    ));
+    match create(&shared, host_data(UUID, true)) {
+        Err(ProvisionerError::Refused(why)) => {
+            assert!(
+                why.contains("API 1.88 at most") && why.contains("Ironic 24.0"),
+                "{why}"
+            )
+        }
+        other => panic!("want Refused, got {:?}", other.err()),
+    }
 }
