@@ -24,7 +24,7 @@ SUSHY=${2:-http://127.0.0.1:8000}
 SYSTEM=${SMOKE_SYSTEM:-worker-0}
 IMAGES=http://127.0.0.1:$((${IRONIC##*:} + 1))
 RF_AUTH=(-u "${SUSHY_USER-admin}:${SUSHY_PASSWORD-password}")
-C=(curl -sS --max-time 30 -H 'Content-Type: application/json' -H 'X-OpenStack-Ironic-API-Version: 1.115')
+C=(curl -sS --max-time 30 -H 'Content-Type: application/json')
 [[ -z ${IRONIC_USER:-} ]] || C+=(-u "$IRONIC_USER:${IRONIC_PASSWORD:-}")
 
 # field JSON KEY...: print one value per key (null -> "None")
@@ -34,6 +34,11 @@ for k in sys.argv[2:]:
     v = d
     for p in k.split("."): v = v.get(p) if isinstance(v, dict) else None
     print(v)' "$@"; }
+
+# The newest API the server offers: an older release refuses a version above its own.
+API=$(field "$("${C[@]}" "$IRONIC/v1/")" version.version)
+[[ $API == 1.* ]] || die "no API version in $IRONIC/v1/"
+C+=(-H "X-OpenStack-Ironic-API-Version: $API")
 
 call() { # METHOD PATH [BODY] -> body on stdout; fails unless 2xx
   local out code
