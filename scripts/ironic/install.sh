@@ -3,7 +3,11 @@
 # into two venvs under the lab state dir, with the versions pinned in
 # requirements-ironic.txt / requirements-sushy.txt.
 #
-# usage: scripts/ironic/install.sh [ironic|sushy|all]     (default all)
+# usage: scripts/ironic/install.sh [--ironic RELEASE] [ironic|sushy|all]     (default all)
+#
+# --ironic RELEASE (or IRONIC_RELEASE) installs another Ironic release than the pinned one, from
+# its own pinned set (requirements-ironic-RELEASE.txt), into .venv-ironic-RELEASE; the start
+# scripts run it when IRONIC_RELEASE names it.
 #
 # Idempotent: a venv whose stamp matches its requirements file is left alone
 # (about 0.1 s). A first install takes about a minute for Ironic and 15 s for
@@ -16,6 +20,10 @@
 #                    python3.11 that is new enough)
 set -euo pipefail
 LAB_TAG=install
+if [[ ${1:-} == --ironic ]]; then
+  [[ -n ${2:-} ]] || { echo "usage: $0 --ironic RELEASE [ironic|sushy|all]" >&2; exit 1; }
+  IRONIC_RELEASE=$2 exec "$0" "${@:3}"
+fi
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -67,7 +75,7 @@ mkdir -p "$LAB_DIR"
 exec 9>"$LAB_DIR/.install.lock"
 flock 9
 if [[ $what == ironic || $what == all ]]; then
-  install_one ironic "$IRONIC_VENV" ironic ironic
+  install_one "$IRONIC_REQ" "$IRONIC_VENV" ironic ironic
 fi
 if [[ $what == sushy || $what == all ]]; then
   install_one sushy "$SUSHY_VENV" sushy-emulator sushy-tools

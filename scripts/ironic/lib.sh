@@ -5,6 +5,7 @@
 # Everything the lab creates lives under one state directory:
 #   $BMHCTL_LAB_DIR (default <repo>/.state/ironic)
 #     .venv-ironic/  .venv-sushy/     the two Python venvs (install.sh)
+#     .venv-ironic-RELEASE/           another Ironic release (install.sh --ironic RELEASE)
 #     ironic-PORT/                    config, SQLite DB, logs, pid files of one Ironic
 #     sushy-PORT/                     config, state, logs of one Redfish emulator
 #     pg-PORT/                        a private PostgreSQL cluster (start-postgres.sh)
@@ -13,8 +14,17 @@ LAB_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LAB_REPO=$(cd "$LAB_SCRIPTS/../.." && pwd)
 LAB_DIR=${BMHCTL_LAB_DIR:-$LAB_REPO/.state/ironic}
 case $LAB_DIR in /*) ;; *) LAB_DIR=$PWD/$LAB_DIR ;; esac
+# IRONIC_RELEASE (install.sh --ironic) picks an Ironic other than the pinned one: a venv and a
+# pinned set of its own (requirements-ironic-RELEASE.txt).
+IRONIC_REQ=ironic${IRONIC_RELEASE:+-$IRONIC_RELEASE}
+if [[ ! -f $LAB_SCRIPTS/requirements-$IRONIC_REQ.txt ]]; then
+  echo "[${LAB_TAG:-lab}] no pinned set for Ironic $IRONIC_RELEASE; releases: $(
+    cd "$LAB_SCRIPTS" && ls requirements-ironic-*.txt | sed 's/requirements-ironic-//; s/\.txt$//' | tr '\n' ' '
+  )" >&2
+  exit 1
+fi
 # shellcheck disable=SC2034 # used by the scripts that source this file
-IRONIC_VENV=$LAB_DIR/.venv-ironic
+IRONIC_VENV=$LAB_DIR/.venv-$IRONIC_REQ
 # shellcheck disable=SC2034
 SUSHY_VENV=$LAB_DIR/.venv-sushy
 
@@ -145,6 +155,8 @@ endpoint_override = $URL
 # an emulator on loopback either answers or is down: fail fast
 connection_attempts = 2
 connection_retry_interval = 1
+# virtual media images come from the lab's web server (no Swift); the default until Ironic 25
+use_swift = false
 CONF
 }
 

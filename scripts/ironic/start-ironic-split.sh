@@ -71,7 +71,7 @@ fi
 
 "$LAB_SCRIPTS/install.sh" ironic
 PY=$IRONIC_VENV/bin/python
-VERSION=$(pinned ironic ironic)
+VERSION=$(pinned "$IRONIC_REQ" ironic)
 
 # --- configuration -----------------------------------------------------------
 

@@ -52,7 +52,7 @@ case $AUTH in noauth | http_basic) ;; *) die "IRONIC_AUTH must be noauth or http
 
 "$LAB_SCRIPTS/install.sh" ironic
 PY=$IRONIC_VENV/bin/python
-VERSION=$(pinned ironic ironic)
+VERSION=$(pinned "$IRONIC_REQ" ironic)
 
 ironic_up() { owns "$STATE/ironic.pid" "$STATE/ironic.conf" && curl -fsS -o /dev/null --max-time 5 "$URL/"; }
 images_up() { owns "$STATE/http.pid" "$STATE/httpboot"; }
