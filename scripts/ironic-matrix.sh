@@ -9,12 +9,12 @@
 #   RELEASE: one of the pinned sets, scripts/ironic/requirements-ironic-RELEASE.txt, or the
 #   default lab's (scripts/ironic/requirements-ironic.txt). Default: all of them, oldest first.
 #
-# Environment: BMHCTL_MATRIX_PORT (Ironic, default 6705; its image server takes the next port),
-# BMHCTL_MATRIX_SUSHY_PORT (default 6710), BMHCTL_LAB_DIR as for scripts/ironic/.
+# Environment: BMHCTL_MATRIX_PORT (Ironic, default 6805; its image server takes the next port),
+# BMHCTL_MATRIX_SUSHY_PORT (default 6810), BMHCTL_LAB_DIR as for scripts/ironic/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-port=${BMHCTL_MATRIX_PORT:-6705}
-sushy_port=${BMHCTL_MATRIX_SUSHY_PORT:-6710}
+port=${BMHCTL_MATRIX_PORT:-6805}
+sushy_port=${BMHCTL_MATRIX_SUSHY_PORT:-6810}
 pinned=$(sed -n 's/^ironic==\(.*\)$/\1/p' scripts/ironic/requirements-ironic.txt)
 
 if [[ $# -gt 0 ]]; then
