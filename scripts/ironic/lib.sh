@@ -161,8 +161,7 @@ connection_attempts = 2
 connection_retry_interval = 1
 
 [ipmi]
-# the default 5 s between two ipmitool calls to a BMC makes each power change take 15 s or more;
-# the lab's emulated BMCs answer at once
+# a power change is several ipmitool calls, 5 s apart by default; the emulated BMCs answer at once
 min_command_interval = 1
 command_retry_timeout = 10
 CONF
