@@ -78,8 +78,7 @@ install_one() { # NAME VENV BINARY TOP-LEVEL-PACKAGE
 # ipmitool from Debian packages, unpacked in the state dir (see the top). Never fails: without
 # it Ironic runs without the ipmi hardware type, and start-ironic.sh says so.
 install_ipmitool() {
-  local dir=${IPMITOOL_DIR:?} t0 p status libs
-  local pkgs=(ipmitool)
+  local dir=${IPMITOOL_DIR:?} t0 p status libs pkgs
   # one on PATH (the system's, or ours from an earlier run) is used as it is
   if command -v ipmitool >/dev/null 2>&1 || [[ -x $dir/bin/ipmitool ]]; then return 0; fi
   if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-deb >/dev/null 2>&1; then
@@ -89,11 +88,15 @@ install_ipmitool() {
   t0=$(now)
   rm -rf "$dir"
   mkdir -p "$dir/debs"
-  for p in $(apt-cache depends ipmitool 2>/dev/null | sed -n 's/^ *Depends: \([^ <>]*\)$/\1/p'); do
-    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-    [[ $status == "install ok installed" ]] || pkgs+=("$p")
-  done
-  fetch() { (cd "$dir/debs" && apt-get download -q "${pkgs[@]}") >>"$dir/install.log" 2>&1; }
+  # ipmitool and those of its libraries that are not installed, as the package index says
+  fetch() {
+    pkgs=(ipmitool)
+    for p in $(apt-cache depends ipmitool 2>/dev/null | sed -n 's/^ *Depends: \([^ <>]*\)$/\1/p'); do
+      status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+      [[ $status == "install ok installed" ]] || pkgs+=("$p")
+    done
+    (cd "$dir/debs" && apt-get download -q "${pkgs[@]}") >>"$dir/install.log" 2>&1
+  }
   # a machine whose package index was never fetched (a fresh container): as root, fetch it
   if ! fetch && ! { [[ $(id -u) == 0 ]] && apt-get update -q >>"$dir/install.log" 2>&1 && fetch; }; then
     log "WARNING: apt-get download ${pkgs[*]} failed (see $dir/install.log): no ipmi hardware type"
