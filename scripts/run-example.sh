@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The main job: build bmhctl and its plugins (staged in target/release/plugins/), start a local
-# Ironic and the sushy-tools Redfish emulator on loopback (installed from PyPI into
-# .state/ironic/ the first time), provision a copy of hosts.example.yaml through them with
-# progress and a final table, and stop what this script started.
+# Ironic, the sushy-tools Redfish emulator and the IPMI BMC emulator on loopback (installed from
+# PyPI into .state/ironic/ the first time), provision a copy of hosts.example.yaml through them
+# with progress and a final table, and stop what this script started.
 #
 # The copy (and its status) is left in ./example-run/ for `bmhctl get`. hosts.example.yaml points
-# at the emulator on 127.0.0.1:8000 and at Ironic's image server on 127.0.0.1:6386, so the lab
-# uses its default ports (Ironic 6385, emulator 8000). A lab already running there is reused and
-# left running.
+# at the Redfish emulator on 127.0.0.1:8000, at the IPMI emulator's first BMC on 127.0.0.1:6623
+# and at Ironic's image server on 127.0.0.1:6386, so the lab uses its default ports (Ironic 6385,
+# emulators 8000 and 6623). A lab already running there is reused and left running.
 #
 # To use your own Ironic instead, skip this script: set IRONIC_ENDPOINT (and, as for BMO,
 # METAL3_AUTH_ROOT_DIR, IRONIC_CACERT_FILE, DEPLOY_ISO_URL ...) and run
@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 
 ironic_port=6385
 sushy_port=8000
+ipmi_port=6623
 bmhctl=./target/release/bmhctl
 
 ./scripts/stage-plugins.sh release
@@ -30,6 +31,7 @@ cleanup() {
         case "$what" in
             ironic) scripts/ironic/stop-ironic.sh "$ironic_port" >/dev/null 2>&1 || true ;;
             sushy) scripts/ironic/stop-sushy.sh "$sushy_port" >/dev/null 2>&1 || true ;;
+            ipmi) scripts/ironic/stop-ipmi.sh "$ipmi_port" >/dev/null 2>&1 || true ;;
         esac
     done
 }
@@ -39,6 +41,12 @@ reused_ironic=false
 if answers "http://127.0.0.1:$ironic_port/"; then
     echo "Reusing the Ironic already answering on 127.0.0.1:$ironic_port"
     reused_ironic=true
+    # one started without ipmitool, or before the lab had it, cannot register ipmi-0
+    if [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -H 'X-OpenStack-Ironic-API-Version: 1.89' \
+        "http://127.0.0.1:$ironic_port/v1/drivers/ipmi") == 404 ]]; then
+        echo "Note: that Ironic has no ipmi hardware type, so ipmi-0 will fail; restart it" \
+            "with scripts/ironic/start-ironic.sh $ironic_port"
+    fi
 else
     echo "Starting a local Ironic on 127.0.0.1:$ironic_port (the first run installs it: ~1 min)..."
     IRONIC_FRESH=1 scripts/ironic/start-ironic.sh "$ironic_port" >/dev/null
@@ -50,6 +58,15 @@ else
     echo "Starting the Redfish emulator on 127.0.0.1:$sushy_port..."
     scripts/ironic/start-sushy.sh "$sushy_port" >/dev/null
     started+=(sushy)
+fi
+# UDP: nothing to probe without an IPMI client; the emulator's pid file says whether it runs
+ipmi_pid=.state/ironic/ipmi-$ipmi_port/ipmi.pid
+if [[ -s $ipmi_pid ]] && kill -0 "$(<"$ipmi_pid")" 2>/dev/null; then
+    echo "Reusing the IPMI emulator already running on 127.0.0.1:$ipmi_port"
+else
+    echo "Starting the IPMI emulator on 127.0.0.1:$ipmi_port (UDP)..."
+    scripts/ironic/start-ipmi.sh "$ipmi_port" >/dev/null
+    started+=(ipmi)
 fi
 set -a
 # shellcheck disable=SC1090

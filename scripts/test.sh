@@ -20,14 +20,16 @@ if cargo tree -e normal -p bmhctl --locked --prefix none | grep -E '^reqwest '; 
 fi
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-# The real-Ironic tests (tests/integration/ironic_lab.rs) need the lab: an Ironic and the Redfish
-# emulator (scripts/ironic/). .ci/run starts them and exports IRONIC_ENDPOINT and SUSHY_URL;
-# without IRONIC_ENDPOINT, this script starts them for the run (the first time installs them from
-# PyPI, about 35 s) on BMHCTL_LAB_IRONIC_PORT (6385) and BMHCTL_LAB_SUSHY_PORT (8000), and on exit
-# stops what it started itself (a lab already running there is used and left running).
+# The real-Ironic tests (tests/integration/ironic_lab.rs, ipmi_lab.rs, ...) need the lab: an
+# Ironic, the Redfish emulator and the IPMI emulator (scripts/ironic/). .ci/run starts them and
+# exports IRONIC_ENDPOINT, SUSHY_URL and IPMI_BMC_BASE_PORT; without IRONIC_ENDPOINT, this script
+# starts them for the run (the first time installs them from PyPI, about 45 s) on
+# BMHCTL_LAB_IRONIC_PORT (6385), BMHCTL_LAB_SUSHY_PORT (8000) and BMHCTL_LAB_IPMI_PORT (6623), and
+# on exit stops what it started itself (a lab already running there is used and left running).
 if [[ -z ${IRONIC_ENDPOINT:-} ]]; then
     ironic_port=${BMHCTL_LAB_IRONIC_PORT:-6385}
     sushy_port=${BMHCTL_LAB_SUSHY_PORT:-8000}
+    ipmi_port=${BMHCTL_LAB_IPMI_PORT:-6623}
     lab_started=()
     stop_lab() {
         for s in ${lab_started[@]+"${lab_started[@]}"}; do
@@ -39,16 +41,22 @@ if [[ -z ${IRONIC_ENDPOINT:-} ]]; then
         lab_started+=("ironic:$ironic_port")
     curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$sushy_port/" ||
         lab_started+=("sushy:$sushy_port")
+    # UDP: no answer to probe without a client; its pid file says whether it runs
+    ipmi_pid=${BMHCTL_LAB_DIR:-.state/ironic}/ipmi-$ipmi_port/ipmi.pid
+    [[ -s $ipmi_pid ]] && kill -0 "$(<"$ipmi_pid")" 2>/dev/null ||
+        lab_started+=("ipmi:$ipmi_port")
     scripts/ironic/start-ironic.sh "$ironic_port" >/dev/null
-    # The emulator's BMC password is one the tests look for in everything bmhctl writes
+    # The emulators' BMC password is one the tests look for in everything bmhctl writes
     # (tests/integration/canary.rs).
     export SUSHY_PASSWORD=${SUSHY_PASSWORD:-Pw-Lab-Canary-2718}
+    export IPMI_PASSWORD=${IPMI_PASSWORD:-$SUSHY_PASSWORD}
     scripts/ironic/start-sushy.sh "$sushy_port" >/dev/null
+    scripts/ironic/start-ipmi.sh "$ipmi_port" >/dev/null
     set -a
     # shellcheck source=/dev/null
     . "${BMHCTL_LAB_DIR:-.state/ironic}/ironic-$ironic_port/bmhctl.env"
     set +a
-    export SUSHY_URL=http://127.0.0.1:$sushy_port
+    export SUSHY_URL=http://127.0.0.1:$sushy_port IPMI_BMC_BASE_PORT=$ipmi_port
 fi
 # One test widens the instant of a save's swap with strace (installed with apt-get when missing
 # and run as root, as start-postgres.sh installs PostgreSQL).

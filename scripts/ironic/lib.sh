@@ -4,10 +4,12 @@
 #
 # Everything the lab creates lives under one state directory:
 #   $BMHCTL_LAB_DIR (default <repo>/.state/ironic)
-#     .venv-ironic/  .venv-sushy/     the two Python venvs (install.sh)
+#     .venv-ironic/ .venv-sushy/ .venv-ipmi/   the Python venvs (install.sh)
 #     .venv-ironic-RELEASE/           another Ironic release (install.sh --ironic RELEASE)
+#     ipmitool/                       ipmitool unpacked from Debian packages, when none is on PATH
 #     ironic-PORT/                    config, SQLite DB, logs, pid files of one Ironic
 #     sushy-PORT/                     config, state, logs of one Redfish emulator
+#     ipmi-PORT/                      config, BMC state, log of the IPMI emulator (BMCs from PORT)
 #     pg-PORT/                        a private PostgreSQL cluster (start-postgres.sh)
 
 LAB_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,6 +29,9 @@ fi
 IRONIC_VENV=$LAB_DIR/.venv-$IRONIC_REQ
 # shellcheck disable=SC2034
 SUSHY_VENV=$LAB_DIR/.venv-sushy
+# shellcheck disable=SC2034
+IPMI_VENV=$LAB_DIR/.venv-ipmi
+IPMITOOL_DIR=$LAB_DIR/ipmitool
 
 log() { echo "[${LAB_TAG:-lab}] $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -86,17 +91,26 @@ wait_http() {
 }
 
 # --- Ironic's configuration, shared by start-ironic.sh and start-ironic-split.sh --------------
-# The hardware types and interfaces the lab enables (NO_IPMI says why ipmi is left out).
-HW=fake-hardware,redfish
-POWER=fake,redfish
-MGMT=fake,redfish
-VENDOR=fake,redfish,no-vendor
-if command -v ipmitool >/dev/null 2>&1; then
-  HW+=,ipmi POWER+=,ipmitool MGMT+=,ipmitool VENDOR+=,ipmitool
-else
-  # with ipmi enabled and no ipmitool binary the conductor crash-loops
-  NO_IPMI="no ipmitool on PATH: the ipmi hardware type is left out (apt-get install ipmitool)"
-fi
+# lab_hardware_types: the hardware types and interfaces the lab enables, in HW, POWER, MGMT and
+# VENDOR (NO_IPMI says why ipmi is left out). The ipmitool that install.sh unpacked, if any, goes
+# on PATH (exported: Ironic runs it). Call after install.sh.
+lab_hardware_types() {
+  HW=fake-hardware,redfish
+  POWER=fake,redfish
+  MGMT=fake,redfish
+  VENDOR=fake,redfish,no-vendor
+  NO_IPMI=
+  if ! command -v ipmitool >/dev/null 2>&1 && [[ -x $IPMITOOL_DIR/bin/ipmitool ]]; then
+    export PATH=$IPMITOOL_DIR/bin:$PATH
+  fi
+  if command -v ipmitool >/dev/null 2>&1; then
+    HW+=,ipmi POWER+=,ipmitool MGMT+=,ipmitool VENDOR+=,ipmitool
+  else
+    # with ipmi enabled and no ipmitool binary the conductor crash-loops
+    # shellcheck disable=SC2034 # the start scripts print it
+    NO_IPMI="no ipmitool on PATH: the ipmi hardware type is left out (apt-get install ipmitool)"
+  fi
+}
 
 # The [DEFAULT] lines that enable them.
 ironic_conf_interfaces() {
@@ -157,6 +171,11 @@ connection_attempts = 2
 connection_retry_interval = 1
 # virtual media images come from the lab's web server (no Swift); the default until Ironic 25
 use_swift = false
+
+[ipmi]
+# a power change is several ipmitool calls, 5 s apart by default; the emulated BMCs answer at once
+min_command_interval = 1
+command_retry_timeout = 10
 CONF
 }
 

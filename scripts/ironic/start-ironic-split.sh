@@ -69,7 +69,8 @@ else
 fi
 [[ $DB_URL != sqlite* ]] || die "IRONIC_DB: several Ironic processes need a server database, not SQLite"
 
-"$LAB_SCRIPTS/install.sh" ironic
+"$LAB_SCRIPTS/install.sh" ironic ipmitool
+lab_hardware_types
 PY=$IRONIC_VENV/bin/python
 VERSION=$(pinned "$IRONIC_REQ" ironic)
 
@@ -198,6 +199,7 @@ fi
 image_server "$STATE" "$HTTP_PORT"
 
 # --- Ironic processes ------------------------------------------------------------
+[[ -z ${NO_IPMI:-} ]] || log "$NO_IPMI"
 t0=$(now)
 for p in "${PROCS[@]}"; do
   read -r name _ _ bin <<<"$p"

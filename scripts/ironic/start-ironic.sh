@@ -50,7 +50,8 @@ URL=http://127.0.0.1:$PORT
 IMG_URL=http://127.0.0.1:$HTTP_PORT
 case $AUTH in noauth | http_basic) ;; *) die "IRONIC_AUTH must be noauth or http_basic" ;; esac
 
-"$LAB_SCRIPTS/install.sh" ironic
+"$LAB_SCRIPTS/install.sh" ironic ipmitool
+lab_hardware_types
 PY=$IRONIC_VENV/bin/python
 VERSION=$(pinned "$IRONIC_REQ" ironic)
 

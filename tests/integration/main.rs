@@ -24,6 +24,7 @@ mod hardware_details_annotation;
 mod import;
 mod import_lab;
 mod input_rules;
+mod ipmi_lab;
 mod ironic_faults;
 mod ironic_lab;
 mod ironic_unreachable;

@@ -307,7 +307,7 @@ fn plan_asks_ironic_read_only_and_leaves_its_nodes_as_they_were() {
     )
     .expect_code(0)
     .json();
-    assert_eq!(doc["hosts"].as_array().unwrap().len(), 6);
+    assert_eq!(doc["hosts"].as_array().unwrap().len(), 7);
     assert_eq!(crate::refused_input::listing(&copy.path("")), files);
     assert_eq!(ironic.nodes_named("default~"), defaults, "a node was made");
     assert_eq!(ironic.our_nodes(), nodes, "Ironic's nodes changed");

@@ -43,7 +43,7 @@ fn the_example_file_is_valid_and_its_fake_hosts_are_flagged() {
         assert!(header.contains(column), "{}", run.stdout);
     }
     for name in [
-        "worker-0", "spare-0", "legacy-0", "fake-0", "fake-1", "fake-2",
+        "worker-0", "spare-0", "legacy-0", "ipmi-0", "fake-0", "fake-1", "fake-2",
     ] {
         let row = run
             .stdout
