@@ -1219,3 +1219,62 @@ fn a_fresh_copy_of_hosts_whose_nodes_an_earlier_run_left_stops_them_at_once() {
         ironic.purge(n, None);
     }
 }
+
+/// `disablePowerOff` needs API 1.95 (Ironic 28.0): a host asking for it registers on an Ironic
+/// that has it, the node keeping `disable_power_off`, and gets BMO's registration error on one
+/// that has not (run by `scripts/ironic-matrix.sh` on every release).
+#[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
+fn disable_power_off_registers_from_api_1_95_and_is_refused_below() {
+    let _serial = serial();
+    let ironic = shared_ironic();
+    let name = "no-power-off";
+    ironic.purge(name, None);
+    let (_, v1) = ironic.get("/v1/");
+    let max = v1["version"]["version"].as_str().unwrap().to_string();
+    let minor: u32 = max.trim_start_matches("1.").parse().unwrap();
+    let host = bmh(
+        name,
+        true,
+        &format!("fake-hardware://{name}"),
+        "disablePowerOff: true\nautomatedCleaningMode: disabled",
+    );
+    let lab = Lab::new().file("hosts.yaml", &hosts_file(&[host]));
+    let run = bmhctl(
+        &lab,
+        &ironic,
+        "0.2",
+        &[],
+        &["provision", "hosts.yaml", "--timeout", "2m"],
+    );
+    let status = status_in(&lab.read("hosts.yaml"), name);
+    if minor >= 95 {
+        run.expect_code(0);
+        assert_eq!(state_of(&status), "available", "{status:#}");
+        // The field is shown from 1.95 on.
+        let out = Command::new("curl")
+            .args(["-sS", "-H", "X-OpenStack-Ironic-API-Version: 1.95"])
+            .args(
+                ironic
+                    .auth
+                    .iter()
+                    .flat_map(|(u, p)| ["-u".to_string(), format!("{u}:{p}")]),
+            )
+            .arg(format!("{}/v1/nodes/{NS}~{name}", ironic.root))
+            .output()
+            .unwrap();
+        let node = parse(&String::from_utf8_lossy(&out.stdout));
+        assert_eq!(node["disable_power_off"], true, "{node:#}");
+    } else {
+        let run = run.expect_code(1);
+        assert_eq!(status["errorType"], "registration error", "{status:#}");
+        assert_eq!(
+            status["errorMessage"],
+            "current ironic version does not support DisablePowerOff, refusing to manage node",
+            "API {max}: {status:#}\n{}",
+            run.stderr
+        );
+        assert!(ironic.node(&format!("{NS}~{name}")).is_none(), "no node");
+    }
+    ironic.purge(name, None);
+}
