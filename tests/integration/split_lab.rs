@@ -188,7 +188,17 @@ impl SplitLab {
             .append(true)
             .open(self.state().join(format!("split/{name}.stdout.log")))
             .unwrap();
+        // The ipmitool the lab unpacked, on PATH as the start script put it (with the ipmi
+        // hardware type enabled, a conductor without it does not start).
+        let ipmitool = lab_state_dir().join("ipmitool/bin");
+        let path = std::env::var("PATH").unwrap_or_default();
+        let path = if ipmitool.is_dir() {
+            format!("{}:{path}", ipmitool.display())
+        } else {
+            path
+        };
         let child = Command::new("setsid")
+            .env("PATH", path)
             .arg(lab_state_dir().join(".venv-ironic/bin/ironic-conductor"))
             .arg("--config-file")
             .arg(self.state().join(format!("split/{name}.conf")))
