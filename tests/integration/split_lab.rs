@@ -181,6 +181,26 @@ impl SplitLab {
         std::fs::read_to_string(self.state().join(format!("split/{name}.log"))).unwrap_or_default()
     }
 
+    /// Starts the fake vendor call `second_method` on `host`'s node (ten minutes with the tests'
+    /// `vendor_delay`), its conductor holding the node's lock meanwhile: (node UUID, holder).
+    fn hold_with_vendor_call(&self, host: &str) -> (String, String) {
+        let uuid = self.node(host)["uuid"].as_str().unwrap().to_string();
+        let url = format!(
+            "{}/v1/nodes/{uuid}/vendor_passthru?method=second_method",
+            self.root
+        );
+        let (code, body) = http("POST", &url, Some(&json!({"bar": "kazoo"})));
+        assert_eq!(code, 202, "vendor passthru: {body}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(r) = self.node(host)["reservation"].as_str() {
+                return (uuid, r.to_string());
+            }
+            assert!(Instant::now() < deadline, "the node was never reserved");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// Starts conductor `name` again, as it was configured; stop-ironic.sh stops it with the
     /// rest (its pid file is updated).
     fn restart_conductor(&self, name: &str) -> Child {
@@ -493,24 +513,7 @@ fn a_sigkilled_conductor_leaves_its_lock_the_host_says_why_and_asks_seldom() {
     // A vendor call that takes ten minutes on the first host's node: its conductor holds the
     // node's lock meanwhile.
     let locked = &hosts[0];
-    let uuid = lab.node(locked)["uuid"].as_str().unwrap().to_string();
-    let (code, body) = http(
-        "POST",
-        &format!(
-            "{}/v1/nodes/{uuid}/vendor_passthru?method=second_method",
-            lab.root
-        ),
-        Some(&json!({"bar": "kazoo"})),
-    );
-    assert_eq!(code, 202, "vendor passthru: {body}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let holder = loop {
-        if let Some(r) = lab.node(locked)["reservation"].as_str() {
-            break r.to_string();
-        }
-        assert!(Instant::now() < deadline, "the node was never reserved");
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let (uuid, holder) = lab.hold_with_vendor_call(locked);
     let name = SplitLab::conductor_name(&holder);
     lab.kill_conductor(&name);
     let killed = Instant::now();
@@ -631,25 +634,8 @@ fn locks_a_dead_conductor_left_are_named_in_every_state_and_after_its_restart() 
 
     // The first host's node held by a ten-minute vendor call.
     let refused = &hosts[0];
-    let uuid = lab.node(refused)["uuid"].as_str().unwrap().to_string();
-    let (code, body) = http(
-        "POST",
-        &format!(
-            "{}/v1/nodes/{uuid}/vendor_passthru?method=second_method",
-            lab.root
-        ),
-        Some(&json!({"bar": "kazoo"})),
-    );
-    assert_eq!(code, 202, "vendor passthru: {body}");
+    let (uuid, holder) = lab.hold_with_vendor_call(refused);
     let reserved = |h: &String| lab.node(h)["reservation"].as_str().map(str::to_string);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let holder = loop {
-        if let Some(r) = reserved(refused) {
-            break r;
-        }
-        assert!(Instant::now() < deadline, "the node was never reserved");
-        std::thread::sleep(Duration::from_millis(200));
-    };
 
     // Every host to `provisioned`: the others' deploys start and hang, locked.
     std::fs::write(
