@@ -4,7 +4,12 @@
 # versions pinned in requirements-ironic.txt / -sushy.txt / -ipmi.txt; and
 # ipmitool, which Ironic's ipmi hardware type runs, when none is on PATH.
 #
-# usage: scripts/ironic/install.sh [--ironic RELEASE] [ironic|sushy|ipmi|ipmitool|all]...  (default all)
+# usage: scripts/ironic/install.sh [--ironic RELEASE] [ironic|sushy|ipmi|ipmitool|agent|all]...
+#        (default all; `all` is what the lab and its tests run, without `agent`)
+#
+# agent: ironic-python-agent (requirements-agent.txt) into .venv-agent, and the tools its
+# hardware collection runs that this machine lacks (udevadm, lshw, dmidecode), unpacked from
+# Debian packages into STATE/agent-tools/root as ipmitool is; for collect-inventory.sh only.
 #
 # --ironic RELEASE (or IRONIC_RELEASE) installs another Ironic release than the pinned one, from
 # its own pinned set (requirements-ironic-RELEASE.txt), into .venv-ironic-RELEASE; the start
@@ -30,7 +35,7 @@
 set -euo pipefail
 LAB_TAG=install
 if [[ ${1:-} == --ironic ]]; then
-  [[ -n ${2:-} ]] || { echo "usage: $0 --ironic RELEASE [ironic|sushy|ipmi|ipmitool|all]..." >&2; exit 1; }
+  [[ -n ${2:-} ]] || { echo "usage: $0 --ironic RELEASE [ironic|sushy|ipmi|ipmitool|agent|all]..." >&2; exit 1; }
   IRONIC_RELEASE=$2 exec "$0" "${@:3}"
 fi
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -38,7 +43,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 what=" ${*:-all} "
 for w in $what; do
-  case $w in ironic | sushy | ipmi | ipmitool | all) ;; *) die "usage: $0 [ironic|sushy|ipmi|ipmitool|all]..." ;; esac
+  case $w in ironic | sushy | ipmi | ipmitool | agent | all) ;; *) die "usage: $0 [ironic|sushy|ipmi|ipmitool|agent|all]..." ;; esac
 done
 wants() { [[ $what == *" $1 "* || $what == *" all "* ]]; }
 
@@ -132,6 +137,25 @@ install_ipmitool() {
   log "$("$dir/bin/ipmitool" -V) ready in $(since "$t0")s: $dir/bin/ipmitool (from ${pkgs[*]})"
 }
 
+# The commands the agent's collection runs, from Debian packages, when the machine lacks them.
+install_agent_tools() {
+  local dir=${AGENT_TOOLS_DIR:?} pkgs=() t0
+  command -v udevadm >/dev/null 2>&1 || pkgs+=(udev)
+  command -v lshw >/dev/null 2>&1 || pkgs+=(lshw)
+  command -v dmidecode >/dev/null 2>&1 || pkgs+=(dmidecode)
+  ((${#pkgs[@]})) || return 0
+  [[ -f $dir/.packages && $(<"$dir/.packages") == "${pkgs[*]}" ]] && return 0
+  command -v apt-get >/dev/null 2>&1 || die "no ${pkgs[*]} on PATH and no apt-get to fetch them"
+  t0=$(now)
+  rm -rf "$dir"
+  mkdir -p "$dir/debs"
+  (cd "$dir/debs" && apt-get download -q "${pkgs[@]}") >>"$dir/install.log" 2>&1 ||
+    die "apt-get download ${pkgs[*]} failed (see $dir/install.log)"
+  for p in "$dir"/debs/*.deb; do dpkg-deb -x "$p" "$dir/root"; done
+  echo "${pkgs[*]}" >"$dir/.packages"
+  log "${pkgs[*]} unpacked in $(since "$t0")s into $dir/root"
+}
+
 mkdir -p "$LAB_DIR"
 exec 9>"$LAB_DIR/.install.lock"
 flock 9
@@ -146,4 +170,8 @@ if wants ipmi; then
 fi
 if wants ipmitool; then
   install_ipmitool
+fi
+if [[ $what == *" agent "* ]]; then
+  install_one agent "$AGENT_VENV" python ironic-python-agent
+  install_agent_tools
 fi

@@ -32,6 +32,9 @@ SUSHY_VENV=$LAB_DIR/.venv-sushy
 # shellcheck disable=SC2034
 IPMI_VENV=$LAB_DIR/.venv-ipmi
 IPMITOOL_DIR=$LAB_DIR/ipmitool
+AGENT_VENV=$LAB_DIR/.venv-agent
+# udevadm, lshw, dmidecode for the agent's collection when the machine has none (install.sh agent)
+AGENT_TOOLS_DIR=$LAB_DIR/agent-tools
 
 log() { echo "[${LAB_TAG:-lab}] $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -176,6 +179,11 @@ use_swift = false
 # a power change is several ipmitool calls, 5 s apart by default; the emulated BMCs answer at once
 min_command_interval = 1
 command_retry_timeout = 10
+
+[inspector]
+# in-band ("agent") inspection: also turn the agent's raw LLDP into the parsed_lldp that BMO reads
+# the switch from, as metal3's Ironic does
+hooks = \$default_hooks,parse-lldp
 CONF
 }
 
@@ -194,6 +202,12 @@ iso.write(sys.argv[1])
 iso.close()
 EOF
   fi
+  # stand-ins for an agent's kernel and ramdisk (DEPLOY_KERNEL_URL, DEPLOY_RAMDISK_URL): iPXE
+  # boot caches them, and no machine boots them (scripts/ironic/agent_inventory.py answers instead)
+  [[ -s $STATE/httpboot/images/agent.kernel ]] ||
+    echo "stand-in agent kernel of the bmhctl Ironic lab" >"$STATE/httpboot/images/agent.kernel"
+  [[ -s $STATE/httpboot/images/agent.initramfs ]] ||
+    echo "stand-in agent ramdisk of the bmhctl Ironic lab" >"$STATE/httpboot/images/agent.initramfs"
   setsid "$PY" -m http.server --bind 127.0.0.1 --directory "$STATE/httpboot" "$HTTP_PORT" \
     >>"$STATE/http.log" 2>&1 </dev/null &
   echo $! >"$STATE/http.pid"

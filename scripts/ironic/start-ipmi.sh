@@ -20,7 +20,7 @@
 #                   "2026-12-07T10:00:00.123Z ipmi-0 port 6623: power on (was off)"
 #
 # Environment (all optional):
-#   IPMI_BMCS=4
+#   IPMI_BMCS=6
 #   IPMI_NAMES=""               BMC names, as in hosts.example.yaml's ipmi-0
 #   IPMI_USER=admin IPMI_PASSWORD=password     the credentials every BMC takes
 #   IPMI_FRESH=0                1 = forget the machines' power and boot state
@@ -32,7 +32,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PORT=${1:-6623}
 [[ $PORT =~ ^[0-9]+$ ]] || die "usage: $0 [BASE_PORT]"
-COUNT=${IPMI_BMCS:-4}
+COUNT=${IPMI_BMCS:-6}
 if ! [[ $COUNT =~ ^[0-9]+$ ]] || ((COUNT == 0 || PORT + COUNT > 65536)); then
   die "IPMI_BMCS must be 1..$((65536 - PORT)) from port $PORT"
 fi

@@ -263,6 +263,12 @@ fn plugin_dir() -> &'static Path {
 
 /// bmhctl with the Ironic plugin; BMO's delays at a fifth (a 10 s poll is 2 s).
 fn bmhctl(lab: &Lab, args: &[&str]) -> Run {
+    // no deploy ramdisk: the live ISO needs none (BMO sends none without one configured)
+    bmhctl_with_ramdisk(lab, args, None)
+}
+
+/// [`bmhctl`] with `DEPLOY_KERNEL_URL` and `DEPLOY_RAMDISK_URL` set to `ramdisk`, when given.
+fn bmhctl_with_ramdisk(lab: &Lab, args: &[&str], ramdisk: Option<(&str, &str)>) -> Run {
     let mut envs: Vec<(&str, String)> = vec![
         ("PROVISIONER_PLUGIN_DIR", plugin_dir().display().to_string()),
         ("BMHCTL_TIME_SCALE", "0.2".into()),
@@ -270,10 +276,10 @@ fn bmhctl(lab: &Lab, args: &[&str]) -> Run {
     for k in ["IRONIC_ENDPOINT", "METAL3_AUTH_ROOT_DIR"] {
         envs.push((k, env(k).unwrap_or_else(|| "/nonexistent".into())));
     }
-    // no deploy ramdisk: the live ISO needs none (BMO sends none without one configured)
-    for k in ["DEPLOY_ISO_URL", "DEPLOY_KERNEL_URL", "DEPLOY_RAMDISK_URL"] {
-        envs.push((k, String::new()));
-    }
+    let (kernel, initramfs) = ramdisk.unwrap_or(("", ""));
+    envs.push(("DEPLOY_ISO_URL", String::new()));
+    envs.push(("DEPLOY_KERNEL_URL", kernel.into()));
+    envs.push(("DEPLOY_RAMDISK_URL", initramfs.into()));
     let envs: Vec<(&str, &str)> = envs.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut all = vec![args[0], "--provisioner", "ironic", "--timeout", "3m"];
     all.extend_from_slice(&args[1..]);
@@ -493,4 +499,322 @@ fn ipmi_hosts_are_provisioned_and_deprovisioned_with_power_seen_by_the_emulator(
             .get(emulator.log_start..)
             .unwrap_or_default()
     );
+}
+
+// --------------------------------------------------------------- inspection by the agent
+
+/// `(name, BMC index, saved agent data in tests/data/agent-inventory/)`: this lab machine as
+/// ironic-python-agent read it, and a rack server in the agent's format with what a VM lacks
+/// (serials, WWNs, by-path names, NVMe, LLDP from a switch, firmware). The boot MAC of each is the
+/// one its data booted from.
+const AGENT_HOSTS: [(&str, u16, &str); 2] = [
+    ("ipmi-lab-vm", 4, "lab-vm"),
+    ("ipmi-lab-rack", 5, "rack-server"),
+];
+
+/// A running `agent_inventory.py answer`, killed if the test ends before it does.
+struct AgentStandIn(Option<std::process::Child>);
+
+impl Drop for AgentStandIn {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn agent_data(file: &str) -> PathBuf {
+    repo().join("tests/data/agent-inventory").join(file)
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The MAC of the interface the saved data booted from.
+fn boot_mac(data: &Value) -> String {
+    data["inventory"]["boot"]["pxe_interface"]
+        .as_str()
+        .expect("the saved data names its PXE interface")
+        .to_string()
+}
+
+/// A value with what Go's `omitempty` leaves out removed (false, 0, "", [], {}, null) and every
+/// number as a float, so that the YAML status and Go's JSON compare by meaning.
+fn meaning(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), meaning(v)))
+                .filter(|(_, v)| !is_empty(v))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(meaning).collect()),
+        Value::Number(n) => json!(n.as_f64().expect("a finite number")),
+        v => v.clone(),
+    }
+}
+
+fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::Bool(false) => true,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        Value::Bool(true) => false,
+    }
+}
+
+/// Every leaf of `v` as `(path, value)`, e.g. `("nics[2].mac", "0c:42:...")`.
+fn leaves(v: &Value, path: &str, out: &mut Vec<(String, Value)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                leaves(v, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                leaves(v, &format!("{path}[{i}]"), out);
+            }
+        }
+        v => out.push((path.to_string(), v.clone())),
+    }
+}
+
+/// `status.hardware` against BMO's conversion, field by field. One difference is bmhctl's on
+/// purpose (docs/ironic.md, "Where bmhctl differs"): BMO's converter never fills a NIC's LLDP
+/// VLANs from JSON, bmhctl reads them from Ironic's parsed LLDP; they are checked against it and
+/// then set aside.
+fn assert_hardware_is_bmos(host: &str, hardware: &Value, bmo: &Value, parsed_lldp: &Value) {
+    let mut mine = meaning(hardware);
+    for nic in mine["nics"].as_array_mut().into_iter().flatten() {
+        let name = nic["name"].as_str().unwrap_or_default().to_string();
+        let nic = nic.as_object_mut().expect("a NIC is an object");
+        let lldp = &parsed_lldp[&name];
+        let want_vlans: Vec<Value> = lldp["switch_port_vlans"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|v| meaning(&json!({"id": v["id"], "name": v["name"]})))
+            .collect();
+        let vlans = nic.remove("vlans").unwrap_or(json!([]));
+        assert_eq!(vlans, json!(want_vlans), "{host}: {name}'s VLANs from LLDP");
+        let vlan_id = nic.remove("vlanId").unwrap_or(json!(0.0));
+        assert_eq!(
+            vlan_id,
+            meaning(&json!({"v": lldp["switch_port_untagged_vlan_id"]}))["v"]
+                .clone()
+                .as_f64()
+                .map_or(json!(0.0), |f| json!(f)),
+            "{host}: {name}'s untagged VLAN from LLDP"
+        );
+    }
+    let bmo = meaning(bmo);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    leaves(&mine, "", &mut a);
+    leaves(&bmo, "", &mut b);
+    let differ: Vec<String> = b
+        .iter()
+        .filter(|leaf| !a.contains(leaf))
+        .map(|(p, v)| {
+            format!(
+                "{p}: BMO {v}, bmhctl {}",
+                a.iter()
+                    .find(|(q, _)| q == p)
+                    .map_or("(none)".into(), |(_, v)| v.to_string())
+            )
+        })
+        .chain(
+            a.iter()
+                .filter(|(p, _)| !b.iter().any(|(q, _)| q == p))
+                .map(|(p, v)| format!("{p}: BMO (none), bmhctl {v}")),
+        )
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "{host}: status.hardware differs from BMO's conversion in {} fields:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+    assert_eq!(mine, bmo, "{host}");
+    // the fields the comparison covered, so an empty fixture cannot pass
+    for field in [
+        "cpu.arch",
+        "cpu.count",
+        "ramMebibytes",
+        "nics[0].mac",
+        "storage[0].sizeBytes",
+    ] {
+        assert!(
+            b.iter().any(|(p, _)| p == field),
+            "{host}: BMO's details have no {field}"
+        );
+    }
+}
+
+/// Two `ipmi://` hosts inspected in band, as BMO inspects by default: Ironic's `agent` inspect
+/// interface boots each over IPMI (network boot, power on: seen by the emulator), and instead of
+/// a ramdisk, `scripts/ironic/agent_inventory.py` sends the saved agent data to Ironic's real
+/// inspection endpoint once the node waits for it. Ironic's hooks process it (PXE interface,
+/// ports, LLDP) and bmhctl converts what Ironic stores. `status.hardware` must equal, field by
+/// field, BMO's conversion of the same stored data, computed by
+/// `scripts/ironic/bmo_hardware_details.py` (BMO's Go code restated) and kept in
+/// `tests/data/agent-inventory/*.hardware.json`. `BMHCTL_WRITE_AGENT_FIXTURES=1` rewrites those
+/// from this run.
+#[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
+fn ipmi_hosts_inspected_by_the_agent_get_bmos_hardware_details() {
+    let _serial = serial();
+    let t0 = Instant::now();
+    let ironic = lab_ironic();
+    let emulator = Emulator::of_the_lab();
+    let iso = env("DEPLOY_ISO_URL").expect("DEPLOY_ISO_URL (the lab's stand-in ISO, bmhctl.env)");
+    // the lab's stand-in agent kernel and ramdisk, beside the ISO (scripts/ironic/lib.sh)
+    let images = iso.rsplit_once('/').expect("an ISO URL").0.to_string();
+    let (kernel, initramfs) = (
+        format!("{images}/agent.kernel"),
+        format!("{images}/agent.initramfs"),
+    );
+    let password = env("IPMI_PASSWORD").unwrap_or_else(|| crate::canary::LAB_PASSWORD.into());
+    let mut hosts = format!(
+        "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: {password}\n"
+    );
+    let mut agents = Vec::new();
+    for (name, index, data) in AGENT_HOSTS {
+        let file = agent_data(&format!("{data}.json"));
+        let mac = boot_mac(&read_json(&file));
+        ironic.purge(name, &mac);
+        // inspection left at BMO's default: in band, by the agent
+        hosts.push_str(&format!(
+            "---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: {name}\n  namespace: {NS}\nspec:\n  online: false\n  bootMACAddress: \"{mac}\"\n  bmc:\n    address: ipmi://127.0.0.1:{}\n    credentialsName: bmc\n  automatedCleaningMode: disabled\n",
+            emulator.port(index)
+        ));
+        let agent = Command::new("python3")
+            .arg(repo().join("scripts/ironic/agent_inventory.py"))
+            .args(["answer", "--ironic", &ironic.root, "--timeout", "150"])
+            .arg("--data")
+            .arg(&file)
+            .args(["--node", &format!("{NS}~{name}")])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run python3 scripts/ironic/agent_inventory.py");
+        agents.push((name, AgentStandIn(Some(agent))));
+    }
+
+    let lab = Lab::new().file("hosts.yaml", &hosts);
+    let mark = emulator.mark();
+    let run = bmhctl_with_ramdisk(
+        &lab,
+        &["provision", "hosts.yaml"],
+        Some((&kernel, &initramfs)),
+    )
+    .expect_code(0);
+    let inspected = t0.elapsed();
+    for (name, mut agent) in agents {
+        let out = agent
+            .0
+            .take()
+            .unwrap()
+            .wait_with_output()
+            .expect("the agent stand-in");
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && said.contains(&format!("answered {NS}~{name} ")),
+            "the agent stand-in for {name}: {}\n{said}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !said.contains("agent_token"),
+            "the agent's token printed: {said}"
+        );
+    }
+
+    let text = lab.read("hosts.yaml");
+    for (name, index, data) in AGENT_HOSTS {
+        assert_eq!(
+            transitions(&run, name),
+            [
+                "(new) -> registering",
+                "registering -> inspecting",
+                "inspecting -> preparing",
+                "preparing -> available"
+            ],
+            "{name}\n--- stderr\n{}",
+            run.stderr
+        );
+        let node = ironic.node(name).expect("the host's node");
+        assert_eq!(node["inspect_interface"], "agent", "{node:#}");
+        assert_eq!(node["driver_info"]["deploy_kernel"], kernel.as_str());
+        // Ironic booted the machine to inspect it: network boot, then power on
+        let port = emulator.port(index);
+        let seen = emulator.commands_since(mark, port);
+        let boot = seen
+            .iter()
+            .position(|c| c.starts_with("boot device network"));
+        let on = seen.iter().position(|c| c.starts_with("power on"));
+        assert!(
+            matches!((boot, on), (Some(b), Some(o)) if b < o),
+            "{name}: network boot, then power on, on BMC {port}: {seen:?}"
+        );
+        // and powered it off when the data came (the host is offline)
+        assert_eq!(emulator.power(port), "off", "{name}: BMC {port}'s machine");
+
+        let (code, body) = ironic.call("GET", &format!("/v1/nodes/{NS}~{name}/inventory"), None);
+        assert_eq!(code, 200, "{name}'s inventory: {body}");
+        let stored: Value = serde_json::from_str(&body).expect("inventory JSON");
+        let bmo_now = Command::new("python3")
+            .arg(repo().join("scripts/ironic/bmo_hardware_details.py"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(body.as_bytes())?;
+                c.wait_with_output()
+            })
+            .expect("run scripts/ironic/bmo_hardware_details.py");
+        assert!(
+            bmo_now.status.success(),
+            "BMO's conversion of {name}'s data"
+        );
+        let bmo_now: Value = serde_json::from_slice(&bmo_now.stdout).expect("its JSON");
+        let fixture = agent_data(&format!("{data}.hardware.json"));
+        if env("BMHCTL_WRITE_AGENT_FIXTURES").as_deref() == Some("1") {
+            let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap() + "\n";
+            std::fs::write(agent_data(&format!("{data}.ironic.json")), pretty(&stored)).unwrap();
+            std::fs::write(&fixture, pretty(&bmo_now)).unwrap();
+        }
+        // the kept fixture is BMO's conversion of what this Ironic stored
+        assert_eq!(
+            meaning(&bmo_now),
+            meaning(&read_json(&fixture)),
+            "{name}: BMO's conversion of this run's data is not {}",
+            fixture.display()
+        );
+        let status = status_in(&text, name);
+        assert_eq!(status["provisioning"]["state"], "available", "{status:#}");
+        assert_hardware_is_bmos(
+            name,
+            &status["hardware"],
+            &bmo_now,
+            &stored["plugin_data"]["parsed_lldp"],
+        );
+    }
+
+    bmhctl(&lab, &["delete", "-f", "hosts.yaml"]).expect_code(0);
+    for (name, ..) in AGENT_HOSTS {
+        assert!(ironic.node(name).is_none(), "{name}'s node still in Ironic");
+    }
+    eprintln!("inspected in {inspected:.1?}, all in {:.1?}", t0.elapsed());
 }

@@ -891,4 +891,85 @@ mod tests {
             })
         );
     }
+
+    /// Without what Go's `omitempty` leaves out, numbers as floats: JSON compared by meaning.
+    fn meaning(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), meaning(v)))
+                    .filter(|(_, v)| match v {
+                        Value::Null | Value::Bool(false) => false,
+                        Value::Number(n) => n.as_f64() != Some(0.0),
+                        Value::String(s) => !s.is_empty(),
+                        Value::Array(a) => !a.is_empty(),
+                        Value::Object(m) => !m.is_empty(),
+                        Value::Bool(true) => true,
+                    })
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.iter().map(meaning).collect()),
+            Value::Number(n) => json!(n.as_f64()),
+            v => v.clone(),
+        }
+    }
+
+    /// What a real Ironic stored from ironic-python-agent's data (tests/data/agent-inventory/:
+    /// this lab machine read by the agent, and a rack server in the agent's format), converted
+    /// as BMO's code does it (`*.hardware.json`, by scripts/ironic/bmo_hardware_details.py). The
+    /// lab test `ipmi_lab::ipmi_hosts_inspected_by_the_agent_get_bmos_hardware_details` makes
+    /// both files from a real inspection.
+    #[test]
+    fn agent_inventories_stored_by_ironic_convert_as_bmo_converts_them() {
+        for (name, stored, bmo) in [
+            (
+                "lab-vm",
+                include_str!("../../../tests/data/agent-inventory/lab-vm.ironic.json"),
+                include_str!("../../../tests/data/agent-inventory/lab-vm.hardware.json"),
+            ),
+            (
+                "rack-server",
+                include_str!("../../../tests/data/agent-inventory/rack-server.ironic.json"),
+                include_str!("../../../tests/data/agent-inventory/rack-server.hardware.json"),
+            ),
+        ] {
+            let stored: Value = serde_json::from_str(stored).unwrap();
+            let mut details = hardware_details(&stored["inventory"], &stored["plugin_data"]);
+            // bmhctl's one difference on purpose: VLANs read from the parsed LLDP (BMO's
+            // converter never fills them from JSON; docs/ironic.md)
+            let lldp = &stored["plugin_data"]["parsed_lldp"];
+            for nic in &mut details.nics {
+                let (vlans, vlan_id) = vlans(&lldp[&nic.name]);
+                assert_eq!((&nic.vlans, nic.vlan_id), (&vlans, vlan_id), "{name}");
+                nic.vlans.clear();
+                nic.vlan_id = 0;
+            }
+            let bmo: Value = serde_json::from_str(bmo).unwrap();
+            assert_eq!(
+                meaning(&serde_json::to_value(&details).unwrap()),
+                meaning(&bmo),
+                "{name}"
+            );
+        }
+        // the rack server's switch sends two VLANs, untagged 20: bmhctl keeps them
+        let stored: Value = serde_json::from_str(include_str!(
+            "../../../tests/data/agent-inventory/rack-server.ironic.json"
+        ))
+        .unwrap();
+        let nic = &hardware_details(&stored["inventory"], &stored["plugin_data"]).nics[0];
+        assert_eq!(nic.vlan_id, 20);
+        assert_eq!(
+            nic.vlans,
+            [
+                Vlan {
+                    id: 20,
+                    name: "provisioning".into()
+                },
+                Vlan {
+                    id: 30,
+                    name: "storage".into()
+                }
+            ]
+        );
+    }
 }
