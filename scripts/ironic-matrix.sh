@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # The real-Ironic lifecycle tests against each supported Ironic release, one at a time: for each
-# release a fresh Ironic (its own venv, installed on first use) and the Redfish emulator, then
-# the lab tests of tests/integration/ironic_lab.rs and data_image_lab.rs (fake-hardware and
-# Redfish: enroll, inspect, clean, deploy, deprovision, delete, power, reboot, virtual media),
-# then a summary line per release. Exits 1 when a release failed.
+# release a fresh Ironic (its own venv, installed on first use), the Redfish and IPMI emulators,
+# then the lab tests of tests/integration/ironic_lab.rs, data_image_lab.rs and ipmi_lab.rs
+# (fake-hardware, Redfish and IPMI: enroll, inspect out of band and in band from agent data,
+# clean, deploy, deprovision, delete, power, reboot, virtual media), then a summary line per
+# release. Exits 1 when a release failed.
 #
 # usage: scripts/ironic-matrix.sh [RELEASE...]
 #   RELEASE: one of the pinned sets, scripts/ironic/requirements-ironic-RELEASE.txt, or the
 #   default lab's (scripts/ironic/requirements-ironic.txt). Default: all of them, oldest first.
 #
 # Environment: BMHCTL_MATRIX_PORT (Ironic, default 6805; its image server takes the next port),
-# BMHCTL_MATRIX_SUSHY_PORT (default 6810), BMHCTL_LAB_DIR as for scripts/ironic/.
+# BMHCTL_MATRIX_SUSHY_PORT (default 6810), BMHCTL_MATRIX_IPMI_PORT (the first IPMI BMC, default
+# 6823), BMHCTL_LAB_DIR as for scripts/ironic/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${BMHCTL_MATRIX_PORT:-6805}
 sushy_port=${BMHCTL_MATRIX_SUSHY_PORT:-6810}
+ipmi_port=${BMHCTL_MATRIX_IPMI_PORT:-6823}
 pinned=$(sed -n 's/^ironic==\(.*\)$/\1/p' scripts/ironic/requirements-ironic.txt)
 
 if [[ $# -gt 0 ]]; then
@@ -26,10 +29,14 @@ else
   )
 fi
 
-trap 'scripts/ironic/stop-ironic.sh "$port" >/dev/null 2>&1 || true; scripts/ironic/stop-sushy.sh "$sushy_port" >/dev/null 2>&1 || true' EXIT
+trap 'scripts/ironic/stop-ironic.sh "$port" >/dev/null 2>&1 || true
+  scripts/ironic/stop-sushy.sh "$sushy_port" >/dev/null 2>&1 || true
+  scripts/ironic/stop-ipmi.sh "$ipmi_port" >/dev/null 2>&1 || true' EXIT
 export SUSHY_PASSWORD=${SUSHY_PASSWORD:-Pw-Lab-Canary-2718}
+export IPMI_PASSWORD=${IPMI_PASSWORD:-$SUSHY_PASSWORD}
 scripts/ironic/start-sushy.sh "$sushy_port" >/dev/null
-export SUSHY_URL=http://127.0.0.1:$sushy_port
+IPMI_FRESH=1 scripts/ironic/start-ipmi.sh "$ipmi_port" >/dev/null
+export SUSHY_URL=http://127.0.0.1:$sushy_port IPMI_BMC_BASE_PORT=$ipmi_port
 
 cargo build --workspace --quiet
 summary=()
@@ -51,7 +58,7 @@ for r in "${releases[@]}"; do
   set +a
   # The tests that start an Ironic of their own start this release too.
   if IRONIC_RELEASE=$rel cargo test --quiet --test integration -- --include-ignored \
-    --test-threads 2 ironic_lab data_image_lab; then
+    --test-threads 2 ironic_lab data_image_lab ipmi_lab; then
     result=passed
   else
     result=FAILED
