@@ -1278,3 +1278,168 @@ fn disable_power_off_registers_from_api_1_95_and_is_refused_below() {
     }
     ironic.purge(name, None);
 }
+
+/// The emulated system's BIOS attributes, read over Redfish.
+fn emulator_bios(system: &str) -> Value {
+    let url = format!("{}/redfish/v1/Systems/{system}/BIOS", sushy_url());
+    let (code, body) = http("GET", &url, Some(&sushy_auth()), None);
+    assert_eq!(code, 200, "GET {url}: {body}");
+    parse(&body)["Attributes"].clone()
+}
+
+/// The object of `kind` named `name` in a hosts file.
+fn object_in(text: &str, kind: &str, name: &str) -> Value {
+    text.split("\n---\n")
+        .filter_map(|d| serde_saphyr::from_str::<Value>(d).ok())
+        .find(|v| v["kind"] == kind && v["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} {name} in\n{text}"))
+}
+
+/// The condition `kind` of an object's status, as `(status, reason, message)`.
+fn condition(object: &Value, kind: &str) -> (String, String, String) {
+    let c = object["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} condition: {object:#}"));
+    let s = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+    (s("status"), s("reason"), s("message"))
+}
+
+/// BIOS settings through a real Ironic and the emulator's BIOS, with its attribute registry:
+/// a HostFirmwareSettings naming a read-only attribute is refused against the FirmwareSchema
+/// built from Ironic's registry (`Valid` false, nothing applied, the host still reaches its
+/// goal, as in BMO); corrected, the settings are applied while preparing (Ironic's manual
+/// cleaning with `bios.apply_configuration`, no ramdisk needed), reach the BIOS, and come back
+/// in the HostFirmwareSettings' status. The HostFirmwareComponents' status lists the versions
+/// Ironic reads from the BMC. (Firmware updates themselves boot the agent to clean, which no
+/// emulated machine runs.)
+#[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
+fn bios_settings_are_checked_against_the_registry_and_applied_while_preparing() {
+    let _serial = serial();
+    let ironic = shared_ironic();
+    let (system, mac, name) = ("sushy-5", "52:54:00:00:00:06", "bios-sushy-5");
+    ironic.purge(name, Some(mac));
+    // the emulator keeps its BIOS across runs: back to the defaults
+    let reset = format!(
+        "{}/redfish/v1/Systems/{system}/BIOS/Actions/Bios.ResetBios",
+        sushy_url()
+    );
+    let (code, body) = http("POST", &reset, Some(&sushy_auth()), Some(&json!({})));
+    assert!(code / 100 == 2, "reset the emulator's BIOS: {code} {body}");
+    assert_eq!(emulator_bios(system)["ProcTurboMode"], "Enabled");
+    assert_eq!(emulator_bios(system)["NicBoot1"], "NetworkBoot");
+
+    let host = bmh(
+        name,
+        false,
+        &format!("redfish+{}/redfish/v1/Systems/{system}", sushy_url()),
+        &format!(
+            "bootMACAddress: \"{mac}\"\ninspectionMode: fast\nautomatedCleaningMode: disabled"
+        ),
+    );
+    let settings = |extra: &str| {
+        format!(
+            "---\napiVersion: metal3.io/v1alpha1\nkind: HostFirmwareSettings\nmetadata:\n  name: {name}\n  namespace: {NS}\nspec:\n  settings:\n    ProcTurboMode: Disabled\n    {extra}\n---\napiVersion: metal3.io/v1alpha1\nkind: HostFirmwareComponents\nmetadata:\n  name: {name}\n  namespace: {NS}\nspec:\n  updates: []\n"
+        )
+    };
+    // NumCores is read-only in the emulator's registry
+    let text = hosts_file(&[host]) + &settings("NumCores: \"8\"");
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let run = bmhctl(&lab, &ironic, "0.2", &[], &["provision", "hosts.yaml"]).expect_code(0);
+    assert_transitions(
+        &run,
+        name,
+        &[
+            "(new) -> registering",
+            "registering -> inspecting",
+            "inspecting -> preparing",
+            "preparing -> available",
+        ],
+    );
+    let text = lab.read("hosts.yaml");
+    let hfs = object_in(&text, "HostFirmwareSettings", name);
+    assert_eq!(
+        condition(&hfs, "Valid"),
+        (
+            "False".into(),
+            "ConfigurationError".into(),
+            "Invalid BIOS setting".into()
+        ),
+        "{hfs:#}"
+    );
+    // the schema, from Ironic's registry, says why (bmhctl keeps it beside the file, as a
+    // metal3 cluster keeps a FirmwareSchema object)
+    let schema_name = hfs["status"]["schema"]["name"].as_str().expect("a schema");
+    let state = parse(&lab.read(".bmhctl/hosts.yaml.state.json"));
+    let schema = &state["hosts"][format!("{NS}/{name}")]["firmware"]["schema"];
+    assert_eq!(schema["metadata"]["name"], schema_name, "{schema:#}");
+    assert_eq!(
+        schema["spec"]["schema"]["NumCores"]["read_only"], true,
+        "{schema:#}"
+    );
+    assert_eq!(
+        schema["spec"]["schema"]["ProcTurboMode"]["allowable_values"],
+        json!(["Enabled", "Disabled"]),
+        "{schema:#}"
+    );
+    assert_eq!(hfs["status"]["settings"]["ProcTurboMode"], "Enabled");
+    assert_eq!(
+        emulator_bios(system)["ProcTurboMode"],
+        "Enabled",
+        "nothing applied"
+    );
+    let hfc = object_in(&text, "HostFirmwareComponents", name);
+    let components: Vec<(String, String)> = hfc["status"]["components"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                c["component"].as_str().unwrap_or_default().into(),
+                c["currentVersion"].as_str().unwrap_or_default().into(),
+            )
+        })
+        .collect();
+    assert!(
+        components.contains(&("bios".into(), "1.0.0".into())),
+        "the BIOS version from the BMC: {hfc:#}"
+    );
+
+    // corrected: applied while preparing, seen in the BIOS and in the status
+    let text = text.replacen("    NumCores: \"8\"\n", "    NicBoot1: Disabled\n", 1);
+    assert!(text.contains("    NicBoot1: Disabled\n"), "{text}");
+    std::fs::write(lab.path("hosts.yaml"), text).unwrap();
+    let run = bmhctl(&lab, &ironic, "0.2", &[], &["provision", "hosts.yaml"]).expect_code(0);
+    assert_transitions(
+        &run,
+        name,
+        &["available -> preparing", "preparing -> available"],
+    );
+    let bios = emulator_bios(system);
+    assert_eq!(bios["ProcTurboMode"], "Disabled", "{bios:#}");
+    assert_eq!(bios["NicBoot1"], "Disabled", "{bios:#}");
+    let text = lab.read("hosts.yaml");
+    let hfs = object_in(&text, "HostFirmwareSettings", name);
+    assert_eq!(condition(&hfs, "Valid").0, "True", "{hfs:#}");
+    assert_eq!(condition(&hfs, "ChangeDetected").0, "False", "{hfs:#}");
+    assert_eq!(
+        hfs["status"]["settings"]["ProcTurboMode"], "Disabled",
+        "{hfs:#}"
+    );
+    assert_eq!(hfs["status"]["settings"]["NicBoot1"], "Disabled", "{hfs:#}");
+    assert!(
+        hfs["status"]["settings"].get("SysPassword").is_none(),
+        "a password setting is never copied: {hfs:#}"
+    );
+    let (_, node_bios) = ironic.get(&format!("/v1/nodes/{NS}~{name}/bios/ProcTurboMode"));
+    assert_eq!(
+        node_bios["ProcTurboMode"]["value"], "Disabled",
+        "{node_bios:#}"
+    );
+
+    bmhctl(&lab, &ironic, "0.2", &[], &["delete", "-f", "hosts.yaml"]).expect_code(0);
+    assert!(ironic.node(&format!("{NS}~{name}")).is_none());
+}
