@@ -59,12 +59,20 @@ fn http(
     auth: Option<&(String, String)>,
     body: Option<&Value>,
 ) -> (u16, String) {
+    http_at(API_VERSION, method, url, auth, body)
+}
+
+/// [`http`] at Ironic API `version`.
+fn http_at(
+    version: &str,
+    method: &str,
+    url: &str,
+    auth: Option<&(String, String)>,
+    body: Option<&Value>,
+) -> (u16, String) {
     let mut cmd = Command::new("curl");
     cmd.args(["-sS", "-L", "--max-time", "30", "-X", method])
-        .args([
-            "-H",
-            &format!("X-OpenStack-Ironic-API-Version: {API_VERSION}"),
-        ])
+        .args(["-H", &format!("X-OpenStack-Ironic-API-Version: {version}")])
         .args(["-H", "Accept: application/json", "-w", "\n%{http_code}"]);
     if let Some((user, password)) = auth {
         cmd.args(["-u", &format!("{user}:{password}")]);
@@ -1440,6 +1448,88 @@ fn bios_settings_are_checked_against_the_registry_and_applied_while_preparing() 
         "{node_bios:#}"
     );
 
+    bmhctl(&lab, &ironic, "0.2", &[], &["delete", "-f", "hosts.yaml"]).expect_code(0);
+    assert!(ironic.node(&format!("{NS}~{name}")).is_none());
+}
+
+/// Ironic's node `health` (API 1.109, Ironic 2026.1) becomes the `Healthy` condition, as BMO's
+/// `GetHealth` does; an older Ironic has none and the condition stays `Unknown`. Ironic reads
+/// the health from the BMC with the power state, so it appears at the first power sync after
+/// registration (60 s in the lab).
+#[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
+fn node_health_becomes_the_healthy_condition_from_api_1_109() {
+    let _serial = serial();
+    let ironic = shared_ironic();
+    let (system, mac, name) = ("sushy-7", "52:54:00:00:00:08", "health-sushy-7");
+    ironic.purge(name, Some(mac));
+    let (_, v1) = ironic.get("/v1/");
+    let max = v1["version"]["version"].as_str().unwrap().to_string();
+    let minor: u32 = max.trim_start_matches("1.").parse().unwrap();
+    let host = bmh(
+        name,
+        false,
+        &format!("redfish+{}/redfish/v1/Systems/{system}", sushy_url()),
+        &format!(
+            "bootMACAddress: \"{mac}\"\ninspectionMode: fast\nautomatedCleaningMode: disabled"
+        ),
+    );
+    let lab = Lab::new().file("hosts.yaml", &hosts_file(&[host]));
+    bmhctl(&lab, &ironic, "0.2", &[], &["provision", "hosts.yaml"]).expect_code(0);
+    let healthy = |lab: &Lab| {
+        let status = status_in(&lab.read("hosts.yaml"), name);
+        status["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["type"] == "Healthy")
+            .map(|c| {
+                (
+                    c["status"].as_str().unwrap().to_string(),
+                    c["reason"].as_str().unwrap().to_string(),
+                )
+            })
+            .unwrap_or_else(|| panic!("no Healthy condition: {status:#}"))
+    };
+    // at the server's own newest version, so that an Ironic without the field shows it has none
+    let node_at_max = || {
+        let url = format!("{}/v1/nodes/{NS}~{name}", ironic.root);
+        let (code, body) = http_at(&max, "GET", &url, ironic.auth.as_ref(), None);
+        assert_eq!(code, 200, "{body}");
+        parse(&body)
+    };
+    if minor < 109 {
+        let node = node_at_max();
+        assert!(
+            node.get("health").is_none(),
+            "Ironic {max} has a health field: {node:#}"
+        );
+        assert_eq!(
+            healthy(&lab),
+            ("Unknown".into(), "Unknown".into()),
+            "Ironic {max}"
+        );
+    } else {
+        let t = Instant::now();
+        let health = loop {
+            let node = node_at_max();
+            if let Some(h) = node["health"].as_str() {
+                break h.to_string();
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(150),
+                "Ironic {max} gave the node no health after two power syncs: {node:#}"
+            );
+            std::thread::sleep(Duration::from_secs(2));
+        };
+        assert_eq!(health, "OK", "the emulator's system reports OK");
+        bmhctl(&lab, &ironic, "0.2", &[], &["provision", "hosts.yaml"]).expect_code(0);
+        assert_eq!(
+            healthy(&lab),
+            ("True".into(), "Healthy".into()),
+            "Ironic {max}"
+        );
+    }
     bmhctl(&lab, &ironic, "0.2", &[], &["delete", "-f", "hosts.yaml"]).expect_code(0);
     assert!(ironic.node(&format!("{NS}~{name}")).is_none());
 }
