@@ -115,8 +115,28 @@ lab_hardware_types() {
   fi
 }
 
-# The [DEFAULT] lines that enable them.
+# The [DEFAULT] lines that enable them. Another release than the lab's (IRONIC_RELEASE) gets only
+# the interfaces it has: an older Ironic refuses to start on one it does not know.
 ironic_conf_interfaces() {
+  if [[ -n ${IRONIC_RELEASE:-} ]]; then
+    ironic_conf_interfaces_all | "$IRONIC_VENV/bin/python" -c '
+import sys
+from importlib.metadata import entry_points
+for line in sys.stdin:
+    key, eq, value = line.partition(" = ")
+    kind = key.removeprefix("enabled_").removesuffix("_interfaces")
+    if not eq or not key.endswith("_interfaces") or kind == "hardware":
+        print(line, end="")
+        continue
+    known = {e.name for e in entry_points(group="ironic.hardware.interfaces." + kind)}
+    print(key, "=", ",".join(n for n in value.strip().split(",") if n in known))
+' || die "cannot read the interfaces of Ironic $IRONIC_RELEASE"
+  else
+    ironic_conf_interfaces_all
+  fi
+}
+
+ironic_conf_interfaces_all() {
   cat <<CONF
 enabled_hardware_types = $HW
 enabled_power_interfaces = $POWER

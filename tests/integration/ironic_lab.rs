@@ -1563,3 +1563,56 @@ fn node_health_becomes_the_healthy_condition_from_api_1_109() {
     bmhctl(&lab, &ironic, "0.2", &[], &["delete", "-f", "hosts.yaml"]).expect_code(0);
     assert!(ironic.node(&format!("{NS}~{name}")).is_none());
 }
+
+/// A real Ironic older than BMO's minimum API: 23.1.0 (2023.2 Bobcat, API 1.88, installed on
+/// first use from `scripts/ironic/requirements-ironic-23.1.0.txt`), an instance of its own on
+/// 6425. bmhctl refuses it at its first answer, says which release it is and what is needed,
+/// exits 1 without retrying, and writes nothing.
+#[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
+fn an_ironic_older_than_bmos_minimum_is_refused_at_its_first_answer() {
+    let _serial = serial();
+    struct Stop;
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            stop_ironic(6425);
+        }
+    }
+    let _stop = Stop;
+    let ironic = start_ironic(6425, &[("IRONIC_RELEASE".into(), "23.1.0".into())]);
+    // (the lab's requests ask for 1.89, which this Ironic answers with 406)
+    let url = format!("{}/v1/", ironic.root);
+    let (_, v1) = http_at("1.1", "GET", &url, ironic.auth.as_ref(), None);
+    assert_eq!(parse(&v1)["version"]["version"], "1.88", "{v1}");
+    let text = hosts_file(&[bmh("too-old", false, "fake-hardware://too-old", "")]);
+    let lab = Lab::new().file("hosts.yaml", &text);
+    // a wait that would show if the refusal were retried
+    let run = bmhctl(
+        &lab,
+        &ironic,
+        "1",
+        &[],
+        &["provision", "hosts.yaml", "--ironic-wait", "1m"],
+    )
+    .expect_code(1);
+    let endpoint = format!("{}/v1/", ironic.root);
+    assert_eq!(
+        run.stderr
+            .lines()
+            .filter(|l| l.starts_with("error: ") || l.starts_with("bmhctl: "))
+            .collect::<Vec<_>>(),
+        [format!(
+            "error: the provisioner cannot be used: Ironic at {endpoint}: it supports API 1.88 \
+             at most, a release older than Ironic 24.0 (2024.1 Caracal); bmhctl needs API 1.89 \
+             or newer, as BMO does: Ironic 24.0 or newer"
+        )],
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("retrying"), "{}", run.stderr);
+    assert_eq!(lab.read("hosts.yaml"), text, "nothing written");
+    assert!(!lab.path(".bmhctl").exists(), "no state beside the file");
+    let url = format!("{}/v1/nodes", ironic.root);
+    let (_, nodes) = http_at("1.1", "GET", &url, ironic.auth.as_ref(), None);
+    assert_eq!(parse(&nodes)["nodes"], json!([]), "no node made: {nodes}");
+}
