@@ -614,12 +614,10 @@ fn assert_hardware_is_bmos(host: &str, hardware: &Value, bmo: &Value, parsed_lld
         let vlans = nic.remove("vlans").unwrap_or(json!([]));
         assert_eq!(vlans, json!(want_vlans), "{host}: {name}'s VLANs from LLDP");
         let vlan_id = nic.remove("vlanId").unwrap_or(json!(0.0));
+        let want_id = lldp["switch_port_untagged_vlan_id"].as_f64().unwrap_or(0.0);
         assert_eq!(
             vlan_id,
-            meaning(&json!({"v": lldp["switch_port_untagged_vlan_id"]}))["v"]
-                .clone()
-                .as_f64()
-                .map_or(json!(0.0), |f| json!(f)),
+            json!(want_id),
             "{host}: {name}'s untagged VLAN from LLDP"
         );
     }
