@@ -14,7 +14,8 @@ Run by start-sushy.sh with the sushy venv's Python and the same arguments as
   ``disk_gib`` (defaults 2, 8, 40), served as Processors, MemorySummary
   and SimpleStorage. Each system also gets BIOS settings and a BIOS
   version (the stock fake driver has none, so Ironic's BIOS and firmware
-  views of a node stay empty); changes apply at once, unlike a real BIOS.
+  views of a node stay empty); changes apply at once, unlike a real BIOS,
+  and none stays pending.
 """
 import os
 import sys
@@ -84,6 +85,21 @@ for name, key, default in (("bios", "bios", DEFAULT_BIOS),
     setattr(fakedriver.FakeDriver, f"get_{name}", get)
     setattr(fakedriver.FakeDriver, f"set_{name}", update)
     setattr(fakedriver.FakeDriver, f"reset_{name}", reset)
+
+# The BIOS applies a change at once, so nothing is ever pending: the stock emulator serves every
+# current attribute as pending too (BIOS/Settings), and an Ironic before 2026.2 then waits for
+# them forever after it applied BIOS settings (a real BMC empties them at the reboot that applies
+# them).
+_render_template = main.app.render_template
+
+
+def render_template(template, *args, **kwargs):
+    if template == "bios_settings.json":
+        kwargs["bios_pending_attributes"] = "{}"
+    return _render_template(template, *args, **kwargs)
+
+
+main.app.render_template = render_template
 
 fakedriver.FakeDriver.get_total_memory = total_memory
 fakedriver.FakeDriver.get_total_cpus = total_cpus
