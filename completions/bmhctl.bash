@@ -687,7 +687,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__delete)
-            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --no-wait --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --no-wait --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -745,6 +745,10 @@ _bmhctl() {
                     COMPREPLY=($(compgen -W "table json" -- "${cur}"))
                     return 0
                     ;;
+                --result-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
@@ -769,7 +773,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__deprovision)
-            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -821,6 +825,10 @@ _bmhctl() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --result-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -2295,7 +2303,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__provision)
-            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --filename --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --filename --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2343,6 +2351,10 @@ _bmhctl() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --result-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --filename)

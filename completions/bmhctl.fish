@@ -75,6 +75,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l timeout -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l result-file -d 'Also write the result as the JSON document of `-o json` to PATH (replaced atomically), whatever `-o` prints: the table for the log, the JSON for the next step' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s f -l filename -d 'YAML files, or directories of them (as the FILE|DIR arguments; `-` is standard input, refused here: the status could not be written back)' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
@@ -102,6 +103,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l timeout -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l result-file -d 'Also write the result as the JSON document of `-o json` to PATH (replaced atomically), whatever `-o` prints: the table for the log, the JSON for the next step' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -129,6 +131,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l timeout -d 'Giv
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax: a=b,c!=d,e,!f,g in (x,y))' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s o -l output -d 'Result format printed when all hosts stopped' -r -f -a "table\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l result-file -d 'Also write the result as the JSON document of `-o json` to PATH (replaced atomically), whatever `-o` prints: the table for the log, the JSON for the next step' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"

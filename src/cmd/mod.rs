@@ -219,6 +219,27 @@ pub struct RunArgs {
     /// Result format printed when all hosts stopped.
     #[arg(short, long, value_enum, default_value_t = ResultFormat::Table)]
     pub output: ResultFormat,
+    /// Also write the result as the JSON document of `-o json` to PATH (replaced atomically),
+    /// whatever `-o` prints: the table for the log, the JSON for the next step.
+    #[arg(long, value_name = "PATH")]
+    pub result_file: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// Where the run's result goes.
+    pub fn result_target(&self) -> ResultTarget {
+        ResultTarget {
+            format: self.output,
+            file: self.result_file.clone(),
+        }
+    }
+}
+
+/// Where a run's result goes: standard output in `format`, and the JSON document to `file`.
+#[derive(Debug, Clone)]
+pub struct ResultTarget {
+    pub format: ResultFormat,
+    pub file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

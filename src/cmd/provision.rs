@@ -64,7 +64,7 @@ pub fn provision(
         kind: RunKind::Provision,
         selection,
         options: &options,
-        output: args.run.output,
+        output: args.run.result_target(),
         verbosity,
     };
     drive(inv, selected, provisioner, run, |record| {
@@ -124,7 +124,7 @@ pub fn teardown(
         },
         selection,
         options: &options,
-        output: args.run.output,
+        output: args.run.result_target(),
         verbosity,
     };
     drive(inv, selected, provisioner, run, move |record| {
@@ -149,7 +149,7 @@ struct Run<'a> {
     /// this takes it.
     selection: HostSelection,
     options: &'a DriveOptions,
-    output: super::ResultFormat,
+    output: super::ResultTarget,
     verbosity: Verbosity,
 }
 
@@ -241,7 +241,7 @@ pub fn reconcile(
         objects,
         provisioner,
         &options,
-        args.run.output,
+        args.run.result_target(),
         verbosity,
         None,
     )
@@ -255,7 +255,7 @@ fn drive_with(
     objects: Arc<dyn ObjectSource>,
     provisioner: crate::provisioners::Resolved,
     options: &DriveOptions,
-    output: super::ResultFormat,
+    output: super::ResultTarget,
     verbosity: Verbosity,
     edits: Option<runner::TakeEdits>,
 ) -> Result<()> {
@@ -292,11 +292,11 @@ fn drive_with(
     // A pass or save left behind by a signal (it hangs) is not waited for.
     runtime.shutdown_background();
     match results {
-        Ok(results) => report(kind, Some(results), &ledger, output),
+        Ok(results) => report(kind, Some(results), &ledger, &output),
         // Ctrl-C or SIGTERM: the same document, the hosts still driven marked in flight, so
         // that a pipeline learns where each host got to.
         Err(Error::Interrupted) => {
-            report(kind, None, &ledger, output)?;
+            report(kind, None, &ledger, &output)?;
             Err(Error::Interrupted)
         }
         Err(e) => Err(e),
@@ -323,20 +323,37 @@ fn report(
     kind: RunKind,
     results: Option<Vec<HostResult>>,
     ledger: &Ledger,
-    format: super::ResultFormat,
+    target: &super::ResultTarget,
 ) -> Result<()> {
     let interrupted = results.is_none();
     let hosts = output::Reports::of_run(results, ledger.take());
     let (failed, total) = (hosts.short_of_goal(), hosts.total());
-    output::print_with(|out| {
-        match format {
-            super::ResultFormat::Table => output::write_result_table(out, hosts),
-            super::ResultFormat::Json => {
-                output::write_result_json(out, kind, hosts, interrupted, chrono::Utc::now())
+    let now = chrono::Utc::now();
+    let print = |hosts: output::Reports| {
+        output::print_with(|out| {
+            match target.format {
+                super::ResultFormat::Table => output::write_result_table(out, hosts),
+                super::ResultFormat::Json => {
+                    output::write_result_json(out, kind, hosts, interrupted, now)
+                }
             }
+            .map_err(output::stdout_error)
+        })
+    };
+    match &target.file {
+        None => print(hosts)?,
+        Some(path) => {
+            let kept: Vec<_> = hosts.collect();
+            // The table for the log, then the document for the next step, whichever fails.
+            let printed = print(output::Reports::listed(kept.clone()));
+            crate::persist::atomic::write_atomic_with(path, None, |out| {
+                let hosts = output::Reports::listed(kept);
+                output::write_result_json(out, kind, hosts, interrupted, now)
+            })
+            .map_err(|e| Error::io(path, e))?;
+            printed?;
         }
-        .map_err(output::stdout_error)
-    })?;
+    }
     if failed > 0 && !interrupted {
         return Err(Unfinished::Hosts { failed, total }.into());
     }

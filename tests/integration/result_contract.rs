@@ -372,3 +372,52 @@ fn one_spelling_of_every_state_in_output_and_flags() {
         .expect_code(0);
     }
 }
+
+/// `--result-file`: the table stays on stdout for the log, the file gets the JSON document `-o
+/// json` prints, for the next step; a file that cannot be written is exit 4, named, and the table
+/// is still printed.
+#[test]
+fn a_result_file_gets_the_document_while_stdout_keeps_the_table() {
+    let lab = lab();
+    let r = run(
+        &lab,
+        &["provision", "hosts.yaml", "--result-file", "result.json"],
+    )
+    .expect_code(0);
+    assert!(r.stdout.contains(" HOST "), "the table: {}", r.stdout);
+    let doc: Value = serde_json::from_str(&lab.read("result.json")).expect("a JSON document");
+    assert_result_shape(&doc, "ProvisionResult");
+    let json = run(
+        &lab,
+        &[
+            "provision",
+            "hosts.yaml",
+            "-o",
+            "json",
+            "--result-file",
+            "again.json",
+        ],
+    )
+    .expect_code(0);
+    assert_eq!(
+        normalised(&lab.read("again.json")),
+        normalised(&json.stdout)
+    );
+    let r = run(
+        &lab,
+        &[
+            "provision",
+            "hosts.yaml",
+            "--result-file",
+            "missing/result.json",
+        ],
+    )
+    .expect_code(4);
+    assert!(r.stdout.contains(" HOST "), "the table: {}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("error: missing/result.json: No such file or directory"),
+        "{}",
+        r.stderr
+    );
+}
