@@ -234,6 +234,19 @@ impl Emulator {
             .collect()
     }
 
+    /// The BMC on `port` logged a network boot device, then a power on, since `mark`.
+    fn assert_network_boot_then_power_on(&self, mark: usize, port: u16, name: &str) {
+        let seen = self.commands_since(mark, port);
+        let boot = seen
+            .iter()
+            .position(|c| c.starts_with("boot device network"));
+        let on = seen.iter().position(|c| c.starts_with("power on"));
+        assert!(
+            matches!((boot, on), (Some(b), Some(o)) if b < o),
+            "{name}: network boot, then power on, on BMC {port}: {seen:?}"
+        );
+    }
+
     /// Where the log ends now.
     fn mark(&self) -> usize {
         Self::log_of(&self.state).len()
@@ -291,11 +304,26 @@ fn bmhctl_within(lab: &Lab, args: &[&str], ramdisk: Option<(&str, &str)>, timeou
     lab.run_env(&all, &envs)
 }
 
-fn hosts_file(emulator: &Emulator, image_url: Option<&str>) -> String {
+/// The BMC Secret every host of this module names (`bmc`), with the emulator's password.
+fn bmc_secret() -> String {
     let password = env("IPMI_PASSWORD").unwrap_or_else(|| crate::canary::LAB_PASSWORD.into());
-    let mut s = format!(
+    format!(
         "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: {password}\n"
-    );
+    )
+}
+
+/// The lab's stand-in agent kernel and ramdisk, beside its ISO (scripts/ironic/lib.sh).
+fn stand_in_ramdisk() -> (String, String) {
+    let iso = env("DEPLOY_ISO_URL").expect("DEPLOY_ISO_URL (the lab's stand-in ISO, bmhctl.env)");
+    let images = iso.rsplit_once('/').expect("an ISO URL").0;
+    (
+        format!("{images}/agent.kernel"),
+        format!("{images}/agent.initramfs"),
+    )
+}
+
+fn hosts_file(emulator: &Emulator, image_url: Option<&str>) -> String {
+    let mut s = bmc_secret();
     for (name, index, _, mac) in HOSTS {
         s.push_str(&format!(
             "---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: {name}\n  namespace: {NS}\nspec:\n  online: true\n  bootMACAddress: \"{mac}\"\n  bmc:\n    address: ipmi://127.0.0.1:{}\n    credentialsName: bmc\n  inspectionMode: disabled\n  automatedCleaningMode: disabled\n",
@@ -387,15 +415,7 @@ fn ipmi_hosts_are_provisioned_and_deprovisioned_with_power_seen_by_the_emulator(
         assert_eq!(node["power_state"], "power on", "{node:#}");
         assert_eq!(node["instance_info"]["boot_iso"], iso.as_str());
         let port = emulator.port(index);
-        let seen = emulator.commands_since(mark, port);
-        let boot = seen
-            .iter()
-            .position(|c| c.starts_with("boot device network"));
-        let on = seen.iter().position(|c| c.starts_with("power on"));
-        assert!(
-            matches!((boot, on), (Some(b), Some(o)) if b < o),
-            "{name}: network boot, then power on, on BMC {port}: {seen:?}"
-        );
+        emulator.assert_network_boot_then_power_on(mark, port, name);
         assert_eq!(emulator.power(port), "on", "{name}: BMC {port}'s machine");
     }
 
@@ -658,17 +678,8 @@ fn ipmi_hosts_inspected_by_the_agent_get_bmos_hardware_details() {
     let t0 = Instant::now();
     let ironic = lab_ironic();
     let emulator = Emulator::of_the_lab();
-    let iso = env("DEPLOY_ISO_URL").expect("DEPLOY_ISO_URL (the lab's stand-in ISO, bmhctl.env)");
-    // the lab's stand-in agent kernel and ramdisk, beside the ISO (scripts/ironic/lib.sh)
-    let images = iso.rsplit_once('/').expect("an ISO URL").0.to_string();
-    let (kernel, initramfs) = (
-        format!("{images}/agent.kernel"),
-        format!("{images}/agent.initramfs"),
-    );
-    let password = env("IPMI_PASSWORD").unwrap_or_else(|| crate::canary::LAB_PASSWORD.into());
-    let mut hosts = format!(
-        "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: {password}\n"
-    );
+    let (kernel, initramfs) = stand_in_ramdisk();
+    let mut hosts = bmc_secret();
     let mut agents = Vec::new();
     for (name, index, data) in AGENT_HOSTS {
         let file = agent_data(&format!("{data}.json"));
@@ -739,15 +750,7 @@ fn ipmi_hosts_inspected_by_the_agent_get_bmos_hardware_details() {
         assert_eq!(node["driver_info"]["deploy_kernel"], kernel.as_str());
         // Ironic booted the machine to inspect it: network boot, then power on
         let port = emulator.port(index);
-        let seen = emulator.commands_since(mark, port);
-        let boot = seen
-            .iter()
-            .position(|c| c.starts_with("boot device network"));
-        let on = seen.iter().position(|c| c.starts_with("power on"));
-        assert!(
-            matches!((boot, on), (Some(b), Some(o)) if b < o),
-            "{name}: network boot, then power on, on BMC {port}: {seen:?}"
-        );
+        emulator.assert_network_boot_then_power_on(mark, port, name);
         // and powered it off when the data came (the host is offline)
         assert_eq!(emulator.power(port), "off", "{name}: BMC {port}'s machine");
 
@@ -812,18 +815,14 @@ fn a_forced_detach_in_wait_call_back_aborts_from_api_1_110_and_undeploys_below()
     let max = v1["version"]["version"].as_str().unwrap().to_string();
     let minor: u32 = max.trim_start_matches("1.").parse().unwrap();
     let iso = env("DEPLOY_ISO_URL").expect("DEPLOY_ISO_URL (the lab's stand-in ISO, bmhctl.env)");
-    let images = iso.rsplit_once('/').expect("an ISO URL").0.to_string();
-    let (kernel, initramfs) = (
-        format!("{images}/agent.kernel"),
-        format!("{images}/agent.initramfs"),
-    );
-    let password = env("IPMI_PASSWORD").unwrap_or_else(|| crate::canary::LAB_PASSWORD.into());
+    let (kernel, initramfs) = stand_in_ramdisk();
     // a disk image: Ironic's `direct` deploy boots the agent and waits for it, which never comes
-    let hosts = format!(
-        "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: bmc\n  namespace: {NS}\nstringData:\n  username: admin\n  password: {password}\n---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: {name}\n  namespace: {NS}\nspec:\n  online: true\n  bootMACAddress: \"{mac}\"\n  bmc:\n    address: ipmi://127.0.0.1:{}\n    credentialsName: bmc\n  inspectionMode: disabled\n  automatedCleaningMode: disabled\n  image:\n    url: {iso}\n    format: raw\n    checksumType: sha256\n    checksum: \"{}\"\n",
-        emulator.port(index),
-        "3f786850e387550fdab836ed7e6dc881de23001b3f786850e387550fdab836ed"
-    );
+    let hosts = bmc_secret()
+        + &format!(
+            "---\napiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: {name}\n  namespace: {NS}\nspec:\n  online: true\n  bootMACAddress: \"{mac}\"\n  bmc:\n    address: ipmi://127.0.0.1:{}\n    credentialsName: bmc\n  inspectionMode: disabled\n  automatedCleaningMode: disabled\n  image:\n    url: {iso}\n    format: raw\n    checksumType: sha256\n    checksum: \"{}\"\n",
+            emulator.port(index),
+            "3f786850e387550fdab836ed7e6dc881de23001b3f786850e387550fdab836ed"
+        );
     let lab = Lab::new().file("hosts.yaml", &hosts);
     let ramdisk = Some((kernel.as_str(), initramfs.as_str()));
     // (bmhctl's clock runs at BMHCTL_TIME_SCALE 0.2 here: 150 s are 30 s)

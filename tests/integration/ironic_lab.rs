@@ -134,6 +134,14 @@ impl Ironic {
         (code, v)
     }
 
+    /// The server's newest API version, as text (`1.90`) and as its minor number.
+    fn max_version(&self) -> (String, u32) {
+        let (_, v1) = self.get("/v1/");
+        let max = v1["version"]["version"].as_str().unwrap().to_string();
+        let minor = max.trim_start_matches("1.").parse().unwrap();
+        (max, minor)
+    }
+
     /// The node by name or UUID; `None` on 404.
     fn node(&self, id: &str) -> Option<Value> {
         match self.get(&format!("/v1/nodes/{id}")) {
@@ -1238,9 +1246,7 @@ fn disable_power_off_registers_from_api_1_95_and_is_refused_below() {
     let ironic = shared_ironic();
     let name = "no-power-off";
     ironic.purge(name, None);
-    let (_, v1) = ironic.get("/v1/");
-    let max = v1["version"]["version"].as_str().unwrap().to_string();
-    let minor: u32 = max.trim_start_matches("1.").parse().unwrap();
+    let (max, minor) = ironic.max_version();
     let host = bmh(
         name,
         true,
@@ -1421,9 +1427,7 @@ fn bios_settings_are_checked_against_the_registry_and_applied_while_preparing() 
     // BIOS step runs without the agent from Ironic 2026.1 (API 1.111) on; before, cleaning boots
     // the agent for it, which no emulated machine runs: the host stops in preparing with
     // Ironic's reason, as BMO's would without a ramdisk
-    let (_, v1) = ironic.get("/v1/");
-    let max = v1["version"]["version"].as_str().unwrap().to_string();
-    let minor: u32 = max.trim_start_matches("1.").parse().unwrap();
+    let (max, minor) = ironic.max_version();
     let text = text.replacen("    NumCores: \"8\"\n", "    NicBoot1: Disabled\n", 1);
     assert!(text.contains("    NicBoot1: Disabled\n"), "{text}");
     std::fs::write(lab.path("hosts.yaml"), text).unwrap();
@@ -1493,9 +1497,7 @@ fn node_health_becomes_the_healthy_condition_from_api_1_109() {
     let ironic = shared_ironic();
     let (system, mac, name) = ("sushy-7", "52:54:00:00:00:08", "health-sushy-7");
     ironic.purge(name, Some(mac));
-    let (_, v1) = ironic.get("/v1/");
-    let max = v1["version"]["version"].as_str().unwrap().to_string();
-    let minor: u32 = max.trim_start_matches("1.").parse().unwrap();
+    let (max, minor) = ironic.max_version();
     let host = bmh(
         name,
         false,
