@@ -182,6 +182,22 @@ impl HostRecord {
         self.book.deletion_requested.is_some()
     }
 
+    /// The record, taking a deletion asked for in the host's own metadata (a file's document: beside a
+    /// running `watch -f`, or as a kubectl user writes it) as the mark `delete` keeps.
+    pub fn with_deletion_timestamp(mut self) -> Self {
+        self.take_deletion_timestamp();
+        self
+    }
+
+    /// [`Self::with_deletion_timestamp`], in place.
+    pub fn take_deletion_timestamp(&mut self) {
+        if self.book.deletion_requested.is_none() {
+            self.book
+                .deletion_requested
+                .clone_from(&self.host.metadata.deletion_timestamp);
+        }
+    }
+
     pub fn has_host_finalizer(&self) -> bool {
         self.book
             .finalizers

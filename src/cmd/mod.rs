@@ -87,7 +87,11 @@ pub enum Command {
     /// `externally provisioned` when asked, `unmanaged` without BMC details, else `available`.
     Provision(ProvisionArgs),
     /// Remove what provisioning did: BMO's deprovision path back to `available`.
-    Deprovision(TeardownArgs),
+    ///
+    /// On files, driven in-process for this run (the files' `spec.image` stays); beside a
+    /// `bmhctl watch -f` that drives them, and on the store, by removing `spec.image` and
+    /// `spec.customDeploy`, as a kubectl user deprovisions.
+    Deprovision(DeprovisionArgs),
     /// Run BMO's delete path to its end: the provisioner forgets the host and its status is removed.
     Delete(DeleteArgs),
     /// Create or update the files' hosts, Secrets and companion objects in the local store.
@@ -261,14 +265,22 @@ pub struct ProvisionArgs {
     pub dry_run: bool,
 }
 
-#[derive(Debug, Args)]
+/// What `deprovision -f` and `delete -f` drive in-process.
+#[derive(Debug)]
 pub struct TeardownArgs {
-    /// YAML files, or directories of them, holding the hosts and their BMC Secrets (required).
-    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR")]
     pub paths: Vec<PathBuf>,
+    pub run: RunArgs,
+    pub hosts: Vec<String>,
+}
+
+/// `deprovision`: on files with `-f`, else on the local store.
+#[derive(Debug, Args)]
+pub struct DeprovisionArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
     #[command(flatten)]
     pub run: RunArgs,
-    /// Only these hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
+    /// The hosts (NAME or NAMESPACE/NAME); with -f, all hosts of the files when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
     /// Act on nothing: print the plan (`bmhctl plan --for deprovision`) and exit 0.
@@ -496,10 +508,7 @@ fn dispatch(
     match cli.command {
         Command::Provision(a) if a.dry_run => provision::provision_plan(a, input, provisioners),
         Command::Provision(a) => provision::provision(a, verbosity, input, provisioners),
-        Command::Deprovision(a) => {
-            let intent = plan::Intent::Deprovision;
-            provision::teardown(a, intent, verbosity, input, provisioners)
-        }
+        Command::Deprovision(a) => verbs::deprovision(a, verbosity, input, provisioners),
         Command::Delete(a) => verbs::delete(a, verbosity, input, provisioners),
         Command::Apply(a) => apply::apply(a, input),
         Command::Diff(a) => diff::diff(&a, input).map(drop),

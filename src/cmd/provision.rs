@@ -79,27 +79,8 @@ pub fn teardown(
     input: InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    if args.paths.is_empty() {
-        let verb = if what == Intent::Delete {
-            "delete"
-        } else {
-            "deprovision"
-        };
-        // `deprovision hosts.yaml`: the positional arguments are hosts, the files come with -f.
-        let hint = match args.hosts.iter().find(|h| looks_like_a_file(h)) {
-            Some(f) => format!(" (did you mean -f {f}?)"),
-            None => String::new(),
-        };
-        return Err(Error::Usage(format!(
-            "{verb} reads its hosts from files: give them with -f FILE|DIR{hint}"
-        )));
-    }
     let options = DriveOptions::resolve(&args.run.drive, args.run.timeout, &Environment::read()?);
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    if args.dry_run {
-        let place = super::options::Place::Files(args.paths);
-        return super::plan::dry_run(what, place, selection, &args.run, input, provisioners);
-    }
     super::options::missing_inputs(&options.provisioner, &args.paths)?;
     let provisioner = options.resolve_provisioner(input, provisioners)?;
     // A host is taken down as it is: no admission checks.
@@ -361,7 +342,7 @@ fn report(
 }
 
 /// Whether a positional HOST argument is more likely a file the user meant to give with -f.
-fn looks_like_a_file(arg: &str) -> bool {
+pub fn looks_like_a_file(arg: &str) -> bool {
     arg.ends_with(".yaml")
         || arg.ends_with(".yml")
         || arg.ends_with(".json")

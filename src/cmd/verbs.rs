@@ -2,12 +2,13 @@
 
 use super::options::Place;
 use super::watch::{Condition, status_cond, wait_until};
-use super::{DeleteArgs, DriveArgs, SourceArgs, Verbosity};
+use super::{DeleteArgs, DeprovisionArgs, DriveArgs, SourceArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
 use crate::persist::RETRY_ANNOTATION;
 use crate::persist::requests;
 use crate::record::HostRecord;
+use crate::runner::Goal;
 use crate::selection::HostSelection;
 use bmh_api::annotations::{DETACHED, INSPECT, PAUSED, REBOOT_PREFIX};
 use bmh_api::{OperationalStatus, ProvisioningState as S};
@@ -281,7 +282,8 @@ fn warn_if_no_effect(rec: &HostRecord, change: &Change) {
     }
 }
 
-/// `bmhctl delete`: on files, BMO's delete path driven in-process; on the store, marked.
+/// `bmhctl delete`: on files, BMO's delete path driven in-process; on the store, or beside a
+/// `watch -f` that drives the files, marked for it to drive.
 pub fn delete(
     args: DeleteArgs,
     verbosity: Verbosity,
@@ -289,7 +291,12 @@ pub fn delete(
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
-    match super::options::place(&args.source)? {
+    let place = super::options::place(&args.source)?;
+    if args.dry_run {
+        let intent = super::plan::Intent::Delete;
+        return super::plan::dry_run(intent, place, selection, &args.run, input, provisioners);
+    }
+    match place {
         Place::Store(_) if selection.names_none() && args.run.selector.is_none() => {
             Err(Error::Usage(
                 "delete: name the hosts to delete from the store, or give -f FILE to act on \
@@ -297,44 +304,114 @@ pub fn delete(
                     .into(),
             ))
         }
-        place if args.dry_run => {
-            let intent = super::plan::Intent::Delete;
-            super::plan::dry_run(intent, place, selection, &args.run, input, provisioners)
+        Place::Files(paths) if !args.no_wait && !driven_elsewhere(&paths)? => {
+            super::provision::teardown(
+                super::TeardownArgs {
+                    paths,
+                    run: args.run,
+                    hosts: args.hosts,
+                },
+                super::plan::Intent::Delete,
+                verbosity,
+                input,
+                provisioners,
+            )
         }
-        place @ Place::Files(_) if args.no_wait => {
-            request_deletion(&place, &selection, input).map(|_| ())
-        }
-        Place::Files(paths) => super::provision::teardown(
-            super::TeardownArgs {
-                paths,
-                run: args.run,
-                hosts: args.hosts,
-                dry_run: false,
-            },
-            super::plan::Intent::Delete,
-            verbosity,
-            input,
-            provisioners,
-        ),
-        place @ Place::Store(_) => {
+        place => {
             let keys = request_deletion(&place, &selection, input)?;
             if args.no_wait {
                 return Ok(());
             }
-            let gone = Box::new(|r: Option<&HostRecord>| r.is_none());
+            let r = &args.run;
+            let gone = super::watch::state_condition("deleted")?;
+            let (timeout, drive) = (r.timeout, &r.drive);
             wait_until(
                 &place,
                 &keys,
                 gone,
                 "deleted",
                 "deleted",
-                args.run.timeout,
-                &args.run.drive,
+                timeout,
+                drive,
                 input,
                 provisioners,
             )
         }
     }
+}
+
+/// `bmhctl deprovision`: on files, BMO's deprovision path driven in-process; on the store, or
+/// beside a `watch -f` that drives the files, the image removed from the spec for it to act on.
+pub fn deprovision(
+    args: DeprovisionArgs,
+    verbosity: Verbosity,
+    input: crate::persist::InputPolicy,
+    provisioners: &crate::provisioners::Settings,
+) -> Result<()> {
+    // `deprovision hosts.yaml`: the positional arguments are hosts, the files come with -f.
+    if args.source.paths.is_empty()
+        && let Some(f) = args
+            .hosts
+            .iter()
+            .find(|h| super::provision::looks_like_a_file(h))
+    {
+        return Err(Error::Usage(format!(
+            "deprovision: {f} looks like a file; the hosts of files are given with -f FILE|DIR \
+             (did you mean -f {f}?)"
+        )));
+    }
+    let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
+    let place = super::options::place(&args.source)?;
+    let intent = super::plan::Intent::Deprovision;
+    if args.dry_run {
+        return super::plan::dry_run(intent, place, selection, &args.run, input, provisioners);
+    }
+    match place {
+        Place::Store(_) if selection.names_none() && args.run.selector.is_none() => {
+            Err(Error::Usage(
+                "deprovision: name the hosts to deprovision in the store, or give -f FILE to \
+                 act on files"
+                    .into(),
+            ))
+        }
+        Place::Files(paths) if !driven_elsewhere(&paths)? => {
+            let args = super::TeardownArgs {
+                paths,
+                run: args.run,
+                hosts: args.hosts,
+            };
+            super::provision::teardown(args, intent, verbosity, input, provisioners)
+        }
+        place => {
+            let keys = requests::request_deprovision(&place, &selection, input, |key, changed| {
+                report(&key.name, "deprovisioning requested", changed)
+            })?;
+            let available = status_cond(|r| {
+                r.host.spec.image.is_none()
+                    && r.host.spec.custom_deploy.is_none()
+                    && Goal::State(S::Available).reached_by(&r.status().provisioning.state)
+            });
+            let r = &args.run;
+            let (timeout, drive) = (r.timeout, &r.drive);
+            let what = "deprovisioned";
+            wait_until(
+                &place,
+                &keys,
+                available,
+                what,
+                what,
+                timeout,
+                drive,
+                input,
+                provisioners,
+            )
+        }
+    }
+}
+
+/// Whether another bmhctl (a `watch -f`) holds the lock of one of these files.
+fn driven_elsewhere(paths: &[std::path::PathBuf]) -> Result<bool> {
+    Ok(crate::persist::files::beside::held_by(paths)?.is_some())
 }
 
 fn request_deletion(

@@ -361,11 +361,19 @@ pub fn wait_until(
     let deadline = Instant::now() + timeout;
     let options = DriveOptions::for_controller(drive, &Environment::read()?);
     let only: BTreeSet<ObjectKey> = keys.iter().cloned().collect();
-    let driven = match open_driven(place, Some(only.clone()), &options, input, provisioners) {
-        Ok(d) => Some(d),
-        // A `watch` drives the hosts: only look.
-        Err(Error::Conflict(_)) => None,
-        Err(e) => return Err(e),
+    let elsewhere = match place {
+        // Looked at before the plugin is loaded: beside a `watch -f`, no plugin is.
+        Place::Files(paths) => crate::persist::files::beside::held_by(paths)?.is_some(),
+        Place::Store(_) => false,
+    };
+    let driven = match elsewhere {
+        true => None,
+        false => match open_driven(place, Some(only.clone()), &options, input, provisioners) {
+            Ok(d) => Some(d),
+            // A `watch` drives the hosts: only look.
+            Err(Error::Conflict(_)) => None,
+            Err(e) => return Err(e),
+        },
     };
     let met = match &driven {
         Some(d) => {
@@ -466,7 +474,10 @@ pub fn state_condition(state: &str) -> Result<Condition> {
         "error" => status_cond(|r| r.status().operational_status == OperationalStatus::Error),
         "powered on" => status_cond(|r| r.status().powered_on),
         "powered off" => status_cond(|r| !r.status().powered_on),
-        "deleted" => Box::new(|r: Option<&HostRecord>| r.is_none()),
+        // Gone, or (a host in a file, whose document stays) marked with no finalizer left.
+        "deleted" => Box::new(|r: Option<&HostRecord>| {
+            r.is_none_or(|r| r.being_deleted() && r.book.finalizers.is_empty())
+        }),
         _ => {
             let Some(known) = ProvisioningState::KNOWN
                 .iter()

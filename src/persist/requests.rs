@@ -1,5 +1,6 @@
 //! What a verb asks of the hosts where they live: an annotation, a deletion.
 
+use super::files::beside;
 use super::files::inventory::{self, Inventory, LoadMode};
 use super::snapshot::select_keys;
 use super::store::{Store, Written};
@@ -32,13 +33,20 @@ pub fn annotate(
             Ok(keys)
         }
         Place::Files(paths) => {
-            let mut inv = load_for_writing(paths, input).map_err(|e| match e {
-                Error::Conflict(m) => Error::Conflict(format!(
-                    "{m}; while a `bmhctl watch -f` drives the files, set the annotation in \
-                     the file by hand: watch acts on edits"
-                )),
-                e => e,
-            })?;
+            if let Some(pid) = beside::held_by(paths)? {
+                let edit = beside::annotation(name, value);
+                return edit_beside(paths, selection, input, pid, &edit, |key, changed, rec| {
+                    let mut rec = rec.clone();
+                    let annotations = &mut rec.host.metadata.annotations;
+                    match value {
+                        Some(v) => annotations.insert(name.to_string(), v.to_string()),
+                        None => annotations.remove(name),
+                    };
+                    done(key, changed, Some(&rec));
+                    Ok(())
+                });
+            }
+            let mut inv = load_for_writing(paths, input)?;
             let picked = select_in_files(&inv, selection, paths)?;
             let mut keys = Vec::with_capacity(picked.len());
             for i in picked {
@@ -77,6 +85,12 @@ pub fn request_deletion(
             Ok(keys)
         }
         Place::Files(paths) => {
+            if let Some(pid) = beside::held_by(paths)? {
+                let edit = beside::deletion(now);
+                return edit_beside(paths, selection, input, pid, &edit, |key, changed, _| {
+                    done(key, !changed)
+                });
+            }
             let mut inv = load_for_writing(paths, input)?;
             let selected = select_in_files(&inv, selection, paths)?;
             mark_deleted(&mut inv, &selected, now)?;
@@ -89,6 +103,77 @@ pub fn request_deletion(
             Ok(keys)
         }
     }
+}
+
+/// Asks BMO to deprovision the hosts `selection` picks: their `spec.image` and
+/// `spec.customDeploy` removed where they live (files another bmhctl drives, or the store).
+pub fn request_deprovision(
+    place: &Place,
+    selection: &HostSelection,
+    input: InputPolicy,
+    mut done: impl FnMut(&ObjectKey, bool) -> Result<()>,
+) -> Result<Vec<ObjectKey>> {
+    match place {
+        Place::Store(root) => {
+            let store = open_store(root)?;
+            let keys = select_keys(place, selection, input)?;
+            for key in &keys {
+                let written = store.remove_host_spec_fields(key, &DEPROVISIONED)?;
+                done(key, written != Written::Unchanged)?;
+            }
+            Ok(keys)
+        }
+        Place::Files(paths) => {
+            let pid = beside::held_by(paths)?.unwrap_or(0);
+            let edit = beside::deprovision();
+            edit_beside(paths, selection, input, pid, &edit, |key, changed, _| {
+                done(key, changed)
+            })
+        }
+    }
+}
+
+/// The spec fields whose absence makes BMO deprovision a host.
+const DEPROVISIONED: [&str; 2] = ["image", "customDeploy"];
+
+/// Makes `edit` on the hosts `selection` picks in files whose lock process `pid` holds (a
+/// `bmhctl watch -f`): as an editor would, for that process to act on.
+fn edit_beside(
+    paths: &[PathBuf],
+    selection: &HostSelection,
+    input: InputPolicy,
+    pid: u32,
+    edit: &beside::Edit,
+    mut done: impl FnMut(&ObjectKey, bool, &HostRecord) -> Result<()>,
+) -> Result<Vec<ObjectKey>> {
+    let inv = inventory::load_with(paths, LoadMode::ReadOnly, &LoadOptions::with_input(input))?;
+    let picked = select_in_files(&inv, selection, paths)?;
+    if pid != 0 && !input.quiet {
+        crate::eprintln_quiet!(
+            "note: bmhctl (pid {pid}) drives {}: the request is written into the file for it \
+             to act on",
+            Place::Files(paths.to_vec()).describe()
+        );
+    }
+    let mut keys = Vec::with_capacity(picked.len());
+    for i in picked {
+        let h = &inv.hosts[i];
+        let file = &inv.files[h.file];
+        let written: serde_json::Value =
+            serde_saphyr::from_str(file.yaml().document_text(h.doc)).unwrap_or_default();
+        let at = beside::HostDoc {
+            real: file.real_path(),
+            shown: file.path(),
+            key: &h.key,
+            namespace: written["metadata"]["namespace"]
+                .as_str()
+                .map(str::to_string),
+        };
+        let changed = beside::edit_host(&at, edit)?;
+        done(&h.key, changed, &h.record)?;
+        keys.push(h.key.clone());
+    }
+    Ok(keys)
 }
 
 /// Records the deletion mark of these hosts in their files' bookkeeping, on disk.

@@ -56,7 +56,7 @@ fn deprovision_of_a_positional_file_points_at_dash_f() {
     let run = lab
         .run_env(&["deprovision", "hosts.yaml"], &FIXTURE)
         .expect_code(2);
-    insta::assert_snapshot!(run.stderr, @"error: deprovision reads its hosts from files: give them with -f FILE|DIR (did you mean -f hosts.yaml?)");
+    insta::assert_snapshot!(run.stderr, @"error: deprovision: hosts.yaml looks like a file; the hosts of files are given with -f FILE|DIR (did you mean -f hosts.yaml?)");
 }
 
 #[test]

@@ -156,13 +156,21 @@ fn watch_on_files_reconciles_them_reacts_to_edits_holds_their_locks_and_stops_on
         "{}",
         busy.stderr
     );
-    // So is a verb, saying what to do instead.
-    let verb = run(&lab, &["pause", "-f", "hosts/", "spare-0"]).expect_code(3);
+    // A verb writes its request into the file for the watch to act on.
+    let verb = run(&lab, &["pause", "-f", "hosts/", "spare-0"]).expect_code(0);
     assert!(
-        verb.stderr
-            .contains("set the annotation in the file by hand: watch acts on edits"),
+        verb.stderr.contains("the request is written into the file"),
         "{}",
         verb.stderr
+    );
+    assert!(
+        lab.read("hosts/hosts.yaml")
+            .contains("\"baremetalhost.metal3.io/paused\": \"\"")
+    );
+    run(&lab, &["resume", "-f", "hosts/", "spare-0"]).expect_code(0);
+    assert!(
+        !lab.read("hosts/hosts.yaml")
+            .contains("baremetalhost.metal3.io/paused")
     );
     // An edit of the file (an image for spare-0) is acted on.
     let text = lab.read("hosts/hosts.yaml");

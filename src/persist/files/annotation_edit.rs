@@ -84,7 +84,7 @@ fn insert_entry(yaml: &YamlFile, doc: usize, before: &Value, entry: &str) -> Opt
 }
 
 /// The byte offset just after the `{` opening the value at `path`, when a flow mapping.
-fn flow_brace(yaml: &YamlFile, doc: usize, path: &[&str]) -> Option<usize> {
+pub(super) fn flow_brace(yaml: &YamlFile, doc: usize, path: &[&str]) -> Option<usize> {
     let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
     let pos = yaml.locate(doc, &segs)?;
     let text = yaml.source_text();
@@ -95,7 +95,7 @@ fn flow_brace(yaml: &YamlFile, doc: usize, path: &[&str]) -> Option<usize> {
 
 /// The 1-based line of the key whose value `path` reaches: the nearest line at or above the
 /// value's starting with the key (plain or quoted) and a colon.
-fn key_line(yaml: &YamlFile, doc: usize, path: &[&str], key: &str) -> Option<usize> {
+pub(super) fn key_line(yaml: &YamlFile, doc: usize, path: &[&str], key: &str) -> Option<usize> {
     let segs: Vec<PathSeg> = path.iter().map(|k| PathSeg::Key(k)).collect();
     let pos = yaml.locate(doc, &segs)?;
     let text = yaml.source_text();
@@ -114,19 +114,19 @@ fn key_line(yaml: &YamlFile, doc: usize, path: &[&str], key: &str) -> Option<usi
 }
 
 /// Byte offset of the start of 1-based line `line`.
-fn line_offset(text: &str, line: usize) -> Option<usize> {
+pub(super) fn line_offset(text: &str, line: usize) -> Option<usize> {
     let starts = text.match_indices('\n').map(|(i, _)| i + 1);
     std::iter::once(0).chain(starts).nth(line - 1)
 }
 
-fn indentation(text: &str, line: usize) -> usize {
+pub(super) fn indentation(text: &str, line: usize) -> usize {
     line_offset(text, line)
         .map(|at| text[at..].len() - text[at..].trim_start_matches(' ').len())
         .unwrap_or(0)
 }
 
 /// `entry` made the first entry of the flow mapping whose `{` ends at `at`, spaced as it is.
-fn first_in_flow(text: &str, at: usize, entry: &str, more: bool) -> String {
+pub(super) fn first_in_flow(text: &str, at: usize, entry: &str, more: bool) -> String {
     let comma = if more { "," } else { "" };
     if text[at..].starts_with(' ') {
         insert(text, at, &format!(" {entry}{comma}"))
@@ -137,7 +137,7 @@ fn first_in_flow(text: &str, at: usize, entry: &str, more: bool) -> String {
     }
 }
 
-fn insert(text: &str, at: usize, insert: &str) -> String {
+pub(super) fn insert(text: &str, at: usize, insert: &str) -> String {
     format!("{}{insert}{}", &text[..at], &text[at..])
 }
 

@@ -492,6 +492,7 @@ fn take_new_text(group: &mut Group, mut fresh: HostFile, entries: Vec<HostEntry>
             if let (Some(rec), Some(was)) = (entry.record.as_mut(), before.record.as_ref()) {
                 rec.host.status.clone_from(&was.host.status);
                 rec.book.clone_from(&was.book);
+                rec.take_deletion_timestamp();
                 if let (Some(s), Some(w)) = (&mut rec.firmware_settings, &was.firmware_settings) {
                     s.status.clone_from(&w.status);
                 }

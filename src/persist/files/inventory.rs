@@ -409,13 +409,13 @@ impl Inventory {
                 firmware_settings_doc: settings.as_ref().map(|(d, _)| *d),
                 firmware_components_doc: components.as_ref().map(|(d, _)| *d),
                 data_image_doc: data_image.as_ref().map(|(d, _)| *d),
-                record: HostRecord {
+                record: HostRecord::with_deletion_timestamp(HostRecord {
                     host,
                     book,
                     firmware_settings: settings.map(|(_, s)| s),
                     firmware_components: components.map(|(_, c)| c),
                     data_image: data_image.map(|(_, i)| i),
-                },
+                }),
             });
         }
         let disk_stamp = Stamp::of(&pf.real);

@@ -89,6 +89,17 @@ impl FileLock {
         )))
     }
 
+    /// The pid of the process holding `file`'s lock, if one does; looked at without locking.
+    pub fn holder_of(file: &Path) -> Option<u32> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let f = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(Self::path_for(file))
+            .ok()?;
+        holder(&f)
+    }
+
     /// Holds `file`, the new content a save is putting at the host file's path, already locked.
     pub fn hold(&mut self, file: File) {
         self.host = file;

@@ -2,6 +2,7 @@
 
 pub mod admission;
 pub mod annotation_edit;
+pub mod beside;
 pub(crate) mod bmc_event_subscriptions;
 pub mod file_source;
 pub mod host_file;
@@ -10,6 +11,7 @@ pub(crate) mod kinds;
 pub mod lock;
 mod parse;
 pub mod paths;
+pub mod request_edit;
 pub mod sidecar;
 mod strict;
 pub mod yaml_file;

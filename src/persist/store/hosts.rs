@@ -406,6 +406,18 @@ impl Store {
         })
     }
 
+    /// Removes the stored host's `spec` entries `fields` (`deprovision`), under its lock.
+    pub fn remove_host_spec_fields(&self, key: &ObjectKey, fields: &[&str]) -> Result<Written> {
+        self.update(&host_key(key), |current| {
+            let mut v = current.ok_or_else(|| no_such_host(key))?.clone();
+            let Some(spec) = v.get_mut("spec").and_then(Value::as_object_mut) else {
+                return Ok(None);
+            };
+            let removed = fields.iter().filter(|f| spec.remove(**f).is_some()).count();
+            Ok((removed > 0).then_some(v))
+        })
+    }
+
     /// Marks a stored host for deletion at `now` (`metadata.deletionTimestamp`), under its lock.
     pub fn request_host_deletion(&self, key: &ObjectKey, now: &str) -> Result<Written> {
         self.update(&host_key(key), |current| {
