@@ -51,4 +51,5 @@ mod streams;
 mod strict_input;
 mod timing_lab;
 mod validate;
+mod verbs_beside_watch;
 mod watch;

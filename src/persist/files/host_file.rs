@@ -372,8 +372,15 @@ pub(crate) struct Stamp {
 
 impl Stamp {
     pub(crate) fn of(path: &Path) -> Option<Stamp> {
+        Self::of_metadata(std::fs::metadata(path).ok()?)
+    }
+
+    pub(crate) fn of_file(file: &std::fs::File) -> Option<Stamp> {
+        Self::of_metadata(file.metadata().ok()?)
+    }
+
+    fn of_metadata(m: std::fs::Metadata) -> Option<Stamp> {
         use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path).ok()?;
         Some(Stamp {
             len: m.len(),
             modified: m.modified().ok()?,
@@ -659,10 +666,11 @@ impl HostFile {
                 return Err(self.changed_during_run());
             }
         };
+        // Of the file written, not of the path: another writer's file may be there already.
+        self.disk_stamp = Stamp::of_file(&file);
         if let Some(lock) = self.lock.as_mut() {
             lock.hold(file);
         }
-        self.disk_stamp = Stamp::of(&self.real_path);
         Ok(())
     }
 

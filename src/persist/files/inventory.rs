@@ -239,10 +239,12 @@ fn read_and_parse(
         if !seen.insert(real.clone()) {
             continue;
         }
+        let stamp = Stamp::of(&real);
         let Some(text) = read_text(&real, &label, options.input.max_file_size, errors) else {
             continue;
         };
-        let pf = parse_file(&label, &real, text, mode, options.input);
+        let mut pf = parse_file(&label, &real, text, mode, options.input);
+        pf.stamp = stamp;
         if mode == LoadMode::Write && pf.has_hosts() && super::paths::is_stdin(&real) {
             // Where would the status go? Refused rather than run without saving it.
             errors.push(
@@ -271,12 +273,14 @@ fn lock_and_reread(
     // directory's to be released, and removes it when the run is refused later.
     for pf in parsed.iter_mut().rev().filter(|pf| pf.has_hosts()) {
         let lock = FileLock::acquire(&pf.real, &pf.label)?;
+        let stamp = Stamp::of(&pf.real);
         let again = read_text(&pf.real, &pf.label, options.input.max_file_size, errors);
         if let Some(again) = again
             && pf.yaml.as_ref().map(|y| y.source_text()) != Some(again.as_str())
         {
             let (label, real) = (pf.label.clone(), pf.real.clone());
             *pf = parse_file(&label, &real, again, LoadMode::Write, options.input);
+            pf.stamp = stamp;
             changed = true;
         }
         pf.lock = Some(lock);
@@ -418,7 +422,7 @@ impl Inventory {
                 }),
             });
         }
-        let disk_stamp = Stamp::of(&pf.real);
+        let disk_stamp = pf.stamp;
         self.files.push(HostFile {
             path: pf.label,
             real_path: pf.real,

@@ -78,6 +78,8 @@ pub(super) struct ParsedFile {
     /// Problems that do not stop a run (see [`strict`]).
     pub(super) warnings: Vec<Diagnostic>,
     pub(super) lock: Option<FileLock>,
+    /// The file's stamp taken before its text was read: a change after that is seen as one.
+    pub(super) stamp: Option<super::host_file::Stamp>,
 }
 
 impl ParsedFile {
