@@ -357,6 +357,18 @@ fn plugin_dir() -> &'static Path {
 /// Runs bmhctl with the Ironic plugin against `ironic`; `scale` is `BMHCTL_TIME_SCALE` (BMO's
 /// delays, shortened but not zero: each pass still waits for Ironic).
 fn bmhctl(lab: &Lab, ironic: &Ironic, scale: &str, extra: &[(&str, &str)], args: &[&str]) -> Run {
+    let mut envs = lab_env(ironic, scale);
+    envs.extend_from_slice(extra);
+    let mut all = vec![args[0], "--provisioner", "ironic"];
+    if !args.contains(&"--timeout") {
+        all.extend(["--timeout", "10m"]);
+    }
+    all.extend_from_slice(&args[1..]);
+    lab.run_env(&all, &envs)
+}
+
+/// The environment of a bmhctl run against `ironic` with the Ironic plugin.
+fn lab_env<'a>(ironic: &'a Ironic, scale: &'a str) -> Vec<(&'a str, &'a str)> {
     let mut envs: Vec<(&str, &str)> = vec![
         ("PROVISIONER_PLUGIN_DIR", plugin_dir().to_str().unwrap()),
         ("BMHCTL_TIME_SCALE", scale),
@@ -365,13 +377,7 @@ fn bmhctl(lab: &Lab, ironic: &Ironic, scale: &str, extra: &[(&str, &str)], args:
         ("METAL3_AUTH_ROOT_DIR", "/nonexistent"),
     ];
     envs.extend(ironic.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    envs.extend_from_slice(extra);
-    let mut all = vec![args[0], "--provisioner", "ironic"];
-    if !args.contains(&"--timeout") {
-        all.extend(["--timeout", "10m"]);
-    }
-    all.extend_from_slice(&args[1..]);
-    lab.run_env(&all, &envs)
+    envs
 }
 
 /// The state transitions bmhctl printed for `host`, as `"a -> b"`.
@@ -1617,4 +1623,55 @@ fn an_ironic_older_than_bmos_minimum_is_refused_at_its_first_answer() {
     let url = format!("{}/v1/nodes", ironic.root);
     let (_, nodes) = http_at("1.1", "GET", &url, ironic.auth.as_ref(), None);
     assert_eq!(parse(&nodes)["nodes"], json!([]), "no node made: {nodes}");
+}
+
+/// The verbs beside a running `watch -f` on a real Ironic: each writes its request into the
+/// file, the watch acts on it, and Ironic shows the outcome.
+#[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
+fn verbs_beside_a_running_watch_reach_ironic() {
+    let _serial = serial();
+    let ironic = shared_ironic();
+    let name = "beside-watch";
+    ironic.purge(name, None);
+    let spec = format!("bootMACAddress: \"52:54:00:00:01:11\"\n{}", fake_image());
+    let host = bmh(name, true, &format!("fake-hardware://{name}"), &spec);
+    let lab = Lab::new().file("hosts.yaml", &hosts_file(&[host]));
+    let mut watch = std::process::Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+        .current_dir(lab.path(""))
+        .envs(lab_env(&ironic, "0.3"))
+        .args(["watch", "--provisioner", "ironic", "-f", "hosts.yaml"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start bmhctl watch");
+    // It says so once it holds the file's lock (the reader kept: the watch writes on).
+    let mut stderr = std::io::BufReader::new(watch.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+    assert!(line.starts_with("watching "), "{line}");
+    // `wait` and the verbs beside it never load a plugin: none is where they would look.
+    let verb = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["-f", "hosts.yaml", "--timeout", "5m"]);
+        let no_plugin = [("PROVISIONER_PLUGIN_DIR", "/nonexistent")];
+        lab.run_env(&all, &no_plugin).expect_code(0)
+    };
+    verb(&["wait", name, "--for", "provisioned"]);
+    verb(&["wait", name, "--for", "powered-on"]);
+    assert_eq!(ironic.node_of(name)["provision_state"], "active");
+    verb(&["power", "off", name, "--wait"]);
+    assert_eq!(ironic.node_of(name)["power_state"], "power off");
+    verb(&["power", "on", name, "--wait"]);
+    assert_eq!(ironic.node_of(name)["power_state"], "power on");
+    let r = verb(&["deprovision", name]);
+    assert!(r.stdout.ends_with(" deprovisioned\n"), "{}", r.stdout);
+    assert_eq!(ironic.node_of(name)["provision_state"], "available");
+    let got = lab.run(&["get", "-f", "hosts.yaml", name, "-o", "json"]).expect_code(0);
+    assert!(got.json()["spec"].get("image").is_none(), "{}", got.stdout);
+    verb(&["delete", name]);
+    assert!(ironic.node(&format!("{NS}~{name}")).is_none());
+    // SAFETY: a plain kill(2) of our own child.
+    unsafe { libc::kill(watch.id() as i32, libc::SIGTERM) };
+    assert_eq!(watch.wait().unwrap().code(), Some(0));
 }
