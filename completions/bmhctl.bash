@@ -773,7 +773,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__deprovision)
-            opts="-f -l -o -v -q -h -V --filename --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -784,6 +784,10 @@ _bmhctl() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

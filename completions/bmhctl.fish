@@ -92,7 +92,8 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s q -l quiet -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s V -l version -d 'Print version'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s f -l filename -d 'YAML files, or directories of them, holding the hosts and their BMC Secrets (required)' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
@@ -117,7 +118,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l dry-run -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F

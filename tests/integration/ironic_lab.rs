@@ -1667,7 +1667,9 @@ fn verbs_beside_a_running_watch_reach_ironic() {
     let r = verb(&["deprovision", name]);
     assert!(r.stdout.ends_with(" deprovisioned\n"), "{}", r.stdout);
     assert_eq!(ironic.node_of(name)["provision_state"], "available");
-    let got = lab.run(&["get", "-f", "hosts.yaml", name, "-o", "json"]).expect_code(0);
+    let got = lab
+        .run(&["get", "-f", "hosts.yaml", name, "-o", "json"])
+        .expect_code(0);
     assert!(got.json()["spec"].get("image").is_none(), "{}", got.stdout);
     verb(&["delete", name]);
     assert!(ironic.node(&format!("{NS}~{name}")).is_none());
