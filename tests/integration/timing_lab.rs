@@ -1248,3 +1248,123 @@ fn change_and_bmo_timing_decide_the_same_on_a_real_ironic() {
         differences.join("\n\n")
     );
 }
+
+/// A fenced `bash` block of the README, the one after the comment line starting `marker`.
+fn readme_block(marker: &str) -> String {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("read README.md");
+    let after = readme
+        .split_once(&format!("<!-- {marker}"))
+        .unwrap_or_else(|| panic!("no `<!-- {marker}` in README.md"))
+        .1;
+    let block = after
+        .split_once("```bash\n")
+        .expect("a bash block after it")
+        .1;
+    block
+        .split_once("```")
+        .expect("the block's end")
+        .0
+        .to_string()
+}
+
+/// Runs a README step with bash in `lab`, bmhctl on the PATH, against Ironic through `proxy`.
+fn run_step(lab: &Lab, ironic: &Ironic, proxy: &Proxy, step: &str) -> Run {
+    let bin = assert_cmd::cargo::cargo_bin("bmhctl");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(step)
+        .current_dir(lab.path(""))
+        .env("PATH", path)
+        .env("CI", "true")
+        .env("KEEP", lab.path("keep"))
+        .env_remove("BMHCTL_PROVISIONER")
+        .env("BMHCTL_CONFIG", lab.path("no-bmhctl-config.yaml"))
+        .env_remove("BMHCTL_CONTEXT")
+        .envs(bmhctl_env(ironic, proxy, "0.3"))
+        .output()
+        .expect("run bash");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The README's CI job step, as written there: it provisions; run again with the status it kept,
+/// it makes no write to Ironic; the teardown step removes every node.
+#[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
+fn the_readmes_ci_job_step_provisions_and_its_rerun_writes_nothing_to_ironic() {
+    let _serial = serial();
+    let ironic = lab_ironic();
+    ironic.purge().unwrap();
+    let _purge = Purge(&ironic);
+    let proxy = Proxy::start(&ironic);
+    let names = ["ci-0", "ci-1"];
+    let mut hosts = secret();
+    for (i, name) in names.iter().enumerate() {
+        let spec = format!(
+            "bootMACAddress: \"52:54:00:7a:03:{:02x}\"\n{}",
+            i + 1,
+            image()
+        );
+        hosts.push_str(&bmh(name, &format!("fake-hardware://{name}"), &spec));
+    }
+    let lab = Lab::new().file("hosts.yaml", &hosts);
+    let step = readme_block("job step");
+    let first = run_step(&lab, &ironic, &proxy, &step);
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    assert!(
+        first.stdout.ends_with("every host reached its goal\n"),
+        "{}",
+        first.stdout
+    );
+    // The table for the log, the JSON for the next step.
+    assert!(first.stdout.trim_start().starts_with("HOST "), "{}", first.stdout);
+    let result: Value =
+        serde_json::from_str(&lab.read("result.json")).expect("result.json is JSON");
+    assert_eq!(result["kind"], "ProvisionResult");
+    for h in result["hosts"].as_array().unwrap() {
+        assert_eq!(h["outcome"], "reached", "{h:#}");
+    }
+    assert!(
+        !proxy.log().writes.is_empty(),
+        "the first run registers and deploys"
+    );
+    assert_eq!(
+        lab.read("hosts.yaml"),
+        hosts,
+        "the repository's file is not written"
+    );
+
+    {
+        let mut log = proxy.log();
+        log.writes.clear();
+        log.reads = 0;
+    }
+    let again = run_step(&lab, &ironic, &proxy, &step);
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    let log = proxy.log();
+    let writes: Vec<String> = log
+        .writes
+        .iter()
+        .map(|w| format!("{} {} {}", w.method, w.path, w.body))
+        .collect();
+    assert_eq!(writes, Vec::<String>::new(), "the re-run wrote to Ironic");
+    assert!(log.reads > 0, "the re-run reads each node");
+    drop(log);
+
+    let teardown = run_step(&lab, &ironic, &proxy, &readme_block("teardown step"));
+    assert_eq!(teardown.code, 0, "{}\n{}", teardown.stdout, teardown.stderr);
+    for name in names {
+        let (code, _) = ironic.call("GET", &format!("/v1/nodes/{NS}~{name}"), None);
+        assert_eq!(code, 404, "{name}'s node is gone");
+    }
+    assert!(!lab.path("keep").exists());
+}
