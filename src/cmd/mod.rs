@@ -167,7 +167,8 @@ pub enum Command {
 #[derive(Debug, Args, Clone)]
 pub struct DriveArgs {
     /// The provisioner: `fixture` (built in) or a plugin NAME loaded from
-    /// $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so.
+    /// $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then
+    /// /usr/lib/bmhctl/plugins).
     #[arg(
         long,
         env = "BMHCTL_PROVISIONER",
@@ -468,14 +469,16 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
 
 /// The provisioners there are, with the closest name, for a `--provisioner` that names none.
 fn provisioners_found(name: &str, provisioners: &crate::provisioners::Settings) -> String {
-    let dir = provisioners.plugin_dir().ok();
-    let found = dir.as_deref().and_then(|d| plugin::plugin_files(d).ok());
+    let dirs = provisioners.plugin_dirs().unwrap_or_default();
+    let found = dirs.iter().filter_map(|d| plugin::plugin_files(d).ok());
     let mut names = vec!["fixture".to_string()];
-    names.extend(found.into_iter().flatten().map(|(_, n)| n));
+    names.extend(found.flatten().map(|(_, n)| n));
     names[1..].sort();
+    names.dedup();
     let mut hint = format!("provisioners found: {}", names.join(", "));
-    if let Some(d) = &dir {
-        hint.push_str(&format!(" (plugins in {})", d.display()));
+    if !dirs.is_empty() {
+        let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        hint.push_str(&format!(" (plugins in {})", dirs.join(", ")));
     }
     if let Some(m) = crate::diagnostic::did_you_mean(name, names.iter().map(String::as_str)) {
         hint.push_str(&format!("; did you mean --provisioner {m}?"));
