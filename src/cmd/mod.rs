@@ -576,7 +576,18 @@ fn init_logging(cli: &Cli) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
+    // The journal gives each line its time; a priority prefix gives it its level.
+    let journal = crate::journal_stream::stderr_is_journal();
     let _ = match cli.log_format {
+        LogFormat::Text if journal => {
+            let format = tracing_subscriber::fmt::format()
+                .without_time()
+                .with_ansi(false);
+            builder
+                .with_ansi(false)
+                .event_format(log_priority::Prioritised(format))
+                .try_init()
+        }
         LogFormat::Text => {
             let colour = colour_fits(
                 std::io::stderr().is_terminal(),
@@ -585,6 +596,10 @@ fn init_logging(cli: &Cli) {
             );
             builder.with_ansi(colour).without_time().try_init()
         }
+        LogFormat::Json if journal => builder
+            .with_ansi(false)
+            .event_format(log_priority::Prioritised(log_json::JsonLines))
+            .try_init(),
         LogFormat::Json => builder
             .with_ansi(false)
             .event_format(log_json::JsonLines)
@@ -598,6 +613,7 @@ fn colour_fits(terminal: bool, no_color: Option<&std::ffi::OsStr>, term: Option<
 }
 
 mod log_json;
+mod log_priority;
 
 #[cfg(test)]
 mod tests {

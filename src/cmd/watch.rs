@@ -164,6 +164,8 @@ type Seen = (String, String, bool, String);
 /// for `-o json` an object a line, with the host's events (docs/output.md).
 fn transitions(json: bool, quiet: bool) -> Observer {
     let mut last: HashMap<ObjectKey, Seen> = HashMap::new();
+    // The journal times each line itself.
+    let own_time = !crate::journal_stream::stdout_is_journal();
     Box::new(
         move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
             if let Some(e) = out.error.as_ref().filter(|_| !json) {
@@ -198,7 +200,8 @@ fn transitions(json: bool, quiet: bool) -> Observer {
                 }
                 lines.push(t.to_string());
             } else if out.deleted() && !quiet {
-                lines.push(format!("{time} {key} deleted"));
+                let at = if own_time { format!("{time} ") } else { String::new() };
+                lines.push(format!("{at}{key} deleted"));
             } else if changed && !quiet {
                 let op = if now.1.is_empty() { "-" } else { &now.1 };
                 let power = if now.2 { "on" } else { "off" };
@@ -208,7 +211,8 @@ fn transitions(json: bool, quiet: bool) -> Observer {
                     format!(" error: {}", now.3)
                 };
                 let state = super::output::state_text(rec);
-                lines.push(format!("{time} {key} {state} {op} power {power}{err}"));
+                let at = if own_time { format!("{time} ") } else { String::new() };
+                lines.push(format!("{at}{key} {state} {op} power {power}{err}"));
             }
             for e in out.events.iter().filter(|_| json) {
                 let e = serde_json::json!({
