@@ -21,6 +21,7 @@ mod plugin;
 mod progress;
 mod provision;
 mod reachable;
+mod service_manager;
 mod validate;
 mod verbs;
 mod version;

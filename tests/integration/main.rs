@@ -41,6 +41,7 @@ mod provision;
 mod refused_input;
 mod result_contract;
 mod save_failures;
+mod service;
 mod secrets_canary;
 mod split_lab;
 mod store;
