@@ -96,10 +96,7 @@ fn watch_tells_its_service_manager_ready_then_pings_the_watchdog_and_says_stoppi
         says(&ready, "STATUS=watching 1 host in the store store"),
         "{ready}"
     );
-    assert!(
-        before.iter().all(|m| !m.contains("READY")),
-        "{before:?}"
-    );
+    assert!(before.iter().all(|m| !m.contains("READY")), "{before:?}");
 
     // WATCHDOG=1 again and again, each within the watchdog's time of the one before.
     let mut last = ready_at;
@@ -115,12 +112,18 @@ fn watch_tells_its_service_manager_ready_then_pings_the_watchdog_and_says_stoppi
             last = at;
             pings += 1;
         }
-        statuses.extend(m.lines().filter(|l| l.starts_with("STATUS=")).map(String::from));
+        statuses.extend(
+            m.lines()
+                .filter(|l| l.starts_with("STATUS="))
+                .map(String::from),
+        );
         assert!(!says(&m, "READY=1"), "READY=1 twice: {m}");
     }
     assert!(longest < WATCHDOG, "{longest:?} between two pings");
     assert!(
-        statuses.iter().any(|s| s.starts_with("STATUS=watching 1 host, ")),
+        statuses
+            .iter()
+            .any(|s| s.starts_with("STATUS=watching 1 host, ")),
         "{statuses:?}"
     );
 
@@ -168,7 +171,10 @@ fn stderr_as_journal(lab: &Lab, args: &[&str], journal: bool) -> (i32, String) {
         .stderr(file)
         .status()
         .expect("run bmhctl");
-    (status.code().unwrap_or(-1), std::fs::read_to_string(&path).unwrap())
+    (
+        status.code().unwrap_or(-1),
+        std::fs::read_to_string(&path).unwrap(),
+    )
 }
 
 #[test]
