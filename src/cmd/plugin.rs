@@ -146,7 +146,11 @@ fn list(provisioners: &provisioners::Settings) -> Result<()> {
     if several {
         super::output::outln!("plugin directories, searched in this order:")?;
         for dir in &dirs {
-            let note = if absent.contains(&dir) { " (absent)" } else { "" };
+            let note = if absent.contains(&dir) {
+                " (absent)"
+            } else {
+                ""
+            };
             super::output::outln!("  {}{note}", dir.display())?;
         }
     } else {

@@ -84,7 +84,9 @@ impl ServiceManager {
     /// The heartbeat of the scheduler's loop: `WATCHDOG=1` at least every half of the
     /// watchdog's time, and the status line with the hosts once ready.
     pub fn heartbeat(self: &Arc<Self>) -> Heartbeat {
-        let every = self.watchdog.map_or(STATUS_EVERY, |w| (w / 2).min(STATUS_EVERY));
+        let every = self
+            .watchdog
+            .map_or(STATUS_EVERY, |w| (w / 2).min(STATUS_EVERY));
         let manager = self.clone();
         Heartbeat {
             every,

@@ -225,7 +225,11 @@ fn transitions(json: bool, quiet: bool) -> Observer {
                 }
                 lines.push(t.to_string());
             } else if out.deleted() && !quiet {
-                let at = if own_time { format!("{time} ") } else { String::new() };
+                let at = if own_time {
+                    format!("{time} ")
+                } else {
+                    String::new()
+                };
                 lines.push(format!("{at}{key} deleted"));
             } else if changed && !quiet {
                 let op = if now.1.is_empty() { "-" } else { &now.1 };
@@ -236,7 +240,11 @@ fn transitions(json: bool, quiet: bool) -> Observer {
                     format!(" error: {}", now.3)
                 };
                 let state = super::output::state_text(rec);
-                let at = if own_time { format!("{time} ") } else { String::new() };
+                let at = if own_time {
+                    format!("{time} ")
+                } else {
+                    String::new()
+                };
                 lines.push(format!("{at}{key} {state} {op} power {power}{err}"));
             }
             for e in out.events.iter().filter(|_| json) {

@@ -339,7 +339,11 @@ mod tests {
             }
             .plugin_dirs()
             .unwrap();
-            let beside = std::env::current_exe().unwrap().parent().unwrap().join("plugins");
+            let beside = std::env::current_exe()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .join("plugins");
             assert_eq!(dirs, vec![beside, PathBuf::from(SYSTEM_PLUGIN_DIR)]);
         }
     }

@@ -1,8 +1,8 @@
 //! The runner as a controller (`bmhctl watch`, `--wait`): hosts come, change and go.
 
 use super::RunnerConfig;
-use super::heartbeat::Heartbeat;
 use super::changes::scan;
+use super::heartbeat::Heartbeat;
 use super::rate_limit::RateLimiter;
 use super::scheduler::{Next, Policy, Scheduler, Slot, Stop};
 use crate::error::{Error, Result};
