@@ -1,7 +1,7 @@
 //! The Debian package `scripts/package-deb.sh` builds: its files, its maintainer scripts, its
 //! unit as systemd reads it once installed, and its plugins under the unit's hardening.
-//! The package is built once per test run (about 5 minutes from a cold release build, 15 s when
-//! only `cargo deb` runs again).
+//! The package is built once per test run: about 5 minutes from a cold release build, 1.5 after
+//! a change of bmhctl's sources, 15 s when only `cargo deb` runs again.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
