@@ -65,7 +65,7 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "version" -d 'Print th
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l host -d 'Only this host (NAME or NAMESPACE/NAME); may be repeated' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -94,7 +94,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s h -l help -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -122,7 +122,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s h -l help 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -274,7 +274,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s h -l help -d 'P
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -302,7 +302,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l for -d 'The state
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timeout -d 'Give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -344,7 +344,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -369,7 +369,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -399,7 +399,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s l -l selector -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -426,7 +426,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s l -l selector 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -451,7 +451,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s l -l selector -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -477,7 +477,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s l -l selector -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -502,7 +502,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s l -l selector -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -527,7 +527,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s l -l selector -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -552,7 +552,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s l -l selector -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
 bmo\t''"
@@ -606,7 +606,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_see
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -f -a "list" -d 'The plugins in the plugin directory, with their names and versions'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -f -a "list" -d 'The plugins of the plugin directories, with their names and versions'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
@@ -637,7 +637,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "list" -d 'The plugins in the plugin directory, with their names and versions'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "list" -d 'The plugins of the plugin directories, with their names and versions'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
@@ -797,7 +797,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from power" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from power" -f -a "off" -d 'Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from plugin" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from plugin" -f -a "list" -d 'The plugins in the plugin directory, with their names and versions'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from plugin" -f -a "list" -d 'The plugins of the plugin directories, with their names and versions'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "get-contexts" -d 'List the contexts of the config file; `*` marks the current one'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "current-context" -d 'Print the name of the current context'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "use-context" -d 'Make NAME the current context (written into the config file)'

@@ -70,10 +70,31 @@ if ! command -v strace >/dev/null; then
         exit 1
     fi
 fi
-# The tests that need the lab or strace are #[ignore]d in a plain `cargo test` (a machine with
-# only Rust passes it); here they have what they need. A lab test spends most of its time
-# waiting on Ironic, and each lab's tests take turns on its lock: four test threads keep two
-# cores busy meanwhile (the suite's wall time about halves).
+# The package tests (tests/integration/package.rs) build the .deb with scripts/package-deb.sh
+# (cargo-deb: `cargo install cargo-deb --locked` takes about a minute; the package's release
+# build about 5 more from cold, 15 s once built) and read it with dpkg-deb, systemd-analyze and
+# strace.
+if ! cargo deb --version >/dev/null 2>&1; then
+    echo "installing cargo-deb (cargo install cargo-deb --locked, about a minute)" >&2
+    cargo install cargo-deb --locked >/dev/null 2>&1 ||
+        { echo "error: cargo install cargo-deb --locked failed" >&2; exit 1; }
+fi
+# (`man` checks the unit's Documentation=man: pages.)
+for tool in dpkg-deb:dpkg systemd-analyze:systemd man:man-db; do
+    command -v "${tool%:*}" >/dev/null && continue
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        apt-get install -y -q "${tool#*:}" >/dev/null 2>&1 ||
+            { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "${tool#*:}" >/dev/null 2>&1; } ||
+            { echo "error: apt-get install ${tool#*:} failed" >&2; exit 1; }
+    else
+        echo "error: ${tool%:*} not found: apt-get install ${tool#*:}" >&2
+        exit 1
+    fi
+done
+# The tests that need the lab, strace or the package tools are #[ignore]d in a plain
+# `cargo test` (a machine with only Rust passes it); here they have what they need. A lab test
+# spends most of its time waiting on Ironic, and each lab's tests take turns on its lock: four
+# test threads keep two cores busy meanwhile (the suite's wall time about halves).
 cargo test --workspace --locked -- --include-ignored --test-threads 4
 
 # The out-of-tree plugin example is a crate of its own: check it as its authors would.

@@ -1,11 +1,11 @@
 //! bmhctl: metal3 baremetal-operator's BareMetalHost behaviour without Kubernetes.
 
-/// `eprintln!` that drops the line on a closed standard error instead of panicking.
+/// `eprintln!` that drops the line on a closed standard error instead of panicking, and gives
+/// it a priority when standard error is the journal ([`journal_stream`]).
 #[macro_export]
 macro_rules! eprintln_quiet {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        $crate::journal_stream::eprintln(format_args!($($arg)*));
     }};
 }
 
@@ -16,6 +16,7 @@ pub mod context;
 pub mod diagnostic;
 pub mod error;
 pub(crate) mod intern;
+pub mod journal_stream;
 pub mod machine;
 pub mod metal3_export;
 pub mod metrics;

@@ -62,6 +62,13 @@ fn roff(text: &str) -> String {
 }
 
 fn sections(cmd: &str) -> String {
+    let system = crate::provisioners::SYSTEM_PLUGIN_DIR;
+    let plugin_dir_text = format!(
+        "PROVISIONER_PLUGIN_DIR :: Where provisioner plugins (NAME-provisioner.so) are; default: plugins/ beside the bmhctl binary, then {system}."
+    );
+    let system_plugins_text = format!(
+        "{system}/NAME-provisioner.so :: The provisioner plugins a package installs, used when PROVISIONER_PLUGIN_DIR is unset and plugins/ beside the binary has no such plugin."
+    );
     let mut s = String::new();
     s.push_str(&section("EXIT STATUS", &exit_status(cmd)));
     s.push_str(&section(
@@ -69,7 +76,7 @@ fn sections(cmd: &str) -> String {
         &[
             "BMHCTL_STORE :: The local store, when --store is not given.",
             "BMHCTL_PROVISIONER :: The provisioner, when --provisioner is not given (default ironic).",
-            "PROVISIONER_PLUGIN_DIR :: Where provisioner plugins (NAME-provisioner.so) are; default: plugins/ beside the bmhctl binary.",
+            &plugin_dir_text,
             "BMHCTL_IRONIC_WAIT :: How long to keep trying to reach Ironic at start (default 2m).",
             "BMHCTL_TIME_SCALE :: Multiplies every delay (default 1; 0 runs without waiting).",
             "BMHCTL_SEED :: Fixes the backoff jitter.",
@@ -78,6 +85,8 @@ fn sections(cmd: &str) -> String {
             "BMHCTL_LOG :: Log filter (tracing syntax), over -v and -q.",
             "BMHCTL_MAX_FILE_SIZE :: The largest input file read, in bytes (default 512 MiB).",
             "NO_COLOR :: No colours when set to anything.",
+            "NOTIFY_SOCKET, WATCHDOG_USEC :: Set by systemd for a Type=notify service: watch sends READY=1, WATCHDOG=1 (at least every half of WATCHDOG_USEC), STATUS= and STOPPING=1 there.",
+            "JOURNAL_STREAM :: Set by systemd: while standard error (or output) is that stream, each line carries its syslog priority (<3> for errors) and no time of its own.",
             "BMHCTL_CONFIG :: The config file of the contexts (default ~/.config/bmhctl/config.yaml).",
             "BMHCTL_CONTEXT :: The context to use when --context is not given (default: the file's currentContext). A context sets IRONIC_ENDPOINT, its credentials, CA and client certificate, DEPLOY_* URLs, BMHCTL_PROVISIONER and BMHCTL_STORE; each variable set in the environment wins over it.",
             "COMPLETE :: bash, zsh, fish, elvish or powershell: print the script of the completions that know the data (source <(COMPLETE=bash bmhctl)).",
@@ -90,6 +99,7 @@ fn sections(cmd: &str) -> String {
             "~/.config/bmhctl/config.yaml :: The contexts (see bmhctl-config(1)); a credentials file a context names must have mode 0600.",
             "DIR/.bmhctl/ :: Beside a hosts file: bmhctl's bookkeeping for its hosts (uid, generation, finalizers, first seen) and the files' locks.",
             "plugins/NAME-provisioner.so :: Beside the binary: the provisioner plugins (ironic-provisioner.so for the default).",
+            &system_plugins_text,
         ],
     ));
     s.push_str(&section("EXAMPLES", &examples(cmd)));
@@ -177,7 +187,9 @@ fn examples(cmd: &str) -> Vec<&'static str> {
             vec!["bmhctl validate hosts.yaml :: Check the hosts against BMO's admission rules."]
         }
         "plugin" => {
-            vec!["bmhctl plugin list :: The plugins of the plugin directory, with their versions."]
+            vec![
+                "bmhctl plugin list :: The plugins of the plugin directories, with their versions.",
+            ]
         }
         "version" => vec!["bmhctl version :: bmhctl's version and its plugin interface's."],
         "config" => vec![

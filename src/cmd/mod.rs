@@ -21,6 +21,7 @@ mod plugin;
 mod progress;
 mod provision;
 mod reachable;
+mod service_manager;
 mod validate;
 mod verbs;
 mod version;
@@ -171,7 +172,8 @@ pub enum Command {
 #[derive(Debug, Args, Clone)]
 pub struct DriveArgs {
     /// The provisioner: `fixture` (built in) or a plugin NAME loaded from
-    /// $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so.
+    /// $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then
+    /// /usr/lib/bmhctl/plugins).
     #[arg(
         long,
         env = "BMHCTL_PROVISIONER",
@@ -480,14 +482,16 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
 
 /// The provisioners there are, with the closest name, for a `--provisioner` that names none.
 fn provisioners_found(name: &str, provisioners: &crate::provisioners::Settings) -> String {
-    let dir = provisioners.plugin_dir().ok();
-    let found = dir.as_deref().and_then(|d| plugin::plugin_files(d).ok());
+    let dirs = provisioners.plugin_dirs().unwrap_or_default();
+    let found = dirs.iter().filter_map(|d| plugin::plugin_files(d).ok());
     let mut names = vec!["fixture".to_string()];
-    names.extend(found.into_iter().flatten().map(|(_, n)| n));
+    names.extend(found.flatten().map(|(_, n)| n));
     names[1..].sort();
+    names.dedup();
     let mut hint = format!("provisioners found: {}", names.join(", "));
-    if let Some(d) = &dir {
-        hint.push_str(&format!(" (plugins in {})", d.display()));
+    if !dirs.is_empty() {
+        let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        hint.push_str(&format!(" (plugins in {})", dirs.join(", ")));
     }
     if let Some(m) = crate::diagnostic::did_you_mean(name, names.iter().map(String::as_str)) {
         hint.push_str(&format!("; did you mean --provisioner {m}?"));
@@ -582,7 +586,18 @@ fn init_logging(cli: &Cli) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
+    // The journal gives each line its time; a priority prefix gives it its level.
+    let journal = crate::journal_stream::stderr_is_journal();
     let _ = match cli.log_format {
+        LogFormat::Text if journal => {
+            let format = tracing_subscriber::fmt::format()
+                .without_time()
+                .with_ansi(false);
+            builder
+                .with_ansi(false)
+                .event_format(log_priority::Prioritised(format))
+                .try_init()
+        }
         LogFormat::Text => {
             let colour = colour_fits(
                 std::io::stderr().is_terminal(),
@@ -591,6 +606,10 @@ fn init_logging(cli: &Cli) {
             );
             builder.with_ansi(colour).without_time().try_init()
         }
+        LogFormat::Json if journal => builder
+            .with_ansi(false)
+            .event_format(log_priority::Prioritised(log_json::JsonLines))
+            .try_init(),
         LogFormat::Json => builder
             .with_ansi(false)
             .event_format(log_json::JsonLines)
@@ -604,6 +623,7 @@ fn colour_fits(terminal: bool, no_color: Option<&std::ffi::OsStr>, term: Option<
 }
 
 mod log_json;
+mod log_priority;
 
 #[cfg(test)]
 mod tests {

@@ -18,7 +18,7 @@ pub enum PluginCommand {
         /// The name the plugin must report.
         name: String,
     },
-    /// The plugins in the plugin directory, with their names and versions.
+    /// The plugins of the plugin directories, with their names and versions.
     List,
 }
 
@@ -97,32 +97,65 @@ fn check(path: &std::path::Path, name: &str, provisioners: &provisioners::Settin
 }
 
 fn list(provisioners: &provisioners::Settings) -> Result<()> {
-    let dir = provisioners
-        .plugin_dir()
+    let dirs = provisioners
+        .plugin_dirs()
         .map_err(|why| Error::Usage(why.to_string()))?;
     let mut t = Table::new();
     t.load_preset(NOTHING);
     t.set_header(["NAME", "ABI", "SDK", "FILE", "STATUS"]);
     t.add_row(["fixture", "-", "-", "(built in)", "ok"]);
-    let found = match plugin_files(&dir) {
-        Ok(found) => found,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(Error::io(&dir, e)),
-    };
-    for (file, name) in found {
-        let row = match loader::open(&dir.join(&file), Some(&name)) {
-            Ok(p) => [
-                p.name().to_string(),
-                p.abi_version().to_string(),
-                p.sdk_version().to_string(),
-                file,
-                "ok".into(),
-            ],
-            Err(e) => [name, "?".into(), "?".into(), file, e.to_string()],
+    // With several directories, a file is named by its path; a name found earlier hides it.
+    let several = dirs.len() > 1;
+    let mut seen: Vec<(String, std::path::PathBuf)> = Vec::new();
+    let mut absent = Vec::new();
+    for dir in &dirs {
+        let found = match plugin_files(dir) {
+            Ok(found) => found,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                absent.push(dir);
+                Vec::new()
+            }
+            Err(e) => return Err(Error::io(dir, e)),
         };
-        t.add_row(row);
+        for (file, name) in found {
+            let path = dir.join(&file);
+            let shown = if several {
+                path.display().to_string()
+            } else {
+                file
+            };
+            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+                let why = format!("not used: {} comes first", first.display());
+                t.add_row([name, "-".into(), "-".into(), shown, why]);
+                continue;
+            }
+            let row = match loader::open(&path, Some(&name)) {
+                Ok(p) => [
+                    p.name().to_string(),
+                    p.abi_version().to_string(),
+                    p.sdk_version().to_string(),
+                    shown,
+                    "ok".into(),
+                ],
+                Err(e) => [name.clone(), "?".into(), "?".into(), shown, e.to_string()],
+            };
+            seen.push((name, path));
+            t.add_row(row);
+        }
     }
-    super::output::outln!("plugin directory: {}", dir.display())?;
+    if several {
+        super::output::outln!("plugin directories, searched in this order:")?;
+        for dir in &dirs {
+            let note = if absent.contains(&dir) {
+                " (absent)"
+            } else {
+                ""
+            };
+            super::output::outln!("  {}{note}", dir.display())?;
+        }
+    } else {
+        super::output::outln!("plugin directory: {}", dirs[0].display())?;
+    }
     super::output::outln!("{t}")?;
     Ok(())
 }

@@ -149,6 +149,8 @@ struct Lines {
     failing: Vec<bool>,
     last_failure: String,
     stopped: bool,
+    /// `out` is the journal: lines carry a priority, and no time of their own.
+    journal: bool,
 }
 
 /// What a host's next pass waits for, as the heartbeat counts it.
@@ -175,9 +177,19 @@ impl Waits {
 
 impl Lines {
     fn say(&mut self, text: &str) {
-        let now = Utc::now().format("%Y-%m-%dT%H:%M:%SZ");
+        self.say_at(crate::journal_stream::INFO, text);
+    }
+
+    /// A line of `priority` (sd-daemon's, for the journal).
+    fn say_at(&mut self, priority: u8, text: &str) {
         // stderr gone: nothing to do about it, and no reason to stop the run.
-        let _ = writeln!(self.out, "{now} {text}");
+        if self.journal {
+            let line = crate::journal_stream::prefixed(text, priority);
+            let _ = self.out.write_all(line.as_bytes());
+        } else {
+            let now = Utc::now().format("%Y-%m-%dT%H:%M:%SZ");
+            let _ = writeln!(self.out, "{now} {text}");
+        }
         let _ = self.out.flush();
         self.last_line = Instant::now();
     }
@@ -210,7 +222,7 @@ struct Plain {
 }
 
 impl Plain {
-    fn new(out: Box<dyn Write + Send>, hosts: usize, every: Duration) -> Self {
+    fn new(out: Box<dyn Write + Send>, journal: bool, hosts: usize, every: Duration) -> Self {
         let lines = Arc::new((
             Mutex::new(Lines {
                 out,
@@ -221,6 +233,7 @@ impl Plain {
                 failing: vec![false; hosts],
                 last_failure: String::new(),
                 stopped: false,
+                journal,
             }),
             Condvar::new(),
         ));
@@ -354,7 +367,9 @@ impl Progress {
                 }
             }
             ProgressMode::Lines => {
-                View::Lines(Plain::new(Box::new(std::io::stderr()), hosts, HEARTBEAT))
+                let journal = crate::journal_stream::stderr_is_journal();
+                let out = Box::new(std::io::stderr());
+                View::Lines(Plain::new(out, journal, hosts, HEARTBEAT))
             }
         };
         Self::with_view(view, verbose, hosts)
@@ -369,7 +384,7 @@ impl Progress {
         heartbeat: Duration,
     ) -> Self {
         Self::with_view(
-            View::Lines(Plain::new(out, hosts, heartbeat)),
+            View::Lines(Plain::new(out, false, hosts, heartbeat)),
             verbose,
             hosts,
         )
@@ -494,7 +509,8 @@ impl BatchObserver for Progress {
                 {
                     l.last_failure = format!("{name}: {err}");
                     if verbose || before.pass_error != now.pass_error {
-                        l.say(&format!("{name}: pass failed: {err}"));
+                        let warning = crate::journal_stream::WARNING;
+                        l.say_at(warning, &format!("{name}: pass failed: {err}"));
                     }
                 }
                 if before.state != now.state {
@@ -505,7 +521,8 @@ impl BatchObserver for Progress {
                     ));
                 }
                 if before.error != now.error && !now.error.is_empty() {
-                    l.say(&format!("{name}: error: {}", now.error));
+                    let warning = crate::journal_stream::WARNING;
+                    l.say_at(warning, &format!("{name}: error: {}", now.error));
                 }
                 if before.waiting != now.waiting {
                     if now.waiting.is_empty() {

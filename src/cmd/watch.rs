@@ -1,6 +1,7 @@
 //! `bmhctl watch` (BMO's controller until a signal) and `bmhctl wait --for STATE`.
 
 use super::options::{DriveOptions, Environment, Place};
+use super::service_manager::ServiceManager;
 use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result, Unfinished};
@@ -12,7 +13,7 @@ use crate::persist::files::inventory::{self, LoadMode};
 use crate::persist::store::store_source::StoreSource;
 use crate::persist::store::{Lease, Store};
 use crate::record::HostRecord;
-use crate::runner::live::{LiveObjects, LiveServices, Observer, Watching, control};
+use crate::runner::live::{LiveObjects, LiveServices, Loaded, Observer, Watching, control};
 use crate::selection::HostSelection;
 use bmh_api::{ObjectKey, OperationalStatus, ProvisioningState};
 use clap::Args;
@@ -114,6 +115,9 @@ fn open_driven(
     }
 }
 
+/// Drives the hosts of `driven` until `stop`; tells `service` (when systemd runs bmhctl) how
+/// far it got.
+#[allow(clippy::too_many_arguments)]
 fn drive_live(
     driven: &Driven,
     only: Option<BTreeSet<ObjectKey>>,
@@ -122,6 +126,7 @@ fn drive_live(
     observer: Observer,
     stop: tokio::sync::watch::Receiver<bool>,
     runtime: &tokio::runtime::Runtime,
+    service: Option<(Arc<ServiceManager>, String)>,
 ) -> Result<()> {
     let objects = Arc::new(LiveObjects::default());
     objects.replace(driven.source.objects()?);
@@ -130,7 +135,12 @@ fn drive_live(
     super::reachable::wait_until_reachable(
         driven.provisioner.factory.as_ref(),
         options.ironic_wait,
-        |m| crate::eprintln_quiet!("bmhctl: {m}"),
+        |m| {
+            if let Some((manager, _)) = &service {
+                manager.waiting(m);
+            }
+            crate::eprintln_quiet!("bmhctl: {m}");
+        },
     )?;
     let services = LiveServices {
         factory: driven.provisioner.factory.clone(),
@@ -138,10 +148,25 @@ fn drive_live(
         clock: Arc::new(SystemClock),
         source: driven.source.clone(),
     };
+    // Ready once the provisioner answered (above) and the first scan announced the hosts.
+    let (loaded, heartbeat) = match service {
+        Some((manager, place)) => {
+            let heartbeat = manager.heartbeat();
+            let loaded: Loaded = Box::new(move |hosts| manager.ready(hosts, &place));
+            (Some(loaded), Some(heartbeat))
+        }
+        None => (None, None),
+    };
+    let watching = Watching {
+        only,
+        poll,
+        loaded,
+        heartbeat,
+    };
     runtime.block_on(control(
         services,
         objects,
-        Watching { only, poll },
+        watching,
         options.runner.clone(),
         observer,
         stop,
@@ -164,6 +189,8 @@ type Seen = (String, String, bool, String);
 /// for `-o json` an object a line, with the host's events (docs/output.md).
 fn transitions(json: bool, quiet: bool) -> Observer {
     let mut last: HashMap<ObjectKey, Seen> = HashMap::new();
+    // The journal times each line itself.
+    let own_time = !crate::journal_stream::stdout_is_journal();
     Box::new(
         move |key: &ObjectKey, rec: &HostRecord, out: &PassOutcome| {
             if let Some(e) = out.error.as_ref().filter(|_| !json) {
@@ -198,7 +225,12 @@ fn transitions(json: bool, quiet: bool) -> Observer {
                 }
                 lines.push(t.to_string());
             } else if out.deleted() && !quiet {
-                lines.push(format!("{time} {key} deleted"));
+                let at = if own_time {
+                    format!("{time} ")
+                } else {
+                    String::new()
+                };
+                lines.push(format!("{at}{key} deleted"));
             } else if changed && !quiet {
                 let op = if now.1.is_empty() { "-" } else { &now.1 };
                 let power = if now.2 { "on" } else { "off" };
@@ -208,7 +240,12 @@ fn transitions(json: bool, quiet: bool) -> Observer {
                     format!(" error: {}", now.3)
                 };
                 let state = super::output::state_text(rec);
-                lines.push(format!("{time} {key} {state} {op} power {power}{err}"));
+                let at = if own_time {
+                    format!("{time} ")
+                } else {
+                    String::new()
+                };
+                lines.push(format!("{at}{key} {state} {op} power {power}{err}"));
             }
             for e in out.events.iter().filter(|_| json) {
                 let e = serde_json::json!({
@@ -275,9 +312,14 @@ pub fn watch(
         }
         None => print,
     };
+    let service = ServiceManager::from_env();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let told = service.clone();
     runtime.spawn(async move {
         super::provision::wait_for_signal().await;
+        if let Some(manager) = told {
+            manager.stopping();
+        }
         let _ = stop_tx.send(true);
     });
     if !verbosity.quiet {
@@ -295,6 +337,7 @@ pub fn watch(
             (Place::Store(root), None) => crate::eprintln_quiet!("watching {}", root.display()),
         }
     }
+    let service = service.map(|manager| (manager, place.describe()));
     drive_live(
         &driven,
         None,
@@ -303,6 +346,7 @@ pub fn watch(
         observer,
         stop_rx,
         &runtime,
+        service,
     )?;
     // A save left behind after the signal (it hangs) is not waited for.
     runtime.shutdown_background();
@@ -418,6 +462,7 @@ pub fn wait_until(
                 transitions(false, true),
                 stop_rx,
                 &runtime,
+                None,
             )?;
         }
         None => {

@@ -1,5 +1,6 @@
 //! Provisioners by name: `fixture` is built in; every other name is a plugin
-//! `$PROVISIONER_PLUGIN_DIR/<name>-provisioner.so`.
+//! `<name>-provisioner.so` in `$PROVISIONER_PLUGIN_DIR`, else beside the binary or in the
+//! system plugin directory.
 
 pub mod fixture;
 pub mod fixture_subscriptions;
@@ -40,21 +41,42 @@ pub struct Settings {
     pub environment: BTreeMap<String, String>,
 }
 
+/// Where a package installs the shipped plugins (`BMHCTL_SYSTEM_PLUGIN_DIR` at build time
+/// changes it): searched last, when `PROVISIONER_PLUGIN_DIR` is unset.
+pub const SYSTEM_PLUGIN_DIR: &str = match option_env!("BMHCTL_SYSTEM_PLUGIN_DIR") {
+    Some(dir) => dir,
+    None => "/usr/lib/bmhctl/plugins",
+};
+
 impl Settings {
-    /// `$PROVISIONER_PLUGIN_DIR`, or `plugins/` beside the bmhctl binary; never relative.
-    pub fn plugin_dir(&self) -> Result<PathBuf, trust::Untrusted> {
+    /// The directories a plugin is looked for in, in order: `$PROVISIONER_PLUGIN_DIR` alone;
+    /// else `plugins/` beside the bmhctl binary, then [`SYSTEM_PLUGIN_DIR`]. Never relative.
+    pub fn plugin_dirs(&self) -> Result<Vec<PathBuf>, trust::Untrusted> {
         let dir = match &self.plugin_dir {
-            Some(d) if !d.as_os_str().is_empty() => d.clone(),
+            Some(d) if !d.as_os_str().is_empty() => {
+                return if d.is_absolute() {
+                    Ok(vec![d.clone()])
+                } else {
+                    Err(trust::Untrusted::RelativeDir(d.clone()))
+                };
+            }
             _ => std::env::current_exe()
                 .ok()
-                .and_then(|p| p.parent().map(|d| d.join("plugins")))
-                .unwrap_or_else(|| PathBuf::from("plugins")),
+                .and_then(|p| p.parent().map(|d| d.join("plugins"))),
         };
-        if dir.is_absolute() {
-            Ok(dir)
-        } else {
-            Err(trust::Untrusted::RelativeDir(dir))
+        let system = PathBuf::from(SYSTEM_PLUGIN_DIR);
+        let mut dirs: Vec<PathBuf> = dir.into_iter().filter(|d| d.is_absolute()).collect();
+        if !dirs.contains(&system) {
+            dirs.push(system);
         }
+        Ok(dirs)
+    }
+
+    /// The file of the plugin `name`: `NAME-provisioner.so` in the first of
+    /// [`Self::plugin_dirs`] that has one (whether it may be loaded or not: a refused file is
+    /// not passed over); in the first directory when none has.
+    pub fn plugin_path(&self, name: &str) -> Result<PathBuf, trust::Untrusted> {
+        Ok(first_holding(&self.plugin_dirs()?, &plugin_file(name)))
     }
 
     /// BMO's `ProvisionerNamespace`: `$POD_NAMESPACE`, else `default`.
@@ -64,6 +86,20 @@ impl Settings {
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "default".to_string())
     }
+}
+
+/// The file name of the plugin `name`.
+pub fn plugin_file(name: &str) -> String {
+    format!("{name}-provisioner.so")
+}
+
+/// `dirs[i]/file` for the first directory holding `file` (any kind of file, or a link); in the
+/// first directory when none does.
+fn first_holding(dirs: &[PathBuf], file: &str) -> PathBuf {
+    dirs.iter()
+        .map(|d| d.join(file))
+        .find(|p| p.symlink_metadata().is_ok())
+        .unwrap_or_else(|| dirs.first().map_or_else(|| file.into(), |d| d.join(file)))
 }
 
 /// A provisioner ready to use: its factory, what the file loader accepts for it, its objects.
@@ -139,10 +175,9 @@ pub fn resolve(
             None,
         )
     } else {
-        let dir = settings
-            .plugin_dir()
+        let path = settings
+            .plugin_path(name)
             .map_err(|why| Error::Usage(why.to_string()))?;
-        let path = dir.join(format!("{name}-provisioner.so"));
         load(name, &path, asked, settings).map_err(|e| {
             let hint = if path.exists() {
                 ""
@@ -260,6 +295,58 @@ impl bmhctl_plugin_sdk::ForwardingFactory for Watched {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plugin is taken from the first directory that has its file; a later one is only a
+    /// fallback, and a missing plugin is said to be missing from the first.
+    #[test]
+    fn a_plugin_is_taken_from_the_first_directory_that_has_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (beside, system) = (tmp.path().join("beside"), tmp.path().join("system"));
+        for d in [&beside, &system] {
+            std::fs::create_dir(d).unwrap();
+            std::fs::write(d.join("both-provisioner.so"), "").unwrap();
+        }
+        std::fs::write(system.join("late-provisioner.so"), "").unwrap();
+        // Any file counts, even one the loader would refuse: never passed over silently.
+        std::os::unix::fs::symlink("/nonexistent", beside.join("dangling-provisioner.so")).unwrap();
+        std::fs::write(system.join("dangling-provisioner.so"), "").unwrap();
+        let dirs = [beside.clone(), system.clone()];
+        let find = |name: &str| first_holding(&dirs, &plugin_file(name));
+        assert_eq!(find("both"), beside.join("both-provisioner.so"));
+        assert_eq!(find("late"), system.join("late-provisioner.so"));
+        assert_eq!(find("dangling"), beside.join("dangling-provisioner.so"));
+        assert_eq!(find("absent"), beside.join("absent-provisioner.so"));
+    }
+
+    /// `PROVISIONER_PLUGIN_DIR` is the only directory when set; unset, the system directory
+    /// comes last.
+    #[test]
+    fn the_system_directory_is_searched_last_and_only_without_the_variable() {
+        let set = Settings {
+            plugin_dir: Some(PathBuf::from("/opt/p")),
+            ..Settings::default()
+        };
+        assert_eq!(set.plugin_dirs().unwrap(), vec![PathBuf::from("/opt/p")]);
+        let relative = Settings {
+            plugin_dir: Some(PathBuf::from("p")),
+            ..Settings::default()
+        };
+        assert!(relative.plugin_dirs().is_err());
+        for unset in [None, Some(PathBuf::new())] {
+            let dirs = Settings {
+                plugin_dir: unset,
+                ..Settings::default()
+            }
+            .plugin_dirs()
+            .unwrap();
+            let beside = std::env::current_exe()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .join("plugins");
+            assert_eq!(dirs, vec![beside, PathBuf::from(SYSTEM_PLUGIN_DIR)]);
+        }
+    }
 
     /// A provisioner made clears the trouble a failed creation left, however many were made
     /// before it.

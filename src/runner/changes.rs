@@ -41,7 +41,8 @@ impl ObjectSource for LiveObjects {
     }
 }
 
-/// Polls `source` every `poll`, sending the changes of the hosts in `only` on `tx`.
+/// Polls `source` every `poll`, sending the changes of the hosts in `only` on `tx`; tells
+/// `loaded` how many hosts the first scan that could be read announced.
 pub(super) fn scan(
     source: Arc<dyn crate::persist::HostSource>,
     only: Option<BTreeSet<ObjectKey>>,
@@ -49,6 +50,7 @@ pub(super) fn scan(
     objects: Option<Arc<LiveObjects>>,
     tx: mpsc::UnboundedSender<LiveChange>,
     mut stop: tokio::sync::watch::Receiver<bool>,
+    mut loaded: Option<super::live::Loaded>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let wanted = |k: &ObjectKey| only.as_ref().is_none_or(|o| o.contains(k));
@@ -59,6 +61,16 @@ pub(super) fn scan(
                 .expect("a scan does not panic");
             match result {
                 Ok(changes) => {
+                    let first = loaded.take().map(|loaded| {
+                        let hosts: BTreeSet<&ObjectKey> = changes
+                            .iter()
+                            .filter_map(|c| match c {
+                                SourceChange::Host(k) if wanted(k) => Some(k),
+                                _ => None,
+                            })
+                            .collect();
+                        (loaded, hosts.len())
+                    });
                     for c in changes {
                         let sent = match c {
                             SourceChange::Host(k) if wanted(&k) => tx.send(LiveChange::Host(k)),
@@ -77,6 +89,10 @@ pub(super) fn scan(
                         if sent.is_err() {
                             return;
                         }
+                    }
+                    // Told once every host of the first scan is on its way to the scheduler.
+                    if let Some((loaded, hosts)) = first {
+                        loaded(hosts);
                     }
                 }
                 Err(e) => tracing::warn!("cannot look for changes: {}", e.chain()),

@@ -2,6 +2,7 @@
 
 use super::RunnerConfig;
 use super::changes::scan;
+use super::heartbeat::Heartbeat;
 use super::rate_limit::RateLimiter;
 use super::scheduler::{Next, Policy, Scheduler, Slot, Stop};
 use crate::error::{Error, Result};
@@ -23,7 +24,14 @@ pub use super::observer::Observer;
 pub struct Watching {
     pub only: Option<BTreeSet<ObjectKey>>,
     pub poll: Duration,
+    /// Told the number of hosts once the source's first scan has announced them.
+    pub loaded: Option<Loaded>,
+    /// Beaten by the scheduler's loop while it turns.
+    pub heartbeat: Option<Heartbeat>,
 }
+
+/// Called once with the number of hosts the first scan of the source found.
+pub type Loaded = Box<dyn FnOnce(usize) + Send>;
 
 /// BMO's controller over a host source, polled every `poll`, until `stop`.
 pub async fn control(
@@ -35,7 +43,12 @@ pub async fn control(
     stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<()> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let Watching { only, poll } = watching;
+    let Watching {
+        only,
+        poll,
+        loaded,
+        heartbeat,
+    } = watching;
     let only_subscriptions = only.clone();
     let wanted_subscriptions: Arc<dyn Fn(&ObjectKey) -> bool + Send + Sync> =
         Arc::new(move |k| only_subscriptions.as_ref().is_none_or(|o| o.contains(k)));
@@ -46,6 +59,7 @@ pub async fn control(
         Some(objects),
         tx,
         stop.clone(),
+        loaded,
     );
     // BMO's BMCEventSubscription controller runs beside the hosts' one.
     let subscriptions = tokio::spawn(super::event_subscriptions::control(
@@ -56,7 +70,7 @@ pub async fn control(
         stop.clone(),
     ));
     let stopped = stop.clone();
-    let result = run_live(services, config, rx, observer, stop).await;
+    let result = run_live(services, config, rx, observer, stop, heartbeat).await;
     scanner.abort();
     if *stopped.borrow() {
         // Told to stop: a reconcile in flight finishes (its status reaches the disk).
@@ -68,19 +82,24 @@ pub async fn control(
 }
 
 /// Reconciles hosts announced on `changes` until `stop`; then lets passes and saves finish.
+/// The loop beats `heartbeat` while it turns.
 pub async fn run_live(
     services: LiveServices,
     config: RunnerConfig,
     changes: mpsc::UnboundedReceiver<LiveChange>,
     observer: Observer,
     stop: tokio::sync::watch::Receiver<bool>,
+    heartbeat: Option<Heartbeat>,
 ) -> Result<()> {
     let live = Live {
         changes: Some(changes),
         observer,
         index: HashMap::new(),
     };
-    Scheduler::new(services, config, live).run(stop).await
+    Scheduler::new(services, config, live)
+        .with_heartbeat(heartbeat)
+        .run(stop)
+        .await
 }
 
 /// The controller policy: hosts come, change and go; the run ends when told to stop.

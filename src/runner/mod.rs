@@ -7,6 +7,7 @@ mod due_queue;
 pub mod event_subscriptions;
 pub mod goal;
 mod group_commits;
+pub mod heartbeat;
 pub mod live;
 mod observer;
 mod pass;
@@ -16,6 +17,7 @@ mod workers;
 
 pub use due::{MIN_ASK_INTERVAL, Timing};
 pub use goal::Goal;
+pub use heartbeat::{Heartbeat, Pulse};
 pub use observer::BatchObserver;
 
 use crate::clock::Clock;
@@ -132,6 +134,7 @@ pub async fn run(
             None,
             tx,
             interrupt.clone(),
+            None,
         );
         (task, rx)
     });

@@ -5,6 +5,7 @@ use super::changes::LiveChange;
 use super::due::{self, DueAsker, ReadyAsker};
 use super::due_queue::DueQueue;
 use super::group_commits::GroupCommits;
+use super::heartbeat::{Beating, Heartbeat, Pulse};
 use super::pass::{Done, Job, PassContext, run_pass};
 use super::rate_limit::RateLimiter;
 use super::workers::Workers;
@@ -170,6 +171,7 @@ pub(crate) struct Scheduler<P> {
     /// When the run was told to stop.
     stopped_at: Option<Instant>,
     pub(super) fatal: Option<Error>,
+    heartbeat: Option<Beating>,
 }
 
 impl<P: Policy> Scheduler<P> {
@@ -216,7 +218,26 @@ impl<P: Policy> Scheduler<P> {
             stopping: false,
             stopped_at: None,
             fatal: None,
+            heartbeat: None,
         }
+    }
+
+    /// Gives the loop a heartbeat to beat while it turns.
+    pub(super) fn with_heartbeat(mut self, heartbeat: Option<Heartbeat>) -> Self {
+        self.heartbeat = heartbeat.map(Beating::new);
+        self
+    }
+
+    /// Beats the heartbeat when due.
+    fn beat(&mut self) {
+        let Some(heartbeat) = &mut self.heartbeat else {
+            return;
+        };
+        let (slots, running) = (&self.slots, self.in_flight);
+        heartbeat.maybe_beat(Instant::now(), || Pulse {
+            hosts: slots.iter().filter(|s| !s.gone && !s.done).count(),
+            running,
+        });
     }
 
     /// Drives the hosts until done or `stop`, then lets passes and saves finish.
@@ -226,6 +247,7 @@ impl<P: Policy> Scheduler<P> {
         }
         let mut stop_open = true;
         loop {
+            self.beat();
             if !self.halted() {
                 self.start_due();
             }
@@ -289,10 +311,17 @@ impl<P: Policy> Scheduler<P> {
             .map(|(at, _, _)| at)
             .filter(|_| self.in_flight < self.room() && running);
         let next_ask = self.asker.next_ask().filter(|_| running);
-        let wake_at = [next_due, self.commits.next_ready_at(), next_ask, give_up_at]
-            .into_iter()
-            .flatten()
-            .min();
+        let next_beat = self.heartbeat.as_ref().map(Beating::next);
+        let wake_at = [
+            next_due,
+            self.commits.next_ready_at(),
+            next_ask,
+            give_up_at,
+            next_beat,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         let changes = self.policy.changes(running);
         tokio::select! {
             () = self.workers.results_ready() => Wake::Passes,

@@ -450,7 +450,7 @@ fn drive_live(n: usize, factory: Arc<Reporting>, time_scale: f64, timing: Timing
     rt.block_on(async {
         tokio::time::timeout(
             Duration::from_secs(120),
-            run_live(services, config, rx, observer, stop),
+            run_live(services, config, rx, observer, stop, None),
         )
         .await
         .expect("every host settles")
@@ -845,4 +845,89 @@ fn a_group_that_arrives_without_a_new_host_is_made_room_for() {
         }
         assert_eq!(got, Some((3, Some(3))));
     });
+}
+
+/// The controller's loop beats its heartbeat while it turns, with what it drives; a loop held
+/// up (here by an observer that takes its time, run on the loop) beats nothing meanwhile, so a
+/// watchdog fed by it sees a stuck loop.
+#[test]
+fn the_controller_loop_beats_its_heartbeat_and_a_held_up_loop_does_not() {
+    use live::{LiveChange, LiveServices, run_live};
+    let hosts = fixture_hosts(1);
+    let objects = Arc::new(hosts[0].secrets.clone());
+    let records: Vec<HostRecord> = hosts.into_iter().map(|t| t.rec).collect();
+    let key = ObjectKey::new("default", &records[0].host.metadata.name);
+    let services = LiveServices {
+        factory: Arc::new(crate::provisioners::fixture::Fixture::new()),
+        objects,
+        clock: Arc::new(SystemClock),
+        source: Arc::new(LiveMemory {
+            hosts: records,
+            ticket: AtomicU64::new(0),
+        }),
+    };
+    const EVERY: Duration = Duration::from_millis(20);
+    const HELD: Duration = Duration::from_millis(400);
+    let beats: Arc<Mutex<Vec<(Instant, Pulse)>>> = Arc::default();
+    let heard = beats.clone();
+    let heartbeat = Heartbeat {
+        every: EVERY,
+        beat: Box::new(move |pulse| heard.lock().unwrap().push((Instant::now(), pulse))),
+    };
+    // The first pass's report holds the loop up once.
+    let held = Arc::new(Mutex::new(None::<(Instant, Instant)>));
+    let holding = held.clone();
+    let observer: live::Observer = Box::new(move |_, _, _| {
+        let mut held = holding.lock().unwrap();
+        if held.is_none() {
+            let from = Instant::now();
+            std::thread::sleep(HELD);
+            *held = Some((from, Instant::now()));
+        }
+    });
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let (tx, rx) = mpsc::unbounded_channel();
+    tx.send(LiveChange::Host(key)).unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let run = tokio::spawn(run_live(
+            services,
+            test_config(0.0, Timing::Bmo),
+            rx,
+            observer,
+            stop,
+            Some(heartbeat),
+        ));
+        tokio::time::sleep(HELD + Duration::from_millis(400)).await;
+        stop_tx.send(true).unwrap();
+        run.await.unwrap().expect("the controller ends");
+    });
+    let ended = Instant::now();
+    drop(tx);
+    let beats = beats.lock().unwrap().clone();
+    let (from, to) = held.lock().unwrap().expect("the host had a pass");
+    let gap = |a: Instant, b: Instant| b.saturating_duration_since(a);
+    let times: Vec<Instant> = beats.iter().map(|(t, _)| *t).collect();
+    assert!(
+        times.iter().all(|t| *t <= from || *t >= to),
+        "a beat while the loop was held up"
+    );
+    let longest_gap = |a: Instant, b: Instant| {
+        let within: Vec<Instant> = times
+            .iter()
+            .copied()
+            .filter(|t| *t >= a && *t <= b)
+            .collect();
+        within.windows(2).map(|w| gap(w[0], w[1])).max()
+    };
+    // After the hold, beats come again, at most a few `EVERY` apart (a loaded machine's timers
+    // are late, never by the hold's length).
+    let after = longest_gap(to, ended).expect("beats after the hold");
+    assert!(after < HELD / 2, "{after:?} between beats");
+    assert!(times.iter().filter(|t| **t >= to).count() >= 5);
+    assert!(beats.iter().any(|(_, p)| p.hosts == 1), "{beats:?}");
 }
