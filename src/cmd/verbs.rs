@@ -292,18 +292,17 @@ pub fn delete(
 ) -> Result<()> {
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
+    if matches!(place, Place::Store(_)) && selection.names_none() && args.run.selector.is_none() {
+        return Err(Error::Usage(
+            "delete: name the hosts to delete from the store, or give -f FILE to act on files"
+                .into(),
+        ));
+    }
     if args.dry_run {
         let intent = super::plan::Intent::Delete;
         return super::plan::dry_run(intent, place, selection, &args.run, input, provisioners);
     }
     match place {
-        Place::Store(_) if selection.names_none() && args.run.selector.is_none() => {
-            Err(Error::Usage(
-                "delete: name the hosts to delete from the store, or give -f FILE to act on \
-                 files"
-                    .into(),
-            ))
-        }
         Place::Files(paths) if !args.no_wait && !driven_elsewhere(&paths)? => {
             super::provision::teardown(
                 super::TeardownArgs {
@@ -362,18 +361,18 @@ pub fn deprovision(
     }
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
+    if matches!(place, Place::Store(_)) && selection.names_none() && args.run.selector.is_none() {
+        return Err(Error::Usage(
+            "deprovision: name the hosts to deprovision in the store, or give -f FILE to act on \
+             files"
+                .into(),
+        ));
+    }
     let intent = super::plan::Intent::Deprovision;
     if args.dry_run {
         return super::plan::dry_run(intent, place, selection, &args.run, input, provisioners);
     }
     match place {
-        Place::Store(_) if selection.names_none() && args.run.selector.is_none() => {
-            Err(Error::Usage(
-                "deprovision: name the hosts to deprovision in the store, or give -f FILE to \
-                 act on files"
-                    .into(),
-            ))
-        }
         Place::Files(paths) if !driven_elsewhere(&paths)? => {
             let args = super::TeardownArgs {
                 paths,
