@@ -18,9 +18,14 @@ cd "$(dirname "$0")/.."
 ironic_port=6385
 sushy_port=8000
 ipmi_port=6623
-bmhctl=./target/release/bmhctl
-
-./scripts/stage-plugins.sh release
+# BMHCTL_BIN: an installed bmhctl (the offline kit's install.sh sets it) instead of this
+# checkout's release build.
+if [[ -n ${BMHCTL_BIN:-} ]]; then
+    bmhctl=$BMHCTL_BIN
+else
+    bmhctl=./target/release/bmhctl
+    ./scripts/stage-plugins.sh release
+fi
 "$bmhctl" plugin list
 
 answers() { curl -s -o /dev/null --max-time 2 "$1"; }

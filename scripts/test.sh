@@ -73,14 +73,15 @@ fi
 # The package tests (tests/integration/package.rs) build the .deb with scripts/package-deb.sh
 # (cargo-deb: `cargo install cargo-deb --locked` takes about a minute; the package's release
 # build about 5 more from cold, 15 s once built) and read it with dpkg-deb, systemd-analyze and
-# strace.
+# strace. The offline kit's test (tests/integration/offline_kit.rs) packs the kit around it and
+# installs it in a network namespace (ip, unshare; as root): about 4 minutes.
 if ! cargo deb --version >/dev/null 2>&1; then
     echo "installing cargo-deb (cargo install cargo-deb --locked, about a minute)" >&2
     cargo install cargo-deb --locked >/dev/null 2>&1 ||
         { echo "error: cargo install cargo-deb --locked failed" >&2; exit 1; }
 fi
 # (`man` checks the unit's Documentation=man: pages.)
-for tool in dpkg-deb:dpkg systemd-analyze:systemd man:man-db; do
+for tool in dpkg-deb:dpkg systemd-analyze:systemd man:man-db ip:iproute2 unshare:util-linux; do
     command -v "${tool%:*}" >/dev/null && continue
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
         apt-get install -y -q "${tool#*:}" >/dev/null 2>&1 ||

@@ -25,7 +25,9 @@
 # unpacked into STATE/ipmitool/root (nothing is installed system-wide);
 # STATE/ipmitool/bin/ipmitool runs it from there, and the Ironic start scripts
 # put that directory on Ironic's PATH. When that cannot be done (no apt-get, no
-# package index) it says so and Ironic runs without the ipmi hardware type.
+# package index) it says so and Ironic runs without the ipmi hardware type. With
+# IPMITOOL_DEBS set (a directory of those packages, as the offline kit carries them), they are
+# unpacked instead of fetched.
 #
 # Environment:
 #   BMHCTL_LAB_DIR   state dir (default <repo>/.state/ironic)
@@ -72,7 +74,7 @@ install_one() { # NAME VENV BINARY TOP-LEVEL-PACKAGE
   version=$(pinned "$name" "$pkg")
   py=$(find_python)
   t0=$(now)
-  log "installing $pkg==$version into $venv from PyPI"
+  log "installing $pkg==$version into $venv from ${PIP_FIND_LINKS:-PyPI}"
   rm -rf "$venv"
   "$py" -m venv "$venv" ||
     die "'$py -m venv' failed (Debian: apt-get install python3-venv)"
@@ -101,6 +103,10 @@ install_ipmitool() {
   t0=$(now)
   rm -rf "$dir"
   mkdir -p "$dir/debs"
+  if [[ -n ${IPMITOOL_DEBS:-} ]]; then
+    cp "$IPMITOOL_DEBS"/*.deb "$dir/debs/" || die "no packages in IPMITOOL_DEBS=$IPMITOOL_DEBS"
+    pkgs=("$IPMITOOL_DEBS"/*.deb)
+  fi
   # ipmitool and those of its libraries that are not installed, as the package index says
   fetch() {
     pkgs=(ipmitool)
@@ -111,7 +117,8 @@ install_ipmitool() {
     (cd "$dir/debs" && apt-get download -q "${pkgs[@]}") >>"$dir/install.log" 2>&1
   }
   # a machine whose package index was never fetched (a fresh container): as root, fetch it
-  if ! fetch && ! { [[ $(id -u) == 0 ]] && apt-get update -q >>"$dir/install.log" 2>&1 && fetch; }; then
+  if [[ -z ${IPMITOOL_DEBS:-} ]] &&
+    ! fetch && ! { [[ $(id -u) == 0 ]] && apt-get update -q >>"$dir/install.log" 2>&1 && fetch; }; then
     log "WARNING: apt-get download ${pkgs[*]} failed (see $dir/install.log): no ipmi hardware type"
     return 0
   fi

@@ -32,6 +32,7 @@ mod kubectl_parity;
 mod metal3_files;
 mod metrics;
 mod metrics_lab;
+mod offline_kit;
 mod out_of_tree;
 mod output_snapshots;
 mod package;

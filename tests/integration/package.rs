@@ -34,7 +34,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// The package, built by `scripts/package-deb.sh` once per test run.
-fn deb() -> PathBuf {
+pub(crate) fn deb() -> PathBuf {
     static DEB: OnceLock<Mutex<Option<PathBuf>>> = OnceLock::new();
     let mut built = DEB
         .get_or_init(Default::default)
