@@ -223,6 +223,11 @@ pub struct RunArgs {
     /// whatever `-o` prints: the table for the log, the JSON for the next step.
     #[arg(long, value_name = "PATH")]
     pub result_file: Option<PathBuf>,
+    /// Also write the run's timeline to FILE (replaced atomically) when it ends, interrupted
+    /// too: one self-contained HTML page charting each host's states over time, its errors,
+    /// retries and waits on the provisioner (PROVISIONING_LIMIT).
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -231,15 +236,41 @@ impl RunArgs {
         ResultTarget {
             format: self.output,
             file: self.result_file.clone(),
+            timeline: self.timeline.clone(),
         }
     }
 }
 
-/// Where a run's result goes: standard output in `format`, and the JSON document to `file`.
+/// Where a run's result goes: standard output in `format`, the JSON document to `file`, the
+/// timeline page to `timeline`.
 #[derive(Debug, Clone)]
 pub struct ResultTarget {
     pub format: ResultFormat,
     pub file: Option<PathBuf>,
+    pub timeline: Option<PathBuf>,
+}
+
+/// The command line as typed (the program as `bmhctl`), quoted where a shell would need it:
+/// what a page made by it says it was made by.
+pub fn command_line() -> String {
+    let quoted = |a: String| {
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
+        if plain {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        }
+    };
+    std::iter::once("bmhctl".to_string())
+        .chain(
+            std::env::args_os()
+                .skip(1)
+                .map(|a| quoted(a.to_string_lossy().into_owned())),
+        )
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[derive(Debug, Args)]
