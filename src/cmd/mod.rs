@@ -21,6 +21,7 @@ mod plugin;
 mod progress;
 mod provision;
 mod reachable;
+mod timeline;
 mod validate;
 mod verbs;
 mod version;
@@ -115,6 +116,14 @@ pub enum Command {
     /// Show hosts in detail: spec highlights, hardware, operation history, conditions and
     /// recent events (the store's log; for files, each host's last 20, kept in its bookkeeping), identical events counted once.
     Describe(describe::DescribeArgs),
+    /// Write the timeline of hosts as one self-contained HTML page: each host's states over
+    /// time, its errors and retries, from what it recorded (its operation history and events).
+    ///
+    /// From the local store, or from files with -f; to --output-file FILE, else to standard
+    /// output (refused on a terminal). Reads only: no lock, no provisioner. The states between
+    /// BMO's timed operations are inferred, and waits on the provisioner are not recorded:
+    /// `provision --timeline FILE` charts a run with them.
+    Timeline(timeline::TimelineArgs),
     /// Write hosts as a metal3 cluster accepts them: status in BMO's status annotation, with
     /// their Secrets, firmware objects and HardwareData.
     ///
@@ -537,6 +546,7 @@ fn dispatch(
         Command::Plan(a) => plan::plan(a, input, provisioners),
         Command::Get(a) => get::get(a, input),
         Command::Describe(a) => describe::describe(a, input),
+        Command::Timeline(a) => timeline::timeline(a, input),
         Command::Export(a) => export::export(a, input),
         Command::Reconcile(a) => provision::reconcile(a, verbosity, input, provisioners),
         Command::Watch(a) => watch::watch(a, verbosity, input, provisioners),

@@ -16,12 +16,18 @@ pub const NOTES: [&str; 2] = [
      inspecting, provisioning and deprovisioning are as recorded; the states between them \
      (dashed) follow BMO's path, as BMO records no event when a host changes state.",
     "Waits on the provisioner (PROVISIONING_LIMIT, a locked node) and pass errors BMO only \
-     logs are not recorded: `provision --timeline FILE` shows them for a run.",
+     logs are not recorded; the page a run writes (provision --timeline FILE) shows them.",
 ];
 
-/// The timeline of `hosts`, each with its events, oldest first.
+/// The timeline of `hosts`, each with its events, oldest first. Each host is in its recorded
+/// state up to the last time any of them is known at: that is where the page ends.
 pub fn timeline(command: String, hosts: &[(&HostRecord, Vec<StoredEvent>)]) -> Timeline {
-    let rows: Vec<Row> = hosts.iter().map(|(rec, ev)| row(rec, ev)).collect();
+    let until = (hosts.iter())
+        .filter_map(|(rec, ev)| known_times(rec, ev).into_iter().max())
+        .max();
+    let rows: Vec<Row> = (hosts.iter())
+        .map(|(rec, ev)| row(rec, ev, until))
+        .collect();
     let first = rows.iter().filter_map(Row::first_time).min();
     let last = rows.iter().filter_map(Row::last_time).max();
     let start = first.unwrap_or(DateTime::UNIX_EPOCH);
@@ -98,11 +104,9 @@ fn is_error(reason: &str) -> bool {
     reason.ends_with("Error") || reason.ends_with("Failed")
 }
 
-/// One host's row.
-pub fn row(rec: &HostRecord, events: &[StoredEvent]) -> Row {
-    let meta = &rec.host.metadata;
-    let status = rec.status();
-    let history = &status.operation_history;
+/// The operations `operationHistory` times, by start.
+fn operations(rec: &HostRecord) -> Vec<Operation> {
+    let history = &rec.status().operation_history;
     let mut ops: Vec<Operation> = [
         ("registering", &history.register),
         ("inspecting", &history.inspect),
@@ -119,15 +123,31 @@ pub fn row(rec: &HostRecord, events: &[StoredEvent]) -> Row {
     })
     .collect();
     ops.sort_by_key(|o| o.start);
+    ops
+}
+
+/// The times the host is known at: its operations', its events' and its status's last update.
+fn known_times(rec: &HostRecord, events: &[StoredEvent]) -> Vec<DateTime<Utc>> {
+    let ops = operations(rec);
+    let ops = ops.into_iter().flat_map(|o| [Some(o.start), o.end]);
+    let updated = rec.status().last_updated.as_deref().and_then(parse);
+    (events.iter().filter_map(|e| parse(&e.time)))
+        .chain(ops.flatten())
+        .chain(updated)
+        .collect()
+}
+
+/// One host's row, its recorded state lasting `until` (else its own last known time).
+pub fn row(rec: &HostRecord, events: &[StoredEvent], until: Option<DateTime<Utc>>) -> Row {
+    let meta = &rec.host.metadata;
+    let status = rec.status();
+    let ops = operations(rec);
+    let known = known_times(rec, events);
+    let last = known.iter().copied().max().max(until);
     let events: Vec<(DateTime<Utc>, &StoredEvent)> = events
         .iter()
         .filter_map(|e| Some((parse(&e.time)?, e)))
         .collect();
-    // The last time the host is known at: its status's last update, its last event or operation.
-    let known = (ops.iter().flat_map(|o| [Some(o.start), o.end]).flatten())
-        .chain(events.iter().map(|(t, _)| *t))
-        .chain(status.last_updated.as_deref().and_then(parse));
-    let last = known.clone().max();
     let current = match status.provisioning.state.as_str() {
         "" => "new",
         s => s,
@@ -165,7 +185,7 @@ pub fn row(rec: &HostRecord, events: &[StoredEvent]) -> Row {
     // A host no operation was timed for (unmanaged, or recorded before its status had them):
     // its state from the first time it is known at to the last.
     if ops.is_empty()
-        && let (Some(first), Some(last)) = (known.min(), last)
+        && let (Some(first), Some(last)) = (known.iter().copied().min(), last)
         && last > first
     {
         spans.push(Span {
@@ -276,7 +296,7 @@ mod tests {
             ],
         );
         let events = [event("2026-12-01T10:10:00Z", "PowerOn")];
-        let row = row(&rec, &events);
+        let row = row_of(&rec, &events);
         assert_eq!(row.host, "default/worker-0");
         assert_eq!(
             spans(&row),
@@ -306,7 +326,7 @@ mod tests {
             event("2026-12-01T10:05:00Z", "Registered"),
             event("2026-12-01T10:05:01Z", "BMCAccessValidated"),
         ];
-        let row = row(&rec, &events);
+        let row = row_of(&rec, &events);
         assert_eq!(
             spans(&row),
             [("registering", t("10:00:00"), t("10:05:01"), false)]
@@ -351,7 +371,7 @@ mod tests {
                 ),
             ],
         );
-        let row = row(&rec, &[event("2026-12-01T10:07:00Z", "PowerOff")]);
+        let row = row_of(&rec, &[event("2026-12-01T10:07:00Z", "PowerOff")]);
         assert_eq!(
             spans(&row),
             [
@@ -377,7 +397,7 @@ mod tests {
     }
 
     fn row_of(rec: &HostRecord, events: &[StoredEvent]) -> Row {
-        row(rec, events)
+        row(rec, events, None)
     }
 
     #[test]
@@ -397,20 +417,21 @@ mod tests {
                 ("inspect", "2026-12-01T10:00:20Z", None),
             ],
         );
-        let t = timeline(
+        let page = timeline(
             "bmhctl timeline".into(),
             &[
                 (&a, vec![event("2026-12-01T10:01:00Z", "RegistrationError")]),
                 (&b, Vec::new()),
             ],
         );
+        assert_eq!((page.start, page.end), (t("10:00:00"), t("10:01:00")));
+        assert_eq!(page.rows.len(), 2);
+        assert!(page.notes.iter().any(|n| n.contains("PROVISIONING_LIMIT")));
+        // The inspection still running lasts to the page's end: as far as anything recorded
+        // says, the host is still inspecting.
         assert_eq!(
-            (t.start, t.end),
-            (super::tests::t("10:00:00"), super::tests::t("10:01:00"))
+            spans(&page.rows[1])[1],
+            ("inspecting", t("10:00:20"), t("10:01:00"), false)
         );
-        assert_eq!(t.rows.len(), 2);
-        assert!(t.notes.iter().any(|n| n.contains("PROVISIONING_LIMIT")));
-        // The inspection still running ends at the host's last known time.
-        assert_eq!(t.rows[1].spans[1].end, super::tests::t("10:00:20"));
     }
 }
