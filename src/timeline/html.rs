@@ -76,13 +76,19 @@ pub fn page(t: &Timeline) -> String {
 
 /// `Started 2026-12-01 14:15:11 UTC · 3m 12s · 3 hosts: 2 reached their goal, 1 stopped`.
 fn summary(t: &Timeline) -> String {
-    let total = super::model::seconds(t.start, t.end);
-    let mut text = format!(
-        "Started {} UTC · {} · {} host{}",
-        t.start.format("%Y-%m-%d %H:%M:%S"),
-        svg::duration(total),
+    let hosts = format!(
+        "{} host{}",
         t.rows.len(),
         if t.rows.len() == 1 { "" } else { "s" }
+    );
+    if t.rows.iter().all(|r| r.first_time().is_none()) {
+        return format!("Nothing recorded yet · {hosts}");
+    }
+    let total = super::model::seconds(t.start, t.end);
+    let mut text = format!(
+        "Started {} UTC · {} · {hosts}",
+        t.start.format("%Y-%m-%d %H:%M:%S"),
+        svg::duration(total),
     );
     let count = |f: fn(&Outcome) -> bool| {
         (t.rows.iter())
@@ -209,7 +215,7 @@ mod tests {
 
     /// Two hosts of a run: one provisioned after a wait for a slot, one that failed its
     /// registration twice and stopped.
-    pub fn small_run() -> Timeline {
+    fn small_run() -> Timeline {
         Timeline {
             command: "bmhctl provision --timeline t.html hosts.yaml".into(),
             start: t(0),
@@ -319,5 +325,21 @@ mod tests {
             assert!(!legend.contains(words), "{words}: {legend}");
         }
         assert!(!html.contains(": 2 reached"));
+    }
+
+    /// Hosts never driven: their rows are empty, and the page says so instead of a start.
+    #[test]
+    fn a_page_of_hosts_with_nothing_recorded_says_so() {
+        let mut empty = small_run();
+        for r in &mut empty.rows {
+            *r = Row {
+                host: r.host.clone(),
+                ..Row::default()
+            };
+        }
+        let html = page(&empty);
+        assert!(html.contains("<p class=\"summary\">Nothing recorded yet · 2 hosts</p>"));
+        assert_eq!(html.matches("data-kind=\"label\"").count(), 2);
+        assert!(!html.contains("data-kind=\"span\""));
     }
 }
