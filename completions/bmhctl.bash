@@ -82,6 +82,9 @@ _bmhctl() {
             bmhctl,retry)
                 cmd="bmhctl__subcmd__retry"
                 ;;
+            bmhctl,timeline)
+                cmd="bmhctl__subcmd__timeline"
+                ;;
             bmhctl,validate)
                 cmd="bmhctl__subcmd__validate"
                 ;;
@@ -190,6 +193,9 @@ _bmhctl() {
             bmhctl__subcmd__help,retry)
                 cmd="bmhctl__subcmd__help__subcmd__retry"
                 ;;
+            bmhctl__subcmd__help,timeline)
+                cmd="bmhctl__subcmd__help__subcmd__timeline"
+                ;;
             bmhctl__subcmd__help,validate)
                 cmd="bmhctl__subcmd__help__subcmd__validate"
                 ;;
@@ -269,7 +275,7 @@ _bmhctl() {
 
     case "${cmd}" in
         bmhctl)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help"
+            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -687,7 +693,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__delete)
-            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --no-wait --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --timeline --no-wait --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -746,6 +752,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --result-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -773,7 +783,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__deprovision)
-            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --timeline --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -832,6 +842,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --result-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1165,7 +1179,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help)
-            opts="provision deprovision delete apply diff plan get describe export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help"
+            opts="provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1585,6 +1599,20 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help__subcmd__retry)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__timeline)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2307,7 +2335,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__provision)
-            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --filename --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --timeline --filename --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2358,6 +2386,10 @@ _bmhctl() {
                     return 0
                     ;;
                 --result-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2588,6 +2620,76 @@ _bmhctl() {
                     return 0
                     ;;
                 --ironic-wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__timeline)
+            opts="-l -n -A -f -o -v -q -h -V --selector --namespace --all-namespaces --filename --store --output --output-file --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -4,10 +4,11 @@
 # PyPI into .state/ironic/ the first time), provision a copy of hosts.example.yaml through them
 # with progress and a final table, and stop what this script started.
 #
-# The copy (and its status) is left in ./example-run/ for `bmhctl get`. hosts.example.yaml points
-# at the Redfish emulator on 127.0.0.1:8000, at the IPMI emulator's first BMC on 127.0.0.1:6623
-# and at Ironic's image server on 127.0.0.1:6386, so the lab uses its default ports (Ironic 6385,
-# emulators 8000 and 6623). A lab already running there is reused and left running.
+# The copy (and its status) is left in ./example-run/ for `bmhctl get`, with the run's timeline
+# page, example-run/timeline.html. hosts.example.yaml points at the Redfish emulator on
+# 127.0.0.1:8000, at the IPMI emulator's first BMC on 127.0.0.1:6623 and at Ironic's image server
+# on 127.0.0.1:6386, so the lab uses its default ports (Ironic 6385, emulators 8000 and 6623). A
+# lab already running there is reused and left running.
 #
 # To use your own Ironic instead, skip this script: set IRONIC_ENDPOINT (and, as for BMO,
 # METAL3_AUTH_ROOT_DIR, IRONIC_CACERT_FILE, DEPLOY_ISO_URL ...) and run
@@ -88,6 +89,8 @@ fi
 cp hosts.example.yaml example-run/hosts.yaml
 rm -rf example-run/.bmhctl
 echo "Provisioning example-run/hosts.yaml through Ironic at $IRONIC_ENDPOINT..."
-"$bmhctl" provision example-run/hosts.yaml
+"$bmhctl" provision --timeline example-run/timeline.html example-run/hosts.yaml
 echo
 "$bmhctl" get -o wide -f example-run/hosts.yaml
+echo
+echo "The run's timeline: example-run/timeline.html (open it in a browser)"

@@ -92,10 +92,22 @@ for tool in dpkg-deb:dpkg systemd-analyze:systemd man:man-db ip:iproute2 unshare
         exit 1
     fi
 done
-# The tests that need the lab, strace or the package tools are #[ignore]d in a plain
-# `cargo test` (a machine with only Rust passes it); here they have what they need. A lab test
-# spends most of its time waiting on Ironic, and each lab's tests take turns on its lock: four
-# test threads keep two cores busy meanwhile (the suite's wall time about halves).
+# The timeline test lays its page out in headless Chromium (Debian's `chromium`, installed the
+# same way when missing).
+if ! command -v chromium >/dev/null; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        apt-get install -y -q chromium >/dev/null 2>&1 ||
+            { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } ||
+            { echo "error: apt-get install chromium failed" >&2; exit 1; }
+    else
+        echo "error: chromium not found: apt-get install chromium" >&2
+        exit 1
+    fi
+fi
+# The tests that need the lab, strace, the package tools or chromium are #[ignore]d in a plain `cargo test` (a
+# machine with only Rust passes it); here they have what they need. A lab test spends most of
+# its time waiting on Ironic, and each lab's tests take turns on its lock: four test threads keep
+# two cores busy meanwhile (the suite's wall time about halves).
 cargo test --workspace --locked -- --include-ignored --test-threads 4
 
 # The out-of-tree plugin example is a crate of its own: check it as its authors would.

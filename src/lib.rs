@@ -28,4 +28,5 @@ pub mod record;
 pub mod runner;
 pub mod selection;
 pub mod selector;
+pub mod timeline;
 pub mod validate;

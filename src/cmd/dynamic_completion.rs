@@ -158,7 +158,14 @@ mod tests {
     #[test]
     fn every_host_argument_gets_a_completer() {
         let cmd = command();
-        for sub in ["get", "describe", "delete", "deprovision", "wait"] {
+        for sub in [
+            "get",
+            "describe",
+            "timeline",
+            "delete",
+            "deprovision",
+            "wait",
+        ] {
             let s = cmd.find_subcommand(sub).unwrap();
             let a = s
                 .get_arguments()

@@ -144,6 +144,7 @@ fn examples(cmd: &str) -> Vec<&'static str> {
             "bmhctl provision hosts.yaml :: Drive every host of the file to its goal through Ironic.",
             "bmhctl provision --provisioner fixture -l rack=r1 -o json hosts.yaml :: Without Ironic, only rack r1, the result as JSON.",
             "bmhctl provision --dry-run hosts.yaml :: What the run would do (bmhctl plan), doing nothing.",
+            "bmhctl provision --timeline run.html hosts.yaml :: The same run, and its timeline as an HTML page: each host's states over time, errors, retries, waits for PROVISIONING_LIMIT.",
         ],
         "deprovision" => vec!["bmhctl deprovision -f hosts.yaml worker-0 :: Back to available."],
         "delete" => vec![
@@ -173,6 +174,10 @@ fn examples(cmd: &str) -> Vec<&'static str> {
         "describe" => vec![
             "bmhctl describe worker-0 spare-0 :: Two hosts of the store in detail.",
             "bmhctl describe -f hosts.yaml -l rack=r1 :: The matching hosts of a file.",
+        ],
+        "timeline" => vec![
+            "bmhctl timeline --output-file hosts.html :: The store's hosts' timeline from their operation history and events, as an HTML page.",
+            "bmhctl timeline -f hosts.yaml worker-0 > worker-0.html :: One host of a file.",
         ],
         "export" => vec![
             "bmhctl export > cluster.yaml :: The store's hosts as a metal3 cluster takes them.",

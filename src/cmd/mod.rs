@@ -22,6 +22,7 @@ mod progress;
 mod provision;
 mod reachable;
 mod service_manager;
+mod timeline;
 mod validate;
 mod verbs;
 mod version;
@@ -120,6 +121,14 @@ pub enum Command {
     /// Show hosts in detail: spec highlights, hardware, operation history, conditions and
     /// recent events (the store's log; for files, each host's last 20, kept in its bookkeeping), identical events counted once.
     Describe(describe::DescribeArgs),
+    /// Write the timeline of hosts as one self-contained HTML page: each host's states over
+    /// time, its errors and retries, from what it recorded (its operation history and events).
+    ///
+    /// From the local store, or from files with -f; to --output-file FILE, else to standard
+    /// output (refused on a terminal). Reads only: no lock, no provisioner. The states between
+    /// BMO's timed operations are inferred, and waits on the provisioner are not recorded:
+    /// `provision --timeline FILE` charts a run with them.
+    Timeline(timeline::TimelineArgs),
     /// Write hosts as a metal3 cluster accepts them: status in BMO's status annotation, with
     /// their Secrets, firmware objects and HardwareData.
     ///
@@ -229,6 +238,11 @@ pub struct RunArgs {
     /// whatever `-o` prints: the table for the log, the JSON for the next step.
     #[arg(long, value_name = "PATH")]
     pub result_file: Option<PathBuf>,
+    /// Also write the run's timeline to FILE (replaced atomically) when it ends, interrupted
+    /// too: one self-contained HTML page charting each host's states over time, its errors,
+    /// retries and waits on the provisioner (PROVISIONING_LIMIT).
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -237,15 +251,41 @@ impl RunArgs {
         ResultTarget {
             format: self.output,
             file: self.result_file.clone(),
+            timeline: self.timeline.clone(),
         }
     }
 }
 
-/// Where a run's result goes: standard output in `format`, and the JSON document to `file`.
+/// Where a run's result goes: standard output in `format`, the JSON document to `file`, the
+/// timeline page to `timeline`.
 #[derive(Debug, Clone)]
 pub struct ResultTarget {
     pub format: ResultFormat,
     pub file: Option<PathBuf>,
+    pub timeline: Option<PathBuf>,
+}
+
+/// The command line as typed (the program as `bmhctl`), quoted where a shell would need it:
+/// what a page made by it says it was made by.
+pub fn command_line() -> String {
+    let quoted = |a: String| {
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
+        if plain {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        }
+    };
+    std::iter::once("bmhctl".to_string())
+        .chain(
+            std::env::args_os()
+                .skip(1)
+                .map(|a| quoted(a.to_string_lossy().into_owned())),
+        )
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[derive(Debug, Args)]
@@ -519,6 +559,7 @@ fn dispatch(
         Command::Plan(a) => plan::plan(a, input, provisioners),
         Command::Get(a) => get::get(a, input),
         Command::Describe(a) => describe::describe(a, input),
+        Command::Timeline(a) => timeline::timeline(a, input),
         Command::Export(a) => export::export(a, input),
         Command::Reconcile(a) => provision::reconcile(a, verbosity, input, provisioners),
         Command::Watch(a) => watch::watch(a, verbosity, input, provisioners),

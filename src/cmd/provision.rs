@@ -244,6 +244,13 @@ fn drive_with(
     // Progress goes to stderr whatever `-o` prints on stdout.
     let mut progress = Progress::new(verbosity.progress_mode(), verbosity.verbose > 0, jobs.len());
     let ledger = progress.keep_ledger();
+    // The timeline watches the same passes as the progress, after it.
+    let timeline = (output.timeline.as_ref())
+        .map(|_| crate::timeline::Recorder::new(super::command_line(), Arc::new(SystemClock)));
+    let observer: Box<dyn runner::BatchObserver> = match &timeline {
+        Some(recorder) => Box::new((progress, recorder.clone())),
+        None => Box::new(progress),
+    };
     // The plugin was created before the objects were read: it sees them from now on.
     provisioner.set_objects(objects.clone());
     let factory = provisioner.factory;
@@ -267,21 +274,38 @@ fn drive_with(
             clock: Arc::new(SystemClock),
             source,
         };
-        let progress = Box::new(progress);
-        runner::run(jobs, services, config, progress, stop_rx, edits).await
+        runner::run(jobs, services, config, observer, stop_rx, edits).await
     });
     // A pass or save left behind by a signal (it hangs) is not waited for.
     runtime.shutdown_background();
+    let timeline = timeline.as_ref();
     match results {
-        Ok(results) => report(kind, Some(results), &ledger, &output),
+        Ok(results) => report(kind, Some(results), &ledger, timeline, &output),
         // Ctrl-C or SIGTERM: the same document, the hosts still driven marked in flight, so
         // that a pipeline learns where each host got to.
         Err(Error::Interrupted) => {
-            report(kind, None, &ledger, &output)?;
+            report(kind, None, &ledger, timeline, &output)?;
             Err(Error::Interrupted)
         }
-        Err(e) => Err(e),
+        // A run ended by a failed save has no result, but its timeline shows how it got there.
+        Err(e) => {
+            if let Err(te) = write_timeline(timeline, &output) {
+                crate::eprintln_quiet!("{}", te.render());
+            }
+            Err(e)
+        }
     }
+}
+
+/// Writes the run's timeline page where `target` says, if it says so.
+fn write_timeline(
+    recorder: Option<&crate::timeline::Recorder>,
+    target: &super::ResultTarget,
+) -> Result<()> {
+    let (Some(recorder), Some(path)) = (recorder, &target.timeline) else {
+        return Ok(());
+    };
+    crate::timeline::write(path, &recorder.timeline()).map_err(|e| Error::io(path, e))
 }
 
 pub(super) async fn wait_for_signal() {
@@ -304,6 +328,7 @@ fn report(
     kind: RunKind,
     results: Option<Vec<HostResult>>,
     ledger: &Ledger,
+    timeline: Option<&crate::timeline::Recorder>,
     target: &super::ResultTarget,
 ) -> Result<()> {
     let interrupted = results.is_none();
@@ -321,8 +346,8 @@ fn report(
             .map_err(output::stdout_error)
         })
     };
-    match &target.file {
-        None => print(hosts)?,
+    let written = match &target.file {
+        None => print(hosts),
         Some(path) => {
             let kept: Vec<_> = hosts.collect();
             // The table for the log, then the document for the next step, whichever fails.
@@ -331,9 +356,17 @@ fn report(
                 let hosts = output::Reports::listed(kept);
                 output::write_result_json(out, kind, hosts, interrupted, now)
             })
-            .map_err(|e| Error::io(path, e))?;
-            printed?;
+            .map_err(|e| Error::io(path, e))
+            .and(printed)
         }
+    };
+    // The page is written whatever became of the result; the first error is the command's.
+    match (written, write_timeline(timeline, target)) {
+        (Err(e), Err(page)) => {
+            crate::eprintln_quiet!("{}", page.render());
+            return Err(e);
+        }
+        (written, page) => written.and(page)?,
     }
     if failed > 0 && !interrupted {
         return Err(Unfinished::Hosts { failed, total }.into());

@@ -59,6 +59,9 @@ pub const ANNOTATION_POWER_FAILED: &str = "fixture.bmhctl.metal3.io/power-failed
 pub const ANNOTATION_DISABLE_POWER_OFF: &str = "fixture.bmhctl.metal3.io/disable-power-off";
 /// Sets `dataImageError`: the data image calls fail with this message. An empty value clears it.
 pub const ANNOTATION_DATA_IMAGE_ERROR: &str = "fixture.bmhctl.metal3.io/data-image-error";
+/// A countdown (an integer, counted per process as `become-ready-counter` is): the first N−1
+/// `has_capacity` calls answer no, so the host is `delayed` as under `PROVISIONING_LIMIT`.
+pub const ANNOTATION_CAPACITY_COUNTER: &str = "fixture.bmhctl.metal3.io/capacity-counter";
 
 /// BMO's `HostFirmwareComponentsMock`: what `get_firmware_components` returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -381,10 +384,14 @@ pub fn canned_hardware_details() -> HardwareDetails {
     }
 }
 
-/// The fixture factory; its only host state is the `BecomeReadyCounter` countdowns.
+/// Per-host countdowns, kept by the factory for the process.
+type Countdowns = Arc<Mutex<HashMap<CountdownKey, i64, BuildHasherDefault<KeyHasher>>>>;
+
+/// The fixture factory; its only host state is the `BecomeReadyCounter` and capacity countdowns.
 #[derive(Debug, Clone, Default)]
 pub struct Fixture {
-    ready_counters: Arc<Mutex<HashMap<CountdownKey, i64, BuildHasherDefault<KeyHasher>>>>,
+    ready_counters: Countdowns,
+    capacity_counters: Countdowns,
     subscriptions: FixtureSubscriptions,
     known: KnownStates,
 }
@@ -561,7 +568,17 @@ impl Fixture {
             }
         }
 
+        let capacity_counter = match host.annotations.get(ANNOTATION_CAPACITY_COUNTER) {
+            None => 0,
+            Some(v) => v.trim().parse().map_err(|_| {
+                ProvisionerError::Other(format!(
+                    "annotation {ANNOTATION_CAPACITY_COUNTER}: expected an integer, got {v:?}"
+                ))
+            })?,
+        };
         Ok(FixtureProvisioner {
+            capacity: (capacity_counter > 1)
+                .then(|| (self.capacity_counters.clone(), capacity_counter)),
             key: host.key,
             prov_id: host.provisioner_id,
             events,
@@ -602,6 +619,8 @@ impl ProvisionerFactory for Fixture {
 
 /// One host's fixture provisioner for one pass.
 pub struct FixtureProvisioner {
+    /// The capacity countdowns and this host's knob, when it has one.
+    capacity: Option<(Countdowns, i64)>,
     key: ObjectKey,
     prov_id: String,
     events: EventSink,
@@ -823,6 +842,15 @@ impl Provisioner for FixtureProvisioner {
     }
 
     fn has_capacity(&mut self) -> Result<bool, ProvisionerError> {
+        let Some((counters, knob)) = &self.capacity else {
+            return Ok(true);
+        };
+        let mut counters = lock(counters);
+        let left = counters.entry(CountdownKey::of(&self.key)).or_insert(*knob);
+        if *left > 1 {
+            *left -= 1;
+            return Ok(false);
+        }
         Ok(true)
     }
 
@@ -1714,6 +1742,33 @@ mod tests {
         assert!(matches!(r, Err(ProvisionerError::NotReady(_))));
         // ...and a persisted 0 means ready at once.
         let (_p, _) = prov(&Fixture::new(), host(p.persistent_state()));
+    }
+
+    /// The capacity countdown is per host and per process, read from the annotation at each
+    /// pass (it is not kept in the host's state).
+    #[test]
+    fn capacity_counter_delays_a_host_until_its_turn() {
+        let f = Fixture::new();
+        let knob = |n: &str| {
+            let mut h = host(None);
+            h.annotations
+                .insert(ANNOTATION_CAPACITY_COUNTER.into(), n.into());
+            h
+        };
+        let answers: Vec<bool> = (0..4)
+            .map(|_| prov(&f, knob("3")).0.has_capacity().unwrap())
+            .collect();
+        assert_eq!(answers, [false, false, true, true]);
+        let unset = prov(&f, host(None)).0.persistent_state();
+        assert_eq!(prov(&f, knob("3")).0.persistent_state(), unset);
+        let mut other = knob("2");
+        other.key = ObjectKey::new("default", "host-1");
+        assert!(!prov(&f, other.clone()).0.has_capacity().unwrap());
+        assert!(prov(&f, other).0.has_capacity().unwrap());
+        assert!(prov(&f, knob("1")).0.has_capacity().unwrap());
+        let (sink, _) = recorder();
+        let bad = f.new_provisioner(knob("soon"), sink);
+        assert!(matches!(bad, Err(ProvisionerError::Other(m)) if m.contains("capacity-counter")));
     }
 
     #[test]

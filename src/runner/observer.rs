@@ -22,3 +22,40 @@ pub trait BatchObserver: Send {
     fn interrupted(&mut self);
     fn finish(&mut self);
 }
+
+/// Both observers, each told everything, the first first (progress, then a recording of it).
+impl<A: BatchObserver, B: BatchObserver> BatchObserver for (A, B) {
+    fn host_started(&mut self, host: usize, rec: &HostRecord, goal: &Goal) {
+        self.0.host_started(host, rec, goal);
+        self.1.host_started(host, rec, goal);
+    }
+
+    fn reads_events(&self) -> bool {
+        self.0.reads_events() || self.1.reads_events()
+    }
+
+    fn pass_done(&mut self, host: usize, rec: &HostRecord, out: &PassOutcome) {
+        self.0.pass_done(host, rec, out);
+        self.1.pass_done(host, rec, out);
+    }
+
+    fn host_finished(&mut self, host: usize, rec: &HostRecord, reached: bool, reason: &str) {
+        self.0.host_finished(host, rec, reached, reason);
+        self.1.host_finished(host, rec, reached, reason);
+    }
+
+    fn left_off(&mut self, host: usize, rec: &HostRecord) {
+        self.0.left_off(host, rec);
+        self.1.left_off(host, rec);
+    }
+
+    fn interrupted(&mut self) {
+        self.0.interrupted();
+        self.1.interrupted();
+    }
+
+    fn finish(&mut self) {
+        self.0.finish();
+        self.1.finish();
+    }
+}

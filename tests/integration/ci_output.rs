@@ -86,7 +86,8 @@ fn run(lab: &Lab, args: &[&str], envs: &[(&str, &str)], terminal: bool) -> Print
     }
 }
 
-fn pty() -> (OwnedFd, OwnedFd) {
+/// A pseudo-terminal: its master end and the slave end a child gets as a stream.
+pub(crate) fn pty() -> (OwnedFd, OwnedFd) {
     let (mut master, mut slave) = (-1, -1);
     // SAFETY: openpty writes two descriptors it opened into the integers given; they are owned
     // here from then on.

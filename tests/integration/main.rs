@@ -52,6 +52,7 @@ mod store_faults;
 mod store_trust;
 mod streams;
 mod strict_input;
+mod timeline;
 mod timing_lab;
 mod validate;
 mod verbs_beside_watch;

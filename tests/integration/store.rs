@@ -19,7 +19,7 @@ fn hosts_file() -> String {
 }
 
 /// Every file of the store with its bytes and mtime (locks and the lease left out).
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
+pub(crate) fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
