@@ -74,7 +74,9 @@ install_one() { # NAME VENV BINARY TOP-LEVEL-PACKAGE
   version=$(pinned "$name" "$pkg")
   py=$(find_python)
   t0=$(now)
-  log "installing $pkg==$version into $venv from ${PIP_FIND_LINKS:-PyPI}"
+  local from=PyPI
+  [[ -n ${PIP_NO_INDEX:-} ]] && from="the wheels in ${PIP_FIND_LINKS:-?}"
+  log "installing $pkg==$version into $venv from $from"
   rm -rf "$venv"
   "$py" -m venv "$venv" ||
     die "'$py -m venv' failed (Debian: apt-get install python3-venv)"
