@@ -1637,16 +1637,18 @@ fn verbs_beside_a_running_watch_reach_ironic() {
     let spec = format!("bootMACAddress: \"52:54:00:00:01:11\"\n{}", fake_image());
     let host = bmh(name, true, &format!("fake-hardware://{name}"), &spec);
     let lab = Lab::new().file("hosts.yaml", &hosts_file(&[host]));
-    let mut watch = std::process::Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
-        .current_dir(lab.path(""))
-        .envs(lab_env(&ironic, "0.3"))
-        .args(["watch", "--provisioner", "ironic", "-f", "hosts.yaml"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start bmhctl watch");
+    let mut watch = KillOnDrop(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+            .current_dir(lab.path(""))
+            .envs(lab_env(&ironic, "0.3"))
+            .args(["watch", "--provisioner", "ironic", "-f", "hosts.yaml"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start bmhctl watch"),
+    );
     // It says so once it holds the file's lock (the reader kept: the watch writes on).
-    let mut stderr = std::io::BufReader::new(watch.stderr.take().unwrap());
+    let mut stderr = std::io::BufReader::new(watch.0.stderr.take().unwrap());
     let mut line = String::new();
     std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
     assert!(line.starts_with("watching "), "{line}");
@@ -1674,6 +1676,16 @@ fn verbs_beside_a_running_watch_reach_ironic() {
     verb(&["delete", name]);
     assert!(ironic.node(&format!("{NS}~{name}")).is_none());
     // SAFETY: a plain kill(2) of our own child.
-    unsafe { libc::kill(watch.id() as i32, libc::SIGTERM) };
-    assert_eq!(watch.wait().unwrap().code(), Some(0));
+    unsafe { libc::kill(watch.0.id() as i32, libc::SIGTERM) };
+    assert_eq!(watch.0.wait().unwrap().code(), Some(0));
+}
+
+/// A child process killed when dropped, so that a failed assertion leaves none running.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
