@@ -43,6 +43,15 @@ impl Watch {
             .stderr(stderr.reopen().unwrap())
             .spawn()
             .expect("start bmhctl watch");
+        // Until it holds the locks (or the lease): a command run before would take them first.
+        let started = std::time::Instant::now();
+        while !std::fs::read_to_string(stderr.path()).is_ok_and(|e| e.contains("watching ")) {
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "bmhctl watch did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         Watch(child, stderr)
     }
 
