@@ -305,7 +305,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__apply)
-            opts="-f -v -q -h -V --filename --store --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -v -q -h --filename --store --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -347,7 +347,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__attach)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -f -v -q -h --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -421,7 +421,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__completions)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version bash elvish fish powershell zsh"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -451,7 +451,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__config)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version get-contexts current-context use-context path help"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help get-contexts current-context use-context path help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -481,7 +481,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__config__subcmd__current__subcmd__context)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -511,7 +511,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__config__subcmd__get__subcmd__contexts)
-            opts="-o -v -q -h -V --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-o -v -q -h --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -633,7 +633,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__config__subcmd__path)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,7 +663,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__config__subcmd__use__subcmd__context)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -693,7 +693,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__delete)
-            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --timeline --no-wait --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -l -o -v -q -h --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --timeline --no-wait --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -783,7 +783,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__deprovision)
-            opts="-f -l -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --timeline --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -l -o -v -q -h --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --timeline --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -873,7 +873,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__describe)
-            opts="-l -n -A -f -v -q -h -V --selector --namespace --all-namespaces --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -n -A -f -v -q -h --selector --namespace --all-namespaces --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -931,7 +931,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__detach)
-            opts="-l -f -v -q -h -V --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -f -v -q -h --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1005,7 +1005,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__diff)
-            opts="-f -v -q -h -V --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -v -q -h --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1047,7 +1047,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__export)
-            opts="-f -o -l -v -q -h -V --filename --store --output --output-file --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -o -l -v -q -h --filename --store --output --output-file --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1109,7 +1109,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__get)
-            opts="-f -o -l -n -A -w -v -q -h -V --filename --store --output --selector --namespace --all-namespaces --no-headers --show-labels --watch --poll-interval --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -o -l -n -A -w -v -q -h --filename --store --output --selector --namespace --all-namespaces --no-headers --show-labels --watch --poll-interval --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1683,7 +1683,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__import)
-            opts="-l -n -v -q -h -V --from-ironic --from-bifrost --selector --namespace --output-file --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -n -v -q -h --from-ironic --from-bifrost --selector --namespace --output-file --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1737,7 +1737,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__inspect)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -f -v -q -h --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1811,7 +1811,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__pause)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -f -v -q -h --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1885,7 +1885,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plan)
-            opts="-f -l -o -v -q -h -V --filename --store --selector --for --provisioner --max-provisioning-retries --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -l -o -v -q -h --filename --store --selector --for --provisioner --max-provisioning-retries --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1955,7 +1955,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plugin)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version check list help"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help check list help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1985,7 +1985,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plugin__subcmd__check)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2071,7 +2071,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plugin__subcmd__list)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2101,7 +2101,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version on off help"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help on off help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2187,7 +2187,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power__subcmd__off)
-            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -f -v -q -h --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2261,7 +2261,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__power__subcmd__on)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -f -v -q -h --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2335,7 +2335,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__provision)
-            opts="-l -o -f -v -q -h -V --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --timeline --filename --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -o -f -v -q -h --host --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --timeout --selector --output --result-file --timeline --filename --dry-run --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2425,7 +2425,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__reboot)
-            opts="-l -f -v -q -h -V --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -f -v -q -h --hard --force --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2499,7 +2499,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__resume)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -f -v -q -h --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2573,7 +2573,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__retry)
-            opts="-l -f -v -q -h -V --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -f -v -q -h --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2647,7 +2647,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__timeline)
-            opts="-l -n -A -f -o -v -q -h -V --selector --namespace --all-namespaces --filename --store --output --output-file --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-l -n -A -f -o -v -q -h --selector --namespace --all-namespaces --filename --store --output --output-file --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2717,7 +2717,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__validate)
-            opts="-o -f -v -q -h -V --output --strict --filename --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-o -f -v -q -h --output --strict --filename --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2763,7 +2763,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__version)
-            opts="-v -q -h -V --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2793,7 +2793,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__wait)
-            opts="-f -l -v -q -h -V --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -l -v -q -h --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2871,7 +2871,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__watch)
-            opts="-f -o -v -q -h -V --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --poll-interval --output --metrics-addr --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help --version"
+            opts="-f -o -v -q -h --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --poll-interval --output --metrics-addr --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

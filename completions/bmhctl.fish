@@ -93,7 +93,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s v -l verbose
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
@@ -122,7 +121,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s v -l verbo
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand deprovision" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
@@ -152,7 +150,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s v -l verbose -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand delete" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s f -l filename -d 'YAML files, or directories of them, holding BareMetalHosts, their Secrets and companion objects' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
@@ -169,7 +166,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s v -l verbose -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand apply" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -s f -l filename -d 'YAML files, or directories of them, as `bmhctl apply` takes them' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
@@ -185,7 +181,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -s v -l verbose -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
@@ -209,7 +204,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s v -l verbose -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s o -l output -r -f -a "table\t''
@@ -237,7 +231,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s v -l verbose -d 'M
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s n -l namespace -d 'Only the hosts of this namespace [default on the store: default]' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
@@ -256,7 +249,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s v -l verbose 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand timeline" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand timeline" -s n -l namespace -d 'Only the hosts of this namespace [default on the store: default]' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand timeline" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
@@ -277,7 +269,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand timeline" -s v -l verbose 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand timeline" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand timeline" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand timeline" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand timeline" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s o -l output -d 'The output format: `yaml`, the only one (as `-o` is everywhere a format; a file name here is refused with a pointer to --output-file)' -r
@@ -296,7 +287,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s v -l verbose -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand export" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
@@ -322,7 +312,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s v -l verbose -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l for -d 'The state to wait for: a provisioning state as BMO spells it (`available`, `provisioned`, `"externally provisioned"`, ...; `-` or `_` may stand for the space, as in `externally-provisioned`), `goal` (the host\'s goal, as `provision` sees it, with no error), `detached`, `error`, `powered-on` or `powered-off`' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timeout -d 'Give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
@@ -347,7 +336,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s v -l verbose -d '
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -361,7 +349,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -f -a "off" -d 'Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and not __fish_seen_subcommand_from on off help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -389,7 +376,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from on" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
@@ -416,7 +402,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_sub
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from off" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from help" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from help" -f -a "off" -d 'Keep the hosts powered off: sets the held reboot annotation `reboot.metal3.io/bmhctl`'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand power; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -446,7 +431,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s v -l verbose -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand reboot" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
@@ -471,7 +455,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s v -l verbose -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand inspect" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
@@ -497,7 +480,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s v -l verbose -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand detach" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
@@ -522,7 +504,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s v -l verbose -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
@@ -547,7 +528,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s v -l verbose -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
@@ -572,7 +552,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s v -l verbose -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
@@ -597,7 +576,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s v -l verbose -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s o -l output -d 'How to show the result: a table for people, or JSON (per host: errors, warnings and the resolved BMC access, passwords redacted)' -r -f -a "table\t''
 json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s f -l filename -d 'YAML files, or directories of them (as the FILE|DIR arguments; `-` is standard input)' -r -F
@@ -615,7 +593,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s v -l verbose 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -629,7 +606,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_see
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -f -a "list" -d 'The plugins of the plugin directories, with their names and versions'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and not __fish_seen_subcommand_from check list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -646,7 +622,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -660,7 +635,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "list" -d 'The plugins of the plugin directories, with their names and versions'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -677,7 +651,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_see
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "get-contexts" -d 'List the contexts of the config file; `*` marks the current one'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "current-context" -d 'Print the name of the current context'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "use-context" -d 'Make NAME the current context (written into the config file)'
@@ -698,7 +671,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -712,7 +684,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from current-context" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -726,7 +697,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from use-context" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -740,7 +710,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "get-contexts" -d 'List the contexts of the config file; `*` marks the current one'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "current-context" -d 'Print the name of the current context'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "use-context" -d 'Make NAME the current context (written into the config file)'
@@ -764,7 +733,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s v -l verbose -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -778,7 +746,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s v -l verbose -
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -792,7 +759,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s v -l verbo
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "provision" -d 'Drive every selected host to its goal and write its status back into its file'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "deprovision" -d 'Remove what provisioning did: BMO\'s deprovision path back to `available`'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "delete" -d 'Run BMO\'s delete path to its end: the provisioner forgets the host and its status is removed'

@@ -1,16 +1,14 @@
 //! Completions that know the data (`source <(COMPLETE=bash bmhctl)`): hosts, states, contexts.
 
-use super::Cli;
 use super::options::Place;
 use crate::persist::snapshot::Snapshot;
-use clap::CommandFactory;
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
 /// The CLI with completers on every argument that names a host, a state or a context.
 pub fn command() -> clap::Command {
-    with_completers(Cli::command())
+    with_completers(super::command())
 }
 
 fn with_completers(cmd: clap::Command) -> clap::Command {

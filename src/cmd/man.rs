@@ -1,12 +1,10 @@
 //! The man pages, rendered by clap_mangen with the sections clap knows nothing of appended.
 
-use super::Cli;
 use crate::error::{Error, Result};
-use clap::CommandFactory;
 
 /// The visible subcommands, in the order `--help` lists them.
 pub fn subcommands() -> Vec<String> {
-    Cli::command()
+    super::command()
         .get_subcommands()
         .filter(|c| !c.is_hide_set() && c.get_name() != "help")
         .map(|c| c.get_name().to_string())
@@ -14,8 +12,7 @@ pub fn subcommands() -> Vec<String> {
 }
 
 pub fn page(subcommand: Option<&str>) -> Result<String> {
-    let mut cli = Cli::command();
-    cli.build();
+    let cli = super::command();
     let mut text = Vec::new();
     let cmd = match subcommand {
         None => cli,

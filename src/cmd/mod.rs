@@ -11,6 +11,7 @@ pub mod dynamic_completion;
 mod export;
 mod get;
 mod get_args;
+mod global_flags;
 mod import;
 pub mod man;
 mod metrics_server;
@@ -36,13 +37,7 @@ use std::time::Duration;
 
 /// Drive BareMetalHosts through metal3's state machine against Ironic, without Kubernetes.
 #[derive(Debug, Parser)]
-#[command(
-    name = "bmhctl",
-    version,
-    about,
-    propagate_version = true,
-    max_term_width = 100
-)]
+#[command(name = "bmhctl", version, about, max_term_width = 100)]
 pub struct Cli {
     /// More detail: events and pass errors (-v), debug logs (-vv).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
@@ -419,6 +414,14 @@ fn whole_number(s: &str, min: u32) -> std::result::Result<u32, String> {
     }
 }
 
+/// The command line as every part of bmhctl reads it (parsing, help, man pages, completions):
+/// each global flag accepted everywhere and listed where it changes something.
+pub fn command() -> clap::Command {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    cmd.build();
+    global_flags::hide_where_irrelevant(cmd)
+}
+
 /// `cmd` with a context's variables as the defaults of the flags that read them.
 fn under_context(
     cmd: clap::Command,
@@ -460,7 +463,7 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
             code
         })
     };
-    let mut cli = parse(<Cli as clap::CommandFactory>::command())?;
+    let mut cli = parse(command())?;
     // A context's variables make the defaults of the flags that read them: parse again.
     let mut context = std::collections::BTreeMap::new();
     if !matches!(
@@ -469,10 +472,7 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
     ) {
         context = options::context_environment(cli.context.as_deref()).map_err(|e| said(&e))?;
         if !context.is_empty() {
-            cli = parse(under_context(
-                <Cli as clap::CommandFactory>::command(),
-                &context,
-            ))?;
+            cli = parse(under_context(command(), &context))?;
         }
     }
     let provisioners = crate::provisioners::Settings {
@@ -571,12 +571,11 @@ fn dispatch(
         Command::Import(a) => import::import(a, input, provisioners),
         Command::Version => version::print(),
         Command::Completions { shell } => {
-            use clap::CommandFactory;
             // clap_complete offers hidden commands too: complete only the documented ones.
-            let full = Cli::command();
+            // Unbuilt, as it builds it; every global flag completes everywhere, as accepted.
+            let full = <Cli as clap::CommandFactory>::command();
             let mut shown = clap::Command::new("bmhctl")
                 .version(env!("CARGO_PKG_VERSION"))
-                .propagate_version(true)
                 .about(full.get_about().cloned().unwrap_or_default())
                 .args(full.get_arguments().cloned())
                 .subcommands(full.get_subcommands().filter(|c| !c.is_hide_set()).cloned());

@@ -21,6 +21,7 @@ mod file_lock;
 mod files_driven;
 mod firmware;
 mod hardware_details_annotation;
+mod help_text;
 mod import;
 mod import_lab;
 mod input_rules;
