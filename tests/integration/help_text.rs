@@ -12,10 +12,7 @@ fn sections(args: &[&str]) -> String {
     for line in help.lines() {
         if line.ends_with(':') && !line.starts_with(' ') {
             out.push_str(&format!("\n{line}"));
-        } else if let Some(flag) = line
-            .trim_start()
-            .split_whitespace()
-            .find(|w| w.starts_with("--"))
+        } else if let Some(flag) = line.split_whitespace().find(|w| w.starts_with("--"))
             && line.trim_start().starts_with('-')
         {
             out.push_str(&format!(" {}", flag.trim_end_matches(',')));
