@@ -180,3 +180,23 @@ pub fn cdylib(package: &str) -> PathBuf {
     built.insert(package.to_string(), lib.clone());
     lib
 }
+
+/// A fenced `bash` block of the README, the one after the comment line starting `marker`.
+pub fn readme_block(marker: &str) -> String {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .expect("read README.md");
+    let after = readme
+        .split_once(&format!("<!-- {marker}"))
+        .unwrap_or_else(|| panic!("no `<!-- {marker}` in README.md"))
+        .1;
+    let block = after
+        .split_once("```bash\n")
+        .expect("a bash block after it")
+        .1;
+    block
+        .split_once("```")
+        .expect("the block's end")
+        .0
+        .to_string()
+}

@@ -41,6 +41,7 @@ mod plan;
 mod plan_lab;
 mod plugins;
 mod provision;
+mod readme;
 mod refused_input;
 mod result_contract;
 mod save_failures;

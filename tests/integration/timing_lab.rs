@@ -1249,25 +1249,6 @@ fn change_and_bmo_timing_decide_the_same_on_a_real_ironic() {
     );
 }
 
-/// A fenced `bash` block of the README, the one after the comment line starting `marker`.
-fn readme_block(marker: &str) -> String {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("read README.md");
-    let after = readme
-        .split_once(&format!("<!-- {marker}"))
-        .unwrap_or_else(|| panic!("no `<!-- {marker}` in README.md"))
-        .1;
-    let block = after
-        .split_once("```bash\n")
-        .expect("a bash block after it")
-        .1;
-    block
-        .split_once("```")
-        .expect("the block's end")
-        .0
-        .to_string()
-}
-
 /// Runs a README step with bash in `lab`, bmhctl on the PATH, against Ironic through `proxy`.
 fn run_step(lab: &Lab, ironic: &Ironic, proxy: &Proxy, step: &str) -> Run {
     let bin = assert_cmd::cargo::cargo_bin("bmhctl");
@@ -1317,7 +1298,7 @@ fn the_readmes_ci_job_step_provisions_and_its_rerun_writes_nothing_to_ironic() {
         hosts.push_str(&bmh(name, &format!("fake-hardware://{name}"), &spec));
     }
     let lab = Lab::new().file("hosts.yaml", &hosts);
-    let step = readme_block("job step");
+    let step = crate::lab::readme_block("job step");
     let first = run_step(&lab, &ironic, &proxy, &step);
     assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
     assert!(
@@ -1364,7 +1345,12 @@ fn the_readmes_ci_job_step_provisions_and_its_rerun_writes_nothing_to_ironic() {
     assert!(log.reads > 0, "the re-run reads each node");
     drop(log);
 
-    let teardown = run_step(&lab, &ironic, &proxy, &readme_block("teardown step"));
+    let teardown = run_step(
+        &lab,
+        &ironic,
+        &proxy,
+        &crate::lab::readme_block("teardown step"),
+    );
     assert_eq!(teardown.code, 0, "{}\n{}", teardown.stdout, teardown.stderr);
     for name in names {
         let (code, _) = ironic.call("GET", &format!("/v1/nodes/{NS}~{name}"), None);
