@@ -68,6 +68,26 @@ fn hide_in(sub: clap::Command, globals: &[String], top: Option<&str>) -> clap::C
         }
     })
     .mut_subcommands(|s| hide_in(s, globals, Some(&name)))
+    .map_usage()
+}
+
+trait GenericUsage {
+    fn map_usage(self) -> Self;
+}
+
+impl GenericUsage for clap::Command {
+    /// A usage line that is the command's, not the one clap makes of the arguments typed
+    /// (which reads as if every flag given were required).
+    fn map_usage(self) -> Self {
+        let usage = self.clone().render_usage().to_string();
+        match usage.strip_prefix("Usage: ") {
+            Some(u) => {
+                let u = u.trim_end().to_string();
+                self.override_usage(u)
+            }
+            _ => self,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -73,3 +73,28 @@ fn only_the_top_level_prints_the_version() {
         sub.stderr
     );
 }
+
+#[test]
+fn a_usage_error_shows_the_commands_usage_not_the_flags_typed() {
+    let run = Lab::new()
+        .run(&["get", "-f", "x.yaml", "--store", "y", "--bogus"])
+        .expect_code(2);
+    let usage: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("Usage:"))
+        .collect();
+    assert_eq!(
+        usage,
+        ["Usage: bmhctl get [OPTIONS] [HOST]..."],
+        "{}",
+        run.stderr
+    );
+    let run = Lab::new().run(&["power", "off", "--bogus"]).expect_code(2);
+    assert!(
+        run.stderr
+            .contains("\nUsage: bmhctl power off [OPTIONS] [HOST]...\n"),
+        "{}",
+        run.stderr
+    );
+}
