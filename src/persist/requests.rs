@@ -21,17 +21,13 @@ pub fn annotate(
     mut done: impl FnMut(&ObjectKey, bool, Option<&HostRecord>),
 ) -> Result<Vec<ObjectKey>> {
     match place {
-        Place::Store(root) => {
-            let store = open_store(root)?;
-            let keys = select_keys(place, selection, input)?;
-            for key in &keys {
-                let written = store.set_host_annotation(key, name, value)?;
-                // A host whose companion objects or Secrets cannot be read is still annotated.
-                let now = store.load_host(key).ok().flatten();
-                done(key, written != Written::Unchanged, now.as_ref());
-            }
-            Ok(keys)
-        }
+        Place::Store(root) => in_store(root, selection, input, |store, key| {
+            let written = store.set_host_annotation(key, name, value)?;
+            // A host whose companion objects or Secrets cannot be read is still annotated.
+            let now = store.load_host(key).ok().flatten();
+            done(key, written != Written::Unchanged, now.as_ref());
+            Ok(())
+        }),
         Place::Files(paths) => {
             if let Some(pid) = beside::held_by(paths)? {
                 let edit = beside::annotation(name, value);
@@ -75,15 +71,10 @@ pub fn request_deletion(
     mut done: impl FnMut(&ObjectKey, bool) -> Result<()>,
 ) -> Result<Vec<ObjectKey>> {
     match place {
-        Place::Store(root) => {
-            let store = open_store(root)?;
-            let keys = select_keys(place, selection, input)?;
-            for key in &keys {
-                let written = store.request_host_deletion(key, now)?;
-                done(key, written == Written::Unchanged)?;
-            }
-            Ok(keys)
-        }
+        Place::Store(root) => in_store(root, selection, input, |store, key| {
+            let written = store.request_host_deletion(key, now)?;
+            done(key, written == Written::Unchanged)
+        }),
         Place::Files(paths) => {
             if let Some(pid) = beside::held_by(paths)? {
                 let edit = beside::deletion(now);
@@ -114,15 +105,10 @@ pub fn request_deprovision(
     mut done: impl FnMut(&ObjectKey, bool) -> Result<()>,
 ) -> Result<Vec<ObjectKey>> {
     match place {
-        Place::Store(root) => {
-            let store = open_store(root)?;
-            let keys = select_keys(place, selection, input)?;
-            for key in &keys {
-                let written = store.remove_host_spec_fields(key, &DEPROVISIONED)?;
-                done(key, written != Written::Unchanged)?;
-            }
-            Ok(keys)
-        }
+        Place::Store(root) => in_store(root, selection, input, |store, key| {
+            let written = store.remove_host_spec_fields(key, &DEPROVISIONED)?;
+            done(key, written != Written::Unchanged)
+        }),
         Place::Files(paths) => {
             let pid = beside::held_by(paths)?.unwrap_or(0);
             let edit = beside::deprovision();
@@ -131,6 +117,21 @@ pub fn request_deprovision(
             })
         }
     }
+}
+
+/// Makes `write` on each host `selection` picks in the store at `root`, one store write each.
+fn in_store(
+    root: &Path,
+    selection: &HostSelection,
+    input: InputPolicy,
+    mut write: impl FnMut(&Store, &ObjectKey) -> Result<()>,
+) -> Result<Vec<ObjectKey>> {
+    let store = open_store(root)?;
+    let keys = select_keys(&Place::Store(root.to_path_buf()), selection, input)?;
+    for key in &keys {
+        write(&store, key)?;
+    }
+    Ok(keys)
 }
 
 /// The spec fields whose absence makes BMO deprovision a host.
