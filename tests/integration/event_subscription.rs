@@ -5,7 +5,7 @@
 //! no output. (Against Ironic: src/ironic/provisioner/tests/event_subscription.rs; the lab's
 //! sushy-tools serves no EventService, see docs/ironic.md.)
 
-use crate::lab::{Lab, host, secret, without_status};
+use crate::lab::{Lab, Reaped, host, secret, without_status};
 use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -235,7 +235,7 @@ fn a_subscription_the_webhook_refuses_is_bad_input_at_its_line() {
 /// A `watch` whose stderr is read line by line on a thread, so that a missing line fails the
 /// test in time; killed (SIGKILL) when dropped if still running.
 struct Watching {
-    child: std::process::Child,
+    child: Reaped,
     lines: std::sync::mpsc::Receiver<String>,
     reader: Option<std::thread::JoinHandle<()>>,
     seen: String,
@@ -264,7 +264,7 @@ impl Watching {
             }
         });
         Watching {
-            child,
+            child: Reaped(child),
             lines,
             reader: Some(reader),
             seen: String::new(),
@@ -291,15 +291,6 @@ impl Watching {
         }
         let rest: String = self.lines.try_iter().collect();
         (status.code(), std::mem::take(&mut self.seen) + &rest)
-    }
-}
-
-impl Drop for Watching {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! The commands that read or drive hosts, on files (`-f`) as on the store: `watch -f`,
 //! `describe -f`, the verbs with `-f`, `wait -f` and `delete -f`, with the fixture provisioner.
 
-use crate::lab::{Lab, host, secret, without_status};
-use std::process::{Child, Command, Stdio};
+use crate::lab::{Lab, Reaped, host, secret, without_status};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const IMAGE: &str = "image:\n  url: http://images.example/os.qcow2\n  checksum: abc123";
@@ -59,7 +59,7 @@ fn eventually(what: &str, mut f: impl FnMut() -> bool) {
 }
 
 /// `bmhctl watch -f PATH` in the lab; killed when dropped if still running.
-struct Watch(Child);
+struct Watch(Reaped);
 
 impl Watch {
     fn start(lab: &Lab, path: &str) -> Watch {
@@ -83,7 +83,7 @@ impl Watch {
                 "watching {path} (their locks are in .bmhctl/ beside them); Ctrl-C or SIGTERM to stop\n"
             )
         );
-        Watch(child)
+        Watch(Reaped(child))
     }
 
     /// SIGTERM; the exit code and what it printed on stderr after its first line.
@@ -104,13 +104,6 @@ impl Watch {
             .read_to_string(&mut stderr)
             .unwrap();
         (code, stderr)
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 

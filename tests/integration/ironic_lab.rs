@@ -1637,7 +1637,7 @@ fn verbs_beside_a_running_watch_reach_ironic() {
     let spec = format!("bootMACAddress: \"52:54:00:00:01:11\"\n{}", fake_image());
     let host = bmh(name, true, &format!("fake-hardware://{name}"), &spec);
     let lab = Lab::new().file("hosts.yaml", &hosts_file(&[host]));
-    let mut watch = KillOnDrop(
+    let mut watch = crate::lab::Reaped(
         std::process::Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
             .current_dir(lab.path(""))
             .envs(lab_env(&ironic, "0.3"))
@@ -1678,14 +1678,4 @@ fn verbs_beside_a_running_watch_reach_ironic() {
     // SAFETY: a plain kill(2) of our own child.
     unsafe { libc::kill(watch.0.id() as i32, libc::SIGTERM) };
     assert_eq!(watch.0.wait().unwrap().code(), Some(0));
-}
-
-/// A child process killed when dropped, so that a failed assertion leaves none running.
-struct KillOnDrop(std::process::Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }

@@ -7,11 +7,11 @@
 //! it); without them the test FAILS, it never skips. It needs that Ironic to itself while it
 //! runs: any other client's requests would be in the log too.
 
-use crate::lab::Lab;
+use crate::lab::{Lab, Reaped};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -148,16 +148,6 @@ fn plugin_dir() -> &'static Path {
     })
 }
 
-/// The running `watch`, killed when the test ends however it ends.
-struct Watch(Child);
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn scrape(addr: &str) -> String {
     let mut s = std::net::TcpStream::connect(addr).expect("connect to the metrics server");
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -245,7 +235,7 @@ fn api_calls_by_kind_match_ironics_own_log() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start bmhctl");
-    let mut watch = Watch(child);
+    let mut watch = Reaped(child);
     let mut stderr = BufReader::new(watch.0.stderr.take().unwrap());
     let mut addr = None;
     let mut seen = String::new();

@@ -3,10 +3,10 @@
 //! error of the hosts that use it (not a missing Secret), one bad host object leaves the other
 //! hosts usable, and an object of the wrong kind, or a store owned by another user, is refused.
 
-use crate::lab::{Lab, Run};
+use crate::lab::{Lab, Reaped, Run};
 use base64::Engine as _;
 use std::io::{BufRead, Read};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const CANARY: &str = "Pw-Store-Canary-7731";
@@ -97,7 +97,7 @@ fn driven_store() -> Lab {
 
 /// A `watch` on the lab's store; killed when dropped if still running.
 struct Watch {
-    child: Child,
+    child: Reaped,
     stderr: std::io::BufReader<std::process::ChildStderr>,
 }
 
@@ -116,7 +116,10 @@ impl Watch {
         let mut line = String::new();
         stderr.read_line(&mut line).unwrap();
         assert!(line.starts_with("watching "), "{line}");
-        Watch { child, stderr }
+        Watch {
+            child: Reaped(child),
+            stderr,
+        }
     }
 
     /// SIGTERM; the exit code, stdout and stderr.
@@ -138,13 +141,6 @@ impl Watch {
             .unwrap();
         let code = self.child.wait().unwrap().code().unwrap_or(-1);
         (code, stdout, stderr)
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

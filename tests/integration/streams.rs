@@ -3,11 +3,11 @@
 //! events), and the events `describe -f` shows from the files' bookkeeping. The fixture
 //! provisioner with small delays, so that changes come one after another.
 
-use crate::lab::{Lab, host, secret};
+use crate::lab::{Lab, Reaped, host, secret};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -42,7 +42,7 @@ pub fn hosts_file() -> String {
 
 /// A long-running bmhctl (`get -w`, `watch`) whose stdout lines are collected as they come.
 pub struct Streaming {
-    child: Child,
+    child: Reaped,
     lines: Arc<Mutex<Vec<String>>>,
     reader: Option<std::thread::JoinHandle<()>>,
     pub stderr: std::io::BufReader<std::process::ChildStderr>,
@@ -69,7 +69,7 @@ impl Streaming {
         });
         let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
         Streaming {
-            child,
+            child: Reaped(child),
             lines,
             reader: Some(reader),
             stderr,
@@ -113,13 +113,6 @@ impl Streaming {
         let mut stderr = String::new();
         self.stderr.read_to_string(&mut stderr).unwrap();
         (code, self.lines(), stderr)
-    }
-}
-
-impl Drop for Streaming {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

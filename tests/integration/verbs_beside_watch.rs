@@ -2,8 +2,8 @@
 //! what BMO reads into the file, as an editor would, and the watch acts on it; on the store they
 //! write the stored object. Nothing the user, the verb or the watch wrote is lost.
 
-use crate::lab::{Lab, secret};
-use std::process::{Child, Command, Stdio};
+use crate::lab::{Lab, Reaped, secret};
+use std::process::{Command, Stdio};
 
 /// The fixture, small delays, a fixed seed.
 const ENV: [(&str, &str); 3] = [
@@ -29,7 +29,7 @@ fn hosts() -> String {
 }
 
 /// A `watch` running in the lab, its stderr kept in a file; killed when dropped if still running.
-struct Watch(Child, tempfile::NamedTempFile);
+struct Watch(Reaped, tempfile::NamedTempFile);
 
 impl Watch {
     fn start(lab: &Lab, args: &[&str]) -> Watch {
@@ -52,7 +52,7 @@ impl Watch {
             );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        Watch(child, stderr)
+        Watch(Reaped(child), stderr)
     }
 
     /// SIGTERM; the exit code and stderr.
@@ -62,13 +62,6 @@ impl Watch {
         let status = self.0.wait().unwrap();
         let err = std::fs::read_to_string(self.1.path()).unwrap();
         (status.code().unwrap_or(-1), err)
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 
