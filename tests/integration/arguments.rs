@@ -174,3 +174,72 @@ fn a_closed_pipe_on_stderr_is_no_crash() {
     // `head -c1` printed one byte of the first warning; then bmhctl's exit code.
     assert_eq!(stdout.get(1..).map(str::trim), Some("0"), "{stdout}");
 }
+
+/// A selector Kubernetes would refuse is bad input (exit 2) wherever `-l` is taken, with the
+/// bad part named, never a selection that matches nothing.
+#[test]
+fn a_selector_kubernetes_refuses_is_bad_input_everywhere() {
+    let lab = Lab::new().file("hosts.yaml", &hosts());
+    let said = "error: invalid selector \"rack=-bad-\": value \"-bad-\": a valid label must be an \
+                empty string or consist of alphanumeric characters, '-', '_' or '.', and must \
+                start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  \
+                or '12345', regex used for validation is \
+                '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')\n";
+    let commands: &[&[&str]] = &[
+        &["get"],
+        &["describe"],
+        &["export"],
+        &["plan"],
+        &["timeline", "--output-file", "t.html"],
+        &["provision"],
+        &["deprovision"],
+        &["delete"],
+        &["wait", "--for", "provisioned"],
+        &["pause"],
+        &["power", "off"],
+        &["retry"],
+    ];
+    for command in commands {
+        let mut args = command.to_vec();
+        args.extend(["-f", "hosts.yaml", "-l", "rack=-bad-"]);
+        let run = lab.run_env(&args, &FIXTURE).expect_code(2);
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr.as_str()),
+            ("", said),
+            "{args:?}"
+        );
+    }
+    let run = lab
+        .run(&["import", "--from-bifrost", "none.json", "-l", "rack=-bad-"])
+        .expect_code(2);
+    assert_eq!(run.stderr, said);
+    // A bad key and an unknown operator, on the store.
+    lab.run(&["apply", "--store", "s", "-f", "hosts.yaml"])
+        .expect_code(0);
+    for (selector, said) in [
+        (
+            "rack_",
+            "error: invalid selector \"rack_\": key \"rack_\": name part must consist of \
+             alphanumeric characters, '-', '_' or '.', and must start and end with an \
+             alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used \
+             for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')\n",
+        ),
+        (
+            "rack>r1",
+            "error: invalid selector \"rack>r1\": key \"rack>r1\": name part must consist of \
+             alphanumeric characters, '-', '_' or '.', and must start and end with an \
+             alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used \
+             for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')\n",
+        ),
+        (
+            "rack is r1",
+            "error: invalid selector \"rack is r1\": operator \"is\" is none of =, ==, !=, in, \
+             notin, or KEY alone and !KEY for existence\n",
+        ),
+    ] {
+        let run = lab
+            .run(&["get", "--store", "s", "-l", selector])
+            .expect_code(2);
+        assert_eq!(run.stderr, said, "{selector}");
+    }
+}

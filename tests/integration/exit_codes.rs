@@ -209,7 +209,7 @@ fn rows() -> Vec<Row> {
             good(),
             &["get", "-f", "hosts.yaml", "-l", "a in b"],
             2,
-            "error: invalid label selector requirement \"a in b\"",
+            "error: invalid selector \"a in b\": values \"b\": a set is given in parentheses: (v1,v2)",
         ),
         row(
             "a path that does not exist",
