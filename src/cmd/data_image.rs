@@ -8,14 +8,6 @@ use bmh_api::{DataImage, ObjectKey};
 use serde_json::Value;
 use std::fmt::Write as _;
 
-/// Whether `get`'s first word names the kind as kubectl takes it.
-pub fn is_kind(word: &str) -> bool {
-    matches!(
-        word.to_ascii_lowercase().as_str(),
-        "dataimage" | "dataimages" | "dataimage.metal3.io" | "dataimages.metal3.io"
-    )
-}
-
 pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy) -> Result<()> {
     let place = super::options::place(&args.source)?;
     let snapshot = Snapshot::read(&place, input)?;
@@ -55,7 +47,7 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     let objects = all.iter().map(|d| object(d)).collect::<Result<_>>()?;
     output::print_objects(
         args.output,
-        "dataimage.metal3.io",
+        crate::resource_args::Kind::DataImage.resource(),
         objects,
         names.len() == 1,
     )
@@ -139,19 +131,6 @@ mod tests {
             "status": {"attachedImage": {"url": attached}, "error": {"count": count, "message": message}},
         }))
         .unwrap()
-    }
-
-    #[test]
-    fn the_kind_is_taken_as_kubectl_takes_it() {
-        for w in [
-            "dataimage",
-            "DataImages",
-            "dataimage.metal3.io",
-            "dataimages.metal3.io",
-        ] {
-            assert!(is_kind(w), "{w}");
-        }
-        assert!(!is_kind("worker-0") && !is_kind("di"));
     }
 
     #[test]

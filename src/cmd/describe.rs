@@ -14,7 +14,8 @@ use std::fmt::Write as _;
 
 #[derive(Debug, Args)]
 pub struct DescribeArgs {
-    /// The hosts: NAME or NAMESPACE/NAME (see `get`); every host in scope when none is given.
+    /// The hosts: NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type (see `get`);
+    /// every host in scope when none is given. `bes [NAME...]`: BMCEventSubscriptions.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
     /// Only hosts whose labels match (kubectl syntax).
@@ -28,9 +29,9 @@ pub struct DescribeArgs {
 
 pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Result<()> {
     let place = super::options::place(&args.source)?;
-    if let Some((first, names)) = args.hosts.split_first()
-        && super::bmc_event_subscriptions::is_resource(first)
-    {
+    let named = crate::resource_args::parse(&args.hosts)?;
+    if named.kind == crate::resource_args::Kind::BmcEventSubscription {
+        let names = &named.names;
         let subs = super::bmc_event_subscriptions::read(&Snapshot::read(&place, input)?)?;
         let text: Vec<String> = subs
             .iter()
@@ -42,7 +43,6 @@ pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Resul
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,
         &place,
-        !args.hosts.is_empty(),
     );
     let snapshot = Snapshot::read(&place, input)?;
     let picked = snapshot.select_some(&selection, &place)?;

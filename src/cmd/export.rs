@@ -28,7 +28,8 @@ pub struct ExportArgs {
     /// Only hosts whose labels match (kubectl syntax).
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     pub selector: Option<String>,
-    /// Only these hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
+    /// Only these hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as
+    /// `bmh`); all hosts when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
 }
@@ -58,7 +59,7 @@ pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()
         out.host(r, &source, &subscriptions, &from)?;
     }
     // The whole of the files goes to the cluster: what bmhctl skipped goes as it was written.
-    if args.hosts.is_empty() && args.selector.is_none() {
+    if selection.names_none() && args.selector.is_none() {
         out.docs.extend(source.skipped_documents()?);
     }
     if !out.refused.is_empty() {

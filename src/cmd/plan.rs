@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 pub struct PlanArgs {
     #[command(flatten)]
     pub source: SourceArgs,
-    /// The hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
+    /// The hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as `bmh`); all
+    /// hosts when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
     /// Only hosts whose labels match (kubectl syntax).

@@ -21,7 +21,7 @@ pub const POWER_OFF_ANNOTATION: &str = "reboot.metal3.io/bmhctl";
 /// What every verb takes.
 #[derive(Debug, Args)]
 pub struct VerbArgs {
-    /// The hosts (NAME or NAMESPACE/NAME).
+    /// The hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as `bmh`).
     #[arg(value_name = "HOST", required_unless_present = "selector")]
     pub hosts: Vec<String>,
     /// The hosts whose labels match (kubectl syntax), with or instead of names.
@@ -118,6 +118,12 @@ pub fn run(
 ) -> Result<()> {
     let (verb, change, done, what, cond) = request_of(cmd);
     let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
+    // `pause bmh`: a type alone names no host, and a verb acts on named or selected hosts.
+    if selection.names_none() && verb.selector.is_none() {
+        return Err(Error::Usage(
+            "name the hosts (NAME, TYPE/NAME, or a type then names) or select them with -l".into(),
+        ));
+    }
     let place = super::options::place(&verb.source)?;
     let keys = requests::annotate(
         &place,

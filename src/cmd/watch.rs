@@ -68,7 +68,8 @@ pub struct WaitArgs {
     /// Only hosts whose labels match (kubectl syntax).
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     pub selector: Option<String>,
-    /// The hosts (NAME or NAMESPACE/NAME); every host when none is given.
+    /// The hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as `bmh`); every
+    /// host when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
 }

@@ -41,6 +41,7 @@ mod plan_lab;
 mod plugins;
 mod provision;
 mod refused_input;
+mod resource_forms;
 mod result_contract;
 mod save_failures;
 mod secrets_canary;
