@@ -28,6 +28,7 @@ pub struct DescribeArgs {
 }
 
 pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Result<()> {
+    super::options::hosts_not_files("describe", &args.source, &args.hosts)?;
     let place = super::options::place(&args.source)?;
     let named = crate::resource_args::parse(&args.hosts)?;
     if named.kind == crate::resource_args::Kind::BmcEventSubscription {

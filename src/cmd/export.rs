@@ -42,6 +42,7 @@ fn export_format(s: &str) -> std::result::Result<String, String> {
 }
 
 pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()> {
+    super::options::hosts_not_files("export", &args.source, &args.hosts)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
     let from = place.describe();

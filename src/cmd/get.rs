@@ -13,6 +13,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
+    super::options::hosts_not_files("get", &args.source, &args.hosts)?;
     let named = crate::resource_args::parse(&args.hosts)?;
     match named.kind {
         Kind::BmcEventSubscription => {

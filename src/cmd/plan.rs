@@ -61,6 +61,7 @@ pub fn plan(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
+    super::options::hosts_not_files("plan", &args.source, &args.hosts)?;
     let place = super::options::place(&args.source)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     run(

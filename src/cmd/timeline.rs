@@ -52,6 +52,7 @@ pub fn timeline(args: TimelineArgs, input: crate::persist::InputPolicy) -> Resul
                 .into(),
         ));
     }
+    super::options::hosts_not_files("timeline", &args.source, &args.hosts)?;
     let place = super::options::place(&args.source)?;
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,

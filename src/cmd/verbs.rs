@@ -116,7 +116,9 @@ pub fn run(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
+    let name = verb_name(&cmd);
     let (verb, change, done, what, cond) = request_of(cmd);
+    super::options::hosts_not_files(name, &verb.source, &verb.hosts)?;
     let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
     // `pause bmh`: a type alone names no host, and a verb acts on named or selected hosts.
     if selection.names_none() && verb.selector.is_none() {
@@ -154,6 +156,21 @@ pub fn run(
         input,
         provisioners,
     )
+}
+
+/// The verb's words on the command line (`power off`), for messages.
+fn verb_name(cmd: &VerbCommand) -> &'static str {
+    match cmd {
+        VerbCommand::Power(PowerCommand::On(_)) => "power on",
+        VerbCommand::Power(PowerCommand::Off { .. }) => "power off",
+        VerbCommand::Reboot { .. } => "reboot",
+        VerbCommand::Inspect(_) => "inspect",
+        VerbCommand::Detach { .. } => "detach",
+        VerbCommand::Attach(_) => "attach",
+        VerbCommand::Pause(_) => "pause",
+        VerbCommand::Resume(_) => "resume",
+        VerbCommand::Retry(_) => "retry",
+    }
 }
 
 fn request_of(cmd: VerbCommand) -> Request {
@@ -296,6 +313,7 @@ pub fn delete(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
+    super::options::hosts_not_files("delete", &args.source, &args.hosts)?;
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
     if matches!(place, Place::Store(_)) && selection.names_none() && args.run.selector.is_none() {
@@ -353,18 +371,7 @@ pub fn deprovision(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    // `deprovision hosts.yaml`: the positional arguments are hosts, the files come with -f.
-    if args.source.paths.is_empty()
-        && let Some(f) = args
-            .hosts
-            .iter()
-            .find(|h| super::provision::looks_like_a_file(h))
-    {
-        return Err(Error::Usage(format!(
-            "deprovision: {f} looks like a file; the hosts of files are given with -f FILE|DIR \
-             (did you mean -f {f}?)"
-        )));
-    }
+    super::options::hosts_not_files("deprovision", &args.source, &args.hosts)?;
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
     if matches!(place, Place::Store(_)) && selection.names_none() && args.run.selector.is_none() {

@@ -556,6 +556,7 @@ pub fn wait(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
+    super::options::hosts_not_files("wait", &args.source, &args.hosts)?;
     let cond = state_condition(&args.for_state)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = super::options::place(&args.source)?;

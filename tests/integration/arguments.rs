@@ -59,6 +59,54 @@ fn deprovision_of_a_positional_file_points_at_dash_f() {
     insta::assert_snapshot!(run.stderr, @"error: deprovision: hosts.yaml looks like a file; the hosts of files are given with -f FILE|DIR (did you mean -f hosts.yaml?)");
 }
 
+/// Every command taking hosts gives the same hint for a file given where hosts go, before it
+/// looks at a store (there is none here).
+#[test]
+fn a_positional_file_points_at_dash_f_in_every_command_taking_hosts() {
+    let lab = Lab::new().file("hosts.yaml", &hosts());
+    let commands: &[&[&str]] = &[
+        &["get"],
+        &["describe"],
+        &["export"],
+        &["plan"],
+        &["timeline", "--output-file", "t.html"],
+        &["delete"],
+        &["deprovision"],
+        &["wait", "--for", "provisioned"],
+        &["power", "on"],
+        &["power", "off"],
+        &["reboot"],
+        &["inspect"],
+        &["detach"],
+        &["attach"],
+        &["pause"],
+        &["resume"],
+        &["retry"],
+    ];
+    for command in commands {
+        let mut args = command.to_vec();
+        args.extend(["worker-0", "hosts.yaml"]);
+        let run = lab.run_env(&args, &FIXTURE).expect_code(2);
+        let name = command
+            .iter()
+            .take_while(|a| !a.starts_with('-'))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr),
+            (
+                "",
+                format!(
+                    "error: {name}: hosts.yaml looks like a file; the hosts of files are given \
+                     with -f FILE|DIR (did you mean -f hosts.yaml?)\n"
+                )
+            ),
+            "{args:?}"
+        );
+    }
+}
+
 #[test]
 fn dash_f_dash_reads_standard_input_and_writes_nothing_back() {
     let lab = Lab::new();
