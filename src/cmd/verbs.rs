@@ -18,9 +18,9 @@ use std::time::Duration;
 /// The held reboot annotation `power off` sets.
 pub const POWER_OFF_ANNOTATION: &str = "reboot.metal3.io/bmhctl";
 
-/// What every verb takes.
+/// The hosts a verb acts on.
 #[derive(Debug, Args)]
-pub struct VerbArgs {
+pub struct VerbTarget {
     /// The hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as `bmh`).
     #[arg(value_name = "HOST", required_unless_present = "selector")]
     pub hosts: Vec<String>,
@@ -29,6 +29,20 @@ pub struct VerbArgs {
     pub selector: Option<String>,
     #[command(flatten)]
     pub source: SourceArgs,
+}
+
+/// What a verb whose outcome comes later (BMO acts on its annotation) takes.
+#[derive(Debug, Args)]
+pub struct VerbArgs {
+    #[command(flatten)]
+    pub target: VerbTarget,
+    #[command(flatten)]
+    pub waiting: VerbWait,
+}
+
+/// `--wait` and what it needs.
+#[derive(Debug, Args)]
+pub struct VerbWait {
     /// Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs).
     #[arg(long)]
     pub wait: bool,
@@ -89,10 +103,12 @@ pub enum VerbCommand {
     },
     /// Attach detached hosts again: removes `baremetalhost.metal3.io/detached`.
     Attach(VerbArgs),
-    /// Stop reconciling hosts: sets `baremetalhost.metal3.io/paused`.
-    Pause(VerbArgs),
-    /// Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused`.
-    Resume(VerbArgs),
+    /// Stop reconciling hosts: sets `baremetalhost.metal3.io/paused` (done once written:
+    /// nothing to wait for).
+    Pause(VerbTarget),
+    /// Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused` (done once
+    /// written).
+    Resume(VerbTarget),
     /// Retry hosts now instead of after their backoff wait (their error counts are kept).
     Retry(VerbArgs),
 }
@@ -108,8 +124,12 @@ fn json_args(mode_hard: bool, force: bool) -> String {
     args.to_string()
 }
 
-/// A verb's change, what is said once written and once seen (`--wait`), and when that is.
-type Request = (VerbArgs, Change, &'static str, &'static str, Condition);
+/// What `--wait` waits for, and says once seen.
+type Outcome = (VerbWait, &'static str, Condition);
+
+/// A verb's hosts, its change, what is said once written, and its outcome (none for a verb
+/// done once written).
+type Request = (VerbTarget, Change, &'static str, Option<Outcome>);
 
 pub fn run(
     cmd: VerbCommand,
@@ -117,16 +137,16 @@ pub fn run(
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let name = verb_name(&cmd);
-    let (verb, change, done, what, cond) = request_of(cmd);
-    super::options::hosts_not_files(name, &verb.source, &verb.hosts)?;
-    let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
+    let (target, change, done, outcome) = request_of(cmd);
+    super::options::hosts_not_files(name, &target.source, &target.hosts)?;
+    let selection = HostSelection::new(&target.hosts, target.selector.as_deref())?;
     // `pause bmh`: a type alone names no host, and a verb acts on named or selected hosts.
-    if selection.names_none() && verb.selector.is_none() {
+    if selection.names_none() && target.selector.is_none() {
         return Err(Error::Usage(
             "name the hosts (NAME, TYPE/NAME, or a type then names) or select them with -l".into(),
         ));
     }
-    let place = super::options::place(&verb.source)?;
+    let place = super::options::place(&target.source)?;
     let keys = requests::annotate(
         &place,
         &selection,
@@ -142,17 +162,17 @@ pub fn run(
             }
         },
     )?;
-    if !verb.wait {
+    let Some((waiting, what, cond)) = outcome.filter(|(w, _, _)| w.wait) else {
         return Ok(());
-    }
+    };
     wait_until(
         &place,
         &keys,
         cond,
         what,
         what,
-        verb.timeout,
-        &verb.drive,
+        waiting.timeout,
+        &waiting.drive,
         input,
         provisioners,
     )
@@ -174,15 +194,18 @@ fn verb_name(cmd: &VerbCommand) -> &'static str {
 }
 
 fn request_of(cmd: VerbCommand) -> Request {
+    let later = |verb: VerbArgs, change: Change, done, what, cond: Condition| -> Request {
+        (verb.target, change, done, Some((verb.waiting, what, cond)))
+    };
     match cmd {
-        VerbCommand::Power(PowerCommand::On(verb)) => (
+        VerbCommand::Power(PowerCommand::On(verb)) => later(
             verb,
             (POWER_OFF_ANNOTATION, None),
             "power on requested",
             "powered on",
             status_cond(|r| r.status().powered_on),
         ),
-        VerbCommand::Power(PowerCommand::Off { hard, force, verb }) => (
+        VerbCommand::Power(PowerCommand::Off { hard, force, verb }) => later(
             verb,
             (POWER_OFF_ANNOTATION, Some(json_args(hard, force))),
             "power off requested",
@@ -191,7 +214,7 @@ fn request_of(cmd: VerbCommand) -> Request {
         ),
         VerbCommand::Reboot { hard, force, verb } => {
             let args = (hard || force).then(|| json_args(hard, force));
-            (
+            later(
                 verb,
                 (REBOOT_PREFIX, Some(args.unwrap_or_default())),
                 "reboot requested",
@@ -202,7 +225,7 @@ fn request_of(cmd: VerbCommand) -> Request {
                 }),
             )
         }
-        VerbCommand::Inspect(verb) => (
+        VerbCommand::Inspect(verb) => later(
             verb,
             (INSPECT, Some(String::new())),
             "inspection requested",
@@ -214,7 +237,7 @@ fn request_of(cmd: VerbCommand) -> Request {
         ),
         VerbCommand::Detach { force, verb } => {
             let args = if force { r#"{"force":true}"# } else { "" };
-            (
+            later(
                 verb,
                 (DETACHED, Some(args.into())),
                 "detach requested",
@@ -222,28 +245,17 @@ fn request_of(cmd: VerbCommand) -> Request {
                 status_cond(|r| r.status().operational_status == OperationalStatus::Detached),
             )
         }
-        VerbCommand::Attach(verb) => (
+        VerbCommand::Attach(verb) => later(
             verb,
             (DETACHED, None),
             "attach requested",
             "attached",
             status_cond(|r| r.status().operational_status != OperationalStatus::Detached),
         ),
-        VerbCommand::Pause(verb) => (
-            verb,
-            (PAUSED, Some(String::new())),
-            "paused",
-            "paused",
-            Box::new(|_: Option<&HostRecord>| true),
-        ),
-        VerbCommand::Resume(verb) => (
-            verb,
-            (PAUSED, None),
-            "resumed",
-            "resumed",
-            Box::new(|_: Option<&HostRecord>| true),
-        ),
-        VerbCommand::Retry(verb) => (
+        // The annotation is the whole of it: the next pass only reads it.
+        VerbCommand::Pause(target) => (target, (PAUSED, Some(String::new())), "paused", None),
+        VerbCommand::Resume(target) => (target, (PAUSED, None), "resumed", None),
+        VerbCommand::Retry(verb) => later(
             verb,
             (RETRY_ANNOTATION, Some(format_time(SystemClock.now()))),
             "retry requested",

@@ -291,3 +291,55 @@ fn a_selector_kubernetes_refuses_is_bad_input_everywhere() {
         assert_eq!(run.stderr, said, "{selector}");
     }
 }
+
+/// `pause` and `resume` are done once written: no waiting flags; the verbs with an outcome keep
+/// theirs.
+#[test]
+fn instant_verbs_take_no_waiting_flags() {
+    let lab = Lab::new().file("hosts.yaml", &hosts());
+    for verb in ["pause", "resume"] {
+        for flag in [
+            &["--wait"][..],
+            &["--timeout", "1s"],
+            &["--provisioner", "fixture"],
+        ] {
+            let mut args = vec![verb, "-f", "hosts.yaml", "worker-0"];
+            args.extend(flag);
+            let run = lab.run(&args).expect_code(2);
+            assert_eq!(
+                run.stderr.lines().next(),
+                Some(format!("error: unexpected argument '{}' found", flag[0]).as_str()),
+                "{args:?}"
+            );
+            assert_eq!(run.stdout, "");
+        }
+    }
+    let run = lab
+        .run(&["pause", "-f", "hosts.yaml", "worker-0"])
+        .expect_code(0);
+    assert_eq!(run.stdout, "baremetalhost/worker-0 paused\n");
+    let run = lab
+        .run(&["resume", "-f", "hosts.yaml", "worker-0"])
+        .expect_code(0);
+    assert_eq!(run.stdout, "baremetalhost/worker-0 resumed\n");
+    let run = lab
+        .run(&[
+            "power",
+            "off",
+            "--force",
+            "-f",
+            "hosts.yaml",
+            "worker-0",
+            "--wait",
+            "--timeout",
+            "1m",
+            "--provisioner",
+            "fixture",
+        ])
+        .expect_code(0);
+    assert!(
+        run.stdout.ends_with("/worker-0 powered off\n"),
+        "{}",
+        run.stdout
+    );
+}
