@@ -131,6 +131,11 @@ impl Kind {
     }
 }
 
+/// `baremetalhost.metal3.io/NAME`: how kubectl names a host in `-o name` and in what it says.
+pub fn host_resource(name: &str) -> String {
+    format!("{}/{name}", Kind::BareMetalHost.resource())
+}
+
 /// The kind `word` names as a resource type, if any.
 pub fn kind_of(word: &str) -> Option<Kind> {
     let w = word.to_ascii_lowercase();

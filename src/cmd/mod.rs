@@ -26,6 +26,7 @@ mod timeline;
 mod validate;
 mod verbs;
 mod version;
+mod wait_for;
 mod watch;
 
 use crate::error::{Error, Result};

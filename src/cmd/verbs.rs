@@ -1,7 +1,8 @@
 //! The verbs that set the annotations BMO reads (`power`, `reboot`, `inspect`, ...).
 
 use super::options::Place;
-use super::watch::{Condition, status_cond, wait_until};
+use super::wait_for::{Condition, status_cond};
+use super::watch::wait_until;
 use super::{DeleteArgs, DeprovisionArgs, DriveArgs, SourceArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
@@ -260,7 +261,7 @@ fn request_of(cmd: VerbCommand) -> Request {
             (RETRY_ANNOTATION, Some(format_time(SystemClock.now()))),
             "retry requested",
             "retried",
-            Box::new(|r: Option<&HostRecord>| {
+            Condition::new(|r: Option<&HostRecord>| {
                 r.is_none_or(|r| !r.host.metadata.annotations.contains_key(RETRY_ANNOTATION))
             }),
         ),
@@ -269,7 +270,7 @@ fn request_of(cmd: VerbCommand) -> Request {
 
 fn report(name: &str, done: &str, changed: bool) -> Result<()> {
     let note = if changed { "" } else { " (unchanged)" };
-    super::output::outln!("baremetalhost/{name} {done}{note}")
+    super::output::outln!("{} {done}{note}", crate::resource_args::host_resource(name))
 }
 
 /// Says when BMO will not act on the annotation as the user probably expects.
@@ -358,7 +359,7 @@ pub fn delete(
                 return Ok(());
             }
             let r = &args.run;
-            let gone = super::watch::state_condition("deleted")?;
+            let gone = super::wait_for::parse("deleted")?;
             let (timeout, drive) = (r.timeout, &r.drive);
             wait_until(
                 &place,
@@ -450,6 +451,7 @@ fn request_deletion(
         } else {
             ""
         };
-        super::output::outln!("baremetalhost/{} deletion requested{note}", key.name)
+        let name = crate::resource_args::host_resource(&key.name);
+        super::output::outln!("{name} deletion requested{note}")
     })
 }

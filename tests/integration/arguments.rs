@@ -317,11 +317,11 @@ fn instant_verbs_take_no_waiting_flags() {
     let run = lab
         .run(&["pause", "-f", "hosts.yaml", "worker-0"])
         .expect_code(0);
-    assert_eq!(run.stdout, "baremetalhost/worker-0 paused\n");
+    assert_eq!(run.stdout, "baremetalhost.metal3.io/worker-0 paused\n");
     let run = lab
         .run(&["resume", "-f", "hosts.yaml", "worker-0"])
         .expect_code(0);
-    assert_eq!(run.stdout, "baremetalhost/worker-0 resumed\n");
+    assert_eq!(run.stdout, "baremetalhost.metal3.io/worker-0 resumed\n");
     let run = lab
         .run(&[
             "power",

@@ -57,4 +57,5 @@ mod timeline;
 mod timing_lab;
 mod validate;
 mod verbs_beside_watch;
+mod wait_for;
 mod watch;

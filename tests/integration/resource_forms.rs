@@ -157,7 +157,7 @@ fn every_command_taking_hosts_takes_the_forms() {
     .expect_code(0);
     assert_eq!(
         run.stdout,
-        "baremetalhost/worker-0 paused\nbaremetalhost/worker-1 paused\n"
+        "baremetalhost.metal3.io/worker-0 paused\nbaremetalhost.metal3.io/worker-1 paused\n"
     );
     let run = on_both(
         &lab,
@@ -167,7 +167,7 @@ fn every_command_taking_hosts_takes_the_forms() {
     .expect_code(0);
     assert_eq!(
         run.stdout,
-        "baremetalhost/worker-0 resumed\nbaremetalhost/worker-2 resumed (unchanged)\n"
+        "baremetalhost.metal3.io/worker-0 resumed\nbaremetalhost.metal3.io/worker-2 resumed (unchanged)\n"
     );
     // A type alone names no host for a verb.
     let run = on_both(&lab, &["pause"], &["bmh"]).expect_code(2);
@@ -344,7 +344,7 @@ fn get_o_name_output_reads_back_into_get_describe_and_a_verb() {
         pause.extend(&names);
         assert_eq!(
             lab.run(&pause).expect_code(0).stdout,
-            "baremetalhost/worker-0 paused\nbaremetalhost/worker-1 paused\n"
+            "baremetalhost.metal3.io/worker-0 paused\nbaremetalhost.metal3.io/worker-1 paused\n"
         );
         // The other kinds' names read back into `get` too.
         for kind in ["dataimages", "bes"] {
