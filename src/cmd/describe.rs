@@ -15,7 +15,8 @@ use std::fmt::Write as _;
 #[derive(Debug, Args)]
 pub struct DescribeArgs {
     /// The hosts: NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type (see `get`);
-    /// every host in scope when none is given. `bes [NAME...]`: BMCEventSubscriptions.
+    /// every host in scope when none is given. `bes [NAME...]` and `dataimages [NAME...]`: those
+    /// kinds.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
     /// Only hosts whose labels match (kubectl syntax).
@@ -40,6 +41,19 @@ pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Resul
             .map(super::bmc_event_subscriptions::describe)
             .collect();
         return output::write_stdout(&text.join("\n"));
+    }
+    if named.kind == crate::resource_args::Kind::DataImage {
+        let snapshot = Snapshot::read(&place, input)?;
+        let listed = args.namespaces.listed(&place);
+        let namespace = args.namespaces.namespace.as_deref();
+        let text = super::data_image::describe(
+            &snapshot,
+            &named.names,
+            namespace,
+            listed.as_deref(),
+            &place,
+        )?;
+        return output::write_stdout(&text);
     }
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,

@@ -129,7 +129,7 @@ impl serde::Serialize for Objects<'_> {
 }
 
 /// The host as kubectl prints it: with the creation time bmhctl recorded for it.
-fn object(rec: &HostRecord) -> Result<Value> {
+pub(super) fn object(rec: &HostRecord) -> Result<Value> {
     let mut v = serde_json::to_value(&rec.host)
         .map_err(|e| Error::internal("cannot encode a host as JSON", e))?;
     if let (Some(t), Some(meta)) = (

@@ -183,13 +183,18 @@ fn condition(text: &str) -> Result<Condition> {
         )));
     };
     let want = want.to_string();
-    Ok(Condition::new(move |r: Option<&HostRecord>| {
+    let cond = Condition::new(move |r: Option<&HostRecord>| {
         r.is_some_and(|r| {
             (r.status().conditions.iter())
                 .any(|c| c.type_ == ty && c.status.eq_ignore_ascii_case(&want))
         })
+    });
+    // The others follow the state and status, which rest with the host; health is the
+    // provisioner's word and may change at any poll.
+    Ok(match ty {
+        "Healthy" => cond,
+        _ => cond.or_never_at_goal(),
     })
-    .or_never_at_goal())
 }
 
 /// kubectl's `jsonpath=EXPR=VALUE` (the value at EXPR, as text, is VALUE) and `jsonpath=EXPR`
@@ -214,8 +219,7 @@ fn jsonpath(text: &str) -> Result<Condition> {
     };
     let path = JsonPath::parse(&expr).map_err(|e| bad(&e))?;
     Ok(Condition::new(move |r: Option<&HostRecord>| {
-        let Some(r) = r else { return false };
-        let Ok(doc) = serde_json::to_value(&r.host) else {
+        let Some(doc) = r.and_then(|r| super::get::object(r).ok()) else {
             return false;
         };
         let found = path.find(&doc);

@@ -276,8 +276,8 @@ fn types_bmhctl_does_not_have_are_refused_as_kubectl_refuses_them() {
                 .to_string(),
         ),
         (
-            &["describe"],
-            &["dataimages"],
+            &["pause"],
+            &["dataimage/worker-0"],
             "error: this command acts on baremetalhosts.metal3.io, not dataimages.metal3.io\n"
                 .to_string(),
         ),
@@ -346,11 +346,55 @@ fn get_o_name_output_reads_back_into_get_describe_and_a_verb() {
             lab.run(&pause).expect_code(0).stdout,
             "baremetalhost.metal3.io/worker-0 paused\nbaremetalhost.metal3.io/worker-1 paused\n"
         );
-        // The other kinds' names read back into `get` too.
+        // Through a shell pipe and xargs, as a user types it.
+        let bin = assert_cmd::cargo::cargo_bin("bmhctl");
+        let bin = bin.display();
+        let place = place.join(" ");
+        let piped = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "{bin} get {place} -o name | xargs {bin} describe {place} | grep '^Name:'"
+            ))
+            .current_dir(lab.path(""))
+            .env("BMHCTL_CONFIG", lab.path("no-config.yaml"))
+            .output()
+            .unwrap();
+        // Files are listed whole; the store's `default` namespace unless -A.
+        let named = match place.starts_with("-f") {
+            true => {
+                "Name:               worker-0\nName:               worker-1\nName:               worker-2\n"
+            }
+            false => "Name:               worker-0\nName:               worker-1\n",
+        };
+        assert_eq!(
+            String::from_utf8_lossy(&piped.stdout),
+            named,
+            "{}",
+            String::from_utf8_lossy(&piped.stderr)
+        );
+        let place: Vec<&str> = place.split(' ').collect();
+        let place = &place[..];
+        // The other kinds' names read back into `get` and `describe` too.
         for kind in ["dataimages", "bes"] {
             let out = listed(&[kind]);
             let names: Vec<&str> = out.lines().collect();
             assert_eq!(listed(&names), out, "{kind}");
+            let mut describe = vec!["describe"];
+            describe.extend(place);
+            let by_type = lab.run(&[&describe[..], &[kind]].concat()).expect_code(0);
+            describe.extend(&names);
+            let by_name = lab.run(&describe).expect_code(0);
+            assert_eq!(by_name.stdout, by_type.stdout, "{kind}");
         }
+        let mut describe = vec!["describe"];
+        describe.extend(place);
+        describe.push("dataimage.metal3.io/worker-0");
+        assert_eq!(
+            lab.run(&describe).expect_code(0).stdout,
+            "Name:               worker-0\nNamespace:          default\nKind:               \
+             DataImage\nURL:                http://images.example/config.iso\nAttached:           \
+             <none>\nErrors:             0\nLast Error:         <none>\nLast Reconciled:    \
+             <none>\n"
+        );
     }
 }
