@@ -63,6 +63,10 @@ pub enum Unfinished {
         what: String,
         hosts: Vec<String>,
     },
+    /// `wait`: hosts resting at their goal, which can never meet what is waited for (a line
+    /// each).
+    #[error("{}", .0.join("\n"))]
+    Never(Vec<String>),
     /// Some store objects could not be read: the output shows the others.
     #[error("{count} store {} could not be read; the output is partial", if *.count == 1 { "object" } else { "objects" })]
     Unreadable { count: usize },
@@ -210,6 +214,7 @@ mod tests {
                 1,
             ),
             (Unfinished::PluginCheck("name".into()).into(), 1),
+            (Unfinished::Never(vec!["a".into()]).into(), 1),
             (Unfinished::Unreadable { count: 1 }.into(), 1),
             (
                 Unfinished::Save(Box::new(Error::io(

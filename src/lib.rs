@@ -25,6 +25,7 @@ pub mod persist;
 pub mod plan;
 pub mod provisioners;
 pub mod record;
+pub mod resource_args;
 pub mod runner;
 pub mod selection;
 pub mod selector;

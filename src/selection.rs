@@ -1,4 +1,5 @@
-//! Which hosts a command acts on: names (`NAME` or `NAMESPACE/NAME`) and a label selector.
+//! Which hosts a command acts on: names (`NAME`, `NAMESPACE/NAME`, and kubectl's resource
+//! forms, read by [`crate::resource_args`]) and a label selector.
 
 use crate::error::{Error, Result};
 use crate::selector::Selector;
@@ -10,6 +11,8 @@ pub struct HostSelection {
     names: Vec<String>,
     selector: Option<Selector>,
     namespace: Option<String>,
+    /// The first name was given first with no type before it, where kubectl expects a type.
+    first_untyped: bool,
 }
 
 pub struct Candidate<'a> {
@@ -18,14 +21,17 @@ pub struct Candidate<'a> {
 }
 
 impl HostSelection {
-    /// A selector that does not parse is a usage error.
-    pub fn new(names: &[String], selector: Option<&str>) -> Result<Self> {
+    /// The hosts `args` name (kubectl's resource forms read); a selector that does not parse
+    /// is a usage error.
+    pub fn new(args: &[String], selector: Option<&str>) -> Result<Self> {
         let selector = selector
             .map(Selector::parse)
             .transpose()
             .map_err(|e| Error::Usage(e.to_string()))?;
+        let names = crate::resource_args::host_names(args)?;
         Ok(Self {
-            names: names.to_vec(),
+            first_untyped: args.first() == names.first(),
+            names,
             selector,
             namespace: None,
         })
@@ -60,10 +66,16 @@ impl HostSelection {
         let hosts: Vec<&Candidate> = scope.iter().map(|&i| &all[i]).collect();
         let mut named: Vec<bool> = vec![self.names.is_empty(); hosts.len()];
         let mut unknown = Vec::new();
-        for name in &self.names {
+        for (n, name) in self.names.iter().enumerate() {
             match resolve(&hosts, name)? {
                 Some(i) => named[i] = true,
-                None => unknown.push(name.as_str()),
+                None => {
+                    let first = n == 0 && self.first_untyped;
+                    if let Some(said) = crate::resource_args::not_a_type(name, first) {
+                        return Err(Error::Usage(said));
+                    }
+                    unknown.push(name.as_str())
+                }
             }
         }
         if !unknown.is_empty() {

@@ -8,16 +8,6 @@ use crate::persist::snapshot::Snapshot;
 use bmh_api::{BMC_EVENT_SUBSCRIPTION_KIND, BmcEventSubscription, ObjectKey};
 use std::fmt::Write as _;
 
-/// Whether `word` names the kind as kubectl takes it (with group, plural or short name).
-pub fn is_resource(word: &str) -> bool {
-    let w = word.to_ascii_lowercase();
-    let w = w.strip_suffix(".metal3.io").unwrap_or(&w);
-    matches!(
-        w,
-        "bmceventsubscription" | "bmceventsubscriptions" | "bes" | "bmcevent" | "bmcevents"
-    )
-}
-
 pub fn read(snapshot: &Snapshot) -> Result<Vec<BmcEventSubscription>> {
     let mut subs = snapshot.event_subscriptions()?;
     subs.sort_by_key(|s| s.metadata.key());
@@ -67,7 +57,7 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
                 .map_err(|e| Error::internal("cannot encode a subscription as JSON", e))
         })
         .collect::<Result<_>>()?;
-    let resource = "bmceventsubscription.metal3.io";
+    let resource = crate::resource_args::Kind::BmcEventSubscription.resource();
     output::print_objects(args.output, resource, objects, names.len() == 1)
 }
 

@@ -8,39 +8,12 @@ use bmh_api::{DataImage, ObjectKey};
 use serde_json::Value;
 use std::fmt::Write as _;
 
-/// Whether `get`'s first word names the kind as kubectl takes it.
-pub fn is_kind(word: &str) -> bool {
-    matches!(
-        word.to_ascii_lowercase().as_str(),
-        "dataimage" | "dataimages" | "dataimage.metal3.io" | "dataimages.metal3.io"
-    )
-}
-
 pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy) -> Result<()> {
     let place = super::options::place(&args.source)?;
     let snapshot = Snapshot::read(&place, input)?;
     let listed = args.namespaces.listed(&place);
-    let wanted: Vec<ObjectKey> = names.iter().map(|n| key_of_name(n, args)).collect();
-    let all: Vec<&DataImage> = snapshot
-        .records()
-        .into_iter()
-        .filter_map(|r| r.data_image.as_deref())
-        .filter(|d| {
-            let key = d.metadata.key();
-            if !wanted.is_empty() {
-                return wanted.contains(&key);
-            }
-            listed.as_ref().is_none_or(|ns| key.namespace == *ns)
-        })
-        .collect();
-    let missing: Vec<String> = wanted
-        .iter()
-        .filter(|k| !all.iter().any(|d| d.metadata.key() == **k))
-        .map(|k| format!("DataImage {k} not found in {}", place.name()))
-        .collect();
-    if !missing.is_empty() {
-        return Err(Error::Usage(missing.join("\n")));
-    }
+    let namespace = args.namespaces.namespace.as_deref();
+    let all = selected(&snapshot, names, namespace, listed.as_deref(), &place)?;
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) {
         if all.is_empty() {
             crate::eprintln_quiet!("No DataImages found in {}.", place.name());
@@ -55,23 +28,84 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     let objects = all.iter().map(|d| object(d)).collect::<Result<_>>()?;
     output::print_objects(
         args.output,
-        "dataimage.metal3.io",
+        crate::resource_args::Kind::DataImage.resource(),
         objects,
         names.len() == 1,
     )
 }
 
+/// The DataImages `names` name (every one of `listed`'s namespace, or of all, when none is);
+/// a name that names none is a usage error.
+fn selected<'a>(
+    snapshot: &'a Snapshot,
+    names: &[String],
+    namespace: Option<&str>,
+    listed: Option<&str>,
+    place: &super::options::Place,
+) -> Result<Vec<&'a DataImage>> {
+    let wanted: Vec<ObjectKey> = names.iter().map(|n| key_of_name(n, namespace)).collect();
+    let all: Vec<&DataImage> = snapshot
+        .records()
+        .into_iter()
+        .filter_map(|r| r.data_image.as_deref())
+        .filter(|d| {
+            let key = d.metadata.key();
+            if !wanted.is_empty() {
+                return wanted.contains(&key);
+            }
+            listed.is_none_or(|ns| key.namespace == ns)
+        })
+        .collect();
+    let missing: Vec<String> = wanted
+        .iter()
+        .filter(|k| !all.iter().any(|d| d.metadata.key() == **k))
+        .map(|k| format!("DataImage {k} not found in {}", place.name()))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::Usage(missing.join("\n")));
+    }
+    Ok(all)
+}
+
+/// `describe dataimages [NAME...]`: each DataImage, as `kubectl describe` shows objects.
+pub fn describe(
+    snapshot: &Snapshot,
+    names: &[String],
+    namespace: Option<&str>,
+    listed: Option<&str>,
+    place: &super::options::Place,
+) -> Result<String> {
+    let images = selected(snapshot, names, namespace, listed, place)?;
+    let text: Vec<String> = images
+        .iter()
+        .map(|d| {
+            let mut out = String::new();
+            let mut line = |k: &str, v: &str| {
+                let _ = writeln!(out, "{:<20}{v}", format!("{k}:"));
+            };
+            let st = d.status();
+            line("Name", &d.metadata.name);
+            line("Namespace", d.metadata.namespace_or_default());
+            line("Kind", "DataImage");
+            line("URL", &d.spec.url);
+            line("Attached", output::or_none(&st.attached_image.url));
+            line("Errors", &st.error.count.to_string());
+            line("Last Error", output::or_none(&st.error.message));
+            line(
+                "Last Reconciled",
+                st.last_reconciled.as_deref().unwrap_or("<none>"),
+            );
+            out
+        })
+        .collect();
+    Ok(text.join("\n"))
+}
+
 /// NAME or NAMESPACE/NAME; a bare name is in `-n`'s namespace, else `default`.
-fn key_of_name(name: &str, args: &GetArgs) -> ObjectKey {
+fn key_of_name(name: &str, namespace: Option<&str>) -> ObjectKey {
     match name.split_once('/') {
         Some((ns, n)) => ObjectKey::new(ns, n),
-        None => ObjectKey::new(
-            args.namespaces
-                .namespace
-                .as_deref()
-                .unwrap_or(bmh_api::DEFAULT_NAMESPACE),
-            name,
-        ),
+        None => ObjectKey::new(namespace.unwrap_or(bmh_api::DEFAULT_NAMESPACE), name),
     }
 }
 
@@ -139,19 +173,6 @@ mod tests {
             "status": {"attachedImage": {"url": attached}, "error": {"count": count, "message": message}},
         }))
         .unwrap()
-    }
-
-    #[test]
-    fn the_kind_is_taken_as_kubectl_takes_it() {
-        for w in [
-            "dataimage",
-            "DataImages",
-            "dataimage.metal3.io",
-            "dataimages.metal3.io",
-        ] {
-            assert!(is_kind(w), "{w}");
-        }
-        assert!(!is_kind("worker-0") && !is_kind("di"));
     }
 
     #[test]

@@ -14,7 +14,9 @@ use std::fmt::Write as _;
 
 #[derive(Debug, Args)]
 pub struct DescribeArgs {
-    /// The hosts: NAME or NAMESPACE/NAME (see `get`); every host in scope when none is given.
+    /// The hosts: NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type (see `get`);
+    /// every host in scope when none is given. `bes [NAME...]` and `dataimages [NAME...]`: those
+    /// kinds.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
     /// Only hosts whose labels match (kubectl syntax).
@@ -27,10 +29,11 @@ pub struct DescribeArgs {
 }
 
 pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Result<()> {
+    super::options::hosts_not_files("describe", &args.source, &args.hosts)?;
     let place = super::options::place(&args.source)?;
-    if let Some((first, names)) = args.hosts.split_first()
-        && super::bmc_event_subscriptions::is_resource(first)
-    {
+    let named = crate::resource_args::parse(&args.hosts)?;
+    if named.kind == crate::resource_args::Kind::BmcEventSubscription {
+        let names = &named.names;
         let subs = super::bmc_event_subscriptions::read(&Snapshot::read(&place, input)?)?;
         let text: Vec<String> = subs
             .iter()
@@ -39,10 +42,22 @@ pub fn describe(args: DescribeArgs, input: crate::persist::InputPolicy) -> Resul
             .collect();
         return output::write_stdout(&text.join("\n"));
     }
+    if named.kind == crate::resource_args::Kind::DataImage {
+        let snapshot = Snapshot::read(&place, input)?;
+        let listed = args.namespaces.listed(&place);
+        let namespace = args.namespaces.namespace.as_deref();
+        let text = super::data_image::describe(
+            &snapshot,
+            &named.names,
+            namespace,
+            listed.as_deref(),
+            &place,
+        )?;
+        return output::write_stdout(&text);
+    }
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,
         &place,
-        !args.hosts.is_empty(),
     );
     let snapshot = Snapshot::read(&place, input)?;
     let picked = snapshot.select_some(&selection, &place)?;

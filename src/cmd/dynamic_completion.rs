@@ -108,7 +108,7 @@ fn states(current: &OsStr) -> Vec<CompletionCandidate> {
         .filter(|k| !k.is_empty())
         .map(|k| k.replace(' ', "-"))
         .collect();
-    names.extend(super::watch::CONDITIONS.split(' ').map(String::from));
+    names.extend(super::wait_for::CONDITIONS.split(' ').map(String::from));
     matching(current, names)
 }
 

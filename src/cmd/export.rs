@@ -28,7 +28,8 @@ pub struct ExportArgs {
     /// Only hosts whose labels match (kubectl syntax).
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     pub selector: Option<String>,
-    /// Only these hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
+    /// Only these hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as
+    /// `bmh`); all hosts when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
 }
@@ -41,6 +42,7 @@ fn export_format(s: &str) -> std::result::Result<String, String> {
 }
 
 pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()> {
+    super::options::hosts_not_files("export", &args.source, &args.hosts)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
     let from = place.describe();
@@ -58,7 +60,7 @@ pub fn export(args: ExportArgs, input: crate::persist::InputPolicy) -> Result<()
         out.host(r, &source, &subscriptions, &from)?;
     }
     // The whole of the files goes to the cluster: what bmhctl skipped goes as it was written.
-    if args.hosts.is_empty() && args.selector.is_none() {
+    if selection.names_none() && args.selector.is_none() {
         out.docs.extend(source.skipped_documents()?);
     }
     if !out.refused.is_empty() {

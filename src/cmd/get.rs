@@ -6,25 +6,26 @@ use super::output;
 use crate::error::{Error, Result};
 use crate::persist::snapshot::Snapshot;
 use crate::record::HostRecord;
+use crate::resource_args::Kind;
 use crate::selection::HostSelection;
 use bmh_api::ObjectKey;
 use serde_json::Value;
 use std::collections::HashMap;
 
 pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
-    if let Some((first, names)) = args.hosts.split_first() {
-        if super::bmc_event_subscriptions::is_resource(first) {
-            return super::bmc_event_subscriptions::get(&args, names, input);
+    super::options::hosts_not_files("get", &args.source, &args.hosts)?;
+    let named = crate::resource_args::parse(&args.hosts)?;
+    match named.kind {
+        Kind::BmcEventSubscription => {
+            return super::bmc_event_subscriptions::get(&args, &named.names, input);
         }
-        if super::data_image::is_kind(first) {
-            return super::data_image::get(&args, names, input);
-        }
+        Kind::DataImage => return super::data_image::get(&args, &named.names, input),
+        Kind::BareMetalHost => {}
     }
     let place = super::options::place(&args.source)?;
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,
         &place,
-        !args.hosts.is_empty(),
     );
     if args.watch {
         return watch(&args, &place, &selection, input);
@@ -52,11 +53,18 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
         GetFormat::Name => output::print_with(|out| {
             records
                 .iter()
-                .try_for_each(|r| writeln!(out, "baremetalhost.metal3.io/{}", r.host.metadata.name))
+                .try_for_each(|r| {
+                    writeln!(
+                        out,
+                        "{}/{}",
+                        Kind::BareMetalHost.resource(),
+                        r.host.metadata.name
+                    )
+                })
                 .map_err(output::stdout_error)
         }),
         GetFormat::Json | GetFormat::Yaml => output::print_with(|out| {
-            let single = args.hosts.len() == 1 && records.len() == 1;
+            let single = named.names.len() == 1 && records.len() == 1;
             write_objects(out, records, single, args.output == GetFormat::Json)
         }),
     }?;
@@ -121,7 +129,7 @@ impl serde::Serialize for Objects<'_> {
 }
 
 /// The host as kubectl prints it: with the creation time bmhctl recorded for it.
-fn object(rec: &HostRecord) -> Result<Value> {
+pub(super) fn object(rec: &HostRecord) -> Result<Value> {
     let mut v = serde_json::to_value(&rec.host)
         .map_err(|e| Error::internal("cannot encode a host as JSON", e))?;
     if let (Some(t), Some(meta)) = (
@@ -285,7 +293,13 @@ fn print_watched(
         GetFormat::Table | GetFormat::Wide => {
             output::line(output::hosts_table(&[rec], &table_options(args, headers)))
         }
-        GetFormat::Name => output::outln!("baremetalhost.metal3.io/{}", rec.host.metadata.name),
+        GetFormat::Name => {
+            output::outln!(
+                "{}/{}",
+                Kind::BareMetalHost.resource(),
+                rec.host.metadata.name
+            )
+        }
         // One compact line: a Value's Display.
         GetFormat::Json => output::line(watch_event(change, obj)),
         GetFormat::Yaml => {

@@ -32,8 +32,9 @@ pub struct GetArgs {
     #[arg(long, default_value = "250ms", value_parser = super::parse_duration,
           value_name = "DURATION", requires = "watch", allow_hyphen_values = true)]
     pub poll_interval: Duration,
-    /// Only these hosts (NAME or NAMESPACE/NAME). `dataimages [NAME...]` lists DataImages
-    /// instead.
+    /// Only these hosts (NAME, NAMESPACE/NAME, TYPE/NAME), after an optional resource type
+    /// (`bmh`, `baremetalhosts.metal3.io`, ...). `dataimages [NAME...]` and
+    /// `bmceventsubscriptions [NAME...]` (`bes`) list those kinds instead.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
 }
@@ -59,10 +60,13 @@ impl NamespaceArgs {
         }
     }
 
-    /// `selection` narrowed as kubectl would.
-    pub fn narrow(&self, selection: HostSelection, place: &Place, named: bool) -> HostSelection {
+    /// `selection` narrowed as kubectl would (named hosts are looked for everywhere unless
+    /// `-n` is given).
+    pub fn narrow(&self, selection: HostSelection, place: &Place) -> HostSelection {
         match self.listed(place) {
-            Some(ns) if !named || self.namespace.is_some() => selection.in_namespace(&ns),
+            Some(ns) if selection.names_none() || self.namespace.is_some() => {
+                selection.in_namespace(&ns)
+            }
             _ => selection,
         }
     }

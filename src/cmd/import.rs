@@ -64,7 +64,7 @@ pub fn import(
         .as_deref()
         .map(Selector::parse)
         .transpose()
-        .map_err(|e| Error::Usage(format!("-l: {e}")))?;
+        .map_err(|e| Error::Usage(e.to_string()))?;
     let machines = match &args.from_bifrost {
         Some(file) => read_bifrost(file, &args.namespace)?,
         None => read_ironic(&args.namespace, input, provisioners)?,

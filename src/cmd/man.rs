@@ -106,9 +106,10 @@ fn sections(cmd: &str) -> String {
 fn exit_status(cmd: &str) -> Vec<&'static str> {
     let mut codes = vec!["0 :: Done."];
     match cmd {
-        "provision" | "deprovision" | "delete" | "wait" => {
+        "provision" | "deprovision" | "delete" => {
             codes.push("1 :: Ran, but some host did not reach its goal (the result says which and why), a save failed during the run (the file and the cause are named; what was saved before stays), or the provisioner's backend stayed unreachable.")
         }
+        "wait" => codes.push("1 :: The timeout ran out, a host rests at its goal where the condition can never hold (named with its state and why), a save failed, or the provisioner's backend stayed unreachable."),
         "validate" => {}
         "plugin" => codes.push("1 :: plugin check failed."),
         "watch" => codes.push("1 :: The provisioner's backend stayed unreachable at start."),
@@ -163,6 +164,8 @@ fn examples(cmd: &str) -> Vec<&'static str> {
             "bmhctl get :: The store's hosts in the default namespace.",
             "bmhctl get -A --show-labels :: Every namespace, with labels.",
             "bmhctl get worker-0 -o json :: One host as a BareMetalHost object.",
+            "bmhctl get bmh/worker-0 :: The same host in kubectl's TYPE/NAME form (bmh, baremetalhost, baremetalhosts, with or without .metal3.io).",
+            "bmhctl get -f hosts.yaml -o name | xargs bmhctl describe -f hosts.yaml :: -o name output (baremetalhost.metal3.io/NAME) read back by another command.",
             "bmhctl get -f hosts.yaml -o wide :: The hosts of a file, with BMO's wide columns.",
             "bmhctl get dataimages -f hosts.yaml :: The hosts' DataImages: URL, what is attached, errors.",
             "bmhctl get -w :: The hosts, then a row per change as a running watch or provision drives them, until Ctrl-C.",
@@ -184,7 +187,11 @@ fn examples(cmd: &str) -> Vec<&'static str> {
             "bmhctl watch -o json :: The same, each transition and event as one JSON object a line (NDJSON).",
             "bmhctl watch --metrics-addr 127.0.0.1:9464 :: The same, with Prometheus metrics at http://127.0.0.1:9464/metrics (docs/metrics.md).",
         ],
-        "wait" => vec!["bmhctl wait --for provisioned worker-0 :: Until worker-0 is provisioned."],
+        "wait" => vec![
+            "bmhctl wait --for provisioned worker-0 :: Until worker-0 is provisioned.",
+            "bmhctl wait --for=condition=Ready --all :: kubectl's form: until every host's Ready condition is True, a line per host as it is.",
+            "bmhctl wait --for=jsonpath='{.status.provisioning.state}'=available bmh/spare-0 :: Until a field of the host has a value.",
+        ],
         "validate" => {
             vec!["bmhctl validate hosts.yaml :: Check the hosts against BMO's admission rules."]
         }

@@ -27,6 +27,7 @@ mod timeline;
 mod validate;
 mod verbs;
 mod version;
+mod wait_for;
 mod watch;
 
 use crate::error::{Error, Result};
@@ -317,7 +318,8 @@ pub struct DeprovisionArgs {
     pub source: SourceArgs,
     #[command(flatten)]
     pub run: RunArgs,
-    /// The hosts (NAME or NAMESPACE/NAME); with -f, all hosts of the files when none is given.
+    /// The hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as `bmh`); with
+    /// -f, all hosts of the files when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
     /// Act on nothing: print the plan (`bmhctl plan --for deprovision`) and exit 0.
@@ -332,7 +334,8 @@ pub struct DeleteArgs {
     pub source: SourceArgs,
     #[command(flatten)]
     pub run: RunArgs,
-    /// The hosts (NAME or NAMESPACE/NAME); with -f, all hosts of the files when none is given.
+    /// The hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as `bmh`); with
+    /// -f, all hosts of the files when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
     /// Return once the deletion is recorded, without waiting for BMO's delete path to finish
@@ -369,7 +372,8 @@ pub struct ReconcileArgs {
     pub store: StoreArgs,
     #[command(flatten)]
     pub run: RunArgs,
-    /// Only these hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
+    /// Only these hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as
+    /// `bmh`); all hosts when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
 }

@@ -147,6 +147,29 @@ pub fn place(args: &SourceArgs) -> Result<Place> {
     Ok(Place::Store(root))
 }
 
+/// `describe hosts.yaml`: positional arguments are hosts, files come with `-f`; one that looks
+/// like a file when no `-f` is given is a usage error with the hint.
+pub fn hosts_not_files(command: &str, source: &SourceArgs, hosts: &[String]) -> Result<()> {
+    if !source.paths.is_empty() {
+        return Ok(());
+    }
+    match hosts.iter().find(|h| looks_like_a_file(h)) {
+        Some(f) => Err(Error::Usage(format!(
+            "{command}: {f} looks like a file; the hosts of files are given with -f FILE|DIR \
+             (did you mean -f {f}?)"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Whether a positional HOST argument is more likely a file the user meant to give with -f.
+pub fn looks_like_a_file(arg: &str) -> bool {
+    arg.ends_with(".yaml")
+        || arg.ends_with(".yml")
+        || arg.ends_with(".json")
+        || arg.contains('/') && std::path::Path::new(arg).exists()
+}
+
 /// A path given that does not exist (exit 2), said before the provisioner is loaded.
 pub fn missing_inputs(provisioner: &str, paths: &[PathBuf]) -> Result<()> {
     if !crate::provisioners::valid_name(provisioner) {

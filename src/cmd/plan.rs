@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 pub struct PlanArgs {
     #[command(flatten)]
     pub source: SourceArgs,
-    /// The hosts (NAME or NAMESPACE/NAME); all hosts when none is given.
+    /// The hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as `bmh`); all
+    /// hosts when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
     /// Only hosts whose labels match (kubectl syntax).
@@ -60,6 +61,7 @@ pub fn plan(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
+    super::options::hosts_not_files("plan", &args.source, &args.hosts)?;
     let place = super::options::place(&args.source)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     run(

@@ -373,11 +373,3 @@ fn report(
     }
     Ok(())
 }
-
-/// Whether a positional HOST argument is more likely a file the user meant to give with -f.
-pub fn looks_like_a_file(arg: &str) -> bool {
-    arg.ends_with(".yaml")
-        || arg.ends_with(".yml")
-        || arg.ends_with(".json")
-        || arg.contains('/') && std::path::Path::new(arg).exists()
-}

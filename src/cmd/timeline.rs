@@ -13,7 +13,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct TimelineArgs {
-    /// The hosts: NAME or NAMESPACE/NAME (see `get`); every host in scope when none is given.
+    /// The hosts: NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type (see `get`);
+    /// every host in scope when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
     /// Only hosts whose labels match (kubectl syntax).
@@ -51,11 +52,11 @@ pub fn timeline(args: TimelineArgs, input: crate::persist::InputPolicy) -> Resul
                 .into(),
         ));
     }
+    super::options::hosts_not_files("timeline", &args.source, &args.hosts)?;
     let place = super::options::place(&args.source)?;
     let selection = args.namespaces.narrow(
         HostSelection::new(&args.hosts, args.selector.as_deref())?,
         &place,
-        !args.hosts.is_empty(),
     );
     let snapshot = Snapshot::read(&place, input)?;
     let picked = snapshot.select_some(&selection, &place)?;

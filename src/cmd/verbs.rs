@@ -1,7 +1,8 @@
 //! The verbs that set the annotations BMO reads (`power`, `reboot`, `inspect`, ...).
 
 use super::options::Place;
-use super::watch::{Condition, status_cond, wait_until};
+use super::wait_for::{Condition, status_cond};
+use super::watch::wait_until;
 use super::{DeleteArgs, DeprovisionArgs, DriveArgs, SourceArgs, Verbosity};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result};
@@ -18,10 +19,10 @@ use std::time::Duration;
 /// The held reboot annotation `power off` sets.
 pub const POWER_OFF_ANNOTATION: &str = "reboot.metal3.io/bmhctl";
 
-/// What every verb takes.
+/// The hosts a verb acts on.
 #[derive(Debug, Args)]
-pub struct VerbArgs {
-    /// The hosts (NAME or NAMESPACE/NAME).
+pub struct VerbTarget {
+    /// The hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as `bmh`).
     #[arg(value_name = "HOST", required_unless_present = "selector")]
     pub hosts: Vec<String>,
     /// The hosts whose labels match (kubectl syntax), with or instead of names.
@@ -29,6 +30,20 @@ pub struct VerbArgs {
     pub selector: Option<String>,
     #[command(flatten)]
     pub source: SourceArgs,
+}
+
+/// What a verb whose outcome comes later (BMO acts on its annotation) takes.
+#[derive(Debug, Args)]
+pub struct VerbArgs {
+    #[command(flatten)]
+    pub target: VerbTarget,
+    #[command(flatten)]
+    pub waiting: VerbWait,
+}
+
+/// `--wait` and what it needs.
+#[derive(Debug, Args)]
+pub struct VerbWait {
     /// Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs).
     #[arg(long)]
     pub wait: bool,
@@ -89,10 +104,12 @@ pub enum VerbCommand {
     },
     /// Attach detached hosts again: removes `baremetalhost.metal3.io/detached`.
     Attach(VerbArgs),
-    /// Stop reconciling hosts: sets `baremetalhost.metal3.io/paused`.
-    Pause(VerbArgs),
-    /// Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused`.
-    Resume(VerbArgs),
+    /// Stop reconciling hosts: sets `baremetalhost.metal3.io/paused` (done once written:
+    /// nothing to wait for).
+    Pause(VerbTarget),
+    /// Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused` (done once
+    /// written).
+    Resume(VerbTarget),
     /// Retry hosts now instead of after their backoff wait (their error counts are kept).
     Retry(VerbArgs),
 }
@@ -108,17 +125,29 @@ fn json_args(mode_hard: bool, force: bool) -> String {
     args.to_string()
 }
 
-/// A verb's change, what is said once written and once seen (`--wait`), and when that is.
-type Request = (VerbArgs, Change, &'static str, &'static str, Condition);
+/// What `--wait` waits for, and says once seen.
+type Outcome = (VerbWait, &'static str, Condition);
+
+/// A verb's hosts, its change, what is said once written, and its outcome (none for a verb
+/// done once written).
+type Request = (VerbTarget, Change, &'static str, Option<Outcome>);
 
 pub fn run(
     cmd: VerbCommand,
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    let (verb, change, done, what, cond) = request_of(cmd);
-    let selection = HostSelection::new(&verb.hosts, verb.selector.as_deref())?;
-    let place = super::options::place(&verb.source)?;
+    let name = verb_name(&cmd);
+    let (target, change, done, outcome) = request_of(cmd);
+    super::options::hosts_not_files(name, &target.source, &target.hosts)?;
+    let selection = HostSelection::new(&target.hosts, target.selector.as_deref())?;
+    // `pause bmh`: a type alone names no host, and a verb acts on named or selected hosts.
+    if selection.names_none() && target.selector.is_none() {
+        return Err(Error::Usage(
+            "name the hosts (NAME, TYPE/NAME, or a type then names) or select them with -l".into(),
+        ));
+    }
+    let place = super::options::place(&target.source)?;
     let keys = requests::annotate(
         &place,
         &selection,
@@ -134,32 +163,50 @@ pub fn run(
             }
         },
     )?;
-    if !verb.wait {
+    let Some((waiting, what, cond)) = outcome.filter(|(w, _, _)| w.wait) else {
         return Ok(());
-    }
+    };
     wait_until(
         &place,
         &keys,
         cond,
         what,
         what,
-        verb.timeout,
-        &verb.drive,
+        waiting.timeout,
+        &waiting.drive,
         input,
         provisioners,
     )
 }
 
-fn request_of(cmd: VerbCommand) -> Request {
+/// The verb's words on the command line (`power off`), for messages.
+fn verb_name(cmd: &VerbCommand) -> &'static str {
     match cmd {
-        VerbCommand::Power(PowerCommand::On(verb)) => (
+        VerbCommand::Power(PowerCommand::On(_)) => "power on",
+        VerbCommand::Power(PowerCommand::Off { .. }) => "power off",
+        VerbCommand::Reboot { .. } => "reboot",
+        VerbCommand::Inspect(_) => "inspect",
+        VerbCommand::Detach { .. } => "detach",
+        VerbCommand::Attach(_) => "attach",
+        VerbCommand::Pause(_) => "pause",
+        VerbCommand::Resume(_) => "resume",
+        VerbCommand::Retry(_) => "retry",
+    }
+}
+
+fn request_of(cmd: VerbCommand) -> Request {
+    let later = |verb: VerbArgs, change: Change, done, what, cond: Condition| -> Request {
+        (verb.target, change, done, Some((verb.waiting, what, cond)))
+    };
+    match cmd {
+        VerbCommand::Power(PowerCommand::On(verb)) => later(
             verb,
             (POWER_OFF_ANNOTATION, None),
             "power on requested",
             "powered on",
             status_cond(|r| r.status().powered_on),
         ),
-        VerbCommand::Power(PowerCommand::Off { hard, force, verb }) => (
+        VerbCommand::Power(PowerCommand::Off { hard, force, verb }) => later(
             verb,
             (POWER_OFF_ANNOTATION, Some(json_args(hard, force))),
             "power off requested",
@@ -168,7 +215,7 @@ fn request_of(cmd: VerbCommand) -> Request {
         ),
         VerbCommand::Reboot { hard, force, verb } => {
             let args = (hard || force).then(|| json_args(hard, force));
-            (
+            later(
                 verb,
                 (REBOOT_PREFIX, Some(args.unwrap_or_default())),
                 "reboot requested",
@@ -179,7 +226,7 @@ fn request_of(cmd: VerbCommand) -> Request {
                 }),
             )
         }
-        VerbCommand::Inspect(verb) => (
+        VerbCommand::Inspect(verb) => later(
             verb,
             (INSPECT, Some(String::new())),
             "inspection requested",
@@ -191,7 +238,7 @@ fn request_of(cmd: VerbCommand) -> Request {
         ),
         VerbCommand::Detach { force, verb } => {
             let args = if force { r#"{"force":true}"# } else { "" };
-            (
+            later(
                 verb,
                 (DETACHED, Some(args.into())),
                 "detach requested",
@@ -199,33 +246,22 @@ fn request_of(cmd: VerbCommand) -> Request {
                 status_cond(|r| r.status().operational_status == OperationalStatus::Detached),
             )
         }
-        VerbCommand::Attach(verb) => (
+        VerbCommand::Attach(verb) => later(
             verb,
             (DETACHED, None),
             "attach requested",
             "attached",
             status_cond(|r| r.status().operational_status != OperationalStatus::Detached),
         ),
-        VerbCommand::Pause(verb) => (
-            verb,
-            (PAUSED, Some(String::new())),
-            "paused",
-            "paused",
-            Box::new(|_: Option<&HostRecord>| true),
-        ),
-        VerbCommand::Resume(verb) => (
-            verb,
-            (PAUSED, None),
-            "resumed",
-            "resumed",
-            Box::new(|_: Option<&HostRecord>| true),
-        ),
-        VerbCommand::Retry(verb) => (
+        // The annotation is the whole of it: the next pass only reads it.
+        VerbCommand::Pause(target) => (target, (PAUSED, Some(String::new())), "paused", None),
+        VerbCommand::Resume(target) => (target, (PAUSED, None), "resumed", None),
+        VerbCommand::Retry(verb) => later(
             verb,
             (RETRY_ANNOTATION, Some(format_time(SystemClock.now()))),
             "retry requested",
             "retried",
-            Box::new(|r: Option<&HostRecord>| {
+            Condition::new(|r: Option<&HostRecord>| {
                 r.is_none_or(|r| !r.host.metadata.annotations.contains_key(RETRY_ANNOTATION))
             }),
         ),
@@ -234,7 +270,7 @@ fn request_of(cmd: VerbCommand) -> Request {
 
 fn report(name: &str, done: &str, changed: bool) -> Result<()> {
     let note = if changed { "" } else { " (unchanged)" };
-    super::output::outln!("baremetalhost/{name} {done}{note}")
+    super::output::outln!("{} {done}{note}", crate::resource_args::host_resource(name))
 }
 
 /// Says when BMO will not act on the annotation as the user probably expects.
@@ -290,6 +326,7 @@ pub fn delete(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
+    super::options::hosts_not_files("delete", &args.source, &args.hosts)?;
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
     if matches!(place, Place::Store(_)) && selection.names_none() && args.run.selector.is_none() {
@@ -322,7 +359,7 @@ pub fn delete(
                 return Ok(());
             }
             let r = &args.run;
-            let gone = super::watch::state_condition("deleted")?;
+            let gone = super::wait_for::parse("deleted")?;
             let (timeout, drive) = (r.timeout, &r.drive);
             wait_until(
                 &place,
@@ -347,18 +384,7 @@ pub fn deprovision(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    // `deprovision hosts.yaml`: the positional arguments are hosts, the files come with -f.
-    if args.source.paths.is_empty()
-        && let Some(f) = args
-            .hosts
-            .iter()
-            .find(|h| super::provision::looks_like_a_file(h))
-    {
-        return Err(Error::Usage(format!(
-            "deprovision: {f} looks like a file; the hosts of files are given with -f FILE|DIR \
-             (did you mean -f {f}?)"
-        )));
-    }
+    super::options::hosts_not_files("deprovision", &args.source, &args.hosts)?;
     let selection = HostSelection::new(&args.hosts, args.run.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
     if matches!(place, Place::Store(_)) && selection.names_none() && args.run.selector.is_none() {
@@ -425,6 +451,7 @@ fn request_deletion(
         } else {
             ""
         };
-        super::output::outln!("baremetalhost/{} deletion requested{note}", key.name)
+        let name = crate::resource_args::host_resource(&key.name);
+        super::output::outln!("{name} deletion requested{note}")
     })
 }

@@ -2,6 +2,7 @@
 
 use super::options::{DriveOptions, Environment, Place};
 use super::service_manager::ServiceManager;
+use super::wait_for::Condition;
 use super::{DriveArgs, SourceArgs, Verbosity, parse_duration};
 use crate::clock::{Clock, SystemClock, format_time};
 use crate::error::{Error, Result, Unfinished};
@@ -15,7 +16,7 @@ use crate::persist::store::{Lease, Store};
 use crate::record::HostRecord;
 use crate::runner::live::{LiveObjects, LiveServices, Loaded, Observer, Watching, control};
 use crate::selection::HostSelection;
-use bmh_api::{ObjectKey, OperationalStatus, ProvisioningState};
+use bmh_api::ObjectKey;
 use clap::Args;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -51,11 +52,16 @@ pub enum WatchFormat {
 
 #[derive(Debug, Args)]
 pub struct WaitArgs {
-    /// The state to wait for: a provisioning state as BMO spells it (`available`,
-    /// `provisioned`, `"externally provisioned"`, ...; `-` or `_` may stand for the space, as in
+    /// What to wait for: a provisioning state as BMO spells it (`available`, `provisioned`,
+    /// `"externally provisioned"`, ...; `-` or `_` may stand for the space, as in
     /// `externally-provisioned`), `goal` (the host's goal, as `provision` sees it, with no
-    /// error), `detached`, `error`, `powered-on` or `powered-off`.
-    #[arg(long = "for", value_name = "STATE")]
+    /// error), `detached`, `error`, `powered-on`, `powered-off`, `delete` (or `deleted`);
+    /// kubectl's `condition=TYPE[=STATUS]` on the host's status conditions (`Ready`,
+    /// `Provisioned`, `AvailableForProvisioning`, `Manageable`, `Progressing`, `Healthy`; STATUS
+    /// `True` by default; any case) and `jsonpath=EXPR[=VALUE]` (EXPR such as
+    /// `{.status.provisioning.state}`; without VALUE, EXPR names a value). A host resting at its
+    /// goal that can never meet a state or condition ends the wait at once (exit 1).
+    #[arg(long = "for", value_name = "CONDITION")]
     pub for_state: String,
     /// Give up after this long (exit 1).
     #[arg(long, default_value = "10m", value_parser = parse_duration, value_name = "DURATION",
@@ -68,7 +74,11 @@ pub struct WaitArgs {
     /// Only hosts whose labels match (kubectl syntax).
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     pub selector: Option<String>,
-    /// The hosts (NAME or NAMESPACE/NAME); every host when none is given.
+    /// Every host of the files or the store (what naming none does too).
+    #[arg(long, conflicts_with_all = ["hosts", "selector"])]
+    pub all: bool,
+    /// The hosts (NAME, NAMESPACE/NAME or TYPE/NAME, after an optional type such as `bmh`);
+    /// every host when none is given.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
 }
@@ -357,9 +367,6 @@ pub fn watch(
     Ok(())
 }
 
-/// A condition on a host, as read; `None` when the host is gone.
-pub type Condition = Box<dyn Fn(Option<&HostRecord>) -> bool + Send + Sync>;
-
 type Reader = Arc<dyn Fn(&ObjectKey) -> Result<Option<HostRecord>> + Send + Sync>;
 
 /// Reads hosts without a lock (while another process drives them).
@@ -368,11 +375,14 @@ fn reader(place: &Place, input: crate::persist::InputPolicy) -> Reader {
     Arc::new(move |key: &ObjectKey| crate::persist::snapshot::read_host(&place, key, input))
 }
 
-pub fn status_cond(f: fn(&HostRecord) -> bool) -> Condition {
-    Box::new(move |r: Option<&HostRecord>| r.is_some_and(f))
+/// What a look at the hosts found: those still pending, and why any can never get there.
+struct Looked {
+    pending: Vec<ObjectKey>,
+    never: Vec<String>,
 }
 
-/// Waits until every host meets `cond` (driving them when no `watch` does), then says `said`.
+/// Waits until every host meets `cond` (driving them when no `watch` does), saying `said` of
+/// each host as it meets it; a host that never will (`cond` knows why) ends the wait at once.
 #[allow(clippy::too_many_arguments)]
 pub fn wait_until(
     place: &Place,
@@ -386,21 +396,49 @@ pub fn wait_until(
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     let cond = Arc::new(cond);
-    let pending = |read: Reader| {
+    let met_already = Arc::new(std::sync::Mutex::new(BTreeSet::<ObjectKey>::new()));
+    let look = |read: Reader| {
         let keys = keys.to_vec();
-        let cond = cond.clone();
-        move || -> Result<Vec<ObjectKey>> {
-            let mut pending = Vec::new();
+        let (cond, met_already) = (cond.clone(), met_already.clone());
+        let (what, said) = (what.to_string(), said.to_string());
+        move || -> Result<Looked> {
+            let mut met = met_already.lock().unwrap_or_else(|e| e.into_inner());
+            let mut looked = Looked {
+                pending: Vec::new(),
+                never: Vec::new(),
+            };
             for k in &keys {
-                if !cond(read(k)?.as_ref()) {
-                    pending.push(k.clone());
+                if met.contains(k) {
+                    continue;
                 }
+                let rec = read(k)?;
+                if cond.met(rec.as_ref()) {
+                    // Said as it is met, as kubectl does: a host met early is not held back.
+                    super::output::outln!(
+                        "{} {said}",
+                        crate::resource_args::host_resource(&k.name)
+                    )?;
+                    met.insert(k.clone());
+                    continue;
+                }
+                if let Some(why) = rec.as_ref().and_then(|r| cond.never_met(r)) {
+                    let name = crate::resource_args::host_resource(&k.name);
+                    looked
+                        .never
+                        .push(format!("{name} cannot meet --for={what}: {why}"));
+                }
+                looked.pending.push(k.clone());
             }
-            Ok(pending)
+            Ok(looked)
         }
     };
-    if pending(reader(place, input))()?.is_empty() {
-        return say(keys, said);
+    let never = |lines: Vec<String>| Err(Unfinished::Never(lines).into());
+    let first = look(reader(place, input))()?;
+    if first.pending.is_empty() {
+        return Ok(());
+    }
+    if !first.never.is_empty() {
+        return never(first.never);
     }
     let deadline = Instant::now() + timeout;
     let options = DriveOptions::for_controller(drive, &Environment::read()?);
@@ -419,12 +457,12 @@ pub fn wait_until(
             Err(e) => return Err(e),
         },
     };
-    let met = match &driven {
+    let check = match &driven {
         Some(d) => {
             let source = d.source.clone();
-            pending(Arc::new(move |k: &ObjectKey| source.load(k)))
+            look(Arc::new(move |k: &ObjectKey| source.load(k)))
         }
-        None => pending(reader(place, input)),
+        None => look(reader(place, input)),
     };
     let runtime = runtime(options.runner.concurrency)?;
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
@@ -435,13 +473,16 @@ pub fn wait_until(
             _ = super::provision::wait_for_signal() => Err(Error::Interrupted),
             r = async {
                 loop {
-                    let pending = tokio::task::spawn_blocking(met.clone()).await
+                    let looked = tokio::task::spawn_blocking(check.clone()).await
                         .map_err(|e| Error::internal("a wait check failed", e))??;
-                    if pending.is_empty() {
+                    if looked.pending.is_empty() {
                         return Ok(());
                     }
+                    if !looked.never.is_empty() {
+                        return never(looked.never);
+                    }
                     if Instant::now() >= deadline {
-                        let hosts = pending.iter().map(ToString::to_string).collect();
+                        let hosts = looked.pending.iter().map(ToString::to_string).collect();
                         let what = what.clone();
                         return Err(Unfinished::TimedOut { after: timeout, what, hosts }.into());
                     }
@@ -475,79 +516,7 @@ pub fn wait_until(
     let outcome = why_rx.recv().unwrap_or(Err(Error::Interrupted));
     // A save left behind after the signal (it hangs) is not waited for.
     runtime.shutdown_background();
-    outcome.and_then(|()| say(keys, said))
-}
-
-fn say(keys: &[ObjectKey], said: &str) -> Result<()> {
-    keys.iter()
-        .try_for_each(|k| super::output::outln!("baremetalhost/{} {said}", k.name))
-}
-
-/// At the goal `provision` drives to, no error, and (with a BMC) powered as it should be.
-fn at_goal(r: &HostRecord) -> bool {
-    let s = r.status();
-    let state = &s.provisioning.state;
-    if !crate::runner::Goal::for_provision(r).reached_by(state)
-        || s.operational_status != OperationalStatus::Ok
-    {
-        return false;
-    }
-    if *state == ProvisioningState::Unmanaged {
-        return true;
-    }
-    let held_off = r
-        .host
-        .metadata
-        .annotations
-        .keys()
-        .any(|k| bmh_api::annotations::is_reboot_annotation(k));
-    held_off || s.powered_on == r.host.spec.online
-}
-
-fn norm(s: &str) -> String {
-    s.trim().to_ascii_lowercase().replace(['-', '_'], " ")
-}
-
-/// What `wait --for` takes besides the provisioning states.
-pub const CONDITIONS: &str = "goal detached error powered-on powered-off deleted";
-
-pub fn state_condition(state: &str) -> Result<Condition> {
-    let want = norm(state);
-    Ok(match want.as_str() {
-        "goal" => status_cond(at_goal),
-        "detached" => status_cond(|r| r.status().operational_status == OperationalStatus::Detached),
-        "error" => status_cond(|r| r.status().operational_status == OperationalStatus::Error),
-        "powered on" => status_cond(|r| r.status().powered_on),
-        "powered off" => status_cond(|r| !r.status().powered_on),
-        // Gone, or (a host in a file, whose document stays) marked with no finalizer left.
-        "deleted" => Box::new(|r: Option<&HostRecord>| {
-            r.is_none_or(|r| r.being_deleted() && r.book.finalizers.is_empty())
-        }),
-        _ => {
-            let Some(known) = ProvisioningState::KNOWN
-                .iter()
-                .find(|k| !k.is_empty() && norm(k) == want)
-            else {
-                let mut states: Vec<&str> = ProvisioningState::KNOWN
-                    .iter()
-                    .copied()
-                    .filter(|k| !k.is_empty())
-                    .collect();
-                states.extend(CONDITIONS.split(' '));
-                let hint = crate::diagnostic::did_you_mean(state, states.iter().copied())
-                    .map(|s| format!(" (did you mean {s}?)"))
-                    .unwrap_or_default();
-                return Err(Error::Usage(format!(
-                    "unknown state {state:?} for --for{hint}; one of: {}",
-                    states.join(", ")
-                )));
-            };
-            let s = ProvisioningState::from(*known);
-            Box::new(move |r: Option<&HostRecord>| {
-                r.is_some_and(|r| r.status().provisioning.state == s)
-            })
-        }
-    })
+    outcome
 }
 
 pub fn wait(
@@ -555,7 +524,8 @@ pub fn wait(
     input: crate::persist::InputPolicy,
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
-    let cond = state_condition(&args.for_state)?;
+    super::options::hosts_not_files("wait", &args.source, &args.hosts)?;
+    let cond = super::wait_for::parse(&args.for_state)?;
     let selection = HostSelection::new(&args.hosts, args.selector.as_deref())?;
     let place = super::options::place(&args.source)?;
     crate::persist::requests::must_exist(&place)?;

@@ -59,6 +59,54 @@ fn deprovision_of_a_positional_file_points_at_dash_f() {
     insta::assert_snapshot!(run.stderr, @"error: deprovision: hosts.yaml looks like a file; the hosts of files are given with -f FILE|DIR (did you mean -f hosts.yaml?)");
 }
 
+/// Every command taking hosts gives the same hint for a file given where hosts go, before it
+/// looks at a store (there is none here).
+#[test]
+fn a_positional_file_points_at_dash_f_in_every_command_taking_hosts() {
+    let lab = Lab::new().file("hosts.yaml", &hosts());
+    let commands: &[&[&str]] = &[
+        &["get"],
+        &["describe"],
+        &["export"],
+        &["plan"],
+        &["timeline", "--output-file", "t.html"],
+        &["delete"],
+        &["deprovision"],
+        &["wait", "--for", "provisioned"],
+        &["power", "on"],
+        &["power", "off"],
+        &["reboot"],
+        &["inspect"],
+        &["detach"],
+        &["attach"],
+        &["pause"],
+        &["resume"],
+        &["retry"],
+    ];
+    for command in commands {
+        let mut args = command.to_vec();
+        args.extend(["worker-0", "hosts.yaml"]);
+        let run = lab.run_env(&args, &FIXTURE).expect_code(2);
+        let name = command
+            .iter()
+            .take_while(|a| !a.starts_with('-'))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr),
+            (
+                "",
+                format!(
+                    "error: {name}: hosts.yaml looks like a file; the hosts of files are given \
+                     with -f FILE|DIR (did you mean -f hosts.yaml?)\n"
+                )
+            ),
+            "{args:?}"
+        );
+    }
+}
+
 #[test]
 fn dash_f_dash_reads_standard_input_and_writes_nothing_back() {
     let lab = Lab::new();
@@ -173,4 +221,125 @@ fn a_closed_pipe_on_stderr_is_no_crash() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     // `head -c1` printed one byte of the first warning; then bmhctl's exit code.
     assert_eq!(stdout.get(1..).map(str::trim), Some("0"), "{stdout}");
+}
+
+/// A selector Kubernetes would refuse is bad input (exit 2) wherever `-l` is taken, with the
+/// bad part named, never a selection that matches nothing.
+#[test]
+fn a_selector_kubernetes_refuses_is_bad_input_everywhere() {
+    let lab = Lab::new().file("hosts.yaml", &hosts());
+    let said = "error: invalid selector \"rack=-bad-\": value \"-bad-\": a valid label must be an \
+                empty string or consist of alphanumeric characters, '-', '_' or '.', and must \
+                start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  \
+                or '12345', regex used for validation is \
+                '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')\n";
+    let commands: &[&[&str]] = &[
+        &["get"],
+        &["describe"],
+        &["export"],
+        &["plan"],
+        &["timeline", "--output-file", "t.html"],
+        &["provision"],
+        &["deprovision"],
+        &["delete"],
+        &["wait", "--for", "provisioned"],
+        &["pause"],
+        &["power", "off"],
+        &["retry"],
+    ];
+    for command in commands {
+        let mut args = command.to_vec();
+        args.extend(["-f", "hosts.yaml", "-l", "rack=-bad-"]);
+        let run = lab.run_env(&args, &FIXTURE).expect_code(2);
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr.as_str()),
+            ("", said),
+            "{args:?}"
+        );
+    }
+    let run = lab
+        .run(&["import", "--from-bifrost", "none.json", "-l", "rack=-bad-"])
+        .expect_code(2);
+    assert_eq!(run.stderr, said);
+    // A bad key and an unknown operator, on the store.
+    lab.run(&["apply", "--store", "s", "-f", "hosts.yaml"])
+        .expect_code(0);
+    for (selector, said) in [
+        (
+            "rack_",
+            "error: invalid selector \"rack_\": key \"rack_\": name part must consist of \
+             alphanumeric characters, '-', '_' or '.', and must start and end with an \
+             alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used \
+             for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')\n",
+        ),
+        (
+            "rack>r1",
+            "error: invalid selector \"rack>r1\": key \"rack>r1\": name part must consist of \
+             alphanumeric characters, '-', '_' or '.', and must start and end with an \
+             alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used \
+             for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')\n",
+        ),
+        (
+            "rack is r1",
+            "error: invalid selector \"rack is r1\": operator \"is\" is none of =, ==, !=, in, \
+             notin, or KEY alone and !KEY for existence\n",
+        ),
+    ] {
+        let run = lab
+            .run(&["get", "--store", "s", "-l", selector])
+            .expect_code(2);
+        assert_eq!(run.stderr, said, "{selector}");
+    }
+}
+
+/// `pause` and `resume` are done once written: no waiting flags; the verbs with an outcome keep
+/// theirs.
+#[test]
+fn instant_verbs_take_no_waiting_flags() {
+    let lab = Lab::new().file("hosts.yaml", &hosts());
+    for verb in ["pause", "resume"] {
+        for flag in [
+            &["--wait"][..],
+            &["--timeout", "1s"],
+            &["--provisioner", "fixture"],
+        ] {
+            let mut args = vec![verb, "-f", "hosts.yaml", "worker-0"];
+            args.extend(flag);
+            let run = lab.run(&args).expect_code(2);
+            assert_eq!(
+                run.stderr.lines().next(),
+                Some(format!("error: unexpected argument '{}' found", flag[0]).as_str()),
+                "{args:?}"
+            );
+            assert_eq!(run.stdout, "");
+        }
+    }
+    let run = lab
+        .run(&["pause", "-f", "hosts.yaml", "worker-0"])
+        .expect_code(0);
+    assert_eq!(run.stdout, "baremetalhost.metal3.io/worker-0 paused\n");
+    let run = lab
+        .run(&["resume", "-f", "hosts.yaml", "worker-0"])
+        .expect_code(0);
+    assert_eq!(run.stdout, "baremetalhost.metal3.io/worker-0 resumed\n");
+    let run = lab
+        .run(&[
+            "power",
+            "off",
+            "--force",
+            "-f",
+            "hosts.yaml",
+            "worker-0",
+            "--wait",
+            "--timeout",
+            "1m",
+            "--provisioner",
+            "fixture",
+        ])
+        .expect_code(0);
+    assert!(
+        run.stdout.ends_with("/worker-0 powered off\n"),
+        "{}",
+        run.stdout
+    );
 }

@@ -68,7 +68,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "wait times out",
-            good(),
+            failing(),
             &[
                 "-q",
                 "wait",
@@ -84,6 +84,24 @@ fn rows() -> Vec<Row> {
             ],
             1,
             "error: timed out after 1s waiting for provisioned: default/worker-0",
+        ),
+        row(
+            "wait for a state a host resting at its goal never reaches",
+            good(),
+            &[
+                "-q",
+                "wait",
+                "-f",
+                "hosts.yaml",
+                "--provisioner",
+                "fixture",
+                "--for",
+                "provisioned",
+                "worker-0",
+            ],
+            1,
+            "error: baremetalhost.metal3.io/worker-0 cannot meet --for=provisioned: it rests at \
+             \"available\", its goal, since its spec has no image",
         ),
         row(
             "bad YAML",
@@ -209,7 +227,7 @@ fn rows() -> Vec<Row> {
             good(),
             &["get", "-f", "hosts.yaml", "-l", "a in b"],
             2,
-            "error: invalid label selector requirement \"a in b\"",
+            "error: invalid selector \"a in b\": values \"b\": a set is given in parentheses: (v1,v2)",
         ),
         row(
             "a path that does not exist",

@@ -138,7 +138,10 @@ fn watch_on_files_reconciles_them_reacts_to_edits_holds_their_locks_and_stops_on
         ],
     )
     .expect_code(0);
-    assert_eq!(waited.stdout, "baremetalhost/worker-0 condition met\n");
+    assert_eq!(
+        waited.stdout,
+        "baremetalhost.metal3.io/worker-0 condition met\n"
+    );
     eventually("spare-0 available", || {
         state(&lab, "hosts/", "spare-0") == "available"
     });
@@ -276,7 +279,7 @@ fn power_off_on_files_writes_bmos_annotation_and_waits_for_the_outcome() {
     .expect_code(0);
     assert_eq!(
         off.stdout,
-        "baremetalhost/worker-0 power off requested\nbaremetalhost/worker-0 powered off\n"
+        "baremetalhost.metal3.io/worker-0 power off requested\nbaremetalhost.metal3.io/worker-0 powered off\n"
     );
     // BMO's held reboot annotation, in the host's document; nothing else of the user's text
     // changed.
@@ -298,7 +301,7 @@ fn power_off_on_files_writes_bmos_annotation_and_waits_for_the_outcome() {
     let again = run(&lab, &["power", "off", "-f", "hosts.yaml", "worker-0"]).expect_code(0);
     assert_eq!(
         again.stdout,
-        "baremetalhost/worker-0 power off requested (unchanged)\n"
+        "baremetalhost.metal3.io/worker-0 power off requested (unchanged)\n"
     );
 
     // Power on removes it (and the mapping it leaves empty, as an API server drops an empty
@@ -310,7 +313,7 @@ fn power_off_on_files_writes_bmos_annotation_and_waits_for_the_outcome() {
     .expect_code(0);
     assert_eq!(
         on.stdout,
-        "baremetalhost/worker-0 power on requested\nbaremetalhost/worker-0 powered on\n"
+        "baremetalhost.metal3.io/worker-0 power on requested\nbaremetalhost.metal3.io/worker-0 powered on\n"
     );
     assert_eq!(without_status(&lab.read("hosts.yaml")), hosts);
     assert_eq!(
@@ -415,9 +418,15 @@ fn wait_on_files_drives_them_until_the_state() {
         ],
     )
     .expect_code(0);
+    // A line per host as it is met: in the order they get there.
+    let mut lines: Vec<&str> = run_.stdout.lines().collect();
+    lines.sort();
     assert_eq!(
-        run_.stdout,
-        "baremetalhost/worker-0 condition met\nbaremetalhost/spare-0 condition met\n"
+        lines,
+        [
+            "baremetalhost.metal3.io/spare-0 condition met",
+            "baremetalhost.metal3.io/worker-0 condition met"
+        ]
     );
     assert_eq!(state(&lab, "hosts.yaml", "worker-0"), "provisioned");
     assert_eq!(state(&lab, "hosts.yaml", "spare-0"), "available");
@@ -446,7 +455,10 @@ fn delete_on_files_records_the_mark_without_wait_and_runs_the_delete_path_with_i
         &["delete", "-f", "hosts.yaml", "worker-0", "--no-wait"],
     )
     .expect_code(0);
-    assert_eq!(marked.stdout, "baremetalhost/worker-0 deletion requested\n");
+    assert_eq!(
+        marked.stdout,
+        "baremetalhost.metal3.io/worker-0 deletion requested\n"
+    );
     let sidecar = lab.read(".bmhctl/hosts.yaml.state.json");
     assert!(sidecar.contains("deletionRequested"), "{sidecar}");
     // Nothing else moved yet.
@@ -458,7 +470,7 @@ fn delete_on_files_records_the_mark_without_wait_and_runs_the_delete_path_with_i
     .expect_code(0);
     assert_eq!(
         again.stdout,
-        "baremetalhost/worker-0 deletion requested (already being deleted)\n"
+        "baremetalhost.metal3.io/worker-0 deletion requested (already being deleted)\n"
     );
     // The next run that drives it finishes BMO's delete path: its status is gone.
     run(&lab, &["delete", "-q", "-f", "hosts.yaml", "worker-0"]).expect_code(0);

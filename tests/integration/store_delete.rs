@@ -43,7 +43,7 @@ fn delete_runs_the_delete_path_to_its_end_and_removes_the_host_from_the_store() 
         .expect_code(0);
     assert_eq!(
         run.stdout,
-        "baremetalhost/worker-0 deletion requested\nbaremetalhost/worker-0 deleted\n"
+        "baremetalhost.metal3.io/worker-0 deletion requested\nbaremetalhost.metal3.io/worker-0 deleted\n"
     );
     assert!(
         !lab.path("store/baremetalhosts/default/worker-0.yaml")
@@ -77,7 +77,10 @@ fn delete_without_wait_only_records_the_request_and_a_later_run_finishes_it() {
     let run = lab
         .run(&["delete", "spare-0", "--store", "store", "--no-wait"])
         .expect_code(0);
-    assert_eq!(run.stdout, "baremetalhost/spare-0 deletion requested\n");
+    assert_eq!(
+        run.stdout,
+        "baremetalhost.metal3.io/spare-0 deletion requested\n"
+    );
     let spare = lab.read("store/baremetalhosts/default/spare-0.yaml");
     assert!(spare.contains("deletionTimestamp:"), "{spare}");
     // asking again changes nothing

@@ -137,8 +137,8 @@ fn every_verb_beside_a_running_watch_on_files_takes_effect_and_no_edit_is_lost()
         );
     };
     let off = [
-        "baremetalhost/w0 power off requested",
-        "baremetalhost/w0 powered off",
+        "baremetalhost.metal3.io/w0 power off requested",
+        "baremetalhost.metal3.io/w0 powered off",
     ];
     verb(&["power", "off", "w0", "--wait"], &off);
     assert_eq!(get(&lab, "w0")["status"]["poweredOn"], false);
@@ -148,49 +148,49 @@ fn every_verb_beside_a_running_watch_on_files_takes_effect_and_no_edit_is_lost()
             waited.status.code(),
             String::from_utf8_lossy(&waited.stdout).as_ref()
         ),
-        (Some(0), "baremetalhost/w0 condition met\n"),
+        (Some(0), "baremetalhost.metal3.io/w0 condition met\n"),
         "{}",
         String::from_utf8_lossy(&waited.stderr)
     );
     let on = [
-        "baremetalhost/w0 power on requested",
-        "baremetalhost/w0 powered on",
+        "baremetalhost.metal3.io/w0 power on requested",
+        "baremetalhost.metal3.io/w0 powered on",
     ];
     verb(&["power", "on", "w0", "--wait"], &on);
     verb(
         &["reboot", "w0", "--wait"],
         &[
-            "baremetalhost/w0 reboot requested",
-            "baremetalhost/w0 rebooted",
+            "baremetalhost.metal3.io/w0 reboot requested",
+            "baremetalhost.metal3.io/w0 rebooted",
         ],
     );
     verb(
         &["detach", "w1", "--wait"],
         &[
-            "baremetalhost/w1 detach requested",
-            "baremetalhost/w1 detached",
+            "baremetalhost.metal3.io/w1 detach requested",
+            "baremetalhost.metal3.io/w1 detached",
         ],
     );
     assert_eq!(get(&lab, "w1")["status"]["operationalStatus"], "detached");
     verb(
         &["attach", "w1", "--wait"],
         &[
-            "baremetalhost/w1 attach requested",
-            "baremetalhost/w1 attached",
+            "baremetalhost.metal3.io/w1 attach requested",
+            "baremetalhost.metal3.io/w1 attached",
         ],
     );
     verb(
         &["retry", "w2", "--wait"],
         &[
-            "baremetalhost/w2 retry requested",
-            "baremetalhost/w2 retried",
+            "baremetalhost.metal3.io/w2 retry requested",
+            "baremetalhost.metal3.io/w2 retried",
         ],
     );
     verb(
         &["deprovision", "w2"],
         &[
-            "baremetalhost/w2 deprovisioning requested",
-            "baremetalhost/w2 deprovisioned",
+            "baremetalhost.metal3.io/w2 deprovisioning requested",
+            "baremetalhost.metal3.io/w2 deprovisioned",
         ],
     );
     let w2 = get(&lab, "w2");
@@ -199,8 +199,8 @@ fn every_verb_beside_a_running_watch_on_files_takes_effect_and_no_edit_is_lost()
     verb(
         &["delete", "w1"],
         &[
-            "baremetalhost/w1 deletion requested",
-            "baremetalhost/w1 deleted",
+            "baremetalhost.metal3.io/w1 deletion requested",
+            "baremetalhost.metal3.io/w1 deleted",
         ],
     );
 
@@ -272,7 +272,7 @@ fn deprovision_and_delete_on_the_store_beside_a_running_watch() {
     .expect_code(0);
     assert_eq!(
         r.stdout,
-        "baremetalhost/w0 deprovisioning requested\nbaremetalhost/w0 deprovisioned\n"
+        "baremetalhost.metal3.io/w0 deprovisioning requested\nbaremetalhost.metal3.io/w0 deprovisioned\n"
     );
     let w0 = run(&lab, &["get", "--store", "store", "w0", "-o", "json"])
         .expect_code(0)
@@ -287,7 +287,7 @@ fn deprovision_and_delete_on_the_store_beside_a_running_watch() {
     .expect_code(0);
     assert_eq!(
         r.stdout,
-        "baremetalhost/w1 deletion requested\nbaremetalhost/w1 deleted\n"
+        "baremetalhost.metal3.io/w1 deletion requested\nbaremetalhost.metal3.io/w1 deleted\n"
     );
     run(&lab, &["get", "--store", "store", "w1"]).expect_code(2);
     // Named none: the store's hosts are not all deprovisioned by accident.

@@ -367,9 +367,12 @@ fn power_off_and_on_hold_and_release_bmo_reboot_annotation() {
     .expect_code(0);
     assert!(
         off.stdout
-            .contains("baremetalhost/worker-0 power off requested")
+            .contains("baremetalhost.metal3.io/worker-0 power off requested")
     );
-    assert!(off.stdout.contains("baremetalhost/worker-0 powered off"));
+    assert!(
+        off.stdout
+            .contains("baremetalhost.metal3.io/worker-0 powered off")
+    );
     let h = host_json(&lab, "worker-0");
     assert_eq!(h["status"]["poweredOn"], false);
     assert_eq!(
@@ -419,7 +422,8 @@ fn reboot_is_one_shot_and_the_annotation_is_consumed() {
     let lab = provisioned_lab();
     let r = run(&lab, &["reboot", "worker-0", "--wait", "--timeout", "30s"]).expect_code(0);
     assert!(
-        r.stdout.contains("baremetalhost/worker-0 rebooted"),
+        r.stdout
+            .contains("baremetalhost.metal3.io/worker-0 rebooted"),
         "{}",
         r.stdout
     );
