@@ -1811,7 +1811,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__pause)
-            opts="-l -f -v -q -h --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            opts="-l -f -v -q -h --selector --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1834,30 +1834,6 @@ _bmhctl() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --provisioner)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --concurrency)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timing)
-                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
-                    return 0
-                    ;;
-                --max-provisioning-retries)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2499,7 +2475,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__resume)
-            opts="-l -f -v -q -h --selector --filename --store --wait --timeout --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            opts="-l -f -v -q -h --selector --filename --store --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2522,30 +2498,6 @@ _bmhctl() {
                     return 0
                     ;;
                 --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --provisioner)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --concurrency)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timing)
-                    COMPREPLY=($(compgen -W "change bmo" -- "${cur}"))
-                    return 0
-                    ;;
-                --max-provisioning-retries)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ironic-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2793,7 +2745,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__wait)
-            opts="-f -l -v -q -h --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --selector --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            opts="-f -l -v -q -h --for --timeout --filename --store --provisioner --concurrency --timing --max-provisioning-retries --ironic-wait --selector --all --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

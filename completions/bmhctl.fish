@@ -55,8 +55,8 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "reboot" -d 'Reboot ho
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "inspect" -d 'Inspect hosts again: sets `inspect.metal3.io` (BMO acts on it in `available`)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "detach" -d 'Detach hosts from the provisioner: sets `baremetalhost.metal3.io/detached`'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "attach" -d 'Attach detached hosts again: removes `baremetalhost.metal3.io/detached`'
-complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "pause" -d 'Stop reconciling hosts: sets `baremetalhost.metal3.io/paused`'
-complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "resume" -d 'Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused`'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "pause" -d 'Stop reconciling hosts: sets `baremetalhost.metal3.io/paused` (done once written: nothing to wait for)'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "resume" -d 'Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused` (done once written)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "retry" -d 'Retry hosts now instead of after their backoff wait (their error counts are kept)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "plugin" -d 'Inspect provisioner plugins'
@@ -312,7 +312,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s v -l verbose -d 
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l for -d 'The state to wait for: a provisioning state as BMO spells it (`available`, `provisioned`, `"externally provisioned"`, ...; `-` or `_` may stand for the space, as in `externally-provisioned`), `goal` (the host\'s goal, as `provision` sees it, with no error), `detached`, `error`, `powered-on` or `powered-off`' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l for -d 'What to wait for: a provisioning state as BMO spells it (`available`, `provisioned`, `"externally provisioned"`, ...; `-` or `_` may stand for the space, as in `externally-provisioned`), `goal` (the host\'s goal, as `provision` sees it, with no error), `detached`, `error`, `powered-on`, `powered-off`, `delete` (or `deleted`); kubectl\'s `condition=TYPE[=STATUS]` on the host\'s status conditions (`Ready`, `Provisioned`, `AvailableForProvisioning`, `Manageable`, `Progressing`, `Healthy`; STATUS `True` by default; any case) and `jsonpath=EXPR[=VALUE]` (EXPR such as `{.status.provisioning.state}`; without VALUE, EXPR names a value). A host resting at its goal that can never meet a state or condition ends the wait at once (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l timeout -d 'Give up after this long (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
@@ -332,6 +332,7 @@ none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l all -d 'Every host of the files or the store (what naming none does too)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand wait" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
@@ -507,13 +508,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand attach" -s h -l help -d 'P
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
-bmo\t''"
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -523,7 +517,6 @@ none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
@@ -531,13 +524,6 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand pause" -s h -l help -d 'Pr
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s l -l selector -d 'The hosts whose labels match (kubectl syntax), with or instead of names' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l timeout -d 'With --wait: give up after this long (exit 1)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l provisioner -d 'The provisioner: `fixture` (built in) or a plugin NAME loaded from $PROVISIONER_PLUGIN_DIR/NAME-provisioner.so (unset: plugins/ beside the binary, then /usr/lib/bmhctl/plugins)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l concurrency -d 'Passes run at once (default 8, or $BMO_CONCURRENCY): passes mostly wait on Ironic, not on a CPU, and Ironic\'s all-in-one API server has 10 request threads, so 8 passes with one request each plus the one shared node listing stay under that' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l timing -d 'When a host\'s next pass runs: `change` (default, or $BMHCTL_TIMING) at BMO\'s requeue time or as soon as the provisioner reports the host\'s wait over (its node changed, a slot freed); `bmo` only at BMO\'s requeue times, exactly as BMO does' -r -f -a "change\t''
-bmo\t''"
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l max-provisioning-retries -d 'Provisioning attempts per image before a host gives up (0 = unlimited)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l ironic-wait -d 'How long to keep trying to reach Ironic (the provisioner\'s backend) at start, each new error printed at once, before giving up (exit 1)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -547,7 +533,6 @@ none\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l wait -d 'Wait for the outcome (driving the hosts in-process when no `bmhctl watch` runs)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand resume" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
@@ -776,8 +761,8 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "inspect" -d 'Inspect hosts again: sets `inspect.metal3.io` (BMO acts on it in `available`)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "detach" -d 'Detach hosts from the provisioner: sets `baremetalhost.metal3.io/detached`'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "attach" -d 'Attach detached hosts again: removes `baremetalhost.metal3.io/detached`'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "pause" -d 'Stop reconciling hosts: sets `baremetalhost.metal3.io/paused`'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "resume" -d 'Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused`'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "pause" -d 'Stop reconciling hosts: sets `baremetalhost.metal3.io/paused` (done once written: nothing to wait for)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "resume" -d 'Reconcile paused hosts again: removes `baremetalhost.metal3.io/paused` (done once written)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "retry" -d 'Retry hosts now instead of after their backoff wait (their error counts are kept)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "plugin" -d 'Inspect provisioner plugins'
