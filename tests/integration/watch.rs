@@ -659,7 +659,17 @@ fn wait_reports_unknown_states_and_timeouts() {
         "{}",
         bad.stderr
     );
-    let t = run(&lab, &["wait", "--for", "provisioned", "--timeout", "1s"]).expect_code(1);
+    // A jsonpath condition is never known unreachable: only the timeout ends this wait.
+    let t = run(
+        &lab,
+        &[
+            "wait",
+            "--for=jsonpath={.status.provisioning.state}=never",
+            "--timeout",
+            "1s",
+        ],
+    )
+    .expect_code(1);
     assert!(t.stderr.contains("timed out"), "{}", t.stderr);
     let missing = run(&lab, &["pause", "nope"]).expect_code(2);
     assert!(
