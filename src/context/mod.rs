@@ -63,6 +63,11 @@ pub struct Config {
     pub text: Option<String>,
 }
 
+/// `$BMHCTL_CONFIG`: the config file instead of the platform's default (as KUBECONFIG).
+pub fn config_file() -> Option<PathBuf> {
+    std::env::var_os(CONFIG_VAR).map(PathBuf::from)
+}
+
 /// Where the config file is: `$BMHCTL_CONFIG`, else `config.yaml` in the config directory.
 pub fn config_path(from_env: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = from_env.filter(|p| !p.as_os_str().is_empty()) {
