@@ -183,7 +183,7 @@ fn the_context_store_and_provisioner_are_used() {
     );
     let got = run(&lab, &["--context", "local", "get", "-o", "name"], &[]).expect_code(0);
     assert_eq!(got.stdout, "baremetalhost.metal3.io/h0\n");
-    // --store wins over the context's.
+    // --store wins over the context's (and where it points there is no store).
     let other = lab.path("other");
     let got = run(
         &lab,
@@ -196,8 +196,14 @@ fn the_context_store_and_provisioner_are_used() {
         ],
         &[],
     )
-    .expect_code(0);
-    assert_eq!(got.stdout, "");
+    .expect_code(2);
+    assert_eq!(
+        got.stderr,
+        format!(
+            "error: no store at {dir} (`bmhctl apply -f FILE --store {dir}` makes one)\n",
+            dir = other.display()
+        )
+    );
 }
 
 #[test]
