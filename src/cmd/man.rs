@@ -88,7 +88,7 @@ fn sections(cmd: &str) -> String {
             "NOTIFY_SOCKET, WATCHDOG_USEC :: Set by systemd for a Type=notify service: watch sends READY=1, WATCHDOG=1 (at least every half of WATCHDOG_USEC), STATUS= and STOPPING=1 there.",
             "JOURNAL_STREAM :: Set by systemd: while standard error (or output) is that stream, each line carries its syslog priority (<3> for errors) and no time of its own.",
             "BMHCTL_CONFIG :: The config file of the contexts (default ~/.config/bmhctl/config.yaml).",
-            "BMHCTL_CONTEXT :: The context to use when --context is not given (default: the file's currentContext). A context sets IRONIC_ENDPOINT, its credentials, CA and client certificate, DEPLOY_* URLs, BMHCTL_PROVISIONER and BMHCTL_STORE; each variable set in the environment wins over it.",
+            "BMHCTL_CONTEXT :: The context to use when --context is not given (default: the file's current-context). A context sets IRONIC_ENDPOINT, its credentials, CA and client certificate, DEPLOY_* URLs, BMHCTL_PROVISIONER and BMHCTL_STORE; each variable set in the environment wins over it.",
             "COMPLETE :: bash, zsh, fish, elvish or powershell: print the script of the completions that know the data (source <(COMPLETE=bash bmhctl)).",
         ],
     ));
