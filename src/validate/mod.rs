@@ -10,6 +10,7 @@ mod rules;
 mod schema;
 #[cfg(test)]
 mod tests;
+pub mod warning;
 
 use crate::objects::ObjectMap;
 use bmh_api::{BareMetalHost, ObjectKey};
@@ -18,6 +19,7 @@ use std::fmt;
 
 pub use golib::parse_mac;
 pub use rules::inspection_disabled;
+pub use warning::{Warning, WarningClass};
 
 /// One segment of a [`FieldPath`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -202,7 +204,7 @@ pub struct BmcAccess {
 }
 
 /// The BMC access of a host whose address resolves, and the warnings that go with it.
-pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAccess>, Vec<String>) {
+pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAccess>, Vec<Warning>) {
     let mut warnings = Vec::new();
     let Some(bmc) = host.spec.bmc.as_ref().filter(|b| !b.address.is_empty()) else {
         return (None, warnings);
@@ -215,8 +217,11 @@ pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAcces
             if let Some(t) =
                 crate::diagnostic::did_you_mean(&bmc_type, types.iter().map(String::as_str))
             {
-                warnings.push(format!(
-                    "spec.bmc.address: unknown BMC type {bmc_type:?} (did you mean {t}://?)"
+                warnings.push(Warning::new(
+                    WarningClass::BmcAddress,
+                    format!(
+                        "spec.bmc.address: unknown BMC type {bmc_type:?} (did you mean {t}://?)"
+                    ),
                 ));
             }
             return (None, warnings);
@@ -225,13 +230,16 @@ pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAcces
     };
     warnings.extend(address_warnings(access.parsed()));
     if access.is_extension() {
-        warnings.push(format!(
-            "{}:// is bmhctl's own BMC scheme (Ironic's {} driver), not BMO's: a metal3 \
-             cluster refuses it (Unknown BMC type '{}' for address {})",
-            access.profile().name,
-            access.driver(),
-            access.bmc_type(),
-            access.address()
+        warnings.push(Warning::new(
+            WarningClass::FakeHardware,
+            format!(
+                "{}:// is bmhctl's own BMC scheme (Ironic's {} driver), not BMO's: a metal3 \
+                 cluster refuses it (Unknown BMC type '{}' for address {})",
+                access.profile().name,
+                access.driver(),
+                access.bmc_type(),
+                access.address()
+            ),
         ));
     }
     let key = ObjectKey::new(host.metadata.namespace_or_default(), &bmc.credentials_name);
@@ -242,10 +250,13 @@ pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAcces
         ),
         None => bmh_bmc::Credentials::default(),
     };
+    let credentials_warning = |m: String| Warning::new(WarningClass::BmcCredentials, m);
     if bmc.credentials_name.is_empty() {
-        warnings.push("spec.bmc.credentialsName is empty: registration will fail".into());
+        warnings.push(credentials_warning(
+            "spec.bmc.credentialsName is empty: registration will fail".into(),
+        ));
     } else if let Err(e) = credentials.validate() {
-        warnings.push(format!("Secret {key}: {e}"));
+        warnings.push(credentials_warning(format!("Secret {key}: {e}")));
     }
     let fast = host.spec.inspection_mode == bmh_api::InspectionMode::Fast;
     let interfaces = access
@@ -269,7 +280,7 @@ pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAcces
 
 /// What BMO accepts in a BMC address but cannot work: no host, a port beyond 65535 (BMO's URL
 /// parser only checks that the port is digits).
-fn address_warnings(parsed: &bmh_bmc::ParsedAddress) -> Vec<String> {
+fn address_warnings(parsed: &bmh_bmc::ParsedAddress) -> Vec<Warning> {
     let mut out = Vec::new();
     if parsed.hostname().is_empty() {
         out.push("spec.bmc.address: no host: the BMC cannot be reached".to_string());
@@ -280,5 +291,7 @@ fn address_warnings(parsed: &bmh_bmc::ParsedAddress) -> Vec<String> {
             "spec.bmc.address: port {port} is out of range (1-65535): the BMC cannot be reached"
         ));
     }
-    out
+    out.into_iter()
+        .map(|m| Warning::new(WarningClass::BmcAddress, m))
+        .collect()
 }

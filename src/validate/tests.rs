@@ -231,13 +231,19 @@ fn fake_hardware_is_valid_but_flagged() {
     assert_eq!(access.driver, "fake-hardware");
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(
-        warnings[0].contains("bmhctl's own BMC scheme"),
+        warnings[0].message.contains("bmhctl's own BMC scheme"),
         "{warnings:?}"
     );
     assert!(
-        warnings[0].contains("Unknown BMC type 'fake-hardware' for address fake-hardware://f0")
+        warnings[0]
+            .message
+            .contains("Unknown BMC type 'fake-hardware' for address fake-hardware://f0")
     );
-    assert!(warnings[1].contains("Missing BMC connection detail 'username'"));
+    assert!(
+        warnings[1]
+            .message
+            .contains("Missing BMC connection detail 'username'")
+    );
     // A malformed fake-hardware address is an error.
     let bad = host(
         &json!({"metadata": {"name": "f1"}, "spec": {"bmc": {"address": "fake-hardware://f1:99"}}}),
@@ -266,7 +272,7 @@ fn bmc_access_redacts_the_password() {
                  "credentialsName": "creds", "disableCertificateVerification": true}}
     }));
     let (access, warnings) = bmc_access(&h, &objects);
-    assert_eq!(warnings, Vec::<String>::new());
+    assert_eq!(warnings, Vec::<crate::validate::Warning>::new());
     let text = serde_json::to_string(&access.unwrap()).unwrap();
     assert!(!text.contains("s3cret-pw"), "{text}");
     let v: Value = serde_json::from_str(&text).unwrap();

@@ -320,3 +320,97 @@ fn after_a_run_the_update_rules_compare_with_the_last_spec() {
         run.stdout
     );
 }
+
+/// The warning of the example's fake-hardware host `name`, as printed.
+fn fake_warning(name: &str) -> String {
+    format!(
+        "warning: BareMetalHost default/{name}: fake-hardware:// is bmhctl's own BMC scheme \
+         (Ironic's fake-hardware driver), not BMO's: a metal3 cluster refuses it (Unknown BMC \
+         type 'fake-hardware' for address fake-hardware://{name}) [fake-hardware]\n"
+    )
+}
+
+#[test]
+fn strict_fails_on_each_warning_once_unless_its_class_is_allowed() {
+    let text = include_str!("../../hosts.example.yaml");
+    let lab = Lab::new().file("hosts.example.yaml", text);
+    let warnings: String = ["fake-0", "fake-1", "fake-2"]
+        .iter()
+        .map(|n| fake_warning(n))
+        .collect();
+    let run = lab
+        .run(&["validate", "--strict", "hosts.example.yaml"])
+        .expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "{warnings}error: 3 warnings (--strict fails on warnings; --allow-warning \
+             fake-hardware accepts them)\n"
+        )
+    );
+    let run = lab
+        .run(&[
+            "validate",
+            "--strict",
+            "--allow-warning",
+            "fake-hardware",
+            "hosts.example.yaml",
+        ])
+        .expect_code(0);
+    assert_eq!(run.stderr, warnings, "each warning is printed once");
+    // Another class is still refused: an unknown field under --validate=warn.
+    let lab = Lab::new().file(
+        "hosts.yaml",
+        &text.replacen("online: true", "online: true\n  onlin: true", 1),
+    );
+    let run = lab
+        .run(&[
+            "--validate=warn",
+            "validate",
+            "--strict",
+            "--allow-warning",
+            "fake-hardware",
+            "hosts.yaml",
+        ])
+        .expect_code(2);
+    let last = run.stderr.lines().last().unwrap_or("");
+    assert_eq!(
+        last,
+        "error: 1 warning (--strict fails on warnings; --allow-warning unknown-field accepts it)"
+    );
+    assert!(
+        run.stderr
+            .contains("spec.onlin: unknown field (did you mean online?) [unknown-field]\n"),
+        "{}",
+        run.stderr
+    );
+    lab.run(&[
+        "--validate=warn",
+        "validate",
+        "--strict",
+        "--allow-warning",
+        "fake-hardware",
+        "--allow-warning",
+        "unknown-field",
+        "hosts.yaml",
+    ])
+    .expect_code(0);
+    // An unknown class lists the classes.
+    let run = lab
+        .run(&[
+            "validate",
+            "--strict",
+            "--allow-warning",
+            "fake",
+            "hosts.yaml",
+        ])
+        .expect_code(2);
+    assert_eq!(
+        run.stderr.lines().take(2).collect::<Vec<_>>(),
+        [
+            "error: invalid value 'fake' for '--allow-warning <CLASS>'",
+            "  [possible values: unknown-field, fake-hardware, bmc-address, bmc-credentials, \
+             placeholder-password]"
+        ]
+    );
+}

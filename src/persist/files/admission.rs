@@ -30,7 +30,7 @@ pub struct HostValidation {
     pub valid: bool,
     pub errors: Vec<ValidationError>,
     /// Not admission errors: bmhctl's extensions, problems BMO finds only later (credentials).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::validate::Warning>,
     /// Whether an old spec was known, so that the update rules ran too.
     pub update_checked: bool,
     pub bmc: Option<BmcAccess>,
