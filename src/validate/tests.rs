@@ -212,6 +212,7 @@ fn aggregate_like_kubernetes() {
         field: FieldPath::new().key("spec"),
         message: m.into(),
         origin: Origin::Webhook,
+        hint: None,
     };
     assert_eq!(aggregate(&[e("a")]), "a");
     assert_eq!(aggregate(&[e("a"), e("b"), e("a")]), "[a, b]");
@@ -319,4 +320,19 @@ fn cross_namespace_uses_the_default_namespace() {
         errors[0].message,
         "baremetalhosts.metal3.io \"h\" is forbidden: metaData: cross-namespace Secret references are not allowed"
     );
+}
+
+#[test]
+fn an_unknown_bmc_type_suggests_the_closest_type_or_the_vendors_types() {
+    use super::bmc_type_suggestion as suggest;
+    assert_eq!(suggest("ipmii").as_deref(), Some("did you mean ipmi://?"));
+    assert_eq!(
+        suggest("idrak").as_deref(),
+        Some("did you mean idrac-redfish:// or idrac-virtualmedia://?")
+    );
+    assert_eq!(
+        suggest("redfsh-virtualmedia").as_deref(),
+        Some("did you mean redfish-virtualmedia://?")
+    );
+    assert_eq!(suggest("nothing-like-it"), None);
 }

@@ -14,8 +14,6 @@ pub enum WarningClass {
     BmcAddress,
     /// BMC credentials that registration will refuse (no Secret name, a missing field).
     BmcCredentials,
-    /// The placeholder password `import --from-bifrost` writes, never replaced.
-    PlaceholderPassword,
 }
 
 impl WarningClass {
@@ -25,7 +23,6 @@ impl WarningClass {
             Self::FakeHardware => "fake-hardware",
             Self::BmcAddress => "bmc-address",
             Self::BmcCredentials => "bmc-credentials",
-            Self::PlaceholderPassword => "placeholder-password",
         }
     }
 }

@@ -228,11 +228,11 @@ fn state_provisioner_and_bmc_scheme_typos_get_a_did_you_mean() {
     let lab = lab.file("scheme.yaml", &typo);
     let run = lab.run(&["validate", "scheme.yaml"]).expect_code(2);
     assert!(
-        run.stderr.contains(
-            "warning: BareMetalHost default/worker-0: spec.bmc.address: unknown BMC type \"ipmii\" (did you mean ipmi://?) [bmc-address]"
+        run.stdout.contains(
+            "spec.bmc.address: Unknown BMC type 'ipmii' for address ipmii://192.168.122.1:6233 (did you mean ipmi://?)"
         ),
         "{}",
-        run.stderr
+        run.stdout
     );
 }
 

@@ -78,7 +78,7 @@ pub fn position(inv: &Inventory, host: usize, field: &FieldPath) -> Position {
 
 /// A broken rule of host `host`, located in its file.
 pub fn diagnostic(inv: &Inventory, host: usize, e: &ValidationError) -> Diagnostic {
-    Diagnostic::new(e.message.clone())
+    Diagnostic::new(e.text())
         .at(position(inv, host, &e.field))
         .object(bmh_api::host::KIND, &inv.hosts[host].key)
         .field(e.field.to_string())
