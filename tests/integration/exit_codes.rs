@@ -1,10 +1,12 @@
 //! One exit code per kind of failure, the same in every command (the README's "Exit codes"
 //! table): each row runs the real binary with the `fixture` provisioner on temp files and states
 //! the exit code and the first line of stderr exactly. Every example of the table is a row but
-//! those that need a run to be disturbed while it runs, tested where they are built: a save that
-//! fails mid-run (`save_failures`), an edit BMO's update rules refuse or a host removed during a
-//! run (`edits_during_run`), a file changed under a verb (`verbs_beside_watch`), Ctrl-C and
-//! SIGTERM (`streams`, `save_failures`), and the internal error (70), which no input can cause.
+//! those that need a run disturbed while it runs, tested where that is built: a save that fails
+//! mid-run and a signal while saves fail (`save_failures`), an edit BMO's update rules refuse and
+//! a host removed during a run (`edits_during_run`), a file changed under a command that writes
+//! it once (the unit tests of `src/persist/files`), Ctrl-C and SIGTERM (`result_contract`).
+//! Two are not run: `delete -f`'s deletion mark on a full disk, and the internal error (70),
+//! which no input can cause.
 
 use crate::lab::{Lab, host, secret};
 
