@@ -189,7 +189,10 @@ fn examples(cmd: &str) -> Vec<&'static str> {
         ],
         "wait" => vec!["bmhctl wait --for provisioned worker-0 :: Until worker-0 is provisioned."],
         "validate" => {
-            vec!["bmhctl validate hosts.yaml :: Check the hosts against BMO's admission rules."]
+            vec![
+                "bmhctl validate hosts.yaml :: Check the hosts against BMO's admission rules.",
+                "bmhctl validate --strict --allow-warning fake-hardware hosts.yaml :: Fail on any warning but those of the fake-hardware class.",
+            ]
         }
         "plugin" => {
             vec![
@@ -198,6 +201,7 @@ fn examples(cmd: &str) -> Vec<&'static str> {
         }
         "version" => vec!["bmhctl version :: bmhctl's version and its plugin interface's."],
         "config" => vec![
+            "bmhctl config set-context lab --endpoint http://127.0.0.1:6385 --current :: Create (or change) the context lab and make it current.",
             "bmhctl config get-contexts :: The contexts of the config file, * marking the current one.",
             "bmhctl config use-context lab :: Make lab the current context.",
             "bmhctl --context prod get :: One command in another context.",
