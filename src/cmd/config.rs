@@ -95,6 +95,7 @@ pub fn run(cmd: ConfigCommand, context: Option<&str>) -> Result<()> {
     let from_env = std::env::var(crate::context::CONTEXT_VAR).ok();
     let context = context.or(from_env.as_deref()).filter(|c| !c.is_empty());
     let config = Config::load(super::options::config_file().as_deref())?;
+    config.note_old_spelling();
     match cmd {
         ConfigCommand::GetContexts { output } => {
             if config.file.contexts.is_empty() {

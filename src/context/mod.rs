@@ -70,6 +70,8 @@ pub struct Config {
     pub file: ConfigFile,
     /// The text as read (`None`: no file), so `use-context` can edit one line of it.
     pub text: Option<String>,
+    /// The file names the current context as `currentContext`, as earlier releases did.
+    pub old_spelling: bool,
 }
 
 /// `$BMHCTL_CONFIG`: the config file instead of the platform's default (as KUBECONFIG).
@@ -108,14 +110,15 @@ impl Config {
                 .map_err(|e| Error::invalid(Diagnostic::of_yaml(path, &e)))?,
             _ => ConfigFile::default(),
         };
+        let old_spelling = file.old_current_context.is_some();
         if let Some(old) = file.old_current_context.take() {
-            note_old_spelling(path);
             file.current_context.get_or_insert(old);
         }
         let config = Config {
             path: path.to_path_buf(),
             file,
             text,
+            old_spelling,
         };
         config.check()?;
         Ok(config)
@@ -127,6 +130,7 @@ impl Config {
             path: self.path.clone(),
             file: file.clone(),
             text: None,
+            old_spelling: false,
         }
         .check()
     }
@@ -406,16 +410,21 @@ fn redacted(url: &str) -> String {
     }
 }
 
-/// Says once a process that the file still spells `currentContext` as earlier releases did.
-fn note_old_spelling(path: &Path) {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        crate::eprintln_quiet!(
-            "note: {}: `{OLD_CURRENT_KEY}` is read as `{CURRENT_KEY}` (kubeconfig's spelling): \
-             rename it (bmhctl config use-context does)",
-            path.display()
-        );
-    });
+impl Config {
+    /// Says (once a process) that the file still spells `currentContext` as earlier releases
+    /// did; by the commands, not by shell completion.
+    pub fn note_old_spelling(&self) {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        if self.old_spelling {
+            ONCE.call_once(|| {
+                crate::eprintln_quiet!(
+                    "note: {}: `{OLD_CURRENT_KEY}` is read as `{CURRENT_KEY}` (kubeconfig's \
+                     spelling): rename it (bmhctl config use-context does)",
+                    self.path.display()
+                );
+            });
+        }
+    }
 }
 
 /// An endpoint the plugin will take: http(s), a host, no credentials of its own.
@@ -520,6 +529,7 @@ pub fn selected_environment(
         return Ok(BTreeMap::new());
     }
     let config = Config::read(&path)?;
+    config.note_old_spelling();
     let Some(ctx) = config.select(wanted)? else {
         return Ok(BTreeMap::new());
     };

@@ -533,6 +533,10 @@ fn the_old_current_context_spelling_is_read_with_a_note_and_use_context_renames_
         (current.stdout.as_str(), current.stderr.as_str()),
         ("local\n", note.as_str())
     );
+    // Every command says it, once.
+    let lab = lab.file("hosts.yaml", &hosts());
+    let got = run(&lab, &["get", "-f", "hosts.yaml", "-o", "name"], &[]).expect_code(0);
+    assert_eq!(got.stderr, note);
     let used = run(&lab, &["config", "use-context", "other"], &[]).expect_code(0);
     assert_eq!(
         used.stderr,
