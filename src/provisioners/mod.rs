@@ -79,6 +79,15 @@ impl Settings {
         Ok(first_holding(&self.plugin_dirs()?, &plugin_file(name)))
     }
 
+    /// An Ironic is given, by a context or the environment (its endpoint, or an `Ironic`
+    /// object's name).
+    pub fn ironic_configured(&self) -> bool {
+        ["IRONIC_ENDPOINT", "IRONIC_NAME"].iter().any(|k| {
+            let set = |v: Option<&String>| v.is_some_and(|v| !v.trim().is_empty());
+            set(self.environment.get(*k)) || set(std::env::var(k).ok().as_ref())
+        })
+    }
+
     /// BMO's `ProvisionerNamespace`: `$POD_NAMESPACE`, else `default`.
     pub fn default_namespace(&self) -> String {
         self.namespace
@@ -90,17 +99,6 @@ impl Settings {
 
 /// The provisioner of bmhctl's default, which needs an Ironic.
 pub const IRONIC: &str = "ironic";
-
-impl Settings {
-    /// An Ironic is given, by a context or the environment (its endpoint, or an `Ironic`
-    /// object's name).
-    pub fn ironic_configured(&self) -> bool {
-        ["IRONIC_ENDPOINT", "IRONIC_NAME"].iter().any(|k| {
-            let set = |v: Option<&String>| v.is_some_and(|v| !v.trim().is_empty());
-            set(self.environment.get(*k)) || set(std::env::var(k).ok().as_ref())
-        })
-    }
-}
 
 /// The ways out when no Ironic is configured, each a thing to type.
 pub fn no_ironic_hint() -> String {
