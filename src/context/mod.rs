@@ -612,6 +612,35 @@ mod tests {
     }
 
     #[test]
+    fn a_written_file_reads_back_the_same_whatever_the_values() {
+        let file = ConfigFile {
+            current_context: Some("123".into()),
+            contexts: ["123", "true", "a: b", "~", "#x", "lab"]
+                .iter()
+                .map(|n| Context {
+                    name: n.to_string(),
+                    store: Some(PathBuf::from("/srv/my store #1")),
+                    ironic_endpoint: Some("http://h:6385/v1?a=b".into()),
+                    insecure: Some(false),
+                    ..Context::default()
+                })
+                .collect(),
+            ..ConfigFile::default()
+        };
+        let (_d, c) = config(&file.to_yaml(false));
+        let read = c.unwrap().file;
+        assert_eq!(read.current_context, file.current_context);
+        assert_eq!(read.contexts, file.contexts);
+    }
+
+    #[test]
+    fn view_redacts_passwords_in_urls_only() {
+        assert_eq!(redacted("http://u:pw@h/x"), "http://u:REDACTED@h/x");
+        assert_eq!(redacted("http://h/a@b"), "http://h/a@b");
+        assert_eq!(redacted("http://h:6385"), "http://h:6385");
+    }
+
+    #[test]
     fn userinfo_is_percent_encoded() {
         let creds = Credentials::new("ad min", "p@ss:w/rd");
         assert_eq!(
