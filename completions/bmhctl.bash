@@ -100,6 +100,9 @@ _bmhctl() {
             bmhctl__subcmd__config,current-context)
                 cmd="bmhctl__subcmd__config__subcmd__current__subcmd__context"
                 ;;
+            bmhctl__subcmd__config,delete-context)
+                cmd="bmhctl__subcmd__config__subcmd__delete__subcmd__context"
+                ;;
             bmhctl__subcmd__config,get-contexts)
                 cmd="bmhctl__subcmd__config__subcmd__get__subcmd__contexts"
                 ;;
@@ -109,11 +112,23 @@ _bmhctl() {
             bmhctl__subcmd__config,path)
                 cmd="bmhctl__subcmd__config__subcmd__path"
                 ;;
+            bmhctl__subcmd__config,rename-context)
+                cmd="bmhctl__subcmd__config__subcmd__rename__subcmd__context"
+                ;;
+            bmhctl__subcmd__config,set-context)
+                cmd="bmhctl__subcmd__config__subcmd__set__subcmd__context"
+                ;;
             bmhctl__subcmd__config,use-context)
                 cmd="bmhctl__subcmd__config__subcmd__use__subcmd__context"
                 ;;
+            bmhctl__subcmd__config,view)
+                cmd="bmhctl__subcmd__config__subcmd__view"
+                ;;
             bmhctl__subcmd__config__subcmd__help,current-context)
                 cmd="bmhctl__subcmd__config__subcmd__help__subcmd__current__subcmd__context"
+                ;;
+            bmhctl__subcmd__config__subcmd__help,delete-context)
+                cmd="bmhctl__subcmd__config__subcmd__help__subcmd__delete__subcmd__context"
                 ;;
             bmhctl__subcmd__config__subcmd__help,get-contexts)
                 cmd="bmhctl__subcmd__config__subcmd__help__subcmd__get__subcmd__contexts"
@@ -124,8 +139,17 @@ _bmhctl() {
             bmhctl__subcmd__config__subcmd__help,path)
                 cmd="bmhctl__subcmd__config__subcmd__help__subcmd__path"
                 ;;
+            bmhctl__subcmd__config__subcmd__help,rename-context)
+                cmd="bmhctl__subcmd__config__subcmd__help__subcmd__rename__subcmd__context"
+                ;;
+            bmhctl__subcmd__config__subcmd__help,set-context)
+                cmd="bmhctl__subcmd__config__subcmd__help__subcmd__set__subcmd__context"
+                ;;
             bmhctl__subcmd__config__subcmd__help,use-context)
                 cmd="bmhctl__subcmd__config__subcmd__help__subcmd__use__subcmd__context"
+                ;;
+            bmhctl__subcmd__config__subcmd__help,view)
+                cmd="bmhctl__subcmd__config__subcmd__help__subcmd__view"
                 ;;
             bmhctl__subcmd__help,apply)
                 cmd="bmhctl__subcmd__help__subcmd__apply"
@@ -211,14 +235,26 @@ _bmhctl() {
             bmhctl__subcmd__help__subcmd__config,current-context)
                 cmd="bmhctl__subcmd__help__subcmd__config__subcmd__current__subcmd__context"
                 ;;
+            bmhctl__subcmd__help__subcmd__config,delete-context)
+                cmd="bmhctl__subcmd__help__subcmd__config__subcmd__delete__subcmd__context"
+                ;;
             bmhctl__subcmd__help__subcmd__config,get-contexts)
                 cmd="bmhctl__subcmd__help__subcmd__config__subcmd__get__subcmd__contexts"
                 ;;
             bmhctl__subcmd__help__subcmd__config,path)
                 cmd="bmhctl__subcmd__help__subcmd__config__subcmd__path"
                 ;;
+            bmhctl__subcmd__help__subcmd__config,rename-context)
+                cmd="bmhctl__subcmd__help__subcmd__config__subcmd__rename__subcmd__context"
+                ;;
+            bmhctl__subcmd__help__subcmd__config,set-context)
+                cmd="bmhctl__subcmd__help__subcmd__config__subcmd__set__subcmd__context"
+                ;;
             bmhctl__subcmd__help__subcmd__config,use-context)
                 cmd="bmhctl__subcmd__help__subcmd__config__subcmd__use__subcmd__context"
+                ;;
+            bmhctl__subcmd__help__subcmd__config,view)
+                cmd="bmhctl__subcmd__help__subcmd__config__subcmd__view"
                 ;;
             bmhctl__subcmd__help__subcmd__plugin,check)
                 cmd="bmhctl__subcmd__help__subcmd__plugin__subcmd__check"
@@ -451,7 +487,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__config)
-            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help get-contexts current-context use-context path help"
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help get-contexts current-context use-context path set-context view delete-context rename-context help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -481,6 +517,36 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__config__subcmd__current__subcmd__context)
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__delete__subcmd__context)
             opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -549,7 +615,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__config__subcmd__help)
-            opts="get-contexts current-context use-context path help"
+            opts="get-contexts current-context use-context path set-context view delete-context rename-context help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -563,6 +629,20 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__config__subcmd__help__subcmd__current__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__help__subcmd__delete__subcmd__context)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -618,7 +698,49 @@ _bmhctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bmhctl__subcmd__config__subcmd__help__subcmd__rename__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__help__subcmd__set__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bmhctl__subcmd__config__subcmd__help__subcmd__use__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__help__subcmd__view)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -662,7 +784,145 @@ _bmhctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bmhctl__subcmd__config__subcmd__rename__subcmd__context)
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__set__subcmd__context)
+            opts="-v -q -h --ironic-endpoint --endpoint --credentials-file --ca-file --client-cert-file --client-key-file --insecure --deploy-kernel-url --deploy-ramdisk-url --deploy-iso-url --provisioner --store --current --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ironic-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --credentials-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-cert-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --insecure)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --deploy-kernel-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --deploy-ramdisk-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --deploy-iso-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provisioner)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bmhctl__subcmd__config__subcmd__use__subcmd__context)
+            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --validate)
+                    COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -W "auto plain none" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__config__subcmd__view)
             opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1235,7 +1495,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help__subcmd__config)
-            opts="get-contexts current-context use-context path"
+            opts="get-contexts current-context use-context path set-context view delete-context rename-context"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1249,6 +1509,20 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__help__subcmd__config__subcmd__current__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__config__subcmd__delete__subcmd__context)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1290,7 +1564,49 @@ _bmhctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bmhctl__subcmd__help__subcmd__config__subcmd__rename__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__config__subcmd__set__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bmhctl__subcmd__help__subcmd__config__subcmd__use__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bmhctl__subcmd__help__subcmd__config__subcmd__view)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2669,7 +2985,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__validate)
-            opts="-o -f -v -q -h --output --strict --filename --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            opts="-o -f -v -q -h --output --strict --allow-warning --filename --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2681,6 +2997,10 @@ _bmhctl() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow-warning)
+                    COMPREPLY=($(compgen -W "unknown-field fake-hardware bmc-address bmc-credentials" -- "${cur}"))
                     return 0
                     ;;
                 --filename)

@@ -60,7 +60,7 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "resume" -d 'Reconcile
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "retry" -d 'Retry hosts now instead of after their backoff wait (their error counts are kept)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "plugin" -d 'Inspect provisioner plugins'
-complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "config" -d 'Show and switch the contexts of the config file ($BMHCTL_CONFIG, else ~/.config/bmhctl/config.yaml)'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "config" -d 'Show, write and switch the contexts of the config file ($BMHCTL_CONFIG, else ~/.config/bmhctl/config.yaml)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "import" -d 'Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they are by the next run) or of a bifrost inventory'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
@@ -563,6 +563,10 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -l skip-unknown-kin
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand retry" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s o -l output -d 'How to show the result: a table for people, or JSON (per host: errors, warnings and the resolved BMC access, passwords redacted)' -r -f -a "table\t''
 json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l allow-warning -d 'With --strict, accept the warnings of CLASS (each warning ends with its class in brackets); repeatable' -r -f -a "unknown-field\t'A field bmhctl does not know, kept under `--validate=warn` or under `status:`'
+fake-hardware\t'A `fake-hardware://` address: bmhctl\'s own scheme, which a metal3 cluster refuses'
+bmc-address\t'A BMC address BMO accepts but that cannot reach a BMC, or a mistyped scheme'
+bmc-credentials\t'BMC credentials that registration will refuse (no Secret name, a missing field)'"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -s f -l filename -d 'YAML files, or directories of them (as the FILE|DIR arguments; `-` is standard input)' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand validate" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
@@ -623,24 +627,28 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "check" -d 'Open a plugin as the loader does, run its host configure and factory, and report'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "list" -d 'The plugins of the plugin directories, with their names and versions'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
 plain\t''
 none\t''"
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
 json\t''"
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -s q -l quiet -d 'Only errors and the final result'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -s h -l help -d 'Print help'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "get-contexts" -d 'List the contexts of the config file; `*` marks the current one'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "current-context" -d 'Print the name of the current context'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "use-context" -d 'Make NAME the current context (written into the config file)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "path" -d 'Print where the config file is (`$BMHCTL_CONFIG`, else the platform\'s config directory)'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -f -a "get-contexts" -d 'List the contexts of the config file; `*` marks the current one'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -f -a "current-context" -d 'Print the name of the current context'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -f -a "use-context" -d 'Make NAME the current context (written into the config file)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -f -a "path" -d 'Print where the config file is (`$BMHCTL_CONFIG`, else the platform\'s config directory)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -f -a "set-context" -d 'Create the context NAME, or change the fields given (an empty value removes one)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -f -a "view" -d 'Print the config file as bmhctl reads it, passwords in URLs as REDACTED'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -f -a "delete-context" -d 'Remove the context NAME from the config file'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -f -a "rename-context" -d 'Rename the context OLD to NEW (and the current context with it)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and not __fish_seen_subcommand_from get-contexts current-context use-context path set-context view delete-context rename-context help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -s o -l output -d '`table`, or `name`: the names alone, one a line' -r -f -a "table\t''
 name\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from get-contexts" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
@@ -695,10 +703,79 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l endpoint -l ironic-endpoint -d 'Ironic\'s API (`IRONIC_ENDPOINT`); credentials go in --credentials-file' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l credentials-file -d 'HTTP basic credentials for the endpoint (YAML or a Secret), mode 0600' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l ca-file -d 'CA bundle (`IRONIC_CACERT_FILE`)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l client-cert-file -d 'mTLS client certificate (`IRONIC_CLIENT_CERT_FILE`)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l client-key-file -d 'mTLS client key (`IRONIC_CLIENT_PRIVATE_KEY_FILE`)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l insecure -d 'Skip TLS verification (`IRONIC_INSECURE`); `--insecure=false` turns it off' -r -f -a "true\t''
+false\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l deploy-kernel-url -d '`DEPLOY_KERNEL_URL`' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l deploy-ramdisk-url -d '`DEPLOY_RAMDISK_URL`' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l deploy-iso-url -d '`DEPLOY_ISO_URL`' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l provisioner -d 'The provisioner (`--provisioner` of the commands run in the context)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l store -d 'The store (`--store` of the commands run in the context)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l current -d 'Make it the current context too'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from set-context" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from view" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from view" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from view" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from view" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from view" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from view" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from view" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from view" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from delete-context" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from delete-context" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from delete-context" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from delete-context" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from delete-context" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from delete-context" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from delete-context" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from delete-context" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from rename-context" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
+warn\t''
+ignore\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from rename-context" -l progress -d 'Progress on stderr while hosts are driven: `auto` draws bars on a terminal that can show them and prints timestamped lines otherwise (a pipe, `CI=true`, `TERM=dumb`), `plain` always prints the lines, `none` prints nothing but errors' -r -f -a "auto\t''
+plain\t''
+none\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from rename-context" -l log-format -d 'The format of log messages on stderr (-v, -vv, BMHCTL_LOG): `text`, coloured on a terminal unless NO_COLOR is set, or `json`, one object a line' -r -f -a "text\t''
+json\t''"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from rename-context" -l context -d 'The context of the config file to use (endpoint, credentials, deploy images, provisioner, store) instead of its current one (or $BMHCTL_CONTEXT)' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from rename-context" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from rename-context" -s q -l quiet -d 'Only errors and the final result'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from rename-context" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from rename-context" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "get-contexts" -d 'List the contexts of the config file; `*` marks the current one'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "current-context" -d 'Print the name of the current context'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "use-context" -d 'Make NAME the current context (written into the config file)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print where the config file is (`$BMHCTL_CONFIG`, else the platform\'s config directory)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "set-context" -d 'Create the context NAME, or change the fields given (an empty value removes one)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "view" -d 'Print the config file as bmhctl reads it, passwords in URLs as REDACTED'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "delete-context" -d 'Remove the context NAME from the config file'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "rename-context" -d 'Rename the context OLD to NEW (and the current context with it)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l from-bifrost -d 'Read a bifrost inventory (JSON or YAML: node name -> uuid, driver, driver_info, nics)' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s l -l selector -d 'Only nodes whose generated labels match (kubectl syntax), e.g. `ironic.driver=redfish,ironic.state=active`' -r
@@ -766,7 +843,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "retry" -d 'Retry hosts now instead of after their backoff wait (their error counts are kept)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "validate" -d 'Check hosts against BMO\'s admission rules (CRD schema and validating webhook)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "plugin" -d 'Inspect provisioner plugins'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "config" -d 'Show and switch the contexts of the config file ($BMHCTL_CONFIG, else ~/.config/bmhctl/config.yaml)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "config" -d 'Show, write and switch the contexts of the config file ($BMHCTL_CONFIG, else ~/.config/bmhctl/config.yaml)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "import" -d 'Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they are by the next run) or of a bifrost inventory'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
@@ -779,3 +856,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subc
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "current-context" -d 'Print the name of the current context'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "use-context" -d 'Make NAME the current context (written into the config file)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print where the config file is (`$BMHCTL_CONFIG`, else the platform\'s config directory)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set-context" -d 'Create the context NAME, or change the fields given (an empty value removes one)'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "view" -d 'Print the config file as bmhctl reads it, passwords in URLs as REDACTED'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "delete-context" -d 'Remove the context NAME from the config file'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "rename-context" -d 'Rename the context OLD to NEW (and the current context with it)'

@@ -32,8 +32,9 @@ pub enum Error {
         name: String,
         /// What the loader met (its `LoadError`: this error type names nothing above it).
         reason: Cause,
-        /// What to try, when the plugin file is missing (` (set ...)`), else empty.
-        hint: &'static str,
+        /// What to try (` (set ...)`) when the plugin file is missing or it has no Ironic to
+        /// use, else empty.
+        hint: String,
     },
     /// The command ran, but its goal was not met. Exit 1.
     #[error(transparent)]
@@ -192,7 +193,7 @@ mod tests {
                 Error::Provisioner {
                     name: "demo".into(),
                     reason: "plugin demo-provisioner.so has plugin ABI 999".into(),
-                    hint: "",
+                    hint: String::new(),
                 },
                 4,
             ),

@@ -85,7 +85,7 @@ fn sections(cmd: &str) -> String {
             "NOTIFY_SOCKET, WATCHDOG_USEC :: Set by systemd for a Type=notify service: watch sends READY=1, WATCHDOG=1 (at least every half of WATCHDOG_USEC), STATUS= and STOPPING=1 there.",
             "JOURNAL_STREAM :: Set by systemd: while standard error (or output) is that stream, each line carries its syslog priority (<3> for errors) and no time of its own.",
             "BMHCTL_CONFIG :: The config file of the contexts (default ~/.config/bmhctl/config.yaml).",
-            "BMHCTL_CONTEXT :: The context to use when --context is not given (default: the file's currentContext). A context sets IRONIC_ENDPOINT, its credentials, CA and client certificate, DEPLOY_* URLs, BMHCTL_PROVISIONER and BMHCTL_STORE; each variable set in the environment wins over it.",
+            "BMHCTL_CONTEXT :: The context to use when --context is not given (default: the file's current-context). A context sets IRONIC_ENDPOINT, its credentials, CA and client certificate, DEPLOY_* URLs, BMHCTL_PROVISIONER and BMHCTL_STORE; each variable set in the environment wins over it.",
             "COMPLETE :: bash, zsh, fish, elvish or powershell: print the script of the completions that know the data (source <(COMPLETE=bash bmhctl)).",
         ],
     ));
@@ -193,7 +193,10 @@ fn examples(cmd: &str) -> Vec<&'static str> {
             "bmhctl wait --for=jsonpath='{.status.provisioning.state}'=available bmh/spare-0 :: Until a field of the host has a value.",
         ],
         "validate" => {
-            vec!["bmhctl validate hosts.yaml :: Check the hosts against BMO's admission rules."]
+            vec![
+                "bmhctl validate hosts.yaml :: Check the hosts against BMO's admission rules.",
+                "bmhctl validate --strict --allow-warning fake-hardware hosts.yaml :: Fail on any warning but those of the fake-hardware class.",
+            ]
         }
         "plugin" => {
             vec![
@@ -202,6 +205,7 @@ fn examples(cmd: &str) -> Vec<&'static str> {
         }
         "version" => vec!["bmhctl version :: bmhctl's version and its plugin interface's."],
         "config" => vec![
+            "bmhctl config set-context lab --endpoint http://127.0.0.1:6385 --current :: Create (or change) the context lab and make it current.",
             "bmhctl config get-contexts :: The contexts of the config file, * marking the current one.",
             "bmhctl config use-context lab :: Make lab the current context.",
             "bmhctl --context prod get :: One command in another context.",

@@ -154,7 +154,7 @@ pub enum Command {
     /// Inspect provisioner plugins.
     #[command(subcommand)]
     Plugin(plugin::PluginCommand),
-    /// Show and switch the contexts of the config file ($BMHCTL_CONFIG, else
+    /// Show, write and switch the contexts of the config file ($BMHCTL_CONFIG, else
     /// ~/.config/bmhctl/config.yaml).
     #[command(subcommand)]
     Config(config::ConfigCommand),

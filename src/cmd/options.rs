@@ -57,7 +57,7 @@ impl Environment {
 
 /// `$BMHCTL_CONFIG`: the config file instead of the platform's default (as KUBECONFIG).
 pub fn config_file() -> Option<PathBuf> {
-    std::env::var_os(crate::context::CONFIG_VAR).map(PathBuf::from)
+    crate::context::config_file()
 }
 
 /// The variables of the context a command runs in, less those the user set.

@@ -4,7 +4,7 @@ use super::options::Place;
 use super::output::{self, API_VERSION};
 use super::{ResultFormat, SourceArgs};
 use crate::clock::{Clock, SystemClock, format_time};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::machine::MachineConfig;
 use crate::plan::{HostPlan, Live, Planner};
 use crate::record::HostRecord;
@@ -109,25 +109,41 @@ fn run(
     provisioners: &crate::provisioners::Settings,
 ) -> Result<()> {
     super::options::missing_inputs(name, place.paths())?;
-    // BMO's timing: nothing asks the provisioner which hosts are due.
-    let provisioner = crate::provisioners::resolve(
+    // BMO's timing: nothing asks the provisioner which hosts are due. A provisioner that cannot
+    // be loaded (no plugin, no Ironic configured) leaves the plan to the status and spec.
+    let provisioner = match crate::provisioners::resolve(
         name,
         crate::provisioners::Asked::Nothing,
         input,
         provisioners,
-    )?;
-    let (records, objects) =
-        crate::persist::to_drive::snapshot(&place, &selection, &provisioner.load_options)?;
-    provisioner.set_objects(objects.clone());
+    ) {
+        Ok(p) => Some(p),
+        Err(e @ Error::Provisioner { .. }) => {
+            crate::eprintln_quiet!("warning: {e}; planning from the hosts' status and spec alone");
+            None
+        }
+        Err(e) => return Err(e),
+    };
+    let load_options = match &provisioner {
+        Some(p) => p.load_options.clone(),
+        None => crate::persist::LoadOptions::with_input(input),
+    };
+    let (records, objects) = crate::persist::to_drive::snapshot(&place, &selection, &load_options)?;
     let fixture = name == crate::provisioners::fixture::NAME;
-    let probe = || provisioner.factory.probe().map(drop);
-    let reachable = if fixture { Ok(()) } else { probe() }.map_err(|e| {
-        crate::eprintln_quiet!(
-            "warning: the provisioner could not be reached ({e}); planning from the \
-             hosts' status alone"
-        );
-        e.to_string()
-    });
+    let reachable = match &provisioner {
+        None => Err("the provisioner could not be loaded".to_string()),
+        Some(_) if fixture => Ok(()),
+        Some(p) => {
+            p.set_objects(objects.clone());
+            p.factory.probe().map(drop).map_err(|e| {
+                crate::eprintln_quiet!(
+                    "warning: the provisioner could not be reached ({e}); planning from the \
+                     hosts' status alone"
+                );
+                e.to_string()
+            })
+        }
+    };
     let machine = MachineConfig {
         max_provisioning_retries: i64::from(max_provisioning_retries),
         ..MachineConfig::default()
@@ -136,8 +152,6 @@ fn run(
         objects: objects.as_ref(),
         machine: &machine,
         fixture,
-        // Ironic's automated cleaning runs when a node is made available for a deployment.
-        cleans_before_deploy: name == "ironic",
     };
     let now = format_time(SystemClock.now());
     let plans: Vec<HostPlan> = records
@@ -145,7 +159,10 @@ fn run(
         .map(|mut rec| {
             let live = match &reachable {
                 _ if fixture => Live::NotAsked,
-                Ok(()) => crate::plan::seed::ask(provisioner.factory.as_ref(), &rec),
+                Ok(()) => match &provisioner {
+                    Some(p) => crate::plan::seed::ask(p.factory.as_ref(), &rec),
+                    None => Live::NotAsked,
+                },
                 Err(_) if rec.status().provisioning.id.is_empty() => Live::NotAsked,
                 Err(e) => Live::Failed(e.clone()),
             };

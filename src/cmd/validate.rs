@@ -5,6 +5,7 @@ use super::{ResultFormat, Verbosity};
 use crate::error::{Error, Result};
 use crate::persist::files::admission::{self, HostValidation};
 use crate::persist::files::inventory::{self, LoadMode};
+use crate::validate::WarningClass;
 use clap::Args;
 use comfy_table::{Table, presets::NOTHING};
 use std::path::PathBuf;
@@ -19,6 +20,15 @@ pub struct ValidateArgs {
     /// `status:`, BMC addresses BMO accepts but that cannot work, the admission warnings.
     #[arg(long)]
     pub strict: bool,
+    /// With --strict, accept the warnings of CLASS (each warning ends with its class in
+    /// brackets); repeatable.
+    #[arg(
+        long = "allow-warning",
+        value_enum,
+        value_name = "CLASS",
+        requires = "strict"
+    )]
+    pub allow_warning: Vec<WarningClass>,
     /// YAML files, or directories of them (as the FILE|DIR arguments; `-` is standard input).
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR", id = "files")]
     pub files: Vec<PathBuf>,
@@ -99,11 +109,25 @@ pub fn validate(
             reports.len()
         )));
     }
-    let warnings = inv.warnings.len() + reports.iter().map(|r| r.warnings.len()).sum::<usize>();
-    if args.strict && warnings > 0 {
+    // Every warning's class: the files' unknown fields, then each host's.
+    let classes = std::iter::repeat_n(WarningClass::UnknownField, inv.warnings.len()).chain(
+        reports
+            .iter()
+            .flat_map(|r| r.warnings.iter().map(|w| w.class)),
+    );
+    let refused: Vec<WarningClass> = classes
+        .filter(|c| !args.allow_warning.contains(c))
+        .collect();
+    if args.strict && !refused.is_empty() {
+        let mut names: Vec<&str> = refused.iter().map(|c| c.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let n = refused.len();
         return Err(Error::invalid(format!(
-            "{warnings} warning{} (--strict fails on warnings)",
-            if warnings == 1 { "" } else { "s" }
+            "{n} warning{} (--strict fails on warnings; --allow-warning {} accepts {})",
+            if n == 1 { "" } else { "s" },
+            names.join(" --allow-warning "),
+            if n == 1 { "it" } else { "them" }
         )));
     }
     Ok(())

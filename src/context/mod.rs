@@ -18,9 +18,18 @@ pub const CONTEXT_VAR: &str = "BMHCTL_CONTEXT";
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct ConfigFile {
+    /// kubeconfig's spelling.
+    #[serde(rename = "current-context")]
     pub current_context: Option<String>,
+    /// The spelling of earlier releases, still read (`current-context` wins).
+    #[serde(rename = "currentContext")]
+    pub old_current_context: Option<String>,
     pub contexts: Vec<Context>,
 }
+
+/// The key of the current context, as written.
+const CURRENT_KEY: &str = "current-context";
+const OLD_CURRENT_KEY: &str = "currentContext";
 
 /// One context; relative paths are relative to the config file's directory.
 #[derive(Debug, Default, Clone, Deserialize, PartialEq, Eq)]
@@ -61,6 +70,13 @@ pub struct Config {
     pub file: ConfigFile,
     /// The text as read (`None`: no file), so `use-context` can edit one line of it.
     pub text: Option<String>,
+    /// The file names the current context as `currentContext`, as earlier releases did.
+    pub old_spelling: bool,
+}
+
+/// `$BMHCTL_CONFIG`: the config file instead of the platform's default (as KUBECONFIG).
+pub fn config_file() -> Option<PathBuf> {
+    std::env::var_os(CONFIG_VAR).map(PathBuf::from)
 }
 
 /// Where the config file is: `$BMHCTL_CONFIG`, else `config.yaml` in the config directory.
@@ -89,18 +105,34 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(Error::io(path, e)),
         };
-        let file: ConfigFile = match text.as_deref() {
+        let mut file: ConfigFile = match text.as_deref() {
             Some(t) if !t.trim().is_empty() => serde_saphyr::from_str(t)
                 .map_err(|e| Error::invalid(Diagnostic::of_yaml(path, &e)))?,
             _ => ConfigFile::default(),
         };
+        let old_spelling = file.old_current_context.is_some();
+        if let Some(old) = file.old_current_context.take() {
+            file.current_context.get_or_insert(old);
+        }
         let config = Config {
             path: path.to_path_buf(),
             file,
             text,
+            old_spelling,
         };
         config.check()?;
         Ok(config)
+    }
+
+    /// Refuses `file` as [`Config::read`] would refuse it once written.
+    pub fn checked(&self, file: &ConfigFile) -> Result<()> {
+        Config {
+            path: self.path.clone(),
+            file: file.clone(),
+            text: None,
+            old_spelling: false,
+        }
+        .check()
     }
 
     fn check(&self) -> Result<()> {
@@ -134,13 +166,15 @@ impl Config {
             && !cur.is_empty()
             && self.context(cur).is_none()
         {
+            let key = self.current_key();
             problems.push(
                 Diagnostic::new(format!(
-                    "currentContext {cur:?} names no context of the file{}",
-                    self.known_hint()
+                    "{key} {cur:?} names no context of the file{}{}",
+                    self.known_hint(),
+                    self.did_you_mean(cur)
                 ))
-                .at(self.position_of("currentContext"))
-                .field("currentContext"),
+                .at(self.position_of(key))
+                .field(key),
             );
         }
         Error::invalid_if_any(problems)
@@ -162,6 +196,42 @@ impl Config {
         self.file.contexts.iter().find(|c| c.name == name)
     }
 
+    /// The key naming the current context in the file's text (the old one if only it is there).
+    fn current_key(&self) -> &'static str {
+        let text = self.text.as_deref().unwrap_or("");
+        if !text.lines().any(|l| l.starts_with(CURRENT_KEY))
+            && text.lines().any(|l| l.starts_with(OLD_CURRENT_KEY))
+        {
+            OLD_CURRENT_KEY
+        } else {
+            CURRENT_KEY
+        }
+    }
+
+    /// `; did you mean X?` for a context name the file lacks, when one is close.
+    pub fn did_you_mean(&self, name: &str) -> String {
+        crate::diagnostic::did_you_mean(name, self.file.contexts.iter().map(|c| c.name.as_str()))
+            .map(|m| format!("; did you mean {m}?"))
+            .unwrap_or_default()
+    }
+
+    /// The context `name`, which must exist (exit 2 naming the file, its contexts and the
+    /// closest name).
+    pub fn existing(&self, name: &str) -> Result<&Context> {
+        self.context(name).ok_or_else(|| {
+            Error::Usage(format!(
+                "no context {name:?} in {}{}{}",
+                self.path.display(),
+                if self.text.is_none() {
+                    " (the file does not exist)".to_string()
+                } else {
+                    self.known_hint()
+                },
+                self.did_you_mean(name)
+            ))
+        })
+    }
+
     fn known_hint(&self) -> String {
         if self.file.contexts.is_empty() {
             format!(" (it defines no context: {})", self.path.display())
@@ -174,24 +244,7 @@ impl Config {
     /// The context a command runs in: `wanted`, else the file's current one, else none.
     pub fn select(&self, wanted: Option<&str>) -> Result<Option<&Context>> {
         match wanted.filter(|w| !w.is_empty()) {
-            Some(name) => self.context(name).map(Some).ok_or_else(|| {
-                let mut msg = format!(
-                    "no context {name:?} in {}{}",
-                    self.path.display(),
-                    if self.text.is_none() {
-                        " (the file does not exist)".to_string()
-                    } else {
-                        self.known_hint()
-                    }
-                );
-                if let Some(m) = crate::diagnostic::did_you_mean(
-                    name,
-                    self.file.contexts.iter().map(|c| c.name.as_str()),
-                ) {
-                    msg.push_str(&format!("; did you mean {m}?"));
-                }
-                Error::Usage(msg)
-            }),
+            Some(name) => self.existing(name).map(Some),
             None => Ok(self
                 .file
                 .current_context
@@ -245,13 +298,18 @@ impl Config {
         Ok(unset.filter_map(|(k, v)| Some((k, v?))).collect())
     }
 
-    /// Writes the file with `currentContext` set to `name`, everything else kept.
+    /// Writes the file with `current-context` set to `name`, everything else kept (the old
+    /// `currentContext` line is replaced by it).
     pub fn use_context(&self, name: &str) -> Result<()> {
-        self.select(Some(name))?;
+        self.existing(name)?;
         let text = self.text.clone().unwrap_or_default();
-        let line = format!("currentContext: {}", yaml_scalar(name));
+        let line = format!("{CURRENT_KEY}: {}", yaml_scalar(name));
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        match lines.iter().position(|l| l.starts_with("currentContext:")) {
+        let is_current = |l: &String| {
+            l.starts_with(&format!("{CURRENT_KEY}:"))
+                || l.starts_with(&format!("{OLD_CURRENT_KEY}:"))
+        };
+        match lines.iter().position(is_current) {
             Some(i) => lines[i] = line,
             None => {
                 // After a leading `---` or comments, before the first key.
@@ -262,7 +320,110 @@ impl Config {
                 lines.insert(at, line);
             }
         }
+        lines.retain(|l| !l.starts_with(&format!("{OLD_CURRENT_KEY}:")));
         write_atomically(&self.path, &(lines.join("\n") + "\n"))
+    }
+
+    /// Writes `file` in place of the file's contents: its leading comments are kept, any other
+    /// comment is not (said on stderr).
+    pub fn save(&self, file: &ConfigFile) -> Result<()> {
+        let text = self.text.as_deref().unwrap_or("");
+        let header: Vec<&str> = text
+            .lines()
+            .take_while(|l| l.starts_with('#') || l.trim().is_empty())
+            .collect();
+        let dropped = text.lines().skip(header.len()).any(|l| {
+            let t = l.trim_start();
+            t.starts_with('#') || l.contains(" #")
+        });
+        if dropped {
+            crate::eprintln_quiet!(
+                "note: {}: comments below the first key are not kept when bmhctl rewrites the file",
+                self.path.display()
+            );
+        }
+        let mut out: String = header.iter().map(|l| format!("{l}\n")).collect();
+        out.push_str(&file.to_yaml(false));
+        write_atomically(&self.path, &out)
+    }
+}
+
+impl ConfigFile {
+    /// The file as YAML, in its fields' order; with `redact`, passwords in URLs as `REDACTED`.
+    pub fn to_yaml(&self, redact: bool) -> String {
+        let mut out = String::new();
+        if let Some(c) = &self.current_context {
+            out.push_str(&format!("{CURRENT_KEY}: {}\n", yaml_scalar(c)));
+        }
+        if self.contexts.is_empty() {
+            out.push_str("contexts: []\n");
+        } else {
+            out.push_str("contexts:\n");
+        }
+        for c in &self.contexts {
+            let url = |u: &Option<String>| {
+                u.as_deref()
+                    .map(|u| if redact { redacted(u) } else { u.to_string() })
+            };
+            let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+            let fields = [
+                ("ironicEndpoint", url(&c.ironic_endpoint)),
+                ("credentialsFile", path(&c.credentials_file)),
+                ("caFile", path(&c.ca_file)),
+                ("clientCertFile", path(&c.client_cert_file)),
+                ("clientKeyFile", path(&c.client_key_file)),
+                ("insecure", c.insecure.map(|b| b.to_string())),
+                ("deployKernelURL", url(&c.deploy_kernel_url)),
+                ("deployRamdiskURL", url(&c.deploy_ramdisk_url)),
+                ("deployISOURL", url(&c.deploy_iso_url)),
+                ("provisioner", c.provisioner.clone()),
+                ("store", path(&c.store)),
+            ];
+            out.push_str(&format!("- name: {}\n", yaml_scalar(&c.name)));
+            for (key, value) in fields {
+                if let Some(v) = value {
+                    let v = if key == "insecure" {
+                        v
+                    } else {
+                        yaml_scalar(&v)
+                    };
+                    out.push_str(&format!("  {key}: {v}\n"));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `url` with the password of its userinfo (if any) as `REDACTED`.
+fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => {
+            let user = rest[..at].split(':').next().unwrap_or("");
+            format!("{scheme}://{user}:REDACTED{}", &rest[at..])
+        }
+        None => url.to_string(),
+    }
+}
+
+impl Config {
+    /// Says (once a process) that the file still spells `currentContext` as earlier releases
+    /// did; by the commands, not by shell completion.
+    pub fn note_old_spelling(&self) {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        if self.old_spelling {
+            ONCE.call_once(|| {
+                crate::eprintln_quiet!(
+                    "note: {}: `{OLD_CURRENT_KEY}` is read as `{CURRENT_KEY}` (kubeconfig's \
+                     spelling): rename it (bmhctl config use-context does)",
+                    self.path.display()
+                );
+            });
+        }
     }
 }
 
@@ -306,30 +467,43 @@ fn percent_encode(s: &str) -> String {
         .collect()
 }
 
-/// A context name as a YAML scalar: plain when it can be, else double-quoted.
+/// A value as a YAML scalar: plain when it reads back as the same string, else double-quoted.
 fn yaml_scalar(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-        && !matches!(s, "true" | "false" | "null" | "yes" | "no" | "on" | "off")
-    {
+    let safe = |c: char| {
+        c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                '-' | '_' | '.' | '/' | ':' | '~' | '@' | '%' | '+' | '=' | '?' | '&'
+            )
+    };
+    let plain = s
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '/' || c == '.' || c == '~')
+        && s.chars().all(safe)
+        && s != "~"
+        && !s.ends_with(':')
+        && s.parse::<f64>().is_err()
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | ".inf" | ".nan"
+        );
+    if plain {
         s.to_string()
     } else {
         serde_json::to_string(s).unwrap_or_default()
     }
 }
 
+/// Replaces the file atomically; a new file is made private (0600), an existing one keeps its
+/// mode.
 fn write_atomically(path: &Path, text: &str) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    let tmp = path.with_extension("yaml.tmp");
-    std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
-    // Keep the mode the user gave the file.
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(&tmp, meta.permissions());
-    }
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    let new = !path.exists();
+    crate::persist::atomic::write_atomic_mode(path, text.as_bytes(), new.then_some(0o600))
+        .map_err(|e| Error::io(path, e))
 }
 
 /// The variables of the selected context (none without one), less those `set` says are set.
@@ -355,6 +529,7 @@ pub fn selected_environment(
         return Ok(BTreeMap::new());
     }
     let config = Config::read(&path)?;
+    config.note_old_spelling();
     let Some(ctx) = config.select(wanted)? else {
         return Ok(BTreeMap::new());
     };
@@ -384,9 +559,9 @@ mod tests {
 
     #[test]
     fn a_current_context_must_exist_and_names_must_be_unique() {
-        let (_d, c) = config("currentContext: prod\ncontexts:\n- name: lab\n- name: lab\n");
+        let (_d, c) = config("current-context: prod\ncontexts:\n- name: lab\n- name: lab\n");
         let e = c.unwrap_err().to_string();
-        assert!(e.contains("config.yaml:1:1: currentContext"), "{e}");
+        assert!(e.contains("config.yaml:1:1: current-context"), "{e}");
         assert!(e.contains("\"prod\" names no context"), "{e}");
         assert!(e.contains("context \"lab\" is defined twice"), "{e}");
     }
@@ -427,13 +602,42 @@ mod tests {
         let text = std::fs::read_to_string(&c.path).unwrap();
         assert_eq!(
             text,
-            "# mine\ncurrentContext: b\ncontexts:\n- name: a\n- name: b\n"
+            "# mine\ncurrent-context: b\ncontexts:\n- name: a\n- name: b\n"
         );
         let c = Config::read(&c.path).unwrap();
         c.use_context("a").unwrap();
         let text = std::fs::read_to_string(&c.path).unwrap();
-        assert!(text.contains("currentContext: a\n"), "{text}");
+        assert!(text.contains("current-context: a\n"), "{text}");
         assert!(c.use_context("nope").is_err());
+    }
+
+    #[test]
+    fn a_written_file_reads_back_the_same_whatever_the_values() {
+        let file = ConfigFile {
+            current_context: Some("123".into()),
+            contexts: ["123", "true", "a: b", "~", "#x", "lab"]
+                .iter()
+                .map(|n| Context {
+                    name: n.to_string(),
+                    store: Some(PathBuf::from("/srv/my store #1")),
+                    ironic_endpoint: Some("http://h:6385/v1?a=b".into()),
+                    insecure: Some(false),
+                    ..Context::default()
+                })
+                .collect(),
+            ..ConfigFile::default()
+        };
+        let (_d, c) = config(&file.to_yaml(false));
+        let read = c.unwrap().file;
+        assert_eq!(read.current_context, file.current_context);
+        assert_eq!(read.contexts, file.contexts);
+    }
+
+    #[test]
+    fn view_redacts_passwords_in_urls_only() {
+        assert_eq!(redacted("http://u:pw@h/x"), "http://u:REDACTED@h/x");
+        assert_eq!(redacted("http://h/a@b"), "http://h/a@b");
+        assert_eq!(redacted("http://h:6385"), "http://h:6385");
     }
 
     #[test]

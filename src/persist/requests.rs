@@ -220,8 +220,12 @@ pub fn must_exist(place: &Place) -> Result<()> {
     }
 }
 
-/// The store at `root`; none there is a usage error.
+/// The store at `root`; none there is a usage error, saying how one is made.
 pub fn open_store(root: &Path) -> Result<Store> {
-    Store::open_existing(root)?
-        .ok_or_else(|| Error::Usage(format!("no store at {}", root.display())))
+    Store::open_existing(root)?.ok_or_else(|| {
+        Error::Usage(format!(
+            "no store at {dir} (`bmhctl apply -f FILE --store {dir}` makes one)",
+            dir = root.display()
+        ))
+    })
 }

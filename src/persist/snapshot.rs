@@ -64,13 +64,12 @@ impl Snapshot {
                 LoadMode::ReadOnly,
                 &LoadOptions::with_input(input),
             )?)),
-            Place::Store(root) => match Store::open_existing(root)? {
-                Some(store) => {
-                    let listing = store.load_hosts()?;
-                    Ok(Snapshot::Store(Some(store), listing.objects, listing.bad))
-                }
-                None => Ok(Snapshot::Store(None, Vec::new(), Vec::new())),
-            },
+            // A mistyped `--store` is an error, not an empty inventory.
+            Place::Store(root) => {
+                let store = super::requests::open_store(root)?;
+                let listing = store.load_hosts()?;
+                Ok(Snapshot::Store(Some(store), listing.objects, listing.bad))
+            }
         }
     }
 
@@ -212,10 +211,7 @@ impl Snapshot {
 /// A host of `place` as it is now (read without a lock), `None` when it is not there.
 pub fn read_host(place: &Place, key: &ObjectKey, input: InputPolicy) -> Result<Option<HostRecord>> {
     match place {
-        Place::Store(root) => match Store::open_existing(root)? {
-            Some(store) => store.load_host(key),
-            None => Ok(None),
-        },
+        Place::Store(root) => super::requests::open_store(root)?.load_host(key),
         Place::Files(_) => Ok(Snapshot::read(place, input)?.record(key).cloned()),
     }
 }
@@ -228,10 +224,7 @@ pub fn select_keys(
 ) -> Result<Vec<ObjectKey>> {
     match place {
         Place::Store(root) => {
-            let hosts = match Store::open_existing(root)? {
-                Some(store) => store.host_labels()?,
-                None => Default::default(),
-            };
+            let hosts = super::requests::open_store(root)?.host_labels()?;
             let labelled: Vec<_> = hosts.objects.iter().map(|(k, l)| (k.clone(), l)).collect();
             let (good, bad) = pick_labelled(&labelled, &hosts.bad, selection, place.name(), true)?;
             let keys = good.into_iter().map(|i| labelled[i].0.clone()).collect();

@@ -24,7 +24,8 @@ pub struct Step {
     pub kind: &'static str,
     /// What it does (`deploy image http://...`).
     pub text: String,
-    /// It erases disks or changes RAID or firmware, or removes the host from the provisioner.
+    /// It erases or overwrites disks (cleaning, a deploy, RAID), or removes the host from the
+    /// provisioner.
     pub destructive: bool,
 }
 
@@ -73,8 +74,6 @@ pub struct Planner<'a> {
     pub machine: &'a MachineConfig,
     /// The fixture is the chosen provisioner: a host's fixture state is its backend's.
     pub fixture: bool,
-    /// The backend cleans a node's disks when first made available for a deployment.
-    pub cleans_before_deploy: bool,
 }
 
 impl Planner<'_> {
@@ -159,9 +158,9 @@ impl Planner<'_> {
             format!("still {state:?} after {MAX_PASSES} passes")
         });
         plan.steps = std::mem::take(&mut *crate::provisioners::lock(&steps));
-        if self.cleans_before_deploy
-            && record.host.spec.automated_cleaning_mode != AutomatedCleaningMode::Disabled
-        {
+        // Whatever rehearses it, the plan is of BMO with Ironic, which cleans (metadata
+        // cleaning erases the disks) unless the host disables it.
+        if record.host.spec.automated_cleaning_mode != AutomatedCleaningMode::Disabled {
             add_cleaning_before_deploy(&mut plan);
         }
         plan

@@ -122,7 +122,12 @@ impl ForwardingProvisioner for Recording {
                 !data.target_firmware_settings.is_empty(),
                 !data.target_firmware_components.is_empty(),
             );
-            self.note(Step::destructive("prepare", what));
+            // RAID's clean steps delete the volumes (and erase the disks' metadata); BIOS
+            // settings and firmware updates leave the disks as they are.
+            self.note(Step {
+                destructive: raid,
+                ..Step::plain("prepare", what)
+            });
         }
         Ok(r)
     }
@@ -139,7 +144,8 @@ impl ForwardingProvisioner for Recording {
                 !data.target_firmware_settings.is_empty(),
                 !data.target_firmware_components.is_empty(),
             );
-            self.note(Step::destructive("service", format!("service: {what}")));
+            // Servicing applies BIOS settings and firmware updates only: no disk is erased.
+            self.note(Step::plain("service", format!("service: {what}")));
         }
         Ok(r)
     }
@@ -150,21 +156,31 @@ impl ForwardingProvisioner for Recording {
         opts: ProvisionOptions,
     ) -> Result<OpResult, ProvisionerError> {
         let r = self.inner.provision(data, opts)?;
-        let what = match &data.custom_deploy {
-            Some(c) if !c.method.is_empty() => format!("custom deploy {}", c.method),
-            _ => format!("deploy image {}", data.image.url),
+        // Writing an image overwrites the disk, a custom deploy may; a live ISO boots from
+        // virtual media and writes nothing.
+        let step = match &data.custom_deploy {
+            Some(c) if !c.method.is_empty() => {
+                Step::destructive("provision", format!("custom deploy {}", c.method))
+            }
+            _ if data.image.format == "live-iso" => {
+                Step::plain("provision", format!("boot live ISO {}", data.image.url))
+            }
+            _ => Step::destructive("provision", format!("deploy image {}", data.image.url)),
         };
-        self.note(Step::plain("provision", what));
+        self.note(step);
         Ok(r)
     }
 
     fn deprovision(&mut self, opts: DeprovisionOptions) -> Result<OpResult, ProvisionerError> {
-        let what = match opts.automated_cleaning_mode {
-            AutomatedCleaningMode::Disabled => "deprovision (no disk cleaning)",
-            _ => "deprovision and clean disks",
+        // Ironic's metadata cleaning erases the disks; with it disabled the image stays.
+        let step = match opts.automated_cleaning_mode {
+            AutomatedCleaningMode::Disabled => {
+                Step::plain("deprovision", "deprovision (no disk cleaning)")
+            }
+            _ => Step::destructive("deprovision", "deprovision and clean disks"),
         };
         let r = self.inner.deprovision(opts)?;
-        self.note(Step::destructive("deprovision", what));
+        self.note(step);
         Ok(r)
     }
 

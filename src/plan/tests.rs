@@ -4,12 +4,11 @@ use super::*;
 use crate::machine::tests::harness::{HostTest, IMAGE_SUM, IMAGE_URL};
 use bmh_api::ProvisioningState as S;
 
-fn planner(t: &HostTest, cleans_before_deploy: bool) -> Planner<'_> {
+fn planner(t: &HostTest) -> Planner<'_> {
     Planner {
         objects: &t.secrets,
         machine: &t.config,
         fixture: false,
-        cleans_before_deploy,
     }
 }
 
@@ -22,8 +21,9 @@ fn texts(p: &HostPlan) -> Vec<(&str, bool)> {
 
 #[test]
 fn a_new_host_registers_inspects_deploys_and_powers_on() {
-    let t = HostTest::standard("host-0");
-    let p = planner(&t, false).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    let t = HostTest::standard("host-0")
+        .spec(|s| s.automated_cleaning_mode = bmh_api::AutomatedCleaningMode::Disabled);
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
     assert!(p.reaches, "{p:?}");
     assert_eq!(
         p.path,
@@ -42,30 +42,76 @@ fn a_new_host_registers_inspects_deploys_and_powers_on() {
         [
             ("register BMC", false),
             ("inspect hardware", false),
-            (&*format!("deploy image {IMAGE_URL}"), false),
+            (&*format!("deploy image {IMAGE_URL}"), true),
             ("power on", false),
         ]
     );
-    assert!(!p.destructive());
+    // Writing the image overwrites the disk.
+    assert!(p.destructive());
     // The host itself is untouched.
     assert!(t.rec.host.status.is_none());
 }
 
 #[test]
-fn with_ironic_the_first_deploy_cleans_the_disks_unless_cleaning_is_disabled() {
+fn the_first_deploy_cleans_the_disks_unless_cleaning_is_disabled() {
     let t = HostTest::standard("host-0");
-    let p = planner(&t, true).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
-    let i = p
-        .steps
-        .iter()
-        .position(|s| s.kind == "clean")
-        .expect("a clean step");
-    assert!(p.steps[i].destructive);
-    assert_eq!(p.steps[i + 1].kind, "provision");
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    assert_eq!(
+        texts(&p),
+        [
+            ("register BMC", false),
+            ("inspect hardware", false),
+            ("clean disks (automated cleaning, if not done yet)", true),
+            (&*format!("deploy image {IMAGE_URL}"), true),
+            ("power on", false),
+        ]
+    );
     let t = HostTest::standard("host-0")
         .spec(|s| s.automated_cleaning_mode = bmh_api::AutomatedCleaningMode::Disabled);
-    let p = planner(&t, true).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    assert!(p.steps.iter().all(|s| s.kind != "clean"), "{p:?}");
+}
+
+#[test]
+fn a_live_iso_writes_no_disk_and_a_custom_deploy_may() {
+    let t = HostTest::standard("host-0").spec(|s| {
+        s.automated_cleaning_mode = bmh_api::AutomatedCleaningMode::Disabled;
+        s.image = Some(bmh_api::Image {
+            url: "http://example.test/live.iso".into(),
+            format: "live-iso".into(),
+            ..Default::default()
+        });
+    });
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    assert!(p.reaches, "{p:?}");
     assert!(!p.destructive(), "{p:?}");
+    assert!(
+        texts(&p).contains(&("boot live ISO http://example.test/live.iso", false)),
+        "{p:?}"
+    );
+    let t = HostTest::standard("host-0").spec(|s| {
+        s.automated_cleaning_mode = bmh_api::AutomatedCleaningMode::Disabled;
+        s.image = None;
+        s.custom_deploy = Some(bmh_api::CustomDeploy {
+            method: "install-coreos".into(),
+        });
+    });
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    assert!(
+        texts(&p).contains(&("custom deploy install-coreos", true)),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn a_deprovision_without_cleaning_erases_nothing() {
+    let mut t = HostTest::standard("host-0")
+        .spec(|s| s.automated_cleaning_mode = bmh_api::AutomatedCleaningMode::Disabled)
+        .provisioned();
+    t.edit_spec(|s| s.image = None);
+    let p = planner(&t).plan(&t.rec, Goal::State(S::Available), Live::NotAsked);
+    assert!(p.reaches, "{p:?}");
+    assert_eq!(texts(&p), [("deprovision (no disk cleaning)", false)]);
 }
 
 #[test]
@@ -78,7 +124,7 @@ fn an_image_change_on_a_provisioned_host_deprovisions_first() {
         ))
     });
     let before = t.rec.clone();
-    let p = planner(&t, true).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
     assert!(p.reaches, "{p:?}");
     assert_eq!(
         p.path,
@@ -94,7 +140,7 @@ fn an_image_change_on_a_provisioned_host_deprovisions_first() {
         texts(&p),
         [
             ("deprovision and clean disks", true),
-            ("deploy image http://example.test/v2.qcow2", false),
+            ("deploy image http://example.test/v2.qcow2", true),
         ]
     );
     assert!(p.destructive());
@@ -104,7 +150,7 @@ fn an_image_change_on_a_provisioned_host_deprovisions_first() {
 #[test]
 fn a_provisioned_host_at_its_goal_does_nothing() {
     let t = HostTest::standard("host-0").provisioned();
-    let p = planner(&t, true).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
     assert!(p.reaches);
     assert_eq!(p.path, [S::Provisioned]);
     assert!(p.steps.is_empty(), "{p:?}");
@@ -116,9 +162,9 @@ fn the_live_node_decides_power_and_a_missing_node_registers_again() {
     let off = Live::Node {
         powered_on: Some(false),
     };
-    let p = planner(&t, false).plan(&t.rec, Goal::for_provision(&t.rec), off);
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), off);
     assert_eq!(texts(&p), [("power on", false)]);
-    let p = planner(&t, false).plan(&t.rec, Goal::for_provision(&t.rec), Live::NoNode);
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NoNode);
     assert_eq!(p.steps[0].text, "register BMC", "{p:?}");
 }
 
@@ -126,7 +172,7 @@ fn the_live_node_decides_power_and_a_missing_node_registers_again() {
 fn delete_of_a_provisioned_host_deprovisions_powers_off_and_removes_it() {
     let mut t = HostTest::standard("host-0").provisioned();
     t.mark_deleted();
-    let p = planner(&t, false).plan(&t.rec, Goal::Deleted, Live::NotAsked);
+    let p = planner(&t).plan(&t.rec, Goal::Deleted, Live::NotAsked);
     assert!(p.reaches && p.deleted, "{p:?}");
     assert_eq!(
         p.path,
@@ -152,13 +198,13 @@ fn a_host_whose_secret_is_missing_stops_with_the_reason() {
     let t = HostTest::new("host-0")
         .bmc(crate::machine::tests::harness::BMC, "nope")
         .online(true);
-    let p = planner(&t, false).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
     assert!(!p.reaches);
     assert!(p.stops.contains("nope"), "{}", p.stops);
 }
 
 #[test]
-fn raid_and_firmware_changes_of_an_available_host_are_destructive_prepare_steps() {
+fn a_raid_change_is_destructive_and_firmware_settings_alone_are_not() {
     let raid = bmh_api::RaidConfig {
         hardware_raid_volumes: Some(vec![bmh_api::HardwareRaidVolume {
             level: "1".into(),
@@ -173,7 +219,7 @@ fn raid_and_firmware_changes_of_an_available_host_are_destructive_prepare_steps(
         })
         .registered_in(S::Available)
         .firmware_settings(serde_json::json!({"ProcVirtualization": "Disabled"}));
-    let p = planner(&t, false).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
     assert!(p.reaches, "{p:?}");
     assert_eq!(p.path, [S::Available, S::Preparing, S::Available]);
     assert_eq!(
@@ -185,6 +231,16 @@ fn raid_and_firmware_changes_of_an_available_host_are_destructive_prepare_steps(
         "{p:?}"
     );
     assert_eq!(p.steps[0].kind, "prepare");
+    let t = HostTest::standard("host-0")
+        .spec(|s| s.image = None)
+        .registered_in(S::Available)
+        .firmware_settings(serde_json::json!({"ProcVirtualization": "Disabled"}));
+    let p = planner(&t).plan(&t.rec, Goal::for_provision(&t.rec), Live::NotAsked);
+    assert_eq!(
+        texts(&p),
+        [("apply firmware settings", false), ("power on", false)],
+        "{p:?}"
+    );
 }
 
 #[test]

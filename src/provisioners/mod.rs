@@ -79,6 +79,15 @@ impl Settings {
         Ok(first_holding(&self.plugin_dirs()?, &plugin_file(name)))
     }
 
+    /// An Ironic is given, by a context or the environment (its endpoint, or an `Ironic`
+    /// object's name).
+    pub fn ironic_configured(&self) -> bool {
+        ["IRONIC_ENDPOINT", "IRONIC_NAME"].iter().any(|k| {
+            let set = |v: Option<&String>| v.is_some_and(|v| !v.trim().is_empty());
+            set(self.environment.get(*k)) || set(std::env::var(k).ok().as_ref())
+        })
+    }
+
     /// BMO's `ProvisionerNamespace`: `$POD_NAMESPACE`, else `default`.
     pub fn default_namespace(&self) -> String {
         self.namespace
@@ -86,6 +95,32 @@ impl Settings {
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "default".to_string())
     }
+}
+
+/// The provisioner of bmhctl's default, which needs an Ironic.
+pub const IRONIC: &str = "ironic";
+
+/// The ways out when no Ironic is configured, each a thing to type.
+pub fn no_ironic_hint() -> String {
+    let contexts = crate::context::Config::load(crate::context::config_file().as_deref())
+        .map(|c| {
+            c.file
+                .contexts
+                .into_iter()
+                .map(|c| c.name)
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let contexts = if contexts.is_empty() {
+        "none yet".to_string()
+    } else {
+        contexts.join(", ")
+    };
+    format!(
+        " (no Ironic is configured: use --provisioner fixture to run without one, --context NAME \
+         for a context's Ironic (contexts: {contexts}; see bmhctl config get-contexts), or set \
+         IRONIC_ENDPOINT)"
+    )
 }
 
 /// The file name of the plugin `name`.
@@ -179,10 +214,12 @@ pub fn resolve(
             .plugin_path(name)
             .map_err(|why| Error::Usage(why.to_string()))?;
         load(name, &path, asked, settings).map_err(|e| {
-            let hint = if path.exists() {
-                ""
+            let hint = if !path.exists() {
+                " (set PROVISIONER_PLUGIN_DIR, or use --provisioner fixture)".to_string()
+            } else if name == IRONIC && !settings.ironic_configured() {
+                no_ironic_hint()
             } else {
-                " (set PROVISIONER_PLUGIN_DIR, or use --provisioner fixture)"
+                String::new()
             };
             Error::Provisioner {
                 name: name.to_string(),

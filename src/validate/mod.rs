@@ -10,6 +10,7 @@ mod rules;
 mod schema;
 #[cfg(test)]
 mod tests;
+pub mod warning;
 
 use crate::objects::ObjectMap;
 use bmh_api::{BareMetalHost, ObjectKey};
@@ -18,6 +19,7 @@ use std::fmt;
 
 pub use golib::parse_mac;
 pub use rules::inspection_disabled;
+pub use warning::{Warning, WarningClass};
 
 /// One segment of a [`FieldPath`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,11 +88,24 @@ pub struct ValidationError {
     /// BMO's message (for [`Origin::Schema`], the API server's text after `<field>: `).
     pub message: String,
     pub origin: Origin,
+    /// bmhctl's word on what was probably meant (`did you mean ...?`), shown after BMO's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl ValidationError {
+    /// BMO's message, then the hint in parentheses.
+    pub fn text(&self) -> String {
+        match &self.hint {
+            Some(h) => format!("{} ({h})", self.message),
+            None => self.message.clone(),
+        }
+    }
 }
 
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.message)
+        write!(f, "{}: {}", self.field, self.text())
     }
 }
 
@@ -109,10 +124,15 @@ impl Errors {
     }
 
     fn push(&mut self, field: FieldPath, message: impl Into<String>) {
+        self.push_hinted(field, message, None);
+    }
+
+    fn push_hinted(&mut self, field: FieldPath, message: impl Into<String>, hint: Option<String>) {
         self.list.push(ValidationError {
             field,
             message: message.into(),
             origin: self.origin,
+            hint,
         });
     }
 }
@@ -136,7 +156,7 @@ pub fn dedup(errors: Vec<ValidationError>) -> Vec<ValidationError> {
 impl ValidationError {
     fn to_string_key(&self) -> String {
         match self.origin {
-            Origin::Schema => self.to_string(),
+            Origin::Schema => format!("{}: {}", self.field, self.message),
             _ => self.message.clone(),
         }
     }
@@ -202,36 +222,38 @@ pub struct BmcAccess {
 }
 
 /// The BMC access of a host whose address resolves, and the warnings that go with it.
-pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAccess>, Vec<String>) {
+pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAccess>, Vec<Warning>) {
     let mut warnings = Vec::new();
     let Some(bmc) = host.spec.bmc.as_ref().filter(|b| !b.address.is_empty()) else {
         return (None, warnings);
     };
     let access = match bmh_bmc::parse(&bmc.address) {
         Ok(a) => a,
-        Err(bmh_bmc::BmcError::UnknownType { bmc_type, .. }) => {
-            // The webhook's error says what is wrong; this says what was probably meant.
-            let types = bmh_bmc::registered_types();
-            if let Some(t) =
-                crate::diagnostic::did_you_mean(&bmc_type, types.iter().map(String::as_str))
-            {
-                warnings.push(format!(
-                    "spec.bmc.address: unknown BMC type {bmc_type:?} (did you mean {t}://?)"
-                ));
-            }
-            return (None, warnings);
-        }
         Err(_) => return (None, warnings),
     };
+    if let Some(fixed) = bmh_bmc::missing_scheme_separator(&bmc.address) {
+        warnings.push(Warning::new(
+            WarningClass::BmcAddress,
+            format!(
+                "spec.bmc.address: {:?} has no \"://\" after its type: BMO reads it as an IPMI \
+                 address of host {:?}; write {fixed}",
+                bmc.address,
+                access.parsed().hostname()
+            ),
+        ));
+    }
     warnings.extend(address_warnings(access.parsed()));
     if access.is_extension() {
-        warnings.push(format!(
-            "{}:// is bmhctl's own BMC scheme (Ironic's {} driver), not BMO's: a metal3 \
-             cluster refuses it (Unknown BMC type '{}' for address {})",
-            access.profile().name,
-            access.driver(),
-            access.bmc_type(),
-            access.address()
+        warnings.push(Warning::new(
+            WarningClass::FakeHardware,
+            format!(
+                "{}:// is bmhctl's own BMC scheme (Ironic's {} driver), not BMO's: a metal3 \
+                 cluster refuses it (Unknown BMC type '{}' for address {})",
+                access.profile().name,
+                access.driver(),
+                access.bmc_type(),
+                access.address()
+            ),
         ));
     }
     let key = ObjectKey::new(host.metadata.namespace_or_default(), &bmc.credentials_name);
@@ -242,10 +264,13 @@ pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAcces
         ),
         None => bmh_bmc::Credentials::default(),
     };
+    let credentials_warning = |m: String| Warning::new(WarningClass::BmcCredentials, m);
     if bmc.credentials_name.is_empty() {
-        warnings.push("spec.bmc.credentialsName is empty: registration will fail".into());
+        warnings.push(credentials_warning(
+            "spec.bmc.credentialsName is empty: registration will fail".into(),
+        ));
     } else if let Err(e) = credentials.validate() {
-        warnings.push(format!("Secret {key}: {e}"));
+        warnings.push(credentials_warning(format!("Secret {key}: {e}")));
     }
     let fast = host.spec.inspection_mode == bmh_api::InspectionMode::Fast;
     let interfaces = access
@@ -267,9 +292,28 @@ pub fn bmc_access(host: &BareMetalHost, objects: &ObjectMap) -> (Option<BmcAcces
     (Some(report), warnings)
 }
 
+/// `; did you mean ...?` for a BMC type no scheme has: the closest type, else every type of the
+/// closest vendor (`idrak` → `idrac-redfish://` or `idrac-virtualmedia://`).
+pub fn bmc_type_suggestion(bmc_type: &str) -> Option<String> {
+    let types = bmh_bmc::registered_types();
+    if let Some(t) = crate::diagnostic::did_you_mean(bmc_type, types.iter().map(String::as_str)) {
+        return Some(format!("did you mean {t}://?"));
+    }
+    let vendor = |t: &str| t.split(['-', '+']).next().unwrap_or("").to_string();
+    let vendors: Vec<String> = bmh_bmc::PROFILES.iter().map(|p| vendor(p.name)).collect();
+    let wanted = vendor(bmc_type);
+    let close = crate::diagnostic::did_you_mean(&wanted, vendors.iter().map(String::as_str))?;
+    let family: Vec<String> = bmh_bmc::PROFILES
+        .iter()
+        .filter(|p| vendor(p.name) == close)
+        .map(|p| format!("{}://", p.name))
+        .collect();
+    Some(format!("did you mean {}?", family.join(" or ")))
+}
+
 /// What BMO accepts in a BMC address but cannot work: no host, a port beyond 65535 (BMO's URL
 /// parser only checks that the port is digits).
-fn address_warnings(parsed: &bmh_bmc::ParsedAddress) -> Vec<String> {
+fn address_warnings(parsed: &bmh_bmc::ParsedAddress) -> Vec<Warning> {
     let mut out = Vec::new();
     if parsed.hostname().is_empty() {
         out.push("spec.bmc.address: no host: the BMC cannot be reached".to_string());
@@ -280,5 +324,7 @@ fn address_warnings(parsed: &bmh_bmc::ParsedAddress) -> Vec<String> {
             "spec.bmc.address: port {port} is out of range (1-65535): the BMC cannot be reached"
         ));
     }
-    out
+    out.into_iter()
+        .map(|m| Warning::new(WarningClass::BmcAddress, m))
+        .collect()
 }

@@ -69,7 +69,16 @@ fn bmc_address(host: &BareMetalHost, e: &mut Errors) -> Option<AccessDetails> {
         return None;
     }
     bmh_bmc::parse(address)
-        .map_err(|err| e.push(spec(&["bmc", "address"]), err.to_string()))
+        .map_err(|err| {
+            // BMO's message, and what was probably meant.
+            let hint = match &err {
+                bmh_bmc::BmcError::UnknownType { bmc_type, .. } => {
+                    super::bmc_type_suggestion(bmc_type)
+                }
+                _ => None,
+            };
+            e.push_hinted(spec(&["bmc", "address"]), err.to_string(), hint)
+        })
         .ok()
 }
 

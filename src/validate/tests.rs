@@ -212,6 +212,7 @@ fn aggregate_like_kubernetes() {
         field: FieldPath::new().key("spec"),
         message: m.into(),
         origin: Origin::Webhook,
+        hint: None,
     };
     assert_eq!(aggregate(&[e("a")]), "a");
     assert_eq!(aggregate(&[e("a"), e("b"), e("a")]), "[a, b]");
@@ -231,13 +232,19 @@ fn fake_hardware_is_valid_but_flagged() {
     assert_eq!(access.driver, "fake-hardware");
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(
-        warnings[0].contains("bmhctl's own BMC scheme"),
+        warnings[0].message.contains("bmhctl's own BMC scheme"),
         "{warnings:?}"
     );
     assert!(
-        warnings[0].contains("Unknown BMC type 'fake-hardware' for address fake-hardware://f0")
+        warnings[0]
+            .message
+            .contains("Unknown BMC type 'fake-hardware' for address fake-hardware://f0")
     );
-    assert!(warnings[1].contains("Missing BMC connection detail 'username'"));
+    assert!(
+        warnings[1]
+            .message
+            .contains("Missing BMC connection detail 'username'")
+    );
     // A malformed fake-hardware address is an error.
     let bad = host(
         &json!({"metadata": {"name": "f1"}, "spec": {"bmc": {"address": "fake-hardware://f1:99"}}}),
@@ -266,7 +273,7 @@ fn bmc_access_redacts_the_password() {
                  "credentialsName": "creds", "disableCertificateVerification": true}}
     }));
     let (access, warnings) = bmc_access(&h, &objects);
-    assert_eq!(warnings, Vec::<String>::new());
+    assert_eq!(warnings, Vec::<crate::validate::Warning>::new());
     let text = serde_json::to_string(&access.unwrap()).unwrap();
     assert!(!text.contains("s3cret-pw"), "{text}");
     let v: Value = serde_json::from_str(&text).unwrap();
@@ -313,4 +320,19 @@ fn cross_namespace_uses_the_default_namespace() {
         errors[0].message,
         "baremetalhosts.metal3.io \"h\" is forbidden: metaData: cross-namespace Secret references are not allowed"
     );
+}
+
+#[test]
+fn an_unknown_bmc_type_suggests_the_closest_type_or_the_vendors_types() {
+    use super::bmc_type_suggestion as suggest;
+    assert_eq!(suggest("ipmii").as_deref(), Some("did you mean ipmi://?"));
+    assert_eq!(
+        suggest("idrak").as_deref(),
+        Some("did you mean idrac-redfish:// or idrac-virtualmedia://?")
+    );
+    assert_eq!(
+        suggest("redfsh-virtualmedia").as_deref(),
+        Some("did you mean redfish-virtualmedia://?")
+    );
+    assert_eq!(suggest("nothing-like-it"), None);
 }

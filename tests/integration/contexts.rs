@@ -89,7 +89,7 @@ fn get_contexts_marks_the_current_one_and_use_context_persists_it() {
     );
     let text = lab.read("config.yaml");
     assert!(
-        text.starts_with("# the test's contexts\ncurrentContext: lab\n"),
+        text.starts_with("# the test's contexts\ncurrent-context: lab\n"),
         "{text}"
     );
     let current = run(&lab, &["config", "current-context"], &[]).expect_code(0);
@@ -120,7 +120,7 @@ fn get_contexts_marks_the_current_one_and_use_context_persists_it() {
 fn the_context_picks_the_endpoint_and_the_environment_overrides_it() {
     let endpoint = format!("http://127.0.0.1:{}", closed_port());
     let config = format!(
-        "currentContext: local\ncontexts:\n- name: local\n  provisioner: fixture\n- name: down\n  ironicEndpoint: {endpoint}\n  provisioner: ironic\n"
+        "current-context: local\ncontexts:\n- name: local\n  provisioner: fixture\n- name: down\n  ironicEndpoint: {endpoint}\n  provisioner: ironic\n"
     );
     let text = hosts();
     let lab = Lab::new()
@@ -183,7 +183,7 @@ fn the_context_store_and_provisioner_are_used() {
     );
     let got = run(&lab, &["--context", "local", "get", "-o", "name"], &[]).expect_code(0);
     assert_eq!(got.stdout, "baremetalhost.metal3.io/h0\n");
-    // --store wins over the context's.
+    // --store wins over the context's (and where it points there is no store).
     let other = lab.path("other");
     let got = run(
         &lab,
@@ -196,13 +196,19 @@ fn the_context_store_and_provisioner_are_used() {
         ],
         &[],
     )
-    .expect_code(0);
-    assert_eq!(got.stdout, "");
+    .expect_code(2);
+    assert_eq!(
+        got.stderr,
+        format!(
+            "error: no store at {dir} (`bmhctl apply -f FILE --store {dir}` makes one)\n",
+            dir = other.display()
+        )
+    );
 }
 
 #[test]
 fn a_credentials_file_others_can_read_is_refused_and_nothing_is_written() {
-    let config = "currentContext: secure\ncontexts:\n- name: secure\n  ironicEndpoint: http://127.0.0.1:6385\n  credentialsFile: ironic-credentials.yaml\n";
+    let config = "current-context: secure\ncontexts:\n- name: secure\n  ironicEndpoint: http://127.0.0.1:6385\n  credentialsFile: ironic-credentials.yaml\n";
     let text = hosts();
     let lab = Lab::new()
         .file("config.yaml", config)
@@ -277,7 +283,7 @@ fn recording_ironic() -> (String, Arc<Mutex<Vec<String>>>) {
 fn the_context_credentials_reach_ironic_and_no_output() {
     let (endpoint, seen) = recording_ironic();
     let config = format!(
-        "currentContext: secure\ncontexts:\n- name: secure\n  ironicEndpoint: {endpoint}\n  credentialsFile: creds.yaml\n  provisioner: ironic\n"
+        "current-context: secure\ncontexts:\n- name: secure\n  ironicEndpoint: {endpoint}\n  credentialsFile: creds.yaml\n  provisioner: ironic\n"
     );
     let lab = Lab::new()
         .file("config.yaml", &config)
@@ -345,4 +351,201 @@ fn a_broken_config_file_is_refused_with_its_line() {
             config.display()
         )
     );
+}
+
+#[test]
+fn set_view_rename_and_delete_context_write_the_file_privately() {
+    let lab = Lab::new();
+    let config = lab.path("conf/config.yaml");
+    let env = [("BMHCTL_CONFIG", config.to_str().unwrap())];
+    let set = run(
+        &lab,
+        &[
+            "config",
+            "set-context",
+            "lab",
+            "--endpoint",
+            "http://127.0.0.1:6385",
+            "--credentials-file",
+            "/etc/bmhctl/lab-ironic.yaml",
+            "--ca-file",
+            "/etc/pki/ca.crt",
+            "--client-cert-file",
+            "/etc/pki/client.crt",
+            "--client-key-file",
+            "/etc/pki/client.key",
+            "--insecure",
+            "--deploy-kernel-url",
+            "http://images/ipa.kernel",
+            "--deploy-ramdisk-url",
+            "http://images/ipa.initramfs",
+            "--deploy-iso-url",
+            "http://builder:s3cret@images/ipa.iso",
+            "--provisioner",
+            "ironic",
+            "--store",
+            "lab-store",
+            "--current",
+        ],
+        &env,
+    )
+    .expect_code(0);
+    assert_eq!(
+        set.stderr,
+        "Context \"lab\" created.\nSwitched to context \"lab\".\n"
+    );
+    let mode = std::fs::metadata(&config).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "a new config file is private");
+    let store = lab.path("lab-store");
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        format!(
+            "current-context: lab\ncontexts:\n- name: lab\n  ironicEndpoint: http://127.0.0.1:6385\n  credentialsFile: /etc/bmhctl/lab-ironic.yaml\n  caFile: /etc/pki/ca.crt\n  clientCertFile: /etc/pki/client.crt\n  clientKeyFile: /etc/pki/client.key\n  insecure: true\n  deployKernelURL: http://images/ipa.kernel\n  deployRamdiskURL: http://images/ipa.initramfs\n  deployISOURL: http://builder:s3cret@images/ipa.iso\n  provisioner: ironic\n  store: {}\n",
+            store.display()
+        )
+    );
+    // A second context; an empty value removes a field.
+    run(
+        &lab,
+        &[
+            "config",
+            "set-context",
+            "prod",
+            "--endpoint",
+            "https://ironic.example.com:6385",
+        ],
+        &env,
+    )
+    .expect_code(0);
+    let set = run(
+        &lab,
+        &[
+            "config",
+            "set-context",
+            "lab",
+            "--insecure=false",
+            "--ca-file",
+            "",
+            "--deploy-kernel-url",
+            "",
+        ],
+        &env,
+    )
+    .expect_code(0);
+    assert_eq!(set.stderr, "Context \"lab\" modified.\n");
+    // A mode the user chose is kept.
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let view = run(&lab, &["config", "view"], &env).expect_code(0);
+    assert_eq!(
+        view.stdout,
+        format!(
+            "current-context: lab\ncontexts:\n- name: lab\n  ironicEndpoint: http://127.0.0.1:6385\n  credentialsFile: /etc/bmhctl/lab-ironic.yaml\n  clientCertFile: /etc/pki/client.crt\n  clientKeyFile: /etc/pki/client.key\n  insecure: false\n  deployRamdiskURL: http://images/ipa.initramfs\n  deployISOURL: http://builder:REDACTED@images/ipa.iso\n  provisioner: ironic\n  store: {}\n- name: prod\n  ironicEndpoint: https://ironic.example.com:6385\n",
+            store.display()
+        )
+    );
+    let renamed = run(&lab, &["config", "rename-context", "lab", "lab2"], &env).expect_code(0);
+    assert_eq!(renamed.stderr, "Context \"lab\" renamed to \"lab2\".\n");
+    let current = run(&lab, &["config", "current-context"], &env).expect_code(0);
+    assert_eq!(current.stdout, "lab2\n", "the current context follows");
+    let taken = run(&lab, &["config", "rename-context", "lab2", "prod"], &env).expect_code(2);
+    assert_eq!(
+        taken.stderr,
+        format!(
+            "error: cannot rename context \"lab2\" to \"prod\": \"prod\" already exists in {}\n",
+            config.display()
+        )
+    );
+    // Mistyped names get a did-you-mean in every config command, the file left as it was.
+    let before = std::fs::read_to_string(&config).unwrap();
+    for args in [
+        &["config", "delete-context", "prd"][..],
+        &["config", "rename-context", "prd", "x"],
+        &["config", "use-context", "prd"],
+    ] {
+        let wrong = run(&lab, args, &env).expect_code(2);
+        assert_eq!(
+            wrong.stderr,
+            format!(
+                "error: no context \"prd\" in {}; contexts: lab2, prod; did you mean prod?\n",
+                config.display()
+            ),
+            "{args:?}"
+        );
+    }
+    let made = run(&lab, &["config", "set-context", "prd"], &env).expect_code(0);
+    assert_eq!(
+        made.stderr,
+        "Context \"prd\" created.\nnote: a context of a close name exists: did you mean prod?\n"
+    );
+    run(&lab, &["config", "delete-context", "prd"], &env).expect_code(0);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
+    let deleted = run(&lab, &["config", "delete-context", "lab2"], &env).expect_code(0);
+    assert_eq!(
+        deleted.stderr,
+        format!(
+            "deleted context lab2 from {}\nwarning: this removed the current context: pick \
+             another with `bmhctl config use-context NAME`\n",
+            config.display()
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        "contexts:\n- name: prod\n  ironicEndpoint: https://ironic.example.com:6385\n"
+    );
+    let mode = std::fs::metadata(&config).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+    // What reading would refuse is not written.
+    let bad = run(
+        &lab,
+        &[
+            "config",
+            "set-context",
+            "prod",
+            "--endpoint",
+            "ftp://ironic",
+        ],
+        &env,
+    )
+    .expect_code(2);
+    assert_eq!(
+        bad.stderr,
+        format!(
+            "error: {}: Context prod: contexts[0].ironicEndpoint: ironicEndpoint \"ftp://ironic\" \
+             must start with http:// or https://\n",
+            config.display()
+        )
+    );
+}
+
+#[test]
+fn the_old_current_context_spelling_is_read_with_a_note_and_use_context_renames_it() {
+    let lab = Lab::new().file(
+        "config.yaml",
+        "# mine\ncurrentContext: local\ncontexts:\n- name: local\n  provisioner: fixture\n- name: other\n",
+    );
+    let note = format!(
+        "note: {}: `currentContext` is read as `current-context` (kubeconfig's spelling): rename \
+         it (bmhctl config use-context does)\n",
+        lab.path("config.yaml").display()
+    );
+    let current = run(&lab, &["config", "current-context"], &[]).expect_code(0);
+    assert_eq!(
+        (current.stdout.as_str(), current.stderr.as_str()),
+        ("local\n", note.as_str())
+    );
+    // Every command says it, once.
+    let lab = lab.file("hosts.yaml", &hosts());
+    let got = run(&lab, &["get", "-f", "hosts.yaml", "-o", "name"], &[]).expect_code(0);
+    assert_eq!(got.stderr, note);
+    let used = run(&lab, &["config", "use-context", "other"], &[]).expect_code(0);
+    assert_eq!(
+        used.stderr,
+        format!("{note}Switched to context \"other\".\n")
+    );
+    assert_eq!(
+        lab.read("config.yaml"),
+        "# mine\ncurrent-context: other\ncontexts:\n- name: local\n  provisioner: fixture\n- name: other\n"
+    );
+    let current = run(&lab, &["config", "current-context"], &[]).expect_code(0);
+    assert_eq!(current.stderr, "", "no note once renamed");
 }

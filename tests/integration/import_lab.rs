@@ -293,7 +293,7 @@ fn imported_active_nodes_are_adopted_without_a_new_deploy() {
     // The same through a context naming the lab's Ironic (its credentials in a 0600 file),
     // with nothing of Ironic in the environment.
     let mut config = format!(
-        "currentContext: lab\ncontexts:\n- name: lab\n  ironicEndpoint: {}\n",
+        "current-context: lab\ncontexts:\n- name: lab\n  ironicEndpoint: {}\n",
         ironic.root
     );
     if let Some((u, p)) = &ironic.auth {

@@ -237,7 +237,7 @@ fn provision_warns_as_validate_does_once_and_goes_on() {
     let lab = Lab::new().file("hosts.yaml", &text);
     let validate = lab.run(&["validate", "hosts.yaml"]).expect_code(0);
     let warning = "warning: BareMetalHost default/h0: spec.bmc.address: port 99999 is out of \
-                   range (1-65535): the BMC cannot be reached";
+                   range (1-65535): the BMC cannot be reached [bmc-address]";
     assert_eq!(validate.stderr.trim_end(), warning);
     let run = lab.run_env(
         &["provision", "hosts.yaml"],

@@ -113,13 +113,21 @@ fn plan_of_the_example_hosts_lists_each_path_and_writes_nothing() {
         path_of(&doc, "legacy-0").last().unwrap(),
         "externally provisioned"
     );
-    // The example's hosts disable automated cleaning: nothing of a first run is destructive.
+    // Live ISOs write no disk; the fake hosts' images are written after a cleaning.
+    let destructive: Vec<&str> = doc["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["destructive"] == true)
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(destructive, ["fake-0", "fake-1"], "{doc}");
     assert!(
         doc["hosts"]
             .as_array()
             .unwrap()
             .iter()
-            .all(|h| h["reaches"] == true && h["destructive"] == false),
+            .all(|h| h["reaches"] == true),
         "{doc}"
     );
 }
@@ -370,4 +378,98 @@ fn a_plan_takes_no_lock_so_it_runs_while_a_watch_holds_the_files() {
     let _ = watch.wait();
     plan.expect_code(0);
     dry.expect_code(0);
+}
+
+/// The fixture's plan of a host never deployed, with automated cleaning on (BMO's default).
+const FRESH_WORKER_PLAN: &str = "\
+HOST      FROM   PATH                                                                                         ACTIONS                                                                                                                                                               DESTRUCTIVE
+worker-0  (new)  (new) -> registering -> inspecting -> preparing -> available -> provisioning -> provisioned  register BMC, inspect hardware, clean disks (automated cleaning, if not done yet) (destructive), deploy image http://images.example/os.qcow2 (destructive), power on  yes
+";
+
+#[test]
+fn a_first_deploy_is_destructive_cleaning_and_writing_the_image() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    let out = run_writing_nothing(&lab, &["plan", "-f", "hosts.yaml", "worker-0"]).expect_code(0);
+    assert_eq!(out.stdout, FRESH_WORKER_PLAN);
+    assert_eq!(out.stderr, "");
+    // `provision --dry-run` prints the same.
+    let out = run_writing_nothing(
+        &lab,
+        &[
+            "provision",
+            "--dry-run",
+            "-f",
+            "hosts.yaml",
+            "--host",
+            "worker-0",
+        ],
+    )
+    .expect_code(0);
+    assert_eq!(out.stdout, FRESH_WORKER_PLAN);
+}
+
+/// The message of the default provisioner with no Ironic configured; `{so}` is its plugin.
+fn no_ironic(so: &str, contexts: &str) -> String {
+    format!(
+        "cannot load provisioner plugin \"ironic\": cannot initialize provisioner plugin {so}: \
+         IRONIC_ENDPOINT is not set (no Ironic is configured: use --provisioner fixture to run \
+         without one, --context NAME for a context's Ironic (contexts: {contexts}; see bmhctl \
+         config get-contexts), or set IRONIC_ENDPOINT)"
+    )
+}
+
+#[test]
+fn with_no_ironic_configured_plan_is_made_from_the_status_and_the_commands_name_the_ways_out() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    let plugins = lab.path("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    let so = plugins.join("ironic-provisioner.so");
+    std::fs::copy(crate::lab::cdylib("ironic-provisioner"), &so).unwrap();
+    let so = so.to_str().unwrap();
+    let env = [
+        ("PROVISIONER_PLUGIN_DIR", plugins.to_str().unwrap()),
+        ("IRONIC_ENDPOINT", ""),
+        ("IRONIC_NAME", ""),
+    ];
+    let before = listing(&lab.path(""));
+    let plan = lab
+        .run_env(&["plan", "-f", "hosts.yaml", "worker-0"], &env)
+        .expect_code(0);
+    assert_eq!(plan.stdout, FRESH_WORKER_PLAN);
+    assert_eq!(
+        plan.stderr,
+        format!(
+            "warning: {}; planning from the hosts' status and spec alone\n",
+            no_ironic(so, "none yet")
+        )
+    );
+    for args in [
+        &["provision", "hosts.yaml"][..],
+        &["deprovision", "-f", "hosts.yaml"],
+        &["delete", "-f", "hosts.yaml"],
+    ] {
+        let run = lab.run_env(args, &env).expect_code(4);
+        assert_eq!(
+            run.stderr,
+            format!("error: {}\n", no_ironic(so, "none yet")),
+            "{args:?}"
+        );
+    }
+    assert_eq!(listing(&lab.path("")), before, "nothing is written");
+    // The contexts of the config file are named.
+    std::fs::write(
+        lab.path("config.yaml"),
+        "contexts:\n- name: lab\n  provisioner: fixture\n- name: prod\n",
+    )
+    .unwrap();
+    let config = lab.path("config.yaml");
+    let mut env = env.to_vec();
+    env.push(("BMHCTL_CONFIG", config.to_str().unwrap()));
+    let run = lab
+        .run_env(&["provision", "hosts.yaml"], &env)
+        .expect_code(4);
+    assert_eq!(
+        run.stderr,
+        format!("error: {}\n", no_ironic(so, "lab, prod"))
+    );
 }

@@ -320,3 +320,168 @@ fn after_a_run_the_update_rules_compare_with_the_last_spec() {
         run.stdout
     );
 }
+
+/// The warning of the example's fake-hardware host `name`, as printed.
+fn fake_warning(name: &str) -> String {
+    format!(
+        "warning: BareMetalHost default/{name}: fake-hardware:// is bmhctl's own BMC scheme \
+         (Ironic's fake-hardware driver), not BMO's: a metal3 cluster refuses it (Unknown BMC \
+         type 'fake-hardware' for address fake-hardware://{name}) [fake-hardware]\n"
+    )
+}
+
+#[test]
+fn strict_fails_on_each_warning_once_unless_its_class_is_allowed() {
+    let text = include_str!("../../hosts.example.yaml");
+    let lab = Lab::new().file("hosts.example.yaml", text);
+    let warnings: String = ["fake-0", "fake-1", "fake-2"]
+        .iter()
+        .map(|n| fake_warning(n))
+        .collect();
+    let run = lab
+        .run(&["validate", "--strict", "hosts.example.yaml"])
+        .expect_code(2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "{warnings}error: 3 warnings (--strict fails on warnings; --allow-warning \
+             fake-hardware accepts them)\n"
+        )
+    );
+    let run = lab
+        .run(&[
+            "validate",
+            "--strict",
+            "--allow-warning",
+            "fake-hardware",
+            "hosts.example.yaml",
+        ])
+        .expect_code(0);
+    assert_eq!(run.stderr, warnings, "each warning is printed once");
+    // Another class is still refused: an unknown field under --validate=warn.
+    let lab = Lab::new().file(
+        "hosts.yaml",
+        &text.replacen("online: true", "online: true\n  onlin: true", 1),
+    );
+    let run = lab
+        .run(&[
+            "--validate=warn",
+            "validate",
+            "--strict",
+            "--allow-warning",
+            "fake-hardware",
+            "hosts.yaml",
+        ])
+        .expect_code(2);
+    let last = run.stderr.lines().last().unwrap_or("");
+    assert_eq!(
+        last,
+        "error: 1 warning (--strict fails on warnings; --allow-warning unknown-field accepts it)"
+    );
+    assert!(
+        run.stderr
+            .contains("spec.onlin: unknown field (did you mean online?) [unknown-field]\n"),
+        "{}",
+        run.stderr
+    );
+    lab.run(&[
+        "--validate=warn",
+        "validate",
+        "--strict",
+        "--allow-warning",
+        "fake-hardware",
+        "--allow-warning",
+        "unknown-field",
+        "hosts.yaml",
+    ])
+    .expect_code(0);
+    // An unknown class lists the classes.
+    let run = lab
+        .run(&[
+            "validate",
+            "--strict",
+            "--allow-warning",
+            "fake",
+            "hosts.yaml",
+        ])
+        .expect_code(2);
+    assert_eq!(
+        run.stderr.lines().take(2).collect::<Vec<_>>(),
+        [
+            "error: invalid value 'fake' for '--allow-warning <CLASS>'",
+            "  [possible values: unknown-field, fake-hardware, bmc-address, bmc-credentials]"
+        ]
+    );
+}
+
+#[test]
+fn bmc_address_typos_get_the_fix_in_validate_and_provision() {
+    let with = |address: &str| {
+        format!("{}---\n{}", creds(), host("h0", "")).replace("ipmi://192.168.122.1:6233", address)
+    };
+    // An unknown scheme: BMO's refusal, and the types of the closest vendor.
+    let lab = Lab::new().file("hosts.yaml", &with("idrak://10.0.0.1"));
+    let refusal = "error: hosts.yaml:16:14: BareMetalHost default/h0: spec.bmc.address: Unknown \
+                   BMC type 'idrak' for address idrak://10.0.0.1 (did you mean idrac-redfish:// \
+                   or idrac-virtualmedia://?)\n";
+    let run = lab
+        .run_env(
+            &["provision", "hosts.yaml"],
+            &[("BMHCTL_PROVISIONER", "fixture")],
+        )
+        .expect_code(2);
+    assert_eq!(run.stderr, refusal);
+    let run = lab.run(&["validate", "hosts.yaml"]).expect_code(2);
+    assert!(
+        run.stdout.contains(
+            "Unknown BMC type 'idrak' for address idrak://10.0.0.1 (did you mean \
+             idrac-redfish:// or idrac-virtualmedia://?)"
+        ),
+        "{}",
+        run.stdout
+    );
+    // A type without `://`: BMO takes it for an IPMI host named after the type.
+    let lab = Lab::new().file("hosts.yaml", &with("ipmi//10.0.0.1"));
+    let warning = "warning: BareMetalHost default/h0: spec.bmc.address: \"ipmi//10.0.0.1\" has \
+                   no \"://\" after its type: BMO reads it as an IPMI address of host \"ipmi\"; \
+                   write ipmi://10.0.0.1 [bmc-address]\n";
+    let run = lab.run(&["validate", "hosts.yaml"]).expect_code(0);
+    assert_eq!(run.stderr, warning);
+    lab.run(&["validate", "--strict", "hosts.yaml"])
+        .expect_code(2);
+    lab.run(&[
+        "validate",
+        "--strict",
+        "--allow-warning",
+        "bmc-address",
+        "hosts.yaml",
+    ])
+    .expect_code(0);
+    let run = lab.run_env(
+        &["provision", "--progress", "none", "hosts.yaml"],
+        &[("BMHCTL_PROVISIONER", "fixture")],
+    );
+    assert_eq!(
+        run.stderr.lines().next().unwrap_or(""),
+        warning.trim_end(),
+        "{}",
+        run.stderr
+    );
+    // The placeholder `import` writes for a password it cannot show is refused before any BMC.
+    let text = with("ipmi://10.0.0.1").replace(PASSWORD, "REPLACE-ME");
+    let lab = Lab::new().file("hosts.yaml", &text);
+    let placeholder = "error: hosts.yaml:17:22: BareMetalHost default/h0: \
+                       spec.bmc.credentialsName: Secret default/bmc-secret still holds the \
+                       password placeholder REPLACE-ME that `bmhctl import` wrote: put the BMC \
+                       password in\n";
+    let run = lab.run(&["validate", "hosts.yaml"]).expect_code(2);
+    assert_eq!(run.stderr, placeholder);
+    let run = lab
+        .run_env(
+            &["provision", "hosts.yaml"],
+            &[("BMHCTL_PROVISIONER", "fixture")],
+        )
+        .expect_code(2);
+    assert_eq!(run.stderr, placeholder);
+    assert_eq!(lab.read("hosts.yaml"), text, "nothing is written");
+}

@@ -299,3 +299,20 @@ fn deprovision_and_delete_on_the_store_beside_a_running_watch() {
     );
     assert_eq!(watch.stop().0, 0);
 }
+
+#[test]
+fn a_run_beside_a_watch_of_the_files_names_the_watch_by_its_pid() {
+    let lab = Lab::new().file("hosts.yaml", &hosts());
+    let watch = Watch::start(&lab, &["-f", "hosts.yaml"]);
+    let run = run(&lab, &["provision", "hosts.yaml"]).expect_code(3);
+    // The watch holds the host file itself, which is locked first.
+    assert_eq!(
+        run.stderr.lines().next().unwrap_or(""),
+        format!(
+            "error: hosts.yaml is in use by another bmhctl process (pid {})",
+            watch.0.id()
+        )
+    );
+    let (code, _) = watch.stop();
+    assert_eq!(code, 0);
+}

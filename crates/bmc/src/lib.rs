@@ -28,7 +28,7 @@ pub use parse::{
 };
 pub use scheme::{
     DriverInfoStyle, PROFILES, Scheme, SchemeProfile, Transport, boot_interface_counts_as_busy,
-    lookup, registered_types,
+    lookup, missing_scheme_separator, registered_types,
 };
 
 /// `ipmi_port` when the address has none.

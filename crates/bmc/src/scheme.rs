@@ -263,3 +263,38 @@ pub fn registered_types() -> Vec<String> {
 pub fn boot_interface_counts_as_busy(boot_interface: &str) -> bool {
     !boot_interface.contains("virtual-media")
 }
+
+/// `address` with the `://` it lacks after a registered type (`ipmi//10.0.0.1`,
+/// `redfish:/host/...`): BMO reads such an address as one with no scheme, an IPMI address whose
+/// host is the type's name. `None` when the address has `://` or starts with no registered type.
+pub fn missing_scheme_separator(address: &str) -> Option<String> {
+    if address.contains("://") {
+        return None;
+    }
+    let end = address.find([':', '/'])?;
+    let (bmc_type, rest) = address.split_at(end);
+    lookup(&bmc_type.to_ascii_lowercase())?;
+    let rest = rest
+        .strip_prefix("//")
+        .or_else(|| rest.strip_prefix(":/"))?;
+    Some(format!("{bmc_type}://{rest}"))
+}
+
+#[cfg(test)]
+mod separator_tests {
+    use super::missing_scheme_separator as fix;
+
+    #[test]
+    fn a_type_without_its_separator_is_fixed_and_good_addresses_are_left() {
+        assert_eq!(fix("ipmi//10.0.0.1").as_deref(), Some("ipmi://10.0.0.1"));
+        assert_eq!(
+            fix("redfish:/10.0.0.1/redfish/v1").as_deref(),
+            Some("redfish://10.0.0.1/redfish/v1")
+        );
+        assert_eq!(fix("ipmi://10.0.0.1"), None);
+        // BMO's `scheme:host` and bare hosts are fine as they are.
+        assert_eq!(fix("ipmi:10.0.0.1"), None);
+        assert_eq!(fix("10.0.0.1:623"), None);
+        assert_eq!(fix("bmc-host//x"), None);
+    }
+}

@@ -30,7 +30,7 @@ pub struct HostValidation {
     pub valid: bool,
     pub errors: Vec<ValidationError>,
     /// Not admission errors: bmhctl's extensions, problems BMO finds only later (credentials).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::validate::Warning>,
     /// Whether an old spec was known, so that the update rules ran too.
     pub update_checked: bool,
     pub bmc: Option<BmcAccess>,
@@ -78,7 +78,7 @@ pub fn position(inv: &Inventory, host: usize, field: &FieldPath) -> Position {
 
 /// A broken rule of host `host`, located in its file.
 pub fn diagnostic(inv: &Inventory, host: usize, e: &ValidationError) -> Diagnostic {
-    Diagnostic::new(e.message.clone())
+    Diagnostic::new(e.text())
         .at(position(inv, host, &e.field))
         .object(bmh_api::host::KIND, &inv.hosts[host].key)
         .field(e.field.to_string())

@@ -220,7 +220,8 @@ fn load_collecting(
     }
     if errors.is_empty() && !policy.quiet {
         for w in &inv.warnings {
-            crate::eprintln_quiet!("warning: {w}");
+            let class = crate::validate::WarningClass::UnknownField;
+            crate::eprintln_quiet!("warning: {w} [{class}]");
         }
     }
     Ok((inv, errors))
