@@ -4,9 +4,9 @@
 //! those that need a run disturbed while it runs, tested where that is built: a save that fails
 //! mid-run and a signal while saves fail (`save_failures`), an edit BMO's update rules refuse and
 //! a host removed during a run (`edits_during_run`), a file changed under a command that writes
-//! it once (the unit tests of `src/persist/files`), Ctrl-C and SIGTERM (`result_contract`).
-//! Two are not run: `delete -f`'s deletion mark on a full disk, and the internal error (70),
-//! which no input can cause.
+//! it once (the unit tests of `src/persist/files`), Ctrl-C and SIGTERM (`result_contract`),
+//! `delete -f`'s deletion mark on a full disk (`save_failures`, on a real tmpfs). Not run: the
+//! internal error (70), which no input can cause.
 
 use crate::lab::{Lab, host, secret};
 

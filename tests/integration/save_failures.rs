@@ -408,3 +408,41 @@ fn bad_input_in_a_read_only_directory_is_refused_for_what_it_is() {
     assert!(!stderr.contains("Permission denied"), "{stderr}");
     assert_eq!(lab.read("ro/hosts.yaml"), typo);
 }
+
+/// Outside a run, a write that fails is exit 4 (the README's exit-code table): `delete -f`'s
+/// deletion mark on a full disk, the file named and left as it was.
+#[test]
+fn a_deletion_mark_on_a_full_disk_is_exit_4_naming_the_file() {
+    let lab = Lab::new();
+    let disk = Tmpfs::mount(lab.path("disk"), "256k");
+    std::fs::write(lab.path("disk/hosts.yaml"), hosts(1)).unwrap();
+    let provisioned = lab.run(&[
+        "provision",
+        "--provisioner",
+        "fixture",
+        "-q",
+        "disk/hosts.yaml",
+    ]);
+    assert_eq!(provisioned.code, 0, "{}", provisioned.stderr);
+    let before = std::fs::read_to_string(lab.path("disk/hosts.yaml")).unwrap();
+    disk.fill();
+    let run = lab.run(&[
+        "delete",
+        "--provisioner",
+        "fixture",
+        "--no-wait",
+        "-f",
+        "disk/hosts.yaml",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(run.stderr.contains("disk/hosts.yaml"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("No space left on device"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(lab.path("disk/hosts.yaml")).unwrap(),
+        before
+    );
+}
