@@ -12,12 +12,14 @@ pub fn command() -> clap::Command {
 }
 
 fn with_completers(cmd: clap::Command) -> clap::Command {
-    let use_context = cmd.get_name() == "use-context";
+    // The config commands whose NAME (or OLD) is an existing context.
+    let names_context = ["use-context", "delete-context", "set-context", "rename-context"]
+        .contains(&cmd.get_name());
     cmd.mut_args(|a| {
         let value_name = a.get_value_names().and_then(|v| v.first());
         let completer = match (a.get_id().as_str(), value_name.map(|v| v.as_str())) {
             ("context", _) => Some(ArgValueCompleter::new(contexts)),
-            ("name", _) if use_context => Some(ArgValueCompleter::new(contexts)),
+            ("name" | "old", _) if names_context => Some(ArgValueCompleter::new(contexts)),
             ("for_state", _) => Some(ArgValueCompleter::new(states)),
             (_, Some("HOST")) | ("hosts", _) => Some(ArgValueCompleter::new(hosts)),
             _ => None,

@@ -127,8 +127,11 @@ fn states_and_contexts_complete() {
         offered(&lab, &["bmhctl", "--context", "l"], &env),
         ["lab", "local"]
     );
-    assert_eq!(
-        offered(&lab, &["bmhctl", "config", "use-context", "p"], &env),
-        ["prod"]
-    );
+    for verb in ["use-context", "delete-context", "rename-context", "set-context"] {
+        assert_eq!(
+            offered(&lab, &["bmhctl", "config", verb, "p"], &env),
+            ["prod"],
+            "{verb}"
+        );
+    }
 }
