@@ -252,11 +252,11 @@ fn aggregate(events: &[StoredEvent]) -> Vec<EventGroup<'_>> {
     groups
 }
 
-fn push_table<R: Into<comfy_table::Row>>(
-    out: &mut String,
-    header: &[&str],
-    rows: impl IntoIterator<Item = R>,
-) {
+fn push_table<R, C>(out: &mut String, header: &[&str], rows: impl IntoIterator<Item = R>)
+where
+    R: IntoIterator<Item = C>,
+    C: AsRef<str>,
+{
     let rows: Vec<R> = rows.into_iter().collect();
     if rows.is_empty() {
         return out.push_str("  <none>\n");

@@ -48,6 +48,7 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
             records,
             &unreadable,
             &table_options(&args, true),
+            &mut output::Widths::default(),
         )),
         GetFormat::Name => output::print_with(|out| {
             records
@@ -175,12 +176,15 @@ fn watch(
     let (first, bad) = watched(place, selection, input)?;
     let mut unreadable = Unreadable::default();
     unreadable.say(bad);
+    // The rows printed later keep the first table's column widths (widened for a longer value).
+    let mut widths = output::Widths::default();
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) && !first.is_empty() {
         let recs: Vec<&HostRecord> = first.iter().map(|(_, r, _)| r).collect();
-        output::line(output::hosts_table(&recs, &table_options(args, true)))?;
+        let options = table_options(args, true);
+        output::line(output::hosts_table(&recs, &options, &mut widths))?;
     } else {
         for (_, rec, obj) in &first {
-            print_watched(args, "ADDED", rec, obj, false)?;
+            print_watched(args, "ADDED", rec, obj, false, &mut widths)?;
         }
     }
     let mut last: HashMap<ObjectKey, (HostRecord, Value)> =
@@ -197,7 +201,7 @@ fn watch(
             match watched(place, selection, input) {
                 Ok((hosts, bad)) => {
                     unreadable.say(bad);
-                    print_changes(args, &mut last, hosts, &mut headers)?;
+                    print_changes(args, &mut last, hosts, &mut headers, &mut widths)?;
                 }
                 // A file being edited by hand may not parse for a moment: say so (once), go on.
                 Err(e) => unreadable.failing(e.chain()),
@@ -235,6 +239,7 @@ fn print_changes(
     last: &mut HashMap<ObjectKey, (HostRecord, Value)>,
     now: Vec<(ObjectKey, HostRecord, Value)>,
     headers: &mut bool,
+    widths: &mut output::Widths,
 ) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     for (key, rec, obj) in now {
@@ -244,7 +249,7 @@ fn print_changes(
             Some((_, before)) if same_but_created(before, &obj) => continue,
             Some(_) => "MODIFIED",
         };
-        print_watched(args, change, &rec, &obj, *headers)?;
+        print_watched(args, change, &rec, &obj, *headers, widths)?;
         *headers = false;
         last.insert(key, (rec, obj));
     }
@@ -256,7 +261,7 @@ fn print_changes(
     gone.sort();
     for key in gone {
         if let Some((rec, obj)) = last.remove(&key) {
-            print_watched(args, "DELETED", &rec, &obj, *headers)?;
+            print_watched(args, "DELETED", &rec, &obj, *headers, widths)?;
             *headers = false;
         }
     }
@@ -280,11 +285,14 @@ fn print_watched(
     rec: &HostRecord,
     obj: &Value,
     headers: bool,
+    widths: &mut output::Widths,
 ) -> Result<()> {
     match args.output {
-        GetFormat::Table | GetFormat::Wide => {
-            output::line(output::hosts_table(&[rec], &table_options(args, headers)))
-        }
+        GetFormat::Table | GetFormat::Wide => output::line(output::hosts_table(
+            &[rec],
+            &table_options(args, headers),
+            widths,
+        )),
         GetFormat::Name => output::outln!("baremetalhost.metal3.io/{}", rec.host.metadata.name),
         // One compact line: a Value's Display.
         GetFormat::Json => output::line(watch_event(change, obj)),

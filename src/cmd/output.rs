@@ -5,7 +5,6 @@ use crate::error::{Error, Result};
 use crate::record::HostRecord;
 use crate::runner::{Goal, HostResult};
 use chrono::{DateTime, Utc};
-use comfy_table::{Table, presets::NOTHING};
 use serde::Serialize;
 use std::io::Write;
 
@@ -33,22 +32,64 @@ pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
         .collect()
 }
 
-/// A table as kubectl prints it: no margin, no padding after the last column.
-pub fn kubectl_table<R: Into<comfy_table::Row>>(
+/// A table as kubectl prints it: no margin, the columns two spaces apart, no blank after the
+/// last one. Every table bmhctl prints is made here. A cell of several lines takes as many
+/// lines, the other cells of its row blank below their first.
+pub fn kubectl_table<R, C>(header: Option<&[&str]>, rows: impl IntoIterator<Item = R>) -> String
+where
+    R: IntoIterator<Item = C>,
+    C: AsRef<str>,
+{
+    aligned_table(&mut Widths::default(), header, rows)
+}
+
+/// The widths of a table's columns, kept from one table to the next so that rows printed later
+/// (`get -w`) line up with the first table: a column only widens, for a longer value.
+#[derive(Debug, Default, Clone)]
+pub struct Widths(Vec<usize>);
+
+/// [`kubectl_table`] with columns at least as wide as `widths`, which it widens to fit.
+pub fn aligned_table<R, C>(
+    widths: &mut Widths,
     header: Option<&[&str]>,
     rows: impl IntoIterator<Item = R>,
-) -> String {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
+) -> String
+where
+    R: IntoIterator<Item = C>,
+    C: AsRef<str>,
+{
+    let width = |s: &str| s.lines().map(unicode_width::UnicodeWidthStr::width).max();
+    let mut cells: Vec<Vec<String>> = Vec::new();
     if let Some(h) = header {
-        t.set_header(h.to_vec());
+        cells.push(h.iter().map(|c| c.to_string()).collect());
     }
-    t.add_rows(rows);
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
+    cells.extend(
+        rows.into_iter()
+            .map(|r| r.into_iter().map(|c| c.as_ref().to_string()).collect()),
+    );
+    for row in &cells {
+        if widths.0.len() < row.len() {
+            widths.0.resize(row.len(), 0);
+        }
+        for (w, c) in widths.0.iter_mut().zip(row) {
+            *w = (*w).max(width(c).unwrap_or(0));
+        }
+    }
+    let mut out = Vec::new();
+    for row in &cells {
+        let tall = row.iter().map(|c| c.lines().count()).max().unwrap_or(0);
+        for i in 0..tall.max(1) {
+            let mut line = String::new();
+            for (c, w) in row.iter().zip(&widths.0) {
+                let part = c.lines().nth(i).unwrap_or("");
+                line.push_str(part);
+                let pad = w - unicode_width::UnicodeWidthStr::width(part);
+                line.extend(std::iter::repeat_n(' ', pad + 2));
+            }
+            out.push(line.trim_end().to_string());
+        }
+    }
+    out.join("\n")
 }
 
 /// `get -o name|json|yaml` of other kinds: the object itself when `single`, else a List.
@@ -271,10 +312,9 @@ pub fn show_state(s: &str) -> &str {
 /// The final table of a run: one row per host, and why a host stopped short, with what its
 /// passes last waited on (the provisioner's reason, which BMO writes nowhere).
 pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Result<()> {
-    let mut t = Table::new();
-    t.load_preset(NOTHING)
-        .set_header(["HOST", "STATE", "STATUS", "POWER", "RESULT", "ERROR"]);
+    let header = ["NAME", "STATE", "STATUS", "POWER", "RESULT", "ERROR"];
     // The columns' widths need every row: the rows are kept, the records they came from not.
+    let mut rows = Vec::new();
     for r in hosts {
         let s = &r.seen;
         let state = if r.deleted {
@@ -324,7 +364,7 @@ pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Resul
                 },
             )
         };
-        t.add_row(vec![
+        rows.push([
             display_name(&r.namespace, &r.name),
             state.to_string(),
             status.to_string(),
@@ -333,7 +373,7 @@ pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Resul
             error,
         ]);
     }
-    write_lines(out, t.lines())
+    writeln!(out, "{}", kubectl_table(Some(&header), rows))
 }
 
 /// A time in result documents: RFC 3339, UTC, milliseconds.
@@ -477,8 +517,8 @@ pub struct TableOptions {
 /// `get` as a table: BMO's printer columns (its kubebuilder printcolumn markers) in their
 /// order, those of priority 1 (STATUS, BMC) with `wide` only; ERROR is the error's type, as
 /// BMO's column is (`describe` has the message).
-pub fn hosts_table(records: &[&HostRecord], o: &TableOptions) -> String {
-    hosts_table_with(records, &[], o)
+pub fn hosts_table(records: &[&HostRecord], o: &TableOptions, widths: &mut Widths) -> String {
+    hosts_table_with(records, &[], o, widths)
 }
 
 /// [`hosts_table`] with a row for each host that cannot be read (`<unreadable>`), in
@@ -487,6 +527,7 @@ pub fn hosts_table_with(
     records: &[&HostRecord],
     unreadable: &[&bmh_api::ObjectKey],
     o: &TableOptions,
+    widths: &mut Widths,
 ) -> String {
     let (ns, wide) = (o.namespace_column, o.wide);
     let show = [ns, true, wide, true, true, wide, true, true, true, o.labels];
@@ -549,7 +590,7 @@ pub fn hosts_table_with(
             ],
         )
     });
-    kubectl_table(o.headers.then_some(&header[..]), rows)
+    aligned_table(widths, o.headers.then_some(&header[..]), rows)
 }
 
 /// `spec.consumerRef.name`, BMO's CONSUMER column.
@@ -673,17 +714,6 @@ pub fn stdout_error(e: std::io::Error) -> Error {
 
 /// Enough to write a long document in a few large pieces.
 const STDOUT_BUFFER: usize = 64 * 1024;
-
-/// Lines as `lines.join("\n")` and a newline, without the joined text.
-fn write_lines(out: &mut dyn Write, lines: impl Iterator<Item = String>) -> std::io::Result<()> {
-    for (i, line) in lines.enumerate() {
-        if i > 0 {
-            out.write_all(b"\n")?;
-        }
-        out.write_all(line.as_bytes())?;
-    }
-    out.write_all(b"\n")
-}
 
 /// `println!` through [`line`]: a closed pipe is an error to return, not a panic.
 macro_rules! outln {
@@ -911,6 +941,30 @@ mod tests {
             (hosts[1].outcome, hosts[1].seen.state.as_str()),
             (Outcome::InFlight, "inspecting")
         );
+    }
+
+    /// kubectl's layout: no margin, two spaces between columns, nothing after the last
+    /// value; a cell of several lines; widths kept for later rows and widened by a longer value.
+    #[test]
+    fn tables_are_laid_out_as_kubectl_prints_them() {
+        let rows = [["a", "x\ny", ""], ["bbbb", "", "zz"]];
+        assert_eq!(
+            kubectl_table(Some(&["NAME", "V", "E"]), rows),
+            "NAME  V  E\na     x\n      y\nbbbb     zz"
+        );
+        let mut widths = Widths::default();
+        let first = aligned_table(
+            &mut widths,
+            Some(&["NAME", "STATE", "AGE"]),
+            [["w0", "ok", "1s"]],
+        );
+        assert_eq!(first, "NAME  STATE  AGE\nw0    ok     1s");
+        let later = aligned_table(&mut widths, None, [["w0", "ok", "2s"]]);
+        assert_eq!(later, "w0    ok     2s");
+        let wider = aligned_table(&mut widths, None, [["w0", "registering", "3s"]]);
+        assert_eq!(wider, "w0    registering  3s");
+        let after = aligned_table(&mut widths, None, [["w0", "ok", "4s"]]);
+        assert_eq!(after, "w0    ok           4s");
     }
 
     #[test]

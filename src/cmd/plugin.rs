@@ -5,7 +5,6 @@ use crate::provisioners::{self, loader};
 use bmhctl_plugin_sdk::abi::{HostConfigureInput, PluginConfig};
 use bmhctl_plugin_sdk::{HostData, ProvisionerFactory};
 use clap::Subcommand;
-use comfy_table::{Table, presets::NOTHING};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -100,10 +99,8 @@ fn list(provisioners: &provisioners::Settings) -> Result<()> {
     let dirs = provisioners
         .plugin_dirs()
         .map_err(|why| Error::Usage(why.to_string()))?;
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(["NAME", "ABI", "SDK", "FILE", "STATUS"]);
-    t.add_row(["fixture", "-", "-", "(built in)", "ok"]);
+    let builtin = ["fixture", "-", "-", "(built in)", "ok"].map(String::from);
+    let mut rows: Vec<[String; 5]> = vec![builtin];
     // With several directories, a file is named by its path; a name found earlier hides it.
     let several = dirs.len() > 1;
     let mut seen: Vec<(String, std::path::PathBuf)> = Vec::new();
@@ -126,7 +123,7 @@ fn list(provisioners: &provisioners::Settings) -> Result<()> {
             };
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
                 let why = format!("not used: {} comes first", first.display());
-                t.add_row([name, "-".into(), "-".into(), shown, why]);
+                rows.push([name, "-".into(), "-".into(), shown, why]);
                 continue;
             }
             let row = match loader::open(&path, Some(&name)) {
@@ -140,7 +137,7 @@ fn list(provisioners: &provisioners::Settings) -> Result<()> {
                 Err(e) => [name.clone(), "?".into(), "?".into(), shown, e.to_string()],
             };
             seen.push((name, path));
-            t.add_row(row);
+            rows.push(row);
         }
     }
     if several {
@@ -156,7 +153,8 @@ fn list(provisioners: &provisioners::Settings) -> Result<()> {
     } else {
         super::output::outln!("plugin directory: {}", dirs[0].display())?;
     }
-    super::output::outln!("{t}")?;
+    let header = ["NAME", "ABI", "SDK", "FILE", "STATUS"];
+    super::output::line(super::output::kubectl_table(Some(&header), rows))?;
     Ok(())
 }
 

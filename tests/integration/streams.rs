@@ -373,6 +373,14 @@ fn get_w_prints_the_table_then_a_row_per_change() {
     // The first row is the host before the run, later rows its changes.
     assert!(lines[1].contains(" (new) "), "{lines:#?}");
     assert!(lines.len() >= 4, "{lines:#?}");
+    // Later rows keep the columns of the first table, widened only for a longer value: a
+    // column never moves left.
+    let online: Vec<usize> = lines
+        .iter()
+        .map(|l| l.find("ONLINE").or_else(|| l.find("true")).unwrap())
+        .collect();
+    assert_eq!(online[0], online[1], "{lines:#?}");
+    assert!(online.windows(2).all(|w| w[0] <= w[1]), "{lines:#?}");
 }
 
 #[test]
