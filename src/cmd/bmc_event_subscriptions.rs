@@ -68,7 +68,14 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
         })
         .collect::<Result<_>>()?;
     let resource = "bmceventsubscription.metal3.io";
-    output::print_objects(args.output, resource, objects, names.len() == 1)
+    output::print_objects(
+        &args.output,
+        resource,
+        objects,
+        names.len() == 1,
+        args.sort_by.as_ref(),
+        !args.no_headers,
+    )
 }
 
 /// The `get` table: BMO's printer columns with the host and the BMC's ID (`wide`: destination).

@@ -54,10 +54,12 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     }
     let objects = all.iter().map(|d| object(d)).collect::<Result<_>>()?;
     output::print_objects(
-        args.output,
+        &args.output,
         "dataimage.metal3.io",
         objects,
         names.len() == 1,
+        args.sort_by.as_ref(),
+        !args.no_headers,
     )
 }
 

@@ -31,7 +31,14 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     }
     let snapshot = Snapshot::read(&place, input)?;
     let picked = snapshot.select(&selection, &place)?;
-    let records = &picked.records;
+    let sorted;
+    let records = match &args.sort_by {
+        Some(by) => {
+            sorted = sorted_by(&picked.records, by)?;
+            &sorted
+        }
+        None => &picked.records,
+    };
     if picked.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
         // kubectl's words, on stderr; files are listed whole, without a word.
         if place.one_namespace_by_default() {
@@ -60,8 +67,29 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
             let single = args.hosts.len() == 1 && records.len() == 1;
             write_objects(out, records, single, args.output == GetFormat::Json)
         }),
+        GetFormat::JsonPath(_) | GetFormat::CustomColumns(_) => {
+            let objects = records
+                .iter()
+                .map(|r| object(r))
+                .collect::<Result<Vec<_>>>()?;
+            let single = args.hosts.len() == 1 && records.len() == 1;
+            output::print_templated(&args.output, &objects, single, !args.no_headers).map(drop)
+        }
     }?;
     picked.report_bad()
+}
+
+/// `records` in the order `--sort-by` asks, by their objects as `-o json` prints them.
+fn sorted_by<'a>(
+    records: &[&'a HostRecord],
+    by: &super::jsonpath::Path,
+) -> Result<Vec<&'a HostRecord>> {
+    let mut keyed = records
+        .iter()
+        .map(|r| Ok((object(r)?, *r)))
+        .collect::<Result<Vec<_>>>()?;
+    keyed.sort_by(|a, b| super::jsonpath::compare(by, &a.0, &b.0));
+    Ok(keyed.into_iter().map(|(_, r)| r).collect())
 }
 
 /// One host named (`single`): the object, else a List, each object made as it is written.
@@ -182,6 +210,9 @@ fn watch(
         let recs: Vec<&HostRecord> = first.iter().map(|(_, r, _)| r).collect();
         let options = table_options(args, true);
         output::line(output::hosts_table(&recs, &options, &mut widths))?;
+    } else if matches!(args.output, GetFormat::CustomColumns(_)) && !first.is_empty() {
+        let objects: Vec<Value> = first.iter().map(|(_, _, o)| o.clone()).collect();
+        output::print_templated(&args.output, &objects, false, !args.no_headers)?;
     } else {
         for (_, rec, obj) in &first {
             print_watched(args, "ADDED", rec, obj, false, &mut widths)?;
@@ -300,6 +331,11 @@ fn print_watched(
             let text = serde_saphyr::to_string(&watch_event(change, obj))
                 .map_err(|e| Error::internal("cannot encode a watch event as YAML", e))?;
             output::write_stdout(&format!("---\n{text}"))
+        }
+        // Each change as its own object, as kubectl's -w prints them.
+        GetFormat::JsonPath(_) | GetFormat::CustomColumns(_) => {
+            output::print_templated(&args.output, std::slice::from_ref(obj), true, headers)
+                .map(drop)
         }
     }
 }

@@ -12,6 +12,7 @@ mod export;
 mod get;
 mod get_args;
 mod import;
+mod jsonpath;
 pub mod man;
 mod metrics_server;
 mod options;

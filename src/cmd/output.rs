@@ -92,15 +92,19 @@ where
     out.join("\n")
 }
 
-/// `get -o name|json|yaml` of other kinds: the object itself when `single`, else a List.
+/// `get -o name|json|yaml|jsonpath=|custom-columns=` of other kinds: the object itself when
+/// `single`, else a List; sorted by `--sort-by` first.
 pub fn print_objects(
-    format: super::get_args::GetFormat,
+    format: &super::get_args::GetFormat,
     resource: &str,
     mut objects: Vec<serde_json::Value>,
     single: bool,
+    sort_by: Option<&super::jsonpath::Path>,
+    headers: bool,
 ) -> Result<()> {
     use super::get_args::GetFormat;
-    if format == GetFormat::Name {
+    sort_objects(&mut objects, sort_by);
+    if *format == GetFormat::Name {
         let name = |o: &serde_json::Value| o["metadata"]["name"].as_str().unwrap_or("").to_string();
         let text: String = objects
             .iter()
@@ -108,12 +112,15 @@ pub fn print_objects(
             .collect();
         return write_stdout(&text);
     }
+    if print_templated(format, &objects, single, headers)? {
+        return Ok(());
+    }
     let doc = if single && objects.len() == 1 {
         objects.remove(0)
     } else {
         serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
     };
-    if format == GetFormat::Json {
+    if *format == GetFormat::Json {
         line(
             serde_json::to_string_pretty(&doc)
                 .map_err(|e| Error::internal("cannot encode as JSON", e))?,
@@ -124,6 +131,49 @@ pub fn print_objects(
                 .map_err(|e| Error::internal("cannot encode as YAML", e))?,
         )
     }
+}
+
+/// `--sort-by`: the objects in the order of their values at `by` (stable: ties keep theirs).
+pub fn sort_objects(objects: &mut [serde_json::Value], by: Option<&super::jsonpath::Path>) {
+    if let Some(by) = by {
+        objects.sort_by(|a, b| super::jsonpath::compare(by, a, b));
+    }
+}
+
+/// `-o jsonpath=` (the template on the object when `single`, else on the List, with no
+/// newline added, as kubectl's) and `-o custom-columns=` (a row per object); false for the
+/// other formats, which print nothing here.
+pub fn print_templated(
+    format: &super::get_args::GetFormat,
+    objects: &[serde_json::Value],
+    single: bool,
+    headers: bool,
+) -> Result<bool> {
+    use super::get_args::GetFormat;
+    match format {
+        GetFormat::JsonPath(template) => {
+            let text = if single && objects.len() == 1 {
+                template.render(&objects[0])
+            } else {
+                let list =
+                    serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects});
+                template.render(&list)
+            };
+            write_stdout(&text)?;
+        }
+        GetFormat::CustomColumns(columns) => {
+            let header: Vec<&str> = columns.iter().map(|(h, _)| h.as_str()).collect();
+            let rows = objects.iter().map(|o| {
+                columns
+                    .iter()
+                    .map(|(_, p)| super::jsonpath::column(p, o))
+                    .collect::<Vec<_>>()
+            });
+            line(kubectl_table(headers.then_some(&header[..]), rows))?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 pub fn or_none(s: &str) -> &str {
