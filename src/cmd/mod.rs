@@ -166,8 +166,8 @@ pub enum Command {
     /// Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they
     /// are by the next run) or of a bifrost inventory.
     Import(import::ImportArgs),
-    /// Print the version of bmhctl and of its plugin interface.
-    Version,
+    /// Print the version of bmhctl (its git commit and build date) and of its plugin interface.
+    Version(version::VersionArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         #[arg(value_enum)]
@@ -466,7 +466,10 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
     let mut context = std::collections::BTreeMap::new();
     if !matches!(
         cli.command,
-        Command::Config(_) | Command::Completions { .. } | Command::Man { .. } | Command::Version
+        Command::Config(_)
+            | Command::Completions { .. }
+            | Command::Man { .. }
+            | Command::Version(_)
     ) {
         context = options::context_environment(cli.context.as_deref()).map_err(|e| said(&e))?;
         if !context.is_empty() {
@@ -570,7 +573,7 @@ fn dispatch(
         Command::Plugin(c) => plugin::run(c, provisioners),
         Command::Config(c) => config::run(c, cli.context.as_deref()),
         Command::Import(a) => import::import(a, input, provisioners),
-        Command::Version => version::print(),
+        Command::Version(a) => version::print(a),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             // clap_complete offers hidden commands too: complete only the documented ones.
