@@ -28,5 +28,6 @@ pub mod record;
 pub mod runner;
 pub mod selection;
 pub mod selector;
+pub mod stderr_json;
 pub mod timeline;
 pub mod validate;

@@ -462,6 +462,10 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
         })
     };
     let mut cli = parse(<Cli as clap::CommandFactory>::command())?;
+    // Every line of bmhctl's own on stderr from here on, errors too, as the logs are.
+    if cli.log_format == LogFormat::Json {
+        crate::stderr_json::turn_on();
+    }
     // A context's variables make the defaults of the flags that read them: parse again.
     let mut context = std::collections::BTreeMap::new();
     if !matches!(
@@ -608,8 +612,10 @@ impl Verbosity {
         match self.progress {
             _ if self.quiet || self.progress == ProgressChoice::None => ProgressMode::Quiet,
             // Bars only on a terminal that draws them, outside CI.
+            // Bars are no lines: with --log-format json, stderr is JSON objects only.
             ProgressChoice::Auto
-                if progress::bars_fit(stderr().is_terminal(), term.as_deref(), ci.as_deref()) =>
+                if progress::bars_fit(stderr().is_terminal(), term.as_deref(), ci.as_deref())
+                    && !crate::stderr_json::on() =>
             {
                 ProgressMode::Bars
             }
@@ -649,7 +655,7 @@ fn init_logging(cli: &Cli) {
                 std::env::var_os("NO_COLOR").as_deref(),
                 std::env::var("TERM").ok().as_deref(),
             );
-            builder.with_ansi(colour).without_time().try_init()
+            builder.with_ansi(colour).with_timer(UtcSeconds).try_init()
         }
         LogFormat::Json if journal => builder
             .with_ansi(false)
@@ -660,6 +666,15 @@ fn init_logging(cli: &Cli) {
             .event_format(log_json::JsonLines)
             .try_init(),
     };
+}
+
+/// A text log line's time, as the progress lines give theirs: UTC, to the second.
+struct UtcSeconds;
+
+impl tracing_subscriber::fmt::time::FormatTime for UtcSeconds {
+    fn format_time(&self, w: &mut tracing_subscriber::fmt::format::Writer<'_>) -> std::fmt::Result {
+        write!(w, "{}", chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ"))
+    }
 }
 
 /// Colours only on a terminal that shows them, and not when NO_COLOR is set to anything.
