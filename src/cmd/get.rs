@@ -154,10 +154,10 @@ fn object(rec: &HostRecord) -> Result<Value> {
     let mut v = serde_json::to_value(&rec.host)
         .map_err(|e| Error::internal("cannot encode a host as JSON", e))?;
     if let (Some(t), Some(meta)) = (
-        &rec.book.creation_timestamp,
+        output::created(rec),
         v.get_mut("metadata").and_then(Value::as_object_mut),
     ) {
-        meta.insert("creationTimestamp".into(), Value::String(t.clone()));
+        meta.insert("creationTimestamp".into(), Value::String(t.to_string()));
     }
     Ok(v)
 }

@@ -21,8 +21,14 @@ pub fn power(rec: &HostRecord) -> &'static str {
     }
 }
 
+/// The host's state; `(deleted)` for a host whose delete path finished and that is still in its
+/// file, with no status, until a run takes it on again.
 pub fn state_text(rec: &HostRecord) -> String {
-    show_state(rec.status().provisioning.state.as_str()).to_string()
+    let state = rec.status().provisioning.state.as_str();
+    if state.is_empty() && rec.book.loaded.deleted_at.is_some() {
+        return "(deleted)".into();
+    }
+    show_state(state).to_string()
 }
 
 pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
@@ -667,15 +673,21 @@ pub fn labels_text(labels: &std::collections::BTreeMap<String, String>) -> Strin
         .join(",")
 }
 
-/// The host's AGE: since bmhctl first recorded it; `<unknown>` for a host recorded before
-/// bmhctl kept that time.
+/// The host's AGE: since bmhctl first recorded it; `<unknown>` for a host nothing recorded (a
+/// file never run, standard input, a host deleted), or recorded before bmhctl kept that time.
 pub fn age(rec: &HostRecord, now: DateTime<Utc>) -> String {
-    rec.book
-        .creation_timestamp
-        .as_deref()
+    created(rec)
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
         .map(|t| human_duration(now - t.with_timezone(&Utc)))
         .unwrap_or_else(|| "<unknown>".into())
+}
+
+/// When bmhctl first recorded the host (`metadata.creationTimestamp`); none when nothing has.
+pub fn created(rec: &HostRecord) -> Option<&str> {
+    rec.book
+        .creation_timestamp
+        .as_deref()
+        .filter(|_| !rec.book.loaded.unrecorded)
 }
 
 /// A duration as kubectl prints ages: two significant units at most, coarser as it grows
@@ -730,13 +742,30 @@ pub fn hardware_summary(rec: &HostRecord) -> String {
                 .map(|c| format!("{}x {}", c.count, c.arch))
                 .unwrap_or_default();
             format!(
-                "{cpu} {} MiB {} disks {} nics",
-                h.ram_mebibytes,
+                "{cpu} {} {} disks {} nics",
+                binary_size(u64::try_from(h.ram_mebibytes).unwrap_or(0) << 20),
                 h.storage.len(),
                 h.nics.len()
             )
         })
         .unwrap_or_default()
+}
+
+/// Bytes in the largest binary unit that leaves a whole number, as `kubectl describe` shows
+/// quantities (`93 TiB`, `128 GiB`, `512 MiB`), else to one decimal (`1.5 TiB`); the exact
+/// number stays in `-o json|yaml`.
+pub fn binary_size(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut unit = 0;
+    while unit + 1 < UNITS.len() && bytes >= 1 << (10 * (unit + 1)) {
+        unit += 1;
+    }
+    let scale = 1u64 << (10 * unit);
+    if bytes.is_multiple_of(scale) {
+        format!("{} {}", bytes / scale, UNITS[unit])
+    } else {
+        format!("{:.1} {}", bytes as f64 / scale as f64, UNITS[unit])
+    }
 }
 
 /// `text` on standard output; a closed pipe comes back as an `stdout` I/O error, which
@@ -1015,6 +1044,22 @@ mod tests {
         assert_eq!(wider, "w0    registering  3s");
         let after = aligned_table(&mut widths, None, [["w0", "ok", "4s"]]);
         assert_eq!(after, "w0    ok           4s");
+    }
+
+    #[test]
+    fn sizes_read_in_binary_units() {
+        let cases = [
+            (0, "0 B"),
+            (512, "512 B"),
+            (1 << 20, "1 MiB"),
+            (128 << 30, "128 GiB"),
+            (93 << 40, "93 TiB"),
+            ((3 << 40) / 2, "1.5 TiB"),
+            (480_103_981_056, "447.1 GiB"),
+        ];
+        for (bytes, text) in cases {
+            assert_eq!(binary_size(bytes), text, "{bytes}");
+        }
     }
 
     #[test]

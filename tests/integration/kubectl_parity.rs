@@ -363,3 +363,87 @@ fn bad_templates_columns_and_sort_paths_are_usage_errors() {
         r.stderr
     );
 }
+
+/// AGE is `<unknown>` where nothing recorded when a host was created (standard input, a file
+/// never run, a host deleted), and a host deleted from its file but still in it is
+/// `(deleted)`, with the time `describe` gives, until a run takes it on again.
+#[test]
+fn an_unrecorded_host_has_an_unknown_age_and_a_deleted_one_says_so() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    let table = "NAME        STATE  CONSUMER      ONLINE  ERROR  AGE\n\
+                 worker-0    (new)  cluster-a-m0  true           <unknown>\n\
+                 spare-0     (new)                true           <unknown>\n\
+                 lab/edge-0  (new)                true           <unknown>\n";
+    let stdin = assert_cmd::Command::cargo_bin("bmhctl")
+        .unwrap()
+        .current_dir(lab.path(""))
+        .env("BMHCTL_CONFIG", lab.path("no-config.yaml"))
+        .args(["get", "-f", "-"])
+        .write_stdin(hosts_file())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&stdin.stdout), table);
+    assert_eq!(
+        lab.run(&["get", "-f", "hosts.yaml"]).expect_code(0).stdout,
+        table
+    );
+    // Nothing recorded: no creation time in the object either.
+    let json = lab
+        .run(&["get", "-f", "hosts.yaml", "worker-0", "-o", "json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(json["metadata"].get("creationTimestamp"), None, "{json}");
+
+    let fixture = ["--provisioner", "fixture", "-q"];
+    let run = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(fixture);
+        lab.run(&all).expect_code(0)
+    };
+    run(&["provision", "-f", "hosts.yaml", "--host", "spare-0"]);
+    run(&["delete", "-f", "hosts.yaml", "spare-0"]);
+    let after = lab.run(&["get", "-f", "hosts.yaml"]).expect_code(0).stdout;
+    assert_eq!(
+        after,
+        "NAME        STATE      CONSUMER      ONLINE  ERROR  AGE\n\
+         worker-0    (new)      cluster-a-m0  true           <unknown>\n\
+         spare-0     (deleted)                true           <unknown>\n\
+         lab/edge-0  (new)                    true           <unknown>\n"
+    );
+    let described = lab
+        .run(&["describe", "-f", "hosts.yaml", "spare-0"])
+        .expect_code(0)
+        .stdout;
+    let deleted = described
+        .lines()
+        .find_map(|l| l.strip_prefix("Deleted:            "))
+        .unwrap_or_else(|| panic!("no Deleted line:\n{described}"));
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(deleted).is_ok(),
+        "{deleted}"
+    );
+    assert!(
+        described.contains("\nState:              (deleted)\n"),
+        "{described}"
+    );
+    assert!(
+        described.contains("\nCreated:            <none>\n"),
+        "{described}"
+    );
+    assert!(!described.contains("Resource Version"), "{described}");
+
+    // Provisioned again, it is a host as any other.
+    run(&["provision", "-f", "hosts.yaml", "--host", "spare-0"]);
+    let again = lab
+        .run(&["get", "-f", "hosts.yaml", "spare-0"])
+        .expect_code(0)
+        .stdout;
+    let row = again.lines().nth(1).unwrap();
+    assert!(row.starts_with("spare-0  available "), "{again}");
+    assert!(!row.ends_with("<unknown>"), "{again}");
+    let described = lab
+        .run(&["describe", "-f", "hosts.yaml", "spare-0"])
+        .expect_code(0)
+        .stdout;
+    assert!(!described.contains("Deleted:"), "{described}");
+}
