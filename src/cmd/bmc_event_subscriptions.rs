@@ -36,7 +36,7 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     let snapshot = Snapshot::read(&place, input)?;
     let all_namespaces = args.namespaces.all_namespaces;
     let namespace = args.namespaces.listed(&place);
-    let subs: Vec<BmcEventSubscription> = read(&snapshot)?
+    let mut subs: Vec<BmcEventSubscription> = read(&snapshot)?
         .into_iter()
         .filter(|s| {
             namespace
@@ -52,6 +52,9 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
             )));
         }
     }
+    output::sort_items(&mut subs, args.sort_by.as_ref(), |s| {
+        serde_json::to_value(s).map_err(|e| Error::internal("cannot encode a subscription", e))
+    })?;
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) {
         if subs.is_empty() {
             crate::eprintln_quiet!("No BMCEventSubscriptions found.");

@@ -21,7 +21,7 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     let snapshot = Snapshot::read(&place, input)?;
     let listed = args.namespaces.listed(&place);
     let wanted: Vec<ObjectKey> = names.iter().map(|n| key_of_name(n, args)).collect();
-    let all: Vec<&DataImage> = snapshot
+    let mut all: Vec<&DataImage> = snapshot
         .records()
         .into_iter()
         .filter_map(|r| r.data_image.as_deref())
@@ -41,6 +41,7 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     if !missing.is_empty() {
         return Err(Error::Usage(missing.join("\n")));
     }
+    output::sort_items(&mut all, args.sort_by.as_ref(), |d| object(d))?;
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) {
         if all.is_empty() {
             crate::eprintln_quiet!("No DataImages found in {}.", place.name());

@@ -73,7 +73,9 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
                 .map(|r| object(r))
                 .collect::<Result<Vec<_>>>()?;
             let single = args.hosts.len() == 1 && records.len() == 1;
-            output::print_templated(&args.output, &objects, single, !args.no_headers).map(drop)
+            let headers = !args.no_headers;
+            let mut widths = output::Widths::default();
+            output::print_templated(&args.output, &objects, single, headers, &mut widths).map(drop)
         }
     }?;
     picked.report_bad()
@@ -201,7 +203,10 @@ fn watch(
         .enable_all()
         .build()
         .map_err(|e| Error::internal("cannot start the async runtime", e))?;
-    let (first, bad) = watched(place, selection, input)?;
+    let (mut first, bad) = watched(place, selection, input)?;
+    if let Some(by) = &args.sort_by {
+        first.sort_by(|a, b| super::jsonpath::compare(by, &a.2, &b.2));
+    }
     let mut unreadable = Unreadable::default();
     unreadable.say(bad);
     // The rows printed later keep the first table's column widths (widened for a longer value).
@@ -212,7 +217,7 @@ fn watch(
         output::line(output::hosts_table(&recs, &options, &mut widths))?;
     } else if matches!(args.output, GetFormat::CustomColumns(_)) && !first.is_empty() {
         let objects: Vec<Value> = first.iter().map(|(_, _, o)| o.clone()).collect();
-        output::print_templated(&args.output, &objects, false, !args.no_headers)?;
+        output::print_templated(&args.output, &objects, false, !args.no_headers, &mut widths)?;
     } else {
         for (_, rec, obj) in &first {
             print_watched(args, "ADDED", rec, obj, false, &mut widths)?;
@@ -334,8 +339,8 @@ fn print_watched(
         }
         // Each change as its own object, as kubectl's -w prints them.
         GetFormat::JsonPath(_) | GetFormat::CustomColumns(_) => {
-            output::print_templated(&args.output, std::slice::from_ref(obj), true, headers)
-                .map(drop)
+            let one = std::slice::from_ref(obj);
+            output::print_templated(&args.output, one, true, headers, widths).map(drop)
         }
     }
 }

@@ -118,7 +118,7 @@ pub fn print_objects(
             .collect();
         return write_stdout(&text);
     }
-    if print_templated(format, &objects, single, headers)? {
+    if print_templated(format, &objects, single, headers, &mut Widths::default())? {
         return Ok(());
     }
     let doc = if single && objects.len() == 1 {
@@ -139,6 +139,22 @@ pub fn print_objects(
     }
 }
 
+/// `--sort-by` of a kind's items, by their objects as `-o json` prints them (`object`).
+pub fn sort_items<T>(
+    items: &mut Vec<T>,
+    by: Option<&super::jsonpath::Path>,
+    object: impl Fn(&T) -> Result<serde_json::Value>,
+) -> Result<()> {
+    let Some(by) = by else { return Ok(()) };
+    let mut keyed = items
+        .drain(..)
+        .map(|i| Ok((object(&i)?, i)))
+        .collect::<Result<Vec<_>>>()?;
+    keyed.sort_by(|a, b| super::jsonpath::compare(by, &a.0, &b.0));
+    items.extend(keyed.into_iter().map(|(_, i)| i));
+    Ok(())
+}
+
 /// `--sort-by`: the objects in the order of their values at `by` (stable: ties keep theirs).
 pub fn sort_objects(objects: &mut [serde_json::Value], by: Option<&super::jsonpath::Path>) {
     if let Some(by) = by {
@@ -147,13 +163,14 @@ pub fn sort_objects(objects: &mut [serde_json::Value], by: Option<&super::jsonpa
 }
 
 /// `-o jsonpath=` (the template on the object when `single`, else on the List, with no
-/// newline added, as kubectl's) and `-o custom-columns=` (a row per object); false for the
-/// other formats, which print nothing here.
+/// newline added, as kubectl's) and `-o custom-columns=` (a row per object, columns at least
+/// `widths` wide); false for the other formats, which print nothing here.
 pub fn print_templated(
     format: &super::get_args::GetFormat,
     objects: &[serde_json::Value],
     single: bool,
     headers: bool,
+    widths: &mut Widths,
 ) -> Result<bool> {
     use super::get_args::GetFormat;
     match format {
@@ -175,7 +192,7 @@ pub fn print_templated(
                     .map(|(_, p)| super::jsonpath::column(p, o))
                     .collect::<Vec<_>>()
             });
-            line(kubectl_table(headers.then_some(&header[..]), rows))?;
+            line(aligned_table(widths, headers.then_some(&header[..]), rows))?;
         }
         _ => return Ok(false),
     }
@@ -1044,6 +1061,22 @@ mod tests {
         assert_eq!(wider, "w0    registering  3s");
         let after = aligned_table(&mut widths, None, [["w0", "ok", "4s"]]);
         assert_eq!(after, "w0    ok           4s");
+    }
+
+    /// `--sort-by` of another kind's items: by their objects, a missing value first, ties kept.
+    #[test]
+    fn items_sort_by_their_objects() {
+        let by = super::super::jsonpath::Path::parse(".spec.n").unwrap();
+        let mut items = vec![("c", Some(2)), ("a", None), ("b", Some(1)), ("d", Some(1))];
+        sort_items(&mut items, Some(&by), |(_, n)| {
+            Ok(match n {
+                Some(n) => serde_json::json!({"spec": {"n": n}}),
+                None => serde_json::json!({}),
+            })
+        })
+        .unwrap();
+        let names: Vec<&str> = items.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, ["a", "b", "d", "c"]);
     }
 
     #[test]
