@@ -636,7 +636,11 @@ fn init_logging(cli: &Cli) {
     let filter = EnvFilter::try_from_env("BMHCTL_LOG").unwrap_or_else(|_| EnvFilter::new(level));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        // A log line that cannot be written (stderr closed: `2>&1 | head`) is dropped, as
+        // bmhctl's own lines are: its fallback, eprintln!, would panic the thread logging
+        // (a pass), and the run would wait for that pass forever.
+        .log_internal_errors(false);
     // The journal gives each line its time; a priority prefix gives it its level.
     let journal = crate::journal_stream::stderr_is_journal();
     let _ = match cli.log_format {

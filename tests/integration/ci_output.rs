@@ -337,3 +337,34 @@ fn every_stderr_line_is_json_with_log_format_json() {
         "{message}"
     );
 }
+
+/// Standard error closed by its reader (`2>&1 >/dev/null | head -3`): the debug logs and the
+/// progress lines are dropped and the run ends as it would, rather than stalling on a pass
+/// whose log line could not be written.
+#[test]
+fn a_closed_stderr_does_not_stall_a_run() {
+    let lab = lab(2);
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+        .current_dir(lab.path(""))
+        .env("BMHCTL_PROVISIONER", "fixture")
+        .env("BMHCTL_TIME_SCALE", "0")
+        .env("BMHCTL_CONFIG", lab.path("no-config.yaml"))
+        .args(["provision", "hosts.yaml", "-vv", "--progress", "plain"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the run did not end with its stderr closed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+}
