@@ -1,4 +1,5 @@
-//! Completions that know the data (`source <(COMPLETE=bash bmhctl)`): hosts, states, contexts.
+//! Completions that know the data (`source <(COMPLETE=bash bmhctl)`): hosts, states, contexts,
+//! and `get -o`'s formats.
 
 use super::Cli;
 use super::options::Place;
@@ -21,6 +22,8 @@ fn with_completers(cmd: clap::Command) -> clap::Command {
             ("context", _) => Some(ArgValueCompleter::new(contexts)),
             ("name", _) if use_context => Some(ArgValueCompleter::new(contexts)),
             ("for_state", _) => Some(ArgValueCompleter::new(states)),
+            // get's -o: its formats are parsed by hand (templates), so clap has no list of them.
+            ("output", Some("FORMAT")) => Some(ArgValueCompleter::new(get_formats)),
             (_, Some("HOST")) | ("hosts", _) => Some(ArgValueCompleter::new(hosts)),
             _ => None,
         };
@@ -112,6 +115,11 @@ fn states(current: &OsStr) -> Vec<CompletionCandidate> {
         .collect();
     names.extend(super::watch::CONDITIONS.split(' ').map(String::from));
     matching(current, names)
+}
+
+fn get_formats(current: &OsStr) -> Vec<CompletionCandidate> {
+    let formats = "table wide yaml json name jsonpath= custom-columns=";
+    matching(current, formats.split(' ').map(String::from))
 }
 
 fn contexts(current: &OsStr) -> Vec<CompletionCandidate> {

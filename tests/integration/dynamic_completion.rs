@@ -131,4 +131,8 @@ fn states_and_contexts_complete() {
         offered(&lab, &["bmhctl", "config", "use-context", "p"], &env),
         ["prod"]
     );
+    assert_eq!(
+        offered(&lab, &["bmhctl", "get", "-o", "j"], &[]),
+        ["json", "jsonpath="]
+    );
 }
