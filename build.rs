@@ -31,9 +31,13 @@ pub fn commit(root: &Path) -> String {
             if let Some(head) = git(root, &["rev-parse", "--git-path", "HEAD"]) {
                 rerun(Path::new(&head));
             }
-            if let Some(common) = git(root, &["rev-parse", "--git-common-dir"]) {
-                rerun(&Path::new(&common).join("refs"));
-                rerun(&Path::new(&common).join("packed-refs"));
+            // The branch checked out (not every ref: other branches' commits change nothing).
+            if let Some(branch) = git(root, &["symbolic-ref", "-q", "HEAD"]) {
+                for file in [branch.as_str(), "packed-refs"] {
+                    if let Some(p) = git(root, &["rev-parse", "--git-path", file]) {
+                        rerun(Path::new(&p));
+                    }
+                }
             }
             git(root, &["rev-parse", "HEAD"])
         })
