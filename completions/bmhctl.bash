@@ -1369,7 +1369,7 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__get)
-            opts="-f -o -l -n -A -w -v -q -h --filename --store --output --selector --namespace --all-namespaces --no-headers --show-labels --watch --poll-interval --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            opts="-f -o -l -n -A -w -v -q -h --filename --store --output --sort-by --selector --namespace --all-namespaces --no-headers --show-labels --watch --poll-interval --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1388,11 +1388,15 @@ _bmhctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide yaml json name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide yaml json name" -- "${cur}"))
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sort-by)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -2363,12 +2367,20 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__plugin__subcmd__list)
-            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            opts="-o -v -q -h --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0
@@ -3035,12 +3047,20 @@ _bmhctl() {
             return 0
             ;;
         bmhctl__subcmd__version)
-            opts="-v -q -h --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
+            opts="-o -v -q -h --output --verbose --quiet --validate --progress --log-format --skip-unknown-kinds --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json yaml" -- "${cur}"))
+                    return 0
+                    ;;
                 --validate)
                     COMPREPLY=($(compgen -W "strict warn ignore" -- "${cur}"))
                     return 0

@@ -62,7 +62,7 @@ complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "validate" -d 'Check h
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "plugin" -d 'Inspect provisioner plugins'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "config" -d 'Show, write and switch the contexts of the config file ($BMHCTL_CONFIG, else ~/.config/bmhctl/config.yaml)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "import" -d 'Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they are by the next run) or of a bifrost inventory'
-complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
+complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "version" -d 'Print the version of bmhctl (its git commit and build date) and of its plugin interface'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
 complete -c bmhctl -n "__fish_bmhctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand provision" -l host -d 'Only this host (NAME or NAMESPACE/NAME); may be repeated' -r
@@ -206,11 +206,8 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -l skip-unknown-kind
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l store -d 'The local store [default: the user\'s data directory, e.g. ~/.local/share/bmhctl/store]' -r -F
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s o -l output -r -f -a "table\t''
-wide\t''
-yaml\t''
-json\t''
-name\t'`baremetalhost.metal3.io/NAME`, one a line'"
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s o -l output -d 'table, wide, yaml, json, name, jsonpath=TEMPLATE (kubectl\'s: `{.items[*].metadata.name}`, `{range .items[*]}{.metadata.name}{"\\n"}{end}`) or custom-columns=HEADER:PATH,...' -r
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l sort-by -d 'Sort the objects by the value at this JSONPath (kubectl\'s: `.metadata.name`, `{.metadata.creationTimestamp}`), as they are printed with -o json' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s n -l namespace -d 'Only the hosts of this namespace [default on the store: default]' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l poll-interval -d 'How often `-w` reads the hosts again' -r
@@ -230,7 +227,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s w -l watch -d 'Aft
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s v -l verbose -d 'More detail: events and pass errors (-v), debug logs (-vv)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand get" -s h -l help -d 'Print help'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s l -l selector -d 'Only hosts whose labels match (kubectl syntax)' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s n -l namespace -d 'Only the hosts of this namespace [default on the store: default]' -r
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand describe" -s f -l filename -d 'YAML files, or directories of them (`-` is standard input); without -f, the hosts of the local store' -r -F
@@ -611,6 +608,8 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_su
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -s o -l output -d '`table`, or the `PluginList` document as `json`' -r -f -a "table\t''
+json\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand plugin; and __fish_seen_subcommand_from list" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -795,6 +794,9 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s v -l verbose -d
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s q -l quiet -d 'Only errors and the final result'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -l skip-unknown-kinds -d 'Also skip documents whose kind looks like a typo of one bmhctl reads, or is unknown to metal3.io (refused by default); other kinds are always skipped with a note'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand import" -s h -l help -d 'Print help'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -s o -l output -d '`text` for people, or the `Version` document as `json` or `yaml`' -r -f -a "text\t''
+json\t''
+yaml\t''"
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand version" -l validate -d 'Fields no schema knows: `strict` refuses the input (exit 2), `warn` says so on stderr, `ignore` keeps them silently. Unknown fields under `status:` are warnings at most' -r -f -a "strict\t''
 warn\t''
 ignore\t''"
@@ -845,7 +847,7 @@ complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "plugin" -d 'Inspect provisioner plugins'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "config" -d 'Show, write and switch the contexts of the config file ($BMHCTL_CONFIG, else ~/.config/bmhctl/config.yaml)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "import" -d 'Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they are by the next run) or of a bifrost inventory'
-complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "version" -d 'Print the version of bmhctl and of its plugin interface'
+complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "version" -d 'Print the version of bmhctl (its git commit and build date) and of its plugin interface'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, elvish, powershell)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and not __fish_seen_subcommand_from provision deprovision delete apply diff plan get describe timeline export watch wait power reboot inspect detach attach pause resume retry validate plugin config import version completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bmhctl -n "__fish_bmhctl_using_subcommand help; and __fish_seen_subcommand_from power" -f -a "on" -d 'Let the hosts be powered on again: removes bmhctl\'s `reboot.metal3.io/bmhctl` annotation (a host with `online: false` stays off)'

@@ -77,10 +77,18 @@ pub fn priority_of_message(text: &str) -> u8 {
 }
 
 /// A line on standard error (see `eprintln_quiet!`), prefixed with its priority for the
-/// journal; dropped when standard error is closed.
+/// journal, a JSON object under `--log-format json`; dropped when standard error is closed.
 pub fn eprintln(args: std::fmt::Arguments<'_>) {
     let mut stderr = std::io::stderr().lock();
-    if stderr_is_journal() {
+    if crate::stderr_json::on() {
+        let text = args.to_string();
+        let line = crate::stderr_json::message_line(&text);
+        let _ = if stderr_is_journal() {
+            stderr.write_all(prefixed(&line, priority_of_message(&text)).as_bytes())
+        } else {
+            stderr.write_fmt(format_args!("{line}\n"))
+        };
+    } else if stderr_is_journal() {
         let text = args.to_string();
         let _ = stderr.write_all(prefixed(&text, priority_of_message(&text)).as_bytes());
     } else {

@@ -29,5 +29,6 @@ pub mod resource_args;
 pub mod runner;
 pub mod selection;
 pub mod selector;
+pub mod stderr_json;
 pub mod timeline;
 pub mod validate;

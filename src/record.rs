@@ -56,6 +56,29 @@ pub struct Bookkeeping {
     /// The host's last events, oldest first, at most [`EVENTS_KEPT`] (file mode).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<RecordedEvent>,
+    /// When BMO's delete path finished for the host, which stays in its file (file mode): the
+    /// whole entry then, read back as no bookkeeping at all but for [`Loaded::deleted_at`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deleted: Option<String>,
+    /// How this load found the host, for `get` and `describe`; never written back.
+    #[serde(skip)]
+    pub loaded: Loaded,
+}
+
+/// How a load found a host's bookkeeping: not part of its value (equal whatever it holds).
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// Nothing recorded of the host before this load: its creation time is this load's, which
+    /// `get` and `describe` do not show as the host's.
+    pub unrecorded: bool,
+    /// When its delete path finished, read from a deleted host's entry ([`Bookkeeping::deleted`]).
+    pub deleted_at: Option<String>,
+}
+
+impl PartialEq for Loaded {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Enough for `describe` (at most 20 kinds), bounded so that a sidecar does not grow.

@@ -26,7 +26,7 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     let snapshot = Snapshot::read(&place, input)?;
     let all_namespaces = args.namespaces.all_namespaces;
     let namespace = args.namespaces.listed(&place);
-    let subs: Vec<BmcEventSubscription> = read(&snapshot)?
+    let mut subs: Vec<BmcEventSubscription> = read(&snapshot)?
         .into_iter()
         .filter(|s| {
             namespace
@@ -42,6 +42,9 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
             )));
         }
     }
+    output::sort_items(&mut subs, args.sort_by.as_ref(), |s| {
+        serde_json::to_value(s).map_err(|e| Error::internal("cannot encode a subscription", e))
+    })?;
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) {
         if subs.is_empty() {
             crate::eprintln_quiet!("No BMCEventSubscriptions found.");
@@ -58,7 +61,14 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
         })
         .collect::<Result<_>>()?;
     let resource = crate::resource_args::Kind::BmcEventSubscription.resource();
-    output::print_objects(args.output, resource, objects, names.len() == 1)
+    output::print_objects(
+        &args.output,
+        resource,
+        objects,
+        names.len() == 1,
+        args.sort_by.as_ref(),
+        !args.no_headers,
+    )
 }
 
 /// The `get` table: BMO's printer columns with the host and the BMC's ID (`wide`: destination).

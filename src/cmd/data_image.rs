@@ -13,7 +13,8 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     let snapshot = Snapshot::read(&place, input)?;
     let listed = args.namespaces.listed(&place);
     let namespace = args.namespaces.namespace.as_deref();
-    let all = selected(&snapshot, names, namespace, listed.as_deref(), &place)?;
+    let mut all = selected(&snapshot, names, namespace, listed.as_deref(), &place)?;
+    output::sort_items(&mut all, args.sort_by.as_ref(), |d| object(d))?;
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) {
         if all.is_empty() {
             crate::eprintln_quiet!("No DataImages found in {}.", place.name());
@@ -27,10 +28,12 @@ pub fn get(args: &GetArgs, names: &[String], input: crate::persist::InputPolicy)
     }
     let objects = all.iter().map(|d| object(d)).collect::<Result<_>>()?;
     output::print_objects(
-        args.output,
+        &args.output,
         crate::resource_args::Kind::DataImage.resource(),
         objects,
         names.len() == 1,
+        args.sort_by.as_ref(),
+        !args.no_headers,
     )
 }
 

@@ -113,9 +113,9 @@ pub fn render(rec: &HostRecord, events: &[StoredEvent]) -> String {
             vec![
                 d.name.clone(),
                 d.type_.clone(),
-                match d.size_bytes {
-                    0 => String::new(),
-                    bytes => format!("{} GiB", bytes / (1 << 30)),
+                match u64::try_from(d.size_bytes) {
+                    Ok(0) | Err(_) => String::new(),
+                    Ok(bytes) => output::binary_size(bytes),
                 },
                 d.model.clone(),
             ]
@@ -182,9 +182,15 @@ fn push_fields(out: &mut String, rec: &HostRecord) {
     // The bookkeeping has them for both layouts.
     line("UID", or_none(&rec.book.uid));
     line("Generation", &rec.book.generation.to_string());
-    line("Resource Version", or_none(&m.resource_version));
+    // The store's; files have none.
+    if !m.resource_version.is_empty() {
+        line("Resource Version", &m.resource_version);
+    }
     if let Some(t) = &rec.book.deletion_requested {
         line("Deletion Requested", t);
+    }
+    if let Some(t) = &rec.book.loaded.deleted_at {
+        line("Deleted", t);
     }
     line("State", &output::state_text(rec));
     line("Operational Status", or_none(s.operational_status.as_str()));
@@ -194,10 +200,7 @@ fn push_fields(out: &mut String, rec: &HostRecord) {
     line("Boot MAC Address", or_none(&h.spec.boot_mac_address));
     line("Boot Mode", or_none(h.spec.boot_mode.as_str()));
     line("Consumer", or_none(&output::consumer(rec)));
-    line(
-        "Created",
-        or_none(rec.book.creation_timestamp.as_deref().unwrap_or("")),
-    );
+    line("Created", or_none(output::created(rec).unwrap_or("")));
     line("Error Type", or_none(s.error_type.as_str()));
     line("Error Message", or_none(&s.error_message));
     line("Error Count", &s.error_count.to_string());
@@ -267,11 +270,11 @@ fn aggregate(events: &[StoredEvent]) -> Vec<EventGroup<'_>> {
     groups
 }
 
-fn push_table<R: Into<comfy_table::Row>>(
-    out: &mut String,
-    header: &[&str],
-    rows: impl IntoIterator<Item = R>,
-) {
+fn push_table<R, C>(out: &mut String, header: &[&str], rows: impl IntoIterator<Item = R>)
+where
+    R: IntoIterator<Item = C>,
+    C: AsRef<str>,
+{
     let rows: Vec<R> = rows.into_iter().collect();
     if rows.is_empty() {
         return out.push_str("  <none>\n");

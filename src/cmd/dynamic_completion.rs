@@ -1,4 +1,5 @@
-//! Completions that know the data (`source <(COMPLETE=bash bmhctl)`): hosts, states, contexts.
+//! Completions that know the data (`source <(COMPLETE=bash bmhctl)`): hosts, states, contexts,
+//! and `get -o`'s formats.
 
 use super::options::Place;
 use crate::persist::snapshot::Snapshot;
@@ -13,14 +14,21 @@ pub fn command() -> clap::Command {
 
 fn with_completers(cmd: clap::Command) -> clap::Command {
     // The config commands whose NAME (or OLD) is an existing context.
-    let names_context = ["use-context", "delete-context", "set-context", "rename-context"]
-        .contains(&cmd.get_name());
+    let names_context = [
+        "use-context",
+        "delete-context",
+        "set-context",
+        "rename-context",
+    ]
+    .contains(&cmd.get_name());
     cmd.mut_args(|a| {
         let value_name = a.get_value_names().and_then(|v| v.first());
         let completer = match (a.get_id().as_str(), value_name.map(|v| v.as_str())) {
             ("context", _) => Some(ArgValueCompleter::new(contexts)),
             ("name" | "old", _) if names_context => Some(ArgValueCompleter::new(contexts)),
             ("for_state", _) => Some(ArgValueCompleter::new(states)),
+            // get's -o: its formats are parsed by hand (templates), so clap has no list of them.
+            ("output", Some("FORMAT")) => Some(ArgValueCompleter::new(get_formats)),
             (_, Some("HOST")) | ("hosts", _) => Some(ArgValueCompleter::new(hosts)),
             _ => None,
         };
@@ -112,6 +120,11 @@ fn states(current: &OsStr) -> Vec<CompletionCandidate> {
         .collect();
     names.extend(super::wait_for::CONDITIONS.split(' ').map(String::from));
     matching(current, names)
+}
+
+fn get_formats(current: &OsStr) -> Vec<CompletionCandidate> {
+    let formats = "table wide yaml json name jsonpath= custom-columns=";
+    matching(current, formats.split(' ').map(String::from))
 }
 
 fn contexts(current: &OsStr) -> Vec<CompletionCandidate> {

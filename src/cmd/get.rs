@@ -32,7 +32,14 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
     }
     let snapshot = Snapshot::read(&place, input)?;
     let picked = snapshot.select(&selection, &place)?;
-    let records = &picked.records;
+    let sorted;
+    let records = match &args.sort_by {
+        Some(by) => {
+            sorted = sorted_by(&picked.records, by)?;
+            &sorted
+        }
+        None => &picked.records,
+    };
     if picked.is_empty() && matches!(args.output, GetFormat::Table | GetFormat::Wide) {
         // kubectl's words, on stderr; files are listed whole, without a word.
         if place.one_namespace_by_default() {
@@ -49,6 +56,7 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
             records,
             &unreadable,
             &table_options(&args, true),
+            &mut output::Widths::default(),
         )),
         GetFormat::Name => output::print_with(|out| {
             records
@@ -67,8 +75,31 @@ pub fn get(args: GetArgs, input: crate::persist::InputPolicy) -> Result<()> {
             let single = named.names.len() == 1 && records.len() == 1;
             write_objects(out, records, single, args.output == GetFormat::Json)
         }),
+        GetFormat::JsonPath(_) | GetFormat::CustomColumns(_) => {
+            let objects = records
+                .iter()
+                .map(|r| object(r))
+                .collect::<Result<Vec<_>>>()?;
+            let single = args.hosts.len() == 1 && records.len() == 1;
+            let headers = !args.no_headers;
+            let mut widths = output::Widths::default();
+            output::print_templated(&args.output, &objects, single, headers, &mut widths).map(drop)
+        }
     }?;
     picked.report_bad()
+}
+
+/// `records` in the order `--sort-by` asks, by their objects as `-o json` prints them.
+fn sorted_by<'a>(
+    records: &[&'a HostRecord],
+    by: &super::jsonpath::Path,
+) -> Result<Vec<&'a HostRecord>> {
+    let mut keyed = records
+        .iter()
+        .map(|r| Ok((object(r)?, *r)))
+        .collect::<Result<Vec<_>>>()?;
+    keyed.sort_by(|a, b| super::jsonpath::compare(by, &a.0, &b.0));
+    Ok(keyed.into_iter().map(|(_, r)| r).collect())
 }
 
 /// One host named (`single`): the object, else a List, each object made as it is written.
@@ -133,10 +164,10 @@ pub(super) fn object(rec: &HostRecord) -> Result<Value> {
     let mut v = serde_json::to_value(&rec.host)
         .map_err(|e| Error::internal("cannot encode a host as JSON", e))?;
     if let (Some(t), Some(meta)) = (
-        &rec.book.creation_timestamp,
+        output::created(rec),
         v.get_mut("metadata").and_then(Value::as_object_mut),
     ) {
-        meta.insert("creationTimestamp".into(), Value::String(t.clone()));
+        meta.insert("creationTimestamp".into(), Value::String(t.to_string()));
     }
     Ok(v)
 }
@@ -180,15 +211,24 @@ fn watch(
         .enable_all()
         .build()
         .map_err(|e| Error::internal("cannot start the async runtime", e))?;
-    let (first, bad) = watched(place, selection, input)?;
+    let (mut first, bad) = watched(place, selection, input)?;
+    if let Some(by) = &args.sort_by {
+        first.sort_by(|a, b| super::jsonpath::compare(by, &a.2, &b.2));
+    }
     let mut unreadable = Unreadable::default();
     unreadable.say(bad);
+    // The rows printed later keep the first table's column widths (widened for a longer value).
+    let mut widths = output::Widths::default();
     if matches!(args.output, GetFormat::Table | GetFormat::Wide) && !first.is_empty() {
         let recs: Vec<&HostRecord> = first.iter().map(|(_, r, _)| r).collect();
-        output::line(output::hosts_table(&recs, &table_options(args, true)))?;
+        let options = table_options(args, true);
+        output::line(output::hosts_table(&recs, &options, &mut widths))?;
+    } else if matches!(args.output, GetFormat::CustomColumns(_)) && !first.is_empty() {
+        let objects: Vec<Value> = first.iter().map(|(_, _, o)| o.clone()).collect();
+        output::print_templated(&args.output, &objects, false, !args.no_headers, &mut widths)?;
     } else {
         for (_, rec, obj) in &first {
-            print_watched(args, "ADDED", rec, obj, false)?;
+            print_watched(args, "ADDED", rec, obj, false, &mut widths)?;
         }
     }
     let mut last: HashMap<ObjectKey, (HostRecord, Value)> =
@@ -205,7 +245,7 @@ fn watch(
             match watched(place, selection, input) {
                 Ok((hosts, bad)) => {
                     unreadable.say(bad);
-                    print_changes(args, &mut last, hosts, &mut headers)?;
+                    print_changes(args, &mut last, hosts, &mut headers, &mut widths)?;
                 }
                 // A file being edited by hand may not parse for a moment: say so (once), go on.
                 Err(e) => unreadable.failing(e.chain()),
@@ -243,6 +283,7 @@ fn print_changes(
     last: &mut HashMap<ObjectKey, (HostRecord, Value)>,
     now: Vec<(ObjectKey, HostRecord, Value)>,
     headers: &mut bool,
+    widths: &mut output::Widths,
 ) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     for (key, rec, obj) in now {
@@ -252,7 +293,7 @@ fn print_changes(
             Some((_, before)) if same_but_created(before, &obj) => continue,
             Some(_) => "MODIFIED",
         };
-        print_watched(args, change, &rec, &obj, *headers)?;
+        print_watched(args, change, &rec, &obj, *headers, widths)?;
         *headers = false;
         last.insert(key, (rec, obj));
     }
@@ -264,7 +305,7 @@ fn print_changes(
     gone.sort();
     for key in gone {
         if let Some((rec, obj)) = last.remove(&key) {
-            print_watched(args, "DELETED", &rec, &obj, *headers)?;
+            print_watched(args, "DELETED", &rec, &obj, *headers, widths)?;
             *headers = false;
         }
     }
@@ -288,11 +329,14 @@ fn print_watched(
     rec: &HostRecord,
     obj: &Value,
     headers: bool,
+    widths: &mut output::Widths,
 ) -> Result<()> {
     match args.output {
-        GetFormat::Table | GetFormat::Wide => {
-            output::line(output::hosts_table(&[rec], &table_options(args, headers)))
-        }
+        GetFormat::Table | GetFormat::Wide => output::line(output::hosts_table(
+            &[rec],
+            &table_options(args, headers),
+            widths,
+        )),
         GetFormat::Name => {
             output::outln!(
                 "{}/{}",
@@ -306,6 +350,11 @@ fn print_watched(
             let text = serde_saphyr::to_string(&watch_event(change, obj))
                 .map_err(|e| Error::internal("cannot encode a watch event as YAML", e))?;
             output::write_stdout(&format!("---\n{text}"))
+        }
+        // Each change as its own object, as kubectl's -w prints them.
+        GetFormat::JsonPath(_) | GetFormat::CustomColumns(_) => {
+            let one = std::slice::from_ref(obj);
+            output::print_templated(&args.output, one, true, headers, widths).map(drop)
         }
     }
 }

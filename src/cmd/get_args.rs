@@ -3,15 +3,22 @@
 use super::SourceArgs;
 use super::options::Place;
 use crate::selection::HostSelection;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::time::Duration;
 
 #[derive(Debug, Args)]
 pub struct GetArgs {
     #[command(flatten)]
     pub source: SourceArgs,
-    #[arg(short, long, value_enum, default_value_t = GetFormat::Table)]
+    /// table, wide, yaml, json, name, jsonpath=TEMPLATE (kubectl's: `{.items[*].metadata.name}`,
+    /// `{range .items[*]}{.metadata.name}{"\n"}{end}`) or custom-columns=HEADER:PATH,...
+    #[arg(short, long, default_value = "table", value_parser = GetFormat::parse,
+          value_name = "FORMAT")]
     pub output: GetFormat,
+    /// Sort the objects by the value at this JSONPath (kubectl's: `.metadata.name`,
+    /// `{.metadata.creationTimestamp}`), as they are printed with -o json.
+    #[arg(long, value_name = "JSONPATH", value_parser = super::jsonpath::Path::parse)]
+    pub sort_by: Option<super::jsonpath::Path>,
     /// Only hosts whose labels match (kubectl syntax).
     #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
     pub selector: Option<String>,
@@ -72,7 +79,7 @@ impl NamespaceArgs {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone)]
 pub enum GetFormat {
     Table,
     Wide,
@@ -80,4 +87,49 @@ pub enum GetFormat {
     Json,
     /// `baremetalhost.metal3.io/NAME`, one a line.
     Name,
+    /// `-o jsonpath=TEMPLATE`.
+    JsonPath(std::sync::Arc<super::jsonpath::Template>),
+    /// `-o custom-columns=HEADER:PATH,...`.
+    CustomColumns(std::sync::Arc<Vec<(String, super::jsonpath::Path)>>),
+}
+
+impl PartialEq for GetFormat {
+    /// The same kind of format (templates and columns are not compared).
+    fn eq(&self, other: &Self) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other)
+    }
+}
+
+impl GetFormat {
+    /// `-o`'s value, a template or columns checked here (a bad one is a usage error, exit 2).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        use super::jsonpath;
+        let (kind, arg) = match s.split_once('=') {
+            Some((k, a)) => (k, Some(a)),
+            None => (s, None),
+        };
+        match (kind, arg) {
+            ("table", None) => Ok(Self::Table),
+            ("wide", None) => Ok(Self::Wide),
+            ("yaml", None) => Ok(Self::Yaml),
+            ("json", None) => Ok(Self::Json),
+            ("name", None) => Ok(Self::Name),
+            ("jsonpath", Some(t)) => Ok(Self::JsonPath(jsonpath::Template::parse(t)?.into())),
+            ("jsonpath", None) => Err("jsonpath template format specified but no template given \
+                                      (-o jsonpath='{.items[*].metadata.name}')"
+                .into()),
+            ("custom-columns", Some(spec)) => {
+                Ok(Self::CustomColumns(jsonpath::custom_columns(spec)?.into()))
+            }
+            ("custom-columns", None) => Err(
+                "custom-columns format specified but no custom columns given \
+                     (-o custom-columns=NAME:.metadata.name)"
+                    .into(),
+            ),
+            _ => Err(format!(
+                "unknown output format {s:?}: expected table, wide, yaml, json, name, \
+                 jsonpath=TEMPLATE or custom-columns=SPEC"
+            )),
+        }
+    }
 }

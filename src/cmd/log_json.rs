@@ -30,8 +30,7 @@ fn line(event: &Event<'_>) -> Value {
     let mut fields = Fields(Map::new());
     event.record(&mut fields);
     let mut obj = Map::new();
-    let now = super::output::json_time(chrono::Utc::now());
-    obj.insert("timestamp".into(), now.into());
+    obj.insert("timestamp".into(), crate::stderr_json::timestamp().into());
     obj.insert("level".into(), meta.level().as_str().into());
     obj.insert("target".into(), meta.target().into());
     obj.extend(fields.0);

@@ -13,6 +13,7 @@ mod get;
 mod get_args;
 mod global_flags;
 mod import;
+mod jsonpath;
 pub mod man;
 mod metrics_server;
 mod options;
@@ -161,8 +162,8 @@ pub enum Command {
     /// Write BareMetalHosts and their BMC Secrets for the nodes of an Ironic (adopted as they
     /// are by the next run) or of a bifrost inventory.
     Import(import::ImportArgs),
-    /// Print the version of bmhctl and of its plugin interface.
-    Version,
+    /// Print the version of bmhctl (its git commit and build date) and of its plugin interface.
+    Version(version::VersionArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         #[arg(value_enum)]
@@ -468,11 +469,18 @@ fn parse_and_run(args: &[OsString]) -> std::result::Result<i32, i32> {
         })
     };
     let mut cli = parse(command())?;
+    // Every line of bmhctl's own on stderr from here on, errors too, as the logs are.
+    if cli.log_format == LogFormat::Json {
+        crate::stderr_json::turn_on();
+    }
     // A context's variables make the defaults of the flags that read them: parse again.
     let mut context = std::collections::BTreeMap::new();
     if !matches!(
         cli.command,
-        Command::Config(_) | Command::Completions { .. } | Command::Man { .. } | Command::Version
+        Command::Config(_)
+            | Command::Completions { .. }
+            | Command::Man { .. }
+            | Command::Version(_)
     ) {
         context = options::context_environment(cli.context.as_deref()).map_err(|e| said(&e))?;
         if !context.is_empty() {
@@ -573,7 +581,7 @@ fn dispatch(
         Command::Plugin(c) => plugin::run(c, provisioners),
         Command::Config(c) => config::run(c, cli.context.as_deref()),
         Command::Import(a) => import::import(a, input, provisioners),
-        Command::Version => version::print(),
+        Command::Version(a) => version::print(a),
         Command::Completions { shell } => {
             // clap_complete offers hidden commands too: complete only the documented ones.
             // Unbuilt, as it builds it; every global flag completes everywhere, as accepted.
@@ -607,8 +615,10 @@ impl Verbosity {
         match self.progress {
             _ if self.quiet || self.progress == ProgressChoice::None => ProgressMode::Quiet,
             // Bars only on a terminal that draws them, outside CI.
+            // Bars are no lines: with --log-format json, stderr is JSON objects only.
             ProgressChoice::Auto
-                if progress::bars_fit(stderr().is_terminal(), term.as_deref(), ci.as_deref()) =>
+                if progress::bars_fit(stderr().is_terminal(), term.as_deref(), ci.as_deref())
+                    && !crate::stderr_json::on() =>
             {
                 ProgressMode::Bars
             }
@@ -629,7 +639,11 @@ fn init_logging(cli: &Cli) {
     let filter = EnvFilter::try_from_env("BMHCTL_LOG").unwrap_or_else(|_| EnvFilter::new(level));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        // A log line that cannot be written (stderr closed: `2>&1 | head`) is dropped, as
+        // bmhctl's own lines are: its fallback, eprintln!, would panic the thread logging
+        // (a pass), and the run would wait for that pass forever.
+        .log_internal_errors(false);
     // The journal gives each line its time; a priority prefix gives it its level.
     let journal = crate::journal_stream::stderr_is_journal();
     let _ = match cli.log_format {
@@ -648,7 +662,7 @@ fn init_logging(cli: &Cli) {
                 std::env::var_os("NO_COLOR").as_deref(),
                 std::env::var("TERM").ok().as_deref(),
             );
-            builder.with_ansi(colour).without_time().try_init()
+            builder.with_ansi(colour).with_timer(UtcSeconds).try_init()
         }
         LogFormat::Json if journal => builder
             .with_ansi(false)
@@ -659,6 +673,15 @@ fn init_logging(cli: &Cli) {
             .event_format(log_json::JsonLines)
             .try_init(),
     };
+}
+
+/// A text log line's time, as the progress lines give theirs: UTC, to the second.
+struct UtcSeconds;
+
+impl tracing_subscriber::fmt::time::FormatTime for UtcSeconds {
+    fn format_time(&self, w: &mut tracing_subscriber::fmt::format::Writer<'_>) -> std::fmt::Result {
+        write!(w, "{}", chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ"))
+    }
 }
 
 /// Colours only on a terminal that shows them, and not when NO_COLOR is set to anything.

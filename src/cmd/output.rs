@@ -5,7 +5,6 @@ use crate::error::{Error, Result};
 use crate::record::HostRecord;
 use crate::runner::{Goal, HostResult};
 use chrono::{DateTime, Utc};
-use comfy_table::{Table, presets::NOTHING};
 use serde::Serialize;
 use std::io::Write;
 
@@ -22,8 +21,14 @@ pub fn power(rec: &HostRecord) -> &'static str {
     }
 }
 
+/// The host's state; `(deleted)` for a host whose delete path finished and that is still in its
+/// file, with no status, until a run takes it on again.
 pub fn state_text(rec: &HostRecord) -> String {
-    show_state(rec.status().provisioning.state.as_str()).to_string()
+    let state = rec.status().provisioning.state.as_str();
+    if state.is_empty() && rec.book.loaded.deleted_at.is_some() {
+        return "(deleted)".into();
+    }
+    show_state(state).to_string()
 }
 
 pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
@@ -33,33 +38,79 @@ pub fn shown<T>(show: &[bool], cols: impl IntoIterator<Item = T>) -> Vec<T> {
         .collect()
 }
 
-/// A table as kubectl prints it: no margin, no padding after the last column.
-pub fn kubectl_table<R: Into<comfy_table::Row>>(
-    header: Option<&[&str]>,
-    rows: impl IntoIterator<Item = R>,
-) -> String {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    if let Some(h) = header {
-        t.set_header(h.to_vec());
-    }
-    t.add_rows(rows);
-    t.to_string()
-        .lines()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
+/// A table as kubectl prints it: no margin, the columns two spaces apart, no blank after the
+/// last one. Every table bmhctl prints is made here. A cell of several lines takes as many
+/// lines, the other cells of its row blank below their first.
+pub fn kubectl_table<R, C>(header: Option<&[&str]>, rows: impl IntoIterator<Item = R>) -> String
+where
+    R: IntoIterator<Item = C>,
+    C: AsRef<str>,
+{
+    aligned_table(&mut Widths::default(), header, rows)
 }
 
-/// `get -o name|json|yaml` of other kinds: the object itself when `single`, else a List.
+/// The widths of a table's columns, kept from one table to the next so that rows printed later
+/// (`get -w`) line up with the first table: a column only widens, for a longer value.
+#[derive(Debug, Default, Clone)]
+pub struct Widths(Vec<usize>);
+
+/// [`kubectl_table`] with columns at least as wide as `widths`, which it widens to fit.
+pub fn aligned_table<R, C>(
+    widths: &mut Widths,
+    header: Option<&[&str]>,
+    rows: impl IntoIterator<Item = R>,
+) -> String
+where
+    R: IntoIterator<Item = C>,
+    C: AsRef<str>,
+{
+    let width = |s: &str| s.lines().map(unicode_width::UnicodeWidthStr::width).max();
+    let mut cells: Vec<Vec<String>> = Vec::new();
+    if let Some(h) = header {
+        cells.push(h.iter().map(|c| c.to_string()).collect());
+    }
+    cells.extend(
+        rows.into_iter()
+            .map(|r| r.into_iter().map(|c| c.as_ref().to_string()).collect()),
+    );
+    for row in &cells {
+        if widths.0.len() < row.len() {
+            widths.0.resize(row.len(), 0);
+        }
+        for (w, c) in widths.0.iter_mut().zip(row) {
+            *w = (*w).max(width(c).unwrap_or(0));
+        }
+    }
+    let mut out = Vec::new();
+    for row in &cells {
+        let tall = row.iter().map(|c| c.lines().count()).max().unwrap_or(0);
+        for i in 0..tall.max(1) {
+            let mut line = String::new();
+            for (c, w) in row.iter().zip(&widths.0) {
+                let part = c.lines().nth(i).unwrap_or("");
+                line.push_str(part);
+                let pad = w - unicode_width::UnicodeWidthStr::width(part);
+                line.extend(std::iter::repeat_n(' ', pad + 2));
+            }
+            out.push(line.trim_end().to_string());
+        }
+    }
+    out.join("\n")
+}
+
+/// `get -o name|json|yaml|jsonpath=|custom-columns=` of other kinds: the object itself when
+/// `single`, else a List; sorted by `--sort-by` first.
 pub fn print_objects(
-    format: super::get_args::GetFormat,
+    format: &super::get_args::GetFormat,
     resource: &str,
     mut objects: Vec<serde_json::Value>,
     single: bool,
+    sort_by: Option<&super::jsonpath::Path>,
+    headers: bool,
 ) -> Result<()> {
     use super::get_args::GetFormat;
-    if format == GetFormat::Name {
+    sort_objects(&mut objects, sort_by);
+    if *format == GetFormat::Name {
         let name = |o: &serde_json::Value| o["metadata"]["name"].as_str().unwrap_or("").to_string();
         let text: String = objects
             .iter()
@@ -67,12 +118,15 @@ pub fn print_objects(
             .collect();
         return write_stdout(&text);
     }
+    if print_templated(format, &objects, single, headers, &mut Widths::default())? {
+        return Ok(());
+    }
     let doc = if single && objects.len() == 1 {
         objects.remove(0)
     } else {
         serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects})
     };
-    if format == GetFormat::Json {
+    if *format == GetFormat::Json {
         line(
             serde_json::to_string_pretty(&doc)
                 .map_err(|e| Error::internal("cannot encode as JSON", e))?,
@@ -83,6 +137,66 @@ pub fn print_objects(
                 .map_err(|e| Error::internal("cannot encode as YAML", e))?,
         )
     }
+}
+
+/// `--sort-by` of a kind's items, by their objects as `-o json` prints them (`object`).
+pub fn sort_items<T>(
+    items: &mut Vec<T>,
+    by: Option<&super::jsonpath::Path>,
+    object: impl Fn(&T) -> Result<serde_json::Value>,
+) -> Result<()> {
+    let Some(by) = by else { return Ok(()) };
+    let mut keyed = items
+        .drain(..)
+        .map(|i| Ok((object(&i)?, i)))
+        .collect::<Result<Vec<_>>>()?;
+    keyed.sort_by(|a, b| super::jsonpath::compare(by, &a.0, &b.0));
+    items.extend(keyed.into_iter().map(|(_, i)| i));
+    Ok(())
+}
+
+/// `--sort-by`: the objects in the order of their values at `by` (stable: ties keep theirs).
+pub fn sort_objects(objects: &mut [serde_json::Value], by: Option<&super::jsonpath::Path>) {
+    if let Some(by) = by {
+        objects.sort_by(|a, b| super::jsonpath::compare(by, a, b));
+    }
+}
+
+/// `-o jsonpath=` (the template on the object when `single`, else on the List, with no
+/// newline added, as kubectl's) and `-o custom-columns=` (a row per object, columns at least
+/// `widths` wide); false for the other formats, which print nothing here.
+pub fn print_templated(
+    format: &super::get_args::GetFormat,
+    objects: &[serde_json::Value],
+    single: bool,
+    headers: bool,
+    widths: &mut Widths,
+) -> Result<bool> {
+    use super::get_args::GetFormat;
+    match format {
+        GetFormat::JsonPath(template) => {
+            let text = if single && objects.len() == 1 {
+                template.render(&objects[0])
+            } else {
+                let list =
+                    serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects});
+                template.render(&list)
+            };
+            write_stdout(&text)?;
+        }
+        GetFormat::CustomColumns(columns) => {
+            let header: Vec<&str> = columns.iter().map(|(h, _)| h.as_str()).collect();
+            let rows = objects.iter().map(|o| {
+                columns
+                    .iter()
+                    .map(|(_, p)| super::jsonpath::column(p, o))
+                    .collect::<Vec<_>>()
+            });
+            line(aligned_table(widths, headers.then_some(&header[..]), rows))?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 pub fn or_none(s: &str) -> &str {
@@ -271,10 +385,9 @@ pub fn show_state(s: &str) -> &str {
 /// The final table of a run: one row per host, and why a host stopped short, with what its
 /// passes last waited on (the provisioner's reason, which BMO writes nowhere).
 pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Result<()> {
-    let mut t = Table::new();
-    t.load_preset(NOTHING)
-        .set_header(["HOST", "STATE", "STATUS", "POWER", "RESULT", "ERROR"]);
+    let header = ["NAME", "STATE", "STATUS", "POWER", "RESULT", "ERROR"];
     // The columns' widths need every row: the rows are kept, the records they came from not.
+    let mut rows = Vec::new();
     for r in hosts {
         let s = &r.seen;
         let state = if r.deleted {
@@ -324,7 +437,7 @@ pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Resul
                 },
             )
         };
-        t.add_row(vec![
+        rows.push([
             display_name(&r.namespace, &r.name),
             state.to_string(),
             status.to_string(),
@@ -333,7 +446,7 @@ pub fn write_result_table(out: &mut dyn Write, hosts: Reports) -> std::io::Resul
             error,
         ]);
     }
-    write_lines(out, t.lines())
+    writeln!(out, "{}", kubectl_table(Some(&header), rows))
 }
 
 /// A time in result documents: RFC 3339, UTC, milliseconds.
@@ -477,8 +590,8 @@ pub struct TableOptions {
 /// `get` as a table: BMO's printer columns (its kubebuilder printcolumn markers) in their
 /// order, those of priority 1 (STATUS, BMC) with `wide` only; ERROR is the error's type, as
 /// BMO's column is (`describe` has the message).
-pub fn hosts_table(records: &[&HostRecord], o: &TableOptions) -> String {
-    hosts_table_with(records, &[], o)
+pub fn hosts_table(records: &[&HostRecord], o: &TableOptions, widths: &mut Widths) -> String {
+    hosts_table_with(records, &[], o, widths)
 }
 
 /// [`hosts_table`] with a row for each host that cannot be read (`<unreadable>`), in
@@ -487,6 +600,7 @@ pub fn hosts_table_with(
     records: &[&HostRecord],
     unreadable: &[&bmh_api::ObjectKey],
     o: &TableOptions,
+    widths: &mut Widths,
 ) -> String {
     let (ns, wide) = (o.namespace_column, o.wide);
     let show = [ns, true, wide, true, true, wide, true, true, true, o.labels];
@@ -549,7 +663,7 @@ pub fn hosts_table_with(
             ],
         )
     });
-    kubectl_table(o.headers.then_some(&header[..]), rows)
+    aligned_table(widths, o.headers.then_some(&header[..]), rows)
 }
 
 /// `spec.consumerRef.name`, BMO's CONSUMER column.
@@ -576,15 +690,21 @@ pub fn labels_text(labels: &std::collections::BTreeMap<String, String>) -> Strin
         .join(",")
 }
 
-/// The host's AGE: since bmhctl first recorded it; `<unknown>` for a host recorded before
-/// bmhctl kept that time.
+/// The host's AGE: since bmhctl first recorded it; `<unknown>` for a host nothing recorded (a
+/// file never run, standard input, a host deleted), or recorded before bmhctl kept that time.
 pub fn age(rec: &HostRecord, now: DateTime<Utc>) -> String {
-    rec.book
-        .creation_timestamp
-        .as_deref()
+    created(rec)
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
         .map(|t| human_duration(now - t.with_timezone(&Utc)))
         .unwrap_or_else(|| "<unknown>".into())
+}
+
+/// When bmhctl first recorded the host (`metadata.creationTimestamp`); none when nothing has.
+pub fn created(rec: &HostRecord) -> Option<&str> {
+    rec.book
+        .creation_timestamp
+        .as_deref()
+        .filter(|_| !rec.book.loaded.unrecorded)
 }
 
 /// A duration as kubectl prints ages: two significant units at most, coarser as it grows
@@ -639,13 +759,30 @@ pub fn hardware_summary(rec: &HostRecord) -> String {
                 .map(|c| format!("{}x {}", c.count, c.arch))
                 .unwrap_or_default();
             format!(
-                "{cpu} {} MiB {} disks {} nics",
-                h.ram_mebibytes,
+                "{cpu} {} {} disks {} nics",
+                binary_size(u64::try_from(h.ram_mebibytes).unwrap_or(0) << 20),
                 h.storage.len(),
                 h.nics.len()
             )
         })
         .unwrap_or_default()
+}
+
+/// Bytes in the largest binary unit that leaves a whole number, as `kubectl describe` shows
+/// quantities (`93 TiB`, `128 GiB`, `512 MiB`), else to one decimal (`1.5 TiB`); the exact
+/// number stays in `-o json|yaml`.
+pub fn binary_size(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut unit = 0;
+    while unit + 1 < UNITS.len() && bytes >= 1 << (10 * (unit + 1)) {
+        unit += 1;
+    }
+    let scale = 1u64 << (10 * unit);
+    if bytes.is_multiple_of(scale) {
+        format!("{} {}", bytes / scale, UNITS[unit])
+    } else {
+        format!("{:.1} {}", bytes as f64 / scale as f64, UNITS[unit])
+    }
 }
 
 /// `text` on standard output; a closed pipe comes back as an `stdout` I/O error, which
@@ -673,17 +810,6 @@ pub fn stdout_error(e: std::io::Error) -> Error {
 
 /// Enough to write a long document in a few large pieces.
 const STDOUT_BUFFER: usize = 64 * 1024;
-
-/// Lines as `lines.join("\n")` and a newline, without the joined text.
-fn write_lines(out: &mut dyn Write, lines: impl Iterator<Item = String>) -> std::io::Result<()> {
-    for (i, line) in lines.enumerate() {
-        if i > 0 {
-            out.write_all(b"\n")?;
-        }
-        out.write_all(line.as_bytes())?;
-    }
-    out.write_all(b"\n")
-}
 
 /// `println!` through [`line`]: a closed pipe is an error to return, not a panic.
 macro_rules! outln {
@@ -911,6 +1037,62 @@ mod tests {
             (hosts[1].outcome, hosts[1].seen.state.as_str()),
             (Outcome::InFlight, "inspecting")
         );
+    }
+
+    /// kubectl's layout: no margin, two spaces between columns, nothing after the last
+    /// value; a cell of several lines; widths kept for later rows and widened by a longer value.
+    #[test]
+    fn tables_are_laid_out_as_kubectl_prints_them() {
+        let rows = [["a", "x\ny", ""], ["bbbb", "", "zz"]];
+        assert_eq!(
+            kubectl_table(Some(&["NAME", "V", "E"]), rows),
+            "NAME  V  E\na     x\n      y\nbbbb     zz"
+        );
+        let mut widths = Widths::default();
+        let first = aligned_table(
+            &mut widths,
+            Some(&["NAME", "STATE", "AGE"]),
+            [["w0", "ok", "1s"]],
+        );
+        assert_eq!(first, "NAME  STATE  AGE\nw0    ok     1s");
+        let later = aligned_table(&mut widths, None, [["w0", "ok", "2s"]]);
+        assert_eq!(later, "w0    ok     2s");
+        let wider = aligned_table(&mut widths, None, [["w0", "registering", "3s"]]);
+        assert_eq!(wider, "w0    registering  3s");
+        let after = aligned_table(&mut widths, None, [["w0", "ok", "4s"]]);
+        assert_eq!(after, "w0    ok           4s");
+    }
+
+    /// `--sort-by` of another kind's items: by their objects, a missing value first, ties kept.
+    #[test]
+    fn items_sort_by_their_objects() {
+        let by = super::super::jsonpath::Path::parse(".spec.n").unwrap();
+        let mut items = vec![("c", Some(2)), ("a", None), ("b", Some(1)), ("d", Some(1))];
+        sort_items(&mut items, Some(&by), |(_, n)| {
+            Ok(match n {
+                Some(n) => serde_json::json!({"spec": {"n": n}}),
+                None => serde_json::json!({}),
+            })
+        })
+        .unwrap();
+        let names: Vec<&str> = items.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, ["a", "b", "d", "c"]);
+    }
+
+    #[test]
+    fn sizes_read_in_binary_units() {
+        let cases = [
+            (0, "0 B"),
+            (512, "512 B"),
+            (1 << 20, "1 MiB"),
+            (128 << 30, "128 GiB"),
+            (93 << 40, "93 TiB"),
+            ((3 << 40) / 2, "1.5 TiB"),
+            (480_103_981_056, "447.1 GiB"),
+        ];
+        for (bytes, text) in cases {
+            assert_eq!(binary_size(bytes), text, "{bytes}");
+        }
     }
 
     #[test]

@@ -242,7 +242,7 @@ pub fn table(plans: &[HostPlan]) -> String {
             if p.destructive() { "yes" } else { "no" }.to_string(),
         ]
     });
-    let header = ["HOST", "FROM", "PATH", "ACTIONS", "DESTRUCTIVE"];
+    let header = ["NAME", "FROM", "PATH", "ACTIONS", "DESTRUCTIVE"];
     super::output::kubectl_table(Some(&header), rows)
 }
 

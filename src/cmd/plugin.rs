@@ -5,7 +5,6 @@ use crate::provisioners::{self, loader};
 use bmhctl_plugin_sdk::abi::{HostConfigureInput, PluginConfig};
 use bmhctl_plugin_sdk::{HostData, ProvisionerFactory};
 use clap::Subcommand;
-use comfy_table::{Table, presets::NOTHING};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -19,13 +18,23 @@ pub enum PluginCommand {
         name: String,
     },
     /// The plugins of the plugin directories, with their names and versions.
-    List,
+    List {
+        /// `table`, or the `PluginList` document as `json`.
+        #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
+        output: ListFormat,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
 }
 
 pub fn run(cmd: PluginCommand, provisioners: &provisioners::Settings) -> Result<()> {
     match cmd {
         PluginCommand::Check { path, name } => check(&path, &name, provisioners),
-        PluginCommand::List => list(provisioners),
+        PluginCommand::List { output } => list(output, provisioners),
     }
 }
 
@@ -96,68 +105,132 @@ fn check(path: &std::path::Path, name: &str, provisioners: &provisioners::Settin
     Ok(())
 }
 
-fn list(provisioners: &provisioners::Settings) -> Result<()> {
+/// One row of `plugin list`: one object of its `-o json`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Listed {
+    name: String,
+    /// `None`: built in, or not opened (not used, or it failed to load).
+    #[serde(rename = "abiVersion")]
+    abi: Option<u32>,
+    #[serde(rename = "sdkVersion")]
+    sdk: Option<String>,
+    /// `None`: built in.
+    file: Option<std::path::PathBuf>,
+    /// `ok`, or why the plugin is not used.
+    status: String,
+}
+
+/// A plugin directory, in the order searched.
+#[derive(serde::Serialize)]
+struct Directory {
+    path: std::path::PathBuf,
+    exists: bool,
+}
+
+fn list(format: ListFormat, provisioners: &provisioners::Settings) -> Result<()> {
     let dirs = provisioners
         .plugin_dirs()
         .map_err(|why| Error::Usage(why.to_string()))?;
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(["NAME", "ABI", "SDK", "FILE", "STATUS"]);
-    t.add_row(["fixture", "-", "-", "(built in)", "ok"]);
-    // With several directories, a file is named by its path; a name found earlier hides it.
-    let several = dirs.len() > 1;
+    let mut listed = vec![Listed {
+        name: "fixture".into(),
+        abi: None,
+        sdk: None,
+        file: None,
+        status: "ok".into(),
+    }];
+    // A name found earlier hides a later one.
     let mut seen: Vec<(String, std::path::PathBuf)> = Vec::new();
-    let mut absent = Vec::new();
+    let mut directories = Vec::new();
     for dir in &dirs {
         let found = match plugin_files(dir) {
             Ok(found) => found,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                absent.push(dir);
-                Vec::new()
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(Error::io(dir, e)),
         };
+        directories.push(Directory {
+            path: dir.clone(),
+            exists: !found.is_empty() || dir.exists(),
+        });
         for (file, name) in found {
             let path = dir.join(&file);
-            let shown = if several {
-                path.display().to_string()
-            } else {
-                file
-            };
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
-                let why = format!("not used: {} comes first", first.display());
-                t.add_row([name, "-".into(), "-".into(), shown, why]);
+                let status = format!("not used: {} comes first", first.display());
+                listed.push(Listed {
+                    name,
+                    abi: None,
+                    sdk: None,
+                    file: Some(path),
+                    status,
+                });
                 continue;
             }
-            let row = match loader::open(&path, Some(&name)) {
-                Ok(p) => [
-                    p.name().to_string(),
-                    p.abi_version().to_string(),
-                    p.sdk_version().to_string(),
-                    shown,
-                    "ok".into(),
-                ],
-                Err(e) => [name.clone(), "?".into(), "?".into(), shown, e.to_string()],
+            let entry = match loader::open(&path, Some(&name)) {
+                Ok(p) => Listed {
+                    name: p.name().to_string(),
+                    abi: Some(p.abi_version()),
+                    sdk: Some(p.sdk_version().to_string()),
+                    file: Some(path.clone()),
+                    status: "ok".into(),
+                },
+                Err(e) => Listed {
+                    name: name.clone(),
+                    abi: None,
+                    sdk: None,
+                    file: Some(path.clone()),
+                    status: e.to_string(),
+                },
             };
             seen.push((name, path));
-            t.add_row(row);
+            listed.push(entry);
         }
     }
+    if format == ListFormat::Json {
+        let doc = serde_json::json!({
+            "apiVersion": super::output::API_VERSION,
+            "kind": "PluginList",
+            "directories": directories,
+            "plugins": listed,
+        });
+        return super::output::line(
+            serde_json::to_string_pretty(&doc)
+                .map_err(|e| Error::internal("cannot encode as JSON", e))?,
+        );
+    }
+    // With several directories, a file is named by its path, else by its name.
+    let several = dirs.len() > 1;
+    let rows = listed.iter().map(|p| {
+        // `-`: nothing to open; `?`: it failed to load.
+        let unopened = p.file.is_none() || p.status.starts_with("not used");
+        let version =
+            |v: Option<String>| v.unwrap_or_else(|| if unopened { "-" } else { "?" }.into());
+        let file = match &p.file {
+            None => "(built in)".to_string(),
+            Some(f) if several => f.display().to_string(),
+            Some(f) => f
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        };
+        [
+            p.name.clone(),
+            version(p.abi.map(|a| a.to_string())),
+            version(p.sdk.clone()),
+            file,
+            p.status.clone(),
+        ]
+    });
+    let table = super::output::kubectl_table(Some(&["NAME", "ABI", "SDK", "FILE", "STATUS"]), rows);
     if several {
         super::output::outln!("plugin directories, searched in this order:")?;
-        for dir in &dirs {
-            let note = if absent.contains(&dir) {
-                " (absent)"
-            } else {
-                ""
-            };
-            super::output::outln!("  {}{note}", dir.display())?;
+        for dir in &directories {
+            let note = if dir.exists { "" } else { " (absent)" };
+            super::output::outln!("  {}{note}", dir.path.display())?;
         }
     } else {
         super::output::outln!("plugin directory: {}", dirs[0].display())?;
     }
-    super::output::outln!("{t}")?;
-    Ok(())
+    super::output::line(table)
 }
 
 /// The plugin files of `dir`, by file name: (`NAME-provisioner.so`, NAME).

@@ -151,6 +151,8 @@ struct Lines {
     stopped: bool,
     /// `out` is the journal: lines carry a priority, and no time of their own.
     journal: bool,
+    /// `--log-format json`: each line a JSON object ([`crate::stderr_json`]).
+    json: bool,
 }
 
 /// What a host's next pass waits for, as the heartbeat counts it.
@@ -177,18 +179,41 @@ impl Waits {
 
 impl Lines {
     fn say(&mut self, text: &str) {
-        self.say_at(crate::journal_stream::INFO, text);
+        self.say_at(crate::journal_stream::INFO, None, text, &[]);
     }
 
-    /// A line of `priority` (sd-daemon's, for the journal).
-    fn say_at(&mut self, priority: u8, text: &str) {
+    /// A line of `host` (`HOST: text`).
+    fn say_of(&mut self, host: &str, text: &str) {
+        self.say_at(crate::journal_stream::INFO, Some(host), text, &[]);
+    }
+
+    /// A line of `priority` (sd-daemon's, for the journal), of `host` when it is one host's;
+    /// `fields` go into its JSON object only.
+    fn say_at(&mut self, priority: u8, host: Option<&str>, text: &str, fields: &[(&str, &str)]) {
         // stderr gone: nothing to do about it, and no reason to stop the run.
-        if self.journal {
-            let line = crate::journal_stream::prefixed(text, priority);
-            let _ = self.out.write_all(line.as_bytes());
+        if self.json {
+            let mut all: Vec<(&str, &str)> = host.map(|h| ("host", h)).into_iter().collect();
+            all.extend_from_slice(fields);
+            let level = crate::stderr_json::level_of(priority);
+            let line = crate::stderr_json::line(level, text, &all);
+            let _ = if self.journal {
+                let line = crate::journal_stream::prefixed(&line, priority);
+                self.out.write_all(line.as_bytes())
+            } else {
+                writeln!(self.out, "{line}")
+            };
         } else {
-            let now = Utc::now().format("%Y-%m-%dT%H:%M:%SZ");
-            let _ = writeln!(self.out, "{now} {text}");
+            let text = match host {
+                Some(h) => format!("{h}: {text}"),
+                None => text.to_string(),
+            };
+            if self.journal {
+                let line = crate::journal_stream::prefixed(&text, priority);
+                let _ = self.out.write_all(line.as_bytes());
+            } else {
+                let now = Utc::now().format("%Y-%m-%dT%H:%M:%SZ");
+                let _ = writeln!(self.out, "{now} {text}");
+            }
         }
         let _ = self.out.flush();
         self.last_line = Instant::now();
@@ -222,7 +247,13 @@ struct Plain {
 }
 
 impl Plain {
-    fn new(out: Box<dyn Write + Send>, journal: bool, hosts: usize, every: Duration) -> Self {
+    fn new(
+        out: Box<dyn Write + Send>,
+        journal: bool,
+        json: bool,
+        hosts: usize,
+        every: Duration,
+    ) -> Self {
         let lines = Arc::new((
             Mutex::new(Lines {
                 out,
@@ -234,6 +265,7 @@ impl Plain {
                 last_failure: String::new(),
                 stopped: false,
                 journal,
+                json,
             }),
             Condvar::new(),
         ));
@@ -368,8 +400,9 @@ impl Progress {
             }
             ProgressMode::Lines => {
                 let journal = crate::journal_stream::stderr_is_journal();
+                let json = crate::stderr_json::on();
                 let out = Box::new(std::io::stderr());
-                View::Lines(Plain::new(out, journal, hosts, HEARTBEAT))
+                View::Lines(Plain::new(out, journal, json, hosts, HEARTBEAT))
             }
         };
         Self::with_view(view, verbose, hosts)
@@ -384,8 +417,18 @@ impl Progress {
         heartbeat: Duration,
     ) -> Self {
         Self::with_view(
-            View::Lines(Plain::new(out, false, hosts, heartbeat)),
+            View::Lines(Plain::new(out, false, false, hosts, heartbeat)),
             verbose,
+            hosts,
+        )
+    }
+
+    /// [`Self::lines_to`] as `--log-format json` writes them.
+    #[cfg(test)]
+    pub fn json_lines_to(out: Box<dyn Write + Send>, hosts: usize, heartbeat: Duration) -> Self {
+        Self::with_view(
+            View::Lines(Plain::new(out, false, true, hosts, heartbeat)),
+            true,
             hosts,
         )
     }
@@ -499,7 +542,9 @@ impl BatchObserver for Progress {
                 l.failing[host] = out.error.is_some();
                 if verbose {
                     for e in &out.events {
-                        l.say(&format!("{name}: event {}: {}", e.reason, e.message));
+                        let text = format!("event {}: {}", e.reason, e.message);
+                        let info = crate::journal_stream::INFO;
+                        l.say_at(info, Some(name), &text, &[("reason", &e.reason)]);
                     }
                 }
                 // Without -v, a host's first pass error and each new one; with it, every one.
@@ -510,28 +555,33 @@ impl BatchObserver for Progress {
                     l.last_failure = format!("{name}: {err}");
                     if verbose || before.pass_error != now.pass_error {
                         let warning = crate::journal_stream::WARNING;
-                        l.say_at(warning, &format!("{name}: pass failed: {err}"));
+                        l.say_at(warning, Some(name), &format!("pass failed: {err}"), &[]);
                     }
                 }
                 if before.state != now.state {
-                    l.say(&format!(
-                        "{name}: {} -> {}",
-                        show_state(&before.state),
-                        show_state(&now.state)
-                    ));
+                    l.say_at(
+                        crate::journal_stream::INFO,
+                        Some(name),
+                        &format!(
+                            "{} -> {}",
+                            show_state(&before.state),
+                            show_state(&now.state)
+                        ),
+                        &[("from", &before.state), ("to", &now.state)],
+                    );
                 }
                 if before.error != now.error && !now.error.is_empty() {
                     let warning = crate::journal_stream::WARNING;
-                    l.say_at(warning, &format!("{name}: error: {}", now.error));
+                    l.say_at(warning, Some(name), &format!("error: {}", now.error), &[]);
                 }
                 if before.waiting != now.waiting {
                     if now.waiting.is_empty() {
-                        l.say(&format!("{name}: the provisioner answers again"));
+                        l.say_of(name, "the provisioner answers again");
                     } else {
-                        l.say(&format!(
-                            "{name}: waiting for the provisioner: {}",
-                            now.waiting
-                        ));
+                        l.say_of(
+                            name,
+                            &format!("waiting for the provisioner: {}", now.waiting),
+                        );
                     }
                 }
             }),
@@ -584,7 +634,7 @@ impl BatchObserver for Progress {
                 l.decided += 1;
                 l.waiting[host] = Waits::Nothing;
                 l.failing[host] = false;
-                l.say(&format!("{name}: {} ({verdict})", show_state(&shown.state)));
+                l.say_of(name, &format!("{} ({verdict})", show_state(&shown.state)));
             }),
             View::Bars { bars, .. } => {
                 bars[host].finish_with_message(format!("{} ({verdict})", describe(&shown)))
@@ -842,6 +892,67 @@ mod tests {
                  (last: default/h: node locked)"
             )),
             "{text}"
+        );
+    }
+
+    /// `--log-format json`: every line (a transition, an event, a pass error, the heartbeat, the
+    /// verdict) one JSON object with the log's fields and the host's name apart.
+    #[test]
+    fn json_lines_are_objects_with_the_host_apart() {
+        let out = Buffer::default();
+        let beat = Duration::from_millis(200);
+        let mut p = Progress::json_lines_to(Box::new(out.clone()), 1, beat);
+        let goal = Goal::State(ProvisioningState::Available);
+        p.host_started(0, &record("h", ProvisioningState::None), &goal);
+        let mut rec = record("h", ProvisioningState::Registering);
+        rec.book.pass_error = Some("node locked".into());
+        let mut o = PassOutcome {
+            error: Some("node locked".into()),
+            ..outcome(true)
+        };
+        o.events.push(bmhctl_plugin_sdk::Event {
+            reason: "Registered".into(),
+            message: "Registered new host".into(),
+        });
+        p.pass_done(0, &rec, &o);
+        std::thread::sleep(beat + beat / 2);
+        p.host_finished(0, &record("h", ProvisioningState::Available), true, "");
+        p.finish();
+        let text = out.text();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        let said: Vec<(&str, &str, &str)> = lines
+            .iter()
+            .map(|l| {
+                assert!(l["timestamp"].as_str().unwrap().ends_with('Z'), "{l}");
+                assert_eq!(l["target"], "bmhctl", "{l}");
+                let s = |k: &str| l[k].as_str().unwrap_or("");
+                (s("level"), s("host"), s("message"))
+            })
+            .collect();
+        let h = "default/h";
+        assert_eq!(
+            said,
+            [
+                ("INFO", h, "event Registered: Registered new host"),
+                ("WARN", h, "pass failed: node locked"),
+                ("INFO", h, "(new) -> registering"),
+                (
+                    "INFO",
+                    "",
+                    "0/1 hosts decided, 1 waiting on the provisioner, 1 retrying after errors \
+                     (last: default/h: node locked)"
+                ),
+                ("INFO", h, "available (done)"),
+            ],
+            "{text}"
+        );
+        assert_eq!(lines[0]["reason"], "Registered");
+        assert_eq!(
+            (lines[2]["from"].as_str(), lines[2]["to"].as_str()),
+            (Some(""), Some("registering"))
         );
     }
 

@@ -7,7 +7,6 @@ use crate::persist::files::admission::{self, HostValidation};
 use crate::persist::files::inventory::{self, LoadMode};
 use crate::validate::WarningClass;
 use clap::Args;
-use comfy_table::{Table, presets::NOTHING};
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
@@ -152,16 +151,13 @@ fn document(hosts: &[serde_json::Value], errors: &[serde_json::Value], invalid: 
 }
 
 fn table(inv: &inventory::Inventory, reports: &[HostValidation]) -> String {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(["HOST", "VALID", "ERRORS"]);
-    for (i, r) in reports.iter().enumerate() {
+    let rows = reports.iter().enumerate().map(|(i, r)| {
         let errors: Vec<String> = r.errors.iter().map(|e| e.to_string()).collect();
-        t.add_row(vec![
+        [
             output::host_name(&inv.hosts[i].record),
             if r.valid { "yes" } else { "no" }.to_string(),
             errors.join("\n"),
-        ]);
-    }
-    t.to_string()
+        ]
+    });
+    output::kubectl_table(Some(&["NAME", "VALID", "ERRORS"]), rows)
 }

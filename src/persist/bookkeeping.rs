@@ -47,9 +47,16 @@ pub fn bookkeeping_at_load(
     spec: &BareMetalHostSpec,
 ) -> Bookkeeping {
     let (hash, snapshot) = spec_hash(spec);
+    // A deleted host's entry is no bookkeeping: the host starts over, as one never run.
+    let deleted_at = existing.and_then(|b| b.deleted.clone());
+    let existing = existing.filter(|b| b.deleted.is_none());
     let mut book = match existing {
         Some(b) => b.clone(),
         None => Bookkeeping {
+            loaded: crate::record::Loaded {
+                unrecorded: true,
+                deleted_at,
+            },
             uid: uuid::Uuid::new_v4().to_string(),
             generation: 1,
             creation_timestamp: Some(

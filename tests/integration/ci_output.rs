@@ -245,6 +245,10 @@ fn log_colours_only_on_a_terminal_and_json_logs_on_request() {
         "colour into a pipe:\n{}",
         p.stderr
     );
+    // Text logs carry their time as the progress lines do.
+    let debug = p.stderr.lines().find(|l| l.contains(debug_line)).unwrap();
+    assert!(stamped(debug), "{debug}");
+    assert_eq!(debug.split(' ').nth(1), Some("DEBUG"), "{debug}");
 
     let mut json_args = args.to_vec();
     json_args.extend(["--log-format", "json"]);
@@ -265,4 +269,102 @@ fn log_colours_only_on_a_terminal_and_json_logs_on_request() {
         .unwrap_or_else(|| panic!("no debug line in {}", p.stderr));
     assert_eq!(line["level"], "DEBUG");
     assert!(line["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')));
+}
+
+/// `-v --log-format json --progress plain`: every line on stderr is one JSON object, the
+/// progress lines and events with their host, and so is the final error of a failed command.
+#[test]
+fn every_stderr_line_is_json_with_log_format_json() {
+    let lab = lab(2);
+    let args = [
+        "provision",
+        "hosts.yaml",
+        "-v",
+        "--log-format",
+        "json",
+        "--progress",
+        "plain",
+    ];
+    let p = run(&lab, &args, &[], false);
+    assert_eq!(p.code, 0, "{}", p.stderr);
+    let lines: Vec<serde_json::Value> = p
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    for l in &lines {
+        assert!(
+            l["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')),
+            "{l}"
+        );
+        assert!(l["level"].is_string() && l["message"].is_string(), "{l}");
+    }
+    for i in 0..2 {
+        let host = format!("default/worker-{i}");
+        let said = |message: &str| {
+            lines
+                .iter()
+                .any(|l| l["host"] == host.as_str() && l["message"] == message)
+        };
+        assert!(said("(new) -> registering"), "{}", p.stderr);
+        assert!(said("provisioned (done)"), "{}", p.stderr);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l["host"] == host.as_str() && l["reason"] == "Registered"),
+            "no event: {}",
+            p.stderr
+        );
+    }
+
+    let p = run(
+        &lab,
+        &["get", "-f", "missing.yaml", "--log-format", "json"],
+        &[],
+        false,
+    );
+    assert_ne!(p.code, 0);
+    let lines: Vec<serde_json::Value> = p
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", p.stderr);
+    assert_eq!(lines[0]["level"], "ERROR", "{}", p.stderr);
+    let message = lines[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("missing.yaml") && !message.starts_with("error:"),
+        "{message}"
+    );
+}
+
+/// Standard error closed by its reader (`2>&1 >/dev/null | head -3`): the debug logs and the
+/// progress lines are dropped and the run ends as it would, rather than stalling on a pass
+/// whose log line could not be written.
+#[test]
+fn a_closed_stderr_does_not_stall_a_run() {
+    let lab = lab(2);
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+        .current_dir(lab.path(""))
+        .env("BMHCTL_PROVISIONER", "fixture")
+        .env("BMHCTL_TIME_SCALE", "0")
+        .env("BMHCTL_CONFIG", lab.path("no-config.yaml"))
+        .args(["provision", "hosts.yaml", "-vv", "--progress", "plain"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the run did not end with its stderr closed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
 }

@@ -127,11 +127,20 @@ fn states_and_contexts_complete() {
         offered(&lab, &["bmhctl", "--context", "l"], &env),
         ["lab", "local"]
     );
-    for verb in ["use-context", "delete-context", "rename-context", "set-context"] {
+    for verb in [
+        "use-context",
+        "delete-context",
+        "rename-context",
+        "set-context",
+    ] {
         assert_eq!(
             offered(&lab, &["bmhctl", "config", verb, "p"], &env),
             ["prod"],
             "{verb}"
         );
     }
+    assert_eq!(
+        offered(&lab, &["bmhctl", "get", "-o", "j"], &[]),
+        ["json", "jsonpath="]
+    );
 }

@@ -244,3 +244,206 @@ fn provision_of_a_missing_file_names_it_before_any_plugin_is_loaded() {
     assert!(run.stderr.contains("missing.yaml"), "{}", run.stderr);
     assert!(!run.stderr.contains("plugin"), "{}", run.stderr);
 }
+
+/// `--sort-by`, `-o jsonpath=` and `-o custom-columns=` as kubectl prints them.
+/// `get` on the store, its output as printed.
+fn raw(lab: &Lab, args: &[&str]) -> String {
+    let mut all = vec!["get", "--store", "store"];
+    all.extend_from_slice(args);
+    lab.run(&all).expect_code(0).stdout
+}
+
+#[test]
+fn sort_by_jsonpath_and_custom_columns_print_as_kubectl() {
+    let lab = store();
+    assert_eq!(
+        raw(&lab, &["-A", "--sort-by=.metadata.name", "-o", "name"]),
+        "baremetalhost.metal3.io/edge-0\nbaremetalhost.metal3.io/spare-0\n\
+         baremetalhost.metal3.io/worker-0\n"
+    );
+    // The objects of -o json sorted; a missing value sorts first, as kubectl's.
+    let json = get(
+        &lab,
+        &["-A", "--sort-by", "{.spec.consumerRef.name}", "-o", "json"],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let names: Vec<&str> = doc["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["spare-0", "edge-0", "worker-0"]);
+    assert_eq!(
+        raw(
+            &lab,
+            &[
+                "-A",
+                "--sort-by",
+                ".metadata.name",
+                "-o",
+                "jsonpath={.items[*].metadata.name}"
+            ]
+        ),
+        "edge-0 spare-0 worker-0"
+    );
+    let range = r#"jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\t"}{.status.provisioning.state}{"\n"}{end}"#;
+    assert_eq!(
+        raw(&lab, &["-A", "--sort-by=.metadata.name", "-o", range]),
+        "lab/edge-0\tavailable\ndefault/spare-0\tavailable\ndefault/worker-0\tavailable\n"
+    );
+    // One named host: the template is on the object, without .items.
+    assert_eq!(
+        raw(
+            &lab,
+            &["worker-0", "-o", "jsonpath={.metadata.name} {.spec.online}"]
+        ),
+        "worker-0 true"
+    );
+    assert_eq!(
+        raw(
+            &lab,
+            &[
+                "--sort-by=.metadata.name",
+                "-o",
+                "custom-columns=NAME:.metadata.name,STATE:.status.provisioning.state,CONSUMER:.spec.consumerRef.name"
+            ]
+        ),
+        "NAME      STATE      CONSUMER\nspare-0   available  <none>\nworker-0  available  cluster-a-m0\n"
+    );
+    assert_eq!(
+        raw(
+            &lab,
+            &[
+                "--no-headers",
+                "--sort-by=.metadata.name",
+                "-o",
+                "custom-columns=N:.metadata.name"
+            ]
+        ),
+        "spare-0\nworker-0\n"
+    );
+}
+
+/// A bad template, column spec or sort path is a usage error, exit 2, saying what is wrong.
+#[test]
+fn bad_templates_columns_and_sort_paths_are_usage_errors() {
+    let lab = store();
+    let cases = [
+        (
+            vec!["-o", "jsonpath={.items[*]"],
+            "error: invalid value 'jsonpath={.items[*]' for '--output <FORMAT>': unclosed action in template \"{.items[*]\"",
+        ),
+        (
+            vec!["-o", "jsonpath={range .items[*]}{.a}"],
+            "error: invalid value 'jsonpath={range .items[*]}{.a}' for '--output <FORMAT>': {range} without {end} in template \"{range .items[*]}{.a}\"",
+        ),
+        (
+            vec!["-o", "custom-columns=NAME"],
+            "error: invalid value 'custom-columns=NAME' for '--output <FORMAT>': unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>",
+        ),
+        (
+            vec!["-o", "jsonpath"],
+            "error: invalid value 'jsonpath' for '--output <FORMAT>': jsonpath template format specified but no template given (-o jsonpath='{.items[*].metadata.name}')",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut all = vec!["get", "--store", "store"];
+        all.extend(args);
+        let r = lab.run(&all).expect_code(2);
+        assert_eq!(r.stderr.lines().next(), Some(want), "{}", r.stderr);
+    }
+    let r = lab
+        .run(&["get", "--store", "store", "--sort-by", ".metadata[name"])
+        .expect_code(2);
+    assert!(
+        r.stderr
+            .starts_with("error: invalid value '.metadata[name' for '--sort-by <JSONPATH>': invalid JSONPath \".metadata[name\": "),
+        "{}",
+        r.stderr
+    );
+}
+
+/// AGE is `<unknown>` where nothing recorded when a host was created (standard input, a file
+/// never run, a host deleted), and a host deleted from its file but still in it is
+/// `(deleted)`, with the time `describe` gives, until a run takes it on again.
+#[test]
+fn an_unrecorded_host_has_an_unknown_age_and_a_deleted_one_says_so() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    let table = "NAME        STATE  CONSUMER      ONLINE  ERROR  AGE\n\
+                 worker-0    (new)  cluster-a-m0  true           <unknown>\n\
+                 spare-0     (new)                true           <unknown>\n\
+                 lab/edge-0  (new)                true           <unknown>\n";
+    let stdin = assert_cmd::Command::cargo_bin("bmhctl")
+        .unwrap()
+        .current_dir(lab.path(""))
+        .env("BMHCTL_CONFIG", lab.path("no-config.yaml"))
+        .args(["get", "-f", "-"])
+        .write_stdin(hosts_file())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&stdin.stdout), table);
+    assert_eq!(
+        lab.run(&["get", "-f", "hosts.yaml"]).expect_code(0).stdout,
+        table
+    );
+    // Nothing recorded: no creation time in the object either.
+    let json = lab
+        .run(&["get", "-f", "hosts.yaml", "worker-0", "-o", "json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(json["metadata"].get("creationTimestamp"), None, "{json}");
+
+    let fixture = ["--provisioner", "fixture", "-q"];
+    let run = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(fixture);
+        lab.run(&all).expect_code(0)
+    };
+    run(&["provision", "-f", "hosts.yaml", "--host", "spare-0"]);
+    run(&["delete", "-f", "hosts.yaml", "spare-0"]);
+    let after = lab.run(&["get", "-f", "hosts.yaml"]).expect_code(0).stdout;
+    assert_eq!(
+        after,
+        "NAME        STATE      CONSUMER      ONLINE  ERROR  AGE\n\
+         worker-0    (new)      cluster-a-m0  true           <unknown>\n\
+         spare-0     (deleted)                true           <unknown>\n\
+         lab/edge-0  (new)                    true           <unknown>\n"
+    );
+    let described = lab
+        .run(&["describe", "-f", "hosts.yaml", "spare-0"])
+        .expect_code(0)
+        .stdout;
+    let deleted = described
+        .lines()
+        .find_map(|l| l.strip_prefix("Deleted:            "))
+        .unwrap_or_else(|| panic!("no Deleted line:\n{described}"));
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(deleted).is_ok(),
+        "{deleted}"
+    );
+    assert!(
+        described.contains("\nState:              (deleted)\n"),
+        "{described}"
+    );
+    assert!(
+        described.contains("\nCreated:            <none>\n"),
+        "{described}"
+    );
+    assert!(!described.contains("Resource Version"), "{described}");
+
+    // Provisioned again, it is a host as any other.
+    run(&["provision", "-f", "hosts.yaml", "--host", "spare-0"]);
+    let again = lab
+        .run(&["get", "-f", "hosts.yaml", "spare-0"])
+        .expect_code(0)
+        .stdout;
+    let row = again.lines().nth(1).unwrap();
+    assert!(row.starts_with("spare-0  available "), "{again}");
+    assert!(!row.ends_with("<unknown>"), "{again}");
+    let described = lab
+        .run(&["describe", "-f", "hosts.yaml", "spare-0"])
+        .expect_code(0)
+        .stdout;
+    assert!(!described.contains("Deleted:"), "{described}");
+}

@@ -279,7 +279,43 @@ fn version() {
         1,
     );
     assert_ne!(text, r.stdout, "{}", r.stdout);
+    // The commit and the build date change with each build: their shapes are checked.
+    let lines: Vec<&str> = text.lines().collect();
+    let commit = lines[1].strip_prefix("git commit ").expect("a commit line");
+    assert!(is_commit(commit), "{commit}");
+    let built = lines[2].strip_prefix("built ").expect("a build date line");
+    assert!(is_utc_time(built), "{built}");
+    let text = text.replace(commit, "[commit]").replace(built, "[date]");
     insta::assert_snapshot!("version", text);
+}
+
+/// A full git commit id, or `unknown` for a source built outside a git checkout.
+fn is_commit(s: &str) -> bool {
+    s == "unknown" || s.len() == 40 && s.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ`.
+fn is_utc_time(s: &str) -> bool {
+    s.len() == 20 && s.ends_with('Z') && chrono::DateTime::parse_from_rfc3339(s).is_ok()
+}
+
+#[test]
+fn version_json_and_yaml() {
+    let r = Lab::new().run(&["version", "-o", "json"]).expect_code(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("JSON");
+    let commit = v["gitCommit"].as_str().unwrap();
+    let built = v["buildDate"].as_str().unwrap();
+    assert!(is_commit(commit), "{commit}");
+    assert!(is_utc_time(built), "{built}");
+    let text = r
+        .stdout
+        .replace(env!("CARGO_PKG_VERSION"), "[version]")
+        .replace(commit, "[commit]")
+        .replace(built, "[date]");
+    insta::assert_snapshot!("version_json", text);
+    let r = Lab::new().run(&["version", "-o", "yaml"]).expect_code(0);
+    let y: serde_json::Value = serde_saphyr::from_str(&r.stdout).expect("YAML");
+    assert_eq!(y, v);
 }
 
 #[test]

@@ -382,7 +382,7 @@ fn a_plan_takes_no_lock_so_it_runs_while_a_watch_holds_the_files() {
 
 /// The fixture's plan of a host never deployed, with automated cleaning on (BMO's default).
 const FRESH_WORKER_PLAN: &str = "\
-HOST      FROM   PATH                                                                                         ACTIONS                                                                                                                                                               DESTRUCTIVE
+NAME      FROM   PATH                                                                                         ACTIONS                                                                                                                                                               DESTRUCTIVE
 worker-0  (new)  (new) -> registering -> inspecting -> preparing -> available -> provisioning -> provisioned  register BMC, inspect hardware, clean disks (automated cleaning, if not done yet) (destructive), deploy image http://images.example/os.qcow2 (destructive), power on  yes
 ";
 

@@ -602,6 +602,34 @@ fn a_relative_plugin_directory_is_refused() {
     assert_stderr(&list, "must be an absolute path");
 }
 
+/// `plugin list -o json`: the directories searched, and an object per plugin with what the
+/// table shows (the versions of a plugin not opened are null).
+#[test]
+fn plugin_list_json_has_an_object_per_plugin() {
+    let lab = Lab::new();
+    stage(&lab, "demo-provisioner", "demo");
+    stage(&lab, "demo-provisioner", "foo");
+    let dir = plugin_dir(&lab);
+    let run = lab
+        .run_env(
+            &["plugin", "list", "-o", "json"],
+            &[("PROVISIONER_PLUGIN_DIR", &dir)],
+        )
+        .expect_code(0);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(
+        doc["plugins"][1]["sdkVersion"],
+        bmhctl_plugin_sdk::SDK_VERSION,
+        "{}",
+        run.stdout
+    );
+    let text = run
+        .stdout
+        .replace(&dir, "[plugin dir]")
+        .replace(bmhctl_plugin_sdk::SDK_VERSION, "[sdk]");
+    insta::assert_snapshot!("plugin_list_json", text);
+}
+
 #[test]
 fn plugin_list_reports_refused_files_without_opening_them() {
     let lab = Lab::new();

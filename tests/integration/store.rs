@@ -202,7 +202,7 @@ fn hosts_driven_from_the_store_reach_their_goal_and_a_spec_change_keeps_status()
         "Error Type:         <none>\n",
         "Error Count:        0\n",
         "Image:              http://images.example/os.qcow2\n",
-        "Hardware:           1x x86_64 131072 MiB 2 disks 2 nics\n",
+        "Hardware:           1x x86_64 128 GiB 2 disks 2 nics\n",
         "Conditions:\n  TYPE",
         "Provisioned",
         "Events:\n  LAST SEEN",

@@ -366,6 +366,53 @@ fn get_w_prints_the_table_then_a_row_per_change() {
     // The first row is the host before the run, later rows its changes.
     assert!(lines[1].contains(" (new) "), "{lines:#?}");
     assert!(lines.len() >= 4, "{lines:#?}");
+    // Later rows keep the columns of the first table, widened only for a longer value: a
+    // column never moves left.
+    let online: Vec<usize> = lines
+        .iter()
+        .map(|l| l.find("ONLINE").or_else(|| l.find("true")).unwrap())
+        .collect();
+    assert_eq!(online[0], online[1], "{lines:#?}");
+    assert!(online.windows(2).all(|w| w[0] <= w[1]), "{lines:#?}");
+}
+
+/// `get -w -o custom-columns=`: the header once, then a row per change, in the columns of the
+/// first rows.
+#[test]
+fn get_w_custom_columns_prints_a_header_then_aligned_rows() {
+    let lab = Lab::new().file("hosts.yaml", &hosts_file());
+    let columns =
+        "custom-columns=NAME:.metadata.name,STATE:.status.provisioning.state,ON:.spec.online";
+    let get = Streaming::start(
+        &lab,
+        &[
+            "get",
+            "-w",
+            "--poll-interval",
+            "50ms",
+            "-f",
+            "hosts.yaml",
+            "-o",
+            columns,
+            "worker-0",
+        ],
+    );
+    get.wait_for("the table", Duration::from_secs(30), |l| l.len() >= 2);
+    lab.run_env(&["provision", "-f", "hosts.yaml"], &ENV)
+        .expect_code(0);
+    get.wait_for("worker-0 provisioned", Duration::from_secs(30), |l| {
+        l.last().is_some_and(|r| r.contains(" provisioned "))
+    });
+    let (code, lines, stderr) = get.stop();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(lines[0], "NAME      STATE   ON", "{lines:#?}");
+    assert_eq!(lines[1], "worker-0  <none>  true", "{lines:#?}");
+    assert_eq!(lines.iter().filter(|l| l.starts_with("NAME")).count(), 1);
+    let on: Vec<usize> = lines
+        .iter()
+        .map(|l| l.find("ON").or_else(|| l.find("true")).unwrap())
+        .collect();
+    assert!(on.windows(2).all(|w| w[0] <= w[1]), "{lines:#?}");
 }
 
 #[test]

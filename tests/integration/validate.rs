@@ -39,7 +39,7 @@ fn the_example_file_is_valid_and_its_fake_hosts_are_flagged() {
     let lab = Lab::new().file("hosts.yaml", text);
     let run = lab.run(&["validate", "hosts.yaml"]).expect_code(0);
     let header = run.stdout.lines().next().unwrap();
-    for column in ["HOST", "VALID", "ERRORS"] {
+    for column in ["NAME", "VALID", "ERRORS"] {
         assert!(header.contains(column), "{}", run.stdout);
     }
     for name in [

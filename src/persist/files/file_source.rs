@@ -581,7 +581,17 @@ impl HostSource for FileSource {
         let components = prepare(staged.firmware_components_status)?;
         let data_image = prepare(staged.data_image_status)?;
         let host_key = self.key_of(host);
-        let book_json = staged.bookkeeping.written().map(|b| b.map(sidecar::encode));
+        // A host deleted keeps only when that was, for `get` and `describe` to say so.
+        let book_json = staged.bookkeeping.written().map(|b| match b {
+            Some(b) => Some(sidecar::encode(b)),
+            None => Some(sidecar::encode(&crate::record::Bookkeeping {
+                deleted: Some(
+                    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                ),
+                ..Default::default()
+            })),
+        });
+        let gone = staged.bookkeeping.written().is_some_and(|b| b.is_none());
         let key = &host_key.key;
         // A host removed from its file during the run: its save has nowhere to go.
         let Some(g) = self.group_of_key(key) else {
@@ -622,7 +632,6 @@ impl HostSource for FileSource {
             .extend(staged.removed_annotations.iter().cloned());
         let mut unneeded = None;
         if let Some(json) = book_json {
-            let gone = json.is_none();
             unneeded = file.stage_bookkeeping_json(&host_key.sidecar, json)?;
             if gone {
                 entry.deleted = true;

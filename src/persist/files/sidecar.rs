@@ -278,6 +278,9 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
         waiting,
         pass_error,
         events,
+        deleted,
+        // Never written: how this load found the host.
+        loaded: _,
     } = book;
     let out = &mut parts.own;
     out.extend_from_slice(b"{\"uid\":");
@@ -326,6 +329,9 @@ fn entry_json(parts: &mut Parts, book: &Bookkeeping) {
     if !events.is_empty() {
         key(out, "events");
         events_json(parts, events);
+    }
+    if let Some(t) = deleted {
+        str_field(&mut parts.own, "deleted", t);
     }
     parts.own.push(b'}');
 }
@@ -660,6 +666,8 @@ mod tests {
                     json: Default::default(),
                 })
                 .collect(),
+            deleted: Some("2026-12-01T00:00:10Z".into()),
+            loaded: Default::default(),
         }
     }
 
