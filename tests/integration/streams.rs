@@ -449,18 +449,15 @@ fn describe_f_shows_the_events_kept_beside_the_files() {
 fn get_w_says_once_that_a_file_does_not_parse_and_goes_on_when_it_does() {
     let lab = Lab::new().file("hosts.yaml", &hosts_file());
     let get = get_w_json(&lab, &["-f", "hosts.yaml"]);
-    // A hand edit caught half-way, for several polls.
-    std::fs::write(
-        lab.path("hosts.yaml"),
-        format!("{}garbage: [\n", hosts_file()),
-    )
-    .unwrap();
+    // A hand edit caught half-way, for several polls. Each version is swapped in whole: a
+    // truncating write could be read empty, which is a file of no hosts, not a bad one.
+    let replace = |text: String| {
+        std::fs::write(lab.path("hosts.yaml.new"), text).unwrap();
+        std::fs::rename(lab.path("hosts.yaml.new"), lab.path("hosts.yaml")).unwrap();
+    };
+    replace(format!("{}garbage: [\n", hosts_file()));
     std::thread::sleep(Duration::from_millis(500));
-    std::fs::write(
-        lab.path("hosts.yaml"),
-        hosts_file().replacen("online: true", "online: false", 1),
-    )
-    .unwrap();
+    replace(hosts_file().replacen("online: true", "online: false", 1));
     get.wait_for("the edit", Duration::from_secs(30), |l| l.len() >= 4);
     let (code, lines, stderr) = get.stop();
     assert_eq!(code, 0, "{stderr}");
