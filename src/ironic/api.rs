@@ -171,6 +171,22 @@ impl IronicClient {
         self.list_all("nodes", &q, "nodes")
     }
 
+    /// `GET /v1/nodes/detail?sort_key=updated_at&sort_dir=desc&limit=N`, one page: the nodes
+    /// saved last, newest first (whole nodes: Ironic refuses `updated_at` in `fields`). Where the
+    /// database sorts a never-saved node (`updated_at` null) depends on it: first on PostgreSQL.
+    pub fn recently_saved_nodes(&self, limit: u32) -> Result<Vec<Node>, IronicError> {
+        let limit = limit.to_string();
+        let q = [
+            ("sort_key", "updated_at"),
+            ("sort_dir", "desc"),
+            ("limit", limit.as_str()),
+        ];
+        let doc: Value = self.get_json("nodes/detail", &q)?;
+        let nodes = doc.get("nodes").cloned().unwrap_or(Value::Array(vec![]));
+        serde_json::from_value(nodes)
+            .map_err(|e| IronicError::decode(format!("invalid nodes list from Ironic: {e}")))
+    }
+
     /// `POST /v1/nodes` (201).
     pub fn create_node<B: Serialize>(&self, body: &B) -> Result<Node, IronicError> {
         let body = to_value(body)?;

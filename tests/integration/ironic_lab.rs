@@ -1679,3 +1679,79 @@ fn verbs_beside_a_running_watch_reach_ironic() {
     unsafe { libc::kill(watch.0.id() as i32, libc::SIGTERM) };
     assert_eq!(watch.0.wait().unwrap().code(), Some(0));
 }
+
+/// With deltas from the first node (`BMHCTL_IRONIC_DELTA_FROM=0`) the node watch reads a real
+/// Ironic's latest saves (`GET /v1/nodes/detail` sorted by `updated_at`) between full listings:
+/// `watch` provisions its hosts, then sees a node powered off and one put in maintenance by hand
+/// and answers each as BMO's next steady pass would (power on; maintenance off).
+#[test]
+#[ignore = "needs the Ironic lab (IRONIC_ENDPOINT); scripts/test.sh runs it"]
+fn deltas_of_a_real_ironic_drive_hosts_and_show_changes_made_by_hand() {
+    let _serial = serial();
+    shared_ironic();
+    let own = OwnIronic::start(6465, &[]);
+    let ironic = &own.ironic;
+    let names: Vec<String> = (0..3).map(|i| format!("delta-{i}")).collect();
+    let hosts: Vec<String> = names
+        .iter()
+        .map(|n| bmh(n, true, &format!("fake-hardware://{n}"), &fake_image()))
+        .collect();
+    let lab = Lab::new().file("hosts.yaml", &hosts_file(&hosts));
+    let mut watch = crate::lab::Reaped(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("bmhctl"))
+            .current_dir(lab.path(""))
+            .envs(lab_env(ironic, "0.1"))
+            .env("BMHCTL_IRONIC_DELTA_FROM", "0")
+            .args(["watch", "--provisioner", "ironic", "-f", "hosts.yaml"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start bmhctl watch"),
+    );
+    let wait = ["wait", "--all", "--for", "provisioned", "-f", "hosts.yaml"];
+    let no_plugin = [("PROVISIONER_PLUGIN_DIR", "/nonexistent")];
+    lab.run_env(&[&wait[..], &["--timeout", "5m"]].concat(), &no_plugin)
+        .expect_code(0);
+
+    let auth = ironic.auth.as_ref();
+    let node_url = |n: &str| format!("{}/v1/nodes/{NS}~{n}", ironic.root);
+    let (code, body) = http(
+        "PUT",
+        &format!("{}/states/power", node_url(&names[0])),
+        auth,
+        Some(&json!({"target": "power off"})),
+    );
+    assert_eq!(code, 202, "{body}");
+    let (code, body) = http(
+        "PUT",
+        &format!("{}/maintenance", node_url(&names[1])),
+        auth,
+        Some(&json!({"reason": "set by hand"})),
+    );
+    assert_eq!(code, 202, "{body}");
+    // BMO's steady pass comes 60 s after the last, 6 s at this time scale: well inside 60 s.
+    let started = Instant::now();
+    let (mut powered, mut cleared) = (false, false);
+    while !(powered && cleared) && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(500));
+        let off = ironic.node_of(&names[0]);
+        powered = off["power_state"] == "power on" || off["target_power_state"] == "power on";
+        cleared = ironic.node_of(&names[1])["maintenance"] == false;
+    }
+    assert!(powered, "powered on again: {}", ironic.node_of(&names[0]));
+    assert!(cleared, "out of maintenance: {}", ironic.node_of(&names[1]));
+
+    let log = std::fs::read_to_string(own.state_dir().join("ironic.log")).unwrap();
+    let deltas = log
+        .lines()
+        .filter(|l| l.contains("GET /v1/nodes/detail?sort_key=updated_at&sort_dir=desc"))
+        .count();
+    let full = log
+        .lines()
+        .filter(|l| l.contains("GET /v1/nodes?fields=uuid"))
+        .count();
+    assert!(deltas > full, "deltas {deltas}, full listings {full}");
+    // SAFETY: a plain kill(2) of our own child.
+    unsafe { libc::kill(watch.0.id() as i32, libc::SIGTERM) };
+    assert_eq!(watch.0.wait().unwrap().code(), Some(0));
+}

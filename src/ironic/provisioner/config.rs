@@ -25,6 +25,9 @@ pub struct ProvisionerConfig {
     pub answer_ready_hosts: bool,
     /// `BMHCTL_IRONIC_HOLD_PASSES`: hold a pass back for the next shared listing (`ready_hosts`).
     pub hold_passes: bool,
+    /// `BMHCTL_IRONIC_DELTA_FROM`: from this many nodes, the node watch reads only the nodes
+    /// saved since its last listing, with a full listing at least every 15 s.
+    pub delta_from: usize,
 }
 
 /// `BMHCTL_IRONIC_HOLD_PASSES` when unset: on, fewer calls at the same speed (docs/benchmarks.md).
@@ -33,6 +36,17 @@ pub const DEFAULT_HOLD_PASSES: bool = true;
 pub const DEFAULT_PROVISIONING_LIMIT: usize = 20;
 
 const HOLD_PASSES: &str = "BMHCTL_IRONIC_HOLD_PASSES";
+const DELTA_FROM: &str = "BMHCTL_IRONIC_DELTA_FROM";
+
+/// A count of nodes; `None` when unset or empty.
+fn parse_count(name: &str, raw: Option<String>) -> Result<Option<usize>, String> {
+    match raw.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => v.parse().map(Some).map_err(|_| {
+            format!("invalid value for variable {name}={v}, must be a number of nodes")
+        }),
+    }
+}
 
 /// What an empty environment gives.
 impl Default for ProvisionerConfig {
@@ -106,6 +120,8 @@ impl ProvisionerConfig {
                 .eq_ignore_ascii_case("true"),
             have_preprov_image_builder,
             hold_passes: parse_bool(HOLD_PASSES, get(HOLD_PASSES))?.unwrap_or(DEFAULT_HOLD_PASSES),
+            delta_from: parse_count(DELTA_FROM, get(DELTA_FROM))?
+                .unwrap_or(super::node_watch::DEFAULT_DELTA_FROM),
             answer_due_hosts: false,
             answer_ready_hosts: false,
         })
@@ -132,6 +148,30 @@ mod hold_passes {
         assert_eq!(
             with(Some("yes")).unwrap_err(),
             "invalid value for variable BMHCTL_IRONIC_HOLD_PASSES=yes, must be true or false"
+        );
+    }
+}
+
+#[cfg(test)]
+mod delta_from {
+    use super::*;
+
+    fn with(value: Option<&str>) -> Result<ProvisionerConfig, String> {
+        ProvisionerConfig::from_lookup(
+            |k| (k == "BMHCTL_IRONIC_DELTA_FROM").then(|| value.map(String::from))?,
+            false,
+        )
+    }
+
+    #[test]
+    fn delta_from_is_read_and_a_bad_value_names_the_variable() {
+        let default = super::super::node_watch::DEFAULT_DELTA_FROM;
+        assert_eq!(with(None).unwrap().delta_from, default);
+        assert_eq!(with(Some(" ")).unwrap().delta_from, default);
+        assert_eq!(with(Some(" 0 ")).unwrap().delta_from, 0);
+        assert_eq!(
+            with(Some("many")).unwrap_err(),
+            "invalid value for variable BMHCTL_IRONIC_DELTA_FROM=many, must be a number of nodes"
         );
     }
 }

@@ -68,7 +68,7 @@ impl Shared {
     pub fn new(client: IronicClient, config: ProvisionerConfig) -> Self {
         let limit = config.provisioning_limit;
         let config_due = config.answer_due_hosts;
-        let watch = NodeWatch::new(config_due);
+        let watch = NodeWatch::new(config_due).with_delta_from(config.delta_from);
         Shared {
             client,
             config,

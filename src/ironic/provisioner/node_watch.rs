@@ -9,7 +9,7 @@ use crate::types::{Node, state};
 use crate::{MAX_PAGE, WATCH_FIELDS};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// A listing serves every asker for this long before it is made again.
 pub const LISTING_TTL: Duration = Duration::from_secs(1);
@@ -21,6 +21,16 @@ pub const CACHE_LISTING_AGE: Duration = Duration::from_secs(2);
 pub const READY_MARGIN: Duration = Duration::from_millis(10);
 /// A host's record is dropped this long after its last pass ended and it was last asked about.
 pub const KEEP: Duration = Duration::from_secs(30);
+/// From this many nodes listed, a listing between full ones reads only the nodes saved since the
+/// last (a full listing costs Ironic in proportion to every node, even those nobody waits on).
+pub const DEFAULT_DELTA_FROM: usize = 200;
+/// While deltas serve, a full listing at least this often: a deleted node shows only there.
+pub const FULL_LISTING_EVERY: Duration = Duration::from_secs(15);
+/// How far before the newest save already seen a delta reads: a save stamped earlier but
+/// committed later, or by a conductor whose clock is behind, still shows.
+pub const DELTA_MARGIN: Duration = Duration::from_secs(5);
+/// The smallest page a delta asks for.
+pub const DELTA_MIN_PAGE: u32 = 32;
 
 /// Provision states in which Ironic works on the node and the machine can only wait; a change
 /// into one of them is not a reason for a pass (unless a failure field moved, see [`due`]).
@@ -156,17 +166,34 @@ pub fn due(baseline: &Fingerprint, locked: bool, listed: &Node) -> bool {
         || now.power_state != baseline.power_state
 }
 
-/// One node listing (all pages).
+/// One node listing (all pages), or the last one with the nodes saved since over it.
 pub struct Listing {
-    /// When its first request was sent: it shows every change made before.
+    /// When its first request was sent: it shows every change made before (but for a node
+    /// deleted since the last full listing).
     pub started: Instant,
-    nodes: Vec<Node>,
+    nodes: Vec<Arc<Node>>,
     by_uuid: HashMap<String, usize>,
     by_name: HashMap<String, usize>,
 }
 
 impl Listing {
     pub fn new(started: Instant, nodes: Vec<Node>) -> Listing {
+        Self::indexed(started, nodes.into_iter().map(Arc::new).collect())
+    }
+
+    /// `base` with `changed` over it (by UUID; new nodes added), as of `started`.
+    pub fn merged(base: &Listing, started: Instant, changed: Vec<Node>) -> Listing {
+        let mut nodes = base.nodes.clone();
+        for n in changed {
+            match base.by_uuid.get(&n.uuid) {
+                Some(i) => nodes[*i] = Arc::new(n),
+                None => nodes.push(Arc::new(n)),
+            }
+        }
+        Self::indexed(started, nodes)
+    }
+
+    fn indexed(started: Instant, nodes: Vec<Arc<Node>>) -> Listing {
         let mut by_uuid = HashMap::with_capacity(nodes.len());
         let mut by_name = HashMap::with_capacity(nodes.len());
         for (i, n) in nodes.iter().enumerate() {
@@ -184,11 +211,19 @@ impl Listing {
     }
 
     pub fn by_uuid(&self, uuid: &str) -> Option<&Node> {
-        self.by_uuid.get(uuid).map(|i| &self.nodes[*i])
+        self.by_uuid.get(uuid).map(|i| &*self.nodes[*i])
     }
 
     pub fn by_name(&self, name: &str) -> Option<&Node> {
-        self.by_name.get(name).map(|i| &self.nodes[*i])
+        self.by_name.get(name).map(|i| &*self.nodes[*i])
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
     }
 
     /// Names of the nodes that count against `PROVISIONING_LIMIT`.
@@ -260,14 +295,54 @@ pub struct NodeWatch {
     records: Mutex<Records>,
     /// Node names this process sent `POST /v1/nodes` for (always looked up by name).
     created: Mutex<BTreeSet<String>>,
+    /// From how many nodes listed deltas serve between full listings.
+    delta_from: usize,
+    deltas: Mutex<Deltas>,
+}
+
+/// What the next delta needs.
+#[derive(Default)]
+struct Deltas {
+    /// The newest `updated_at` seen (Ironic's clock): the next delta reads back to
+    /// [`DELTA_MARGIN`] before it.
+    newest: Option<SystemTime>,
+    /// When the last full listing started.
+    full_at: Option<Instant>,
+    /// The page the next delta asks for: twice what the last one needed, at least
+    /// [`DELTA_MIN_PAGE`].
+    page: u32,
+}
+
+/// `updated_at` as Ironic writes it (`2026-12-07T19:37:29.814869+00:00`); `None` for a node
+/// never saved, or a form not understood (read as never saved: it is merged, never trusted).
+fn saved_at(n: &Node) -> Option<SystemTime> {
+    let t = n.updated_at.as_deref()?;
+    let t = t.strip_suffix("+00:00").unwrap_or(t).trim_end_matches('Z');
+    humantime::parse_rfc3339_weak(t).ok()
+}
+
+/// Whether a page of `changed` (newest first) holds every node saved at or after `since`: it is
+/// not full, or it reaches a node saved before (wherever the database sorts the never-saved).
+fn delta_covers(changed: &[Node], page: u32, since: SystemTime) -> bool {
+    changed.len() < page as usize
+        || changed
+            .iter()
+            .any(|n| saved_at(n).is_some_and(|t| t < since))
 }
 
 impl NodeWatch {
     pub fn new(enabled: bool) -> NodeWatch {
         NodeWatch {
             enabled,
+            delta_from: DEFAULT_DELTA_FROM,
             ..Default::default()
         }
+    }
+
+    /// Deltas serve between full listings from `nodes` listed (`BMHCTL_IRONIC_DELTA_FROM`).
+    pub fn with_delta_from(mut self, nodes: usize) -> NodeWatch {
+        self.delta_from = nodes;
+        self
     }
 
     /// This process is about to create a node named `name`.
@@ -332,10 +407,46 @@ impl NodeWatch {
             fields.push("disable_power_off");
         }
         let started = Instant::now();
-        let nodes = client.list_nodes(&fields, Some(MAX_PAGE))?;
-        let l = Arc::new(Listing::new(started, nodes));
+        let l = Arc::new(self.list(client, &fields, started)?);
         *lock(&self.listing) = Some(l.clone());
         Ok(l)
+    }
+
+    /// A new listing started at `started`: a delta over the last when that one is large, a
+    /// full listing is under [`FULL_LISTING_EVERY`] old and the delta's page holds every
+    /// change; else a full listing (preceded once by a delta that finds Ironic's newest save).
+    fn list(
+        &self,
+        client: &IronicClient,
+        fields: &[&str],
+        started: Instant,
+    ) -> Result<Listing, IronicError> {
+        let base = self.current().filter(|b| b.len() >= self.delta_from);
+        let mut d = lock(&self.deltas);
+        if let Some(base) = base {
+            let page = d.page.clamp(DELTA_MIN_PAGE, MAX_PAGE);
+            let since = d.newest.map(|t| t - DELTA_MARGIN);
+            let fresh = d.full_at.is_some_and(|f| f.elapsed() < FULL_LISTING_EVERY);
+            if since.is_none() || fresh {
+                let changed = client.recently_saved_nodes(page)?;
+                let newest = changed.iter().filter_map(saved_at).max();
+                d.newest = d.newest.max(newest).or(Some(SystemTime::UNIX_EPOCH));
+                if let Some(since) = since.filter(|_| fresh) {
+                    let needed = changed
+                        .iter()
+                        .filter(|n| saved_at(n).is_none_or(|t| t >= since))
+                        .count() as u32;
+                    d.page = (2 * needed).clamp(DELTA_MIN_PAGE, MAX_PAGE);
+                    if delta_covers(&changed, page, since) {
+                        return Ok(Listing::merged(&base, started, changed));
+                    }
+                    d.page = (4 * page).min(MAX_PAGE);
+                }
+            }
+        }
+        let nodes = client.list_nodes(fields, Some(MAX_PAGE))?;
+        d.full_at = Some(started);
+        Ok(Listing::new(started, nodes))
     }
 
     /// The node cache: the last read of `uuid` (when, mergeable) if unwritten and fresh or listed
@@ -505,9 +616,18 @@ impl NodeWatch {
     pub fn age_listing(&self, by: Duration) {
         let mut l = lock(&self.listing);
         if let Some(cur) = l.take() {
-            let nodes = cur.nodes.clone();
-            *l = Some(Arc::new(Listing::new(cur.started - by, nodes)));
+            *l = Some(Arc::new(Listing::indexed(
+                cur.started - by,
+                cur.nodes.clone(),
+            )));
         }
+    }
+
+    /// Make the last full listing look `by` older (tests).
+    #[cfg(test)]
+    pub fn age_full_listing(&self, by: Duration) {
+        let mut d = lock(&self.deltas);
+        d.full_at = d.full_at.map(|f| f - by);
     }
 
     /// Make every record look `by` older (tests).
@@ -676,6 +796,42 @@ mod unit {
             }));
             assert!(due(&base, false, &n), "{from} → {to}");
         }
+    }
+
+    #[test]
+    fn a_delta_covers_what_it_reaches_back_past_wherever_the_never_saved_sort() {
+        let at = |t: Option<&str>| node(json!({"updated_at": t}));
+        let t0 = |s: &str| humantime::parse_rfc3339(s).unwrap();
+        assert_eq!(
+            saved_at(&at(Some("2026-12-01T02:00:05.250000+00:00"))),
+            Some(t0("2026-12-01T02:00:05.25Z"))
+        );
+        assert_eq!(
+            saved_at(&at(Some("2026-12-01T02:00:05Z"))),
+            Some(t0("2026-12-01T02:00:05Z"))
+        );
+        assert_eq!(saved_at(&at(Some("yesterday"))), None);
+        assert_eq!(saved_at(&at(None)), None);
+        let since = t0("2026-12-01T02:00:03Z");
+        let new = at(Some("2026-12-01T02:00:04Z"));
+        let old = at(Some("2026-12-01T02:00:01Z"));
+        let never = at(None);
+        // PostgreSQL: never-saved first; SQLite: last
+        assert!(delta_covers(
+            &[never.clone(), new.clone(), old.clone()],
+            3,
+            since
+        ));
+        assert!(delta_covers(
+            &[new.clone(), old.clone(), never.clone()],
+            3,
+            since
+        ));
+        // a full page of what is newer, or of the never-saved, proves nothing
+        assert!(!delta_covers(&[never.clone(), new.clone()], 2, since));
+        assert!(!delta_covers(&[new.clone(), never.clone()], 2, since));
+        // a page not full holds every node
+        assert!(delta_covers(&[new, never], 3, since));
     }
 
     #[test]

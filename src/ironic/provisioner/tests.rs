@@ -30,6 +30,7 @@ mod event_subscription;
 mod image_checksums;
 mod leftover;
 mod network_data;
+mod node_deltas;
 mod port_listing;
 mod ports;
 mod raid_clear;
@@ -184,6 +185,21 @@ fn handle(st: &mut State, r: &Seen) -> (u16, String) {
                 (200, answer.to_string())
             }
         },
+        // Newest save first, never-saved nodes first (as PostgreSQL sorts them), one page.
+        ("GET", ["nodes", "detail"]) => {
+            assert_eq!(
+                query_value(query, "sort_key").as_deref(),
+                Some("updated_at")
+            );
+            assert_eq!(query_value(query, "sort_dir").as_deref(), Some("desc"));
+            let limit: usize = query_value(query, "limit").map_or(1000, |l| l.parse().unwrap());
+            let mut nodes: Vec<&Value> = st.nodes.iter().collect();
+            nodes.sort_by_key(|n| std::cmp::Reverse(n["updated_at"].as_str().map(String::from)));
+            let nulls_first = |n: &&Value| !n["updated_at"].is_null();
+            nodes.sort_by_key(nulls_first);
+            nodes.truncate(limit.min(st.page_limit));
+            (200, json!({ "nodes": nodes }).to_string())
+        }
         ("POST", ["nodes"]) => {
             let mut node = json!({
                 "uuid": if st.nodes.iter().any(|n| n["uuid"] == UUID) {
