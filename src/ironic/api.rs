@@ -279,6 +279,23 @@ impl IronicClient {
         self.list_all("ports", &[("fields", &fields), ("limit", &limit)], "ports")
     }
 
+    /// `GET /v1/ports?fields=…,created_at&sort_key=created_at&sort_dir=desc&limit=N`, one
+    /// page: the ports created last, newest first.
+    pub fn recently_created_ports(&self, limit: u32) -> Result<Vec<Port>, IronicError> {
+        let fields = [PORT_FIELDS, &["created_at"]].concat().join(",");
+        let limit = limit.to_string();
+        let q = [
+            ("fields", fields.as_str()),
+            ("sort_key", "created_at"),
+            ("sort_dir", "desc"),
+            ("limit", limit.as_str()),
+        ];
+        let doc: Value = self.get_json("ports", &q)?;
+        let ports = doc.get("ports").cloned().unwrap_or(Value::Array(vec![]));
+        serde_json::from_value(ports)
+            .map_err(|e| IronicError::decode(format!("invalid ports list from Ironic: {e}")))
+    }
+
     /// `POST /v1/ports` (201).
     pub fn create_port(
         &self,

@@ -97,6 +97,8 @@ pub struct Port {
     #[serde(deserialize_with = "null_default")]
     pub address: String,
     pub pxe_enabled: Option<bool>,
+    /// When Ironic created it (read by the port listing's pages).
+    pub created_at: Option<String>,
 }
 
 /// A driver from `GET /v1/drivers`.

@@ -25,8 +25,8 @@ pub struct ProvisionerConfig {
     pub answer_ready_hosts: bool,
     /// `BMHCTL_IRONIC_HOLD_PASSES`: hold a pass back for the next shared listing (`ready_hosts`).
     pub hold_passes: bool,
-    /// `BMHCTL_IRONIC_DELTA_FROM`: from this many nodes, the node watch reads only the nodes
-    /// saved since its last listing, with a full listing at least every 15 s.
+    /// `BMHCTL_IRONIC_DELTA_FROM`: from this many nodes (ports) listed, the shared listings read
+    /// only what changed since the last between full ones (at least every 15 s).
     pub delta_from: usize,
 }
 
@@ -121,7 +121,7 @@ impl ProvisionerConfig {
             have_preprov_image_builder,
             hold_passes: parse_bool(HOLD_PASSES, get(HOLD_PASSES))?.unwrap_or(DEFAULT_HOLD_PASSES),
             delta_from: parse_count(DELTA_FROM, get(DELTA_FROM))?
-                .unwrap_or(super::node_watch::DEFAULT_DELTA_FROM),
+                .unwrap_or(super::delta::DEFAULT_DELTA_FROM),
             answer_due_hosts: false,
             answer_ready_hosts: false,
         })
@@ -165,7 +165,7 @@ mod delta_from {
 
     #[test]
     fn delta_from_is_read_and_a_bad_value_names_the_variable() {
-        let default = super::super::node_watch::DEFAULT_DELTA_FROM;
+        let default = super::super::delta::DEFAULT_DELTA_FROM;
         assert_eq!(with(None).unwrap().delta_from, default);
         assert_eq!(with(Some(" ")).unwrap().delta_from, default);
         assert_eq!(with(Some(" 0 ")).unwrap().delta_from, 0);

@@ -4,6 +4,7 @@
 
 mod capacity;
 mod config;
+mod delta;
 mod event_subscription;
 mod extras;
 mod lifecycle;
@@ -69,12 +70,13 @@ impl Shared {
         let limit = config.provisioning_limit;
         let config_due = config.answer_due_hosts;
         let watch = NodeWatch::new(config_due).with_delta_from(config.delta_from);
+        let ports = PortWatch::new(config_due).with_delta_from(config.delta_from);
         Shared {
             client,
             config,
             capacity: CapacityGate::new(limit),
             watch,
-            ports: PortWatch::new(config_due),
+            ports,
             locks: LockWatch::default(),
             ready: AtomicBool::new(false),
         }

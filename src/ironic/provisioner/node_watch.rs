@@ -3,6 +3,7 @@
 //! a pass the listing shows nothing new for cost no call. Disabled without the feature.
 
 use super::capacity::node_is_busy;
+use super::delta::{self, DeltaClock, Next};
 use crate::client::{IronicClient, IronicError};
 use crate::mutex::lock;
 use crate::types::{Node, state};
@@ -21,17 +22,6 @@ pub const CACHE_LISTING_AGE: Duration = Duration::from_secs(2);
 pub const READY_MARGIN: Duration = Duration::from_millis(10);
 /// A host's record is dropped this long after its last pass ended and it was last asked about.
 pub const KEEP: Duration = Duration::from_secs(30);
-/// From this many nodes listed, a listing between full ones reads only the nodes saved since the
-/// last (a full listing costs Ironic in proportion to every node, even those nobody waits on).
-pub const DEFAULT_DELTA_FROM: usize = 200;
-/// While deltas serve, a full listing at least this often: a deleted node shows only there.
-pub const FULL_LISTING_EVERY: Duration = Duration::from_secs(15);
-/// How far before the newest save already seen a delta reads: a save stamped earlier but
-/// committed later, or by a conductor whose clock is behind, still shows.
-pub const DELTA_MARGIN: Duration = Duration::from_secs(5);
-/// The smallest page a delta asks for.
-pub const DELTA_MIN_PAGE: u32 = 32;
-
 /// Provision states in which Ironic works on the node and the machine can only wait; a change
 /// into one of them is not a reason for a pass (unless a failure field moved, see [`due`]).
 pub const TRANSITIONAL: &[&str] = &[
@@ -297,44 +287,19 @@ pub struct NodeWatch {
     created: Mutex<BTreeSet<String>>,
     /// From how many nodes listed deltas serve between full listings.
     delta_from: usize,
-    deltas: Mutex<Deltas>,
+    deltas: Mutex<DeltaClock>,
 }
 
-/// What the next delta needs.
-#[derive(Default)]
-struct Deltas {
-    /// The newest `updated_at` seen (Ironic's clock): the next delta reads back to
-    /// [`DELTA_MARGIN`] before it.
-    newest: Option<SystemTime>,
-    /// When the last full listing started.
-    full_at: Option<Instant>,
-    /// The page the next delta asks for: twice what the last one needed, at least
-    /// [`DELTA_MIN_PAGE`].
-    page: u32,
-}
-
-/// `updated_at` as Ironic writes it (`2026-12-07T19:37:29.814869+00:00`); `None` for a node
-/// never saved, or a form not understood (read as never saved: it is merged, never trusted).
+/// `updated_at`: moved on every save of a node, a lock taken or released included.
 fn saved_at(n: &Node) -> Option<SystemTime> {
-    let t = n.updated_at.as_deref()?;
-    let t = t.strip_suffix("+00:00").unwrap_or(t).trim_end_matches('Z');
-    humantime::parse_rfc3339_weak(t).ok()
-}
-
-/// Whether a page of `changed` (newest first) holds every node saved at or after `since`: it is
-/// not full, or it reaches a node saved before (wherever the database sorts the never-saved).
-fn delta_covers(changed: &[Node], page: u32, since: SystemTime) -> bool {
-    changed.len() < page as usize
-        || changed
-            .iter()
-            .any(|n| saved_at(n).is_some_and(|t| t < since))
+    delta::stamp(n.updated_at.as_deref())
 }
 
 impl NodeWatch {
     pub fn new(enabled: bool) -> NodeWatch {
         NodeWatch {
             enabled,
-            delta_from: DEFAULT_DELTA_FROM,
+            delta_from: delta::DEFAULT_DELTA_FROM,
             ..Default::default()
         }
     }
@@ -412,9 +377,8 @@ impl NodeWatch {
         Ok(l)
     }
 
-    /// A new listing started at `started`: a delta over the last when that one is large, a
-    /// full listing is under [`FULL_LISTING_EVERY`] old and the delta's page holds every
-    /// change; else a full listing (preceded once by a delta that finds Ironic's newest save).
+    /// A new listing started at `started`: once the last is large, the nodes saved since it
+    /// over it while they fit a page and a full listing is recent ([`delta`]), else a full one.
     fn list(
         &self,
         client: &IronicClient,
@@ -422,30 +386,17 @@ impl NodeWatch {
         started: Instant,
     ) -> Result<Listing, IronicError> {
         let base = self.current().filter(|b| b.len() >= self.delta_from);
-        let mut d = lock(&self.deltas);
-        if let Some(base) = base {
-            let page = d.page.clamp(DELTA_MIN_PAGE, MAX_PAGE);
-            let since = d.newest.map(|t| t - DELTA_MARGIN);
-            let fresh = d.full_at.is_some_and(|f| f.elapsed() < FULL_LISTING_EVERY);
-            if since.is_none() || fresh {
-                let changed = client.recently_saved_nodes(page)?;
-                let newest = changed.iter().filter_map(saved_at).max();
-                d.newest = d.newest.max(newest).or(Some(SystemTime::UNIX_EPOCH));
-                if let Some(since) = since.filter(|_| fresh) {
-                    let needed = changed
-                        .iter()
-                        .filter(|n| saved_at(n).is_none_or(|t| t >= since))
-                        .count() as u32;
-                    d.page = (2 * needed).clamp(DELTA_MIN_PAGE, MAX_PAGE);
-                    if delta_covers(&changed, page, since) {
-                        return Ok(Listing::merged(&base, started, changed));
-                    }
-                    d.page = (4 * page).min(MAX_PAGE);
-                }
+        let mut clock = lock(&self.deltas);
+        let next = clock.next(base.is_some());
+        if let (Next::Probe { page } | Next::Page { page, .. }, Some(base)) = (next, &base) {
+            let changed = client.recently_saved_nodes(page)?;
+            let stamps: Vec<_> = changed.iter().map(saved_at).collect();
+            if clock.page_seen(&stamps, page, next) {
+                return Ok(Listing::merged(base, started, changed));
             }
         }
         let nodes = client.list_nodes(fields, Some(MAX_PAGE))?;
-        d.full_at = Some(started);
+        clock.full_listed(started);
         Ok(Listing::new(started, nodes))
     }
 
@@ -626,8 +577,7 @@ impl NodeWatch {
     /// Make the last full listing look `by` older (tests).
     #[cfg(test)]
     pub fn age_full_listing(&self, by: Duration) {
-        let mut d = lock(&self.deltas);
-        d.full_at = d.full_at.map(|f| f - by);
+        lock(&self.deltas).age_full(by);
     }
 
     /// Make every record look `by` older (tests).
@@ -796,42 +746,6 @@ mod unit {
             }));
             assert!(due(&base, false, &n), "{from} → {to}");
         }
-    }
-
-    #[test]
-    fn a_delta_covers_what_it_reaches_back_past_wherever_the_never_saved_sort() {
-        let at = |t: Option<&str>| node(json!({"updated_at": t}));
-        let t0 = |s: &str| humantime::parse_rfc3339(s).unwrap();
-        assert_eq!(
-            saved_at(&at(Some("2026-12-01T02:00:05.250000+00:00"))),
-            Some(t0("2026-12-01T02:00:05.25Z"))
-        );
-        assert_eq!(
-            saved_at(&at(Some("2026-12-01T02:00:05Z"))),
-            Some(t0("2026-12-01T02:00:05Z"))
-        );
-        assert_eq!(saved_at(&at(Some("yesterday"))), None);
-        assert_eq!(saved_at(&at(None)), None);
-        let since = t0("2026-12-01T02:00:03Z");
-        let new = at(Some("2026-12-01T02:00:04Z"));
-        let old = at(Some("2026-12-01T02:00:01Z"));
-        let never = at(None);
-        // PostgreSQL: never-saved first; SQLite: last
-        assert!(delta_covers(
-            &[never.clone(), new.clone(), old.clone()],
-            3,
-            since
-        ));
-        assert!(delta_covers(
-            &[new.clone(), old.clone(), never.clone()],
-            3,
-            since
-        ));
-        // a full page of what is newer, or of the never-saved, proves nothing
-        assert!(!delta_covers(&[never.clone(), new.clone()], 2, since));
-        assert!(!delta_covers(&[new.clone(), never.clone()], 2, since));
-        // a page not full holds every node
-        assert!(delta_covers(&[new, never], 3, since));
     }
 
     #[test]

@@ -226,6 +226,7 @@ fn handle(st: &mut State, r: &Seen) -> (u16, String) {
                 "node_uuid": body["node_uuid"],
                 "address": body["address"],
                 "pxe_enabled": body["pxe_enabled"],
+                "created_at": format!("2026-12-01T03:{:02}:00+00:00", st.ports.len()),
             });
             st.ports.push(port.clone());
             (201, port.to_string())
@@ -233,12 +234,20 @@ fn handle(st: &mut State, r: &Seen) -> (u16, String) {
         ("GET", ["ports"]) => {
             let address = query_value(query, "address");
             let node = query_value(query, "node_uuid");
-            let ports: Vec<&Value> = st
+            let mut ports: Vec<&Value> = st
                 .ports
                 .iter()
                 .filter(|p| address.as_ref().is_none_or(|a| p["address"] == a.as_str()))
                 .filter(|p| node.as_ref().is_none_or(|n| p["node_uuid"] == n.as_str()))
                 .collect();
+            // The port listing's pages: newest first, one page.
+            if query_value(query, "sort_key").as_deref() == Some("created_at") {
+                assert_eq!(query_value(query, "sort_dir").as_deref(), Some("desc"));
+                ports
+                    .sort_by_key(|p| std::cmp::Reverse(p["created_at"].as_str().map(String::from)));
+                let limit: usize = query_value(query, "limit").map_or(1000, |l| l.parse().unwrap());
+                ports.truncate(limit);
+            }
             (200, json!({ "ports": ports }).to_string())
         }
         (method, ["nodes", ident, more @ ..]) => {

@@ -1,7 +1,8 @@
-//! A large fleet's listing: between full listings only the nodes saved since are read
-//! (`GET /v1/nodes/detail` sorted by `updated_at`), merged over the last listing.
+//! A large fleet's listings: between full listings only the nodes saved since are read
+//! (`GET /v1/nodes/detail` sorted by `updated_at`), and the ports created since (sorted by
+//! `created_at`), merged over the last listing.
 
-use super::node_watch::{DELTA_MIN_PAGE, FULL_LISTING_EVERY};
+use super::delta::{DELTA_MIN_PAGE, FULL_LISTING_EVERY};
 use super::*;
 
 fn uuid(i: u32) -> String {
@@ -131,4 +132,53 @@ fn a_small_fleet_is_always_listed_in_full() {
         list(&shared);
         assert_eq!(listings(&fake, m), ["full"]);
     }
+}
+
+fn port(uuid: &str, node: &str, mac: &str, minute: u32) -> Value {
+    json!({"uuid": uuid, "node_uuid": node, "address": mac,
+           "created_at": format!("2026-12-01T03:{minute:02}:00+00:00")})
+}
+
+fn port_page(limit: u32) -> String {
+    format!(
+        "GET /v1/ports?fields=node_uuid%2Cuuid%2Caddress%2Ccreated_at&sort_key=created_at\
+         &sort_dir=desc&limit={limit}"
+    )
+}
+
+#[test]
+fn ports_created_since_are_merged_over_the_last_port_listing() {
+    let fake = FakeIronic::start();
+    fake.state.lock().unwrap().ports = vec![
+        port("p0", "n0", "52:54:00:00:00:01", 1),
+        port("p1", "n1", "52:54:00:00:00:02", 2),
+    ];
+    let shared = deltas(&fake);
+    let answer = || {
+        shared.ports.age_listing(Duration::from_secs(60));
+        shared.ports.answering(&shared.client, "n2").unwrap()
+    };
+    let m = fake.mark();
+    answer();
+    answer();
+    let full = "GET /v1/ports?fields=node_uuid%2Cuuid%2Caddress&limit=1000";
+    assert_eq!(fake.since(m), [full, &port_page(DELTA_MIN_PAGE), full]);
+
+    // A port created since shows from one page; one deleted only in the next full listing.
+    {
+        let mut st = fake.state.lock().unwrap();
+        st.ports.push(port("p2", "n2", "52:54:00:00:00:03", 9));
+        st.ports.retain(|p| p["uuid"] != "p0");
+    }
+    let m = fake.mark();
+    let l = answer();
+    assert_eq!(fake.since(m), [port_page(DELTA_MIN_PAGE)]);
+    assert_eq!(l.of_node("n2")[0].address, "52:54:00:00:00:03");
+    assert_eq!(l.with_address("52:54:00:00:00:01").len(), 1);
+    shared.ports.age_full_listing(FULL_LISTING_EVERY);
+    let m = fake.mark();
+    let l = answer();
+    assert_eq!(fake.since(m), [full]);
+    assert!(l.with_address("52:54:00:00:00:01").is_empty());
+    assert_eq!(l.of_node("n2").len(), 1);
 }
