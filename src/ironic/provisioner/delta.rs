@@ -11,7 +11,7 @@ pub const DEFAULT_DELTA_FROM: usize = 200;
 pub const FULL_LISTING_EVERY: Duration = Duration::from_secs(15);
 /// How far before the newest stamp already seen a page reads: an item stamped earlier but
 /// committed later, or by a conductor whose clock is behind, still shows.
-pub const DELTA_MARGIN: Duration = Duration::from_secs(5);
+pub const DELTA_MARGIN: Duration = Duration::from_secs(2);
 /// The smallest page asked for.
 pub const DELTA_MIN_PAGE: u32 = 32;
 /// The largest page Ironic gives (`[api]max_limit`).
@@ -136,7 +136,7 @@ mod unit {
         // no full listing yet: one now
         assert_eq!(c.next(true), Next::Full);
         c.full_listed(Instant::now());
-        let since = t("2026-12-01T02:00:05Z");
+        let since = t("2026-12-01T02:00:08Z");
         assert_eq!(c.next(true), Next::Page { page: 32, since });
         assert_eq!(
             c.next(false),

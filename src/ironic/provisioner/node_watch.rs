@@ -20,8 +20,10 @@ pub const FRESH_READ: Duration = Duration::from_secs(1);
 pub const CACHE_LISTING_AGE: Duration = Duration::from_secs(2);
 /// How much later than the listing's TTL a pass held for the next listing is told to start.
 pub const READY_MARGIN: Duration = Duration::from_millis(10);
-/// A host's record is dropped this long after its last pass ended and it was last asked about.
-pub const KEEP: Duration = Duration::from_secs(30);
+/// A host's record is dropped this long after its last pass ended and it was last asked about
+/// (long: with a thousand hosts a pass can wait minutes for a slot, and a record dropped meanwhile
+/// costs that pass a `GET`).
+pub const KEEP: Duration = Duration::from_secs(600);
 /// Provision states in which Ironic works on the node and the machine can only wait; a change
 /// into one of them is not a reason for a pass (unless a failure field moved, see [`due`]).
 pub const TRANSITIONAL: &[&str] = &[
