@@ -256,7 +256,7 @@ def shape(method, path):
     """A call with its node, name and query values blanked: GET /v1/nodes/{id}."""
     path = UUID.sub("{id}", path)
     path = re.sub(r"/v1/nodes/[^/?]*~[^/?]*", "/v1/nodes/{ns~name}", path)
-    path = re.sub(r"/v1/nodes/(?!\{)[^/?]+", "/v1/nodes/{name}", path)
+    path = re.sub(r"/v1/nodes/(?!\{|detail\b)[^/?]+", "/v1/nodes/{name}", path)
     path = re.sub(r"=[^&]*", "=…", path)
     return f"{method} {path}"
 

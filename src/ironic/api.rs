@@ -181,10 +181,14 @@ impl IronicClient {
             ("sort_dir", "desc"),
             ("limit", limit.as_str()),
         ];
-        let doc: Value = self.get_json("nodes/detail", &q)?;
-        let nodes = doc.get("nodes").cloned().unwrap_or(Value::Array(vec![]));
-        serde_json::from_value(nodes)
-            .map_err(|e| IronicError::decode(format!("invalid nodes list from Ironic: {e}")))
+        #[derive(serde::Deserialize)]
+        struct Page {
+            #[serde(default)]
+            nodes: Vec<Node>,
+        }
+        // Decoded straight into nodes: a page of whole nodes is large, and it comes every second.
+        let page: Page = self.get_json("nodes/detail", &q)?;
+        Ok(page.nodes)
     }
 
     /// `POST /v1/nodes` (201).
@@ -290,10 +294,13 @@ impl IronicClient {
             ("sort_dir", "desc"),
             ("limit", limit.as_str()),
         ];
-        let doc: Value = self.get_json("ports", &q)?;
-        let ports = doc.get("ports").cloned().unwrap_or(Value::Array(vec![]));
-        serde_json::from_value(ports)
-            .map_err(|e| IronicError::decode(format!("invalid ports list from Ironic: {e}")))
+        #[derive(serde::Deserialize)]
+        struct Page {
+            #[serde(default)]
+            ports: Vec<Port>,
+        }
+        let page: Page = self.get_json("ports", &q)?;
+        Ok(page.ports)
     }
 
     /// `POST /v1/ports` (201).

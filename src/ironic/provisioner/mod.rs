@@ -144,7 +144,11 @@ impl Shared {
         let stale_found = |a: &node_watch::Asked<'_>| {
             NodeWatch::find(&listing, a).is_some_and(|n| {
                 let reservation = n.reservation.as_deref();
-                let found = self.locks.observe(&self.client, &n.uuid, reservation, None);
+                // A node from a delta carries `updated_at`: the lock is judged without a GET.
+                let stamp = n.updated_at.as_deref();
+                let found = self
+                    .locks
+                    .observe(&self.client, &n.uuid, reservation, stamp);
                 found.is_some_and(|s| s.new)
             })
         };
