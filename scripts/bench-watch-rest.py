@@ -162,6 +162,7 @@ def main():
     ap.add_argument("--strict", action="store_true",
                     help="exit 3 when a figure is over BMO's schedule or delay")
     args = ap.parse_args()
+    args.bin = args.bin.absolute()  # the children run in a work directory of their own
     if not args.bin.exists():
         log(f"{args.bin} not found: build it and stage its plugins (scripts/stage-plugins.sh "
             "release)")

@@ -118,9 +118,10 @@ cargo test --manifest-path "$example" --locked --target-dir target/out-of-tree
 
 # The fleet and at-rest benchmarks run by hand (docs/benchmarks.md: 1,000 hosts take most of an
 # hour); a 20-host run of each, one minute at rest, keeps them working (figures not judged at this
-# size), each on ports of its own and PostgreSQL (start-postgres.sh installs it when missing).
+# size), each on ports of its own and PostgreSQL (start-postgres.sh installs it when missing),
+# all-in-one: a split Ironic's conductors take fixed JSON-RPC addresses one lab at a time.
 scripts/stage-plugins.sh debug >/dev/null
-scripts/bench-ironic.py --hosts 20 --contenders driver-bmo,bmhctl --bin target/debug/bmhctl \
-    --port 6565 --pg-port 15565
-scripts/bench-watch-rest.py --hosts 20 --minutes 1 --warmup 20 --samples 1 \
+scripts/bench-ironic.py --hosts 20 --topology all-in-one --contenders driver-bmo,bmhctl \
+    --bin target/debug/bmhctl --port 6565 --pg-port 15565
+scripts/bench-watch-rest.py --hosts 20 --topology all-in-one --minutes 1 --warmup 20 --samples 1 \
     --bin target/debug/bmhctl --port 6575 --pg-port 15575
