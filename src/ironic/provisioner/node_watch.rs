@@ -24,6 +24,7 @@ pub const READY_MARGIN: Duration = Duration::from_millis(10);
 /// (long: with a thousand hosts a pass can wait minutes for a slot, and a record dropped meanwhile
 /// costs that pass a `GET`).
 pub const KEEP: Duration = Duration::from_secs(600);
+
 /// Provision states in which Ironic works on the node and the machine can only wait; a change
 /// into one of them is not a reason for a pass (unless a failure field moved, see [`due`]).
 pub const TRANSITIONAL: &[&str] = &[
