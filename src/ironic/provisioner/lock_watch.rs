@@ -15,8 +15,10 @@ use std::time::{Duration, Instant, SystemTime};
 /// The first retry delay after a dead conductor's lock is seen; it doubles up to [`MAX_DELAY`].
 pub const FIRST_DELAY: Duration = Duration::from_secs(5);
 pub const MAX_DELAY: Duration = Duration::from_secs(30);
-/// How long one conductor listing answers for every host.
-pub const CONDUCTORS_TTL: Duration = Duration::from_secs(5);
+/// How long one conductor listing answers for every host. Ironic lists a dead conductor
+/// offline only after its `heartbeat_timeout` (60 s by default), so a fresher listing would
+/// not name it sooner; at 1,000 nodes some lock is always held, and 5 s cost 0.08 call a host.
+pub const CONDUCTORS_TTL: Duration = Duration::from_secs(15);
 /// A reservation listed this long is worth asking about (a live conductor's lock is shorter).
 pub const SUSPECT_AFTER: Duration = Duration::from_secs(30);
 /// A lock held by a live conductor is asked about again no sooner than this.

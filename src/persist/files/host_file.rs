@@ -702,8 +702,10 @@ impl HostFile {
     }
 
     /// Whether the file at `at` holds what bmhctl last read or wrote.
-    fn holds_as_read(&self, at: &Path) -> std::io::Result<bool> {
-        if at == self.real_path && self.disk_stamp.is_some() && Stamp::of(at) == self.disk_stamp {
+    pub(super) fn holds_as_read(&self, at: &Path) -> std::io::Result<bool> {
+        // By inode, not path: the file a replace has just moved aside (its old text, to be
+        // checked for an edit made meanwhile) is the one stamped, at another name.
+        if self.disk_stamp.is_some() && Stamp::of(at) == self.disk_stamp {
             return Ok(true);
         }
         let disk = self.disk_overlay();

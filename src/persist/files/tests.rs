@@ -533,6 +533,31 @@ fn external_change_is_a_conflict() {
     assert!(!sidecar_of(&p).exists());
 }
 
+/// The file a commit's replace moves aside is known by its size, modification time and inode
+/// at any name (its text is not read again); another file is compared byte by byte, and an
+/// edit of the file aside is seen.
+#[test]
+fn the_file_moved_aside_is_known_by_its_stamp_and_an_edit_of_it_is_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "hosts.yaml", HOSTS);
+    let mut inv = load(std::slice::from_ref(&p), LoadMode::Write).unwrap();
+    let f = &mut inv.files[0];
+    f.stage_status(0, Some(&status("OK"))).unwrap();
+    assert!(f.commit().unwrap().file_written);
+    let aside = dir.path().join(".hosts.yaml.aside");
+    std::fs::hard_link(&p, &aside).unwrap();
+    assert!(f.holds_as_read(&aside).unwrap());
+    let copy = dir.path().join("copy.yaml");
+    std::fs::copy(&p, &copy).unwrap();
+    assert!(f.holds_as_read(&copy).unwrap());
+    std::fs::write(&copy, "# another text\n").unwrap();
+    assert!(!f.holds_as_read(&copy).unwrap());
+    let mut text = std::fs::read_to_string(&aside).unwrap();
+    text.push_str("# edited\n");
+    std::fs::write(&aside, text).unwrap();
+    assert!(!f.holds_as_read(&aside).unwrap());
+}
+
 #[test]
 fn second_writer_conflicts_readers_do_not() {
     let dir = tempfile::tempdir().unwrap();
